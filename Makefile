@@ -1,0 +1,40 @@
+# Parley — the two commands are `make play` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+WORLD  ?= worlds/harbor
+ARGS   ?=
+
+.PHONY: play test setup validate schema bench clean help
+
+help:  ## list targets
+	@grep -E '^[a-z-]+:.*##' Makefile | sed 's/:.*##/\t/'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first, pinned: an unpinned torch pulls a multi-GB CUDA build
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)  ## create .venv and install everything
+
+play: $(STAMP)  ## play the default world in the terminal
+	$(BIN)/parley play $(WORLD) $(ARGS)
+
+test: $(STAMP)  ## run the whole test suite
+	$(BIN)/python -m pytest $(ARGS)
+
+validate: $(STAMP)  ## validate every shipped world
+	$(BIN)/parley validate worlds/*/
+
+schema: $(STAMP)  ## regenerate worlds/schema/world.schema.json
+	$(BIN)/parley schema --out worlds/schema/world.schema.json
+
+bench: $(STAMP)  ## run the benchmarks
+	$(BIN)/python benchmarks/engine_bench.py
+
+clean:  ## remove the virtual environment
+	rm -rf $(VENV)

@@ -1,0 +1,182 @@
+"""Cross-reference checks on a structurally valid ``WorldSpec``.
+
+Each check yields a ``Problem`` with the field path, the bad value and a
+'did you mean' hint. All problems are collected; nothing stops at the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from game.errors import Problem, did_you_mean
+from game.types import PLAYER
+from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
+
+
+def _ref(kind: str, value: str, known, path: str) -> Problem:
+    return Problem(f"unknown {kind} {value!r}", path=path,
+                   hint=did_you_mean(value, known) or f"known {kind}s: {', '.join(sorted(known)[:8])}")
+
+
+def cross_reference(w: WorldSpec) -> list[Problem]:
+    return list(_check(w))
+
+
+def _check(w: WorldSpec) -> Iterator[Problem]:
+    locs, items, npcs = set(w.locations), set(w.items), set(w.npcs)
+    parties_ok = npcs | {PLAYER}
+
+    if w.start not in locs:
+        yield _ref("location", w.start, locs, "start")
+    if w.player.location is not None and w.player.location not in locs:
+        yield _ref("location", w.player.location, locs, "player.location")
+    for i, it in enumerate(w.player.inventory):
+        if it not in items:
+            yield _ref("item", it, items, f"player.inventory[{i}]")
+
+    placed: dict[str, str] = {}
+
+    def place(item: str, where: str, path: str) -> Iterator[Problem]:
+        if item not in items:
+            yield _ref("item", item, items, path)
+        elif item in placed:
+            yield Problem(f"item {item!r} is placed twice", path=path,
+                          hint=f"already placed at {placed[item]}")
+        else:
+            placed[item] = path
+
+    for i, it in enumerate(w.player.inventory):
+        if it in items:
+            placed.setdefault(it, f"player.inventory[{i}]")
+
+    for lid, loc in w.locations.items():
+        for d, dest in loc.exits.items():
+            if dest not in locs:
+                yield _ref("location", dest, locs, f"locations.{lid}.exits.{d}")
+        for d, lock in loc.locked.items():
+            if d not in loc.exits:
+                yield Problem(f"locked exit {d!r} has no matching exit", path=f"locations.{lid}.locked.{d}",
+                              hint=f"exits here: {', '.join(loc.exits) or 'none'}")
+            if lock.key not in items:
+                yield _ref("item", lock.key, items, f"locations.{lid}.locked.{d}.key")
+        for i, it in enumerate(loc.items):
+            yield from place(it, lid, f"locations.{lid}.items[{i}]")
+
+    for iid, item in w.items.items():
+        if item.contents and not item.container:
+            yield Problem("only a container can have contents", path=f"items.{iid}.contents",
+                          hint="set container = true")
+        for i, c in enumerate(item.contents):
+            if c == iid:
+                yield Problem("an item cannot contain itself", path=f"items.{iid}.contents[{i}]")
+            else:
+                yield from place(c, iid, f"items.{iid}.contents[{i}]")
+        if item.locked_with is not None and item.locked_with not in items:
+            yield _ref("item", item.locked_with, items, f"items.{iid}.locked_with")
+        for i, f in enumerate(item.reveals):
+            if f not in w.facts:
+                yield _ref("fact", f, w.facts, f"items.{iid}.reveals[{i}]")
+
+    for nid, npc in w.npcs.items():
+        if npc.location not in locs:
+            yield _ref("location", npc.location, locs, f"npcs.{nid}.location")
+        for i, it in enumerate(npc.inventory):
+            yield from place(it, nid, f"npcs.{nid}.inventory[{i}]")
+        for i, f in enumerate(npc.knowledge):
+            if f not in w.facts:
+                yield _ref("fact", f, w.facts, f"npcs.{nid}.knowledge[{i}]")
+        for it in npc.wants:
+            if it not in items:
+                yield _ref("item", it, items, f"npcs.{nid}.wants.{it}")
+        if npc.trade is not None:
+            sc = w.scenes.get(npc.trade)
+            if sc is None:
+                yield _ref("scene", npc.trade, w.scenes, f"npcs.{nid}.trade")
+            elif not isinstance(sc, NegotiationScene):
+                yield Problem(f"scene {npc.trade!r} is not a negotiation", path=f"npcs.{nid}.trade")
+            elif nid not in {p.id for p in sc.parties}:
+                yield Problem(f"NPC {nid!r} is not a party of scene {npc.trade!r}", path=f"npcs.{nid}.trade")
+
+    topics = {f.topic for f in w.facts.values()}
+    for nid, npc in w.npcs.items():
+        for t in npc.honesty.topics:
+            if t not in topics:
+                yield _ref("topic", t, topics, f"npcs.{nid}.honesty.topics.{t}")
+
+    for fid, fact in w.facts.items():
+        if w.relations and fact.relation not in w.relations:
+            yield _ref("relation", fact.relation, w.relations, f"facts.{fid}.relation")
+
+    for qid, q in w.quests.items():
+        for i, c in enumerate(q.goal):
+            path = f"quests.{qid}.goal[{i}]"
+            if getattr(c, "item", None) is not None and c.item not in items:
+                yield _ref("item", c.item, items, f"{path}.item")
+            if getattr(c, "location", None) is not None and c.location not in locs:
+                yield _ref("location", c.location, locs, f"{path}.location")
+            if getattr(c, "npc", None) is not None and c.npc not in npcs:
+                yield _ref("NPC", c.npc, npcs, f"{path}.npc")
+            if getattr(c, "scene", None) is not None and c.scene not in w.scenes:
+                yield _ref("scene", c.scene, w.scenes, f"{path}.scene")
+        for i, it in enumerate(q.reward.items):
+            if it not in items:
+                yield _ref("item", it, items, f"quests.{qid}.reward.items[{i}]")
+
+    for sid, sc in w.scenes.items():
+        base = f"scenes.{sid}"
+        if isinstance(sc, NegotiationScene):
+            ids = [p.id for p in sc.parties]
+            for i, pid in enumerate(ids):
+                if pid not in parties_ok:
+                    yield _ref("party", pid, parties_ok, f"{base}.parties[{i}].id")
+            if len(set(ids)) != len(ids):
+                yield Problem("the two parties must differ", path=f"{base}.parties")
+            if sc.first is not None and sc.first not in ids:
+                yield _ref("party", sc.first, ids, f"{base}.first")
+            for i, p in enumerate(sc.parties):
+                pp = f"{base}.parties[{i}]"
+                for issue in sc.issues:
+                    if issue not in p.weights:
+                        yield Problem(f"no weight for issue {issue!r}", path=f"{pp}.weights")
+                    if issue not in p.values:
+                        yield Problem(f"no values for issue {issue!r}", path=f"{pp}.values")
+                    else:
+                        for v in sc.issues[issue]:
+                            if v not in p.values[issue]:
+                                yield Problem(f"no utility for value {v!r}", path=f"{pp}.values.{issue}")
+                for issue in set(p.weights) | set(p.values):
+                    if issue not in sc.issues:
+                        yield _ref("issue", issue, sc.issues, f"{pp}.weights")
+                if sum(p.weights.values()) <= 0:
+                    yield Problem("weights sum to zero", path=f"{pp}.weights", hint="give some issue a positive weight")
+            for issue, values in sc.issues.items():
+                if not values:
+                    yield Problem("an issue needs at least one value", path=f"{base}.issues.{issue}")
+                elif len(set(values)) != len(values):
+                    yield Problem("duplicate values", path=f"{base}.issues.{issue}")
+            if sc.trade is not None:
+                t = sc.trade
+                if t.item not in items:
+                    yield _ref("item", t.item, items, f"{base}.trade.item")
+                if t.seller not in ids:
+                    yield _ref("party", t.seller, ids, f"{base}.trade.seller")
+                if t.price_issue not in sc.issues:
+                    yield _ref("issue", t.price_issue, sc.issues, f"{base}.trade.price_issue")
+                else:
+                    for v in sc.issues[t.price_issue]:
+                        if not v.isdigit():
+                            yield Problem(f"price value {v!r} is not a whole number of gold",
+                                          path=f"{base}.issues.{t.price_issue}")
+        elif isinstance(sc, CouncilScene):
+            seen = set()
+            for i, p in enumerate(sc.participants):
+                if p.id not in parties_ok:
+                    yield _ref("participant", p.id, parties_ok, f"{base}.participants[{i}].id")
+                if p.id in seen:
+                    yield Problem(f"participant {p.id!r} listed twice", path=f"{base}.participants[{i}].id")
+                seen.add(p.id)
+                for j, it in enumerate(p.persuaded_by):
+                    if it not in items:
+                        yield _ref("item", it, items, f"{base}.participants[{i}].persuaded_by[{j}]")
+            if sc.location is not None and sc.location not in locs:
+                yield _ref("location", sc.location, locs, f"{base}.location")
