@@ -1,0 +1,117 @@
+"""The ``parley`` command line.
+
+Exit codes: 0 ok, 1 runtime error, 2 usage or input error. Only argparse is
+imported up front so ``parley --help`` starts fast; each command imports what
+it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from game import __version__
+
+EPILOG = """examples:
+  parley play                          play the default world (harbor)
+  parley play worlds/council --seed 7  play another world with a seed
+  parley play --load mysave            continue a saved game
+  parley run worlds/harbor --script tests/scripts/harbor_win.txt --out run.jsonl
+  parley run worlds/bazaar --scene spice_deal   a standalone negotiation between NPCs
+  parley validate worlds/*/            check world folders (exit 2 on any error)
+  parley new-world my-world            scaffold a world that validates
+  parley saves list | show NAME | rm NAME
+  parley replay NAME                   re-run a save's transcript and check its state hash
+"""
+
+
+def _project_root() -> Path:
+    return Path(__file__).resolve().parents[1]
+
+
+def check_packages() -> None:
+    """Refuse to run if `agents` or `memory` come from outside this project (a PyPI name clash)."""
+    import importlib.util
+
+    from game.errors import InputError
+    root = _project_root()
+    for name in ("agents", "memory"):
+        spec = importlib.util.find_spec(name)
+        origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+        if origin is None or root not in origin.parents:
+            raise InputError(
+                f"the package {name!r} resolves to {origin or 'nothing'}, not to this project ({root})",
+                hint=f"another installed package is named {name!r} (e.g. openai-agents); "
+                     "uninstall it or run Parley from its own virtualenv (`make play`)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"parley {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play a world in the terminal (line mode)")
+    play.add_argument("world", nargs="?", default="worlds/harbor", help="world folder (default: worlds/harbor)")
+    play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
+    play.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+
+    run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
+    run.add_argument("world", help="world folder")
+    src = run.add_mutually_exclusive_group(required=True)
+    src.add_argument("--script", metavar="FILE", help="commands, one per line (# comments)")
+    src.add_argument("--scene", metavar="ID", help="run a negotiation scene between its NPC parties")
+    run.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    run.add_argument("--turns", type=int, default=None, help="stop after N turns")
+    run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")
+    run.add_argument("--quiet", action="store_true", help="print only the summary")
+
+    val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
+    val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")
+
+    sch = sub.add_parser("schema", help="print or write the JSON Schema for world.toml")
+    sch.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
+    sch.add_argument("--check", metavar="FILE", help="exit 2 if FILE differs from the generated schema")
+
+    new = sub.add_parser("new-world", help="scaffold a new world folder that validates")
+    new.add_argument("name", help="world name, e.g. my-keep (becomes id my-keep-v1)")
+    new.add_argument("--dir", default="worlds", help="parent folder (default: worlds)")
+
+    saves = sub.add_parser("saves", help="list, show or remove saves")
+    saves.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    ssub = saves.add_subparsers(dest="saves_cmd", metavar="ACTION", required=True)
+    ssub.add_parser("list", help="list saves")
+    show = ssub.add_parser("show", help="show one save")
+    show.add_argument("name")
+    rm = ssub.add_parser("rm", help="delete a save")
+    rm.add_argument("name")
+
+    rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
+    rep.add_argument("save", help="save slug or folder")
+    rep.add_argument("--saves-dir", metavar="DIR")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.cmd is None:
+        parser.print_help()
+        return 2
+    from game.errors import ParleyError
+    try:
+        check_packages()
+        from game import commands
+        return getattr(commands, f"cmd_{args.cmd.replace('-', '_')}")(args)
+    except ParleyError as e:
+        print(f"parley: error: {e.render()}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

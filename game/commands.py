@@ -1,0 +1,229 @@
+"""Implementations of the ``parley`` subcommands (argparse namespaces in, exit codes out)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+from game.errors import InputError
+
+SCHEMA_PATH = Path("worlds/schema/world.schema.json")
+
+
+def cmd_play(args: Namespace) -> int:
+    from game.console import run_console
+    from game.session import Game
+    if args.load:
+        game = Game.load(args.load, base=args.saves_dir)
+    else:
+        game = Game(args.world, seed=args.seed)
+    return run_console(game, saves_base=args.saves_dir)
+
+
+def _script_lines(path: str) -> list[tuple[int, str]]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read script {path!r}: {e.strerror}") from None
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip() if not line.lstrip().startswith("say") else line.strip()
+        if line:
+            out.append((n, line))
+    return out
+
+
+def run_script(game, lines: list[tuple[int, str]], path: str = "script", turns: int | None = None,
+               echo=None) -> None:
+    """Feed script lines to a game. A line that does not parse is an input error (file:line)."""
+    from game.parser import Clarify, Command, Meta, Unknown
+    for n, line in lines:
+        if game.engine.done or (turns is not None and game.engine.state.turn >= turns):
+            break
+        parsed = game.parser.parse(line, game.engine.scope())
+        if isinstance(parsed, Command):
+            events = game.act(parsed.action)
+            if echo:
+                echo(line, events)
+        elif isinstance(parsed, Meta):
+            continue  # save/load/help/quit have no meaning in a headless run
+        elif isinstance(parsed, Clarify):
+            raise InputError(f"{path}:{n}: {line!r} is ambiguous: {parsed.question}",
+                             hint="name the object fully in the script")
+        elif isinstance(parsed, Unknown):
+            raise InputError(f"{path}:{n}: {line!r}: {parsed.message}")
+
+
+def cmd_run(args: Namespace) -> int:
+    if args.scene:
+        return _run_scene(args)
+    from game.console import event_line
+    from game.session import Game
+    game = Game(args.world, seed=args.seed, transcript_path=args.out)
+
+    def echo(line, events):
+        print(f"> {line}")
+        for ev in events:
+            if "player" in ev.perceivers:
+                print("  " + event_line(ev))
+
+    try:
+        run_script(game, _script_lines(args.script), args.script, args.turns,
+                   echo=None if args.quiet else echo)
+    finally:
+        game.transcript.close()
+    st = game.engine.state
+    print(f"world {game.spec.id} seed {game.seed}: turn {st.turn}, score {st.score}, "
+          f"quests {len(st.quests_done)}/{len(game.spec.quests)}, {'WON' if st.won else 'not won'}"
+          f", state {game.engine.state_hash()}")
+    if args.out:
+        print(f"transcript: {args.out}")
+    return 0
+
+
+def _run_scene(args: Namespace) -> int:
+    from game.negotiation.runner import run_negotiation
+    from game.negotiation.utility import utilities_for
+    from game.scenes import default_negotiator
+    from game.world.loader import load_world
+    from game.world.spec import NegotiationScene
+    world = load_world(args.world)
+    scene = world.spec.scenes.get(args.scene)
+    if not isinstance(scene, NegotiationScene):
+        from game.errors import did_you_mean
+        negs = [k for k, v in world.spec.scenes.items() if isinstance(v, NegotiationScene)]
+        raise InputError(f"no negotiation scene {args.scene!r} in {world.spec.id}",
+                         hint=did_you_mean(args.scene, negs) or f"negotiation scenes: {', '.join(negs)}")
+    utils = utilities_for(scene)
+    negotiators = {}
+    for p in scene.parties:
+        if p.id == "player":
+            raise InputError(f"scene {args.scene!r} has the player as a party",
+                             hint="play it with `parley play`; --scene runs NPC-vs-NPC scenes")
+        params = world.spec.npcs[p.id].agent.params
+        negotiators[p.id] = default_negotiator(scene, p.id, utils[p.id], params)
+    session, metrics = run_negotiation(scene, negotiators)
+    for m in session.history:
+        print(f"  {m}")
+    print(json.dumps({"scene": args.scene, "status": session.status, "agreement": session.agreement,
+                      "metrics": metrics.to_dict()}, indent=1))
+    return 0
+
+
+def cmd_validate(args: Namespace) -> int:
+    from game.world.loader import collect_problems
+    folders: list[Path] = []
+    for raw in args.paths:
+        p = Path(raw)
+        if p.is_file():
+            p = p.parent
+        if (p / "world.toml").is_file() or not p.is_dir():
+            folders.append(p)
+        else:
+            subs = sorted(d for d in p.iterdir() if (d / "world.toml").is_file())
+            folders.extend(subs or [p])
+    bad = 0
+    for folder in folders:
+        world, problems = collect_problems(folder)
+        if world is not None:
+            s = world.spec
+            print(f"ok   {folder}  ({s.id}: {len(s.locations)} locations, {len(s.npcs)} NPCs, "
+                  f"{len(s.quests)} quests, {len(s.scenes)} scenes)")
+        else:
+            bad += 1
+            print(f"FAIL {folder}  ({len(problems)} problem{'s' if len(problems) != 1 else ''})")
+            for pr in problems:
+                print(f"  {pr.render()}")
+    if bad:
+        print(f"{bad} of {len(folders)} world(s) failed", file=sys.stderr)
+        return 2
+    return 0
+
+
+def schema_text() -> str:
+    from game.world.spec import json_schema
+    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def cmd_schema(args: Namespace) -> int:
+    text = schema_text()
+    if args.check:
+        try:
+            current = Path(args.check).read_text(encoding="utf-8")
+        except OSError as e:
+            raise InputError(f"cannot read {args.check!r}: {e.strerror}") from None
+        if current != text:
+            print(f"{args.check} is stale; regenerate it with `parley schema --out {args.check}`", file=sys.stderr)
+            return 2
+        print(f"{args.check} is up to date")
+        return 0
+    if args.out:
+        from game.saves import atomic_write
+        atomic_write(Path(args.out), text)
+        print(f"wrote {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_new_world(args: Namespace) -> int:
+    import re
+
+    from game.world.loader import collect_problems
+    from game.world.scaffold import scaffold_text
+    name = args.name.strip().lower()
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+        raise InputError(f"world name {args.name!r} must be lowercase letters, digits and dashes",
+                         hint="e.g. parley new-world my-keep")
+    folder = Path(args.dir) / name
+    if folder.exists():
+        raise InputError(f"{folder} already exists", hint="pick another name or remove the folder")
+    folder.mkdir(parents=True)
+    (folder / "world.toml").write_text(scaffold_text(name), encoding="utf-8")
+    world, problems = collect_problems(folder)
+    if world is None:  # pragma: no cover - the scaffold is tested to validate
+        for p in problems:
+            print(p.render(), file=sys.stderr)
+        return 1
+    print(f"created {folder / 'world.toml'} ({world.spec.id}); try: parley play {folder}")
+    return 0
+
+
+def cmd_saves(args: Namespace) -> int:
+    import time
+
+    from game.saves import list_saves, read_save, remove, resolve
+    base = args.saves_dir
+    if args.saves_cmd == "list":
+        rows = list_saves(base)
+        if not rows:
+            print("no saves")
+        for r in rows:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.modified))
+            status = "won" if r.done else f"turn {r.turn}"
+            print(f"{r.slug:20} {r.world_id:14} {status:10} score {r.score:<5} {when}")
+        return 0
+    if args.saves_cmd == "show":
+        folder = resolve(args.name, base)
+        data = read_save(folder)
+        st = data["engine"]["state"]
+        print(f"save     {folder}\nworld    {data['world']['id']} ({data['world']['path']}, hash {data['world']['hash']})")
+        print(f"seed     {data['seed']}\nturn     {data['turn']}\nscore    {st['score']}")
+        print(f"quests   {', '.join(st['quests_done']) or 'none'}\nstate    {data['state_hash']}")
+        print(f"player   at {st['where']['player']} with {st['gold']['player']} gold")
+        return 0
+    folder = remove(args.name, base)
+    print(f"removed {folder}")
+    return 0
+
+
+def cmd_replay(args: Namespace) -> int:
+    from game.session import replay
+    ok, got, want = replay(args.save, base=args.saves_dir)
+    if ok:
+        print(f"replay ok: state {got} matches the save")
+        return 0
+    print(f"replay MISMATCH: replayed state {got}, save says {want}", file=sys.stderr)
+    return 1

@@ -1,0 +1,60 @@
+"""Line-mode play in the terminal (the Textual TUI builds on the same session)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from game.types import PLAYER, Event
+
+
+def event_line(ev: Event, viewer: str = PLAYER) -> str:
+    """How an event reads to one viewer: its own actions in the second person."""
+    if ev.actor == viewer and "view" in ev.data:
+        return ev.data["view"]
+    return ev.text
+
+
+def run_console(game, saves_base: str | None = None, read: Callable[[str], str] = input,
+                write: Callable[[str], None] = print) -> int:
+    """Read commands until quit or the end of the game. Returns the exit code."""
+    from game.errors import ParleyError
+    from game.parser import HELP_TEXT, Clarify, Command, Meta, Unknown
+    from game.session import Game
+
+    write(game.intro())
+    while not game.engine.done:
+        try:
+            line = read("\n> ")
+        except EOFError:
+            write("")
+            break
+        parsed = game.parser.parse(line, game.engine.scope())
+        if isinstance(parsed, Command):
+            for ev in game.act(parsed.action):
+                if PLAYER in ev.perceivers:
+                    write(event_line(ev))
+        elif isinstance(parsed, Clarify):
+            write(parsed.question)
+        elif isinstance(parsed, Unknown):
+            write(parsed.message)
+        elif isinstance(parsed, Meta):
+            if parsed.name == "quit":
+                break
+            if parsed.name == "help":
+                write(HELP_TEXT)
+            elif parsed.name == "save":
+                try:
+                    folder = game.save(parsed.arg or "quicksave", saves_base)
+                    write(f"Saved to {folder}.")
+                except (ParleyError, OSError) as e:
+                    write(f"Could not save: {getattr(e, 'message', e)}")
+            elif parsed.name == "load":
+                try:
+                    game = Game.load(parsed.arg or "quicksave", saves_base)
+                    write(f"Loaded. Turn {game.engine.state.turn}.\n" +
+                          game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
+                except ParleyError as e:
+                    write(f"Could not load: {e.render()}")
+    st = game.engine.state
+    write(f"Score {st.score}, quests {len(st.quests_done)}/{len(game.spec.quests)}, turn {st.turn}.")
+    return 0

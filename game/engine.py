@@ -1,0 +1,283 @@
+"""The turn-based world engine.
+
+A turn is the player's action, then each NPC's, then ``end_round``. Every
+action resolves through the rules into events; each event records who
+perceived it. Randomness comes from one seeded ``numpy.random.Generator`` per
+game. Same world + seed + actions ⇒ the same transcript, byte for byte.
+
+This module imports no UI, LLM, embedding or vector-store library.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+import numpy as np
+
+from game import dialogue, rules
+from game.perception import perceivers
+from game.quests import newly_complete
+from game.rules import Refusal
+from game.scenes import SceneManager
+from game.state import GameState, canonical_json, state_hash
+from game.types import PLAYER, Action, Event, Observation, Verb
+
+INVALID_PENALTY = 0.1
+RECENT_EVENTS = 32
+
+
+class Actor(Protocol):
+    """Anything that picks an action for an entity from what it observes."""
+
+    def act(self, observation: Observation) -> Action | None: ...
+
+
+class TranscriptSink(Protocol):
+    def write(self, record: dict[str, Any]) -> None: ...
+
+
+class Engine:
+    """One game: world spec, mutable state, RNG, NPC actors and the event log."""
+
+    def __init__(self, world: Any, seed: int = 0, actors: dict[str, Actor] | None = None,
+                 negotiator_factory: Callable[..., Any] | None = None,
+                 transcript: TranscriptSink | None = None):
+        self.world = world
+        self.spec = world.spec
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.state = GameState.from_spec(self.spec)
+        self.order: tuple[str, ...] = (PLAYER, *self.spec.npcs)
+        self.actors: dict[str, Actor] = dict(actors or {})
+        self.scenes = SceneManager(self, negotiator_factory)
+        self.transcript = transcript
+        self.listeners: list[Callable[[Event], None]] = []
+        self.recent: dict[str, deque[Event]] = {e: deque(maxlen=RECENT_EVENTS) for e in self.order}
+        self.rewards: dict[str, float] = dict.fromkeys(self.order, 0.0)
+        self._seq = 0
+        self._names = {PLAYER: self.spec.player.name,
+                       **{k: v.name for k, v in self.spec.npcs.items()},
+                       **{k: v.name for k, v in self.spec.items.items()},
+                       **{k: v.name for k, v in self.spec.locations.items()}}
+        self._pending: list[Event] = []
+        self._log({"type": "start", "world": self.spec.id, "hash": world.content_hash, "seed": self.seed})
+
+    # --- naming and prose --------------------------------------------------------
+    def name(self, ident: str | None) -> str:
+        return self._names.get(ident or "", ident or "something")
+
+    def list_names(self, ids: Iterable[str]) -> str:
+        names = [f"a {self.name(i)}" if i in self.spec.items else self.name(i) for i in ids]
+        if len(names) <= 1:
+            return "".join(names) or "nothing"
+        return ", ".join(names[:-1]) + " and " + names[-1]
+
+    def describe(self, actor: str, loc: str) -> str:
+        spec, st = self.spec.locations[loc], self.state
+        parts = [f"{spec.name}. {spec.description}"]
+        items = [i for i in st.items_in(loc)]
+        if items:
+            parts.append(f"You see {self.list_names(items)}.")
+        people = [e for e in st.entities_at(loc) if e != actor]
+        if people:
+            who = self.list_names(people)
+            parts.append(f"{who[:1].upper()}{who[1:]} {'is' if len(people) == 1 else 'are'} here.")
+        exits = list(spec.exits)
+        parts.append(f"Exits: {', '.join(exits)}." if exits else "There is no way out.")
+        return " ".join(parts)
+
+    # --- events ------------------------------------------------------------------
+    def emit(self, kind: str, actor: str, text: str, *, view: str | None = None,
+             location: str | None = None, listener: str | None = None, public: bool = False,
+             private: bool = False, also_at: str | None = None,
+             data: dict[str, Any] | None = None) -> Event:
+        loc = location if location is not None else self.state.where.get(actor)
+        who = (actor,) if private else perceivers(self.state, self.order, loc, actor, listener,
+                                                   public, also_at)
+        payload = dict(data or {})
+        if view is not None:
+            payload["view"] = view
+        self._seq += 1
+        ev = Event(turn=self.state.turn, seq=self._seq, kind=kind, actor=actor, text=text,
+                   location=loc, perceivers=who, public=public, data=payload)
+        for e in who:
+            self.recent[e].append(ev)
+        self._pending.append(ev)
+        self._log({"type": "event", **ev.to_dict()})
+        for fn in self.listeners:
+            fn(ev)
+        return ev
+
+    def _log(self, record: dict[str, Any]) -> None:
+        if self.transcript is not None:
+            self.transcript.write(record)
+
+    def add_score(self, points: int, why: str) -> None:
+        self.state.score += points
+        self.rewards[PLAYER] += points
+        self.emit("score", PLAYER, f"+{points} points: {why}.", private=True, data={"points": points})
+
+    def verify(self, fact_ids: Iterable[str], actor: str, how: str) -> None:
+        """Ground truth observed: record the truth of each fact and announce it to witnesses."""
+        truth = {f: self.spec.facts[f].true for f in fact_ids}
+        self.state.verified.update(truth)
+        lines = [self.spec.facts[f].text + ("" if t else " — that turns out to be false")
+                 for f, t in truth.items()]
+        self.emit("verify", actor, f"Verified by {how}: " + " ".join(lines), data={"truth": truth})
+
+    # --- acting -------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.state.done
+
+    def apply(self, action: Action) -> list[Event]:
+        """Resolve one actor's action. Illegal moves become penalised ``invalid`` events."""
+        self._pending = []
+        st = self.state
+        actor = action.actor
+        self.rewards = dict.fromkeys(self.order, 0.0)
+        if st.done:
+            raise RuntimeError("the game is over")
+        if actor not in st.where:
+            raise ValueError(f"unknown actor {actor!r}")
+        self._log({"type": "action", "turn": st.turn, **action.to_dict()})
+        self.recent[actor].clear()
+        try:
+            self._dispatch(action)
+        except Refusal as r:
+            st.invalid[actor] = st.invalid.get(actor, 0) + 1
+            self.rewards[actor] -= INVALID_PENALTY
+            self.emit("invalid", actor, str(r), private=True, data={"verb": action.verb.value})
+        self._check_quests()
+        return self._pending
+
+    def _dispatch(self, a: Action) -> None:
+        v = a.verb
+        handler = rules.HANDLERS.get(v)
+        if handler is not None:
+            handler(self, a)
+        elif v is Verb.TALK:
+            dialogue.do_talk(self, a)
+        elif v is Verb.ASK:
+            dialogue.do_ask(self, a)
+        elif v is Verb.TRADE:
+            self.scenes.open_trade(a)
+        elif v in (Verb.OFFER, Verb.ACCEPT, Verb.REJECT, Verb.WALK_AWAY):
+            self.scenes.player_move(a)
+        elif v is Verb.VOTE:
+            self.scenes.vote(a)
+        else:  # pragma: no cover - every Verb is routed above
+            raise Refusal(f"Nothing happens when you {v.value}.")
+
+    def _check_quests(self) -> None:
+        st = self.state
+        for qid in newly_complete(self.spec, st):
+            q = self.spec.quests[qid]
+            st.quests_done.append(qid)
+            st.score += q.reward.score
+            self.rewards[PLAYER] += q.reward.score
+            st.gold[PLAYER] += q.reward.gold
+            for it in q.reward.items:
+                st.item_at[it] = PLAYER
+            self.emit("quest", PLAYER, f"Quest complete: {q.title} (+{q.reward.score} points).",
+                      public=True, data={"quest": qid, "reward": q.reward.model_dump()})
+        if self.spec.quests and len(st.quests_done) == len(self.spec.quests) and not st.done:
+            st.done = st.won = True
+            self.emit("win", PLAYER, f"You have completed every quest. Final score: {st.score}.",
+                      public=True, data={"score": st.score})
+
+    def end_round(self) -> list[Event]:
+        """Close the turn: scenes progress, the turn counter advances, the turn limit is checked."""
+        self._pending = []
+        self.scenes.end_round()
+        self.state.turn += 1
+        self._log({"type": "round", "turn": self.state.turn})
+        if not self.state.done and self.state.turn >= self.spec.max_turns:
+            self.state.done = True
+            self.emit("timeout", PLAYER, f"The turn limit ({self.spec.max_turns}) is reached.", public=True)
+        return self._pending
+
+    def play(self, action: Action) -> list[Event]:
+        """The player's action, then every NPC with an actor, then the end of the round."""
+        events = list(self.apply(action))
+        for npc in self.order[1:]:
+            if self.state.done:
+                break
+            actor = self.actors.get(npc)
+            if actor is None:
+                continue
+            a = actor.act(self.observe(npc))
+            if a is not None:
+                events += self.apply(a)
+        if not self.state.done:
+            events += self.end_round()
+        return events
+
+    # --- observing ----------------------------------------------------------------
+    def observe(self, actor: str) -> Observation:
+        st = self.state
+        loc = st.where[actor]
+        visible = tuple(st.items_in(loc)) + tuple(e for e in st.entities_at(loc) if e != actor)
+        scene = None
+        if actor == PLAYER and st.active_scene is not None:
+            s = self.scenes.session(st.active_scene)
+            scene = {"id": st.active_scene, "type": "negotiation", "turn": s.turn,
+                     "standing_offer": s.standing_offer, "round": s.round,
+                     "issues": {k: list(v) for k, v in self.spec.scenes[st.active_scene].issues.items()}}
+        return Observation(actor=actor, turn=st.turn, location=loc, text=self.describe(actor, loc),
+                           visible=visible, exits=tuple(self.spec.locations[loc].exits),
+                           inventory=tuple(st.items_in(actor)), gold=st.gold.get(actor, 0),
+                           recent=tuple(self.recent[actor]), scene=scene)
+
+    def scope(self, actor: str = PLAYER) -> Any:
+        """What the parser may match for this actor right now."""
+        from game.parser import Noun, Scope
+        st, spec = self.state, self.spec
+        loc = st.where[actor]
+        nouns: list[Noun] = []
+        for iid, holder in st.item_at.items():
+            where = None
+            if holder == actor:
+                where = "inventory"
+            elif holder == loc:
+                where = "room"
+            elif holder in spec.items and holder in st.opened and st.item_at.get(holder) in (actor, loc):
+                where = "container"
+            if where:
+                it = spec.items[iid]
+                nouns.append(Noun(id=iid, name=it.name, aliases=tuple(it.aliases), kind="item", where=where))
+        for e in st.entities_at(loc):
+            if e != actor and e in spec.npcs:
+                n = spec.npcs[e]
+                nouns.append(Noun(id=e, name=n.name, aliases=tuple(n.aliases), kind="npc"))
+        for d, lock in spec.locations[loc].locked.items():
+            nouns.append(Noun(id=f"exit:{d}", name=lock.name, aliases=(f"{d} {lock.name}",), kind="exit"))
+        negotiation = None
+        if st.active_scene is not None:
+            negotiation = {k: tuple(v) for k, v in spec.scenes[st.active_scene].issues.items()}
+        return Scope(actor=actor, nouns=tuple(nouns), exits=tuple(spec.locations[loc].exits),
+                     topics=tuple(dialogue.all_topics(self)), negotiation=negotiation,
+                     council=self.scenes.council_here(actor) is not None)
+
+    # --- persistence --------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        return {"state": self.state.to_dict(), "rng": self.rng.bit_generator.state, "seq": self._seq,
+                "seed": self.seed}
+
+    def set_state(self, data: dict[str, Any]) -> None:
+        self.state = GameState.from_dict(data["state"])
+        self.rng = np.random.default_rng()
+        self.rng.bit_generator.state = data["rng"]
+        self._seq = data["seq"]
+        self.seed = data["seed"]
+        self.scenes.reset()
+        for q in self.recent.values():
+            q.clear()
+
+    def state_hash(self) -> str:
+        return state_hash(self.get_state())
+
+    def snapshot(self) -> str:
+        return canonical_json(self.get_state())

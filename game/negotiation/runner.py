@@ -1,0 +1,96 @@
+"""Run a standalone negotiation scene between two negotiators."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+from game.errors import InputError, did_you_mean
+from game.negotiation.metrics import NegotiationAnalysis, OutcomeMetrics
+from game.negotiation.session import NegotiationError, NegotiationSession, Record
+from game.negotiation.utility import UtilityFunction, utilities_for
+
+if TYPE_CHECKING:
+    from game.world.spec import NegotiationScene
+
+MoveKind = Literal["offer", "accept", "reject", "walk_away"]
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A negotiator's decision; ``terms`` only for offers, as ``((issue, value), ...)``."""
+
+    kind: MoveKind
+    terms: tuple[tuple[str, str], ...] | None = None
+
+    @classmethod
+    def offer(cls, terms: Mapping[str, str]) -> Move:
+        return cls("offer", tuple(terms.items()))
+
+    @classmethod
+    def accept(cls) -> Move:
+        return cls("accept")
+
+    @classmethod
+    def reject(cls) -> Move:
+        return cls("reject")
+
+    @classmethod
+    def walk_away(cls) -> Move:
+        return cls("walk_away")
+
+    @property
+    def terms_dict(self) -> dict[str, str] | None:
+        return None if self.terms is None else dict(self.terms)
+
+
+@runtime_checkable
+class Negotiator(Protocol):
+    """Anything that picks ``party``'s next move in ``session``."""
+
+    def respond(self, session: NegotiationSession, party: str) -> Move: ...
+
+
+def apply_move(session: NegotiationSession, party: str, move: Move) -> Record:
+    """Play ``move`` for ``party`` (raises :class:`NegotiationError` if illegal)."""
+    return session.play(party, move.kind, move.terms_dict)
+
+
+def run_negotiation(scene: NegotiationScene, negotiators: Mapping[str, Negotiator],
+                    max_steps: int | None = None, *,
+                    utilities: Mapping[str, UtilityFunction] | None = None,
+                    analysis: NegotiationAnalysis | None = None,
+                    ) -> tuple[NegotiationSession, OutcomeMetrics]:
+    """Let two negotiators play ``scene`` to the end; return the session and its metrics.
+
+    The protocol closes the session after at most ``2 * deadline`` moves;
+    ``max_steps`` caps the moves further. If the cap stops an open session, the
+    session is returned still open and the metrics describe disagreement.
+    Pass ``utilities``/``analysis`` precomputed to skip rebuilding them.
+    Illegal moves propagate as :class:`NegotiationError`.
+    """
+    if utilities is None and analysis is None:
+        utilities = utilities_for(scene)
+    session = NegotiationSession(scene, utilities=utilities, analysis=analysis)
+    for pid in session.parties:
+        if pid not in negotiators:
+            raise InputError(f"no negotiator for party {pid!r}",
+                             hint=did_you_mean(pid, [str(k) for k in negotiators])
+                             or f"parties are {', '.join(session.parties)}")
+    extra = set(negotiators) - set(session.parties)
+    if extra:
+        raise InputError(f"negotiators for unknown parties {sorted(extra)!r}",
+                         hint=f"parties are {', '.join(session.parties)}")
+    steps = 0
+    while session.is_open and (max_steps is None or steps < max_steps):
+        party = session.turn
+        assert party is not None
+        move = negotiators[party].respond(session, party)
+        if not isinstance(move, Move):
+            raise NegotiationError(f"negotiator for {party!r} returned {move!r}, not a Move")
+        apply_move(session, party, move)
+        steps += 1
+    if session.is_open:
+        return session, session.analysis.evaluate(None)
+    return session, session.outcome_metrics()

@@ -1,0 +1,565 @@
+"""The adventure command parser: player text + what is in scope -> a parsed result.
+
+``Parser.parse`` never raises. It returns a ``Command`` (a resolved ``Action``),
+a ``Meta`` command (save/load/help/quit), a ``Clarify`` question when a noun is
+ambiguous (the parser remembers it, so the next input can answer it), or an
+``Unknown`` carrying a helpful message.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from game.errors import did_you_mean
+from game.types import DIRECTIONS, PLAYER, Action, Verb
+
+
+@dataclass(frozen=True)
+class Noun:
+    """Something the player can refer to right now."""
+
+    id: str              # item id, npc id, or "exit:<direction>" for a locked door/gate
+    name: str            # display name, e.g. "brass key", "Old Tom", "iron gate"
+    aliases: tuple[str, ...] = ()
+    kind: str = "item"   # "item" | "npc" | "exit"
+    where: str = "room"  # "room" | "inventory" | "container"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the parser may match against, built by the engine each turn."""
+
+    actor: str = PLAYER
+    nouns: tuple[Noun, ...] = ()
+    exits: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+    negotiation: dict[str, tuple[str, ...]] | None = None  # issue -> allowed values
+    council: bool = False
+
+
+@dataclass(frozen=True)
+class Command:
+    action: Action
+
+
+@dataclass(frozen=True)
+class Meta:
+    name: str                 # "save" | "load" | "help" | "quit"
+    arg: str | None = None
+
+
+@dataclass(frozen=True)
+class Clarify:
+    question: str
+    options: tuple[str, ...]  # noun ids
+
+
+@dataclass(frozen=True)
+class Unknown:
+    message: str
+
+
+Parsed = Command | Meta | Clarify | Unknown
+
+HELP_TEXT = """\
+Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
+  Moving    go north, north, n  (also s, e, w, u, d, ne, nw, se, sw, in, out)
+  Looking   look (l);  examine X  (x X, look at X, inspect X)
+  Things    take X (get, grab, pick up);  drop X;  give X to Y
+            open X;  unlock X with Y
+  People    talk to X (greet X, speak to X);  ask X about Y
+            say hello  (or say "Hello there", or just "Hello there)
+  Trading   trade with X (haggle with X, buy from X)
+            offer price=15 quality=high  (or: offer 15;  offer price 15, quality high;  counter 12)
+            accept (deal);  reject (no deal);  walk away (leave the table)
+  Council   vote yes / vote no  (vote for / vote against)
+  Other     inventory (i);  wait (z);  save [name];  load [name];  help (?);  quit (q)
+If I'm not sure which thing you mean I'll ask: answer with its name or its number."""
+
+EMPTY = "Say something — type 'help' for commands."
+NOT_NEGOTIATING = "You are not negotiating with anyone. Try 'trade with <merchant>'."
+
+_TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W_]+(?:['_-][^\W_]+)*")
+_ARTICLES = frozenset({"the", "a", "an"})
+_NOISE = frozenset({"my", "your", "some", "this", "that", "one", "please"})
+_OFFER_FILLER = _ARTICLES | {"and", "for", "at", "of", "is", "to", "with", "i", "gold", "coins",
+                             "coin", "then", "offer", "counter", "be"}
+_YES = frozenset({"yes", "y", "aye", "yea", "for", "ok", "okay", "sure"})
+_NO = frozenset({"no", "n", "nay", "against"})
+_PRONOUNS = frozenset({"it", "them", "him", "her"})
+_KINDS_ALL = frozenset({"item", "npc", "exit"})
+_DIRS: dict[str, str] = {d: d for d in DIRECTIONS}
+_DIRS.update({"n": "north", "s": "south", "e": "east", "w": "west", "u": "up", "d": "down",
+              "ne": "northeast", "nw": "northwest", "se": "southeast", "sw": "southwest",
+              "north east": "northeast", "north west": "northwest", "south east": "southeast",
+              "south west": "southwest", "north-east": "northeast", "north-west": "northwest",
+              "south-east": "southeast", "south-west": "southwest", "upstairs": "up",
+              "downstairs": "down", "inside": "in", "outside": "out"})
+
+_VERBS: dict[tuple[str, ...], str] = {}
+for _name, _phrases in {
+    "go": "go|walk|run|head|move|travel|go to|walk to|head to|go through",
+    "look": "look|l|look around",
+    "examine": "examine|x|look at|inspect|read|look in|search",
+    "take": "take|get|grab|pick up|pick|collect",
+    "drop": "drop|discard|put down|put",
+    "give": "give|hand",
+    "open": "open",
+    "unlock": "unlock",
+    "talk": "talk|talk to|talk with|speak|speak to|speak with|greet|chat|chat with|hail",
+    "ask": "ask",
+    "say": "say|shout",
+    "inventory": "inventory|inv|i",
+    "wait": "wait|z",
+    "trade": "trade|trade with|haggle|haggle with|buy|buy from|barter|barter with",
+    "offer": "offer|counter|counter offer|counteroffer|propose|bid",
+    "accept": "accept|deal|agree",
+    "reject": "reject|no deal|decline|refuse",
+    "walk_away": "walk away|leave table|leave negotiation",
+    "leave": "leave",
+    "vote": "vote",
+    "save": "save",
+    "load": "load|restore",
+    "help": "help|commands",
+    "quit": "quit|q|exit",
+}.items():
+    for _p in _phrases.split("|"):
+        _VERBS[tuple(_p.split())] = _name
+_VOCAB = sorted({p[0] for p in _VERBS if len(p[0]) > 1})
+
+
+def _key(s: object) -> str:
+    """Lowercase, underscores as spaces, punctuation dropped, words single-spaced."""
+    return " ".join(_TOKEN.findall(str(s).lower().replace("_", " ")))
+
+
+def _words(s: str) -> list[str]:
+    return [w for w in _key(s).split() if w not in _ARTICLES]
+
+
+def _hint(value: str, choices: list[str]) -> str:
+    hint = did_you_mean(value, choices)
+    return f" ({hint[0].upper()}{hint[1:]})" if hint else ""
+
+
+def _the(n: Noun) -> str:
+    return n.name if n.kind == "npc" else f"the {n.name}"
+
+
+def _or_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _names(n: Noun) -> list[list[str]]:
+    names = [n.name, *n.aliases, n.id.replace(":", " ")]
+    if n.kind == "exit" and ":" in n.id:
+        names.append(n.id.split(":", 1)[1])
+    return [ws for ws in (_words(x) for x in names) if ws]
+
+
+def _score(phrase: list[str], n: Noun) -> int:
+    """3 = exact name/alias/id, 2 = words of one name, 1 = words/prefixes across names."""
+    names = _names(n)
+    if any(ws == phrase for ws in names):
+        return 3
+    if any(set(phrase) <= set(ws) for ws in names):
+        return 2
+    pool = {w for ws in names for w in ws}
+    if all(p in pool or (len(p) >= 3 and any(w.startswith(p) for w in pool)) for p in phrase):
+        return 1
+    return 0
+
+
+def _unique(nouns: Iterable[Noun]) -> list[Noun]:
+    seen: dict[str, Noun] = {}
+    for n in nouns:
+        seen.setdefault(n.id, n)
+    return list(seen.values())
+
+
+def _cmd(scope: Scope, verb: Verb, **kw: object) -> Command:
+    return Command(Action(actor=scope.actor, verb=verb, **kw))  # type: ignore[arg-type]
+
+
+@dataclass
+class _Ctx:
+    scope: Scope
+    raw: str            # stripped original text (case preserved)
+    tokens: list[str]   # lowercase tokens after the verb, articles kept
+
+
+Then = Callable[[Noun], Parsed]
+
+
+class Parser:
+    """Turns one line of player text into a ``Parsed`` result; remembers pending questions."""
+
+    def __init__(self) -> None:
+        self._pending: tuple[tuple[Noun, ...], Then] | None = None
+        self._last: str | None = None   # id of the last noun referred to, for "it"
+
+    def parse(self, text: str, scope: Scope) -> Parsed:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            chosen = self._pick(text, pending[0])
+            if chosen is not None:
+                return pending[1](chosen)
+        return self._parse(text.strip(), scope)
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _parse(self, raw: str, scope: Scope) -> Parsed:
+        if raw[:1] in ("\"", "'", "“", "‘"):
+            return self._say(raw[1:], scope)
+        tokens = _TOKEN.findall(raw.lower())
+        words = [t for t in tokens if t not in _ARTICLES]
+        if not words:
+            return Meta("help") if "?" in raw else Unknown(EMPTY)
+        if " ".join(words) in _DIRS or " ".join(words) in scope.exits:
+            return self._go(words, scope)
+        for size in (2, 1):
+            name = _VERBS.get(tuple(words[:size])) if len(words) >= size else None
+            if name in ("inventory", "wait"):
+                return _cmd(scope, Verb(name))
+            if name in ("accept", "reject", "walk_away"):
+                return Unknown(NOT_NEGOTIATING) if scope.negotiation is None else _cmd(scope, Verb(name))
+            if name in ("save", "load", "help", "quit"):
+                m = re.match(r"(?:(?:the|an?)\s+)*\S+\s*(.*)", raw, re.I | re.S)
+                arg = (m.group(1) if m else "").strip().rstrip(".!?").strip()
+                return Meta(name, None if name == "quit" or not arg else arg)
+            if name is not None:
+                # the tokens after the size-th non-article token (articles kept for offers)
+                seen = [i for i, t in enumerate(tokens) if t not in _ARTICLES]
+                ctx = _Ctx(scope, raw, tokens[seen[size - 1] + 1:])
+                return getattr(self, "_v_" + name)(words[size:], ctx)
+        found = self._match(self._phrase(words), scope, _KINDS_ALL, ())
+        if found:
+            what = _the(found[0]) if len(found) == 1 else "the " + " ".join(words)
+            return Unknown(f"What do you want to do with {what}? Type 'help' for commands.")
+        close = difflib.get_close_matches(words[0], _VOCAB, n=1, cutoff=0.6)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        return Unknown(f"I don't know the verb '{words[0]}'.{hint} Type 'help' for commands.")
+
+    # ------------------------------------------------------------------ nouns
+
+    @staticmethod
+    def _phrase(words: list[str]) -> list[str]:
+        return [w for w in _words(" ".join(words)) if w not in _NOISE]
+
+    def _match(self, phrase: list[str], scope: Scope, kinds: Iterable[str],
+               prefer: tuple[str, ...]) -> list[Noun]:
+        kinds = frozenset(kinds)
+        scored = [(_score(phrase, n), n) for n in scope.nouns if n.kind in kinds] if phrase else []
+        best = max((s for s, _ in scored), default=0)
+        if best == 0:
+            return []
+        top = _unique(n for s, n in scored if s == best)
+        preferred = [n for n in top if n.where in prefer]
+        return preferred or top
+
+    def _resolve(self, words: list[str], scope: Scope, kinds: Iterable[str],
+                 prefer: tuple[str, ...], verb: str, then: Then) -> Parsed:
+        phrase = self._phrase(words)
+        if not phrase:
+            return Unknown(f"{verb.capitalize()} what?")
+        if len(phrase) == 1 and phrase[0] in _PRONOUNS:
+            for n in scope.nouns:
+                if n.id == self._last and n.kind in kinds:
+                    return then(n)
+            return Unknown(f"I'm not sure what '{phrase[0]}' means here; name the thing.")
+        found = self._match(phrase, scope, kinds, prefer)
+        if len(found) == 1:
+            self._last = found[0].id
+            return then(found[0])
+        if found:
+            names = [_the(n) for n in found]
+            return self._ask(f"Which {' '.join(phrase)}: {_or_list(names)}?", found, then)
+        other = self._match(phrase, scope, _KINDS_ALL, ())
+        if other:
+            return Unknown(f"You can't {verb} {_the(other[0])}.")
+        return Unknown(f"You see no {' '.join(phrase)} here.")
+
+    def _ask(self, question: str, nouns: list[Noun], then: Then) -> Clarify:
+        def done(n: Noun) -> Parsed:
+            self._last = n.id
+            return then(n)
+        self._pending = (tuple(nouns), done)
+        return Clarify(question, tuple(n.id for n in nouns))
+
+    def _pick(self, text: str, options: tuple[Noun, ...]) -> Noun | None:
+        phrase = self._phrase(_TOKEN.findall(text.lower()))
+        if len(phrase) == 1 and re.fullmatch(r"[0-9]{1,3}", phrase[0]):
+            i = int(phrase[0])
+            return options[i - 1] if 1 <= i <= len(options) else None
+        if len(options) == 1 and len(phrase) == 1 and phrase[0] in _YES:
+            return options[0]
+        scored = [(_score(phrase, n), n) for n in options] if phrase else []
+        best = max((s for s, _ in scored), default=0)
+        top = [n for s, n in scored if s == best]
+        return top[0] if best > 0 and len(top) == 1 else None
+
+    def _someone(self, scope: Scope, then: Then) -> Parsed:
+        npcs = _unique(n for n in scope.nouns if n.kind == "npc")
+        if not npcs:
+            return Unknown("There is no one here to talk to.")
+        if len(npcs) == 1:
+            return then(npcs[0])
+        return self._ask(f"Who do you mean: {_or_list([n.name for n in npcs])}?", npcs, then)
+
+    # ------------------------------------------------------------------ movement & looking
+
+    def _go(self, words: list[str], scope: Scope) -> Parsed:
+        exits = list(scope.exits)
+        exits += [n.id.split(":", 1)[1] for n in scope.nouns
+                  if n.kind == "exit" and n.id.startswith("exit:") and n.id[5:] not in exits]
+        listing = f"Exits: {', '.join(exits)}." if exits else "There are no obvious exits."
+        words = [w for w in words if w not in ("through", "towards", "toward", "to")]
+        if not words:
+            return Unknown(f"Go where? {listing}")
+        said = " ".join(words)
+        where = _DIRS.get(said, said)
+        if where in exits:
+            return _cmd(scope, Verb.GO, obj=where)
+        doors = self._match(self._phrase(words), scope, ("exit",), ())
+        if len(doors) == 1 and doors[0].id.startswith("exit:"):
+            return _cmd(scope, Verb.GO, obj=doors[0].id[5:])
+        if where in DIRECTIONS:
+            return Unknown(f"You can't go {where} from here. {listing}")
+        hint = did_you_mean(said, [*DIRECTIONS, *exits])
+        return Unknown(f"'{said}' is not a way you can go{f' ({hint})' if hint else ''}. {listing}")
+
+    def _v_go(self, rest: list[str], c: _Ctx) -> Parsed:
+        return self._go(rest, c.scope)
+
+    def _v_look(self, rest: list[str], c: _Ctx) -> Parsed:
+        if not rest or rest == ["around"]:
+            return _cmd(c.scope, Verb.LOOK)
+        return self._v_examine(rest, c)
+
+    def _v_examine(self, rest: list[str], c: _Ctx) -> Parsed:
+        return self._resolve(rest, c.scope, _KINDS_ALL, (), "examine",
+                             lambda n: _cmd(c.scope, Verb.EXAMINE, obj=n.id))
+
+    # ------------------------------------------------------------------ things
+
+    def _v_take(self, rest: list[str], c: _Ctx) -> Parsed:
+        if "from" in rest:
+            rest = rest[:rest.index("from")]
+        if rest[-1:] == ["up"]:
+            rest = rest[:-1]
+        if rest[:1] in (["all"], ["everything"]):
+            return Unknown("Name one thing to take at a time.")
+        return self._resolve(rest, c.scope, ("item",), ("room", "container"), "take",
+                             lambda n: _cmd(c.scope, Verb.TAKE, obj=n.id))
+
+    def _v_drop(self, rest: list[str], c: _Ctx) -> Parsed:
+        if rest[-1:] == ["down"]:
+            rest = rest[:-1]
+        return self._resolve(rest, c.scope, ("item",), ("inventory",), "drop",
+                             lambda n: _cmd(c.scope, Verb.DROP, obj=n.id))
+
+    def _v_give(self, rest: list[str], c: _Ctx) -> Parsed:
+        scope = c.scope
+        item, who = rest, []
+        if "to" in rest:
+            i = rest.index("to")
+            item, who = rest[:i], rest[i + 1:]
+        else:  # "give tom the key"
+            for k in range(1, len(rest)):
+                npcs = self._match(self._phrase(rest[:k]), scope, ("npc",), ())
+                if len(npcs) == 1 and _score(self._phrase(rest[:k]), npcs[0]) >= 2:
+                    item, who = rest[k:], rest[:k]
+                    break
+
+        def to_whom(thing: Noun) -> Parsed:
+            if not who:
+                return Unknown(f"Give {_the(thing)} to whom?")
+            return self._resolve(who, scope, ("npc",), (), "give things to",
+                                 lambda npc: _cmd(scope, Verb.GIVE, obj=thing.id, target=npc.id))
+        return self._resolve(item, scope, ("item",), ("inventory",), "give", to_whom)
+
+    def _v_open(self, rest: list[str], c: _Ctx) -> Parsed:
+        return self._resolve(rest, c.scope, ("item", "exit"), (), "open",
+                             lambda n: _cmd(c.scope, Verb.OPEN, obj=n.id))
+
+    def _v_unlock(self, rest: list[str], c: _Ctx) -> Parsed:
+        scope = c.scope
+        thing, key = rest, []
+        if "with" in rest:
+            i = rest.index("with")
+            thing, key = rest[:i], rest[i + 1:]
+
+        def with_what(obj: Noun) -> Parsed:
+            def done(k: Noun) -> Parsed:
+                return _cmd(scope, Verb.UNLOCK, obj=obj.id, target=k.id)
+            if key:
+                return self._resolve(key, scope, ("item",), ("inventory",), "unlock things with", done)
+            keys = _unique(n for n in scope.nouns if n.kind == "item" and n.where == "inventory"
+                           and ("key" in n.id.lower() or any("key" in ws for ws in _names(n))))
+            if not keys:
+                return Unknown("Unlock it with what?")
+            if len(keys) == 1:
+                return self._ask(f"Unlock {_the(obj)} with {_the(keys[0])}?", keys, done)
+            names = _or_list([_the(k) for k in keys])
+            return self._ask(f"Unlock {_the(obj)} with which: {names}?", keys, done)
+        return self._resolve(thing, scope, ("item", "exit"), (), "unlock", with_what)
+
+    # ------------------------------------------------------------------ people
+
+    def _v_talk(self, rest: list[str], c: _Ctx) -> Parsed:
+        def talk(n: Noun) -> Parsed:
+            return _cmd(c.scope, Verb.TALK, obj=n.id)
+        if not self._phrase(rest):
+            return self._someone(c.scope, talk)
+        return self._resolve(rest, c.scope, ("npc",), (), "talk to", talk)
+
+    def _v_ask(self, rest: list[str], c: _Ctx) -> Parsed:
+        who, about = rest, None
+        if "about" in rest:
+            i = rest.index("about")
+            who, about = rest[:i], self._phrase(rest[i + 1:])
+
+        def ask(npc: Noun) -> Parsed:
+            if not about:
+                return Unknown(f"Ask {npc.name} about what?")
+            return self._topic(npc, about, c.scope)
+        if not self._phrase(who):
+            if about is None:
+                return Unknown("Ask whom about what? Try 'ask <someone> about <topic>'.")
+            return self._someone(c.scope, ask)
+        return self._resolve(who, c.scope, ("npc",), (), "ask", ask)
+
+    def _topic(self, npc: Noun, about: list[str], scope: Scope) -> Parsed:
+        def ask(topic: str) -> Command:
+            return _cmd(scope, Verb.ASK, obj=npc.id, target=topic)
+        topics = {_key(t): t for t in scope.topics}
+        said = " ".join(about)
+        if said in topics:
+            return ask(topics[said])
+        for fits in (lambda k: set(about) <= set(k.split()), lambda k: set(k.split()) <= set(about)):
+            hits = [t for k, t in topics.items() if k and fits(k)]
+            if len(hits) == 1:
+                return ask(hits[0])
+        close = difflib.get_close_matches(said, list(topics), n=1, cutoff=0.75)
+        if close:
+            return ask(topics[close[0]])
+        found = self._match(about, scope, _KINDS_ALL, ())
+        if len(found) == 1:
+            return ask(found[0].id)
+        if found:
+            names = _or_list([_the(n) for n in found])
+            return self._ask(f"Which {said}: {names}?", found, lambda n: ask(n.id))
+        return ask("_".join(about))
+
+    def _say(self, text: str, scope: Scope) -> Parsed:
+        message = text.strip().strip("\"'“”‘’").strip()
+        if not message:
+            return Unknown("Say what?")
+        return _cmd(scope, Verb.SAY, text=message)
+
+    def _v_say(self, rest: list[str], c: _Ctx) -> Parsed:
+        m = re.match(r"(?:(?:the|an?)\s+)*(?:say|shout)\b[\s:,]*(.*)", c.raw, re.I | re.S)
+        return self._say(m.group(1) if m else " ".join(rest), c.scope)
+
+    # ------------------------------------------------------------------ trading & council
+
+    def _v_trade(self, rest: list[str], c: _Ctx) -> Parsed:
+        for sep in ("from", "with"):
+            if sep in rest:
+                rest = rest[rest.index(sep) + 1:]
+
+        def trade(n: Noun) -> Parsed:
+            return _cmd(c.scope, Verb.TRADE, obj=n.id)
+        if not self._phrase(rest):
+            return self._someone(c.scope, trade)
+        return self._resolve(rest, c.scope, ("npc",), (), "trade with", trade)
+
+    def _v_offer(self, rest: list[str], c: _Ctx) -> Parsed:
+        neg = c.scope.negotiation
+        if neg is None:
+            return Unknown(NOT_NEGOTIATING)
+        issues = {_key(i): i for i in neg}
+        values = {i: {_key(v): v for v in vals} for i, vals in neg.items()}
+        menu = "; ".join(f"{i} ({', '.join(map(str, v))})" for i, v in neg.items())
+        toks = [w for t in c.tokens for w in t.replace("_", " ").split()]
+        chosen: dict[str, str] = {}
+
+        def span(i: int, table: dict[str, str]) -> tuple[str, int] | None:
+            for n in range(min(4, len(toks) - i), 0, -1):
+                k = " ".join(toks[i:i + n])
+                if k in table:
+                    return table[k], n
+            return None
+
+        def invalid(issue: str, bad: str) -> Unknown:
+            allowed = [_key(v) for v in neg[issue]]
+            what = f"'{bad}' is not a valid {issue}." if bad else f"What {issue}?"
+            return Unknown(f"{what} Choose from: {', '.join(allowed)}.{_hint(bad, allowed)}")
+
+        i = 0
+        while i < len(toks):
+            fits: dict[str, tuple[str, int]] = {}
+            hit = span(i, issues)
+            if hit is not None:                       # "price 15", "price=15", "price is 15"
+                issue, n = hit
+                i += n
+                while i < len(toks) and toks[i] in _OFFER_FILLER and not span(i, values[issue]):
+                    i += 1
+                got = span(i, values[issue])
+                if got is None and i < len(toks) and not neg[issue]:
+                    got = (toks[i], 1)                # an issue without listed values takes anything
+                if got is None:
+                    return invalid(issue, toks[i] if i < len(toks) else "")
+                fits[issue] = got
+            else:                                     # a bare value: which issue allows it?
+                for issue in neg:
+                    got = span(i, values[issue])
+                    if got is not None:
+                        fits[issue] = got
+                if len(fits) > 1:
+                    fits = {k: v for k, v in fits.items() if k not in chosen} or fits
+                if len(fits) > 1:
+                    return Unknown(f"Which issue is '{toks[i]}' for: {_or_list(list(fits))}? "
+                                   f"Try 'offer {next(iter(fits))}={toks[i]}'.")
+                if not fits and toks[i] in _OFFER_FILLER:
+                    i += 1
+                    continue
+                if not fits and len(neg) == 1:
+                    issue = next(iter(neg))
+                    if neg[issue]:
+                        return invalid(issue, toks[i])
+                    fits[issue] = (toks[i], 1)
+                if not fits:
+                    pool = [*issues, *(k for vs in values.values() for k in vs)]
+                    return Unknown(f"I don't understand '{toks[i]}' in that offer. "
+                                   f"Issues: {menu}.{_hint(toks[i], pool)}")
+            issue, (value, n) = next(iter(fits.items()))
+            if chosen.get(issue, value) != value:
+                return Unknown(f"You named the {issue} twice. Offer one {issue}.")
+            chosen[issue] = value
+            i += n
+        if not chosen:
+            example = next(((i, _key(v[0])) for i, v in neg.items() if v), None)
+            tip = f" Example: 'offer {example[0]}={example[1]}'." if example else ""
+            return Unknown(f"Offer what? Issues: {menu or 'none'}.{tip}")
+        return _cmd(c.scope, Verb.OFFER, terms=tuple(sorted(chosen.items())))
+
+    def _v_leave(self, rest: list[str], c: _Ctx) -> Parsed:
+        if c.scope.negotiation is not None:
+            return _cmd(c.scope, Verb.WALK_AWAY)
+        if not rest and "out" in c.scope.exits:
+            return _cmd(c.scope, Verb.GO, obj="out")  # plain "leave" outside a negotiation
+        return Unknown(NOT_NEGOTIATING)
+
+    def _v_vote(self, rest: list[str], c: _Ctx) -> Parsed:
+        if not c.scope.council:
+            return Unknown("There is no vote to cast here.")
+        choice = rest[0] if rest else ""
+        if choice in _YES:
+            return _cmd(c.scope, Verb.VOTE, text="yes")
+        if choice in _NO:
+            return _cmd(c.scope, Verb.VOTE, text="no")
+        return Unknown("Vote how? Try 'vote yes' or 'vote no'.")

@@ -1,0 +1,275 @@
+"""Scenes inside the adventure: trading with a merchant, and the council vote.
+
+Negotiation mechanics live in ``game.negotiation``; this module opens a
+session when the player trades, lets the merchant's negotiator answer each
+move, and carries out the deal (item for gold). Council scenes debate while the
+player is present, can be swayed with evidence, and close with a vote.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from game.rules import Refusal
+from game.types import PLAYER, Action, Verb
+
+if TYPE_CHECKING:
+    from game.engine import Engine
+
+
+def default_negotiator(scene: Any, party: str, utility: Any, params: dict[str, Any]) -> Any:
+    """A time-based concession negotiator (``params['negotiator']``: boulware, linear, conceder)."""
+    from agents.negotiators import from_kind
+    kind = params.get("negotiator", "linear")
+    return from_kind(kind, utility)
+
+
+class SceneManager:
+    def __init__(self, eng: Engine, negotiator_factory=None):
+        self.eng = eng
+        self.factory = negotiator_factory or default_negotiator
+        self._sessions: dict[str, Any] = {}
+        self._negotiators: dict[tuple[str, str], Any] = {}
+
+    def reset(self) -> None:
+        self._sessions.clear()
+        self._negotiators.clear()
+
+    # --- negotiation -------------------------------------------------------------
+    def session(self, sid: str) -> Any:
+        s = self._sessions.get(sid)
+        if s is None:
+            from game.negotiation.session import NegotiationSession
+            s = NegotiationSession(self.eng.spec.scenes[sid])
+            saved = self.eng.state.scenes.get(sid, {}).get("session")
+            if saved is not None:
+                s.set_state(saved)
+            self._sessions[sid] = s
+        return s
+
+    def _negotiator(self, sid: str, party: str) -> Any:
+        key = (sid, party)
+        if key not in self._negotiators:
+            from game.negotiation.utility import utilities_for
+            scene = self.eng.spec.scenes[sid]
+            params = self.eng.spec.npcs[party].agent.params if party in self.eng.spec.npcs else {}
+            self._negotiators[key] = self.factory(scene, party, utilities_for(scene)[party], params)
+        return self._negotiators[key]
+
+    def _sync(self, sid: str) -> None:
+        st = self.eng.state.scenes.setdefault(sid, {})
+        st["session"] = self._sessions[sid].get_state()
+
+    def open_trade(self, a: Action) -> None:
+        eng, st = self.eng, self.eng.state
+        npc = a.obj
+        if npc not in eng.spec.npcs or st.where.get(npc) != st.where[a.actor]:
+            raise Refusal("There is nobody like that here to trade with.")
+        sid = eng.spec.npcs[npc].trade
+        if sid is None:
+            raise Refusal(f"{eng.name(npc)} has nothing to trade.")
+        if st.active_scene is not None:
+            raise Refusal("You are already negotiating. Accept, reject, offer or walk away first.")
+        prev = st.scenes.get(sid, {}).get("session")
+        if prev is not None and prev.get("status") == "agreement":
+            raise Refusal(f"You already struck a deal with {eng.name(npc)}.")
+        from game.negotiation.session import NegotiationSession
+        self._sessions[sid] = NegotiationSession(eng.spec.scenes[sid])
+        st.active_scene = sid
+        scene = eng.spec.scenes[sid]
+        issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in scene.issues.items())
+        eng.emit("trade_open", a.actor, f"{eng.name(a.actor)} begins to haggle with {eng.name(npc)}.",
+                 listener=npc, view=f"You begin to haggle with {eng.name(npc)} over {scene.title}. "
+                 f"Issues: {issues}. Deadline: {scene.deadline} rounds.",
+                 data={"scene": sid, "with": npc})
+        self._sync(sid)
+        self._npc_moves(sid)
+
+    def player_move(self, a: Action) -> None:
+        sid = self.eng.state.active_scene
+        if sid is None:
+            raise Refusal("You are not negotiating with anyone. Try 'trade with <merchant>'.")
+        self.move(sid, a)
+        self._npc_moves(sid)
+
+    def move(self, sid: str, a: Action) -> None:
+        """Apply one party's negotiation move, checking the buyer can pay."""
+        from game.negotiation.session import NegotiationError
+        eng, s = self.eng, self.session(sid)
+        scene = eng.spec.scenes[sid]
+        try:
+            if a.verb is Verb.OFFER:
+                terms = dict(a.terms or ())
+                standing = s.standing_offer
+                for issue in scene.issues:
+                    if issue not in terms and standing is not None:
+                        terms[issue] = standing[issue]
+                missing = [i for i in scene.issues if i not in terms]
+                if missing:
+                    raise Refusal(f"Your offer must name {', '.join(missing)} "
+                                  f"(e.g. offer {' '.join(f'{i}={scene.issues[i][0]}' for i in missing)}).")
+                self._check_affordable(sid, a.actor, terms)
+                s.offer(a.actor, terms)
+                text = ", ".join(f"{k}={v}" for k, v in terms.items())
+                eng.emit("offer", a.actor, f"{eng.name(a.actor)} offers {text}.", listener=self._other(sid, a.actor),
+                         data={"scene": sid, "terms": terms})
+            elif a.verb is Verb.ACCEPT:
+                if s.standing_offer is not None:
+                    self._check_affordable(sid, a.actor, s.standing_offer)
+                s.accept(a.actor)
+                eng.emit("accept", a.actor, f"{eng.name(a.actor)} accepts.", listener=self._other(sid, a.actor),
+                         data={"scene": sid})
+            elif a.verb is Verb.REJECT:
+                s.reject(a.actor)
+                eng.emit("reject", a.actor, f"{eng.name(a.actor)} rejects the offer.",
+                         listener=self._other(sid, a.actor), data={"scene": sid})
+            else:
+                s.walk_away(a.actor)
+                eng.emit("walk_away", a.actor, f"{eng.name(a.actor)} walks away from the table.",
+                         listener=self._other(sid, a.actor), data={"scene": sid})
+        except NegotiationError as e:
+            raise Refusal(str(e)) from None
+        self._sync(sid)
+        if s.status != "open":
+            self._close(sid)
+
+    def _other(self, sid: str, party: str) -> str:
+        return next(p.id for p in self.eng.spec.scenes[sid].parties if p.id != party)
+
+    def _check_affordable(self, sid: str, actor: str, terms: dict[str, str]) -> None:
+        trade = self.eng.spec.scenes[sid].trade
+        if trade is None:
+            return
+        buyer = self._other(sid, trade.seller)
+        price = int(terms[trade.price_issue])
+        if self.eng.state.gold.get(buyer, 0) < price:
+            who = "You" if buyer == actor else self.eng.name(buyer)
+            raise Refusal(f"{who} cannot afford {price} gold (has {self.eng.state.gold.get(buyer, 0)}).")
+
+    def _npc_moves(self, sid: str) -> None:
+        """Let NPC parties answer until it is the player's move or the talks close."""
+        from game.negotiation.runner import Move
+        s = self.session(sid)
+        while s.status == "open" and s.turn != PLAYER:
+            party = s.turn
+            m: Move = self._negotiator(sid, party).respond(s, party)
+            verb = {"offer": Verb.OFFER, "accept": Verb.ACCEPT, "reject": Verb.REJECT,
+                    "walk_away": Verb.WALK_AWAY}[m.kind]
+            terms = tuple(sorted(m.terms.items())) if m.terms else None
+            try:
+                self.move(sid, Action(actor=party, verb=verb, terms=terms))
+            except Refusal as e:  # a negotiator that cannot pay walks away rather than stall
+                self.eng.emit("invalid", party, f"{self.eng.name(party)}: {e}", data={"scene": sid})
+                self.move(sid, Action(actor=party, verb=Verb.WALK_AWAY))
+
+    def _close(self, sid: str) -> None:
+        eng, s = self.eng, self.session(sid)
+        scene = eng.spec.scenes[sid]
+        st = eng.state
+        if st.active_scene == sid:
+            st.active_scene = None
+        metrics = s.outcome_metrics().to_dict()
+        st.scenes[sid]["outcome"] = "agreement" if s.status == "agreement" else "no_agreement"
+        st.scenes[sid]["metrics"] = metrics
+        if s.status == "agreement" and scene.trade is not None:
+            t = scene.trade
+            buyer = self._other(sid, t.seller)
+            price = int(s.agreement[t.price_issue])
+            st.gold[buyer] -= price
+            st.gold[t.seller] = st.gold.get(t.seller, 0) + price
+            if st.item_at.get(t.item) == t.seller:
+                st.item_at[t.item] = buyer
+            terms = ", ".join(f"{k}={v}" for k, v in s.agreement.items())
+            eng.emit("agreement", t.seller, f"Deal: {eng.name(buyer)} buys the {eng.name(t.item)} "
+                     f"from {eng.name(t.seller)} ({terms}).", listener=buyer,
+                     data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics})
+        elif s.status == "agreement":
+            eng.emit("agreement", scene.parties[0].id, f"Agreement reached: {dict(s.agreement)}.",
+                     data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics})
+        else:
+            eng.emit("no_agreement", scene.parties[0].id, f"The talks over {scene.title} end without a deal.",
+                     listener=scene.parties[1].id, data={"scene": sid, "status": s.status, "metrics": metrics})
+
+    # --- council ---------------------------------------------------------------
+    def _councils_at(self, loc: str) -> list[str]:
+        from game.world.spec import CouncilScene
+        return [sid for sid, sc in self.eng.spec.scenes.items()
+                if isinstance(sc, CouncilScene) and sc.location == loc]
+
+    def council_here(self, actor: str = PLAYER) -> str | None:
+        for sid in self._councils_at(self.eng.state.where[actor]):
+            if self.eng.state.scenes.get(sid, {}).get("status") in (None, "debating"):
+                return sid
+        return None
+
+    def _council_state(self, sid: str) -> dict[str, Any]:
+        st = self.eng.state.scenes.get(sid)
+        if st is None:
+            sc = self.eng.spec.scenes[sid]
+            st = {"status": "debating", "round": 0, "stances": {p.id: p.stance for p in sc.participants}}
+            self.eng.state.scenes[sid] = st
+        return st
+
+    def on_arrive(self, loc: str) -> None:
+        for sid in self._councils_at(loc):
+            if sid not in self.eng.state.scenes:
+                sc = self.eng.spec.scenes[sid]
+                self._council_state(sid)
+                self.eng.emit("council_open", PLAYER, f"The council is in session. Motion: {sc.motion}",
+                              data={"scene": sid, "motion": sc.motion})
+
+    def on_give(self, giver: str, item: str, to: str) -> None:
+        for sid, cs in self.eng.state.scenes.items():
+            if cs.get("status") != "debating":
+                continue
+            sc = self.eng.spec.scenes[sid]
+            for p in sc.participants:
+                if p.id == to and item in p.persuaded_by and cs["stances"].get(to) != "for":
+                    cs["stances"][to] = "for"
+                    self.eng.emit("persuaded", to, f"{self.eng.name(to)} studies the {self.eng.name(item)} "
+                                  f"and declares support for the motion.", data={"scene": sid, "item": item})
+
+    def on_say(self, actor: str, text: str) -> None:
+        """Speech is recorded as an event; rule-based councils are swayed by evidence, not words."""
+
+    def vote(self, a: Action) -> None:
+        sid = self.council_here(a.actor)
+        if sid is None:
+            raise Refusal("There is no vote to cast here.")
+        cs = self._council_state(sid)
+        sc = self.eng.spec.scenes[sid]
+        choice = (a.text or "").lower()
+        if choice not in ("yes", "no"):
+            raise Refusal("Vote yes or no.")
+        votes = {}
+        for p in sc.participants:
+            if p.id == a.actor:
+                votes[p.id] = choice
+            else:
+                votes[p.id] = "yes" if cs["stances"].get(p.id) == "for" else "no"
+        yes = sum(v == "yes" for v in votes.values())
+        share = yes / len(votes)
+        cs["votes"] = votes
+        cs["status"] = "passed" if share > sc.majority else "failed"
+        cs["outcome"] = cs["status"]
+        self.eng.emit("council_result", a.actor,
+                      f"The council votes {yes} to {len(votes) - yes}: the motion {cs['status']}.",
+                      public=True, data={"scene": sid, "votes": votes, "outcome": cs["status"]})
+
+    def end_round(self) -> None:
+        """Council members speak one argument per round while the player attends."""
+        sid = self.council_here()
+        if sid is None or self.eng.state.scenes.get(sid, {}).get("status") != "debating":
+            return
+        cs = self._council_state(sid)
+        sc = self.eng.spec.scenes[sid]
+        if cs["round"] >= sc.max_rounds:
+            return
+        r = cs["round"]
+        for p in sc.participants:
+            if p.id == PLAYER or not p.arguments:
+                continue
+            arg = p.arguments[r % len(p.arguments)]
+            self.eng.emit("speech", p.id, f'{self.eng.name(p.id)} ({p.role}, {cs["stances"][p.id]}): "{arg}"',
+                          data={"scene": sid, "round": r, "stance": cs["stances"][p.id]})
+        cs["round"] = r + 1

@@ -1,0 +1,93 @@
+"""Mutable game state: where everything is, who holds what, what has happened.
+
+The state is plain data (dicts, lists, ints) so that ``to_dict`` is a cheap
+deep copy and ``state_hash`` is stable. It knows nothing of rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from game.types import PLAYER
+
+NOWHERE = ""  # item location for things that left play (not yet created rewards)
+
+
+def canonical_json(obj: Any) -> str:
+    """JSON with sorted keys and no spaces: the form hashed and written to transcripts."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass
+class GameState:
+    turn: int = 0
+    where: dict[str, str] = field(default_factory=dict)        # entity -> location
+    item_at: dict[str, str] = field(default_factory=dict)      # item -> location | entity | container | NOWHERE
+    gold: dict[str, int] = field(default_factory=dict)         # entity -> gold
+    unlocked: set[str] = field(default_factory=set)            # "loc:dir" exits and container ids
+    opened: set[str] = field(default_factory=set)              # containers opened
+    gave: set[str] = field(default_factory=set)                # "item>npc"
+    verified: dict[str, bool] = field(default_factory=dict)    # fact id -> truth observed
+    scenes: dict[str, dict[str, Any]] = field(default_factory=dict)  # scene id -> scene state
+    active_scene: str | None = None                            # player's open negotiation
+    quests_done: list[str] = field(default_factory=list)
+    score: int = 0
+    invalid: dict[str, int] = field(default_factory=dict)      # entity -> invalid moves
+    done: bool = False
+    won: bool = False
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> GameState:
+        s = cls()
+        s.where[PLAYER] = spec.player_start
+        s.gold[PLAYER] = spec.player.gold
+        for iid in spec.items:
+            s.item_at[iid] = NOWHERE
+        for it in spec.player.inventory:
+            s.item_at[it] = PLAYER
+        for lid, loc in spec.locations.items():
+            for it in loc.items:
+                s.item_at[it] = lid
+        for iid, item in spec.items.items():
+            for c in item.contents:
+                s.item_at[c] = iid
+        for nid, npc in spec.npcs.items():
+            s.where[nid] = npc.location
+            s.gold[nid] = npc.gold
+            for it in npc.inventory:
+                s.item_at[it] = nid
+        return s
+
+    # --- queries -----------------------------------------------------------------
+    def items_in(self, holder: str) -> list[str]:
+        """Items directly in a location, carried by an entity, or inside a container."""
+        return [i for i, h in self.item_at.items() if h == holder]
+
+    def entities_at(self, location: str) -> list[str]:
+        return [e for e, loc in self.where.items() if loc == location]
+
+    # --- persistence -------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn, "where": dict(self.where), "item_at": dict(self.item_at),
+            "gold": dict(self.gold), "unlocked": sorted(self.unlocked), "opened": sorted(self.opened),
+            "gave": sorted(self.gave), "verified": dict(self.verified),
+            "scenes": json.loads(canonical_json(self.scenes)), "active_scene": self.active_scene,
+            "quests_done": list(self.quests_done), "score": self.score,
+            "invalid": dict(self.invalid), "done": self.done, "won": self.won,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameState:
+        return cls(turn=d["turn"], where=dict(d["where"]), item_at=dict(d["item_at"]),
+                   gold=dict(d["gold"]), unlocked=set(d["unlocked"]), opened=set(d["opened"]),
+                   gave=set(d["gave"]), verified=dict(d["verified"]), scenes=dict(d["scenes"]),
+                   active_scene=d["active_scene"], quests_done=list(d["quests_done"]),
+                   score=d["score"], invalid=dict(d["invalid"]), done=d["done"], won=d["won"])
+
+
+def state_hash(obj: Any) -> str:
+    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()[:16]
