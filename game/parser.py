@@ -73,7 +73,8 @@ Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
   People    talk to X (greet X, speak to X);  ask X about Y
             say hello  (or say "Hello there", or just "Hello there)
   Trading   trade with X (haggle with X, buy from X)
-            offer price=15 quality=high  (or: offer 15;  offer price 15, quality high;  counter 12)
+            offer price=15 quality=high   (or: offer 15;  offer price 15, quality high)
+            counter 12
             accept (deal);  reject (no deal);  walk away (leave the table)
   Council   vote yes / vote no  (vote for / vote against)
   Other     inventory (i);  wait (z);  save [name];  load [name];  help (?);  quit (q)
@@ -93,11 +94,11 @@ _PRONOUNS = frozenset({"it", "them", "him", "her"})
 _KINDS_ALL = frozenset({"item", "npc", "exit"})
 _DIRS: dict[str, str] = {d: d for d in DIRECTIONS}
 _DIRS.update({"n": "north", "s": "south", "e": "east", "w": "west", "u": "up", "d": "down",
-              "ne": "northeast", "nw": "northwest", "se": "southeast", "sw": "southwest",
-              "north east": "northeast", "north west": "northwest", "south east": "southeast",
-              "south west": "southwest", "north-east": "northeast", "north-west": "northwest",
-              "south-east": "southeast", "south-west": "southwest", "upstairs": "up",
-              "downstairs": "down", "inside": "in", "outside": "out"})
+              "upstairs": "up", "downstairs": "down", "inside": "in", "outside": "out"})
+for _ns in ("north", "south"):
+    for _ew in ("east", "west"):
+        for _alias in (_ns[0] + _ew[0], f"{_ns} {_ew}", f"{_ns}-{_ew}"):
+            _DIRS[_alias] = _ns + _ew
 
 _VERBS: dict[tuple[str, ...], str] = {}
 for _name, _phrases in {
@@ -225,7 +226,9 @@ class Parser:
             if name in ("inventory", "wait"):
                 return _cmd(scope, Verb(name))
             if name in ("accept", "reject", "walk_away"):
-                return Unknown(NOT_NEGOTIATING) if scope.negotiation is None else _cmd(scope, Verb(name))
+                if scope.negotiation is None:
+                    return Unknown(NOT_NEGOTIATING)
+                return _cmd(scope, Verb(name))
             if name in ("save", "load", "help", "quit"):
                 m = re.match(r"(?:(?:the|an?)\s+)*\S+\s*(.*)", raw, re.I | re.S)
                 arg = (m.group(1) if m else "").strip().rstrip(".!?").strip()
@@ -334,14 +337,19 @@ class Parser:
     def _v_go(self, rest: list[str], c: _Ctx) -> Parsed:
         return self._go(rest, c.scope)
 
+    def _one(self, rest: list[str], c: _Ctx, verb: Verb, kinds: Iterable[str],
+             prefer: tuple[str, ...] = (), word: str = "") -> Parsed:
+        """A verb with one noun: resolve it and build the action."""
+        return self._resolve(rest, c.scope, kinds, prefer, word or verb.value,
+                             lambda n: _cmd(c.scope, verb, obj=n.id))
+
     def _v_look(self, rest: list[str], c: _Ctx) -> Parsed:
         if not rest or rest == ["around"]:
             return _cmd(c.scope, Verb.LOOK)
         return self._v_examine(rest, c)
 
     def _v_examine(self, rest: list[str], c: _Ctx) -> Parsed:
-        return self._resolve(rest, c.scope, _KINDS_ALL, (), "examine",
-                             lambda n: _cmd(c.scope, Verb.EXAMINE, obj=n.id))
+        return self._one(rest, c, Verb.EXAMINE, _KINDS_ALL)
 
     # ------------------------------------------------------------------ things
 
@@ -352,14 +360,12 @@ class Parser:
             rest = rest[:-1]
         if rest[:1] in (["all"], ["everything"]):
             return Unknown("Name one thing to take at a time.")
-        return self._resolve(rest, c.scope, ("item",), ("room", "container"), "take",
-                             lambda n: _cmd(c.scope, Verb.TAKE, obj=n.id))
+        return self._one(rest, c, Verb.TAKE, ("item",), ("room", "container"))
 
     def _v_drop(self, rest: list[str], c: _Ctx) -> Parsed:
         if rest[-1:] == ["down"]:
             rest = rest[:-1]
-        return self._resolve(rest, c.scope, ("item",), ("inventory",), "drop",
-                             lambda n: _cmd(c.scope, Verb.DROP, obj=n.id))
+        return self._one(rest, c, Verb.DROP, ("item",), ("inventory",))
 
     def _v_give(self, rest: list[str], c: _Ctx) -> Parsed:
         scope = c.scope
@@ -382,8 +388,7 @@ class Parser:
         return self._resolve(item, scope, ("item",), ("inventory",), "give", to_whom)
 
     def _v_open(self, rest: list[str], c: _Ctx) -> Parsed:
-        return self._resolve(rest, c.scope, ("item", "exit"), (), "open",
-                             lambda n: _cmd(c.scope, Verb.OPEN, obj=n.id))
+        return self._one(rest, c, Verb.OPEN, ("item", "exit"))
 
     def _v_unlock(self, rest: list[str], c: _Ctx) -> Parsed:
         scope = c.scope
@@ -396,7 +401,7 @@ class Parser:
             def done(k: Noun) -> Parsed:
                 return _cmd(scope, Verb.UNLOCK, obj=obj.id, target=k.id)
             if key:
-                return self._resolve(key, scope, ("item",), ("inventory",), "unlock things with", done)
+                return self._resolve(key, scope, ("item",), ("inventory",), "unlock with", done)
             keys = _unique(n for n in scope.nouns if n.kind == "item" and n.where == "inventory"
                            and ("key" in n.id.lower() or any("key" in ws for ws in _names(n))))
             if not keys:
@@ -410,11 +415,9 @@ class Parser:
     # ------------------------------------------------------------------ people
 
     def _v_talk(self, rest: list[str], c: _Ctx) -> Parsed:
-        def talk(n: Noun) -> Parsed:
-            return _cmd(c.scope, Verb.TALK, obj=n.id)
         if not self._phrase(rest):
-            return self._someone(c.scope, talk)
-        return self._resolve(rest, c.scope, ("npc",), (), "talk to", talk)
+            return self._someone(c.scope, lambda n: _cmd(c.scope, Verb.TALK, obj=n.id))
+        return self._one(rest, c, Verb.TALK, ("npc",), word="talk to")
 
     def _v_ask(self, rest: list[str], c: _Ctx) -> Parsed:
         who, about = rest, None
@@ -439,8 +442,9 @@ class Parser:
         said = " ".join(about)
         if said in topics:
             return ask(topics[said])
-        for fits in (lambda k: set(about) <= set(k.split()), lambda k: set(k.split()) <= set(about)):
-            hits = [t for k, t in topics.items() if k and fits(k)]
+        words = set(about)  # "master" -> harbor_master, then "old amulet" -> amulet
+        for fits in (lambda k: words <= k, lambda k: k <= words):
+            hits = [t for k, t in topics.items() if k and fits(set(k.split()))]
             if len(hits) == 1:
                 return ask(hits[0])
         close = difflib.get_close_matches(said, list(topics), n=1, cutoff=0.75)
@@ -471,11 +475,9 @@ class Parser:
             if sep in rest:
                 rest = rest[rest.index(sep) + 1:]
 
-        def trade(n: Noun) -> Parsed:
-            return _cmd(c.scope, Verb.TRADE, obj=n.id)
         if not self._phrase(rest):
-            return self._someone(c.scope, trade)
-        return self._resolve(rest, c.scope, ("npc",), (), "trade with", trade)
+            return self._someone(c.scope, lambda n: _cmd(c.scope, Verb.TRADE, obj=n.id))
+        return self._one(rest, c, Verb.TRADE, ("npc",), word="trade with")
 
     def _v_offer(self, rest: list[str], c: _Ctx) -> Parsed:
         neg = c.scope.negotiation
@@ -495,9 +497,9 @@ class Parser:
             return None
 
         def invalid(issue: str, bad: str) -> Unknown:
-            allowed = [_key(v) for v in neg[issue]]
             what = f"'{bad}' is not a valid {issue}." if bad else f"What {issue}?"
-            return Unknown(f"{what} Choose from: {', '.join(allowed)}.{_hint(bad, allowed)}")
+            return Unknown(f"{what} Choose from: {', '.join(map(str, neg[issue]))}."
+                           + _hint(bad, list(values[issue])))
 
         i = 0
         while i < len(toks):
@@ -509,8 +511,10 @@ class Parser:
                 while i < len(toks) and toks[i] in _OFFER_FILLER and not span(i, values[issue]):
                     i += 1
                 got = span(i, values[issue])
+                if got is None and issue in chosen:
+                    continue                          # "15 for high quality": value came first
                 if got is None and i < len(toks) and not neg[issue]:
-                    got = (toks[i], 1)                # an issue without listed values takes anything
+                    got = (toks[i], 1)                # an issue with no listed values takes any
                 if got is None:
                     return invalid(issue, toks[i] if i < len(toks) else "")
                 fits[issue] = got

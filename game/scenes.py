@@ -137,10 +137,13 @@ class SceneManager:
         return next(p.id for p in self.eng.spec.scenes[sid].parties if p.id != party)
 
     def _check_affordable(self, sid: str, actor: str, terms: dict[str, str]) -> None:
+        """The buyer may not offer or accept a price they cannot pay (the seller may ask anything)."""
         trade = self.eng.spec.scenes[sid].trade
         if trade is None:
             return
         buyer = self._other(sid, trade.seller)
+        if actor != buyer:
+            return
         price = int(terms[trade.price_issue])
         if self.eng.state.gold.get(buyer, 0) < price:
             who = "You" if buyer == actor else self.eng.name(buyer)
@@ -155,7 +158,7 @@ class SceneManager:
             m: Move = self._negotiator(sid, party).respond(s, party)
             verb = {"offer": Verb.OFFER, "accept": Verb.ACCEPT, "reject": Verb.REJECT,
                     "walk_away": Verb.WALK_AWAY}[m.kind]
-            terms = tuple(sorted(m.terms.items())) if m.terms else None
+            terms = tuple(sorted(m.terms)) if m.terms else None
             try:
                 self.move(sid, Action(actor=party, verb=verb, terms=terms))
             except Refusal as e:  # a negotiator that cannot pay walks away rather than stall

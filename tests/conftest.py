@@ -1,0 +1,43 @@
+"""Shared fixtures: project paths and small worlds built on the fly."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+WORLDS = ROOT / "worlds"
+SHIPPED = sorted(p.parent for p in WORLDS.glob("*/world.toml"))
+SCRIPTS = ROOT / "tests" / "scripts"
+
+
+def write_world(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "world.toml").write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def demo_world(tmp_path: Path):
+    """The `parley new-world` scaffold: a small, valid, winnable world."""
+    from game.world.loader import load_world
+    from game.world.scaffold import scaffold_text
+    return load_world(write_world(tmp_path / "demo", scaffold_text("demo")))
+
+
+@pytest.fixture
+def harbor():
+    from game.world.loader import load_world
+    return load_world(WORLDS / "harbor")
+
+
+def parley(*args: str, cwd: Path = ROOT, input: str | None = None, env: dict | None = None):
+    """Run the real CLI in a subprocess; returns CompletedProcess."""
+    import os
+    import subprocess
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "game.cli", *args], cwd=cwd, input=input,
+                          capture_output=True, text=True, env=e, timeout=300)
