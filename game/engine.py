@@ -28,6 +28,13 @@ INVALID_PENALTY = 0.1
 RECENT_EVENTS = 32
 
 
+def _article(name: str) -> str:
+    """'a lamp', 'an oak chest'; names that start with 'the' or a capital keep their own."""
+    if name[:4].lower() == "the " or name[:1].isupper() or name[:1].isdigit():
+        return name
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
 class Actor(Protocol):
     """Anything that picks an action for an entity from what it observes."""
 
@@ -69,7 +76,7 @@ class Engine:
         return self._names.get(ident or "", ident or "something")
 
     def list_names(self, ids: Iterable[str]) -> str:
-        names = [f"a {self.name(i)}" if i in self.spec.items else self.name(i) for i in ids]
+        names = [_article(self.name(i)) if i in self.spec.items else self.name(i) for i in ids]
         if len(names) <= 1:
             return "".join(names) or "nothing"
         return ", ".join(names[:-1]) + " and " + names[-1]

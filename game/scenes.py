@@ -112,13 +112,13 @@ class SceneManager:
                 s.offer(a.actor, terms)
                 text = ", ".join(f"{k}={v}" for k, v in terms.items())
                 eng.emit("offer", a.actor, f"{eng.name(a.actor)} offers {text}.", listener=self._other(sid, a.actor),
-                         data={"scene": sid, "terms": terms})
+                         view=f"You offer {text}.", data={"scene": sid, "terms": terms})
             elif a.verb is Verb.ACCEPT:
                 if s.standing_offer is not None:
                     self._check_affordable(sid, a.actor, s.standing_offer)
                 s.accept(a.actor)
                 eng.emit("accept", a.actor, f"{eng.name(a.actor)} accepts.", listener=self._other(sid, a.actor),
-                         data={"scene": sid})
+                         view="You accept.", data={"scene": sid})
             elif a.verb is Verb.REJECT:
                 s.reject(a.actor)
                 eng.emit("reject", a.actor, f"{eng.name(a.actor)} rejects the offer.",

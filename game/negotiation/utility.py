@@ -162,7 +162,7 @@ class UtilityFunction:
         u = w[0] * vus[0]
         for wi, vu in zip(w[1:], vus[1:]):
             u = np.add.outer(u, wi * vu).ravel()
-        pass
+        u = np.round(u, DECIMALS)
         u.setflags(write=False)
         self._vector = u
 
