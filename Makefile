@@ -28,7 +28,7 @@ test: $(STAMP)  ## run the whole test suite
 	$(BIN)/python -m pytest $(ARGS)
 
 validate: $(STAMP)  ## validate every shipped world
-	$(BIN)/parley validate worlds/*/
+	$(BIN)/parley validate worlds
 
 schema: $(STAMP)  ## regenerate worlds/schema/world.schema.json
 	$(BIN)/parley schema --out worlds/schema/world.schema.json

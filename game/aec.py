@@ -186,6 +186,7 @@ class ParleyAEC:
         self.templates: list[ActionTemplate] = build_templates(self.spec)
         self._catalogues = {a: [t.bind(a) for t in self.templates] for a in self.entities}
         self._labels = [t.label() for t in self.templates]
+        self._index_catalogue()
         # observation layout
         self._locs = list(self.spec.locations)
         self._items = list(self.spec.items)
@@ -294,73 +295,107 @@ class ParleyAEC:
             return True
         return self.engine.state.gold.get(buyer, 0) >= price
 
+    def _index_catalogue(self) -> None:
+        """Group catalogue indices by what decides their mask bit (for a fast ``action_mask``)."""
+        ix: dict[Any, Any] = {"always": [], "go": {}, "take": {}, "drop": {}, "examine_item": {},
+                              "open": {}, "examine_npc": {}, "talk": {}, "trade": {}, "give": {},
+                              "ask": {}, "unlock_item": [], "unlock_exit": {}, "accept": [],
+                              "reject": [], "walk_away": [], "vote": [], "offer": {}}
+        item_verbs = {Verb.TAKE: "take", Verb.DROP: "drop", Verb.EXAMINE: "examine_item", Verb.OPEN: "open"}
+        npc_verbs = {Verb.EXAMINE: "examine_npc", Verb.TALK: "talk", Verb.TRADE: "trade"}
+        simple = {Verb.ACCEPT: "accept", Verb.REJECT: "reject", Verb.WALK_AWAY: "walk_away", Verb.VOTE: "vote"}
+        for i, t in enumerate(self.templates):
+            v = t.verb
+            if v in (Verb.WAIT, Verb.LOOK, Verb.INVENTORY):
+                ix["always"].append(i)
+            elif v is Verb.GO:
+                ix["go"][t.obj] = i
+            elif v in item_verbs and t.obj in self.spec.items:
+                ix[item_verbs[v]][t.obj] = i
+            elif v in npc_verbs and t.obj in self.spec.npcs:
+                ix[npc_verbs[v]][t.obj] = i
+            elif v is Verb.GIVE:
+                ix["give"][(t.obj, t.target)] = i
+            elif v is Verb.ASK:
+                ix["ask"].setdefault(t.obj, []).append(i)
+            elif v is Verb.UNLOCK and t.obj.startswith("exit:"):
+                ix["unlock_exit"][(t.obj[5:], t.target)] = i
+            elif v is Verb.UNLOCK:
+                ix["unlock_item"].append((i, t.obj, t.target))
+            elif v in simple:
+                ix[simple[v]].append(i)
+            elif v is Verb.OFFER:
+                ix["offer"].setdefault(t.scene, []).append((i, dict(t.terms or ())))
+        self._ix = ix
+
     def action_mask(self, agent: str) -> np.ndarray:
-        """int8 vector over the catalogue: 1 where the action is plausible now. WAIT is always 1."""
-        eng, st, spec = self.engine, self.engine.state, self.spec
-        mask = np.zeros(len(self.templates), dtype=np.int8)
+        """int8 vector over the catalogue: 1 where the action is plausible now. WAIT is always 1.
+
+        GO: an exit here that is not locked; TAKE: a reachable portable item not
+        carried; DROP: carried; EXAMINE: a reachable item or an NPC here; OPEN: a
+        reachable closed container that is not locked; TALK/ASK/GIVE: an NPC here
+        (GIVE: an item carried); TRADE: the player, a merchant here, no open talks
+        and no deal struck yet; UNLOCK: the key carried and the lock here and
+        still locked; OFFER/ACCEPT/REJECT/WALK_AWAY: the player's legal moves in
+        the open negotiation (offers and acceptances the buyer can pay for);
+        VOTE: a council sitting here that the agent may vote in.
+        """
+        eng, st, spec, ix = self.engine, self.engine.state, self.spec, self._ix
+        on: list[int] = list(ix["always"])
         here = st.where[agent]
         loc = spec.locations[here]
-        carried = {i for i, h in st.item_at.items() if h == agent}
-        reach = {i for i in self._items if reachable(eng, agent, i)}
-        npcs_here = {n for n in spec.npcs if n != agent and st.where.get(n) == here}
+        for d in loc.exits:
+            if d not in loc.locked or f"{here}:{d}" in st.unlocked:
+                on.append(ix["go"][d])
+        carried = [i for i, h in st.item_at.items() if h == agent]
+        carried_set = set(carried)
+        reach = [i for i in self._items if reachable(eng, agent, i)]
+        npcs_here = [n for n in spec.npcs if n != agent and st.where.get(n) == here]
+        for iid in carried:
+            on.append(ix["drop"][iid])
+        for iid in reach:
+            item = spec.items[iid]
+            on.append(ix["examine_item"][iid])
+            if iid not in carried_set and item.portable:
+                on.append(ix["take"][iid])
+            if (item.container and iid not in st.opened
+                    and (item.locked_with is None or iid in st.unlocked)):
+                on.append(ix["open"][iid])
         is_player = agent == PLAYER
+        for n in npcs_here:
+            on.append(ix["examine_npc"][n])
+            on.append(ix["talk"][n])
+            on.extend(ix["ask"].get(n, ()))
+            for iid in carried:
+                on.append(ix["give"][(iid, n)])
+            sid = spec.npcs[n].trade
+            if (is_player and sid is not None and st.active_scene is None
+                    and st.scenes.get(sid, {}).get("session", {}).get("status") != "agreement"):
+                on.append(ix["trade"][n])
+        for i, box, key in ix["unlock_item"]:
+            if key in carried_set and box in reach and box not in st.unlocked:
+                on.append(i)
+        for d, lock in loc.locked.items():
+            i = ix["unlock_exit"].get((d, lock.key))
+            if i is not None and lock.key in carried_set and f"{here}:{d}" not in st.unlocked:
+                on.append(i)
         sid = st.active_scene if is_player else None
-        legal: tuple[str, ...] = ()
-        standing = None
         if sid is not None:
             session = eng.scenes.session(sid)
             legal = session.legal_moves(PLAYER)
-            standing = session.standing_offer
+            if "accept" in legal and self._affordable(sid, session.standing_offer):
+                on.extend(ix["accept"])
+            if "reject" in legal:
+                on.extend(ix["reject"])
+            if "walk_away" in legal:
+                on.extend(ix["walk_away"])
+            if "offer" in legal:
+                on.extend(i for i, terms in ix["offer"].get(sid, ()) if self._affordable(sid, terms))
         council = eng.scenes.council_here(agent)
-        can_vote = council is not None and (
-            is_player or agent in (p.id for p in spec.scenes[council].participants))
-        for ix, t in enumerate(self.templates):
-            v, obj = t.verb, t.obj
-            if v in (Verb.WAIT, Verb.LOOK, Verb.INVENTORY):
-                ok = True
-            elif v is Verb.GO:
-                ok = obj in loc.exits and (obj not in loc.locked or f"{here}:{obj}" in st.unlocked)
-            elif v is Verb.TAKE:
-                ok = obj in reach and obj not in carried and spec.items[obj].portable
-            elif v is Verb.DROP:
-                ok = obj in carried
-            elif v is Verb.EXAMINE:
-                ok = obj in reach or obj in npcs_here
-            elif v is Verb.OPEN:
-                item = spec.items[obj]
-                ok = (obj in reach and item.container and obj not in st.opened
-                      and (item.locked_with is None or obj in st.unlocked))
-            elif v is Verb.TALK or v is Verb.ASK:
-                ok = obj in npcs_here
-            elif v is Verb.TRADE:
-                scene_id = spec.npcs[obj].trade
-                ok = (is_player and obj in npcs_here and scene_id is not None and st.active_scene is None
-                      and st.scenes.get(scene_id, {}).get("session", {}).get("status") != "agreement")
-            elif v is Verb.GIVE:
-                ok = obj in carried and t.target in npcs_here
-            elif v is Verb.UNLOCK:
-                if t.target not in carried:
-                    ok = False
-                elif obj.startswith("exit:"):
-                    d = obj[5:]
-                    lock = loc.locked.get(d)
-                    ok = lock is not None and lock.key == t.target and f"{here}:{d}" not in st.unlocked
-                else:
-                    ok = obj in reach and obj not in st.unlocked
-            elif v is Verb.ACCEPT:
-                ok = "accept" in legal and self._affordable(sid, standing)
-            elif v is Verb.REJECT:
-                ok = "reject" in legal
-            elif v is Verb.WALK_AWAY:
-                ok = "walk_away" in legal
-            elif v is Verb.VOTE:
-                ok = can_vote
-            elif v is Verb.OFFER:
-                ok = t.scene == sid and "offer" in legal and self._affordable(sid, dict(t.terms or ()))
-            else:  # pragma: no cover - every catalogue verb is handled above
-                ok = False
-            if ok:
-                mask[ix] = 1
+        if council is not None and (is_player or agent in (p.id for p in spec.scenes[council].participants)):
+            on.extend(ix["vote"])
+        mask = np.zeros(len(self.templates), dtype=np.int8)
+        mask[on] = 1
         return mask
 
     # --- observing -------------------------------------------------------------------

@@ -108,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     except ParleyError as e:
         print(f"parley: error: {e.render()}", file=sys.stderr)
         return e.exit_code
+    except BrokenPipeError:  # output piped into `head` and the like
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 1

@@ -274,7 +274,11 @@ class Engine:
                 "seed": self.seed}
 
     def set_state(self, data: dict[str, Any]) -> None:
-        self.state = GameState.from_dict(data["state"])
+        st = GameState.from_dict(data["state"])
+        # saves store keys sorted; restore the world's own order so prose and perception match
+        st.where = {e: st.where[e] for e in self.order if e in st.where}
+        st.item_at = {i: st.item_at[i] for i in self.spec.items if i in st.item_at}
+        self.state = st
         self.rng = np.random.default_rng()
         self.rng.bit_generator.state = data["rng"]
         self._seq = data["seq"]

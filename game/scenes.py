@@ -209,25 +209,31 @@ class SceneManager:
         st = self.eng.state.scenes.get(sid)
         if st is None:
             sc = self.eng.spec.scenes[sid]
-            st = {"status": "debating", "round": 0, "stances": {p.id: p.stance for p in sc.participants}}
+            st = {"status": "debating", "round": 0, "announced": False,
+                  "stances": {p.id: p.stance for p in sc.participants}}
             self.eng.state.scenes[sid] = st
         return st
 
     def on_arrive(self, loc: str) -> None:
         for sid in self._councils_at(loc):
-            if sid not in self.eng.state.scenes:
+            cs = self._council_state(sid)
+            if cs["status"] == "debating" and not cs.get("announced"):
+                cs["announced"] = True
                 sc = self.eng.spec.scenes[sid]
-                self._council_state(sid)
                 self.eng.emit("council_open", PLAYER, f"The council is in session. Motion: {sc.motion}",
                               data={"scene": sid, "motion": sc.motion})
 
     def on_give(self, giver: str, item: str, to: str) -> None:
-        for sid, cs in self.eng.state.scenes.items():
-            if cs.get("status") != "debating":
+        """Evidence wins a participant's support, wherever it is handed over, until the vote."""
+        from game.world.spec import CouncilScene
+        for sid, sc in self.eng.spec.scenes.items():
+            if not isinstance(sc, CouncilScene):
                 continue
-            sc = self.eng.spec.scenes[sid]
             for p in sc.participants:
-                if p.id == to and item in p.persuaded_by and cs["stances"].get(to) != "for":
+                if p.id != to or item not in p.persuaded_by:
+                    continue
+                cs = self._council_state(sid)
+                if cs["status"] == "debating" and cs["stances"].get(to) != "for":
                     cs["stances"][to] = "for"
                     self.eng.emit("persuaded", to, f"{self.eng.name(to)} studies the {self.eng.name(item)} "
                                   f"and declares support for the motion.", data={"scene": sid, "item": item})
@@ -274,5 +280,5 @@ class SceneManager:
                 continue
             arg = p.arguments[r % len(p.arguments)]
             self.eng.emit("speech", p.id, f'{self.eng.name(p.id)} ({p.role}, {cs["stances"][p.id]}): "{arg}"',
-                          data={"scene": sid, "round": r, "stance": cs["stances"][p.id]})
+                          location=sc.location, data={"scene": sid, "round": r, "stance": cs["stances"][p.id]})
         cs["round"] = r + 1
