@@ -105,11 +105,37 @@ def _run_scene(args: Namespace) -> int:
         params = world.spec.npcs[p.id].agent.params
         negotiators[p.id] = default_negotiator(scene, p.id, utils[p.id], params)
     session, metrics = run_negotiation(scene, negotiators)
-    for m in session.history:
-        print(f"  {m}")
-    print(json.dumps({"scene": args.scene, "status": session.status, "agreement": session.agreement,
-                      "metrics": metrics.to_dict()}, indent=1))
+    if not args.quiet:
+        for m in session.history:
+            terms = ", ".join(f"{k}={v}" for k, v in m.terms) if m.terms else ""
+            print(f"  round {m.round:>2}  {m.party:10} {m.kind:9} {terms}")
+    print(format_metrics(args.scene, session, metrics))
+    if args.out:
+        from game.saves import atomic_write
+        atomic_write(Path(args.out), json.dumps({"scene": args.scene, "status": session.status,
+                                                 "agreement": session.agreement,
+                                                 "history": [m.to_dict() for m in session.history],
+                                                 "metrics": metrics.to_dict()}, indent=1) + "\n")
+        print(f"result: {args.out}")
     return 0
+
+
+def format_metrics(scene_id: str, session, m) -> str:
+    """A short human summary of a closed negotiation's outcome metrics."""
+    def terms(t):
+        return ", ".join(f"{k}={v}" for k, v in t.items()) if t else "none"
+    d = m.to_dict()
+    lines = [f"{scene_id}: {session.status}" + (f" on {terms(session.agreement)}" if session.agreement else "")]
+    for p in d["utilities"]:
+        lines.append(f"  {p:10} utility {d['utilities'][p]:.3f} (reservation {d['reservations'][p]:.3f})")
+    lines.append(f"  social welfare {d['social_welfare']:.3f} of max {d['max_social_welfare']:.3f}; "
+                 f"Pareto-optimal: {'yes' if d['pareto_optimal'] else 'no'} "
+                 f"(distance {d['distance_to_frontier']:.3f}, frontier {d['frontier_size']} of {d['outcome_count']})")
+    if d.get("nash_terms"):
+        lines.append(f"  Nash point {terms(d['nash_terms'])} (distance {d['distance_to_nash']:.3f})")
+    if d.get("ks_terms"):
+        lines.append(f"  Kalai-Smorodinsky point {terms(d['ks_terms'])} (distance {d['distance_to_ks']:.3f})")
+    return "\n".join(lines)
 
 
 def cmd_validate(args: Namespace) -> int:

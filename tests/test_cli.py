@@ -125,3 +125,15 @@ def test_refuses_foreign_agents_package(tmp_path):
                         "from game.cli import main; sys.exit(main(['validate', 'tests/fixtures/mini']))",
                         str(tmp_path)], cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "resolves to" in r.stderr and "openai-agents" in r.stderr
+
+
+def test_run_standalone_scene(tmp_path):
+    out = tmp_path / "r.json"
+    r = parley("run", "worlds/bazaar", "--scene", "camel_hire", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "camel_hire: agreement" in r.stdout and "Nash point" in r.stdout
+    data = json.loads(out.read_text())
+    assert data["status"] == "agreement" and data["metrics"]["agreement"] is True
+    assert data["history"][-1]["kind"] == "accept"
+    r = parley("run", "worlds/bazaar", "--scene", "camel_hir")
+    assert r.returncode == 2 and "did you mean 'camel_hire'?" in r.stderr
