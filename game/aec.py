@@ -25,6 +25,7 @@ Observations are float32 vectors of a fixed length per world (see
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 from collections.abc import Sequence
@@ -54,7 +55,6 @@ class ActionTemplate:
     text: str | None = None
     terms: tuple[tuple[str, str], ...] | None = None
     scene: str | None = None     # OFFER: the negotiation scene the terms belong to
-    key_of: str | None = None    # UNLOCK exit: the location whose lock this is (first such)
 
     def bind(self, actor: str) -> Action:
         return Action(actor=actor, verb=self.verb, obj=self.obj, target=self.target,
@@ -134,11 +134,11 @@ def build_templates(spec: Any) -> list[ActionTemplate]:
         if item.container and item.locked_with is not None:
             t.append(ActionTemplate(Verb.UNLOCK, obj=iid, target=item.locked_with))
     seen: set[tuple[str, str]] = set()
-    for lid, loc in spec.locations.items():
+    for loc in spec.locations.values():
         for d, lock in loc.locked.items():
             if (d, lock.key) not in seen:
                 seen.add((d, lock.key))
-                t.append(ActionTemplate(Verb.UNLOCK, obj=f"exit:{d}", target=lock.key, key_of=lid))
+                t.append(ActionTemplate(Verb.UNLOCK, obj=f"exit:{d}", target=lock.key))
     t += [ActionTemplate(Verb.ACCEPT), ActionTemplate(Verb.REJECT), ActionTemplate(Verb.WALK_AWAY)]
     t += [ActionTemplate(Verb.VOTE, text="yes"), ActionTemplate(Verb.VOTE, text="no")]
     for sid in tradeable_scenes(spec):
@@ -278,9 +278,10 @@ class ParleyAEC:
 
     def action_index(self, action: Action) -> int:
         """The catalogue index of an action (its actor is ignored); ValueError if absent."""
+        terms = tuple(sorted(action.terms)) if action.terms is not None else None
+        want = (action.verb, action.obj, action.target, action.text, terms)
         for i, t in enumerate(self.templates):
-            if (t.verb, t.obj, t.target, t.text, t.terms) == (action.verb, action.obj, action.target,
-                                                               action.text, action.terms):
+            if (t.verb, t.obj, t.target, t.text, t.terms) == want:
                 return i
         raise ValueError(f"action not in the catalogue: {action.to_dict()}")
 
@@ -605,6 +606,8 @@ class ParleyAEC:
         }
 
     def set_state(self, data: dict[str, Any]) -> None:
+        """Restore a ``get_state`` snapshot (the snapshot is copied, never aliased)."""
+        data = copy.deepcopy(data)
         aec = data["aec"]
         self._start(aec["seed"], aec["max_turns"])
         self.engine.set_state(data["engine"])

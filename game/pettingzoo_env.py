@@ -50,6 +50,9 @@ class ParleyPettingZooEnv(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
+        if not isinstance(world, World) and not Path(world).exists():
+            in_repo = Path(__file__).resolve().parents[1] / world
+            world = in_repo if in_repo.exists() else world  # "worlds/harbor" from any directory
         self.aec = ParleyAEC(world, max_turns=max_turns, npc_agents=npc_agents)
         self.possible_agents = list(self.aec.possible_agents)
         n = self.aec.observation_size

@@ -6,6 +6,7 @@ deep copy and ``state_hash`` is stable. It knows nothing of rules.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -75,7 +76,7 @@ class GameState:
             "turn": self.turn, "where": dict(self.where), "item_at": dict(self.item_at),
             "gold": dict(self.gold), "unlocked": sorted(self.unlocked), "opened": sorted(self.opened),
             "gave": sorted(self.gave), "verified": dict(self.verified),
-            "scenes": json.loads(canonical_json(self.scenes)), "active_scene": self.active_scene,
+            "scenes": copy.deepcopy(self.scenes), "active_scene": self.active_scene,
             "quests_done": list(self.quests_done), "score": self.score,
             "invalid": dict(self.invalid), "done": self.done, "won": self.won,
         }
@@ -84,7 +85,7 @@ class GameState:
     def from_dict(cls, d: dict[str, Any]) -> GameState:
         return cls(turn=d["turn"], where=dict(d["where"]), item_at=dict(d["item_at"]),
                    gold=dict(d["gold"]), unlocked=set(d["unlocked"]), opened=set(d["opened"]),
-                   gave=set(d["gave"]), verified=dict(d["verified"]), scenes=dict(d["scenes"]),
+                   gave=set(d["gave"]), verified=dict(d["verified"]), scenes=copy.deepcopy(d["scenes"]),
                    active_scene=d["active_scene"], quests_done=list(d["quests_done"]),
                    score=d["score"], invalid=dict(d["invalid"]), done=d["done"], won=d["won"])
 

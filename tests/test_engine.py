@@ -187,3 +187,16 @@ def test_observation_is_what_the_actor_perceived(eng):
 def test_unknown_actor_is_an_error(eng):
     with pytest.raises(ValueError):
         eng.apply(Action("ghost", Verb.WAIT))
+
+
+def test_restoring_one_snapshot_twice_gives_the_same_game(eng):
+    act(eng, Verb.GO, "north")
+    act(eng, Verb.TRADE, "mara")
+    snap = eng.get_state()
+    h0 = eng.state_hash()
+    other = Engine(load_world(MINI), seed=0)
+    other.set_state(snap)
+    act(other, Verb.OFFER, terms={"price": "5"})  # mutates the restored game only
+    again = Engine(load_world(MINI), seed=0)
+    again.set_state(snap)
+    assert again.state_hash() == h0
