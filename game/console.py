@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from game.types import PLAYER, Event
 
+AUTOSAVE = "autosave"
+
 
 def event_line(ev: Event, viewer: str = PLAYER) -> str:
     """How an event reads to one viewer: its own actions in the second person."""
@@ -57,4 +59,10 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                     write(f"Could not load: {e.render()}")
     st = game.engine.state
     write(f"Score {st.score}, quests {len(st.quests_done)}/{len(game.spec.quests)}, turn {st.turn}.")
+    if not st.done and st.turn > 0:
+        try:
+            folder = game.save(AUTOSAVE, saves_base)
+            write(f"Progress saved to {folder}; continue with: parley play --load {AUTOSAVE}")
+        except (ParleyError, OSError) as e:
+            write(f"Could not autosave: {getattr(e, 'message', e)}")
     return 0

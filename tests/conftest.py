@@ -37,7 +37,9 @@ def parley(*args: str, cwd: Path = ROOT, input: str | None = None, env: dict | N
     """Run the real CLI in a subprocess; returns CompletedProcess."""
     import os
     import subprocess
+    import tempfile
     e = dict(os.environ)
+    e.setdefault("PARLEY_SAVES", tempfile.mkdtemp(prefix="parley-saves-"))  # never write into the repo
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "game.cli", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env=e, timeout=300)

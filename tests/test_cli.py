@@ -107,10 +107,13 @@ def test_play_line_mode_save_replay_and_saves_commands(tmp_path):
     assert r.returncode == 2
 
 
-def test_play_handles_nonsense_and_eof():
-    r = parley("play", MINI, input="\nxyzzy\ntkae key\nhelp\n")
+def test_play_handles_nonsense_and_eof_then_autosaves(tmp_path):
+    r = parley("play", MINI, input="\nxyzzy\ntkae key\nhelp\nwait\n", env={"PARLEY_SAVES": str(tmp_path)})
     assert r.returncode == 0 and "Traceback" not in r.stderr
     assert "Did you mean 'take'?" in r.stdout
+    assert "parley play --load autosave" in r.stdout
+    r = parley("play", "--load", "autosave", input="inventory\n", env={"PARLEY_SAVES": str(tmp_path)})
+    assert r.returncode == 0 and "copper coin" in r.stdout
 
 
 def test_refuses_foreign_agents_package(tmp_path):
