@@ -33,7 +33,7 @@ def create(kind: str, entity: str, *, rng: np.random.Generator, world: Any,
                          hint=did_you_mean(kind, _KINDS) or f"known kinds: {', '.join(kinds())}")
     try:
         return fn(entity, rng=rng, world=world, **(params or {}))
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         raise InputError(f"bad parameters for agent kind {kind!r} of {entity!r}: {e}") from None
 
 

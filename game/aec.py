@@ -369,9 +369,7 @@ class ParleyAEC:
             on.extend(ix["ask"].get(n, ()))
             for iid in carried:
                 on.append(ix["give"][(iid, n)])
-            sid = spec.npcs[n].trade
-            if (is_player and sid is not None and st.active_scene is None
-                    and st.scenes.get(sid, {}).get("session", {}).get("status") != "agreement"):
+            if is_player and spec.npcs[n].trade is not None and eng.scenes.trade_refusal(agent, n) is None:
                 on.append(ix["trade"][n])
         for i, box, key in ix["unlock_item"]:
             if key in carried_set and box in reach and box not in st.unlocked:

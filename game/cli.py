@@ -46,6 +46,17 @@ def check_packages() -> None:
                      "uninstall it or run Parley from its own virtualenv (`make play`)")
 
 
+def _count(text: str) -> int:
+    """argparse type: a whole number >= 0."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {n}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -53,9 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a world in the terminal (line mode)")
-    play.add_argument("world", nargs="?", default="worlds/harbor", help="world folder (default: worlds/harbor)")
+    play.add_argument("world", nargs="?", default=None,
+                      help="world folder (default: worlds/harbor; with --load, where the save's world now lives)")
     play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
-    play.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    play.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
     play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
 
     run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
@@ -63,8 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     src = run.add_mutually_exclusive_group(required=True)
     src.add_argument("--script", metavar="FILE", help="commands, one per line (# comments)")
     src.add_argument("--scene", metavar="ID", help="run a negotiation scene between its NPC parties")
-    run.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    run.add_argument("--turns", type=int, default=None, help="stop after N turns")
+    run.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
+    run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")
     run.add_argument("--quiet", action="store_true", help="print only the summary")
 
@@ -108,12 +120,22 @@ def main(argv: list[str] | None = None) -> int:
     except ParleyError as e:
         print(f"parley: error: {e.render()}", file=sys.stderr)
         return e.exit_code
+    except UnicodeDecodeError as e:
+        print(f"parley: error: a file is not UTF-8 text ({e.reason} at byte {e.start})", file=sys.stderr)
+        return 2
+    except IsADirectoryError as e:
+        print(f"parley: error: {e.filename} is a folder, not a file", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # output piped into `head` and the like
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
+        return 1
+    except OSError as e:  # disk full, permissions, missing folders: say which file
+        where = f" {e.filename}" if e.filename else ""
+        print(f"parley: error:{where}: {e.strerror or e}", file=sys.stderr)
         return 1
 
 

@@ -16,9 +16,9 @@ def cmd_play(args: Namespace) -> int:
     from game.console import run_console
     from game.session import Game
     if args.load:
-        game = Game.load(args.load, base=args.saves_dir)
+        game = Game.load(args.load, base=args.saves_dir, world_path=args.world)
     else:
-        game = Game(args.world, seed=args.seed)
+        game = Game(args.world or "worlds/harbor", seed=args.seed)
     return run_console(game, saves_base=args.saves_dir)
 
 
@@ -27,6 +27,9 @@ def _script_lines(path: str) -> list[tuple[int, str]]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise InputError(f"cannot read script {path!r}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        line = Path(path).read_bytes()[: e.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text", hint="save the script as UTF-8") from None
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip() if not line.lstrip().startswith("say") else line.strip()
@@ -61,7 +64,10 @@ def cmd_run(args: Namespace) -> int:
         return _run_scene(args)
     from game.console import event_line
     from game.session import Game
-    game = Game(args.world, seed=args.seed, transcript_path=args.out)
+    if args.out and Path(args.out).resolve() == Path(args.script).resolve():
+        raise InputError("--out would overwrite the script", hint="write the transcript to another file")
+    lines = _script_lines(args.script)
+    game = Game(args.world, seed=args.seed)
 
     def echo(line, events):
         print(f"> {line}")
@@ -69,11 +75,10 @@ def cmd_run(args: Namespace) -> int:
             if "player" in ev.perceivers:
                 print("  " + event_line(ev))
 
-    try:
-        run_script(game, _script_lines(args.script), args.script, args.turns,
-                   echo=None if args.quiet else echo)
-    finally:
-        game.transcript.close()
+    run_script(game, lines, args.script, args.turns, echo=None if args.quiet else echo)
+    if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
+        from game.saves import atomic_write
+        atomic_write(Path(args.out), game.transcript.text())
     st = game.engine.state
     print(f"world {game.spec.id} seed {game.seed}: turn {st.turn}, score {st.score}, "
           f"quests {len(st.quests_done)}/{len(game.spec.quests)}, {'WON' if st.won else 'not won'}"
@@ -220,6 +225,7 @@ def cmd_new_world(args: Namespace) -> int:
 def cmd_saves(args: Namespace) -> int:
     import time
 
+    from game.errors import SaveError
     from game.saves import list_saves, read_save, remove, resolve
     base = args.saves_dir
     if args.saves_cmd == "list":
@@ -235,6 +241,9 @@ def cmd_saves(args: Namespace) -> int:
         folder = resolve(args.name, base)
         data = read_save(folder)
         st = data["engine"]["state"]
+        if not all(isinstance(st.get(k), t) for k, t in (("score", int), ("quests_done", list),
+                                                          ("where", dict), ("gold", dict))):
+            raise SaveError(f"{folder / 'save.json'}: engine.state is damaged", hint="it was left as it is")
         print(f"save     {folder}\nworld    {data['world']['id']} ({data['world']['path']}, hash {data['world']['hash']})")
         print(f"seed     {data['seed']}\nturn     {data['turn']}\nscore    {st['score']}")
         print(f"quests   {', '.join(st['quests_done']) or 'none'}\nstate    {data['state_hash']}")

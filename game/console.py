@@ -6,7 +6,10 @@ from collections.abc import Callable
 
 from game.types import PLAYER, Event
 
-AUTOSAVE = "autosave"
+
+def autosave_name(game) -> str:
+    """One autosave per world, so playing another world never overwrites it."""
+    return f"autosave-{game.spec.id}"
 
 
 def event_line(ev: Event, viewer: str = PLAYER) -> str:
@@ -24,45 +27,54 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
     from game.session import Game
 
     write(game.intro())
-    while not game.engine.done:
-        try:
-            line = read("\n> ")
-        except EOFError:
-            write("")
-            break
-        parsed = game.parser.parse(line, game.engine.scope())
-        if isinstance(parsed, Command):
-            for ev in game.act(parsed.action):
-                if PLAYER in ev.perceivers:
-                    write(event_line(ev))
-        elif isinstance(parsed, Clarify):
-            write(parsed.question)
-        elif isinstance(parsed, Unknown):
-            write(parsed.message)
-        elif isinstance(parsed, Meta):
-            if parsed.name == "quit":
+    try:
+        while not game.engine.done:
+            try:
+                line = read("\n> ")
+            except EOFError:
+                write("")
                 break
-            if parsed.name == "help":
-                write(HELP_TEXT)
-            elif parsed.name == "save":
-                try:
-                    folder = game.save(parsed.arg or "quicksave", saves_base)
-                    write(f"Saved to {folder}.")
-                except (ParleyError, OSError) as e:
-                    write(f"Could not save: {getattr(e, 'message', e)}")
-            elif parsed.name == "load":
-                try:
-                    game = Game.load(parsed.arg or "quicksave", saves_base)
-                    write(f"Loaded. Turn {game.engine.state.turn}.\n" +
-                          game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
-                except ParleyError as e:
-                    write(f"Could not load: {e.render()}")
+            parsed = game.parser.parse(line, game.engine.scope())
+            if isinstance(parsed, Command):
+                for ev in game.act(parsed.action):
+                    if PLAYER in ev.perceivers:
+                        write(event_line(ev))
+            elif isinstance(parsed, Clarify):
+                write(parsed.question)
+            elif isinstance(parsed, Unknown):
+                write(parsed.message)
+            elif isinstance(parsed, Meta):
+                if parsed.name == "quit":
+                    break
+                if parsed.name == "help":
+                    write(HELP_TEXT)
+                elif parsed.name == "save":
+                    try:
+                        folder = game.save(parsed.arg or "quicksave", saves_base)
+                        write(f"Saved to {folder}.")
+                    except (ParleyError, OSError) as e:
+                        write(f"Could not save: {getattr(e, 'message', e)}")
+                elif parsed.name == "load":
+                    try:
+                        game = Game.load(parsed.arg or "quicksave", saves_base)
+                        write(f"Loaded. Turn {game.engine.state.turn}.\n" +
+                              game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
+                    except ParleyError as e:
+                        write(f"Could not load: {e.render()}")
+    finally:
+        _farewell(game, saves_base, write)
+    return 0
+
+
+def _farewell(game, saves_base, write) -> None:
+    """Summary line, and an autosave if the game is unfinished (also after a crash or Ctrl-C)."""
+    from game.errors import ParleyError
     st = game.engine.state
     write(f"Score {st.score}, quests {len(st.quests_done)}/{len(game.spec.quests)}, turn {st.turn}.")
     if not st.done and st.turn > 0:
+        name = autosave_name(game)
         try:
-            folder = game.save(AUTOSAVE, saves_base)
-            write(f"Progress saved to {folder}; continue with: parley play --load {AUTOSAVE}")
+            folder = game.save(name, saves_base)
+            write(f"Progress saved to {folder}; continue with: parley play --load {name}")
         except (ParleyError, OSError) as e:
             write(f"Could not autosave: {getattr(e, 'message', e)}")
-    return 0

@@ -70,6 +70,7 @@ class Engine:
                        **{k: v.name for k, v in self.spec.locations.items()}}
         self._pending: list[Event] = []
         self._log({"type": "start", "world": self.spec.id, "hash": world.content_hash, "seed": self.seed})
+        self.scenes.on_arrive(self.state.where[PLAYER])  # a council may sit where the player starts
 
     # --- naming and prose --------------------------------------------------------
     def name(self, ident: str | None) -> str:
@@ -271,7 +272,8 @@ class Engine:
     # --- persistence --------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
         return {"state": self.state.to_dict(), "rng": self.rng.bit_generator.state, "seq": self._seq,
-                "seed": self.seed}
+                "seed": self.seed,
+                "recent": {e: [ev.to_dict() for ev in q] for e, q in self.recent.items() if q}}
 
     def set_state(self, data: dict[str, Any]) -> None:
         st = GameState.from_dict(data["state"])
@@ -284,8 +286,9 @@ class Engine:
         self._seq = data["seq"]
         self.seed = data["seed"]
         self.scenes.reset()
-        for q in self.recent.values():
+        for e, q in self.recent.items():
             q.clear()
+            q.extend(Event.from_dict(d) for d in data.get("recent", {}).get(e, ()))
 
     def state_hash(self) -> str:
         return state_hash(self.get_state())

@@ -52,6 +52,8 @@ def do_go(eng: Engine, a: Action) -> None:
     if lock is not None and f"{here}:{d}" not in st.unlocked:
         raise Refusal(lock.message)
     dest = loc.exits[d]  # type: ignore[index]
+    if a.actor == PLAYER and st.active_scene is not None:
+        eng.scenes.leave_table(a.actor)
     st.where[a.actor] = dest
     eng.emit("move", a.actor, f"{eng.name(a.actor)} goes {d}.", location=dest, also_at=here,
              view=eng.describe(a.actor, dest), data={"from": here, "to": dest, "dir": d})

@@ -8,10 +8,10 @@ truncated file clearly, leaving it untouched.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +23,7 @@ FORMAT_VERSION = 1
 SAVE_FILE = "save.json"
 TRANSCRIPT_FILE = "transcript.jsonl"
 _REQUIRED = {"format_version": int, "world": dict, "seed": int, "turn": int, "engine": dict,
-             "components": dict, "state_hash": str}
+             "components": dict, "state_hash": str, "transcript": str}
 
 
 def saves_dir(base: str | Path | None = None) -> Path:
@@ -79,8 +79,13 @@ def resolve(ref: str | Path, base: str | Path | None = None) -> Path:
                     or (f"saves: {', '.join(known)}" if known else "no saves yet"))
 
 
+def transcript_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> Path:
-    payload = {"format_version": FORMAT_VERSION, **payload}
+    """Write the transcript, then save.json naming the transcript's digest (so a torn pair is detected)."""
+    payload = {"format_version": FORMAT_VERSION, **payload, "transcript": transcript_digest(transcript_text)}
     atomic_write(folder / TRANSCRIPT_FILE, transcript_text)
     atomic_write(folder / SAVE_FILE, json.dumps(payload, indent=1, sort_keys=True) + "\n")
     return folder
@@ -114,7 +119,29 @@ def read_save(folder: Path) -> dict[str, Any]:
     for key in ("id", "hash", "path"):
         if not isinstance(data["world"].get(key), str):
             raise SaveError(f"{path}: world.{key} missing or not a string")
+    if data["seed"] < 0:
+        raise SaveError(f"{path}: seed {data['seed']} is negative")
+    if not isinstance(data["engine"].get("state"), dict):
+        raise SaveError(f"{path}: engine.state missing or not an object", hint="the save is damaged; it was left as it is")
+    if not isinstance(data["components"].get("agents", {}), dict):
+        raise SaveError(f"{path}: components.agents should be an object")
     return data
+
+
+def read_transcript(folder: Path, data: dict[str, Any]) -> str:
+    """The save's transcript text, checked against the digest in save.json."""
+    path = folder / TRANSCRIPT_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SaveError(f"{path}: missing", hint="a save needs its transcript; it was left as it is") from None
+    except UnicodeDecodeError:
+        raise SaveError(f"{path}: not UTF-8 text", hint="the transcript is damaged; it was left as it is") from None
+    if transcript_digest(text) != data["transcript"]:
+        raise SaveError(f"{path}: does not match save.json (digest {transcript_digest(text)}, "
+                        f"expected {data['transcript']})", hint="the transcript was edited, truncated or "
+                        "belongs to another save")
+    return text
 
 
 def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
@@ -137,6 +164,20 @@ def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
 
 
 def remove(ref: str, base: str | Path | None = None) -> Path:
-    folder = resolve(ref, base)
-    shutil.rmtree(folder)
+    """Delete a save by slug. Only folders directly inside the saves folder, only the save's own files."""
+    root = saves_dir(base).resolve()
+    folder = (root / str(ref)).resolve()
+    if folder.parent != root or not (folder / SAVE_FILE).is_file():
+        known = [i.slug for i in list_saves(base)]
+        from game.errors import did_you_mean
+        raise SaveError(f"no save named {str(ref)!r} in {root}",
+                        hint=did_you_mean(str(ref), known) or "give a save's name as `parley saves list` shows it")
+    for name in (SAVE_FILE, TRANSCRIPT_FILE):
+        (folder / name).unlink(missing_ok=True)
+    for tmp in folder.glob(".*.tmp"):
+        tmp.unlink()
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # the folder holds files that are not ours: leave them
     return folder

@@ -60,23 +60,35 @@ class SceneManager:
         st = self.eng.state.scenes.setdefault(sid, {})
         st["session"] = self._sessions[sid].get_state()
 
-    def open_trade(self, a: Action) -> None:
+    def trade_refusal(self, actor: str, npc: str | None) -> str | None:
+        """Why ``actor`` cannot open a trade with ``npc`` now, or None if it can."""
         eng, st = self.eng, self.eng.state
-        npc = a.obj
-        if npc not in eng.spec.npcs or st.where.get(npc) != st.where[a.actor]:
-            raise Refusal("There is nobody like that here to trade with.")
+        if npc not in eng.spec.npcs or st.where.get(npc) != st.where[actor]:
+            return "There is nobody like that here to trade with."
         sid = eng.spec.npcs[npc].trade
         if sid is None:
-            raise Refusal(f"{eng.name(npc)} has nothing to trade.")
+            return f"{eng.name(npc)} has nothing to trade."
         if st.active_scene is not None:
-            raise Refusal("You are already negotiating. Accept, reject, offer or walk away first.")
+            return "You are already negotiating. Accept, reject, offer or walk away first."
         prev = st.scenes.get(sid, {}).get("session")
         if prev is not None and prev.get("status") == "agreement":
-            raise Refusal(f"You already struck a deal with {eng.name(npc)}.")
-        from game.negotiation.session import NegotiationSession
-        self._sessions[sid] = NegotiationSession(eng.spec.scenes[sid])
-        st.active_scene = sid
+            return f"You already struck a deal with {eng.name(npc)}."
+        trade = eng.spec.scenes[sid].trade
+        if trade is not None and st.item_at.get(trade.item) != trade.seller:
+            return f"{eng.name(trade.seller)} has no {eng.name(trade.item)} left to sell."
+        return None
+
+    def open_trade(self, a: Action) -> None:
+        eng, st = self.eng, self.eng.state
+        reason = self.trade_refusal(a.actor, a.obj)
+        if reason is not None:
+            raise Refusal(reason)
+        npc = a.obj
+        sid = eng.spec.npcs[npc].trade  # type: ignore[index]
         scene = eng.spec.scenes[sid]
+        from game.negotiation.session import NegotiationSession
+        self._sessions[sid] = NegotiationSession(scene)
+        st.active_scene = sid
         issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in scene.issues.items())
         eng.emit("trade_open", a.actor, f"{eng.name(a.actor)} begins to haggle with {eng.name(npc)}.",
                  listener=npc, view=f"You begin to haggle with {eng.name(npc)} over {scene.title}. "
@@ -91,6 +103,17 @@ class SceneManager:
             raise Refusal("You are not negotiating with anyone. Try 'trade with <merchant>'.")
         self.move(sid, a)
         self._npc_moves(sid)
+
+    def leave_table(self, actor: str) -> None:
+        """Walking out of the room ends the haggling: the player walks away."""
+        sid = self.eng.state.active_scene
+        if sid is None or actor != PLAYER:
+            return
+        s = self.session(sid)
+        if s.status == "open" and s.turn == actor:
+            self.move(sid, Action(actor=actor, verb=Verb.WALK_AWAY))
+        else:  # not our move: the talks simply lapse
+            self.eng.state.active_scene = None
 
     def move(self, sid: str, a: Action) -> None:
         """Apply one party's negotiation move, checking the buyer can pay."""

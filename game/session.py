@@ -6,6 +6,7 @@ and tournaments all start games through it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,9 @@ import numpy as np
 
 from game.engine import Engine
 from game.errors import SaveError
-from game.saves import TRANSCRIPT_FILE, read_save, resolve, slugify, saves_dir, write_save
-from game.transcript import Transcript, read_records
+from game.saves import TRANSCRIPT_FILE, read_save, read_transcript, resolve, saves_dir, slugify, write_save
+from game.state import state_hash
+from game.transcript import Transcript
 from game.types import Action, Event
 from game.world.loader import World, load_world
 
@@ -56,13 +58,18 @@ class Game:
         return self.engine.play(action)
 
     # --- save / load ------------------------------------------------------------
+    def components(self) -> dict[str, Any]:
+        """Each stateful component's ``get_state()``, saved beside the engine state."""
+        return {"agents": {k: a.get_state() for k, a in self.agents.items()}}
+
     def save(self, name: str, base: str | Path | None = None) -> Path:
         folder = saves_dir(base) / slugify(name)
+        engine, components = self.engine.get_state(), self.components()
         payload = {
-            "world": {"id": self.spec.id, "hash": self.world.content_hash, "path": str(self.world.folder)},
-            "seed": self.seed, "turn": self.engine.state.turn, "engine": self.engine.get_state(),
-            "components": {"agents": {k: a.get_state() for k, a in self.agents.items()}},
-            "state_hash": self.engine.state_hash(),
+            "world": {"id": self.spec.id, "hash": self.world.content_hash,
+                      "path": str(self.world.folder.resolve())},
+            "seed": self.seed, "turn": self.engine.state.turn, "engine": engine,
+            "components": components, "state_hash": save_hash(engine, components),
         }
         return write_save(folder, payload, self.transcript.text())
 
@@ -70,50 +77,76 @@ class Game:
     def load(cls, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None) -> Game:
         folder = resolve(ref, base)
         data = read_save(folder)
-        world = load_world(world_path or data["world"]["path"])
-        if world.spec.id != data["world"]["id"]:
-            raise SaveError(f"{folder}: save is for world {data['world']['id']!r}, not {world.spec.id!r}")
-        if world.content_hash != data["world"]["hash"]:
-            raise SaveError(f"{folder}: world {world.spec.id!r} changed since this save "
-                            f"(hash {world.content_hash} vs {data['world']['hash']})",
-                            hint="restore the world files the save was made with")
+        where = folder / "save.json"
+        transcript = read_transcript(folder, data)
+        world = _world_for(data, where, world_path)
         game = cls(world, seed=data["seed"])
         try:
             game.engine.set_state(data["engine"])
             for k, st in data["components"].get("agents", {}).items():
                 if k in game.agents:
                     game.agents[k].set_state(st)
-        except (KeyError, TypeError, ValueError) as e:
-            raise SaveError(f"{folder / 'save.json'}: engine state is damaged ({type(e).__name__}: {e})",
+        except Exception as e:  # any damage inside the state is the save's fault, never a crash
+            raise SaveError(f"{where}: engine state is damaged ({type(e).__name__}: {e})",
                             hint="the file was left as it is") from None
-        if game.engine.state_hash() != data["state_hash"]:
-            raise SaveError(f"{folder / 'save.json'}: state hash mismatch", hint="the save was edited or damaged")
-        tpath = folder / TRANSCRIPT_FILE
-        if tpath.is_file():
-            game.transcript.records = [line for line in tpath.read_text(encoding="utf-8").splitlines() if line]
+        if save_hash(game.engine.get_state(), game.components()) != data["state_hash"]:
+            raise SaveError(f"{where}: state hash mismatch", hint="the save was edited or damaged; it was left as it is")
+        game.transcript.records = [line for line in transcript.splitlines() if line]
         return game
+
+
+def save_hash(engine: dict[str, Any], components: dict[str, Any]) -> str:
+    """One hash over the engine state and every component's state."""
+    return state_hash({"engine": engine, "components": components})
+
+
+def _world_for(data: dict[str, Any], where: Path, world_path: str | Path | None) -> World:
+    """The save's world: an explicit path, else the recorded path, else the world id under ./worlds."""
+    from game.errors import InputError
+    wanted = data["world"]
+    candidates = [world_path] if world_path is not None else [wanted["path"], wanted["id"]]
+    world, last = None, None
+    for cand in candidates:
+        try:
+            world = load_world(cand)
+            break
+        except InputError as e:
+            last = e
+    if world is None:
+        raise SaveError(f"{where}: cannot find world {wanted['id']!r} (was at {wanted['path']})",
+                        hint="pass the world folder: parley play WORLD --load SAVE") from last
+    if world.spec.id != wanted["id"]:
+        raise SaveError(f"{where}: save is for world {wanted['id']!r}, not {world.spec.id!r}")
+    if world.content_hash != wanted["hash"]:
+        raise SaveError(f"{where}: world {world.spec.id!r} changed since this save "
+                        f"(hash {world.content_hash} vs {wanted['hash']})",
+                        hint="restore the world files the save was made with")
+    return world
 
 
 def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, str]:
     """Re-run a save's transcript from the start; return (match, replayed hash, saved hash).
 
     Every recorded action (player and NPC) is applied in order, so no agent or
-    LLM is needed; a match proves the save is the outcome of its transcript.
+    LLM is needed; a match proves the saved engine state is the outcome of its
+    transcript.
     """
     folder = resolve(ref, base)
     data = read_save(folder)
-    records = read_records(folder / TRANSCRIPT_FILE)
-    world = load_world(data["world"]["path"])
-    if world.content_hash != data["world"]["hash"]:
-        raise SaveError(f"world {world.spec.id!r} changed since this save", hint="replay needs the original world files")
+    text = read_transcript(folder, data)
+    tpath = folder / TRANSCRIPT_FILE
+    world = _world_for(data, folder / "save.json", None)
+    if save_hash(data["engine"], data["components"]) != data["state_hash"]:
+        raise SaveError(f"{folder / 'save.json'}: state hash mismatch", hint="the save was edited or damaged")
     eng = Engine(world, seed=data["seed"], transcript=Transcript())
-    for n, rec in enumerate(records, 1):
+    for n, line in enumerate(text.splitlines(), 1):
         try:
+            rec = json.loads(line)
             if rec["type"] == "action":
                 eng.apply(Action.from_dict(rec))
             elif rec["type"] == "round":
                 eng.end_round()
-        except (KeyError, ValueError) as e:
-            raise SaveError(f"{folder / TRANSCRIPT_FILE}:{n}: bad record ({e})") from None
-    h = eng.state_hash()
-    return h == data["state_hash"], h, data["state_hash"]
+        except Exception as e:  # a damaged record is reported with its line, never a crash
+            raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
+    got, want = state_hash(eng.get_state()), state_hash(data["engine"])
+    return got == want, got, want

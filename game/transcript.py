@@ -1,16 +1,14 @@
 """JSONL transcripts: one canonical JSON record per line (start, action, event, round).
 
 Records hold no timestamps or host details, so the same game gives the same
-bytes. ``read_actions`` recovers the inputs for a replay.
+bytes; ``game.session.replay`` re-applies the action records.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import IO, Any
 
-from game.errors import SaveError
 from game.state import canonical_json
 
 
@@ -44,27 +42,3 @@ class Transcript:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
-
-
-def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Parse a transcript, reporting the first bad line by number."""
-    p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise SaveError(f"cannot read transcript {str(p)!r}: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise SaveError(f"{p}: not UTF-8 text", hint="the transcript is damaged") from None
-    out = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise SaveError(f"{p}:{n}: not valid JSON ({e.msg} at column {e.colno})",
-                            hint="the transcript is truncated or damaged") from None
-        if not isinstance(rec, dict) or "type" not in rec:
-            raise SaveError(f"{p}:{n}: not a transcript record", hint="each line needs a 'type' key")
-        out.append(rec)
-    return out

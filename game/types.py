@@ -111,6 +111,12 @@ class Event:
             d["data"] = self.data
         return d
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Event:
+        return cls(turn=d["turn"], seq=d["seq"], kind=d["kind"], actor=d["actor"], text=d["text"],
+                   location=d.get("location"), perceivers=tuple(d.get("perceivers", ())),
+                   public=bool(d.get("public", False)), data=dict(d.get("data", {})))
+
 
 @dataclass(frozen=True, slots=True)
 class Observation:

@@ -111,8 +111,8 @@ def test_play_handles_nonsense_and_eof_then_autosaves(tmp_path):
     r = parley("play", MINI, input="\nxyzzy\ntkae key\nhelp\nwait\n", env={"PARLEY_SAVES": str(tmp_path)})
     assert r.returncode == 0 and "Traceback" not in r.stderr
     assert "Did you mean 'take'?" in r.stdout
-    assert "parley play --load autosave" in r.stdout
-    r = parley("play", "--load", "autosave", input="inventory\n", env={"PARLEY_SAVES": str(tmp_path)})
+    assert "parley play --load autosave-mini-v1" in r.stdout
+    r = parley("play", "--load", "autosave-mini-v1", input="inventory\n", env={"PARLEY_SAVES": str(tmp_path)})
     assert r.returncode == 0 and "copper coin" in r.stdout
 
 
@@ -140,3 +140,45 @@ def test_run_standalone_scene(tmp_path):
     assert data["history"][-1]["kind"] == "accept"
     r = parley("run", "worlds/bazaar", "--scene", "camel_hir")
     assert r.returncode == 2 and "did you mean 'camel_hire'?" in r.stderr
+
+
+def test_run_bad_inputs_exit_2_without_traceback(tmp_path):
+    r = parley("run", MINI, "--script", SCRIPT, "--seed", "-1")
+    assert r.returncode == 2 and "must be 0 or more" in r.stderr
+    copy = tmp_path / "s.txt"
+    copy.write_text((ROOT / SCRIPT).read_text())
+    before = copy.read_text()
+    r = parley("run", MINI, "--script", str(copy), "--out", str(copy))
+    assert r.returncode == 2 and "overwrite the script" in r.stderr and copy.read_text() == before
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"look\n\xff\xfe\n")
+    r = parley("run", MINI, "--script", str(bad))
+    assert r.returncode == 2 and "bad.txt:2: not UTF-8" in r.stderr
+    r = parley("run", MINI, "--script", SCRIPT, "--out", str(tmp_path))
+    assert r.returncode == 2 and "is a folder" in r.stderr
+    for res in (r,):
+        assert "Traceback" not in res.stderr
+
+
+def test_failed_run_leaves_existing_out_file(tmp_path):
+    out = tmp_path / "keep.jsonl"
+    out.write_text("precious\n")
+    script = tmp_path / "s.txt"
+    script.write_text("look\nfrobnicate\n")
+    r = parley("run", MINI, "--script", str(script), "--out", str(out))
+    assert r.returncode == 2 and out.read_text() == "precious\n"
+
+
+def test_load_with_world_moved(tmp_path):
+    import shutil
+    world = tmp_path / "w" / "mini"
+    shutil.copytree(ROOT / MINI, world)
+    saves = tmp_path / "saves"
+    r = parley("play", str(world), "--saves-dir", str(saves), input="take iron key\nsave s\nquit\n")
+    assert r.returncode == 0
+    moved = tmp_path / "elsewhere"
+    shutil.move(str(world), str(moved))
+    r = parley("play", "--load", "s", "--saves-dir", str(saves))
+    assert r.returncode == 2 and "cannot find world 'mini-v1'" in r.stderr and "parley play WORLD --load" in r.stderr
+    r = parley("play", str(moved), "--load", "s", "--saves-dir", str(saves), input="inventory\n")
+    assert r.returncode == 0 and "iron key" in r.stdout

@@ -200,3 +200,40 @@ def test_restoring_one_snapshot_twice_gives_the_same_game(eng):
     again = Engine(load_world(MINI), seed=0)
     again.set_state(snap)
     assert again.state_hash() == h0
+
+
+def test_leaving_the_room_ends_the_haggling(eng):
+    act(eng, Verb.GO, "north")
+    act(eng, Verb.TRADE, "mara")
+    act(eng, Verb.OFFER, terms={"price": "5"})
+    evs = act(eng, Verb.GO, "south")
+    assert "no_agreement" in kinds(evs) and eng.state.active_scene is None
+    assert eng.state.scenes["buy_lamp"]["outcome"] == "no_agreement"
+    assert kinds(act(eng, Verb.OFFER, terms={"price": "20"})) == ["invalid"]
+    assert eng.state.item_at["lamp"] == "mara"
+
+
+def test_no_trade_when_the_seller_lacks_the_item(eng):
+    act(eng, Verb.GO, "north")
+    eng.state.item_at["lamp"] = "yard"
+    evs = act(eng, Verb.TRADE, "mara")
+    assert kinds(evs) == ["invalid"] and "no lamp left" in evs[0].text
+    assert eng.state.gold[PLAYER] == 30
+
+
+def test_council_sits_where_the_player_starts(tmp_path):
+    from tests.conftest import write_world
+    text = (MINI / "world.toml").read_text().replace('start = "yard"', 'start = "hall"')
+    e = Engine(load_world(write_world(tmp_path / "m", text)), seed=0)
+    assert e.state.scenes["motion"]["announced"]
+    evs = act(e, Verb.WAIT)
+    assert "speech" in kinds(evs)
+
+
+def test_observations_after_restore_match(eng):
+    act(eng, Verb.TAKE, "iron_key")
+    act(eng, Verb.ASK, "liar", "weather")
+    other = Engine(load_world(MINI), seed=0)
+    other.set_state(eng.get_state())
+    assert other.observe("liar") == eng.observe("liar")
+    assert other.observe(PLAYER) == eng.observe(PLAYER)

@@ -40,6 +40,7 @@ def test_save_load_continue_matches_uninterrupted(tmp_path):
 
 
 def test_replay_matches_and_detects_tampering(tmp_path):
+    from game.saves import transcript_digest
     game, _ = half_played()
     folder = game.save("r", tmp_path)
     ok, got, want = replay("r", tmp_path)
@@ -48,9 +49,56 @@ def test_replay_matches_and_detects_tampering(tmp_path):
     lines = tpath.read_text().splitlines()
     idx = next(i for i, ln in enumerate(lines) if '"verb":"take"' in ln)
     del lines[idx]
-    tpath.write_text("\n".join(lines) + "\n")
+    text = "\n".join(lines) + "\n"
+    tpath.write_text(text)
+    with pytest.raises(SaveError, match="does not match save.json"):
+        replay("r", tmp_path)  # a transcript edited on its own is caught by its digest
+    data = json.loads((folder / "save.json").read_text())
+    data["transcript"] = transcript_digest(text)  # a consistent forgery: replay shows the state differs
+    (folder / "save.json").write_text(json.dumps(data))
     ok, got, want = replay("r", tmp_path)
     assert not ok and got != want
+
+
+def test_missing_transcript_is_refused(tmp_path):
+    game, _ = half_played()
+    folder = game.save("t", tmp_path)
+    (folder / "transcript.jsonl").unlink()
+    with pytest.raises(SaveError, match="transcript.jsonl: missing"):
+        Game.load("t", tmp_path)
+
+
+def test_agent_state_is_covered_by_the_hash(tmp_path):
+    from tests.conftest import WORLDS
+    game = Game(WORLDS / "harbor", seed=1)
+    assert game.agents, "harbor has NPCs that act"
+    run_script(game, [(1, "wait"), (2, "wait")], "x")
+    folder = game.save("h", tmp_path)
+    data = json.loads((folder / "save.json").read_text())
+    name, st = next((k, v) for k, v in data["components"]["agents"].items() if v)
+    key = next(iter(st))
+    st[key] = 12345 if not isinstance(st[key], dict) else {**st[key], "x": 1}
+    (folder / "save.json").write_text(json.dumps(data))
+    with pytest.raises(SaveError):
+        Game.load("h", tmp_path)
+
+
+def test_remove_only_touches_saves(tmp_path):
+    outside = tmp_path / "victim"
+    outside.mkdir()
+    (outside / "save.json").write_text("{}")
+    (outside / "notes.txt").write_text("keep me")
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    for ref in (str(outside), "../victim", ".."):
+        with pytest.raises(SaveError):
+            remove(ref, saves)
+    assert (outside / "notes.txt").read_text() == "keep me"
+    game, _ = half_played()
+    folder = game.save("mine", saves)
+    (folder / "extra.txt").write_text("user file")
+    remove("mine", saves)
+    assert not (folder / "save.json").exists() and (folder / "extra.txt").exists()
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "missing_key", "wrong_type", "version"])

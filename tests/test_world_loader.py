@@ -172,3 +172,27 @@ def test_fuzz_mutated_scaffold(tmp_path, data):
     (folder / "world.toml").write_text("\n".join(lines))
     world, problems = collect_problems(folder)
     assert (world is None) == bool(problems)
+
+
+MINI_TEXT = (ROOT / "tests" / "fixtures" / "mini" / "world.toml").read_text()
+
+
+@pytest.mark.parametrize("old,new,expect", [
+    ('inventory = ["lamp"]\ntrade', 'trade', "does not start with the item 'lamp'"),
+    ('reward = { score = 5 }\n\n[quests.vote]', 'reward = { score = 5, items = ["rock"] }\n\n[quests.vote]',
+     "reward item 'rock' is already placed"),
+    ('scene = "motion", outcome = "passed"', 'scene = "motion", outcome = "agreement"',
+     "outcome 'agreement' cannot happen in scene 'motion'"),
+    ('kind = "idle", params = { negotiator = "boulware" }', 'kind = "idle", params = { negotiator = "bouldware" }',
+     "did you mean 'boulware'?"),
+    ('location = "yard"\nknowledge', 'location = "yard"\nagent = { kind = "wandrer" }\nknowledge',
+     "did you mean 'wanderer'?"),
+    ('issues = { price = ["5", "10", "15", "20"] }', 'issues = { price = ["5", "10", "15", "²"] }',
+     "not a whole number of gold"),
+    ('[items.seal]', '[items.box_a]\nname = "a"\ncontainer = true\ncontents = ["box_b"]\n'
+     '[items.box_b]\nname = "b"\ncontainer = true\ncontents = ["box_a"]\n\n[items.seal]', "inside itself"),
+])
+def test_semantic_checks(tmp_path, old, new, expect):
+    assert old in MINI_TEXT
+    msgs = problems_of(tmp_path, MINI_TEXT.replace(old, new, 1))
+    assert any(expect in m for m in msgs), msgs

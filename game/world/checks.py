@@ -6,6 +6,7 @@ Each check yields a ``Problem`` with the field path, the bad value and a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from game.errors import Problem, did_you_mean
@@ -77,6 +78,17 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
             if f not in w.facts:
                 yield _ref("fact", f, w.facts, f"items.{iid}.reveals[{i}]")
 
+    for iid in items:  # containers must not (transitively) contain themselves
+        seen, cur = set(), iid
+        while cur in items and cur not in seen:
+            seen.add(cur)
+            cur = next((c for c, it in w.items.items() if cur in it.contents), None)
+        if cur == iid and len(seen) > 1:
+            yield Problem(f"item {iid!r} ends up inside itself through containers", path=f"items.{iid}.contents",
+                          hint="containers cannot hold each other in a loop")
+
+    yield from _agent_problems(w)
+
     for nid, npc in w.npcs.items():
         if npc.location not in locs:
             yield _ref("location", npc.location, locs, f"npcs.{nid}.location")
@@ -116,11 +128,21 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
                 yield _ref("location", c.location, locs, f"{path}.location")
             if getattr(c, "npc", None) is not None and c.npc not in npcs:
                 yield _ref("NPC", c.npc, npcs, f"{path}.npc")
-            if getattr(c, "scene", None) is not None and c.scene not in w.scenes:
-                yield _ref("scene", c.scene, w.scenes, f"{path}.scene")
+            if getattr(c, "scene", None) is not None:
+                if c.scene not in w.scenes:
+                    yield _ref("scene", c.scene, w.scenes, f"{path}.scene")
+                else:
+                    ok = (("agreement", "no_agreement") if isinstance(w.scenes[c.scene], NegotiationScene)
+                          else ("passed", "failed"))
+                    if c.outcome not in ok:
+                        yield Problem(f"outcome {c.outcome!r} cannot happen in scene {c.scene!r}",
+                                      path=f"{path}.outcome", hint=f"use one of: {', '.join(ok)}")
         for i, it in enumerate(q.reward.items):
             if it not in items:
                 yield _ref("item", it, items, f"quests.{qid}.reward.items[{i}]")
+            elif it in placed:
+                yield Problem(f"reward item {it!r} is already placed in the world", path=f"quests.{qid}.reward.items[{i}]",
+                              hint=f"rewards are created when the quest completes; remove it from {placed[it]}")
 
     for sid, sc in w.scenes.items():
         base = f"scenes.{sid}"
@@ -164,9 +186,17 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
                     yield _ref("issue", t.price_issue, sc.issues, f"{base}.trade.price_issue")
                 else:
                     for v in sc.issues[t.price_issue]:
-                        if not v.isdigit():
+                        if not re.fullmatch(r"[0-9]+", v):
                             yield Problem(f"price value {v!r} is not a whole number of gold",
                                           path=f"{base}.issues.{t.price_issue}")
+                held = placed.get(t.item, "")
+                if t.seller in npcs and held != "" and not held.startswith(f"npcs.{t.seller}.inventory"):
+                    yield Problem(f"seller {t.seller!r} does not start with the item {t.item!r}",
+                                  path=f"{base}.trade.item", hint=f"put it in npcs.{t.seller}.inventory "
+                                  f"(it is placed at {held})")
+                elif t.seller in npcs and held == "":
+                    yield Problem(f"seller {t.seller!r} does not start with the item {t.item!r}",
+                                  path=f"{base}.trade.item", hint=f"add it to npcs.{t.seller}.inventory")
         elif isinstance(sc, CouncilScene):
             seen = set()
             for i, p in enumerate(sc.participants):
@@ -180,3 +210,18 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
                         yield _ref("item", it, items, f"{base}.participants[{i}].persuaded_by[{j}]")
             if sc.location is not None and sc.location not in locs:
                 yield _ref("location", sc.location, locs, f"{base}.location")
+
+
+def _agent_problems(w: WorldSpec) -> Iterator[Problem]:
+    """Agent kinds and negotiator kinds must exist (checked against the registries)."""
+    from agents.negotiators import KINDS as NEGOTIATORS
+    from agents.registry import kinds
+    known = kinds()
+    for nid, npc in w.npcs.items():
+        path = f"npcs.{nid}.agent"
+        if npc.agent.kind not in known:
+            yield _ref("agent kind", npc.agent.kind, known, f"{path}.kind")
+        neg = npc.agent.params.get("negotiator")
+        if neg is not None and (not isinstance(neg, str) or neg not in NEGOTIATORS):
+            yield Problem(f"unknown negotiator {neg!r}", path=f"{path}.params.negotiator",
+                          hint=did_you_mean(neg, NEGOTIATORS) or f"known: {', '.join(NEGOTIATORS)}")

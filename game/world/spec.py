@@ -150,7 +150,7 @@ Condition = Annotated[HasItem | AtLocation | ItemAt | GaveTo | Opened | SceneOut
 
 class RewardSpec(Spec):
     score: int = 0
-    gold: int = 0
+    gold: int = Field(0, ge=0)
     items: list[Id] = Field(default_factory=list)
 
 
