@@ -91,14 +91,18 @@ def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> P
     return folder
 
 
-def read_save(folder: Path) -> dict[str, Any]:
-    path = folder / SAVE_FILE
+def _read_text(path: Path, missing_hint: str) -> str:
     try:
-        raw = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SaveError(f"{path}: missing", hint="a save folder holds save.json") from None
+        raise SaveError(f"{path}: missing", hint=missing_hint) from None
     except UnicodeDecodeError:
         raise SaveError(f"{path}: not UTF-8 text", hint="the file is damaged; it was left as it is") from None
+
+
+def read_save(folder: Path) -> dict[str, Any]:
+    path = folder / SAVE_FILE
+    raw = _read_text(path, "a save folder holds save.json")
     if not raw.strip():
         raise SaveError(f"{path}: empty file", hint="the save is truncated; it was left as it is")
     try:
@@ -131,12 +135,7 @@ def read_save(folder: Path) -> dict[str, Any]:
 def read_transcript(folder: Path, data: dict[str, Any]) -> str:
     """The save's transcript text, checked against the digest in save.json."""
     path = folder / TRANSCRIPT_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SaveError(f"{path}: missing", hint="a save needs its transcript; it was left as it is") from None
-    except UnicodeDecodeError:
-        raise SaveError(f"{path}: not UTF-8 text", hint="the transcript is damaged; it was left as it is") from None
+    text = _read_text(path, "a save needs its transcript")
     if transcript_digest(text) != data["transcript"]:
         raise SaveError(f"{path}: does not match save.json (digest {transcript_digest(text)}, "
                         f"expected {data['transcript']})", hint="the transcript was edited, truncated or "
