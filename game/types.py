@@ -131,12 +131,10 @@ class Observation:
     inventory: tuple[str, ...] = ()
     gold: int = 0
     recent: tuple[Event, ...] = ()             # events perceived since the last turn
-    scene: dict[str, Any] | None = None        # open negotiation / council, if any
-    legal: tuple[str, ...] = ()                # verbs that make sense now
+    scene: dict[str, Any] | None = None        # open negotiation, if any
 
     def to_dict(self) -> dict[str, Any]:
         return {"actor": self.actor, "turn": self.turn, "location": self.location,
                 "text": self.text, "visible": list(self.visible), "exits": list(self.exits),
                 "inventory": list(self.inventory), "gold": self.gold,
-                "recent": [e.to_dict() for e in self.recent], "scene": self.scene,
-                "legal": list(self.legal)}
+                "recent": [e.to_dict() for e in self.recent], "scene": self.scene}
