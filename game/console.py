@@ -16,6 +16,8 @@ def event_line(ev: Event, viewer: str = PLAYER) -> str:
     """How an event reads to one viewer: its own actions in the second person."""
     if ev.actor == viewer and "view" in ev.data:
         return ev.data["view"]
+    if viewer == PLAYER and "you" in ev.data:  # addressed to the player though someone else acted
+        return ev.data["you"]
     return ev.text
 
 

@@ -135,7 +135,8 @@ class SceneManager:
                 s.offer(a.actor, terms)
                 text = ", ".join(f"{k}={v}" for k, v in terms.items())
                 eng.emit("offer", a.actor, f"{eng.name(a.actor)} offers {text}.", listener=self._other(sid, a.actor),
-                         view=f"You offer {text}.", data={"scene": sid, "terms": terms})
+                         view=f"You offer {text} (round {s.round} of {scene.deadline}).",
+                         data={"scene": sid, "terms": terms})
             elif a.verb is Verb.ACCEPT:
                 if s.standing_offer is not None:
                     self._check_affordable(sid, a.actor, s.standing_offer)
@@ -206,9 +207,12 @@ class SceneManager:
             if st.item_at.get(t.item) == t.seller:
                 st.item_at[t.item] = buyer
             terms = ", ".join(f"{k}={v}" for k, v in s.agreement.items())
+            you = (f"Deal: you buy the {eng.name(t.item)} from {eng.name(t.seller)} ({terms}) "
+                   f"and pay {price} gold." if buyer == PLAYER else None)
             eng.emit("agreement", t.seller, f"Deal: {eng.name(buyer)} buys the {eng.name(t.item)} "
                      f"from {eng.name(t.seller)} ({terms}).", listener=buyer,
-                     data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics})
+                     data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics,
+                           **({"you": you} if you else {})})
         elif s.status == "agreement":
             eng.emit("agreement", scene.parties[0].id, f"Agreement reached: {dict(s.agreement)}.",
                      data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics})
