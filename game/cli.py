@@ -19,6 +19,7 @@ EPILOG = """examples:
   parley play --load mysave            continue a saved game
   parley run worlds/harbor --script tests/scripts/harbor_win.txt --out run.jsonl
   parley run worlds/bazaar --scene spice_deal   a standalone negotiation between NPCs
+  parley run worlds/harbor --autopilot --seed 3 --out run.jsonl   the autopilot plays
   parley validate worlds/*/            check world folders (exit 2 on any error)
   parley new-world my-world            scaffold a world that validates
   parley saves list | show NAME | rm NAME
@@ -75,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     src = run.add_mutually_exclusive_group(required=True)
     src.add_argument("--script", metavar="FILE", help="commands, one per line (# comments)")
     src.add_argument("--scene", metavar="ID", help="run a negotiation scene between its NPC parties")
+    src.add_argument("--autopilot", action="store_true",
+                     help="let the built-in heuristic player play (default --turns: the world's max_turns)")
     run.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
     run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")

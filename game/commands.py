@@ -59,23 +59,28 @@ def run_script(game, lines: list[tuple[int, str]], path: str = "script", turns: 
             raise InputError(f"{path}:{n}: {line!r}: {parsed.message}")
 
 
+def echo_events(line: str, events) -> None:
+    """Print a command and what the player perceived of it (headless runs)."""
+    from game.console import event_line
+    print(f"> {line}")
+    for ev in events:
+        if "player" in ev.perceivers:
+            print("  " + event_line(ev))
+
+
 def cmd_run(args: Namespace) -> int:
     if args.scene:
         return _run_scene(args)
-    from game.console import event_line
     from game.session import Game
-    if args.out and Path(args.out).resolve() == Path(args.script).resolve():
-        raise InputError("--out would overwrite the script", hint="write the transcript to another file")
-    lines = _script_lines(args.script)
-    game = Game(args.world, seed=args.seed)
-
-    def echo(line, events):
-        print(f"> {line}")
-        for ev in events:
-            if "player" in ev.perceivers:
-                print("  " + event_line(ev))
-
-    run_script(game, lines, args.script, args.turns, echo=None if args.quiet else echo)
+    if args.autopilot:
+        game = Game(args.world, seed=args.seed)
+        _run_autopilot(game, args)
+    else:
+        if args.out and Path(args.out).resolve() == Path(args.script).resolve():
+            raise InputError("--out would overwrite the script", hint="write the transcript to another file")
+        lines = _script_lines(args.script)
+        game = Game(args.world, seed=args.seed)
+        run_script(game, lines, args.script, args.turns, echo=None if args.quiet else echo_events)
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
         from game.saves import atomic_write
         atomic_write(Path(args.out), game.transcript.text())
@@ -86,6 +91,18 @@ def cmd_run(args: Namespace) -> int:
     if args.out:
         print(f"transcript: {args.out}")
     return 0
+
+
+def _run_autopilot(game, args: Namespace) -> None:
+    """Let the heuristic autopilot play until the game ends or --turns is reached."""
+    from agents.autopilot import command_text, make_autopilot
+    pilot = make_autopilot(game, args.seed)  # its own RNG stream, derived from the seed
+    turns = args.turns if args.turns is not None else game.spec.max_turns
+    while not game.engine.done and game.engine.state.turn < turns:
+        action = pilot.act(game.engine.observe("player"))
+        events = game.act(action)
+        if not args.quiet:
+            echo_events(command_text(game.engine, action), events)
 
 
 def _run_scene(args: Namespace) -> int:

@@ -338,6 +338,13 @@ class NegotiationSession:
         self._standing, self._agreement = replay._standing, replay._agreement
         self._walked, self._history = replay._walked, replay._history
 
+    def copy(self) -> NegotiationSession:
+        """An independent session in the same position (cheap: for look-ahead)."""
+        other = object.__new__(NegotiationSession)
+        other.__dict__.update(self.__dict__)
+        other._history = list(self._history)
+        return other
+
     @classmethod
     def from_state(cls, scene: NegotiationScene, state: Mapping[str, Any], *,
                    utilities: Mapping[str, UtilityFunction] | None = None) -> NegotiationSession:
