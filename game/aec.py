@@ -521,17 +521,8 @@ class ParleyAEC:
         eng = self.engine
         eng.apply(act)
         self._collect_rewards()
-        if self.npc_agents and not eng.state.done:
-            for npc in eng.order[1:]:
-                if eng.state.done:
-                    break
-                actor = self._npc_actors.get(npc)
-                if actor is None:
-                    continue
-                npc_action = actor.act(eng.observe(npc))
-                if npc_action is not None:
-                    eng.apply(npc_action)
-                    self._collect_rewards()
+        if self.npc_agents:
+            eng.npc_phase(self._npc_actors, after=self._collect_rewards)
         last_of_round = self._turn_ix == len(self.possible_agents) - 1
         if last_of_round and not eng.state.done:
             eng.end_round()

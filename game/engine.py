@@ -210,17 +210,27 @@ class Engine:
     def play(self, action: Action) -> list[Event]:
         """The player's action, then every NPC with an actor, then the end of the round."""
         events = list(self.apply(action))
+        events += self.npc_phase()
+        if not self.state.done:
+            events += self.end_round()
+        return events
+
+    def npc_phase(self, actors: dict[str, Actor] | None = None,
+                  after: Callable[[], None] | None = None) -> list[Event]:
+        """Each NPC with an actor acts once, in world order (``after`` runs after each action)."""
+        events: list[Event] = []
+        actors = self.actors if actors is None else actors
         for npc in self.order[1:]:
             if self.state.done:
                 break
-            actor = self.actors.get(npc)
+            actor = actors.get(npc)
             if actor is None:
                 continue
             a = actor.act(self.observe(npc))
             if a is not None:
                 events += self.apply(a)
-        if not self.state.done:
-            events += self.end_round()
+                if after is not None:
+                    after()
         return events
 
     # --- observing ----------------------------------------------------------------
