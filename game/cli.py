@@ -24,6 +24,7 @@ EPILOG = """examples:
   parley new-world my-world            scaffold a world that validates
   parley saves list | show NAME | rm NAME
   parley replay NAME                   re-run a save's transcript and check its state hash
+  parley inspect NAME --agent ilse     what an agent remembers this turn, and why (MEMO explain)
 """
 
 
@@ -58,6 +59,16 @@ def _count(text: str) -> int:
     return n
 
 
+def _memory_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("memory (MEMO context optimizer)")
+    g.add_argument("--no-memory", action="store_true", help="turn agent memory off (faster, no embedder)")
+    g.add_argument("--embedder", choices=("minilm", "hash"), default="minilm",
+                   help="minilm (default; bundled all-MiniLM-L6-v2) or hash (deterministic, no model)")
+    g.add_argument("--store", choices=("flat", "chroma"), default="flat",
+                   help="vector store: flat numpy index (default) or an in-memory Chroma collection")
+    g.add_argument("--budget", type=_count, default=None, help="context token budget per agent turn (default 400)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -70,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
     play.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
     play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    _memory_flags(play)
 
     run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
     run.add_argument("world", help="world folder")
@@ -82,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")
     run.add_argument("--quiet", action="store_true", help="print only the summary")
+    _memory_flags(run)
 
     val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
     val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")
@@ -102,6 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("name")
     rm = ssub.add_parser("rm", help="delete a save")
     rm.add_argument("name")
+
+    ins = sub.add_parser("inspect", help="explain an agent's memory context in a save (MEMO)")
+    ins.add_argument("save", help="save slug or folder")
+    ins.add_argument("--agent", default="player", help="player or an NPC id (default: player)")
+    ins.add_argument("--saves-dir", metavar="DIR")
+    ins.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    ins.add_argument("--all", action="store_true", help="list every candidate, not just the top 40")
 
     rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
     rep.add_argument("save", help="save slug or folder")

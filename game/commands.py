@@ -12,13 +12,22 @@ from game.errors import InputError
 SCHEMA_PATH = Path("worlds/schema/world.schema.json")
 
 
+def memory_options(args: Namespace) -> dict | None:
+    """GameMemory options from the CLI's memory flags (None when --no-memory)."""
+    if args.no_memory:
+        return None
+    from memory.config import MemoConfig
+    cfg = MemoConfig() if args.budget is None else MemoConfig(budget=args.budget)
+    return {"embedder": args.embedder, "store": args.store, "config": cfg}
+
+
 def cmd_play(args: Namespace) -> int:
     from game.console import run_console
     from game.session import Game
     if args.load:
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world)
     else:
-        game = Game(args.world or "worlds/harbor", seed=args.seed)
+        game = Game(args.world or "worlds/harbor", seed=args.seed, memory=memory_options(args))
     return run_console(game, saves_base=args.saves_dir)
 
 
@@ -73,13 +82,13 @@ def cmd_run(args: Namespace) -> int:
         return _run_scene(args)
     from game.session import Game
     if args.autopilot:
-        game = Game(args.world, seed=args.seed)
+        game = Game(args.world, seed=args.seed, memory=memory_options(args))
         _run_autopilot(game, args)
     else:
         if args.out and Path(args.out).resolve() == Path(args.script).resolve():
             raise InputError("--out would overwrite the script", hint="write the transcript to another file")
         lines = _script_lines(args.script)
-        game = Game(args.world, seed=args.seed)
+        game = Game(args.world, seed=args.seed, memory=memory_options(args))
         run_script(game, lines, args.script, args.turns, echo=None if args.quiet else echo_events)
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
         from game.saves import atomic_write
@@ -99,7 +108,7 @@ def _run_autopilot(game, args: Namespace) -> None:
     pilot = make_autopilot(game, args.seed)  # its own RNG stream, derived from the seed
     turns = args.turns if args.turns is not None else game.spec.max_turns
     while not game.engine.done and game.engine.state.turn < turns:
-        action = pilot.act(game.engine.observe("player"))
+        action = pilot.act(*game.player_inputs())
         events = game.act(action)
         if not args.quiet:
             echo_events(command_text(game.engine, action), events)
@@ -279,3 +288,40 @@ def cmd_replay(args: Namespace) -> int:
         return 0
     print(f"replay MISMATCH: replayed state {got}, save says {want}", file=sys.stderr)
     return 1
+
+
+def cmd_inspect(args: Namespace) -> int:
+    """Rebuild an agent's context from a save (without touching recency) and explain every candidate."""
+    from game.session import Game
+    game = Game.load(args.save, base=args.saves_dir)
+    if game.memory is None:
+        raise InputError(f"save {args.save!r} was made with memory off",
+                         hint="play with memory on (the default) to inspect contexts")
+    eng = game.engine
+    if args.agent not in eng.state.where:
+        from game.errors import did_you_mean
+        raise InputError(f"no agent {args.agent!r} in {game.spec.id}",
+                         hint=did_you_mean(args.agent, eng.order) or f"agents: {', '.join(eng.order)}")
+    ctx = game.memory.context(args.agent, eng.observe(args.agent), touch=False)
+    rows = game.memory.optimizer.explain(args.agent, ctx.turn)
+    if args.json:
+        print(json.dumps({"agent": args.agent, "turn": ctx.turn, "tokens": ctx.tokens, "budget": ctx.budget,
+                          "context": ctx.sections, "candidates": rows}, indent=1))
+        return 0
+    print(f"context for {args.agent} at turn {ctx.turn}: {ctx.tokens} tokens of {ctx.budget}, "
+          f"{len(rows)} candidates\n")
+    print(ctx.text() or "(empty)")
+    fates: dict[str, int] = {}
+    for r in rows:
+        fates[r["fate"]] = fates.get(r["fate"], 0) + 1
+    print("\ncandidates: " + ", ".join(f"{v} {k}" for k, v in sorted(fates.items())))
+    print(f"{'id':>6} {'fate':10} {'score':>6} {'rel':>5} {'rec':>5} {'imp':>5}  why / text")
+    shown = rows if args.all else rows[:40]
+    for r in shown:
+        why = r["reason"] + (f" -> {r['into']}" if r["into"] else "")
+        extra = f" [{'; '.join(r['adjustments'])}]" if r["adjustments"] else ""
+        print(f"{r['id']:>6} {r['fate']:10} {r['score']:6.3f} {r['relevance']:5.2f} {r['recency']:5.2f} "
+              f"{r['importance']:5.2f}  {why}{extra}\n{'':>41}{r['text'][:100]}")
+    if len(rows) > len(shown):
+        print(f"... {len(rows) - len(shown)} more (use --all)")
+    return 0

@@ -61,6 +61,8 @@ class Engine:
         self.scenes = SceneManager(self, negotiator_factory)
         self.transcript = transcript
         self.listeners: list[Callable[[Event], None]] = []
+        # memory: (agent, observation) -> context handed to the agent with its observation
+        self.context_provider: Callable[[str, Observation], Any] | None = None
         self.recent: dict[str, deque[Event]] = {e: deque(maxlen=RECENT_EVENTS) for e in self.order}
         self.rewards: dict[str, float] = dict.fromkeys(self.order, 0.0)
         self._seq = 0
@@ -226,12 +228,19 @@ class Engine:
             actor = actors.get(npc)
             if actor is None:
                 continue
-            a = actor.act(self.observe(npc))
+            a = actor.act(*self.turn_inputs(npc))
             if a is not None:
                 events += self.apply(a)
                 if after is not None:
                     after()
         return events
+
+    def turn_inputs(self, agent: str) -> tuple[Observation] | tuple[Observation, Any]:
+        """What an agent's ``act`` receives: its observation, and its memory context when memory is on."""
+        obs = self.observe(agent)
+        if self.context_provider is None:
+            return (obs,)
+        return obs, self.context_provider(agent, obs)
 
     # --- observing ----------------------------------------------------------------
     def observe(self, actor: str) -> Observation:

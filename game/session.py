@@ -38,14 +38,32 @@ class Game:
     """Everything a running game needs. ``play(text)`` is the line-mode entry point."""
 
     def __init__(self, world: World | str | Path, seed: int = 0, transcript_path: str | Path | None = None,
-                 agents: dict[str, Any] | None = None):
+                 agents: dict[str, Any] | None = None, memory: Any = None):
+        """``memory``: None (off), a ``memory.runtime.GameMemory``, or a dict of its options
+        (``embedder``, ``store``, ``config``, ``priors``)."""
         self.world = world if isinstance(world, World) else load_world(world)
         self.seed = int(seed)
         self.transcript = Transcript(transcript_path)
         self.agents = npc_agents(self.world, self.seed) if agents is None else agents
         self.engine = Engine(self.world, seed=self.seed, actors=self.agents, transcript=self.transcript)
+        self.memory = None
+        if memory is not None:
+            self.attach_memory(memory)
         from game.parser import Parser
         self.parser = Parser()
+
+    def attach_memory(self, memory: Any) -> None:
+        """Every event goes into memory; every agent's turn gets a MEMO context."""
+        if isinstance(memory, dict):
+            from memory.runtime import GameMemory
+            memory = GameMemory(self.spec, **memory)
+        self.memory = memory
+        self.engine.listeners.append(memory.on_event)
+        self.engine.context_provider = memory.context
+
+    def player_inputs(self) -> tuple:
+        """The player's observation, plus its memory context when memory is on (for autopilots, the TUI)."""
+        return self.engine.turn_inputs("player")
 
     @property
     def spec(self) -> Any:
@@ -60,7 +78,10 @@ class Game:
     # --- save / load ------------------------------------------------------------
     def components(self) -> dict[str, Any]:
         """Each stateful component's ``get_state()``, saved beside the engine state."""
-        return {"agents": {k: a.get_state() for k, a in self.agents.items()}}
+        comps: dict[str, Any] = {"agents": {k: a.get_state() for k, a in self.agents.items()}}
+        if self.memory is not None:
+            comps["memory"] = self.memory.get_state()
+        return comps
 
     def save(self, name: str, base: str | Path | None = None) -> Path:
         folder = saves_dir(base) / slugify(name)
@@ -80,12 +101,25 @@ class Game:
         where = folder / "save.json"
         transcript = read_transcript(folder, data)
         world = _world_for(data, where, world_path)
-        game = cls(world, seed=data["seed"])
+        mem_state = data["components"].get("memory")
+        memory = None
+        if mem_state is not None:
+            try:
+                from memory.config import MemoConfig
+                memory = {"embedder": mem_state["embedder"], "store": mem_state.get("store", "flat"),
+                          "config": MemoConfig.model_validate(mem_state["config"])}
+            except Exception as e:
+                raise SaveError(f"{where}: memory settings are damaged ({type(e).__name__}: {e})") from None
+            if memory["store"] not in ("flat", "chroma"):
+                memory["store"] = "flat"
+        game = cls(world, seed=data["seed"], memory=memory)
         try:
             game.engine.set_state(data["engine"])
             for k, st in data["components"].get("agents", {}).items():
                 if k in game.agents:
                     game.agents[k].set_state(st)
+            if game.memory is not None:
+                game.memory.set_state(mem_state)
         except Exception as e:  # any damage inside the state is the save's fault, never a crash
             raise SaveError(f"{where}: engine state is damaged ({type(e).__name__}: {e})",
                             hint="the file was left as it is") from None

@@ -1,0 +1,190 @@
+"""The memory bank: every record, its vector, and scope-enforced retrieval.
+
+Writes are cheap: a record is stored at once and its text is embedded in a
+batch at the next read (``flush``), so the engine never waits on the model per
+event. Reads are always for one agent and only ever see that agent's readable
+scopes: shared memory, world facts, and its own private memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from game.errors import ParleyError
+from memory.importance import ImportanceRater
+from memory.records import MemoryRecord, readable_scopes
+
+_WORD = re.compile(r"[a-z][a-z']{2,}")
+_STOP = frozenset("the and you your are was were this that with from have has had not but for into "
+                  "out over they them their there here what when where which who will would could "
+                  "should about than then its it's his her she him our ours".split())
+
+
+class ScopeError(ParleyError):
+    """An agent tried to read a memory outside its scopes."""
+
+
+def concepts(text: str) -> set[str]:
+    """Content words of a text (for novelty)."""
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+class MemoryBank:
+    def __init__(self, embedder: Any, store: Any = None, rater: ImportanceRater | None = None):
+        from memory.store import make_store
+        self.embedder = embedder
+        self.store = store if store is not None else make_store("flat")
+        self.rater = rater or ImportanceRater()
+        self.records: dict[str, MemoryRecord] = {}
+        self._rows: dict[str, int] = {}
+        self._mat = np.zeros((0, getattr(embedder, "dim", 384)), dtype=np.float32)
+        self._n = 0
+        self._pending: list[str] = []
+        self._seq = 0
+        self._vocab: dict[str, set[str]] = {}             # scope -> concepts seen
+        self._claims: dict[tuple[str, str], list[str]] = {}  # (subject, relation) -> claim ids
+
+    # --- writing -------------------------------------------------------------------
+    def add(self, scope: str, kind: str, text: str, turn: int, *, speaker: str | None = None,
+            topic: str | None = None, triple: tuple[str, str, str] | None = None,
+            references: Sequence[str] = (), anchor: bool = False, importance: float | None = None,
+            status: str = "active", tier: str = "working") -> MemoryRecord:
+        self._seq += 1
+        rid = f"m{self._seq}"
+        seen = self._vocab.setdefault(scope, set())
+        words = concepts(text)
+        novelty = (len(words - seen) / len(words)) if words else 0.0
+        seen |= words
+        rec = MemoryRecord(id=rid, scope=scope, kind=kind, text=text, turn=turn, speaker=speaker,
+                           importance=self.rater(kind, text) if importance is None else importance,
+                           topic=topic, triple=triple, references=list(references),
+                           novelty=round(novelty, 6), last_access=turn, status=status, tier=tier,
+                           anchor=anchor, seq=self._seq)
+        if triple is not None and kind in ("claim", "fact"):
+            self._note_claim(rec)
+        self.records[rid] = rec
+        self._pending.append(rid)
+        return rec
+
+    def _note_claim(self, rec: MemoryRecord) -> None:
+        """Claims that disagree about the same subject and relation are controversial, both of them."""
+        key = (rec.triple[0], rec.triple[1])  # type: ignore[index]
+        rivals = [r for r in self._claims.get(key, []) if self.records[r].triple[2] != rec.triple[2]]  # type: ignore[index]
+        if rivals:
+            rec.controversy = min(1.0, 0.5 * len(rivals))
+            rec.references.extend(rivals)
+            for r in rivals:
+                self.records[r].controversy = min(1.0, self.records[r].controversy + 0.5)
+        self._claims.setdefault(key, []).append(rec.id)
+
+    def flush(self) -> int:
+        """Embed every pending record in one batch and index it. Returns how many."""
+        if not self._pending:
+            return 0
+        ids = [i for i in self._pending if i in self.records]
+        self._pending = []
+        if not ids:
+            return 0
+        vecs = np.asarray(self.embedder([self.records[i].text for i in ids]), dtype=np.float32)
+        need = self._n + len(ids)
+        if need > self._mat.shape[0]:
+            grown = np.zeros((max(need, 2 * self._mat.shape[0], 256), vecs.shape[1]), dtype=np.float32)
+            grown[: self._n] = self._mat[: self._n]
+            self._mat = grown
+        self._mat[self._n: need] = vecs
+        for k, rid in enumerate(ids):
+            self._rows[rid] = self._n + k
+        self._n = need
+        self.store.add(ids, vecs, [self.records[i].metadata() for i in ids])
+        return len(ids)
+
+    def set_status(self, ids: Iterable[str], status: str) -> None:
+        ids = list(ids)
+        for rid in ids:
+            self.records[rid].status = status
+        self._reindex(ids)
+
+    def _reindex(self, ids: list[str]) -> None:
+        """Push changed metadata to the store (vectors unchanged)."""
+        indexed = [i for i in ids if i in self._rows]
+        if indexed:
+            self.store.add(indexed, self._mat[[self._rows[i] for i in indexed]],
+                           [self.records[i].metadata() for i in indexed])
+
+    def touch(self, ids: Iterable[str], turn: int) -> None:
+        """Retrieval refreshes recency."""
+        for rid in ids:
+            rec = self.records.get(rid)
+            if rec is not None and rec.last_access < turn:
+                rec.last_access = turn
+
+    # --- reading -------------------------------------------------------------------
+    def get(self, agent: str, rid: str) -> MemoryRecord:
+        rec = self.records.get(rid)
+        if rec is None:
+            raise KeyError(f"no memory {rid!r}")
+        if rec.scope not in readable_scopes(agent):
+            raise ScopeError(f"{agent!r} may not read {rid!r} (scope {rec.scope!r})",
+                             hint="agents read shared memory, world facts and their own private memory")
+        return rec
+
+    def visible(self, agent: str, kinds: Sequence[str] | None = None, min_turn: int | None = None,
+                statuses: Sequence[str] | None = ("active",)) -> Iterator[MemoryRecord]:
+        scopes = readable_scopes(agent)
+        for rec in self.records.values():
+            if rec.scope in scopes and (kinds is None or rec.kind in kinds) and \
+                    (min_turn is None or rec.turn >= min_turn) and (statuses is None or rec.status in statuses):
+                yield rec
+
+    def search(self, agent: str, vector: np.ndarray, k: int, kinds: Sequence[str] | None = None,
+               min_turn: int | None = None, statuses: Sequence[str] | None = ("active",)
+               ) -> list[tuple[MemoryRecord, float]]:
+        """Top-k by cosine similarity among the agent's readable memories (never anyone else's)."""
+        from memory.store import Where
+        self.flush()
+        where = Where(scopes=readable_scopes(agent), kinds=tuple(kinds) if kinds else None,
+                      min_turn=min_turn, status=tuple(statuses) if statuses else None)
+        hits = self.store.query(np.asarray(vector, dtype=np.float32), k, where)
+        scopes = readable_scopes(agent)
+        out = []
+        for rid, sim in hits:
+            rec = self.records.get(rid)
+            if rec is not None and rec.scope in scopes:  # defence in depth: the bank enforces scopes itself
+                out.append((rec, float(sim)))
+        return out
+
+    def vectors(self, ids: Sequence[str]) -> np.ndarray:
+        self.flush()
+        if not ids:
+            return np.zeros((0, self._mat.shape[1]), dtype=np.float32)
+        return self._mat[[self._rows[i] for i in ids]]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.embedder(list(texts)), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    # --- persistence -----------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        """Records only: vectors are rebuilt from text on load (the embedder caches them)."""
+        return {"seq": self._seq, "records": [r.to_dict() for r in self.records.values()]}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.store.reset()
+        self.records = {}
+        self._rows, self._n, self._pending = {}, 0, []
+        self._mat = np.zeros((0, self._mat.shape[1]), dtype=np.float32)
+        self._vocab, self._claims = {}, {}
+        for d in state["records"]:
+            rec = MemoryRecord.from_dict(d)
+            self.records[rec.id] = rec
+            self._vocab.setdefault(rec.scope, set()).update(concepts(rec.text))
+            if rec.triple is not None and rec.kind in ("claim", "fact"):
+                self._claims.setdefault((rec.triple[0], rec.triple[1]), []).append(rec.id)
+            self._pending.append(rec.id)
+        self._seq = int(state["seq"])

@@ -1,0 +1,48 @@
+"""MEMO configuration: weights and thresholds for scoring, masking, compression and budget.
+
+One pydantic model, so a world or tournament file can set any of these and a
+typo is an error, not a silent default.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class MaskConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    redundancy_drop: float = Field(0.95, ge=0, le=1, description="similarity to a selected memory that drops a candidate")
+    redundancy_soft: float = Field(0.85, ge=0, le=1, description="similarity above which a candidate is down-weighted")
+    soft_penalty: float = Field(0.5, ge=0, le=1, description="score share removed when down-weighted")
+    self_repeat: float = Field(0.9, ge=0, le=1, description="similarity to the agent's own recent statements that masks")
+    own_statement_turns: int = Field(3, ge=0, description="how far back 'recent statements' reach")
+    controversy_weight: float = Field(0.15, ge=0, description="score added per unit of controversy")
+    novelty_weight: float = Field(0.1, ge=0, description="score added per unit of novelty")
+    resolved_factor: float = Field(0.3, ge=0, le=1, description="score kept by memories about resolved sub-goals")
+
+
+class ReflectionConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    threshold: float = Field(6.0, gt=0, description="accumulated importance that triggers consolidation")
+    working_turns: int = Field(6, ge=1, description="memories younger than this stay in working memory")
+    cluster_similarity: float = Field(0.5, ge=0, le=1)
+    max_lines: int = Field(3, ge=1, description="source lines quoted in a reflection")
+
+
+class MemoConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    w_relevance: float = Field(0.5, ge=0)
+    w_recency: float = Field(0.25, ge=0)
+    w_importance: float = Field(0.25, ge=0)
+    recency_decay: float = Field(0.95, gt=0, le=1, description="recency = decay ** turns since last access")
+    candidates: int = Field(48, ge=1, description="memories retrieved by similarity per turn")
+    recent_turns: int = Field(2, ge=0, description="turns counted as recent history")
+    turn_window: int | None = Field(None, ge=1, description="only retrieve memories from the last N turns")
+    budget: int = Field(400, ge=16, description="context token budget")
+    merge_similarity: float = Field(0.88, ge=0, le=1, description="near-duplicates merged into one line")
+    summarise_after: int = Field(10, ge=0, description="memories older than this many turns may be summarised")
+    cluster_similarity: float = Field(0.6, ge=0, le=1)
+    cluster_min: int = Field(3, ge=2, description="smallest cluster summarised")
+    llm_cluster_min: int = Field(6, ge=2, description="smallest cluster given to an LLM summariser, when configured")
+    mask: MaskConfig = Field(default_factory=MaskConfig)
+    reflection: ReflectionConfig = Field(default_factory=ReflectionConfig)

@@ -1,0 +1,97 @@
+"""Memory masking: which candidates an agent should *not* see this turn, and which count for more.
+
+Adapted from multi-agent debate practice:
+
+* redundancy suppression: a candidate nearly identical to one already selected is
+  dropped; a merely similar one is down-weighted; one that repeats the agent's
+  own recent statements is dropped (so agents don't talk in circles);
+* controversy boost: memories that drew rebuttals or contradicting claims;
+* novelty boost: memories that brought new concepts;
+* task-goal filter: memories about resolved sub-goals fade;
+* anchors are exempt from all of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memory.config import MaskConfig
+from memory.records import MemoryRecord
+
+
+@dataclass
+class Candidate:
+    """One memory on its way into (or out of) a context, with everything explain() reports."""
+
+    rec: MemoryRecord
+    relevance: float = 0.0          # raw cosine similarity to the query
+    recency: float = 0.0            # raw decay ** age
+    importance: float = 0.0
+    norm: dict[str, float] = field(default_factory=dict)   # min-max normalised signals
+    score: float = 0.0
+    adjustments: list[str] = field(default_factory=list)
+    fate: str = "candidate"         # selected | masked | merged | summarised | dropped
+    reason: str = ""
+    into: str | None = None         # merged into / summarised into
+    count: int = 1                  # lines merged into this one
+    section: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.rec.id
+
+
+def boost(cands: list[Candidate], cfg: MaskConfig) -> None:
+    """Controversy and novelty raise a score; resolved sub-goals lower it. Anchors untouched."""
+    for c in cands:
+        if c.rec.anchor:
+            continue
+        if c.rec.controversy and cfg.controversy_weight:
+            add = cfg.controversy_weight * c.rec.controversy
+            c.score += add
+            c.adjustments.append(f"+{add:.3f} controversy")
+        if c.rec.novelty and cfg.novelty_weight:
+            add = cfg.novelty_weight * c.rec.novelty
+            c.score += add
+            c.adjustments.append(f"+{add:.3f} novelty")
+        if c.rec.status == "resolved":
+            c.score *= cfg.resolved_factor
+            c.adjustments.append(f"x{cfg.resolved_factor} resolved sub-goal")
+
+
+def mask(cands: list[Candidate], vecs: np.ndarray, own_vecs: np.ndarray, own_ids: set[str],
+         cfg: MaskConfig) -> list[Candidate]:
+    """Greedy redundancy suppression in score order. Returns the kept candidates (masked ones get a reason).
+
+    ``vecs[i]`` is the vector of ``cands[i]``; ``own_vecs`` are the agent's own
+    recent statements (``own_ids`` their record ids, never masked against themselves).
+    """
+    order = sorted(range(len(cands)), key=lambda i: (not cands[i].rec.anchor, -cands[i].score, cands[i].rec.seq))
+    kept: list[int] = []
+    own_sims = vecs @ own_vecs.T if len(own_vecs) and len(vecs) else None
+    for i in order:
+        c = cands[i]
+        if c.rec.anchor:
+            kept.append(i)
+            continue
+        if kept:
+            sims = vecs[kept] @ vecs[i]
+            j = int(np.argmax(sims))
+            best = float(sims[j])
+        else:
+            best, j = 0.0, -1
+        if best >= cfg.redundancy_drop:
+            c.fate, c.reason = "masked", f"redundant with {cands[kept[j]].id} (similarity {best:.2f})"
+            continue
+        if own_sims is not None and c.id not in own_ids:
+            k = int(np.argmax(own_sims[i]))
+            if float(own_sims[i, k]) >= cfg.self_repeat:
+                c.fate, c.reason = "masked", f"repeats the agent's own recent statement (similarity {own_sims[i, k]:.2f})"
+                continue
+        if best >= cfg.redundancy_soft:
+            c.score *= 1 - cfg.soft_penalty
+            c.adjustments.append(f"x{1 - cfg.soft_penalty:.2f} similar to {cands[kept[j]].id} ({best:.2f})")
+        kept.append(i)
+    return [cands[i] for i in kept]

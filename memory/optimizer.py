@@ -1,0 +1,252 @@
+"""MEMO: the context optimizer that feeds every agent's turn.
+
+``build(agent, turn, query, ...)``:
+
+1. retrieve: top-k by similarity among the agent's readable memories (shared,
+   facts, own private), plus its recent history and its anchors;
+2. score: ``w_rel·relevance + w_rec·recency + w_imp·importance``, each min–max
+   normalised over the candidates; recency decays with turns since last access;
+3. mask: redundancy, self-repetition, controversy, novelty, resolved sub-goals
+   (``memory.masking``); anchors exempt;
+4. compress: near-duplicates merged, older clusters summarised (``memory.compress``);
+5. assemble under a token budget into sections: anchors, priors, shared facts,
+   private observations and beliefs, recent history.
+
+The same bank state and inputs give the same context. ``explain`` reports every
+candidate with its scores and fate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from memory.compress import Item, merge_duplicates, summarise_old
+from memory.config import MemoConfig
+from memory.masking import Candidate, boost, mask
+from memory.records import FACTS, SHARED, readable_scopes
+
+SECTIONS = ("anchors", "priors", "shared", "private", "recent")
+TITLES = {"anchors": "Always remember", "priors": "Lessons from earlier games",
+          "shared": "Known to all", "private": "Your own observations and beliefs",
+          "recent": "Just now"}
+
+
+@dataclass
+class Context:
+    """What one agent sees this turn, in sections, with its token count."""
+
+    agent: str
+    turn: int
+    query: str
+    sections: dict[str, list[str]]
+    tokens: int
+    budget: int
+    ids: list[str] = field(default_factory=list)   # records shown, directly or inside merged lines
+
+    def text(self) -> str:
+        parts = []
+        for name in SECTIONS:
+            lines = self.sections.get(name)
+            if lines:
+                parts.append(f"## {TITLES[name]}\n" + "\n".join(f"- {ln}" for ln in lines))
+        return "\n\n".join(parts)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.sections.values())
+
+
+def _minmax(values: np.ndarray) -> np.ndarray:
+    if len(values) == 0:
+        return values
+    lo, hi = float(values.min()), float(values.max())
+    if hi - lo < 1e-12:
+        return np.ones_like(values)
+    return (values - lo) / (hi - lo)
+
+
+class ContextOptimizer:
+    def __init__(self, bank: Any, config: MemoConfig | None = None,
+                 count_tokens: Callable[[str], int] | None = None,
+                 summariser: Callable[[list[str]], str] | None = None, keep_explanations: int = 64):
+        from memory.tokens import count_tokens as default_count
+        self.bank = bank
+        self.cfg = config or MemoConfig()
+        self.count = count_tokens or default_count
+        self.summariser = summariser
+        self._explained: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        self._keep = keep_explanations
+
+    # --- the pipeline ------------------------------------------------------------------
+    def build(self, agent: str, turn: int, query: str, *, priors: Sequence[str] = (),
+              extra_anchors: Sequence[str] = (), touch: bool = True) -> Context:
+        cfg, bank = self.cfg, self.bank
+        bank.flush()
+        qvec = bank.embed([query])[0] if query.strip() else None
+        cands = self._retrieve(agent, turn, qvec)
+        self._score(cands, turn)
+        boost(cands, cfg.mask)
+        ids = [c.id for c in cands]
+        vecs = bank.vectors(ids)
+        own = [r for r in bank.visible(agent, kinds=("utterance", "offer"))
+               if r.speaker == agent and r.turn >= turn - cfg.mask.own_statement_turns]
+        own_vecs = bank.vectors([r.id for r in own])
+        kept = mask(cands, vecs, own_vecs, {r.id for r in own}, cfg.mask)
+        row = {c.id: k for k, c in enumerate(cands)}
+        kept_vecs = vecs[[row[c.id] for c in kept]] if kept else np.zeros((0, vecs.shape[1]), np.float32)
+        items = merge_duplicates(kept, kept_vecs, cfg)
+        items = summarise_old(items, bank.vectors, turn, cfg, self.summariser)
+        ctx = self._assemble(agent, turn, query, items, priors, extra_anchors)
+        if touch:
+            bank.touch(ctx.ids, turn)
+        self._remember(agent, turn, cands)
+        return ctx
+
+    def _retrieve(self, agent: str, turn: int, qvec: np.ndarray | None) -> list[Candidate]:
+        cfg, bank = self.cfg, self.bank
+        min_turn = turn - cfg.turn_window if cfg.turn_window else None
+        found: dict[str, Candidate] = {}
+        if qvec is not None:
+            for rec, sim in bank.search(agent, qvec, cfg.candidates, min_turn=min_turn):
+                found[rec.id] = Candidate(rec=rec, relevance=sim)
+        recent_from = turn - cfg.recent_turns
+        for rec in bank.visible(agent):
+            if rec.id not in found and (rec.anchor or rec.turn >= recent_from):
+                found[rec.id] = Candidate(rec=rec)
+        cands = sorted(found.values(), key=lambda c: c.rec.seq)
+        if qvec is not None:
+            missing = [c for c in cands if c.relevance == 0.0]
+            if missing:
+                sims = bank.vectors([c.id for c in missing]) @ qvec
+                for c, s in zip(missing, sims):
+                    c.relevance = float(s)
+        return cands
+
+    def _score(self, cands: list[Candidate], turn: int) -> None:
+        cfg = self.cfg
+        rel = np.array([c.relevance for c in cands], dtype=np.float64)
+        rec = np.array([cfg.recency_decay ** max(0, turn - c.rec.last_access) for c in cands])
+        imp = np.array([c.rec.importance for c in cands], dtype=np.float64)
+        nrel, nrec, nimp = _minmax(rel), _minmax(rec), _minmax(imp)
+        for k, c in enumerate(cands):
+            c.recency, c.importance = float(rec[k]), float(imp[k])
+            c.norm = {"relevance": round(float(nrel[k]), 6), "recency": round(float(nrec[k]), 6),
+                      "importance": round(float(nimp[k]), 6)}
+            c.score = round(cfg.w_relevance * nrel[k] + cfg.w_recency * nrec[k] + cfg.w_importance * nimp[k], 9)
+
+    def _section(self, it: Item, agent: str, turn: int) -> str:
+        if it.anchor:
+            return "anchors"
+        if it.kind != "summary" and it.turn >= turn - self.cfg.recent_turns:
+            return "recent"
+        scope = it.rec.scope
+        if scope in (FACTS, SHARED):
+            return "shared"
+        return "private"
+
+    def _assemble(self, agent: str, turn: int, query: str, items: list[Item],
+                  priors: Sequence[str], extra_anchors: Sequence[str]) -> Context:
+        """Anchors first (never dropped), then priors, then items by score while they fit the budget.
+
+        Costs are estimated per line (the line, its bullet and newline) plus each
+        section's header when it opens; the rendered text is then counted exactly
+        and, if the estimate was short, the lowest-scored lines are dropped until it fits.
+        """
+        budget = self.cfg.budget
+        sections: dict[str, list[tuple[int, int, str, Item | None]]] = {s: [] for s in SECTIONS}
+        used = 0
+
+        def cost(sec: str, line: str) -> int:
+            head = 0 if sections[sec] else self.count(f"## {TITLES[sec]}") + 2
+            return head + self.count(f"- {line}") + 1
+
+        for k, line in enumerate(extra_anchors):
+            used += cost("anchors", line)
+            sections["anchors"].append((-1, k, line, None))
+        anchors = [it for it in items if it.anchor]
+        rest = sorted((it for it in items if not it.anchor), key=lambda it: (-it.score, it.rec.seq))
+        for it in anchors:  # anchors never drop, even past the budget
+            used += cost("anchors", it.text)
+            sections["anchors"].append((it.first_turn, it.rec.seq, it.text, it))
+        for k, line in enumerate(priors):
+            c = cost("priors", line)
+            if used + c <= budget:
+                used += c
+                sections["priors"].append((-1, k, line, None))
+        placed: list[tuple[str, Item]] = []
+        for it in rest:
+            sec = self._section(it, agent, turn)
+            c = cost(sec, it.text)
+            if used + c > budget:
+                self._drop(it, f"over the token budget ({used}+{c} > {budget})")
+                continue
+            used += c
+            sections[sec].append((it.first_turn, it.rec.seq, it.text, it))
+            placed.append((sec, it))
+        while True:
+            ctx = self._render(agent, turn, query, sections, budget)
+            if ctx.tokens <= budget or not placed:
+                break
+            sec, it = placed.pop()  # lowest score last
+            sections[sec] = [e for e in sections[sec] if e[3] is not it]
+            self._drop(it, f"over the token budget (rendered {ctx.tokens} > {budget})")
+        shown: list[str] = []
+        for sec, entries in sections.items():
+            for *_, it in entries:
+                if it is not None:
+                    self._mark(it, "selected", "anchor" if it.anchor else f"score {it.score:.3f}", sec, shown)
+        ctx.ids = shown
+        return ctx
+
+    def _render(self, agent: str, turn: int, query: str, sections: dict[str, list], budget: int) -> Context:
+        out = {s: [e[2] for e in sorted(v, key=lambda e: (e[0], e[1]))] for s, v in sections.items() if v}
+        ctx = Context(agent=agent, turn=turn, query=query, sections=out, tokens=0, budget=budget)
+        ctx.tokens = self.count(ctx.text())
+        return ctx
+
+    @staticmethod
+    def _drop(it: Item, reason: str) -> None:
+        for c in it.members:
+            if c.fate in ("candidate", "summarised", "merged") and c.into in (None, it.id):
+                c.fate, c.reason = "dropped", reason
+
+    @staticmethod
+    def _mark(it: Item, fate: str, reason: str, section: str, shown: list[str]) -> None:
+        for c in it.members:
+            c.section = section
+            shown.append(c.id)
+            if c.fate == "candidate":
+                c.fate, c.reason = fate, reason
+            elif c.fate in ("merged", "summarised"):
+                c.section = section
+
+    # --- explain -------------------------------------------------------------------------
+    def _remember(self, agent: str, turn: int, cands: list[Candidate]) -> None:
+        rows = []
+        for c in sorted(cands, key=lambda c: (-c.score, c.rec.seq)):
+            rows.append({"id": c.id, "kind": c.rec.kind, "scope": c.rec.scope, "turn": c.rec.turn,
+                         "text": c.rec.text, "relevance": round(c.relevance, 4), "recency": round(c.recency, 4),
+                         "importance": round(c.importance, 4), "normalised": c.norm,
+                         "score": round(c.score, 4), "adjustments": list(c.adjustments),
+                         "fate": c.fate, "reason": c.reason, "into": c.into, "section": c.section,
+                         "anchor": c.rec.anchor})
+        self._explained[(agent, turn)] = rows
+        while len(self._explained) > self._keep:
+            self._explained.pop(next(iter(self._explained)))
+
+    def explain(self, agent: str, turn: int) -> list[dict[str, Any]]:
+        """Every candidate of ``agent``'s context at ``turn``: scores and fate (selected, masked
+        and why, merged or summarised into what, dropped by the budget)."""
+        try:
+            return self._explained[(agent, turn)]
+        except KeyError:
+            built = sorted(t for a, t in self._explained if a == agent)
+            raise KeyError(f"no context was built for {agent!r} at turn {turn}"
+                           + (f"; built turns: {built}" if built else "")) from None
+
+    @staticmethod
+    def scopes(agent: str) -> tuple[str, ...]:
+        return readable_scopes(agent)

@@ -1,0 +1,63 @@
+"""Memory records and scopes.
+
+A record is one thing remembered: an observation, an utterance, an offer, a
+claim, a reflection. Its ``scope`` says who may read it: ``shared`` (everyone),
+``facts`` (admitted world facts) or ``private:<agent>`` (that agent only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SHARED = "shared"
+FACTS = "facts"
+KINDS = ("observation", "utterance", "offer", "agreement", "claim", "fact", "quest",
+         "insight", "reflection", "goal", "rule")
+STATUSES = ("active", "resolved", "consolidated", "quarantined", "rejected")
+
+
+def private(agent: str) -> str:
+    return f"private:{agent}"
+
+
+def readable_scopes(agent: str) -> tuple[str, ...]:
+    """What an agent may read: shared memory, world facts and its own private memory."""
+    return (SHARED, FACTS, private(agent))
+
+
+@dataclass
+class MemoryRecord:
+    id: str
+    scope: str
+    kind: str
+    text: str
+    turn: int
+    speaker: str | None = None
+    importance: float = 0.0
+    topic: str | None = None
+    triple: tuple[str, str, str] | None = None
+    references: list[str] = field(default_factory=list)
+    controversy: float = 0.0
+    novelty: float = 0.0
+    last_access: int = 0
+    status: str = "active"
+    tier: str = "working"         # working | long
+    anchor: bool = False          # never dropped by masking or budget
+    seq: int = 0                  # write order, for deterministic ties
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["triple"] = list(self.triple) if self.triple else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MemoryRecord:
+        d = dict(d)
+        if d.get("triple") is not None:
+            d["triple"] = tuple(d["triple"])
+        return cls(**d)
+
+    def metadata(self) -> dict[str, Any]:
+        """Flat metadata for a vector store filter."""
+        return {"scope": self.scope, "kind": self.kind, "turn": self.turn, "status": self.status}

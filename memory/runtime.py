@@ -1,0 +1,158 @@
+"""Memory for one game: turns engine events into memories and builds each agent's context.
+
+``GameMemory.on_event`` is an engine listener: every event goes into the
+private memory of every entity that perceived it; public events go to shared
+memory; claims carry their triple; agreed terms become anchors; verified
+facts go to world-fact memory. ``context(agent, observation)`` runs MEMO for
+that agent's turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from game.types import PLAYER, Event, Observation
+from memory.bank import MemoryBank
+from memory.config import MemoConfig
+from memory.importance import ImportanceRater, key_terms_of
+from memory.optimizer import Context, ContextOptimizer
+from memory.records import FACTS, SHARED, private
+from memory.reflection import Reflector
+
+KIND_OF = {"move": "observation", "look": "observation", "examine": "observation", "take": "observation",
+           "drop": "observation", "give": "observation", "open": "observation", "unlock": "observation",
+           "inventory": "observation", "persuaded": "observation", "council_open": "rule",
+           "talk": "utterance", "say": "utterance", "speech": "utterance", "council_result": "quest",
+           "trade_open": "offer", "offer": "offer", "accept": "offer", "reject": "offer",
+           "walk_away": "offer", "agreement": "agreement", "no_agreement": "offer",
+           "verify": "fact", "quest": "quest", "win": "quest", "timeout": "observation", "score": "quest"}
+SKIP = {"wait", "invalid"}
+
+
+class GameMemory:
+    def __init__(self, spec: Any, embedder: Any = "minilm", store: Any = "flat",
+                 config: MemoConfig | None = None, priors: dict[str, Sequence[str]] | None = None,
+                 summariser: Callable[[list[str]], str] | None = None, store_options: dict | None = None):
+        from memory.embedder import get_embedder
+        from memory.store import make_store
+        self.spec = spec
+        self.cfg = config or MemoConfig()
+        self.embedder_name = embedder if isinstance(embedder, str) else getattr(embedder, "name", "custom")
+        self.store_name = store if isinstance(store, str) else type(store).__name__
+        emb = get_embedder(embedder) if isinstance(embedder, str) else embedder
+        st = make_store(store, **(store_options or {})) if isinstance(store, str) else store
+        self.bank = MemoryBank(emb, st, rater=ImportanceRater(key_terms_of(spec)))
+        self.optimizer = ContextOptimizer(self.bank, self.cfg, summariser=summariser)
+        self.reflector = Reflector(self.bank, self.cfg.reflection, llm=summariser)
+        self.priors = {k: list(v) for k, v in (priors or {}).items()}
+        self.quests_done: set[str] = set()
+        self._names = {PLAYER: spec.player.name, **{k: v.name for k, v in spec.npcs.items()},
+                       **{k: v.name for k, v in spec.items.items()}}
+
+    # --- writing -------------------------------------------------------------------
+    def on_event(self, ev: Event) -> None:
+        if ev.kind in SKIP:
+            return
+        kind = KIND_OF.get(ev.kind, "observation")
+        readers = [SHARED] if ev.public else [private(p) for p in ev.perceivers]
+        if ev.kind == "verify":  # ground truth observed: world-fact memory
+            for fid, truth in sorted(ev.data.get("truth", {}).items()):
+                f = self.spec.facts[fid]
+                text = f.text if truth else f"False: {f.text}"
+                self.bank.add(FACTS, "fact", text, ev.turn, speaker=ev.actor, topic=f.topic,
+                              triple=(f.subject, f.relation, f.object) if truth else None)
+            return
+        claims = ev.data.get("claims") or []
+        anchor = kind == "agreement"
+        for scope in readers:
+            if claims:
+                for c in claims:
+                    rec = self.bank.add(scope, "claim", ev.text, ev.turn, speaker=c["speaker"], topic=c["topic"],
+                                        triple=(c["subject"], c["relation"], c["object"]))
+                    self._pressure(scope, rec.importance, ev.turn)
+            else:
+                rec = self.bank.add(scope, kind, ev.text, ev.turn, speaker=ev.actor,
+                                    topic=ev.data.get("scene") or ev.data.get("topic"), anchor=anchor)
+                self._pressure(scope, rec.importance, ev.turn)
+        if ev.kind == "quest":
+            self.quests_done.add(ev.data.get("quest"))
+            self._resolve_quest(ev.data.get("quest"))
+        if ev.kind in ("agreement", "no_agreement"):
+            self._resolve_scene(ev.data.get("scene"))
+
+    def _pressure(self, scope: str, importance: float, turn: int) -> None:
+        if scope.startswith("private:"):
+            agent = scope.split(":", 1)[1]
+            self.reflector.note(agent, importance)
+            self.reflector.maybe_consolidate(agent, turn)
+
+    def _resolve_quest(self, qid: str | None) -> None:
+        """Task-goal filter: memories about a finished quest's goals fade (anchors excepted)."""
+        q = self.spec.quests.get(qid or "")
+        if q is None:
+            return
+        names = set()
+        for c in q.goal:
+            for attr in ("item", "npc"):
+                ident = getattr(c, attr, None)
+                if ident in self._names:
+                    names.add(self._names[ident].lower())
+        done = [r.id for r in self.bank.records.values()
+                if r.status == "active" and not r.anchor and r.kind not in ("quest", "fact")
+                and any(n in r.text.lower() for n in names)]
+        self.bank.set_status(done, "resolved")
+
+    def _resolve_scene(self, sid: str | None) -> None:
+        """Offers of a closed negotiation are resolved; the agreement itself is an anchor."""
+        if not sid:
+            return
+        done = [r.id for r in self.bank.records.values()
+                if r.topic == sid and r.kind == "offer" and r.status == "active"]
+        self.bank.set_status(done, "resolved")
+
+    # --- reading -------------------------------------------------------------------
+    def goal_lines(self, agent: str, obs: Observation | None) -> list[str]:
+        """Anchors: the agent's goal and the rules of the scene it is in."""
+        spec, lines = self.spec, []
+        if agent == PLAYER:
+            for qid, q in spec.quests.items():
+                if qid not in self.quests_done:
+                    lines.append(f"Goal: {q.title}" + (f" — {q.description}" if q.description else ""))
+        elif agent in spec.npcs:
+            npc = spec.npcs[agent]
+            if npc.persona:
+                lines.append(f"You are {npc.name}: {npc.persona}")
+            goal = npc.agent.params.get("goal")
+            if isinstance(goal, str):
+                lines.append(f"Goal: {goal}")
+        if obs is not None and obs.scene is not None and obs.scene.get("type") == "negotiation":
+            sc = spec.scenes[obs.scene["id"]]
+            issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in sc.issues.items())
+            lines.append(f"Negotiation '{sc.title}': alternate offers over {issues}; "
+                         f"deadline {sc.deadline} rounds; no deal leaves you at your reservation value.")
+        return lines
+
+    def query_for(self, agent: str, obs: Observation) -> str:
+        parts = [obs.text]
+        parts += [e.text for e in obs.recent[-4:]]
+        if obs.scene:
+            parts.append(f"negotiation {obs.scene.get('id')} standing offer {obs.scene.get('standing_offer')}")
+        return "\n".join(parts)
+
+    def context(self, agent: str, obs: Observation, touch: bool = True) -> Context:
+        return self.optimizer.build(agent, obs.turn, self.query_for(agent, obs),
+                                    priors=self.priors.get(agent, ()),
+                                    extra_anchors=self.goal_lines(agent, obs), touch=touch)
+
+    # --- persistence -----------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        return {"embedder": self.embedder_name, "store": self.store_name, "config": self.cfg.model_dump(),
+                "bank": self.bank.get_state(), "reflector": self.reflector.get_state(),
+                "priors": self.priors, "quests_done": sorted(self.quests_done)}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.bank.set_state(state["bank"])
+        self.reflector.set_state(state.get("reflector", {}))
+        self.priors = {k: list(v) for k, v in state.get("priors", {}).items()}
+        self.quests_done = set(state.get("quests_done", ()))

@@ -1,0 +1,203 @@
+"""Memory bank, MEMO context optimizer, masking, compression and reflection, with the real MiniLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.bank import MemoryBank, ScopeError
+from memory.config import MaskConfig, MemoConfig
+from memory.optimizer import ContextOptimizer
+from memory.records import FACTS, SHARED, private
+
+pytestmark = pytest.mark.embeddings
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from memory.embedder import get_embedder
+    return get_embedder("minilm")
+
+
+@pytest.fixture
+def bank(minilm):
+    return MemoryBank(minilm)
+
+
+def fill(bank):
+    bank.add(SHARED, "observation", "The quay is wet and the gulls are loud.", 1, speaker="player")
+    bank.add(private("ilse"), "claim", "Ilse says the strongbox is in the sea cave.", 2, speaker="ilse",
+             triple=("strongbox", "located_in", "sea_cave"), topic="treasure")
+    bank.add(private("player"), "claim", "Jory says the strongbox is in the chapel crypt.", 3, speaker="jory",
+             triple=("strongbox", "located_in", "crypt"), topic="treasure")
+    bank.add(private("player"), "claim", "Ilse says the strongbox is in the sea cave.", 4, speaker="ilse",
+             triple=("strongbox", "located_in", "sea_cave"), topic="treasure")
+    bank.add(FACTS, "fact", "The lantern costs between 10 and 22 gold.", 5)
+    bank.add(private("player"), "agreement", "Deal: you buy the storm lantern for 14 gold.", 6, anchor=True)
+
+
+def test_scopes_are_enforced(bank, minilm):
+    fill(bank)
+    secret = next(r for r in bank.records.values() if r.scope == private("ilse"))
+    with pytest.raises(ScopeError):
+        bank.get("player", secret.id)
+    assert bank.get("ilse", secret.id) is secret
+    q = minilm(["where is the strongbox"])[0]
+    for agent in ("player", "ilse", "jory"):
+        for rec, _ in bank.search(agent, q, 50):
+            assert rec.scope in (SHARED, FACTS, private(agent))
+    assert all(r.scope != private("ilse") for r in bank.visible("player"))
+
+
+def test_search_ranks_by_meaning(bank, minilm):
+    fill(bank)
+    hits = bank.search("player", minilm(["Where did the strongbox end up?"])[0], 3)
+    assert "strongbox" in hits[0][0].text
+    assert [h[1] for h in hits] == sorted((h[1] for h in hits), reverse=True)
+
+
+def test_conflicting_claims_are_controversial(bank):
+    fill(bank)
+    crypt = next(r for r in bank.records.values() if "crypt" in r.text)
+    cave = [r for r in bank.records.values() if "sea cave" in r.text]
+    assert crypt.controversy > 0 and all(r.controversy > 0 for r in cave)
+    assert cave[0].id in crypt.references or crypt.id in cave[-1].references
+
+
+def test_novelty_is_new_concepts(bank):
+    a = bank.add(SHARED, "observation", "A red lantern hangs by the door.", 1)
+    b = bank.add(SHARED, "observation", "A red lantern hangs by the door.", 2)
+    c = bank.add(SHARED, "observation", "Smugglers unload brandy at midnight.", 3)
+    assert a.novelty == 1.0 and b.novelty == 0.0 and c.novelty == 1.0
+
+
+def test_context_sections_budget_and_anchors(bank):
+    fill(bank)
+    for t in range(7, 40):
+        bank.add(private("player"), "observation", f"Turn {t}: waves break on the rocks below the pier.", t)
+    opt = ContextOptimizer(bank, MemoConfig(budget=120))
+    ctx = opt.build("player", 40, "Where is the strongbox? Who can I trust about treasure?",
+                    extra_anchors=["Goal: find the strongbox"])
+    assert ctx.tokens <= 120
+    assert "anchors" in ctx.sections and any("14 gold" in ln for ln in ctx.sections["anchors"])
+    assert ctx.sections["anchors"][0] == "Goal: find the strongbox"
+    text = ctx.text()
+    assert "strongbox" in text and "sea cave" in text
+    rows = opt.explain("player", 40)
+    fates = {r["fate"] for r in rows}
+    assert "selected" in fates and ({"dropped", "merged", "summarised", "masked"} & fates)
+    for r in rows:
+        assert r["fate"] != "candidate", r
+        assert 0.0 <= r["normalised"]["relevance"] <= 1.0
+    assert all(r["scope"] in (SHARED, FACTS, private("player")) for r in rows)
+
+
+def test_anchor_survives_a_tiny_budget(bank):
+    fill(bank)
+    ctx = ContextOptimizer(bank, MemoConfig(budget=16)).build("player", 10, "gulls")
+    assert any("14 gold" in ln for ln in ctx.sections.get("anchors", []))
+
+
+def test_same_state_same_context(minilm):
+    def run():
+        b = MemoryBank(minilm)
+        fill(b)
+        return ContextOptimizer(b).build("player", 8, "strongbox", touch=False).text()
+    assert run() == run()
+
+
+def test_redundant_memories_are_masked_or_merged(bank):
+    for t in range(1, 6):
+        bank.add(private("player"), "observation", "The iron gate to the east is locked.", t)
+    bank.add(private("player"), "observation", "A brass key glints in the net sheds.", 6)
+    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0))
+    ctx = opt.build("player", 20, "how do I open the iron gate")
+    gate_lines = [ln for sec in ctx.sections.values() for ln in sec if "iron gate" in ln]
+    assert len(gate_lines) == 1
+    rows = opt.explain("player", 20)
+    assert sum(r["fate"] in ("masked", "merged") for r in rows) == 4
+
+
+def test_own_recent_statements_are_masked(bank):
+    bank.add(private("mara"), "utterance", "Mara says: the lantern is twenty-two gold, no less.", 9, speaker="mara")
+    bank.add(private("mara"), "utterance", "Mara says: the lantern is twenty-two gold, no less!", 10, speaker="player")
+    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, mask=MaskConfig(self_repeat=0.9)))
+    opt.build("mara", 11, "lantern price")
+    rows = {r["id"]: r for r in opt.explain("mara", 11)}
+    fates = sorted(r["fate"] for r in rows.values())
+    assert "masked" in fates
+    masked = next(r for r in rows.values() if r["fate"] == "masked")
+    assert "own recent statement" in masked["reason"] or "redundant" in masked["reason"]
+
+
+def test_resolved_memories_fade(bank):
+    a = bank.add(private("player"), "observation", "The lighthouse key hangs in the net sheds.", 1)
+    b = bank.add(private("player"), "observation", "The lighthouse key is rusty and old.", 1)
+    bank.set_status([b.id], "resolved")
+    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, mask=MaskConfig(resolved_factor=0.1)))
+    opt.build("player", 5, "lighthouse key")
+    rows = {r["id"]: r for r in opt.explain("player", 5)}
+    assert b.id not in rows  # resolved memories are not retrieved as active ones
+    assert rows[a.id]["fate"] == "selected"
+
+
+def test_retrieval_refreshes_recency(bank):
+    r = bank.add(private("player"), "observation", "The widow lives by the chapel.", 1)
+    ContextOptimizer(bank).build("player", 30, "widow chapel")
+    assert r.last_access == 30
+
+
+def test_older_clusters_are_summarised(bank):
+    for t, s in enumerate(["Jory boasts about the Gannet's last voyage.", "Jory brags about sailing the Gannet.",
+                           "Jory tells a tall tale about the Gannet's voyage.", "Jory again boasts of the Gannet."], 1):
+        bank.add(private("player"), "utterance", s, t, speaker="jory")
+    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, summarise_after=5, merge_similarity=0.99,
+                                            mask=MaskConfig(redundancy_drop=0.99, redundancy_soft=0.99)))
+    ctx = opt.build("player", 40, "what did Jory say about the Gannet")
+    rows = opt.explain("player", 40)
+    assert any(r["fate"] == "summarised" for r in rows)
+    assert any("similar" in ln or "turns 1-4" in ln for sec in ctx.sections.values() for ln in sec)
+
+
+def test_llm_summariser_used_for_large_clusters_only(bank):
+    calls = []
+
+    def summarise(lines):
+        calls.append(len(lines))
+        return "Jory keeps bragging about the Gannet."
+    for t in range(1, 8):
+        bank.add(private("player"), "utterance", f"Jory brags about the Gannet, story number {t}.", t, speaker="jory")
+    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, summarise_after=2, llm_cluster_min=6,
+                                            merge_similarity=0.999, mask=MaskConfig(redundancy_drop=0.999,
+                                                                                     redundancy_soft=0.999)),
+                           summariser=summarise)
+    ctx = opt.build("player", 50, "Jory Gannet")
+    assert calls and calls[0] >= 6
+    assert "Jory keeps bragging about the Gannet." in ctx.text()
+
+
+def test_bank_state_round_trip(bank, minilm):
+    fill(bank)
+    other = MemoryBank(minilm)
+    other.set_state(bank.get_state())
+    q = minilm(["strongbox"])[0]
+    assert [(r.id, round(s, 5)) for r, s in bank.search("player", q, 5)] == \
+        [(r.id, round(s, 5)) for r, s in other.search("player", q, 5)]
+    assert other.get_state() == bank.get_state()
+
+
+def test_reflection_consolidates_old_working_memory(bank):
+    from memory.config import ReflectionConfig
+    from memory.reflection import Reflector
+    for t in range(1, 9):
+        bank.add(private("player"), "observation", f"Waves crash on the harbour rocks, turn {t}.", t)
+    bank.add(private("player"), "claim", "Ilse says the strongbox is in the sea cave.", 2, speaker="ilse",
+             triple=("strongbox", "located_in", "sea_cave"))
+    ref = Reflector(bank, ReflectionConfig(threshold=1.0, working_turns=3))
+    ref.note("player", 2.0)
+    made = ref.maybe_consolidate("player", 20)
+    assert made
+    refl = bank.records[made[0]]
+    assert refl.kind == "reflection" and refl.tier == "long" and "Recalled from turns" in refl.text
+    assert all(bank.records[i].status == "consolidated" for i in refl.references)
+    claim = next(r for r in bank.records.values() if r.kind == "claim")
+    assert claim.tier == "long" and claim.status == "active"
