@@ -67,6 +67,9 @@ def _memory_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--store", choices=("flat", "chroma"), default="flat",
                    help="vector store: flat numpy index (default) or an in-memory Chroma collection")
     g.add_argument("--budget", type=_count, default=None, help="context token budget per agent turn (default 400)")
+    g.add_argument("--insights", metavar="FILE", default=None,
+                   help="insight bank carried across games (default: <saves>/insights.json)")
+    g.add_argument("--no-insights", action="store_true", help="neither read nor update the insight bank")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,13 +21,24 @@ def memory_options(args: Namespace) -> dict | None:
     return {"embedder": args.embedder, "store": args.store, "config": cfg}
 
 
+def insight_bank(args: Namespace):
+    """The cross-game insight bank named by the flags, or None (memory off or --no-insights)."""
+    if args.no_memory or args.no_insights:
+        return None
+    from game.saves import saves_dir
+    from memory.insights import InsightBank
+    return InsightBank(args.insights or saves_dir(getattr(args, "saves_dir", None)) / "insights.json")
+
+
 def cmd_play(args: Namespace) -> int:
     from game.console import run_console
     from game.session import Game
     if args.load:
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world)
+        game.insights = insight_bank(args)
     else:
-        game = Game(args.world or "worlds/harbor", seed=args.seed, memory=memory_options(args))
+        game = Game(args.world or "worlds/harbor", seed=args.seed, memory=memory_options(args),
+                    insights=insight_bank(args))
     return run_console(game, saves_base=args.saves_dir)
 
 
@@ -82,23 +93,28 @@ def cmd_run(args: Namespace) -> int:
         return _run_scene(args)
     from game.session import Game
     if args.autopilot:
-        game = Game(args.world, seed=args.seed, memory=memory_options(args))
+        game = Game(args.world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
+                    player_kind="autopilot")
         _run_autopilot(game, args)
     else:
         if args.out and Path(args.out).resolve() == Path(args.script).resolve():
             raise InputError("--out would overwrite the script", hint="write the transcript to another file")
         lines = _script_lines(args.script)
-        game = Game(args.world, seed=args.seed, memory=memory_options(args))
+        game = Game(args.world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
+                    player_kind="script")
         run_script(game, lines, args.script, args.turns, echo=None if args.quiet else echo_events)
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
         from game.saves import atomic_write
         atomic_write(Path(args.out), game.transcript.text())
+    learned = game.learn()
     st = game.engine.state
     print(f"world {game.spec.id} seed {game.seed}: turn {st.turn}, score {st.score}, "
           f"quests {len(st.quests_done)}/{len(game.spec.quests)}, {'WON' if st.won else 'not won'}"
           f", state {game.engine.state_hash()}")
     if args.out:
         print(f"transcript: {args.out}")
+    if learned:
+        print(f"insights: {learned} lessons recorded in {game.insights.path}")
     return 0
 
 

@@ -73,6 +73,11 @@ def _farewell(game, saves_base, write) -> None:
     from game.errors import ParleyError
     st = game.engine.state
     write(f"Score {st.score}, quests {len(st.quests_done)}/{len(game.spec.quests)}, turn {st.turn}.")
+    if st.done and game.insights is not None:
+        try:
+            write(f"Lessons from this game: {game.learn()} recorded in {game.insights.path}.")
+        except (ParleyError, OSError) as e:
+            write(f"Could not record lessons: {getattr(e, 'message', e)}")
     if not st.done and st.turn > 0:
         name = autosave_name(game)
         try:

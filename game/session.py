@@ -38,11 +38,16 @@ class Game:
     """Everything a running game needs. ``play(text)`` is the line-mode entry point."""
 
     def __init__(self, world: World | str | Path, seed: int = 0, transcript_path: str | Path | None = None,
-                 agents: dict[str, Any] | None = None, memory: Any = None):
+                 agents: dict[str, Any] | None = None, memory: Any = None, insights: Any = None,
+                 player_kind: str = "human"):
         """``memory``: None (off), a ``memory.runtime.GameMemory``, or a dict of its options
-        (``embedder``, ``store``, ``config``, ``priors``)."""
+        (``embedder``, ``store``, ``config``). ``insights``: a ``memory.insights.InsightBank``
+        whose lessons from earlier games become priors in each agent's context, and which
+        ``learn()`` updates after this game."""
         self.world = world if isinstance(world, World) else load_world(world)
         self.seed = int(seed)
+        self.insights = insights
+        self.player_kind = player_kind
         self.transcript = Transcript(transcript_path)
         self.agents = npc_agents(self.world, self.seed) if agents is None else agents
         self.engine = Engine(self.world, seed=self.seed, actors=self.agents, transcript=self.transcript)
@@ -56,10 +61,36 @@ class Game:
         """Every event goes into memory; every agent's turn gets a MEMO context."""
         if isinstance(memory, dict):
             from memory.runtime import GameMemory
-            memory = GameMemory(self.spec, **memory)
+            priors = None
+            if self.insights is not None:
+                priors = {agent: self.insights.context_lines(key) for agent, key in self.agent_keys().items()}
+            memory = GameMemory(self.spec, priors=priors, **memory)
         self.memory = memory
         self.engine.listeners.append(memory.on_event)
         self.engine.context_provider = memory.context
+
+    def agent_keys(self) -> dict[str, str]:
+        """Each agent's configuration key in the insight bank: world / entity / agent kind."""
+        keys = {"player": f"{self.spec.id}/player/{self.player_kind}"}
+        for nid, npc in self.spec.npcs.items():
+            keys[nid] = f"{self.spec.id}/{nid}/{npc.agent.kind}"
+        return keys
+
+    def learn(self) -> int:
+        """Distil this game's lessons into the insight bank (rule-based, offline); returns how many."""
+        if self.insights is None:
+            return 0
+        from memory.insights import distill_with_sources
+        events = [json.loads(r) for r in self.transcript.records]
+        n = 0
+        for agent, key in self.agent_keys().items():
+            for topic, text, weight, source in distill_with_sources(self.spec, self.engine.state, events, key, agent):
+                self.insights.add(key, text, topic, weight, source)
+                n += 1
+            self.insights.decay(key=key)
+        self.insights.record_game()
+        self.insights.save()
+        return n
 
     def player_inputs(self) -> tuple:
         """The player's observation, plus its memory context when memory is on (for autopilots, the TUI)."""

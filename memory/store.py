@@ -20,6 +20,7 @@ ChromaStore is created.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 import weakref
 from collections.abc import Sequence
@@ -170,6 +171,29 @@ def _order(pairs: list[tuple[str, float]]) -> list[tuple[str, float]]:
 
 # --------------------------------------------------------------------------- flat
 
+_BLAS: Any = None  # threadpoolctl controller, False when unavailable
+
+
+def _one_blas_thread() -> Any:
+    """A context that runs numpy's BLAS on one thread.
+
+    For a mat-vec over a few thousand rows a second BLAS thread saves a fraction
+    of a millisecond, but on a busy 2-core machine it can cost a lot: the call
+    waits for a descheduled helper thread, which showed up as ~12 ms p95 spikes
+    at 10k rows. threadpoolctl is optional (it comes with scikit-learn); without
+    it BLAS keeps its default.
+    """
+    global _BLAS
+    if _BLAS is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+            _BLAS = ThreadpoolController()
+        except Exception:
+            _BLAS = False
+    if _BLAS is False:
+        return contextlib.nullcontext()
+    return _BLAS.limit(limits=1, user_api="blas")
+
 
 class _Column:
     """A categorical metadata column as int codes (-1 = missing) with its vocabulary."""
@@ -218,6 +242,9 @@ class FlatStore:
     GATHER_MAX_FRACTION = 0.5
     # float32 mat-vec error is far below this; candidates within it of the k-th score are rescored.
     RESCORE_MARGIN = 1e-4
+    # Up to this many scored rows, BLAS runs on one thread (steadier p95 on a shared
+    # 2-core machine); above it, two threads roughly halve a memory-bound mat-vec.
+    SINGLE_THREAD_MAX_ROWS = 50_000
 
     def __init__(self, dim: int | None = None):
         self.dim = dim
@@ -343,14 +370,14 @@ class FlatStore:
         if where is not None and where.matches_nothing():
             return []
         mask = None if where is None or where.is_empty() else self._mask(where)
-        if mask is None:
-            rows = None
-            sims = self._vecs[:n] @ q
-        else:
-            rows = np.flatnonzero(mask)
-            if rows.size == 0:
-                return []
-            if rows.size > self.GATHER_MAX_FRACTION * n:
+        rows = None if mask is None else np.flatnonzero(mask)
+        if rows is not None and rows.size == 0:
+            return []
+        scored = n if rows is None or rows.size > self.GATHER_MAX_FRACTION * n else rows.size
+        with _one_blas_thread() if scored <= self.SINGLE_THREAD_MAX_ROWS else contextlib.nullcontext():
+            if rows is None:
+                sims = self._vecs[:n] @ q
+            elif rows.size > self.GATHER_MAX_FRACTION * n:
                 sims = (self._vecs[:n] @ q)[rows]
             else:
                 sims = self._vecs[rows] @ q
@@ -495,14 +522,12 @@ class ChromaStore:
             embedding_function=self._ef,
         )
         current = (col.configuration or {}).get("hnsw") or {}
-        if current.get("ef_search") not in (None, self.ef_search):  # reopened with another ef_search
+        if current.get("ef_search") not in (None, self.ef_search):
+            # Reopened with another ef_search: persist it. chromadb 1.5.9 applies it when the
+            # index is loaded, i.e. in a process that has not queried this collection yet; an
+            # index already loaded in this process keeps the ef_search it was loaded with.
             col.modify(configuration={"hnsw": {"ef_search": self.ef_search}})
         return col
-
-    def set_ef_search(self, ef_search: int) -> None:
-        """Change the HNSW search breadth of this collection."""
-        self.ef_search = int(ef_search)
-        self._col.modify(configuration={"hnsw": {"ef_search": self.ef_search}})
 
     def add(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict]) -> None:
         ids, vecs, metas = _check_batch(ids, vectors, metadatas, None)

@@ -161,15 +161,15 @@ def test_autopilot_reads_no_hidden_truth_and_wins_when_every_rumour_flips(name):
 
 def test_cli_autopilot_wins_and_is_deterministic(tmp_path):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    r1 = parley("run", "worlds/harbor", "--autopilot", "--seed", "3", "--out", str(a))
-    r2 = parley("run", "worlds/harbor", "--autopilot", "--seed", "3", "--out", str(b), "--quiet")
+    r1 = parley("run", "--no-memory", "worlds/harbor", "--autopilot", "--seed", "3", "--out", str(a))
+    r2 = parley("run", "--no-memory", "worlds/harbor", "--autopilot", "--seed", "3", "--out", str(b), "--quiet")
     assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
     assert "WON" in r1.stdout and "> go " in r1.stdout and "Quest complete" in r1.stdout
     assert r2.stdout.splitlines()[0].startswith("world harbor-v1 seed 3:") and "WON" in r2.stdout
     assert a.read_bytes() == b.read_bytes()
     first = json.loads(a.read_text().splitlines()[0])
     assert first["type"] == "start" and first["seed"] == 3
-    r3 = parley("run", "worlds/council", "--autopilot", "--turns", "4", "--quiet")
+    r3 = parley("run", "--no-memory", "worlds/council", "--autopilot", "--turns", "4", "--quiet")
     assert r3.returncode == 0 and "turn 4," in r3.stdout and "not won" in r3.stdout
-    r4 = parley("run", "worlds/council", "--autopilot", "--script", "x.txt")
+    r4 = parley("run", "--no-memory", "worlds/council", "--autopilot", "--script", "x.txt")
     assert r4.returncode == 2 and "not allowed" in r4.stderr

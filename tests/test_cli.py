@@ -19,7 +19,7 @@ def test_help_and_version():
 
 
 def test_bad_flag_is_usage_error():
-    r = parley("run", MINI, "--script", SCRIPT, "--seed", "abc")
+    r = parley("run", "--no-memory", MINI, "--script", SCRIPT, "--seed", "abc")
     assert r.returncode == 2 and "invalid int value" in r.stderr
 
 
@@ -43,8 +43,8 @@ def test_validate_missing_folder():
 
 def test_run_script_wins_and_is_deterministic(tmp_path):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    r1 = parley("run", MINI, "--script", SCRIPT, "--out", str(a), "--quiet")
-    r2 = parley("run", MINI, "--script", SCRIPT, "--out", str(b), "--quiet")
+    r1 = parley("run", "--no-memory", MINI, "--script", SCRIPT, "--out", str(a), "--quiet")
+    r2 = parley("run", "--no-memory", MINI, "--script", SCRIPT, "--out", str(b), "--quiet")
     assert r1.returncode == 0 and "WON" in r1.stdout
     assert a.read_bytes() == b.read_bytes()
     first = json.loads(a.read_text().splitlines()[0])
@@ -54,15 +54,15 @@ def test_run_script_wins_and_is_deterministic(tmp_path):
 def test_run_script_bad_line_points_at_it(tmp_path):
     script = tmp_path / "s.txt"
     script.write_text("look\n\nfrobnicate the lamp\n")
-    r = parley("run", MINI, "--script", str(script))
+    r = parley("run", "--no-memory", MINI, "--script", str(script))
     assert r.returncode == 2 and "s.txt:3" in r.stderr and "frobnicate" in r.stderr
     assert "Traceback" not in r.stderr
 
 
 def test_run_missing_world_and_script(tmp_path):
-    r = parley("run", "worlds/harbr", "--script", SCRIPT)
+    r = parley("run", "--no-memory", "worlds/harbr", "--script", SCRIPT)
     assert r.returncode == 2 and "did you mean 'harbor'?" in r.stderr
-    r = parley("run", MINI, "--script", str(tmp_path / "none.txt"))
+    r = parley("run", "--no-memory", MINI, "--script", str(tmp_path / "none.txt"))
     assert r.returncode == 2 and "cannot read script" in r.stderr
 
 
@@ -86,7 +86,7 @@ def test_new_world_scaffold_validates(tmp_path):
 
 def test_play_line_mode_save_replay_and_saves_commands(tmp_path):
     saves = tmp_path / "saves"
-    r = parley("play", MINI, "--saves-dir", str(saves), input="look\ntake iron key\nsave first\nquit\n")
+    r = parley("play", "--no-memory", MINI, "--saves-dir", str(saves), input="look\ntake iron key\nsave first\nquit\n")
     assert r.returncode == 0, r.stderr
     assert "Taken: the iron key." in r.stdout and "Saved to" in r.stdout
     r = parley("saves", "--saves-dir", str(saves), "list")
@@ -95,10 +95,10 @@ def test_play_line_mode_save_replay_and_saves_commands(tmp_path):
     assert r.returncode == 0 and "turn     2" in r.stdout
     r = parley("replay", "first", "--saves-dir", str(saves))
     assert r.returncode == 0 and "replay ok" in r.stdout
-    r = parley("play", "--load", "first", "--saves-dir", str(saves), input="inventory\n")
+    r = parley("play", "--no-memory", "--load", "first", "--saves-dir", str(saves), input="inventory\n")
     assert r.returncode == 0 and "iron key" in r.stdout
     (saves / "first" / "save.json").write_text('{"format_version": 1')
-    r = parley("play", "--load", "first", "--saves-dir", str(saves))
+    r = parley("play", "--no-memory", "--load", "first", "--saves-dir", str(saves))
     assert r.returncode == 2 and "corrupt save" in r.stderr and "Traceback" not in r.stderr
     assert (saves / "first" / "save.json").read_text() == '{"format_version": 1'
     r = parley("saves", "--saves-dir", str(saves), "rm", "first")
@@ -108,11 +108,11 @@ def test_play_line_mode_save_replay_and_saves_commands(tmp_path):
 
 
 def test_play_handles_nonsense_and_eof_then_autosaves(tmp_path):
-    r = parley("play", MINI, input="\nxyzzy\ntkae key\nhelp\nwait\n", env={"PARLEY_SAVES": str(tmp_path)})
+    r = parley("play", "--no-memory", MINI, input="\nxyzzy\ntkae key\nhelp\nwait\n", env={"PARLEY_SAVES": str(tmp_path)})
     assert r.returncode == 0 and "Traceback" not in r.stderr
     assert "Did you mean 'take'?" in r.stdout
     assert "parley play --load autosave-mini-v1" in r.stdout
-    r = parley("play", "--load", "autosave-mini-v1", input="inventory\n", env={"PARLEY_SAVES": str(tmp_path)})
+    r = parley("play", "--no-memory", "--load", "autosave-mini-v1", input="inventory\n", env={"PARLEY_SAVES": str(tmp_path)})
     assert r.returncode == 0 and "copper coin" in r.stdout
 
 
@@ -132,29 +132,29 @@ def test_refuses_foreign_agents_package(tmp_path):
 
 def test_run_standalone_scene(tmp_path):
     out = tmp_path / "r.json"
-    r = parley("run", "worlds/bazaar", "--scene", "camel_hire", "--out", str(out))
+    r = parley("run", "--no-memory", "worlds/bazaar", "--scene", "camel_hire", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "camel_hire: agreement" in r.stdout and "Nash point" in r.stdout
     data = json.loads(out.read_text())
     assert data["status"] == "agreement" and data["metrics"]["agreement"] is True
     assert data["history"][-1]["kind"] == "accept"
-    r = parley("run", "worlds/bazaar", "--scene", "camel_hir")
+    r = parley("run", "--no-memory", "worlds/bazaar", "--scene", "camel_hir")
     assert r.returncode == 2 and "did you mean 'camel_hire'?" in r.stderr
 
 
 def test_run_bad_inputs_exit_2_without_traceback(tmp_path):
-    r = parley("run", MINI, "--script", SCRIPT, "--seed", "-1")
+    r = parley("run", "--no-memory", MINI, "--script", SCRIPT, "--seed", "-1")
     assert r.returncode == 2 and "must be 0 or more" in r.stderr
     copy = tmp_path / "s.txt"
     copy.write_text((ROOT / SCRIPT).read_text())
     before = copy.read_text()
-    r = parley("run", MINI, "--script", str(copy), "--out", str(copy))
+    r = parley("run", "--no-memory", MINI, "--script", str(copy), "--out", str(copy))
     assert r.returncode == 2 and "overwrite the script" in r.stderr and copy.read_text() == before
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"look\n\xff\xfe\n")
-    r = parley("run", MINI, "--script", str(bad))
+    r = parley("run", "--no-memory", MINI, "--script", str(bad))
     assert r.returncode == 2 and "bad.txt:2: not UTF-8" in r.stderr
-    r = parley("run", MINI, "--script", SCRIPT, "--out", str(tmp_path))
+    r = parley("run", "--no-memory", MINI, "--script", SCRIPT, "--out", str(tmp_path))
     assert r.returncode == 2 and "is a folder" in r.stderr
     for res in (r,):
         assert "Traceback" not in res.stderr
@@ -165,7 +165,7 @@ def test_failed_run_leaves_existing_out_file(tmp_path):
     out.write_text("precious\n")
     script = tmp_path / "s.txt"
     script.write_text("look\nfrobnicate\n")
-    r = parley("run", MINI, "--script", str(script), "--out", str(out))
+    r = parley("run", "--no-memory", MINI, "--script", str(script), "--out", str(out))
     assert r.returncode == 2 and out.read_text() == "precious\n"
 
 
@@ -174,11 +174,11 @@ def test_load_with_world_moved(tmp_path):
     world = tmp_path / "w" / "mini"
     shutil.copytree(ROOT / MINI, world)
     saves = tmp_path / "saves"
-    r = parley("play", str(world), "--saves-dir", str(saves), input="take iron key\nsave s\nquit\n")
+    r = parley("play", "--no-memory", str(world), "--saves-dir", str(saves), input="take iron key\nsave s\nquit\n")
     assert r.returncode == 0
     moved = tmp_path / "elsewhere"
     shutil.move(str(world), str(moved))
-    r = parley("play", "--load", "s", "--saves-dir", str(saves))
+    r = parley("play", "--no-memory", "--load", "s", "--saves-dir", str(saves))
     assert r.returncode == 2 and "cannot find world 'mini-v1'" in r.stderr and "parley play WORLD --load" in r.stderr
-    r = parley("play", str(moved), "--load", "s", "--saves-dir", str(saves), input="inventory\n")
+    r = parley("play", "--no-memory", str(moved), "--load", "s", "--saves-dir", str(saves), input="inventory\n")
     assert r.returncode == 0 and "iron key" in r.stdout

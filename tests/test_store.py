@@ -264,8 +264,8 @@ def test_chroma_collection_settings(tmp_path):
     hnsw = s._col.configuration["hnsw"]
     assert hnsw["space"] == "cosine" and hnsw["ef_search"] == 123 and hnsw["ef_construction"] == 200
     assert s._col.configuration["embedding_function"].name() == "parley"
-    s.set_ef_search(40)
-    assert s._col.configuration["hnsw"]["ef_search"] == 40
+    reopened = ChromaStore(path=tmp_path / "c", ef_search=40)  # persisted for the next index load
+    assert reopened._col.configuration["hnsw"]["ef_search"] == 40
 
 
 # --------------------------------------------------------------------------- property test (FlatStore)
