@@ -47,6 +47,7 @@ class MemoryBank:
         self._seq = 0
         self._vocab: dict[str, set[str]] = {}             # scope -> concepts seen
         self._claims: dict[tuple[str, str], list[str]] = {}  # (subject, relation) -> claim ids
+        self._anchors: list[str] = []
 
     # --- writing -------------------------------------------------------------------
     def add(self, scope: str, kind: str, text: str, turn: int, *, speaker: str | None = None,
@@ -68,6 +69,8 @@ class MemoryBank:
             self._note_claim(rec)
         self.records[rid] = rec
         self._pending.append(rid)
+        if anchor:
+            self._anchors.append(rid)
         return rec
 
     def _note_claim(self, rec: MemoryRecord) -> None:
@@ -140,6 +143,26 @@ class MemoryBank:
                     (min_turn is None or rec.turn >= min_turn) and (statuses is None or rec.status in statuses):
                 yield rec
 
+    def recent(self, agent: str, min_turn: int, kinds: Sequence[str] | None = None,
+               statuses: Sequence[str] | None = ("active",)) -> list[MemoryRecord]:
+        """Readable records written at ``min_turn`` or later, oldest first (scans back from the newest)."""
+        scopes = readable_scopes(agent)
+        out = []
+        for rid in reversed(self.records):
+            rec = self.records[rid]
+            if rec.turn < min_turn:
+                break
+            if rec.scope in scopes and (kinds is None or rec.kind in kinds) and \
+                    (statuses is None or rec.status in statuses):
+                out.append(rec)
+        out.reverse()
+        return out
+
+    def anchors(self, agent: str) -> list[MemoryRecord]:
+        scopes = readable_scopes(agent)
+        return [self.records[i] for i in self._anchors
+                if self.records[i].scope in scopes and self.records[i].status == "active"]
+
     def search(self, agent: str, vector: np.ndarray, k: int, kinds: Sequence[str] | None = None,
                min_turn: int | None = None, statuses: Sequence[str] | None = ("active",)
                ) -> list[tuple[MemoryRecord, float]]:
@@ -179,10 +202,12 @@ class MemoryBank:
         self.records = {}
         self._rows, self._n, self._pending = {}, 0, []
         self._mat = np.zeros((0, self._mat.shape[1]), dtype=np.float32)
-        self._vocab, self._claims = {}, {}
+        self._vocab, self._claims, self._anchors = {}, {}, []
         for d in state["records"]:
             rec = MemoryRecord.from_dict(d)
             self.records[rec.id] = rec
+            if rec.anchor:
+                self._anchors.append(rec.id)
             self._vocab.setdefault(rec.scope, set()).update(concepts(rec.text))
             if rec.triple is not None and rec.kind in ("claim", "fact"):
                 self._claims.setdefault((rec.triple[0], rec.triple[1]), []).append(rec.id)

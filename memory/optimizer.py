@@ -82,17 +82,20 @@ class ContextOptimizer:
 
     # --- the pipeline ------------------------------------------------------------------
     def build(self, agent: str, turn: int, query: str, *, priors: Sequence[str] = (),
-              extra_anchors: Sequence[str] = (), touch: bool = True) -> Context:
+              extra_anchors: Sequence[str] = (), touch: bool = True,
+              query_vector: np.ndarray | None = None) -> Context:
+        """The context for ``agent`` at ``turn``. ``query_vector`` skips embedding ``query`` (benchmarks
+        time the embedding separately)."""
         cfg, bank = self.cfg, self.bank
         bank.flush()
-        qvec = bank.embed([query])[0] if query.strip() else None
+        qvec = query_vector if query_vector is not None else (bank.embed([query])[0] if query.strip() else None)
         cands = self._retrieve(agent, turn, qvec)
         self._score(cands, turn)
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
         vecs = bank.vectors(ids)
-        own = [r for r in bank.visible(agent, kinds=("utterance", "offer"))
-               if r.speaker == agent and r.turn >= turn - cfg.mask.own_statement_turns]
+        own = [r for r in bank.recent(agent, turn - cfg.mask.own_statement_turns, kinds=("utterance", "offer"))
+               if r.speaker == agent]
         own_vecs = bank.vectors([r.id for r in own])
         kept = mask(cands, vecs, own_vecs, {r.id for r in own}, cfg.mask)
         row = {c.id: k for k, c in enumerate(cands)}
@@ -112,9 +115,8 @@ class ContextOptimizer:
         if qvec is not None:
             for rec, sim in bank.search(agent, qvec, cfg.candidates, min_turn=min_turn):
                 found[rec.id] = Candidate(rec=rec, relevance=sim)
-        recent_from = turn - cfg.recent_turns
-        for rec in bank.visible(agent):
-            if rec.id not in found and (rec.anchor or rec.turn >= recent_from):
+        for rec in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns):
+            if rec.id not in found:
                 found[rec.id] = Candidate(rec=rec)
         cands = sorted(found.values(), key=lambda c: c.rec.seq)
         if qvec is not None:
