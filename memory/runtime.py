@@ -134,8 +134,10 @@ class GameMemory:
         return lines
 
     def query_for(self, agent: str, obs: Observation) -> str:
+        """The retrieval query: what the agent sees, what just happened, its goal and the open scene."""
         parts = [obs.text]
         parts += [e.text for e in obs.recent[-4:]]
+        parts += [ln for ln in self.goal_lines(agent, None)]
         if obs.scene:
             parts.append(f"negotiation {obs.scene.get('id')} standing offer {obs.scene.get('standing_offer')}")
         return "\n".join(parts)

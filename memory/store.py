@@ -478,7 +478,7 @@ class ChromaStore:
     TIE_MARGIN = 8
 
     def __init__(self, collection: str = "parley", path: str | Path | None = None, host: str | None = None,
-                 port: int = 8000, ef_search: int = 100, ef_construction: int = 200,
+                 port: int = 8000, ef_search: int = 200, ef_construction: int = 200,
                  embedder: Any = "minilm"):
         import chromadb
         from chromadb.config import Settings
