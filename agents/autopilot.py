@@ -102,6 +102,8 @@ def command_text(engine: Any, action: Action) -> str:
 class Autopilot(BaseAgent):
     """Plays the player's side of a game to win it (see the module docstring)."""
 
+    uses_context = True  # it receives the player context; its plan reads the engine state
+
     def __init__(self, engine: Any, rng: np.random.Generator | None = None, *,
                  ask: bool = True, turn_cost: float = TURN_COST):
         super().__init__(PLAYER)

@@ -21,7 +21,13 @@ class Agent(Protocol):
 
 
 class BaseAgent:
-    """Convenience base: no-op observe, stateless get/set_state."""
+    """Convenience base: no-op observe, stateless get/set_state.
+
+    ``uses_context``: whether ``act`` reads its memory context. Rule-based agents
+    that ignore it say False, so the engine does not build one for them.
+    """
+
+    uses_context = False
 
     def __init__(self, entity: str):
         self.entity = entity

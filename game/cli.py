@@ -59,14 +59,21 @@ def _count(text: str) -> int:
     return n
 
 
+def _budget(text: str) -> int:
+    n = _count(text)
+    if n < 16:
+        raise argparse.ArgumentTypeError(f"must be at least 16 tokens, got {n}")
+    return n
+
+
 def _memory_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("memory (MEMO context optimizer)")
     g.add_argument("--no-memory", action="store_true", help="turn agent memory off (faster, no embedder)")
-    g.add_argument("--embedder", choices=("minilm", "hash"), default="minilm",
+    g.add_argument("--embedder", choices=("minilm", "hash"), default=None,
                    help="minilm (default; bundled all-MiniLM-L6-v2) or hash (deterministic, no model)")
-    g.add_argument("--store", choices=("flat", "chroma"), default="flat",
+    g.add_argument("--store", choices=("flat", "chroma"), default=None,
                    help="vector store: flat numpy index (default) or an in-memory Chroma collection")
-    g.add_argument("--budget", type=_count, default=None, help="context token budget per agent turn (default 400)")
+    g.add_argument("--budget", type=_budget, default=None, help="context token budget per agent turn (default 400, at least 16)")
     g.add_argument("--insights", metavar="FILE", default=None,
                    help="insight bank carried across games (default: <saves>/insights.json)")
     g.add_argument("--no-insights", action="store_true", help="neither read nor update the insight bank")

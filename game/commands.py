@@ -18,7 +18,7 @@ def memory_options(args: Namespace) -> dict | None:
         return None
     from memory.config import MemoConfig
     cfg = MemoConfig() if args.budget is None else MemoConfig(budget=args.budget)
-    return {"embedder": args.embedder, "store": args.store, "config": cfg}
+    return {"embedder": args.embedder or "minilm", "store": args.store or "flat", "config": cfg}
 
 
 def insight_bank(args: Namespace):
@@ -35,7 +35,17 @@ def cmd_play(args: Namespace) -> int:
     from game.session import Game
     if args.load:
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world)
-        game.insights = insight_bank(args)
+        asked = [f for f, on in (("--embedder", args.embedder), ("--store", args.store),
+                                 ("--budget", args.budget)) if on is not None]
+        if (game.memory is not None and args.no_memory) or (game.memory is None and asked):
+            raise InputError(f"the save was made with memory {'on' if game.memory else 'off'}; "
+                             "memory settings come from the save and cannot be changed with --load",
+                             hint="drop the memory flags, or start a new game with them")
+        if asked:
+            raise InputError(f"{', '.join(asked)} cannot be changed with --load",
+                             hint="memory settings come from the save")
+        if game.memory is not None:
+            game.insights = insight_bank(args)
     else:
         game = Game(args.world or "worlds/harbor", seed=args.seed, memory=memory_options(args),
                     insights=insight_bank(args))

@@ -58,7 +58,9 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                         write(f"Could not save: {getattr(e, 'message', e)}")
                 elif parsed.name == "load":
                     try:
-                        game = Game.load(parsed.arg or "quicksave", saves_base)
+                        loaded = Game.load(parsed.arg or "quicksave", saves_base)
+                        loaded.insights = game.insights if loaded.memory is not None else None
+                        game = loaded
                         write(f"Loaded. Turn {game.engine.state.turn}.\n" +
                               game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
                     except ParleyError as e:

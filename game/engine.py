@@ -228,17 +228,18 @@ class Engine:
             actor = actors.get(npc)
             if actor is None:
                 continue
-            a = actor.act(*self.turn_inputs(npc))
+            a = actor.act(*self.turn_inputs(npc, getattr(actor, "uses_context", True)))
             if a is not None:
                 events += self.apply(a)
                 if after is not None:
                     after()
         return events
 
-    def turn_inputs(self, agent: str) -> tuple[Observation] | tuple[Observation, Any]:
-        """What an agent's ``act`` receives: its observation, and its memory context when memory is on."""
+    def turn_inputs(self, agent: str, wants_context: bool = True) -> tuple[Observation] | tuple[Observation, Any]:
+        """What an agent's ``act`` receives: its observation, and its memory context when memory is on
+        (agents that declare ``uses_context = False`` are spared the work)."""
         obs = self.observe(agent)
-        if self.context_provider is None:
+        if self.context_provider is None or not wants_context:
             return (obs,)
         return obs, self.context_provider(agent, obs)
 

@@ -154,7 +154,7 @@ class Game:
         except Exception as e:  # any damage inside the state is the save's fault, never a crash
             raise SaveError(f"{where}: engine state is damaged ({type(e).__name__}: {e})",
                             hint="the file was left as it is") from None
-        if save_hash(game.engine.get_state(), game.components()) != data["state_hash"]:
+        if save_hash(data["engine"], data["components"]) != data["state_hash"]:
             raise SaveError(f"{where}: state hash mismatch", hint="the save was edited or damaged; it was left as it is")
         game.transcript.records = [line for line in transcript.splitlines() if line]
         return game

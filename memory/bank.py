@@ -16,7 +16,7 @@ import numpy as np
 
 from game.errors import ParleyError
 from memory.importance import ImportanceRater
-from memory.records import MemoryRecord, readable_scopes
+from memory.records import FACTS, SHARED, MemoryRecord, readable_scopes
 
 _WORD = re.compile(r"[a-z][a-z']{2,}")
 _STOP = frozenset("the and you your are was were this that with from have has had not but for into "
@@ -48,6 +48,7 @@ class MemoryBank:
         self._vocab: dict[str, set[str]] = {}             # scope -> concepts seen
         self._claims: dict[tuple[str, str], list[str]] = {}  # (subject, relation) -> claim ids
         self._anchors: list[str] = []
+        self._access: dict[str, dict[str, int]] = {}        # agent -> record -> turn last retrieved
 
     # --- writing -------------------------------------------------------------------
     def add(self, scope: str, kind: str, text: str, turn: int, *, speaker: str | None = None,
@@ -65,24 +66,41 @@ class MemoryBank:
                            topic=topic, triple=triple, references=list(references),
                            novelty=round(novelty, 6), last_access=turn, status=status, tier=tier,
                            anchor=anchor, seq=self._seq)
+        self.records[rid] = rec
         if triple is not None and kind in ("claim", "fact"):
             self._note_claim(rec)
-        self.records[rid] = rec
         self._pending.append(rid)
         if anchor:
             self._anchors.append(rid)
         return rec
 
+    @staticmethod
+    def _sees(scope: str) -> tuple[str, ...]:
+        """Scopes whose claims a record in ``scope`` may be contradicted by (never another private scope)."""
+        return (scope, SHARED, FACTS) if scope.startswith("private:") else (SHARED, FACTS)
+
+    def _controversy(self, rec: MemoryRecord) -> tuple[float, list[str]]:
+        """Distinct (speaker, object) rival claims about the same subject and relation that ``rec``'s
+        readers can also see; 0.5 per rival, capped at 1."""
+        sees = self._sees(rec.scope)
+        rivals: dict[tuple[str | None, str], str] = {}
+        for rid in self._claims.get((rec.triple[0], rec.triple[1]), []):  # type: ignore[index]
+            other = self.records[rid]
+            if other.id != rec.id and other.scope in sees and other.triple[2] != rec.triple[2]:  # type: ignore[index]
+                rivals.setdefault((other.speaker, other.triple[2]), other.id)  # type: ignore[index]
+        return min(1.0, 0.5 * len(rivals)), sorted(rivals.values(), key=lambda i: self.records[i].seq)
+
     def _note_claim(self, rec: MemoryRecord) -> None:
-        """Claims that disagree about the same subject and relation are controversial, both of them."""
+        """Contradicting claims are controversial. Only readers who can see both are affected:
+        a private claim touches its own scope; a shared claim or a fact touches every scope."""
         key = (rec.triple[0], rec.triple[1])  # type: ignore[index]
-        rivals = [r for r in self._claims.get(key, []) if self.records[r].triple[2] != rec.triple[2]]  # type: ignore[index]
-        if rivals:
-            rec.controversy = min(1.0, 0.5 * len(rivals))
-            rec.references.extend(rivals)
-            for r in rivals:
-                self.records[r].controversy = min(1.0, self.records[r].controversy + 0.5)
         self._claims.setdefault(key, []).append(rec.id)
+        rec.controversy, rivals = self._controversy(rec)
+        rec.references.extend(r for r in rivals if r not in rec.references)
+        for rid in self._claims[key]:
+            other = self.records[rid]
+            if other.id != rec.id and rec.scope in self._sees(other.scope):
+                other.controversy = self._controversy(other)[0]
 
     def flush(self) -> int:
         """Embed every pending record in one batch and index it. Returns how many."""
@@ -118,12 +136,22 @@ class MemoryBank:
             self.store.add(indexed, self._mat[[self._rows[i] for i in indexed]],
                            [self.records[i].metadata() for i in indexed])
 
-    def touch(self, ids: Iterable[str], turn: int) -> None:
-        """Retrieval refreshes recency."""
+    def touch(self, ids: Iterable[str], turn: int, agent: str | None = None) -> None:
+        """Retrieval refreshes recency, for the agent who retrieved (one agent's reading never
+        changes another's ranking). ``last_access`` on the record is the latest by anyone."""
+        seen = self._access.setdefault(agent, {}) if agent is not None else None
         for rid in ids:
             rec = self.records.get(rid)
-            if rec is not None and rec.last_access < turn:
+            if rec is None:
+                continue
+            if seen is not None and seen.get(rid, rec.turn) < turn:
+                seen[rid] = turn
+            if rec.last_access < turn:
                 rec.last_access = turn
+
+    def last_access(self, agent: str, rec: MemoryRecord) -> int:
+        """When ``agent`` last retrieved ``rec`` (its write turn if never)."""
+        return self._access.get(agent, {}).get(rec.id, rec.turn)
 
     # --- reading -------------------------------------------------------------------
     def get(self, agent: str, rid: str) -> MemoryRecord:
@@ -195,7 +223,9 @@ class MemoryBank:
     # --- persistence -----------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
         """Records only: vectors are rebuilt from text on load (the embedder caches them)."""
-        return {"seq": self._seq, "records": [r.to_dict() for r in self.records.values()]}
+        return {"seq": self._seq, "records": [r.to_dict() for r in self.records.values()],
+                "access": {a: dict(sorted(v.items(), key=lambda kv: self.records[kv[0]].seq))
+                           for a, v in sorted(self._access.items())}}
 
     def set_state(self, state: dict[str, Any]) -> None:
         self.store.reset()
@@ -213,3 +243,5 @@ class MemoryBank:
                 self._claims.setdefault((rec.triple[0], rec.triple[1]), []).append(rec.id)
             self._pending.append(rec.id)
         self._seq = int(state["seq"])
+        self._access = {a: {k: int(t) for k, t in v.items() if k in self.records}
+                        for a, v in state.get("access", {}).items()}

@@ -39,8 +39,17 @@ def _span(turns: list[int]) -> str:
     return f"turn {lo}" if lo == hi else f"turns {lo}-{hi}"
 
 
-def merge_duplicates(kept: list[Candidate], vecs: np.ndarray, cfg: MemoConfig) -> list[Item]:
-    """Group kept candidates whose similarity to a group's head passes ``merge_similarity``."""
+def merge_duplicates(kept: list[Candidate], vecs: np.ndarray, cfg: MemoConfig,
+                     masked: list[Candidate] = ()) -> list[Item]:
+    """Group kept candidates whose similarity to a group's head passes ``merge_similarity``.
+
+    Candidates the mask dropped as redundant with a kept one (``masked``, with
+    ``into`` set) are counted on that line too, so repeated events read
+    "(x3, turns 4-9)" rather than vanishing."""
+    echoes: dict[str, list[Candidate]] = {}
+    for c in masked:
+        if c.fate == "masked" and c.into is not None:
+            echoes.setdefault(c.into, []).append(c)
     order = sorted(range(len(kept)), key=lambda i: (not kept[i].rec.anchor, -kept[i].score, kept[i].rec.seq))
     heads: list[int] = []
     groups: dict[int, list[int]] = {}
@@ -58,15 +67,16 @@ def merge_duplicates(kept: list[Candidate], vecs: np.ndarray, cfg: MemoConfig) -
     for h in heads:
         members = [kept[i] for i in groups[h]]
         head = members[0]
-        turns = [m.rec.turn for m in members]
+        repeats = [e for m in members for e in echoes.get(m.id, ())]
+        turns = [m.rec.turn for m in members] + [e.rec.turn for e in repeats]
         text = head.rec.text
-        if len(members) > 1:
-            text += f" (x{len(members)}, {_span(turns)})"
+        if len(turns) > 1:
+            text += f" (x{len(turns)}, {_span(turns)})"
             for m in members[1:]:
                 m.fate, m.reason, m.into = "merged", f"near-duplicate of {head.id}", head.id
-            head.count = len(members)
+            head.count = len(turns)
         items.append(Item(id=head.id, text=text, score=head.score, turn=max(turns), first_turn=min(turns),
-                          anchor=head.rec.anchor, members=members, kind="merged" if len(members) > 1 else "memory"))
+                          anchor=head.rec.anchor, members=members, kind="merged" if len(turns) > 1 else "memory"))
     return items
 
 
@@ -91,17 +101,18 @@ def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray],
         sid = f"sum:{members[0].id}"
         by_importance = sorted(members, key=lambda it: (-it.rec.importance, -it.score, it.rec.seq))
         turns = [t for it in members for t in (it.first_turn, it.turn)]
+        extractive = "; ".join(it.rec.text for it in by_importance[:2])
+        if len(members) > 2:
+            extractive += f" (+{len(members) - 2} similar)"
+        text = ""
         if llm is not None and len(members) >= cfg.llm_cluster_min:
             try:
                 text = llm([it.text for it in by_importance]).strip()
             except Exception:  # a failing summariser falls back to the extractive summary
                 text = ""
-        else:
-            text = ""
-        if not text:
-            text = "; ".join(it.rec.text for it in by_importance[:2])
-            if len(members) > 2:
-                text += f" (+{len(members) - 2} similar)"
+            if len(text) > max(2 * len(extractive), 200):  # a rambling summary would cost the cluster its place
+                text = ""
+        text = text or extractive
         summary = Item(id=sid, text=f"{text} [{_span(turns)}]", score=max(it.score for it in members),
                        turn=max(turns), first_turn=min(turns), anchor=False,
                        members=[c for it in members for c in it.members], kind="summary")

@@ -38,6 +38,7 @@ class MemoConfig(BaseModel):
     candidates: int = Field(48, ge=1, description="memories retrieved by similarity per turn")
     recent_turns: int = Field(2, ge=0, description="turns counted as recent history")
     turn_window: int | None = Field(None, ge=1, description="only retrieve memories from the last N turns")
+    kinds: list[str] | None = Field(None, description="only retrieve these kinds (anchors always come)")
     budget: int = Field(400, ge=16, description="context token budget")
     merge_similarity: float = Field(0.88, ge=0, le=1, description="near-duplicates merged into one line")
     summarise_after: int = Field(10, ge=0, description="memories older than this many turns may be summarised")

@@ -84,6 +84,7 @@ def mask(cands: list[Candidate], vecs: np.ndarray, own_vecs: np.ndarray, own_ids
             best, j = 0.0, -1
         if best >= cfg.redundancy_drop:
             c.fate, c.reason = "masked", f"redundant with {cands[kept[j]].id} (similarity {best:.2f})"
+            c.into = cands[kept[j]].id  # counted on that line by compression: "(x3, turns 4-9)"
             continue
         if own_sims is not None and c.id not in own_ids:
             k = int(np.argmax(own_sims[i]))

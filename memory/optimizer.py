@@ -29,6 +29,7 @@ from memory.config import MemoConfig
 from memory.masking import Candidate, boost, mask
 from memory.records import FACTS, SHARED, readable_scopes
 
+LIVE = ("active", "resolved")  # resolved memories are retrieved and fade; consolidated ones are not
 SECTIONS = ("anchors", "priors", "shared", "private", "recent")
 TITLES = {"anchors": "Always remember", "priors": "Lessons from earlier games",
           "shared": "Known to all", "private": "Your own observations and beliefs",
@@ -90,7 +91,7 @@ class ContextOptimizer:
         bank.flush()
         qvec = query_vector if query_vector is not None else (bank.embed([query])[0] if query.strip() else None)
         cands = self._retrieve(agent, turn, qvec)
-        self._score(cands, turn)
+        self._score(cands, turn, agent)
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
         vecs = bank.vectors(ids)
@@ -100,11 +101,11 @@ class ContextOptimizer:
         kept = mask(cands, vecs, own_vecs, {r.id for r in own}, cfg.mask)
         row = {c.id: k for k, c in enumerate(cands)}
         kept_vecs = vecs[[row[c.id] for c in kept]] if kept else np.zeros((0, vecs.shape[1]), np.float32)
-        items = merge_duplicates(kept, kept_vecs, cfg)
+        items = merge_duplicates(kept, kept_vecs, cfg, masked=cands)
         items = summarise_old(items, bank.vectors, turn, cfg, self.summariser)
         ctx = self._assemble(agent, turn, query, items, priors, extra_anchors)
         if touch:
-            bank.touch(ctx.ids, turn)
+            bank.touch(ctx.ids, turn, agent)
         self._remember(agent, turn, cands)
         return ctx
 
@@ -113,9 +114,11 @@ class ContextOptimizer:
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
         found: dict[str, Candidate] = {}
         if qvec is not None:
-            for rec, sim in bank.search(agent, qvec, cfg.candidates, min_turn=min_turn):
+            for rec, sim in bank.search(agent, qvec, cfg.candidates, kinds=cfg.kinds, min_turn=min_turn,
+                                        statuses=LIVE):
                 found[rec.id] = Candidate(rec=rec, relevance=sim)
-        for rec in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns):
+        for rec in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns, kinds=cfg.kinds,
+                                                      statuses=LIVE):
             if rec.id not in found:
                 found[rec.id] = Candidate(rec=rec)
         cands = sorted(found.values(), key=lambda c: c.rec.seq)
@@ -127,10 +130,11 @@ class ContextOptimizer:
                     c.relevance = float(s)
         return cands
 
-    def _score(self, cands: list[Candidate], turn: int) -> None:
+    def _score(self, cands: list[Candidate], turn: int, agent: str) -> None:
         cfg = self.cfg
         rel = np.array([c.relevance for c in cands], dtype=np.float64)
-        rec = np.array([cfg.recency_decay ** max(0, turn - c.rec.last_access) for c in cands])
+        rec = np.array([cfg.recency_decay ** max(0, turn - self.bank.last_access(agent, c.rec))
+                        for c in cands])
         imp = np.array([c.rec.importance for c in cands], dtype=np.float64)
         nrel, nrec, nimp = _minmax(rel), _minmax(rec), _minmax(imp)
         for k, c in enumerate(cands):

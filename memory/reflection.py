@@ -25,6 +25,7 @@ class Reflector:
                  llm: Callable[[list[str]], str] | None = None):
         self.bank, self.cfg, self.llm = bank, config or ReflectionConfig(), llm
         self.pressure: dict[str, float] = {}
+        self.tried: dict[str, int] = {}
 
     def note(self, agent: str, importance: float) -> None:
         self.pressure[agent] = self.pressure.get(agent, 0.0) + importance
@@ -33,8 +34,13 @@ class Reflector:
         """Consolidate if the agent's accumulated importance passed the threshold; return new reflection ids."""
         if self.pressure.get(agent, 0.0) < self.cfg.threshold:
             return []
-        self.pressure[agent] = 0.0
-        return self.consolidate(agent, turn)
+        if turn < self.tried.get(agent, -10**9) + self.cfg.working_turns:
+            return []  # nothing was old enough at the last try; wait until some memory can have aged
+        self.tried[agent] = turn
+        made = self.consolidate(agent, turn)
+        if made:  # otherwise keep the pressure for the next try
+            self.pressure[agent] = 0.0
+        return made
 
     def consolidate(self, agent: str, turn: int) -> list[str]:
         bank, cfg = self.bank, self.cfg
@@ -78,7 +84,8 @@ class Reflector:
         return made
 
     def get_state(self) -> dict[str, Any]:
-        return {"pressure": dict(sorted(self.pressure.items()))}
+        return {"pressure": dict(sorted(self.pressure.items())), "tried": dict(sorted(self.tried.items()))}
 
     def set_state(self, state: dict[str, Any]) -> None:
         self.pressure = {k: float(v) for k, v in state.get("pressure", {}).items()}
+        self.tried = {k: int(v) for k, v in state.get("tried", {}).items()}

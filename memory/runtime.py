@@ -98,8 +98,9 @@ class GameMemory:
                 ident = getattr(c, attr, None)
                 if ident in self._names:
                     names.add(self._names[ident].lower())
+        mine = (private(PLAYER), SHARED)  # quests are the player's; NPCs' own memories are left alone
         done = [r.id for r in self.bank.records.values()
-                if r.status == "active" and not r.anchor and r.kind not in ("quest", "fact")
+                if r.scope in mine and r.status == "active" and not r.anchor and r.kind not in ("quest", "fact")
                 and any(n in r.text.lower() for n in names)]
         self.bank.set_status(done, "resolved")
 
