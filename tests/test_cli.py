@@ -182,3 +182,13 @@ def test_load_with_world_moved(tmp_path):
     assert r.returncode == 2 and "cannot find world 'mini-v1'" in r.stderr and "parley play WORLD --load" in r.stderr
     r = parley("play", "--no-memory", str(moved), "--load", "s", "--saves-dir", str(saves), input="inventory\n")
     assert r.returncode == 0 and "iron key" in r.stdout
+
+
+def test_memory_flag_errors(tmp_path):
+    r = parley("run", MINI, "--script", SCRIPT, "--budget", "5")
+    assert r.returncode == 2 and "at least 16" in r.stderr
+    saves = tmp_path / "s"
+    r = parley("play", "--no-memory", MINI, "--saves-dir", str(saves), input="wait\nsave a\nquit\n")
+    assert r.returncode == 0
+    r = parley("play", "--load", "a", "--embedder", "hash", "--saves-dir", str(saves))
+    assert r.returncode == 2 and "memory off" in r.stderr and "Traceback" not in r.stderr
