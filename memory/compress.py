@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memory.config import MemoConfig
-from memory.masking import Candidate
+from memory.masking import Candidate, numbers
 
 
 @dataclass
@@ -53,12 +53,14 @@ def merge_duplicates(kept: list[Candidate], vecs: np.ndarray, cfg: MemoConfig,
     order = sorted(range(len(kept)), key=lambda i: (not kept[i].rec.anchor, -kept[i].score, kept[i].rec.seq))
     heads: list[int] = []
     groups: dict[int, list[int]] = {}
+    nums = [numbers(c.rec.text) for c in kept]
     for i in order:
         c = kept[i]
-        if not c.rec.anchor and heads:
+        if heads:  # anchors merge only with anchors (a repeated agreement is one line, never lost)
             sims = vecs[heads] @ vecs[i]
-            j = int(np.argmax(sims))
-            if float(sims[j]) >= cfg.merge_similarity and not kept[heads[j]].rec.anchor:
+            j = next((int(k) for k in np.argsort(-sims, kind="stable")
+                      if nums[heads[k]] == nums[i] and kept[heads[k]].rec.anchor == c.rec.anchor), None)
+            if j is not None and float(sims[j]) >= cfg.merge_similarity:
                 groups[heads[j]].append(i)
                 continue
         heads.append(i)
@@ -83,7 +85,9 @@ def merge_duplicates(kept: list[Candidate], vecs: np.ndarray, cfg: MemoConfig,
 def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray], now: int, cfg: MemoConfig,
                   llm: Callable[[list[str]], str] | None = None) -> list[Item]:
     """Replace clusters of older, similar items by one summary line each."""
-    old = [it for it in items if not it.anchor and it.turn < now - cfg.summarise_after]
+    # the best-scored lines stay verbatim: only the tail is worth compressing
+    spared = {it.id for it in sorted(items, key=lambda it: (-it.score, it.rec.seq))[: cfg.keep_verbatim]}
+    old = [it for it in items if not it.anchor and it.id not in spared and it.turn < now - cfg.summarise_after]
     if len(old) < cfg.cluster_min:
         return items
     old.sort(key=lambda it: (-it.score, it.rec.seq))
@@ -99,7 +103,7 @@ def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray],
             continue
         members = [old[k] for k in cluster]
         sid = f"sum:{members[0].id}"
-        by_importance = sorted(members, key=lambda it: (-it.rec.importance, -it.score, it.rec.seq))
+        by_importance = sorted(members, key=lambda it: (-it.score, -it.rec.importance, it.rec.seq))  # best first
         turns = [t for it in members for t in (it.first_turn, it.turn)]
         extractive = "; ".join(it.rec.text for it in by_importance[:2])
         if len(members) > 2:

@@ -31,17 +31,25 @@ class ReflectionConfig(BaseModel):
 
 class MemoConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    w_relevance: float = Field(0.5, ge=0)
-    w_recency: float = Field(0.25, ge=0)
-    w_importance: float = Field(0.25, ge=0)
+    w_relevance: float = Field(0.6, ge=0)
+    w_recency: float = Field(0.2, ge=0)
+    w_importance: float = Field(0.2, ge=0)
+    w_relevance_focus: float = Field(0.8, ge=0, le=1,
+                                     description="relevance weight when the agent faces a decision (a focus); "
+                                                 "recency and importance share the rest in their usual ratio")
     recency_decay: float = Field(0.95, gt=0, le=1, description="recency = decay ** turns since last access")
-    candidates: int = Field(48, ge=1, description="memories retrieved by similarity per turn")
+    candidates: int = Field(48, ge=1, description="memories retrieved by similarity per query vector")
+    context_weight: float = Field(0.75, ge=0, le=1,
+                                  description="weight of the situation query against the focus (the decision at hand)")
     recent_turns: int = Field(2, ge=0, description="turns counted as recent history")
     turn_window: int | None = Field(None, ge=1, description="only retrieve memories from the last N turns")
     kinds: list[str] | None = Field(None, description="only retrieve these kinds (anchors always come)")
     budget: int = Field(400, ge=16, description="context token budget")
+    length_penalty: float = Field(0.5, ge=0, le=1,
+                                  description="lines fill the budget by score / tokens**length_penalty (0: by score)")
     merge_similarity: float = Field(0.88, ge=0, le=1, description="near-duplicates merged into one line")
     summarise_after: int = Field(10, ge=0, description="memories older than this many turns may be summarised")
+    keep_verbatim: int = Field(12, ge=0, description="the best-scored lines are never summarised")
     cluster_similarity: float = Field(0.6, ge=0, le=1)
     cluster_min: int = Field(3, ge=2, description="smallest cluster summarised")
     llm_cluster_min: int = Field(6, ge=2, description="smallest cluster given to an LLM summariser, when configured")

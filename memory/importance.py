@@ -21,8 +21,9 @@ class ImportanceRater:
     (quest items, quest NPCs); ``llm`` is an optional callable returning a rating in [0, 1]."""
 
     def __init__(self, key_terms: Iterable[str] = (), llm: Callable[[str], float] | None = None,
-                 llm_weight: float = 0.5):
+                 llm_weight: float = 0.5, things: Iterable[str] = ()):
         self.key_terms = {t.lower() for t in key_terms if t}
+        self.things = {t.lower() for t in things if t}
         self.llm, self.llm_weight = llm, llm_weight
 
     def __call__(self, kind: str, text: str) -> float:
@@ -34,6 +35,8 @@ class ImportanceRater:
         low = text.lower()
         if any(term in low for term in self.key_terms):
             score += 0.2
+        elif any(term in low for term in self.things):
+            score += 0.1  # says something about a thing in the world (where it is, what it costs)
         score = min(1.0, score)
         if self.llm is not None:
             try:
@@ -58,3 +61,8 @@ def key_terms_of(spec) -> set[str]:
                         terms.add(table[ident].name.lower())
                 terms.add(ident.replace("_", " "))
     return terms
+
+
+def things_of(spec) -> set[str]:
+    """Names of every item in the world."""
+    return {it.name.lower() for it in spec.items.values()}

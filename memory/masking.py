@@ -13,6 +13,7 @@ Adapted from multi-agent debate practice:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +44,15 @@ class Candidate:
         return self.rec.id
 
 
+_NUM = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def numbers(text: str) -> tuple[str, ...]:
+    """The numbers a text states: two lines that differ in them are different facts
+    (an offer at 43 is not a repeat of an offer at 40), however similar they read."""
+    return tuple(_NUM.findall(text))
+
+
 def boost(cands: list[Candidate], cfg: MaskConfig) -> None:
     """Controversy and novelty raise a score; resolved sub-goals lower it. Anchors untouched."""
     for c in cands:
@@ -71,17 +81,19 @@ def mask(cands: list[Candidate], vecs: np.ndarray, own_vecs: np.ndarray, own_ids
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].rec.anchor, -cands[i].score, cands[i].rec.seq))
     kept: list[int] = []
     own_sims = vecs @ own_vecs.T if len(own_vecs) and len(vecs) else None
+    nums = [numbers(c.rec.text) for c in cands]
     for i in order:
         c = cands[i]
         if c.rec.anchor:
             kept.append(i)
             continue
+        best, j = 0.0, -1
         if kept:
             sims = vecs[kept] @ vecs[i]
-            j = int(np.argmax(sims))
-            best = float(sims[j])
-        else:
-            best, j = 0.0, -1
+            for k in np.argsort(-sims, kind="stable"):
+                if nums[kept[k]] == nums[i]:  # a different number is a different fact
+                    best, j = float(sims[k]), int(k)
+                    break
         if best >= cfg.redundancy_drop:
             c.fate, c.reason = "masked", f"redundant with {cands[kept[j]].id} (similarity {best:.2f})"
             c.into = cands[kept[j]].id  # counted on that line by compression: "(x3, turns 4-9)"

@@ -29,7 +29,9 @@ from memory.config import MemoConfig
 from memory.masking import Candidate, boost, mask
 from memory.records import FACTS, SHARED, readable_scopes
 
-LIVE = ("active", "resolved")  # resolved memories are retrieved and fade; consolidated ones are not
+# resolved memories are retrieved and fade; consolidated ones stay retrievable in the long-term tier
+# beside the reflection that gathered them
+LIVE = ("active", "resolved", "consolidated")
 SECTIONS = ("anchors", "priors", "shared", "private", "recent")
 TITLES = {"anchors": "Always remember", "priors": "Lessons from earlier games",
           "shared": "Known to all", "private": "Your own observations and beliefs",
@@ -76,22 +78,47 @@ class ContextOptimizer:
         from memory.tokens import count_tokens as default_count
         self.bank = bank
         self.cfg = config or MemoConfig()
-        self.count = count_tokens or default_count
+        self._count = count_tokens or default_count
+        self._counts: dict[str, int] = {}
         self.summariser = summariser
         self._explained: dict[tuple[str, int], list[dict[str, Any]]] = {}
         self._keep = keep_explanations
 
+    def count(self, text: str) -> int:
+        """Token count, cached per line (the same memories are counted turn after turn)."""
+        n = self._counts.get(text)
+        if n is None:
+            if len(self._counts) > 50_000:
+                self._counts.clear()
+            n = self._counts[text] = self._count(text)
+        return n
+
     # --- the pipeline ------------------------------------------------------------------
-    def build(self, agent: str, turn: int, query: str, *, priors: Sequence[str] = (),
-              extra_anchors: Sequence[str] = (), touch: bool = True,
-              query_vector: np.ndarray | None = None) -> Context:
-        """The context for ``agent`` at ``turn``. ``query_vector`` skips embedding ``query`` (benchmarks
-        time the embedding separately)."""
+    def build(self, agent: str, turn: int, query: str, *, focus: str | None = None,
+              priors: Sequence[str] = (), extra_anchors: Sequence[str] = (), touch: bool = True,
+              query_vector: np.ndarray | None = None, focus_vector: np.ndarray | None = None) -> Context:
+        """The context for ``agent`` at ``turn``.
+
+        ``query`` describes the situation (what the agent sees, what just happened,
+        its goals); ``focus`` is the decision at hand, if any (a question put to it,
+        the open negotiation). Both retrieve candidates; a memory's relevance is
+        ``max(context_weight · sim(query), sim(focus))``, so a long room description
+        cannot drown the question. ``query_vector``/``focus_vector`` skip embedding
+        (benchmarks time the embedding separately)."""
         cfg, bank = self.cfg, self.bank
         bank.flush()
-        qvec = query_vector if query_vector is not None else (bank.embed([query])[0] if query.strip() else None)
-        cands = self._retrieve(agent, turn, qvec)
-        self._score(cands, turn, agent)
+        qvecs: list[tuple[np.ndarray, float]] = []
+        texts = [(query, cfg.context_weight if focus else 1.0, query_vector),
+                 (focus or "", 1.0, focus_vector)]
+        todo = [t for t, _, v in texts if t.strip() and v is None]
+        embedded = iter(bank.embed(todo)) if todo else iter(())
+        for text, weight, vec in texts:
+            if vec is not None:
+                qvecs.append((np.asarray(vec, dtype=np.float32), weight))
+            elif text.strip():
+                qvecs.append((next(embedded), weight))
+        cands = self._retrieve(agent, turn, qvecs)
+        self._score(cands, turn, agent, focused=bool(focus))
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
         vecs = bank.vectors(ids)
@@ -109,29 +136,37 @@ class ContextOptimizer:
         self._remember(agent, turn, cands)
         return ctx
 
-    def _retrieve(self, agent: str, turn: int, qvec: np.ndarray | None) -> list[Candidate]:
+    def _retrieve(self, agent: str, turn: int, qvecs: list[tuple[np.ndarray, float]]) -> list[Candidate]:
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
         found: dict[str, Candidate] = {}
-        if qvec is not None:
-            for rec, sim in bank.search(agent, qvec, cfg.candidates, kinds=cfg.kinds, min_turn=min_turn,
-                                        statuses=LIVE):
-                found[rec.id] = Candidate(rec=rec, relevance=sim)
+        for qvec, _ in qvecs:
+            for rec, _sim in bank.search(agent, qvec, cfg.candidates, kinds=cfg.kinds, min_turn=min_turn,
+                                         statuses=LIVE):
+                found.setdefault(rec.id, Candidate(rec=rec))
         for rec in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns, kinds=cfg.kinds,
                                                       statuses=LIVE):
             if rec.id not in found:
                 found[rec.id] = Candidate(rec=rec)
         cands = sorted(found.values(), key=lambda c: c.rec.seq)
-        if qvec is not None:
-            missing = [c for c in cands if c.relevance == 0.0]
-            if missing:
-                sims = bank.vectors([c.id for c in missing]) @ qvec
-                for c, s in zip(missing, sims):
-                    c.relevance = float(s)
+        if qvecs and cands:
+            vecs = bank.vectors([c.id for c in cands])
+            rel = np.max(np.stack([w * (vecs @ q) for q, w in qvecs]), axis=0)
+            for c, r in zip(cands, rel):
+                c.relevance = float(r)
         return cands
 
-    def _score(self, cands: list[Candidate], turn: int, agent: str) -> None:
+    def _weights(self, focused: bool) -> tuple[float, float, float]:
         cfg = self.cfg
+        if not focused:
+            return cfg.w_relevance, cfg.w_recency, cfg.w_importance
+        rest = cfg.w_recency + cfg.w_importance
+        share = (1.0 - cfg.w_relevance_focus) / rest if rest else 0.0
+        return cfg.w_relevance_focus, cfg.w_recency * share, cfg.w_importance * share
+
+    def _score(self, cands: list[Candidate], turn: int, agent: str, focused: bool = False) -> None:
+        cfg = self.cfg
+        w_rel, w_rec, w_imp = self._weights(focused)
         rel = np.array([c.relevance for c in cands], dtype=np.float64)
         rec = np.array([cfg.recency_decay ** max(0, turn - self.bank.last_access(agent, c.rec))
                         for c in cands])
@@ -141,7 +176,7 @@ class ContextOptimizer:
             c.recency, c.importance = float(rec[k]), float(imp[k])
             c.norm = {"relevance": round(float(nrel[k]), 6), "recency": round(float(nrec[k]), 6),
                       "importance": round(float(nimp[k]), 6)}
-            c.score = round(cfg.w_relevance * nrel[k] + cfg.w_recency * nrec[k] + cfg.w_importance * nimp[k], 9)
+            c.score = round(w_rel * nrel[k] + w_rec * nrec[k] + w_imp * nimp[k], 9)
 
     def _section(self, it: Item, agent: str, turn: int) -> str:
         if it.anchor:
@@ -183,6 +218,10 @@ class ContextOptimizer:
                 used += c
                 sections["priors"].append((-1, k, line, None))
         placed: list[tuple[str, Item]] = []
+        # value per token: a long, middling line (a room description) must not crowd out
+        # several short, relevant ones; ties keep score order
+        costs = {it.id: self.count(f"- {it.text}") + 1 for it in rest}
+        rest.sort(key=lambda it: (-it.score / costs[it.id] ** self.cfg.length_penalty, -it.score, it.rec.seq))
         for it in rest:
             sec = self._section(it, agent, turn)
             c = cost(sec, it.text)
@@ -192,6 +231,7 @@ class ContextOptimizer:
             used += c
             sections[sec].append((it.first_turn, it.rec.seq, it.text, it))
             placed.append((sec, it))
+        placed.sort(key=lambda e: (-e[1].score, e[1].rec.seq))  # if the rendering runs over, drop the weakest
         while True:
             ctx = self._render(agent, turn, query, sections, budget)
             if ctx.tokens <= budget or not placed:

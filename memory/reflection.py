@@ -20,6 +20,10 @@ FOLD = ("observation", "utterance")                  # summarised into reflectio
 PROMOTE = ("claim", "fact", "agreement", "quest", "offer")  # kept verbatim in long-term memory
 
 
+def _clip(text: str, limit: int = 90) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 class Reflector:
     def __init__(self, bank: Any, config: ReflectionConfig | None = None,
                  llm: Callable[[list[str]], str] | None = None):
@@ -72,7 +76,7 @@ class Reflector:
                 except Exception:  # an LLM reflection is optional: fall back to extractive
                     text = ""
             if not text:
-                text = "; ".join(r.text for r in ranked[: cfg.max_lines])
+                text = "; ".join(_clip(r.text) for r in ranked[: cfg.max_lines])
                 if len(members) > cfg.max_lines:
                     text += f" (and {len(members) - cfg.max_lines} more)"
             lo, hi = min(r.turn for r in members), max(r.turn for r in members)

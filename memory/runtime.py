@@ -15,7 +15,7 @@ from typing import Any
 from game.types import PLAYER, Event, Observation
 from memory.bank import MemoryBank
 from memory.config import MemoConfig
-from memory.importance import ImportanceRater, key_terms_of
+from memory.importance import ImportanceRater, key_terms_of, things_of
 from memory.optimizer import Context, ContextOptimizer
 from memory.records import FACTS, SHARED, private
 from memory.reflection import Reflector
@@ -42,7 +42,7 @@ class GameMemory:
         self.store_name = store if isinstance(store, str) else type(store).__name__
         emb = get_embedder(embedder) if isinstance(embedder, str) else embedder
         st = make_store(store, **(store_options or {})) if isinstance(store, str) else store
-        self.bank = MemoryBank(emb, st, rater=ImportanceRater(key_terms_of(spec)))
+        self.bank = MemoryBank(emb, st, rater=ImportanceRater(key_terms_of(spec), things=things_of(spec)))
         self.optimizer = ContextOptimizer(self.bank, self.cfg, summariser=summariser)
         self.reflector = Reflector(self.bank, self.cfg.reflection, llm=summariser)
         self.priors = {k: list(v) for k, v in (priors or {}).items()}
@@ -139,12 +139,20 @@ class GameMemory:
         parts = [obs.text]
         parts += [e.text for e in obs.recent[-4:]]
         parts += [ln for ln in self.goal_lines(agent, None)]
-        if obs.scene:
-            parts.append(f"negotiation {obs.scene.get('id')} standing offer {obs.scene.get('standing_offer')}")
         return "\n".join(parts)
 
-    def context(self, agent: str, obs: Observation, touch: bool = True) -> Context:
+    def focus_for(self, agent: str, obs: Observation) -> str | None:
+        """The decision at hand: the open negotiation and its standing offer, if any."""
+        if obs.scene and obs.scene.get("type") == "negotiation":
+            sc = self.spec.scenes[obs.scene["id"]]
+            return f"Negotiating {sc.title}: standing offer {obs.scene.get('standing_offer')}"
+        return None
+
+    def context(self, agent: str, obs: Observation, touch: bool = True, focus: str | None = None) -> Context:
+        """MEMO for one turn. ``focus``: a decision the agent faces (a question put to it); defaults
+        to the open negotiation."""
         return self.optimizer.build(agent, obs.turn, self.query_for(agent, obs),
+                                    focus=focus or self.focus_for(agent, obs),
                                     priors=self.priors.get(agent, ()),
                                     extra_anchors=self.goal_lines(agent, obs), touch=touch)
 
