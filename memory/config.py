@@ -37,7 +37,7 @@ class MemoConfig(BaseModel):
     w_relevance_focus: float = Field(0.8, ge=0, le=1,
                                      description="relevance weight when the agent faces a decision (a focus); "
                                                  "recency and importance share the rest in their usual ratio")
-    recency_decay: float = Field(0.95, gt=0, le=1, description="recency = decay ** turns since last access")
+    recency_decay: float = Field(0.99, gt=0, le=1, description="recency = decay ** turns since last access (0.99: half-life ~70 turns)")
     candidates: int = Field(48, ge=1, description="memories retrieved by similarity per query vector")
     context_weight: float = Field(0.75, ge=0, le=1,
                                   description="weight of the situation query against the focus (the decision at hand)")
