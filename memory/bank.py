@@ -208,6 +208,21 @@ class MemoryBank:
                 out.append((rec, float(sim)))
         return out
 
+    def search_many(self, agent: str, vectors: Sequence[np.ndarray], k: int, kinds: Sequence[str] | None = None,
+                    min_turn: int | None = None, statuses: Sequence[str] | None = ("active",)
+                    ) -> list[list[tuple[MemoryRecord, float]]]:
+        """``search`` for several query vectors; one pass over the store when it supports it."""
+        from memory.store import Where
+        if not hasattr(self.store, "query_many") or len(vectors) < 2:
+            return [self.search(agent, v, k, kinds, min_turn, statuses) for v in vectors]
+        self.flush()
+        scopes = readable_scopes(agent)
+        where = Where(scopes=scopes, kinds=tuple(kinds) if kinds else None,
+                      min_turn=min_turn, status=tuple(statuses) if statuses else None)
+        results = self.store.query_many(np.stack([np.asarray(v, dtype=np.float32) for v in vectors]), k, where)
+        return [[(self.records[rid], float(sim)) for rid, sim in hits
+                 if rid in self.records and self.records[rid].scope in scopes] for hits in results]
+
     def vectors(self, ids: Sequence[str]) -> np.ndarray:
         self.flush()
         if not ids:

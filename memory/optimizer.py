@@ -140,9 +140,10 @@ class ContextOptimizer:
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
         found: dict[str, Candidate] = {}
-        for qvec, _ in qvecs:
-            for rec, _sim in bank.search(agent, qvec, cfg.candidates, kinds=cfg.kinds, min_turn=min_turn,
-                                         statuses=LIVE):
+        hits = bank.search_many(agent, [q for q, _ in qvecs], cfg.candidates, kinds=cfg.kinds,
+                                min_turn=min_turn, statuses=LIVE) if qvecs else []
+        for found_for_query in hits:
+            for rec, _sim in found_for_query:
                 found.setdefault(rec.id, Candidate(rec=rec))
         for rec in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns, kinds=cfg.kinds,
                                                       statuses=LIVE):

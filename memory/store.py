@@ -363,39 +363,48 @@ class FlatStore:
         return mask
 
     def query(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[tuple[str, float]]:
+        return self.query_many(np.asarray(vector)[None, :] if np.ndim(vector) == 1 else vector, k, where)[0]
+
+    def query_many(self, vectors: np.ndarray, k: int, where: Where | None = None) -> list[list[tuple[str, float]]]:
+        """Top-k for several query vectors at once: the filter runs once and the rows are read once."""
+        vectors = np.asarray(vectors)
+        qs = [_check_query(v, self.dim) for v in vectors]
         n = self._n
-        if k <= 0 or n == 0:
-            return []
-        q = _check_query(vector, self.dim)
+        if k <= 0 or n == 0 or not qs:
+            return [[] for _ in qs]
         if where is not None and where.matches_nothing():
-            return []
+            return [[] for _ in qs]
         mask = None if where is None or where.is_empty() else self._mask(where)
         rows = None if mask is None else np.flatnonzero(mask)
         if rows is not None and rows.size == 0:
-            return []
+            return [[] for _ in qs]
+        Q = np.stack(qs, axis=1)
         scored = n if rows is None or rows.size > self.GATHER_MAX_FRACTION * n else rows.size
         with _one_blas_thread() if scored <= self.SINGLE_THREAD_MAX_ROWS else contextlib.nullcontext():
             if rows is None:
-                sims = self._vecs[:n] @ q
+                sims_all = self._vecs[:n] @ Q
             elif rows.size > self.GATHER_MAX_FRACTION * n:
-                sims = (self._vecs[:n] @ q)[rows]
+                sims_all = (self._vecs[:n] @ Q)[rows]
             else:
-                sims = self._vecs[rows] @ q
-        m = sims.shape[0]
-        if k < m:
-            part = np.argpartition(sims, m - k)[m - k:]
-            cut = sims[part].min()
-            cand = np.flatnonzero(sims >= cut - self.RESCORE_MARGIN)  # top k, ties and near-ties
-        else:
-            cand = np.arange(m)
-        cand_rows = cand if rows is None else rows[cand]
-        # BLAS mat-vec results can differ in the last bit with a row's position in the
-        # matrix; rescore the few candidates row by row in float64 so equal vectors get
-        # equal scores wherever they sit, then break ties by id.
-        exact = (self._vecs[cand_rows].astype(np.float64) * q.astype(np.float64)).sum(axis=1)
-        ids = self._ids
-        pairs = [(ids[int(r)], float(x)) for r, x in zip(cand_rows, exact)]
-        return _order(pairs)[:k]
+                sims_all = self._vecs[rows] @ Q
+        out = []
+        for j, q in enumerate(qs):
+            sims = sims_all[:, j]
+            m = sims.shape[0]
+            if k < m:
+                part = np.argpartition(sims, m - k)[m - k:]
+                cut = sims[part].min()
+                cand = np.flatnonzero(sims >= cut - self.RESCORE_MARGIN)  # top k, ties and near-ties
+            else:
+                cand = np.arange(m)
+            cand_rows = cand if rows is None else rows[cand]
+            # BLAS results can differ in the last bit with a row's position in the matrix;
+            # rescore the few candidates row by row in float64 so equal vectors get equal
+            # scores wherever they sit, then break ties by id.
+            exact = (self._vecs[cand_rows].astype(np.float64) * q.astype(np.float64)).sum(axis=1)
+            ids = self._ids
+            out.append(_order([(ids[int(r)], float(x)) for r, x in zip(cand_rows, exact)])[:k])
+        return out
 
 
 # --------------------------------------------------------------------------- chroma

@@ -319,3 +319,17 @@ def test_flat_equals_brute_force(ops, where, k, qseed, dupes):
         assert all(i in returned for i, x in ref if x > cut + 1e-5)
     if dupes:  # exact ties are broken by id
         assert [i for i, _ in got] == [i for i, _ in ref[:len(got)]]
+
+
+def test_query_many_matches_one_query_per_vector():
+    from memory.store import FlatStore, Where
+    rng = np.random.default_rng(7)
+    vecs = rng.standard_normal((500, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    store = FlatStore()
+    store.add([f"r{i}" for i in range(500)], vecs,
+              [{"scope": "shared" if i % 3 else "private:a", "kind": "observation", "turn": i, "status": "active"}
+               for i in range(500)])
+    qs = vecs[:3] + 0.01
+    for where in (None, Where(scopes=("shared",)), Where(scopes=("private:a",), min_turn=100)):
+        assert store.query_many(qs, 10, where) == [store.query(q, 10, where) for q in qs]
