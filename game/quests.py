@@ -31,7 +31,3 @@ def newly_complete(spec: Any, st: GameState) -> list[str]:
     return [qid for qid, q in spec.quests.items()
             if qid not in done and all(holds(c, st) for c in q.goal)]
 
-
-def progress(spec: Any, st: GameState) -> dict[str, tuple[int, int]]:
-    """quest id -> (goals met, goals total)."""
-    return {qid: (sum(holds(c, st) for c in q.goal), len(q.goal)) for qid, q in spec.quests.items()}

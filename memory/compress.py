@@ -76,7 +76,6 @@ def merge_duplicates(kept: list[Candidate], vecs: np.ndarray, cfg: MemoConfig,
             text += f" (x{len(turns)}, {_span(turns)})"
             for m in members[1:]:
                 m.fate, m.reason, m.into = "merged", f"near-duplicate of {head.id}", head.id
-            head.count = len(turns)
         items.append(Item(id=head.id, text=text, score=head.score, turn=max(turns), first_turn=min(turns),
                           anchor=head.rec.anchor, members=members, kind="merged" if len(turns) > 1 else "memory"))
     return items

@@ -36,7 +36,6 @@ class Candidate:
     fate: str = "candidate"         # selected | masked | merged | summarised | dropped
     reason: str = ""
     into: str | None = None         # merged into / summarised into
-    count: int = 1                  # lines merged into this one
     section: str | None = None
 
     @property

@@ -27,7 +27,7 @@ import numpy as np
 from memory.compress import Item, merge_duplicates, summarise_old
 from memory.config import MemoConfig
 from memory.masking import Candidate, boost, mask
-from memory.records import FACTS, SHARED, readable_scopes
+from memory.records import FACTS, SHARED
 
 # resolved memories are retrieved and fade; consolidated ones stay retrievable in the long-term tier
 # beside the reflection that gathered them
@@ -293,7 +293,3 @@ class ContextOptimizer:
             built = sorted(t for a, t in self._explained if a == agent)
             raise KeyError(f"no context was built for {agent!r} at turn {turn}"
                            + (f"; built turns: {built}" if built else "")) from None
-
-    @staticmethod
-    def scopes(agent: str) -> tuple[str, ...]:
-        return readable_scopes(agent)

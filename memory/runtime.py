@@ -113,8 +113,8 @@ class GameMemory:
         self.bank.set_status(done, "resolved")
 
     # --- reading -------------------------------------------------------------------
-    def goal_lines(self, agent: str, obs: Observation | None) -> list[str]:
-        """Anchors: the agent's goal and the rules of the scene it is in."""
+    def goal_lines(self, agent: str) -> list[str]:
+        """The agent's goals (open quests for the player; persona and goal for an NPC)."""
         spec, lines = self.spec, []
         if agent == PLAYER:
             for qid, q in spec.quests.items():
@@ -127,19 +127,21 @@ class GameMemory:
             goal = npc.agent.params.get("goal")
             if isinstance(goal, str):
                 lines.append(f"Goal: {goal}")
-        if obs is not None and obs.scene is not None and obs.scene.get("type") == "negotiation":
-            sc = spec.scenes[obs.scene["id"]]
-            issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in sc.issues.items())
-            lines.append(f"Negotiation '{sc.title}': alternate offers over {issues}; "
-                         f"deadline {sc.deadline} rounds; no deal leaves you at your reservation value.")
         return lines
 
-    def query_for(self, agent: str, obs: Observation) -> str:
-        """The retrieval query: what the agent sees, what just happened, its goal and the open scene."""
-        parts = [obs.text]
-        parts += [e.text for e in obs.recent[-4:]]
-        parts += [ln for ln in self.goal_lines(agent, None)]
-        return "\n".join(parts)
+    def scene_lines(self, obs: Observation) -> list[str]:
+        """The rules of the scene the agent is in, if any."""
+        if obs.scene is None or obs.scene.get("type") != "negotiation":
+            return []
+        sc = self.spec.scenes[obs.scene["id"]]
+        issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in sc.issues.items())
+        return [f"Negotiation '{sc.title}': alternate offers over {issues}; "
+                f"deadline {sc.deadline} rounds; no deal leaves you at your reservation value."]
+
+    def query_for(self, agent: str, obs: Observation, goals: list[str] | None = None) -> str:
+        """The retrieval query: what the agent sees, what just happened, and its goals."""
+        goals = self.goal_lines(agent) if goals is None else goals
+        return "\n".join([obs.text, *(e.text for e in obs.recent[-4:]), *goals])
 
     def focus_for(self, agent: str, obs: Observation) -> str | None:
         """The decision at hand: the open negotiation and its standing offer, if any."""
@@ -151,10 +153,11 @@ class GameMemory:
     def context(self, agent: str, obs: Observation, touch: bool = True, focus: str | None = None) -> Context:
         """MEMO for one turn. ``focus``: a decision the agent faces (a question put to it); defaults
         to the open negotiation."""
-        return self.optimizer.build(agent, obs.turn, self.query_for(agent, obs),
+        goals = self.goal_lines(agent)
+        return self.optimizer.build(agent, obs.turn, self.query_for(agent, obs, goals),
                                     focus=focus or self.focus_for(agent, obs),
                                     priors=self.priors.get(agent, ()),
-                                    extra_anchors=self.goal_lines(agent, obs), touch=touch)
+                                    extra_anchors=goals + self.scene_lines(obs), touch=touch)
 
     # --- persistence -----------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
