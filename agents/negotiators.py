@@ -1,48 +1,195 @@
-"""Baseline negotiators for the alternating-offers protocol (no opponent modelling).
+"""Rule-based negotiators for the alternating-offers protocol.
 
-``TimeConcession`` lowers its aspiration with time ``t = round / deadline``:
-``target(t) = r + (1 - r) * (1 - t ** (1 / e))`` where ``r`` is its reservation
-value. ``e < 1`` concedes late (Boulware), ``e = 1`` linearly, ``e > 1`` early
-(Conceder). It is stateless: its move depends only on the session, so a saved
-and restored session continues identically.
+Every negotiator here is *stateless*: its move depends only on the session (and
+its own parameters), so a saved and restored session continues identically and
+one instance may serve many sessions. All of them share these rules:
+
+* they never accept, and never offer, an outcome worth less to them than their
+  reservation value ``r``; if no outcome reaches ``r`` they walk away;
+* a *target* negotiator (time-based, tit-for-tat, aspiration) accepts the
+  opponent's standing offer when it is worth at least its current target, and
+  otherwise offers the outcome with the lowest own utility ``>= target``
+  (earliest in enumeration order among equals), or its best outcome when none
+  reaches the target;
+* with ``opponent_model=True`` a target negotiator instead offers, among the
+  outcomes whose own utility lies in ``[target, target + tolerance]``, the one a
+  :class:`~agents.opponent_model.FrequencyModel` of the opponent's offers rates
+  highest (earliest among equals); it falls back to the plain choice when that
+  band is empty.
+
+Kinds (``from_kind``):
+
+* ``boulware`` / ``linear`` / ``conceder`` -- :class:`TimeConcession`,
+  ``target(t) = r + (1 - r) * (1 - t ** (1 / e))`` with ``t = round / deadline``;
+  ``e`` is 0.2, 1 and 5 (``e < 1`` concedes late, ``e > 1`` early);
+* ``hardliner`` -- :class:`Hardliner`, always its best outcome;
+* ``tit_for_tat`` -- :class:`NaiveTitForTat`, mirrors the opponent's concessions;
+* ``aspiration`` -- :class:`Aspiration`, geometric decay, never below the best offer received;
+* ``random`` -- :class:`RandomNegotiator`, random rational offers, seeded per move.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.opponent_model import FrequencyModel
 from game.errors import InputError, did_you_mean
 from game.negotiation.runner import Move
 from game.negotiation.session import NegotiationSession
 from game.negotiation.utility import UtilityFunction, quantise
 
-KINDS: dict[str, float] = {"boulware": 0.2, "linear": 1.0, "conceder": 5.0}
+TIME_KINDS: dict[str, float] = {"boulware": 0.2, "linear": 1.0, "conceder": 5.0}
+"""The time-based kinds and their concession exponents."""
+
+KINDS: dict[str, str] = {
+    "boulware": "time-based, concedes late (exponent 0.2)",
+    "linear": "time-based, concedes linearly (exponent 1)",
+    "conceder": "time-based, concedes early (exponent 5)",
+    "hardliner": "never concedes: always its best outcome",
+    "tit_for_tat": "mirrors the opponent's concessions, in its own utility",
+    "aspiration": "target decays geometrically each round, never below the best offer received",
+    "random": "random offers at or above reservation; accepts rational offers with a probability",
+}
+"""Every negotiator kind ``from_kind`` builds, with a one-line description."""
 
 
-class TimeConcession:
-    """Accept what meets the current target; otherwise offer the least-good-for-me
-    outcome that still meets it. Never accepts or offers below reservation.
+# --- parameter checks ---------------------------------------------------------------
 
-    Offer choice: the outcome with the lowest own utility ``>= target``; among
-    equals, the earliest in enumeration order. If no outcome reaches the target,
-    the best outcome (earliest among equals) if it is at least the reservation
-    value; if no outcome is, it walks away.
-    """
 
-    __slots__ = ("utility", "exponent", "_order", "_sorted", "_best")
+def _number(name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False,
+            hi_open: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(f"{name} must be a finite number, got {value!r}")
+    bad_lo = value <= lo if lo_open else value < lo
+    bad_hi = value >= hi if hi_open else value > hi
+    if bad_lo or bad_hi:
+        lb, rb = "(" if lo_open else "[", ")" if hi_open else "]"
+        hi_s = "inf" if math.isinf(hi) else f"{hi:g}"
+        raise InputError(f"{name} must be in {lb}{lo:g}, {hi_s}{rb}, got {value!r}")
+    return float(value)
 
-    def __init__(self, utility: UtilityFunction, exponent: float = 1.0):
-        if not (isinstance(exponent, (int, float)) and math.isfinite(exponent) and exponent > 0):
-            raise InputError(f"concession exponent must be a positive number, got {exponent!r}")
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+# --- shared machinery -----------------------------------------------------------------
+
+
+class _Base:
+    """Precomputed views of one party's utility vector, and the shared move rules."""
+
+    PARAMS: ClassVar[tuple[str, ...]] = ()
+    __slots__ = ("utility", "_order", "_sorted", "_best", "_rational")
+
+    def __init__(self, utility: UtilityFunction):
         self.utility = utility
-        self.exponent = float(exponent)
         u = utility.vector
         self._order = np.lexsort((np.arange(u.size), u))  # ascending utility, then index
         self._sorted = u[self._order]
         self._best = int(np.argmax(u))  # first maximum = earliest best outcome
+        self._rational = bool(u[self._best] >= utility.reservation)
+
+    @property
+    def reservation(self) -> float:
+        return self.utility.reservation
+
+    def _standing_utility(self, session: NegotiationSession, party: str) -> float | None:
+        """Own utility of the opponent's standing offer, or None if there is none."""
+        standing = session.standing_offer
+        if standing is None or session.standing_party == party:
+            return None
+        return self.utility(standing)
+
+    def _lowest_at_least(self, target: float) -> int | None:
+        """Lowest own utility ``>= target`` (earliest among equals); else the best if rational."""
+        pos = int(np.searchsorted(self._sorted, target, side="left"))
+        if pos < self._sorted.size:
+            return int(self._order[pos])
+        return self._best if self._rational else None
+
+    def _offers_received(self, session: NegotiationSession, party: str) -> list[int]:
+        """Outcome indices of the opponent's offers so far, oldest first."""
+        opp = session.opponent(party)
+        index = self.utility.space.index
+        return [index(dict(r.terms)) for r in session.history
+                if r.party == opp and r.kind == "offer" and r.terms is not None]
+
+
+class _TargetNegotiator(_Base):
+    """Accept at the target, otherwise offer at the target (optionally opponent-aware)."""
+
+    __slots__ = ("opponent_model", "tolerance")
+
+    def __init__(self, utility: UtilityFunction, opponent_model: bool = False, tolerance: float = 0.05):
+        super().__init__(utility)
+        self.opponent_model = _flag("opponent_model", opponent_model)
+        self.tolerance = _number("tolerance", tolerance, 0.0, 1.0)
+
+    def current_target(self, session: NegotiationSession, party: str) -> float:
+        """The own-utility target for ``party``'s next move (always ``>= reservation``)."""
+        raise NotImplementedError
+
+    def model(self, session: NegotiationSession, party: str) -> FrequencyModel:
+        """A frequency model of the opponent's offers in ``session`` so far."""
+        return FrequencyModel.from_history(self.utility.space, session.history, session.opponent(party))
+
+    def _choose(self, target: float, model: FrequencyModel | None) -> int | None:
+        plain = self._lowest_at_least(target)
+        if model is None or plain is None:
+            return plain
+        u = self.utility.vector
+        band = (u >= target) & (u <= quantise(target + self.tolerance))
+        if not band.any():
+            return plain
+        est = np.where(band, model.estimates(), -np.inf)
+        return int(np.argmax(est))  # first maximum = earliest in enumeration order
+
+    def offer_for(self, session: NegotiationSession, party: str) -> int | None:
+        """The outcome index ``party`` would offer now, or None (walk away)."""
+        model = self.model(session, party) if self.opponent_model else None
+        return self._choose(self.current_target(session, party), model)
+
+    def respond(self, session: NegotiationSession, party: str) -> Move:
+        if not self._rational:
+            return Move.walk_away()
+        target = self.current_target(session, party)
+        mine = self._standing_utility(session, party)
+        if mine is not None and mine >= target and mine >= self.reservation:
+            return Move.accept()
+        model = self.model(session, party) if self.opponent_model else None
+        k = self._choose(target, model)
+        if k is None:
+            return Move.walk_away()
+        return Move.offer(self.utility.space.terms(k))
+
+
+# --- the negotiators ---------------------------------------------------------------------
+
+
+class TimeConcession(_TargetNegotiator):
+    """Time-based concession: ``target(t) = r + (1 - r) * (1 - t ** (1 / exponent))``.
+
+    ``t = session.round / session.deadline``. ``exponent < 1`` is Boulware (holds
+    out, concedes near the deadline), ``1`` linear, ``> 1`` Conceder.
+    """
+
+    PARAMS = ("exponent", "opponent_model", "tolerance")
+    __slots__ = ("exponent",)
+
+    def __init__(self, utility: UtilityFunction, exponent: float = 1.0, *,
+                 opponent_model: bool = False, tolerance: float = 0.05):
+        if not (isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
+                and math.isfinite(exponent) and exponent > 0):
+            raise InputError(f"concession exponent must be a positive number, got {exponent!r}")
+        super().__init__(utility, opponent_model, tolerance)
+        self.exponent = float(exponent)
 
     def target(self, t: float) -> float:
         """Aspiration at time ``t`` (clipped to [0, 1]); never below reservation."""
@@ -50,42 +197,182 @@ class TimeConcession:
         r = self.utility.reservation
         return max(r, quantise(r + (1.0 - r) * (1.0 - t ** (1.0 / self.exponent))))
 
-    def offer_index(self, t: float) -> int | None:
+    def current_target(self, session: NegotiationSession, party: str) -> float:
+        return self.target(session.time)
+
+    def offer_index(self, t: float, model: FrequencyModel | None = None) -> int | None:
         """Outcome index to offer at time ``t``, or None if nothing is acceptable."""
-        target = self.target(t)
-        pos = int(np.searchsorted(self._sorted, target, side="left"))
-        if pos < self._sorted.size:
-            return int(self._order[pos])
-        if self.utility.at(self._best) >= self.utility.reservation:
-            return self._best
-        return None
+        return self._choose(self.target(t), model)
+
+    def __repr__(self) -> str:
+        om = f", opponent_model=True, tolerance={self.tolerance}" if self.opponent_model else ""
+        return f"TimeConcession({self.utility.party!r}, exponent={self.exponent}{om})"
+
+
+class Hardliner(_Base):
+    """Never concedes: always offers its best outcome (earliest among equals) and
+    accepts only an offer within ``epsilon`` of its best utility."""
+
+    PARAMS = ("epsilon",)
+    __slots__ = ("epsilon",)
+
+    def __init__(self, utility: UtilityFunction, epsilon: float = 1e-9):
+        super().__init__(utility)
+        self.epsilon = _number("epsilon", epsilon, 0.0, 1.0, hi_open=True)
 
     def respond(self, session: NegotiationSession, party: str) -> Move:
-        t = session.time
-        standing = session.standing_offer
-        if standing is not None and session.standing_party != party:
-            if self.utility(standing) >= self.target(t):
-                return Move.accept()
-        k = self.offer_index(t)
-        if k is None:
+        if not self._rational:
             return Move.walk_away()
+        mine = self._standing_utility(session, party)
+        best = self.utility.at(self._best)
+        if mine is not None and mine >= best - self.epsilon and mine >= self.reservation:
+            return Move.accept()
+        return Move.offer(self.utility.space.terms(self._best))
+
+    def __repr__(self) -> str:
+        return f"Hardliner({self.utility.party!r}, epsilon={self.epsilon})"
+
+
+class NaiveTitForTat(_TargetNegotiator):
+    """Mirrors the opponent's concessions, measured in its own utility.
+
+    The target starts at the best own utility. Each time an opponent offer gives
+    it ``d > 0`` more than the opponent's previous offer, the target drops by
+    ``scale * d``; offers that give it less change nothing (it never re-hardens).
+    Never below reservation. Derived from ``session.history`` on every move.
+    """
+
+    PARAMS = ("scale", "opponent_model", "tolerance")
+    __slots__ = ("scale",)
+
+    def __init__(self, utility: UtilityFunction, scale: float = 1.0, *,
+                 opponent_model: bool = False, tolerance: float = 0.05):
+        super().__init__(utility, opponent_model, tolerance)
+        self.scale = _number("scale", scale, 0.0, math.inf, lo_open=True)
+
+    def conceded(self, session: NegotiationSession, party: str) -> float:
+        """Sum of the opponent's positive step-to-step concessions, in own utility."""
+        received = self._offers_received(session, party)
+        if len(received) < 2:
+            return 0.0
+        d = np.diff(self.utility.vector[received])
+        return float(d[d > 0].sum())
+
+    def current_target(self, session: NegotiationSession, party: str) -> float:
+        best = self.utility.at(self._best)
+        return max(self.reservation, quantise(best - self.scale * self.conceded(session, party)))
+
+    def __repr__(self) -> str:
+        om = f", opponent_model=True, tolerance={self.tolerance}" if self.opponent_model else ""
+        return f"NaiveTitForTat({self.utility.party!r}, scale={self.scale}{om})"
+
+
+class Aspiration(_TargetNegotiator):
+    """Aspiration adaptation: ``target = r + (1 - r) * (1 - rate) ** (round - 1)``,
+    raised to the best own utility of any opponent offer received so far (it never
+    asks for less than it has already been offered), never below reservation."""
+
+    PARAMS = ("rate", "opponent_model", "tolerance")
+    __slots__ = ("rate",)
+
+    def __init__(self, utility: UtilityFunction, rate: float = 0.1, *,
+                 opponent_model: bool = False, tolerance: float = 0.05):
+        super().__init__(utility, opponent_model, tolerance)
+        self.rate = _number("rate", rate, 0.0, 1.0, lo_open=True)
+
+    def aspiration(self, round_: int) -> float:
+        """The decayed target in round ``round_`` (1-based), before the best-received floor."""
+        r = self.reservation
+        return max(r, quantise(r + (1.0 - r) * (1.0 - self.rate) ** max(round_ - 1, 0)))
+
+    def best_received(self, session: NegotiationSession, party: str) -> float | None:
+        received = self._offers_received(session, party)
+        return float(self.utility.vector[received].max()) if received else None
+
+    def current_target(self, session: NegotiationSession, party: str) -> float:
+        target = self.aspiration(session.round)
+        got = self.best_received(session, party)
+        return target if got is None else max(target, got)
+
+    def __repr__(self) -> str:
+        om = f", opponent_model=True, tolerance={self.tolerance}" if self.opponent_model else ""
+        return f"Aspiration({self.utility.party!r}, rate={self.rate}{om})"
+
+
+class RandomNegotiator(_Base):
+    """Random offers among outcomes at or above reservation; accepts a standing
+    offer at or above reservation with probability ``accept_prob``; walks away
+    only if no outcome reaches reservation.
+
+    Each move draws from ``np.random.default_rng([seed, session.moves_made])``, so
+    it is reproducible and stateless (a restored session continues identically).
+    """
+
+    PARAMS = ("seed", "accept_prob")
+    __slots__ = ("seed", "accept_prob", "_choices")
+
+    def __init__(self, utility: UtilityFunction, seed: int = 0, accept_prob: float = 0.5):
+        super().__init__(utility)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+        self.seed = int(seed)
+        self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
+        self._choices = np.flatnonzero(utility.vector >= utility.reservation)
+
+    def respond(self, session: NegotiationSession, party: str) -> Move:
+        if self._choices.size == 0:
+            return Move.walk_away()
+        rng = np.random.default_rng([self.seed, session.moves_made])
+        mine = self._standing_utility(session, party)
+        accept_draw = rng.random()
+        if mine is not None and mine >= self.reservation and accept_draw < self.accept_prob:
+            return Move.accept()
+        k = int(self._choices[rng.integers(self._choices.size)])
         return Move.offer(self.utility.space.terms(k))
 
     def __repr__(self) -> str:
-        return f"TimeConcession({self.utility.party!r}, exponent={self.exponent})"
+        return f"RandomNegotiator({self.utility.party!r}, seed={self.seed}, accept_prob={self.accept_prob})"
 
 
-def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> TimeConcession:
-    """A baseline negotiator by name: ``boulware``, ``linear`` or ``conceder``.
+RuleNegotiator = TimeConcession | Hardliner | NaiveTitForTat | Aspiration | RandomNegotiator
 
-    ``params`` go to the constructor (e.g. ``exponent`` to override the kind's).
+_CLASSES: dict[str, type] = {
+    "boulware": TimeConcession, "linear": TimeConcession, "conceder": TimeConcession,
+    "hardliner": Hardliner, "tit_for_tat": NaiveTitForTat, "aspiration": Aspiration,
+    "random": RandomNegotiator,
+}
+
+
+def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotiator:
+    """A rule-based negotiator by name (see :data:`KINDS`).
+
+    ``params`` go to the constructor: ``exponent`` (time-based kinds, overrides
+    the kind's), ``opponent_model``/``tolerance`` (time-based, tit_for_tat,
+    aspiration), ``epsilon`` (hardliner), ``scale`` (tit_for_tat), ``rate``
+    (aspiration), ``seed``/``accept_prob`` (random). Unknown kinds, unknown
+    parameters and bad values raise :class:`~game.errors.InputError`.
     """
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise InputError(f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}",
                          hint=did_you_mean(kind, KINDS))
-    params.setdefault("exponent", KINDS[kind])
-    try:
-        return TimeConcession(utility, **params)
-    except TypeError as e:
-        raise InputError(f"bad parameters for negotiator kind {kind!r}: {e}",
-                         hint="TimeConcession takes only 'exponent'") from None
+    cls = _CLASSES[kind]
+    unknown = sorted(set(params) - set(cls.PARAMS))
+    if unknown:
+        raise InputError(f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
+                         hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}")
+    if kind in TIME_KINDS:
+        params.setdefault("exponent", TIME_KINDS[kind])
+    return cls(utility, **params)
+
+
+def kind_params(kind: str) -> tuple[str, ...]:
+    """The parameter names ``from_kind(kind, ...)`` accepts."""
+    if kind not in KINDS:
+        raise InputError(f"unknown negotiator kind {kind!r}", hint=did_you_mean(kind, KINDS))
+    return _CLASSES[kind].PARAMS
+
+
+def describe(kinds: Mapping[str, str] = KINDS) -> str:
+    """One line per kind: ``name  description``."""
+    width = max(map(len, kinds))
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in kinds.items())

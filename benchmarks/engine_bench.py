@@ -108,19 +108,8 @@ def bench_negotiation(n_scenes: int, seed: int) -> dict[str, float]:
     from agents.negotiators import TimeConcession
     from game.negotiation.runner import run_negotiation
     from game.negotiation.utility import utilities_for
-    from game.world.spec import NegotiationScene
-    rng = np.random.default_rng(seed)
-    scenes = []
-    for i in range(n_scenes):
-        k = int(rng.integers(2, 4))
-        issues = {f"i{j}": [f"v{v}" for v in range(int(rng.integers(3, 6)))] for j in range(k)}
-        parties = []
-        for pid in ("a", "b"):
-            parties.append({"id": pid, "weights": {iss: float(rng.random() + 0.1) for iss in issues},
-                            "values": {iss: {v: float(rng.random()) for v in vals} for iss, vals in issues.items()},
-                            "reservation": float(rng.uniform(0.0, 0.4))})
-        scenes.append(NegotiationScene.model_validate({"type": "negotiation", "title": f"s{i}", "issues": issues,
-                                                       "parties": parties, "deadline": 20}))
+    from game.negotiation.generate import random_scenes
+    scenes = random_scenes(n_scenes, seed, deadline=20)
     utils = [utilities_for(s) for s in scenes]
     # baseline: evaluate every offer made by walking each outcome space once
     t0 = time.perf_counter()

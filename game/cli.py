@@ -20,6 +20,8 @@ EPILOG = """examples:
   parley run worlds/harbor --script tests/scripts/harbor_win.txt --out run.jsonl
   parley run worlds/bazaar --scene spice_deal   a standalone negotiation between NPCs
   parley run worlds/harbor --autopilot --seed 3 --out run.jsonl   the autopilot plays
+  parley play --llm http://localhost:11434/v1 --model llama3.1   NPCs speak through Ollama
+  parley run worlds/bazaar --scene spice_deal --negotiators llm,boulware --llm URL
   parley validate worlds/*/            check world folders (exit 2 on any error)
   parley new-world my-world            scaffold a world that validates
   parley saves list | show NAME | rm NAME
@@ -79,6 +81,21 @@ def _memory_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-insights", action="store_true", help="neither read nor update the insight bank")
 
 
+def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
+    g = p.add_argument_group("LLM agents (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, llama.cpp, LM Studio)")
+    g.add_argument("--llm", metavar="URL", default=None,
+                   help="endpoint base URL, e.g. http://localhost:11434/v1 (Ollama) or "
+                        "https://api.openai.com/v1; 'env' takes $OPENAI_BASE_URL. The key comes from "
+                        "$OPENAI_API_KEY and is never saved")
+    g.add_argument("--model", default=None, help="model name (default $PARLEY_MODEL, else gpt-4o-mini)")
+    if not scene:
+        g.add_argument("--llm-npcs", metavar="IDS", default="all",
+                       help="comma-separated NPC ids the LLM drives (default: all); the rest stay scripted")
+    g.add_argument("--llm-timeout", type=float, default=None, metavar="S", help="seconds per request (default 30)")
+    g.add_argument("--llm-cache", metavar="DIR", default=None,
+                   help="cache replies on disk here; a re-run with the same prompts makes no requests")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -92,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
     play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
     _memory_flags(play)
+    _llm_flags(play)
 
     run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
     run.add_argument("world", help="world folder")
@@ -104,7 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")
     run.add_argument("--quiet", action="store_true", help="print only the summary")
+    run.add_argument("--negotiators", metavar="KINDS", default=None,
+                     help="with --scene: negotiator kinds for the two parties, e.g. boulware,llm "
+                          "(default: each NPC's configured kind)")
     _memory_flags(run)
+    _llm_flags(run)
 
     val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
     val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")

@@ -30,11 +30,61 @@ def insight_bank(args: Namespace):
     return InsightBank(args.insights or saves_dir(getattr(args, "saves_dir", None)) / "insights.json")
 
 
+def llm_client(args: Namespace, seed: int):
+    """The LLM client the --llm flags describe, or None. Bad settings are input errors (exit 2)."""
+    if not getattr(args, "llm", None):
+        if getattr(args, "model", None) or getattr(args, "llm_cache", None):
+            raise InputError("--model and --llm-cache need --llm URL", hint="e.g. --llm http://localhost:11434/v1")
+        return None
+    import numpy as np
+
+    from agents.llm.client import LLMClient
+    from agents.llm.config import LLMConfig
+    cfg = LLMConfig.from_env(base_url=None if args.llm == "env" else args.llm, model=args.model,
+                             timeout=args.llm_timeout, cache_dir=args.llm_cache)
+    if cfg.base_url is None and args.llm == "env":
+        raise InputError("--llm env: OPENAI_BASE_URL is not set", hint="export OPENAI_BASE_URL=http://host:port/v1")
+    return LLMClient(cfg, rng=np.random.default_rng([seed, 7]))
+
+
+def llm_npc_ids(args: Namespace, world) -> object:
+    """``"all"`` or the NPC ids named by --llm-npcs (unknown ids are input errors)."""
+    raw = getattr(args, "llm_npcs", "all") or "all"
+    if raw == "all":
+        return "all"
+    from game.errors import did_you_mean
+    ids = [x.strip() for x in raw.split(",") if x.strip()]
+    for nid in ids:
+        if nid not in world.spec.npcs:
+            raise InputError(f"--llm-npcs: no NPC {nid!r} in {world.spec.id}",
+                             hint=did_you_mean(nid, world.spec.npcs) or f"NPCs: {', '.join(world.spec.npcs)}")
+    return set(ids)
+
+
+def print_llm_usage(client, out=print) -> None:
+    """Calls, tokens and time per agent (what an LLM game cost)."""
+    if client is None:
+        return
+    by_agent = client.usage_by_agent()
+    if not by_agent:
+        return
+    out(f"LLM usage ({client.config.model}):")
+    out(f"  {'agent':12} {'calls':>5} {'prompt':>7} {'compl.':>7} {'ms':>8} {'retries':>7} {'cached':>6} {'invalid':>7}")
+    for agent, u in sorted(by_agent.items()):
+        out(f"  {agent:12} {u.calls:>5} {u.prompt_tokens:>7} {u.completion_tokens:>7} {u.latency_ms:>8.0f} "
+            f"{u.retries:>7} {u.cache_hits:>6} {u.invalid:>7}")
+
+
 def cmd_play(args: Namespace) -> int:
     from game.console import run_console
     from game.session import Game
+    llm = llm_client(args, args.seed)
     if args.load:
-        game = Game.load(args.load, base=args.saves_dir, world_path=args.world)
+        game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
+                         llm_npcs=getattr(args, "llm_npcs", "all"))
+        if game.saved_llm and llm is None:
+            print(f"note: this game's NPCs spoke through {game.saved_llm.get('base_url')} "
+                  f"({game.saved_llm.get('model')}); without --llm they are scripted now", file=sys.stderr)
         asked = [f for f, on in (("--embedder", args.embedder), ("--store", args.store),
                                  ("--budget", args.budget)) if on is not None]
         if (game.memory is not None and args.no_memory) or (game.memory is None and asked):
@@ -47,9 +97,14 @@ def cmd_play(args: Namespace) -> int:
         if game.memory is not None:
             game.insights = insight_bank(args)
     else:
-        game = Game(args.world or "worlds/harbor", seed=args.seed, memory=memory_options(args),
-                    insights=insight_bank(args))
-    return run_console(game, saves_base=args.saves_dir)
+        from game.world.loader import load_world
+        world = load_world(args.world or "worlds/harbor")
+        game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
+                    llm=llm, llm_npcs=llm_npc_ids(args, world))
+    try:
+        return run_console(game, saves_base=args.saves_dir)
+    finally:
+        print_llm_usage(llm)
 
 
 def _script_lines(path: str) -> list[tuple[int, str]]:
@@ -102,16 +157,22 @@ def cmd_run(args: Namespace) -> int:
     if args.scene:
         return _run_scene(args)
     from game.session import Game
+    from game.world.loader import load_world
+    if args.negotiators:
+        raise InputError("--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware")
+    llm = llm_client(args, args.seed)
+    world = load_world(args.world)
+    llm_opts = {"llm": llm, "llm_npcs": llm_npc_ids(args, world)}
     if args.autopilot:
-        game = Game(args.world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
-                    player_kind="autopilot")
+        game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
+                    player_kind="autopilot", **llm_opts)
         _run_autopilot(game, args)
     else:
         if args.out and Path(args.out).resolve() == Path(args.script).resolve():
             raise InputError("--out would overwrite the script", hint="write the transcript to another file")
         lines = _script_lines(args.script)
-        game = Game(args.world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
-                    player_kind="script")
+        game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
+                    player_kind="script", **llm_opts)
         run_script(game, lines, args.script, args.turns, echo=None if args.quiet else echo_events)
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
         from game.saves import atomic_write
@@ -125,6 +186,7 @@ def cmd_run(args: Namespace) -> int:
         print(f"transcript: {args.out}")
     if learned:
         print(f"insights: {learned} lessons recorded in {game.insights.path}")
+    print_llm_usage(llm)
     return 0
 
 
@@ -154,14 +216,32 @@ def _run_scene(args: Namespace) -> int:
         raise InputError(f"no negotiation scene {args.scene!r} in {world.spec.id}",
                          hint=did_you_mean(args.scene, negs) or f"negotiation scenes: {', '.join(negs)}")
     utils = utilities_for(scene)
+    kinds = _scene_kinds(args, scene)
+    llm = llm_client(args, args.seed)
     negotiators = {}
-    for p in scene.parties:
+    for p, kind in zip(scene.parties, kinds):
         if p.id == "player":
             raise InputError(f"scene {args.scene!r} has the player as a party",
                              hint="play it with `parley play`; --scene runs NPC-vs-NPC scenes")
-        params = world.spec.npcs[p.id].agent.params
-        negotiators[p.id] = default_negotiator(scene, p.id, utils[p.id], params)
+        params = dict(world.spec.npcs[p.id].agent.params)
+        if kind == "llm":
+            if llm is None:
+                raise InputError("an llm negotiator needs --llm URL",
+                                 hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
+            from agents.llm.negotiator import LLMNegotiator
+            fallback = default_negotiator(scene, p.id, utils[p.id], params)
+            negotiators[p.id] = LLMNegotiator(llm, scene, p.id, utils[p.id], fallback=fallback,
+                                              persona=f"You are {world.spec.npcs[p.id].name}. "
+                                                      f"{world.spec.npcs[p.id].persona}")
+        else:
+            if kind is not None:
+                params["negotiator"] = kind
+            negotiators[p.id] = default_negotiator(scene, p.id, utils[p.id], params)
     session, metrics = run_negotiation(scene, negotiators)
+    invalid = {pid: n.take_invalid() for pid, n in negotiators.items() if hasattr(n, "take_invalid")}
+    for pid, why in invalid.items():
+        if why:
+            print(f"  {pid}: fell back to its rule-based negotiator ({why})")
     if not args.quiet:
         for m in session.history:
             terms = ", ".join(f"{k}={v}" for k, v in m.terms) if m.terms else ""
@@ -174,7 +254,25 @@ def _run_scene(args: Namespace) -> int:
                                                  "history": [m.to_dict() for m in session.history],
                                                  "metrics": metrics.to_dict()}, indent=1) + "\n")
         print(f"result: {args.out}")
+    print_llm_usage(llm)
     return 0
+
+
+def _scene_kinds(args: Namespace, scene) -> list:
+    """Negotiator kinds per party from --negotiators (None: the NPC's configured kind)."""
+    if not args.negotiators:
+        return [None] * len(scene.parties)
+    from agents.negotiators import KINDS
+    from game.errors import did_you_mean
+    kinds = [k.strip() for k in args.negotiators.split(",")]
+    if len(kinds) != len(scene.parties):
+        raise InputError(f"--negotiators needs {len(scene.parties)} kinds (one per party: "
+                         f"{', '.join(p.id for p in scene.parties)}), got {len(kinds)}")
+    known = [*KINDS, "llm"]
+    for k in kinds:
+        if k not in known:
+            raise InputError(f"--negotiators: unknown kind {k!r}", hint=did_you_mean(k, known) or f"kinds: {', '.join(known)}")
+    return kinds
 
 
 def format_metrics(scene_id: str, session, m) -> str:

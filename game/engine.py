@@ -35,6 +35,10 @@ def _article(name: str) -> str:
     return ("an " if name[:1].lower() in "aeiou" else "a ") + name
 
 
+class ReplayDivergence(ValueError):
+    """A replayed game asked for a decision the transcript did not record at that point."""
+
+
 class Actor(Protocol):
     """Anything that picks an action for an entity from what it observes."""
 
@@ -71,6 +75,10 @@ class Engine:
                        **{k: v.name for k, v in self.spec.items.items()},
                        **{k: v.name for k, v in self.spec.locations.items()}}
         self._pending: list[Event] = []
+        self._asks = 0
+        self._voices: dict[str, Any] = {}
+        # replaying a transcript: agents' recorded decisions, consumed in order instead of asking agents
+        self.replay_decisions: deque[dict[str, Any]] | None = None
         self._log({"type": "start", "world": self.spec.id, "hash": world.content_hash, "seed": self.seed})
         self.scenes.on_arrive(self.state.where[PLAYER])  # a council may sit where the player starts
 
@@ -136,6 +144,59 @@ class Engine:
         lines = [self.spec.facts[f].text + ("" if t else " — that turns out to be false")
                  for f, t in truth.items()]
         self.emit("verify", actor, f"Verified by {how}: " + " ".join(lines), data={"truth": truth})
+
+    # --- agents' decisions ----------------------------------------------------------
+    def next_seq(self) -> int:
+        """A fresh number for a request to an agent (seeds stateless choices)."""
+        self._asks += 1
+        return self._asks
+
+    def voice(self, npc: str) -> Any:
+        """Who speaks for ``npc``: its agent, or the world's scripted voice when it has none."""
+        actor = self.actors.get(npc)
+        if actor is not None and hasattr(actor, "reply"):
+            return actor
+        v = self._voices.get(npc)
+        if v is None:
+            from agents.npc import ScriptedNPC, voice_seed
+            npcs = list(self.spec.npcs)
+            params = self.spec.npcs[npc].agent.params
+            v = ScriptedNPC(npc, self.spec, voice_seed(self.seed, npcs.index(npc), len(npcs)),
+                            negotiator=params.get("negotiator", "linear"),
+                            negotiator_params=params.get("negotiator_params"))
+            self._voices[npc] = v
+        return v
+
+    def context_for(self, who: str, agent: Any) -> Any:
+        """The memory context for an agent that reads one (None when memory is off or it does not)."""
+        if self.context_provider is None or not getattr(agent, "uses_context", False):
+            return None
+        return self.context_provider(who, self.observe(who))
+
+    def check_invalid(self, who: str, agent: Any) -> None:
+        """An agent whose output was unusable took a fallback: record a penalised invalid move."""
+        take = getattr(agent, "take_invalid", None)
+        reason = take() if take is not None else None
+        if reason:
+            self.state.invalid[who] = self.state.invalid.get(who, 0) + 1
+            self.rewards[who] = self.rewards.get(who, 0.0) - INVALID_PENALTY
+            self.emit("invalid", who, f"{self.name(who)} fumbled: {reason}", private=True,
+                      data={"fallback": True})
+
+    def decide(self, kind: str, who: str, compute: Callable[[], Any]) -> Any:
+        """An agent's decision (a reply, a negotiation move, a speech), logged to the transcript.
+        During a replay the recorded decision is used instead, so no agent or LLM is needed."""
+        if self.replay_decisions is not None:
+            if not self.replay_decisions:
+                raise ReplayDivergence(f"the transcript has no recorded {kind} for {who!r}")
+            rec = self.replay_decisions.popleft()
+            if rec.get("kind") != kind or rec.get("who") != who:
+                raise ReplayDivergence(f"expected a recorded {kind} by {who!r}, found {rec.get('kind')} "
+                                 f"by {rec.get('who')!r}")
+            return rec["value"]
+        value = compute()
+        self._log({"type": "decision", "turn": self.state.turn, "kind": kind, "who": who, "value": value})
+        return value
 
     # --- acting -------------------------------------------------------------------
     @property
@@ -226,13 +287,16 @@ class Engine:
             if self.state.done:
                 break
             actor = actors.get(npc)
-            if actor is None:
+            if actor is None or getattr(actor, "passive", False):
                 continue
             a = actor.act(*self.turn_inputs(npc, getattr(actor, "uses_context", True)))
             if a is not None:
                 events += self.apply(a)
-                if after is not None:
-                    after()
+            self._pending = []
+            self.check_invalid(npc, actor)  # a fallback action is penalised after it is applied
+            events += self._pending
+            if a is not None and after is not None:
+                after()
         return events
 
     def turn_inputs(self, agent: str, wants_context: bool = True) -> tuple[Observation] | tuple[Observation, Any]:
@@ -292,7 +356,7 @@ class Engine:
     # --- persistence --------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
         return {"state": self.state.to_dict(), "rng": self.rng.bit_generator.state, "seq": self._seq,
-                "seed": self.seed,
+                "seed": self.seed, "asks": self._asks,
                 "recent": {e: [ev.to_dict() for ev in q] for e, q in self.recent.items() if q}}
 
     def set_state(self, data: dict[str, Any]) -> None:
@@ -304,6 +368,7 @@ class Engine:
         self.rng = np.random.default_rng()
         self.rng.bit_generator.state = data["rng"]
         self._seq = data["seq"]
+        self._asks = int(data.get("asks", 0))
         self.seed = data["seed"]
         self.scenes.reset()
         for e, q in self.recent.items():

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def default_negotiator(scene: Any, party: str, utility: Any, params: dict[str, Any]) -> Any:
-    """A time-based concession negotiator (``params['negotiator']``: boulware, linear, conceder)."""
+    """The NPC's rule-based negotiator (``params["negotiator"]``: any kind in ``agents.negotiators.KINDS``)."""
     from agents.negotiators import from_kind
     kind = params.get("negotiator", "linear")
     return from_kind(kind, utility)
@@ -52,8 +52,16 @@ class SceneManager:
         if key not in self._negotiators:
             from game.negotiation.utility import utilities_for
             scene = self.eng.spec.scenes[sid]
-            params = self.eng.spec.npcs[party].agent.params if party in self.eng.spec.npcs else {}
-            self._negotiators[key] = self.factory(scene, party, utilities_for(scene)[party], params)
+            utility = utilities_for(scene)[party]
+            agent = self.eng.voice(party) if party in self.eng.spec.npcs else None
+            if self.factory is default_negotiator and agent is not None and hasattr(agent, "negotiator"):
+                neg = agent.negotiator(scene, party, utility)  # the NPC trades through its own negotiator
+            else:
+                params = self.eng.spec.npcs[party].agent.params if party in self.eng.spec.npcs else {}
+                neg = self.factory(scene, party, utility, params)
+            if hasattr(neg, "context_source"):  # LLM negotiators read the party's memory context
+                neg.context_source = lambda: self.eng.context_for(party, neg)
+            self._negotiators[key] = neg
         return self._negotiators[key]
 
     def _sync(self, sid: str) -> None:
@@ -115,11 +123,14 @@ class SceneManager:
         else:  # not our move: the talks simply lapse
             self.eng.state.active_scene = None
 
-    def move(self, sid: str, a: Action) -> None:
-        """Apply one party's negotiation move, checking the buyer can pay."""
+    def move(self, sid: str, a: Action, line: str | None = None) -> None:
+        """Apply one party's negotiation move, checking the buyer can pay. ``line``: what the
+        party says with it (NPC haggling), quoted after the move."""
         from game.negotiation.session import NegotiationError
         eng, s = self.eng, self.session(sid)
         scene = eng.spec.scenes[sid]
+        quote = f' {eng.name(a.actor)} says: "{line}"' if line else ""
+        said = {"line": line} if line else {}
         try:
             if a.verb is Verb.OFFER:
                 terms = dict(a.terms or ())
@@ -134,23 +145,24 @@ class SceneManager:
                 self._check_affordable(sid, a.actor, terms)
                 s.offer(a.actor, terms)
                 text = ", ".join(f"{k}={v}" for k, v in terms.items())
-                eng.emit("offer", a.actor, f"{eng.name(a.actor)} offers {text}.", listener=self._other(sid, a.actor),
+                eng.emit("offer", a.actor, f"{eng.name(a.actor)} offers {text}.{quote}",
+                         listener=self._other(sid, a.actor),
                          view=f"You offer {text} (round {s.round} of {scene.deadline}).",
-                         data={"scene": sid, "terms": terms})
+                         data={"scene": sid, "terms": terms, **said})
             elif a.verb is Verb.ACCEPT:
                 if s.standing_offer is not None:
                     self._check_affordable(sid, a.actor, s.standing_offer)
                 s.accept(a.actor)
-                eng.emit("accept", a.actor, f"{eng.name(a.actor)} accepts.", listener=self._other(sid, a.actor),
-                         view="You accept.", data={"scene": sid})
+                eng.emit("accept", a.actor, f"{eng.name(a.actor)} accepts.{quote}", listener=self._other(sid, a.actor),
+                         view="You accept.", data={"scene": sid, **said})
             elif a.verb is Verb.REJECT:
                 s.reject(a.actor)
-                eng.emit("reject", a.actor, f"{eng.name(a.actor)} rejects the offer.",
-                         listener=self._other(sid, a.actor), data={"scene": sid})
+                eng.emit("reject", a.actor, f"{eng.name(a.actor)} rejects the offer.{quote}",
+                         listener=self._other(sid, a.actor), data={"scene": sid, **said})
             else:
                 s.walk_away(a.actor)
-                eng.emit("walk_away", a.actor, f"{eng.name(a.actor)} walks away from the table.",
-                         listener=self._other(sid, a.actor), data={"scene": sid})
+                eng.emit("walk_away", a.actor, f"{eng.name(a.actor)} walks away from the table.{quote}",
+                         listener=self._other(sid, a.actor), data={"scene": sid, **said})
         except NegotiationError as e:
             raise Refusal(str(e)) from None
         self._sync(sid)
@@ -177,16 +189,34 @@ class SceneManager:
         """Let NPC parties answer until it is the player's move or the talks close."""
         from game.negotiation.runner import Move
         s = self.session(sid)
+        eng = self.eng
         while s.status == "open" and s.turn != PLAYER:
             party = s.turn
-            m: Move = self._negotiator(sid, party).respond(s, party)
+
+            def choose(party: str = party) -> dict[str, Any]:
+                neg = self._negotiator(sid, party)
+                m: Move = neg.respond(s, party)
+                eng.check_invalid(party, neg)
+                out: dict[str, Any] = {"kind": m.kind, "terms": m.terms_dict}
+                line = getattr(neg, "last_message", None)
+                if line:
+                    out["line"] = line
+                return out
+            m = eng.decide("move", party, choose)
             verb = {"offer": Verb.OFFER, "accept": Verb.ACCEPT, "reject": Verb.REJECT,
-                    "walk_away": Verb.WALK_AWAY}[m.kind]
-            terms = tuple(sorted(m.terms)) if m.terms else None
+                    "walk_away": Verb.WALK_AWAY}[m["kind"]]
+            terms = tuple(sorted(m["terms"].items())) if m["terms"] else None
+            line = m.get("line")
+            if line is None and party in eng.spec.npcs:
+                from game.dialogue import utterances
+                from game.types import Request
+                said = utterances(eng, party, Request("haggle", self._other(sid, party), eng.state.turn,
+                                                      eng.next_seq(), data={"move": m["kind"], "terms": m["terms"]}))
+                line = said[0].text if said else None
             try:
-                self.move(sid, Action(actor=party, verb=verb, terms=terms))
+                self.move(sid, Action(actor=party, verb=verb, terms=terms), line=line)
             except Refusal as e:  # a negotiator that cannot pay walks away rather than stall
-                self.eng.emit("invalid", party, f"{self.eng.name(party)}: {e}", data={"scene": sid})
+                eng.emit("invalid", party, f"{eng.name(party)}: {e}", data={"scene": sid})
                 self.move(sid, Action(actor=party, verb=Verb.WALK_AWAY))
 
     def _close(self, sid: str) -> None:
@@ -302,10 +332,21 @@ class SceneManager:
         if cs["round"] >= sc.max_rounds:
             return
         r = cs["round"]
+        from game.dialogue import utterances
+        from game.types import Request
+        eng = self.eng
         for p in sc.participants:
-            if p.id == PLAYER or not p.arguments:
+            if p.id == PLAYER:
                 continue
-            arg = p.arguments[r % len(p.arguments)]
-            self.eng.emit("speech", p.id, f'{self.eng.name(p.id)} ({p.role}, {cs["stances"][p.id]}): "{arg}"',
-                          location=sc.location, data={"scene": sid, "round": r, "stance": cs["stances"][p.id]})
+            stance = cs["stances"][p.id]
+            req = Request("speech", PLAYER, eng.state.turn, eng.next_seq(), topic=sc.motion,
+                          data={"scene": sid, "round": r, "stance": stance, "initial": p.stance,
+                                "role": p.role, "arguments": list(p.arguments), "converted": list(p.converted)})
+            said = utterances(eng, p.id, req)
+            arg = said[0].text if said else ""
+            if not arg:
+                continue
+            eng.emit("speech", p.id, f'{eng.name(p.id)} ({p.role}, {stance}): "{arg}"', location=sc.location,
+                     data={"scene": sid, "round": r, "stance": stance,
+                           "claims": [c.to_dict() for u in said for c in u.claims]})
         cs["round"] = r + 1

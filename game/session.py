@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from game.engine import Engine
+from game.engine import Engine, ReplayDivergence
 from game.errors import SaveError
 from game.saves import TRANSCRIPT_FILE, read_save, read_transcript, resolve, saves_dir, slugify, write_save
 from game.state import state_hash
@@ -21,17 +21,10 @@ from game.types import Action, Event
 from game.world.loader import World, load_world
 
 
-def npc_agents(world: World, seed: int) -> dict[str, Any]:
-    """One agent per NPC from its spec; each gets its own RNG stream derived from the seed."""
-    from agents.registry import create
-    streams = np.random.SeedSequence(seed).spawn(len(world.spec.npcs))
-    out = {}
-    for (nid, npc), ss in zip(world.spec.npcs.items(), streams):
-        if npc.agent.kind == "idle":
-            continue  # idle NPCs never act; skipping them keeps turns cheap
-        params = {k: v for k, v in npc.agent.params.items() if k != "negotiator"}
-        out[nid] = create(npc.agent.kind, nid, rng=np.random.default_rng(ss), world=world, params=params)
-    return out
+def npc_agents(world: World, seed: int, llm: Any = None, llm_npcs: Any = ()) -> dict[str, Any]:
+    """One agent per NPC from its spec (see ``agents.registry.npc_agents``)."""
+    from agents.registry import npc_agents as build
+    return build(world, seed, llm=llm, llm_npcs=llm_npcs)
 
 
 class Game:
@@ -39,17 +32,24 @@ class Game:
 
     def __init__(self, world: World | str | Path, seed: int = 0, transcript_path: str | Path | None = None,
                  agents: dict[str, Any] | None = None, memory: Any = None, insights: Any = None,
-                 player_kind: str = "human"):
+                 player_kind: str = "human", llm: Any = None, llm_npcs: Any = "all"):
         """``memory``: None (off), a ``memory.runtime.GameMemory``, or a dict of its options
         (``embedder``, ``store``, ``config``). ``insights``: a ``memory.insights.InsightBank``
         whose lessons from earlier games become priors in each agent's context, and which
-        ``learn()`` updates after this game."""
+        ``learn()`` updates after this game. ``llm``: an ``agents.llm.LLMClient`` (or
+        ``LLMConfig``) that drives the NPCs named by ``llm_npcs`` (``"all"`` or ids)."""
         self.world = world if isinstance(world, World) else load_world(world)
         self.seed = int(seed)
         self.insights = insights
         self.player_kind = player_kind
         self.transcript = Transcript(transcript_path)
-        self.agents = npc_agents(self.world, self.seed) if agents is None else agents
+        if llm is not None and not hasattr(llm, "structured"):
+            from agents.llm.client import LLMClient
+            llm = LLMClient(llm, rng=np.random.default_rng([self.seed, 7]))
+        self.llm = llm
+        self.saved_llm: dict[str, Any] | None = None
+        self.agents = npc_agents(self.world, self.seed, llm, llm_npcs if llm is not None else ()) \
+            if agents is None else agents
         self.engine = Engine(self.world, seed=self.seed, actors=self.agents, transcript=self.transcript)
         self.memory = None
         if memory is not None:
@@ -122,11 +122,14 @@ class Game:
                       "path": str(self.world.folder.resolve())},
             "seed": self.seed, "turn": self.engine.state.turn, "engine": engine,
             "components": components, "state_hash": save_hash(engine, components),
+            # where the LLM NPCs were served from (never the key), so a resumed game can say so
+            "llm": self.llm.config.public_dict() if self.llm is not None else None,
         }
         return write_save(folder, payload, self.transcript.text())
 
     @classmethod
-    def load(cls, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None) -> Game:
+    def load(cls, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None,
+             llm: Any = None, llm_npcs: Any = "all") -> Game:
         folder = resolve(ref, base)
         data = read_save(folder)
         where = folder / "save.json"
@@ -143,7 +146,8 @@ class Game:
                 raise SaveError(f"{where}: memory settings are damaged ({type(e).__name__}: {e})") from None
             if memory["store"] not in ("flat", "chroma"):
                 memory["store"] = "flat"
-        game = cls(world, seed=data["seed"], memory=memory)
+        game = cls(world, seed=data["seed"], memory=memory, llm=llm, llm_npcs=llm_npcs)
+        game.saved_llm = data.get("llm")
         try:
             game.engine.set_state(data["engine"])
             for k, st in data["components"].get("agents", {}).items():
@@ -204,6 +208,16 @@ def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, 
     if save_hash(data["engine"], data["components"]) != data["state_hash"]:
         raise SaveError(f"{folder / 'save.json'}: state hash mismatch", hint="the save was edited or damaged")
     eng = Engine(world, seed=data["seed"], transcript=Transcript())
+    from collections import deque
+    decisions: deque[dict[str, Any]] = deque()
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            rec = json.loads(line)
+            if rec.get("type") == "decision":
+                decisions.append(rec)
+        except Exception as e:
+            raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
+    eng.replay_decisions = decisions
     for n, line in enumerate(text.splitlines(), 1):
         try:
             rec = json.loads(line)
@@ -211,6 +225,8 @@ def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, 
                 eng.apply(Action.from_dict(rec))
             elif rec["type"] == "round":
                 eng.end_round()
+        except ReplayDivergence:  # the recorded story no longer fits: the states differ
+            break
         except Exception as e:  # a damaged record is reported with its line, never a crash
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
     got, want = state_hash(eng.get_state()), state_hash(data["engine"])

@@ -138,3 +138,38 @@ class Observation:
                 "text": self.text, "visible": list(self.visible), "exits": list(self.exits),
                 "inventory": list(self.inventory), "gold": self.gold,
                 "recent": [e.to_dict() for e in self.recent], "scene": self.scene}
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What an NPC is asked to say: greet (``talk``), ``ask`` about a topic, ``haggle``
+    during a negotiation, or a council ``speech``. ``seq`` makes each request unique."""
+
+    kind: str
+    asker: str
+    turn: int
+    seq: int
+    topic: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+INTENTS = ("greet", "answer", "refuse", "rumour", "haggle", "speech")
+
+
+@dataclass(frozen=True, slots=True)
+class Utterance:
+    """What an NPC says: its words (without "X says:"), the intent, and the claims it makes."""
+
+    speaker: str
+    intent: str
+    text: str
+    claims: tuple[Claim, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"speaker": self.speaker, "intent": self.intent, "text": self.text,
+                "claims": [c.to_dict() for c in self.claims]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Utterance:
+        return cls(speaker=d["speaker"], intent=d["intent"], text=d["text"],
+                   claims=tuple(Claim(**c) for c in d.get("claims", ())))

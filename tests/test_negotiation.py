@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.negotiators import KINDS, TimeConcession, from_kind
+from agents.negotiators import KINDS, TIME_KINDS, TimeConcession, from_kind
 from game.errors import ActionError, InputError, SaveError
 from game.negotiation.metrics import (
     NegotiationAnalysis,
@@ -499,7 +499,7 @@ def test_prop_nash_and_ks_optimal(sc):
 
 
 @prop
-@given(scenes(), st.sampled_from(sorted(KINDS)), st.sampled_from(sorted(KINDS)),
+@given(scenes(), st.sampled_from(sorted(KINDS)), st.sampled_from(sorted(TIME_KINDS)),
        st.floats(0.05, 10.0))
 def test_prop_time_concession_respects_reservation(sc, k1, k2, e):
     u = utilities_for(sc)

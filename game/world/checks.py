@@ -88,6 +88,7 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
                           hint="containers cannot hold each other in a loop")
 
     yield from _agent_problems(w)
+    yield from _line_problems(w)
 
     for nid, npc in w.npcs.items():
         if npc.location not in locs:
@@ -225,3 +226,29 @@ def _agent_problems(w: WorldSpec) -> Iterator[Problem]:
         if neg is not None and (not isinstance(neg, str) or neg not in NEGOTIATORS):
             yield Problem(f"unknown negotiator {neg!r}", path=f"{path}.params.negotiator",
                           hint=did_you_mean(neg, NEGOTIATORS) or f"known: {', '.join(NEGOTIATORS)}")
+
+
+TEMPLATE_FIELDS = {"greet": {"name", "player"}, "answer": {"name", "player", "text", "topic"},
+                   "refuse": {"name", "player", "topic"}, "rumour": {"name", "player", "text", "topic"},
+                   "haggle": {"name", "player", "terms"}}
+
+
+def _line_problems(w: WorldSpec) -> Iterator[Problem]:
+    """Dialogue templates may use only their intent's placeholders, and must be well formed."""
+    from string import Formatter
+    for nid, npc in w.npcs.items():
+        for intent, bank in npc.lines.items():
+            allowed = TEMPLATE_FIELDS[intent]
+            for i, line in enumerate(bank):
+                path = f"npcs.{nid}.lines.{intent}[{i}]"
+                try:
+                    names = [f for _, f, _, _ in Formatter().parse(line) if f is not None]
+                except ValueError as e:
+                    yield Problem(f"malformed template {line!r}: {e}", path=path,
+                                  hint="write a literal brace as {{ or }}")
+                    continue
+                for name in names:
+                    if name not in allowed:
+                        yield Problem(f"unknown placeholder {{{name}}} in a {intent} line", path=path,
+                                      hint=did_you_mean(name, allowed) or
+                                      f"{intent} lines may use {', '.join('{' + a + '}' for a in sorted(allowed))}")

@@ -84,6 +84,12 @@ class NpcSpec(Spec):
     trade: Id | None = Field(None, description="negotiation scene opened by `trade with`")
     wants: dict[Id, int] = Field(default_factory=dict,
                                  description="items this NPC rewards when given: item -> points")
+    lines: dict[Literal["greet", "answer", "refuse", "rumour", "haggle"], list[str]] = Field(
+        default_factory=dict,
+        description="dialogue templates by intent, one picked at random; placeholders: {name} "
+                    "(the NPC), {player}, {topic}, {text} (the fact told), {terms} (an offer), "
+                    "{move} (offer, accept, reject, walk_away)")
+    rumour: Unit = Field(0.0, description="chance that greeting this NPC also draws a rumour")
 
 
 class PlayerSpec(Spec):
@@ -193,7 +199,9 @@ class ParticipantSpec(Spec):
     id: str = Field(description="'player' or an NPC id")
     role: str = "member"
     stance: Literal["for", "against", "undecided"] = "undecided"
-    arguments: list[str] = Field(default_factory=list)
+    arguments: list[str] = Field(default_factory=list, description="argument bank for the starting stance")
+    converted: list[str] = Field(default_factory=list,
+                                 description="argument bank once persuaded to support the motion")
     persuaded_by: list[Id] = Field(default_factory=list,
                                    description="items that, shown to them, win their vote")
 

@@ -1,0 +1,59 @@
+"""An on-disk cache of LLM replies, keyed by what was asked (never by who asked).
+
+The key is a sha256 over canonical JSON of the model, the messages and the
+sampling parameters. The API key and base URL are never part of it, and
+nothing secret is written: a file holds only the reply.
+Files live at ``folder/ab/<hash>.json`` and are written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def cache_key(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
+    """The sha256 hex digest of the canonical request (``None`` params dropped)."""
+    payload = {"model": model, "messages": messages,
+               "params": {k: v for k, v in params.items() if v is not None}}
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Reply dicts on disk; a missing or corrupt file is a miss, never a crash."""
+
+    def __init__(self, folder: str | os.PathLike[str]):
+        self.folder = Path(folder)
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({str(self.folder)!r})"
+
+    def path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self.path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        target = self.path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(value, f, ensure_ascii=False, sort_keys=True)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise

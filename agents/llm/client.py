@@ -1,0 +1,496 @@
+"""The LLM client: the ``openai`` SDK plus retries, a concurrency cap, a cache,
+structured (JSON) replies with repair, and usage accounting per agent and turn.
+
+The SDK is imported when the first request is made, never at import time. Its
+own retries are off (``max_retries=0``): this module retries 429s (honouring
+``Retry-After``), 5xx, timeouts and connection errors with exponential backoff
+and jitter from a seeded ``numpy`` generator, and turns everything else into a
+``ParleyError`` that says what to check. The API key never appears in a repr,
+a message, a log line or a cache file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agents.llm.cache import ResponseCache, cache_key
+from agents.llm.config import LOCAL_KEY, LLMConfig, redact_url
+from game.errors import ParleyError
+
+log = logging.getLogger("parley.llm")
+
+M = TypeVar("M", bound=BaseModel)
+Message = dict[str, Any]
+
+OPENAI_URL = "https://api.openai.com/v1"
+_FORMAT_WORDS = ("response_format", "response format", "json_schema", "json schema", "json_object")
+_NEXT_MODE = {"json_schema": "json_object", "json_object": "prompt"}
+
+
+# -- errors ------------------------------------------------------------------
+
+class LLMError(ParleyError):
+    """The endpoint refused a request in a way retrying will not fix."""
+
+
+class LLMUnavailable(LLMError):
+    """The endpoint could not be reached, timed out or kept failing after retries."""
+
+
+class LLMInvalidReply(LLMError):
+    """The model kept answering with something that fails the schema or the rules."""
+
+    def __init__(self, message: str, *, raw: str, error: str, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.raw = raw
+        self.error = error
+
+
+class _FormatUnsupported(LLMError):
+    """Internal: the server rejected ``response_format``; ``structured`` falls back."""
+
+
+# -- accounting --------------------------------------------------------------
+
+@dataclass
+class Usage:
+    """Counters for one agent, one turn or the whole client.
+
+    ``calls`` counts answered requests, cache hits included; tokens count only
+    what the endpoint reported (or an estimate) for requests actually sent.
+    ``latency_ms`` is wall time inside ``chat``, retries and waits included.
+    """
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    retries: int = 0
+    cache_hits: int = 0
+    invalid: int = 0
+
+    def add(self, other: Usage) -> Usage:
+        """Add ``other`` into this one (in place); returns self."""
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.latency_ms += other.latency_ms
+        self.retries += other.retries
+        self.cache_hits += other.cache_hits
+        self.invalid += other.invalid
+        return self
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def copy(self) -> Usage:
+        return Usage(**{f.name: getattr(self, f.name) for f in fields(self)})
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["latency_ms"] = round(self.latency_ms, 3)
+        return d
+
+
+@dataclass
+class Reply:
+    """One answer from ``chat``. ``text`` is "" when the model said nothing."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    cached: bool = False
+
+
+# -- helpers -----------------------------------------------------------------
+
+_sdk_module: Any = None
+
+
+def _openai() -> Any:
+    global _sdk_module
+    if _sdk_module is None:
+        import openai
+        _sdk_module = openai
+    return _sdk_module
+
+
+def _estimate_tokens(text: str) -> int:
+    """A rough count (4 characters a token) for servers that report no usage."""
+    return (len(text) + 3) // 4
+
+
+def _content_text(messages: list[Message]) -> str:
+    return "".join(str(m.get("content") or "") for m in messages)
+
+
+def extract_json_object(text: str | None) -> dict[str, Any]:
+    """The first JSON object in ``text``: bare, inside ```json fences, or amid prose."""
+    s = (text or "").strip()
+    if not s:
+        raise ValueError("the reply was empty")
+    try:
+        obj = json.loads(s)
+    except ValueError:
+        pass
+    else:
+        if isinstance(obj, dict):
+            return obj
+        raise ValueError(f"expected one JSON object, got a JSON {type(obj).__name__}")
+    fence = re.search(r"```[A-Za-z]*\s*(.*?)```", s, re.S)
+    if fence:
+        try:
+            obj = json.loads(fence.group(1))
+            if isinstance(obj, dict):
+                return obj
+        except ValueError:
+            pass
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"\{", s):
+        try:
+            obj, _ = decoder.raw_decode(s, m.start())
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            return obj
+    raise ValueError("no JSON object found in the reply")
+
+
+def describe_error(exc: Exception) -> str:
+    """A short, model-readable account of a parse / validation failure."""
+    if isinstance(exc, ValidationError):
+        parts = []
+        for err in exc.errors()[:6]:
+            loc = ".".join(str(p) for p in err["loc"]) or "(root)"
+            parts.append(f"{loc}: {err['msg']}")
+        more = len(exc.errors()) - 6
+        if more > 0:
+            parts.append(f"and {more} more")
+        return "; ".join(parts)
+    return str(exc) or type(exc).__name__
+
+
+def _status_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        msg = inner.get("message") if isinstance(inner, dict) else None
+        if msg:
+            return str(msg)
+    return str(getattr(exc, "message", None) or exc)
+
+
+def _schema_name(model: type[BaseModel]) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", model.__name__)[:64] or "reply"
+
+
+# -- the client --------------------------------------------------------------
+
+class LLMClient:
+    """Talks to one OpenAI-compatible endpoint and model; safe to share between threads."""
+
+    def __init__(self, config: LLMConfig | None = None, *, rng: Any = None,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.config = cfg = config if config is not None else LLMConfig.from_env()
+        if rng is None:
+            import numpy as np
+            rng = np.random.default_rng(cfg.seed if cfg.seed is not None else 0)
+        self._rng = rng
+        self._sleep = sleep
+        self._sem = threading.BoundedSemaphore(cfg.concurrency)
+        self._lock = threading.Lock()
+        self._sdk_client: Any = None
+        self._cache = ResponseCache(cfg.cache_dir) if cfg.cache_dir else None
+        self._secret = cfg.api_key.get_secret_value() if cfg.api_key is not None else None
+        self._where = f"{redact_url(cfg.base_url) or OPENAI_URL} (model {cfg.model!r})"
+        self._params = {k: v for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens),
+                                          ("seed", cfg.seed)) if v is not None}
+        self._mode = "json_schema" if cfg.structured == "auto" else cfg.structured
+        self._total = Usage()
+        self._by_agent: dict[str, Usage] = {}
+        self._by_turn: dict[int, Usage] = {}
+
+    def __repr__(self) -> str:
+        return f"LLMClient(base_url={redact_url(self.config.base_url) or OPENAI_URL!r}, model={self.config.model!r})"
+
+    __str__ = __repr__
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        client, self._sdk_client = self._sdk_client, None
+        if client is not None:
+            client.close()
+
+    # -- accounting ------------------------------------------------------------
+
+    def usage_by_agent(self) -> dict[str, Usage]:
+        with self._lock:
+            return {k: v.copy() for k, v in self._by_agent.items()}
+
+    def usage_by_turn(self) -> dict[int, Usage]:
+        with self._lock:
+            return {k: v.copy() for k, v in sorted(self._by_turn.items())}
+
+    def total(self) -> Usage:
+        with self._lock:
+            return self._total.copy()
+
+    def _record(self, agent: str, turn: int | None, delta: Usage) -> None:
+        with self._lock:
+            self._total.add(delta)
+            per = self._by_agent.get(agent)
+            if per is None:
+                per = self._by_agent[agent] = Usage()
+            per.add(delta)
+            if turn is not None:
+                per = self._by_turn.get(turn)
+                if per is None:
+                    per = self._by_turn[turn] = Usage()
+                per.add(delta)
+
+    # -- plumbing ----------------------------------------------------------------
+
+    def _sdk(self) -> Any:
+        client = self._sdk_client
+        if client is None:
+            with self._lock:
+                if self._sdk_client is None:
+                    if self._secret is None:
+                        raise LLMError(f"no API key for {self._where}",
+                                       hint="set OPENAI_API_KEY, or point --llm / OPENAI_BASE_URL "
+                                            "at a local server")
+                    cfg = self.config
+                    self._sdk_client = _openai().OpenAI(base_url=cfg.base_url or OPENAI_URL,
+                                                        api_key=self._secret,
+                                                        timeout=cfg.timeout, max_retries=0)
+                client = self._sdk_client
+        return client
+
+    def _scrub(self, text: str) -> str:
+        secret = self._secret
+        if secret and secret != LOCAL_KEY and len(secret) >= 4 and secret in text:
+            text = text.replace(secret, "***")
+        return text if len(text) <= 400 else text[:400] + "…"
+
+    def _backoff(self, attempt: int) -> float:
+        cfg = self.config
+        with self._lock:
+            jitter = 0.5 + float(self._rng.random())
+        return min(cfg.backoff_max, cfg.backoff_base * (2 ** attempt) * jitter)
+
+    def _retry_after(self, exc: Any) -> float | None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        if headers is None:
+            return None
+        wait: float | None = None
+        ms = headers.get("retry-after-ms")
+        value = headers.get("retry-after")
+        try:
+            if ms is not None:
+                wait = float(ms) / 1000.0
+            elif value is not None:
+                try:
+                    wait = float(value)
+                except ValueError:
+                    wait = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, OverflowError):
+            return None
+        if wait is None:
+            return None
+        return min(max(wait, 0.0), self.config.retry_after_max)
+
+    def _refusal(self, exc: Any, kw: dict[str, Any], fallback: bool) -> LLMError:
+        """The error for a non-retryable HTTP status."""
+        status = exc.status_code
+        msg = self._scrub(_status_message(exc))
+        where = self._where
+        if status in (400, 422) and "response_format" in kw and any(w in msg.lower() for w in _FORMAT_WORDS):
+            cls = _FormatUnsupported if fallback else LLMError
+            return cls(f"{where} does not support response_format "
+                       f"{kw['response_format'].get('type')!r} (HTTP {status}): {msg}",
+                       hint="use structured='json_object' or leave it on 'auto'")
+        if status == 401:
+            return LLMError(f"{where} rejected the API key (HTTP 401): {msg}",
+                            hint="check OPENAI_API_KEY (local servers usually need none)")
+        if status == 403:
+            return LLMError(f"{where} refused access (HTTP 403): {msg}",
+                            hint="check that OPENAI_API_KEY may use this model")
+        if status == 404:
+            return LLMError(f"{where} not found (HTTP 404): {msg}",
+                            hint="check the model name / PARLEY_MODEL, and that the URL ends in /v1")
+        return LLMError(f"{where} rejected the request (HTTP {status}): {msg}",
+                        hint="check the request parameters (temperature, max_tokens, response_format)")
+
+    def _send(self, messages: list[Message], kw: dict[str, Any], agent: str, turn: int | None,
+              fallback: bool) -> tuple[Any, int]:
+        """One completion with retries; returns (response, retries used)."""
+        oa = _openai()
+        create = self._sdk().chat.completions.create
+        cfg = self.config
+        last = "no attempt made"
+        for attempt in range(cfg.max_retries + 1):
+            wait: float | None = None
+            try:
+                with self._sem:
+                    return create(model=cfg.model, messages=messages, **kw), attempt
+            except oa.APIStatusError as exc:
+                status = exc.status_code
+                if status == 429:
+                    wait = self._retry_after(exc)
+                elif status < 500 and status not in (408, 409):
+                    raise self._refusal(exc, kw, fallback) from None
+                last = f"HTTP {status}: {self._scrub(_status_message(exc))}"
+            except oa.APITimeoutError:
+                last = f"no reply within {cfg.timeout:g}s (timeout)"
+            except oa.APIConnectionError as exc:
+                cause = exc.__cause__ or exc.__context__
+                last = "connection failed" + (f": {self._scrub(str(cause))}" if cause and str(cause) else "")
+            except (json.JSONDecodeError, oa.APIResponseValidationError):
+                last = "the response was not an OpenAI-style JSON body"
+            if attempt == cfg.max_retries:
+                break
+            if wait is None:
+                wait = self._backoff(attempt)
+            log.debug("%s: %s; retry %d in %.3fs", self._where, last, attempt + 1, wait)
+            self._record(agent, turn, Usage(retries=1))
+            self._sleep(wait)
+        raise LLMUnavailable(
+            f"{self._where} failed after {cfg.max_retries + 1} attempt(s); last error: {last}",
+            hint="is the server running? check --llm URL / OPENAI_BASE_URL"
+                 + ("" if "HTTP" not in last else " and the server's log"))
+
+    # -- public calls --------------------------------------------------------------
+
+    def chat(self, messages: list[Message], *, agent: str = "?", turn: int | None = None,
+             response_format: dict[str, Any] | None = None, **params: Any) -> Reply:
+        """One chat completion. ``params`` override the config's temperature, max_tokens, seed."""
+        return self._chat(messages, agent, turn, response_format, params, False)
+
+    def _chat(self, messages: list[Message], agent: str, turn: int | None,
+              response_format: dict[str, Any] | None, params: dict[str, Any], fallback: bool) -> Reply:
+        t0 = time.perf_counter()
+        kw = self._params
+        if params or response_format is not None:
+            kw = {**kw, **params}
+            if response_format is not None:
+                kw["response_format"] = response_format
+            kw = {k: v for k, v in kw.items() if v is not None}
+        key = None
+        if self._cache is not None:
+            key = cache_key(self.config.model, messages, kw)
+            hit = self._cache.get(key)
+            if hit is not None and isinstance(hit.get("text"), str):
+                ms = (time.perf_counter() - t0) * 1000.0
+                self._record(agent, turn, Usage(calls=1, cache_hits=1, latency_ms=ms))
+                return Reply(hit["text"], int(hit.get("prompt_tokens") or 0),
+                             int(hit.get("completion_tokens") or 0), ms, cached=True)
+        try:
+            resp, _retries = self._send(messages, kw, agent, turn, fallback)
+        except LLMError:
+            self._record(agent, turn, Usage(latency_ms=(time.perf_counter() - t0) * 1000.0))
+            raise
+        choices = resp.choices or []
+        text = (choices[0].message.content if choices and choices[0].message else None) or ""
+        usage = resp.usage
+        if usage is not None and usage.prompt_tokens is not None:
+            pt, ct = int(usage.prompt_tokens), int(usage.completion_tokens or 0)
+        else:
+            pt, ct = _estimate_tokens(_content_text(messages)), _estimate_tokens(text)
+        ms = (time.perf_counter() - t0) * 1000.0
+        self._record(agent, turn, Usage(calls=1, prompt_tokens=pt, completion_tokens=ct, latency_ms=ms))
+        if key is not None:
+            try:
+                self._cache.put(key, {"text": text, "prompt_tokens": pt,  # type: ignore[union-attr]
+                                      "completion_tokens": ct, "model": self.config.model})
+            except OSError as exc:  # a full or read-only disk costs the cache, not the game
+                log.warning("LLM cache write failed: %s", exc)
+        return Reply(text, pt, ct, ms, cached=False)
+
+    def structured(self, messages: list[Message], schema_model: type[M], *, agent: str = "?",
+                   turn: int | None = None, validate: Callable[[M], Any] | None = None,
+                   max_repairs: int | None = None) -> M:
+        """Ask for one JSON object matching ``schema_model``; repair bad replies.
+
+        ``validate(obj)`` may raise ``ValueError`` for a reply that fits the
+        schema but breaks the rules; its message goes back to the model. If it
+        returns an instance of ``schema_model``, that replaces the reply.
+        After ``max_repairs`` failed repairs: ``LLMInvalidReply``.
+        """
+        repairs = self.config.max_repairs if max_repairs is None else max(0, int(max_repairs))
+        schema = schema_model.model_json_schema()
+        convo = [dict(m) for m in messages]
+        raw, error = "", ""
+        for attempt in range(repairs + 1):
+            while True:
+                mode = self._mode
+                try:
+                    reply = self._chat(self._with_format(convo, mode, schema), agent, turn,
+                                       self._response_format(mode, schema_model, schema), {},
+                                       self.config.structured == "auto" and mode in _NEXT_MODE)
+                    break
+                except _FormatUnsupported as exc:
+                    log.info("%s; falling back to %s", exc.message, _NEXT_MODE[mode])
+                    with self._lock:
+                        if self._mode == mode:
+                            self._mode = _NEXT_MODE[mode]
+            raw = reply.text
+            try:
+                obj = schema_model.model_validate(extract_json_object(raw))
+                if validate is not None:
+                    checked = validate(obj)
+                    if isinstance(checked, schema_model):
+                        obj = checked
+                return obj
+            except ValueError as exc:  # pydantic's ValidationError is a ValueError
+                error = describe_error(exc)
+            self._record(agent, turn, Usage(invalid=1))
+            if attempt < repairs:
+                convo.append({"role": "assistant", "content": raw})
+                convo.append({"role": "user", "content": f"Your reply was invalid: {error.rstrip('.')}. "
+                                                         "Reply with one JSON object matching the schema."})
+        raise LLMInvalidReply(
+            f"{agent}: no valid {schema_model.__name__} from {self._where} after "
+            f"{repairs + 1} replies; last error: {error}",
+            raw=raw, error=error,
+            hint="try a stronger model, or raise max_repairs")
+
+    # -- structured-output formats -------------------------------------------------
+
+    @staticmethod
+    def _response_format(mode: str, schema_model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any] | None:
+        if mode == "json_schema":
+            return {"type": "json_schema",
+                    "json_schema": {"name": _schema_name(schema_model), "schema": schema, "strict": False}}
+        if mode == "json_object":
+            return {"type": "json_object"}
+        return None
+
+    @staticmethod
+    def _with_format(convo: list[Message], mode: str, schema: dict[str, Any]) -> list[Message]:
+        """Without json_schema support, the schema goes into the system message."""
+        if mode == "json_schema":
+            return convo
+        note = ("Reply with one JSON object, and nothing else, matching this JSON Schema:\n"
+                + json.dumps(schema, separators=(",", ":"), sort_keys=True))
+        if convo and convo[0].get("role") == "system":
+            first = dict(convo[0])
+            first["content"] = f"{first.get('content') or ''}\n\n{note}".lstrip()
+            return [first, *convo[1:]]
+        return [{"role": "system", "content": note}, *convo]

@@ -1,0 +1,145 @@
+"""LLM endpoint settings: one frozen pydantic model, read from the environment.
+
+``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``PARLEY_MODEL`` fill ``base_url``,
+``api_key`` and ``model`` when they are not given. The key is a ``SecretStr``
+and never leaves this object except to build the HTTP client: ``public_dict()``
+(what saves and transcripts record) leaves it out.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from game.errors import InputError
+
+DEFAULT_MODEL = "gpt-4o-mini"
+LOCAL_KEY = "not-needed"  # the SDK insists on a key; local servers ignore it
+
+_ENV = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY", "model": "PARLEY_MODEL"}
+
+
+def is_local_url(url: str | None) -> bool:
+    """Whether ``url`` points at this machine or a private network (no key needed)."""
+    if not url:
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_unspecified or ip.is_link_local
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` without any ``user:password@`` part."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, "***@" + netloc, parts.path, parts.query, parts.fragment))
+
+
+class LLMConfig(BaseModel):
+    """Where the model lives and how patiently to talk to it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str = DEFAULT_MODEL
+    timeout: float = Field(30.0, gt=0, description="seconds per HTTP request")
+    max_retries: int = Field(4, ge=0, le=50, description="retries after the first attempt")
+    backoff_base: float = Field(0.5, ge=0)
+    backoff_max: float = Field(20.0, ge=0)
+    retry_after_max: float = Field(30.0, ge=0, description="cap on a server's Retry-After, seconds")
+    concurrency: int = Field(4, ge=1, le=1024, description="simultaneous HTTP calls per client")
+    temperature: float = Field(0.7, ge=0, le=2)
+    max_tokens: int | None = Field(512, ge=1)
+    seed: int | None = None
+    cache_dir: str | None = None
+    structured: Literal["auto", "json_schema", "json_object"] = "auto"
+    max_repairs: int = Field(2, ge=0, le=20)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_from_env(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for name, var in _ENV.items():
+            if name not in data:
+                value = os.environ.get(var, "").strip()
+                if value:
+                    data[name] = value
+        if data.get("api_key") in (None, "") and is_local_url(data.get("base_url")):
+            data["api_key"] = LOCAL_KEY
+        return data
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        v = v.strip().rstrip("/")
+        parts = urlsplit(v)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"base_url must look like http://host:port/v1, got {redact_url(v)!r}")
+        return v
+
+    @field_validator("model")
+    @classmethod
+    def _check_model(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("model must not be empty (set PARLEY_MODEL or pass --model)")
+        return v.strip()
+
+    @model_validator(mode="after")
+    def _check_backoff(self) -> LLMConfig:
+        if self.backoff_max < self.backoff_base:
+            raise ValueError(f"backoff_max ({self.backoff_max}) must be >= backoff_base ({self.backoff_base})")
+        return self
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMConfig:
+        """Settings from the environment; ``overrides`` win, ``None`` ones are ignored.
+
+        Bad values raise ``InputError`` (exit code 2) naming each field.
+        """
+        given = {k: v for k, v in overrides.items() if v is not None}
+        try:
+            return cls(**given)
+        except ValidationError as exc:
+            lines = []
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"]) or "llm"
+                value = "***" if where == "api_key" else err.get("input")
+                shown = "" if isinstance(value, dict) else f" (got {value!r})"
+                lines.append(f"{where}: {err['msg']}{shown}")
+            raise InputError("invalid LLM settings: " + "; ".join(lines),
+                             hint="see --llm / OPENAI_BASE_URL, OPENAI_API_KEY, PARLEY_MODEL") from None
+
+    @property
+    def is_local(self) -> bool:
+        return is_local_url(self.base_url)
+
+    def public_dict(self) -> dict[str, Any]:
+        """Everything but the key (for saves and transcripts)."""
+        data = self.model_dump(exclude={"api_key"})
+        data["base_url"] = redact_url(self.base_url)
+        return data
+
+    def __repr__(self) -> str:
+        return f"LLMConfig(base_url={redact_url(self.base_url)!r}, model={self.model!r})"
+
+    __str__ = __repr__

@@ -1,0 +1,117 @@
+"""A negotiator that decides each move through an LLM.
+
+The prompt gives the model its role, its *own* private utility summary (issue
+weights, value utilities and reservation value; never the opponent's), the
+protocol rules, the history of the talks and its MEMO context. The reply is a
+JSON move ``{action, offer, message}`` checked against the outcome space and
+the protocol (no accept without a standing offer; no offer or acceptance below
+the reservation value), with the error shown to the model for repair. When the
+repairs run out, the rule-based ``fallback`` negotiator moves instead and the
+engine records a penalised invalid move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agents.llm.prompts import NegotiationReply, context_block
+from game.negotiation.runner import Move
+
+RULES = ("Protocol: alternating offers. On your turn you may 'offer' complete terms (a value for every "
+         "issue), 'accept' the other side's standing offer, 'reject' it (you then offer next turn), or "
+         "'walk_away' (no deal: you get your reservation value). The talks fail at the deadline.")
+
+
+class LLMNegotiator:
+    """``respond(session, party) -> Move`` from an LLM, with a rule-based fallback."""
+
+    uses_context = True
+
+    def __init__(self, client: Any, scene: Any, party: str, utility: Any, *, fallback: Any,
+                 persona: str = "", temperature: float | None = None):
+        self.client, self.scene, self.party, self.utility = client, scene, party, utility
+        self.fallback = fallback
+        self.persona = persona
+        self.context_source: Callable[[], Any] | None = None  # set by the scene: the party's MEMO context
+        self.last_message: str | None = None
+        self._invalid: str | None = None
+
+    def take_invalid(self) -> str | None:
+        reason, self._invalid = self._invalid, None
+        return reason
+
+    def utility_summary(self) -> str:
+        u = self.utility
+        lines = []
+        for issue in u.issues:
+            vals = ", ".join(f"{v}={u.value_utility(issue, v):.2f}" for v in self.scene.issues[issue])
+            lines.append(f"- {issue} (weight {u.weights[issue]:.2f}): {vals}")
+        return ("Your private preferences (never reveal them). Utility of a deal = sum of weight x value "
+                "utility:\n" + "\n".join(lines) +
+                f"\nYour reservation value (what no deal is worth to you): {u.reservation:.2f}. "
+                "Never agree to terms worth less than that.")
+
+    def messages(self, session: Any) -> list[dict[str, str]]:
+        issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in self.scene.issues.items())
+        history = "\n".join(
+            f"round {r.round}: {'you' if r.party == self.party else 'they'} {r.kind}"
+            + (" " + ", ".join(f"{k}={v}" for k, v in r.terms) if r.terms else "") for r in session.history
+        ) or "(no moves yet)"
+        standing = session.standing_offer
+        state = (f"Standing offer from them: {standing} (worth {self.utility(standing):.2f} to you)."
+                 if standing is not None and session.standing_party != self.party else "No offer of theirs stands.")
+        context = context_block(self.context_source() if self.context_source is not None else None)
+        system = (f"{self.persona}\nYou negotiate '{self.scene.title}' as party {self.party!r}. "
+                  f"{RULES}\nIssues and possible values: {issues}.\n{self.utility_summary()}\n"
+                  "Reply with one JSON object: {\"action\": \"offer\"|\"accept\"|\"reject\"|\"walk_away\", "
+                  "\"offer\": {issue: value} for offers else null, \"message\": one short line you say}.")
+        user = (f"Round {session.round} of {self.scene.deadline}.\nHistory:\n{history}\n{state}\n"
+                f"Legal moves now: {', '.join(session.legal_moves(self.party))}. Your move?{context}")
+        return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user}]
+
+    def check(self, session: Any) -> Callable[[NegotiationReply], NegotiationReply]:
+        def validate(r: NegotiationReply) -> NegotiationReply:
+            legal = session.legal_moves(self.party)
+            if r.action not in legal:
+                raise ValueError(f"{r.action!r} is not legal now; legal moves: {', '.join(legal)}")
+            if r.action == "offer":
+                if not r.offer:
+                    raise ValueError("an offer needs terms: a value for every issue")
+                for issue, vals in self.scene.issues.items():
+                    if issue not in r.offer:
+                        raise ValueError(f"the offer misses issue {issue!r} (values: {', '.join(vals)})")
+                    if str(r.offer[issue]) not in vals:
+                        raise ValueError(f"{r.offer[issue]!r} is not a value of {issue!r} "
+                                         f"(values: {', '.join(vals)})")
+                extra = set(r.offer) - set(self.scene.issues)
+                if extra:
+                    raise ValueError(f"unknown issues in the offer: {', '.join(sorted(extra))}")
+                worth = self.utility({k: str(v) for k, v in r.offer.items()})
+                if worth < self.utility.reservation:
+                    raise ValueError(f"that offer is worth {worth:.2f} to you, below your reservation "
+                                     f"value {self.utility.reservation:.2f}")
+            if r.action == "accept":
+                worth = self.utility(session.standing_offer)
+                if worth < self.utility.reservation:
+                    raise ValueError(f"accepting gives you {worth:.2f}, below your reservation value "
+                                     f"{self.utility.reservation:.2f}; offer or walk away instead")
+            return r
+        return validate
+
+    def respond(self, session: Any, party: str) -> Move:
+        from agents.llm.client import LLMInvalidReply
+        self.last_message = None
+        try:
+            r = self.client.structured(self.messages(session), NegotiationReply, agent=party,
+                                       turn=session.round, validate=self.check(session))
+        except LLMInvalidReply as e:
+            self._invalid = f"unusable negotiation move ({e.error})"
+            return self.fallback.respond(session, party)
+        self.last_message = r.message.strip() or None
+        if r.action == "offer":
+            return Move.offer({k: str(r.offer[k]) for k in self.scene.issues})  # type: ignore[index]
+        return Move(r.action)
+
+    def __repr__(self) -> str:
+        return f"LLMNegotiator({self.party!r}, fallback={self.fallback!r})"
