@@ -35,6 +35,7 @@ schema: $(STAMP)  ## regenerate worlds/schema/world.schema.json
 
 bench: $(STAMP)  ## run the benchmarks
 	$(BIN)/python benchmarks/engine_bench.py
+	$(BIN)/python benchmarks/agents_bench.py
 
 clean:  ## remove the virtual environment
 	rm -rf $(VENV)

@@ -71,32 +71,12 @@ def make_autopilot(game_or_engine: Any, seed: int | None = None) -> Autopilot:
 
 def command_text(engine: Any, action: Action) -> str:
     """A readable command line for an action (for echoing headless runs)."""
-    v, name = action.verb, engine.name
-    if v is Verb.GO:
-        return f"go {action.obj}"
-    if v is Verb.GIVE:
-        return f"give {name(action.obj)} to {name(action.target)}"
-    if v is Verb.UNLOCK:
-        obj = action.obj or ""
-        if obj.startswith("exit:"):
-            lock = engine.spec.locations[engine.state.where[PLAYER]].locked.get(obj[5:])
-            obj_name = lock.name if lock is not None else obj[5:]
-        else:
-            obj_name = name(obj)
-        return f"unlock {obj_name} with {name(action.target)}"
-    if v is Verb.ASK:
-        return f"ask {name(action.obj)} about {(action.target or '').replace('_', ' ')}"
-    if v is Verb.TRADE:
-        return f"trade with {name(action.obj)}"
-    if v is Verb.OFFER:
-        return "offer " + " ".join(f"{k}={val}" for k, val in action.terms or ())
-    if v is Verb.VOTE:
-        return f"vote {action.text}"
-    if v is Verb.WALK_AWAY:
-        return "walk away"
-    if action.obj:
-        return f"{v.value} {name(action.obj)}"
-    return v.value
+    from game.phrasing import phrase
+
+    def exit_name(direction: str) -> str:
+        lock = engine.spec.locations[engine.state.where[PLAYER]].locked.get(direction)
+        return lock.name if lock is not None else direction
+    return phrase(action, engine.name, exit_name)
 
 
 class Autopilot(BaseAgent):

@@ -196,8 +196,7 @@ def _run_autopilot(game, args: Namespace) -> None:
     pilot = make_autopilot(game, args.seed)  # its own RNG stream, derived from the seed
     turns = args.turns if args.turns is not None else game.spec.max_turns
     while not game.engine.done and game.engine.state.turn < turns:
-        action = pilot.act(*game.player_inputs())
-        events = game.act(action)
+        action, events = game.agent_turn(pilot)
         if not args.quiet:
             echo_events(command_text(game.engine, action), events)
 

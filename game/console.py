@@ -84,6 +84,8 @@ def _farewell(game, saves_base, write) -> None:
         name = autosave_name(game)
         try:
             folder = game.save(name, saves_base)
-            write(f"Progress saved to {folder}; continue with: parley play --load {name}")
+            llm = getattr(game, "llm", None)
+            again = f" --llm {llm.config.public_dict()['base_url']} --model {llm.config.model}" if llm else ""
+            write(f"Progress saved to {folder}; continue with: parley play --load {name}{again}")
         except (ParleyError, OSError) as e:
             write(f"Could not autosave: {getattr(e, 'message', e)}")

@@ -270,9 +270,14 @@ class Engine:
             self.emit("timeout", PLAYER, f"The turn limit ({self.spec.max_turns}) is reached.", public=True)
         return self._pending
 
-    def play(self, action: Action) -> list[Event]:
-        """The player's action, then every NPC with an actor, then the end of the round."""
+    def play(self, action: Action, agent: Any = None) -> list[Event]:
+        """The player's action, then every NPC with an actor, then the end of the round.
+        ``agent``: the agent that chose the action, if any (a fallback it took is penalised)."""
         events = list(self.apply(action))
+        if agent is not None:
+            self._pending = []
+            self.check_invalid(action.actor, agent)
+            events += self._pending
         events += self.npc_phase()
         if not self.state.done:
             events += self.end_round()

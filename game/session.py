@@ -103,8 +103,14 @@ class Game:
     def intro(self) -> str:
         return f"{self.spec.title}\n\n{self.spec.intro}\n\n" + self.engine.describe("player", self.engine.state.where["player"])
 
-    def act(self, action: Action) -> list[Event]:
-        return self.engine.play(action)
+    def act(self, action: Action, agent: Any = None) -> list[Event]:
+        """Play the player's action (``agent``: the agent that chose it, for invalid-move accounting)."""
+        return self.engine.play(action, agent)
+
+    def agent_turn(self, agent: Any) -> tuple[Action, list[Event]]:
+        """Let an agent in the player's seat choose and play one turn."""
+        action = agent.act(*self.player_inputs())
+        return action, self.act(action, agent)
 
     # --- save / load ------------------------------------------------------------
     def components(self) -> dict[str, Any]:
