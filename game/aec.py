@@ -163,7 +163,8 @@ class ParleyAEC:
     ``max_turns`` overrides the world's turn limit (the engine then ends the game
     at that turn; ``reset(options={"max_turns": N})`` overrides it for one
     episode). With ``npc_agents`` the NPCs are played by their world-configured
-    agents and only the player is an AEC agent.
+    agents (``llm``: an ``agents.llm.LLMClient`` that drives the NPCs in
+    ``llm_npcs``) and only the player is an AEC agent.
 
     Seeding: ``reset(seed=s)`` starts an engine with seed ``s``; an unseeded
     reset uses 0 the first time after construction (or the last explicit seed)
@@ -174,7 +175,8 @@ class ParleyAEC:
     metadata = {"name": "parley_v0", "is_parallelizable": False, "render_modes": ["ansi"]}
 
     def __init__(self, world: World | str | Path, max_turns: int | None = None,
-                 npc_agents: bool = False):
+                 npc_agents: bool = False, llm: Any = None, llm_npcs: Any = "all"):
+        self.llm, self.llm_npcs = llm, llm_npcs  # an agents.llm.LLMClient driving NPC agents, if any
         self.world: World = world if isinstance(world, World) else load_world(world)
         self.spec = self.world.spec
         if max_turns is not None and int(max_turns) < 1:
@@ -228,8 +230,9 @@ class ParleyAEC:
         self._npc_actors: dict[str, Any] = {}
         if self.npc_agents:
             from game.session import npc_agents
-            self._npc_actors = npc_agents(world, self.seed)
-        self.engine = Engine(world, seed=self.seed)
+            self._npc_actors = npc_agents(world, self.seed, self.llm, self.llm_npcs if self.llm else ())
+        # the engine knows the NPC agents too, so they speak, haggle and debate in their own voices
+        self.engine = Engine(world, seed=self.seed, actors=self._npc_actors)
         self.agents: list[str] = list(self.possible_agents)
         self.rewards: dict[str, float] = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards: dict[str, float] = dict.fromkeys(self.agents, 0.0)
