@@ -18,10 +18,10 @@ EPILOG = """examples:
   parley play worlds/council --seed 7  play another world with a seed
   parley play --load mysave            continue a saved game
   parley run worlds/harbor --script tests/scripts/harbor_win.txt --out run.jsonl
-  parley run worlds/bazaar --scene spice_deal   a standalone negotiation between NPCs
+  parley run worlds/bazaar --scene spice_for_silk   a standalone negotiation between NPCs
   parley run worlds/harbor --autopilot --seed 3 --out run.jsonl   the autopilot plays
   parley play --llm http://localhost:11434/v1 --model llama3.1   NPCs speak through Ollama
-  parley run worlds/bazaar --scene spice_deal --negotiators llm,boulware --llm URL
+  parley run worlds/bazaar --scene spice_for_silk --negotiators llm,boulware --llm URL
   parley validate worlds/*/            check world folders (exit 2 on any error)
   parley new-world my-world            scaffold a world that validates
   parley saves list | show NAME | rm NAME
@@ -92,6 +92,8 @@ def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
         g.add_argument("--llm-npcs", metavar="IDS", default="all",
                        help="comma-separated NPC ids the LLM drives (default: all); the rest stay scripted")
     g.add_argument("--llm-timeout", type=float, default=None, metavar="S", help="seconds per request (default 30)")
+    g.add_argument("--llm-retries", type=_count, default=None, metavar="N",
+                   help="retries on 429, 5xx, timeouts and dropped connections (default 4, with backoff)")
     g.add_argument("--llm-cache", metavar="DIR", default=None,
                    help="cache replies on disk here; a re-run with the same prompts makes no requests")
 

@@ -41,7 +41,7 @@ def llm_client(args: Namespace, seed: int):
     from agents.llm.client import LLMClient
     from agents.llm.config import LLMConfig
     cfg = LLMConfig.from_env(base_url=None if args.llm == "env" else args.llm, model=args.model,
-                             timeout=args.llm_timeout, cache_dir=args.llm_cache)
+                             timeout=args.llm_timeout, cache_dir=args.llm_cache, max_retries=args.llm_retries)
     if cfg.base_url is None and args.llm == "env":
         raise InputError("--llm env: OPENAI_BASE_URL is not set", hint="export OPENAI_BASE_URL=http://host:port/v1")
     return LLMClient(cfg, rng=np.random.default_rng([seed, 7]))
@@ -237,6 +237,8 @@ def _run_scene(args: Namespace) -> int:
                 params["negotiator"] = kind
             negotiators[p.id] = default_negotiator(scene, p.id, utils[p.id], params)
     session, metrics = run_negotiation(scene, negotiators)
+    if llm is not None and llm.outage is not None:
+        raise llm.outage
     invalid = {pid: n.take_invalid() for pid, n in negotiators.items() if hasattr(n, "take_invalid")}
     for pid, why in invalid.items():
         if why:

@@ -38,9 +38,12 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                 break
             parsed = game.parser.parse(line, game.engine.scope())
             if isinstance(parsed, Command):
-                for ev in game.act(parsed.action):
-                    if PLAYER in ev.perceivers:
-                        write(event_line(ev))
+                try:
+                    events = game.act(parsed.action)
+                except ParleyError as e:  # an LLM outage: show the finished turn, then stop
+                    _show(getattr(e, "events", ()), write)
+                    raise
+                _show(events, write)
             elif isinstance(parsed, Clarify):
                 write(parsed.question)
             elif isinstance(parsed, Unknown):
@@ -68,6 +71,12 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
     finally:
         _farewell(game, saves_base, write)
     return 0
+
+
+def _show(events, write) -> None:
+    for ev in events:
+        if PLAYER in ev.perceivers:
+            write(event_line(ev))
 
 
 def _farewell(game, saves_base, write) -> None:

@@ -61,6 +61,8 @@ class SceneManager:
                 neg = self.factory(scene, party, utility, params)
             if hasattr(neg, "context_source"):  # LLM negotiators read the party's memory context
                 neg.context_source = lambda: self.eng.context_for(party, neg)
+            if hasattr(neg, "clock"):
+                neg.clock = lambda: self.eng.state.turn
             self._negotiators[key] = neg
         return self._negotiators[key]
 

@@ -104,8 +104,25 @@ class Game:
         return f"{self.spec.title}\n\n{self.spec.intro}\n\n" + self.engine.describe("player", self.engine.state.where["player"])
 
     def act(self, action: Action, agent: Any = None) -> list[Event]:
-        """Play the player's action (``agent``: the agent that chose it, for invalid-move accounting)."""
-        return self.engine.play(action, agent)
+        """Play the player's action (``agent``: the agent that chose it, for invalid-move accounting).
+
+        If the LLM endpoint fails during the turn, the LLM agents finish it with their scripted
+        fallbacks (so the game stays whole and replayable), then ``LLMUnavailable`` is raised."""
+        events = self.engine.play(action, agent)
+        self.raise_outage(events)
+        return events
+
+    def raise_outage(self, events: list[Event] | None = None) -> None:
+        """Report an LLM outage that happened during the last turn (and clear it); the
+        exception carries the turn's ``events`` so a front end can still show them."""
+        outage = getattr(self.llm, "outage", None)
+        if outage is not None:
+            self.llm.outage = None
+            from agents.llm.client import LLMUnavailable
+            err = LLMUnavailable(f"{outage.message} (turn {self.engine.state.turn}; the LLM agents finished "
+                                 "the turn with their scripted fallbacks)", hint=outage.hint)
+            err.events = list(events or ())
+            raise err
 
     def agent_turn(self, agent: Any) -> tuple[Action, list[Event]]:
         """Let an agent in the player's seat choose and play one turn."""

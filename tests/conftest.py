@@ -43,3 +43,20 @@ def parley(*args: str, cwd: Path = ROOT, input: str | None = None, env: dict | N
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "game.cli", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env=e, timeout=300)
+
+
+@pytest.fixture
+def serve():
+    """serve(replies=None, responder=None, **kw) -> a running local scripted OpenAI-compatible
+    server (agents.llm.scripted_server), closed after the test."""
+    from agents.llm.scripted_server import ScriptedServer
+    servers: list = []
+
+    def start(replies=None, **kw):
+        s = ScriptedServer(replies, **kw)
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.close()

@@ -30,21 +30,6 @@ class Offer(BaseModel):
     note: str = ""
 
 
-@pytest.fixture
-def serve():
-    """serve(replies, **kw) -> a running ScriptedServer, closed after the test."""
-    servers: list[ScriptedServer] = []
-
-    def start(replies=None, **kw) -> ScriptedServer:
-        s = ScriptedServer(replies, **kw)
-        servers.append(s)
-        return s
-
-    yield start
-    for s in servers:
-        s.close()
-
-
 def make(server: ScriptedServer, sleeps: list | None = None, rng=None, **kw) -> LLMClient:
     settings = dict(base_url=server.base_url, api_key=FAKE_KEY, model="test-model", timeout=2.0,
                     max_retries=2, backoff_base=0.001, backoff_max=0.01, seed=0)

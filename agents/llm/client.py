@@ -221,6 +221,9 @@ class LLMClient:
         self._total = Usage()
         self._by_agent: dict[str, Usage] = {}
         self._by_turn: dict[int, Usage] = {}
+        # set when the endpoint proved unreachable: later calls fail at once (no more retries),
+        # so a game can finish its turn with scripted fallbacks, then autosave and stop
+        self.outage: LLMUnavailable | None = None
 
     def __repr__(self) -> str:
         return f"LLMClient(base_url={redact_url(self.config.base_url) or OPENAI_URL!r}, model={self.config.model!r})"
@@ -401,10 +404,14 @@ class LLMClient:
                 self._record(agent, turn, Usage(calls=1, cache_hits=1, latency_ms=ms))
                 return Reply(hit["text"], int(hit.get("prompt_tokens") or 0),
                              int(hit.get("completion_tokens") or 0), ms, cached=True)
+        if self.outage is not None:
+            raise self.outage
         try:
             resp, _retries = self._send(messages, kw, agent, turn, fallback)
-        except LLMError:
+        except LLMError as exc:
             self._record(agent, turn, Usage(latency_ms=(time.perf_counter() - t0) * 1000.0))
+            if isinstance(exc, LLMUnavailable):
+                self.outage = exc
             raise
         choices = resp.choices or []
         text = (choices[0].message.content if choices and choices[0].message else None) or ""

@@ -34,6 +34,7 @@ class LLMNegotiator:
         self.fallback = fallback
         self.persona = persona
         self.context_source: Callable[[], Any] | None = None  # set by the scene: the party's MEMO context
+        self.clock: Callable[[], int] | None = None            # set by the scene: the game turn (usage per turn)
         self.last_message: str | None = None
         self._invalid: str | None = None
 
@@ -100,13 +101,16 @@ class LLMNegotiator:
         return validate
 
     def respond(self, session: Any, party: str) -> Move:
-        from agents.llm.client import LLMInvalidReply
+        from agents.llm.client import LLMInvalidReply, LLMUnavailable
         self.last_message = None
+        turn = self.clock() if self.clock is not None else session.round
         try:
             r = self.client.structured(self.messages(session), NegotiationReply, agent=party,
-                                       turn=session.round, validate=self.check(session))
+                                       turn=turn, validate=self.check(session))
         except LLMInvalidReply as e:
             self._invalid = f"unusable negotiation move ({e.error})"
+            return self.fallback.respond(session, party)
+        except LLMUnavailable:  # the endpoint is down: the rule-based fallback moves; the caller reports it
             return self.fallback.respond(session, party)
         self.last_message = r.message.strip() or None
         if r.action == "offer":

@@ -110,7 +110,7 @@ class LLMNPC(ScriptedNPC):
                      speaker=self.entity, turn=turn, fact_id=fid)
 
     def reply(self, request: Request, context: Any = None) -> list[Utterance]:
-        from agents.llm.client import LLMInvalidReply
+        from agents.llm.client import LLMInvalidReply, LLMUnavailable
         messages = [{"role": "system", "content": self.system_prompt()},
                     {"role": "user", "content": self.request_prompt(request) + context_block(context)}]
         try:
@@ -118,6 +118,8 @@ class LLMNPC(ScriptedNPC):
                                          validate=self.check)
         except LLMInvalidReply as e:
             self._invalid = f"unusable LLM reply ({e.error})"
+            return self.voice.reply(request)
+        except LLMUnavailable:  # the endpoint is down: finish the turn scripted; the session reports it
             return self.voice.reply(request)
         claims = tuple(self._claim(c, request.turn) for c in out.claims)
         return [Utterance(self.entity, INTENT.get(request.kind, "answer"), out.text.strip(), claims)]
