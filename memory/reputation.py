@@ -1,0 +1,236 @@
+"""Beta reputation: the classic baseline for Σ-Mem (decayed success / failure counts).
+
+For each key — ``(peer, topic)``, or the peer alone when ``topic_aware=False`` —
+it keeps a success count ``α`` and a failure count ``β``. One :meth:`write` is
+one event: every count of every peer decays by the forgetting factor ``λ``
+(default 0.95, Σ-Mem's γ), then each judged peer adds ``(1 + c)/2`` to ``α`` and
+``(1 − c)/2`` to ``β`` (for ``c = ±1``: one success or one failure). The expected
+trust is the Beta(α + 1, β + 1) mean ``(α + 1)/(α + β + 2)``. ``λ = 1`` is the
+undecayed beta reputation system.
+
+With one-hot topics and ``λ = γ`` this is exactly Σ-Mem's diagonal:
+``M_p[k, k] = η (α_{p,k} − β_{p,k})``.
+
+Same read interface as :class:`~memory.sigma.SigmaMem` where it makes sense:
+``score`` (= expected trust, in (0, 1)), ``scores``, ``route``, ``weights`` (the
+log-odds of the expected trust, floored at 0), ``vote``, ``trust_table``,
+``get_state`` / ``set_state``. Reads never change state; unknown peers and
+topics read as the prior (trust 0.5).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from game.errors import InputError, did_you_mean
+from memory.sigma import check_peer_id, outcome_value, weighted_choice
+
+STATE_VERSION = 1
+_ANY = "*"  # the one column of a topic-blind reputation
+
+
+class BetaReputation:
+    """Decayed beta reputation per (peer, topic) or per peer.
+
+    ``BetaReputation(peers=(), topics=(), *, lam=0.95, topic_aware=True, allow_new_peers=True)``.
+    """
+
+    def __init__(self, peers: Iterable[str] = (), topics: Iterable[str] = (), *, lam: float = 0.95,
+                 topic_aware: bool = True, allow_new_peers: bool = True):
+        lam = float(lam)
+        if not (0.0 < lam <= 1.0) or not math.isfinite(lam):
+            raise InputError(f"forgetting factor lam must be in (0, 1], got {lam!r}")
+        self.lam = lam
+        self.topic_aware = bool(topic_aware)
+        self.allow_new_peers = bool(allow_new_peers)
+        self._peers: list[str] = []
+        self._index: dict[str, int] = {}
+        self._topics: list[str] = []
+        self._tindex: dict[str, int] = {}
+        self._alpha = np.zeros((0, 0 if topic_aware else 1))
+        self._beta = np.zeros_like(self._alpha)
+        self._t = 0
+        for tp in topics:
+            self._add_topic(tp)
+        for p in peers:
+            self.add_peer(p)
+
+    # ------------------------------------------------------------------ keys
+
+    @property
+    def peers(self) -> list[str]:
+        return list(self._peers)
+
+    @property
+    def topics(self) -> list[str]:
+        return list(self._topics)
+
+    @property
+    def t(self) -> int:
+        return self._t
+
+    def add_peer(self, peer: str) -> int:
+        peer = check_peer_id(peer)
+        idx = self._index.get(peer)
+        if idx is not None:
+            return idx
+        row = np.zeros((1, self._alpha.shape[1]))
+        self._alpha = np.concatenate([self._alpha, row], axis=0)
+        self._beta = np.concatenate([self._beta, row], axis=0)
+        self._peers.append(peer)
+        self._index[peer] = len(self._peers) - 1
+        return self._index[peer]
+
+    def _add_topic(self, topic: str) -> None:
+        if not isinstance(topic, str):
+            raise InputError(f"a topic must be a string, got {topic!r}")
+        if topic in self._tindex:
+            return
+        self._topics.append(topic)
+        self._tindex[topic] = len(self._topics) - 1
+        if self.topic_aware:
+            col = np.zeros((self._alpha.shape[0], 1))
+            self._alpha = np.concatenate([self._alpha, col], axis=1)
+            self._beta = np.concatenate([self._beta, col], axis=1)
+
+    def _col(self, topic: str) -> int:
+        """Column of ``topic`` (-1 when topic-aware and the topic is unknown)."""
+        if not self.topic_aware:
+            return 0
+        return self._tindex.get(topic, -1)
+
+    # ------------------------------------------------------------------ writes
+
+    def write(self, topic: str, outcomes: Mapping[str, Any]) -> None:
+        """One verified event: all counts decay by λ, then judged peers add a success (+1) or a failure (-1)."""
+        if not isinstance(outcomes, Mapping):
+            raise InputError(f"outcomes must be a mapping peer -> +1/-1, got {type(outcomes).__name__}")
+        items = [(check_peer_id(p), outcome_value(p, v)) for p, v in outcomes.items()]
+        if not isinstance(topic, str):
+            raise InputError(f"a topic must be a string, got {topic!r}")
+        if not self.allow_new_peers:
+            unknown = [p for p, _ in items if p not in self._index]
+            if unknown:
+                raise InputError(f"unknown peer {unknown[0]!r}", hint=did_you_mean(unknown[0], self._index))
+        self._add_topic(topic)
+        col = self._col(topic)
+        idx = np.array([self.add_peer(p) for p, _ in items], dtype=np.intp)
+        c = np.array([v for _, v in items], dtype=np.float64)
+        self.tick()
+        if idx.size:
+            self._alpha[idx, col] += (1.0 + c) / 2.0
+            self._beta[idx, col] += (1.0 - c) / 2.0
+
+    def tick(self, n: int = 1) -> None:
+        """``n`` events without feedback: all counts only decay."""
+        if int(n) != n or n < 0:
+            raise InputError(f"tick count must be a non-negative integer, got {n!r}")
+        for _ in range(int(n)):
+            self._alpha *= self.lam
+            self._beta *= self.lam
+            self._t += 1
+
+    # ------------------------------------------------------------------ reads
+
+    def counts(self, peer: str, topic: str) -> tuple[float, float]:
+        """The decayed ``(α, β)`` of ``peer`` on ``topic`` (zeros if never judged)."""
+        i, k = self._index.get(peer, -1), self._col(topic)
+        if i < 0 or k < 0:
+            return 0.0, 0.0
+        return float(self._alpha[i, k]), float(self._beta[i, k])
+
+    def scores(self, topic: str, peers: Sequence[str] | None = None) -> np.ndarray:
+        """Expected trust ``(α + 1)/(α + β + 2)`` of each peer on ``topic`` (0.5 when never judged)."""
+        peers = self._peers if peers is None else list(peers)
+        out = np.full(len(peers), 0.5)
+        k = self._col(topic)
+        if k < 0:
+            return out
+        rows = np.array([self._index.get(p, -1) for p in peers], dtype=np.intp)
+        known = rows >= 0
+        a, b = self._alpha[rows[known], k], self._beta[rows[known], k]
+        out[known] = (a + 1.0) / (a + b + 2.0)
+        return out
+
+    def score(self, peer: str, topic: str) -> float:
+        return float(self.scores(topic, [peer])[0])
+
+    trust = score
+
+    def weights(self, topic: str, peers: Sequence[str] | None = None) -> dict[str, float]:
+        """Vote weights: the log-odds of the expected trust, ``max(0, ln(t/(1 − t)))``."""
+        peers = self._peers if peers is None else list(peers)
+        t = self.scores(topic, peers)
+        w = np.maximum(0.0, np.log(t / (1.0 - t)))
+        return {p: float(x) for p, x in zip(peers, w)}
+
+    def route(self, topic: str, candidates: Sequence[str]) -> str:
+        """The candidate with the highest expected trust; ties go to the earlier candidate."""
+        candidates = list(candidates)
+        if not candidates:
+            raise InputError("route needs at least one candidate")
+        return candidates[int(np.argmax(self.scores(topic, candidates)))]
+
+    def vote(self, topic: str, claims: Mapping[str, Hashable]) -> Hashable:
+        """Trust-weighted vote (log-odds weights); plain majority when every weight is 0; ties: first claimed."""
+        peers = list(claims)
+        if not peers:
+            raise InputError("vote needs at least one claim")
+        w = self.weights(topic, peers)
+        return weighted_choice([claims[p] for p in peers], [w[p] for p in peers])
+
+    def trust_table(self) -> dict[str, dict[str, float]]:
+        """``{peer: {topic: expected trust}}`` over the known topics."""
+        table: dict[str, dict[str, float]] = {p: {} for p in self._peers}
+        for tp in self._topics:
+            for p, s in zip(self._peers, self.scores(tp)):
+                table[p][tp] = float(s)
+        return table
+
+    # ------------------------------------------------------------------ state
+
+    def get_state(self) -> dict[str, Any]:
+        return {"version": STATE_VERSION, "lam": self.lam, "topic_aware": self.topic_aware,
+                "peers": list(self._peers), "topics": list(self._topics), "t": self._t,
+                "alpha": self._alpha.tolist(), "beta": self._beta.tolist()}
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        try:
+            version = state["version"]
+            lam, aware = float(state["lam"]), bool(state["topic_aware"])
+            peers = [check_peer_id(p) for p in state["peers"]]
+            topics = [str(tp) for tp in state["topics"]]
+            t = int(state["t"])
+            alpha = np.array(state["alpha"], dtype=np.float64)
+            beta = np.array(state["beta"], dtype=np.float64)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"beta reputation state is malformed: {exc!r}") from None
+        if version != STATE_VERSION:
+            raise InputError(f"beta reputation state version {version!r} is not supported")
+        if lam != self.lam or aware != self.topic_aware:
+            raise InputError(f"beta reputation state has lam={lam!r}, topic_aware={aware!r}; "
+                             f"this one has lam={self.lam!r}, topic_aware={self.topic_aware!r}")
+        shape = (len(peers), len(topics) if aware else 1)
+        if alpha.reshape(-1).size != shape[0] * shape[1] or beta.reshape(-1).size != shape[0] * shape[1]:
+            raise InputError("beta reputation state arrays do not match its peers and topics")
+        self._peers = peers
+        self._index = {p: i for i, p in enumerate(peers)}
+        self._topics = topics
+        self._tindex = {tp: k for k, tp in enumerate(topics)}
+        self._t = t
+        self._alpha = alpha.reshape(shape).copy()
+        self._beta = beta.reshape(shape).copy()
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> BetaReputation:
+        rep = cls(lam=state["lam"], topic_aware=state["topic_aware"])
+        rep.set_state(state)
+        return rep
+
+    def __repr__(self) -> str:
+        return (f"BetaReputation(peers={len(self._peers)}, topics={len(self._topics)}, lam={self.lam}, "
+                f"topic_aware={self.topic_aware}, t={self._t})")

@@ -1,0 +1,592 @@
+"""Σ-Mem: a reliability memory that learns which NPCs prove trustworthy, per topic.
+
+Every NPC (a *peer*) ``p`` owns a symmetric ``r × r`` matrix ``M_p``; a claim's
+topic maps to a unit vector ``φ(topic)`` in ``R^r`` and the peer's reliability
+score on that topic is the quadratic form ``s_p = φᵀ M_p φ``. Related topics
+(close ``φ``) share evidence; orthogonal topics do not.
+
+Memory is written **only from verified outcomes** (``Verification`` events: the
+ground truth was observed). One :meth:`SigmaMem.write` call is one event, one
+time step:
+
+* every peer decays, ``M_p ← γ M_p``; each peer judged on the event also gets
+  ``M_p += η c_p φφᵀ`` with its correctness ``c_p ∈ [-1, 1]`` (+1 right, -1 wrong);
+* a peer-relation accumulator ``S`` (P × P) learns who is right or wrong
+  *together*: ``S ← γ_G S + η_G q qᵀ`` where ``q`` holds, for the judged peers,
+  their correctness centred (zeros for the others):
+
+  - 3 or more judged peers: ``q = c − mean(c)`` over the judged peers (then
+    ``S·1 = 0`` holds exactly, in exact arithmetic);
+  - exactly 2 judged peers: centring by the event mean would make ``q`` a
+    multiple of ``(1, −1)`` whatever happened, so each peer is centred by its
+    own running mean of correctness instead (an exponentially weighted mean of
+    its past judgements, forgetting ``γ_G``, taken *before* this event). ``S``
+    stays PSD but ``S·1 = 0`` no longer holds;
+  - 1 judged peer: no relation information, ``S`` only decays.
+
+  ``G = D^{-1/2} S D^{-1/2}`` with ``D = diag(S)`` is the peers' correlation
+  matrix (symmetric PSD, unit diagonal, ``|G_ij| ≤ 1``); a peer with a zero
+  diagonal entry is uncorrelated with everyone (its row of ``G`` is the identity's).
+* :meth:`SigmaMem.tick` is an event without feedback: everything only decays.
+
+Facts (Theorem 1, for aligned events ``φ`` fixed and ``E[c] = μ``, i.i.d.):
+``E[φᵀ M_T φ] = η μ (1 − γ^T)/(1 − γ)`` and
+``sd[φᵀ M_T φ] = η √((1 − μ²)(1 − γ^{2T})/(1 − γ²))``; ``‖M_p‖₂ ≤ η(1 − γ^t)/(1 − γ)``.
+With the default ``η = 1 − γ`` the score is an exponentially weighted estimate
+of ``E[c] = 2·P(correct) − 1``, and ``artanh`` of it is half the log-odds of being right.
+
+Reads never change state:
+
+* :meth:`~SigmaMem.score`, :meth:`~SigmaMem.scores`, :meth:`~SigmaMem.trust_table`;
+* :meth:`~SigmaMem.route` (M-Route): the candidate with the highest score;
+* :meth:`~SigmaMem.vote` (M-Vote): a reliability-weighted vote, weight
+  ``w_p = max(0, artanh(clip(s_p (1 − γ)/η, ±0.99)))`` (log-odds of a binary
+  symmetric channel), plain majority when every weight is 0 (or, with
+  ``fallback="route"``, the top-scored claimant's answer);
+* :meth:`~SigmaMem.posterior`: combines a current judgement ``z`` (e.g. an LLM
+  judge's per-peer verdicts ``U_p ∈ [-1, 1]``) with the prior mean ``m = s`` and
+  prior covariance ``Σ₀ = G + εI``:
+  ``θ̂ = (w_g Σ₀⁻¹ + w_u I)⁻¹ (w_g Σ₀⁻¹ m + w_u z)``;
+* :meth:`~SigmaMem.select`: M-Vote on the posterior reliabilities ``θ̂`` (see there).
+
+``φ`` comes either from one-hot topics (``phi="onehot"``, the topics registered
+up front, ``r`` = their number) or from a fixed, seeded Gaussian projection of
+a topic embedding to ``r`` dimensions, normalised (``phi="projection"``, the
+default; the embedder defaults to the deterministic :class:`~memory.embedder.HashEmbedder`,
+so nothing needs a model; ``embedder="minilm"`` makes related topics share evidence).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from game.errors import InputError, did_you_mean
+
+STATE_VERSION = 1
+_TINY = 1e-250  # a diagonal entry of S at or below this counts as zero (no relation evidence yet)
+
+
+class SigmaConfig(BaseModel):
+    """Σ-Mem parameters. ``eta`` defaults to ``1 − gamma``; ``gamma_g`` to ``gamma``; ``eta_g`` to ``1 − gamma_g``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    r: int = Field(16, ge=1, le=4096, description="dimension of φ (projection mode; one-hot uses the topic count)")
+    gamma: float = Field(0.95, gt=0, lt=1, description="per-event decay of every M_p")
+    eta: float | None = Field(None, gt=0, description="learning rate of M_p (default 1 − gamma)")
+    gamma_g: float | None = Field(None, gt=0, lt=1, description="per-event decay of S (default gamma)")
+    eta_g: float | None = Field(None, gt=0, description="learning rate of S (default 1 − gamma_g)")
+    phi: Literal["projection", "onehot"] = Field("projection", description="how a topic becomes φ")
+    embedder: Literal["hash", "minilm"] = Field("hash", description="topic embedder for projection mode")
+    seed: int = Field(0, ge=0, description="seed of the projection matrix")
+    eps: float = Field(1e-3, gt=0, description="ridge added to G in the posterior prior covariance")
+    clip: float = Field(0.99, gt=0, lt=1, description="|normalised score| cap before artanh in vote weights")
+    allow_new_peers: bool = Field(True, description="add unknown peers on their first write (else an error)")
+
+    def rates(self) -> tuple[float, float, float, float]:
+        """``(gamma, eta, gamma_g, eta_g)`` with the defaults resolved."""
+        eta = 1.0 - self.gamma if self.eta is None else self.eta
+        gamma_g = self.gamma if self.gamma_g is None else self.gamma_g
+        eta_g = 1.0 - gamma_g if self.eta_g is None else self.eta_g
+        return float(self.gamma), float(eta), float(gamma_g), float(eta_g)
+
+
+def make_config(config: SigmaConfig | Mapping[str, Any] | None = None, **overrides: Any) -> SigmaConfig:
+    """A validated :class:`SigmaConfig` from a config, a mapping and/or keyword overrides."""
+    if isinstance(config, SigmaConfig):
+        if not overrides:
+            return config
+        base = config.model_dump(exclude_unset=True)
+    elif config is None:
+        base = {}
+    elif isinstance(config, Mapping):
+        base = dict(config)
+    else:
+        raise InputError(f"Σ-Mem config must be a SigmaConfig or a mapping, got {type(config).__name__}")
+    base.update(overrides)
+    try:
+        return SigmaConfig(**base)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ())) or "config"
+        raise InputError(f"Σ-Mem config {where}: {err['msg']} (got {err.get('input')!r})",
+                         hint=did_you_mean(where, SigmaConfig.model_fields)) from None
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def outcome_value(peer: str, value: Any) -> float:
+    """A verified outcome as a float in [-1, 1]: True/False → ±1, numbers checked."""
+    if isinstance(value, (bool, np.bool_)):
+        return 1.0 if value else -1.0
+    try:
+        c = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"outcome for peer {peer!r} must be +1/-1 (or a number in [-1, 1]), got {value!r}") from None
+    if not math.isfinite(c) or not -1.0 <= c <= 1.0:
+        raise InputError(f"outcome for peer {peer!r} must lie in [-1, 1], got {value!r}")
+    return c
+
+
+def check_peer_id(peer: Any) -> str:
+    if not isinstance(peer, str) or not peer:
+        raise InputError(f"peer ids must be non-empty strings, got {peer!r}")
+    return peer
+
+
+def weighted_choice(answers: Sequence[Hashable], weights: Sequence[float]) -> Hashable:
+    """The answer with the largest total weight; ties go to the answer seen first.
+
+    When every weight is 0 (nobody is trusted) it is a plain majority vote, ties
+    again by first occurrence.
+    """
+    if not answers:
+        raise InputError("cannot vote without claims")
+    w = [float(x) for x in weights]
+    use = w if any(x > 0.0 for x in w) else [1.0] * len(answers)
+    tally: dict[Hashable, float] = {}
+    for a, x in zip(answers, use):
+        tally[a] = tally.get(a, 0.0) + x
+    best, best_w = None, -math.inf
+    for a, x in tally.items():  # insertion order = first occurrence
+        if x > best_w:
+            best, best_w = a, x
+    return best
+
+
+def log_odds_weight(norm_scores: np.ndarray, clip: float) -> np.ndarray:
+    """``max(0, artanh(clip(x, ±clip)))`` elementwise."""
+    return np.maximum(0.0, np.arctanh(np.clip(np.asarray(norm_scores, dtype=np.float64), -clip, clip)))
+
+
+# --------------------------------------------------------------------------- Σ-Mem
+
+
+class SigmaMem:
+    """Reliability memory over peers (NPC ids) and topics; see the module docstring.
+
+    ``SigmaMem(peers=(), topics=(), config=None, *, embedder=None, **overrides)``:
+    ``peers`` fixes the initial peer order (more are added on first write, or with
+    :meth:`add_peer`); ``topics`` registers the one-hot topics (required for
+    ``phi="onehot"``, optional pre-registration in projection mode); ``embedder``
+    is any object with ``.embed(texts)`` or ``__call__(texts)`` returning an
+    ``(n, d)`` array (it overrides ``config.embedder``). Keyword overrides set
+    config fields, e.g. ``SigmaMem(["ann", "bo"], gamma=0.9)``.
+    """
+
+    def __init__(self, peers: Iterable[str] = (), topics: Iterable[str] = (),
+                 config: SigmaConfig | Mapping[str, Any] | None = None, *,
+                 embedder: Any = None, **overrides: Any):
+        cfg = make_config(config, **overrides)
+        topics = list(topics)
+        for tp in topics:
+            if not isinstance(tp, str):
+                raise InputError(f"topics must be strings, got {tp!r}")
+        if len(set(topics)) != len(topics):
+            raise InputError(f"duplicate topics in {topics!r}")
+        if cfg.phi == "onehot":
+            if not topics:
+                raise InputError("one-hot φ needs the topics registered up front",
+                                 hint="SigmaMem(peers, topics=[...], phi='onehot')")
+            cfg = cfg.model_copy(update={"r": len(topics)})
+        self._cfg = cfg
+        self._gamma, self._eta, self._gamma_g, self._eta_g = cfg.rates()
+        self._embedder = embedder
+        self._embedder_name = getattr(embedder, "name", type(embedder).__name__) if embedder is not None else cfg.embedder
+        self._proj: np.ndarray | None = None
+        self._phi_cache: dict[str, np.ndarray] = {}
+        self._topics: list[str] = []
+        self._topic_set: set[str] = set()
+        self._onehot_index: dict[str, int] = {}
+        r = cfg.r
+        self._peers: list[str] = []
+        self._index: dict[str, int] = {}
+        self._M = np.zeros((0, r, r))
+        self._S = np.zeros((0, 0))
+        self._c_num = np.zeros(0)
+        self._c_den = np.zeros(0)
+        self._t = 0
+        if cfg.phi == "onehot":
+            self._onehot_index = {tp: k for k, tp in enumerate(topics)}
+        for tp in topics:
+            self._know_topic(tp)
+        for p in peers:
+            self.add_peer(p)
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def config(self) -> SigmaConfig:
+        return self._cfg
+
+    @property
+    def r(self) -> int:
+        return self._cfg.r
+
+    @property
+    def peers(self) -> list[str]:
+        return list(self._peers)
+
+    @property
+    def topics(self) -> list[str]:
+        """Known topics: registered ones and those written about, in first-seen order."""
+        return list(self._topics)
+
+    @property
+    def t(self) -> int:
+        """Events so far (writes and ticks)."""
+        return self._t
+
+    def add_peer(self, peer: str) -> int:
+        """Register ``peer`` (idempotent); returns its index. A new peer starts with M = 0 and no relations."""
+        peer = check_peer_id(peer)
+        idx = self._index.get(peer)
+        if idx is not None:
+            return idx
+        r = self._cfg.r
+        n = len(self._peers)
+        self._M = np.concatenate([self._M, np.zeros((1, r, r))], axis=0)
+        S = np.zeros((n + 1, n + 1))
+        S[:n, :n] = self._S
+        self._S = S
+        self._c_num = np.append(self._c_num, 0.0)
+        self._c_den = np.append(self._c_den, 0.0)
+        self._peers.append(peer)
+        self._index[peer] = n
+        return n
+
+    def _know_topic(self, topic: str) -> None:
+        if topic not in self._topic_set:
+            self.phi(topic)  # validates (one-hot) and caches
+            self._topics.append(topic)
+            self._topic_set.add(topic)
+
+    # ------------------------------------------------------------------ φ
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        if self._embedder is None:
+            if self._cfg.embedder == "hash":
+                from memory.embedder import HashEmbedder
+                self._embedder = HashEmbedder()
+            else:
+                from memory.embedder import get_embedder
+                self._embedder = get_embedder(self._cfg.embedder)
+        fn = getattr(self._embedder, "embed", None) or self._embedder
+        out = np.asarray(fn(texts), dtype=np.float64)
+        if out.ndim != 2 or out.shape[0] != len(texts):
+            raise InputError(f"topic embedder returned shape {out.shape} for {len(texts)} text(s); expected (n, dim)")
+        return out
+
+    def phi(self, topic: str) -> np.ndarray:
+        """The unit vector ``φ(topic)`` (a copy; cached per topic, never part of the state)."""
+        cached = self._phi_cache.get(topic)
+        if cached is not None:
+            return cached.copy()
+        if not isinstance(topic, str):
+            raise InputError(f"a topic must be a string, got {topic!r}")
+        r = self._cfg.r
+        if self._cfg.phi == "onehot":
+            k = self._onehot_index.get(topic)
+            if k is None:
+                raise InputError(f"unknown topic {topic!r} for one-hot φ",
+                                 hint=did_you_mean(topic, self._onehot_index)
+                                 or f"registered topics: {', '.join(self._onehot_index)}")
+            vec = np.zeros(r)
+            vec[k] = 1.0
+        else:
+            e = self._embed([topic])[0]
+            if self._proj is None or self._proj.shape[1] != e.shape[0]:
+                rng = np.random.default_rng(self._cfg.seed)
+                self._proj = rng.standard_normal((r, e.shape[0]))
+            vec = self._proj @ e
+            norm = float(np.linalg.norm(vec))
+            if not math.isfinite(norm) or norm == 0.0:
+                raise InputError(f"topic {topic!r} projects to a zero vector; cannot build φ")
+            vec = vec / norm
+        vec.setflags(write=False)
+        self._phi_cache[topic] = vec
+        return vec.copy()
+
+    # ------------------------------------------------------------------ writes
+
+    def write(self, topic: str, outcomes: Mapping[str, Any]) -> None:
+        """One verified event on ``topic``: ``outcomes`` maps each judged peer to +1 (right) / -1 (wrong).
+
+        Every peer decays by γ (S by γ_G); judged peers learn ``η c φφᵀ``; S learns
+        ``η_G q qᵀ`` (see the module docstring for ``q``). An empty ``outcomes`` is a :meth:`tick`.
+        """
+        if not isinstance(outcomes, Mapping):
+            raise InputError(f"outcomes must be a mapping peer -> +1/-1, got {type(outcomes).__name__}")
+        if not isinstance(topic, str):
+            raise InputError(f"a topic must be a string, got {topic!r}")
+        items = [(check_peer_id(p), outcome_value(p, v)) for p, v in outcomes.items()]
+        phi = self.phi(topic)  # validate before touching any state
+        if not self._cfg.allow_new_peers:
+            unknown = [p for p, _ in items if p not in self._index]
+            if unknown:
+                raise InputError(f"unknown peer {unknown[0]!r}", hint=did_you_mean(unknown[0], self._index))
+        self._know_topic(topic)
+        idx = np.array([self.add_peer(p) for p, _ in items], dtype=np.intp)
+        c = np.array([v for _, v in items], dtype=np.float64)
+        self._decay()
+        if idx.size:
+            outer = phi[:, None] * phi[None, :]  # exactly symmetric
+            self._M[idx] += (self._eta * c)[:, None, None] * outer
+            den = self._c_den[idx]
+            running = np.divide(self._c_num[idx], den, out=np.zeros_like(den), where=den > 0)
+            if idx.size >= 3:
+                q = c - c.mean()
+            elif idx.size == 2:
+                q = c - running
+            else:
+                q = None
+            if q is not None:
+                self._S[np.ix_(idx, idx)] += self._eta_g * (q[:, None] * q[None, :])
+            self._c_num[idx] = self._gamma_g * self._c_num[idx] + c
+            self._c_den[idx] = self._gamma_g * self._c_den[idx] + 1.0
+
+    def tick(self, n: int = 1) -> None:
+        """``n`` events without feedback: everything only decays."""
+        if int(n) != n or n < 0:
+            raise InputError(f"tick count must be a non-negative integer, got {n!r}")
+        for _ in range(int(n)):
+            self._decay()
+
+    def _decay(self) -> None:
+        self._M *= self._gamma
+        self._S *= self._gamma_g
+        self._t += 1
+
+    # ------------------------------------------------------------------ reads
+
+    def _rows(self, peers: Sequence[str]) -> np.ndarray:
+        """Index of each peer, -1 for unknown ones."""
+        return np.array([self._index.get(p, -1) for p in peers], dtype=np.intp)
+
+    def scores(self, topic: str, peers: Sequence[str] | None = None) -> np.ndarray:
+        """``s_p = φᵀ M_p φ`` for ``peers`` (default all), in that order; unknown peers score 0."""
+        peers = self._peers if peers is None else list(peers)
+        phi = self.phi(topic)
+        rows = self._rows(peers)
+        out = np.zeros(len(peers))
+        known = rows >= 0
+        if known.any():
+            out[known] = np.einsum("i,pij,j->p", phi, self._M[rows[known]], phi)
+        return out
+
+    def score(self, peer: str, topic: str) -> float:
+        """Reliability score ``φᵀ M_p φ`` of ``peer`` on ``topic`` (0 for a peer never judged)."""
+        return float(self.scores(topic, [peer])[0])
+
+    def normalised(self, s: np.ndarray | float) -> np.ndarray:
+        """``s (1 − γ)/η``: a score on the scale of ``E[c] ∈ [-1, 1]`` (the identity with default η)."""
+        return np.asarray(s, dtype=np.float64) * (1.0 - self._gamma) / self._eta
+
+    def weights(self, topic: str, peers: Sequence[str] | None = None) -> dict[str, float]:
+        """M-Vote weights ``max(0, artanh(clip(s_p (1 − γ)/η, ±clip)))`` per peer."""
+        peers = self._peers if peers is None else list(peers)
+        w = log_odds_weight(self.normalised(self.scores(topic, peers)), self._cfg.clip)
+        return {p: float(x) for p, x in zip(peers, w)}
+
+    def route(self, topic: str, candidates: Sequence[str]) -> str:
+        """M-Route: the candidate with the highest score on ``topic``; ties go to the earlier candidate."""
+        candidates = list(candidates)
+        if not candidates:
+            raise InputError("route needs at least one candidate")
+        return candidates[int(np.argmax(self.scores(topic, candidates)))]
+
+    def vote(self, topic: str, claims: Mapping[str, Hashable], *,
+             fallback: Literal["majority", "route"] = "majority") -> Hashable:
+        """M-Vote: the answer with the largest total weight (see :meth:`weights`).
+
+        Ties go to the answer claimed first (``claims`` order). When every weight
+        is 0 (no claimant has a positive score) it is a plain majority vote; with
+        ``fallback="route"`` it is instead the answer of the top-scored claimant
+        (majority only if all their scores are equal, i.e. nothing is known) —
+        safer when a colluding majority may be lying.
+        """
+        peers = list(claims)
+        if not peers:
+            raise InputError("vote needs at least one claim")
+        return self._decide(claims, peers, self.scores(topic, peers), fallback)
+
+    def _decide(self, claims: Mapping[str, Hashable], peers: list[str], rel: np.ndarray, fallback: str) -> Hashable:
+        if fallback not in ("majority", "route"):
+            raise InputError(f"unknown vote fallback {fallback!r}", hint="choose 'majority' or 'route'")
+        w = log_odds_weight(self.normalised(rel), self._cfg.clip)
+        answers = [claims[p] for p in peers]
+        if fallback == "route" and not (w > 0).any() and rel.max() > rel.min():
+            return answers[int(np.argmax(rel))]
+        return weighted_choice(answers, w)
+
+    def G(self, peers: Sequence[str] | None = None) -> np.ndarray:
+        """Peer correlation ``D^{-1/2} S D^{-1/2}`` (``D = diag S``) over ``peers`` (default all).
+
+        Symmetric PSD, unit diagonal, entries in [-1, 1]; a peer with no relation
+        evidence (or unknown) is uncorrelated with everyone.
+        """
+        peers = self._peers if peers is None else list(peers)
+        rows = self._rows(peers)
+        n = len(peers)
+        G = np.zeros((n, n))
+        known = np.flatnonzero(rows >= 0)
+        if known.size:
+            sub = self._S[np.ix_(rows[known], rows[known])]
+            d = np.diag(sub).copy()
+            ok = d > _TINY
+            inv = np.zeros_like(d)
+            inv[ok] = 1.0 / np.sqrt(d[ok])
+            g = sub * (inv[:, None] * inv[None, :])  # exactly symmetric
+            g[~ok, :] = 0.0
+            g[:, ~ok] = 0.0
+            G[np.ix_(known, known)] = np.clip(g, -1.0, 1.0)
+        np.fill_diagonal(G, 1.0)
+        return G
+
+    def S(self) -> np.ndarray:
+        """A copy of the relation accumulator ``S`` (peers in :attr:`peers` order)."""
+        return self._S.copy()
+
+    def M(self, peer: str) -> np.ndarray:
+        """A copy of ``M_p`` (zeros for an unknown peer)."""
+        idx = self._index.get(peer)
+        return np.zeros((self.r, self.r)) if idx is None else self._M[idx].copy()
+
+    def posterior(self, topic: str, peers: Sequence[str] | None = None,
+                  z: Sequence[float] | Mapping[str, float] | None = None,
+                  w_g: float = 1.0, w_u: float = 1.0, eps: float | None = None) -> np.ndarray:
+        """Posterior reliabilities ``θ̂`` of ``peers`` (default all) on ``topic``, in that order.
+
+        Prior mean ``m = s`` (the scores), prior covariance ``Σ₀ = G + εI``; current
+        judgement ``z`` (per-peer ``U_p ∈ [-1, 1]``, a sequence aligned with ``peers``
+        or a mapping peer → U_p; peers missing from a mapping get ``U_p = m_p``).
+        ``θ̂ = (w_g Σ₀⁻¹ + w_u I)⁻¹ (w_g Σ₀⁻¹ m + w_u z)``, computed as the solution of
+        ``(w_g I + w_u Σ₀) θ̂ = w_g m + w_u Σ₀ z``. With ``z`` None it is ``m``.
+        """
+        peers = self._peers if peers is None else list(peers)
+        m = self.scores(topic, peers)
+        if z is None:
+            return m
+        if isinstance(z, Mapping):
+            zz = np.array([outcome_value(p, z[p]) if p in z else m[i] for i, p in enumerate(peers)])
+        else:
+            zz = np.asarray(list(z), dtype=np.float64)
+            if zz.shape != (len(peers),) or not np.all(np.isfinite(zz)):
+                raise InputError(f"z must hold one finite judgement per peer ({len(peers)}), got {list(z)!r}")
+        if w_g < 0 or w_u < 0 or w_g + w_u == 0:
+            raise InputError(f"posterior weights must be >= 0 and not both 0, got w_g={w_g!r}, w_u={w_u!r}")
+        eps = self._cfg.eps if eps is None else float(eps)
+        if eps <= 0:
+            raise InputError(f"eps must be > 0, got {eps!r}")
+        sigma0 = self.G(peers) + eps * np.eye(len(peers))
+        A = w_g * np.eye(len(peers)) + w_u * sigma0
+        return np.linalg.solve(A, w_g * m + w_u * (sigma0 @ zz))
+
+    def select(self, topic: str, claims: Mapping[str, Hashable],
+               z: Sequence[float] | Mapping[str, float] | None = None,
+               w_g: float = 1.0, w_u: float = 1.0, *,
+               fallback: Literal["majority", "route"] = "majority") -> Hashable:
+        """Posterior selection: M-Vote with the posterior reliabilities in place of the scores.
+
+        Each peer's weight is ``max(0, artanh(clip(θ̂_p (1 − γ)/η, ±clip)))`` with
+        ``θ̂ = posterior(topic, claims' peers, z)``; the answer with the largest total
+        weight wins (ties: first claimed); all weights 0 → plain majority (or, with
+        ``fallback="route"``, the answer of the peer with the highest ``θ̂``). With
+        ``z`` None it equals :meth:`vote`. ``z`` is aligned with the claims' order, or a
+        mapping; a calibrated judge reports ``U_p = E[c_p | verdict]`` (e.g. ±0.4 for a
+        judge right 70 % of the time), not a hard ±1.
+        """
+        peers = list(claims)
+        if not peers:
+            raise InputError("select needs at least one claim")
+        theta = self.posterior(topic, peers, z=z, w_g=w_g, w_u=w_u)
+        return self._decide(claims, peers, theta, fallback)
+
+    def trust_table(self) -> dict[str, dict[str, float]]:
+        """``{peer: {topic: score}}`` over the known topics."""
+        table: dict[str, dict[str, float]] = {p: {} for p in self._peers}
+        for tp in self._topics:
+            for p, s in zip(self._peers, self.scores(tp)):
+                table[p][tp] = float(s)
+        return table
+
+    # ------------------------------------------------------------------ state
+
+    def get_state(self) -> dict[str, Any]:
+        """JSON-serialisable state (plain lists and floats); :meth:`set_state` restores it exactly."""
+        return {
+            "version": STATE_VERSION,
+            "config": self._cfg.model_dump(),
+            "embedder": self._embedder_name,
+            "peers": list(self._peers),
+            "topics": list(self._topics),
+            "t": self._t,
+            "M": self._M.tolist(),
+            "S": self._S.tolist(),
+            "c_num": self._c_num.tolist(),
+            "c_den": self._c_den.tolist(),
+        }
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        """Restore a :meth:`get_state` snapshot taken with the same config (else an InputError)."""
+        try:
+            version = state["version"]
+            cfg = state["config"]
+            peers = [check_peer_id(p) for p in state["peers"]]
+            topics = list(state["topics"])
+            t = int(state["t"])
+            M = np.array(state["M"], dtype=np.float64)
+            S = np.array(state["S"], dtype=np.float64)
+            c_num = np.array(state["c_num"], dtype=np.float64)
+            c_den = np.array(state["c_den"], dtype=np.float64)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"Σ-Mem state is malformed: {exc!r}") from None
+        if version != STATE_VERSION:
+            raise InputError(f"Σ-Mem state version {version!r} is not supported (expected {STATE_VERSION})")
+        if cfg != self._cfg.model_dump():
+            diff = sorted(k for k in set(cfg) | set(self._cfg.model_dump())
+                          if cfg.get(k) != self._cfg.model_dump().get(k))
+            raise InputError(f"Σ-Mem state was saved with a different config (fields {', '.join(diff)})",
+                             hint="build the memory with SigmaMem.from_state(state)")
+        n, r = len(peers), self._cfg.r
+        if len(set(peers)) != n or M.reshape(-1).size != n * r * r or S.reshape(-1).size != n * n \
+                or c_num.shape != (n,) or c_den.shape != (n,):
+            raise InputError("Σ-Mem state arrays do not match its peers and r")
+        if self._cfg.phi == "onehot" and set(topics) - set(self._onehot_index):
+            raise InputError(f"Σ-Mem state names topics not registered here: {sorted(set(topics) - set(self._onehot_index))}")
+        for tp in topics:
+            self.phi(tp)
+        self._peers = peers
+        self._index = {p: i for i, p in enumerate(peers)}
+        self._topics = topics
+        self._topic_set = set(topics)
+        self._t = t
+        self._M = M.reshape(n, r, r).copy()
+        self._S = S.reshape(n, n).copy()
+        self._c_num = c_num.copy()
+        self._c_den = c_den.copy()
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any], *, embedder: Any = None) -> SigmaMem:
+        """A new memory built from a :meth:`get_state` snapshot (its config included)."""
+        cfg = dict(state["config"])
+        topics = list(state["topics"]) if cfg.get("phi") == "onehot" else ()
+        if cfg.get("phi") == "onehot":
+            cfg.pop("r", None)
+        mem = cls((), topics, cfg, embedder=embedder)
+        if cfg.get("phi") == "onehot":
+            cfg_full = mem._cfg.model_dump()
+            if cfg_full != state["config"]:
+                raise InputError("Σ-Mem state's one-hot topics do not match its r")
+        mem.set_state(state)
+        return mem
+
+    def __repr__(self) -> str:
+        return (f"SigmaMem(peers={len(self._peers)}, topics={len(self._topics)}, r={self.r}, "
+                f"phi={self._cfg.phi!r}, t={self._t})")
