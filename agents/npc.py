@@ -62,7 +62,10 @@ def _fill(template: str, **values: Any) -> str:
     class Keep(dict):
         def __missing__(self, key: str) -> str:
             return "{" + key + "}"
-    return template.format_map(Keep(values))
+    try:
+        return template.format_map(Keep(values))
+    except (ValueError, IndexError, AttributeError, TypeError):  # an unchecked world: say it as written
+        return template
 
 
 class Voice:

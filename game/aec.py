@@ -535,6 +535,10 @@ class ParleyAEC:
                 self.terminations[a] = won
                 self.truncations[a] = not won
         self._accumulate_rewards()
+        outage = getattr(self.llm, "outage", None)
+        if outage is not None:  # the LLM NPCs finished this step scripted; say so, once
+            self.llm.outage = None
+            self.infos.setdefault(PLAYER, {})["llm_outage"] = outage.message
         if eng.state.done:
             self._turn_ix = 0
             self.agent_selection = self.agents[0]

@@ -90,7 +90,7 @@ def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
     g.add_argument("--model", default=None, help="model name (default $PARLEY_MODEL, else gpt-4o-mini)")
     if not scene:
         g.add_argument("--llm-npcs", metavar="IDS", default="all",
-                       help="comma-separated NPC ids the LLM drives (default: all); the rest stay scripted")
+                       help="comma-separated NPC ids the LLM drives (default: all); the rest keep their configured kinds")
     g.add_argument("--llm-timeout", type=float, default=None, metavar="S", help="seconds per request (default 30)")
     g.add_argument("--llm-retries", type=_count, default=None, metavar="N",
                    help="retries on 429, 5xx, timeouts and dropped connections (default 4, with backoff)")

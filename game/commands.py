@@ -44,11 +44,14 @@ def llm_client(args: Namespace, seed: int):
                              timeout=args.llm_timeout, cache_dir=args.llm_cache, max_retries=args.llm_retries)
     if cfg.base_url is None and args.llm == "env":
         raise InputError("--llm env: OPENAI_BASE_URL is not set", hint="export OPENAI_BASE_URL=http://host:port/v1")
+    if cfg.api_key is None and not cfg.is_local:
+        raise InputError(f"--llm {cfg.public_dict()['base_url']}: no API key for a remote endpoint",
+                         hint="export OPENAI_API_KEY=... (it is never saved); local servers need none")
     return LLMClient(cfg, rng=np.random.default_rng([seed, 7]))
 
 
 def llm_npc_ids(args: Namespace, world) -> object:
-    """``"all"`` or the NPC ids named by --llm-npcs (unknown ids are input errors)."""
+    """``"all"`` or the set of NPC ids named by --llm-npcs (unknown ids are input errors)."""
     raw = getattr(args, "llm_npcs", "all") or "all"
     if raw == "all":
         return "all"
@@ -80,8 +83,11 @@ def cmd_play(args: Namespace) -> int:
     from game.session import Game
     llm = llm_client(args, args.seed)
     if args.load:
+        wanted = getattr(args, "llm_npcs", "all") or "all"
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
-                         llm_npcs=getattr(args, "llm_npcs", "all"))
+                         llm_npcs="all" if wanted == "all" else {x.strip() for x in wanted.split(",")})
+        if llm is not None:
+            llm_npc_ids(args, game.world)  # unknown ids are input errors here too
         if game.saved_llm and llm is None:
             print(f"note: this game's NPCs spoke through {game.saved_llm.get('base_url')} "
                   f"({game.saved_llm.get('model')}); without --llm they are scripted now", file=sys.stderr)

@@ -61,7 +61,8 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                         write(f"Could not save: {getattr(e, 'message', e)}")
                 elif parsed.name == "load":
                     try:
-                        loaded = Game.load(parsed.arg or "quicksave", saves_base)
+                        loaded = Game.load(parsed.arg or "quicksave", saves_base, llm=game.llm,
+                                           llm_npcs=game.llm_npcs or "all")
                         loaded.insights = game.insights if loaded.memory is not None else None
                         game = loaded
                         write(f"Loaded. Turn {game.engine.state.turn}.\n" +
@@ -94,7 +95,8 @@ def _farewell(game, saves_base, write) -> None:
         try:
             folder = game.save(name, saves_base)
             llm = getattr(game, "llm", None)
-            again = f" --llm {llm.config.public_dict()['base_url']} --model {llm.config.model}" if llm else ""
+            url = llm.config.public_dict()["base_url"] if llm else ""
+            again = f" --llm {'URL' if '***' in url else url} --model {llm.config.model}" if llm else ""
             write(f"Progress saved to {folder}; continue with: parley play --load {name}{again}")
         except (ParleyError, OSError) as e:
             write(f"Could not autosave: {getattr(e, 'message', e)}")

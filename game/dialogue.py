@@ -39,11 +39,10 @@ def _listener(eng: Engine, a: Action) -> str:
 
 def utterances(eng: Engine, npc: str, request: Request) -> list[Utterance]:
     """What ``npc`` says to ``request`` (recorded, so replays reproduce it without agents)."""
-    def ask() -> list[dict]:
+    def ask() -> tuple[list[dict], str | None]:
         voice = eng.voice(npc)
         said = voice.reply(request, eng.context_for(npc, voice))
-        eng.check_invalid(npc, voice)
-        return [u.to_dict() for u in said]
+        return [u.to_dict() for u in said], eng.fallback_reason(voice)
     return [Utterance.from_dict(d) for d in eng.decide("reply", npc, ask)]
 
 

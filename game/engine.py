@@ -173,29 +173,48 @@ class Engine:
             return None
         return self.context_provider(who, self.observe(who))
 
+    @staticmethod
+    def fallback_reason(agent: Any) -> str | None:
+        """Why ``agent`` just fell back to a safe default (its output was unusable), or None."""
+        take = getattr(agent, "take_invalid", None)
+        return take() if take is not None else None
+
+    def penalise(self, who: str, reason: str, log: bool = True) -> None:
+        """Record a penalised invalid move. ``log``: write a ``penalty`` record so a replay applies
+        it too (decisions carry their own reason instead)."""
+        if log and self.replay_decisions is None:
+            self._log({"type": "penalty", "turn": self.state.turn, "who": who, "reason": reason})
+        self.state.invalid[who] = self.state.invalid.get(who, 0) + 1
+        self.rewards[who] = self.rewards.get(who, 0.0) - INVALID_PENALTY
+        self.emit("invalid", who, f"{self.name(who)} fumbled: {reason}", private=True,
+                  data={"fallback": True})
+
     def check_invalid(self, who: str, agent: Any) -> None:
         """An agent whose output was unusable took a fallback: record a penalised invalid move."""
-        take = getattr(agent, "take_invalid", None)
-        reason = take() if take is not None else None
+        reason = self.fallback_reason(agent)
         if reason:
-            self.state.invalid[who] = self.state.invalid.get(who, 0) + 1
-            self.rewards[who] = self.rewards.get(who, 0.0) - INVALID_PENALTY
-            self.emit("invalid", who, f"{self.name(who)} fumbled: {reason}", private=True,
-                      data={"fallback": True})
+            self.penalise(who, reason)
 
-    def decide(self, kind: str, who: str, compute: Callable[[], Any]) -> Any:
+    def decide(self, kind: str, who: str, compute: Callable[[], tuple[Any, str | None]]) -> Any:
         """An agent's decision (a reply, a negotiation move, a speech), logged to the transcript.
-        During a replay the recorded decision is used instead, so no agent or LLM is needed."""
+        ``compute`` returns ``(value, fallback reason or None)``; a fallback is penalised. During
+        a replay the recorded decision is used instead, so no agent or LLM is needed."""
         if self.replay_decisions is not None:
             if not self.replay_decisions:
                 raise ReplayDivergence(f"the transcript has no recorded {kind} for {who!r}")
             rec = self.replay_decisions.popleft()
             if rec.get("kind") != kind or rec.get("who") != who:
                 raise ReplayDivergence(f"expected a recorded {kind} by {who!r}, found {rec.get('kind')} "
-                                 f"by {rec.get('who')!r}")
-            return rec["value"]
-        value = compute()
-        self._log({"type": "decision", "turn": self.state.turn, "kind": kind, "who": who, "value": value})
+                                       f"by {rec.get('who')!r}")
+            value, reason = rec["value"], rec.get("invalid")
+        else:
+            value, reason = compute()
+            rec = {"type": "decision", "turn": self.state.turn, "kind": kind, "who": who, "value": value}
+            if reason:
+                rec["invalid"] = reason
+            self._log(rec)
+        if reason:
+            self.penalise(who, reason, log=False)
         return value
 
     # --- acting -------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any
 
 from game.errors import InputError, SaveError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: agents' decisions are recorded in the transcript
 SAVE_FILE = "save.json"
 TRANSCRIPT_FILE = "transcript.jsonl"
 _REQUIRED = {"format_version": int, "world": dict, "seed": int, "turn": int, "engine": dict,
@@ -119,7 +119,8 @@ def read_save(folder: Path) -> dict[str, Any]:
             raise SaveError(f"{path}: {key} should be {typ.__name__}, got {type(data[key]).__name__}")
     if data["format_version"] != FORMAT_VERSION:
         raise SaveError(f"{path}: save format {data['format_version']} is not supported "
-                        f"(this Parley reads format {FORMAT_VERSION})")
+                        f"(this Parley reads format {FORMAT_VERSION})",
+                        hint="the save was made by another version of Parley; it was left as it is")
     for key in ("id", "hash", "path"):
         if not isinstance(data["world"].get(key), str):
             raise SaveError(f"{path}: world.{key} missing or not a string")

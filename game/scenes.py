@@ -21,7 +21,7 @@ def default_negotiator(scene: Any, party: str, utility: Any, params: dict[str, A
     """The NPC's rule-based negotiator (``params["negotiator"]``: any kind in ``agents.negotiators.KINDS``)."""
     from agents.negotiators import from_kind
     kind = params.get("negotiator", "linear")
-    return from_kind(kind, utility)
+    return from_kind(kind, utility, **(params.get("negotiator_params") or {}))
 
 
 class SceneManager:
@@ -195,15 +195,14 @@ class SceneManager:
         while s.status == "open" and s.turn != PLAYER:
             party = s.turn
 
-            def choose(party: str = party) -> dict[str, Any]:
+            def choose(party: str = party) -> tuple[dict[str, Any], str | None]:
                 neg = self._negotiator(sid, party)
                 m: Move = neg.respond(s, party)
-                eng.check_invalid(party, neg)
                 out: dict[str, Any] = {"kind": m.kind, "terms": m.terms_dict}
                 line = getattr(neg, "last_message", None)
                 if line:
                     out["line"] = line
-                return out
+                return out, eng.fallback_reason(neg)
             m = eng.decide("move", party, choose)
             verb = {"offer": Verb.OFFER, "accept": Verb.ACCEPT, "reject": Verb.REJECT,
                     "walk_away": Verb.WALK_AWAY}[m["kind"]]

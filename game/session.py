@@ -47,6 +47,7 @@ class Game:
             from agents.llm.client import LLMClient
             llm = LLMClient(llm, rng=np.random.default_rng([self.seed, 7]))
         self.llm = llm
+        self.llm_npcs = llm_npcs if llm is not None else ()
         self.saved_llm: dict[str, Any] | None = None
         self.agents = npc_agents(self.world, self.seed, llm, llm_npcs if llm is not None else ()) \
             if agents is None else agents
@@ -118,9 +119,8 @@ class Game:
         outage = getattr(self.llm, "outage", None)
         if outage is not None:
             self.llm.outage = None
-            from agents.llm.client import LLMUnavailable
-            err = LLMUnavailable(f"{outage.message} (turn {self.engine.state.turn}; the LLM agents finished "
-                                 "the turn with their scripted fallbacks)", hint=outage.hint)
+            err = type(outage)(f"{outage.message} (turn {self.engine.state.turn}; the LLM agents finished "
+                               "the turn with their scripted fallbacks)", hint=outage.hint)
             err.events = list(events or ())
             raise err
 
@@ -246,11 +246,17 @@ def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, 
             rec = json.loads(line)
             if rec["type"] == "action":
                 eng.apply(Action.from_dict(rec))
+            elif rec["type"] == "penalty":
+                eng.penalise(rec["who"], rec["reason"])
             elif rec["type"] == "round":
                 eng.end_round()
-        except ReplayDivergence:  # the recorded story no longer fits: the states differ
-            break
+        except ReplayDivergence as e:  # the recorded story no longer fits: the states differ
+            return False, f"(diverged at {TRANSCRIPT_FILE}:{n}: {e})", state_hash(data["engine"])
         except Exception as e:  # a damaged record is reported with its line, never a crash
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
+    if eng.replay_decisions:
+        left = eng.replay_decisions[0]
+        return False, f"(diverged: recorded {left.get('kind')} by {left.get('who')!r} was never asked for)", \
+            state_hash(data["engine"])
     got, want = state_hash(eng.get_state()), state_hash(data["engine"])
     return got == want, got, want

@@ -147,6 +147,34 @@ def test_garbage_until_repairs_run_out_falls_back_to_the_scripted_voice(serve):
     assert llm.usage_by_agent()["liar"].invalid == 3
 
 
+def test_a_penalised_fallback_replays_exactly(serve, tmp_path):
+    """The fallback's reason rides in the decision record, so a replay applies the penalty too."""
+    s = serve(["garbage"] * 3)
+    game = Game(MINI, seed=3, llm=client(s), llm_npcs={"liar"})
+    play(game, "ask lou about gem")
+    assert game.engine.state.invalid == {"liar": 1}
+    game.save("fallback", base=tmp_path)
+    ok, got, want = replay("fallback", base=tmp_path)
+    assert ok, (got, want)
+
+
+def test_a_refusing_endpoint_mid_turn_is_finished_scripted_and_replays(serve, tmp_path):
+    """A 404 (wrong model) is not retried: the turn completes with scripted fallbacks, then it is reported."""
+    from agents.llm.client import LLMError
+    s = serve([npc_reply("In the oak chest, friend."), {"status": 404, "error": "model 'm' not found"}])
+    game = Game(MINI, seed=0, llm=client(s), llm_npcs={"liar"})
+    play(game, "ask lou about gem")
+    with pytest.raises(LLMError) as err:
+        play(game, "ask lou about weather")
+    assert "scripted fallbacks" in err.value.message
+    assert [e.text for e in err.value.events if e.kind == "say"] == ['Lou says: "The sky is blue."']
+    game.save("refused", base=tmp_path)
+    resumed = Game.load("refused", base=tmp_path)
+    play(resumed, "ask lou about sky")
+    resumed.save("resumed", base=tmp_path)
+    assert replay("resumed", base=tmp_path)[0]
+
+
 def test_a_claim_on_an_unknown_topic_is_rejected_and_repaired(serve):
     s = serve([npc_reply("Dragons took it.", ("gem", "located_in", "well", "dragons")),
                npc_reply("The gem? Down the well, of course.", ("gem", "located_in", "well", "gem"))])
@@ -263,6 +291,21 @@ def test_cli_scene_flag_errors():
     r = parley("run", str(BAZAAR), "--scene", "cloak_deal", "--negotiators", "llm,boulware",
                "--llm", "http://127.0.0.1:9/v1", "--no-memory", env=CLEAN_ENV)
     assert r.returncode == 2 and "has the player as a party" in r.stderr
+
+
+def test_cli_llm_settings_errors_exit_2_without_leaking_secrets():
+    r = parley("play", str(MINI), "--llm", "https://api.example.com/v1", "--no-memory", input="look\n",
+               env=CLEAN_ENV)
+    assert r.returncode == 2 and "no API key for a remote endpoint" in r.stderr and "OPENAI_API_KEY" in r.stderr
+    r = parley("run", str(BAZAAR), "--scene", "camel_hire", "--no-memory",
+               "--llm", "ftp://user:sk-SECRET999@host/v1", env=CLEAN_ENV)
+    assert r.returncode == 2 and "base_url" in r.stderr
+    assert "SECRET999" not in r.stderr + r.stdout
+    r = parley("play", str(MINI), "--llm", "http://127.0.0.1:9/v1", "--llm-npcs", "lou,nobody", "--no-memory",
+               input="look\n", env=CLEAN_ENV)
+    assert r.returncode == 2 and "no NPC 'lou'" in r.stderr
+    r = parley("play", str(MINI), "--model", "m", "--no-memory", input="look\n", env=CLEAN_ENV)
+    assert r.returncode == 2 and "need --llm URL" in r.stderr
 
 
 # -- 5. replay needs no server ----------------------------------------------------------------

@@ -98,6 +98,34 @@ def test_bad_template_placeholders_are_reported_with_their_path(tmp_path):
     text = "\n".join(str(p) for p in problems)
     assert "npcs.liar.lines.refuse[0]" in text and "{topik}" in text and "topic" in text
     assert "npcs.liar.lines.answer[0]" in text and "malformed" in text
+    folder = variant(tmp_path / "b", 'wants = { coin = 5 }', 'wants = { coin = 5 }\n'
+                     'lines = { greet = ["{name:d}"], rumour = ["{text!x}"] }')
+    text = "\n".join(str(p) for p in collect_problems(folder))
+    assert "npcs.liar.lines.greet[0]" in text and "npcs.liar.lines.rumour[0]" in text and "format spec" in text
+
+
+def test_bad_negotiator_params_are_reported_at_load(tmp_path):
+    folder = variant(tmp_path, 'params = { negotiator = "boulware" }',
+                     'params = { negotiator = "boulware", negotiator_params = { exponent = -1 } }')
+    text = "\n".join(str(p) for p in collect_problems(folder))
+    assert "npcs.mara.agent.params.negotiator_params" in text and "exponent" in text
+    folder = variant(tmp_path / "b", 'params = { negotiator = "boulware" }',
+                     'params = { negotiator = "hardliner", negotiator_params = { speed = 2 } }')
+    text = "\n".join(str(p) for p in collect_problems(folder))
+    assert "npcs.mara.agent.params.negotiator_params" in text and "speed" in text
+
+
+def test_negotiator_params_reach_standalone_scenes_and_trading(tmp_path):
+    """The same params shape the in-game merchant and the standalone scene (hardliner with a wide epsilon
+    accepts what a strict one refuses)."""
+    from game.scenes import default_negotiator
+    from game.negotiation.utility import utilities_for
+    world = load_world(MINI)
+    scene = world.spec.scenes["buy_lamp"]
+    u = utilities_for(scene)["mara"]
+    strict = default_negotiator(scene, "mara", u, {"negotiator": "hardliner"})
+    loose = default_negotiator(scene, "mara", u, {"negotiator": "hardliner", "negotiator_params": {"epsilon": 0.9}})
+    assert strict.epsilon < 1e-6 and loose.epsilon == 0.9
 
 
 def test_merchants_haggle_in_words_with_their_moves():
@@ -168,16 +196,51 @@ def test_matching_facts_by_topic_subject_or_id():
 
 
 def test_replay_uses_recorded_decisions_not_agents(tmp_path):
-    """Replies, haggling and speeches are logged as decisions; a replay consumes them."""
+    """Replies, haggling and speeches are logged as decisions; a replay consumes them: a forged
+    reply (with a matching digest) changes the replayed state, so replay reports a mismatch."""
+    import json as _json
+
+    from game.parser import Command
+    from game.saves import transcript_digest
     from game.session import Game, replay
     game = Game(MINI, seed=4)
-    for cmd in ("ask lou about gem", "talk to lou", "north", "trade with mara", "offer price=20", "accept"):
-        from game.parser import Command
+    for cmd in ("ask lou about gem", "talk to lou", "north", "trade with mara", "offer price=20", "look"):
         parsed = game.parser.parse(cmd, game.engine.scope())
-        if isinstance(parsed, Command):
-            game.act(parsed.action)
-    kinds_logged = [r for r in game.transcript.records if '"type":"decision"' in r]
-    assert any('"kind":"reply"' in r for r in kinds_logged) and any('"kind":"move"' in r for r in kinds_logged)
-    game.save("rp", tmp_path)
+        assert isinstance(parsed, Command), cmd
+        game.act(parsed.action)
+    logged = [_json.loads(r) for r in game.transcript.records if '"type":"decision"' in r]
+    assert {d["kind"] for d in logged} == {"reply", "move"}
+    folder = game.save("rp", tmp_path)
     ok, got, want = replay("rp", tmp_path)
     assert ok and got == want
+    tpath = folder / "transcript.jsonl"
+    lines = tpath.read_text().splitlines()
+    i = next(n for n, ln in enumerate(lines) if '"kind":"reply"' in ln)
+    rec = _json.loads(lines[i])
+    rec["value"][0]["text"] = "Something else entirely."
+    lines[i] = _json.dumps(rec, sort_keys=True, separators=(",", ":"))
+    text = "\n".join(lines) + "\n"
+    tpath.write_text(text)
+    data = _json.loads((folder / "save.json").read_text())
+    data["transcript"] = transcript_digest(text)
+    (folder / "save.json").write_text(_json.dumps(data))
+    ok, got, want = replay("rp", tmp_path)
+    assert not ok and got != want
+
+
+def test_a_replay_that_runs_out_of_decisions_says_where(tmp_path):
+    import json as _json
+
+    from game.saves import transcript_digest
+    from game.session import Game, replay
+    game = Game(MINI, seed=4)
+    game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
+    folder = game.save("short", tmp_path)
+    tpath = folder / "transcript.jsonl"
+    text = "\n".join(ln for ln in tpath.read_text().splitlines() if '"type":"decision"' not in ln) + "\n"
+    tpath.write_text(text)
+    data = _json.loads((folder / "save.json").read_text())
+    data["transcript"] = transcript_digest(text)
+    (folder / "save.json").write_text(_json.dumps(data))
+    ok, got, _ = replay("short", tmp_path)
+    assert not ok and "diverged at transcript.jsonl:" in got and "no recorded reply for 'liar'" in got

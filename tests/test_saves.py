@@ -8,7 +8,7 @@ import pytest
 
 from game.commands import _script_lines, run_script
 from game.errors import SaveError
-from game.saves import list_saves, read_save, remove, resolve
+from game.saves import FORMAT_VERSION, list_saves, read_save, remove, resolve
 from game.session import Game, replay
 from tests.conftest import ROOT
 
@@ -28,7 +28,7 @@ def test_save_load_continue_matches_uninterrupted(tmp_path):
     folder = game.save("mid", tmp_path)
     assert (folder / "save.json").is_file() and (folder / "transcript.jsonl").is_file()
     data = read_save(folder)
-    assert data["format_version"] == 1 and data["world"]["id"] == "mini-v1" and data["turn"] == game.engine.state.turn
+    assert data["format_version"] == FORMAT_VERSION and data["world"]["id"] == "mini-v1" and data["turn"] == game.engine.state.turn
     assert "rng" in data["engine"]
     loaded = Game.load("mid", tmp_path)
     assert loaded.engine.state_hash() == game.engine.state_hash()

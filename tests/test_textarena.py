@@ -54,3 +54,15 @@ def test_a_text_function_plays_the_player_seat_and_bad_replies_are_penalised():
     a, _ = game.agent_turn(player)
     assert a == Action(PLAYER, Verb.GO, obj="north")
     assert "Yard" in prompts[0] and "You carry: copper coin, iron key" in prompts[1]  # it read the room and its pockets
+
+
+def test_a_text_players_penalty_survives_save_and_replay(tmp_path):
+    from game.session import replay
+    game = Game("tests/fixtures/mini", seed=0)
+    player = ParleyPlayer(lambda text: "dance wildly", game.engine)
+    game.agent_turn(player)
+    game.agent_turn(player)
+    assert game.engine.state.invalid[PLAYER] == 2
+    game.save("dancer", tmp_path)
+    ok, got, want = replay("dancer", tmp_path)
+    assert ok, (got, want)

@@ -221,9 +221,10 @@ class LLMClient:
         self._total = Usage()
         self._by_agent: dict[str, Usage] = {}
         self._by_turn: dict[int, Usage] = {}
-        # set when the endpoint proved unreachable: later calls fail at once (no more retries),
+        # set when the endpoint failed for good (unreachable after retries, or refused: 401, 404):
+        # later calls fail at once (no more retries),
         # so a game can finish its turn with scripted fallbacks, then autosave and stop
-        self.outage: LLMUnavailable | None = None
+        self.outage: LLMError | None = None
 
     def __repr__(self) -> str:
         return f"LLMClient(base_url={redact_url(self.config.base_url) or OPENAI_URL!r}, model={self.config.model!r})"
@@ -410,7 +411,7 @@ class LLMClient:
             resp, _retries = self._send(messages, kw, agent, turn, fallback)
         except LLMError as exc:
             self._record(agent, turn, Usage(latency_ms=(time.perf_counter() - t0) * 1000.0))
-            if isinstance(exc, LLMUnavailable):
+            if not isinstance(exc, _FormatUnsupported):  # the endpoint failed for good (down, 401, 404, ...)
                 self.outage = exc
             raise
         choices = resp.choices or []

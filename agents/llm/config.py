@@ -124,6 +124,8 @@ class LLMConfig(BaseModel):
             for err in exc.errors():
                 where = ".".join(str(p) for p in err["loc"]) or "llm"
                 value = "***" if where == "api_key" else err.get("input")
+                if where == "base_url" and isinstance(value, str):
+                    value = redact_url(value)
                 shown = "" if isinstance(value, dict) else f" (got {value!r})"
                 lines.append(f"{where}: {err['msg']}{shown}")
             raise InputError("invalid LLM settings: " + "; ".join(lines),

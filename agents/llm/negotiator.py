@@ -29,7 +29,7 @@ class LLMNegotiator:
     uses_context = True
 
     def __init__(self, client: Any, scene: Any, party: str, utility: Any, *, fallback: Any,
-                 persona: str = "", temperature: float | None = None):
+                 persona: str = ""):
         self.client, self.scene, self.party, self.utility = client, scene, party, utility
         self.fallback = fallback
         self.persona = persona
@@ -101,7 +101,7 @@ class LLMNegotiator:
         return validate
 
     def respond(self, session: Any, party: str) -> Move:
-        from agents.llm.client import LLMInvalidReply, LLMUnavailable
+        from agents.llm.client import LLMError, LLMInvalidReply
         self.last_message = None
         turn = self.clock() if self.clock is not None else session.round
         try:
@@ -110,7 +110,7 @@ class LLMNegotiator:
         except LLMInvalidReply as e:
             self._invalid = f"unusable negotiation move ({e.error})"
             return self.fallback.respond(session, party)
-        except LLMUnavailable:  # the endpoint is down: the rule-based fallback moves; the caller reports it
+        except LLMError:  # the endpoint is down or refuses: the rule-based fallback moves; the caller reports it
             return self.fallback.respond(session, party)
         self.last_message = r.message.strip() or None
         if r.action == "offer":

@@ -110,7 +110,7 @@ class LLMNPC(ScriptedNPC):
                      speaker=self.entity, turn=turn, fact_id=fid)
 
     def reply(self, request: Request, context: Any = None) -> list[Utterance]:
-        from agents.llm.client import LLMInvalidReply, LLMUnavailable
+        from agents.llm.client import LLMError, LLMInvalidReply
         messages = [{"role": "system", "content": self.system_prompt()},
                     {"role": "user", "content": self.request_prompt(request) + context_block(context)}]
         try:
@@ -119,7 +119,7 @@ class LLMNPC(ScriptedNPC):
         except LLMInvalidReply as e:
             self._invalid = f"unusable LLM reply ({e.error})"
             return self.voice.reply(request)
-        except LLMUnavailable:  # the endpoint is down: finish the turn scripted; the session reports it
+        except LLMError:  # the endpoint is down or refuses: finish the turn scripted; the session reports it
             return self.voice.reply(request)
         claims = tuple(self._claim(c, request.turn) for c in out.claims)
         return [Utterance(self.entity, INTENT.get(request.kind, "answer"), out.text.strip(), claims)]

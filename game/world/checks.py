@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from game.errors import Problem, did_you_mean
 from game.types import PLAYER
@@ -213,6 +214,23 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
                 yield _ref("location", sc.location, locs, f"{base}.location")
 
 
+def _negotiator_params_problem(kind: str, params: Any) -> str | None:
+    """Why ``negotiator_params`` cannot build a ``kind`` negotiator (tried on a toy utility), or None."""
+    if params is None:
+        return None
+    if not isinstance(params, dict):
+        return f"negotiator_params must be a table, got {params!r}"
+    from agents.negotiators import from_kind
+    from game.errors import InputError
+    from game.negotiation.utility import UtilityFunction
+    toy = UtilityFunction("probe", {"x": ["a", "b"]}, {"x": 1.0}, {"x": {"a": 0.0, "b": 1.0}})
+    try:
+        from_kind(kind, toy, **params)
+    except InputError as e:
+        return e.message + (f" ({e.hint})" if e.hint else "")
+    return None
+
+
 def _agent_problems(w: WorldSpec) -> Iterator[Problem]:
     """Agent kinds and negotiator kinds must exist (checked against the registries)."""
     from agents.negotiators import KINDS as NEGOTIATORS
@@ -223,9 +241,13 @@ def _agent_problems(w: WorldSpec) -> Iterator[Problem]:
         if npc.agent.kind not in known:
             yield _ref("agent kind", npc.agent.kind, known, f"{path}.kind")
         neg = npc.agent.params.get("negotiator")
-        if neg is not None and (not isinstance(neg, str) or neg not in NEGOTIATORS):
+        if neg is not None and (not isinstance(neg, str) or neg not in (*NEGOTIATORS, "llm")):
             yield Problem(f"unknown negotiator {neg!r}", path=f"{path}.params.negotiator",
                           hint=did_you_mean(neg, NEGOTIATORS) or f"known: {', '.join(NEGOTIATORS)}")
+        elif neg != "llm":
+            problem = _negotiator_params_problem(neg or "linear", npc.agent.params.get("negotiator_params"))
+            if problem:
+                yield Problem(problem, path=f"{path}.params.negotiator_params")
 
 
 TEMPLATE_FIELDS = {"greet": {"name", "player"}, "answer": {"name", "player", "text", "topic"},
@@ -242,11 +264,16 @@ def _line_problems(w: WorldSpec) -> Iterator[Problem]:
             for i, line in enumerate(bank):
                 path = f"npcs.{nid}.lines.{intent}[{i}]"
                 try:
-                    names = [f for _, f, _, _ in Formatter().parse(line) if f is not None]
+                    fields = [(f, spec, conv) for _, f, spec, conv in Formatter().parse(line) if f is not None]
                 except ValueError as e:
                     yield Problem(f"malformed template {line!r}: {e}", path=path,
                                   hint="write a literal brace as {{ or }}")
                     continue
+                for name, spec, conv in fields:
+                    if spec or conv:
+                        yield Problem(f"placeholder {{{name}}} in {line!r} has a format spec or conversion",
+                                      path=path, hint="write plain placeholders such as {name}")
+                names = [f for f, _, _ in fields]
                 for name in names:
                     if name not in allowed:
                         yield Problem(f"unknown placeholder {{{name}}} in a {intent} line", path=path,

@@ -87,8 +87,8 @@ class NpcSpec(Spec):
     lines: dict[Literal["greet", "answer", "refuse", "rumour", "haggle"], list[str]] = Field(
         default_factory=dict,
         description="dialogue templates by intent, one picked at random; placeholders: {name} "
-                    "(the NPC), {player}, {topic}, {text} (the fact told), {terms} (an offer), "
-                    "{move} (offer, accept, reject, walk_away)")
+                    "(the NPC), {player}, {topic}, {text} (the fact told), {terms} (an offer; haggle "
+                    "lines go with the NPC's offers)")
     rumour: Unit = Field(0.0, description="chance that greeting this NPC also draws a rumour")
 
 
