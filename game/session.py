@@ -32,12 +32,13 @@ class Game:
 
     def __init__(self, world: World | str | Path, seed: int = 0, transcript_path: str | Path | None = None,
                  agents: dict[str, Any] | None = None, memory: Any = None, insights: Any = None,
-                 player_kind: str = "human", llm: Any = None, llm_npcs: Any = "all"):
+                 player_kind: str = "human", llm: Any = None, llm_npcs: Any = "all", facts: bool = True):
         """``memory``: None (off), a ``memory.runtime.GameMemory``, or a dict of its options
         (``embedder``, ``store``, ``config``). ``insights``: a ``memory.insights.InsightBank``
         whose lessons from earlier games become priors in each agent's context, and which
         ``learn()`` updates after this game. ``llm``: an ``agents.llm.LLMClient`` (or
-        ``LLMConfig``) that drives the NPCs named by ``llm_npcs`` (``"all"`` or ids)."""
+        ``LLMConfig``) that drives the NPCs named by ``llm_npcs`` (``"all"`` or ids). ``facts``:
+        run NPC claims through the consistency gate and learn trust from verifications."""
         self.world = world if isinstance(world, World) else load_world(world)
         self.seed = int(seed)
         self.insights = insights
@@ -55,6 +56,9 @@ class Game:
         self.memory = None
         if memory is not None:
             self.attach_memory(memory)
+        self.facts = None
+        if facts:
+            self.attach_facts()
         from game.parser import Parser
         self.parser = Parser()
 
@@ -69,6 +73,13 @@ class Game:
         self.memory = memory
         self.engine.listeners.append(memory.on_event)
         self.engine.context_provider = memory.context
+
+    def attach_facts(self) -> None:
+        """World-fact memory: claims through the consistency gate; Σ-Mem trust from verifications."""
+        from memory.worldfacts import WorldFacts
+        bank = self.memory.bank if self.memory is not None else None
+        self.facts = WorldFacts(self.spec, embedder=bank.embedder if bank is not None else None, bank=bank)
+        self.engine.listeners.append(self.facts.on_event)
 
     def agent_keys(self) -> dict[str, str]:
         """Each agent's configuration key in the insight bank: world / entity / agent kind."""
@@ -135,6 +146,8 @@ class Game:
         comps: dict[str, Any] = {"agents": {k: a.get_state() for k, a in self.agents.items()}}
         if self.memory is not None:
             comps["memory"] = self.memory.get_state()
+        if self.facts is not None:
+            comps["facts"] = self.facts.get_state()
         return comps
 
     def save(self, name: str, base: str | Path | None = None) -> Path:
@@ -178,6 +191,8 @@ class Game:
                     game.agents[k].set_state(st)
             if game.memory is not None:
                 game.memory.set_state(mem_state)
+            if game.facts is not None and "facts" in data["components"]:
+                game.facts.set_state(data["components"]["facts"])
         except Exception as e:  # any damage inside the state is the save's fault, never a crash
             raise SaveError(f"{where}: engine state is damaged ({type(e).__name__}: {e})",
                             hint="the file was left as it is") from None

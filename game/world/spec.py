@@ -113,6 +113,11 @@ class FactSpec(Spec):
 class RelationSpec(Spec):
     functional: bool = Field(False, description="at most one object per subject")
     description: str = ""
+    range: tuple[float, float] | None = Field(None, description="numeric objects must lie in [low, high]")
+    temporal: Literal["before", "after"] | None = Field(
+        None, description="the subject happens before / after the object (reversals contradict)")
+    thresholds: tuple[Unit, Unit] | None = Field(
+        None, description="consistency gate (reject below, admit from) for claims with this relation")
 
 
 # --- quests -----------------------------------------------------------------

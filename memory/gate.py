@@ -1,0 +1,537 @@
+"""The consistency gate in front of world-fact memory.
+
+Every candidate world fact (an NPC's claim, a summary, a player's statement)
+passes the gate before it enters world-fact memory:
+
+1. **Related facts**: structured matches (same subject and relation), the
+   semantic top-k (``k`` in 3..7) above a similarity floor, and keyword matches
+   on names and numbers. Only admitted and verified facts are evidence.
+2. **Judges**: the rule judge votes on each structured match (support 1,
+   contradiction 0): a functional relation with another object, a number
+   outside the relation's range, or a reversed temporal order is a
+   contradiction. An optional LLM jury (``memory.jury``) answers yes / no /
+   unsure per candidate in K samples (1 / 0 / 0.5); the consistency score is
+   the weighted mean of the judges' scores.
+3. **Source credibility** ``c`` in [0, 1] comes from the reliability memory
+   (Σ-Mem: ``c = (1 + s) / 2`` for the source's score ``s`` on the topic; 0.5 for
+   an unknown source; an observation is 1). A contradiction is a contest
+   between the candidate's source and the contradicted fact's source, scored
+   like a Bradley–Terry match: the rule vote is ``c_new / (c_new + c_old)``
+   instead of 0 (0 when the old fact was verified). So a trusted source
+   supersedes a stale fact from an untrusted one, while an untrusted source's
+   contradiction of a trusted fact is rejected. The final score is
+   ``(1 - alpha) * consistency + alpha * c_new`` (``alpha`` = 0.2).
+4. **Tiers**: score >= ``t_high`` admit (superseding what it contradicts);
+   score < ``t_low`` reject; in between, quarantine: kept out of retrieval and
+   out of the evidence, and re-checked when new evidence arrives (a
+   verification, or a change in source credibility). Thresholds can be set per
+   relation.
+5. **Verified observations always win**: ``observe`` records ground truth,
+   purges every fact it contradicts (however it got in) and resolves the
+   quarantine. "Consistent" is not "true": a poisoned fact admitted early
+   cannot block the truth forever.
+6. **Audit**: every decision keeps the candidate, the related facts, the
+   votes, the score, the credibility, the outcome and the reason; the trail is
+   saved with the game and can be queried. A failing judge degrades to
+   quarantine (or to the rule judge alone, by config); identical candidates
+   against unchanged memory reuse the cached decision.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+OUTCOMES = ("admit", "quarantine", "reject")
+LIVE = ("admitted", "verified")          # statuses that count as evidence and are retrievable
+
+
+def norm(s: str) -> str:
+    return re.sub(r"\s+", " ", str(s).lower().replace("_", " ").replace("-", " ")).strip()
+
+
+_WORD = re.compile(r"[A-Za-z][a-z]+|\d+(?:\.\d+)?")
+
+
+def keywords(text: str) -> set[str]:
+    """Names (capitalised words) and numbers: the tokens a keyword match uses."""
+    out = set()
+    for tok in _WORD.findall(text):
+        if tok[0].isdigit() or tok[0].isupper():
+            out.add(tok.lower())
+    return out
+
+
+class RelationRule(BaseModel):
+    """What the rule judge knows about one relation."""
+
+    model_config = ConfigDict(extra="forbid")
+    functional: bool = False                      # at most one object per subject
+    range: tuple[float, float] | None = None      # numeric objects must lie inside
+    temporal: Literal["before", "after"] | None = None   # subject happens before/after object
+    thresholds: tuple[float, float] | None = None  # (t_low, t_high) for this relation
+
+
+class GateConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    k: int = Field(5, ge=3, le=7, description="semantic neighbours considered")
+    similarity_floor: float = Field(0.35, ge=-1.0, le=1.0)
+    t_low: float = Field(0.3, ge=0.0, le=1.0)
+    t_high: float = Field(0.7, ge=0.0, le=1.0)
+    alpha: float = Field(0.2, ge=0.0, le=1.0, description="weight of source credibility in the final score")
+    jury_weight: float = Field(0.5, ge=0.0, le=1.0, description="weight of the LLM jury vs the rule judge")
+    on_judge_error: Literal["quarantine", "rule_only"] = "quarantine"
+    cache: bool = True
+
+    @model_validator(mode="after")
+    def _order(self) -> GateConfig:
+        if self.t_low > self.t_high:
+            raise ValueError(f"t_low ({self.t_low}) must not exceed t_high ({self.t_high})")
+        return self
+
+
+@dataclass
+class Candidate:
+    """A would-be world fact and where it came from."""
+
+    subject: str
+    relation: str
+    object: str
+    topic: str
+    source: str                      # NPC id, "player", "summary", or "observation"
+    turn: int = 0
+    text: str = ""
+    kind: str = "claim"              # claim | statement | summary | observation
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return norm(self.subject), norm(self.relation)
+
+    @property
+    def triple(self) -> tuple[str, str, str]:
+        return norm(self.subject), norm(self.relation), norm(self.object)
+
+    def sentence(self) -> str:
+        return self.text or f"{self.subject} {self.relation.replace('_', ' ')} {self.object}"
+
+
+@dataclass
+class Fact:
+    """An entry of world-fact memory (admitted, quarantined, or gone with the reason kept)."""
+
+    id: str
+    subject: str
+    relation: str
+    object: str
+    topic: str
+    source: str
+    turn: int
+    text: str
+    status: str = "admitted"   # admitted | verified | quarantined | rejected | superseded | purged
+    truth: bool = True         # False only for verified negatives ("X is not in Y")
+    sources: list[str] = field(default_factory=list)   # who else asserted it
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return norm(self.subject), norm(self.relation)
+
+    @property
+    def triple(self) -> tuple[str, str, str]:
+        return norm(self.subject), norm(self.relation), norm(self.object)
+
+
+@dataclass
+class Decision:
+    seq: int
+    turn: int
+    candidate: dict[str, Any]
+    related: list[dict[str, Any]]
+    votes: list[dict[str, Any]]
+    score: float
+    credibility: float
+    outcome: str                    # admit | quarantine | reject
+    reason: str
+    fact: str | None = None         # the entry it created or confirmed
+    superseded: list[str] = field(default_factory=list)
+    cached: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _number(s: str) -> float | None:
+    try:
+        return float(str(s).strip())
+    except ValueError:
+        return None
+
+
+class RuleJudge:
+    """Structured checks: functional relations, numeric ranges, temporal order."""
+
+    name = "rule"
+
+    def __init__(self, relations: Mapping[str, RelationRule]):
+        self.relations = {norm(k): v for k, v in relations.items()}
+
+    def rule(self, relation: str) -> RelationRule:
+        return self.relations.get(norm(relation), RelationRule())
+
+    def check_alone(self, c: Candidate) -> str | None:
+        """A problem with the candidate on its own (a number out of range), or None."""
+        r = self.rule(c.relation)
+        if r.range is not None:
+            x = _number(c.object)
+            if x is None:
+                return f"{c.relation} takes a number in [{r.range[0]:g}, {r.range[1]:g}], got {c.object!r}"
+            if not r.range[0] <= x <= r.range[1]:
+                return f"{c.object} is outside the range [{r.range[0]:g}, {r.range[1]:g}] of {c.relation}"
+        return None
+
+    def vote(self, c: Candidate, f: Fact) -> tuple[float, str] | None:
+        """1 (supports), 0 (contradicts) or None (no structured bearing) for one related fact."""
+        s, rel, o = c.triple
+        fs, frel, fo = f.triple
+        if (s, rel) == (fs, frel):
+            if o == fo:
+                return (1.0, "the same fact") if f.truth else (0.0, "verified to be false")
+            if not f.truth:
+                return None
+            if self.rule(rel).functional:
+                return 0.0, f"{rel} is functional: {f.subject} already {f.relation} {f.object}"
+            x, y = _number(o), _number(fo)
+            if x is not None and y is not None and self.rule(rel).range is not None:
+                return 0.0, f"a different value for {f.subject} {f.relation} ({f.object})"
+            return None
+        r = self.rule(rel)
+        if r.temporal and f.truth and frel == rel and (s, o) == (fo, fs):
+            return 0.0, f"temporal order: {f.subject} {f.relation} {f.object}"
+        if r.temporal and f.truth and (s, o) == (fs, fo) and frel != rel and \
+                self.rule(frel).temporal and self.rule(frel).temporal != r.temporal:
+            return 0.0, f"temporal order: {f.subject} {f.relation} {f.object}"
+        return None
+
+
+class ConsistencyGate:
+    """Admission control for world-fact memory, with an audit trail.
+
+    ``credibility(source, topic) -> [0, 1]`` (default: 0.5 for everyone);
+    ``embedder``: texts -> unit vectors for the semantic neighbours (optional);
+    ``jury``: an object with ``judge(items) -> list[float]`` (optional).
+    """
+
+    def __init__(self, relations: Mapping[str, RelationRule] | None = None, config: GateConfig | None = None,
+                 embedder: Any = None, credibility: Callable[[str, str], float] | None = None,
+                 jury: Any = None):
+        self.cfg = config or GateConfig()
+        self.rules = RuleJudge(relations or {})
+        self.embedder = embedder
+        self.credibility = credibility or (lambda source, topic: 0.5)
+        self.jury = jury
+        self.facts: dict[str, Fact] = {}
+        self.decisions: list[Decision] = []
+        self._by_key: dict[tuple[str, str], list[str]] = {}
+        self._by_word: dict[str, list[str]] = {}
+        self._vec_ids: list[str] = []
+        self._vecs: np.ndarray | None = None
+        self._version = 0
+        self._cache: dict[tuple, int] = {}
+        self._next = 0
+        self.judge_calls = 0
+
+    # --- memory of facts -------------------------------------------------------------
+    def _new_id(self) -> str:
+        self._next += 1
+        return f"f{self._next}"
+
+    def _add(self, c: Candidate, status: str, truth: bool = True) -> Fact:
+        f = Fact(self._new_id(), c.subject, c.relation, c.object, c.topic, c.source, c.turn, c.sentence(),
+                 status=status, truth=truth, sources=[c.source])
+        self.facts[f.id] = f
+        self._by_key.setdefault(f.key, []).append(f.id)
+        for w in keywords(f.text) | keywords(f.object):
+            self._by_word.setdefault(w, []).append(f.id)
+        if self.embedder is not None:
+            v = self._embed([f.text])
+            self._vecs = v if self._vecs is None else np.vstack([self._vecs, v])
+            self._vec_ids.append(f.id)
+        self._version += 1
+        return f
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        v = np.asarray(self.embedder(texts), dtype=np.float32)
+        n = np.linalg.norm(v, axis=1, keepdims=True)
+        return v / np.where(n == 0, 1.0, n)
+
+    def _set_status(self, f: Fact, status: str) -> None:
+        if f.status != status:
+            f.status = status
+            self._version += 1
+
+    def live(self) -> list[Fact]:
+        """Facts that count: admitted and verified (what retrieval may show)."""
+        return [f for f in self.facts.values() if f.status in LIVE]
+
+    def related(self, c: Candidate) -> list[tuple[Fact, str]]:
+        """Evidence for a candidate: structured, semantic and keyword matches (live facts only)."""
+        found: dict[str, str] = {}
+        for fid in self._by_key.get(c.key, ()):
+            found.setdefault(fid, "structured")
+        r = self.rules.rule(c.relation)
+        if r.temporal:  # the reverse order, and the opposite temporal relation on the same pair
+            for (s, rel), ids in self._by_key.items():
+                if s in (norm(c.subject), norm(c.object)) and self.rules.rule(rel).temporal:
+                    for fid in ids:
+                        found.setdefault(fid, "structured")
+        if self.embedder is not None and self._vecs is not None and len(self._vec_ids):
+            q = self._embed([c.sentence()])[0]
+            sims = self._vecs @ q
+            order = np.argsort(-sims, kind="stable")
+            taken = 0
+            for i in order:
+                if sims[i] < self.cfg.similarity_floor or taken >= self.cfg.k:
+                    break
+                fid = self._vec_ids[int(i)]
+                if self.facts[fid].status in LIVE:
+                    found.setdefault(fid, "semantic")
+                    taken += 1
+        for w in keywords(c.sentence()) | keywords(c.object):
+            for fid in self._by_word.get(w, ()):
+                found.setdefault(fid, "keyword")
+        return [(self.facts[fid], why) for fid, why in found.items() if self.facts[fid].status in LIVE]
+
+    # --- deciding ---------------------------------------------------------------------
+    def thresholds(self, relation: str) -> tuple[float, float]:
+        t = self.rules.rule(relation).thresholds
+        return t if t is not None else (self.cfg.t_low, self.cfg.t_high)
+
+    def _cred(self, source: str, topic: str, verified: bool = False) -> float:
+        if verified or source == "observation":
+            return 1.0
+        return float(min(1.0, max(0.0, self.credibility(source, topic))))
+
+    def submit(self, c: Candidate) -> Decision:
+        """Decide one candidate: admit, quarantine or reject (and remember the decision)."""
+        return self.submit_many([c])[0]
+
+    def submit_many(self, cands: Iterable[Candidate]) -> list[Decision]:
+        """Decide several candidates; the LLM jury, when set, sees them in one batch."""
+        cands = list(cands)
+        prepared = []
+        for c in cands:
+            key = (c.triple, c.source, norm(c.topic), self._version)
+            if self.cfg.cache and key in self._cache:
+                prev = self.decisions[self._cache[key]]
+                prepared.append(("cached", c, prev))
+            else:
+                prepared.append(("new", c, self.related(c)))
+        jury_scores: dict[int, float | None] = {}
+        todo = [(i, c, rel) for i, (state, c, rel) in enumerate(prepared) if state == "new"]
+        jury_error = None
+        if self.jury is not None and todo:
+            try:
+                self.judge_calls += 1
+                scores = self.jury.judge([(c, [f for f, _ in rel]) for _, c, rel in todo])
+                jury_scores = {i: s for (i, _, _), s in zip(todo, scores)}
+            except Exception as e:  # a failing judge must not let anything through unchecked
+                jury_error = f"{type(e).__name__}: {e}"
+        out = []
+        for i, (state, c, rel) in enumerate(prepared):
+            if state == "cached":
+                d = Decision(**{**rel.to_dict(), "seq": len(self.decisions) + 1, "turn": c.turn, "cached": True})
+                self.decisions.append(d)
+                if d.outcome == "admit" and d.fact in self.facts:
+                    f = self.facts[d.fact]
+                    if c.source not in f.sources:
+                        f.sources.append(c.source)
+                out.append(d)
+                continue
+            d = self._decide(c, rel, jury_scores.get(i), jury_error)
+            self._cache[(c.triple, c.source, norm(c.topic), self._version)] = len(self.decisions)
+            self.decisions.append(d)
+            out.append(d)
+        return out
+
+    def _decide(self, c: Candidate, rel: list[tuple[Fact, str]], jury: float | None,
+                jury_error: str | None, held: Fact | None = None) -> Decision:
+        """Score a candidate and apply the outcome. ``held``: the quarantined entry being re-checked."""
+        cred = self._cred(c.source, c.topic, c.kind == "observation")
+        related = [{"id": f.id, "text": f.text, "status": f.status, "source": f.source, "match": why}
+                   for f, why in rel]
+        votes: list[dict[str, Any]] = []
+        alone = self.rules.check_alone(c)
+        base = {"seq": len(self.decisions) + 1, "turn": c.turn, "candidate": asdict(c), "related": related,
+                "credibility": round(cred, 6)}
+        if alone:
+            votes.append({"judge": "rule", "about": None, "vote": 0.0, "reason": alone})
+            return Decision(**base, votes=votes, score=0.0, outcome="reject", reason=alone)
+        contradicted: list[Fact] = []
+        same: Fact | None = None
+        for f, _why in rel:
+            v = self.rules.vote(c, f)
+            if v is None:
+                continue
+            vote, why = v
+            if vote >= 1.0:
+                same = same or f
+                votes.append({"judge": "rule", "about": f.id, "vote": 1.0, "reason": why})
+                continue
+            old = self._cred(f.source, f.topic, f.status == "verified")
+            contest = 0.0 if f.status == "verified" else cred / (cred + old) if cred + old > 0 else 0.5
+            contradicted.append(f)
+            votes.append({"judge": "rule", "about": f.id, "vote": 0.0, "contest": round(contest, 6),
+                          "source_credibility": round(old, 6), "reason": why})
+        rule_votes = [v.get("contest", v["vote"]) for v in votes]
+        rule_score = float(np.mean(rule_votes)) if rule_votes else 1.0
+        consistency = rule_score
+        if jury is not None:
+            votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
+            w = self.cfg.jury_weight
+            consistency = (1 - w) * rule_score + w * float(jury)
+        score = round((1 - self.cfg.alpha) * consistency + self.cfg.alpha * cred, 6)
+        t_low, t_high = self.thresholds(c.relation)
+        if jury_error is not None and self.cfg.on_judge_error == "quarantine":
+            outcome, reason = "quarantine", f"the LLM jury failed ({jury_error}); held for review"
+        elif score >= t_high:
+            outcome = "admit"
+            reason = ("corroborates a known fact" if same is not None and not contradicted else
+                      f"supersedes {', '.join(f.id for f in contradicted)} (source credibility {cred:.2f})"
+                      if contradicted else "consistent with what is known")
+        elif score < t_low:
+            outcome = "reject"
+            reason = (f"contradicts {', '.join(f.id for f in contradicted)}" if contradicted
+                      else "low consistency")
+        else:
+            outcome = "quarantine"
+            reason = (f"disputes {', '.join(f.id for f in contradicted)}; held until more evidence"
+                      if contradicted else "uncertain; held until more evidence")
+        d = Decision(**base, votes=votes, score=score, outcome=outcome, reason=reason)
+        if outcome == "admit":
+            if same is not None and not contradicted:  # corroboration: no new entry
+                if c.source not in same.sources:
+                    same.sources.append(c.source)
+                d.fact = same.id
+                if held is not None:
+                    self._set_status(held, "superseded")
+            else:
+                for f in contradicted:
+                    self._set_status(f, "superseded")
+                d.superseded = [f.id for f in contradicted]
+                if held is not None:
+                    self._set_status(held, "admitted")
+                    d.fact = held.id
+                else:
+                    d.fact = self._add(c, "admitted").id
+        elif outcome == "quarantine":
+            existing = held or next((f for f in self.facts.values()
+                                     if f.status == "quarantined" and f.triple == c.triple), None)
+            if existing is not None:
+                if c.source not in existing.sources:
+                    existing.sources.append(c.source)
+                d.fact = existing.id
+            else:
+                d.fact = self._add(c, "quarantined").id
+        elif held is not None:
+            self._set_status(held, "rejected")
+            d.fact = held.id
+        return d
+
+    # --- ground truth -----------------------------------------------------------------
+    def observe(self, subject: str, relation: str, obj: str, truth: bool, turn: int, topic: str = "",
+                text: str = "") -> list[Decision]:
+        """A verified observation: record it, purge what it contradicts, and re-check the quarantine."""
+        c = Candidate(subject, relation, obj, topic, "observation", turn, text, kind="observation")
+        out: list[Decision] = []
+        purged: list[str] = []
+        for fid in list(self._by_key.get(c.key, ())):
+            f = self.facts[fid]
+            if f.status not in (*LIVE, "quarantined"):
+                continue
+            if truth and f.triple != c.triple and self.rules.rule(relation).functional and f.truth:
+                self._set_status(f, "purged")
+                purged.append(f.id)
+            elif not truth and f.triple == c.triple and f.truth:
+                self._set_status(f, "purged")
+                purged.append(f.id)
+        existing = next((self.facts[i] for i in self._by_key.get(c.key, ())
+                         if self.facts[i].triple == c.triple and self.facts[i].truth == truth), None)
+        if existing is not None:
+            self._set_status(existing, "verified")
+            fact = existing
+        else:
+            fact = self._add(c, "verified", truth=truth)
+        d = Decision(seq=len(self.decisions) + 1, turn=turn, candidate=asdict(c), related=[], votes=[],
+                     score=1.0, credibility=1.0, outcome="admit",
+                     reason="verified observation" + (f"; purges {', '.join(purged)}" if purged else ""),
+                     fact=fact.id, superseded=purged)
+        self.decisions.append(d)
+        out.append(d)
+        out += self.recheck(turn)
+        return out
+
+    def recheck(self, turn: int) -> list[Decision]:
+        """Decide every quarantined fact again (after new evidence or new credibility)."""
+        out = []
+        for f in [f for f in self.facts.values() if f.status == "quarantined"]:
+            c = Candidate(f.subject, f.relation, f.object, f.topic, f.source, turn, f.text)
+            d = self._decide(c, self.related(c), None, None, held=f)
+            d.reason = "re-checked: " + d.reason
+            self.decisions.append(d)
+            out.append(d)
+        return out
+
+    # --- reading ----------------------------------------------------------------------
+    def audit(self, *, source: str | None = None, outcome: str | None = None, subject: str | None = None,
+              topic: str | None = None, since: int | None = None) -> list[Decision]:
+        """The decisions matching every given filter, oldest first."""
+        out = []
+        for d in self.decisions:
+            c = d.candidate
+            if source is not None and c["source"] != source:
+                continue
+            if outcome is not None and d.outcome != outcome:
+                continue
+            if subject is not None and norm(c["subject"]) != norm(subject):
+                continue
+            if topic is not None and norm(c["topic"]) != norm(topic):
+                continue
+            if since is not None and d.turn < since:
+                continue
+            out.append(d)
+        return out
+
+    def status_of(self, subject: str, relation: str, obj: str) -> str | None:
+        """The status of the entry for a triple, or None if the gate never saw it."""
+        key = (norm(subject), norm(relation), norm(obj))
+        for f in reversed(list(self.facts.values())):
+            if f.triple == key:
+                return f.status
+        return None
+
+    # --- persistence ------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        return {"facts": [asdict(f) for f in self.facts.values()], "next": self._next,
+                "decisions": [d.to_dict() for d in self.decisions], "judge_calls": self.judge_calls}
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        self.facts, self.decisions = {}, []
+        self._by_key, self._by_word, self._vec_ids, self._vecs = {}, {}, [], None
+        self._cache = {}
+        for d in state.get("facts", ()):
+            f = Fact(**d)
+            self.facts[f.id] = f
+            self._by_key.setdefault(f.key, []).append(f.id)
+            for w in keywords(f.text) | keywords(f.object):
+                self._by_word.setdefault(w, []).append(f.id)
+        if self.embedder is not None and self.facts:
+            self._vec_ids = list(self.facts)
+            self._vecs = self._embed([self.facts[i].text for i in self._vec_ids])
+        self.decisions = [Decision(**d) for d in state.get("decisions", ())]
+        self.judge_calls = int(state.get("judge_calls", 0))
+        self._next = int(state.get("next", len(self.facts)))
+        self._version = len(self.decisions) + len(self.facts)

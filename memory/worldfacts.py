@@ -1,0 +1,150 @@
+"""World-fact memory in a game: claims through the consistency gate, trust from
+verified outcomes.
+
+Listens to the engine's events:
+
+* each claim an NPC makes (``say``, ``talk``, ``speech`` events) is a candidate
+  for world-fact memory and goes through the gate (``memory.gate``), which
+  uses the speaker's credibility on the claim's topic from Σ-Mem;
+* each verification (``verify`` events: the player opened the chest, a trade
+  revealed the price) is ground truth: the gate records it and purges what it
+  contradicts; Σ-Mem is written for every NPC who claimed about the verified
+  fact (+1 if the claim matched the truth, -1 if it contradicted it); then the
+  quarantine is re-checked against the new evidence and credibility.
+
+With agent memory on, admitted claims become ``fact`` records in the shared
+``facts`` scope, quarantined ones are stored but kept out of retrieval, and
+superseded, rejected or purged ones are masked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from game.types import Event
+from memory.gate import Candidate, ConsistencyGate, Decision, GateConfig, RelationRule, norm
+from memory.sigma import SigmaMem
+
+CLAIM_EVENTS = ("say", "talk", "speech")
+BANK_STATUS = {"admitted": "active", "verified": "active", "quarantined": "quarantined"}
+
+
+class WorldFacts:
+    """The gate, the reliability memory and the claim log of one game."""
+
+    def __init__(self, spec: Any, config: GateConfig | None = None, embedder: Any = None,
+                 sigma: SigmaMem | None = None, bank: Any = None, jury: Any = None):
+        self.spec = spec
+        relations = {rid: RelationRule(functional=r.functional, range=r.range, temporal=r.temporal,
+                                       thresholds=r.thresholds) for rid, r in spec.relations.items()}
+        topics = sorted({f.topic for f in spec.facts.values()})
+        if sigma is None:  # one-hot topics when the world names them; hashed projections otherwise
+            sigma = SigmaMem(peers=list(spec.npcs), topics=topics, phi="onehot") if topics else \
+                SigmaMem(peers=list(spec.npcs), phi="projection", embedder="hash")
+        self.sigma = sigma
+        self.gate = ConsistencyGate(relations, config, embedder=embedder, credibility=self.credibility, jury=jury)
+        self.bank = bank
+        self.claims: list[dict[str, Any]] = []         # every claim heard: speaker, triple, topic, turn
+        self.judged: set[tuple[str, str]] = set()      # (speaker, fact id) already written to Σ-Mem
+        self.records: dict[str, str] = {}              # gate fact id -> memory record id
+
+    # --- credibility -------------------------------------------------------------------
+    def credibility(self, source: str, topic: str) -> float:
+        """``(1 + s) / 2`` for the source's Σ-Mem score ``s`` on the topic; 0.5 when unknown."""
+        if source not in self.sigma.peers:
+            return 0.5
+        try:
+            s = self.sigma.score(source, topic)
+        except Exception:  # a topic Σ-Mem was not told about: no evidence either way
+            return 0.5
+        return (1.0 + max(-1.0, min(1.0, s))) / 2.0
+
+    def trust_table(self) -> dict[str, dict[str, float]]:
+        return self.sigma.trust_table()
+
+    # --- events ------------------------------------------------------------------------
+    def on_event(self, ev: Event) -> None:
+        if ev.kind in CLAIM_EVENTS:
+            claims = ev.data.get("claims") or ()
+            if claims:
+                self._claims(ev, claims)
+        elif ev.kind == "verify":
+            self._verify(ev)
+
+    def _claims(self, ev: Event, claims: list[dict[str, Any]]) -> None:
+        cands = []
+        for c in claims:
+            self.claims.append({"speaker": c["speaker"], "subject": c["subject"], "relation": c["relation"],
+                                "object": c["object"], "topic": c["topic"], "turn": ev.turn})
+            fid = c.get("fact_id")
+            text = self.spec.facts[fid].text if fid in self.spec.facts else ""
+            cands.append(Candidate(c["subject"], c["relation"], c["object"], c["topic"], c["speaker"],
+                                   ev.turn, text))
+        self._mirror(self.gate.submit_many(cands))
+
+    def _verify(self, ev: Event) -> None:
+        decisions: list[Decision] = []
+        for fid, truth in sorted(ev.data.get("truth", {}).items()):
+            f = self.spec.facts.get(fid)
+            if f is None:
+                continue
+            self._write_trust(fid, bool(truth))
+            decisions += self.gate.observe(f.subject, f.relation, f.object, bool(truth), ev.turn, f.topic, f.text)
+        self._mirror(decisions)
+
+    def _write_trust(self, fid: str, truth: bool) -> None:
+        """Σ-Mem learns from a verified fact: each NPC who claimed about it is judged once."""
+        f = self.spec.facts[fid]
+        key = (norm(f.subject), norm(f.relation))
+        functional = self.gate.rules.rule(f.relation).functional
+        verdicts: dict[str, list[int]] = {}
+        for c in self.claims:
+            if (norm(c["subject"]), norm(c["relation"])) != key or (c["speaker"], fid) in self.judged:
+                continue
+            same = norm(c["object"]) == norm(f.object)
+            if same:
+                verdicts.setdefault(c["speaker"], []).append(1 if truth else -1)
+            elif truth and functional:
+                verdicts.setdefault(c["speaker"], []).append(-1)
+        outcomes = {who: (1 if min(v) > 0 else -1) for who, v in verdicts.items()}
+        if outcomes:
+            for who in outcomes:
+                self.judged.add((who, fid))
+            self.sigma.write(f.topic, outcomes)
+
+    # --- agent memory ------------------------------------------------------------------
+    def _mirror(self, decisions: list[Decision]) -> None:
+        """Keep the memory bank's ``facts`` scope in step with the gate (claims only;
+        verified observations are written by the memory runtime itself)."""
+        if self.bank is None:
+            return
+        from memory.records import FACTS
+        for d in decisions:
+            for fid in [d.fact, *d.superseded]:
+                f = self.gate.facts.get(fid or "")
+                if f is None or f.source == "observation":
+                    continue
+                status = BANK_STATUS.get(f.status, "rejected")
+                rid = self.records.get(f.id)
+                if rid is None:
+                    if status == "rejected":
+                        continue
+                    rec = self.bank.add(FACTS, "fact", f.text or f"{f.subject} {f.relation} {f.object}", f.turn,
+                                        speaker=f.source, topic=f.topic, triple=(f.subject, f.relation, f.object),
+                                        status=status)
+                    self.records[f.id] = rec.id
+                elif self.bank.records[rid].status != status:
+                    self.bank.set_status([rid], status)
+
+    # --- persistence -------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        return {"gate": self.gate.get_state(), "sigma": self.sigma.get_state(), "claims": self.claims,
+                "judged": sorted([list(j) for j in self.judged]), "records": dict(self.records)}
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        self.gate.set_state(state["gate"])
+        self.sigma.set_state(state["sigma"])
+        self.claims = [dict(c) for c in state.get("claims", ())]
+        self.judged = {(a, b) for a, b in state.get("judged", ())}
+        self.records = dict(state.get("records", {}))
