@@ -27,6 +27,7 @@ EPILOG = """examples:
   parley saves list | show NAME | rm NAME
   parley replay NAME                   re-run a save's transcript and check its state hash
   parley inspect NAME --agent ilse     what an agent remembers this turn, and why (MEMO explain)
+  parley trust NAME --audit            whom to trust on what, and every claim the gate admitted or refused
 """
 
 
@@ -160,6 +161,14 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
     rep.add_argument("save", help="save slug or folder")
     rep.add_argument("--saves-dir", metavar="DIR")
+
+    tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
+    tr.add_argument("save", help="save slug or folder")
+    tr.add_argument("--saves-dir", metavar="DIR")
+    tr.add_argument("--audit", action="store_true", help="also list every gate decision")
+    tr.add_argument("--source", metavar="NPC", help="with --audit: only claims from this source")
+    tr.add_argument("--outcome", choices=("admit", "quarantine", "reject"), help="with --audit: only this outcome")
+    tr.add_argument("--json", action="store_true", help="print everything as JSON")
     return p
 
 

@@ -421,6 +421,46 @@ def cmd_replay(args: Namespace) -> int:
     return 1
 
 
+def cmd_trust(args: Namespace) -> int:
+    """Σ-Mem trust per NPC and topic, credibility, and (with --audit) the gate's decisions."""
+    from game.session import Game
+    game = Game.load(args.save, base=args.saves_dir)
+    if game.facts is None:
+        raise InputError(f"save {args.save!r} has no world-fact memory")
+    facts, gate = game.facts, game.facts.gate
+    if args.source is not None and args.source not in game.spec.npcs:
+        from game.errors import did_you_mean
+        raise InputError(f"--source: no NPC {args.source!r} in {game.spec.id}",
+                         hint=did_you_mean(args.source, game.spec.npcs) or f"NPCs: {', '.join(game.spec.npcs)}")
+    table = facts.trust_table()
+    audit = gate.audit(source=args.source, outcome=args.outcome) if (args.audit or args.json) else []
+    if args.json:
+        print(json.dumps({"turn": game.engine.state.turn, "trust": table,
+                          "credibility": {p: {t: facts.credibility(p, t) for t in row} for p, row in table.items()},
+                          "facts": [vars(f) for f in gate.facts.values()],
+                          "audit": [d.to_dict() for d in audit]}, indent=1, default=list))
+        return 0
+    topics = sorted({t for row in table.values() for t in row})
+    print(f"trust at turn {game.engine.state.turn} (Σ-Mem score per topic, -1 liar .. +1 reliable; "
+          f"0 = no verified claims yet)")
+    width = max([len("npc"), *map(len, table)])
+    print(f"{'npc':{width}}  " + "  ".join(f"{t[:10]:>10}" for t in topics))
+    for npc, row in table.items():
+        print(f"{npc:{width}}  " + "  ".join(f"{row.get(t, 0.0):>+10.3f}" for t in topics))
+    counts = {o: len(gate.audit(outcome=o)) for o in ("admit", "quarantine", "reject")}
+    live = {s: sum(f.status == s for f in gate.facts.values()) for s in ("admitted", "verified", "quarantined")}
+    print(f"\ngate: {counts['admit']} admitted, {counts['quarantine']} quarantined, {counts['reject']} rejected "
+          f"decisions; world facts now {live['verified']} verified, {live['admitted']} admitted, "
+          f"{live['quarantined']} held")
+    if args.audit:
+        print(f"\n{'#':>4} {'turn':>4} {'source':12} {'outcome':10} {'score':>5} {'cred':>5}  claim -- reason")
+        for d in audit:
+            c = d.candidate
+            print(f"{d.seq:>4} {d.turn:>4} {c['source'][:12]:12} {d.outcome:10} {d.score:5.2f} {d.credibility:5.2f}  "
+                  f"{c['subject']} {c['relation']} {c['object']} -- {d.reason}")
+    return 0
+
+
 def cmd_inspect(args: Namespace) -> int:
     """Rebuild an agent's context from a save (without touching recency) and explain every candidate."""
     from game.session import Game

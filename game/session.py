@@ -78,7 +78,12 @@ class Game:
         """World-fact memory: claims through the consistency gate; Σ-Mem trust from verifications."""
         from memory.worldfacts import WorldFacts
         bank = self.memory.bank if self.memory is not None else None
-        self.facts = WorldFacts(self.spec, embedder=bank.embedder if bank is not None else None, bank=bank)
+        jury = None
+        if self.llm is not None:  # with an LLM configured, a jury joins the rule judge
+            from memory.jury import LLMJury
+            jury = LLMJury(self.llm)
+        self.facts = WorldFacts(self.spec, embedder=bank.embedder if bank is not None else None, bank=bank,
+                                jury=jury)
         self.engine.listeners.append(self.facts.on_event)
 
     def agent_keys(self) -> dict[str, str]:

@@ -455,7 +455,7 @@ class ConsistencyGate:
             if truth and f.triple != c.triple and self.rules.rule(relation).functional and f.truth:
                 self._set_status(f, "purged")
                 purged.append(f.id)
-            elif not truth and f.triple == c.triple and f.truth:
+            elif f.triple == c.triple and f.truth != truth:  # the newest observation wins
                 self._set_status(f, "purged")
                 purged.append(f.id)
         existing = next((self.facts[i] for i in self._by_key.get(c.key, ())
@@ -505,11 +505,11 @@ class ConsistencyGate:
             out.append(d)
         return out
 
-    def status_of(self, subject: str, relation: str, obj: str) -> str | None:
-        """The status of the entry for a triple, or None if the gate never saw it."""
+    def status_of(self, subject: str, relation: str, obj: str, truth: bool = True) -> str | None:
+        """The status of the latest entry asserting (``truth``) or denying a triple; None if never seen."""
         key = (norm(subject), norm(relation), norm(obj))
         for f in reversed(list(self.facts.values())):
-            if f.triple == key:
+            if f.triple == key and f.truth == truth:
                 return f.status
         return None
 

@@ -46,7 +46,7 @@ class WorldFacts:
         self.gate = ConsistencyGate(relations, config, embedder=embedder, credibility=self.credibility, jury=jury)
         self.bank = bank
         self.claims: list[dict[str, Any]] = []         # every claim heard: speaker, triple, topic, turn
-        self.judged: set[tuple[str, str]] = set()      # (speaker, fact id) already written to Σ-Mem
+        self.judged: set[int] = set()                  # claims (indices) already settled in Σ-Mem
         self.records: dict[str, str] = {}              # gate fact id -> memory record id
 
     # --- credibility -------------------------------------------------------------------
@@ -82,36 +82,63 @@ class WorldFacts:
             cands.append(Candidate(c["subject"], c["relation"], c["object"], c["topic"], c["speaker"],
                                    ev.turn, text))
         self._mirror(self.gate.submit_many(cands))
+        self._settle_against_verified(len(self.claims) - len(cands))
+
+    def _settle_against_verified(self, start: int) -> None:
+        """Claims about what is already verified are judged at once (the truth is known)."""
+        by_topic: dict[str, dict[str, list[int]]] = {}
+        for i in range(start, len(self.claims)):
+            c = self.claims[i]
+            key = (norm(c["subject"]), norm(c["relation"]))
+            verified = [f for f in self.gate.facts.values() if f.status == "verified" and f.key == key]
+            if not verified:
+                continue
+            functional = self.gate.rules.rule(c["relation"]).functional
+            obj = norm(c["object"])
+            verdict = None
+            for f in verified:
+                if f.triple[2] == obj:
+                    verdict = 1 if f.truth else -1
+                elif f.truth and functional:
+                    verdict = -1 if verdict is None else verdict
+            if verdict is not None:
+                self.judged.add(i)
+                by_topic.setdefault(c["topic"], {}).setdefault(c["speaker"], []).append(verdict)
+        for topic, verdicts in by_topic.items():
+            self.sigma.write(topic, {who: (1 if min(v) > 0 else -1) for who, v in verdicts.items()})
 
     def _verify(self, ev: Event) -> None:
         decisions: list[Decision] = []
+        by_topic: dict[str, dict[str, list[int]]] = {}
         for fid, truth in sorted(ev.data.get("truth", {}).items()):
             f = self.spec.facts.get(fid)
             if f is None:
                 continue
-            self._write_trust(fid, bool(truth))
+            for who, verdict in self._verdicts(fid, bool(truth)):
+                by_topic.setdefault(f.topic, {}).setdefault(who, []).append(verdict)
             decisions += self.gate.observe(f.subject, f.relation, f.object, bool(truth), ev.turn, f.topic, f.text)
+        for topic, verdicts in by_topic.items():  # Σ-Mem learns: one outcome per NPC per topic per event
+            self.sigma.write(topic, {who: (1 if min(v) > 0 else -1) for who, v in verdicts.items()})
         self._mirror(decisions)
 
-    def _write_trust(self, fid: str, truth: bool) -> None:
-        """Σ-Mem learns from a verified fact: each NPC who claimed about it is judged once."""
+    def _verdicts(self, fid: str, truth: bool) -> list[tuple[str, int]]:
+        """(speaker, +1/-1) for each not yet judged claim the verified fact settles; each claim is
+        judged once, however many verified facts bear on it."""
         f = self.spec.facts[fid]
         key = (norm(f.subject), norm(f.relation))
         functional = self.gate.rules.rule(f.relation).functional
-        verdicts: dict[str, list[int]] = {}
-        for c in self.claims:
-            if (norm(c["subject"]), norm(c["relation"])) != key or (c["speaker"], fid) in self.judged:
+        out = []
+        for i, c in enumerate(self.claims):
+            if i in self.judged or (norm(c["subject"]), norm(c["relation"])) != key:
                 continue
-            same = norm(c["object"]) == norm(f.object)
-            if same:
-                verdicts.setdefault(c["speaker"], []).append(1 if truth else -1)
+            if norm(c["object"]) == norm(f.object):
+                out.append((c["speaker"], 1 if truth else -1))
             elif truth and functional:
-                verdicts.setdefault(c["speaker"], []).append(-1)
-        outcomes = {who: (1 if min(v) > 0 else -1) for who, v in verdicts.items()}
-        if outcomes:
-            for who in outcomes:
-                self.judged.add((who, fid))
-            self.sigma.write(f.topic, outcomes)
+                out.append((c["speaker"], -1))
+            else:
+                continue
+            self.judged.add(i)
+        return out
 
     # --- agent memory ------------------------------------------------------------------
     def _mirror(self, decisions: list[Decision]) -> None:
@@ -140,11 +167,11 @@ class WorldFacts:
     # --- persistence -------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
         return {"gate": self.gate.get_state(), "sigma": self.sigma.get_state(), "claims": self.claims,
-                "judged": sorted([list(j) for j in self.judged]), "records": dict(self.records)}
+                "judged": sorted(self.judged), "records": dict(self.records)}
 
     def set_state(self, state: Mapping[str, Any]) -> None:
         self.gate.set_state(state["gate"])
         self.sigma.set_state(state["sigma"])
         self.claims = [dict(c) for c in state.get("claims", ())]
-        self.judged = {(a, b) for a, b in state.get("judged", ())}
+        self.judged = {int(i) for i in state.get("judged", ())}
         self.records = dict(state.get("records", {}))

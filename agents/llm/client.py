@@ -433,7 +433,7 @@ class LLMClient:
 
     def structured(self, messages: list[Message], schema_model: type[M], *, agent: str = "?",
                    turn: int | None = None, validate: Callable[[M], Any] | None = None,
-                   max_repairs: int | None = None) -> M:
+                   max_repairs: int | None = None, params: dict[str, Any] | None = None) -> M:
         """Ask for one JSON object matching ``schema_model``; repair bad replies.
 
         ``validate(obj)`` may raise ``ValueError`` for a reply that fits the
@@ -450,7 +450,7 @@ class LLMClient:
                 mode = self._mode
                 try:
                     reply = self._chat(self._with_format(convo, mode, schema), agent, turn,
-                                       self._response_format(mode, schema_model, schema), {},
+                                       self._response_format(mode, schema_model, schema), params or {},
                                        self.config.structured == "auto" and mode in _NEXT_MODE)
                     break
                 except _FormatUnsupported as exc:

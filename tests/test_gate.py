@@ -1,0 +1,345 @@
+"""The consistency gate: related facts, judges, credibility, tiers, verification, audit,
+failure modes, persistence; and the gate in a played game."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory.gate import Candidate, ConsistencyGate, GateConfig, RelationRule
+
+RELATIONS = {"located_in": RelationRule(functional=True), "price": RelationRule(functional=True, range=(0, 100)),
+             "knows": RelationRule(), "arrives_before": RelationRule(temporal="before"),
+             "arrives_after": RelationRule(temporal="after"),
+             "strict": RelationRule(functional=True, thresholds=(0.6, 0.95))}
+CRED = {"trusted": 0.9, "stale": 0.3, "liar": 0.1}
+
+
+def gate(**kw) -> ConsistencyGate:
+    return ConsistencyGate(RELATIONS, credibility=lambda s, t: CRED.get(s, 0.5), **kw)
+
+
+def cand(s, r, o, source="trusted", topic="t", turn=0, text="") -> Candidate:
+    return Candidate(s, r, o, topic, source, turn, text)
+
+
+def test_new_consistent_facts_are_admitted_and_repeats_corroborate():
+    g = gate()
+    d = g.submit(cand("gem", "located_in", "chest", source="stale"))
+    assert d.outcome == "admit" and d.reason == "consistent with what is known"
+    again = g.submit(cand("Gem", "located-in", "Chest", source="trusted"))
+    assert again.outcome == "admit" and again.fact == d.fact and "corroborates" in again.reason
+    assert g.facts[d.fact].sources == ["stale", "trusted"] and len(g.live()) == 1
+
+
+def test_trusted_update_supersedes_a_stale_fact_and_untrusted_contradiction_is_rejected():
+    g = gate()
+    old = g.submit(cand("gem", "located_in", "chest", source="stale"))
+    upd = g.submit(cand("gem", "located_in", "well", source="trusted"))
+    assert upd.outcome == "admit" and upd.superseded == [old.fact]
+    assert g.facts[old.fact].status == "superseded"
+    # Bradley-Terry contest: 0.9 / (0.9 + 0.3) = 0.75; final 0.8 * 0.75 + 0.2 * 0.9 = 0.78
+    (vote,) = [v for v in upd.votes if v["about"] == old.fact]
+    assert vote["contest"] == pytest.approx(0.75) and upd.score == pytest.approx(0.78)
+    bad = g.submit(cand("gem", "located_in", "cave", source="liar"))
+    assert bad.outcome == "reject" and bad.fact is None and g.status_of("gem", "located_in", "cave") is None
+    assert [f.object for f in g.live()] == ["well"]
+
+
+def test_equal_credibility_disputes_are_quarantined_and_kept_out_of_evidence():
+    g = gate()
+    g.submit(cand("gem", "located_in", "chest", source="ann"))
+    d = g.submit(cand("gem", "located_in", "well", source="bob"))
+    assert d.outcome == "quarantine" and g.facts[d.fact].status == "quarantined"
+    assert all(f.status in ("admitted", "verified") for f in g.live())
+    assert d.fact not in {f.id for f, _ in g.related(cand("gem", "located_in", "barn"))}
+    # a second source for the same held claim joins the held entry instead of a new one
+    d2 = g.submit(cand("gem", "located_in", "well", source="cy"))
+    assert d2.outcome == "quarantine" and d2.fact == d.fact and g.facts[d.fact].sources == ["bob", "cy"]
+
+
+def test_verification_purges_a_poisoned_fact_and_resolves_the_quarantine():
+    g = gate()
+    poison = g.submit(cand("gem", "located_in", "cave", source="trusted"))   # admitted early
+    held = g.submit(cand("gem", "located_in", "well", source="ann"))          # disputed, held
+    assert poison.outcome == "admit" and held.outcome in ("quarantine", "reject")
+    out = g.observe("gem", "located_in", "well", True, turn=5, topic="t")
+    assert out[0].reason.startswith("verified observation; purges")
+    assert g.facts[poison.fact].status == "purged"
+    assert g.status_of("gem", "located_in", "well") == "verified"
+    # the liar repeating the purged claim is now rejected outright: a verified fact wins any contest
+    d = g.submit(cand("gem", "located_in", "cave", source="trusted"))
+    assert d.outcome == "reject" and d.votes[0]["contest"] == 0.0
+
+
+def test_recheck_admits_a_held_claim_once_its_source_proves_reliable():
+    cred = {"ann": 0.5, "bob": 0.5}
+    g = ConsistencyGate(RELATIONS, credibility=lambda s, t: cred[s])
+    first = g.submit(cand("key", "located_in", "desk", source="ann"))
+    held = g.submit(cand("key", "located_in", "shelf", source="bob"))
+    assert held.outcome == "quarantine"
+    cred.update(bob=0.95, ann=0.1)   # bob proved right elsewhere, ann caught lying
+    (d,) = g.recheck(turn=9)
+    assert d.outcome == "admit" and d.reason.startswith("re-checked:") and d.fact == held.fact
+    assert g.facts[held.fact].status == "admitted" and g.facts[first.fact].status == "superseded"
+
+
+def test_verified_negative_rejects_later_claims_of_it():
+    g = gate()
+    g.observe("gem", "located_in", "well", False, turn=1, topic="t")
+    d = g.submit(cand("gem", "located_in", "well", source="trusted"))
+    assert d.outcome == "reject" and "verified to be false" in d.votes[0]["reason"]
+
+
+def test_numeric_range_and_temporal_order_are_contradictions():
+    g = gate()
+    d = g.submit(cand("lamp", "price", "500"))
+    assert d.outcome == "reject" and "outside the range" in d.reason
+    assert g.submit(cand("lamp", "price", "cheap")).outcome == "reject"
+    assert g.submit(cand("lamp", "price", "40", source="stale")).outcome == "admit"
+    assert g.submit(cand("lamp", "price", "45", source="liar")).outcome == "reject"
+    g.submit(cand("ship", "arrives_before", "storm"))
+    rev = g.submit(cand("storm", "arrives_before", "ship", source="liar"))
+    assert rev.outcome == "reject" and "temporal order" in rev.votes[0]["reason"]
+    opp = g.submit(cand("ship", "arrives_after", "storm", source="liar"))
+    assert opp.outcome == "reject"
+    # non-functional relations take several objects
+    g.submit(cand("ann", "knows", "bob"))
+    assert g.submit(cand("ann", "knows", "cy", source="liar")).outcome == "admit"
+
+
+def test_per_relation_thresholds():
+    g = gate()
+    assert g.submit(cand("x", "strict", "a", source="stale")).outcome == "quarantine"   # 0.86 < 0.95
+    assert g.submit(cand("y", "strict", "a")).outcome == "admit"                        # 0.98
+    # a dispute between equals scores 0.58: held under the defaults (0.3, 0.7), rejected below 0.6
+    d = g.submit(cand("y", "strict", "b"))
+    assert d.score == pytest.approx(0.58) and d.outcome == "reject"
+    g.submit(cand("z", "located_in", "a"))
+    assert g.submit(cand("z", "located_in", "b")).outcome == "quarantine"
+
+
+def test_related_facts_by_structure_meaning_and_keywords():
+    from memory.embedder import get_embedder
+    g = gate(embedder=get_embedder("hash"), config=GateConfig(k=3, similarity_floor=0.2))
+    g.submit(cand("gem", "located_in", "chest", text="The red gem lies in the oak chest."))
+    g.submit(cand("Captain Vane", "knows", "Mara", text="Captain Vane knows Mara of the harbour."))
+    g.submit(cand("bell", "rings_at", "noon", text="The bell rings at 12 sharp."))
+    rel = {f.text: why for f, why in g.related(cand("gem", "located_in", "well",
+                                                   text="The red gem lies in the old well."))}
+    assert rel["The red gem lies in the oak chest."] == "structured"
+    kw = {f.text: why for f, why in g.related(cand("Mara", "owns", "boat", text="Mara owns a boat."))}
+    assert kw.get("Captain Vane knows Mara of the harbour.") in ("keyword", "semantic")
+    num = {f.text: why for f, why in g.related(cand("clock", "strikes", "12", text="The clock strikes 12."))}
+    assert "The bell rings at 12 sharp." in num
+
+
+class Boom:
+    def judge(self, items):
+        raise RuntimeError("endpoint down")
+
+
+class Fixed:
+    def __init__(self, score):
+        self.score, self.calls = score, []
+
+    def judge(self, items):
+        self.calls.append(len(items))
+        return [self.score] * len(items)
+
+
+def test_a_failing_judge_degrades_to_quarantine_or_to_the_rule_judge():
+    g = gate(jury=Boom())
+    d = g.submit(cand("gem", "located_in", "chest"))
+    assert d.outcome == "quarantine" and "jury failed" in d.reason
+    g = gate(jury=Boom(), config=GateConfig(on_judge_error="rule_only"))
+    assert g.submit(cand("gem", "located_in", "chest")).outcome == "admit"
+
+
+def test_jury_votes_enter_the_score_and_candidates_are_batched():
+    jury = Fixed(0.0)
+    g = gate(jury=jury)
+    ds = g.submit_many([cand("a", "knows", "b"), cand("c", "knows", "d"), cand("e", "knows", "f")])
+    assert jury.calls == [3] and g.judge_calls == 1
+    # rule 1.0 and jury 0.0 at weight 0.5 -> 0.5; final 0.8 * 0.5 + 0.2 * 0.9 = 0.58: held
+    assert [d.outcome for d in ds] == ["quarantine"] * 3 and ds[0].score == pytest.approx(0.58)
+    assert any(v["judge"] == "jury" for v in ds[0].votes)
+
+
+def test_identical_candidates_reuse_the_cached_decision():
+    jury = Fixed(1.0)
+    g = gate(jury=jury)
+    g.submit(cand("a", "knows", "b", source="x"))
+    g.submit(cand("q", "located_in", "r", source="y"))   # changes memory: the next is judged afresh
+    held = g.submit(cand("q", "located_in", "s", source="z"))
+    again = g.submit(cand("q", "located_in", "s", source="z"))
+    assert again.cached and again.outcome == held.outcome and jury.calls == [1, 1, 1]
+
+
+def test_audit_is_queryable_and_state_round_trips():
+    g = gate()
+    g.submit(cand("gem", "located_in", "chest", source="stale", topic="gem", turn=1))
+    g.submit(cand("gem", "located_in", "cave", source="liar", topic="gem", turn=2))
+    g.submit(cand("ann", "knows", "bob", source="trusted", topic="people", turn=3))
+    g.observe("gem", "located_in", "chest", True, turn=4, topic="gem")
+    assert [d.candidate["object"] for d in g.audit(source="liar")] == ["cave"]
+    assert [d.outcome for d in g.audit(subject="GEM")] == ["admit", "reject", "admit"]
+    assert len(g.audit(topic="people")) == 1 and len(g.audit(since=3)) == 2
+    assert {d.outcome for d in g.audit(outcome="reject")} == {"reject"}
+    d = g.audit(source="liar")[0]
+    assert d.related and d.votes and d.credibility == pytest.approx(0.1) and d.reason
+    state = json.loads(json.dumps(g.get_state()))
+    h = gate()
+    h.set_state(state)
+    assert h.get_state() == g.get_state()
+    assert h.submit(cand("gem", "located_in", "cave", source="liar")).outcome == "reject"
+    new = h.submit(cand("boat", "located_in", "dock"))
+    assert new.fact not in g.facts   # fact ids continue after a load
+
+
+def test_bad_config_is_refused():
+    with pytest.raises(ValueError):
+        GateConfig(t_low=0.8, t_high=0.5)
+    with pytest.raises(ValueError):
+        GateConfig(k=9)
+
+
+words = st.sampled_from(["gem", "chest", "well", "Mara", "12", "40", "ship", "storm", "a b", "x-y"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(words, st.sampled_from(sorted(RELATIONS) + ["other"]), words,
+                          st.sampled_from(["trusted", "stale", "liar", "anon", "observation"]),
+                          st.booleans()), max_size=25))
+def test_fuzz_any_stream_of_writes_keeps_the_memory_consistent(stream):
+    g = gate()
+    for s, r, o, src, verify in stream:
+        if src == "observation":
+            g.observe(s, r, o, verify, turn=0)
+        else:
+            d = g.submit(cand(s, r, o, source=src))
+            assert d.outcome in ("admit", "quarantine", "reject") and 0.0 <= d.score <= 1.0
+    # invariant: no two live facts contradict on a functional relation
+    live = [f for f in g.live() if f.truth]
+    for a in live:
+        for b in live:
+            if a.key == b.key and g.rules.rule(a.relation).functional:
+                assert a.triple == b.triple
+    # a verified negative never coexists with the same live positive
+    for f in g.live():
+        if not f.truth:
+            assert not any(x.truth and x.triple == f.triple for x in live)
+    assert len(g.decisions) >= len(stream)
+
+
+# --- the gate in a game --------------------------------------------------------------------
+
+def test_claims_in_a_played_game_are_gated_and_trust_moves_when_a_liar_is_caught(tmp_path):
+    from game.session import Game
+    from game.types import PLAYER, Action, Verb
+    game = Game("tests/fixtures/mini", seed=0)
+    act = lambda *a, **k: game.act(Action(PLAYER, *a, **k))  # noqa: E731
+    act(Verb.ASK, obj="liar", target="gem")             # Lou lies: the gem is in the well
+    act(Verb.TAKE, obj="brass_key")
+    act(Verb.ASK, obj="liar", target="sky")             # true, and unrelated
+    g, facts = game.facts.gate, game.facts
+    assert [d.outcome for d in g.decisions] == ["admit", "admit"]
+    assert g.status_of("gem", "located_in", "well") == "admitted"     # consistent is not true...
+    before = facts.trust_table()["liar"]["gem"]
+    act(Verb.GO, obj="west")                           # (the chest is east, behind the iron gate)
+    act(Verb.GO, obj="east")
+    act(Verb.TAKE, obj="iron_key")
+    act(Verb.UNLOCK, obj="exit:east", target="iron_key")
+    act(Verb.GO, obj="east")
+    act(Verb.UNLOCK, obj="chest", target="brass_key")
+    act(Verb.OPEN, obj="chest")                        # ...the truth is verified and purges the lie
+    assert g.status_of("gem", "located_in", "well") == "purged"
+    assert g.status_of("gem", "located_in", "well", truth=False) == "verified"   # known to be false now
+    assert g.status_of("gem", "located_in", "chest") == "verified"
+    after = facts.trust_table()["liar"]["gem"]
+    assert after < before == 0.0 and facts.credibility("liar", "gem") < 0.5
+    assert facts.trust_table()["liar"]["weather"] == 0.0              # per topic: the sky claim is unjudged
+    # the audit is saved with the game
+    game.save("gated", tmp_path)
+    loaded = Game.load("gated", tmp_path)
+    assert loaded.facts.get_state() == facts.get_state()
+    again = loaded.facts.gate.submit(cand("gem", "located_in", "well", source="liar", topic="gem"))
+    assert again.outcome == "reject"
+
+
+def test_admitted_claims_reach_agent_memory_and_purged_ones_leave_it():
+    from game.session import Game
+    from game.types import PLAYER, Action, Verb
+    from memory.records import FACTS
+    game = Game("tests/fixtures/mini", seed=0, memory={"embedder": "hash"})
+    game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
+    bank = game.memory.bank
+    rid = game.facts.records[next(iter(game.facts.records))]
+    rec = bank.records[rid]
+    assert rec.scope == FACTS and rec.kind == "fact" and rec.status == "active" and rec.speaker == "liar"
+    game.facts.gate.observe("gem", "located_in", "chest", True, turn=1, topic="gem")
+    game.facts._mirror(game.facts.gate.decisions[-1:])
+    assert bank.records[rid].status == "rejected"
+
+
+def test_a_lie_about_something_already_verified_costs_trust_at_once():
+    from game.session import Game
+    from game.types import PLAYER, Action, Verb
+    game = Game("tests/fixtures/mini", seed=0)
+    game.facts.gate.observe("gem", "located_in", "chest", True, turn=0, topic="gem")
+    game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
+    assert game.facts.gate.decisions[-1].outcome == "reject"
+    assert game.facts.trust_table()["liar"]["gem"] < 0
+
+
+# --- the LLM jury over real HTTP --------------------------------------------------------------
+
+def test_llm_jury_votes_in_samples_batches_candidates_and_a_dead_jury_quarantines(serve):
+    from agents.llm.client import LLMClient
+    from agents.llm.config import LLMConfig
+    from memory.jury import LLMJury
+
+    answers = iter([["yes", "no"], ["yes", "unsure"], ["yes", "no"]])
+
+    def respond(body):
+        return json.dumps({"verdicts": [{"id": i + 1, "answer": a} for i, a in enumerate(next(answers))]})
+    s = serve(responder=respond)
+    client = LLMClient(LLMConfig(base_url=s.base_url, model="judge", max_retries=0, timeout=5))
+    g = gate(jury=LLMJury(client, samples=3))
+    a, b = g.submit_many([cand("ann", "knows", "bob", text="Ann knows Bob."), cand("cy", "knows", "dee")])
+    assert len(s.requests) == 3 and g.judge_calls == 1          # one request per sample, both candidates in it
+    assert {r["temperature"] for r in s.requests} == {0.2}
+    assert "sample 1 of 3" in s.requests[0]["messages"][-1]["content"]
+    assert "Ann knows Bob." in s.requests[0]["messages"][-1]["content"]
+    jury_a = next(v["vote"] for v in a.votes if v["judge"] == "jury")
+    jury_b = next(v["vote"] for v in b.votes if v["judge"] == "jury")
+    assert jury_a == pytest.approx(1.0) and jury_b == pytest.approx(0.5 / 3, abs=1e-5)
+    assert a.outcome == "admit" and b.outcome == "quarantine"
+    s.close()
+    dead = gate(jury=LLMJury(client, samples=1))
+    d = dead.submit(cand("eve", "knows", "fay"))
+    assert d.outcome == "quarantine" and "jury failed" in d.reason
+
+
+def test_cli_trust_prints_the_table_and_the_audit(tmp_path):
+    from tests.conftest import parley
+    env = {"PARLEY_SAVES": str(tmp_path)}
+    script = "ask lou about gem\ntake brass key\ntake iron key\nunlock gate with iron key\ne\n" \
+             "unlock chest with brass key\nopen chest\nsave t1\nquit\n"
+    r = parley("play", "tests/fixtures/mini", "--no-memory", input=script, env=env)
+    assert r.returncode == 0, r.stderr
+    r = parley("trust", "t1", "--audit", env=env)
+    assert r.returncode == 0, r.stderr
+    row = next(ln for ln in r.stdout.splitlines() if ln.startswith("liar"))
+    assert float(row.split()[1]) < 0                               # caught lying about the gem
+    assert "gem located_in well -- consistent with what is known" in r.stdout
+    assert "verified observation; purges" in r.stdout
+    r = parley("trust", "t1", "--json", env=env)
+    data = json.loads(r.stdout)
+    assert data["trust"]["liar"]["gem"] < 0 and data["credibility"]["liar"]["gem"] < 0.5
+    assert {d["outcome"] for d in data["audit"]} == {"admit"}
+    r = parley("trust", "t1", "--audit", "--source", "lu", env=env)
+    assert r.returncode == 2 and "no NPC 'lu'" in r.stderr
