@@ -33,9 +33,37 @@ Each turn it picks the first of:
    the nearest unexplored location; else to the least recently visited place;
 4. wait.
 
+Trust (``make_autopilot(game, seed, trust=True)``, the default): the autopilot
+reads the game's Σ-Mem (``game.facts.sigma``, learnt by the game from verified
+outcomes) and never writes it. It uses only reads (``score``, ``route``,
+``vote``), and only at two decisions:
+
+* **M-Route**, whom to ask about a needed thing. The thing's topic comes from
+  the claims heard about it, else from the world's fact catalogue (a fact's
+  subject and topic, never its object or whether it is true). The candidates
+  are the NPCs here whose talk hint lists that topic (``dialogue.topics_of``,
+  the same list ``talk`` shows), in the usual order. It asks
+  ``sigma.route(topic, candidates)`` (ties keep that order), but never an NPC
+  whose score on the topic is below 0: that NPC has been proved wrong there
+  more than right. After the usual one question per thing it may ask once more,
+  if the candidate now routed to is trusted (score > 0) and nobody trusted has
+  spoken about the thing yet;
+* **M-Vote**, which lead to follow. When the claims heard about the same
+  (subject, relation) name several places still worth a look, it heads for
+  ``sigma.vote(topic, {speaker: place})`` first (the last claim of each
+  speaker counts), and to the others only once that one has been ruled out.
+  When no claimant is trusted (score > 0) the vote is a plain majority; a tied
+  majority prefers no place, and it takes the nearest lead as without trust.
+
+With ``trust=False``, or a game without world facts, it plays exactly as
+without trust (nearest lead first, the first talker here). ``trust`` may also
+be a ``SigmaMem`` to read instead of the game's (for example one kept across
+games; the autopilot still only reads it).
+
 Ties are broken with its own ``numpy.random.Generator``, so a run is a function
-of the engine state, the autopilot's memory and that generator.
-``get_state``/``set_state`` round-trip all three as JSON-able data.
+of the engine state, the autopilot's memory, the trust it reads and that
+generator. ``get_state``/``set_state`` round-trip its memory and generator as
+JSON-able data (the Σ-Mem belongs to the game and is saved with it).
 """
 
 from __future__ import annotations
@@ -51,7 +79,7 @@ from game import dialogue
 from game.rules import reachable
 from game.types import PLAYER, Action, Observation, Verb
 
-STATE_VERSION = 1
+STATE_VERSION = 2         # 2: claims heard and leads followed (a version 1 state loads with both empty)
 TURN_COST = 0.05         # utility a negotiation gives up per extra turn spent haggling
 HASTE_TURNS = 30         # with fewer turns left than this, close every deal at once
 MAX_ASKS_PER_THING = 1   # ask at most this many NPCs where one needed thing is
@@ -63,10 +91,22 @@ def seeded_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([int(seed), 1]))
 
 
-def make_autopilot(game_or_engine: Any, seed: int | None = None) -> Autopilot:
-    """An ``Autopilot`` for a ``Game`` or an ``Engine``, seeded from ``seed`` (default: the game's)."""
+def make_autopilot(game_or_engine: Any, seed: int | None = None, trust: Any = True) -> Autopilot:
+    """An ``Autopilot`` for a ``Game`` or an ``Engine``, seeded from ``seed`` (default: the game's).
+
+    ``trust``: True reads the game's Σ-Mem (``game.facts.sigma``) when the game has world
+    facts (an ``Engine`` has none: no trust); False plays without trust; a ``SigmaMem``
+    (anything with ``score``/``route``/``vote``) is read instead of the game's. It is only read.
+    """
     engine = getattr(game_or_engine, "engine", game_or_engine)
-    return Autopilot(engine, seeded_rng(engine.seed if seed is None else seed))
+    if trust is True:
+        facts = getattr(game_or_engine, "facts", None)
+        sigma = getattr(facts, "sigma", None) if facts is not None else None
+    elif trust is False or trust is None:
+        sigma = None
+    else:
+        sigma = trust
+    return Autopilot(engine, seeded_rng(engine.seed if seed is None else seed), sigma=sigma)
 
 
 def command_text(engine: Any, action: Action) -> str:
@@ -85,12 +125,14 @@ class Autopilot(BaseAgent):
     uses_context = True  # it receives the player context; its plan reads the engine state
 
     def __init__(self, engine: Any, rng: np.random.Generator | None = None, *,
-                 ask: bool = True, turn_cost: float = TURN_COST):
+                 ask: bool = True, turn_cost: float = TURN_COST, sigma: Any = None):
         super().__init__(PLAYER)
         self.engine = engine
         self.spec = engine.spec
         self.rng = rng if rng is not None else seeded_rng(engine.seed)
         self.ask = bool(ask)
+        self.sigma = sigma  # Σ-Mem to read (never written), or None: play without trust
+        self._picked: str | None = None      # the place the last _step_to headed for (transient)
         self.turn_cost = float(turn_cost)
         self._models: dict[str, Any] = {}    # scene -> the merchant's modelled negotiator (derived)
         self._answers: dict[tuple, bool] = {}  # (scene, moves, terms) -> modelled acceptance (derived)
@@ -103,6 +145,11 @@ class Autopilot(BaseAgent):
         from game.world.spec import CouncilScene, NegotiationScene
         spec = self.spec
         self.loc_order = {k: i for i, k in enumerate(spec.locations)}
+        # the topic each thing is talked about under: the fact catalogue's subject -> topic
+        # (the vocabulary of the talk hints; never a fact's object or truth)
+        self.subject_topic: dict[str, str] = {}
+        for f in spec.facts.values():
+            self.subject_topic.setdefault(f.subject, f.topic)
         self.trades: dict[str, dict[str, Any]] = {}
         for nid, npc in spec.npcs.items():
             sid = npc.trade
@@ -144,6 +191,8 @@ class Autopilot(BaseAgent):
         self.hints: dict[str, list[str]] = {}    # thing -> places someone said it is
         self.asked: list[list[str]] = []         # [npc, thing] pairs already asked
         self.neg: dict[str, dict[str, Any]] = {}  # scene -> {"fallback", "expect", "tries"}
+        self.claims: list[list[str]] = []        # [speaker, subject, relation, object, topic] heard when asking
+        self.followed: list[list[Any]] = []      # [thing, place, steps]: leads it walked toward (a diagnostic)
         self.actions = 0
         self.invalid = 0
         self.last_turn = -1
@@ -154,10 +203,11 @@ class Autopilot(BaseAgent):
                 "asked": [list(p) for p in self.asked],
                 "neg": {k: dict(v) for k, v in self.neg.items()}, "actions": self.actions,
                 "invalid": self.invalid, "last_turn": self.last_turn,
+                "claims": [list(c) for c in self.claims], "followed": [list(f) for f in self.followed],
                 "rng": self.rng.bit_generator.state}
 
     def set_state(self, state: dict[str, Any]) -> None:
-        if state.get("version") != STATE_VERSION:
+        if state.get("version") not in (1, STATE_VERSION):
             raise ValueError(f"autopilot state version {state.get('version')!r}, expected {STATE_VERSION}")
         self.visited = {str(k): int(v) for k, v in state["visited"].items()}
         self.seen_items = dict(state["seen_items"])
@@ -168,6 +218,8 @@ class Autopilot(BaseAgent):
         self.actions = int(state["actions"])
         self.invalid = int(state["invalid"])
         self.last_turn = int(state["last_turn"])
+        self.claims = [[str(x) for x in c] for c in state.get("claims", ())]
+        self.followed = [[str(t), str(p), int(n)] for t, p, n in state.get("followed", ())]
         self.rng.bit_generator.state = state["rng"]
 
     # --- acting ----------------------------------------------------------------------
@@ -190,6 +242,9 @@ class Autopilot(BaseAgent):
             if ev.kind == "say" and ev.data.get("asked_by") == PLAYER:
                 for c in ev.data.get("claims", ()):
                     place = c.get("object")
+                    heard = [str(c.get(k) or "") for k in ("speaker", "subject", "relation", "object", "topic")]
+                    if heard not in self.claims:
+                        self.claims.append(heard)
                     if place in spec.locations or place in spec.items:
                         places = self.hints.setdefault(c.get("subject", ""), [])
                         if place not in places:
@@ -392,6 +447,12 @@ class Autopilot(BaseAgent):
         talkers = [n for n in npcs_here if dialogue.topics_of(eng, n)]  # NPCs with something to tell
         if self.ask and talkers and self._unexplored():
             for thing in self._lost(g, keys=False):
+                if self.sigma is not None:
+                    pick = self._informant(thing, talkers)
+                    if pick is not None:
+                        self.asked.append([pick, thing])
+                        return self._do(Verb.ASK, pick, thing)
+                    continue
                 asked = [p for p in self.asked if p[1] == thing]
                 if len(asked) >= MAX_ASKS_PER_THING or self._live_hints(thing):
                     continue
@@ -400,6 +461,79 @@ class Autopilot(BaseAgent):
                         self.asked.append([n, thing])
                         return self._do(Verb.ASK, n, thing)
         return None
+
+    # --- trust (reads of Σ-Mem only) ----------------------------------------------------
+    def _topic_of(self, thing: str) -> str | None:
+        """The topic ``thing`` is talked about under: from a claim heard about it, else the catalogue."""
+        for c in self.claims:
+            if c[1] == thing and c[4]:
+                return c[4]
+        return self.subject_topic.get(thing)
+
+    def _score(self, peer: str, topic: str) -> float:
+        from game.errors import InputError
+        try:
+            return float(self.sigma.score(peer, topic))
+        except InputError:  # a topic the memory does not know: no evidence either way
+            return 0.0
+
+    def _informant(self, thing: str, talkers: list[str]) -> str | None:
+        """M-Route: whom here to ask where ``thing`` is (None: ask nobody now)."""
+        from game.errors import InputError
+        topic = self._topic_of(thing)
+        cands = [n for n in talkers if [n, thing] not in self.asked
+                 and (topic is None or topic in dialogue.topics_of(self.engine, n))]
+        if not cands:
+            return None
+        asked = [p for p in self.asked if p[1] == thing]
+        first_ask = len(asked) < MAX_ASKS_PER_THING and not self._live_hints(thing)
+        if topic is None:
+            return cands[0] if first_ask else None
+        try:
+            pick = self.sigma.route(topic, cands)
+        except InputError:
+            pick = cands[0]
+        score = self._score(pick, topic)
+        if score < 0:  # proved wrong on this topic more than right: not worth a turn
+            return None
+        if first_ask:
+            return pick
+        # one more question, to someone trusted, while nobody trusted has spoken about it
+        if score > 0 and not any(self._score(p[0], topic) > 0 for p in asked):
+            return pick
+        return None
+
+    def _leads(self, thing: str) -> list[str]:
+        """Live hints for ``thing`` to follow now. With trust, when the claims about one
+        (subject, relation) name several live places, only M-Vote's answer (until it is
+        ruled out; a tie among untrusted claimants decides nothing); otherwise every live hint."""
+        live = self._live_hints(thing)
+        if self.sigma is None or len(live) < 2:
+            return live
+        from game.errors import InputError
+        groups: dict[str, dict[str, str]] = {}   # relation -> {speaker: place} (a speaker's last claim)
+        topics: dict[str, str] = {}
+        for speaker, subject, relation, obj, topic in self.claims:
+            if subject == thing and obj in live:
+                groups.setdefault(relation, {})[speaker] = obj
+                topics.setdefault(relation, topic)
+        winners: list[str] = []
+        for relation, claims in groups.items():
+            if len(set(claims.values())) < 2:
+                continue
+            topic = topics[relation]
+            if not any(self._score(p, topic) > 0 for p in claims):
+                # nobody here is trusted: M-Vote is a plain majority; a tied one prefers nothing
+                counts = sorted((list(claims.values()).count(o) for o in set(claims.values())), reverse=True)
+                if counts[0] == counts[1]:
+                    continue
+            try:
+                win = self.sigma.vote(topic, claims)
+            except InputError:
+                continue
+            if win not in winners:
+                winners.append(str(win))
+        return winners or live
 
     def _needed_for_has(self, item: str) -> bool:
         """True if an unfinished quest still needs the player to hold ``item`` (so: don't give it yet)."""
@@ -505,6 +639,17 @@ class Autopilot(BaseAgent):
         out += g["at"]
         return out
 
+    def _note_followed(self, leads: dict[str, list[str]], place: str | None) -> None:
+        """Count a step toward ``place`` as following the leads that named it."""
+        for thing, places in leads.items():
+            if place in places:
+                for rec in self.followed:
+                    if rec[0] == thing and rec[1] == place:
+                        rec[2] += 1
+                        break
+                else:
+                    self.followed.append([thing, place, 1])
+
     def _step_to(self, places: list[str], dist: dict[str, int], first: dict[str, str]) -> Action | None:
         here = self.engine.state.where[PLAYER]
         cands = sorted({p for p in places if p in dist and p != here}, key=lambda p: (dist[p], self.loc_order[p]))
@@ -512,6 +657,7 @@ class Autopilot(BaseAgent):
             return None
         best = [p for p in cands if dist[p] == dist[cands[0]]]
         pick = best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
+        self._picked = pick
         return self._do(Verb.GO, first[pick])
 
     def _navigate(self, g: dict[str, Any]) -> Action | None:
@@ -519,9 +665,10 @@ class Autopilot(BaseAgent):
         step = self._step_to(self._targets(g), dist, first)
         if step is not None:
             return step
-        hinted = [p for thing in self._lost(g) for p in self._live_hints(thing) if p in self.spec.locations]
-        step = self._step_to(hinted, dist, first)
+        leads = {thing: [p for p in self._leads(thing) if p in self.spec.locations] for thing in self._lost(g)}
+        step = self._step_to([p for places in leads.values() for p in places], dist, first)
         if step is not None:
+            self._note_followed(leads, self._picked)
             return step
         frontier = [p for p in dist if p not in self.visited]
         step = self._step_to(frontier, dist, first)

@@ -95,6 +95,10 @@ def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
     g.add_argument("--llm-timeout", type=float, default=None, metavar="S", help="seconds per request (default 30)")
     g.add_argument("--llm-retries", type=_count, default=None, metavar="N",
                    help="retries on 429, 5xx, timeouts and dropped connections (default 4, with backoff)")
+    if not scene:
+        g.add_argument("--llm-jury", action="store_true",
+                       help="the consistency gate also asks the LLM whether each NPC claim fits what is known "
+                            "(3 samples per batch of claims)")
     g.add_argument("--llm-cache", metavar="DIR", default=None,
                    help="cache replies on disk here; a re-run with the same prompts makes no requests")
 

@@ -33,8 +33,9 @@ def insight_bank(args: Namespace):
 def llm_client(args: Namespace, seed: int):
     """The LLM client the --llm flags describe, or None. Bad settings are input errors (exit 2)."""
     if not getattr(args, "llm", None):
-        if getattr(args, "model", None) or getattr(args, "llm_cache", None):
-            raise InputError("--model and --llm-cache need --llm URL", hint="e.g. --llm http://localhost:11434/v1")
+        if getattr(args, "model", None) or getattr(args, "llm_cache", None) or getattr(args, "llm_jury", False):
+            raise InputError("--model, --llm-cache and --llm-jury need --llm URL",
+                             hint="e.g. --llm http://localhost:11434/v1")
         return None
     import numpy as np
 
@@ -85,7 +86,8 @@ def cmd_play(args: Namespace) -> int:
     if args.load:
         wanted = getattr(args, "llm_npcs", "all") or "all"
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
-                         llm_npcs="all" if wanted == "all" else {x.strip() for x in wanted.split(",")})
+                         llm_npcs="all" if wanted == "all" else {x.strip() for x in wanted.split(",")},
+                         jury=args.llm_jury)
         if llm is not None:
             llm_npc_ids(args, game.world)  # unknown ids are input errors here too
         if game.saved_llm and llm is None:
@@ -106,7 +108,7 @@ def cmd_play(args: Namespace) -> int:
         from game.world.loader import load_world
         world = load_world(args.world or "worlds/harbor")
         game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
-                    llm=llm, llm_npcs=llm_npc_ids(args, world))
+                    llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury)
     try:
         return run_console(game, saves_base=args.saves_dir)
     finally:
@@ -168,7 +170,7 @@ def cmd_run(args: Namespace) -> int:
         raise InputError("--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware")
     llm = llm_client(args, args.seed)
     world = load_world(args.world)
-    llm_opts = {"llm": llm, "llm_npcs": llm_npc_ids(args, world)}
+    llm_opts = {"llm": llm, "llm_npcs": llm_npc_ids(args, world), "jury": args.llm_jury}
     if args.autopilot:
         game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
                     player_kind="autopilot", **llm_opts)

@@ -32,13 +32,15 @@ class Game:
 
     def __init__(self, world: World | str | Path, seed: int = 0, transcript_path: str | Path | None = None,
                  agents: dict[str, Any] | None = None, memory: Any = None, insights: Any = None,
-                 player_kind: str = "human", llm: Any = None, llm_npcs: Any = "all", facts: bool = True):
+                 player_kind: str = "human", llm: Any = None, llm_npcs: Any = "all", facts: bool = True,
+                 jury: bool = False):
         """``memory``: None (off), a ``memory.runtime.GameMemory``, or a dict of its options
         (``embedder``, ``store``, ``config``). ``insights``: a ``memory.insights.InsightBank``
         whose lessons from earlier games become priors in each agent's context, and which
         ``learn()`` updates after this game. ``llm``: an ``agents.llm.LLMClient`` (or
         ``LLMConfig``) that drives the NPCs named by ``llm_npcs`` (``"all"`` or ids). ``facts``:
-        run NPC claims through the consistency gate and learn trust from verifications."""
+        run NPC claims through the consistency gate and learn trust from verifications; ``jury``:
+        the gate also asks the ``llm`` (an LLM jury, 3 samples per batch of claims)."""
         self.world = world if isinstance(world, World) else load_world(world)
         self.seed = int(seed)
         self.insights = insights
@@ -58,7 +60,7 @@ class Game:
             self.attach_memory(memory)
         self.facts = None
         if facts:
-            self.attach_facts()
+            self.attach_facts(jury)
         from game.parser import Parser
         self.parser = Parser()
 
@@ -74,16 +76,19 @@ class Game:
         self.engine.listeners.append(memory.on_event)
         self.engine.context_provider = memory.context
 
-    def attach_facts(self) -> None:
+    def attach_facts(self, jury: bool = False) -> None:
         """World-fact memory: claims through the consistency gate; Σ-Mem trust from verifications."""
         from memory.worldfacts import WorldFacts
         bank = self.memory.bank if self.memory is not None else None
-        jury = None
-        if self.llm is not None:  # with an LLM configured, a jury joins the rule judge
+        judge = None
+        if jury:
+            if self.llm is None:
+                from game.errors import InputError
+                raise InputError("the LLM jury needs an LLM endpoint", hint="pass --llm URL with --llm-jury")
             from memory.jury import LLMJury
-            jury = LLMJury(self.llm)
+            judge = LLMJury(self.llm)
         self.facts = WorldFacts(self.spec, embedder=bank.embedder if bank is not None else None, bank=bank,
-                                jury=jury)
+                                jury=judge)
         self.engine.listeners.append(self.facts.on_event)
 
     def agent_keys(self) -> dict[str, str]:
@@ -170,7 +175,7 @@ class Game:
 
     @classmethod
     def load(cls, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None,
-             llm: Any = None, llm_npcs: Any = "all") -> Game:
+             llm: Any = None, llm_npcs: Any = "all", jury: bool = False) -> Game:
         folder = resolve(ref, base)
         data = read_save(folder)
         where = folder / "save.json"
@@ -187,7 +192,7 @@ class Game:
                 raise SaveError(f"{where}: memory settings are damaged ({type(e).__name__}: {e})") from None
             if memory["store"] not in ("flat", "chroma"):
                 memory["store"] = "flat"
-        game = cls(world, seed=data["seed"], memory=memory, llm=llm, llm_npcs=llm_npcs)
+        game = cls(world, seed=data["seed"], memory=memory, llm=llm, llm_npcs=llm_npcs, jury=jury)
         game.saved_llm = data.get("llm")
         try:
             game.engine.set_state(data["engine"])

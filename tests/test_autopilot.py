@@ -10,7 +10,7 @@ import pytest
 
 from agents.autopilot import Autopilot, command_text, make_autopilot
 from game.session import Game
-from game.types import PLAYER, Action
+from game.types import PLAYER, Action, Verb
 from game.world.loader import load_world
 from tests.conftest import ROOT, WORLDS, parley
 
@@ -173,3 +173,170 @@ def test_cli_autopilot_wins_and_is_deterministic(tmp_path):
     assert r3.returncode == 0 and "turn 4," in r3.stdout and "not won" in r3.stdout
     r4 = parley("run", "--no-memory", "worlds/council", "--autopilot", "--script", "x.txt")
     assert r4.returncode == 2 and "not allowed" in r4.stderr
+
+
+# --- trust: Σ-Mem reads (M-Route, M-Vote) ---------------------------------------------------------
+
+def _first_action(game, pilot):
+    return pilot.act(game.engine.observe(PLAYER))
+
+
+def test_trust_is_the_games_sigma_and_off_or_engine_means_none():
+    game = Game(world("harbor"), seed=0)
+    assert make_autopilot(game, 0).sigma is game.facts.sigma  # trust on by default
+    assert make_autopilot(game, 0, trust=False).sigma is None
+    assert make_autopilot(game.engine, 0).sigma is None  # an Engine has no world facts
+    assert make_autopilot(Game(world("harbor"), seed=0, facts=False), 0).sigma is None
+    from memory.sigma import SigmaMem
+    mine = SigmaMem(phi="onehot", topics=["treasure"])
+    assert make_autopilot(game, 0, trust=mine).sigma is mine
+
+
+def test_m_route_asks_the_npc_trusted_on_the_topic():
+    """At the quay on turn 0 Dray and Jory can both tell about treasure (the strongbox's topic).
+    Without trust it asks the first (Dray); with Jory trusted there, it asks Jory."""
+    game = Game(world("harbor"), seed=0)
+    assert _first_action(game, make_autopilot(game, 0, trust=False)) == \
+        Action(PLAYER, Verb.ASK, obj="dray", target="strongbox")
+    game = Game(world("harbor"), seed=0)
+    assert _first_action(game, make_autopilot(game, 0)) == Action(PLAYER, Verb.ASK, obj="dray", target="strongbox")
+    game.facts.sigma.write("treasure", {"jory": 1, "dray": -1})
+    assert _first_action(game, make_autopilot(game, 0)) == Action(PLAYER, Verb.ASK, obj="jory", target="strongbox")
+    game = Game(world("harbor"), seed=0)
+    game.facts.sigma.write("treasure", {"jory": 1})  # Dray unknown (0), Jory trusted
+    assert _first_action(game, make_autopilot(game, 0)) == Action(PLAYER, Verb.ASK, obj="jory", target="strongbox")
+    game = Game(world("harbor"), seed=0)
+    game.facts.sigma.write("weather", {"jory": 1})  # trust on another topic does not count here
+    assert _first_action(game, make_autopilot(game, 0)) == Action(PLAYER, Verb.ASK, obj="dray", target="strongbox")
+
+
+def test_m_route_does_not_ask_npcs_proved_wrong_on_the_topic():
+    game = Game(world("harbor"), seed=0)
+    game.facts.sigma.write("treasure", {"jory": -1, "dray": -1})
+    action = _first_action(game, make_autopilot(game, 0))
+    assert action.verb != Verb.ASK, action
+
+
+def test_m_route_reads_a_given_sigma_instead_of_the_games():
+    from memory.sigma import SigmaMem
+    game = Game(world("harbor"), seed=0)
+    mine = SigmaMem.from_state(game.facts.sigma.get_state())
+    mine.write("treasure", {"jory": 1})
+    assert _first_action(game, make_autopilot(game, 0, trust=mine)) == \
+        Action(PLAYER, Verb.ASK, obj="jory", target="strongbox")
+
+
+def _say(turn: int, seq: int, speaker: str, subject: str, obj: str, topic: str = "treasure"):
+    from game.types import Event
+    claim = {"speaker": speaker, "subject": subject, "relation": "located_in", "object": obj, "topic": topic}
+    return Event(turn, seq, "say", speaker, f"{speaker} says {subject} is at {obj}",
+                 data={"intent": "answer", "claims": [claim], "topic": subject, "asked_by": PLAYER})
+
+
+@pytest.mark.parametrize("trusted,expected", [("dray", "north"), ("hobb", "south"), (None, "south")])
+def test_m_vote_heads_for_the_place_the_trusted_npc_named(trusted, expected):
+    """Two claims about the strongbox: Dray says the crypt (3 steps north), Hobb the pier (1 step
+    south). Without trust it takes the nearest lead; with trust M-Vote picks the trusted speaker's."""
+    game = Game(world("harbor"), seed=0)
+    if trusted is not None:
+        game.facts.sigma.write("treasure", {trusted: 1, ({"dray", "hobb"} - {trusted}).pop(): -1})
+    pilot = Autopilot(game.engine, np.random.default_rng(0), sigma=game.facts.sigma, ask=False)
+    pilot.visited.update({"market_row": -1, "chapel": -1})  # the way to the crypt is known
+    obs = game.engine.observe(PLAYER)
+    obs = dataclasses.replace(obs, recent=obs.recent + (_say(0, 90, "dray", "strongbox", "crypt"),
+                                                        _say(0, 91, "hobb", "strongbox", "pier")))
+    action = pilot.act(obs)
+    assert action == Action(PLAYER, Verb.GO, obj=expected), action
+    place = "crypt" if expected == "north" else "pier"
+    assert pilot.followed == [["strongbox", place, 1]]
+    if trusted is None:  # the same as playing without trust at all
+        plain = Autopilot(Game(world("harbor"), seed=0).engine, np.random.default_rng(0), ask=False)
+        plain.visited.update({"market_row": -1, "chapel": -1})
+        assert plain.act(obs) == action
+
+
+def test_m_vote_falls_back_to_the_other_lead_once_the_voted_one_is_ruled_out():
+    game = Game(world("harbor"), seed=0)
+    game.facts.sigma.write("treasure", {"dray": 1, "hobb": -1})
+    pilot = Autopilot(game.engine, np.random.default_rng(0), sigma=game.facts.sigma, ask=False)
+    pilot.visited.update({"market_row": -1, "chapel": -1, "crypt": -1})  # the crypt was searched already
+    obs = game.engine.observe(PLAYER)
+    obs = dataclasses.replace(obs, recent=obs.recent + (_say(0, 90, "dray", "strongbox", "crypt"),
+                                                        _say(0, 91, "hobb", "strongbox", "pier")))
+    assert pilot.act(obs) == Action(PLAYER, Verb.GO, obj="south")
+
+
+@pytest.mark.parametrize("name", ["harbor", "council"])
+def test_trust_off_plays_exactly_as_before_whatever_sigma_holds(name):
+    """trust=False ignores Σ-Mem entirely: the transcript equals an autopilot built without one."""
+    for seed in range(3):
+        a = Game(world(name), seed=seed)
+        for tp in sorted({f.topic for f in a.spec.facts.values()}):
+            a.facts.sigma.write(tp, {n: (1 if i % 2 else -1) for i, n in enumerate(a.spec.npcs)})
+        pa = make_autopilot(a, seed, trust=False)
+        b = Game(world(name), seed=seed)
+        pb = Autopilot(b.engine, np.random.default_rng(np.random.SeedSequence([seed, 1])))
+        for g, p in ((a, pa), (b, pb)):
+            while not g.engine.done:
+                g.act(p.act(g.engine.observe(PLAYER)))
+        assert a.transcript.text() == b.transcript.text()
+
+
+@pytest.mark.parametrize("name", ["harbor", "council"])
+def test_autopilot_never_writes_sigma(name):
+    """Σ-Mem only changes when the game verifies something, never while the autopilot chooses."""
+    game = Game(world(name), seed=3)
+    for tp in sorted({f.topic for f in game.spec.facts.values()}):
+        game.facts.sigma.write(tp, {n: (1 if i % 3 else -1) for i, n in enumerate(game.spec.npcs)})
+    pilot = make_autopilot(game, 3)
+    assert pilot.sigma is game.facts.sigma
+    while not game.engine.done:
+        before = json.dumps(game.facts.sigma.get_state())
+        action = pilot.act(game.engine.observe(PLAYER))
+        assert json.dumps(game.facts.sigma.get_state()) == before
+        game.act(action)
+    assert game.engine.state.won
+
+
+@pytest.mark.parametrize("name", list(WORLD_DIRS))
+def test_trust_carried_across_games_still_wins_and_stops_asking_known_liars(name):
+    """Σ-Mem persisted from seed to seed (the player remembers who was wrong last time)."""
+    carried = None
+    asked_after_wrong: list[tuple[int, str, str]] = []
+    for seed in range(8):
+        game = Game(world(name), seed=seed)
+        if carried is not None:
+            game.facts.sigma.set_state(carried)
+        pilot = make_autopilot(game, seed)
+        sigma = game.facts.sigma
+        while not game.engine.done:
+            action = pilot.act(game.engine.observe(PLAYER))
+            if action.verb == Verb.ASK:
+                topic = pilot._topic_of(action.target)
+                if topic is not None and sigma.score(action.obj, topic) < 0:
+                    asked_after_wrong.append((seed, action.obj, action.target))
+            game.act(action)
+        assert game.engine.state.won, f"{name} seed {seed}"
+        carried = sigma.get_state()
+    assert asked_after_wrong == []
+
+
+def test_state_version_1_still_loads():
+    game, pilot = autoplay(world("harbor"), 2, turns=5)
+    old = pilot.get_state()
+    old = {k: v for k, v in old.items() if k not in ("claims", "followed")} | {"version": 1}
+    fresh = make_autopilot(Game(world("harbor"), seed=2), 2)
+    fresh.set_state(old)
+    assert fresh.claims == [] and fresh.followed == [] and fresh.asked == pilot.asked
+
+
+def test_m_vote_without_trust_is_a_majority_of_claimants():
+    """Nobody trusted: two say the crypt, one the pier; M-Vote's majority beats the nearer pier."""
+    game = Game(world("harbor"), seed=0)
+    pilot = Autopilot(game.engine, np.random.default_rng(0), sigma=game.facts.sigma, ask=False)
+    pilot.visited.update({"market_row": -1, "chapel": -1})
+    obs = game.engine.observe(PLAYER)
+    obs = dataclasses.replace(obs, recent=obs.recent + (_say(0, 90, "hobb", "strongbox", "pier"),
+                                                        _say(0, 91, "dray", "strongbox", "crypt"),
+                                                        _say(0, 92, "jory", "strongbox", "crypt")))
+    assert pilot.act(obs) == Action(PLAYER, Verb.GO, obj="north")
