@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")
     run.add_argument("--quiet", action="store_true", help="print only the summary")
+    run.add_argument("--no-trust", action="store_true",
+                     help="with --autopilot: ignore what Σ-Mem has learned about whom to trust")
     run.add_argument("--negotiators", metavar="KINDS", default=None,
                      help="with --scene: negotiator kinds for the two parties, e.g. boulware,llm "
                           "(default: each NPC's configured kind)")

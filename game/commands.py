@@ -201,7 +201,7 @@ def cmd_run(args: Namespace) -> int:
 def _run_autopilot(game, args: Namespace) -> None:
     """Let the heuristic autopilot play until the game ends or --turns is reached."""
     from agents.autopilot import command_text, make_autopilot
-    pilot = make_autopilot(game, args.seed)  # its own RNG stream, derived from the seed
+    pilot = make_autopilot(game, args.seed, trust=not args.no_trust)  # own RNG stream, derived from the seed
     turns = args.turns if args.turns is not None else game.spec.max_turns
     while not game.engine.done and game.engine.state.turn < turns:
         action, events = game.agent_turn(pilot)
