@@ -16,8 +16,9 @@ passes the gate before it enters world-fact memory:
    (Σ-Mem: ``c = (1 + s) / 2`` for the source's score ``s`` on the topic; 0.5 for
    an unknown source; an observation is 1). A contradiction is a contest
    between the candidate's source and the contradicted fact's source, scored
-   like a Bradley–Terry match: the rule vote is ``c_new / (c_new + c_old)``
-   instead of 0 (0 when the old fact was verified). So a trusted source
+   like a Bradley–Terry match with sharpness ``k`` (= 2): the rule vote is
+   ``c_new^k / (c_new^k + c_old^k)`` instead of 0 (0 when the old fact was
+   verified). So a trusted source
    supersedes a stale fact from an untrusted one, while an untrusted source's
    contradiction of a trusted fact is rejected. The final score is
    ``(1 - alpha) * consistency + alpha * c_new`` (``alpha`` = 0.2).
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -84,6 +85,7 @@ class GateConfig(BaseModel):
     t_low: float = Field(0.3, ge=0.0, le=1.0)
     t_high: float = Field(0.7, ge=0.0, le=1.0)
     alpha: float = Field(0.2, ge=0.0, le=1.0, description="weight of source credibility in the final score")
+    sharpness: float = Field(2.0, gt=0.0, le=10.0, description="exponent k of the credibility contest")
     jury_weight: float = Field(0.5, ge=0.0, le=1.0, description="weight of the LLM jury vs the rule judge")
     on_judge_error: Literal["quarantine", "rule_only"] = "quarantine"
     cache: bool = True
@@ -198,7 +200,8 @@ class RuleJudge:
         s, rel, o = c.triple
         fs, frel, fo = f.triple
         if (s, rel) == (fs, frel):
-            if o == fo:
+            x, y = _number(o), _number(fo)
+            if o == fo or (x is not None and x == y):
                 return (1.0, "the same fact") if f.truth else (0.0, "verified to be false")
             if not f.truth:
                 return None
@@ -258,7 +261,13 @@ class ConsistencyGate:
             self._by_word.setdefault(w, []).append(f.id)
         if self.embedder is not None:
             v = self._embed([f.text])
-            self._vecs = v if self._vecs is None else np.vstack([self._vecs, v])
+            n = len(self._vec_ids)
+            if self._vecs is None or n >= self._vecs.shape[0]:  # grow by doubling
+                grown = np.zeros((max(16, 2 * n), v.shape[1]), dtype=np.float32)
+                if self._vecs is not None:
+                    grown[:n] = self._vecs[:n]
+                self._vecs = grown
+            self._vecs[n] = v[0]
             self._vec_ids.append(f.id)
         self._version += 1
         return f
@@ -284,13 +293,14 @@ class ConsistencyGate:
             found.setdefault(fid, "structured")
         r = self.rules.rule(c.relation)
         if r.temporal:  # the reverse order, and the opposite temporal relation on the same pair
+            ends = (norm(c.subject), norm(c.object))
             for (s, rel), ids in self._by_key.items():
-                if s in (norm(c.subject), norm(c.object)) and self.rules.rule(rel).temporal:
+                if s in ends and self.rules.rule(rel).temporal:
                     for fid in ids:
                         found.setdefault(fid, "structured")
         if self.embedder is not None and self._vecs is not None and len(self._vec_ids):
             q = self._embed([c.sentence()])[0]
-            sims = self._vecs @ q
+            sims = self._vecs[: len(self._vec_ids)] @ q
             order = np.argsort(-sims, kind="stable")
             taken = 0
             for i in order:
@@ -315,6 +325,19 @@ class ConsistencyGate:
             return 1.0
         return float(min(1.0, max(0.0, self.credibility(source, topic))))
 
+    def _cache_key(self, c: Candidate) -> tuple:
+        return (c.triple, c.source, norm(c.topic), round(self._cred(c.source, c.topic), 6), self._version)
+
+    def _contest(self, new: float, old: float) -> float:
+        """The chance the newcomer is right when two sources disagree: ``new^k / (new^k + old^k)``."""
+        k = self.cfg.sharpness
+        a, b = new ** k, old ** k
+        return a / (a + b) if a + b > 0 else 0.5
+
+    def invalidate(self) -> None:
+        """Credibility changed (the reliability memory learned): cached decisions are stale."""
+        self._version += 1
+
     def submit(self, c: Candidate) -> Decision:
         """Decide one candidate: admit, quarantine or reject (and remember the decision)."""
         return self.submit_many([c])[0]
@@ -324,7 +347,7 @@ class ConsistencyGate:
         cands = list(cands)
         prepared = []
         for c in cands:
-            key = (c.triple, c.source, norm(c.topic), self._version)
+            key = self._cache_key(c)
             if self.cfg.cache and key in self._cache:
                 prev = self.decisions[self._cache[key]]
                 prepared.append(("cached", c, prev))
@@ -343,7 +366,7 @@ class ConsistencyGate:
         out = []
         for i, (state, c, rel) in enumerate(prepared):
             if state == "cached":
-                d = Decision(**{**rel.to_dict(), "seq": len(self.decisions) + 1, "turn": c.turn, "cached": True})
+                d = replace(rel, seq=len(self.decisions) + 1, turn=c.turn, cached=True)
                 self.decisions.append(d)
                 if d.outcome == "admit" and d.fact in self.facts:
                     f = self.facts[d.fact]
@@ -352,7 +375,7 @@ class ConsistencyGate:
                 out.append(d)
                 continue
             d = self._decide(c, rel, jury_scores.get(i), jury_error)
-            self._cache[(c.triple, c.source, norm(c.topic), self._version)] = len(self.decisions)
+            self._cache[self._cache_key(c)] = len(self.decisions)
             self.decisions.append(d)
             out.append(d)
         return out
@@ -382,7 +405,7 @@ class ConsistencyGate:
                 votes.append({"judge": "rule", "about": f.id, "vote": 1.0, "reason": why})
                 continue
             old = self._cred(f.source, f.topic, f.status == "verified")
-            contest = 0.0 if f.status == "verified" else cred / (cred + old) if cred + old > 0 else 0.5
+            contest = 0.0 if f.status == "verified" else self._contest(cred, old)
             contradicted.append(f)
             votes.append({"judge": "rule", "about": f.id, "vote": 0.0, "contest": round(contest, 6),
                           "source_credibility": round(old, 6), "reason": why})
@@ -480,6 +503,8 @@ class ConsistencyGate:
         for f in [f for f in self.facts.values() if f.status == "quarantined"]:
             c = Candidate(f.subject, f.relation, f.object, f.topic, f.source, turn, f.text)
             d = self._decide(c, self.related(c), None, None, held=f)
+            if d.outcome == "quarantine":  # still undecided: nothing to record
+                continue
             d.reason = "re-checked: " + d.reason
             self.decisions.append(d)
             out.append(d)

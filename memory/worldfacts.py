@@ -106,6 +106,8 @@ class WorldFacts:
                 by_topic.setdefault(c["topic"], {}).setdefault(c["speaker"], []).append(verdict)
         for topic, verdicts in by_topic.items():
             self.sigma.write(topic, {who: (1 if min(v) > 0 else -1) for who, v in verdicts.items()})
+        if by_topic:
+            self.gate.invalidate()
 
     def _verify(self, ev: Event) -> None:
         decisions: list[Decision] = []
@@ -119,6 +121,8 @@ class WorldFacts:
             decisions += self.gate.observe(f.subject, f.relation, f.object, bool(truth), ev.turn, f.topic, f.text)
         for topic, verdicts in by_topic.items():  # Σ-Mem learns: one outcome per NPC per topic per event
             self.sigma.write(topic, {who: (1 if min(v) > 0 else -1) for who, v in verdicts.items()})
+        if by_topic:
+            self.gate.invalidate()
         self._mirror(decisions)
 
     def _verdicts(self, fid: str, truth: bool) -> list[tuple[str, int]]:

@@ -41,12 +41,39 @@ def test_trusted_update_supersedes_a_stale_fact_and_untrusted_contradiction_is_r
     upd = g.submit(cand("gem", "located_in", "well", source="trusted"))
     assert upd.outcome == "admit" and upd.superseded == [old.fact]
     assert g.facts[old.fact].status == "superseded"
-    # Bradley-Terry contest: 0.9 / (0.9 + 0.3) = 0.75; final 0.8 * 0.75 + 0.2 * 0.9 = 0.78
+    # Bradley-Terry contest with k = 2: 0.81 / (0.81 + 0.09) = 0.9; final 0.8 * 0.9 + 0.2 * 0.9 = 0.9
     (vote,) = [v for v in upd.votes if v["about"] == old.fact]
-    assert vote["contest"] == pytest.approx(0.75) and upd.score == pytest.approx(0.78)
+    assert vote["contest"] == pytest.approx(0.9) and upd.score == pytest.approx(0.9)
     bad = g.submit(cand("gem", "located_in", "cave", source="liar"))
     assert bad.outcome == "reject" and bad.fact is None and g.status_of("gem", "located_in", "cave") is None
     assert [f.object for f in g.live()] == ["well"]
+
+
+def test_a_stranger_contradicting_a_trusted_source_is_rejected_and_trusted_updates_of_strangers_pass():
+    g = gate()
+    g.submit(cand("mask", "price", "48", source="trusted"))
+    d = g.submit(cand("mask", "price", "13", source="anon"))      # 0.25 / (0.25 + 0.81) -> 0.289
+    assert d.outcome == "reject" and d.score < 0.3
+    g.submit(cand("mill", "located_in", "river", source="anon"))
+    up = g.submit(cand("mill", "located_in", "hill", source="trusted"))
+    assert up.outcome == "admit" and up.superseded
+
+
+def test_numbers_are_compared_as_numbers():
+    g = gate()
+    first = g.submit(cand("lamp", "price", "12"))
+    same = g.submit(cand("lamp", "price", "12.0", source="anon"))
+    assert same.outcome == "admit" and same.fact == first.fact
+
+
+def test_the_cache_notices_credibility_changes():
+    cred = {"src": 0.15, "old": 0.5}
+    g = ConsistencyGate(RELATIONS, credibility=lambda s, t: cred[s])
+    g.submit(cand("gem", "located_in", "chest", source="old"))
+    assert g.submit(cand("gem", "located_in", "well", source="src")).outcome == "reject"
+    cred["src"] = 0.95
+    d = g.submit(cand("gem", "located_in", "well", source="src"))
+    assert not d.cached and d.outcome == "admit"
 
 
 def test_equal_credibility_disputes_are_quarantined_and_kept_out_of_evidence():
