@@ -370,3 +370,18 @@ def test_cli_trust_prints_the_table_and_the_audit(tmp_path):
     assert {d["outcome"] for d in data["audit"]} == {"admit"}
     r = parley("trust", "t1", "--audit", "--source", "lu", env=env)
     assert r.returncode == 2 and "no NPC 'lu'" in r.stderr
+
+
+def test_bad_relation_ranges_and_thresholds_are_reported_at_load(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from game.world.loader import collect_problems
+    dst = tmp_path / "mini"
+    shutil.copytree(Path("tests/fixtures/mini"), dst)
+    text = (dst / "world.toml").read_text()
+    text = text.replace("[relations.located_in]\nfunctional = true",
+                        "[relations.located_in]\nfunctional = true\nrange = [10, 1]\nthresholds = [0.9, 0.2]")
+    (dst / "world.toml").write_text(text)
+    problems = "\n".join(str(p) for p in collect_problems(dst))
+    assert "relations.located_in.range" in problems and "relations.located_in.thresholds" in problems

@@ -90,6 +90,7 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
 
     yield from _agent_problems(w)
     yield from _line_problems(w)
+    yield from _relation_problems(w)
 
     for nid, npc in w.npcs.items():
         if npc.location not in locs:
@@ -279,3 +280,15 @@ def _line_problems(w: WorldSpec) -> Iterator[Problem]:
                         yield Problem(f"unknown placeholder {{{name}}} in a {intent} line", path=path,
                                       hint=did_you_mean(name, allowed) or
                                       f"{intent} lines may use {', '.join('{' + a + '}' for a in sorted(allowed))}")
+
+
+def _relation_problems(w: WorldSpec) -> Iterator[Problem]:
+    """Numeric ranges and gate thresholds must be ordered (low before high)."""
+    for rid, r in w.relations.items():
+        if r.range is not None and r.range[0] > r.range[1]:
+            yield Problem(f"range low {r.range[0]:g} is above high {r.range[1]:g}", path=f"relations.{rid}.range",
+                          hint="write range = [low, high]")
+        if r.thresholds is not None and r.thresholds[0] > r.thresholds[1]:
+            yield Problem(f"threshold to reject ({r.thresholds[0]:g}) is above the threshold to admit "
+                          f"({r.thresholds[1]:g})", path=f"relations.{rid}.thresholds",
+                          hint="write thresholds = [reject below, admit from]")
