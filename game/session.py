@@ -209,7 +209,21 @@ class Game:
         if save_hash(data["engine"], data["components"]) != data["state_hash"]:
             raise SaveError(f"{where}: state hash mismatch", hint="the save was edited or damaged; it was left as it is")
         game.transcript.records = [line for line in transcript.splitlines() if line]
+        if game.facts is not None and "facts" not in data["components"]:
+            game.rebuild_facts()  # a save from before world-fact memory: hear the game again
         return game
+
+    def rebuild_facts(self) -> None:
+        """Feed the transcript's events through world-fact memory (the claims and verifications
+        so far), leaving agent memory as it was."""
+        bank, self.facts.bank = self.facts.bank, None
+        try:
+            for line in self.transcript.records:
+                rec = json.loads(line)
+                if rec.get("type") == "event":
+                    self.facts.on_event(Event.from_dict(rec))
+        finally:
+            self.facts.bank = bank
 
 
 def save_hash(engine: dict[str, Any], components: dict[str, Any]) -> str:

@@ -52,20 +52,40 @@ OUTCOMES = ("admit", "quarantine", "reject")
 LIVE = ("admitted", "verified")          # statuses that count as evidence and are retrievable
 
 
+def _number(s: str) -> float | None:
+    try:
+        x = float(str(s).strip())
+    except ValueError:
+        return None
+    return x if x == x and x not in (float("inf"), float("-inf")) else None
+
+
 def norm(s: str) -> str:
+    """Case, underscores, hyphens and spacing do not matter; numbers compare as numbers
+    ("12" = "12.0", and "-5" stays negative)."""
+    x = _number(s)
+    if x is not None:
+        return f"{x:g}"
     return re.sub(r"\s+", " ", str(s).lower().replace("_", " ").replace("-", " ")).strip()
 
 
-_WORD = re.compile(r"[A-Za-z][a-z]+|\d+(?:\.\d+)?")
+_WORD = re.compile(r"[A-Za-z][a-z]+|-?\d+(?:\.\d+)?")
+STOPWORDS = frozenset("""a an the this that these those there here it its he she his her they them their we our
+you your i my me and but or if so then than of in on at to for from by with into onto over under about as
+is are was were be been has have had do does did not no yes saw see says said what who where when why how""".split())
+KEYWORD_FACTS = 8   # at most this many facts per shared keyword (the most recent)
 
 
-def keywords(text: str) -> set[str]:
-    """Names (capitalised words) and numbers: the tokens a keyword match uses."""
+def keywords(text: str) -> list[str]:
+    """Names (capitalised words that are not common words) and numbers: the tokens a keyword
+    match uses, sorted (a stable order whatever the hash seed)."""
     out = set()
-    for tok in _WORD.findall(text):
-        if tok[0].isdigit() or tok[0].isupper():
+    for tok in _WORD.findall(str(text)):
+        if tok[0].isdigit() or tok[0] == "-":
+            out.add(f"{float(tok):g}")
+        elif tok[0].isupper() and tok.lower() not in STOPWORDS:
             out.add(tok.lower())
-    return out
+    return sorted(out)
 
 
 class RelationRule(BaseModel):
@@ -137,6 +157,8 @@ class Fact:
     status: str = "admitted"   # admitted | verified | quarantined | rejected | superseded | purged
     truth: bool = True         # False only for verified negatives ("X is not in Y")
     sources: list[str] = field(default_factory=list)   # who else asserted it
+    jury: float | None = None     # the LLM jury's score when it was held (re-checks reuse it)
+    awaiting_jury: bool = False   # held because the jury failed: only evidence or a new verdict frees it
 
     @property
     def key(self) -> tuple[str, str]:
@@ -164,13 +186,6 @@ class Decision:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _number(s: str) -> float | None:
-    try:
-        return float(str(s).strip())
-    except ValueError:
-        return None
 
 
 class RuleJudge:
@@ -257,7 +272,7 @@ class ConsistencyGate:
                  status=status, truth=truth, sources=[c.source])
         self.facts[f.id] = f
         self._by_key.setdefault(f.key, []).append(f.id)
-        for w in keywords(f.text) | keywords(f.object):
+        for w in sorted(set(keywords(f.text)) | set(keywords(f.object))):
             self._by_word.setdefault(w, []).append(f.id)
         if self.embedder is not None:
             v = self._embed([f.text])
@@ -310,8 +325,9 @@ class ConsistencyGate:
                 if self.facts[fid].status in LIVE:
                     found.setdefault(fid, "semantic")
                     taken += 1
-        for w in keywords(c.sentence()) | keywords(c.object):
-            for fid in self._by_word.get(w, ()):
+        for w in sorted(set(keywords(c.sentence())) | set(keywords(c.object))):
+            hits = [fid for fid in self._by_word.get(w, ()) if self.facts[fid].status in LIVE]
+            for fid in hits[-KEYWORD_FACTS:]:
                 found.setdefault(fid, "keyword")
         return [(self.facts[fid], why) for fid, why in found.items() if self.facts[fid].status in LIVE]
 
@@ -364,18 +380,23 @@ class ConsistencyGate:
             except Exception as e:  # a failing judge must not let anything through unchecked
                 jury_error = f"{type(e).__name__}: {e}"
         out = []
-        for i, (state, c, rel) in enumerate(prepared):
-            if state == "cached":
-                d = replace(rel, seq=len(self.decisions) + 1, turn=c.turn, cached=True)
+        for i, (state, c, prev) in enumerate(prepared):
+            key = self._cache_key(c)
+            if state == "cached" or (self.cfg.cache and key in self._cache):  # repeats inside the batch too
+                prev = prev if state == "cached" else self.decisions[self._cache[key]]
+                d = replace(prev, seq=len(self.decisions) + 1, turn=c.turn, cached=True, candidate=asdict(c))
                 self.decisions.append(d)
-                if d.outcome == "admit" and d.fact in self.facts:
+                if d.outcome in ("admit", "quarantine") and d.fact in self.facts:
                     f = self.facts[d.fact]
                     if c.source not in f.sources:
                         f.sources.append(c.source)
                 out.append(d)
                 continue
-            d = self._decide(c, rel, jury_scores.get(i), jury_error)
-            self._cache[self._cache_key(c)] = len(self.decisions)
+            # decided one at a time against memory as it is now (earlier candidates of the batch count);
+            # the jury saw the batch at once, against memory as it was before it
+            d = self._decide(c, self.related(c), jury_scores.get(i), jury_error)
+            if jury_error is None:  # a decision made without a working jury is not worth reusing
+                self._cache[self._cache_key(c)] = len(self.decisions)
             self.decisions.append(d)
             out.append(d)
         return out
@@ -451,14 +472,17 @@ class ConsistencyGate:
                 else:
                     d.fact = self._add(c, "admitted").id
         elif outcome == "quarantine":
-            existing = held or next((f for f in self.facts.values()
-                                     if f.status == "quarantined" and f.triple == c.triple), None)
-            if existing is not None:
-                if c.source not in existing.sources:
-                    existing.sources.append(c.source)
-                d.fact = existing.id
-            else:
-                d.fact = self._add(c, "quarantined").id
+            existing = held or next((self.facts[i] for i in self._by_key.get(c.key, ())
+                                     if self.facts[i].status == "quarantined" and self.facts[i].triple == c.triple),
+                                    None)
+            if existing is None:
+                existing = self._add(c, "quarantined")
+            elif c.source not in existing.sources:
+                existing.sources.append(c.source)
+            if jury is not None:
+                existing.jury = float(jury)
+            existing.awaiting_jury = jury_error is not None
+            d.fact = existing.id
         elif held is not None:
             self._set_status(held, "rejected")
             d.fact = held.id
@@ -471,16 +495,22 @@ class ConsistencyGate:
         c = Candidate(subject, relation, obj, topic, "observation", turn, text, kind="observation")
         out: list[Decision] = []
         purged: list[str] = []
-        for fid in list(self._by_key.get(c.key, ())):
-            f = self.facts[fid]
+        near = [self.facts[i] for i in self._by_key.get(c.key, ())] + [f for f, _ in self.related(c)]
+        near += [f for f in self.facts.values() if f.status == "quarantined" and f.key == c.key]
+        for f in {f.id: f for f in near}.values():
             if f.status not in (*LIVE, "quarantined"):
                 continue
-            if truth and f.triple != c.triple and self.rules.rule(relation).functional and f.truth:
+            if f.triple == c.triple:
+                if f.truth != truth:  # the newest observation wins
+                    self._set_status(f, "purged")
+                    purged.append(f.id)
+                continue
+            v = self.rules.vote(c, f) if truth else None
+            if v is not None and v[0] == 0.0:  # whatever the truth contradicts goes, however it got in
                 self._set_status(f, "purged")
                 purged.append(f.id)
-            elif f.triple == c.triple and f.truth != truth:  # the newest observation wins
-                self._set_status(f, "purged")
-                purged.append(f.id)
+        for f in [f for f in self.facts.values() if f.awaiting_jury and f.key == c.key]:
+            f.awaiting_jury = False  # new evidence on its key: it may be decided again
         existing = next((self.facts[i] for i in self._by_key.get(c.key, ())
                          if self.facts[i].triple == c.triple and self.facts[i].truth == truth), None)
         if existing is not None:
@@ -500,9 +530,9 @@ class ConsistencyGate:
     def recheck(self, turn: int) -> list[Decision]:
         """Decide every quarantined fact again (after new evidence or new credibility)."""
         out = []
-        for f in [f for f in self.facts.values() if f.status == "quarantined"]:
+        for f in [f for f in self.facts.values() if f.status == "quarantined" and not f.awaiting_jury]:
             c = Candidate(f.subject, f.relation, f.object, f.topic, f.source, turn, f.text)
-            d = self._decide(c, self.related(c), None, None, held=f)
+            d = self._decide(c, self.related(c), f.jury, None, held=f)
             if d.outcome == "quarantine":  # still undecided: nothing to record
                 continue
             d.reason = "re-checked: " + d.reason
@@ -540,7 +570,8 @@ class ConsistencyGate:
 
     # --- persistence ------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
-        return {"facts": [asdict(f) for f in self.facts.values()], "next": self._next,
+        return {"facts": [asdict(f) for f in self.facts.values()], "next": self._next, "version": self._version,
+                "cache": [[list(k[0]), k[1], k[2], k[3], k[4], v] for k, v in self._cache.items()],
                 "decisions": [d.to_dict() for d in self.decisions], "judge_calls": self.judge_calls}
 
     def set_state(self, state: Mapping[str, Any]) -> None:
@@ -551,7 +582,7 @@ class ConsistencyGate:
             f = Fact(**d)
             self.facts[f.id] = f
             self._by_key.setdefault(f.key, []).append(f.id)
-            for w in keywords(f.text) | keywords(f.object):
+            for w in sorted(set(keywords(f.text)) | set(keywords(f.object))):
                 self._by_word.setdefault(w, []).append(f.id)
         if self.embedder is not None and self.facts:
             self._vec_ids = list(self.facts)
@@ -559,4 +590,5 @@ class ConsistencyGate:
         self.decisions = [Decision(**d) for d in state.get("decisions", ())]
         self.judge_calls = int(state.get("judge_calls", 0))
         self._next = int(state.get("next", len(self.facts)))
-        self._version = len(self.decisions) + len(self.facts)
+        self._version = int(state.get("version", len(self.decisions) + len(self.facts)))
+        self._cache = {(tuple(t), src, tp, cred, ver): idx for t, src, tp, cred, ver, idx in state.get("cache", ())}

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from game.errors import ParleyError
 from game.types import Event
 from memory.gate import Candidate, ConsistencyGate, Decision, GateConfig, RelationRule, norm
 from memory.sigma import SigmaMem
@@ -48,6 +49,7 @@ class WorldFacts:
         self.claims: list[dict[str, Any]] = []         # every claim heard: speaker, triple, topic, turn
         self.judged: set[int] = set()                  # claims (indices) already settled in Σ-Mem
         self.records: dict[str, str] = {}              # gate fact id -> memory record id
+        self._by_key: dict[tuple[str, str], list[int]] = {}   # (subject, relation) -> claim indices
 
     # --- credibility -------------------------------------------------------------------
     def credibility(self, source: str, topic: str) -> float:
@@ -74,23 +76,44 @@ class WorldFacts:
 
     def _claims(self, ev: Event, claims: list[dict[str, Any]]) -> None:
         cands = []
+        start = len(self.claims)
         for c in claims:
-            self.claims.append({"speaker": c["speaker"], "subject": c["subject"], "relation": c["relation"],
-                                "object": c["object"], "topic": c["topic"], "turn": ev.turn})
+            self._note_claim({"speaker": c["speaker"], "subject": c["subject"], "relation": c["relation"],
+                              "object": c["object"], "topic": c["topic"], "turn": ev.turn})
             fid = c.get("fact_id")
             text = self.spec.facts[fid].text if fid in self.spec.facts else ""
             cands.append(Candidate(c["subject"], c["relation"], c["object"], c["topic"], c["speaker"],
                                    ev.turn, text))
         self._mirror(self.gate.submit_many(cands))
-        self._settle_against_verified(len(self.claims) - len(cands))
+        if self._learn(self._settle_against_verified(start)):  # credibility moved: held claims again
+            self._mirror(self.gate.recheck(ev.turn))
 
-    def _settle_against_verified(self, start: int) -> None:
+    def _note_claim(self, c: dict[str, Any]) -> None:
+        self.claims.append(c)
+        self._by_key.setdefault((norm(c["subject"]), norm(c["relation"])), []).append(len(self.claims) - 1)
+
+    def _learn(self, by_topic: dict[str, dict[str, list[int]]]) -> bool:
+        """Write Σ-Mem: one outcome per NPC per topic (+1 only if every verdict was right).
+        Topics Σ-Mem cannot place (a custom agent's invention) teach nothing. True if it learned."""
+        learned = False
+        for topic, verdicts in sorted(by_topic.items()):
+            try:
+                self.sigma.write(topic, {who: (1 if min(v) > 0 else -1) for who, v in sorted(verdicts.items())})
+                learned = True
+            except ParleyError:
+                continue
+        if learned:
+            self.gate.invalidate()
+        return learned
+
+    def _settle_against_verified(self, start: int) -> dict[str, dict[str, list[int]]]:
         """Claims about what is already verified are judged at once (the truth is known)."""
         by_topic: dict[str, dict[str, list[int]]] = {}
         for i in range(start, len(self.claims)):
             c = self.claims[i]
             key = (norm(c["subject"]), norm(c["relation"]))
-            verified = [f for f in self.gate.facts.values() if f.status == "verified" and f.key == key]
+            verified = [self.gate.facts[j] for j in self.gate._by_key.get(key, ())
+                        if self.gate.facts[j].status == "verified"]
             if not verified:
                 continue
             functional = self.gate.rules.rule(c["relation"]).functional
@@ -104,36 +127,30 @@ class WorldFacts:
             if verdict is not None:
                 self.judged.add(i)
                 by_topic.setdefault(c["topic"], {}).setdefault(c["speaker"], []).append(verdict)
-        for topic, verdicts in by_topic.items():
-            self.sigma.write(topic, {who: (1 if min(v) > 0 else -1) for who, v in verdicts.items()})
-        if by_topic:
-            self.gate.invalidate()
+        return by_topic
 
     def _verify(self, ev: Event) -> None:
-        decisions: list[Decision] = []
+        """Σ-Mem learns first, so the quarantine is re-checked with the new credibility."""
+        truths = [(self.spec.facts[fid], bool(t)) for fid, t in sorted(ev.data.get("truth", {}).items())
+                  if fid in self.spec.facts]
         by_topic: dict[str, dict[str, list[int]]] = {}
-        for fid, truth in sorted(ev.data.get("truth", {}).items()):
-            f = self.spec.facts.get(fid)
-            if f is None:
-                continue
-            for who, verdict in self._verdicts(fid, bool(truth)):
+        for f, truth in truths:
+            for who, verdict in self._verdicts(f, truth):
                 by_topic.setdefault(f.topic, {}).setdefault(who, []).append(verdict)
-            decisions += self.gate.observe(f.subject, f.relation, f.object, bool(truth), ev.turn, f.topic, f.text)
-        for topic, verdicts in by_topic.items():  # Σ-Mem learns: one outcome per NPC per topic per event
-            self.sigma.write(topic, {who: (1 if min(v) > 0 else -1) for who, v in verdicts.items()})
-        if by_topic:
-            self.gate.invalidate()
+        self._learn(by_topic)
+        decisions: list[Decision] = []
+        for f, truth in truths:
+            decisions += self.gate.observe(f.subject, f.relation, f.object, truth, ev.turn, f.topic, f.text)
         self._mirror(decisions)
 
-    def _verdicts(self, fid: str, truth: bool) -> list[tuple[str, int]]:
+    def _verdicts(self, f: Any, truth: bool) -> list[tuple[str, int]]:
         """(speaker, +1/-1) for each not yet judged claim the verified fact settles; each claim is
         judged once, however many verified facts bear on it."""
-        f = self.spec.facts[fid]
-        key = (norm(f.subject), norm(f.relation))
         functional = self.gate.rules.rule(f.relation).functional
         out = []
-        for i, c in enumerate(self.claims):
-            if i in self.judged or (norm(c["subject"]), norm(c["relation"])) != key:
+        for i in self._by_key.get((norm(f.subject), norm(f.relation)), ()):
+            c = self.claims[i]
+            if i in self.judged:
                 continue
             if norm(c["object"]) == norm(f.object):
                 out.append((c["speaker"], 1 if truth else -1))
@@ -176,6 +193,8 @@ class WorldFacts:
     def set_state(self, state: Mapping[str, Any]) -> None:
         self.gate.set_state(state["gate"])
         self.sigma.set_state(state["sigma"])
-        self.claims = [dict(c) for c in state.get("claims", ())]
+        self.claims, self._by_key = [], {}
+        for c in state.get("claims", ()):
+            self._note_claim(dict(c))
         self.judged = {int(i) for i in state.get("judged", ())}
         self.records = dict(state.get("records", {}))

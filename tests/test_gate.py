@@ -385,3 +385,77 @@ def test_bad_relation_ranges_and_thresholds_are_reported_at_load(tmp_path):
     (dst / "world.toml").write_text(text)
     problems = "\n".join(str(p) for p in collect_problems(dst))
     assert "relations.located_in.range" in problems and "relations.located_in.thresholds" in problems
+
+
+def test_a_loaded_game_continues_exactly_like_an_uninterrupted_one(tmp_path):
+    """Gate, caches and Σ-Mem are saved whole: save at turn 30, continue, and every component matches."""
+    from agents.autopilot import make_autopilot
+    from game.session import Game, save_hash
+
+    def play_to(game, pilot, turn):
+        while not game.engine.done and game.engine.state.turn < turn:
+            game.agent_turn(pilot)
+
+    a = Game("worlds/harbor", seed=3)
+    pa = make_autopilot(a, 3)
+    play_to(a, pa, 30)
+    a.save("mid", tmp_path)
+    pilot_state = pa.get_state()
+    play_to(a, pa, 300)
+    b = Game.load("mid", tmp_path)
+    pb = make_autopilot(b, 3)
+    pb.set_state(pilot_state)
+    play_to(b, pb, 300)
+    assert b.engine.state_hash() == a.engine.state_hash()
+    assert b.facts.get_state() == a.facts.get_state()
+    assert save_hash(b.engine.get_state(), b.components()) == save_hash(a.engine.get_state(), a.components())
+
+
+def test_a_save_without_world_fact_memory_is_rebuilt_from_its_transcript(tmp_path):
+    import json as _json
+
+    from game.session import Game
+    from game.types import PLAYER, Action, Verb
+    game = Game("tests/fixtures/mini", seed=0)
+    game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
+    folder = game.save("old", tmp_path)
+    data = _json.loads((folder / "save.json").read_text())
+    del data["components"]["facts"]
+    from game.session import save_hash
+    data["state_hash"] = save_hash(data["engine"], data["components"])
+    (folder / "save.json").write_text(_json.dumps(data))
+    loaded = Game.load("old", tmp_path)
+    assert loaded.facts.claims == game.facts.claims
+    assert loaded.facts.gate.status_of("gem", "located_in", "well") == "admitted"
+
+
+def test_observations_purge_temporal_and_numeric_contradictions():
+    g = gate()
+    g.submit(cand("storm", "arrives_before", "ship", source="stale"))
+    g.submit(cand("lamp", "price", "40", source="stale"))
+    g.observe("ship", "arrives_before", "storm", True, turn=1)
+    g.observe("lamp", "price", "12", True, turn=1)
+    assert g.status_of("storm", "arrives_before", "ship") == "purged"
+    assert g.status_of("lamp", "price", "40") == "purged"
+
+
+def test_a_batch_is_decided_in_order_and_keywords_ignore_common_words():
+    from memory.gate import keywords
+    g = gate()
+    a, b = g.submit_many([cand("gem", "located_in", "chest", source="ann"),
+                          cand("gem", "located_in", "well", source="bob")])
+    assert a.outcome == "admit" and b.outcome == "quarantine"
+    assert keywords("The gem is in the oak chest. There Mara waits at -5.") == ["-5", "mara"]
+
+
+def test_a_held_claim_keeps_the_jurys_verdict_on_recheck():
+    jury = Fixed(0.0)
+    g = gate(jury=jury)
+    d = g.submit(cand("ann", "knows", "bob", source="anon"))      # rule 1.0, jury 0.0: held
+    assert d.outcome == "quarantine"
+    g.observe("sky", "has_colour", "blue", True, turn=3)            # unrelated evidence
+    assert g.facts[d.fact].status == "quarantined"
+    dead = gate(jury=Boom())
+    held = dead.submit(cand("ann", "knows", "bob"))
+    dead.observe("sky", "has_colour", "blue", True, turn=3)
+    assert dead.facts[held.fact].status == "quarantined"            # waits for a working jury

@@ -284,11 +284,26 @@ def _line_problems(w: WorldSpec) -> Iterator[Problem]:
 
 def _relation_problems(w: WorldSpec) -> Iterator[Problem]:
     """Numeric ranges and gate thresholds must be ordered (low before high)."""
+    import math
     for rid, r in w.relations.items():
-        if r.range is not None and r.range[0] > r.range[1]:
+        if r.range is not None and not all(math.isfinite(x) for x in r.range):
+            yield Problem(f"range {list(r.range)} must be two finite numbers", path=f"relations.{rid}.range")
+        elif r.range is not None and r.range[0] > r.range[1]:
             yield Problem(f"range low {r.range[0]:g} is above high {r.range[1]:g}", path=f"relations.{rid}.range",
                           hint="write range = [low, high]")
         if r.thresholds is not None and r.thresholds[0] > r.thresholds[1]:
             yield Problem(f"threshold to reject ({r.thresholds[0]:g}) is above the threshold to admit "
                           f"({r.thresholds[1]:g})", path=f"relations.{rid}.thresholds",
                           hint="write thresholds = [reject below, admit from]")
+    for fid, f in w.facts.items():
+        r = w.relations.get(f.relation)
+        if r is None or r.range is None or not f.true or not all(math.isfinite(x) for x in r.range):
+            continue
+        try:
+            x = float(f.object)
+        except ValueError:
+            x = None
+        if x is None or not r.range[0] <= x <= r.range[1]:
+            yield Problem(f"a true fact's object {f.object!r} is not a number in the range "
+                          f"[{r.range[0]:g}, {r.range[1]:g}] of {f.relation!r}", path=f"facts.{fid}.object",
+                          hint="the consistency gate would reject every NPC who tells it")
