@@ -87,13 +87,16 @@ def test_state_round_trip_mid_game_continues_identically(name, turn):
     b.engine.set_state(saved_engine)
     for k, st in saved_agents["agents"].items():
         b.agents[k].set_state(st)
-    pb = Autopilot(b.engine, np.random.default_rng(12345))  # a different stream: set_state restores it
+    b.facts.set_state(saved_agents["facts"])
+    # a different stream (set_state restores it), reading the restored game's Σ-Mem as `pa` read a's
+    pb = Autopilot(b.engine, np.random.default_rng(12345), sigma=b.facts.sigma)
     pb.set_state(saved_pilot)
     while not b.engine.done:
         b.act(pb.act(b.engine.observe(PLAYER)))
     assert b.transcript.records[1:] == a.transcript.records[mark:]
     assert b.engine.state_hash() == a.engine.state_hash() and b.engine.state.won
     assert pb.get_state() == pa.get_state()
+    assert b.facts.get_state() == a.facts.get_state()
 
 
 @pytest.mark.parametrize("name", ["harbor", "bazaar", "mini"])
