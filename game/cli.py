@@ -91,7 +91,8 @@ def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
     g.add_argument("--model", default=None, help="model name (default $PARLEY_MODEL, else gpt-4o-mini)")
     if not scene:
         g.add_argument("--llm-npcs", metavar="IDS", default="all",
-                       help="comma-separated NPC ids the LLM drives (default: all); the rest keep their configured kinds")
+                       help="comma-separated NPC ids the LLM drives (default: all; 'none' for none); the rest keep "
+                            "their configured kinds")
     g.add_argument("--llm-timeout", type=float, default=None, metavar="S", help="seconds per request (default 30)")
     g.add_argument("--llm-retries", type=_count, default=None, metavar="N",
                    help="retries on 429, 5xx, timeouts and dropped connections (default 4, with backoff)")
@@ -123,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     src = run.add_mutually_exclusive_group(required=True)
     src.add_argument("--script", metavar="FILE", help="commands, one per line (# comments)")
     src.add_argument("--scene", metavar="ID", help="run a negotiation scene between its NPC parties")
+    src.add_argument("--llm-player", action="store_true",
+                     help="let an LLM play (needs --llm URL); each reply must be a command that parses")
     src.add_argument("--autopilot", action="store_true",
                      help="let the built-in heuristic player play (default --turns: the world's max_turns)")
     run.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")

@@ -56,6 +56,8 @@ def llm_npc_ids(args: Namespace, world) -> object:
     raw = getattr(args, "llm_npcs", "all") or "all"
     if raw == "all":
         return "all"
+    if raw == "none":
+        return set()
     from game.errors import did_you_mean
     ids = [x.strip() for x in raw.split(",") if x.strip()]
     for nid in ids:
@@ -86,7 +88,8 @@ def cmd_play(args: Namespace) -> int:
     if args.load:
         wanted = getattr(args, "llm_npcs", "all") or "all"
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
-                         llm_npcs="all" if wanted == "all" else {x.strip() for x in wanted.split(",")},
+                         llm_npcs="all" if wanted == "all" else
+                         {x.strip() for x in wanted.split(",") if x.strip() and wanted != "none"},
                          jury=args.llm_jury)
         if llm is not None:
             llm_npc_ids(args, game.world)  # unknown ids are input errors here too
@@ -171,9 +174,11 @@ def cmd_run(args: Namespace) -> int:
     llm = llm_client(args, args.seed)
     world = load_world(args.world)
     llm_opts = {"llm": llm, "llm_npcs": llm_npc_ids(args, world), "jury": args.llm_jury}
-    if args.autopilot:
+    if args.autopilot or args.llm_player:
+        if args.llm_player and llm is None:
+            raise InputError("--llm-player needs --llm URL", hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
         game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
-                    player_kind="autopilot", **llm_opts)
+                    player_kind="llm" if args.llm_player else "autopilot", **llm_opts)
         _run_autopilot(game, args)
     else:
         if args.out and Path(args.out).resolve() == Path(args.script).resolve():
@@ -199,9 +204,14 @@ def cmd_run(args: Namespace) -> int:
 
 
 def _run_autopilot(game, args: Namespace) -> None:
-    """Let the heuristic autopilot play until the game ends or --turns is reached."""
+    """Let the heuristic autopilot (or, with --llm-player, the LLM) play until the game ends or
+    --turns is reached."""
     from agents.autopilot import command_text, make_autopilot
-    pilot = make_autopilot(game, args.seed, trust=not args.no_trust)  # own RNG stream, derived from the seed
+    if args.llm_player:
+        from agents.llm.player import LLMPlayer
+        pilot = LLMPlayer(game.llm, game.engine)
+    else:
+        pilot = make_autopilot(game, args.seed, trust=not args.no_trust)  # own RNG stream, from the seed
     turns = args.turns if args.turns is not None else game.spec.max_turns
     while not game.engine.done and game.engine.state.turn < turns:
         action, events = game.agent_turn(pilot)

@@ -439,3 +439,36 @@ def test_cli_scene_rerun_is_served_from_the_cache(serve, tmp_path):
     assert "spice_for_silk: agreement" in second.stdout
     row = usage_row(second.stdout, "ozra")
     assert row[1] == row[6] == "9"  # 9 calls, 9 cache hits
+
+
+# -- an LLM in the player's seat -------------------------------------------------------------
+
+def test_cli_llm_player_plays_with_repairs(serve, tmp_path):
+    replies = iter([
+        json.dumps({"command": "take the iron key", "reason": "keys open things"}),
+        json.dumps({"command": "dance a jig", "reason": "fun"}),         # does not parse: repaired
+        json.dumps({"command": "go north", "reason": "the shop"}),
+    ])
+    s = serve(responder=lambda body: next(replies, json.dumps({"command": "wait"})))
+    out = tmp_path / "run.jsonl"
+    r = parley("run", str(MINI), "--llm-player", "--llm", s.base_url, "--model", "m", "--llm-npcs", "none",
+               "--no-memory", "--turns", "3", "--out", str(out), env=CLEAN_ENV)
+    assert r.returncode == 0, r.stderr
+    assert "> take iron key" in r.stdout and "> go north" in r.stdout
+    repair = s.requests[2]["messages"][-1]["content"]
+    assert "'dance a jig' is not a command you can use now" in repair
+    assert "Mini" in s.requests[0]["messages"][0]["content"] and "Your quests" in s.requests[0]["messages"][0]["content"]
+    assert "world mini-v1 seed 0: turn 3" in r.stdout
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [a["verb"] for a in rows if a["type"] == "action" and a["actor"] == "player"] == ["take", "go", "wait"]
+    r = parley("run", str(MINI), "--llm-player", "--no-memory", env=CLEAN_ENV)
+    assert r.returncode == 2 and "--llm-player needs --llm URL" in r.stderr
+
+
+def test_llm_player_that_never_gives_a_command_waits_and_is_penalised(serve):
+    from agents.llm.player import LLMPlayer
+    s = serve(["nonsense"] * 3)
+    game = Game(MINI, seed=0, llm=client(s), llm_npcs=set())
+    action, events = game.agent_turn(LLMPlayer(game.llm, game.engine))
+    assert action.verb.value == "wait" and game.engine.state.invalid == {"player": 1}
+    assert any(e.kind == "invalid" and "no usable command" in e.text for e in events)
