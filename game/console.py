@@ -53,6 +53,8 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                     break
                 if parsed.name == "help":
                     write(HELP_TEXT)
+                elif parsed.name == "journal":
+                    write(journal(game))
                 elif parsed.name == "save":
                     try:
                         folder = game.save(parsed.arg or "quicksave", saves_base)
@@ -72,6 +74,37 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
     finally:
         _farewell(game, saves_base, write)
     return 0
+
+
+def journal(game) -> str:
+    """What the player was told, what is disputed (held by the consistency gate for more
+    evidence), what proved true or false, and whom the evidence says to trust."""
+    facts = getattr(game, "facts", None)
+    if facts is None or not facts.gate.facts:
+        return "Your journal is empty: nobody has told you anything worth writing down."
+    name = game.engine.name
+    sections = {"verified": ("Seen with your own eyes", []), "admitted": ("Told, and nothing contradicts it", []),
+                "quarantined": ("Disputed: people disagree; find evidence", []),
+                "purged": ("Proved false", []), "rejected": ("Contradicts what you know", [])}
+    for f in facts.gate.facts.values():
+        if f.status not in sections or (f.status == "verified" and not f.truth):
+            continue
+        who = ", ".join(name(s) for s in f.sources if s != "observation")
+        text = f.text or f"{f.subject} {f.relation.replace('_', ' ')} {f.object}"
+        sections[f.status][1].append(f"  - {text}" + (f"  ({who})" if who else ""))
+    lines = []
+    for title, rows in sections.values():
+        if rows:
+            lines += [title + ":", *rows]
+    trusted = []
+    for npc, row in facts.trust_table().items():
+        judged = {t: s for t, s in row.items() if s}
+        if judged:
+            trusted.append(f"  - {name(npc)}: " + ", ".join(
+                f"{t.replace('_', ' ')} {'reliable' if s > 0 else 'caught lying'} ({s:+.2f})" for t, s in judged.items()))
+    if trusted:
+        lines += ["Whom to trust, by what was verified:", *trusted]
+    return "\n".join(lines)
 
 
 def _show(events, write) -> None:

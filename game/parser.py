@@ -47,7 +47,7 @@ class Command:
 
 @dataclass(frozen=True)
 class Meta:
-    name: str                 # "save" | "load" | "help" | "quit"
+    name: str                 # "save" | "load" | "help" | "quit" | "journal"
     arg: str | None = None
 
 
@@ -77,7 +77,8 @@ Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
             counter 12
             accept (deal);  reject (no deal);  walk away (leave the table)
   Council   vote yes / vote no  (vote for / vote against)
-  Other     inventory (i);  wait (z);  save [name];  load [name];  help (?);  quit (q)
+  Other     inventory (i);  wait (z);  journal (what you were told, what is disputed, whom to trust)
+            save [name];  load [name];  help (?);  quit (q)
 If I'm not sure which thing you mean I'll ask: answer with its name or its number."""
 
 EMPTY = "Say something — type 'help' for commands."
@@ -125,6 +126,7 @@ for _name, _phrases in {
     "save": "save",
     "load": "load|restore",
     "help": "help|commands",
+    "journal": "journal|notes|rumours|rumors",
     "quit": "quit|q|exit",
 }.items():
     for _p in _phrases.split("|"):
@@ -229,10 +231,10 @@ class Parser:
                 if scope.negotiation is None:
                     return Unknown(NOT_NEGOTIATING)
                 return _cmd(scope, Verb(name))
-            if name in ("save", "load", "help", "quit"):
+            if name in ("save", "load", "help", "quit", "journal"):
                 m = re.match(r"(?:(?:the|an?)\s+)*\S+\s*(.*)", raw, re.I | re.S)
                 arg = (m.group(1) if m else "").strip().rstrip(".!?").strip()
-                return Meta(name, None if name == "quit" or not arg else arg)
+                return Meta(name, None if name in ("quit", "journal") or not arg else arg)
             if name is not None:
                 # the tokens after the size-th non-article token (articles kept for offers)
                 seen = [i for i, t in enumerate(tokens) if t not in _ARTICLES]

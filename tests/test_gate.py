@@ -459,3 +459,19 @@ def test_a_held_claim_keeps_the_jurys_verdict_on_recheck():
     held = dead.submit(cand("ann", "knows", "bob"))
     dead.observe("sky", "has_colour", "blue", True, turn=3)
     assert dead.facts[held.fact].status == "quarantined"            # waits for a working jury
+
+
+def test_the_journal_shows_the_player_what_is_disputed_and_whom_to_trust(tmp_path):
+    from game.console import run_console
+    from game.session import Game
+    game = Game("tests/fixtures/mini", seed=0)
+    lines = iter(["journal", "ask lou about gem", "journal", "take brass key", "take iron key",
+                  "unlock gate with iron key", "e", "unlock chest with brass key", "open chest", "notes", "quit"])
+    out: list[str] = []
+    run_console(game, saves_base=str(tmp_path), read=lambda _: next(lines), write=out.append)
+    journals = [o for o in out if o.startswith(("Your journal", "Told", "Seen", "Disputed", "Proved"))]
+    assert journals[0].startswith("Your journal is empty")
+    assert "Told, and nothing contradicts it:" in journals[1] and "(Lou)" in journals[1]
+    assert "Proved false:" in journals[2] and "The gem lies at the bottom of the well.  (Lou)" in journals[2]
+    assert "Seen with your own eyes:" in journals[2] and "The gem is in the oak chest." in journals[2]
+    assert "Lou: gem caught lying" in journals[2]
