@@ -1,6 +1,6 @@
 """Trust benchmark: Σ-Mem (memory/sigma.py) against the beta-reputation baseline (memory/reputation.py).
 
-Usage:  python benchmarks/trust_bench.py [--seed 0] [--quick] [--json FILE]
+Usage:  python benchmarks/trust_bench.py [--seed 0] [--quick] [--json FILE] [--embedder hash|minilm]
 
 Every simulation draws from seeded ``numpy.random.Generator``s (one per part and
 repetition), so a seed gives the same tables every time. Σ-Mem runs with its
@@ -40,6 +40,23 @@ hash embedder); the beta baselines use the same forgetting (λ = γ) unless said
    topic. Delay = rounds after t0 until its score on a flipped topic drops
    (a) below the neutral point (s < 0; beta trust < 0.5) and (b) below the
    median of the honest NPCs' scores there. Censored at the horizon.
+5. Transfer to related, unseen topics (only with ``--embedder minilm``; the
+   hash embedder has no semantics, so with it the section is skipped). Two
+   topic families, FAMILIES below; an NPC is honest everywhere or lies on
+   exactly one family. Per pool / run, 2 random topics of each family are
+   trained on (verified claims, written to memory) and the other 2 are held
+   out, never written. Σ-Mem uses the projection φ of MiniLM embeddings with
+   r = 16 and r = 32 (projection seed drawn per pool); controls: Σ-Mem with
+   the hash embedder, beta per (NPC, topic) (no data on an unseen topic: 0.5),
+   topic-blind beta, and, as a reference that is *given* the family labels,
+   beta per (NPC, family).
+   (a) AUROC, honest vs lying (NPC, held-out topic) pairs after 10/20/40
+       claims per NPC (P = 20: 40 % honest, 30 % lie on family A, 30 % on B;
+       truth rates as in 2).
+   (b) Decisions as in 3 (P = 10, k = 4, colluding liars, CF@x: per family a
+       random x·P of the NPCs lie), trained for 40 rounds on the training
+       topics, then scored on rounds about held-out topics with the memory
+       frozen (no writes, so the topics stay unseen).
 """
 
 from __future__ import annotations
@@ -322,6 +339,165 @@ def flip_detection(seed: int, runs: int, t0: int, horizon: int) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- 5. transfer to unseen topics
+
+
+FAMILIES = {"A": ["treasure", "gold coins", "buried chest", "jewels"],
+            "B": ["weather", "storm", "tides", "wind"]}
+TRANSFER_METHODS = ["Σ-Mem, MiniLM φ r=16", "Σ-Mem, MiniLM φ r=32", "Σ-Mem, hash φ r=16 (control)",
+                    "beta (NPC, topic)", "beta (NPC)", "beta (NPC, family) [given labels]"]
+TRANSFER_DECISION_METHODS = ["M-Vote, MiniLM φ r=16", "M-Vote, MiniLM φ r=32", "M-Vote, MiniLM r=16, route fb",
+                             "M-Vote, hash φ r=16 (control)", "majority vote", "beta (NPC, topic) vote",
+                             "beta (NPC) vote", "beta (NPC, family) vote [given labels]", "oracle (true weights)"]
+
+
+def family_split(rng: np.random.Generator) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(train, held-out) lists of (topic, family): 2 random topics of each family in each."""
+    train, held = [], []
+    for fam, tps in FAMILIES.items():
+        order = rng.permutation(len(tps))
+        train += [(tps[i], fam) for i in order[:2]]
+        held += [(tps[i], fam) for i in order[2:]]
+    return train, held
+
+
+def transfer_memories(rng: np.random.Generator, peers: list[str], minilm, hashemb) -> dict:
+    """The memories of section 5, keyed like TRANSFER_METHODS; one projection seed per pool / run."""
+    pseed = int(rng.integers(2 ** 31))
+    return {"Σ-Mem, MiniLM φ r=16": SigmaMem(peers, r=16, seed=pseed, embedder=minilm),
+            "Σ-Mem, MiniLM φ r=32": SigmaMem(peers, r=32, seed=pseed, embedder=minilm),
+            "Σ-Mem, hash φ r=16 (control)": SigmaMem(peers, r=16, seed=pseed, embedder=hashemb),
+            "beta (NPC, topic)": BetaReputation(peers, lam=GAMMA),
+            "beta (NPC)": BetaReputation(peers, lam=GAMMA, topic_aware=False),
+            "beta (NPC, family) [given labels]": BetaReputation(peers, list(FAMILIES), lam=GAMMA)}
+
+
+def write_all(mems: dict, topic: str, fam: str, outcomes: dict) -> None:
+    for name, m in mems.items():
+        m.write(fam if "family" in name else topic, outcomes)
+
+
+def transfer_auroc(seed: int, pools: int, checkpoints: list[int], minilm, hashemb, P: int = 20) -> dict:
+    res = {m: {n: [] for n in checkpoints} for m in TRANSFER_METHODS}
+    seen = {n: [] for n in checkpoints}  # Σ-Mem r=16 on the training topics, for reference
+    fams = list(FAMILIES)
+    for pool in range(pools):
+        rng = rng_for(seed, 5, 0, pool)
+        train, held = family_split(rng)
+        peers = peer_ids(P)
+        lies = np.zeros((P, len(fams)), dtype=bool)  # 40 % honest, 30 % lie on A, 30 % lie on B
+        order = rng.permutation(P)
+        lies[order[round(0.4 * P):round(0.7 * P)], 0] = True
+        lies[order[round(0.7 * P):], 1] = True
+        rate = {tp: np.where(lies[:, fams.index(f)], rng.uniform(0.05, 0.3, P), rng.uniform(0.7, 0.95, P))
+                for tp, f in train + held}
+        mems = transfer_memories(rng, peers, minilm, hashemb)
+        held_honest = np.concatenate([~lies[:, fams.index(f)] for _, f in held])
+        train_honest = np.concatenate([~lies[:, fams.index(f)] for _, f in train])
+        for n in range(1, max(checkpoints) + 1):
+            tp, fam = train[int(rng.integers(len(train)))]
+            c = np.where(rng.random(P) < rate[tp], 1, -1)
+            write_all(mems, tp, fam, dict(zip(peers, c.tolist())))
+            if n in checkpoints:
+                for name, m in mems.items():
+                    s = np.concatenate([m.scores(f if "family" in name else tp_, peers) for tp_, f in held])
+                    res[name][n].append(auroc(s[held_honest], s[~held_honest]))
+                m = mems["Σ-Mem, MiniLM φ r=16"]
+                s = np.concatenate([m.scores(tp_, peers) for tp_, _ in train])
+                seen[n].append(auroc(s[train_honest], s[~train_honest]))
+    out = {m: {n: float(np.nanmean(v)) for n, v in d.items()} for m, d in res.items()}
+    out["_seen_topics_sigma_r16"] = {n: float(np.nanmean(v)) for n, v in seen.items()}
+    return out
+
+
+def transfer_decision_run(rng: np.random.Generator, cf: float, train_rounds: int, test_rounds: int,
+                          minilm, hashemb, P: int = 10, k: int = 4) -> dict[str, float]:
+    peers = peer_ids(P)
+    fams = list(FAMILIES)
+    train, held = family_split(rng)
+    honesty = rng.uniform(0.6, 0.9, size=P)
+    liars = np.zeros((P, len(fams)), dtype=bool)
+    for f in range(len(fams)):
+        liars[rng.permutation(P)[: round(cf * P)], f] = True
+    oracle_w = np.log(honesty * (k - 1) / (1 - honesty))
+    mems = transfer_memories(rng, peers, minilm, hashemb)
+
+    def ask(topics: list[tuple[str, str]]):
+        tp, fam = topics[int(rng.integers(len(topics)))]
+        f = fams.index(fam)
+        truth = int(rng.integers(k))
+        wrong = [a for a in range(k) if a != truth]
+        lie = wrong[int(rng.integers(k - 1))]
+        answers = [lie if liars[p, f] else truth if rng.random() < honesty[p] else wrong[int(rng.integers(k - 1))]
+                   for p in range(P)]
+        return tp, fam, f, truth, answers
+
+    for _ in range(train_rounds):
+        tp, fam, _, truth, answers = ask(train)
+        write_all(mems, tp, fam, dict(zip(peers, np.where(np.array(answers) == truth, 1, -1).tolist())))
+    hits = {m: 0 for m in TRANSFER_DECISION_METHODS}
+    for _ in range(test_rounds):  # held-out topics, memory frozen
+        tp, fam, f, truth, answers = ask(held)
+        claims = dict(zip(peers, answers))
+        picks = {
+            "M-Vote, MiniLM φ r=16": mems["Σ-Mem, MiniLM φ r=16"].vote(tp, claims),
+            "M-Vote, MiniLM φ r=32": mems["Σ-Mem, MiniLM φ r=32"].vote(tp, claims),
+            "M-Vote, MiniLM r=16, route fb": mems["Σ-Mem, MiniLM φ r=16"].vote(tp, claims, fallback="route"),
+            "M-Vote, hash φ r=16 (control)": mems["Σ-Mem, hash φ r=16 (control)"].vote(tp, claims),
+            "majority vote": weighted_choice(answers, [0.0] * P),
+            "beta (NPC, topic) vote": mems["beta (NPC, topic)"].vote(tp, claims),
+            "beta (NPC) vote": mems["beta (NPC)"].vote(tp, claims),
+            "beta (NPC, family) vote [given labels]": mems["beta (NPC, family) [given labels]"].vote(fam, claims),
+            "oracle (true weights)": weighted_choice(answers, np.where(liars[:, f], 0.0, oracle_w)),
+        }
+        for m, a in picks.items():
+            hits[m] += a == truth
+    return {m: h / test_rounds for m, h in hits.items()}
+
+
+def transfer(seed: int, pools: int, checkpoints: list[int], reps: int, train_rounds: int, test_rounds: int,
+             regimes: list[float], minilm) -> dict:
+    from memory.embedder import HashEmbedder
+    hashemb = HashEmbedder()
+    out: dict = {"auroc": transfer_auroc(seed, pools, checkpoints, minilm, hashemb)}
+    seen = out["auroc"].pop("_seen_topics_sigma_r16")
+    out["auroc_seen_topics_sigma_r16"] = seen
+    rows = [[m] + [f"{out['auroc'][m][n]:.3f}" for n in checkpoints] for m in TRANSFER_METHODS]
+    print(table(f"5a. Transfer to unseen topics: AUROC, honest vs lying (NPC, held-out topic) pairs "
+                f"({pools} pools × 20 NPCs × 4 held-out topics; trained on 2 of 4 topics per family)",
+                ["method \\ training claims per NPC"] + [str(n) for n in checkpoints], rows,
+                note=f"  families A = {', '.join(FAMILIES['A'])}; B = {', '.join(FAMILIES['B'])}. "
+                     f"Reference: Σ-Mem r=16 on the trained topics "
+                     f"{' / '.join(f'{seen[n]:.3f}' for n in checkpoints)}."))
+    out["decisions"] = {}
+    for ci, cf in enumerate(regimes):
+        runs = [transfer_decision_run(rng_for(seed, 5, 1, ci, rep), cf, train_rounds, test_rounds, minilm, hashemb)
+                for rep in range(reps)]
+        out["decisions"][f"CF@{round(100 * cf)}"] = {m: float(np.mean([r[m] for r in runs]))
+                                                     for m in TRANSFER_DECISION_METHODS}
+    keys = list(out["decisions"])
+    rows = [[m] + [f"{100 * out['decisions'][c][m]:.1f}" for c in keys] for m in TRANSFER_DECISION_METHODS]
+    print(table(f"5b. Decision accuracy (%) on unseen topics: {reps} runs, {train_rounds} training rounds on "
+                f"seen topics, then {test_rounds} rounds on held-out topics (frozen memory), 10 NPCs, 4 options",
+                ["method \\ regime"] + keys, rows))
+    a, d = out["auroc"], out["decisions"]
+    best_beta_auc = {n: max(a[m][n] for m in ("beta (NPC, topic)", "beta (NPC)")) for n in checkpoints}
+    best_beta_acc = {c: max(d[c][m] for m in ("majority vote", "beta (NPC, topic) vote", "beta (NPC) vote"))
+                     for c in keys}
+    sig = "Σ-Mem, MiniLM φ r=16"
+    auc_margin = {n: a[sig][n] - best_beta_auc[n] for n in checkpoints}
+    acc_margin = {c: d[c]["M-Vote, MiniLM φ r=16"] - best_beta_acc[c] for c in keys}
+    out["verdict"] = {"auroc_margin_over_best_beta": auc_margin, "accuracy_margin_over_best_baseline": acc_margin,
+                      "beats_baselines": all(x > 0 for x in [*auc_margin.values(), *acc_margin.values()])}
+    print(f"  Verdict: on unseen topics Σ-Mem (MiniLM φ, r=16) "
+          f"{'beats' if out['verdict']['beats_baselines'] else 'does NOT always beat'} the unlabelled baselines: "
+          f"AUROC {' / '.join(f'{auc_margin[n]:+.3f}' for n in checkpoints)} over the best beta "
+          f"({'/'.join(map(str, checkpoints))} claims); M-Vote "
+          f"{', '.join(f'{100 * acc_margin[c]:+.1f} pts at {c}' for c in keys)} over the best of majority and "
+          f"beta votes. It stays below beta given the family labels (the ceiling).")
+    return out
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -330,8 +506,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="fewer runs and rounds (a smoke run, ~10 s)")
     ap.add_argument("--json", metavar="FILE", help="write every figure to FILE as JSON")
+    ap.add_argument("--embedder", choices=["hash", "minilm"], default="hash",
+                    help="topic embedder of section 5 (transfer to unseen topics); it runs only with minilm")
     args = ap.parse_args(argv)
     q = args.quick
+    minilm = None
+    if args.embedder == "minilm":  # fail fast, before the other sections
+        from memory.embedder import EmbedderUnavailable, get_embedder
+        try:
+            t = time.perf_counter()
+            minilm = get_embedder("minilm")
+            minilm([tp for tps in FAMILIES.values() for tp in tps])
+            minilm_load = time.perf_counter() - t
+        except EmbedderUnavailable as exc:
+            ap.error(f"--embedder minilm: {exc}")
     cfg = {
         "theorem1_runs": 2000 if q else 6000, "theorem1_T": [20, 50, 100] if q else [20, 50, 200],
         "theorem1_mu": [0.3, 0.6, 0.9],
@@ -340,6 +528,10 @@ def main(argv: list[str] | None = None) -> int:
         "decision_regimes": [0.0, 0.5, 0.7, 0.9],
         "flip_runs": 40 if q else 200, "flip_t0": 60, "flip_horizon": 120,
     }
+    if minilm is not None:
+        cfg.update({"transfer_pools": 20 if q else 100, "transfer_checkpoints": [10, 20, 40],
+                    "transfer_decision_reps": 20 if q else 120, "transfer_train_rounds": 40,
+                    "transfer_test_rounds": 60, "transfer_regimes": [0.5, 0.7]})
     print(f"Σ-Mem trust benchmark  seed={args.seed}  {'quick' if q else 'full'}  "
           f"(γ={GAMMA}, η={ETA:.2f}, φ: projection r=16 of hash embeddings)")
     res: dict = {"seed": args.seed, "quick": q, "config": cfg, "seconds": {}}
@@ -361,6 +553,18 @@ def main(argv: list[str] | None = None) -> int:
     res["flip"] = flip_detection(args.seed, cfg["flip_runs"], cfg["flip_t0"], cfg["flip_horizon"])
     res["seconds"]["flip"] = time.perf_counter() - t
     log("flip detection done")
+    if minilm is None:
+        print("\n5. Transfer to related, unseen topics: skipped (needs --embedder minilm; hash embeddings have "
+              "no semantics)")
+        res["transfer"] = {"skipped": "needs --embedder minilm"}
+    else:
+        t = time.perf_counter()
+        res["transfer"] = transfer(args.seed, cfg["transfer_pools"], cfg["transfer_checkpoints"],
+                                   cfg["transfer_decision_reps"], cfg["transfer_train_rounds"],
+                                   cfg["transfer_test_rounds"], cfg["transfer_regimes"], minilm)
+        res["seconds"]["minilm_load"] = minilm_load
+        res["seconds"]["transfer"] = time.perf_counter() - t
+        log("transfer to unseen topics done")
 
     uni = res["liars"]["uniform"]
     tc = res["liars"]["topic-conditional"]
@@ -378,6 +582,16 @@ def main(argv: list[str] | None = None) -> int:
         ("Σ-Mem beats topic-blind beta on topic-conditional liars (AUROC, 20 claims)",
          tc["Σ-Mem"][20] > tc["beta (NPC)"][20], f"{tc['Σ-Mem'][20]:.3f} vs {tc['beta (NPC)'][20]:.3f}"),
     ]
+    if minilm is not None:
+        ta, td = res["transfer"]["auroc"], res["transfer"]["decisions"]["CF@70"]
+        base_auc = max(ta["beta (NPC, topic)"][20], ta["beta (NPC)"][20])
+        base_acc = max(td[m] for m in ("majority vote", "beta (NPC, topic) vote", "beta (NPC) vote"))
+        goals += [
+            ("Σ-Mem (MiniLM r=16) beats both beta baselines on unseen topics (AUROC, 20 claims)",
+             ta["Σ-Mem, MiniLM φ r=16"][20] > base_auc, f"{ta['Σ-Mem, MiniLM φ r=16'][20]:.3f} vs {base_auc:.3f}"),
+            ("M-Vote (MiniLM r=16) beats beta votes and majority on unseen topics at CF@70",
+             td["M-Vote, MiniLM φ r=16"] > base_acc, f"{100 * td['M-Vote, MiniLM φ r=16']:.1f} vs {100 * base_acc:.1f}"),
+        ]
     rows = [[g, "met" if ok else "NOT met", detail] for g, ok, detail in goals]
     print(table("Goals", ["goal", "status", "figures"], rows))
     res["goals"] = [{"goal": g, "met": bool(ok), "figures": detail} for g, ok, detail in goals]
