@@ -26,14 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from game.errors import InputError, did_you_mean
-from memory.sigma import check_peer_id, outcome_value, weighted_choice
+from game.errors import InputError
+from memory.sigma import PeerMemory, check_peer_id, weighted_choice
 
 STATE_VERSION = 1
 _ANY = "*"  # the one column of a topic-blind reputation
 
 
-class BetaReputation:
+class BetaReputation(PeerMemory):
     """Decayed beta reputation per (peer, topic) or per peer.
 
     ``BetaReputation(peers=(), topics=(), *, lam=0.95, topic_aware=True, allow_new_peers=True)``.
@@ -60,18 +60,6 @@ class BetaReputation:
             self.add_peer(p)
 
     # ------------------------------------------------------------------ keys
-
-    @property
-    def peers(self) -> list[str]:
-        return list(self._peers)
-
-    @property
-    def topics(self) -> list[str]:
-        return list(self._topics)
-
-    @property
-    def t(self) -> int:
-        return self._t
 
     def add_peer(self, peer: str) -> int:
         peer = check_peer_id(peer)
@@ -107,15 +95,7 @@ class BetaReputation:
 
     def write(self, topic: str, outcomes: Mapping[str, Any]) -> None:
         """One verified event: all counts decay by λ, then judged peers add a success (+1) or a failure (-1)."""
-        if not isinstance(outcomes, Mapping):
-            raise InputError(f"outcomes must be a mapping peer -> +1/-1, got {type(outcomes).__name__}")
-        items = [(check_peer_id(p), outcome_value(p, v)) for p, v in outcomes.items()]
-        if not isinstance(topic, str):
-            raise InputError(f"a topic must be a string, got {topic!r}")
-        if not self.allow_new_peers:
-            unknown = [p for p, _ in items if p not in self._index]
-            if unknown:
-                raise InputError(f"unknown peer {unknown[0]!r}", hint=did_you_mean(unknown[0], self._index))
+        items = self._outcomes(topic, outcomes, self.allow_new_peers)
         self._add_topic(topic)
         col = self._col(topic)
         idx = np.array([self.add_peer(p) for p, _ in items], dtype=np.intp)
@@ -127,9 +107,7 @@ class BetaReputation:
 
     def tick(self, n: int = 1) -> None:
         """``n`` events without feedback: all counts only decay."""
-        if int(n) != n or n < 0:
-            raise InputError(f"tick count must be a non-negative integer, got {n!r}")
-        for _ in range(int(n)):
+        for _ in range(self._tick_count(n)):
             self._alpha *= self.lam
             self._beta *= self.lam
             self._t += 1
@@ -156,10 +134,7 @@ class BetaReputation:
         out[known] = (a + 1.0) / (a + b + 2.0)
         return out
 
-    def score(self, peer: str, topic: str) -> float:
-        return float(self.scores(topic, [peer])[0])
-
-    trust = score
+    trust = PeerMemory.score
 
     def weights(self, topic: str, peers: Sequence[str] | None = None) -> dict[str, float]:
         """Vote weights: the log-odds of the expected trust, ``max(0, ln(t/(1 − t)))``."""
@@ -168,13 +143,6 @@ class BetaReputation:
         w = np.maximum(0.0, np.log(t / (1.0 - t)))
         return {p: float(x) for p, x in zip(peers, w)}
 
-    def route(self, topic: str, candidates: Sequence[str]) -> str:
-        """The candidate with the highest expected trust; ties go to the earlier candidate."""
-        candidates = list(candidates)
-        if not candidates:
-            raise InputError("route needs at least one candidate")
-        return candidates[int(np.argmax(self.scores(topic, candidates)))]
-
     def vote(self, topic: str, claims: Mapping[str, Hashable]) -> Hashable:
         """Trust-weighted vote (log-odds weights); plain majority when every weight is 0; ties: first claimed."""
         peers = list(claims)
@@ -182,14 +150,6 @@ class BetaReputation:
             raise InputError("vote needs at least one claim")
         w = self.weights(topic, peers)
         return weighted_choice([claims[p] for p in peers], [w[p] for p in peers])
-
-    def trust_table(self) -> dict[str, dict[str, float]]:
-        """``{peer: {topic: expected trust}}`` over the known topics."""
-        table: dict[str, dict[str, float]] = {p: {} for p in self._peers}
-        for tp in self._topics:
-            for p, s in zip(self._peers, self.scores(tp)):
-                table[p][tp] = float(s)
-        return table
 
     # ------------------------------------------------------------------ state
 

@@ -168,7 +168,72 @@ def log_odds_weight(norm_scores: np.ndarray, clip: float) -> np.ndarray:
 # --------------------------------------------------------------------------- Σ-Mem
 
 
-class SigmaMem:
+class PeerMemory:
+    """What Σ-Mem and the beta baseline share: the peer and topic rosters, the event clock,
+    input checks for writes and ticks, and the reads built on ``scores``."""
+
+    _peers: list[str]
+    _index: dict[str, int]
+    _topics: list[str]
+    _t: int
+
+    @property
+    def peers(self) -> list[str]:
+        return list(self._peers)
+
+    @property
+    def topics(self) -> list[str]:
+        """Known topics: registered ones and those written about, in first-seen order."""
+        return list(self._topics)
+
+    @property
+    def t(self) -> int:
+        """Events so far (writes and ticks)."""
+        return self._t
+
+    def _outcomes(self, topic: Any, outcomes: Any, allow_new_peers: bool) -> list[tuple[str, float]]:
+        """The checked ``(peer, c)`` pairs of a write; raises before any state changes."""
+        if not isinstance(outcomes, Mapping):
+            raise InputError(f"outcomes must be a mapping peer -> +1/-1, got {type(outcomes).__name__}")
+        if not isinstance(topic, str):
+            raise InputError(f"a topic must be a string, got {topic!r}")
+        items = [(check_peer_id(p), outcome_value(p, v)) for p, v in outcomes.items()]
+        if not allow_new_peers:
+            unknown = [p for p, _ in items if p not in self._index]
+            if unknown:
+                raise InputError(f"unknown peer {unknown[0]!r}", hint=did_you_mean(unknown[0], self._index))
+        return items
+
+    @staticmethod
+    def _tick_count(n: Any) -> int:
+        if int(n) != n or n < 0:
+            raise InputError(f"tick count must be a non-negative integer, got {n!r}")
+        return int(n)
+
+    def scores(self, topic: str, peers: Sequence[str] | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+    def score(self, peer: str, topic: str) -> float:
+        """``peer``'s score on ``topic`` (see :meth:`scores`)."""
+        return float(self.scores(topic, [peer])[0])
+
+    def route(self, topic: str, candidates: Sequence[str]) -> str:
+        """The candidate with the highest score on ``topic``; ties go to the earlier candidate."""
+        candidates = list(candidates)
+        if not candidates:
+            raise InputError("route needs at least one candidate")
+        return candidates[int(np.argmax(self.scores(topic, candidates)))]
+
+    def trust_table(self) -> dict[str, dict[str, float]]:
+        """``{peer: {topic: score}}`` over the known topics."""
+        table: dict[str, dict[str, float]] = {p: {} for p in self._peers}
+        for tp in self._topics:
+            for p, s in zip(self._peers, self.scores(tp)):
+                table[p][tp] = float(s)
+        return table
+
+
+class SigmaMem(PeerMemory):
     """Reliability memory over peers (NPC ids) and topics; see the module docstring.
 
     ``SigmaMem(peers=(), topics=(), config=None, *, embedder=None, **overrides)``:
@@ -228,20 +293,6 @@ class SigmaMem:
     @property
     def r(self) -> int:
         return self._cfg.r
-
-    @property
-    def peers(self) -> list[str]:
-        return list(self._peers)
-
-    @property
-    def topics(self) -> list[str]:
-        """Known topics: registered ones and those written about, in first-seen order."""
-        return list(self._topics)
-
-    @property
-    def t(self) -> int:
-        """Events so far (writes and ticks)."""
-        return self._t
 
     def add_peer(self, peer: str) -> int:
         """Register ``peer`` (idempotent); returns its index. A new peer starts with M = 0 and no relations."""
@@ -321,16 +372,8 @@ class SigmaMem:
         Every peer decays by γ (S by γ_G); judged peers learn ``η c φφᵀ``; S learns
         ``η_G q qᵀ`` (see the module docstring for ``q``). An empty ``outcomes`` is a :meth:`tick`.
         """
-        if not isinstance(outcomes, Mapping):
-            raise InputError(f"outcomes must be a mapping peer -> +1/-1, got {type(outcomes).__name__}")
-        if not isinstance(topic, str):
-            raise InputError(f"a topic must be a string, got {topic!r}")
-        items = [(check_peer_id(p), outcome_value(p, v)) for p, v in outcomes.items()]
+        items = self._outcomes(topic, outcomes, self._cfg.allow_new_peers)
         phi = self.phi(topic)  # validate before touching any state
-        if not self._cfg.allow_new_peers:
-            unknown = [p for p, _ in items if p not in self._index]
-            if unknown:
-                raise InputError(f"unknown peer {unknown[0]!r}", hint=did_you_mean(unknown[0], self._index))
         self._know_topic(topic)
         idx = np.array([self.add_peer(p) for p, _ in items], dtype=np.intp)
         c = np.array([v for _, v in items], dtype=np.float64)
@@ -353,9 +396,7 @@ class SigmaMem:
 
     def tick(self, n: int = 1) -> None:
         """``n`` events without feedback: everything only decays."""
-        if int(n) != n or n < 0:
-            raise InputError(f"tick count must be a non-negative integer, got {n!r}")
-        for _ in range(int(n)):
+        for _ in range(self._tick_count(n)):
             self._decay()
 
     def _decay(self) -> None:
@@ -380,10 +421,6 @@ class SigmaMem:
             out[known] = np.einsum("i,pij,j->p", phi, self._M[rows[known]], phi)
         return out
 
-    def score(self, peer: str, topic: str) -> float:
-        """Reliability score ``φᵀ M_p φ`` of ``peer`` on ``topic`` (0 for a peer never judged)."""
-        return float(self.scores(topic, [peer])[0])
-
     def normalised(self, s: np.ndarray | float) -> np.ndarray:
         """``s (1 − γ)/η``: a score on the scale of ``E[c] ∈ [-1, 1]`` (the identity with default η)."""
         return np.asarray(s, dtype=np.float64) * (1.0 - self._gamma) / self._eta
@@ -393,13 +430,6 @@ class SigmaMem:
         peers = self._peers if peers is None else list(peers)
         w = log_odds_weight(self.normalised(self.scores(topic, peers)), self._cfg.clip)
         return {p: float(x) for p, x in zip(peers, w)}
-
-    def route(self, topic: str, candidates: Sequence[str]) -> str:
-        """M-Route: the candidate with the highest score on ``topic``; ties go to the earlier candidate."""
-        candidates = list(candidates)
-        if not candidates:
-            raise InputError("route needs at least one candidate")
-        return candidates[int(np.argmax(self.scores(topic, candidates)))]
 
     def vote(self, topic: str, claims: Mapping[str, Hashable], *,
              fallback: Literal["majority", "route"] = "majority") -> Hashable:
@@ -507,14 +537,6 @@ class SigmaMem:
             raise InputError("select needs at least one claim")
         theta = self.posterior(topic, peers, z=z, w_g=w_g, w_u=w_u)
         return self._decide(claims, peers, theta, fallback)
-
-    def trust_table(self) -> dict[str, dict[str, float]]:
-        """``{peer: {topic: score}}`` over the known topics."""
-        table: dict[str, dict[str, float]] = {p: {} for p in self._peers}
-        for tp in self._topics:
-            for p, s in zip(self._peers, self.scores(tp)):
-                table[p][tp] = float(s)
-        return table
 
     # ------------------------------------------------------------------ state
 
