@@ -117,8 +117,24 @@ class GateConfig(BaseModel):
         return self
 
 
+class Triple:
+    """Normalised views of a (subject, relation, object) assertion."""
+
+    subject: str
+    relation: str
+    object: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return norm(self.subject), norm(self.relation)
+
+    @property
+    def triple(self) -> tuple[str, str, str]:
+        return norm(self.subject), norm(self.relation), norm(self.object)
+
+
 @dataclass
-class Candidate:
+class Candidate(Triple):
     """A would-be world fact and where it came from."""
 
     subject: str
@@ -130,20 +146,12 @@ class Candidate:
     text: str = ""
     kind: str = "claim"              # claim | statement | summary | observation
 
-    @property
-    def key(self) -> tuple[str, str]:
-        return norm(self.subject), norm(self.relation)
-
-    @property
-    def triple(self) -> tuple[str, str, str]:
-        return norm(self.subject), norm(self.relation), norm(self.object)
-
     def sentence(self) -> str:
         return self.text or f"{self.subject} {self.relation.replace('_', ' ')} {self.object}"
 
 
 @dataclass
-class Fact:
+class Fact(Triple):
     """An entry of world-fact memory (admitted, quarantined, or gone with the reason kept)."""
 
     id: str
@@ -159,14 +167,6 @@ class Fact:
     sources: list[str] = field(default_factory=list)   # who else asserted it
     jury: float | None = None     # the LLM jury's score when it was held (re-checks reuse it)
     awaiting_jury: bool = False   # held because the jury failed: only evidence or a new verdict frees it
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return norm(self.subject), norm(self.relation)
-
-    @property
-    def triple(self) -> tuple[str, str, str]:
-        return norm(self.subject), norm(self.relation), norm(self.object)
 
 
 @dataclass
