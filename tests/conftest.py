@@ -60,3 +60,21 @@ def serve():
     yield start
     for s in servers:
         s.close()
+
+
+def reseal_transcript(folder, text: str) -> None:
+    """Make ``save.json`` agree with an edited transcript ``text``: a consistent forgery, which
+    only a replay can expose."""
+    import json
+
+    from game.saves import transcript_digest
+    path = Path(folder) / "save.json"
+    data = json.loads(path.read_text())
+    data["transcript"] = transcript_digest(text)
+    path.write_text(json.dumps(data))
+
+
+def forge_transcript(folder, text: str) -> None:
+    """Replace a save's transcript with ``text`` and reseal it."""
+    (Path(folder) / "transcript.jsonl").write_text(text)
+    reseal_transcript(folder, text)

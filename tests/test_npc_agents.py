@@ -201,8 +201,8 @@ def test_replay_uses_recorded_decisions_not_agents(tmp_path):
     import json as _json
 
     from game.parser import Command
-    from game.saves import transcript_digest
     from game.session import Game, replay
+    from tests.conftest import forge_transcript
     game = Game(MINI, seed=4)
     for cmd in ("ask lou about gem", "talk to lou", "north", "trade with mara", "offer price=20", "look"):
         parsed = game.parser.parse(cmd, game.engine.scope())
@@ -219,28 +219,18 @@ def test_replay_uses_recorded_decisions_not_agents(tmp_path):
     rec = _json.loads(lines[i])
     rec["value"][0]["text"] = "Something else entirely."
     lines[i] = _json.dumps(rec, sort_keys=True, separators=(",", ":"))
-    text = "\n".join(lines) + "\n"
-    tpath.write_text(text)
-    data = _json.loads((folder / "save.json").read_text())
-    data["transcript"] = transcript_digest(text)
-    (folder / "save.json").write_text(_json.dumps(data))
+    forge_transcript(folder, "\n".join(lines) + "\n")
     ok, got, want = replay("rp", tmp_path)
     assert not ok and got != want
 
 
 def test_a_replay_that_runs_out_of_decisions_says_where(tmp_path):
-    import json as _json
-
-    from game.saves import transcript_digest
     from game.session import Game, replay
+    from tests.conftest import forge_transcript
     game = Game(MINI, seed=4)
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
     folder = game.save("short", tmp_path)
-    tpath = folder / "transcript.jsonl"
-    text = "\n".join(ln for ln in tpath.read_text().splitlines() if '"type":"decision"' not in ln) + "\n"
-    tpath.write_text(text)
-    data = _json.loads((folder / "save.json").read_text())
-    data["transcript"] = transcript_digest(text)
-    (folder / "save.json").write_text(_json.dumps(data))
+    lines = (folder / "transcript.jsonl").read_text().splitlines()
+    forge_transcript(folder, "\n".join(ln for ln in lines if '"type":"decision"' not in ln) + "\n")
     ok, got, _ = replay("short", tmp_path)
     assert not ok and "diverged at transcript.jsonl:" in got and "no recorded reply for 'liar'" in got

@@ -40,7 +40,7 @@ def test_save_load_continue_matches_uninterrupted(tmp_path):
 
 
 def test_replay_matches_and_detects_tampering(tmp_path):
-    from game.saves import transcript_digest
+    from tests.conftest import reseal_transcript
     game, _ = half_played()
     folder = game.save("r", tmp_path)
     ok, got, want = replay("r", tmp_path)
@@ -53,9 +53,7 @@ def test_replay_matches_and_detects_tampering(tmp_path):
     tpath.write_text(text)
     with pytest.raises(SaveError, match="does not match save.json"):
         replay("r", tmp_path)  # a transcript edited on its own is caught by its digest
-    data = json.loads((folder / "save.json").read_text())
-    data["transcript"] = transcript_digest(text)  # a consistent forgery: replay shows the state differs
-    (folder / "save.json").write_text(json.dumps(data))
+    reseal_transcript(folder, text)  # a consistent forgery: replay shows the state differs
     ok, got, want = replay("r", tmp_path)
     assert not ok and got != want
 
