@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from agents.llm.client import LLMClient, LLMUnavailable
+from agents.llm.client import LLMClient, LLMError, LLMUnavailable
 from agents.llm.config import LLMConfig
 from agents.llm.scripted_server import ScriptedServer
 from game.engine import INVALID_PENALTY
@@ -156,23 +156,6 @@ def test_a_penalised_fallback_replays_exactly(serve, tmp_path):
     game.save("fallback", base=tmp_path)
     ok, got, want = replay("fallback", base=tmp_path)
     assert ok, (got, want)
-
-
-def test_a_refusing_endpoint_mid_turn_is_finished_scripted_and_replays(serve, tmp_path):
-    """A 404 (wrong model) is not retried: the turn completes with scripted fallbacks, then it is reported."""
-    from agents.llm.client import LLMError
-    s = serve([npc_reply("In the oak chest, friend."), {"status": 404, "error": "model 'm' not found"}])
-    game = Game(MINI, seed=0, llm=client(s), llm_npcs={"liar"})
-    play(game, "ask lou about gem")
-    with pytest.raises(LLMError) as err:
-        play(game, "ask lou about weather")
-    assert "scripted fallbacks" in err.value.message
-    assert [e.text for e in err.value.events if e.kind == "say"] == ['Lou says: "The sky is blue."']
-    game.save("refused", base=tmp_path)
-    resumed = Game.load("refused", base=tmp_path)
-    play(resumed, "ask lou about sky")
-    resumed.save("resumed", base=tmp_path)
-    assert replay("resumed", base=tmp_path)[0]
 
 
 def test_a_claim_on_an_unknown_topic_is_rejected_and_repaired(serve):
@@ -359,12 +342,19 @@ def test_cli_dead_endpoint_autosaves_and_resumes_scripted(serve, tmp_path):
     assert parley("replay", "autosave-mini-v1", env=env).returncode == 0
 
 
-def test_a_failed_turn_leaves_no_trace_in_the_save(serve, tmp_path):
-    s = serve([npc_reply("In the oak chest, friend."), {"status": 500}])
+@pytest.mark.parametrize("failure,raised", [({"status": 500}, LLMUnavailable),
+                                            ({"status": 404, "error": "model 'm' not found"}, LLMError)])
+def test_a_failed_turn_is_finished_scripted_and_the_save_replays(serve, tmp_path, failure, raised):
+    """A dead (500, after retries) or refusing (404, not retried) endpoint mid-turn: the turn
+    completes with scripted fallbacks, then the outage is reported, and the game stays replayable."""
+    s = serve([npc_reply("In the oak chest, friend."), failure])
     game = Game(MINI, seed=0, llm=client(s), llm_npcs={"liar"})
     play(game, "ask lou about gem")
-    with pytest.raises(LLMUnavailable):
+    with pytest.raises(LLMError) as err:
         play(game, "ask lou about weather")
+    assert type(err.value) is raised
+    assert "scripted fallbacks" in err.value.message
+    assert [e.text for e in err.value.events if e.kind == "say"] == ['Lou says: "The sky is blue."']
     game.save("crashed", base=tmp_path)
     resumed = Game.load("crashed", base=tmp_path)
     play(resumed, "ask lou about weather")
