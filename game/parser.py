@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from game.errors import did_you_mean
+from game.text import clean
 from game.types import DIRECTIONS, PLAYER, Action, Verb
 
 
@@ -205,6 +206,7 @@ class Parser:
         self._last: str | None = None   # id of the last noun referred to, for "it"
 
     def parse(self, text: str, scope: Scope) -> Parsed:
+        text = clean(text, newlines=False)  # one line, no control or bidi characters
         pending, self._pending = self._pending, None
         if pending is not None:
             chosen = self._pick(text, pending[0])

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from agents.llm.cache import ResponseCache, cache_key
 from agents.llm.config import LOCAL_KEY, LLMConfig, redact_url
 from game.errors import ParleyError
+from game.text import clean
 
 log = logging.getLogger("parley.llm")
 
@@ -137,7 +138,23 @@ def _content_text(messages: list[Message]) -> str:
 
 
 def extract_json_object(text: str | None) -> dict[str, Any]:
-    """The first JSON object in ``text``: bare, inside ```json fences, or amid prose."""
+    """The first JSON object in ``text``: bare, inside ```json fences, or amid prose. Its
+    strings are cleaned (``game.text.clean``): an escaped control or bidi character in a
+    reply never reaches the game."""
+    return _cleaned(_first_json_object(text))
+
+
+def _cleaned(obj: Any) -> Any:
+    if isinstance(obj, str):
+        return clean(obj)
+    if isinstance(obj, dict):
+        return {clean(str(k)): _cleaned(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_cleaned(v) for v in obj]
+    return obj
+
+
+def _first_json_object(text: str | None) -> dict[str, Any]:
     s = (text or "").strip()
     if not s:
         raise ValueError("the reply was empty")
@@ -415,7 +432,7 @@ class LLMClient:
                 self.outage = exc
             raise
         choices = resp.choices or []
-        text = (choices[0].message.content if choices and choices[0].message else None) or ""
+        text = clean((choices[0].message.content if choices and choices[0].message else None) or "")
         usage = resp.usage
         if usage is not None and usage.prompt_tokens is not None:
             pt, ct = int(usage.prompt_tokens), int(usage.completion_tokens or 0)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from game.errors import InputError
+from game.text import is_clean, shown
 
 DEFAULT_MODEL = "gpt-4o-mini"
 LOCAL_KEY = "not-needed"  # the SDK insists on a key; local servers ignore it
@@ -27,7 +29,10 @@ def is_local_url(url: str | None) -> bool:
     """Whether ``url`` points at this machine or a private network (no key needed)."""
     if not url:
         return False
-    host = (urlsplit(url).hostname or "").lower()
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:  # malformed: the validator says so; it is not local
+        return False
     if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost")):
         return True
     try:
@@ -37,17 +42,44 @@ def is_local_url(url: str | None) -> bool:
     return ip.is_loopback or ip.is_private or ip.is_unspecified or ip.is_link_local
 
 
+_AUTHORITY = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://)(?P<auth>[^/?#]*)(?P<rest>.*)$", re.S)
+
+
 def redact_url(url: str | None) -> str | None:
-    """``url`` without any ``user:password@`` part."""
+    """``url`` fit to print or save: any ``user:password@`` part and any query string or
+    fragment replaced by ``***``, control characters escaped. Works on text alone, so a
+    malformed URL never raises here."""
     if not url:
         return url
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, "***@" + netloc, parts.path, parts.query, parts.fragment))
+    s = str(url)
+    m = _AUTHORITY.match(s)
+    head, auth, rest = (m.group("head"), m.group("auth"), m.group("rest")) if m else ("", "", s)
+    if "@" in auth:
+        auth = "***@" + auth.rsplit("@", 1)[1]
+    elif not m and "@" in rest.split("/", 1)[0]:
+        rest = "***@" + rest.split("@", 1)[1]
+    for sep in ("?", "#"):
+        if sep in rest:
+            rest = rest.split(sep, 1)[0] + sep + "***"
+    return shown(head + auth + rest)
+
+
+def check_base_url(url: str) -> str:
+    """A usable endpoint base URL, or ValueError saying what is wrong (never echoing secrets)."""
+    v = url.strip().rstrip("/")
+    if not is_clean(v) or any(c.isspace() for c in v):
+        raise ValueError(f"contains spaces or control characters: {redact_url(v)!r}")
+    try:
+        parts = urlsplit(v)
+        host, _port = parts.hostname, parts.port
+    except ValueError:
+        raise ValueError(f"not a valid URL (malformed host or port): {redact_url(v)!r}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise ValueError(f"must look like http://host:port/v1, got {redact_url(v)!r}")
+    if "?" in v or "#" in v:
+        raise ValueError(f"must not have a query string or fragment, got {redact_url(v)!r}; "
+                         "put the key in OPENAI_API_KEY, never in the URL")
+    return v
 
 
 class LLMConfig(BaseModel):
@@ -89,13 +121,7 @@ class LLMConfig(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _check_url(cls, v: str | None) -> str | None:
-        if v is None:
-            return None
-        v = v.strip().rstrip("/")
-        parts = urlsplit(v)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"base_url must look like http://host:port/v1, got {redact_url(v)!r}")
-        return v
+        return None if v is None else check_base_url(v)
 
     @field_validator("model")
     @classmethod
@@ -124,10 +150,12 @@ class LLMConfig(BaseModel):
             for err in exc.errors():
                 where = ".".join(str(p) for p in err["loc"]) or "llm"
                 value = "***" if where == "api_key" else err.get("input")
-                if where == "base_url" and isinstance(value, str):
-                    value = redact_url(value)
-                shown = "" if isinstance(value, dict) else f" (got {value!r})"
-                lines.append(f"{where}: {err['msg']}{shown}")
+                msg = str(err["msg"]).removeprefix("Value error, ")
+                if where == "base_url":  # its own messages show the URL, redacted
+                    got = ""
+                else:
+                    got = "" if isinstance(value, dict) else f" (got {shown(repr(value))})"
+                lines.append(f"{where}: {msg}{got}")
             raise InputError("invalid LLM settings: " + "; ".join(lines),
                              hint="see --llm / OPENAI_BASE_URL, OPENAI_API_KEY, PARLEY_MODEL") from None
 

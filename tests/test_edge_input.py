@@ -1,0 +1,225 @@
+"""Text at the edge: stdin, scripts, LLM replies and --llm URLs from a hostile user.
+
+Each test feeds the bad input the way a user would and reads what comes out:
+no traceback, a message that says where and what, no secret printed, and no
+game lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents.llm.client import extract_json_object
+from agents.llm.config import LLMConfig, redact_url
+from game.errors import InputError
+from game.text import clean, decode, is_clean, shown
+from tests.conftest import ROOT
+
+MINI = "tests/fixtures/mini"
+SECRET = "pw-Zq81-SECRET"
+
+
+def run_cli(*args: str, stdin: bytes = b"", env: dict | None = None, saves: Path | None = None):
+    """The real CLI in a subprocess, bytes in and out (stdin is raw bytes, as a pipe gives them)."""
+    e = dict(os.environ)
+    e["PARLEY_SAVES"] = str(saves) if saves is not None else e.get("PARLEY_SAVES", "/nonexistent-parley-saves")
+    e.update(env or {})
+    r = subprocess.run([sys.executable, "-m", "game.cli", *args], cwd=ROOT, input=stdin,
+                       capture_output=True, env=e, timeout=300)
+    return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+
+
+# -- game.text ---------------------------------------------------------------------------
+
+def test_clean_removes_what_a_terminal_would_obey():
+    dirty = "say \udcff\udcfe hi \x1b[31mred\x1b[0m \x1b]0;title\x07\u202eevil\u2066 \x00\x07bell\r\n"
+    got = clean(dirty)
+    assert got == "say \ufffd\ufffd hi red evil bell\n"
+    assert clean("a\tb\nc", newlines=False) == "a b c"
+    assert clean("Café — naïve ünïcode, 中文, emoji 🎲") == "Café — naïve ünïcode, 中文, emoji 🎲"
+    assert decode(b"say \xff\xfe hi") == "say \ufffd\ufffd hi"
+
+
+def test_shown_escapes_but_keeps_every_character():
+    assert shown("a\x1b[31m\u202eb\udcff\r") == "a\\x1b[31m\\u202eb\\udcff\\x0d"
+    assert shown("plain text, ünïcode") == "plain text, ünïcode"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_clean_output_is_encodable_and_idempotent(text):
+    got = clean(text)
+    got.encode("utf-8")  # never raises: no lone surrogates left
+    assert clean(got) == got and is_clean(got)
+    assert not any(c in got for c in "\x1b\x00\u202e\u2066\r")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_shown_is_printable_and_encodable(text):
+    out = shown(text)
+    out.encode("utf-8")
+    assert "\x1b" not in out and "\u202e" not in out and "\r" not in out
+
+
+# -- stdin -------------------------------------------------------------------------------
+
+def test_invalid_utf8_on_stdin_keeps_the_game(tmp_path):
+    """Was: a traceback in state_hash during the end-of-input autosave, and no save."""
+    code, out, err = run_cli("play", "worlds/harbor", "--no-memory",
+                             stdin=b"n\nsay \xff\xfe hello\nsave mine\n", saves=tmp_path)
+    assert code == 0, err
+    assert "Traceback" not in err and "Traceback" not in out
+    assert "Saved to" in out and "Could not" not in out
+    from game.session import Game, replay
+    for name in ("mine", "autosave-harbor-v1"):
+        game = Game.load(name, base=tmp_path)
+        said = [r for r in game.transcript.records if '"say"' in r]
+        assert said and "\\udc" not in said[-1] and "\ufffd\ufffd hello" in said[-1]
+        assert replay(name, base=tmp_path)[0]
+
+
+def test_ansi_and_bidi_from_the_player_never_reach_terminal_or_transcript(tmp_path):
+    code, out, err = run_cli("play", MINI, "--no-memory",
+                             stdin="say \x1b[2J\x1b[31mhello\u202e there\nsave s\n".encode(), saves=tmp_path)
+    assert code == 0, err
+    assert "\x1b" not in out and "\u202e" not in out and "hello there" in out
+    folder = next(p for p in (tmp_path / "s").iterdir() if p.suffix == ".jsonl")
+    text = folder.read_text(encoding="utf-8")
+    assert "hello there" in text and "\\u001b" not in text and "\x1b" not in text and "\u202e" not in text
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(st.binary(max_size=40), min_size=1, max_size=6))
+def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_factory, lines):
+    """The console fed any bytes (decoded as Python decodes a pipe: surrogateescape) never
+    raises, and the autosave it leaves loads and replays."""
+    from game.console import run_console
+    from game.session import Game, replay
+    saves = tmp_path_factory.mktemp("saves")
+    game = Game(ROOT / MINI, seed=0)
+    feed = [b"wait", *lines]  # one real turn, so there is something to autosave
+    texts = iter(raw.decode("utf-8", "surrogateescape") for raw in feed)
+
+    def read(_prompt: str) -> str:
+        try:
+            return next(texts)
+        except StopIteration:
+            raise EOFError from None
+
+    shown_lines: list[str] = []
+    assert run_console(game, saves_base=str(saves), read=read, write=shown_lines.append) == 0
+    for line in shown_lines:
+        line.encode("utf-8")
+        assert "\x1b" not in line
+    if not game.engine.state.done:
+        name = f"autosave-{game.spec.id}"
+        assert any("Progress saved" in s for s in shown_lines), shown_lines[-2:]
+        loaded = Game.load(name, base=saves)
+        assert loaded.engine.state.turn == game.engine.state.turn
+        assert replay(name, base=saves)[0]
+
+
+# -- scripts -----------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.binary(max_size=200))
+def test_arbitrary_script_bytes_are_an_input_error_at_worst(tmp_path_factory, raw):
+    from game.commands import _script_lines, run_script
+    from game.session import Game
+    path = tmp_path_factory.mktemp("s") / "script.txt"
+    path.write_bytes(raw)
+    lines = _script_lines(str(path))
+    for _, line in lines:
+        assert is_clean(line)
+    game = Game(ROOT / MINI, seed=0, facts=False)
+    try:
+        run_script(game, lines, str(path))
+    except InputError as e:
+        assert str(path) in e.message
+    game.engine.get_state()
+    from game.session import save_hash
+    save_hash(game.engine.get_state(), game.components())
+
+
+def test_non_utf8_script_is_read_with_a_warning(tmp_path):
+    script = tmp_path / "s.txt"
+    script.write_bytes(b"look\nsay caf\xe9 \x1b[31mred\nwait\n")
+    code, out, err = run_cli("run", MINI, "--no-memory", "--script", str(script), "--out", str(tmp_path / "t.jsonl"))
+    assert code == 0, err
+    assert "s.txt:2: not UTF-8" in err and "Traceback" not in err
+    text = (tmp_path / "t.jsonl").read_text(encoding="utf-8")
+    assert "caf\ufffd red" in text and "\\u001b" not in text
+
+
+# -- LLM replies -------------------------------------------------------------------------
+
+def test_llm_reply_text_and_json_strings_are_cleaned(serve):
+    from agents.llm.client import LLMClient
+    s = serve(["Ten coins.\x1b[2J\u202e", json.dumps({"say": "hi\u001b[31m\u202e there", "n": [1, "\x07x"]})])
+    with LLMClient(LLMConfig(base_url=s.base_url, model="m", max_retries=0)) as llm:
+        assert llm.chat([{"role": "user", "content": "?"}]).text == "Ten coins."
+        raw = llm.chat([{"role": "user", "content": "??"}]).text
+    assert extract_json_object(raw) == {"say": "hi there", "n": [1, "x"]}
+
+
+# -- --llm URLs --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url, says", [
+    (f"http://admin:{SECRET}@[::1/v1", "not a valid URL"),
+    (f"http://host.example/v1?api_key={SECRET}", "query string"),
+    (f"http://host.example/v1#{SECRET}", "query string or fragment"),
+    (f"http://admin:{SECRET}@host.example:notaport/v1", "not a valid URL"),
+    ("http://host.example:99999/v1", "not a valid URL"),
+    ("ftp://host.example/v1", "must look like http://host:port/v1"),
+    ("http://host.example/v1\x1b[31m", "control characters"),
+])
+def test_bad_llm_url_is_exit_2_without_secret_or_traceback(url, says, tmp_path):
+    """Was: a traceback printing the password (IPv6), or requests to '/v1/?api_key=...chat/completions'
+    with the secret on stderr, in the hint and in save.json."""
+    for args, env in ((["--llm", url], {}), (["--llm", "env"], {"OPENAI_BASE_URL": url})):
+        code, out, err = run_cli("run", "worlds/harbor", "--autopilot", "--turns", "2", "--no-memory", *args,
+                                 env={"OPENAI_API_KEY": "sk-test", **env}, saves=tmp_path)
+        assert code == 2, (url, err)
+        assert says in err and "Traceback" not in err
+        assert SECRET not in err and SECRET not in out and "\x1b" not in err
+    assert not any(tmp_path.iterdir())
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=60), st.from_regex(r"Z9q[0-9a-f]{8}", fullmatch=True))
+def test_redact_url_never_raises_and_never_shows_userinfo_or_query(prefix, secret):
+    for url in (f"http://u:{secret}@{prefix}/v1", f"https://{prefix}/v1?key={secret}", f"u:{secret}@host/v",
+                f"http://h/{prefix}#{secret}", prefix):
+        out = redact_url(url)
+        assert "\x1b" not in out and "\u202e" not in out
+        if url != prefix and secret not in prefix:
+            assert secret not in out, (url, out)
+        try:
+            LLMConfig.from_env(base_url=url, api_key="k")
+        except InputError as e:
+            if secret not in prefix:
+                assert secret not in e.render()
+
+
+def test_userinfo_url_is_redacted_in_saves_and_hints(serve, tmp_path):
+    """A URL with credentials is accepted (basic auth), but never printed or saved."""
+    s = serve(["Hello."] * 50)
+    url = s.base_url.replace("http://", f"http://admin:{SECRET}@")
+    code, out, err = run_cli("play", MINI, "--no-memory", "--llm", url, "--model", "m",
+                             stdin=b"wait\n", saves=tmp_path)
+    assert code == 0, err
+    assert SECRET not in out and SECRET not in err
+    assert "continue with: parley play --load autosave-mini-v1 --llm URL" in out
+    for f in tmp_path.rglob("*"):
+        if f.is_file():
+            assert SECRET not in f.read_text(encoding="utf-8", errors="replace"), f
