@@ -112,6 +112,8 @@ def cmd_play(args: Namespace) -> int:
         world = load_world(args.world or "worlds/harbor")
         game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
                     llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury)
+    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
+        sys.stdin.reconfigure(errors="replace")
     try:
         return run_console(game, saves_base=args.saves_dir)
     finally:
@@ -119,13 +121,18 @@ def cmd_play(args: Namespace) -> int:
 
 
 def _script_lines(path: str) -> list[tuple[int, str]]:
+    from game.text import decode, shown
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        raw = Path(path).read_bytes()
     except OSError as e:
-        raise InputError(f"cannot read script {path!r}: {e.strerror}") from None
+        raise InputError(f"cannot read script {shown(path)!r}: {e.strerror}") from None
+    try:
+        raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = Path(path).read_bytes()[: e.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text", hint="save the script as UTF-8") from None
+        line = raw[: e.start].count(b"\n") + 1
+        print(f"parley: warning: {shown(path)}:{line}: not UTF-8 text; invalid bytes were replaced with \ufffd",
+              file=sys.stderr)
+    text = decode(raw)
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip() if not line.lstrip().startswith("say") else line.strip()
