@@ -93,9 +93,11 @@ def cmd_play(args: Namespace) -> int:
                          jury=args.llm_jury)
         if llm is not None:
             llm_npc_ids(args, game.world)  # unknown ids are input errors here too
-        if game.saved_llm and llm is None:
-            print(f"note: this game's NPCs spoke through {game.saved_llm.get('base_url')} "
-                  f"({game.saved_llm.get('model')}); without --llm they are scripted now", file=sys.stderr)
+        if isinstance(game.saved_llm, dict) and game.saved_llm and llm is None:
+            from agents.llm.config import redact_url
+            from game.text import shown
+            print(f"note: this game's NPCs spoke through {redact_url(str(game.saved_llm.get('base_url')))} "
+                  f"({shown(game.saved_llm.get('model'))}); without --llm they are scripted now", file=sys.stderr)
         asked = [f for f, on in (("--embedder", args.embedder), ("--store", args.store),
                                  ("--budget", args.budget)) if on is not None]
         if (game.memory is not None and args.no_memory) or (game.memory is None and asked):
