@@ -29,6 +29,7 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
     from game.session import Game
 
     write(game.intro())
+    ours: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
     try:
         while not game.engine.done:
             try:
@@ -56,21 +57,19 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                 elif parsed.name == "journal":
                     write(journal(game))
                 elif parsed.name == "save":
-                    try:
-                        folder = game.save(parsed.arg or "quicksave", saves_base)
-                        write(f"Saved to {folder}.")
-                    except (ParleyError, OSError) as e:
-                        write(f"Could not save: {getattr(e, 'message', e)}")
+                    write(_save(game, _meta_arg(line, parsed) or "quicksave", saves_base, read, ours))
                 elif parsed.name == "load":
                     try:
-                        loaded = Game.load(parsed.arg or "quicksave", saves_base, llm=game.llm,
-                                           llm_npcs=game.llm_npcs or "all")
+                        loaded = Game.load(_meta_arg(line, parsed) or "quicksave", saves_base, llm=game.llm,
+                                           llm_npcs=game.llm_npcs or "all", inside=True)
                         loaded.insights = game.insights if loaded.memory is not None else None
                         game = loaded
                         write(f"Loaded. Turn {game.engine.state.turn}.\n" +
                               game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
                     except ParleyError as e:
                         write(f"Could not load: {e.render()}")
+                    except OSError as e:
+                        write(f"Could not load: {e}")
     finally:
         _farewell(game, saves_base, write)
     return 0
@@ -105,6 +104,62 @@ def journal(game) -> str:
     if trusted:
         lines += ["Whom to trust, by what was verified:", *trusted]
     return "\n".join(lines)
+
+
+def _meta_arg(line: str, parsed) -> str | None:
+    """The name after ``save`` / ``load`` as typed. The parser drops trailing ``.!?``, so
+    ``save ...`` reaches us with no name: keep what was typed, so that it is refused rather
+    than silently meaning ``quicksave``."""
+    if parsed.arg is not None:
+        return parsed.arg
+    import re
+
+    from game.text import clean
+    m = re.match(r"\s*(?:(?:the|an?)\s+)*\S+\s*(.*)", clean(line, newlines=False), re.I | re.S)
+    rest = m.group(1).strip() if m else ""
+    return rest or None
+
+
+def _stamp(folder) -> tuple[str, str] | None:
+    """What identifies the save in ``folder`` (its state hash and transcript digest), or None."""
+    from game.errors import ParleyError
+    from game.saves import read_save
+    try:
+        data = read_save(folder)
+        return data["state_hash"], data["transcript"]
+    except (ParleyError, OSError):
+        return None
+
+
+def _save(game, name: str, saves_base, read, ours: dict) -> str:
+    """``save NAME`` typed in the game: asks before overwriting a save this session did not
+    write (anything but y/yes keeps it). Returns the line to show."""
+    from game.errors import ParleyError
+    from game.saves import SAVE_FILE, read_save, saves_dir, slugify
+    try:
+        slug = slugify(name)
+        folder = saves_dir(saves_base) / slug
+        if (folder / SAVE_FILE).exists() and (ours.get(slug) is None or ours[slug] != _stamp(folder)):
+            try:
+                data = read_save(folder)
+                what = f"{data['world']['id']}, turn {data['turn']}"
+            except (ParleyError, OSError):
+                what = "it cannot be read"
+            try:
+                answer = read(f"Overwrite save '{slug}' ({what})? [y/N] ")
+            except EOFError:
+                answer = ""
+            if answer.strip().lower() not in ("y", "yes"):
+                return f"Not saved; '{slug}' was left as it was."
+        folder = game.save(name, saves_base)
+        stamp = _stamp(folder)
+        if stamp is not None:
+            ours[slug] = stamp
+        return f"Saved to {folder}."
+    except ParleyError as e:
+        return f"Could not save: {e.render()}"
+    except OSError as e:
+        return f"Could not save: {e}"
 
 
 def _show(events, write) -> None:

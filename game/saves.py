@@ -1,44 +1,133 @@
-"""Saves: ``saves/<slug>/save.json`` plus ``transcript.jsonl``, written atomically.
+"""Saves: ``saves/<slug>/save.json`` plus ``transcript.jsonl``, written as one unit.
 
 A save holds the format version, the world id and content hash, the seed and
-RNG state, the turn, the full engine state and each component's
-``get_state()``. Loading validates everything and reports a corrupt or
-truncated file clearly, leaving it untouched.
+RNG state, the turn, the full engine state, each component's ``get_state()``,
+a state hash over all of that, and the sha256 digest of its transcript.
+Loading validates everything and reports a corrupt or truncated file clearly,
+leaving it untouched.
+
+Crash safety: a save survives ``kill -9`` (or a power cut) at any instant.
+The two files cannot be replaced together by one system call, so ``save.json``
+is the single commit point and the transcript is found through it:
+
+1. the transcript goes to a new file ``transcript-<digest>.jsonl`` (temp file,
+   fsync, rename, fsync of the folder); ``save.json`` still names the old
+   transcript, so the old save is whole;
+2. ``save.json`` is replaced atomically (temp file, fsync, ``os.replace``,
+   fsync of the folder). This is the commit: from here the new save is whole,
+   because its transcript is on disk under the name its digest gives;
+3. ``transcript-<digest>.jsonl`` is renamed over ``transcript.jsonl`` (fsync of
+   the folder), so users and tools keep one stable file name;
+4. leftovers are deleted: other ``transcript-<hex>.jsonl`` files and our
+   ``.save.json.*.tmp`` / ``.transcript*.tmp`` temp files.
+
+A reader takes ``transcript.jsonl`` if its digest is the one ``save.json``
+names, else ``transcript-<digest>.jsonl`` (a kill between steps 2 and 3), and
+then finishes the interrupted write: it renames the pending transcript into
+place and deletes leftovers. Nothing that the current ``save.json`` needs is
+ever deleted, and files that do not match our own names are never touched. A
+save from before this scheme is simply the case "transcript.jsonl matches".
+
+Why this design rather than generation files named from ``save.json``: it keeps
+``transcript.jsonl`` as the one transcript a user finds in a save folder (and
+every existing save and tool that reads it keeps working), and the pointer
+needs no new key: the digest already in ``save.json`` names the pending file.
+Saving a transcript into ``save.json`` itself would make one atomic file, but a
+large, line-oriented transcript is better kept as plain JSONL.
+
+Writers and readers of one folder take an exclusive ``flock`` on the folder
+itself (POSIX; released by the kernel when a process dies), so a load's
+clean-up never deletes the pending file of a save in progress in another
+process.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from game.errors import InputError, SaveError
 
+try:  # POSIX only; elsewhere saves are still atomic, just not locked against other processes
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 FORMAT_VERSION = 2  # 2: agents' decisions are recorded in the transcript
 SAVE_FILE = "save.json"
 TRANSCRIPT_FILE = "transcript.jsonl"
+_PENDING = re.compile(r"transcript-[0-9a-f]{16}\.jsonl")  # a transcript written before its commit
+_TEMP = re.compile(r"\.(?:save\.json|transcript(?:-[0-9a-f]{16})?\.jsonl)\..+\.tmp")  # our temp files
 _REQUIRED = {"format_version": int, "world": dict, "seed": int, "turn": int, "engine": dict,
              "components": dict, "state_hash": str, "transcript": str}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+NAME_RULE = "a save name needs a letter or digit; use letters, digits, spaces, - or _"
 
 
 def saves_dir(base: str | Path | None = None) -> Path:
     return Path(base or os.environ.get("PARLEY_SAVES", "saves"))
 
 
+def _shown(name: object) -> str:
+    from game.text import shown
+    return shown(name)
+
+
 def slugify(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9_-]+", "-", name.strip().lower()).strip("-")
-    if not slug:
-        raise InputError(f"{name!r} is not a usable save name", hint="use letters, digits, - or _")
-    return slug[:64]
+    """The folder name for a save name: lower case, runs of other characters become ``-``.
+
+    A name with no letter or digit (``.``, ``..``, ``...``, ``--``, ``/``) is refused: it would
+    otherwise become an empty or meaningless folder name."""
+    if not isinstance(name, str):
+        raise InputError(f"{name!r} is not a usable save name", hint=NAME_RULE)
+    slug = re.sub(r"[^a-z0-9_-]+", "-", name.strip().lower()).strip("-")[:64].strip("-")
+    if not re.search(r"[a-z0-9]", slug):
+        raise InputError(f"{_shown(repr(name))} is not a usable save name", hint=NAME_RULE)
+    return slug
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder and ``os.replace``: never a half-written file."""
+def _fsync_dir(fd: int | None) -> None:
+    """Make renames and deletions in a folder durable (a no-op where folders cannot be fsynced)."""
+    if fd is None:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as e:  # pragma: no cover - file systems without directory fsync
+        import errno
+        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+
+
+@contextlib.contextmanager
+def _folder(folder: Path, lock: bool = True) -> Iterator[int | None]:
+    """An open descriptor of ``folder`` (for fsync), holding an exclusive lock on it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:  # pragma: no cover - platforms that cannot open folders (Windows)
+        yield None
+        return
+    try:
+        if lock and fcntl is not None:
+            with contextlib.suppress(OSError):  # e.g. a network file system without locks
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)  # also releases the lock
+
+
+def atomic_write(path: Path, text: str, dir_fd: int | None = None) -> None:
+    """Write via a temp file in the same folder and ``os.replace``: never a half-written file.
+
+    The data is fsynced before the rename and the folder after it (``dir_fd``: an open
+    descriptor of the folder, else one is opened)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -48,8 +137,14 @@ def atomic_write(path: Path, text: str) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         raise
+    if dir_fd is not None:
+        _fsync_dir(dir_fd)
+    else:
+        with _folder(path.parent, lock=False) as dfd:
+            _fsync_dir(dfd)
 
 
 @dataclass(frozen=True)
@@ -63,32 +158,92 @@ class SaveInfo:
     modified: float
 
 
-def resolve(ref: str | Path, base: str | Path | None = None) -> Path:
-    """A save folder from a slug, a folder path or a save.json path."""
-    p = Path(ref)
-    if p.name == SAVE_FILE and p.is_file():
-        return p.parent
-    if (p / SAVE_FILE).is_file():
-        return p
-    cand = saves_dir(base) / str(ref)
-    if (cand / SAVE_FILE).is_file():
-        return cand
+def _is_path(ref: str) -> bool:
+    return (ref in (".", "..") or ref.startswith("~") or Path(ref).is_absolute()
+            or any(sep in ref for sep in ("/", "\\", os.sep, os.altsep or "/")))
+
+
+def resolve(ref: str | Path, base: str | Path | None = None, inside: bool = False) -> Path:
+    """A save folder from a slug, a save name, a folder path or a save.json path.
+
+    ``inside``: only a save directly in the saves folder, by name (what a player types in
+    the game); paths (absolute, ``..``, with separators) are refused."""
+    root = saves_dir(base)
+    ref_s = str(ref)
+    if inside:
+        if _is_path(ref_s):
+            raise SaveError(f"load takes the name of a save in {root}, not a path: {_shown(ref_s)}",
+                            hint="to play a save from elsewhere, start with: parley play --load PATH")
+        slugify(ref_s)  # a name with no letter or digit is an InputError, as when saving
+    else:
+        p = Path(ref)
+        try:
+            if p.name == SAVE_FILE and p.is_file():
+                return p.parent
+            if (p / SAVE_FILE).is_file():
+                return p
+        except (OSError, ValueError):  # not a usable path (NUL byte, too long): try it as a name
+            pass
+    names = [ref_s]
+    with contextlib.suppress(InputError):
+        names.append(slugify(ref_s))  # `load My Game` finds the save `save My Game` wrote
+    real_root = root.resolve()
+    for name in names:
+        cand = root / name
+        try:
+            if inside and cand.resolve().parent != real_root:
+                continue
+            if (cand / SAVE_FILE).is_file():
+                return cand
+        except (OSError, ValueError):
+            continue
     from game.errors import did_you_mean
     known = [i.slug for i in list_saves(base)]
-    raise SaveError(f"no save {str(ref)!r}", hint=did_you_mean(str(ref), known)
+    raise SaveError(f"no save {_shown(ref_s)!r}", hint=did_you_mean(ref_s, known)
                     or (f"saves: {', '.join(known)}" if known else "no saves yet"))
 
 
 def transcript_digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def pending_name(digest: str) -> str:
+    """The file a transcript with this digest is written to before its save.json commits."""
+    return f"transcript-{digest}.jsonl"
 
 
 def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> Path:
-    """Write the transcript, then save.json naming the transcript's digest (so a torn pair is detected)."""
-    payload = {"format_version": FORMAT_VERSION, **payload, "transcript": transcript_digest(transcript_text)}
-    atomic_write(folder / TRANSCRIPT_FILE, transcript_text)
-    atomic_write(folder / SAVE_FILE, json.dumps(payload, indent=1, sort_keys=True) + "\n")
+    """Write a save as one unit (see the module docstring): transcript under a new name,
+    then save.json (the commit), then the transcript to its stable name, then clean up."""
+    if _SURROGATE.search(transcript_text):  # records are canonical JSON: escape, never fail
+        transcript_text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", transcript_text)
+    digest = transcript_digest(transcript_text)
+    payload = {"format_version": FORMAT_VERSION, **payload, "transcript": digest}
+    text = json.dumps(payload, indent=1, sort_keys=True) + "\n"  # ASCII: every string escaped
+    folder.mkdir(parents=True, exist_ok=True)
+    with _folder(folder) as dfd:
+        pending = folder / pending_name(digest)
+        atomic_write(pending, transcript_text, dfd)        # 1. the new transcript, beside the old
+        atomic_write(folder / SAVE_FILE, text, dfd)        # 2. commit
+        os.replace(pending, folder / TRANSCRIPT_FILE)      # 3. the stable name
+        _fsync_dir(dfd)
+        _tidy(folder, dfd, digest)                         # 4. leftovers of this or earlier writes
     return folder
+
+
+def _tidy(folder: Path, dfd: int | None, digest: str) -> list[str]:
+    """Delete what interrupted writes left (call with the folder locked, after the transcript
+    named ``digest`` is in ``transcript.jsonl``): pending transcripts and our temp files."""
+    removed = []
+    for p in folder.iterdir():
+        if _PENDING.fullmatch(p.name) or _TEMP.fullmatch(p.name):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+                if p.is_file() and not p.is_symlink():
+                    os.unlink(p)
+                    removed.append(p.name)
+    if removed:
+        _fsync_dir(dfd)
+    return removed
 
 
 def _read_text(path: Path, missing_hint: str) -> str:
@@ -98,6 +253,8 @@ def _read_text(path: Path, missing_hint: str) -> str:
         raise SaveError(f"{path}: missing", hint=missing_hint) from None
     except UnicodeDecodeError:
         raise SaveError(f"{path}: not UTF-8 text", hint="the file is damaged; it was left as it is") from None
+    except OSError as e:
+        raise SaveError(f"{path}: cannot read ({e.strerror})") from None
 
 
 def read_save(folder: Path) -> dict[str, Any]:
@@ -110,6 +267,8 @@ def read_save(folder: Path) -> dict[str, Any]:
     except json.JSONDecodeError as e:
         raise SaveError(f"{path}:{e.lineno}:{e.colno}: corrupt save ({e.msg})",
                         hint="the save is truncated or damaged; it was left as it is") from None
+    except RecursionError:
+        raise SaveError(f"{path}: corrupt save (nested too deeply)") from None
     if not isinstance(data, dict):
         raise SaveError(f"{path}: not a save (expected a JSON object)")
     for key, typ in _REQUIRED.items():
@@ -130,18 +289,55 @@ def read_save(folder: Path) -> dict[str, Any]:
         raise SaveError(f"{path}: engine.state missing or not an object", hint="the save is damaged; it was left as it is")
     if not isinstance(data["components"].get("agents", {}), dict):
         raise SaveError(f"{path}: components.agents should be an object")
+    if not re.fullmatch(r"[0-9a-f]{16}", data["transcript"]):
+        raise SaveError(f"{path}: transcript digest {_shown(data['transcript'])!r} is not 16 hex digits",
+                        hint="the save is damaged; it was left as it is")
     return data
 
 
-def read_transcript(folder: Path, data: dict[str, Any]) -> str:
-    """The save's transcript text, checked against the digest in save.json."""
+def _transcript_text(folder: Path, data: dict[str, Any]) -> tuple[str, Path]:
+    """The transcript ``save.json`` names, and the file it was found in."""
+    want = data["transcript"]
     path = folder / TRANSCRIPT_FILE
-    text = _read_text(path, "a save needs its transcript")
-    if transcript_digest(text) != data["transcript"]:
-        raise SaveError(f"{path}: does not match save.json (digest {transcript_digest(text)}, "
-                        f"expected {data['transcript']})", hint="the transcript was edited, truncated or "
-                        "belongs to another save")
-    return text
+    try:
+        text = _read_text(path, "a save needs its transcript")
+    except SaveError as e:
+        text, missing = None, e
+    if text is not None and transcript_digest(text) == want:
+        return text, path
+    pending = folder / pending_name(want)
+    if pending.is_file():  # the last save committed save.json and was stopped before the rename
+        try:
+            ptext = _read_text(pending, "")
+            if transcript_digest(ptext) == want:
+                return ptext, pending
+        except SaveError:
+            pass
+    if text is None:
+        raise missing
+    raise SaveError(f"{path}: does not match save.json (digest {transcript_digest(text)}, "
+                    f"expected {want})", hint="the transcript was edited, truncated or belongs to another save")
+
+
+def read_transcript(folder: Path, data: dict[str, Any]) -> str:
+    """The save's transcript text, checked against the digest in save.json (read only)."""
+    return _transcript_text(folder, data)[0]
+
+
+def open_save(folder: Path) -> tuple[dict[str, Any], str]:
+    """Read and check ``save.json`` and its transcript under the folder's lock, then finish an
+    interrupted write (the pending transcript renamed into place, leftovers deleted). A save
+    that does not read is left exactly as it is."""
+    folder = Path(folder)
+    with _folder(folder) as dfd:
+        data = read_save(folder)
+        text, found = _transcript_text(folder, data)
+        with contextlib.suppress(OSError):  # clean-up is a courtesy: a read-only folder still loads
+            if found.name != TRANSCRIPT_FILE:
+                os.replace(found, folder / TRANSCRIPT_FILE)
+                _fsync_dir(dfd)
+            _tidy(folder, dfd, data["transcript"])
+    return data, text
 
 
 def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
@@ -164,18 +360,32 @@ def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
 
 
 def remove(ref: str, base: str | Path | None = None) -> Path:
-    """Delete a save by slug. Only folders directly inside the saves folder, only the save's own files."""
+    """Delete a save by slug. Only folders directly inside the saves folder, only the save's own
+    files (save.json first: from then on there is no save; then its transcripts and temp files)."""
     root = saves_dir(base).resolve()
-    folder = (root / str(ref)).resolve()
-    if folder.parent != root or not (folder / SAVE_FILE).is_file():
+    names = [str(ref)]
+    with contextlib.suppress(InputError):
+        names.append(slugify(str(ref)))  # `saves rm "My Game"` finds my-game
+    folder = None
+    for name in names:
+        try:
+            cand = (root / name).resolve()
+            if cand.parent == root and (cand / SAVE_FILE).is_file():
+                folder = cand
+                break
+        except (OSError, ValueError):
+            continue
+    if folder is None:
         known = [i.slug for i in list_saves(base)]
         from game.errors import did_you_mean
-        raise SaveError(f"no save named {str(ref)!r} in {root}",
+        raise SaveError(f"no save named {_shown(str(ref))!r} in {root}",
                         hint=did_you_mean(str(ref), known) or "give a save's name as `parley saves list` shows it")
-    for name in (SAVE_FILE, TRANSCRIPT_FILE):
-        (folder / name).unlink(missing_ok=True)
-    for tmp in folder.glob(".*.tmp"):
-        tmp.unlink()
+    with _folder(folder) as dfd:
+        for name in (SAVE_FILE, TRANSCRIPT_FILE):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(folder / name)
+        _tidy(folder, dfd, "")
+        _fsync_dir(dfd)
     try:
         folder.rmdir()
     except OSError:

@@ -14,7 +14,7 @@ import numpy as np
 
 from game.engine import Engine, ReplayDivergence
 from game.errors import SaveError
-from game.saves import TRANSCRIPT_FILE, read_save, read_transcript, resolve, saves_dir, slugify, write_save
+from game.saves import TRANSCRIPT_FILE, open_save, resolve, saves_dir, slugify, write_save
 from game.state import state_hash
 from game.transcript import Transcript
 from game.types import Action, Event
@@ -161,25 +161,29 @@ class Game:
         return comps
 
     def save(self, name: str, base: str | Path | None = None) -> Path:
+        """Save to ``saves/<slug of name>/`` as one unit (``game.saves.write_save``). A name with
+        no letter or digit is an InputError; odd text in the state never makes it fail."""
         folder = saves_dir(base) / slugify(name)
         engine, components = self.engine.get_state(), self.components()
         payload = {
             "world": {"id": self.spec.id, "hash": self.world.content_hash,
                       "path": str(self.world.folder.resolve())},
-            "seed": self.seed, "turn": self.engine.state.turn, "engine": engine,
-            "components": components, "state_hash": save_hash(engine, components),
+            "seed": self.seed, "turn": self.engine.state.turn, "engine": engine, "components": components,
             # where the LLM NPCs were served from (never the key), so a resumed game can say so
             "llm": self.llm.config.public_dict() if self.llm is not None else None,
         }
+        payload["state_hash"] = save_hash(engine, components, save_header(payload))
         return write_save(folder, payload, self.transcript.text())
 
     @classmethod
     def load(cls, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None,
-             llm: Any = None, llm_npcs: Any = "all", jury: bool = False) -> Game:
-        folder = resolve(ref, base)
-        data = read_save(folder)
+             llm: Any = None, llm_npcs: Any = "all", jury: bool = False, inside: bool = False) -> Game:
+        """Load a save by name, folder or save.json path (``inside``: only a save in the saves
+        folder, by name, as typed in the game). Finishes an interrupted save's clean-up."""
+        folder = resolve(ref, base, inside=inside)
+        data, transcript = open_save(folder)
         where = folder / "save.json"
-        transcript = read_transcript(folder, data)
+        check_hash(data, where)
         world = _world_for(data, where, world_path)
         mem_state = data["components"].get("memory")
         memory = None
@@ -206,9 +210,7 @@ class Game:
         except Exception as e:  # any damage inside the state is the save's fault, never a crash
             raise SaveError(f"{where}: engine state is damaged ({type(e).__name__}: {e})",
                             hint="the file was left as it is") from None
-        if save_hash(data["engine"], data["components"]) != data["state_hash"]:
-            raise SaveError(f"{where}: state hash mismatch", hint="the save was edited or damaged; it was left as it is")
-        game.transcript.records = [line for line in transcript.splitlines() if line]
+        game.transcript.records = [line for line in transcript.split("\n") if line]  # not splitlines: \x85, \u2028 are text
         if game.facts is not None and "facts" not in data["components"]:
             game.rebuild_facts()  # a save from before world-fact memory: hear the game again
         return game
@@ -226,9 +228,43 @@ class Game:
             self.facts.bank = bank
 
 
-def save_hash(engine: dict[str, Any], components: dict[str, Any]) -> str:
-    """One hash over the engine state and every component's state."""
-    return state_hash({"engine": engine, "components": components})
+def save_header(data: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a save, besides the states, that change play: the seed (it seeds the NPC
+    agents and the LLM client), the turn, and the world (id and content hash). ``world.path``
+    is left out on purpose: it only says where to look, and the world found is checked
+    against the hash; ``llm`` only records where the NPCs spoke from; the transcript is bound
+    by its own digest and checked by replay."""
+    return {"seed": data["seed"], "turn": data["turn"],
+            "world": {"id": data["world"]["id"], "hash": data["world"]["hash"]}}
+
+
+def save_hash(engine: dict[str, Any], components: dict[str, Any], header: dict[str, Any] | None = None) -> str:
+    """One hash over the engine state, every component's state and (``header``, see
+    ``save_header``) the seed, turn and world. Without a header: the hash saves had before
+    the seed was covered, still accepted when loading them."""
+    body: dict[str, Any] = {"engine": engine, "components": components}
+    if header is not None:
+        body["save"] = header
+    return state_hash(body)
+
+
+def check_hash(data: dict[str, Any], where: Path) -> None:
+    """Refuse a save whose seed, turn, world, engine or component state was edited."""
+    hint = "the save was edited or damaged; it was left as it is"
+    engine = data["engine"]
+    if "seed" in engine and engine["seed"] != data["seed"]:
+        raise SaveError(f"{where}: seed {data['seed']} does not match the engine's seed {engine['seed']!r}",
+                        hint=hint)
+    if engine["state"].get("turn") != data["turn"]:
+        raise SaveError(f"{where}: turn {data['turn']} does not match the engine's turn "
+                        f"{engine['state'].get('turn')!r}", hint=hint)
+    want = data["state_hash"]
+    if want == save_hash(engine, data["components"], save_header(data)):
+        return
+    if want == save_hash(engine, data["components"]):
+        return  # a save made before the hash covered the seed, turn and world
+    raise SaveError(f"{where}: state hash mismatch (the seed, turn, world or game state is not what was saved)",
+                    hint=hint)
 
 
 def _world_for(data: dict[str, Any], where: Path, world_path: str | Path | None) -> World:
@@ -263,16 +299,17 @@ def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, 
     transcript.
     """
     folder = resolve(ref, base)
-    data = read_save(folder)
-    text = read_transcript(folder, data)
+    data, text = open_save(folder)
     tpath = folder / TRANSCRIPT_FILE
+    check_hash(data, folder / "save.json")
     world = _world_for(data, folder / "save.json", None)
-    if save_hash(data["engine"], data["components"]) != data["state_hash"]:
-        raise SaveError(f"{folder / 'save.json'}: state hash mismatch", hint="the save was edited or damaged")
     eng = Engine(world, seed=data["seed"], transcript=Transcript())
     from collections import deque
     decisions: deque[dict[str, Any]] = deque()
-    for n, line in enumerate(text.splitlines(), 1):
+    lines = text.split("\n")  # records end with "\n" only (\x85 or \u2028 inside text is no line break)
+    if lines[-1] == "":
+        lines.pop()
+    for n, line in enumerate(lines, 1):
         try:
             rec = json.loads(line)
             if rec.get("type") == "decision":
@@ -280,7 +317,7 @@ def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, 
         except Exception as e:
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
     eng.replay_decisions = decisions
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(lines, 1):
         try:
             rec = json.loads(line)
             if rec["type"] == "action":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,9 +18,36 @@ from game.types import PLAYER
 NOWHERE = ""  # item location for things that left play (not yet created rewards)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def canonical_json(obj: Any) -> str:
-    """JSON with sorted keys and no spaces: the form hashed and written to transcripts."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """JSON with sorted keys and no spaces: the form hashed and written to transcripts.
+
+    The result is always encodable as UTF-8, whatever the strings hold. Text from outside
+    may carry lone surrogates (undecodable bytes, ``errors="surrogateescape"``); those are
+    written as JSON escapes (``\\udcff``), which ``json.loads`` turns back into the same
+    string, so a saved state loads equal and hashes equal. A high surrogate followed by a low
+    one is joined into the character they encode first, since that is what ``json.loads``
+    makes of the escapes. Text without surrogates is unchanged (hashes stay stable)."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if _SURROGATE.search(text) is None:
+        return text
+
+    def join(s: str) -> str:
+        return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+    def norm(o: Any) -> Any:  # join pairs before sorting keys, as a reload would see them
+        if isinstance(o, str):
+            return join(o)
+        if isinstance(o, dict):
+            return {norm(k) if isinstance(k, str) else k: norm(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return [norm(v) for v in o]
+        return o
+
+    text = json.dumps(norm(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass
@@ -91,4 +119,5 @@ class GameState:
 
 
 def state_hash(obj: Any) -> str:
-    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()[:16]
+    """sha256 of ``canonical_json(obj)`` (16 hex digits); never fails on odd strings."""
+    return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()[:16]

@@ -182,3 +182,192 @@ def test_world_changed_since_save_is_refused(tmp_path):
         fh.write("\n# edited\n")
     with pytest.raises(SaveError, match="changed since this save"):
         Game.load("s", tmp_path / "saves")
+
+
+# --- crash-safe layout, hash coverage, names, overwrite question, confined load ---------------
+
+def console(game, saves, lines):
+    """Run the line console on ``lines``; returns everything it wrote and the prompts it asked."""
+    from game.console import run_console
+    feed, out, prompts = iter(lines), [], []
+
+    def read(prompt):
+        prompts.append(prompt)
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    run_console(game, saves_base=str(saves), read=read, write=out.append)
+    return "\n".join(out), prompts
+
+
+@pytest.mark.parametrize("field", ["seed", "seed_everywhere", "world_hash", "turn"])
+def test_edited_seed_turn_or_world_is_refused(tmp_path, field):
+    game, _ = half_played()
+    folder = game.save("e", tmp_path)
+    data = json.loads((folder / "save.json").read_text())
+    if field == "seed":
+        data["seed"] += 1  # the NPC agents are seeded from it
+        match = "seed 1 does not match"
+    elif field == "seed_everywhere":
+        data["seed"] += 1
+        data["engine"]["seed"] += 1
+        match = "state hash mismatch"
+    elif field == "world_hash":
+        data["world"]["hash"] = "0" * len(data["world"]["hash"])
+        match = "state hash mismatch"
+    else:
+        data["turn"] += 1
+        data["engine"]["state"]["turn"] += 1
+        match = "state hash mismatch"
+    (folder / "save.json").write_text(json.dumps(data))
+    for attempt in (lambda: Game.load("e", tmp_path), lambda: replay("e", tmp_path)):
+        with pytest.raises(SaveError, match=match) as ei:
+            attempt()
+        assert ei.value.hint and "save.json" in ei.value.message
+
+
+def test_a_save_hashed_the_old_way_still_loads(tmp_path):
+    """Saves made before the hash covered seed, turn and world keep loading."""
+    from game.session import save_hash
+    game, _ = half_played()
+    folder = game.save("old", tmp_path)
+    data = json.loads((folder / "save.json").read_text())
+    data["state_hash"] = save_hash(data["engine"], data["components"])
+    (folder / "save.json").write_text(json.dumps(data))
+    assert Game.load("old", tmp_path).engine.state_hash() == game.engine.state_hash()
+    assert replay("old", tmp_path)[0]
+
+
+@pytest.mark.parametrize("name", [".", "..", "...", "-", "_", "/", "./", "?!", "  ", ""])
+def test_names_without_a_letter_or_digit_are_refused(tmp_path, name):
+    from game.errors import InputError
+    from game.saves import slugify
+    with pytest.raises(InputError) as ei:
+        slugify(name)
+    assert "not a usable save name" in ei.value.message and "letter or digit" in ei.value.hint
+    game, _ = half_played()
+    with pytest.raises(InputError):
+        game.save(name, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_dots_in_the_console_is_refused_not_a_quicksave(tmp_path):
+    game, _ = half_played()
+    out, _ = console(game, tmp_path, ["save .", "save ..", "save ...", "quit"])
+    assert out.count("is not a usable save name") == 3 and "letter or digit" in out
+    assert not (tmp_path / "quicksave").exists()
+    out, _ = console(game, tmp_path, ["save", "quit"])  # no name at all still means quicksave
+    assert (tmp_path / "quicksave" / "save.json").is_file()
+
+
+def test_overwriting_a_save_asks_and_no_keeps_it(tmp_path):
+    game, _ = half_played()
+    other = Game(MINI, seed=0)
+    other.save("slot", tmp_path)
+    before = (tmp_path / "slot" / "save.json").read_text()
+    out, prompts = console(game, tmp_path, ["save slot", "n", "quit"])
+    assert "Overwrite save 'slot' (mini-v1, turn 0)? [y/N] " in prompts
+    assert "Not saved" in out and (tmp_path / "slot" / "save.json").read_text() == before
+    for answer in ("", "nope", "yes please"):  # anything but y/yes keeps it
+        console(game, tmp_path, ["save slot", answer, "quit"])
+        assert (tmp_path / "slot" / "save.json").read_text() == before
+    console(game, tmp_path, ["save slot"])  # the question at the end of input: kept too
+    assert (tmp_path / "slot" / "save.json").read_text() == before
+    out, prompts = console(game, tmp_path, ["save slot", "Y", "wait", "save slot", "save slot", "quit"])
+    assert sum(p.startswith("Overwrite") for p in prompts) == 1, "its own saves are not asked about again"
+    assert out.count("Saved to") == 3
+    assert Game.load("slot", tmp_path).engine.state.turn == game.engine.state.turn
+
+
+def test_autosave_never_asks(tmp_path):
+    game, _ = half_played()
+    Game(MINI, seed=0).save("autosave-mini-v1", tmp_path)
+    out, prompts = console(game, tmp_path, ["wait"])
+    assert not any(p.startswith("Overwrite") for p in prompts) and "Progress saved" in out
+    assert Game.load("autosave-mini-v1", tmp_path).engine.state.turn == game.engine.state.turn
+
+
+def test_load_in_the_game_stays_inside_the_saves_folder(tmp_path):
+    saves = tmp_path / "saves"
+    elsewhere, _ = half_played()
+    outside = elsewhere.save("outside", tmp_path / "elsewhere")
+    game = Game(MINI, seed=0)
+    game.save("inside", saves)
+    lines = [f"load {outside}", "load ../elsewhere/outside", "load ..", "load ~/x", "load ...", "quit"]
+    out, _ = console(game, saves, lines)
+    assert out.count("not a path") == 4 and "parley play --load PATH" in out
+    assert "is not a usable save name" in out and "Loaded" not in out
+    out, _ = console(game, saves, ["load inside", "quit"])
+    assert "Loaded. Turn 0." in out
+    # a path given on the command line may point anywhere
+    assert Game.load(outside).engine.state_hash() == elsewhere.engine.state_hash()
+    assert Game.load(str(outside / "save.json")).engine.state.turn == elsewhere.engine.state.turn
+
+
+def test_load_by_the_name_that_was_saved(tmp_path):
+    game, _ = half_played()
+    game.save("Slot Two", tmp_path)
+    assert Game.load("Slot Two", tmp_path, inside=True).engine.state_hash() == game.engine.state_hash()
+    remove("Slot Two", tmp_path)
+    assert not (tmp_path / "slot-two").exists()
+
+
+def test_leftovers_are_cleaned_on_load_and_save_and_others_files_kept(tmp_path):
+    from game.saves import pending_name, read_save, transcript_digest
+    game, _ = half_played()
+    folder = game.save("lo", tmp_path)
+    assert sorted(p.name for p in folder.iterdir()) == ["save.json", "transcript.jsonl"]
+    junk = [".save.json.k3j4h5.tmp", ".transcript.jsonl.aaaa.tmp", ".transcript-0123456789abcdef.jsonl.b.tmp",
+            "transcript-0123456789abcdef.jsonl"]
+    mine = ["notes.txt", "transcript-notes.jsonl", ".hidden.tmp", "transcript-0123.jsonl", "save.json.bak"]
+    for name in junk + mine:
+        (folder / name).write_text("x")
+    Game.load("lo", tmp_path)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(["save.json", "transcript.jsonl", *mine])
+    for name in junk:
+        (folder / name).write_text("x")
+    run_script(game, [(1, "wait")], "x")
+    game.save("lo", tmp_path)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(["save.json", "transcript.jsonl", *mine])
+    # a save stopped between its commit and the rename: the transcript is under its digest
+    tpath = folder / "transcript.jsonl"
+    data = read_save(folder)
+    tpath.rename(folder / pending_name(data["transcript"]))
+    (folder / "transcript.jsonl").write_text("the older transcript\n")
+    assert replay("lo", tmp_path)[0]  # reads the pending file, then renames it into place
+    assert transcript_digest(tpath.read_text()) == data["transcript"]
+    assert not (folder / pending_name(data["transcript"])).exists()
+    remove("lo", tmp_path)  # rm takes our files, pending ones included, and leaves the rest
+    for name in junk:
+        (folder / name).write_text("x")
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*junk, *mine])
+
+
+def test_remove_takes_generation_files_too(tmp_path):
+    from game.saves import pending_name, read_save
+    game, _ = half_played()
+    folder = game.save("g", tmp_path)
+    (folder / pending_name(read_save(folder)["transcript"])).write_text("pending\n")
+    (folder / ".save.json.zz.tmp").write_text("{")
+    remove("g", tmp_path)
+    assert not folder.exists()
+
+
+def test_lone_surrogates_and_unicode_line_breaks_in_the_state_save_and_replay(tmp_path):
+    """Was: UnicodeEncodeError in state_hash; and text with \\x85 or \\u2028 split a transcript
+    record in two on load."""
+    from game.state import canonical_json, state_hash
+    from game.types import PLAYER, Action, Verb
+    game, _ = half_played()
+    for text in ("bad \udcff\udcfe bytes", "split \ud83d\ude00 pair", "next\x85line\u2028and\u2029para"):
+        game.act(Action(PLAYER, Verb.SAY, text=text))
+    folder = game.save("odd", tmp_path)
+    folder.joinpath("transcript.jsonl").read_text(encoding="utf-8")  # strict UTF-8 on disk
+    loaded = Game.load("odd", tmp_path)
+    assert loaded.engine.state_hash() == game.engine.state_hash()
+    assert loaded.transcript.records == game.transcript.records
+    assert replay("odd", tmp_path)[0]
+    assert canonical_json({"a": "plain é 😀"}) == '{"a":"plain é 😀"}'  # ordinary text: as before
+    assert state_hash("\ud83d\ude00") == state_hash("😀")
