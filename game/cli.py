@@ -24,6 +24,7 @@ EPILOG = """examples:
   parley run worlds/bazaar --scene spice_for_silk --negotiators llm,boulware --llm URL
   parley validate worlds/*/            check world folders (exit 2 on any error)
   parley new-world my-world            scaffold a world that validates
+  parley new-world my-market --template trade   (or council) a trading or council starter world
   parley saves list | show NAME | rm NAME
   parley replay NAME                   re-run a save's transcript and check its state hash
   parley inspect NAME --agent ilse     what an agent remembers this turn, and why (MEMO explain)
@@ -150,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     new = sub.add_parser("new-world", help="scaffold a new world folder that validates")
     new.add_argument("name", help="world name, e.g. my-keep (becomes id my-keep-v1)")
     new.add_argument("--dir", default="worlds", help="parent folder (default: worlds)")
+    new.add_argument("--template", choices=("adventure", "trade", "council"), default="adventure",
+                     help="adventure (default: a lamp to find and a keeper who lies about treasure), "
+                          "trade (a merchant and a negotiation) or council (a debate and a vote)")
 
     saves = sub.add_parser("saves", help="list, show or remove saves")
     saves.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")

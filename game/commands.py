@@ -322,27 +322,38 @@ def format_metrics(scene_id: str, session, m) -> str:
 
 
 def cmd_validate(args: Namespace) -> int:
+    """Validate world folders (or folders of worlds). Paths are only stat-ed here: a named pipe,
+    a device or a symlink loop is reported by the loader, never opened."""
+    import os
+    import stat
+
+    from game.text import shown
     from game.world.loader import collect_problems
     folders: list[Path] = []
     for raw in args.paths:
         p = Path(raw)
-        if p.is_file():
-            p = p.parent
-        if (p / "world.toml").is_file() or not p.is_dir():
-            folders.append(p)
-        else:
-            subs = sorted(d for d in p.iterdir() if (d / "world.toml").is_file())
-            folders.extend(subs or [p])
+        try:
+            st = os.stat(p)
+        except OSError:
+            st = None
+        if st is None or not stat.S_ISDIR(st.st_mode) or os.path.lexists(p / "world.toml"):
+            folders.append(p)  # a world (or a file, or nothing): the loader says what is wrong
+            continue
+        try:
+            subs = sorted(d for d in p.iterdir() if os.path.lexists(d / "world.toml"))
+        except OSError:
+            subs = []
+        folders.extend(subs or [p])
     bad = 0
     for folder in folders:
         world, problems = collect_problems(folder)
         if world is not None:
             s = world.spec
-            print(f"ok   {folder}  ({s.id}: {len(s.locations)} locations, {len(s.npcs)} NPCs, "
+            print(f"ok   {shown(folder)}  ({shown(s.id)}: {len(s.locations)} locations, {len(s.npcs)} NPCs, "
                   f"{len(s.quests)} quests, {len(s.scenes)} scenes)")
         else:
             bad += 1
-            print(f"FAIL {folder}  ({len(problems)} problem{'s' if len(problems) != 1 else ''})")
+            print(f"FAIL {shown(folder)}  ({len(problems)} problem{'s' if len(problems) != 1 else ''})")
             for pr in problems:
                 print(f"  {pr.render()}")
     if bad:
@@ -378,25 +389,30 @@ def cmd_schema(args: Namespace) -> int:
 
 
 def cmd_new_world(args: Namespace) -> int:
+    import os
     import re
 
+    from game.text import shown
     from game.world.loader import collect_problems
     from game.world.scaffold import scaffold_text
     name = args.name.strip().lower()
     if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
-        raise InputError(f"world name {args.name!r} must be lowercase letters, digits and dashes",
+        raise InputError(f"world name {shown(args.name)!r} must be lowercase letters, digits and dashes",
                          hint="e.g. parley new-world my-keep")
+    template = getattr(args, "template", None) or "adventure"
+    text = scaffold_text(name, template)  # an unknown template is an input error, before any folder is made
     folder = Path(args.dir) / name
-    if folder.exists():
-        raise InputError(f"{folder} already exists", hint="pick another name or remove the folder")
+    if os.path.lexists(folder):
+        raise InputError(f"{shown(folder)} already exists", hint="pick another name or remove the folder")
     folder.mkdir(parents=True)
-    (folder / "world.toml").write_text(scaffold_text(name), encoding="utf-8")
+    (folder / "world.toml").write_text(text, encoding="utf-8")
     world, problems = collect_problems(folder)
-    if world is None:  # pragma: no cover - the scaffold is tested to validate
+    if world is None:  # pragma: no cover - every template is tested to validate
         for p in problems:
             print(p.render(), file=sys.stderr)
         return 1
-    print(f"created {folder / 'world.toml'} ({world.spec.id}); try: parley play {folder}")
+    print(f"created {shown(folder / 'world.toml')} ({world.spec.id}, {template} template); "
+          f"try: parley play {shown(folder)}")
     return 0
 
 

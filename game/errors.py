@@ -45,10 +45,14 @@ class Problem:
         return ": ".join(parts)
 
     def render(self) -> str:
-        where = self.where()
-        text = f"{where}: {self.message}" if where else self.message
+        """One line: ``file:line:col: path: message (hint)``. Every part is passed through
+        ``game.text.shown``, so control characters and bidi overrides from a file name or a
+        world file's value are printed as visible escapes, never interpreted by the terminal."""
+        from game.text import shown
+        where = shown(self.where())
+        text = f"{where}: {shown(self.message)}" if where else shown(self.message)
         if self.hint:
-            text += f" ({self.hint})"
+            text += f" ({shown(self.hint)})"
         return text
 
 

@@ -44,7 +44,7 @@ def test_unknown_location_gets_did_you_mean(tmp_path):
 def test_every_cross_reference_error_is_reported(tmp_path):
     text = (GOOD.replace('north = "yard"', 'north = "yrad"')
             .replace('items = ["lamp"]', 'items = ["lamp", "sword"]')
-            .replace('knowledge = ["lamp_in_yard"]', 'knowledge = ["lamp_in_yrd"]'))
+            .replace('knowledge = ["lamp_in_yard",', 'knowledge = ["lamp_in_yrd",'))
     msgs = problems_of(tmp_path, text)
     assert len(msgs) == 3
     assert any("locations.gate.exits.north" in m and "did you mean 'yard'" in m for m in msgs)

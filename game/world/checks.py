@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from game.errors import Problem, did_you_mean
 from game.types import PLAYER
@@ -151,6 +150,17 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
         base = f"scenes.{sid}"
         if isinstance(sc, NegotiationScene):
             ids = [p.id for p in sc.parties]
+            if len(ids) < 2:
+                yield Problem("a negotiation needs two parties", path=f"{base}.parties",
+                              hint="only a trade scene may leave out the player's party")
+            for i, p in enumerate(sc.parties):
+                for key in ("weights", "values"):
+                    if getattr(p, key) is None:
+                        yield Problem(f"missing required key {key!r}", path=f"{base}.parties[{i}].{key}",
+                                      hint="only the player's party in a trade scene has a default"
+                                      if p.id != PLAYER or sc.trade is None else None)
+            if any(p.weights is None or p.values is None for p in sc.parties):
+                continue
             for i, pid in enumerate(ids):
                 if pid not in parties_ok:
                     yield _ref("party", pid, parties_ok, f"{base}.parties[{i}].id")
@@ -215,40 +225,56 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
                 yield _ref("location", sc.location, locs, f"{base}.location")
 
 
-def _negotiator_params_problem(kind: str, params: Any) -> str | None:
-    """Why ``negotiator_params`` cannot build a ``kind`` negotiator (tried on a toy utility), or None."""
-    if params is None:
-        return None
-    if not isinstance(params, dict):
-        return f"negotiator_params must be a table, got {params!r}"
-    from agents.negotiators import from_kind
-    from game.errors import InputError
-    from game.negotiation.utility import UtilityFunction
-    toy = UtilityFunction("probe", {"x": ["a", "b"]}, {"x": 1.0}, {"x": {"a": 0.0, "b": 1.0}})
-    try:
-        from_kind(kind, toy, **params)
-    except InputError as e:
-        return e.message + (f" ({e.hint})" if e.hint else "")
-    return None
-
-
 def _agent_problems(w: WorldSpec) -> Iterator[Problem]:
-    """Agent kinds and negotiator kinds must exist (checked against the registries)."""
-    from agents.negotiators import KINDS as NEGOTIATORS
-    from agents.registry import kinds
+    """Agent kinds must exist, and their parameters must fit the kind's parameter model in
+    ``agents.registry`` (the model ``create`` builds the agent from); locations named in a
+    wanderer's ``moves`` or a patrol's ``route`` must exist, and a route must follow exits."""
+    from agents.registry import LLM_KINDS, kinds, params_problems
     known = kinds()
+    locs = w.locations
     for nid, npc in w.npcs.items():
         path = f"npcs.{nid}.agent"
-        if npc.agent.kind not in known:
-            yield _ref("agent kind", npc.agent.kind, known, f"{path}.kind")
-        neg = npc.agent.params.get("negotiator")
-        if neg is not None and (not isinstance(neg, str) or neg not in (*NEGOTIATORS, "llm")):
-            yield Problem(f"unknown negotiator {neg!r}", path=f"{path}.params.negotiator",
-                          hint=did_you_mean(neg, NEGOTIATORS) or f"known: {', '.join(NEGOTIATORS)}")
-        elif neg != "llm":
-            problem = _negotiator_params_problem(neg or "linear", npc.agent.params.get("negotiator_params"))
-            if problem:
-                yield Problem(problem, path=f"{path}.params.negotiator_params")
+        kind, params = npc.agent.kind, npc.agent.params
+        if kind not in known:
+            yield _ref("agent kind", kind, known, f"{path}.kind")
+            continue
+        problems = params_problems(kind, params)
+        for p in problems:
+            yield Problem(p.message, path=f"{path}.params{p.path}", hint=p.hint)
+        body, body_params, where = kind, params, f"{path}.params"
+        if kind in LLM_KINDS:
+            body, body_params = params.get("body", "idle"), params.get("body_params")
+            where = f"{path}.params.body_params"
+        if not isinstance(body_params, dict):
+            continue
+
+        def names(key: str) -> list[str] | None:  # a list of location ids, or None if malformed
+            v = body_params.get(key)
+            return v if isinstance(v, list) and v and all(isinstance(x, str) for x in v) else None
+        if body == "wanderer":
+            for i, loc in enumerate(names("moves") or []):
+                if loc not in locs:
+                    yield _ref("location", loc, locs, f"{where}.moves[{i}]")
+        elif body == "patrol" and names("route") is not None:
+            route = names("route") or []
+            bad = False
+            for i, loc in enumerate(route):
+                if loc not in locs:
+                    bad = True
+                    yield _ref("location", loc, locs, f"{where}.route[{i}]")
+            if bad:
+                continue
+            if route[0] != npc.location:
+                yield Problem(f"the patrol route starts at {route[0]!r} but the NPC starts at {npc.location!r}",
+                              path=f"{where}.route[0]", hint=f"start the route at {npc.location!r}")
+            for i in range(len(route) if len(route) > 1 else 0):
+                here, there = route[i], route[(i + 1) % len(route)]
+                if here != there and there not in locs[here].exits.values():
+                    j = (i + 1) % len(route)
+                    yield Problem(f"no exit from {here!r} to {there!r} on the patrol route",
+                                  path=f"{where}.route[{j}]",
+                                  hint="a patrol walks one exit per turn (and from the last stop back to the "
+                                       "first); list every location on the way")
 
 
 TEMPLATE_FIELDS = {"greet": {"name", "player"}, "answer": {"name", "player", "text", "topic"},

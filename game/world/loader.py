@@ -5,20 +5,36 @@ A world folder holds ``world.toml`` and, optionally, ``npcs/*.toml``,
 each extra file defines one entry whose id is the file's stem. Every problem
 found is reported (file, line/column or field path, bad value, hint), never
 just the first.
+
+The loader reads hostile folders safely: only regular files of at most
+``MAX_FILE_BYTES`` are opened (checked with ``lstat``/``stat`` first, opened
+non-blocking and read with a bounded read), so a named pipe, a device, a
+symlink to ``/dev/zero`` or a folder named ``world.toml`` is reported, never
+read. Symlinks are followed only when they resolve inside the world folder.
+Data nested deeper than ``MAX_DEPTH`` is refused. Every string read (keys
+included) is normalised with ``game.text.clean``.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from game.errors import Problem, WorldError
+from game.errors import InputError, Problem, WorldError
+from game.text import clean
 
 EXTRA_SECTIONS = ("locations", "items", "npcs", "quests", "scenes", "facts")
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""The largest world file the loader reads (10 MB)."""
+MAX_DEPTH = 32
+"""How deeply tables and arrays may nest in a world file (worlds need about 6 levels)."""
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
@@ -35,13 +51,115 @@ class World:
         return self.spec.id
 
 
+# --- what a path is, without opening it ------------------------------------------------
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _stat(path: Path) -> tuple[os.stat_result | None, str | None]:
+    """``stat`` of ``path`` following symlinks, or why it cannot be had ("missing", "a symlink
+    loop", ...). Never opens anything, so it never blocks."""
+    try:
+        return os.stat(path), None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return None, "a symlink loop"
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            return None, "a broken symlink" if os.path.islink(path) else "missing"
+        return None, f"unreadable ({e.strerror})"
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real = os.path.realpath(path)
+    base = os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def path_problem(path: Path, root: Path | None = None, want: str = "file") -> tuple[str, str | None] | None:
+    """Why ``path`` is not a readable regular file (``want="file"``) or folder (``"folder"``)
+    below ``root``, as (message, hint), or None when it is. Only stats; never blocks."""
+    st, why = _stat(path)
+    if st is None:
+        if why == "missing":
+            return "missing", None
+        if why == "a symlink loop":
+            return "is a symlink loop", "the link points back at itself; make it point to a real file"
+        if why == "a broken symlink":
+            return f"is a broken symlink (to {os.readlink(path)!r})", None
+        return f"is {why}", None
+    if root is not None and os.path.islink(path) and not _inside(path, root):
+        return (f"is a symlink to {os.path.realpath(path)!r}, outside the world folder",
+                "a world may link only to files inside its own folder; copy the file in instead")
+    if want == "folder":
+        return None if stat.S_ISDIR(st.st_mode) else (f"is {_kind_of(st.st_mode)}, not a folder", None)
+    if stat.S_ISDIR(st.st_mode):
+        return "is a folder, not a file", None
+    if not stat.S_ISREG(st.st_mode):
+        return f"is {_kind_of(st.st_mode)}, not a regular file", "a world is made of ordinary text files"
+    if st.st_size > MAX_FILE_BYTES:
+        return (f"is {st.st_size:,} bytes; the limit is {MAX_FILE_BYTES // (1024 * 1024)} MB",
+                "split it into npcs/, items/, locations/... files")
+    return None
+
+
+def read_limited(path: Path, root: Path | None = None) -> tuple[bytes | None, tuple[str, str | None] | None]:
+    """The bytes of a regular file of at most ``MAX_FILE_BYTES``, or (None, (message, hint)).
+    Checks with ``stat`` before opening, opens non-blocking, re-checks the opened file, and
+    reads at most one byte past the limit."""
+    why = path_problem(path, root)
+    if why is not None:
+        return None, why
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(os.path.realpath(path), flags)
+    except OSError as e:
+        return None, (f"cannot read: {e.strerror}", None)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped after the check
+            return None, (f"is {_kind_of(st.st_mode)}, not a regular file", None)
+        chunks, total = [], 0
+        while total <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > MAX_FILE_BYTES:
+            return None, (f"is larger than the limit of {MAX_FILE_BYTES // (1024 * 1024)} MB", None)
+        return b"".join(chunks), None
+    except OSError as e:
+        return None, (f"cannot read: {e.strerror}", None)
+    finally:
+        os.close(fd)
+
+
 def resolve_world_path(path: str | Path) -> Path:
-    """Accept a folder, a world.toml, or a bare world name under ./worlds."""
+    """Accept a folder, a world.toml, or a bare world name under ./worlds. Only stats paths."""
     p = Path(path)
-    if p.is_file():
-        return p.parent
-    if p.is_dir():
+    st, why = _stat(p)
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        if p.name == "world.toml" and not os.path.lexists(p / "world.toml"):
+            return p.parent  # a folder named world.toml: the loader says so
         return p
+    if st is not None or why != "missing":
+        if p.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)):
+            return p.parent  # the loader says what is wrong with the file itself
+        from game.text import shown
+        what = f"is {_kind_of(st.st_mode)}" if st is not None else f"is {why}"
+        raise InputError(f"{shown(str(path))!r} {what}, not a world folder",
+                         hint="give a folder that holds world.toml")
     for base in (Path("worlds"), Path(__file__).resolve().parents[2] / "worlds"):
         cand = base / str(path)
         if cand.is_dir():
@@ -49,22 +167,58 @@ def resolve_world_path(path: str | Path) -> Path:
         stem = str(path).rsplit("-v", 1)[0]
         if (base / stem).is_dir():
             return base / stem
-    from game.errors import InputError, did_you_mean
+    from game.errors import did_you_mean
+    from game.text import shown
     names = [d.name for d in Path("worlds").iterdir() if d.is_dir()] if Path("worlds").is_dir() else []
-    raise InputError(f"no world at {str(path)!r}", hint=did_you_mean(Path(path).name, names)
+    raise InputError(f"no world at {shown(str(path))!r}", hint=did_you_mean(Path(path).name, names)
                      or "give a folder that holds world.toml")
 
 
-def _read_toml(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
+# --- parsing --------------------------------------------------------------------------
+
+def _depth_over(data: Any, limit: int) -> bool:
+    """Whether tables/arrays in ``data`` nest more than ``limit`` deep (iterative)."""
+    stack = [(data, 1)]
+    while stack:
+        obj, d = stack.pop()
+        if isinstance(obj, dict | list):
+            if d > limit:
+                return True
+            stack.extend((v, d + 1) for v in (obj.values() if isinstance(obj, dict) else obj))
+    return False
+
+
+def _clean_tree(obj: Any, where: list[str], clashes: list[str]) -> Any:
+    """``obj`` with every string (keys included) passed through ``game.text.clean``. Keys that
+    become equal once cleaned are recorded in ``clashes`` (the later one is dropped)."""
+    if isinstance(obj, str):
+        return clean(obj)
+    if isinstance(obj, list):
+        return [_clean_tree(v, where, clashes) for v in obj]
+    if isinstance(obj, dict):
+        out: dict[str, Any] = {}
+        for k, v in obj.items():
+            ck = clean(k)
+            if ck in out:
+                clashes.append(".".join([*where, ck]))
+                continue
+            out[ck] = _clean_tree(v, [*where, ck], clashes)
+        return out
+    return obj
+
+
+def _parse_toml(raw: bytes, path: Path, problems: list[Problem]) -> dict[str, Any] | None:
+    """Parse, bound and clean one file's bytes; problems are located in ``path``."""
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        problems.append(Problem(f"cannot read: {e.strerror}", file=str(path)))
-        return None
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        problems.append(Problem(f"not UTF-8 text (byte {e.start})", file=str(path)))
+        line = raw[: e.start].count(b"\n") + 1
+        problems.append(Problem(f"not UTF-8 text (byte {e.start})", file=str(path), line=line,
+                                hint="save the file as UTF-8"))
+        return None
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = _TOML_POS.search(msg)
@@ -72,37 +226,74 @@ def _read_toml(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
         problems.append(Problem(f"TOML syntax error: {_TOML_POS.sub('', msg).strip()}",
                                 file=str(path), line=line, column=col,
                                 hint="check quotes, brackets and commas on that line"))
-    return None
+        return None
+    except RecursionError:
+        problems.append(Problem(f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
+                                file=str(path), hint="a world needs only a few levels of nesting"))
+        return None
+    except (ValueError, OverflowError) as e:  # e.g. an integer with more digits than Python converts
+        problems.append(Problem(f"TOML value error: {e}", file=str(path),
+                                hint="check the numbers in this file"))
+        return None
+    if _depth_over(data, MAX_DEPTH):
+        problems.append(Problem(f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
+                                file=str(path), hint="a world needs only a few levels of nesting"))
+        return None
+    clashes: list[str] = []
+    data = _clean_tree(data, [], clashes)
+    for c in clashes:
+        problems.append(Problem("key defined twice once invisible or control characters are removed",
+                                file=str(path), path=c, hint="remove the duplicate"))
+    return data
 
 
-def _gather(folder: Path, problems: list[Problem]) -> tuple[dict[str, Any] | None, dict[tuple[str, str], str], list[Path]]:
+def _read_toml(path: Path, problems: list[Problem], root: Path | None = None,
+               raws: dict[Path, bytes] | None = None) -> dict[str, Any] | None:
+    raw, why = read_limited(path, root)
+    if raw is None:
+        message, hint = why  # type: ignore[misc]
+        problems.append(Problem(message, file=str(path), hint=hint))
+        return None
+    if raws is not None:
+        raws[path] = raw
+    return _parse_toml(raw, path, problems)
+
+
+def _gather(folder: Path, problems: list[Problem], raws: dict[Path, bytes] | None = None,
+            ) -> tuple[dict[str, Any] | None, dict[tuple[str, str], str], list[Path]]:
     """Merge world.toml and the extra files. Returns data, origin map, files read."""
     main = folder / "world.toml"
     origins: dict[tuple[str, str], str] = {}
-    if not main.is_file():
+    why = path_problem(main, folder)
+    if why is not None and why[0] == "missing":
         problems.append(Problem("missing world.toml", file=str(folder),
                                 hint="a world folder needs world.toml; `parley new-world NAME` scaffolds one"))
         return None, origins, []
     files = [main]
-    data = _read_toml(main, problems)
+    data = _read_toml(main, problems, folder, raws)
     for section in EXTRA_SECTIONS:
         sub = folder / section
-        if not sub.is_dir():
+        if not os.path.lexists(sub):
+            continue
+        bad = path_problem(sub, folder, want="folder")
+        if bad is not None:
+            problems.append(Problem(bad[0], file=str(sub), hint=bad[1] or f"{section}/ should be a folder of .toml files"))
             continue
         for f in sorted(sub.glob("*.toml")):
             files.append(f)
-            entry = _read_toml(f, problems)
+            entry = _read_toml(f, problems, folder, raws)
             if entry is None or data is None:
                 continue
             table = data.setdefault(section, {})
             if not isinstance(table, dict):
                 continue  # the schema check reports the wrong type
-            if f.stem in table:
-                problems.append(Problem(f"{section[:-1]} {f.stem!r} is defined twice",
+            stem = clean(f.stem)
+            if stem in table:
+                problems.append(Problem(f"{section[:-1]} {stem!r} is defined twice",
                                         file=str(f), hint=f"also defined in {main.name}"))
                 continue
-            table[f.stem] = entry
-            origins[(section, f.stem)] = str(f)
+            table[stem] = entry
+            origins[(section, stem)] = str(f)
     return data, origins, files
 
 
@@ -116,22 +307,68 @@ def _loc_str(loc: tuple[Any, ...]) -> str:
     return out
 
 
+def _tagged_unions() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Discriminator key -> (what it tags, its choices), read from the spec's tagged unions."""
+    from typing import get_args
+
+    from game.world import spec as S
+    out = {}
+    for what, union in (("scene type", S.Scene), ("condition kind", S.Condition)):
+        members, field = get_args(union)
+        key = field.discriminator
+        out[key] = (what, tuple(get_args(m.model_fields[key].annotation)[0] for m in get_args(members)))
+    return out
+
+
+def _choices(tags: tuple[str, ...]) -> str:
+    return tags[0] if len(tags) == 1 else f"{', '.join(tags[:-1])} or {tags[-1]}"
+
+
+def _tag_hint(key: str, tags: tuple[str, ...], given: Any) -> str | None:
+    """'did you mean type = "negotiation"?' when another key of ``given`` holds a choice."""
+    from game.errors import did_you_mean
+    if not isinstance(given, dict):
+        return None
+    for k, v in given.items():
+        if k != key and isinstance(v, str) and v in tags:
+            return f'did you mean {key} = "{v}"?'
+    for k, v in given.items():
+        if k != key and isinstance(v, str) and did_you_mean(v, tags):
+            close = did_you_mean(v, tags).split("'")[1]  # type: ignore[union-attr]
+            return f'did you mean {key} = "{close}"?'
+    return None
+
+
 def _pydantic_problems(err: Any, data: dict[str, Any], main: str,
                        origins: dict[tuple[str, str], str]) -> list[Problem]:
     from game.errors import did_you_mean
+    unions = _tagged_unions()
     problems = []
     for e in err.errors(include_url=False):
         loc = _strip_union_tags(e["loc"])
         file = origins.get(tuple(loc[:2]), main) if len(loc) >= 2 else main
         hint = None
-        msg = e["msg"]
+        msg = e["msg"].removeprefix("Value error, ")
+        ctx = e.get("ctx") or {}
+        key = str(ctx.get("discriminator", "")).strip("'")
         if e["type"] == "extra_forbidden":
             msg = f"unknown key {loc[-1]!r}"
             parent = _model_fields_at(loc[:-1])
             hint = did_you_mean(loc[-1], parent) if parent else None
         elif e["type"] == "missing":
             msg = f"missing required key {loc[-1]!r}"
+        elif e["type"] == "union_tag_not_found" and key in unions:
+            what, tags = unions[key]
+            msg = f"missing key {key!r} ({_choices(tags)})"
+            hint = _tag_hint(key, tags, e.get("input"))
+        elif e["type"] == "union_tag_invalid" and key in unions:
+            what, tags = unions[key]
+            loc = (*loc, key)
+            msg = f"unknown {what} {ctx.get('tag')!r} ({_choices(tags)})"
+            hint = did_you_mean(ctx.get("tag"), tags)
         else:
+            if e["type"] == "literal_error":
+                hint = did_you_mean(e.get("input"), re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
             if "input" in e and not isinstance(e["input"], dict | list):
                 msg += f", got {e['input']!r}"
         problems.append(Problem(msg, file=file, path=_loc_str(loc), hint=hint))
@@ -185,12 +422,14 @@ def _inner_model(ann: Any) -> Any:
     return None
 
 
-def content_hash(files: list[Path]) -> str:
+def content_hash(files: list[Path], raws: dict[Path, bytes] | None = None) -> str:
+    """A short hash of the world's files (names and bytes); ``raws``: bytes already read."""
     h = hashlib.sha256()
     for f in sorted(files):
+        raw = raws[f] if raws is not None and f in raws else read_limited(f)[0]
         h.update(f.name.encode())
         h.update(b"\0")
-        h.update(f.read_bytes())
+        h.update(raw or b"")
         h.update(b"\0")
     return h.hexdigest()[:16]
 
@@ -203,14 +442,26 @@ def collect_problems(path: str | Path) -> tuple[World | None, list[Problem]]:
     from game.world.spec import WorldSpec
 
     folder = Path(path)
-    if folder.is_file():
-        folder = folder.parent
+    st, why = _stat(folder)
+    if st is not None and stat.S_ISDIR(st.st_mode) and folder.name == "world.toml" \
+            and not os.path.lexists(folder / "world.toml"):
+        folder = folder.parent  # a folder named world.toml, given for its world: reported below
+    if (st is not None and not stat.S_ISDIR(st.st_mode)) or why not in (None, "missing"):
+        if folder.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)):
+            folder = folder.parent  # a world.toml given for its folder; it is checked below
+        else:
+            what = f"is {_kind_of(st.st_mode)}" if st is not None else f"is {why}"
+            return None, [Problem(f"{what}, not a world folder", file=str(path),
+                                  hint="give a folder that holds world.toml")]
     problems: list[Problem] = []
-    if not folder.is_dir():
+    if st is None and why == "missing":
         return None, [Problem("no such world folder", file=str(path))]
-    data, origins, files = _gather(folder, problems)
+    raws: dict[Path, bytes] = {}
+    data, origins, files = _gather(folder, problems, raws)
     if data is None:
         return None, problems
+    if not isinstance(data, dict):  # pragma: no cover - TOML documents are tables
+        return None, [Problem("not a TOML table", file=str(folder / "world.toml"))]
     data.pop("$schema", None)
     main = str(folder / "world.toml")
     try:
@@ -225,7 +476,7 @@ def collect_problems(path: str | Path) -> tuple[World | None, list[Problem]]:
         problems.append(p)
     if problems:
         return None, problems
-    return World(spec=spec, folder=folder, content_hash=content_hash(files)), []
+    return World(spec=spec, folder=folder, content_hash=content_hash(files, raws)), []
 
 
 def load_world(path: str | Path) -> World:

@@ -3,22 +3,49 @@
 One set of models is both the validator and the source of the JSON Schema
 (``worlds/schema/world.schema.json``), so the two cannot drift. Every model
 forbids unknown keys. Cross-references (exits, items, NPC locations, facts,
-scene parties) are checked in ``game.world.checks``.
+scene parties, agent parameters) are checked in ``game.world.checks``.
+
+Values that are names (issue values, the keys of a party's ``values``, fact
+subjects and objects, names, titles, aliases) may be written as numbers:
+``price = [5, 10, 15]`` reads as ``["5", "10", "15"]`` (a number becomes the
+text Python writes for it: 5 -> "5", 2.5 -> "2.5"). Booleans stay errors.
+
+A trade's player party has a default (``trade_party_default``): leave it out,
+or give only ``id = "player"``, and the player prefers a lower price (or, as
+the seller, a higher one), linearly from 1 to 0, with every other issue neutral.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
-from game.types import DIRECTIONS
+from game.types import DIRECTIONS, PLAYER
 
 Id = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", description="lower_snake identifier")]
 WorldId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*-v[0-9]+$",
                                description="world id with version, e.g. harbor-v1")]
 Direction = Literal[DIRECTIONS]  # type: ignore[valid-type]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def _as_name(v: Any) -> Any:
+    """A number written where a name is expected, as the text Python writes for it (5 -> "5",
+    2.5 -> "2.5"); anything else unchanged (so booleans and tables stay errors)."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float) and v == v and v not in (float("inf"), float("-inf")):
+        return repr(v)
+    return v
+
+
+Name = Annotated[str, BeforeValidator(_as_name),
+                 WithJsonSchema({"type": ["string", "number"],
+                                 "description": "text; a number is read as its written form (5 -> \"5\")"})]
+"""A name-like string that may be written as a number."""
 
 
 class Spec(BaseModel):
@@ -29,12 +56,12 @@ class Spec(BaseModel):
 
 class LockSpec(Spec):
     key: Id = Field(description="item id that unlocks it")
-    name: str = Field("door", description="what the player calls it: door, gate, hatch")
+    name: Name = Field("door", description="what the player calls it: door, gate, hatch")
     message: str = Field("It is locked.", description="shown when the way is barred")
 
 
 class LocationSpec(Spec):
-    name: str
+    name: Name
     description: str
     exits: dict[Direction, Id] = Field(default_factory=dict)
     locked: dict[Direction, LockSpec] = Field(default_factory=dict,
@@ -43,8 +70,8 @@ class LocationSpec(Spec):
 
 
 class ItemSpec(Spec):
-    name: str
-    aliases: list[str] = Field(default_factory=list)
+    name: Name
+    aliases: list[Name] = Field(default_factory=list)
     description: str = ""
     value: int = Field(0, ge=0, description="worth in gold")
     portable: bool = True
@@ -58,8 +85,11 @@ class ItemSpec(Spec):
 # --- people -----------------------------------------------------------------
 
 class AgentSpec(Spec):
+    """How an NPC acts. ``params`` are checked against the kind's parameter model in
+    ``agents.registry`` (at load, by ``game.world.checks``; the JSON Schema lists them per kind)."""
+
     kind: str = Field("idle", description="agent kind from the registry")
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = Field(default_factory=dict, description="the kind's parameters")
 
 
 class HonestySpec(Spec):
@@ -71,8 +101,8 @@ class HonestySpec(Spec):
 
 
 class NpcSpec(Spec):
-    name: str
-    aliases: list[str] = Field(default_factory=list)
+    name: Name
+    aliases: list[Name] = Field(default_factory=list)
     persona: str = ""
     location: Id
     inventory: list[Id] = Field(default_factory=list)
@@ -93,7 +123,7 @@ class NpcSpec(Spec):
 
 
 class PlayerSpec(Spec):
-    name: str = "Traveller"
+    name: Name = "Traveller"
     location: Id | None = Field(None, description="defaults to the world's start")
     inventory: list[Id] = Field(default_factory=list)
     gold: int = Field(0, ge=0)
@@ -102,9 +132,9 @@ class PlayerSpec(Spec):
 # --- knowledge ----------------------------------------------------------------
 
 class FactSpec(Spec):
-    subject: str
+    subject: Name
     relation: Id
-    object: str
+    object: Name
     text: str
     topic: Id
     true: bool = Field(True, description="whether it holds in this world")
@@ -166,7 +196,7 @@ class RewardSpec(Spec):
 
 
 class QuestSpec(Spec):
-    title: str
+    title: Name
     description: str = ""
     goal: list[Condition] = Field(min_length=1, description="all must hold")
     reward: RewardSpec = Field(default_factory=RewardSpec)
@@ -174,12 +204,17 @@ class QuestSpec(Spec):
 
 # --- scenes -----------------------------------------------------------------
 
+_DEFAULT_NOTE = ("; required, except for the player's party in a trade scene, where it defaults to preferring "
+                 "a lower price (linear utility from 1 at the lowest price to 0 at the highest; as the seller, "
+                 "the reverse) with every other issue neutral (0.5) and weight 0")
+
+
 class PartySpec(Spec):
     id: str = Field(description="'player' or an NPC id")
-    weights: dict[Id, Annotated[float, Field(ge=0)]] = Field(
-        description="issue -> weight (normalised to sum 1)")
-    values: dict[Id, dict[str, Unit]] = Field(
-        description="issue -> value -> utility of that value in [0, 1]")
+    weights: dict[Id, Annotated[float, Field(ge=0)]] | None = Field(
+        None, description="issue -> weight (normalised to sum 1)" + _DEFAULT_NOTE)
+    values: dict[Id, dict[Name, Unit]] | None = Field(
+        None, description="issue -> value -> utility of that value in [0, 1]" + _DEFAULT_NOTE)
     reservation: Unit = Field(0.0, description="utility of no agreement")
 
 
@@ -189,15 +224,59 @@ class TradeSpec(Spec):
     price_issue: Id = Field(description="issue whose agreed value is the price in gold")
 
 
+def trade_party_default(issues: dict[str, list[str]], trade: TradeSpec, seller: bool = False,
+                        ) -> dict[str, Any]:
+    """The player's weights and values in a trade scene that does not spell them out: the price
+    issue has weight 1 and utility linear in the price, 1 at the lowest and 0 at the highest
+    (reversed for a ``seller``); every other issue has weight 0 and utility 0.5 for each value."""
+    weights = {i: 0.0 for i in issues}
+    values = {i: {v: 0.5 for v in vals} for i, vals in issues.items()}
+    prices: dict[str, float] = {}
+    for v in issues.get(trade.price_issue, ()):
+        try:
+            prices[v] = float(v)
+        except ValueError:
+            pass
+    if trade.price_issue not in issues:  # reported by the checks; keep the weights usable meanwhile
+        weights = {i: 1.0 for i in issues}
+    else:
+        weights[trade.price_issue] = 1.0
+        lo, hi = (min(prices.values()), max(prices.values())) if prices else (0.0, 0.0)
+        for v, x in prices.items():
+            u = 1.0 if hi == lo else (hi - x) / (hi - lo)
+            values[trade.price_issue][v] = 1.0 - u if seller else u
+    return {"weights": weights, "values": values}
+
+
 class NegotiationScene(Spec):
     type: Literal["negotiation"]
-    title: str
+    title: Name
     description: str = ""
-    issues: dict[Id, list[str]] = Field(min_length=1, description="issue -> possible values")
-    parties: list[PartySpec] = Field(min_length=2, max_length=2)
+    issues: dict[Id, list[Name]] = Field(min_length=1, description="issue -> possible values")
+    parties: list[PartySpec] = Field(
+        min_length=1, max_length=2,
+        description="the two parties; in a trade scene the player's party may be left out (it is then added "
+                    "first, with the default weights and values)")
     deadline: int = Field(10, ge=1, description="rounds before the talks fail")
     first: str | None = Field(None, description="party who opens; defaults to the first")
     trade: TradeSpec | None = None
+
+    @model_validator(mode="after")
+    def _player_default(self) -> NegotiationScene:
+        """Fill in the player's party of a trade (see ``trade_party_default``). Parties still
+        missing weights or values, and a lone party, are reported by the checks."""
+        if self.trade is None:
+            return self
+        parties = list(self.parties)
+        if len(parties) == 1 and parties[0].id != PLAYER:
+            parties.insert(0, PartySpec(id=PLAYER))
+        changed = len(parties) != len(self.parties)
+        for i, p in enumerate(parties):
+            if p.id == PLAYER and (p.weights is None or p.values is None):
+                default = trade_party_default(self.issues, self.trade, seller=self.trade.seller == PLAYER)
+                parties[i] = p.model_copy(update={k: v for k, v in default.items() if getattr(p, k) is None})
+                changed = True
+        return self.model_copy(update={"parties": parties}) if changed else self
 
 
 class ParticipantSpec(Spec):
@@ -213,7 +292,7 @@ class ParticipantSpec(Spec):
 
 class CouncilScene(Spec):
     type: Literal["council"]
-    title: str
+    title: Name
     motion: str
     description: str = ""
     participants: list[ParticipantSpec] = Field(min_length=2)
@@ -234,7 +313,7 @@ class WorldSpec(Spec):
                               json_schema_extra={"title": "Parley world"})
 
     id: WorldId
-    title: str
+    title: Name
     intro: str = ""
     start: Id = Field(description="starting location id")
     max_turns: int = Field(500, ge=1)
@@ -263,5 +342,26 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema for world.toml, as committed in worlds/schema/."""
     schema = WorldSpec.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    _agent_params_schema(schema)
     # allow the `#:schema` directive's editors and the optional $schema key
     return schema
+
+
+def _agent_params_schema(schema: dict[str, Any]) -> None:
+    """Describe ``agent.params`` per kind, from the parameter models in ``agents.registry``
+    (imported here, lazily: loading a world spec does not import the agents)."""
+    from agents.registry import param_models
+    defs = schema["$defs"]
+    agent = defs["AgentSpec"]
+    models = param_models()
+    agent["properties"]["kind"]["enum"] = list(models)
+    branches = []
+    for kind, model in models.items():
+        sub = model.model_json_schema(ref_template="#/$defs/{model}")
+        defs.update(sub.pop("$defs", {}))
+        defs[model.__name__] = sub
+        cond: dict[str, Any] = {"properties": {"kind": {"const": kind}}, "required": ["kind"]}
+        if kind == AgentSpec.model_fields["kind"].default:
+            cond = {"anyOf": [cond, {"not": {"required": ["kind"]}}]}
+        branches.append({"if": cond, "then": {"properties": {"params": {"$ref": f"#/$defs/{model.__name__}"}}}})
+    agent["allOf"] = branches
