@@ -216,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 1
     except OSError as e:  # disk full, permissions, missing folders: say which file
-        where = f" {e.filename}" if e.filename else ""
-        print(f"parley: error:{where}: {e.strerror or e}", file=sys.stderr)
+        from game.text import shown
+        where = f"{shown(e.filename)}: " if e.filename else ""
+        print(f"parley: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1
 
 

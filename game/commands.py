@@ -12,6 +12,29 @@ from game.errors import InputError
 SCHEMA_PATH = Path("worlds/schema/world.schema.json")
 
 
+def write_output(path: Path, text: str) -> None:
+    """``--out FILE``: a file is replaced atomically (an old file is never half-replaced); a
+    stream that already exists (``/dev/stdout``, a named pipe, a terminal) is written straight
+    through, never replaced by a file."""
+    import os
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        try:
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        return
+    if mode is not None and stat.S_ISBLK(mode):
+        raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
+    from game.saves import atomic_write
+    atomic_write(path, text)
+
+
 def memory_options(args: Namespace) -> dict | None:
     """GameMemory options from the CLI's memory flags (None when --no-memory)."""
     if args.no_memory:
@@ -123,11 +146,9 @@ def cmd_play(args: Namespace) -> int:
 
 
 def _script_lines(path: str) -> list[tuple[int, str]]:
+    from game.files import read_bytes
     from game.text import decode, shown
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as e:
-        raise InputError(f"cannot read script {shown(path)!r}: {e.strerror}") from None
+    raw = read_bytes(path, "script")
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -197,8 +218,7 @@ def cmd_run(args: Namespace) -> int:
                     player_kind="script", **llm_opts)
         run_script(game, lines, args.script, args.turns, echo=None if args.quiet else echo_events)
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
-        from game.saves import atomic_write
-        atomic_write(Path(args.out), game.transcript.text())
+        write_output(Path(args.out), game.transcript.text())
     learned = game.learn()
     st = game.engine.state
     print(f"world {game.spec.id} seed {game.seed}: turn {st.turn}, score {st.score}, "
@@ -276,8 +296,7 @@ def _run_scene(args: Namespace) -> int:
             print(f"  round {m.round:>2}  {m.party:10} {m.kind:9} {terms}")
     print(format_metrics(args.scene, session, metrics))
     if args.out:
-        from game.saves import atomic_write
-        atomic_write(Path(args.out), json.dumps({"scene": args.scene, "status": session.status,
+        write_output(Path(args.out), json.dumps({"scene": args.scene, "status": session.status,
                                                  "agreement": session.agreement,
                                                  "history": [m.to_dict() for m in session.history],
                                                  "metrics": metrics.to_dict()}, indent=1) + "\n")
@@ -380,8 +399,7 @@ def cmd_schema(args: Namespace) -> int:
         print(f"{args.check} is up to date")
         return 0
     if args.out:
-        from game.saves import atomic_write
-        atomic_write(Path(args.out), text)
+        write_output(Path(args.out), text)
         print(f"wrote {args.out}")
     else:
         sys.stdout.write(text)

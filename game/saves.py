@@ -63,6 +63,7 @@ except ImportError:  # pragma: no cover - Windows
 
 FORMAT_VERSION = 2  # 2: agents' decisions are recorded in the transcript
 SAVE_FILE = "save.json"
+SAVE_LIMIT = 1024 * 1024 * 1024  # a save file larger than 1 GB is not read
 TRANSCRIPT_FILE = "transcript.jsonl"
 _PENDING = re.compile(r"transcript-[0-9a-f]{16}\.jsonl")  # a transcript written before its commit
 _TEMP = re.compile(r"\.(?:save\.json|transcript(?:-[0-9a-f]{16})?\.jsonl)\..+\.tmp")  # our temp files
@@ -247,14 +248,10 @@ def _tidy(folder: Path, dfd: int | None, digest: str) -> list[str]:
 
 
 def _read_text(path: Path, missing_hint: str) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SaveError(f"{path}: missing", hint=missing_hint) from None
-    except UnicodeDecodeError:
-        raise SaveError(f"{path}: not UTF-8 text", hint="the file is damaged; it was left as it is") from None
-    except OSError as e:
-        raise SaveError(f"{path}: cannot read ({e.strerror})") from None
+    """A save file's text: a regular file (never a pipe or a device) of at most ``SAVE_LIMIT``."""
+    from game.files import read_text
+    return read_text(path, limit=SAVE_LIMIT, error=SaveError, missing_hint=missing_hint,
+                     hint="the file is damaged; it was left as it is")
 
 
 def read_save(folder: Path) -> dict[str, Any]:

@@ -336,14 +336,9 @@ class InsightBank:
             raise ValueError("this insight bank has no file")
         path = self.path
         hint = "the file was left as it is; fix it or move it away to start a new bank"
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SaveError(f"{path}: missing", hint="an insight bank file is created by saving") from None
-        except UnicodeDecodeError:
-            raise SaveError(f"{path}: not UTF-8 text", hint=hint) from None
-        except OSError as e:
-            raise SaveError(f"{path}: cannot read ({e.strerror})", hint=hint) from None
+        from game.files import read_text
+        raw = read_text(path, limit=256 * 1024 * 1024, error=SaveError, hint=hint,
+                        missing_hint="an insight bank file is created by saving")
         if not raw.strip():
             raise SaveError(f"{path}: empty file", hint=hint)
         try:

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import game.saves as saves_mod
-from game.errors import InputError, SaveError
+from game.errors import InputError
 from game.saves import SAVE_FILE, TRANSCRIPT_FILE
 from game.session import Game, replay
 from game.types import PLAYER, Action, Verb

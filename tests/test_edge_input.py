@@ -27,13 +27,14 @@ MINI = "tests/fixtures/mini"
 SECRET = "pw-Zq81-SECRET"
 
 
-def run_cli(*args: str, stdin: bytes = b"", env: dict | None = None, saves: Path | None = None):
+def run_cli(*args: str, stdin: bytes = b"", env: dict | None = None, saves: Path | None = None,
+            timeout: float = 300):
     """The real CLI in a subprocess, bytes in and out (stdin is raw bytes, as a pipe gives them)."""
     e = dict(os.environ)
     e["PARLEY_SAVES"] = str(saves) if saves is not None else e.get("PARLEY_SAVES", "/nonexistent-parley-saves")
     e.update(env or {})
     r = subprocess.run([sys.executable, "-m", "game.cli", *args], cwd=ROOT, input=stdin,
-                       capture_output=True, env=e, timeout=300)
+                       capture_output=True, env=e, timeout=timeout)
     return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
 
 
@@ -223,3 +224,52 @@ def test_userinfo_url_is_redacted_in_saves_and_hints(serve, tmp_path):
     for f in tmp_path.rglob("*"):
         if f.is_file():
             assert SECRET not in f.read_text(encoding="utf-8", errors="replace"), f
+
+
+# -- files that are not files ------------------------------------------------------------
+
+def test_out_to_a_stream_writes_through_and_never_replaces_it(tmp_path):
+    """Was: --out /dev/stdout (or any device) was replaced by a regular file when writable."""
+    code, out, err = run_cli("run", MINI, "--no-memory", "--quiet", "--script", "tests/fixtures/mini_win.txt",
+                             "--out", "/dev/stdout", saves=tmp_path)
+    assert code == 0, err
+    assert out.startswith('{"hash":') and '"type":"start"' in out.splitlines()[0]
+    import stat
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    code, out, err = run_cli("run", MINI, "--no-memory", "--quiet", "--script", "tests/fixtures/mini_win.txt",
+                             "--out", "/dev/null", saves=tmp_path)
+    assert code == 0 and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "folder", "huge"])
+def test_script_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
+    """Was: a FIFO or /dev/zero as --script blocked or read until memory ran out."""
+    path = tmp_path / "script.txt"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        with open(path, "wb") as fh:
+            fh.truncate(11 * 1024 * 1024)
+    code, out, err = run_cli("run", MINI, "--no-memory", "--script", str(path), saves=tmp_path, timeout=60)
+    assert code == 2, err
+    assert str(path) in err and "Traceback" not in err
+    assert {"fifo": "named pipe", "zero": "character device", "folder": "folder", "huge": "10 MB"}[kind] in err
+
+
+def test_insight_bank_or_save_that_is_a_pipe_is_refused_at_once(tmp_path):
+    """Was: --insights FIFO (and a save.json that is a FIFO) blocked for ever."""
+    fifo = tmp_path / "bank.json"
+    os.mkfifo(fifo)
+    code, out, err = run_cli("run", MINI, "--embedder", "hash", "--insights", str(fifo), "--script",
+                             "tests/fixtures/mini_win.txt", saves=tmp_path, timeout=60)
+    assert code == 2 and "bank.json: is a named pipe (FIFO), not a regular file" in err, err
+    (tmp_path / "s").mkdir()
+    os.mkfifo(tmp_path / "s" / "save.json")
+    for args in (["saves", "show", "s"], ["replay", "s"], ["play", "--load", "s", "--no-memory"]):
+        code, out, err = run_cli(*args, saves=tmp_path, timeout=60)
+        assert code == 2 and "no save 's'" in err, (args, err)  # not a save; answered at once
+        assert "Traceback" not in err

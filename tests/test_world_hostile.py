@@ -11,9 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from game import files
 from game.errors import InputError, Problem, WorldError
-from game.world import loader
-from game.world.loader import MAX_FILE_BYTES, collect_problems, load_world, resolve_world_path
+from game.world.loader import (
+    MAX_FILE_BYTES,
+    collect_problems,
+    load_world,
+    resolve_world_path,
+)
 from game.world.scaffold import scaffold_text
 from tests.conftest import ROOT, write_world
 
@@ -129,7 +134,7 @@ def test_device_inside_the_folder_is_refused(tmp_path, monkeypatch):
     folder = world(tmp_path)
     (folder / "npcs").mkdir()
     (folder / "npcs" / "null.toml").symlink_to("/dev/null")
-    monkeypatch.setattr(loader, "_inside", lambda path, root: True)
+    monkeypatch.setattr(files, "_inside", lambda path, root: True)
     [msg] = messages(folder)
     assert "npcs/null.toml: is a character device, not a regular file" in msg
 
@@ -194,11 +199,11 @@ def test_the_read_itself_is_bounded(tmp_path, monkeypatch):
     big = tmp_path / "big.toml"
     with open(big, "wb") as f:
         f.truncate(3 * MAX_FILE_BYTES)
-    monkeypatch.setattr(loader, "path_problem", lambda *a, **k: None)
+    monkeypatch.setattr(files, "path_problem", lambda *a, **k: None)
     reads = []
     real_read = os.read
-    monkeypatch.setattr(loader.os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
-    raw, why = loader.read_limited(big)
+    monkeypatch.setattr(files.os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
+    raw, why = files.read_limited(big)
     assert raw is None and "larger than the limit of 10 MB" in why[0]
     assert sum(reads) <= MAX_FILE_BYTES + 1
 

@@ -7,7 +7,7 @@ found is reported (file, line/column or field path, bad value, hint), never
 just the first.
 
 The loader reads hostile folders safely: only regular files of at most
-``MAX_FILE_BYTES`` are opened (checked with ``lstat``/``stat`` first, opened
+``MAX_FILE_BYTES`` are opened (through ``game.files``: checked with ``stat`` first, opened
 non-blocking and read with a bounded read), so a named pipe, a device, a
 symlink to ``/dev/zero`` or a folder named ``world.toml`` is reported, never
 read. Symlinks are followed only when they resolve inside the world folder.
@@ -17,7 +17,6 @@ included) is normalised with ``game.text.clean``.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import re
@@ -28,11 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from game.errors import InputError, Problem, WorldError
+from game.files import MAX_FILE_BYTES, kind_of, path_problem, read_limited, stat_of  # noqa: F401 (re-exported)
 from game.text import clean
 
 EXTRA_SECTIONS = ("locations", "items", "npcs", "quests", "scenes", "facts")
-MAX_FILE_BYTES = 10 * 1024 * 1024
-"""The largest world file the loader reads (10 MB)."""
 MAX_DEPTH = 32
 """How deeply tables and arrays may nest in a world file (worlds need about 6 levels)."""
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -51,104 +49,10 @@ class World:
         return self.spec.id
 
 
-# --- what a path is, without opening it ------------------------------------------------
-
-def _kind_of(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def _stat(path: Path) -> tuple[os.stat_result | None, str | None]:
-    """``stat`` of ``path`` following symlinks, or why it cannot be had ("missing", "a symlink
-    loop", ...). Never opens anything, so it never blocks."""
-    try:
-        return os.stat(path), None
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            return None, "a symlink loop"
-        if e.errno in (errno.ENOENT, errno.ENOTDIR):
-            return None, "a broken symlink" if os.path.islink(path) else "missing"
-        return None, f"unreadable ({e.strerror})"
-
-
-def _inside(path: Path, root: Path) -> bool:
-    real = os.path.realpath(path)
-    base = os.path.realpath(root)
-    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
-
-
-def path_problem(path: Path, root: Path | None = None, want: str = "file") -> tuple[str, str | None] | None:
-    """Why ``path`` is not a readable regular file (``want="file"``) or folder (``"folder"``)
-    below ``root``, as (message, hint), or None when it is. Only stats; never blocks."""
-    st, why = _stat(path)
-    if st is None:
-        if why == "missing":
-            return "missing", None
-        if why == "a symlink loop":
-            return "is a symlink loop", "the link points back at itself; make it point to a real file"
-        if why == "a broken symlink":
-            return f"is a broken symlink (to {os.readlink(path)!r})", None
-        return f"is {why}", None
-    if root is not None and os.path.islink(path) and not _inside(path, root):
-        return (f"is a symlink to {os.path.realpath(path)!r}, outside the world folder",
-                "a world may link only to files inside its own folder; copy the file in instead")
-    if want == "folder":
-        return None if stat.S_ISDIR(st.st_mode) else (f"is {_kind_of(st.st_mode)}, not a folder", None)
-    if stat.S_ISDIR(st.st_mode):
-        return "is a folder, not a file", None
-    if not stat.S_ISREG(st.st_mode):
-        return f"is {_kind_of(st.st_mode)}, not a regular file", "a world is made of ordinary text files"
-    if st.st_size > MAX_FILE_BYTES:
-        return (f"is {st.st_size:,} bytes; the limit is {MAX_FILE_BYTES // (1024 * 1024)} MB",
-                "split it into npcs/, items/, locations/... files")
-    return None
-
-
-def read_limited(path: Path, root: Path | None = None) -> tuple[bytes | None, tuple[str, str | None] | None]:
-    """The bytes of a regular file of at most ``MAX_FILE_BYTES``, or (None, (message, hint)).
-    Checks with ``stat`` before opening, opens non-blocking, re-checks the opened file, and
-    reads at most one byte past the limit."""
-    why = path_problem(path, root)
-    if why is not None:
-        return None, why
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(os.path.realpath(path), flags)
-    except OSError as e:
-        return None, (f"cannot read: {e.strerror}", None)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # swapped after the check
-            return None, (f"is {_kind_of(st.st_mode)}, not a regular file", None)
-        chunks, total = [], 0
-        while total <= MAX_FILE_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > MAX_FILE_BYTES:
-            return None, (f"is larger than the limit of {MAX_FILE_BYTES // (1024 * 1024)} MB", None)
-        return b"".join(chunks), None
-    except OSError as e:
-        return None, (f"cannot read: {e.strerror}", None)
-    finally:
-        os.close(fd)
-
-
 def resolve_world_path(path: str | Path) -> Path:
     """Accept a folder, a world.toml, or a bare world name under ./worlds. Only stats paths."""
     p = Path(path)
-    st, why = _stat(p)
+    st, why = stat_of(p)
     if st is not None and stat.S_ISDIR(st.st_mode):
         if p.name == "world.toml" and not os.path.lexists(p / "world.toml"):
             return p.parent  # a folder named world.toml: the loader says so
@@ -157,7 +61,7 @@ def resolve_world_path(path: str | Path) -> Path:
         if p.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)):
             return p.parent  # the loader says what is wrong with the file itself
         from game.text import shown
-        what = f"is {_kind_of(st.st_mode)}" if st is not None else f"is {why}"
+        what = f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}"
         raise InputError(f"{shown(str(path))!r} {what}, not a world folder",
                          hint="give a folder that holds world.toml")
     for base in (Path("worlds"), Path(__file__).resolve().parents[2] / "worlds"):
@@ -442,7 +346,7 @@ def collect_problems(path: str | Path) -> tuple[World | None, list[Problem]]:
     from game.world.spec import WorldSpec
 
     folder = Path(path)
-    st, why = _stat(folder)
+    st, why = stat_of(folder)
     if st is not None and stat.S_ISDIR(st.st_mode) and folder.name == "world.toml" \
             and not os.path.lexists(folder / "world.toml"):
         folder = folder.parent  # a folder named world.toml, given for its world: reported below
@@ -450,7 +354,7 @@ def collect_problems(path: str | Path) -> tuple[World | None, list[Problem]]:
         if folder.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)):
             folder = folder.parent  # a world.toml given for its folder; it is checked below
         else:
-            what = f"is {_kind_of(st.st_mode)}" if st is not None else f"is {why}"
+            what = f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}"
             return None, [Problem(f"{what}, not a world folder", file=str(path),
                                   hint="give a folder that holds world.toml")]
     problems: list[Problem] = []
