@@ -127,7 +127,7 @@ def read_bytes(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES
         message, hint = why  # type: ignore[misc]
         if message == "missing":
             message = "no such file"
-        raise InputError(f"{what} {shown(str(path))}: {message}", hint=hint)
+        raise InputError(f"cannot read {what} {shown(str(path))}: {message}", hint=hint)
     return raw
 
 
