@@ -29,6 +29,8 @@ def write_output(path: Path, text: str) -> None:
         except OSError as e:
             raise OSError(e.errno, e.strerror, str(path)) from None
         return
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError(f"--out {path}: is a folder", hint="give a file name")
     if mode is not None and stat.S_ISBLK(mode):
         raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
     from game.saves import atomic_write
@@ -422,7 +424,10 @@ def cmd_new_world(args: Namespace) -> int:
     folder = Path(args.dir) / name
     if os.path.lexists(folder):
         raise InputError(f"{shown(folder)} already exists", hint="pick another name or remove the folder")
-    folder.mkdir(parents=True)
+    try:
+        folder.mkdir(parents=True)
+    except OSError as e:
+        raise InputError(f"cannot create {folder}: {e.strerror}", hint="--dir must be a folder you can write to") from None
     (folder / "world.toml").write_text(text, encoding="utf-8")
     world, problems = collect_problems(folder)
     if world is None:  # pragma: no cover - every template is tested to validate
@@ -439,6 +444,7 @@ def cmd_saves(args: Namespace) -> int:
 
     from game.errors import SaveError
     from game.saves import list_saves, read_save, remove, resolve
+    from game.text import shown
     base = args.saves_dir
     if args.saves_cmd == "list":
         rows = list_saves(base)
@@ -447,7 +453,7 @@ def cmd_saves(args: Namespace) -> int:
         for r in rows:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.modified))
             status = "won" if r.done else f"turn {r.turn}"
-            print(f"{r.slug:20} {r.world_id:14} {status:10} score {r.score:<5} {when}")
+            print(f"{shown(r.slug):20} {shown(r.world_id):14} {status:10} score {shown(r.score):<5} {when}")
         return 0
     if args.saves_cmd == "show":
         folder = resolve(args.name, base)
@@ -456,10 +462,11 @@ def cmd_saves(args: Namespace) -> int:
         if not all(isinstance(st.get(k), t) for k, t in (("score", int), ("quests_done", list),
                                                           ("where", dict), ("gold", dict))):
             raise SaveError(f"{folder / 'save.json'}: engine.state is damaged", hint="it was left as it is")
-        print(f"save     {folder}\nworld    {data['world']['id']} ({data['world']['path']}, hash {data['world']['hash']})")
-        print(f"seed     {data['seed']}\nturn     {data['turn']}\nscore    {st['score']}")
-        print(f"quests   {', '.join(st['quests_done']) or 'none'}\nstate    {data['state_hash']}")
-        print(f"player   at {st['where']['player']} with {st['gold']['player']} gold")
+        w = data["world"]
+        print(shown(f"save     {folder}\nworld    {w['id']} ({w['path']}, hash {w['hash']})"))
+        print(f"seed     {data['seed']}\nturn     {data['turn']}\nscore    {shown(st['score'])}")
+        print(f"quests   {shown(', '.join(map(str, st['quests_done'])) or 'none')}\nstate    {shown(data['state_hash'])}")
+        print(f"player   at {shown(st['where'].get('player'))} with {shown(st['gold'].get('player'))} gold")
         return 0
     folder = remove(args.name, base)
     print(f"removed {folder}")

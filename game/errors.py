@@ -67,7 +67,9 @@ class ParleyError(Exception):
         self.hint = hint
 
     def render(self) -> str:
-        return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
+        """For the terminal: values from files and flags in the message never drive it."""
+        from game.text import shown
+        return f"{shown(self.message)}\n  hint: {shown(self.hint)}" if self.hint else shown(self.message)
 
 
 class InputError(ParleyError):
@@ -85,7 +87,8 @@ class WorldError(InputError):
         super().__init__(f"{source}: {n} problem{'s' if n != 1 else ''}")
 
     def render(self) -> str:
-        return "\n".join([self.message] + ["  " + p.render() for p in self.problems])
+        from game.text import shown
+        return "\n".join([shown(self.message)] + ["  " + p.render() for p in self.problems])
 
 
 class SaveError(InputError):

@@ -266,6 +266,8 @@ def read_save(folder: Path) -> dict[str, Any]:
                         hint="the save is truncated or damaged; it was left as it is") from None
     except RecursionError:
         raise SaveError(f"{path}: corrupt save (nested too deeply)") from None
+    except ValueError as e:  # e.g. an integer of thousands of digits
+        raise SaveError(f"{path}: corrupt save ({e})", hint="the save is damaged; it was left as it is") from None
     if not isinstance(data, dict):
         raise SaveError(f"{path}: not a save (expected a JSON object)")
     for key, typ in _REQUIRED.items():
@@ -351,7 +353,7 @@ def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
             st = data["engine"]["state"]
             out.append(SaveInfo(d.name, d, data["world"]["id"], data["turn"], st.get("score", 0),
                                 bool(st.get("done")), f.stat().st_mtime))
-        except (SaveError, KeyError, TypeError, AttributeError):
+        except (SaveError, KeyError, TypeError, AttributeError, ValueError):
             out.append(SaveInfo(d.name, d, "(corrupt)", -1, 0, False, f.stat().st_mtime))
     return out
 

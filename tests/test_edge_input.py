@@ -100,10 +100,12 @@ def test_ansi_and_bidi_from_the_player_never_reach_terminal_or_transcript(tmp_pa
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
-@given(st.lists(st.binary(max_size=40), min_size=1, max_size=6))
+@given(st.lists(st.tuples(st.sampled_from([b"", b"say ", b'"', b"take ", b"ask lou about ", b"save ", b"load "]),
+                          st.binary(max_size=30)).map(b"".join), min_size=1, max_size=6))
 def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_factory, lines):
-    """The console fed any bytes (decoded as Python decodes a pipe: surrogateescape) never
-    raises, and the autosave it leaves loads and replays."""
+    """The console fed any bytes after the words that carry text into the game (decoded as
+    Python decodes a pipe: surrogateescape) never raises, and the autosave it leaves loads
+    and replays."""
     from game.console import run_console
     from game.session import Game, replay
     saves = tmp_path_factory.mktemp("saves")
@@ -178,11 +180,17 @@ def test_llm_reply_text_and_json_strings_are_cleaned(serve):
 @pytest.mark.parametrize("url, says", [
     (f"http://admin:{SECRET}@[::1/v1", "not a valid URL"),
     (f"http://host.example/v1?api_key={SECRET}", "query string"),
-    (f"http://host.example/v1#{SECRET}", "query string or fragment"),
+    (f"http://host.example/v1#{SECRET}", "query string, fragment"),
     (f"http://admin:{SECRET}@host.example:notaport/v1", "not a valid URL"),
     ("http://host.example:99999/v1", "not a valid URL"),
     ("ftp://host.example/v1", "must look like http://host:port/v1"),
     ("http://host.example/v1\x1b[31m", "control characters"),
+    (f"http://admin:p/{SECRET}@host.example/v1", "not a valid URL"),
+    (f"http://host.example/{SECRET}@x/v1", "'@' outside user:password@host"),
+    (f"//admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
+    (f"http:/admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
+    (f"http:///admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
+    (f"http://host.example/v1;key={SECRET}", "';' parameters"),
 ])
 def test_bad_llm_url_is_exit_2_without_secret_or_traceback(url, says, tmp_path):
     """Was: a traceback printing the password (IPv6), or requests to '/v1/?api_key=...chat/completions'
@@ -288,3 +296,34 @@ def test_insight_bank_or_save_that_is_a_pipe_is_refused_at_once(tmp_path):
         code, out, err = run_cli(*args, saves=tmp_path, timeout=60)
         assert code == 2 and "no save 's'" in err, (args, err)  # not a save; answered at once
         assert "Traceback" not in err
+
+
+# -- what a hand-edited save or a bad flag prints ----------------------------------------------
+
+def test_hand_edited_save_is_shown_escaped_and_huge_numbers_are_corrupt_not_a_crash(tmp_path):
+    """Was: control codes from save.json reached the terminal in `saves list/show`; an integer of
+    5,000 digits crashed every command that reads saves (one bad save stopped `saves list`)."""
+    code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"wait\nsave x\nsave y\n", saves=tmp_path)
+    assert code == 0, err
+    for name, pattern, value in (("x", r'"id": "mini-v1"', '"id": "\\u001b]0;pwned\\u0007\\u001b[2J\\u202emini"'),
+                                 ("y", r'"turn": \d+', '"turn": ' + "9" * 5000)):
+        import re
+        p = tmp_path / name / "save.json"
+        p.write_text(re.sub(pattern, lambda _m, v=value: v, p.read_text(), count=1))
+    code, out, err = run_cli("saves", "list", saves=tmp_path)
+    assert code == 0, err
+    assert "\x1b" not in out and "\u202e" not in out and "\\x1b]0;pwned" in out
+    assert re.search(r"^y\s+\(corrupt\)", out, re.M)
+    code, out, err = run_cli("saves", "show", "x", saves=tmp_path)
+    assert code == 0 and "\x1b" not in out and "\\u202emini" in out
+    for args in (["saves", "show", "y"], ["replay", "y"], ["play", "--load", "y"], ["trust", "y"]):
+        code, out, err = run_cli(*args, saves=tmp_path)
+        assert code == 2 and "y/save.json: corrupt save" in err and "Traceback" not in err, (args, err)
+
+
+def test_folder_flags_that_are_not_folders_are_exit_2(tmp_path):
+    code, out, err = run_cli("new-world", "q", "--dir", str(ROOT / "README.md"), saves=tmp_path)
+    assert code == 2 and "cannot create" in err and "Not a directory" in err, err
+    code, out, err = run_cli("run", MINI, "--no-memory", "--quiet", "--script", "tests/fixtures/mini_win.txt",
+                             "--out", str(tmp_path), saves=tmp_path)
+    assert code == 2 and f"--out {tmp_path}: is a folder" in err and ".tmp" not in err, err

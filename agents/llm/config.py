@@ -42,26 +42,27 @@ def is_local_url(url: str | None) -> bool:
     return ip.is_loopback or ip.is_private or ip.is_unspecified or ip.is_link_local
 
 
-_AUTHORITY = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://)(?P<auth>[^/?#]*)(?P<rest>.*)$", re.S)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/+")
 
 
 def redact_url(url: str | None) -> str | None:
-    """``url`` fit to print or save: any ``user:password@`` part and any query string or
-    fragment replaced by ``***``, control characters escaped. Works on text alone, so a
-    malformed URL never raises here."""
+    """``url`` fit to print or save: everything before the last ``@`` (a ``user:password``,
+    even one holding ``/``, ``?`` or ``#``) and any query string, fragment or ``;`` parameters
+    replaced by ``***``; control characters escaped. Works on the text alone and errs towards
+    hiding too much, so a malformed URL never raises here and never shows a secret."""
     if not url:
         return url
     s = str(url)
-    m = _AUTHORITY.match(s)
-    head, auth, rest = (m.group("head"), m.group("auth"), m.group("rest")) if m else ("", "", s)
-    if "@" in auth:
-        auth = "***@" + auth.rsplit("@", 1)[1]
-    elif not m and "@" in rest.split("/", 1)[0]:
-        rest = "***@" + rest.split("@", 1)[1]
-    for sep in ("?", "#"):
-        if sep in rest:
-            rest = rest.split(sep, 1)[0] + sep + "***"
-    return shown(head + auth + rest)
+    m = _SCHEME.match(s)
+    head, rest = (s[: m.end()], s[m.end():]) if m else ("", s.lstrip("/"))
+    if not m:
+        head = s[: len(s) - len(rest)]
+    if "@" in rest:
+        rest = "***@" + rest.rsplit("@", 1)[1]
+    cut = min((i for i in (rest.find(c) for c in "?#;") if i >= 0), default=-1)
+    if cut >= 0:
+        rest = rest[: cut + 1] + "***"
+    return shown(head + rest)
 
 
 def check_base_url(url: str) -> str:
@@ -76,8 +77,10 @@ def check_base_url(url: str) -> str:
         raise ValueError(f"not a valid URL (malformed host or port): {redact_url(v)!r}") from None
     if parts.scheme not in ("http", "https") or not host:
         raise ValueError(f"must look like http://host:port/v1, got {redact_url(v)!r}")
-    if "?" in v or "#" in v:
-        raise ValueError(f"must not have a query string or fragment, got {redact_url(v)!r}; "
+    if "@" in v and "@" not in parts.netloc:
+        raise ValueError(f"has an '@' outside user:password@host, got {redact_url(v)!r}")
+    if "?" in v or "#" in v or ";" in v:
+        raise ValueError(f"must not have a query string, fragment or ';' parameters, got {redact_url(v)!r}; "
                          "put the key in OPENAI_API_KEY, never in the URL")
     return v
 
