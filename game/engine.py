@@ -21,7 +21,7 @@ from game.perception import perceivers
 from game.quests import newly_complete
 from game.rules import Refusal
 from game.scenes import SceneManager
-from game.state import GameState, canonical_json, state_hash
+from game.state import GameState, canonical_json, state_hash, state_problems
 from game.types import PLAYER, Action, Event, Observation, Verb
 
 INVALID_PENALTY = 0.1
@@ -384,7 +384,13 @@ class Engine:
                 "recent": {e: [ev.to_dict() for ev in q] for e, q in self.recent.items() if q}}
 
     def set_state(self, data: dict[str, Any]) -> None:
+        """Restore a saved state; ``ValueError`` if it cannot belong to this world."""
         st = GameState.from_dict(data["state"])
+        problems = state_problems(st, self.spec)
+        if not isinstance(data["seq"], int) or isinstance(data["seq"], bool):
+            problems.append(f"seq is not a whole number: {data['seq']!r}")
+        if problems:
+            raise ValueError("; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
         # saves store keys sorted; restore the world's own order so prose and perception match
         st.where = {e: st.where[e] for e in self.order if e in st.where}
         st.item_at = {i: st.item_at[i] for i in self.spec.items if i in st.item_at}

@@ -121,3 +121,41 @@ class GameState:
 def state_hash(obj: Any) -> str:
     """sha256 of ``canonical_json(obj)`` (16 hex digits); never fails on odd strings."""
     return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()[:16]
+
+
+def state_problems(st: GameState, spec: Any) -> list[str]:
+    """What in a restored state cannot belong to the world ``spec`` (a hand-made save whose hash
+    was recomputed): unknown places, items, scenes, quests or facts, and values of the wrong type."""
+    entities = {PLAYER, *spec.npcs}
+    holders = {*spec.locations, *spec.items, *entities, NOWHERE}
+    out = []
+
+    def bad(what: str, value: Any) -> None:
+        out.append(f"{what} {value!r}")
+
+    for k, t in (("turn", int), ("score", int)):
+        if not isinstance(getattr(st, k), t) or isinstance(getattr(st, k), bool):
+            bad(f"state.{k} is not a whole number:", getattr(st, k))
+    for e, loc in st.where.items():
+        if e not in entities or loc not in spec.locations:
+            bad(f"state.where.{e} is not a known place:", loc)
+    if PLAYER not in st.where:
+        bad("state.where has no", PLAYER)
+    for i, h in st.item_at.items():
+        if i not in spec.items or h not in holders:
+            bad(f"state.item_at.{i} is not a known holder:", h)
+    for e, g in st.gold.items():
+        if e not in entities or not isinstance(g, int) or isinstance(g, bool):
+            bad(f"state.gold.{e} is not a whole number:", g)
+    for sid, sc in st.scenes.items():
+        if sid not in spec.scenes or not isinstance(sc, dict):
+            bad("state.scenes has an unknown or damaged scene", sid)
+    if st.active_scene is not None and st.active_scene not in spec.scenes:
+        bad("state.active_scene is not a scene of this world:", st.active_scene)
+    for q in st.quests_done:
+        if q not in spec.quests:
+            bad("state.quests_done has an unknown quest", q)
+    for f in st.verified:
+        if f not in spec.facts:
+            bad("state.verified has an unknown fact", f)
+    return out

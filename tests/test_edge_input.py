@@ -327,3 +327,27 @@ def test_folder_flags_that_are_not_folders_are_exit_2(tmp_path):
     code, out, err = run_cli("run", MINI, "--no-memory", "--quiet", "--script", "tests/fixtures/mini_win.txt",
                              "--out", str(tmp_path), saves=tmp_path)
     assert code == 2 and f"--out {tmp_path}: is a folder" in err and ".tmp" not in err, err
+
+
+@pytest.mark.parametrize("edit, says", [
+    (lambda e: e.__setitem__("seq", "x"), "seq is not a whole number"),
+    (lambda e: e["state"]["scenes"].__setitem__("ghost_deal", 7), "unknown or damaged scene"),
+    (lambda e: e["state"].__setitem__("active_scene", "ghost"), "active_scene is not a scene"),
+    (lambda e: e["state"]["where"].__setitem__("player", "atlantis"), "not a known place"),
+])
+def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_path, edit, says):
+    """The state hash has no secret: whoever edits a save can recompute it. Was: such a save
+    loaded, then crashed mid-game (KeyError, AttributeError, TypeError)."""
+    from game.errors import SaveError
+    from game.session import Game, save_hash, save_header
+    game = Game(ROOT / MINI, seed=0)
+    game.act(game.parser.parse("wait", game.engine.scope()).action)
+    folder = game.save("x", base=tmp_path)
+    path = folder / "save.json"
+    data = json.loads(path.read_text())
+    edit(data["engine"])
+    data["state_hash"] = save_hash(data["engine"], data["components"], save_header(data))
+    path.write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=says) as info:
+        Game.load("x", base=tmp_path)
+    assert "engine state is damaged" in info.value.message

@@ -16,7 +16,11 @@ from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
 
 def _ref(kind: str, value: str, known, path: str) -> Problem:
     return Problem(f"unknown {kind} {value!r}", path=path,
-                   hint=did_you_mean(value, known) or f"known {kind}s: {', '.join(sorted(known)[:8])}")
+                   hint=did_you_mean(value, known) or f"known {_plural(kind)}: {', '.join(sorted(known)[:8])}")
+
+
+def _plural(kind: str) -> str:
+    return kind[:-1] + "ies" if kind.endswith("y") and kind[-2:-1] not in "aeiou" else kind + "s"
 
 
 def cross_reference(w: WorldSpec) -> list[Problem]:
