@@ -84,7 +84,8 @@ class DebaterParams(Params):
 class WandererParams(Params):
     """``wanderer``: with probability ``p`` per turn, walks through a random exit."""
 
-    moves: list[str] | None = Field(None, description="location ids it may walk to (default: anywhere)")
+    moves: list[str] | None = Field(None, min_length=1,
+                                    description="location ids it may walk to (leave it out to wander anywhere)")
     p: float = Field(0.3, ge=0.0, le=1.0, description="chance of moving each turn, in [0, 1]")
 
 

@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("world", nargs="?", default=None,
                       help="world folder (default: worlds/harbor; with --load, where the save's world now lives)")
     play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
-    play.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
+    play.add_argument("--seed", type=_count, default=None, help="random seed (default 0; a loaded game keeps its own)")
     play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
     _memory_flags(play)
     _llm_flags(play)

@@ -109,7 +109,10 @@ def print_llm_usage(client, out=print) -> None:
 def cmd_play(args: Namespace) -> int:
     from game.console import run_console
     from game.session import Game
-    llm = llm_client(args, args.seed)
+    if args.load and args.seed is not None:
+        raise InputError("--seed cannot be changed with --load", hint="a loaded game keeps the seed it was made with")
+    seed = 0 if args.seed is None else args.seed
+    llm = llm_client(args, seed)
     if args.load:
         wanted = getattr(args, "llm_npcs", "all") or "all"
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
@@ -137,7 +140,7 @@ def cmd_play(args: Namespace) -> int:
     else:
         from game.world.loader import load_world
         world = load_world(args.world or "worlds/harbor")
-        game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
+        game = Game(world, seed=seed, memory=memory_options(args), insights=insight_bank(args),
                     llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury)
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
         sys.stdin.reconfigure(errors="replace")

@@ -83,16 +83,33 @@ def _shown(name: object) -> str:
 
 
 def slugify(name: str) -> str:
-    """The folder name for a save name: lower case, runs of other characters become ``-``.
+    """The folder name for a save name: cleaned (``game.text.clean``), case-folded, and runs of
+    characters other than letters, digits (of any script), ``_`` and ``-`` turned into ``-``;
+    at most 64 characters and 128 bytes of UTF-8 (``save é``, ``save 日本`` work).
 
     A name with no letter or digit (``.``, ``..``, ``...``, ``--``, ``/``) is refused: it would
     otherwise become an empty or meaningless folder name."""
     if not isinstance(name, str):
         raise InputError(f"{name!r} is not a usable save name", hint=NAME_RULE)
-    slug = re.sub(r"[^a-z0-9_-]+", "-", name.strip().lower()).strip("-")[:64].strip("-")
-    if not re.search(r"[a-z0-9]", slug):
+    from game.text import clean
+    slug = re.sub(r"[^\w-]+", "-", clean(name, newlines=False).strip().casefold()).strip("-")[:64]
+    while len(slug.encode("utf-8")) > 128:
+        slug = slug[:-1]
+    slug = slug.strip("-")
+    if not re.search(r"[^\W_]", slug):
         raise InputError(f"{_shown(repr(name))} is not a usable save name", hint=NAME_RULE)
     return slug
+
+
+def save_folder(name: str, base: str | Path | None = None) -> Path:
+    """Where ``save NAME`` writes: ``<saves>/<slug>``. A folder there that is a symlink leading
+    out of the saves folder is refused (in-game ``load`` would not follow it either)."""
+    root = saves_dir(base)
+    folder = root / slugify(name)
+    if folder.is_symlink() and folder.resolve().parent != root.resolve():
+        raise SaveError(f"{folder} is a link to {_shown(str(folder.resolve()))}, outside the saves folder",
+                        hint="remove the link, or save under another name")
+    return folder
 
 
 def _fsync_dir(fd: int | None) -> None:

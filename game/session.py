@@ -14,7 +14,15 @@ import numpy as np
 
 from game.engine import Engine, ReplayDivergence
 from game.errors import SaveError
-from game.saves import TRANSCRIPT_FILE, open_save, resolve, saves_dir, slugify, write_save
+from game.saves import (
+    TRANSCRIPT_FILE,
+    open_save,
+    resolve,
+    save_folder,
+    saves_dir,
+    slugify,
+    write_save,
+)
 from game.state import state_hash
 from game.transcript import Transcript
 from game.types import Action, Event
@@ -163,7 +171,7 @@ class Game:
     def save(self, name: str, base: str | Path | None = None) -> Path:
         """Save to ``saves/<slug of name>/`` as one unit (``game.saves.write_save``). A name with
         no letter or digit is an InputError; odd text in the state never makes it fail."""
-        folder = saves_dir(base) / slugify(name)
+        folder = save_folder(name, base)
         engine, components = self.engine.get_state(), self.components()
         payload = {
             "world": {"id": self.spec.id, "hash": self.world.content_hash,

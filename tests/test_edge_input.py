@@ -128,7 +128,8 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
         name = f"autosave-{game.spec.id}"
         assert any("Progress saved" in s for s in shown_lines), shown_lines[-2:]
         loaded = Game.load(name, base=saves)
-        assert loaded.engine.state.turn == game.engine.state.turn
+        played = sum(1 for raw in feed if not raw.startswith((b"save", b"load")))
+        assert 1 <= loaded.engine.state.turn <= played  # a `load` may have gone back to a quicksave
         assert replay(name, base=saves)[0]
 
 
@@ -351,3 +352,41 @@ def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_p
     with pytest.raises(SaveError, match=says) as info:
         Game.load("x", base=tmp_path)
     assert "engine state is damaged" in info.value.message
+
+
+def test_save_names_in_any_script_and_seed_with_load(tmp_path):
+    """Was: `save é` and `save 日本` were refused as having no letter; `--seed` with `--load`
+    was silently ignored."""
+    code, out, err = run_cli("play", MINI, "--no-memory", stdin="wait\nsave Église\nsave 日本\n".encode(),
+                             saves=tmp_path)
+    assert code == 0 and "Could not" not in out, out + err
+    assert {"église", "日本"} <= {p.name for p in tmp_path.iterdir()}
+    code, out, err = run_cli("play", "--load", "日本", "--no-memory", stdin=b"look\n", saves=tmp_path)
+    assert code == 0 and "Traceback" not in err, err
+    code, out, err = run_cli("play", "--load", "日本", "--seed", "5", "--no-memory", saves=tmp_path)
+    assert code == 2 and "--seed cannot be changed with --load" in err
+
+
+def test_wanderer_with_no_moves_is_refused(tmp_path):
+    from game.world.loader import collect_problems
+    from tests.conftest import write_world
+    text = (ROOT / "tests/fixtures/broken_agents/world.toml").read_text()
+    folder = write_world(tmp_path / "w", text)
+    (folder / "npcs").mkdir()
+    (folder / "npcs" / "gull.toml").write_text((ROOT / "tests/fixtures/broken_agents/npcs/gull.toml").read_text()
+                                                .replace('moves = ["square", "towers"], p = 7.5, speed = 2',
+                                                         "moves = []"))
+    _, problems = collect_problems(folder)
+    assert any("npcs.gull.agent.params.moves" in (p.path or "") and "at least 1" in p.message for p in problems), \
+        [p.render() for p in problems]
+
+
+def test_save_through_a_link_out_of_the_saves_folder_is_refused(tmp_path):
+    """Was: `save x` wrote through saves/x -> /elsewhere and said "Saved", but `load x` refused it."""
+    saves, elsewhere = tmp_path / "saves", tmp_path / "elsewhere"
+    saves.mkdir()
+    elsewhere.mkdir()
+    (saves / "x").symlink_to(elsewhere)
+    code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"wait\nsave x\n", saves=saves)
+    assert code == 0 and "Could not save" in out and "outside the saves folder" in out, out
+    assert not any(elsewhere.iterdir())
