@@ -173,6 +173,9 @@ def test_numbers_are_accepted_as_names_but_booleans_are_not(tmp_path):
     assert spec.scenes["buy_lamp"].parties[0].values["price"]["5"] == 1.0
     assert spec.facts["sky_blue"].object == "2.5"
     assert spec.items["rock"].name == "42" and spec.items["gem"].aliases == ["gem", "7"]
+    spec = load_world(write_world(tmp_path / "f", text.replace("issues = { price = [5, 10, 15, 20] }",
+                                                               "issues = { price = [5.0, 10, 15, 20] }"))).spec
+    assert spec.scenes["buy_lamp"].issues["price"] == ["5", "10", "15", "20"]  # 5.0 is the price 5
     msgs = rendered(tmp_path, mini('issues = { price = ["5", "10", "15", "20"] }',
                                    'issues = { price = ["5", "10", "15", true] }'))
     assert any("scenes.buy_lamp.issues.price[3]" in m and "valid string" in m for m in msgs), msgs

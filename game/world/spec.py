@@ -31,14 +31,14 @@ Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 def _as_name(v: Any) -> Any:
-    """A number written where a name is expected, as the text Python writes for it (5 -> "5",
-    2.5 -> "2.5"); anything else unchanged (so booleans and tables stay errors)."""
+    """A number written where a name is expected, as its shortest written form (5 -> "5",
+    5.0 -> "5", 2.5 -> "2.5"); anything else unchanged (so booleans and tables stay errors)."""
     if isinstance(v, bool):
         return v
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float) and v == v and v not in (float("inf"), float("-inf")):
-        return repr(v)
+        return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
     return v
 
 
