@@ -10,8 +10,10 @@ them when the adapter is given an engine to observe instead.
 
 ``ParleyPlayer(fn)`` goes the other way: a ``str -> str`` function plays the
 player's seat in a Parley game. Each turn it reads the room text, the recent
-events and its memory context; its reply is parsed like typed input. A reply
-the parser cannot use becomes a penalised invalid move and a ``wait``.
+events and its memory context. The command is taken from its reply as
+``Parser.parse_reply`` finds it (``[go north]``, ``Action: go north``, a fenced
+block, the last line); a reply that holds none becomes a penalised invalid
+move and a ``wait``.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ class ParleyPlayer(BaseAgent):
         from game.console import event_line
         from game.parser import Command
         reply = self.fn(render(observation, context, lambda e: event_line(e, self.entity), self.engine.name))
-        parsed = self.parser.parse(str(reply or ""), self.engine.scope(self.entity))
+        parsed = self.parser.parse_reply(str(reply or ""), self.engine.scope(self.entity))
         if isinstance(parsed, Command):
             return parsed.action
         why = getattr(parsed, "message", None) or getattr(parsed, "question", None) or "not a command"

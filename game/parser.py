@@ -83,6 +83,9 @@ Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
 If I'm not sure which thing you mean I'll ask: answer with its name or its number."""
 
 EMPTY = "Say something — type 'help' for commands."
+SENTENCE = ("That reads like a sentence, not a command. Type a command such as 'go north' "
+            "('i' alone lists what you carry).")
+NO_COMMAND = "The reply holds no command"
 NOT_NEGOTIATING = "You are not negotiating with anyone. Try 'trade with <merchant>'."
 
 _TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W_]+(?:['_-][^\W_]+)*")
@@ -198,6 +201,39 @@ class _Ctx:
 Then = Callable[[Noun], Parsed]
 
 
+_BRACKET = re.compile(r"\[([^\[\]\n]{1,200})\]")
+_LABEL = re.compile(r"^\s*(?:[*_#>-]+\s*)?(?:final\s+)?(?:action|command|move|answer)\s*[*_]*\s*[:=]\s*[*_]*\s*(.+?)\s*$",
+                    re.I | re.M)
+_FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
+
+
+def reply_candidates(reply: str) -> list[str]:
+    """Where a command may sit in a machine's reply, most explicit first: the last
+    ``[bracketed command]``, the last ``Action: ...`` (or Command/Move/Answer) line, the last
+    line of a fenced block, then the last non-empty line. A one-line reply is its own
+    candidate. Surrounding quotes, backticks and a final full stop are dropped."""
+    text = clean(str(reply or ""))
+    found: list[str] = []
+    found += [m.group(1) for m in reversed(list(_BRACKET.finditer(text)))]
+    found += [m.group(1) for m in reversed(list(_LABEL.finditer(text)))]
+    for m in reversed(list(_FENCE.finditer(text))):
+        lines = [ln for ln in m.group(1).splitlines() if ln.strip()]
+        if lines:
+            found.append(lines[-1])
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if lines:
+        found.append(lines[-1])
+    out: list[str] = []
+    for c in found:
+        c = c.strip().strip("`*").strip()
+        if len(c) >= 2 and c[0] == c[-1] and c[0] in "\"'" and c.count(c[0]) == 2:
+            c = c[1:-1].strip()  # a quoted command; `say "hi"` keeps its quotes
+        c = c.rstrip(".").strip()
+        if c and c not in out:
+            out.append(c)
+    return out
+
+
 class Parser:
     """Turns one line of player text into a ``Parsed`` result; remembers pending questions."""
 
@@ -214,6 +250,25 @@ class Parser:
                 return pending[1](chosen)
         return self._parse(text.strip(), scope)
 
+    def parse_reply(self, reply: str, scope: Scope) -> Parsed:
+        """A command from a machine's reply (an LLM or a text agent), which may wrap it in
+        prose: the candidates of ``reply_candidates`` are tried in order and the first that is
+        a ``Command`` wins. Otherwise an ``Unknown`` says why (the best candidate's message).
+        Never asks a clarifying question that a later reply would answer."""
+        first: Parsed | None = None
+        for cand in reply_candidates(reply):
+            self._pending = None
+            got = self.parse(cand, scope)
+            if isinstance(got, Command):
+                self._pending = None
+                return got
+            first = first or got
+        self._pending = None
+        why = getattr(first, "message", None) or getattr(first, "question", None) or "it is empty"
+        if isinstance(first, Meta):
+            why = f"'{first.name}' is not a move in the game"
+        return Unknown(f"{NO_COMMAND}: {why}")
+
     # ------------------------------------------------------------------ dispatch
 
     def _parse(self, raw: str, scope: Scope) -> Parsed:
@@ -227,6 +282,8 @@ class Parser:
             return self._go(words, scope)
         for size in (2, 1):
             name = _VERBS.get(tuple(words[:size])) if len(words) >= size else None
+            if name == "inventory" and words[0] == "i" and len(words) > 1:
+                return Unknown(SENTENCE)  # "I will go north." is a sentence, never `inventory`
             if name in ("inventory", "wait"):
                 return _cmd(scope, Verb(name))
             if name in ("accept", "reject", "walk_away"):

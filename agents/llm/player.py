@@ -57,7 +57,7 @@ class LLMPlayer(BaseAgent):
         parsed: dict[str, Action] = {}
 
         def check(r: PlayerReply) -> PlayerReply:
-            p = self.parser.parse(r.command, scope)
+            p = self.parser.parse_reply(r.command, scope)
             if not isinstance(p, Command):
                 why = getattr(p, "message", None) or getattr(p, "question", None) or "not a command"
                 raise ValueError(f"{r.command!r} is not a command you can use now: {why}")
