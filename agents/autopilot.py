@@ -5,23 +5,29 @@ and never changes it: it only returns the player's next ``Action``. What it
 uses is what a careful human player could know:
 
 * the quest goals, the map of the locations it has visited (their exits), the
-  locks, the trade and council scenes (issues, parties, stances), and its own
-  inventory and gold;
+  locks, the public terms of the trade scenes (issues and values, deadline, who
+  opens, the price issue and the seller), its *own* party in them (weights,
+  values, reservation), the council scenes (participants, stances, the evidence
+  that persuades them), and its own inventory and gold;
 * what it has *seen*: items and people in the rooms it stood in, remembered
   until it looks again;
 * what NPCs *claim* when asked (``say`` events with claims). Claims are only
-  hints for where to look first; a hint that does not pan out is dropped. It
-  never reads whether a fact is true, nor how honest an NPC is.
+  hints for where to look first; a hint that does not pan out is dropped;
+* what merchants *do* in the talks it has with them.
+
+It never reads whether a fact is true, how honest an NPC is, another party's
+weights, values or reservation, or which negotiator (kind, parameters) an NPC
+uses (``npcs.*.agent``); ``tests/test_autopilot.py`` fails if it does.
 
 Each turn it picks the first of:
 
-1. a move in the open negotiation: it models the merchant's time-based
-   concession negotiator, looks ahead over the rounds left, and closes the
-   deal at the round where the best outcome the merchant will accept (within
-   the gold it can spare) is worth the most, less a small cost per turn of
-   waiting. If the merchant does not behave as modelled it falls back to
-   accepting any affordable counter-offer or offering the merchant's favourite
-   affordable outcome;
+1. a move in the open negotiation (``agents.autopilot_haggle``): it models the
+   merchant only from the talks it has seen (the merchant's offers, which of its
+   own offers were refused or accepted, in this session and earlier ones): an
+   estimate of the merchant's utility learnt from the orderings those moves
+   reveal, and a concession curve fitted to them (``agents.autopilot_merchant``).
+   It weighs accepting now, holding out for a better outcome and, at the last
+   move, testing an offer, against a small cost per turn of waiting;
 2. something useful right here: hand a quest item to the NPC who wants it,
    show evidence to a council member who is not yet for the motion, drop an
    item where a quest wants it, call the vote once it will pass, unlock a
@@ -68,22 +74,21 @@ JSON-able data (the Σ-Mem belongs to the game and is saved with it).
 
 from __future__ import annotations
 
+import copy
 import itertools
-from collections import deque
 from typing import Any
 
 import numpy as np
 
+from agents.autopilot_haggle import MAX_TRADE_TRIES, HaggleMixin
+from agents.autopilot_nav import NavMixin
+from agents.autopilot_trust import TrustMixin
 from agents.base import BaseAgent
-from game import dialogue
 from game.rules import reachable
 from game.types import PLAYER, Action, Observation, Verb
 
-STATE_VERSION = 2         # 2: claims heard and leads followed (a version 1 state loads with both empty)
-TURN_COST = 0.05         # utility a negotiation gives up per extra turn spent haggling
-HASTE_TURNS = 30         # with fewer turns left than this, close every deal at once
-MAX_ASKS_PER_THING = 1   # ask at most this many NPCs where one needed thing is
-MAX_TRADE_TRIES = 3      # re-open a failed negotiation at most this many times
+STATE_VERSION = 3  # 2: claims heard, leads followed; 3: talks remembered (older states load with them empty)
+TURN_COST = 0.05   # utility a negotiation gives up per extra turn spent haggling
 
 
 def seeded_rng(seed: int) -> np.random.Generator:
@@ -119,7 +124,7 @@ def command_text(engine: Any, action: Action) -> str:
     return phrase(action, engine.name, exit_name)
 
 
-class Autopilot(BaseAgent):
+class Autopilot(HaggleMixin, NavMixin, TrustMixin, BaseAgent):
     """Plays the player's side of a game to win it (see the module docstring)."""
 
     uses_context = True  # it receives the player context; its plan reads the engine state
@@ -134,14 +139,12 @@ class Autopilot(BaseAgent):
         self.sigma = sigma  # Σ-Mem to read (never written), or None: play without trust
         self._picked: str | None = None      # the place the last _step_to headed for (transient)
         self.turn_cost = float(turn_cost)
-        self._models: dict[str, Any] = {}    # scene -> the merchant's modelled negotiator (derived)
-        self._answers: dict[tuple, bool] = {}  # (scene, moves, terms) -> modelled acceptance (derived)
         self._analyse_spec()
         self._reset_memory()
 
     # --- what the spec says, once ------------------------------------------------------
     def _analyse_spec(self) -> None:
-        from game.negotiation.utility import utilities_for
+        from game.negotiation.utility import UtilityFunction
         from game.world.spec import CouncilScene, NegotiationScene
         spec = self.spec
         self.loc_order = {k: i for i, k in enumerate(spec.locations)}
@@ -154,34 +157,19 @@ class Autopilot(BaseAgent):
         for nid, npc in spec.npcs.items():
             sid = npc.trade
             sc = spec.scenes.get(sid) if sid else None
-            if not isinstance(sc, NegotiationScene) or PLAYER not in (p.id for p in sc.parties):
+            if not isinstance(sc, NegotiationScene) or sid in self.trades:
                 continue
-            if sid in self.trades:
+            mine = next((p for p in sc.parties if p.id == PLAYER), None)
+            if mine is None:
                 continue
             other = next(p.id for p in sc.parties if p.id != PLAYER)
-            utils = utilities_for(sc)
             issues = list(sc.issues)
             outcomes = [dict(zip(issues, vals)) for vals in itertools.product(*(sc.issues[i] for i in issues))]
+            # only the player's own party is read: the merchant's weights, values and reservation are not
             self.trades[sid] = {"npc": nid, "other": other, "scene": sc, "outcomes": outcomes,
-                                "me": utils[PLAYER], "them": utils[other],
+                                "me": UtilityFunction.from_party(mine, sc.issues),
                                 "first": sc.first or sc.parties[0].id}
         self.councils = {sid: sc for sid, sc in spec.scenes.items() if isinstance(sc, CouncilScene)}
-
-    def _model(self, sid: str) -> Any:
-        """The merchant's negotiator as the engine's default factory builds it (None if unknown)."""
-        from game.scenes import default_negotiator
-        if getattr(self.engine.scenes, "factory", None) is not default_negotiator:
-            return None
-        t = self.trades[sid]
-        cache = self._models
-        if sid not in cache:
-            other = t["other"]
-            params = self.spec.npcs[other].agent.params if other in self.spec.npcs else {}
-            try:
-                cache[sid] = default_negotiator(t["scene"], other, t["them"], params)
-            except Exception:  # an unknown negotiator kind: play without a model
-                cache[sid] = None
-        return cache[sid]
 
     # --- memory ----------------------------------------------------------------------
     def _reset_memory(self) -> None:
@@ -190,7 +178,7 @@ class Autopilot(BaseAgent):
         self.seen_npcs: dict[str, str] = {}      # npc -> location last seen
         self.hints: dict[str, list[str]] = {}    # thing -> places someone said it is
         self.asked: list[list[str]] = []         # [npc, thing] pairs already asked
-        self.neg: dict[str, dict[str, Any]] = {}  # scene -> {"fallback", "expect", "tries"}
+        self.neg: dict[str, dict[str, Any]] = {}  # scene -> {"tries": sessions opened, "log": sessions seen}
         self.claims: list[list[str]] = []        # [speaker, subject, relation, object, topic] heard when asking
         self.followed: list[list[Any]] = []      # [thing, place, steps]: leads it walked toward (a diagnostic)
         self.actions = 0
@@ -201,20 +189,21 @@ class Autopilot(BaseAgent):
         return {"version": STATE_VERSION, "visited": dict(self.visited), "seen_items": dict(self.seen_items),
                 "seen_npcs": dict(self.seen_npcs), "hints": {k: list(v) for k, v in self.hints.items()},
                 "asked": [list(p) for p in self.asked],
-                "neg": {k: dict(v) for k, v in self.neg.items()}, "actions": self.actions,
+                "neg": copy.deepcopy(self.neg), "actions": self.actions,
                 "invalid": self.invalid, "last_turn": self.last_turn,
                 "claims": [list(c) for c in self.claims], "followed": [list(f) for f in self.followed],
                 "rng": self.rng.bit_generator.state}
 
     def set_state(self, state: dict[str, Any]) -> None:
-        if state.get("version") not in (1, STATE_VERSION):
+        if state.get("version") not in (1, 2, STATE_VERSION):
             raise ValueError(f"autopilot state version {state.get('version')!r}, expected {STATE_VERSION}")
         self.visited = {str(k): int(v) for k, v in state["visited"].items()}
         self.seen_items = dict(state["seen_items"])
         self.seen_npcs = dict(state["seen_npcs"])
         self.hints = {k: list(v) for k, v in state["hints"].items()}
         self.asked = [list(p) for p in state["asked"]]
-        self.neg = {k: dict(v) for k, v in state["neg"].items()}
+        self.neg = {k: {"tries": int(v.get("tries", 0)), "log": copy.deepcopy(list(v.get("log", ())))}
+                    for k, v in state["neg"].items()}
         self.actions = int(state["actions"])
         self.invalid = int(state["invalid"])
         self.last_turn = int(state["last_turn"])
@@ -263,12 +252,7 @@ class Autopilot(BaseAgent):
                 del self.seen_npcs[n]
         for n in npcs_here:
             self.seen_npcs[n] = here
-        # a negotiation we expected to close but is still open: the model is wrong
-        for sid, info in self.neg.items():
-            if info.get("expect") and st.active_scene == sid:
-                info["fallback"] = True
-            if st.active_scene != sid:
-                info["expect"] = False
+        self._remember_talks()  # the offers seen in every trade session: all it knows of the merchants
 
     # --- goals -----------------------------------------------------------------------
     def _goals(self) -> dict[str, Any]:
@@ -363,15 +347,6 @@ class Autopilot(BaseAgent):
     def _held(self) -> set[str]:
         return {i for i, h in self.engine.state.item_at.items() if h == PLAYER}
 
-    def _affordable_min(self, sid: str) -> int | None:
-        """The lowest price the merchant could ever accept (its reservation or better), or None."""
-        t = self.trades[sid]
-        trade = t["scene"].trade
-        if trade is None:
-            return 0
-        prices = [int(o[trade.price_issue]) for o in t["outcomes"] if t["them"](o) >= t["them"].reservation]
-        return min(prices) if prices else None
-
     def _trade_ok(self, sid: str) -> bool:
         info = self.neg.get(sid, {})
         if info.get("tries", 0) >= MAX_TRADE_TRIES:
@@ -440,100 +415,11 @@ class Autopilot(BaseAgent):
         for sid, outcome in g["trade"].items():
             npc = self.trades[sid]["npc"]
             if npc in npcs_here and self._trade_ok(sid) and eng.scenes.trade_refusal(PLAYER, npc) is None:
-                info = self.neg.setdefault(sid, {"fallback": False, "expect": False, "tries": 0})
+                info = self.neg.setdefault(sid, {"tries": 0, "log": []})
                 info["tries"] = int(info.get("tries", 0)) + 1
                 return self._do(Verb.TRADE, npc)
         # 10. ask where a needed thing is
-        talkers = [n for n in npcs_here if dialogue.topics_of(eng, n)]  # NPCs with something to tell
-        if self.ask and talkers and self._unexplored():
-            for thing in self._lost(g, keys=False):
-                if self.sigma is not None:
-                    pick = self._informant(thing, talkers)
-                    if pick is not None:
-                        self.asked.append([pick, thing])
-                        return self._do(Verb.ASK, pick, thing)
-                    continue
-                asked = [p for p in self.asked if p[1] == thing]
-                if len(asked) >= MAX_ASKS_PER_THING or self._live_hints(thing):
-                    continue
-                for n in talkers:
-                    if [n, thing] not in self.asked:
-                        self.asked.append([n, thing])
-                        return self._do(Verb.ASK, n, thing)
-        return None
-
-    # --- trust (reads of Σ-Mem only) ----------------------------------------------------
-    def _topic_of(self, thing: str) -> str | None:
-        """The topic ``thing`` is talked about under: from a claim heard about it, else the catalogue."""
-        for c in self.claims:
-            if c[1] == thing and c[4]:
-                return c[4]
-        return self.subject_topic.get(thing)
-
-    def _score(self, peer: str, topic: str) -> float:
-        from game.errors import InputError
-        try:
-            return float(self.sigma.score(peer, topic))
-        except InputError:  # a topic the memory does not know: no evidence either way
-            return 0.0
-
-    def _informant(self, thing: str, talkers: list[str]) -> str | None:
-        """M-Route: whom here to ask where ``thing`` is (None: ask nobody now)."""
-        from game.errors import InputError
-        topic = self._topic_of(thing)
-        cands = [n for n in talkers if [n, thing] not in self.asked
-                 and (topic is None or topic in dialogue.topics_of(self.engine, n))]
-        if not cands:
-            return None
-        asked = [p for p in self.asked if p[1] == thing]
-        first_ask = len(asked) < MAX_ASKS_PER_THING and not self._live_hints(thing)
-        if topic is None:
-            return cands[0] if first_ask else None
-        try:
-            pick = self.sigma.route(topic, cands)
-        except InputError:
-            pick = cands[0]
-        score = self._score(pick, topic)
-        if score < 0:  # proved wrong on this topic more than right: not worth a turn
-            return None
-        if first_ask:
-            return pick
-        # one more question, to someone trusted, while nobody trusted has spoken about it
-        if score > 0 and not any(self._score(p[0], topic) > 0 for p in asked):
-            return pick
-        return None
-
-    def _leads(self, thing: str) -> list[str]:
-        """Live hints for ``thing`` to follow now. With trust, when the claims about one
-        (subject, relation) name several live places, only M-Vote's answer (until it is
-        ruled out; a tie among untrusted claimants decides nothing); otherwise every live hint."""
-        live = self._live_hints(thing)
-        if self.sigma is None or len(live) < 2:
-            return live
-        from game.errors import InputError
-        groups: dict[str, dict[str, str]] = {}   # relation -> {speaker: place} (a speaker's last claim)
-        topics: dict[str, str] = {}
-        for speaker, subject, relation, obj, topic in self.claims:
-            if subject == thing and obj in live:
-                groups.setdefault(relation, {})[speaker] = obj
-                topics.setdefault(relation, topic)
-        winners: list[str] = []
-        for relation, claims in groups.items():
-            if len(set(claims.values())) < 2:
-                continue
-            topic = topics[relation]
-            if not any(self._score(p, topic) > 0 for p in claims):
-                # nobody here is trusted: M-Vote is a plain majority; a tied one prefers nothing
-                counts = sorted((list(claims.values()).count(o) for o in set(claims.values())), reverse=True)
-                if counts[0] == counts[1]:
-                    continue
-            try:
-                win = self.sigma.vote(topic, claims)
-            except InputError:
-                continue
-            if win not in winners:
-                winners.append(str(win))
-        return winners or live
+        return self._question(g, npcs_here)
 
     def _needed_for_has(self, item: str) -> bool:
         """True if an unfinished quest still needs the player to hold ``item`` (so: don't give it yet)."""
@@ -549,262 +435,3 @@ class Autopilot(BaseAgent):
         """Items that an NPC standing here wants and has not been given yet."""
         st = self.engine.state
         return {i for n in npcs_here for i in self.spec.npcs[n].wants if f"{i}>{n}" not in st.gave}
-
-    def _lost(self, g: dict[str, Any], keys: bool = True) -> list[str]:
-        """Needed things whose whereabouts we do not know (and no merchant sells)."""
-        st = self.engine.state
-        held = self._held()
-        sold = {t["scene"].trade.item for t in self.trades.values() if t["scene"].trade}
-        out = []
-        for thing in dict.fromkeys(g["need"] + list(g["evidence"]) + (g["keys"] if keys else [])):
-            if thing in held or thing in self.seen_items or thing in sold or thing in st.opened:
-                continue
-            out.append(thing)
-        return out
-
-    def _live_hints(self, thing: str) -> list[str]:
-        """Places named for ``thing`` that are still worth a look (not visited since, or a closed container)."""
-        st = self.engine.state
-        out = []
-        for place in self.hints.get(thing, ()):
-            if place in self.spec.locations and place not in self.visited:
-                out.append(place)
-            elif place in self.spec.items and place not in st.opened:
-                out.append(place)
-        return out
-
-    # --- moving ----------------------------------------------------------------------
-    def _unexplored(self) -> bool:
-        """Whether some reachable location has not been visited (hints can only help then)."""
-        dist, _ = self._bfs()
-        return any(p not in self.visited for p in dist)
-
-    def _bfs(self) -> tuple[dict[str, int], dict[str, str]]:
-        """Distances and first steps from here over the known map (locked exits count if we hold the key)."""
-        st, spec = self.engine.state, self.spec
-        here = st.where[PLAYER]
-        held = self._held()
-        dist, first = {here: 0}, {here: ""}
-        q = deque([here])
-        while q:
-            loc = q.popleft()
-            if loc not in self.visited:
-                continue  # its exits are not known yet
-            spec_loc = spec.locations[loc]
-            for d, dest in spec_loc.exits.items():
-                lock = spec_loc.locked.get(d)
-                if lock is not None and f"{loc}:{d}" not in st.unlocked and lock.key not in held:
-                    continue
-                if dest not in dist:
-                    dist[dest] = dist[loc] + 1
-                    first[dest] = first[loc] or d
-                    q.append(dest)
-        return dist, first
-
-    def _targets(self, g: dict[str, Any]) -> list[str]:
-        """Places where a local action (see ``_local``) would apply."""
-        st, spec = self.engine.state, self.spec
-        held = self._held()
-        out: list[str] = []
-        for item in g["wanted"]:
-            if item in self.seen_items and item not in held and spec.items[item].portable:
-                out.append(self.seen_items[item])
-        for iid, loc in self.seen_items.items():
-            item = spec.items[iid]
-            if item.container and iid not in st.opened and (
-                    item.locked_with is None or iid in st.unlocked or item.locked_with in held):
-                out.append(loc)
-        for item, npc in g["give"]:
-            if item in held and npc in self.seen_npcs and not self._needed_for_has(item):
-                out.append(self.seen_npcs[npc])
-        for item, members in g["evidence"].items():
-            if item in held:
-                out += [self.seen_npcs[m] for m in members if m in self.seen_npcs]
-        for item, loc in g["drop"]:
-            if item in held:
-                out.append(loc)
-        for sid, outcome in g["council"].items():
-            loc = self.councils[sid].location
-            if loc and self._council_open(sid) and self._projected(sid, "yes" if outcome == "passed" else "no") \
-                    == (outcome == "passed"):
-                out.append(loc)
-        for lid in self.visited:
-            for d, lock in spec.locations[lid].locked.items():
-                if f"{lid}:{d}" not in st.unlocked and lock.key in held:
-                    out.append(lid)
-        for sid in g["trade"]:
-            npc = self.trades[sid]["npc"]
-            if npc in self.seen_npcs and self._trade_ok(sid):
-                out.append(self.seen_npcs[npc])
-        out += g["at"]
-        return out
-
-    def _note_followed(self, leads: dict[str, list[str]], place: str | None) -> None:
-        """Count a step toward ``place`` as following the leads that named it."""
-        for thing, places in leads.items():
-            if place in places:
-                for rec in self.followed:
-                    if rec[0] == thing and rec[1] == place:
-                        rec[2] += 1
-                        break
-                else:
-                    self.followed.append([thing, place, 1])
-
-    def _step_to(self, places: list[str], dist: dict[str, int], first: dict[str, str]) -> Action | None:
-        here = self.engine.state.where[PLAYER]
-        cands = sorted({p for p in places if p in dist and p != here}, key=lambda p: (dist[p], self.loc_order[p]))
-        if not cands:
-            return None
-        best = [p for p in cands if dist[p] == dist[cands[0]]]
-        pick = best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
-        self._picked = pick
-        return self._do(Verb.GO, first[pick])
-
-    def _navigate(self, g: dict[str, Any]) -> Action | None:
-        dist, first = self._bfs()
-        step = self._step_to(self._targets(g), dist, first)
-        if step is not None:
-            return step
-        leads = {thing: [p for p in self._leads(thing) if p in self.spec.locations] for thing in self._lost(g)}
-        step = self._step_to([p for places in leads.values() for p in places], dist, first)
-        if step is not None:
-            self._note_followed(leads, self._picked)
-            return step
-        frontier = [p for p in dist if p not in self.visited]
-        step = self._step_to(frontier, dist, first)
-        if step is not None:
-            return step
-        # everything known is explored: walk to the place we have not seen for longest
-        here = self.engine.state.where[PLAYER]
-        stale = [p for p in dist if p != here]
-        if not stale:
-            return None
-        oldest = min(self.visited.get(p, -1) for p in stale)
-        return self._step_to([p for p in stale if self.visited.get(p, -1) == oldest], dist, first)
-
-    # --- negotiating -------------------------------------------------------------------
-    def _session(self, sid: str) -> Any:
-        """A private copy of the negotiation as it stands (for look-ahead; the engine's is untouched)."""
-        from game.negotiation.session import NegotiationSession
-        scene = self.trades[sid]["scene"]
-        saved = self.engine.state.scenes.get(sid, {}).get("session")
-        return NegotiationSession.from_state(scene, saved) if saved else NegotiationSession(scene)
-
-    def _price(self, sid: str, terms: dict[str, str]) -> int:
-        trade = self.trades[sid]["scene"].trade
-        return int(terms[trade.price_issue]) if trade is not None else 0
-
-    def _reserve(self, sid: str, g: dict[str, Any]) -> int:
-        """Gold to keep back for the other trades still needed: what each would cost to close at once."""
-        total = 0
-        for other in g["trade"]:
-            if other == sid or self.trades[other]["scene"].trade is None:
-                continue
-            t = self.trades[other]
-            model = None if self.neg.get(other, {}).get("fallback") else self._model(other)
-            prices: list[int] = []
-            if model is not None:
-                from game.negotiation.session import NegotiationSession
-                sim = NegotiationSession(t["scene"])
-                if sim.turn != PLAYER:
-                    self._npc_reply(sim, other, model)
-                prices = [self._price(other, o) for o in t["outcomes"] if self._accepts(sim, other, model, o)]
-            if not prices:
-                top = t["them"].best
-                prices = [self._price(other, o) for o in t["outcomes"] if t["them"](o) >= top]
-            total += min(prices)
-        return total
-
-    def _npc_reply(self, sim: Any, sid: str, model: Any) -> None:
-        m = model.respond(sim, self.trades[sid]["other"])
-        sim.play(self.trades[sid]["other"], m.kind, m.terms_dict)
-
-    def _accepts(self, sim: Any, sid: str, model: Any, terms: dict[str, str]) -> bool:
-        """Whether the modelled merchant accepts ``terms`` offered now. A time-based negotiator's
-        answer depends only on the time and the offer, so answers are cached per scene."""
-        cache = self._answers
-        key = (sid, sim.moves_made, tuple(terms.items()))
-        if key not in cache:
-            test = sim.copy()
-            test.play(PLAYER, "offer", terms)
-            cache[key] = test.is_open and model.respond(test, self.trades[sid]["other"]).kind == "accept"
-        return cache[key]
-
-    def _negotiate(self, sid: str, g: dict[str, Any]) -> Action:
-        st = self.engine.state
-        if sid not in self.trades or g["trade"].get(sid) != "agreement":
-            return self._do(Verb.WALK_AWAY)
-        sim = self._session(sid)
-        if sim.turn != PLAYER:
-            return self._do(Verb.WAIT)
-        info = self.neg.setdefault(sid, {"fallback": False, "expect": False, "tries": 1})
-        gold = st.gold.get(PLAYER, 0)
-        model = None if info.get("fallback") else self._model(sid)
-        if model is not None:
-            left = self.spec.max_turns - st.turn
-            for budget in (gold - self._reserve(sid, g), gold):
-                plan = self._plan(sid, sim, model, budget, patience=max(0, left - HASTE_TURNS))
-                if plan is not None:
-                    kind, terms, closes = plan
-                    info["expect"] = closes and kind == "offer"
-                    if kind == "accept":
-                        return self._do(Verb.ACCEPT)
-                    return self._do(Verb.OFFER, terms=terms)
-        # no model, or it failed: take any affordable counter-offer, else offer what the merchant likes best
-        info["expect"] = False
-        t = self.trades[sid]
-        standing = sim.standing_offer
-        if standing is not None and sim.standing_party != PLAYER and self._price(sid, standing) <= gold:
-            return self._do(Verb.ACCEPT)
-        options = [o for o in t["outcomes"] if self._price(sid, o) <= gold]
-        if not options:
-            return self._do(Verb.WALK_AWAY)
-        best = max(options, key=lambda o: (t["them"](o), t["me"](o)))
-        return self._do(Verb.OFFER, terms=best)
-
-    def _plan(self, sid: str, sim: Any, model: Any, budget: int,
-              patience: int) -> tuple[str, dict[str, str], bool] | None:
-        """Look ahead over the player's next moves (at most ``patience`` of them before the one that
-        closes); return the move to make now.
-
-        ``("accept", standing, True)`` or ``("offer", terms, closes)`` where ``closes``
-        says the merchant is expected to accept it at once.
-        """
-        t = self.trades[sid]
-        me = t["me"]
-        options = [o for o in t["outcomes"] if self._price(sid, o) <= budget]
-        if not options:
-            return None
-        # the player's favourite affordable outcome: what it says while waiting for the merchant to concede
-        stall = max(options, key=lambda o: me(o))
-        best: tuple[float, int, str, dict[str, str]] | None = None  # (value, -k, kind, terms)
-        cur = sim.copy()
-        k = 0
-        while cur.is_open and cur.turn == PLAYER:
-            cands: list[tuple[float, str, dict[str, str]]] = []
-            standing = cur.standing_offer
-            if standing is not None and cur.standing_party != PLAYER and self._price(sid, standing) <= budget:
-                cands.append((me(standing), "accept", standing))
-            for o in options:
-                if self._accepts(cur, sid, model, o):
-                    cands.append((me(o), "offer", o))
-            if cands:
-                # best utility; prefer accepting over offering the same; then the earliest outcome
-                top = max(c[0] for c in cands)
-                tops = [c for c in cands if c[0] == top]
-                _, kind, terms = next((c for c in tops if c[1] == "accept"), tops[0])
-                value = top - self.turn_cost * k
-                if best is None or value > best[0] + 1e-9:
-                    best = (value, -k, kind, terms)
-            if k >= patience:
-                break
-            cur.play(PLAYER, "offer", stall)
-            if not cur.is_open:
-                break
-            self._npc_reply(cur, sid, model)
-            k += 1
-        if best is None:
-            return None
-        if best[1] == 0:
-            return best[2], best[3], True
-        return "offer", stall, False

@@ -1,0 +1,202 @@
+"""How the autopilot haggles, from what it has seen of the merchant (mixed into ``Autopilot``).
+
+The autopilot remembers every trade session it saw (``neg[scene]["log"]``: each
+move, as the player saw it) and, at each of its moves, builds a
+:class:`agents.autopilot_merchant.MerchantModel` from them: an estimate of the
+merchant's utility and a posterior over its concession curve. It never reads the
+merchant's weights, values, reservation or negotiator.
+
+``plan_move`` then compares, in the player's own utility less ``turn_cost`` for
+every extra move:
+
+* accepting the standing offer now;
+* *holding* an outcome ``X``: offering it at every move while a refusal still
+  leaves the player a move to accept the merchant's counter, until the merchant
+  accepts it (the model's chance at each of those times), else falling back at
+  the last move;
+* at the last move, when the merchant answers it (the player opened the talks),
+  *gambling* on an offer instead of accepting the counter on the table. A refused
+  gamble ends the talks: it costs a new session (``retry``: the counter the model
+  expects then, less the moves of a new session) or, in the last session the
+  autopilot allows itself (``MAX_TRADE_TRIES``), the deal. In that session it never
+  gambles while it can accept an offer. When the player has the last word, it
+  accepts the merchant's last counter if it can pay for it.
+
+With fewer than ``HASTE_TURNS`` game turns left, every extra move costs as much as
+a deal, so it closes at once. Only outcomes it can pay for count (keeping back what
+the other needed trades are expected to cost, if it can). Nothing here is random:
+ties go to accepting, then to the outcome the player likes more, then to the earlier
+one in enumeration order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from agents.autopilot_merchant import MerchantModel, talk_observations
+from game.types import PLAYER, Action, Verb
+
+LOST = -1.0           # value of a needed deal that can no longer be struck
+MAX_TRADE_TRIES = 3   # re-open a failed negotiation at most this many times
+HASTE_TURNS = 30      # with fewer game turns left than this, every extra move costs as much as a deal
+
+
+def plan_move(sim: Any, model: MerchantModel, me: np.ndarray, ok: np.ndarray, tries_left: int,
+              turn_cost: float) -> tuple[str, int | None]:
+    """The player's move now: ``("accept", None)``, ``("offer", outcome index)`` or
+    ``("walk_away", None)``. ``me``: the player's utility per outcome; ``ok``: which outcomes
+    it can pay for; ``tries_left``: sessions it may still open after this one."""
+    total, m, d = 2 * sim.deadline, sim.moves_made, sim.deadline
+    judged = [((x + 1) // 2 + 1) / d for x in range(m, total, 2) if x + 2 < total]  # safe offers
+    final = m + 2 * len(judged)                      # the player's last move
+    answered = final + 1 < total                     # the merchant answers the last move (gamble)
+    standing = sim.standing_offer if sim.standing_party not in (None, PLAYER) else None
+    s_idx = model.space.index(standing) if standing is not None else None
+    s_val = float(me[s_idx]) if s_idx is not None and ok[s_idx] else None
+    w = model.weights
+    counter_t = ((final - 1) // 2 + 1) / d           # when the merchant makes its last counter
+    fc = model.offer_value(counter_t, me, ok, LOST)
+    retry = float(w @ fc) - turn_cost * (d + 1) if tries_left > 0 else LOST
+    gamble = np.full(me.size, -np.inf)
+    if answered:
+        p_last = model.accept_prob(((final + 1) // 2 + 1) / d)
+        gamble = np.where(ok, p_last * me + (1.0 - p_last) * retry, -np.inf)
+    if m == final:
+        if tries_left <= 0 and s_val is not None:
+            return "accept", None  # the last allowed session: a model can be wrong, the deal cannot be lost
+        return _pick(s_val, gamble, me)
+    # each hypothesis's value of reaching the last move: accept the counter expected then, or gamble
+    best_gamble = float(gamble.max()) if answered else -np.inf
+    end = np.maximum(np.where(fc <= LOST + 1e-9, retry, fc), max(best_gamble, retry))
+    hold = _hold_matrix(model, judged, me, end, turn_cost)          # (hypotheses, outcomes)
+    return _pick(s_val, _weighted(w, hold, ok), me)
+
+
+def _weighted(w: np.ndarray, hold: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Expected hold values under the posterior; -inf for outcomes the player cannot pay for."""
+    values = w @ np.where(ok[None, :], hold, 0.0)
+    return np.where(ok, values, -np.inf)
+
+
+def _hold_matrix(model: MerchantModel, judged: list[float], me: np.ndarray, end: np.ndarray,
+                 turn_cost: float) -> np.ndarray:
+    """Per hypothesis and outcome, the value of offering the outcome at every safe move until it is
+    accepted, else ``end`` (per hypothesis) at the last move."""
+    surv = np.ones((model.weights.size, me.size))
+    value = np.zeros_like(surv)
+    for j, t in enumerate(judged):
+        p = model.accept_matrix(t)
+        value += surv * p * (me[None, :] - turn_cost * j)
+        surv = surv * (1.0 - p)
+    return value + surv * (end - turn_cost * len(judged))[:, None]
+
+
+def _pick(s_val: float | None, values: np.ndarray, me: np.ndarray) -> tuple[str, int | None]:
+    """Accept (worth ``s_val``) or offer the outcome of the highest value; ties: accept, then the
+    outcome the player likes more, then the earlier one."""
+    if not np.isfinite(values).any():
+        return ("accept", None) if s_val is not None else ("walk_away", None)
+    top = float(values.max())
+    if s_val is not None and s_val >= top - 1e-9:
+        return "accept", None
+    cands = np.flatnonzero(values >= top - 1e-9)
+    k = int(cands[np.argmax(me[cands])])  # first maximum: earliest among equals
+    return "offer", k
+
+
+class HaggleMixin:
+    """The autopilot's negotiation moves (mixed into ``Autopilot``): it remembers every session it
+    saw with each merchant (``neg[scene]["log"]``) and plays ``plan_move`` on a ``MerchantModel``."""
+
+    engine: Any
+    spec: Any
+    trades: dict[str, dict[str, Any]]
+    neg: dict[str, dict[str, Any]]
+    turn_cost: float
+
+    def _remember_talks(self) -> None:
+        """Keep each trade session as the player saw it (a new one when the talks were re-opened)."""
+        scenes = self.engine.state.scenes
+        for sid in self.trades:
+            saved = scenes.get(sid, {}).get("session")
+            if not saved:
+                continue
+            cur = {"status": str(saved["status"]), "history": [dict(r) for r in saved["history"]]}
+            log = self.neg.setdefault(sid, {"tries": 0}).setdefault("log", [])
+            if log:
+                last = log[-1]
+                grown = last["status"] == "open" and cur["history"][:len(last["history"])] == last["history"]
+                if grown or last == cur:
+                    log[-1] = cur
+                    continue
+            log.append(cur)
+
+    def _session(self, sid: str) -> Any:
+        """A private copy of the negotiation as it stands (the engine's is untouched)."""
+        from game.negotiation.session import NegotiationSession
+        scene = self.trades[sid]["scene"]
+        saved = self.engine.state.scenes.get(sid, {}).get("session")
+        return NegotiationSession.from_state(scene, saved) if saved else NegotiationSession(scene)
+
+    def _price(self, sid: str, terms: Mapping[str, str]) -> int:
+        trade = self.trades[sid]["scene"].trade
+        return int(terms[trade.price_issue]) if trade is not None else 0
+
+    def _pays(self, sid: str) -> bool:
+        """Whether the player is the buyer in this trade (only a buyer needs the gold)."""
+        trade = self.trades[sid]["scene"].trade
+        return trade is not None and trade.seller != PLAYER
+
+    def _merchant_model(self, sid: str) -> MerchantModel:
+        t = self.trades[sid]
+        sessions = [s["history"] for s in self.neg.get(sid, {}).get("log", ())]
+        return MerchantModel(t["scene"], t["me"], t["other"], sessions)
+
+    def _expected_price(self, sid: str) -> int:
+        """What the player expects to pay in a trade not yet made: the lowest price the merchant has
+        offered or accepted in the talks seen so far, else the dearest price on the table."""
+        t = self.trades[sid]
+        seen = [self._price(sid, terms) for h in self.neg.get(sid, {}).get("log", ())
+                for kind, _, terms in talk_observations(h["history"], t["other"], t["scene"].deadline)
+                if kind in ("offer", "yes")]
+        return min(seen) if seen else max(self._price(sid, o) for o in t["outcomes"])
+
+    def _reserve(self, sid: str, g: dict[str, Any]) -> int:
+        """Gold to keep back for the other trades still needed."""
+        return sum(self._expected_price(o) for o in g["trade"] if o != sid and self._pays(o))
+
+    def _affordable_min(self, sid: str) -> int | None:
+        """The lowest price the player might have to pay (the cheapest on the table)."""
+        if not self._pays(sid):
+            return 0
+        return min(self._price(sid, o) for o in self.trades[sid]["outcomes"])
+
+    def _negotiate(self, sid: str, g: dict[str, Any]) -> Action:
+        if sid not in self.trades or g["trade"].get(sid) != "agreement":
+            return Action(PLAYER, Verb.WALK_AWAY)
+        sim = self._session(sid)
+        if sim.turn != PLAYER:
+            return Action(PLAYER, Verb.WAIT)
+        t = self.trades[sid]
+        info = self.neg.setdefault(sid, {"tries": 1})
+        gold = self.engine.state.gold.get(PLAYER, 0)
+        model = self._merchant_model(sid)
+        me = t["me"].vector
+        prices = np.array([self._price(sid, o) for o in t["outcomes"]])
+        tries_left = MAX_TRADE_TRIES - int(info.get("tries", 1))
+        st = self.engine.state
+        cost = self.turn_cost if self.spec.max_turns - st.turn >= HASTE_TURNS else 1.0
+        for budget in (gold - self._reserve(sid, g), gold):
+            ok = prices <= budget if self._pays(sid) else np.ones(me.size, dtype=bool)
+            if not ok.any():
+                continue
+            kind, k = plan_move(sim, model, me, ok, tries_left, cost)
+            if kind == "accept":
+                return Action(PLAYER, Verb.ACCEPT)
+            if kind == "offer" and k is not None:
+                terms = tuple(sorted(model.space.terms(k).items()))
+                return Action(PLAYER, Verb.OFFER, terms=terms)
+        return Action(PLAYER, Verb.WALK_AWAY)

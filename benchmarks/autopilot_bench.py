@@ -1,0 +1,457 @@
+"""Autopilot benchmark: the honest autopilot against baselines, on held-out seeds.
+
+Usage:  python benchmarks/autopilot_bench.py [--seeds 1000-1049] [--worlds harbor,bazaar,council]
+                                             [--variants 1000-1009] [--quick] [--json FILE]
+
+Every game is played headless with memory off (as ``parley run --no-memory
+--autopilot``): ``Game(world, seed, player_kind="autopilot")``, trust on (the
+game's own Σ-Mem), until the game ends or ``max_turns``. Players:
+
+* ``honest``      ``agents.autopilot.make_autopilot``: models each merchant only from
+                  the talks it has seen (``agents/autopilot_haggle.py``);
+* ``oracle``      the old autopilot's negotiation, kept here as a baseline: it rebuilt
+                  the merchant's exact negotiator from the merchant's private utility,
+                  reservation and ``agent.params`` and looked ahead with it. Everything
+                  else (exploring, quests, trust) is the honest autopilot's own code;
+* ``first``       accepts the merchant's first offer it can pay for (opening, when it
+                  must, with its own favourite affordable outcome);
+* ``linear``      opens with its favourite affordable outcome and concedes linearly in
+                  its own utility to its reservation at the deadline, offering the
+                  outcome just above its target; accepts an offer worth at least its
+                  next one, and any affordable offer at its last chance.
+
+Figures per world and player: wins out of N with a 95% Wilson interval; turns to
+finish (the turn the last quest completed; ``max_turns`` for a game not won):
+mean, median, p90 (numpy ``percentile``, linear interpolation); per trade: the
+price paid, the merchant's *reservation price* for the terms agreed (the lowest
+price at which the merchant's utility of those terms reaches its reservation;
+read from the world for scoring only), the regret (paid minus reservation price),
+the player's own utility of the deal, and the number of sessions opened.
+
+The merchants' negotiators are deterministic and do not depend on the seed, so
+the seeds vary the walk (wandering NPCs, what liars say), not the haggling. The
+haggling is therefore also played against *other* merchants (``--variants``
+seeds): each trade world with every merchant's negotiator replaced by each rule
+kind of ``agents.negotiators`` (``boulware``, ``linear``, ``conceder``,
+``hardliner``, ``tit_for_tat``, ``aspiration``, ``random``), the honest player
+against the oracle (which models the replaced negotiator exactly).
+
+Deterministic: the engine, the NPCs and the autopilot draw from seeded
+``numpy.random.Generator``s, so a seed range gives the same tables every time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from agents.autopilot import TURN_COST, Autopilot, seeded_rng  # noqa: E402
+from game.session import Game  # noqa: E402
+from game.types import PLAYER, Action, Verb  # noqa: E402
+from game.world.loader import load_world  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAYERS = ("honest", "oracle", "first", "linear")
+KINDS = ("boulware", "linear", "conceder", "hardliner", "tit_for_tat", "aspiration", "random")
+
+
+# --- baselines ---------------------------------------------------------------------------
+
+class OracleAutopilot(Autopilot):
+    """The old autopilot's negotiation (it reads the merchant's private utility and negotiator)."""
+
+    def _model(self, sid: str) -> Any:
+        from game.negotiation.utility import utilities_for
+        from game.scenes import default_negotiator
+        cache = self.__dict__.setdefault("_oracle_models", {})
+        if sid not in cache:
+            t = self.trades[sid]
+            factory = self.engine.scenes.factory
+            other = t["other"]
+            params = self.spec.npcs[other].agent.params if other in self.spec.npcs else {}
+            try:
+                cache[sid] = factory(t["scene"], other, utilities_for(t["scene"])[other], params)
+            except Exception:
+                cache[sid] = None
+            if factory is default_negotiator and other in self.spec.npcs:
+                voice = self.engine.voice(other)
+                if hasattr(voice, "negotiator"):
+                    cache[sid] = voice.negotiator(t["scene"], other, utilities_for(t["scene"])[other])
+        return cache[sid]
+
+    def _them(self, sid: str) -> Any:
+        from game.negotiation.utility import utilities_for
+        return utilities_for(self.trades[sid]["scene"])[self.trades[sid]["other"]]
+
+    def _perceive(self, obs: Any) -> None:
+        super()._perceive(obs)
+        st = self.engine.state
+        for sid, info in self.neg.items():
+            if info.get("expect") and st.active_scene == sid:
+                info["fallback"] = True
+            if st.active_scene != sid:
+                info["expect"] = False
+
+    def _affordable_min(self, sid: str) -> int | None:
+        t, them = self.trades[sid], self._them(sid)
+        prices = [self._price(sid, o) for o in t["outcomes"] if them(o) >= them.reservation]
+        return min(prices) if prices else None
+
+    def _reserve(self, sid: str, g: dict[str, Any]) -> int:
+        from game.negotiation.session import NegotiationSession
+        total = 0
+        for other in g["trade"]:
+            if other == sid or self.trades[other]["scene"].trade is None:
+                continue
+            t = self.trades[other]
+            model = None if self.neg.get(other, {}).get("fallback") else self._model(other)
+            prices: list[int] = []
+            if model is not None:
+                sim = NegotiationSession(t["scene"])
+                if sim.turn != PLAYER:
+                    self._npc_reply(sim, other, model)
+                prices = [self._price(other, o) for o in t["outcomes"] if self._accepts(sim, other, model, o)]
+            if not prices:
+                them = self._them(other)
+                prices = [self._price(other, o) for o in t["outcomes"] if them(o) >= them.best]
+            total += min(prices)
+        return total
+
+    def _npc_reply(self, sim: Any, sid: str, model: Any) -> None:
+        m = model.respond(sim, self.trades[sid]["other"])
+        sim.play(self.trades[sid]["other"], m.kind, m.terms_dict)
+
+    def _accepts(self, sim: Any, sid: str, model: Any, terms: dict[str, str]) -> bool:
+        cache = self.__dict__.setdefault("_oracle_answers", {})
+        key = (sid, sim.moves_made, tuple(terms.items()))
+        if key not in cache:
+            test = sim.copy()
+            test.play(PLAYER, "offer", terms)
+            cache[key] = test.is_open and model.respond(test, self.trades[sid]["other"]).kind == "accept"
+        return cache[key]
+
+    def _negotiate(self, sid: str, g: dict[str, Any]) -> Action:
+        from agents.autopilot_haggle import HASTE_TURNS
+        st = self.engine.state
+        if sid not in self.trades or g["trade"].get(sid) != "agreement":
+            return self._do(Verb.WALK_AWAY)
+        sim = self._session(sid)
+        if sim.turn != PLAYER:
+            return self._do(Verb.WAIT)
+        info = self.neg.setdefault(sid, {"tries": 1, "log": []})
+        gold = st.gold.get(PLAYER, 0)
+        model = None if info.get("fallback") else self._model(sid)
+        if model is not None:
+            left = self.spec.max_turns - st.turn
+            for budget in (gold - self._reserve(sid, g), gold):
+                plan = self._plan(sid, sim, model, budget, patience=max(0, left - HASTE_TURNS))
+                if plan is not None:
+                    kind, terms, closes = plan
+                    info["expect"] = closes and kind == "offer"
+                    if kind == "accept":
+                        return self._do(Verb.ACCEPT)
+                    return self._do(Verb.OFFER, terms=terms)
+        info["expect"] = False
+        t, them = self.trades[sid], self._them(sid)
+        standing = sim.standing_offer
+        if standing is not None and sim.standing_party != PLAYER and self._price(sid, standing) <= gold:
+            return self._do(Verb.ACCEPT)
+        options = [o for o in t["outcomes"] if self._price(sid, o) <= gold]
+        if not options:
+            return self._do(Verb.WALK_AWAY)
+        return self._do(Verb.OFFER, terms=max(options, key=lambda o: (them(o), t["me"](o))))
+
+    def _plan(self, sid: str, sim: Any, model: Any, budget: int, patience: int) -> Any:
+        me = self.trades[sid]["me"]
+        options = [o for o in self.trades[sid]["outcomes"] if self._price(sid, o) <= budget]
+        if not options:
+            return None
+        stall = max(options, key=lambda o: me(o))
+        best = None
+        cur, k = sim.copy(), 0
+        while cur.is_open and cur.turn == PLAYER:
+            cands = []
+            standing = cur.standing_offer
+            if standing is not None and cur.standing_party != PLAYER and self._price(sid, standing) <= budget:
+                cands.append((me(standing), "accept", standing))
+            cands += [(me(o), "offer", o) for o in options if self._accepts(cur, sid, model, o)]
+            if cands:
+                top = max(c[0] for c in cands)
+                tops = [c for c in cands if c[0] == top]
+                _, kind, terms = next((c for c in tops if c[1] == "accept"), tops[0])
+                value = top - self.turn_cost * k
+                if best is None or value > best[0] + 1e-9:
+                    best = (value, -k, kind, terms)
+            if k >= patience:
+                break
+            cur.play(PLAYER, "offer", stall)
+            if not cur.is_open:
+                break
+            self._npc_reply(cur, sid, model)
+            k += 1
+        if best is None:
+            return None
+        return (best[2], best[3], True) if best[1] == 0 else ("offer", stall, False)
+
+
+class _SimpleHaggler(Autopilot):
+    """Shared by the simple baselines: the affordable outcomes and the standing offer."""
+
+    def _options(self, sid: str, sim: Any) -> tuple[list[dict[str, str]], dict[str, str] | None]:
+        gold = self.engine.state.gold.get(PLAYER, 0)
+        pays = self._pays(sid)
+        opts = [o for o in self.trades[sid]["outcomes"] if not pays or self._price(sid, o) <= gold]
+        standing = sim.standing_offer if sim.standing_party not in (None, PLAYER) else None
+        if standing is not None and pays and self._price(sid, standing) > gold:
+            standing = None
+        return opts, standing
+
+    def _negotiate(self, sid: str, g: dict[str, Any]) -> Action:
+        if sid not in self.trades or g["trade"].get(sid) != "agreement":
+            return self._do(Verb.WALK_AWAY)
+        sim = self._session(sid)
+        if sim.turn != PLAYER:
+            return self._do(Verb.WAIT)
+        opts, standing = self._options(sid, sim)
+        if not opts:
+            return self._do(Verb.WALK_AWAY)
+        return self._move(sid, sim, opts, standing)
+
+    def _move(self, sid: str, sim: Any, opts: list[dict[str, str]], standing: dict[str, str] | None) -> Action:
+        raise NotImplementedError
+
+
+class FirstOfferAutopilot(_SimpleHaggler):
+    """Accepts the merchant's first affordable offer; opens with its own favourite."""
+
+    def _move(self, sid, sim, opts, standing):
+        if standing is not None:
+            return self._do(Verb.ACCEPT)
+        me = self.trades[sid]["me"]
+        return self._do(Verb.OFFER, terms=max(opts, key=me))
+
+
+class LinearAutopilot(_SimpleHaggler):
+    """Concedes linearly in its own utility from its favourite affordable outcome to its reservation."""
+
+    def _move(self, sid, sim, opts, standing):
+        me = self.trades[sid]["me"]
+        top = max(me(o) for o in opts)
+        total = 2 * sim.deadline
+        last = sim.moves_made + 2 >= total  # no later move of ours: take what is on the table
+
+        def target(moves: int) -> float:
+            t = min(moves / max(total - 1, 1), 1.0)
+            return top - (top - me.reservation) * t
+
+        mine = min((o for o in opts if me(o) >= target(sim.moves_made) - 1e-9), key=me,
+                   default=max(opts, key=me))
+        if standing is not None and (last or me(standing) >= me(mine) - 1e-9):
+            return self._do(Verb.ACCEPT)
+        return self._do(Verb.OFFER, terms=mine)
+
+
+PILOTS = {"honest": Autopilot, "oracle": OracleAutopilot, "first": FirstOfferAutopilot,
+          "linear": LinearAutopilot}
+
+
+# --- playing and scoring -------------------------------------------------------------------
+
+def reservation_price(scene: Any, merchant: str, terms: dict[str, str]) -> int | None:
+    """The lowest price at which the merchant's utility of ``terms`` (other issues as agreed)
+    reaches its reservation (the truth, read for scoring only)."""
+    from game.negotiation.utility import utilities_for
+    them = utilities_for(scene)[merchant]
+    issue = scene.trade.price_issue
+    prices = sorted(scene.issues[issue], key=float)
+    ok = [int(float(p)) for p in prices if them({**terms, issue: p}) >= them.reservation - 1e-12]
+    if not ok:
+        return None
+    return min(ok) if scene.trade.seller == merchant else max(ok)
+
+
+def play(world: Any, seed: int, player: str, kind: str | None = None,
+         turn_cost: float = TURN_COST) -> dict[str, Any]:
+    from game.negotiation.utility import utilities_for
+    game = Game(world, seed=seed, player_kind="autopilot")
+    if kind is not None:
+        from agents.negotiators import from_kind
+        game.engine.scenes.factory = lambda scene, party, utility, params: from_kind(kind, utility)
+    sigma = game.facts.sigma if game.facts is not None else None
+    pilot = PILOTS[player](game.engine, seeded_rng(seed), sigma=sigma, turn_cost=turn_cost)
+    n_quests, finished = len(game.spec.quests), None
+    while not game.engine.done and game.engine.state.turn < game.spec.max_turns:
+        game.act(pilot.act(game.engine.observe(PLAYER)))
+        if finished is None and len(game.engine.state.quests_done) == n_quests:
+            finished = game.engine.state.turn
+    st = game.engine.state
+    deals = []
+    for sid, t in pilot.trades.items():
+        sess = st.scenes.get(sid, {}).get("session") or {}
+        terms = sess.get("agreement")
+        if not terms or t["scene"].trade is None:
+            continue
+        scene, merchant = t["scene"], t["other"]
+        paid = int(float(terms[scene.trade.price_issue]))
+        rp = reservation_price(scene, merchant, terms)
+        log = pilot.neg.get(sid, {}).get("log", ())
+        moves = sum(1 for h in log for r in h["history"] if r["party"] == PLAYER) + len(log)
+        deals.append({"scene": sid, "paid": paid, "reservation_price": rp, "moves": moves,
+                      "regret": None if rp is None else (paid - rp if scene.trade.seller == merchant else rp - paid),
+                      "utility": float(utilities_for(scene)[PLAYER](terms)),
+                      "sessions": int(pilot.neg.get(sid, {}).get("tries", 0))})
+    return {"seed": seed, "won": bool(st.won),
+            "turns": int(finished if (st.won and finished is not None) else game.spec.max_turns),
+            "invalid": int(st.invalid.get(PLAYER, 0)), "deals": deals}
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval for k successes in n trials."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
+def summarise(games: list[dict[str, Any]]) -> dict[str, Any]:
+    turns = np.array([g["turns"] for g in games], dtype=np.float64)
+    wins = sum(g["won"] for g in games)
+    deals = [d for g in games for d in g["deals"]]
+    regrets = [d["regret"] for d in deals if d["regret"] is not None]
+    per_scene: dict[str, dict[str, Any]] = {}
+    for d in deals:
+        s = per_scene.setdefault(d["scene"], {"n": 0, "paid": [], "rp": [], "regret": [], "utility": [],
+                                              "sessions": [], "moves": []})
+        s["n"] += 1
+        for k, key in (("paid", "paid"), ("rp", "reservation_price"), ("regret", "regret"),
+                       ("utility", "utility"), ("sessions", "sessions"), ("moves", "moves")):
+            if d[key] is not None:
+                s[k].append(d[key])
+    return {"n": len(games), "wins": int(wins), "wilson95": wilson(int(wins), len(games)),
+            "turns_mean": float(turns.mean()), "turns_median": float(np.median(turns)),
+            "turns_p90": float(np.percentile(turns, 90)),
+            "regret_mean": float(np.mean(regrets)) if regrets else None,
+            "invalid_mean": float(np.mean([g["invalid"] for g in games])),
+            "scenes": {sid: {"deals": s["n"], "paid_mean": float(np.mean(s["paid"])),
+                             "reservation_price_mean": float(np.mean(s["rp"])) if s["rp"] else None,
+                             "regret_mean": float(np.mean(s["regret"])) if s["regret"] else None,
+                             "utility_mean": float(np.mean(s["utility"])),
+                             "sessions_mean": float(np.mean(s["sessions"])),
+                             "moves_mean": float(np.mean(s["moves"]))}
+                       for sid, s in per_scene.items()}}
+
+
+def run(worlds: list[str], seeds: range, players: tuple[str, ...], variants: range | None,
+        turn_cost: float = TURN_COST) -> dict[str, Any]:
+    out: dict[str, Any] = {"seeds": [seeds.start, seeds.stop - 1], "worlds": {}, "variants": {},
+                           "turn_cost": turn_cost}
+    for name in worlds:
+        world = load_world(ROOT / "worlds" / name)
+        out["worlds"][name] = {}
+        for player in players:
+            t0 = time.perf_counter()
+            games = [play(world, s, player, turn_cost=turn_cost) for s in seeds]
+            out["worlds"][name][player] = summarise(games) | {"seconds": time.perf_counter() - t0,
+                                                               "games": games}
+        if variants is None or not any(getattr(sc, "trade", None) for sc in world.spec.scenes.values()):
+            continue
+        out["variants"][name] = {}
+        for kind in KINDS:
+            out["variants"][name][kind] = {p: summarise([play(world, s, p, kind, turn_cost) for s in variants])
+                                           for p in ("honest", "oracle")}
+    if variants is not None:
+        out["variant_seeds"] = [variants.start, variants.stop - 1]
+    return out
+
+
+def _fmt(x: float | None, spec: str = ".2f") -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+def report(res: dict[str, Any]) -> str:
+    lines = [f"seeds {res['seeds'][0]}..{res['seeds'][1]} (memory off, trust on)", ""]
+    head = f"{'world':<8} {'player':<7} {'wins':>6} {'95% CI':>13} {'turns mean':>10} {'median':>7} " \
+           f"{'p90':>6} {'regret':>7} {'invalid':>7}"
+    lines += [head, "-" * len(head)]
+    for name, rows in res["worlds"].items():
+        for player, r in rows.items():
+            lo, hi = r["wilson95"]
+            lines.append(f"{name:<8} {player:<7} {r['wins']:>3}/{r['n']:<2} {f'[{lo:.2f}, {hi:.2f}]':>13} "
+                         f"{r['turns_mean']:>10.2f} {r['turns_median']:>7.1f} {r['turns_p90']:>6.1f} "
+                         f"{_fmt(r['regret_mean']):>7} {r['invalid_mean']:>7.2f}")
+    lines += ["", "trades: price paid / merchant's reservation price for the terms agreed, regret, "
+              "player's utility, haggling moves (its own moves and trade openings), sessions"]
+    for name, rows in res["worlds"].items():
+        for player, r in rows.items():
+            for sid, s in r["scenes"].items():
+                lines.append(f"  {name:<8} {player:<7} {sid:<15} paid {s['paid_mean']:6.2f}  "
+                             f"reservation {_fmt(s['reservation_price_mean']):>6}  regret "
+                             f"{_fmt(s['regret_mean']):>6}  utility {s['utility_mean']:.3f}  "
+                             f"moves {s['moves_mean']:5.2f}  sessions {s['sessions_mean']:.2f}  ({s['deals']} deals)")
+    if res.get("variants"):
+        a, b = res["variant_seeds"]
+        lines += ["", f"other merchants (every merchant's negotiator replaced; seeds {a}..{b}): "
+                  "wins, turns mean, regret mean, honest vs oracle"]
+        for name, kinds in res["variants"].items():
+            for kind, rows in kinds.items():
+                h, o = rows["honest"], rows["oracle"]
+                lines.append(f"  {name:<8} {kind:<12} honest {h['wins']:>2}/{h['n']:<2} {h['turns_mean']:6.1f} "
+                             f"{_fmt(h['regret_mean']):>6}   oracle {o['wins']:>2}/{o['n']:<2} "
+                             f"{o['turns_mean']:6.1f} {_fmt(o['regret_mean']):>6}")
+    return "\n".join(lines)
+
+
+def _range(text: str) -> range:
+    a, _, b = text.partition("-")
+    lo, hi = int(a), int(b or a)
+    if hi < lo:
+        raise argparse.ArgumentTypeError(f"empty seed range {text!r}")
+    return range(lo, hi + 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=_range, default=range(1000, 1050),
+                    help="game seeds A-B (default 1000-1049, held out: tuning used 0-19)")
+    ap.add_argument("--worlds", default="harbor,bazaar,council")
+    ap.add_argument("--players", default=",".join(PLAYERS))
+    ap.add_argument("--variants", type=_range, default=range(1000, 1010),
+                    help="seeds for the other-merchant table (default 1000-1009)")
+    ap.add_argument("--no-variants", action="store_true", help="skip the other-merchant table")
+    ap.add_argument("--turn-cost", type=float, default=TURN_COST,
+                    help=f"utility every player gives up per extra haggling move (default {TURN_COST})")
+    ap.add_argument("--quick", action="store_true", help="10 seeds, 3 variant seeds")
+    ap.add_argument("--json", metavar="FILE", help="write every figure to FILE as JSON")
+    args = ap.parse_args(argv)
+    seeds, variants = args.seeds, None if args.no_variants else args.variants
+    if args.quick:
+        seeds = range(seeds.start, seeds.start + 10)
+        variants = None if variants is None else range(variants.start, variants.start + 3)
+    players = tuple(p for p in args.players.split(",") if p)
+    unknown = [p for p in players if p not in PILOTS]
+    if unknown:
+        ap.error(f"unknown player {unknown[0]!r}; players are {', '.join(PILOTS)}")
+    t0 = time.perf_counter()
+    res = run([w for w in args.worlds.split(",") if w], seeds, players, variants, args.turn_cost)
+    print(report(res))
+    print(f"\n{time.perf_counter() - t0:.0f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=2))
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
