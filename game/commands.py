@@ -31,6 +31,11 @@ def write_output(path: Path, text: str) -> None:
         return
     if mode is not None and stat.S_ISDIR(mode):
         raise InputError(f"--out {path}: is a folder", hint="give a file name")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"--out {path}: {parent} is not a folder", hint="give a path inside a folder")
     if mode is not None and stat.S_ISBLK(mode):
         raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
     from game.saves import atomic_write
@@ -57,6 +62,8 @@ def insight_bank(args: Namespace):
 
 def llm_client(args: Namespace, seed: int):
     """The LLM client the --llm flags describe, or None. Bad settings are input errors (exit 2)."""
+    if getattr(args, "llm", None) is not None and not args.llm.strip():
+        raise InputError("--llm is empty", hint="give the endpoint's URL, e.g. --llm http://localhost:11434/v1, or 'env'")
     if not getattr(args, "llm", None):
         if getattr(args, "model", None) or getattr(args, "llm_cache", None) or getattr(args, "llm_jury", False):
             raise InputError("--model, --llm-cache and --llm-jury need --llm URL",
@@ -144,10 +151,25 @@ def cmd_play(args: Namespace) -> int:
                     llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury)
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
         sys.stdin.reconfigure(errors="replace")
+    _autosave_on_signals()
     try:
         return run_console(game, saves_base=args.saves_dir)
     finally:
         print_llm_usage(llm)
+
+
+def _autosave_on_signals() -> None:
+    """SIGTERM and SIGHUP (``kill``, a closed terminal or tmux pane) end the game the way Ctrl-C
+    does: the console's clean-up autosaves, then the process exits with 128 + the signal."""
+    import signal
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, stop)
 
 
 def _script_lines(path: str) -> list[tuple[int, str]]:
@@ -200,6 +222,8 @@ def echo_events(line: str, events) -> None:
 
 
 def cmd_run(args: Namespace) -> int:
+    if args.out is not None and not args.out.strip():
+        raise InputError("--out is empty", hint="give a file name, or leave --out out")
     if args.scene:
         return _run_scene(args)
     from game.session import Game
@@ -394,10 +418,8 @@ def schema_text() -> str:
 def cmd_schema(args: Namespace) -> int:
     text = schema_text()
     if args.check:
-        try:
-            current = Path(args.check).read_text(encoding="utf-8")
-        except OSError as e:
-            raise InputError(f"cannot read {args.check!r}: {e.strerror}") from None
+        from game.files import read_text
+        current = read_text(args.check)
         if current != text:
             print(f"{args.check} is stale; regenerate it with `parley schema --out {args.check}`", file=sys.stderr)
             return 2
@@ -489,6 +511,7 @@ def cmd_replay(args: Namespace) -> int:
 def cmd_trust(args: Namespace) -> int:
     """Σ-Mem trust per NPC and topic, credibility, and (with --audit) the gate's decisions."""
     from game.session import Game
+    from game.text import shown
     game = Game.load(args.save, base=args.saves_dir)
     if game.facts is None:
         raise InputError(f"save {args.save!r} has no world-fact memory")
@@ -521,14 +544,15 @@ def cmd_trust(args: Namespace) -> int:
         print(f"\n{'#':>4} {'turn':>4} {'source':12} {'outcome':10} {'score':>5} {'cred':>5}  claim -- reason")
         for d in audit:
             c = d.candidate
-            print(f"{d.seq:>4} {d.turn:>4} {c['source'][:12]:12} {d.outcome:10} {d.score:5.2f} {d.credibility:5.2f}  "
-                  f"{c['subject']} {c['relation']} {c['object']} -- {d.reason}")
+            print(shown(f"{d.seq:>4} {d.turn:>4} {c['source'][:12]:12} {d.outcome:10} {d.score:5.2f} "
+                        f"{d.credibility:5.2f}  {c['subject']} {c['relation']} {c['object']} -- {d.reason}"))
     return 0
 
 
 def cmd_inspect(args: Namespace) -> int:
     """Rebuild an agent's context from a save (without touching recency) and explain every candidate."""
     from game.session import Game
+    from game.text import shown
     game = Game.load(args.save, base=args.saves_dir)
     if game.memory is None:
         raise InputError(f"save {args.save!r} was made with memory off",
@@ -546,7 +570,7 @@ def cmd_inspect(args: Namespace) -> int:
         return 0
     print(f"context for {args.agent} at turn {ctx.turn}: {ctx.tokens} tokens of {ctx.budget}, "
           f"{len(rows)} candidates\n")
-    print(ctx.text() or "(empty)")
+    print(shown(ctx.text()) or "(empty)")
     fates: dict[str, int] = {}
     for r in rows:
         fates[r["fate"]] = fates.get(r["fate"], 0) + 1
@@ -556,8 +580,8 @@ def cmd_inspect(args: Namespace) -> int:
     for r in shown:
         why = r["reason"] + (f" -> {r['into']}" if r["into"] else "")
         extra = f" [{'; '.join(r['adjustments'])}]" if r["adjustments"] else ""
-        print(f"{r['id']:>6} {r['fate']:10} {r['score']:6.3f} {r['relevance']:5.2f} {r['recency']:5.2f} "
-              f"{r['importance']:5.2f}  {why}{extra}\n{'':>41}{r['text'][:100]}")
+        print(shown(f"{r['id']:>6} {r['fate']:10} {r['score']:6.3f} {r['relevance']:5.2f} {r['recency']:5.2f} "
+                    f"{r['importance']:5.2f}  {why}{extra}\n{'':>41}{r['text'][:100]}"))
     if len(rows) > len(shown):
         print(f"... {len(rows) - len(shown)} more (use --all)")
     return 0

@@ -103,7 +103,8 @@ def journal(game) -> str:
                 f"{t.replace('_', ' ')} {'reliable' if s > 0 else 'caught lying'} ({s:+.2f})" for t, s in judged.items()))
     if trusted:
         lines += ["Whom to trust, by what was verified:", *trusted]
-    return "\n".join(lines)
+    from game.text import shown
+    return shown("\n".join(lines))  # claims come from saves and LLMs: never raw control characters
 
 
 def _meta_arg(line: str, parsed) -> str | None:
@@ -169,8 +170,16 @@ def _show(events, write) -> None:
 
 
 def _farewell(game, saves_base, write) -> None:
-    """Summary line, and an autosave if the game is unfinished (also after a crash or Ctrl-C)."""
+    """Summary line, and an autosave if the game is unfinished (also after a crash, Ctrl-C, or
+    SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same)."""
     from game.errors import ParleyError
+    shown_write = write
+
+    def write(text: str) -> None:
+        try:
+            shown_write(text)
+        except (OSError, ValueError):  # the terminal is gone (SIGHUP, closed pipe): keep saving
+            pass
     st = game.engine.state
     write(f"Score {st.score}, quests {len(st.quests_done)}/{len(game.spec.quests)}, turn {st.turn}.")
     if st.done and game.insights is not None:

@@ -86,6 +86,7 @@ EMPTY = "Say something — type 'help' for commands."
 SENTENCE = ("That reads like a sentence, not a command. Type a command such as 'go north' "
             "('i' alone lists what you carry).")
 NO_COMMAND = "The reply holds no command"
+MAX_INPUT = 2000  # characters in one command: a longer line is refused, so no line can swell a save
 NOT_NEGOTIATING = "You are not negotiating with anyone. Try 'trade with <merchant>'."
 
 _TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W_]+(?:['_-][^\W_]+)*")
@@ -242,7 +243,11 @@ class Parser:
         self._last: str | None = None   # id of the last noun referred to, for "it"
 
     def parse(self, text: str, scope: Scope) -> Parsed:
+        if len(text) > 4 * MAX_INPUT:  # before cleaning: never spend time on a megabyte line
+            return Unknown(f"That line is {len(text):,} characters long; a command is at most {MAX_INPUT:,}.")
         text = clean(text, newlines=False)  # one line, no control or bidi characters
+        if len(text) > MAX_INPUT:
+            return Unknown(f"That line is {len(text):,} characters long; a command is at most {MAX_INPUT:,}.")
         pending, self._pending = self._pending, None
         if pending is not None:
             chosen = self._pick(text, pending[0])
@@ -282,7 +287,7 @@ class Parser:
             return self._go(words, scope)
         for size in (2, 1):
             name = _VERBS.get(tuple(words[:size])) if len(words) >= size else None
-            if name == "inventory" and words[0] == "i" and len(words) > 1:
+            if name == "inventory" and words[0] == "i" and len(tokens) > 1:
                 return Unknown(SENTENCE)  # "I will go north." is a sentence, never `inventory`
             if name in ("inventory", "wait"):
                 return _cmd(scope, Verb(name))

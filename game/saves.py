@@ -237,7 +237,14 @@ def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> P
         transcript_text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", transcript_text)
     digest = transcript_digest(transcript_text)
     payload = {"format_version": FORMAT_VERSION, **payload, "transcript": digest}
+    size = len(transcript_text.encode("utf-8", "surrogatepass"))
+    if size > SAVE_LIMIT:  # never write what a load would refuse; the previous save stays whole
+        raise SaveError(f"{folder}: the transcript would be {size:,} bytes; a save holds at most {SAVE_LIMIT:,}",
+                        hint="the previous save in this folder was kept")
     text = json.dumps(payload, indent=1, sort_keys=True) + "\n"  # ASCII: every string escaped
+    if len(text) > SAVE_LIMIT:
+        raise SaveError(f"{folder}: save.json would be {len(text):,} bytes; a save holds at most {SAVE_LIMIT:,}",
+                        hint="the previous save in this folder was kept")
     folder.mkdir(parents=True, exist_ok=True)
     with _folder(folder) as dfd:
         pending = folder / pending_name(digest)

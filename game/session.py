@@ -19,11 +19,10 @@ from game.saves import (
     open_save,
     resolve,
     save_folder,
-    saves_dir,
-    slugify,
     write_save,
 )
 from game.state import state_hash
+from game.text import shown
 from game.transcript import Transcript
 from game.types import Action, Event
 from game.world.loader import World, load_world
@@ -204,6 +203,9 @@ class Game:
                 raise SaveError(f"{where}: memory settings are damaged ({type(e).__name__}: {e})") from None
             if memory["store"] not in ("flat", "chroma"):
                 memory["store"] = "flat"
+            if memory["embedder"] not in ("minilm", "hash"):
+                raise SaveError(f"{where}: memory settings are damaged (embedder {shown(repr(memory['embedder']))} "
+                                "is not minilm or hash)", hint="the file was left as it is")
         game = cls(world, seed=data["seed"], memory=memory, llm=llm, llm_npcs=llm_npcs, jury=jury)
         game.saved_llm = data.get("llm")
         try:

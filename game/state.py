@@ -152,6 +152,12 @@ def state_problems(st: GameState, spec: Any) -> list[str]:
             bad("state.scenes has an unknown or damaged scene", sid)
     if st.active_scene is not None and st.active_scene not in spec.scenes:
         bad("state.active_scene is not a scene of this world:", st.active_scene)
+    for name in ("unlocked", "opened", "gave"):
+        if not all(isinstance(x, str) for x in getattr(st, name)):
+            bad(f"state.{name} holds something that is not text:", sorted(map(repr, getattr(st, name)))[:3])
+    for e, n in st.invalid.items():
+        if not isinstance(n, int) or isinstance(n, bool):
+            bad(f"state.invalid.{e} is not a whole number:", n)
     for q in st.quests_done:
         if q not in spec.quests:
             bad("state.quests_done has an unknown quest", q)

@@ -345,6 +345,9 @@ class InsightBank:
             data = json.loads(raw)
         except json.JSONDecodeError as e:
             raise SaveError(f"{path}:{e.lineno}:{e.colno}: corrupt insight bank ({e.msg})", hint=hint) from None
+        except (ValueError, RecursionError) as e:
+            raise SaveError(f"{path}: corrupt insight bank ({'nested too deeply' if isinstance(e, RecursionError) else e})",
+                            hint=hint) from None
         try:
             game, by_key = _parse_state(data)
         except ValueError as e:

@@ -37,9 +37,13 @@ class ResponseCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
+        from game.files import read_limited
+        raw, _why = read_limited(self.path(key))  # a pipe, a device or a huge file is a miss
+        if raw is None:
+            return None
         try:
-            data = json.loads(self.path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
             return None
         return data if isinstance(data, dict) else None
 

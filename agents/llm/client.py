@@ -137,6 +137,14 @@ def _content_text(messages: list[Message]) -> str:
     return "".join(str(m.get("content") or "") for m in messages)
 
 
+def _count(value: Any, default: Any = 0) -> Any:
+    """A token count from a server or a cache file: a whole number in [0, 10**9], else ``default``
+    (a reply's or a cache file's odd numbers are untrusted input, never a crash)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return default
+    return int(value) if 0 <= value <= 10**9 else default
+
+
 def extract_json_object(text: str | None) -> dict[str, Any]:
     """The first JSON object in ``text``: bare, inside ```json fences, or amid prose. Its
     strings are cleaned (``game.text.clean``): an escaped control or bidi character in a
@@ -420,8 +428,8 @@ class LLMClient:
             if hit is not None and isinstance(hit.get("text"), str):
                 ms = (time.perf_counter() - t0) * 1000.0
                 self._record(agent, turn, Usage(calls=1, cache_hits=1, latency_ms=ms))
-                return Reply(hit["text"], int(hit.get("prompt_tokens") or 0),
-                             int(hit.get("completion_tokens") or 0), ms, cached=True)
+                return Reply(clean(hit["text"]), _count(hit.get("prompt_tokens")),
+                             _count(hit.get("completion_tokens")), ms, cached=True)
         if self.outage is not None:
             raise self.outage
         try:
@@ -434,8 +442,8 @@ class LLMClient:
         choices = resp.choices or []
         text = clean((choices[0].message.content if choices and choices[0].message else None) or "")
         usage = resp.usage
-        if usage is not None and usage.prompt_tokens is not None:
-            pt, ct = int(usage.prompt_tokens), int(usage.completion_tokens or 0)
+        if usage is not None and _count(usage.prompt_tokens, None) is not None:
+            pt, ct = _count(usage.prompt_tokens), _count(usage.completion_tokens)
         else:
             pt, ct = _estimate_tokens(_content_text(messages)), _estimate_tokens(text)
         ms = (time.perf_counter() - t0) * 1000.0

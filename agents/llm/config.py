@@ -93,7 +93,7 @@ class LLMConfig(BaseModel):
     base_url: str | None = None
     api_key: SecretStr | None = None
     model: str = DEFAULT_MODEL
-    timeout: float = Field(30.0, gt=0, description="seconds per HTTP request")
+    timeout: float = Field(30.0, gt=0, le=3600, description="seconds per HTTP request")
     max_retries: int = Field(4, ge=0, le=50, description="retries after the first attempt")
     backoff_base: float = Field(0.5, ge=0)
     backoff_max: float = Field(20.0, ge=0)
@@ -131,6 +131,8 @@ class LLMConfig(BaseModel):
     def _check_model(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("model must not be empty (set PARLEY_MODEL or pass --model)")
+        if not is_clean(v) or len(v) > 200 or "\n" in v or "\t" in v:
+            raise ValueError(f"model name has control characters or is over 200 characters: {shown(v[:200])!r}")
         return v.strip()
 
     @model_validator(mode="after")

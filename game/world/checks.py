@@ -82,11 +82,15 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
             if f not in w.facts:
                 yield _ref("fact", f, w.facts, f"items.{iid}.reveals[{i}]")
 
+    parent: dict[str, str] = {}  # item -> the first container that lists it
+    for cid, it in w.items.items():
+        for c in it.contents:
+            parent.setdefault(c, cid)
     for iid in items:  # containers must not (transitively) contain themselves
         seen, cur = set(), iid
         while cur in items and cur not in seen:
             seen.add(cur)
-            cur = next((c for c, it in w.items.items() if cur in it.contents), None)
+            cur = parent.get(cur)
         if cur == iid and len(seen) > 1:
             yield Problem(f"item {iid!r} ends up inside itself through containers", path=f"items.{iid}.contents",
                           hint="containers cannot hold each other in a loop")
@@ -188,6 +192,14 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
                         yield _ref("issue", issue, sc.issues, f"{pp}.weights")
                 if sum(p.weights.values()) <= 0:
                     yield Problem("weights sum to zero", path=f"{pp}.weights", hint="give some issue a positive weight")
+            size = 1
+            for values in sc.issues.values():
+                size *= max(1, len(values))
+            from game.negotiation.utility import MAX_OUTCOMES
+            if size > MAX_OUTCOMES:
+                yield Problem(f"{size:,} possible deals (the product of the issues' value counts); the limit is "
+                              f"{MAX_OUTCOMES:,}", path=f"{base}.issues",
+                              hint="use fewer issues or fewer values per issue")
             for issue, values in sc.issues.items():
                 if not values:
                     yield Problem("an issue needs at least one value", path=f"{base}.issues.{issue}")

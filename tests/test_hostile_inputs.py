@@ -1,0 +1,168 @@
+"""A second round of hostile inputs: signals, huge lines and saves, odd server replies and cache
+files, forged save fields, and flags given empty. Each test feeds what a user (or a broken
+server) would and reads the outcome."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from game.errors import SaveError
+from game.parser import MAX_INPUT, Parser, Scope, Unknown
+from game.session import Game, save_hash, save_header
+from tests.conftest import ROOT, write_world
+from tests.test_edge_input import MINI, run_cli
+
+
+# -- signals ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_autosave_like_ctrl_c(tmp_path, sig):
+    """Was: `kill` or a closed terminal ended `parley play` with no autosave (all progress lost)."""
+    env = {**os.environ, "PARLEY_SAVES": str(tmp_path)}
+    p = subprocess.Popen([sys.executable, "-m", "game.cli", "play", MINI, "--no-memory"], cwd=ROOT, env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdin.write(b"take iron key\nwait\n")
+    p.stdin.flush()
+    out = b""
+    deadline = time.monotonic() + 60
+    while out.count(b"> ") < 3 and time.monotonic() < deadline:  # both commands answered
+        out += os.read(p.stdout.fileno(), 4096)
+    p.send_signal(sig)
+    rest, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + sig, err
+    assert b"Traceback" not in err
+    game = Game.load("autosave-mini-v1", base=tmp_path)
+    assert game.engine.state.turn == 2 and game.engine.state.item_at["iron_key"] == "player"
+
+
+# -- sizes -----------------------------------------------------------------------------------
+
+def test_a_huge_line_is_refused_so_no_save_outgrows_what_loads():
+    """Was: one 5 MB `say` made a 45 MB save; 56 of them a transcript no load would read."""
+    for n in (MAX_INPUT + 1, 5_000_000):
+        got = Parser().parse("say " + "a" * n, Scope())
+        assert isinstance(got, Unknown) and f"at most {MAX_INPUT:,}" in got.message
+
+
+def test_a_save_too_large_to_load_is_never_written(tmp_path, monkeypatch):
+    import game.saves as saves
+    game = Game(ROOT / MINI, seed=0, facts=False)
+    game.save("s", base=tmp_path)
+    before = (tmp_path / "s" / "save.json").read_text()
+    game.act(game.parser.parse("say " + "x" * 1500, game.engine.scope()).action)
+    monkeypatch.setattr(saves, "SAVE_LIMIT", len(game.transcript.text()) - 1)
+    with pytest.raises(SaveError, match="a save holds at most"):
+        game.save("s", base=tmp_path)
+    assert (tmp_path / "s" / "save.json").read_text() == before
+    monkeypatch.undo()
+    assert Game.load("s", base=tmp_path).engine.state.turn == 0
+
+
+def test_a_deal_space_too_large_to_play_fails_validate(tmp_path):
+    """Was: `validate` said ok, then `trade with` stopped the game and the autopilot ran out of memory."""
+    from game.world.loader import collect_problems
+    text = (ROOT / MINI / "world.toml").read_text()
+    issues = ", ".join(f"i{k} = [{', '.join(str(v) for v in range(9))}]" for k in range(7))
+    import re
+    text = re.sub(r"issues = \{[^}]*\}", "issues = { " + issues + " }", text, count=1)
+    _, problems = collect_problems(write_world(tmp_path / "w", text))
+    assert any("4,782,969 possible deals" in p.message and "limit is 2,000,000" in p.message for p in problems), \
+        [p.render() for p in problems][:5]
+
+
+# -- untrusted servers and files ---------------------------------------------------------------
+
+def test_odd_token_counts_from_a_server_or_the_cache_are_not_a_crash(serve, tmp_path):
+    from agents.llm.client import LLMClient
+    from agents.llm.config import LLMConfig
+    def raw(content: str, usage: dict) -> dict:  # a 200 body exactly as a broken server sends it
+        return {"raw": json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                                   "choices": [{"index": 0, "finish_reason": "stop",
+                                                "message": {"role": "assistant", "content": content}}],
+                                   "usage": usage})}
+    s = serve([raw("Hi.", {"prompt_tokens": "x", "completion_tokens": None}),
+               raw("Ho.", {"prompt_tokens": -5, "completion_tokens": 10**30}), "Again."])
+    cache = tmp_path / "cache"
+    with LLMClient(LLMConfig(base_url=s.base_url, model="m", max_retries=0, cache_dir=str(cache))) as llm:
+        a = llm.chat([{"role": "user", "content": "1"}])
+        b = llm.chat([{"role": "user", "content": "2"}])
+    assert a.text == "Hi." and a.prompt_tokens > 0 and b.prompt_tokens > 0 and 0 <= b.completion_tokens < 100  # estimated
+    files = sorted(cache.rglob("*.json"))
+    assert len(files) == 2
+    data = json.loads(files[0].read_text())
+    files[0].write_text(json.dumps({**data, "completion_tokens": "x", "text": "\x1b[2Jcached"}))
+    files[1].unlink()
+    os.mkfifo(files[1])  # a pipe in the cache is a miss, never a hang
+    with LLMClient(LLMConfig(base_url=s.base_url, model="m", max_retries=0, cache_dir=str(cache))) as llm:
+        got = {llm.chat([{"role": "user", "content": q}]).text for q in ("1", "2")}
+    assert got == {"cached", "Again."}  # the first from the (cleaned) cache, the second asked again
+
+
+def test_a_deeply_nested_insight_bank_is_a_corrupt_file(tmp_path):
+    bank = tmp_path / "deep.json"
+    bank.write_text("[" * 100_000)
+    code, out, err = run_cli("run", MINI, "--embedder", "hash", "--insights", str(bank), "--script",
+                             "tests/fixtures/mini_win.txt", saves=tmp_path)
+    assert code == 2 and "corrupt insight bank" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("edit, says", [
+    (lambda d: d["engine"]["state"].__setitem__("unlocked", ["x:y", 5]), "unlocked holds something that is not text"),
+    (lambda d: d["engine"]["state"]["invalid"].__setitem__("player", "many"), "invalid.player is not a whole number"),
+    (lambda d: d["components"]["memory"].__setitem__("embedder", 123), "embedder 123 is not minilm or hash"),
+])
+def test_more_forged_fields_are_refused_at_load(tmp_path, edit, says):
+    """Was: the save loaded, then the first autosave crashed (TypeError), or `inspect` did."""
+    game = Game(ROOT / MINI, seed=0, memory={"embedder": "hash"})
+    game.act(game.parser.parse("wait", game.engine.scope()).action)
+    path = game.save("x", base=tmp_path) / "save.json"
+    data = json.loads(path.read_text())
+    edit(data)
+    data["state_hash"] = save_hash(data["engine"], data["components"], save_header(data))
+    path.write_text(json.dumps(data))
+    with pytest.raises(SaveError, match=says):
+        Game.load("x", base=tmp_path)
+
+
+def test_claims_from_a_save_are_shown_escaped_in_the_journal(tmp_path):
+    from game.console import journal
+    game = Game(ROOT / MINI, seed=0)
+    for cmd in ("ask lou about gem",):
+        game.act(game.parser.parse(cmd, game.engine.scope()).action)
+    assert game.facts.gate.facts
+    next(iter(game.facts.gate.facts.values())).text = "\x1b]0;pwned\x07 the gem \u202e"
+    text = journal(game)
+    assert "\x1b" not in text and "\u202e" not in text and "\\x1b]0;pwned" in text
+
+
+# -- flags -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, says", [
+    (["run", MINI, "--no-memory", "--autopilot", "--llm", ""], "--llm is empty"),
+    (["run", MINI, "--no-memory", "--autopilot", "--llm", "http://127.0.0.1:9/v1", "--llm-timeout", "inf"],
+     "timeout"),
+    (["run", MINI, "--no-memory", "--autopilot", "--llm", "http://127.0.0.1:9/v1", "--model", "\x1b]0;pwn\x07gpt"],
+     "model name has control characters"),
+    (["run", MINI, "--no-memory", "--autopilot", "--out", ""], "--out is empty"),
+    (["run", MINI, "--no-memory", "--autopilot", "--out", "README.md/x.jsonl"], "README.md is not a folder"),
+])
+def test_flags_given_empty_or_impossible_are_exit_2(tmp_path, args, says):
+    code, out, err = run_cli(*args, saves=tmp_path, timeout=120)
+    assert code == 2 and says in err and "Traceback" not in err, err
+    assert "\x1b" not in err and "\x1b" not in out
+
+
+def test_schema_check_of_a_pipe_is_refused_at_once(tmp_path):
+    """Was: `schema --check` read without a limit: a FIFO hung, a link to /dev/zero ran the machine
+    out of memory."""
+    fifo = tmp_path / "schema.json"
+    os.mkfifo(fifo)
+    code, out, err = run_cli("schema", "--check", str(fifo), saves=tmp_path, timeout=60)
+    assert code == 2 and "named pipe" in err, err
