@@ -166,3 +166,63 @@ def test_schema_check_of_a_pipe_is_refused_at_once(tmp_path):
     os.mkfifo(fifo)
     code, out, err = run_cli("schema", "--check", str(fifo), saves=tmp_path, timeout=60)
     assert code == 2 and "named pipe" in err, err
+
+
+class _RawServer:
+    """A server that answers every request with ``body_chunks`` after HTTP headers, pausing
+    ``pause`` seconds between chunks (a drip, or a flood)."""
+
+    def __init__(self, length: int, chunk: bytes, pause: float):
+        import socket
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.length, self.chunk, self.pause, self.stop = length, chunk, pause, False
+        self.base_url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: %d\r\n\r\n" % self.length)
+                sent = 0
+                while sent < self.length and not self.stop:
+                    conn.sendall(self.chunk)
+                    sent += len(self.chunk)
+                    time.sleep(self.pause)
+            except OSError:
+                pass
+            finally:
+                conn.close()
+
+    def close(self) -> None:
+        self.stop = True
+        self.sock.close()
+
+
+@pytest.mark.parametrize("kind", ["drip", "flood"])
+def test_a_reply_that_drips_or_floods_is_cut_off(kind):
+    """Was: a server sending one byte a second held the game past --llm-timeout for ever, and a
+    4 GB body grew the process to 8 GB before failing."""
+    from agents.llm.client import LLMClient, LLMError
+    from agents.llm.config import LLMConfig
+    server = _RawServer(10**6, b" ", 0.05) if kind == "drip" else _RawServer(10**10, b" " * 65536, 0.0)
+    try:
+        llm = LLMClient(LLMConfig(base_url=server.base_url, model="m", max_retries=0, timeout=1.5))
+        t0 = time.monotonic()
+        with pytest.raises(LLMError) as info:
+            llm.chat([{"role": "user", "content": "hi"}])
+        took = time.monotonic() - t0
+        llm.close()
+    finally:
+        server.close()
+    assert took < 30, took  # bounded by the total timeout (drip) or the size cap (flood), never hung
+    want = "timeout" if kind == "drip" else "larger than 16 MB"
+    assert want in info.value.message, info.value.message

@@ -306,8 +306,10 @@ class LLMClient:
                                        hint="set OPENAI_API_KEY, or point --llm / OPENAI_BASE_URL "
                                             "at a local server")
                     cfg = self.config
+                    from agents.llm.transport import bounded_client
+                    http = bounded_client(cfg.timeout)
                     self._sdk_client = _openai().OpenAI(base_url=cfg.base_url or OPENAI_URL,
-                                                        api_key=self._secret,
+                                                        api_key=self._secret, http_client=http,
                                                         timeout=cfg.timeout, max_retries=0)
                 client = self._sdk_client
         return client
