@@ -136,10 +136,10 @@ def _save(game, name: str, saves_base, read, ours: dict) -> str:
     """``save NAME`` typed in the game: asks before overwriting a save this session did not
     write (anything but y/yes keeps it). Returns the line to show."""
     from game.errors import ParleyError
-    from game.saves import SAVE_FILE, read_save, saves_dir, slugify
+    from game.saves import SAVE_FILE, read_save, save_folder, slugify
     try:
         slug = slugify(name)
-        folder = saves_dir(saves_base) / slug
+        folder = save_folder(name, saves_base)  # a link out of the saves folder is refused before asking
         if (folder / SAVE_FILE).exists() and (ours.get(slug) is None or ours[slug] != _stamp(folder)):
             try:
                 data = read_save(folder)

@@ -390,3 +390,9 @@ def test_save_through_a_link_out_of_the_saves_folder_is_refused(tmp_path):
     code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"wait\nsave x\n", saves=saves)
     assert code == 0 and "Could not save" in out and "outside the saves folder" in out, out
     assert not any(elsewhere.iterdir())
+    from game.session import Game
+    Game(ROOT / MINI, seed=0).save("x", base=tmp_path / "other")  # a real save behind the link:
+    (saves / "x").unlink()
+    (saves / "x").symlink_to(tmp_path / "other" / "x")
+    code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"wait\nsave x\ny\n", saves=saves)
+    assert "outside the saves folder" in out and "Overwrite" not in out, out  # refused before asking

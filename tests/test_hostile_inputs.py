@@ -226,3 +226,11 @@ def test_a_reply_that_drips_or_floods_is_cut_off(kind):
     assert took < 30, took  # bounded by the total timeout (drip) or the size cap (flood), never hung
     want = "timeout" if kind == "drip" else "larger than 16 MB"
     assert want in info.value.message, info.value.message
+
+
+def test_validate_of_a_plain_file_names_the_file(tmp_path):
+    """Was: `validate afile` blamed the folder around it: '.: missing world.toml'."""
+    code, out, err = run_cli("validate", "README.md", saves=tmp_path)
+    assert code == 2 and "README.md: is a file, not a world folder" in out, out
+    code, out, err = run_cli("validate", "worlds/harbor/world.toml", saves=tmp_path)
+    assert code == 0 and out.startswith("ok   worlds/harbor/world.toml"), out + err

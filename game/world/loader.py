@@ -351,10 +351,12 @@ def collect_problems(path: str | Path) -> tuple[World | None, list[Problem]]:
             and not os.path.lexists(folder / "world.toml"):
         folder = folder.parent  # a folder named world.toml, given for its world: reported below
     if (st is not None and not stat.S_ISDIR(st.st_mode)) or why not in (None, "missing"):
-        if folder.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)):
-            folder = folder.parent  # a world.toml given for its folder; it is checked below
+        if folder.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)
+                                           and folder.suffix == ".toml" and os.path.lexists(folder.parent / "world.toml")):
+            folder = folder.parent  # a world.toml (or one of its world's files) given for its folder
         else:
-            what = f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}"
+            what = "is a file" if st is not None and stat.S_ISREG(st.st_mode) else (
+                f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}")
             return None, [Problem(f"{what}, not a world folder", file=str(path),
                                   hint="give a folder that holds world.toml")]
     problems: list[Problem] = []
