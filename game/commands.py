@@ -576,12 +576,12 @@ def cmd_inspect(args: Namespace) -> int:
         fates[r["fate"]] = fates.get(r["fate"], 0) + 1
     print("\ncandidates: " + ", ".join(f"{v} {k}" for k, v in sorted(fates.items())))
     print(f"{'id':>6} {'fate':10} {'score':>6} {'rel':>5} {'rec':>5} {'imp':>5}  why / text")
-    shown = rows if args.all else rows[:40]
-    for r in shown:
+    listed = rows if args.all else rows[:40]
+    for r in listed:
         why = r["reason"] + (f" -> {r['into']}" if r["into"] else "")
         extra = f" [{'; '.join(r['adjustments'])}]" if r["adjustments"] else ""
         print(shown(f"{r['id']:>6} {r['fate']:10} {r['score']:6.3f} {r['relevance']:5.2f} {r['recency']:5.2f} "
                     f"{r['importance']:5.2f}  {why}{extra}\n{'':>41}{r['text'][:100]}"))
-    if len(rows) > len(shown):
-        print(f"... {len(rows) - len(shown)} more (use --all)")
+    if len(rows) > len(listed):
+        print(f"... {len(rows) - len(listed)} more (use --all)")
     return 0
