@@ -71,18 +71,17 @@ class OracleAutopilot(Autopilot):
 
     def _model(self, sid: str) -> Any:
         from game.negotiation.utility import utilities_for
-        from game.scenes import default_negotiator
         cache = self.__dict__.setdefault("_oracle_models", {})
         if sid not in cache:
             t = self.trades[sid]
-            factory = self.engine.scenes.factory
+            factory = self.engine.scenes.factory or self.engine.scenes.default_negotiator()
             other = t["other"]
             params = self.spec.npcs[other].agent.params if other in self.spec.npcs else {}
             try:
                 cache[sid] = factory(t["scene"], other, utilities_for(t["scene"])[other], params)
             except Exception:
                 cache[sid] = None
-            if factory is default_negotiator and other in self.spec.npcs:
+            if self.engine.scenes.factory is None and other in self.spec.npcs:
                 voice = self.engine.voice(other)
                 if hasattr(voice, "negotiator"):
                     cache[sid] = voice.negotiator(t["scene"], other, utilities_for(t["scene"])[other])

@@ -232,7 +232,8 @@ class ParleyAEC:
             from game.session import npc_agents
             self._npc_actors = npc_agents(world, self.seed, self.llm, self.llm_npcs if self.llm else ())
         # the engine knows the NPC agents too, so they speak, haggle and debate in their own voices
-        self.engine = Engine(world, seed=self.seed, actors=self._npc_actors)
+        from game.wiring import engine_defaults
+        self.engine = Engine(world, seed=self.seed, actors=self._npc_actors, **engine_defaults())
         self.agents: list[str] = list(self.possible_agents)
         self.rewards: dict[str, float] = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards: dict[str, float] = dict.fromkeys(self.agents, 0.0)

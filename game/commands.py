@@ -280,7 +280,7 @@ def _run_autopilot(game, args: Namespace) -> None:
 def _run_scene(args: Namespace) -> int:
     from game.negotiation.runner import run_negotiation
     from game.negotiation.utility import utilities_for
-    from game.scenes import default_negotiator
+    from game.wiring import rule_negotiator
     from game.world.loader import load_world
     from game.world.spec import NegotiationScene
     world = load_world(args.world)
@@ -304,14 +304,14 @@ def _run_scene(args: Namespace) -> int:
                 raise InputError("an llm negotiator needs --llm URL",
                                  hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
             from agents.llm.negotiator import LLMNegotiator
-            fallback = default_negotiator(scene, p.id, utils[p.id], params)
+            fallback = rule_negotiator(scene, p.id, utils[p.id], params)
             negotiators[p.id] = LLMNegotiator(llm, scene, p.id, utils[p.id], fallback=fallback,
                                               persona=f"You are {world.spec.npcs[p.id].name}. "
                                                       f"{world.spec.npcs[p.id].persona}")
         else:
             if kind is not None:
                 params["negotiator"] = kind
-            negotiators[p.id] = default_negotiator(scene, p.id, utils[p.id], params)
+            negotiators[p.id] = rule_negotiator(scene, p.id, utils[p.id], params)
     session, metrics = run_negotiation(scene, negotiators)
     if llm is not None and llm.outage is not None:
         raise llm.outage

@@ -5,7 +5,10 @@ action resolves through the rules into events; each event records who
 perceived it. Randomness comes from one seeded ``numpy.random.Generator`` per
 game. Same world + seed + actions ⇒ the same transcript, byte for byte.
 
-This module imports no UI, LLM, embedding or vector-store library.
+This module imports no UI, LLM, embedding or vector-store library, and neither the
+``agents`` nor the ``memory`` package (``tests/test_layering.py``): NPC agents, the voice of an
+NPC whose agent cannot reply and the negotiators come in from the composition layer
+(``game.session`` passes ``game.wiring.engine_defaults()``; see ``game.kinds``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from game import dialogue, rules
+from game.kinds import NegotiatorFactory, VoiceFactory
 from game.perception import perceivers
 from game.quests import newly_complete
 from game.rules import Refusal
@@ -53,8 +57,16 @@ class Engine:
     """One game: world spec, mutable state, RNG, NPC actors and the event log."""
 
     def __init__(self, world: Any, seed: int = 0, actors: dict[str, Actor] | None = None,
-                 negotiator_factory: Callable[..., Any] | None = None,
-                 transcript: TranscriptSink | None = None):
+                 negotiator_factory: NegotiatorFactory | None = None,
+                 transcript: TranscriptSink | None = None, *,
+                 voice_factory: VoiceFactory | None = None,
+                 default_negotiator: NegotiatorFactory | None = None):
+        """``actors``: the NPC agents by id. ``voice_factory(engine, npc)``: the voice of an NPC whose
+        agent has no ``reply``. ``negotiator_factory``: if given, every party trades through it;
+        else an NPC trades through its voice's own ``negotiator`` and any other party through
+        ``default_negotiator(scene, party, utility, params)``. A factory left None is the standard
+        one from ``game.wiring`` (the scripted voice, the rule-based negotiators), loaded when
+        first needed."""
         self.world = world
         self.spec = world.spec
         self.seed = int(seed)
@@ -62,7 +74,8 @@ class Engine:
         self.state = GameState.from_spec(self.spec)
         self.order: tuple[str, ...] = (PLAYER, *self.spec.npcs)
         self.actors: dict[str, Actor] = dict(actors or {})
-        self.scenes = SceneManager(self, negotiator_factory)
+        self.voice_factory = voice_factory
+        self.scenes = SceneManager(self, negotiator_factory, default_negotiator)
         self.transcript = transcript
         self.listeners: list[Callable[[Event], None]] = []
         # memory: (agent, observation) -> context handed to the agent with its observation
@@ -158,12 +171,10 @@ class Engine:
             return actor
         v = self._voices.get(npc)
         if v is None:
-            from agents.npc import ScriptedNPC, voice_seed
-            npcs = list(self.spec.npcs)
-            params = self.spec.npcs[npc].agent.params
-            v = ScriptedNPC(npc, self.spec, voice_seed(self.seed, npcs.index(npc), len(npcs)),
-                            negotiator=params.get("negotiator", "linear"),
-                            negotiator_params=params.get("negotiator_params"))
+            if self.voice_factory is None:  # nothing injected: the standard scripted voice
+                from game.wiring import scripted_voice
+                self.voice_factory = scripted_voice
+            v = self.voice_factory(self, npc)
             self._voices[npc] = v
         return v
 

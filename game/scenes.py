@@ -4,6 +4,11 @@ Negotiation mechanics live in ``game.negotiation``; this module opens a
 session when the player trades, lets the merchant's negotiator answer each
 move, and carries out the deal (item for gold). Council scenes debate while the
 player is present, can be swayed with evidence, and close with a vote.
+
+The negotiators come from the composition layer (this module imports neither ``agents`` nor
+``memory``): an NPC trades through its voice's own ``negotiator``; a party without one through the
+injected ``default_negotiator`` (``game.wiring.rule_negotiator`` when none was injected); a
+``negotiator_factory``, when given, overrides both for every party.
 """
 
 from __future__ import annotations
@@ -15,19 +20,17 @@ from game.types import PLAYER, Action, Verb
 
 if TYPE_CHECKING:
     from game.engine import Engine
-
-
-def default_negotiator(scene: Any, party: str, utility: Any, params: dict[str, Any]) -> Any:
-    """The NPC's rule-based negotiator (``params["negotiator"]``: any kind in ``agents.negotiators.KINDS``)."""
-    from agents.negotiators import from_kind
-    kind = params.get("negotiator", "linear")
-    return from_kind(kind, utility, **(params.get("negotiator_params") or {}))
+    from game.kinds import NegotiatorFactory
 
 
 class SceneManager:
-    def __init__(self, eng: Engine, negotiator_factory=None):
+    def __init__(self, eng: Engine, negotiator_factory: NegotiatorFactory | None = None,
+                 default_negotiator: NegotiatorFactory | None = None):
+        """``negotiator_factory``: every party trades through it (None: each NPC through its voice's
+        own negotiator). ``default_negotiator``: for a party with no negotiator of its own."""
         self.eng = eng
-        self.factory = negotiator_factory or default_negotiator
+        self.factory = negotiator_factory
+        self.default_factory = default_negotiator
         self._sessions: dict[str, Any] = {}
         self._negotiators: dict[tuple[str, str], Any] = {}
 
@@ -54,17 +57,24 @@ class SceneManager:
             scene = self.eng.spec.scenes[sid]
             utility = utilities_for(scene)[party]
             agent = self.eng.voice(party) if party in self.eng.spec.npcs else None
-            if self.factory is default_negotiator and agent is not None and hasattr(agent, "negotiator"):
+            if self.factory is None and agent is not None and hasattr(agent, "negotiator"):
                 neg = agent.negotiator(scene, party, utility)  # the NPC trades through its own negotiator
             else:
                 params = self.eng.spec.npcs[party].agent.params if party in self.eng.spec.npcs else {}
-                neg = self.factory(scene, party, utility, params)
+                neg = (self.factory or self.default_negotiator())(scene, party, utility, params)
             if hasattr(neg, "context_source"):  # LLM negotiators read the party's memory context
                 neg.context_source = lambda: self.eng.context_for(party, neg)
             if hasattr(neg, "clock"):
                 neg.clock = lambda: self.eng.state.turn
             self._negotiators[key] = neg
         return self._negotiators[key]
+
+    def default_negotiator(self) -> NegotiatorFactory:
+        """The factory for a party with no negotiator of its own: the injected one, or the standard one."""
+        if self.default_factory is None:  # nothing injected: the standard rule-based negotiators
+            from game.wiring import rule_negotiator
+            self.default_factory = rule_negotiator
+        return self.default_factory
 
     def _sync(self, sid: str) -> None:
         st = self.eng.state.scenes.setdefault(sid, {})

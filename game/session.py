@@ -1,7 +1,9 @@
 """A game session: world + engine + NPC agents + transcript, with save, load and replay.
 
 This is the wiring point between the engine and the agents; the CLI, the TUI
-and tournaments all start games through it.
+and tournaments all start games through it. The engine layer imports neither ``agents`` nor
+``memory``: this module builds the NPC agents, memory and gate, and injects them with the
+standard voices and negotiators (``game.wiring.engine_defaults()``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from game.state import state_hash
 from game.text import shown
 from game.transcript import Transcript
 from game.types import Action, Event
+from game.wiring import engine_defaults
 from game.world.loader import World, load_world
 
 
@@ -61,7 +64,8 @@ class Game:
         self.saved_llm: dict[str, Any] | None = None
         self.agents = npc_agents(self.world, self.seed, llm, llm_npcs if llm is not None else ()) \
             if agents is None else agents
-        self.engine = Engine(self.world, seed=self.seed, actors=self.agents, transcript=self.transcript)
+        self.engine = Engine(self.world, seed=self.seed, actors=self.agents, transcript=self.transcript,
+                             **engine_defaults())
         self.memory = None
         if memory is not None:
             self.attach_memory(memory)
@@ -313,7 +317,7 @@ def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, 
     tpath = folder / TRANSCRIPT_FILE
     check_hash(data, folder / "save.json")
     world = _world_for(data, folder / "save.json", None)
-    eng = Engine(world, seed=data["seed"], transcript=Transcript())
+    eng = Engine(world, seed=data["seed"], transcript=Transcript(), **engine_defaults())
     from collections import deque
     decisions: deque[dict[str, Any]] = deque()
     lines = text.split("\n")  # records end with "\n" only (\x85 or \u2028 inside text is no line break)

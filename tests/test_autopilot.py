@@ -225,8 +225,9 @@ def test_merchant_model_ranks_what_the_merchant_preferred():
 
 HIDDEN_NPC = ("honesty", "agent")                      # how honest an NPC is; its kind and negotiator
 HIDDEN_PARTY = ("weights", "values", "reservation")    # another party's utility in a negotiation
-HIDDEN_SCENES = ("factory", "_negotiators", "_negotiator")  # the live negotiators the engine built
-HIDDEN_ENGINE = ("actors", "_voices", "voice", "rng")  # NPC agents (their negotiators, honesty), engine RNG
+HIDDEN_SCENES = ("factory", "default_factory", "default_negotiator",  # the negotiators the engine builds
+                 "_negotiators", "_negotiator")
+HIDDEN_ENGINE = ("actors", "_voices", "voice", "voice_factory", "rng")  # NPC agents (negotiators, honesty), RNG
 
 
 class _Guard:

@@ -135,7 +135,7 @@ def test_did_you_mean_and_world_check_kinds():
     with pytest.raises(InputError) as e:
         from_kind("tit_for_tatt", u)
     assert e.value.hint == "did you mean 'tit_for_tat'?"
-    from game.scenes import default_negotiator
+    from game.wiring import rule_negotiator as default_negotiator
     assert isinstance(default_negotiator(None, P, u, {"negotiator": "aspiration"}), Aspiration)
 
 

@@ -118,8 +118,8 @@ def test_bad_negotiator_params_are_reported_at_load(tmp_path):
 def test_negotiator_params_reach_standalone_scenes_and_trading(tmp_path):
     """The same params shape the in-game merchant and the standalone scene (hardliner with a wide epsilon
     accepts what a strict one refuses)."""
-    from game.scenes import default_negotiator
     from game.negotiation.utility import utilities_for
+    from game.wiring import rule_negotiator as default_negotiator
     world = load_world(MINI)
     scene = world.spec.scenes["buy_lamp"]
     u = utilities_for(scene)["mara"]

@@ -2,6 +2,11 @@
 
 Each check yields a ``Problem`` with the field path, the bad value and a
 'did you mean' hint. All problems are collected; nothing stops at the first.
+
+Agent kinds and their parameters are checked against an ``AgentKinds`` (``game.kinds``) passed
+in by the caller; this module never imports the ``agents`` package. Given none, the checks use
+the standard one, ``game.wiring.agent_kinds()`` (the composition layer's view of
+``agents.registry``), imported only then, so the result never depends on what was imported before.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from game.errors import Problem, did_you_mean
+from game.kinds import AgentKinds
 from game.types import PLAYER
 from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
 
@@ -23,11 +29,16 @@ def _plural(kind: str) -> str:
     return kind[:-1] + "ies" if kind.endswith("y") and kind[-2:-1] not in "aeiou" else kind + "s"
 
 
-def cross_reference(w: WorldSpec) -> list[Problem]:
-    return list(_check(w))
+def cross_reference(w: WorldSpec, agent_kinds: AgentKinds | None = None) -> list[Problem]:
+    """Every cross-reference problem in ``w``; ``agent_kinds``: the kinds an NPC's agent may be
+    (None: the standard ones, ``game.wiring.agent_kinds()``)."""
+    if agent_kinds is None:
+        from game.wiring import agent_kinds as standard
+        agent_kinds = standard()
+    return list(_check(w, agent_kinds))
 
 
-def _check(w: WorldSpec) -> Iterator[Problem]:
+def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
     locs, items, npcs = set(w.locations), set(w.items), set(w.npcs)
     parties_ok = npcs | {PLAYER}
 
@@ -95,7 +106,7 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
             yield Problem(f"item {iid!r} ends up inside itself through containers", path=f"items.{iid}.contents",
                           hint="containers cannot hold each other in a loop")
 
-    yield from _agent_problems(w)
+    yield from _agent_problems(w, agent_kinds)
     yield from _line_problems(w)
     yield from _relation_problems(w)
 
@@ -241,12 +252,11 @@ def _check(w: WorldSpec) -> Iterator[Problem]:
                 yield _ref("location", sc.location, locs, f"{base}.location")
 
 
-def _agent_problems(w: WorldSpec) -> Iterator[Problem]:
+def _agent_problems(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
     """Agent kinds must exist, and their parameters must fit the kind's parameter model in
-    ``agents.registry`` (the model ``create`` builds the agent from); locations named in a
-    wanderer's ``moves`` or a patrol's ``route`` must exist, and a route must follow exits."""
-    from agents.registry import LLM_KINDS, kinds, params_problems
-    known = kinds()
+    ``agent_kinds`` (for ``agents.registry``: the model ``create`` builds the agent from); locations
+    named in a wanderer's ``moves`` or a patrol's ``route`` must exist, and a route must follow exits."""
+    known, llm_kinds = agent_kinds.kinds(), agent_kinds.LLM_KINDS
     locs = w.locations
     for nid, npc in w.npcs.items():
         path = f"npcs.{nid}.agent"
@@ -254,11 +264,11 @@ def _agent_problems(w: WorldSpec) -> Iterator[Problem]:
         if kind not in known:
             yield _ref("agent kind", kind, known, f"{path}.kind")
             continue
-        problems = params_problems(kind, params)
+        problems = agent_kinds.params_problems(kind, params)
         for p in problems:
             yield Problem(p.message, path=f"{path}.params{p.path}", hint=p.hint)
         body, body_params, where = kind, params, f"{path}.params"
-        if kind in LLM_KINDS:
+        if kind in llm_kinds:
             body, body_params = params.get("body", "idle"), params.get("body_params")
             where = f"{path}.params.body_params"
         if not isinstance(body_params, dict):

@@ -13,6 +13,12 @@ symlink to ``/dev/zero`` or a folder named ``world.toml`` is reported, never
 read. Symlinks are followed only when they resolve inside the world folder.
 Data nested deeper than ``MAX_DEPTH`` is refused. Every string read (keys
 included) is normalised with ``game.text.clean``.
+
+NPC agent kinds and parameters are checked against the ``agent_kinds`` given to
+``collect_problems`` / ``load_world`` (a ``game.kinds.AgentKinds``). Left None, they are the
+standard kinds from the composition layer (``game.wiring.agent_kinds()``, i.e. ``agents.registry``),
+imported when a world is checked: this package never imports ``agents`` itself, and a world
+validates the same whoever calls ``load_world`` and whatever was imported before.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 
 from game.errors import InputError, Problem, WorldError
 from game.files import MAX_FILE_BYTES, kind_of, path_problem, read_limited, stat_of  # noqa: F401 (re-exported)
+from game.kinds import AgentKinds
 from game.text import clean
 
 EXTRA_SECTIONS = ("locations", "items", "npcs", "quests", "scenes", "facts")
@@ -338,8 +345,9 @@ def content_hash(files: list[Path], raws: dict[Path, bytes] | None = None) -> st
     return h.hexdigest()[:16]
 
 
-def collect_problems(path: str | Path) -> tuple[World | None, list[Problem]]:
-    """Load a world and return it with every problem found (world is None if any)."""
+def collect_problems(path: str | Path, agent_kinds: AgentKinds | None = None) -> tuple[World | None, list[Problem]]:
+    """Load a world and return it with every problem found (world is None if any).
+    ``agent_kinds``: the kinds an NPC's agent may be (None: the standard ones)."""
     from pydantic import ValidationError
 
     from game.world.checks import cross_reference
@@ -375,7 +383,7 @@ def collect_problems(path: str | Path) -> tuple[World | None, list[Problem]]:
     except ValidationError as e:
         problems.extend(_pydantic_problems(e, data, main, origins))
         return None, problems
-    for p in cross_reference(spec):
+    for p in cross_reference(spec, agent_kinds):
         if p.file is None:
             key = tuple(p.path.split(".")[:2]) if p.path else ()
             p.file = origins.get(key, main)  # type: ignore[arg-type]
@@ -385,10 +393,11 @@ def collect_problems(path: str | Path) -> tuple[World | None, list[Problem]]:
     return World(spec=spec, folder=folder, content_hash=content_hash(files, raws)), []
 
 
-def load_world(path: str | Path) -> World:
-    """Load and validate a world; raise ``WorldError`` listing every problem."""
+def load_world(path: str | Path, agent_kinds: AgentKinds | None = None) -> World:
+    """Load and validate a world; raise ``WorldError`` listing every problem.
+    ``agent_kinds``: the kinds an NPC's agent may be (None: the standard ones)."""
     folder = resolve_world_path(path)
-    world, problems = collect_problems(folder)
+    world, problems = collect_problems(folder, agent_kinds)
     if world is None:
         raise WorldError(problems, source=str(folder))
     return world

@@ -17,10 +17,12 @@ the seller, a higher one), linearly from 1 to 0, with every other issue neutral.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
+from game.kinds import AgentKinds
 from game.types import DIRECTIONS, PLAYER
 
 Id = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", description="lower_snake identifier")]
@@ -338,22 +340,24 @@ class WorldSpec(Spec):
         return self.player.location or self.start
 
 
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema for world.toml, as committed in worlds/schema/."""
+def json_schema(agent_kinds: AgentKinds | None = None) -> dict[str, Any]:
+    """The JSON Schema for world.toml, as committed in worlds/schema/. ``agent_kinds``: whose
+    parameter models describe ``agent.params`` (None: the standard ones, ``game.wiring.agent_kinds()``,
+    imported only here: this module never imports the ``agents`` package)."""
+    if agent_kinds is None:
+        from game.wiring import agent_kinds as standard
+        agent_kinds = standard()
     schema = WorldSpec.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    _agent_params_schema(schema)
+    _agent_params_schema(schema, agent_kinds.param_models())
     # allow the `#:schema` directive's editors and the optional $schema key
     return schema
 
 
-def _agent_params_schema(schema: dict[str, Any]) -> None:
-    """Describe ``agent.params`` per kind, from the parameter models in ``agents.registry``
-    (imported here, lazily: loading a world spec does not import the agents)."""
-    from agents.registry import param_models
+def _agent_params_schema(schema: dict[str, Any], models: Mapping[str, Any]) -> None:
+    """Describe ``agent.params`` per kind, from each kind's parameter model (a pydantic model)."""
     defs = schema["$defs"]
     agent = defs["AgentSpec"]
-    models = param_models()
     agent["properties"]["kind"]["enum"] = list(models)
     branches = []
     for kind, model in models.items():
