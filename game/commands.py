@@ -152,10 +152,26 @@ def cmd_play(args: Namespace) -> int:
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
         sys.stdin.reconfigure(errors="replace")
     _autosave_on_signals()
+    if not args.load:
+        _mention_autosave(game, args.saves_dir)
     try:
         return run_console(game, saves_base=args.saves_dir)
     finally:
         print_llm_usage(llm)
+
+
+def _mention_autosave(game, saves_base) -> None:
+    """A new game of a world that has an autosave says how to continue that one instead."""
+    from game.console import autosave_name
+    from game.errors import ParleyError
+    from game.saves import read_save, save_folder
+    name = autosave_name(game)
+    try:
+        data = read_save(save_folder(name, saves_base))
+    except (ParleyError, OSError):
+        return
+    print(f"note: an autosave of this world exists (turn {data['turn']}); continue it with "
+          f"`parley play --load {name}`. If you play on, it is kept as {name}-previous.", file=sys.stderr)
 
 
 def _autosave_on_signals() -> None:
@@ -204,12 +220,22 @@ def run_script(game, lines: list[tuple[int, str]], path: str = "script", turns: 
             if echo:
                 echo(line, events)
         elif isinstance(parsed, Meta):
-            continue  # save/load/help/quit have no meaning in a headless run
+            if parsed.name == "quit":
+                print(f"parley: {path}:{n}: quit: the run stops here", file=sys.stderr)
+                break
+            if parsed.name in ("save", "load"):  # headless runs keep no saves; --out keeps the transcript
+                print(f"parley: warning: {path}:{n}: {parsed.name!r} is skipped in a headless run "
+                      "(use --out FILE for the transcript)", file=sys.stderr)
         elif isinstance(parsed, Clarify):
-            raise InputError(f"{path}:{n}: {line!r} is ambiguous: {parsed.question}",
+            raise InputError(f"{path}:{n}: {_brief(line)} is ambiguous: {parsed.question}",
                              hint="name the object fully in the script")
         elif isinstance(parsed, Unknown):
-            raise InputError(f"{path}:{n}: {line!r}: {parsed.message}")
+            raise InputError(f"{path}:{n}: {_brief(line)}: {parsed.message}")
+
+
+def _brief(line: str, width: int = 80) -> str:
+    """A script line for a message: quoted, and cut to ``width`` characters."""
+    return repr(line if len(line) <= width else line[:width] + "…")
 
 
 def echo_events(line: str, events) -> None:
@@ -494,7 +520,7 @@ def cmd_saves(args: Namespace) -> int:
         print(f"player   at {shown(st['where'].get('player'))} with {shown(st['gold'].get('player'))} gold")
         return 0
     folder = remove(args.name, base)
-    print(f"removed {folder}")
+    print(f"removed {shown(folder)}")
     return 0
 
 

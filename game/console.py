@@ -12,6 +12,32 @@ def autosave_name(game) -> str:
     return f"autosave-{game.spec.id}"
 
 
+def keep_other_autosave(game, saves_base) -> str | None:
+    """If ``autosave-<world>`` holds another game (not the one this game was loaded from), move it
+    to ``autosave-<world>-previous`` (replacing an older one) so the autosave about to be written
+    never silently replaces it. Returns the name it was kept under, or None."""
+    import os
+
+    from game.errors import ParleyError
+    from game.saves import SAVE_FILE, remove, save_folder
+    name = autosave_name(game)
+    folder = save_folder(name, saves_base)
+    if not (folder / SAVE_FILE).is_file() or getattr(game, "loaded_from", None) == folder.resolve():
+        return None
+    for n in range(1, 1000):
+        keep = f"{name}-previous" + (f"-{n}" if n > 1 else "")
+        target = save_folder(keep, saves_base)
+        if target.exists() and n == 1:
+            try:
+                remove(keep, saves_base)  # one older autosave is enough; its own files only
+            except ParleyError:
+                pass
+        if not target.exists():
+            os.replace(folder, target)
+            return keep
+    return None
+
+
 def event_line(ev: Event, viewer: str = PLAYER) -> str:
     """How an event reads to one viewer: its own actions in the second person."""
     if ev.actor == viewer and "view" in ev.data:
@@ -137,13 +163,15 @@ def _save(game, name: str, saves_base, read, ours: dict) -> str:
     write (anything but y/yes keeps it). Returns the line to show."""
     from game.errors import ParleyError
     from game.saves import SAVE_FILE, read_save, save_folder, slugify
+    from game.text import clean, shown
+    typed = " ".join(clean(name).split()).casefold()  # two names that share a folder are asked about
     try:
         slug = slugify(name)
         folder = save_folder(name, saves_base)  # a link out of the saves folder is refused before asking
-        if (folder / SAVE_FILE).exists() and (ours.get(slug) is None or ours[slug] != _stamp(folder)):
+        if (folder / SAVE_FILE).exists() and ours.get(slug) != (typed, _stamp(folder)):
             try:
                 data = read_save(folder)
-                what = f"{data['world']['id']}, turn {data['turn']}"
+                what = shown(f"{data['world']['id']}, turn {data['turn']}")
             except (ParleyError, OSError):
                 what = "it cannot be read"
             try:
@@ -155,12 +183,12 @@ def _save(game, name: str, saves_base, read, ours: dict) -> str:
         folder = game.save(name, saves_base)
         stamp = _stamp(folder)
         if stamp is not None:
-            ours[slug] = stamp
-        return f"Saved to {folder}."
+            ours[slug] = (typed, stamp)
+        return f"Saved to {shown(folder)}."
     except ParleyError as e:
         return f"Could not save: {e.render()}"
     except OSError as e:
-        return f"Could not save: {e}"
+        return f"Could not save: {shown(e.filename) + ': ' if e.filename else ''}{e.strerror or e}"
 
 
 def _show(events, write) -> None:
@@ -173,6 +201,7 @@ def _farewell(game, saves_base, write) -> None:
     """Summary line, and an autosave if the game is unfinished (also after a crash, Ctrl-C, or
     SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same)."""
     from game.errors import ParleyError
+    from game.text import shown
     shown_write = write
 
     def write(text: str) -> None:
@@ -190,10 +219,13 @@ def _farewell(game, saves_base, write) -> None:
     if not st.done and st.turn > 0:
         name = autosave_name(game)
         try:
+            kept = keep_other_autosave(game, saves_base)
+            if kept:
+                write(shown(f"The autosave of another game was kept as {kept}."))
             folder = game.save(name, saves_base)
             llm = getattr(game, "llm", None)
             url = llm.config.public_dict()["base_url"] if llm else ""
             again = f" --llm {'URL' if '***' in url else url} --model {llm.config.model}" if llm else ""
-            write(f"Progress saved to {folder}; continue with: parley play --load {name}{again}")
+            write(shown(f"Progress saved to {folder}; continue with: parley play --load {name}{again}"))
         except (ParleyError, OSError) as e:
-            write(f"Could not autosave: {getattr(e, 'message', e)}")
+            write(shown(f"Could not autosave: {getattr(e, 'message', e)}"))

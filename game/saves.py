@@ -134,11 +134,31 @@ def _folder(folder: Path, lock: bool = True) -> Iterator[int | None]:
         return
     try:
         if lock and fcntl is not None:
-            with contextlib.suppress(OSError):  # e.g. a network file system without locks
-                fcntl.flock(fd, fcntl.LOCK_EX)
+            _lock(fd, folder)
         yield fd
     finally:
         os.close(fd)  # also releases the lock
+
+
+LOCK_WAIT = 15.0  # seconds to wait for another process's save or load of the same folder
+
+
+def _lock(fd: int, folder: Path) -> None:
+    """Take the folder's lock, waiting up to ``LOCK_WAIT`` seconds for another process's save or
+    load; then a clear error instead of a silent hang. File systems without locks go unlocked."""
+    import time
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise SaveError(f"{folder}: in use by another process for more than {LOCK_WAIT:g} s",
+                                hint="another Parley (or a tool) holds this save; try again when it is done") from None
+            time.sleep(0.05)
+        except OSError:  # e.g. a network file system without locks
+            return
 
 
 def atomic_write(path: Path, text: str, dir_fd: int | None = None) -> None:

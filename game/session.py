@@ -62,6 +62,7 @@ class Game:
         self.llm = llm
         self.llm_npcs = llm_npcs if llm is not None else ()
         self.saved_llm: dict[str, Any] | None = None
+        self.loaded_from: Path | None = None
         self.agents = npc_agents(self.world, self.seed, llm, llm_npcs if llm is not None else ()) \
             if agents is None else agents
         self.engine = Engine(self.world, seed=self.seed, actors=self.agents, transcript=self.transcript,
@@ -212,6 +213,7 @@ class Game:
                                 "is not minilm or hash)", hint="the file was left as it is")
         game = cls(world, seed=data["seed"], memory=memory, llm=llm, llm_npcs=llm_npcs, jury=jury)
         game.saved_llm = data.get("llm")
+        game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
         try:
             game.engine.set_state(data["engine"])
             for k, st in data["components"].get("agents", {}).items():

@@ -234,3 +234,125 @@ def test_validate_of_a_plain_file_names_the_file(tmp_path):
     assert code == 2 and "README.md: is a file, not a world folder" in out, out
     code, out, err = run_cli("validate", "worlds/harbor/world.toml", saves=tmp_path)
     assert code == 0 and out.startswith("ok   worlds/harbor/world.toml"), out + err
+
+
+# -- third round: data lost without a word, odd server shapes, held locks ----------------------
+
+def test_a_new_game_keeps_the_other_games_autosave(tmp_path):
+    """Was: `parley play`, `look`, `quit` silently replaced the autosave of a long game."""
+    code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"take iron key\nwait\nwait\nquit\n", saves=tmp_path)
+    assert code == 0 and Game.load("autosave-mini-v1", base=tmp_path).engine.state.turn == 3
+    code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"wait\nquit\n", saves=tmp_path)
+    assert "an autosave of this world exists (turn 3)" in err and "kept as autosave-mini-v1-previous" in out
+    assert Game.load("autosave-mini-v1-previous", base=tmp_path).engine.state.turn == 3
+    assert Game.load("autosave-mini-v1", base=tmp_path).engine.state.turn == 1
+    code, out, err = run_cli("play", "--load", "autosave-mini-v1", "--no-memory", stdin=b"wait\nquit\n", saves=tmp_path)
+    assert "kept as" not in out  # continuing the autosave replaces it, as it should
+    assert Game.load("autosave-mini-v1", base=tmp_path).engine.state.turn == 2
+    assert Game.load("autosave-mini-v1-previous", base=tmp_path).engine.state.turn == 3
+
+
+def _completion(content, **extra) -> dict:
+    return {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            **extra}
+
+
+@pytest.mark.parametrize("body, text", [
+    (json.dumps(_completion([{"type": "text", "text": "lo"}, {"type": "text", "text": "ok"}])), "look"),
+    (json.dumps(_completion(7)), ""),
+    (json.dumps(_completion({"a": 1})), ""),
+    (json.dumps({**_completion("x"), "choices": "nope"}), ""),
+    (json.dumps([1, 2]), ""),
+    (json.dumps("just a string"), ""),
+    ('{"choices": ' + "9" * 5000 + "}", None),
+    ("[" * 100_000, None),
+])
+def test_odd_completion_shapes_are_text_or_a_clear_failure(serve, body, text):
+    """Was: content as a list or number, choices as a string, a list body, a 5000-digit number or
+    deep nesting crashed the game with a traceback."""
+    from agents.llm.client import LLMClient, LLMError
+    from agents.llm.config import LLMConfig
+    s = serve([{"raw": body}])
+    with LLMClient(LLMConfig(base_url=s.base_url, model="m", max_retries=0)) as llm:
+        if text is None:
+            with pytest.raises(LLMError, match="not an OpenAI-style JSON body"):
+                llm.chat([{"role": "user", "content": "?"}])
+        else:
+            assert llm.chat([{"role": "user", "content": "?"}]).text == text
+
+
+def test_json_nested_too_deeply_in_a_reply_is_an_invalid_reply():
+    from agents.llm.client import extract_json_object
+    with pytest.raises(ValueError, match="nested too deeply|no JSON object"):
+        extract_json_object('{"a":' * 500 + "1" + "}" * 500)
+
+
+def test_two_names_that_share_a_folder_are_asked_about(tmp_path):
+    """Was: `save <64 a>x` then `save <64 a>y` (one folder, slugs cut at 64) overwrote without asking."""
+    a = "a" * 64
+    code, out, err = run_cli("play", MINI, "--no-memory", stdin=f"wait\nsave {a}x\nwait\nsave {a}y\nn\n".encode(),
+                             saves=tmp_path)
+    assert out.count("Saved to") == 1 and "Overwrite save" in out and "left as it was" in out, out
+    assert Game.load(a, base=tmp_path).engine.state.turn == 1
+
+
+def test_the_overwrite_question_shows_a_saved_world_id_escaped(tmp_path):
+    from game.console import run_console
+    game = Game(ROOT / MINI, seed=0)
+    path = game.save("slot", base=tmp_path) / "save.json"
+    path.write_text(path.read_text().replace('"id": "mini-v1"', '"id": "\\u001b]0;PWNED\\u0007mini"'))
+    answers = iter(["save slot", "n"])
+    asked: list[str] = []
+
+    def read(prompt: str) -> str:
+        asked.append(prompt)
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+    run_console(game, saves_base=str(tmp_path), read=read, write=lambda _t: None)
+    question = next(q for q in asked if "Overwrite" in q)
+    assert "\x1b" not in question and "\\x1b]0;PWNED" in question
+
+
+def test_numbers_too_big_to_play_fail_validate(tmp_path):
+    """Was: `gold = <4300 nines>` validated, then crashed the game and its autosave."""
+    from game.world.loader import collect_problems
+    text = (ROOT / MINI / "world.toml").read_text()
+    import re
+    text = re.sub(r"^gold = \d+", "gold = " + "9" * 40, text, count=1, flags=re.M)
+    _, problems = collect_problems(write_world(tmp_path / "w", text))
+    assert any("at most 1,000,000,000,000" in p.message for p in problems), [p.render() for p in problems]
+
+
+def test_script_meta_commands_warn_or_stop(tmp_path):
+    """Was: `save`, `load` and `quit` in a script were skipped without a word."""
+    script = tmp_path / "s.txt"
+    script.write_text("look\nsave slot\nwait\nquit\nwait\n")
+    code, out, err = run_cli("run", MINI, "--no-memory", "--quiet", "--script", str(script), saves=tmp_path)
+    assert code == 0 and "s.txt:2: 'save' is skipped in a headless run" in err and "s.txt:4: quit" in err, err
+    assert "turn 2," in out
+    script.write_text("x" * 1_000_000 + "\n")
+    code, out, err = run_cli("run", MINI, "--no-memory", "--script", str(script), saves=tmp_path)
+    assert code == 2 and len(err) < 1000, len(err)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+def test_a_save_held_by_another_process_is_a_clear_error_not_a_hang(tmp_path, monkeypatch):
+    import fcntl
+
+    import game.saves as saves
+    game = Game(ROOT / MINI, seed=0)
+    folder = game.save("held", base=tmp_path)
+    monkeypatch.setattr(saves, "LOCK_WAIT", 0.3)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(SaveError, match="in use by another process"):
+            Game.load("held", base=tmp_path)
+        with pytest.raises(SaveError, match="in use by another process"):
+            game.save("held", base=tmp_path)
+    finally:
+        os.close(fd)
+    assert Game.load("held", base=tmp_path).engine.state.turn == 0

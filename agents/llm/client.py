@@ -137,6 +137,24 @@ def _content_text(messages: list[Message]) -> str:
     return "".join(str(m.get("content") or "") for m in messages)
 
 
+def _reply_text(resp: Any) -> str:
+    """The assistant's text in a completion, whatever shape a server gave it: ``""`` when there
+    is none; a list of content parts is joined; anything else that is not text is ignored."""
+    choices = getattr(resp, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        return ""
+    message = getattr(choices[0], "message", None)
+    if message is None and isinstance(choices[0], dict):
+        message = choices[0].get("message")
+    content = message.get("content") if isinstance(message, dict) else getattr(message, "content", None)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") if isinstance(p, dict) else getattr(p, "text", None) for p in content]
+        return "".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
 def _count(value: Any, default: Any = 0) -> Any:
     """A token count from a server or a cache file: a whole number in [0, 10**9], else ``default``
     (a reply's or a cache file's odd numbers are untrusted input, never a crash)."""
@@ -149,7 +167,10 @@ def extract_json_object(text: str | None) -> dict[str, Any]:
     """The first JSON object in ``text``: bare, inside ```json fences, or amid prose. Its
     strings are cleaned (``game.text.clean``): an escaped control or bidi character in a
     reply never reaches the game."""
-    return _cleaned(_first_json_object(text))
+    try:
+        return _cleaned(_first_json_object(text))
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
 
 
 def _cleaned(obj: Any) -> Any:
@@ -393,7 +414,7 @@ class LLMClient:
             except oa.APIConnectionError as exc:
                 cause = exc.__cause__ or exc.__context__
                 last = "connection failed" + (f": {self._scrub(str(cause))}" if cause and str(cause) else "")
-            except (json.JSONDecodeError, oa.APIResponseValidationError):
+            except (ValueError, RecursionError, oa.APIResponseValidationError):  # bad JSON, huge numbers, deep nesting
                 last = "the response was not an OpenAI-style JSON body"
             if attempt == cfg.max_retries:
                 break
@@ -441,11 +462,10 @@ class LLMClient:
             if not isinstance(exc, _FormatUnsupported):  # the endpoint failed for good (down, 401, 404, ...)
                 self.outage = exc
             raise
-        choices = resp.choices or []
-        text = clean((choices[0].message.content if choices and choices[0].message else None) or "")
-        usage = resp.usage
-        if usage is not None and _count(usage.prompt_tokens, None) is not None:
-            pt, ct = _count(usage.prompt_tokens), _count(usage.completion_tokens)
+        text = clean(_reply_text(resp))
+        usage = getattr(resp, "usage", None)
+        if usage is not None and _count(getattr(usage, "prompt_tokens", None), None) is not None:
+            pt, ct = _count(usage.prompt_tokens), _count(getattr(usage, "completion_tokens", None))
         else:
             pt, ct = _estimate_tokens(_content_text(messages)), _estimate_tokens(text)
         ms = (time.perf_counter() - t0) * 1000.0

@@ -38,6 +38,8 @@ from game.kinds import AgentKinds
 from game.text import clean
 
 EXTRA_SECTIONS = ("locations", "items", "npcs", "quests", "scenes", "facts")
+MAX_NUMBER = 10**12
+"""The largest whole number a world file may hold (gold, scores, values): bigger ones overflow play."""
 MAX_DEPTH = 32
 """How deeply tables and arrays may nest in a world file (worlds need about 6 levels)."""
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -99,11 +101,16 @@ def _depth_over(data: Any, limit: int) -> bool:
     return False
 
 
-def _clean_tree(obj: Any, where: list[str], clashes: list[str]) -> Any:
+def _clean_tree(obj: Any, where: list[str], clashes: list[tuple[str, str]]) -> Any:
     """``obj`` with every string (keys included) passed through ``game.text.clean``. Keys that
-    become equal once cleaned are recorded in ``clashes`` (the later one is dropped)."""
+    become equal once cleaned (the later one is dropped) and numbers beyond ``MAX_NUMBER`` are
+    recorded in ``clashes`` as (field path, message)."""
     if isinstance(obj, str):
         return clean(obj)
+    if isinstance(obj, int) and not isinstance(obj, bool) and abs(obj) > MAX_NUMBER:
+        clashes.append((".".join(where), f"the number has {len(str(abs(obj)))} digits; numbers in a world "
+                        f"are at most {MAX_NUMBER:,}"))
+        return 0
     if isinstance(obj, list):
         return [_clean_tree(v, where, clashes) for v in obj]
     if isinstance(obj, dict):
@@ -111,7 +118,8 @@ def _clean_tree(obj: Any, where: list[str], clashes: list[str]) -> Any:
         for k, v in obj.items():
             ck = clean(k)
             if ck in out:
-                clashes.append(".".join([*where, ck]))
+                clashes.append((".".join([*where, ck]), "key defined twice once invisible or control "
+                                                       "characters are removed"))
                 continue
             out[ck] = _clean_tree(v, [*where, ck], clashes)
         return out
@@ -150,11 +158,11 @@ def _parse_toml(raw: bytes, path: Path, problems: list[Problem]) -> dict[str, An
         problems.append(Problem(f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
                                 file=str(path), hint="a world needs only a few levels of nesting"))
         return None
-    clashes: list[str] = []
+    clashes: list[tuple[str, str]] = []
     data = _clean_tree(data, [], clashes)
-    for c in clashes:
-        problems.append(Problem("key defined twice once invisible or control characters are removed",
-                                file=str(path), path=c, hint="remove the duplicate"))
+    for where, message in clashes:
+        problems.append(Problem(message, file=str(path), path=where or None,
+                                hint="remove the duplicate" if "twice" in message else None))
     return data
 
 
