@@ -19,6 +19,12 @@ It never reads whether a fact is true, how honest an NPC is, another party's
 weights, values or reservation, or which negotiator (kind, parameters) an NPC
 uses (``npcs.*.agent``); ``tests/test_autopilot.py`` fails if it does.
 
+Known gaps: it still reads world-file fields the game never shows a player, namely
+NPCs' ``wants``, councillors' ``persuaded_by`` (listed above as "public"), which
+key opens each lock, where unvisited exits lead, and the whole fact catalogue
+(for topics). The guard does not catch these, nor ``model_dump()`` on the
+wrapped objects or reads of ``engine.state``.
+
 Each turn it picks the first of:
 
 1. a move in the open negotiation (``agents.autopilot_haggle``): it models the
