@@ -356,7 +356,7 @@ class Engine:
         return Observation(actor=actor, turn=st.turn, location=loc, text=self.describe(actor, loc),
                            visible=visible, exits=tuple(self.spec.locations[loc].exits),
                            inventory=tuple(st.items_in(actor)), gold=st.gold.get(actor, 0),
-                           recent=tuple(self.recent[actor]), scene=scene)
+                           recent=tuple(_as_seen(e) for e in self.recent[actor]), scene=scene)
 
     def scope(self, actor: str = PLAYER) -> Any:
         """What the parser may match for this actor right now."""
@@ -421,3 +421,15 @@ class Engine:
 
     def snapshot(self) -> str:
         return canonical_json(self.get_state())
+
+
+def _as_seen(ev: Event) -> Event:
+    """An event as an agent perceives it: a claim keeps what was said (speaker, subject,
+    relation, object, topic) but not which world fact it restates (``fact_id``), which with a
+    container's ``reveals`` would tell whether it is true. Listeners still get the whole event."""
+    claims = ev.data.get("claims") if ev.data else None
+    if not claims or not any(isinstance(c, dict) and "fact_id" in c for c in claims):
+        return ev
+    import dataclasses
+    said = [{k: v for k, v in c.items() if k != "fact_id"} if isinstance(c, dict) else c for c in claims]
+    return dataclasses.replace(ev, data={**ev.data, "claims": said})

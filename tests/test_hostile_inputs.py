@@ -356,3 +356,16 @@ def test_a_save_held_by_another_process_is_a_clear_error_not_a_hang(tmp_path, mo
     finally:
         os.close(fd)
     assert Game.load("held", base=tmp_path).engine.state.turn == 0
+
+
+def test_an_agent_never_sees_which_world_fact_a_claim_restates(tmp_path):
+    """Was: claims in an agent's observation carried `fact_id`, which with a container's `reveals`
+    tells whether a claim is true. The transcript and the listeners keep it."""
+    game = Game(ROOT / MINI, seed=0)
+    events = game.act(game.parser.parse("ask lou about gem", game.engine.scope()).action)
+    said = [e for e in events if e.data.get("claims")]
+    assert said and any("fact_id" in c for e in said for c in e.data["claims"])  # the record keeps it
+    seen = [e for e in game.engine.observe("player").recent if e.data.get("claims")]
+    assert seen and all("fact_id" not in c for e in seen for c in e.data["claims"])
+    assert all(set(c) >= {"speaker", "subject", "relation", "object", "topic"} for e in seen for c in e.data["claims"])
+    assert "fact_id" in game.transcript.text()
