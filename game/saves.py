@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from game.errors import InputError, SaveError
+from game.text import escape_surrogates
 
 try:  # POSIX only; elsewhere saves are still atomic, just not locked against other processes
     import fcntl
@@ -69,7 +70,6 @@ _PENDING = re.compile(r"transcript-[0-9a-f]{16}\.jsonl")  # a transcript written
 _TEMP = re.compile(r"\.(?:save\.json|transcript(?:-[0-9a-f]{16})?\.jsonl)\..+\.tmp")  # our temp files
 _REQUIRED = {"format_version": int, "world": dict, "seed": int, "turn": int, "engine": dict,
              "components": dict, "state_hash": str, "transcript": str}
-_SURROGATE = re.compile("[\ud800-\udfff]")
 NAME_RULE = "a save name needs a letter or digit; use letters, digits, spaces, - or _"
 
 
@@ -253,8 +253,7 @@ def pending_name(digest: str) -> str:
 def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> Path:
     """Write a save as one unit (see the module docstring): transcript under a new name,
     then save.json (the commit), then the transcript to its stable name, then clean up."""
-    if _SURROGATE.search(transcript_text):  # records are canonical JSON: escape, never fail
-        transcript_text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", transcript_text)
+    transcript_text = escape_surrogates(transcript_text)  # records are canonical JSON: escape, never fail
     digest = transcript_digest(transcript_text)
     payload = {"format_version": FORMAT_VERSION, **payload, "transcript": digest}
     size = len(transcript_text.encode("utf-8", "surrogatepass"))

@@ -9,16 +9,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from game.text import escape_surrogates, has_surrogates
 from game.types import PLAYER
 
 NOWHERE = ""  # item location for things that left play (not yet created rewards)
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def canonical_json(obj: Any) -> str:
@@ -31,7 +28,7 @@ def canonical_json(obj: Any) -> str:
     one is joined into the character they encode first, since that is what ``json.loads``
     makes of the escapes. Text without surrogates is unchanged (hashes stay stable)."""
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    if _SURROGATE.search(text) is None:
+    if not has_surrogates(text):
         return text
 
     def join(s: str) -> str:
@@ -47,7 +44,7 @@ def canonical_json(obj: Any) -> str:
         return o
 
     text = json.dumps(norm(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return escape_surrogates(text)
 
 
 @dataclass

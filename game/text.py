@@ -46,6 +46,18 @@ def clean(text: str, newlines: bool = True) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def has_surrogates(text: str) -> bool:
+    """Whether ``text`` holds lone surrogates (bytes that were not UTF-8, kept by
+    ``errors="surrogateescape"``): such text cannot be encoded as UTF-8 as it is."""
+    return _LONE.search(text) is not None
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate written as a JSON escape (``\\udcff``): inside a JSON
+    string it reads back as the same character, and the result always encodes as UTF-8."""
+    return _LONE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def is_clean(text: str) -> bool:
     return clean(text) == text
 
