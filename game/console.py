@@ -147,13 +147,17 @@ def _meta_arg(line: str, parsed) -> str | None:
     return rest or None
 
 
+def _stamp_of(data: dict) -> tuple[str, str]:
+    """What identifies a save (its state hash and transcript digest)."""
+    return data["state_hash"], data["transcript"]
+
+
 def _stamp(folder) -> tuple[str, str] | None:
-    """What identifies the save in ``folder`` (its state hash and transcript digest), or None."""
+    """The stamp of the save in ``folder``, or None when it does not read."""
     from game.errors import ParleyError
     from game.saves import read_save
     try:
-        data = read_save(folder)
-        return data["state_hash"], data["transcript"]
+        return _stamp_of(read_save(folder))
     except (ParleyError, OSError):
         return None
 
@@ -168,18 +172,19 @@ def _save(game, name: str, saves_base, read, ours: dict) -> str:
     try:
         slug = slugify(name)
         folder = save_folder(name, saves_base)  # a link out of the saves folder is refused before asking
-        if (folder / SAVE_FILE).exists() and ours.get(slug) != (typed, _stamp(folder)):
+        if (folder / SAVE_FILE).exists():
             try:
                 data = read_save(folder)
-                what = shown(f"{data['world']['id']}, turn {data['turn']}")
+                stamp, what = _stamp_of(data), shown(f"{data['world']['id']}, turn {data['turn']}")
             except (ParleyError, OSError):
-                what = "it cannot be read"
-            try:
-                answer = read(f"Overwrite save '{slug}' ({what})? [y/N] ")
-            except EOFError:
-                answer = ""
-            if answer.strip().lower() not in ("y", "yes"):
-                return f"Not saved; '{slug}' was left as it was."
+                stamp, what = None, "it cannot be read"
+            if ours.get(slug) != (typed, stamp):
+                try:
+                    answer = read(f"Overwrite save '{slug}' ({what})? [y/N] ")
+                except EOFError:
+                    answer = ""
+                if answer.strip().lower() not in ("y", "yes"):
+                    return f"Not saved; '{slug}' was left as it was."
         folder = game.save(name, saves_base)
         stamp = _stamp(folder)
         if stamp is not None:
@@ -202,11 +207,11 @@ def _farewell(game, saves_base, write) -> None:
     SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same)."""
     from game.errors import ParleyError
     from game.text import shown
-    shown_write = write
+    to_terminal = write
 
     def write(text: str) -> None:
         try:
-            shown_write(text)
+            to_terminal(text)
         except (OSError, ValueError):  # the terminal is gone (SIGHUP, closed pipe): keep saving
             pass
     st = game.engine.state

@@ -243,9 +243,8 @@ class Parser:
         self._last: str | None = None   # id of the last noun referred to, for "it"
 
     def parse(self, text: str, scope: Scope) -> Parsed:
-        if len(text) > 4 * MAX_INPUT:  # before cleaning: never spend time on a megabyte line
-            return Unknown(f"That line is {len(text):,} characters long; a command is at most {MAX_INPUT:,}.")
-        text = clean(text, newlines=False)  # one line, no control or bidi characters
+        if len(text) <= 4 * MAX_INPUT:  # never spend time cleaning a megabyte line
+            text = clean(text, newlines=False)  # one line, no control or bidi characters
         if len(text) > MAX_INPUT:
             return Unknown(f"That line is {len(text):,} characters long; a command is at most {MAX_INPUT:,}.")
         pending, self._pending = self._pending, None

@@ -208,9 +208,10 @@ class Game:
                 raise SaveError(f"{where}: memory settings are damaged ({type(e).__name__}: {e})") from None
             if memory["store"] not in ("flat", "chroma"):
                 memory["store"] = "flat"
-            if memory["embedder"] not in ("minilm", "hash"):
+            from memory.embedder import KINDS as EMBEDDERS
+            if memory["embedder"] not in EMBEDDERS:
                 raise SaveError(f"{where}: memory settings are damaged (embedder {shown(repr(memory['embedder']))} "
-                                "is not minilm or hash)", hint="the file was left as it is")
+                                f"is not {' or '.join(EMBEDDERS)})", hint="the file was left as it is")
         game = cls(world, seed=data["seed"], memory=memory, llm=llm, llm_npcs=llm_npcs, jury=jury)
         game.saved_llm = data.get("llm")
         game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
