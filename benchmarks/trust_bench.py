@@ -72,8 +72,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from memory.peers import weighted_choice  # noqa: E402
 from memory.reputation import BetaReputation  # noqa: E402
-from memory.sigma import SigmaMem, weighted_choice  # noqa: E402
+from memory.sigma import SigmaMem  # noqa: E402
 
 GAMMA = 0.95
 ETA = 1 - GAMMA

@@ -40,7 +40,6 @@ passes the gate before it enters world-fact memory:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
@@ -48,54 +47,15 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memory.rule_judge import Candidate, Fact, RelationRule, RuleJudge, Triple, keywords, norm
+
+# the claims, the facts and the rule judge live in memory.rule_judge; importable from here too
+__all__ = ["LIVE", "OUTCOMES", "Candidate", "ConsistencyGate", "Decision", "Fact", "GateConfig", "RelationRule",
+           "RuleJudge", "Triple", "keywords", "norm"]
+
 OUTCOMES = ("admit", "quarantine", "reject")
 LIVE = ("admitted", "verified")          # statuses that count as evidence and are retrievable
-
-
-def _number(s: str) -> float | None:
-    try:
-        x = float(str(s).strip())
-    except ValueError:
-        return None
-    return x if x == x and x not in (float("inf"), float("-inf")) else None
-
-
-def norm(s: str) -> str:
-    """Case, underscores, hyphens and spacing do not matter; numbers compare as numbers
-    ("12" = "12.0", and "-5" stays negative)."""
-    x = _number(s)
-    if x is not None:
-        return f"{x:g}"
-    return re.sub(r"\s+", " ", str(s).lower().replace("_", " ").replace("-", " ")).strip()
-
-
-_WORD = re.compile(r"[A-Za-z][a-z]+|-?\d+(?:\.\d+)?")
-STOPWORDS = frozenset("""a an the this that these those there here it its he she his her they them their we our
-you your i my me and but or if so then than of in on at to for from by with into onto over under about as
-is are was were be been has have had do does did not no yes saw see says said what who where when why how""".split())
 KEYWORD_FACTS = 8   # at most this many facts per shared keyword (the most recent)
-
-
-def keywords(text: str) -> list[str]:
-    """Names (capitalised words that are not common words) and numbers: the tokens a keyword
-    match uses, sorted (a stable order whatever the hash seed)."""
-    out = set()
-    for tok in _WORD.findall(str(text)):
-        if tok[0].isdigit() or tok[0] == "-":
-            out.add(f"{float(tok):g}")
-        elif tok[0].isupper() and tok.lower() not in STOPWORDS:
-            out.add(tok.lower())
-    return sorted(out)
-
-
-class RelationRule(BaseModel):
-    """What the rule judge knows about one relation."""
-
-    model_config = ConfigDict(extra="forbid")
-    functional: bool = False                      # at most one object per subject
-    range: tuple[float, float] | None = None      # numeric objects must lie inside
-    temporal: Literal["before", "after"] | None = None   # subject happens before/after object
-    thresholds: tuple[float, float] | None = None  # (t_low, t_high) for this relation
 
 
 class GateConfig(BaseModel):
@@ -117,58 +77,6 @@ class GateConfig(BaseModel):
         return self
 
 
-class Triple:
-    """Normalised views of a (subject, relation, object) assertion."""
-
-    subject: str
-    relation: str
-    object: str
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return norm(self.subject), norm(self.relation)
-
-    @property
-    def triple(self) -> tuple[str, str, str]:
-        return norm(self.subject), norm(self.relation), norm(self.object)
-
-
-@dataclass
-class Candidate(Triple):
-    """A would-be world fact and where it came from."""
-
-    subject: str
-    relation: str
-    object: str
-    topic: str
-    source: str                      # NPC id, "player", "summary", or "observation"
-    turn: int = 0
-    text: str = ""
-    kind: str = "claim"              # claim | statement | summary | observation
-
-    def sentence(self) -> str:
-        return self.text or f"{self.subject} {self.relation.replace('_', ' ')} {self.object}"
-
-
-@dataclass
-class Fact(Triple):
-    """An entry of world-fact memory (admitted, quarantined, or gone with the reason kept)."""
-
-    id: str
-    subject: str
-    relation: str
-    object: str
-    topic: str
-    source: str
-    turn: int
-    text: str
-    status: str = "admitted"   # admitted | verified | quarantined | rejected | superseded | purged
-    truth: bool = True         # False only for verified negatives ("X is not in Y")
-    sources: list[str] = field(default_factory=list)   # who else asserted it
-    jury: float | None = None     # the LLM jury's score when it was held (re-checks reuse it)
-    awaiting_jury: bool = False   # held because the jury failed: only evidence or a new verdict frees it
-
-
 @dataclass
 class Decision:
     seq: int
@@ -186,53 +94,6 @@ class Decision:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-class RuleJudge:
-    """Structured checks: functional relations, numeric ranges, temporal order."""
-
-    name = "rule"
-
-    def __init__(self, relations: Mapping[str, RelationRule]):
-        self.relations = {norm(k): v for k, v in relations.items()}
-
-    def rule(self, relation: str) -> RelationRule:
-        return self.relations.get(norm(relation), RelationRule())
-
-    def check_alone(self, c: Candidate) -> str | None:
-        """A problem with the candidate on its own (a number out of range), or None."""
-        r = self.rule(c.relation)
-        if r.range is not None:
-            x = _number(c.object)
-            if x is None:
-                return f"{c.relation} takes a number in [{r.range[0]:g}, {r.range[1]:g}], got {c.object!r}"
-            if not r.range[0] <= x <= r.range[1]:
-                return f"{c.object} is outside the range [{r.range[0]:g}, {r.range[1]:g}] of {c.relation}"
-        return None
-
-    def vote(self, c: Candidate, f: Fact) -> tuple[float, str] | None:
-        """1 (supports), 0 (contradicts) or None (no structured bearing) for one related fact."""
-        s, rel, o = c.triple
-        fs, frel, fo = f.triple
-        if (s, rel) == (fs, frel):
-            x, y = _number(o), _number(fo)
-            if o == fo or (x is not None and x == y):
-                return (1.0, "the same fact") if f.truth else (0.0, "verified to be false")
-            if not f.truth:
-                return None
-            if self.rule(rel).functional:
-                return 0.0, f"{rel} is functional: {f.subject} already {f.relation} {f.object}"
-            x, y = _number(o), _number(fo)
-            if x is not None and y is not None and self.rule(rel).range is not None:
-                return 0.0, f"a different value for {f.subject} {f.relation} ({f.object})"
-            return None
-        r = self.rule(rel)
-        if r.temporal and f.truth and frel == rel and (s, o) == (fo, fs):
-            return 0.0, f"temporal order: {f.subject} {f.relation} {f.object}"
-        if r.temporal and f.truth and (s, o) == (fs, fo) and frel != rel and \
-                self.rule(frel).temporal and self.rule(frel).temporal != r.temporal:
-            return 0.0, f"temporal order: {f.subject} {f.relation} {f.object}"
-        return None
 
 
 class ConsistencyGate:
@@ -407,13 +268,31 @@ class ConsistencyGate:
         cred = self._cred(c.source, c.topic, c.kind == "observation")
         related = [{"id": f.id, "text": f.text, "status": f.status, "source": f.source, "match": why}
                    for f, why in rel]
-        votes: list[dict[str, Any]] = []
         alone = self.rules.check_alone(c)
         base = {"seq": len(self.decisions) + 1, "turn": c.turn, "candidate": asdict(c), "related": related,
                 "credibility": round(cred, 6)}
         if alone:
-            votes.append({"judge": "rule", "about": None, "vote": 0.0, "reason": alone})
+            votes = [{"judge": "rule", "about": None, "vote": 0.0, "reason": alone}]
             return Decision(**base, votes=votes, score=0.0, outcome="reject", reason=alone)
+        votes, contradicted, same = self._rule_votes(c, rel, cred)
+        rule_votes = [v.get("contest", v["vote"]) for v in votes]
+        rule_score = float(np.mean(rule_votes)) if rule_votes else 1.0
+        consistency = rule_score
+        if jury is not None:
+            votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
+            w = self.cfg.jury_weight
+            consistency = (1 - w) * rule_score + w * float(jury)
+        score = round((1 - self.cfg.alpha) * consistency + self.cfg.alpha * cred, 6)
+        outcome, reason = self._outcome(c, score, cred, same, contradicted, jury_error)
+        d = Decision(**base, votes=votes, score=score, outcome=outcome, reason=reason)
+        self._apply(d, c, same, contradicted, held, jury, jury_error)
+        return d
+
+    def _rule_votes(self, c: Candidate, rel: list[tuple[Fact, str]], cred: float
+                    ) -> tuple[list[dict[str, Any]], list[Fact], Fact | None]:
+        """The rule judge's votes on the related facts, the facts the candidate contradicts, and
+        the first fact it restates (None if none)."""
+        votes: list[dict[str, Any]] = []
         contradicted: list[Fact] = []
         same: Fact | None = None
         for f, _why in rel:
@@ -430,32 +309,28 @@ class ConsistencyGate:
             contradicted.append(f)
             votes.append({"judge": "rule", "about": f.id, "vote": 0.0, "contest": round(contest, 6),
                           "source_credibility": round(old, 6), "reason": why})
-        rule_votes = [v.get("contest", v["vote"]) for v in votes]
-        rule_score = float(np.mean(rule_votes)) if rule_votes else 1.0
-        consistency = rule_score
-        if jury is not None:
-            votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
-            w = self.cfg.jury_weight
-            consistency = (1 - w) * rule_score + w * float(jury)
-        score = round((1 - self.cfg.alpha) * consistency + self.cfg.alpha * cred, 6)
+        return votes, contradicted, same
+
+    def _outcome(self, c: Candidate, score: float, cred: float, same: Fact | None, contradicted: list[Fact],
+                 jury_error: str | None) -> tuple[str, str]:
+        """The tier a score falls in, with the reason the audit trail gives."""
         t_low, t_high = self.thresholds(c.relation)
+        ids = ", ".join(f.id for f in contradicted)
         if jury_error is not None and self.cfg.on_judge_error == "quarantine":
-            outcome, reason = "quarantine", f"the LLM jury failed ({jury_error}); held for review"
-        elif score >= t_high:
-            outcome = "admit"
-            reason = ("corroborates a known fact" if same is not None and not contradicted else
-                      f"supersedes {', '.join(f.id for f in contradicted)} (source credibility {cred:.2f})"
-                      if contradicted else "consistent with what is known")
-        elif score < t_low:
-            outcome = "reject"
-            reason = (f"contradicts {', '.join(f.id for f in contradicted)}" if contradicted
-                      else "low consistency")
-        else:
-            outcome = "quarantine"
-            reason = (f"disputes {', '.join(f.id for f in contradicted)}; held until more evidence"
-                      if contradicted else "uncertain; held until more evidence")
-        d = Decision(**base, votes=votes, score=score, outcome=outcome, reason=reason)
-        if outcome == "admit":
+            return "quarantine", f"the LLM jury failed ({jury_error}); held for review"
+        if score >= t_high:
+            return "admit", ("corroborates a known fact" if same is not None and not contradicted else
+                             f"supersedes {ids} (source credibility {cred:.2f})" if contradicted
+                             else "consistent with what is known")
+        if score < t_low:
+            return "reject", f"contradicts {ids}" if contradicted else "low consistency"
+        return "quarantine", (f"disputes {ids}; held until more evidence" if contradicted
+                              else "uncertain; held until more evidence")
+
+    def _apply(self, d: Decision, c: Candidate, same: Fact | None, contradicted: list[Fact], held: Fact | None,
+               jury: float | None, jury_error: str | None) -> None:
+        """Carry out a decision on world-fact memory and note the entry it touched in ``d.fact``."""
+        if d.outcome == "admit":
             if same is not None and not contradicted:  # corroboration: no new entry
                 if c.source not in same.sources:
                     same.sources.append(c.source)
@@ -471,7 +346,7 @@ class ConsistencyGate:
                     d.fact = held.id
                 else:
                     d.fact = self._add(c, "admitted").id
-        elif outcome == "quarantine":
+        elif d.outcome == "quarantine":
             existing = held or next((self.facts[i] for i in self._by_key.get(c.key, ())
                                      if self.facts[i].status == "quarantined" and self.facts[i].triple == c.triple),
                                     None)
@@ -486,7 +361,6 @@ class ConsistencyGate:
         elif held is not None:
             self._set_status(held, "rejected")
             d.fact = held.id
-        return d
 
     # --- ground truth -----------------------------------------------------------------
     def observe(self, subject: str, relation: str, obj: str, truth: bool, turn: int, topic: str = "",

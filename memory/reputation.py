@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from game.errors import InputError
-from memory.sigma import PeerMemory, check_peer_id, weighted_choice
+from memory.peers import PeerMemory, check_peer_id, weighted_choice
 
 STATE_VERSION = 1
 _ANY = "*"  # the one column of a topic-blind reputation

@@ -63,174 +63,18 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from game.errors import InputError, did_you_mean
+from memory.peers import PeerMemory, check_peer_id, log_odds_weight, outcome_value, weighted_choice
+from memory.sigma_config import SigmaConfig, make_config
+
+# the config and the helpers shared with the beta baseline live in memory.sigma_config and
+# memory.peers; they are importable from here too
+__all__ = ["PeerMemory", "SigmaConfig", "SigmaMem", "check_peer_id", "log_odds_weight", "make_config",
+           "outcome_value", "weighted_choice"]
 
 STATE_VERSION = 1
 _TINY = 1e-250  # a diagonal entry of S at or below this counts as zero (no relation evidence yet)
-
-
-class SigmaConfig(BaseModel):
-    """Σ-Mem parameters. ``eta`` defaults to ``1 − gamma``; ``gamma_g`` to ``gamma``; ``eta_g`` to ``1 − gamma_g``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    r: int = Field(16, ge=1, le=4096, description="dimension of φ (projection mode; one-hot uses the topic count)")
-    gamma: float = Field(0.95, gt=0, lt=1, description="per-event decay of every M_p")
-    eta: float | None = Field(None, gt=0, description="learning rate of M_p (default 1 − gamma)")
-    gamma_g: float | None = Field(None, gt=0, lt=1, description="per-event decay of S (default gamma)")
-    eta_g: float | None = Field(None, gt=0, description="learning rate of S (default 1 − gamma_g)")
-    phi: Literal["projection", "onehot"] = Field("projection", description="how a topic becomes φ")
-    embedder: Literal["hash", "minilm"] = Field("hash", description="topic embedder for projection mode")
-    seed: int = Field(0, ge=0, description="seed of the projection matrix")
-    eps: float = Field(1e-3, gt=0, description="ridge added to G in the posterior prior covariance")
-    clip: float = Field(0.99, gt=0, lt=1, description="|normalised score| cap before artanh in vote weights")
-    allow_new_peers: bool = Field(True, description="add unknown peers on their first write (else an error)")
-
-    def rates(self) -> tuple[float, float, float, float]:
-        """``(gamma, eta, gamma_g, eta_g)`` with the defaults resolved."""
-        eta = 1.0 - self.gamma if self.eta is None else self.eta
-        gamma_g = self.gamma if self.gamma_g is None else self.gamma_g
-        eta_g = 1.0 - gamma_g if self.eta_g is None else self.eta_g
-        return float(self.gamma), float(eta), float(gamma_g), float(eta_g)
-
-
-def make_config(config: SigmaConfig | Mapping[str, Any] | None = None, **overrides: Any) -> SigmaConfig:
-    """A validated :class:`SigmaConfig` from a config, a mapping and/or keyword overrides."""
-    if isinstance(config, SigmaConfig):
-        if not overrides:
-            return config
-        base = config.model_dump(exclude_unset=True)
-    elif config is None:
-        base = {}
-    elif isinstance(config, Mapping):
-        base = dict(config)
-    else:
-        raise InputError(f"Σ-Mem config must be a SigmaConfig or a mapping, got {type(config).__name__}")
-    base.update(overrides)
-    try:
-        return SigmaConfig(**base)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err.get("loc", ())) or "config"
-        raise InputError(f"Σ-Mem config {where}: {err['msg']} (got {err.get('input')!r})",
-                         hint=did_you_mean(where, SigmaConfig.model_fields)) from None
-
-
-# --------------------------------------------------------------------------- shared helpers
-
-
-def outcome_value(peer: str, value: Any) -> float:
-    """A verified outcome as a float in [-1, 1]: True/False → ±1, numbers checked."""
-    if isinstance(value, (bool, np.bool_)):
-        return 1.0 if value else -1.0
-    try:
-        c = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"outcome for peer {peer!r} must be +1/-1 (or a number in [-1, 1]), got {value!r}") from None
-    if not math.isfinite(c) or not -1.0 <= c <= 1.0:
-        raise InputError(f"outcome for peer {peer!r} must lie in [-1, 1], got {value!r}")
-    return c
-
-
-def check_peer_id(peer: Any) -> str:
-    if not isinstance(peer, str) or not peer:
-        raise InputError(f"peer ids must be non-empty strings, got {peer!r}")
-    return peer
-
-
-def weighted_choice(answers: Sequence[Hashable], weights: Sequence[float]) -> Hashable:
-    """The answer with the largest total weight; ties go to the answer seen first.
-
-    When every weight is 0 (nobody is trusted) it is a plain majority vote, ties
-    again by first occurrence.
-    """
-    if not answers:
-        raise InputError("cannot vote without claims")
-    w = [float(x) for x in weights]
-    use = w if any(x > 0.0 for x in w) else [1.0] * len(answers)
-    tally: dict[Hashable, float] = {}
-    for a, x in zip(answers, use):
-        tally[a] = tally.get(a, 0.0) + x
-    best, best_w = None, -math.inf
-    for a, x in tally.items():  # insertion order = first occurrence
-        if x > best_w:
-            best, best_w = a, x
-    return best
-
-
-def log_odds_weight(norm_scores: np.ndarray, clip: float) -> np.ndarray:
-    """``max(0, artanh(clip(x, ±clip)))`` elementwise."""
-    return np.maximum(0.0, np.arctanh(np.clip(np.asarray(norm_scores, dtype=np.float64), -clip, clip)))
-
-
-# --------------------------------------------------------------------------- Σ-Mem
-
-
-class PeerMemory:
-    """What Σ-Mem and the beta baseline share: the peer and topic rosters, the event clock,
-    input checks for writes and ticks, and the reads built on ``scores``."""
-
-    _peers: list[str]
-    _index: dict[str, int]
-    _topics: list[str]
-    _t: int
-
-    @property
-    def peers(self) -> list[str]:
-        return list(self._peers)
-
-    @property
-    def topics(self) -> list[str]:
-        """Known topics: registered ones and those written about, in first-seen order."""
-        return list(self._topics)
-
-    @property
-    def t(self) -> int:
-        """Events so far (writes and ticks)."""
-        return self._t
-
-    def _outcomes(self, topic: Any, outcomes: Any, allow_new_peers: bool) -> list[tuple[str, float]]:
-        """The checked ``(peer, c)`` pairs of a write; raises before any state changes."""
-        if not isinstance(outcomes, Mapping):
-            raise InputError(f"outcomes must be a mapping peer -> +1/-1, got {type(outcomes).__name__}")
-        if not isinstance(topic, str):
-            raise InputError(f"a topic must be a string, got {topic!r}")
-        items = [(check_peer_id(p), outcome_value(p, v)) for p, v in outcomes.items()]
-        if not allow_new_peers:
-            unknown = [p for p, _ in items if p not in self._index]
-            if unknown:
-                raise InputError(f"unknown peer {unknown[0]!r}", hint=did_you_mean(unknown[0], self._index))
-        return items
-
-    @staticmethod
-    def _tick_count(n: Any) -> int:
-        if int(n) != n or n < 0:
-            raise InputError(f"tick count must be a non-negative integer, got {n!r}")
-        return int(n)
-
-    def scores(self, topic: str, peers: Sequence[str] | None = None) -> np.ndarray:
-        raise NotImplementedError
-
-    def score(self, peer: str, topic: str) -> float:
-        """``peer``'s score on ``topic`` (see :meth:`scores`)."""
-        return float(self.scores(topic, [peer])[0])
-
-    def route(self, topic: str, candidates: Sequence[str]) -> str:
-        """The candidate with the highest score on ``topic``; ties go to the earlier candidate."""
-        candidates = list(candidates)
-        if not candidates:
-            raise InputError("route needs at least one candidate")
-        return candidates[int(np.argmax(self.scores(topic, candidates)))]
-
-    def trust_table(self) -> dict[str, dict[str, float]]:
-        """``{peer: {topic: score}}`` over the known topics."""
-        table: dict[str, dict[str, float]] = {p: {} for p in self._peers}
-        for tp in self._topics:
-            for p, s in zip(self._peers, self.scores(tp)):
-                table[p][tp] = float(s)
-        return table
 
 
 class SigmaMem(PeerMemory):

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.commands import _script_lines, run_script
+from game.episode import run_script, script_lines
 from game.errors import SaveError
 from game.session import Game
-from memory.insights import (MAX_TEXT, MAX_WEIGHT, Insight, InsightBank, as_context_lines, distill,
-                             distill_with_sources, game_summary, update_from_game)
+from memory.insights import MAX_TEXT, MAX_WEIGHT, Insight, InsightBank, as_context_lines
+from memory.lessons import distill, distill_with_sources, game_summary, update_from_game
 from tests.conftest import ROOT, SCRIPTS
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -34,12 +34,12 @@ def play(world: Path, lines: list[tuple[int, str]], seed: int = 0) -> tuple[Game
 def mini_lines() -> list[tuple[int, str]]:
     """Ask the liar and the honest merchant about the gem, fumble twice, then win."""
     extra = ["ask lou about gem", "n", "ask mara about gem", "s", "take rock", "take rock"]
-    return [(0, line) for line in extra] + _script_lines(str(ROOT / "tests" / "fixtures" / "mini_win.txt"))
+    return [(0, line) for line in extra] + script_lines(str(ROOT / "tests" / "fixtures" / "mini_win.txt"))
 
 
 def harbor_lines() -> list[tuple[int, str]]:
     """Ask Jory (who lies about treasure) before he wanders off, then the winning walkthrough."""
-    return [(0, "ask jory about strongbox")] + _script_lines(str(SCRIPTS / "harbor_win.txt"))
+    return [(0, "ask jory about strongbox")] + script_lines(str(SCRIPTS / "harbor_win.txt"))
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +138,7 @@ def test_unfinished_game_and_walking_away():
 
 
 def test_npc_agent_sees_its_own_negotiation():
-    game, events = play(ROOT / "worlds" / "bazaar", _script_lines(str(SCRIPTS / "bazaar_win.txt")))
+    game, events = play(ROOT / "worlds" / "bazaar", script_lines(str(SCRIPTS / "bazaar_win.txt")))
     lessons = distill(game.spec, game.engine.state, events, "bazaar-v1/ozra/boulware", "ozra")
     assert {top for top, _, _ in lessons} == {"negotiation"}  # quests belong to the player
     assert any(t.startswith("Trade for a pouch of saffron with Traveller: accepting Traveller's offer")
@@ -405,7 +405,7 @@ def test_binary_file_and_bad_state(tmp_path):
 
 def test_importing_the_module_loads_no_heavy_library():
     heavy = ["torch", "chromadb", "openai", "textual", "pygame"]
-    code = f"import sys, memory.insights; print(','.join(h for h in {heavy!r} if h in sys.modules))"
+    code = f"import sys, memory.insights, memory.lessons; print(','.join(h for h in {heavy!r} if h in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 

@@ -17,16 +17,22 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from agents.llm.cache import ResponseCache, cache_key
 from agents.llm.config import LOCAL_KEY, LLMConfig, redact_url
-from game.errors import ParleyError
+from agents.llm.errors import LLMError, LLMInvalidReply, LLMUnavailable, _FormatUnsupported
+from agents.llm.replies import _count, _reply_text, _status_message, describe_error, extract_json_object
+from agents.llm.usage import Reply, Usage
 from game.text import clean
+
+# the errors, the reply and usage records and the JSON reader live in their own modules;
+# they are importable from here too
+__all__ = ["LLMClient", "LLMError", "LLMInvalidReply", "LLMUnavailable", "Message", "Reply", "Usage",
+           "describe_error", "extract_json_object"]
 
 log = logging.getLogger("parley.llm")
 
@@ -36,83 +42,6 @@ Message = dict[str, Any]
 OPENAI_URL = "https://api.openai.com/v1"
 _FORMAT_WORDS = ("response_format", "response format", "json_schema", "json schema", "json_object")
 _NEXT_MODE = {"json_schema": "json_object", "json_object": "prompt"}
-
-
-# -- errors ------------------------------------------------------------------
-
-class LLMError(ParleyError):
-    """The endpoint refused a request in a way retrying will not fix."""
-
-
-class LLMUnavailable(LLMError):
-    """The endpoint could not be reached, timed out or kept failing after retries."""
-
-
-class LLMInvalidReply(LLMError):
-    """The model kept answering with something that fails the schema or the rules."""
-
-    def __init__(self, message: str, *, raw: str, error: str, hint: str | None = None):
-        super().__init__(message, hint=hint)
-        self.raw = raw
-        self.error = error
-
-
-class _FormatUnsupported(LLMError):
-    """Internal: the server rejected ``response_format``; ``structured`` falls back."""
-
-
-# -- accounting --------------------------------------------------------------
-
-@dataclass
-class Usage:
-    """Counters for one agent, one turn or the whole client.
-
-    ``calls`` counts answered requests, cache hits included; tokens count only
-    what the endpoint reported (or an estimate) for requests actually sent.
-    ``latency_ms`` is wall time inside ``chat``, retries and waits included.
-    """
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_ms: float = 0.0
-    retries: int = 0
-    cache_hits: int = 0
-    invalid: int = 0
-
-    def add(self, other: Usage) -> Usage:
-        """Add ``other`` into this one (in place); returns self."""
-        self.calls += other.calls
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.latency_ms += other.latency_ms
-        self.retries += other.retries
-        self.cache_hits += other.cache_hits
-        self.invalid += other.invalid
-        return self
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def copy(self) -> Usage:
-        return Usage(**{f.name: getattr(self, f.name) for f in fields(self)})
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["latency_ms"] = round(self.latency_ms, 3)
-        return d
-
-
-@dataclass
-class Reply:
-    """One answer from ``chat``. ``text`` is "" when the model said nothing."""
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_ms: float = 0.0
-    cached: bool = False
 
 
 # -- helpers -----------------------------------------------------------------
@@ -135,107 +64,6 @@ def _estimate_tokens(text: str) -> int:
 
 def _content_text(messages: list[Message]) -> str:
     return "".join(str(m.get("content") or "") for m in messages)
-
-
-def _reply_text(resp: Any) -> str:
-    """The assistant's text in a completion, whatever shape a server gave it: ``""`` when there
-    is none; a list of content parts is joined; anything else that is not text is ignored."""
-    choices = getattr(resp, "choices", None)
-    if not isinstance(choices, list) or not choices:
-        return ""
-    message = getattr(choices[0], "message", None)
-    if message is None and isinstance(choices[0], dict):
-        message = choices[0].get("message")
-    content = message.get("content") if isinstance(message, dict) else getattr(message, "content", None)
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") if isinstance(p, dict) else getattr(p, "text", None) for p in content]
-        return "".join(p for p in parts if isinstance(p, str))
-    return ""
-
-
-def _count(value: Any, default: Any = 0) -> Any:
-    """A token count from a server or a cache file: a whole number in [0, 10**9], else ``default``
-    (a reply's or a cache file's odd numbers are untrusted input, never a crash)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return default
-    return int(value) if 0 <= value <= 10**9 else default
-
-
-def extract_json_object(text: str | None) -> dict[str, Any]:
-    """The first JSON object in ``text``: bare, inside ```json fences, or amid prose. Its
-    strings are cleaned (``game.text.clean``): an escaped control or bidi character in a
-    reply never reaches the game."""
-    try:
-        return _cleaned(_first_json_object(text))
-    except RecursionError:
-        raise ValueError("the JSON is nested too deeply") from None
-
-
-def _cleaned(obj: Any) -> Any:
-    if isinstance(obj, str):
-        return clean(obj)
-    if isinstance(obj, dict):
-        return {clean(str(k)): _cleaned(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_cleaned(v) for v in obj]
-    return obj
-
-
-def _first_json_object(text: str | None) -> dict[str, Any]:
-    s = (text or "").strip()
-    if not s:
-        raise ValueError("the reply was empty")
-    try:
-        obj = json.loads(s)
-    except ValueError:
-        pass
-    else:
-        if isinstance(obj, dict):
-            return obj
-        raise ValueError(f"expected one JSON object, got a JSON {type(obj).__name__}")
-    fence = re.search(r"```[A-Za-z]*\s*(.*?)```", s, re.S)
-    if fence:
-        try:
-            obj = json.loads(fence.group(1))
-            if isinstance(obj, dict):
-                return obj
-        except ValueError:
-            pass
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", s):
-        try:
-            obj, _ = decoder.raw_decode(s, m.start())
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            return obj
-    raise ValueError("no JSON object found in the reply")
-
-
-def describe_error(exc: Exception) -> str:
-    """A short, model-readable account of a parse / validation failure."""
-    if isinstance(exc, ValidationError):
-        parts = []
-        for err in exc.errors()[:6]:
-            loc = ".".join(str(p) for p in err["loc"]) or "(root)"
-            parts.append(f"{loc}: {err['msg']}")
-        more = len(exc.errors()) - 6
-        if more > 0:
-            parts.append(f"and {more} more")
-        return "; ".join(parts)
-    return str(exc) or type(exc).__name__
-
-
-def _status_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        msg = inner.get("message") if isinstance(inner, dict) else None
-        if msg:
-            return str(msg)
-    return str(getattr(exc, "message", None) or exc)
 
 
 def _schema_name(model: type[BaseModel]) -> str:

@@ -1,0 +1,57 @@
+"""Σ-Mem's parameters (:class:`SigmaConfig`) and their validation (:func:`make_config`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from game.errors import InputError, did_you_mean
+
+
+class SigmaConfig(BaseModel):
+    """Σ-Mem parameters. ``eta`` defaults to ``1 − gamma``; ``gamma_g`` to ``gamma``; ``eta_g`` to ``1 − gamma_g``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    r: int = Field(16, ge=1, le=4096, description="dimension of φ (projection mode; one-hot uses the topic count)")
+    gamma: float = Field(0.95, gt=0, lt=1, description="per-event decay of every M_p")
+    eta: float | None = Field(None, gt=0, description="learning rate of M_p (default 1 − gamma)")
+    gamma_g: float | None = Field(None, gt=0, lt=1, description="per-event decay of S (default gamma)")
+    eta_g: float | None = Field(None, gt=0, description="learning rate of S (default 1 − gamma_g)")
+    phi: Literal["projection", "onehot"] = Field("projection", description="how a topic becomes φ")
+    embedder: Literal["hash", "minilm"] = Field("hash", description="topic embedder for projection mode")
+    seed: int = Field(0, ge=0, description="seed of the projection matrix")
+    eps: float = Field(1e-3, gt=0, description="ridge added to G in the posterior prior covariance")
+    clip: float = Field(0.99, gt=0, lt=1, description="|normalised score| cap before artanh in vote weights")
+    allow_new_peers: bool = Field(True, description="add unknown peers on their first write (else an error)")
+
+    def rates(self) -> tuple[float, float, float, float]:
+        """``(gamma, eta, gamma_g, eta_g)`` with the defaults resolved."""
+        eta = 1.0 - self.gamma if self.eta is None else self.eta
+        gamma_g = self.gamma if self.gamma_g is None else self.gamma_g
+        eta_g = 1.0 - gamma_g if self.eta_g is None else self.eta_g
+        return float(self.gamma), float(eta), float(gamma_g), float(eta_g)
+
+
+def make_config(config: SigmaConfig | Mapping[str, Any] | None = None, **overrides: Any) -> SigmaConfig:
+    """A validated :class:`SigmaConfig` from a config, a mapping and/or keyword overrides."""
+    if isinstance(config, SigmaConfig):
+        if not overrides:
+            return config
+        base = config.model_dump(exclude_unset=True)
+    elif config is None:
+        base = {}
+    elif isinstance(config, Mapping):
+        base = dict(config)
+    else:
+        raise InputError(f"Σ-Mem config must be a SigmaConfig or a mapping, got {type(config).__name__}")
+    base.update(overrides)
+    try:
+        return SigmaConfig(**base)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ())) or "config"
+        raise InputError(f"Σ-Mem config {where}: {err['msg']} (got {err.get('input')!r})",
+                         hint=did_you_mean(where, SigmaConfig.model_fields)) from None
