@@ -14,12 +14,13 @@ the agents their world spec names (``game.session.npc_agents``), as in a normal
 game.
 
 Actions are indices into a fixed, per-world *action catalogue* (see
-``build_templates``). ``action_mask(agent)`` marks the entries that are plausible
-now; a masked-out action may still be stepped, and the engine answers it with a
-penalised ``invalid`` event, never an exception.
+``game.aec_actions.build_templates``, re-exported here). ``action_mask(agent)`` marks
+the entries that are plausible now (by the rules of ``game.predicates``); a masked-out
+action may still be stepped, and the engine answers it with a penalised ``invalid``
+event, never an exception.
 
 Observations are float32 vectors of a fixed length per world (see
-``ParleyAEC.observation_layout``). ``observe_text`` returns the engine's rich
+``ParleyAEC.observation_layout`` and ``game.aec_encoding``). ``observe_text`` returns the engine's rich
 ``Observation`` for language-model agents.
 """
 
@@ -27,126 +28,21 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from game.aec_actions import (MAX_OFFER_OUTCOMES, ActionTemplate, CatalogueIndex, build_templates,
+                              scene_outcomes, tradeable_scenes)
+from game.aec_encoding import GOLD_SCALE, Encoding
 from game.engine import Engine
-from game.rules import reachable
-from game.types import DIRECTIONS, PLAYER, Action, Observation, Verb
+from game.types import PLAYER, Action, Observation
 from game.world.loader import World, load_world
 
-MAX_OFFER_OUTCOMES = 200   # negotiation scenes with more complete outcomes get no OFFER actions
-GOLD_SCALE = 100.0
-
-
-# --- the action catalogue ------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ActionTemplate:
-    """One catalogue entry, not yet bound to an actor."""
-
-    verb: Verb
-    obj: str | None = None
-    target: str | None = None
-    text: str | None = None
-    terms: tuple[tuple[str, str], ...] | None = None
-    scene: str | None = None     # OFFER: the negotiation scene the terms belong to
-
-    def bind(self, actor: str) -> Action:
-        return Action(actor=actor, verb=self.verb, obj=self.obj, target=self.target,
-                      text=self.text, terms=self.terms)
-
-    def label(self) -> str:
-        v = self.verb.value.replace("_", " ")
-        if self.verb is Verb.GIVE:
-            return f"give {self.obj} to {self.target}"
-        if self.verb is Verb.ASK:
-            return f"ask {self.obj} about {self.target}"
-        if self.verb is Verb.UNLOCK:
-            return f"unlock {self.obj} with {self.target}"
-        if self.verb is Verb.VOTE:
-            return f"vote {self.text}"
-        if self.verb is Verb.OFFER:
-            return "offer " + " ".join(f"{k}={val}" for k, val in self.terms or ())
-        return f"{v} {self.obj}" if self.obj else v
-
-
-def _topics(spec: Any) -> list[str]:
-    return list(dict.fromkeys(f.topic for f in spec.facts.values()))
-
-
-def tradeable_scenes(spec: Any) -> list[str]:
-    """Negotiation scenes the player can open with ``trade``, in NPC order, once each."""
-    from game.world.spec import NegotiationScene
-    out: dict[str, None] = {}
-    for npc in spec.npcs.values():
-        sid = npc.trade
-        sc = spec.scenes.get(sid) if sid else None
-        if isinstance(sc, NegotiationScene) and PLAYER in (p.id for p in sc.parties):
-            out.setdefault(sid, None)
-    return list(out)
-
-
-def scene_outcomes(scene: Any) -> list[tuple[tuple[str, str], ...]]:
-    """Every complete offer of a negotiation scene, as sorted ``(issue, value)`` tuples."""
-    issues = list(scene.issues)
-    out = []
-    for values in itertools.product(*(scene.issues[i] for i in issues)):
-        out.append(tuple(sorted(zip(issues, values))))
-    return out
-
-
-def _n_outcomes(scene: Any) -> int:
-    n = 1
-    for vals in scene.issues.values():
-        n *= len(vals)
-    return n
-
-
-def build_templates(spec: Any) -> list[ActionTemplate]:
-    """The world's action catalogue, in a fixed order that depends only on the spec.
-
-    WAIT, LOOK, INVENTORY; GO for every direction used by any exit (in
-    ``DIRECTIONS`` order); TAKE, DROP, EXAMINE, OPEN for each item; EXAMINE,
-    TALK, TRADE for each NPC; GIVE each item to each NPC; ASK each NPC about each
-    fact topic; UNLOCK each locked container with its key and each locked exit
-    (``exit:<dir>``) with its key; ACCEPT, REJECT, WALK_AWAY; VOTE yes/no; and
-    OFFER each complete outcome of each tradeable negotiation scene (scenes with
-    more than ``MAX_OFFER_OUTCOMES`` outcomes are skipped).
-    """
-    t: list[ActionTemplate] = [ActionTemplate(Verb.WAIT), ActionTemplate(Verb.LOOK),
-                               ActionTemplate(Verb.INVENTORY)]
-    used = {d for loc in spec.locations.values() for d in loc.exits}
-    t += [ActionTemplate(Verb.GO, obj=d) for d in DIRECTIONS if d in used]
-    items, npcs = list(spec.items), list(spec.npcs)
-    for verb in (Verb.TAKE, Verb.DROP, Verb.EXAMINE, Verb.OPEN):
-        t += [ActionTemplate(verb, obj=i) for i in items]
-    for verb in (Verb.EXAMINE, Verb.TALK, Verb.TRADE):
-        t += [ActionTemplate(verb, obj=n) for n in npcs]
-    t += [ActionTemplate(Verb.GIVE, obj=i, target=n) for i in items for n in npcs]
-    topics = _topics(spec)
-    t += [ActionTemplate(Verb.ASK, obj=n, target=topic) for n in npcs for topic in topics]
-    for iid, item in spec.items.items():
-        if item.container and item.locked_with is not None:
-            t.append(ActionTemplate(Verb.UNLOCK, obj=iid, target=item.locked_with))
-    seen: set[tuple[str, str]] = set()
-    for loc in spec.locations.values():
-        for d, lock in loc.locked.items():
-            if (d, lock.key) not in seen:
-                seen.add((d, lock.key))
-                t.append(ActionTemplate(Verb.UNLOCK, obj=f"exit:{d}", target=lock.key))
-    t += [ActionTemplate(Verb.ACCEPT), ActionTemplate(Verb.REJECT), ActionTemplate(Verb.WALK_AWAY)]
-    t += [ActionTemplate(Verb.VOTE, text="yes"), ActionTemplate(Verb.VOTE, text="no")]
-    for sid in tradeable_scenes(spec):
-        scene = spec.scenes[sid]
-        if _n_outcomes(scene) > MAX_OFFER_OUTCOMES:
-            continue
-        t += [ActionTemplate(Verb.OFFER, terms=terms, scene=sid) for terms in scene_outcomes(scene)]
-    return t
+__all__ = ["GOLD_SCALE", "MAX_OFFER_OUTCOMES", "ActionTemplate", "ParleyAEC", "build_templates",
+           "masked_actions", "scene_outcomes", "tradeable_scenes"]
 
 
 # --- the environment -----------------------------------------------------------
@@ -188,29 +84,11 @@ class ParleyAEC:
         self.templates: list[ActionTemplate] = build_templates(self.spec)
         self._catalogues = {a: [t.bind(a) for t in self.templates] for a in self.entities}
         self._labels = [t.label() for t in self.templates]
-        self._index_catalogue()
-        # observation layout
-        self._locs = list(self.spec.locations)
-        self._items = list(self.spec.items)
-        self._quests = list(self.spec.quests)
-        self._loc_ix = {k: i for i, k in enumerate(self._locs)}
-        self._item_ix = {k: i for i, k in enumerate(self._items)}
-        self._ent_ix = {k: i for i, k in enumerate(self.entities)}
-        L, I, E, Q = len(self._locs), len(self._items), len(self.entities), len(self._quests)
-        sizes = [("location", L), ("carried", I), ("visible_items", I), ("present", E),
-                 ("self", E), ("turn", 1), ("gold", 1), ("negotiation", 1), ("council", 1),
-                 ("quests", Q)]
-        self.observation_layout: dict[str, slice] = {}
-        pos = 0
-        for name, n in sizes:
-            self.observation_layout[name] = slice(pos, pos + n)
-            pos += n
-        self.observation_size = pos
-        holders = [*self._locs, *self.entities, *self._items, ""]
-        self._holder_ix = {h: i for i, h in enumerate(holders)}
-        self.state_size = (E * L + I * len(holders) + E + 1 + 2 * I + Q + 2
-                           + sum(len(loc.locked) for loc in self.spec.locations.values()))
-        self._locked_exits = [f"{lid}:{d}" for lid, loc in self.spec.locations.items() for d in loc.locked]
+        self._index = CatalogueIndex(self.spec, self.templates)
+        self._encoding = Encoding(self.spec, self.entities)
+        self.observation_layout: dict[str, slice] = self._encoding.layout
+        self.observation_size = self._encoding.observation_size
+        self.state_size = self._encoding.state_size
         # episode bookkeeping
         self._base_seed = 0
         self._episode = -1
@@ -289,151 +167,15 @@ class ParleyAEC:
                 return i
         raise ValueError(f"action not in the catalogue: {action.to_dict()}")
 
-    def _affordable(self, sid: str, terms: dict[str, str] | None) -> bool:
-        trade = self.spec.scenes[sid].trade
-        if trade is None or terms is None:
-            return True
-        buyer = next(p.id for p in self.spec.scenes[sid].parties if p.id != trade.seller)
-        try:
-            price = int(terms[trade.price_issue])
-        except (KeyError, ValueError):
-            return True
-        return self.engine.state.gold.get(buyer, 0) >= price
-
-    def _index_catalogue(self) -> None:
-        """Group catalogue indices by what decides their mask bit (for a fast ``action_mask``)."""
-        ix: dict[Any, Any] = {"always": [], "go": {}, "take": {}, "drop": {}, "examine_item": {},
-                              "open": {}, "examine_npc": {}, "talk": {}, "trade": {}, "give": {},
-                              "ask": {}, "unlock_item": [], "unlock_exit": {}, "accept": [],
-                              "reject": [], "walk_away": [], "vote": [], "offer": {}}
-        item_verbs = {Verb.TAKE: "take", Verb.DROP: "drop", Verb.EXAMINE: "examine_item", Verb.OPEN: "open"}
-        npc_verbs = {Verb.EXAMINE: "examine_npc", Verb.TALK: "talk", Verb.TRADE: "trade"}
-        simple = {Verb.ACCEPT: "accept", Verb.REJECT: "reject", Verb.WALK_AWAY: "walk_away", Verb.VOTE: "vote"}
-        for i, t in enumerate(self.templates):
-            v = t.verb
-            if v in (Verb.WAIT, Verb.LOOK, Verb.INVENTORY):
-                ix["always"].append(i)
-            elif v is Verb.GO:
-                ix["go"][t.obj] = i
-            elif v in item_verbs and t.obj in self.spec.items:
-                ix[item_verbs[v]][t.obj] = i
-            elif v in npc_verbs and t.obj in self.spec.npcs:
-                ix[npc_verbs[v]][t.obj] = i
-            elif v is Verb.GIVE:
-                ix["give"][(t.obj, t.target)] = i
-            elif v is Verb.ASK:
-                ix["ask"].setdefault(t.obj, []).append(i)
-            elif v is Verb.UNLOCK and t.obj.startswith("exit:"):
-                ix["unlock_exit"][(t.obj[5:], t.target)] = i
-            elif v is Verb.UNLOCK:
-                ix["unlock_item"].append((i, t.obj, t.target))
-            elif v in simple:
-                ix[simple[v]].append(i)
-            elif v is Verb.OFFER:
-                ix["offer"].setdefault(t.scene, []).append((i, dict(t.terms or ())))
-        self._ix = ix
-
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 vector over the catalogue: 1 where the action is plausible now. WAIT is always 1.
-
-        GO: an exit here that is not locked; TAKE: a reachable portable item not
-        carried; DROP: carried; EXAMINE: a reachable item or an NPC here; OPEN: a
-        reachable closed container that is not locked; TALK/ASK/GIVE: an NPC here
-        (GIVE: an item carried); TRADE: the player, a merchant here, no open talks
-        and no deal struck yet; UNLOCK: the key carried and the lock here and
-        still locked; OFFER/ACCEPT/REJECT/WALK_AWAY: the player's legal moves in
-        the open negotiation (offers and acceptances the buyer can pay for);
-        VOTE: a council sitting here that the agent may vote in.
-        """
-        eng, st, spec, ix = self.engine, self.engine.state, self.spec, self._ix
-        on: list[int] = list(ix["always"])
-        here = st.where[agent]
-        loc = spec.locations[here]
-        for d in loc.exits:
-            if d not in loc.locked or f"{here}:{d}" in st.unlocked:
-                on.append(ix["go"][d])
-        carried = [i for i, h in st.item_at.items() if h == agent]
-        carried_set = set(carried)
-        reach = [i for i in self._items if reachable(eng, agent, i)]
-        npcs_here = [n for n in spec.npcs if n != agent and st.where.get(n) == here]
-        for iid in carried:
-            on.append(ix["drop"][iid])
-        for iid in reach:
-            item = spec.items[iid]
-            on.append(ix["examine_item"][iid])
-            if iid not in carried_set and item.portable:
-                on.append(ix["take"][iid])
-            if (item.container and iid not in st.opened
-                    and (item.locked_with is None or iid in st.unlocked)):
-                on.append(ix["open"][iid])
-        is_player = agent == PLAYER
-        for n in npcs_here:
-            on.append(ix["examine_npc"][n])
-            on.append(ix["talk"][n])
-            on.extend(ix["ask"].get(n, ()))
-            for iid in carried:
-                on.append(ix["give"][(iid, n)])
-            if is_player and spec.npcs[n].trade is not None and eng.scenes.trade_refusal(agent, n) is None:
-                on.append(ix["trade"][n])
-        for i, box, key in ix["unlock_item"]:
-            if key in carried_set and box in reach and box not in st.unlocked:
-                on.append(i)
-        for d, lock in loc.locked.items():
-            i = ix["unlock_exit"].get((d, lock.key))
-            if i is not None and lock.key in carried_set and f"{here}:{d}" not in st.unlocked:
-                on.append(i)
-        sid = st.active_scene if is_player else None
-        if sid is not None:
-            session = eng.scenes.session(sid)
-            legal = session.legal_moves(PLAYER)
-            if "accept" in legal and self._affordable(sid, session.standing_offer):
-                on.extend(ix["accept"])
-            if "reject" in legal:
-                on.extend(ix["reject"])
-            if "walk_away" in legal:
-                on.extend(ix["walk_away"])
-            if "offer" in legal:
-                on.extend(i for i, terms in ix["offer"].get(sid, ()) if self._affordable(sid, terms))
-        council = eng.scenes.council_here(agent)
-        if council is not None and (is_player or agent in (p.id for p in spec.scenes[council].participants)):
-            on.extend(ix["vote"])
-        mask = np.zeros(len(self.templates), dtype=np.int8)
-        mask[on] = 1
-        return mask
+        The rules behind each bit are listed in ``game.aec_actions.CatalogueIndex.mask``."""
+        return self._index.mask(self.engine, agent)
 
     # --- observing -------------------------------------------------------------------
     def observe(self, agent: str) -> np.ndarray:
         """The agent's float32 observation vector (layout in ``observation_layout``)."""
-        st, spec = self.engine.state, self.spec
-        lay = self.observation_layout
-        obs = np.zeros(self.observation_size, dtype=np.float32)
-        here = st.where[agent]
-        obs[lay["location"].start + self._loc_ix[here]] = 1.0
-        c0, v0 = lay["carried"].start, lay["visible_items"].start
-        for iid, holder in st.item_at.items():
-            if holder == agent:
-                obs[c0 + self._item_ix[iid]] = 1.0
-            elif holder == here or (holder in spec.items and holder in st.opened
-                                    and st.item_at.get(holder) in (agent, here)):
-                obs[v0 + self._item_ix[iid]] = 1.0
-        p0 = lay["present"].start
-        for e in self.entities:
-            if e != agent and st.where.get(e) == here:
-                obs[p0 + self._ent_ix[e]] = 1.0
-        obs[lay["self"].start + self._ent_ix[agent]] = 1.0
-        obs[lay["turn"].start] = min(1.0, st.turn / self.max_turns)
-        obs[lay["gold"].start] = min(1.0, max(0.0, st.gold.get(agent, 0) / GOLD_SCALE))
-        sid = st.active_scene
-        if sid is not None and agent in (p.id for p in spec.scenes[sid].parties):
-            obs[lay["negotiation"].start] = 1.0
-        if self.engine.scenes.council_here(agent) is not None:
-            obs[lay["council"].start] = 1.0
-        q0 = lay["quests"].start
-        done = set(st.quests_done)
-        for i, qid in enumerate(self._quests):
-            if qid in done:
-                obs[q0 + i] = 1.0
-        return obs
+        return self._encoding.observe(self.engine, agent, self.max_turns)
 
     def observe_text(self, agent: str) -> Observation:
         """The engine's rich observation (room prose, recent events, scene) for LLM agents."""
@@ -441,41 +183,7 @@ class ParleyAEC:
 
     def state(self) -> np.ndarray:
         """A global float32 state vector in [0, 1] (for centralised critics)."""
-        st = self.engine.state
-        L, I = len(self._locs), len(self._items)
-        nh = len(self._holder_ix)
-        out = np.zeros(self.state_size, dtype=np.float32)
-        pos = 0
-        for e in self.entities:
-            loc = st.where.get(e)
-            if loc in self._loc_ix:
-                out[pos + self._loc_ix[loc]] = 1.0
-            pos += L
-        for iid in self._items:
-            h = st.item_at.get(iid, "")
-            out[pos + self._holder_ix.get(h, nh - 1)] = 1.0
-            pos += nh
-        for e in self.entities:
-            out[pos] = min(1.0, max(0.0, st.gold.get(e, 0) / GOLD_SCALE))
-            pos += 1
-        out[pos] = min(1.0, st.turn / self.max_turns)
-        pos += 1
-        for iid in self._items:
-            out[pos] = float(iid in st.opened)
-            out[pos + I] = float(iid in st.unlocked)
-            pos += 1
-        pos += I
-        done = set(st.quests_done)
-        for qid in self._quests:
-            out[pos] = float(qid in done)
-            pos += 1
-        out[pos] = float(st.active_scene is not None)
-        out[pos + 1] = float(st.won)
-        pos += 2
-        for key in self._locked_exits:
-            out[pos] = float(key in st.unlocked)
-            pos += 1
-        return out
+        return self._encoding.state(self.engine, self.max_turns)
 
     def last(self, observe: bool = True) -> tuple[np.ndarray | None, float, bool, bool, dict[str, Any]]:
         agent = self.agent_selection

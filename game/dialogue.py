@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from game import predicates
 from game.rules import Refusal
 from game.types import Action, Request, Utterance
 
@@ -18,23 +19,22 @@ if TYPE_CHECKING:
 
 
 def topics_of(eng: Engine, npc: str) -> list[str]:
-    seen: dict[str, None] = {}
-    for fid in eng.spec.npcs[npc].knowledge:
-        seen.setdefault(eng.spec.facts[fid].topic, None)
-    return list(seen)
+    """The topics ``npc`` knows about (``game.predicates.npc_topics``)."""
+    return predicates.npc_topics(eng.spec, npc)
 
 
 def all_topics(eng: Engine) -> list[str]:
-    return list(dict.fromkeys(f.topic for f in eng.spec.facts.values()))
+    """Every topic anyone can be asked about (``game.predicates.world_topics``)."""
+    return predicates.world_topics(eng.spec)
 
 
 def _listener(eng: Engine, a: Action) -> str:
     npc = a.obj
     if npc not in eng.spec.npcs:
         raise Refusal("Talk to whom?")
-    if eng.state.where.get(npc) != eng.state.where[a.actor]:
+    if not predicates.npc_present(eng.spec, eng.state, a.actor, npc):
         raise Refusal(f"{eng.name(npc)} is not here.")
-    return npc
+    return npc  # type: ignore[return-value]
 
 
 def utterances(eng: Engine, npc: str, request: Request) -> list[Utterance]:

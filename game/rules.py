@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from game import predicates
 from game.types import PLAYER, Action, Verb
 
 if TYPE_CHECKING:
@@ -32,15 +33,9 @@ def _item(eng: Engine, iid: str | None, what: str = "that") -> str:
 
 
 def reachable(eng: Engine, actor: str, iid: str) -> bool:
-    """An item is reachable if carried, in the room, or in an open container in the room."""
-    st = eng.state
-    here = st.where[actor]
-    holder = st.item_at.get(iid)
-    if holder in (actor, here):
-        return True
-    if holder in eng.spec.items and holder in st.opened:
-        return st.item_at.get(holder) in (actor, here)
-    return False
+    """An item is reachable if carried, in the room, or in an open container carried or in the
+    room (``game.predicates.reachable``)."""
+    return predicates.reachable(eng.spec, eng.state, actor, iid)
 
 
 def do_go(eng: Engine, a: Action) -> None:
@@ -48,9 +43,8 @@ def do_go(eng: Engine, a: Action) -> None:
     loc = eng.spec.locations[here]
     d = a.obj or ""
     _need(d in loc.exits, f"You can't go {d or 'that way'} from here. Exits: {', '.join(loc.exits) or 'none'}.")
-    lock = loc.locked.get(d)
-    if lock is not None and f"{here}:{d}" not in st.unlocked:
-        raise Refusal(lock.message)
+    if predicates.exit_locked(eng.spec, st, here, d):
+        raise Refusal(loc.locked[d].message)
     dest = loc.exits[d]  # type: ignore[index]
     if a.actor == PLAYER and st.active_scene is not None:
         eng.scenes.leave_table(a.actor)
@@ -69,7 +63,7 @@ def do_look(eng: Engine, a: Action) -> None:
 def do_examine(eng: Engine, a: Action) -> None:
     target = a.obj
     if target in eng.spec.npcs:
-        _need(eng.state.where.get(target) == eng.state.where[a.actor], f"{eng.name(target)} is not here.")
+        _need(predicates.npc_present(eng.spec, eng.state, a.actor, target), f"{eng.name(target)} is not here.")
         npc = eng.spec.npcs[target]
         eng.emit("examine", a.actor, npc.persona or f"You see {npc.name}.", private=True, data={"obj": target})
         return
@@ -125,7 +119,7 @@ def do_give(eng: Engine, a: Action) -> None:
 
 
 def _locked_container(eng: Engine, iid: str) -> bool:
-    return eng.spec.items[iid].locked_with is not None and iid not in eng.state.unlocked
+    return predicates.container_locked(eng.spec, eng.state, iid)
 
 
 def do_open(eng: Engine, a: Action) -> None:
@@ -161,7 +155,7 @@ def do_unlock(eng: Engine, a: Action) -> None:
         d = target[5:]
         lock = eng.spec.locations[here].locked.get(d)  # type: ignore[call-overload]
         _need(lock is not None, f"Nothing is locked to the {d}.")
-        _need(f"{here}:{d}" not in st.unlocked, f"The {lock.name} is already unlocked.")  # type: ignore[union-attr]
+        _need(predicates.exit_locked(eng.spec, st, here, d), f"The {lock.name} is already unlocked.")  # type: ignore[union-attr]
         _need(lock.key == key, f"The {eng.name(key)} doesn't fit the {lock.name}.")  # type: ignore[union-attr]
         st.unlocked.add(f"{here}:{d}")
         eng.emit("unlock", a.actor, f"{eng.name(a.actor)} unlocks the {lock.name} to the {d}.",  # type: ignore[union-attr]

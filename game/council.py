@@ -1,0 +1,118 @@
+"""The council scenes inside the adventure: a debate while the player attends, support won
+with evidence, and a closing vote."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from game.rules import Refusal
+from game.types import PLAYER, Action
+
+if TYPE_CHECKING:
+    from game.engine import Engine
+
+
+class CouncilScenes:
+    """The council half of ``game.scenes.SceneManager``."""
+
+    eng: Engine
+
+    def _councils_at(self, loc: str) -> list[str]:
+        from game.world.spec import CouncilScene
+        return [sid for sid, sc in self.eng.spec.scenes.items()
+                if isinstance(sc, CouncilScene) and sc.location == loc]
+
+    def council_here(self, actor: str = PLAYER) -> str | None:
+        for sid in self._councils_at(self.eng.state.where[actor]):
+            if self.eng.state.scenes.get(sid, {}).get("status") in (None, "debating"):
+                return sid
+        return None
+
+    def _council_state(self, sid: str) -> dict[str, Any]:
+        st = self.eng.state.scenes.get(sid)
+        if st is None:
+            sc = self.eng.spec.scenes[sid]
+            st = {"status": "debating", "round": 0, "announced": False,
+                  "stances": {p.id: p.stance for p in sc.participants}}
+            self.eng.state.scenes[sid] = st
+        return st
+
+    def on_arrive(self, loc: str) -> None:
+        for sid in self._councils_at(loc):
+            cs = self._council_state(sid)
+            if cs["status"] == "debating" and not cs.get("announced"):
+                cs["announced"] = True
+                sc = self.eng.spec.scenes[sid]
+                self.eng.emit("council_open", PLAYER, f"The council is in session. Motion: {sc.motion}",
+                              data={"scene": sid, "motion": sc.motion})
+
+    def on_give(self, giver: str, item: str, to: str) -> None:
+        """Evidence wins a participant's support, wherever it is handed over, until the vote."""
+        from game.world.spec import CouncilScene
+        for sid, sc in self.eng.spec.scenes.items():
+            if not isinstance(sc, CouncilScene):
+                continue
+            for p in sc.participants:
+                if p.id != to or item not in p.persuaded_by:
+                    continue
+                cs = self._council_state(sid)
+                if cs["status"] == "debating" and cs["stances"].get(to) != "for":
+                    cs["stances"][to] = "for"
+                    self.eng.emit("persuaded", to, f"{self.eng.name(to)} studies the {self.eng.name(item)} "
+                                  f"and declares support for the motion.", data={"scene": sid, "item": item})
+
+    def on_say(self, actor: str, text: str) -> None:
+        """Speech is recorded as an event; rule-based councils are swayed by evidence, not words."""
+
+    def vote(self, a: Action) -> None:
+        sid = self.council_here(a.actor)
+        if sid is None:
+            raise Refusal("There is no vote to cast here.")
+        cs = self._council_state(sid)
+        sc = self.eng.spec.scenes[sid]
+        choice = (a.text or "").lower()
+        if choice not in ("yes", "no"):
+            raise Refusal("Vote yes or no.")
+        votes = {}
+        for p in sc.participants:
+            if p.id == a.actor:
+                votes[p.id] = choice
+            else:
+                votes[p.id] = "yes" if cs["stances"].get(p.id) == "for" else "no"
+        yes = sum(v == "yes" for v in votes.values())
+        share = yes / len(votes)
+        cs["votes"] = votes
+        cs["status"] = "passed" if share > sc.majority else "failed"
+        cs["outcome"] = cs["status"]
+        self.eng.emit("council_result", a.actor,
+                      f"The council votes {yes} to {len(votes) - yes}: the motion {cs['status']}.",
+                      public=True, data={"scene": sid, "votes": votes, "outcome": cs["status"]})
+
+    def end_round(self) -> None:
+        """Council members speak one argument per round while the player attends."""
+        sid = self.council_here()
+        if sid is None or self.eng.state.scenes.get(sid, {}).get("status") != "debating":
+            return
+        cs = self._council_state(sid)
+        sc = self.eng.spec.scenes[sid]
+        if cs["round"] >= sc.max_rounds:
+            return
+        r = cs["round"]
+        from game.dialogue import utterances
+        from game.types import Request
+        eng = self.eng
+        for p in sc.participants:
+            if p.id == PLAYER:
+                continue
+            stance = cs["stances"][p.id]
+            req = Request("speech", PLAYER, eng.state.turn, eng.next_seq(), topic=sc.motion,
+                          data={"scene": sid, "round": r, "stance": stance, "initial": p.stance,
+                                "role": p.role, "arguments": list(p.arguments), "converted": list(p.converted)})
+            said = utterances(eng, p.id, req)
+            arg = said[0].text if said else ""
+            if not arg:
+                continue
+            eng.emit("speech", p.id, f'{eng.name(p.id)} ({p.role}, {stance}): "{arg}"', location=sc.location,
+                     data={"scene": sid, "round": r, "stance": stance,
+                           "claims": [c.to_dict() for u in said for c in u.claims]})
+        cs["round"] = r + 1
