@@ -98,7 +98,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from memory.gate import Candidate, ConsistencyGate, GateConfig, RelationRule, norm  # noqa: E402
+from memory.gate import ClaimCandidate, ConsistencyGate, GateConfig, RelationRule, norm  # noqa: E402
 
 T0 = time.perf_counter()
 
@@ -150,7 +150,7 @@ def log(msg: str) -> None:
 
 @dataclass
 class Write:
-    cand: Candidate
+    cand: ClaimCandidate
     category: str            # one of HEADLINE, or "diagnostic"
     sub: str                 # finer label
     reject: bool             # the gate should keep it out
@@ -315,8 +315,8 @@ class StreamGen:
         for p in (self.anchor, self.weak, self.trusted_keys):
             p.discard(key)
 
-    def cand(self, s: str, rel: str, o: str, source: str, canon_rel: str | None = None) -> Candidate:
-        return Candidate(s, rel, o, TOPIC[canon_rel or rel], source, self.turn)
+    def cand(self, s: str, rel: str, o: str, source: str, canon_rel: str | None = None) -> ClaimCandidate:
+        return ClaimCandidate(s, rel, o, TOPIC[canon_rel or rel], source, self.turn)
 
     # --- seeding -----------------------------------------------------------------
     def seed_events(self, n_fun: int, n_temporal: int, n_knows: int) -> list:
@@ -446,7 +446,7 @@ class StreamGen:
                 c = first.cand
                 self._tick += 1
                 self.pending.append((due, self._tick, Write(
-                    Candidate(c.subject, c.relation, c.object, c.topic, c.source, 0), "adversarial", first.sub,
+                    ClaimCandidate(c.subject, c.relation, c.object, c.topic, c.source, 0), "adversarial", first.sub,
                     True, True, first.kind, first.target)))
             return [first]
         if r < 0.65:   # three untrusted sources colluding on one false value
@@ -455,7 +455,7 @@ class StreamGen:
                 return []
             c = w[0].cand
             srcs = self.rng.choice(len(UNTRUSTED), size=3, replace=False)
-            return [Write(Candidate(c.subject, c.relation, c.object, c.topic, UNTRUSTED[int(i)], self.turn),
+            return [Write(ClaimCandidate(c.subject, c.relation, c.object, c.topic, UNTRUSTED[int(i)], self.turn),
                           "adversarial", "collusion x3", True, True, w[0].kind, w[0].target) for i in srcs]
         # a price out of range or not a number at all, on a known or a fresh item
         cls = self.choice(["untrusted", "untrusted", "unknown", "trusted"])
@@ -621,7 +621,7 @@ class GateMethod:
         self.gate = ConsistencyGate(RELATIONS, cfg, embedder=embedder, credibility=cred)
         self.last = None
 
-    def submit(self, c: Candidate) -> str:
+    def submit(self, c: ClaimCandidate) -> str:
         self.last = self.gate.submit(c)
         return self.last.outcome
 
@@ -635,7 +635,7 @@ class AdmitAll:
     def __init__(self):
         self.mem: dict[tuple[str, str], list[str]] = {}
 
-    def submit(self, c: Candidate) -> str:
+    def submit(self, c: ClaimCandidate) -> str:
         self.mem.setdefault(c.key, []).append(norm(c.object))
         return "admit"
 
@@ -687,7 +687,7 @@ class RejectAnyContradiction:
             self.other.add((s, rel, o))
         return "admit"
 
-    def submit(self, c: Candidate) -> str:
+    def submit(self, c: ClaimCandidate) -> str:
         return self._write(*c.triple, force=False)
 
     def observe(self, o: Observe) -> None:
@@ -703,7 +703,7 @@ class SourceOnly:
         self.cred = cred
         self.mem: dict[tuple[str, str], str] = {}
 
-    def submit(self, c: Candidate) -> str:
+    def submit(self, c: ClaimCandidate) -> str:
         if self.cred(c.source, c.topic) < 0.5:
             return "reject"
         self.mem[c.key] = norm(c.object)
@@ -734,7 +734,7 @@ class Run:
 def holds(gate: ConsistencyGate, target: tuple[str, str, str]) -> bool:
     """Is ``target`` live in the gate's memory (public ``related`` only; not timed)?"""
     s, rel, o = target
-    c = Candidate(s, rel, o, TOPIC[rel], "probe")
+    c = ClaimCandidate(s, rel, o, TOPIC[rel], "probe")
     return any(f.triple == c.triple and f.truth for f, why in gate.related(c) if why == "structured")
 
 
@@ -887,7 +887,7 @@ CAT_HEAD = [("category / subcategory", 40, "<"), ("n", 5, ">"), ("should", 7, ">
 def cache_bench(gate: ConsistencyGate, embedder, cred, cfg: GateConfig, writes: list[Write],
                 max_passes: int = 6) -> dict:
     state = gate.get_state()
-    cands = [Candidate(w.cand.subject, w.cand.relation, w.cand.object, w.cand.topic, w.cand.source, 10 ** 6)
+    cands = [ClaimCandidate(w.cand.subject, w.cand.relation, w.cand.object, w.cand.topic, w.cand.source, 10 ** 6)
              for w in writes]
     g1 = ConsistencyGate(RELATIONS, cfg.model_copy(update={"cache": True}), embedder=embedder, credibility=cred)
     g1.set_state(state)
@@ -953,10 +953,10 @@ def credibility_probe() -> dict:
     for cache in (True, False):
         tab = dict(table_)
         g = ConsistencyGate(RELATIONS, GateConfig(cache=cache), credibility=lambda s, t: tab.get(s, 0.5))
-        g.submit(Candidate("Iron Key", "located_in", "Harbor", "geography", "warden"))
-        first = g.submit(Candidate("Iron Key", "located_in", "Docks", "geography", "smuggler"))
+        g.submit(ClaimCandidate("Iron Key", "located_in", "Harbor", "geography", "warden"))
+        first = g.submit(ClaimCandidate("Iron Key", "located_in", "Docks", "geography", "smuggler"))
         tab["smuggler"] = 0.95
-        second = g.submit(Candidate("Iron Key", "located_in", "Docks", "geography", "smuggler"))
+        second = g.submit(ClaimCandidate("Iron Key", "located_in", "Docks", "geography", "smuggler"))
         out["cache_on" if cache else "cache_off"] = {"before": first.outcome, "after": second.outcome,
                                                      "after_cached": second.cached, "after_score": second.score}
     return out

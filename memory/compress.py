@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memory.config import MemoConfig
-from memory.masking import Candidate, numbers
+from memory.masking import ScoredMemory, numbers
 
 
 @dataclass
@@ -26,7 +26,7 @@ class Item:
     turn: int
     first_turn: int
     anchor: bool
-    members: list[Candidate] = field(default_factory=list)
+    members: list[ScoredMemory] = field(default_factory=list)
     kind: str = "memory"            # memory | merged | summary
 
     @property
@@ -39,14 +39,14 @@ def _span(turns: list[int]) -> str:
     return f"turn {lo}" if lo == hi else f"turns {lo}-{hi}"
 
 
-def merge_duplicates(kept: list[Candidate], vecs: np.ndarray, cfg: MemoConfig,
-                     masked: list[Candidate] = ()) -> list[Item]:
+def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig,
+                     masked: list[ScoredMemory] = ()) -> list[Item]:
     """Group kept candidates whose similarity to a group's head passes ``merge_similarity``.
 
     Candidates the mask dropped as redundant with a kept one (``masked``, with
     ``into`` set) are counted on that line too, so repeated events read
     "(x3, turns 4-9)" rather than vanishing."""
-    echoes: dict[str, list[Candidate]] = {}
+    echoes: dict[str, list[ScoredMemory]] = {}
     for c in masked:
         if c.fate == "masked" and c.into is not None:
             echoes.setdefault(c.into, []).append(c)

@@ -47,11 +47,11 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memory.rule_judge import Candidate, Fact, RelationRule, RuleJudge, Triple, keywords, norm
+from memory.rule_judge import ClaimCandidate, Fact, RelationRule, RuleJudge, Triple, keywords, norm
 
 # the claims, the facts and the rule judge live in memory.rule_judge; importable from here too
-__all__ = ["LIVE", "OUTCOMES", "Candidate", "ConsistencyGate", "Decision", "Fact", "GateConfig", "RelationRule",
-           "RuleJudge", "Triple", "keywords", "norm"]
+__all__ = ["LIVE", "OUTCOMES", "ClaimCandidate", "ConsistencyGate", "Decision", "Fact", "GateConfig",
+           "RelationRule", "RuleJudge", "Triple", "keywords", "norm"]
 
 OUTCOMES = ("admit", "quarantine", "reject")
 LIVE = ("admitted", "verified")          # statuses that count as evidence and are retrievable
@@ -128,7 +128,7 @@ class ConsistencyGate:
         self._next += 1
         return f"f{self._next}"
 
-    def _add(self, c: Candidate, status: str, truth: bool = True) -> Fact:
+    def _add(self, c: ClaimCandidate, status: str, truth: bool = True) -> Fact:
         f = Fact(self._new_id(), c.subject, c.relation, c.object, c.topic, c.source, c.turn, c.sentence(),
                  status=status, truth=truth, sources=[c.source])
         self.facts[f.id] = f
@@ -162,7 +162,7 @@ class ConsistencyGate:
         """Facts that count: admitted and verified (what retrieval may show)."""
         return [f for f in self.facts.values() if f.status in LIVE]
 
-    def related(self, c: Candidate) -> list[tuple[Fact, str]]:
+    def related(self, c: ClaimCandidate) -> list[tuple[Fact, str]]:
         """Evidence for a candidate: structured, semantic and keyword matches (live facts only)."""
         found: dict[str, str] = {}
         for fid in self._by_key.get(c.key, ()):
@@ -202,7 +202,7 @@ class ConsistencyGate:
             return 1.0
         return float(min(1.0, max(0.0, self.credibility(source, topic))))
 
-    def _cache_key(self, c: Candidate) -> tuple:
+    def _cache_key(self, c: ClaimCandidate) -> tuple:
         return (c.triple, c.source, norm(c.topic), round(self._cred(c.source, c.topic), 6), self._version)
 
     def _contest(self, new: float, old: float) -> float:
@@ -215,11 +215,11 @@ class ConsistencyGate:
         """Credibility changed (the reliability memory learned): cached decisions are stale."""
         self._version += 1
 
-    def submit(self, c: Candidate) -> Decision:
+    def submit(self, c: ClaimCandidate) -> Decision:
         """Decide one candidate: admit, quarantine or reject (and remember the decision)."""
         return self.submit_many([c])[0]
 
-    def submit_many(self, cands: Iterable[Candidate]) -> list[Decision]:
+    def submit_many(self, cands: Iterable[ClaimCandidate]) -> list[Decision]:
         """Decide several candidates; the LLM jury, when set, sees them in one batch."""
         cands = list(cands)
         prepared = []
@@ -262,7 +262,7 @@ class ConsistencyGate:
             out.append(d)
         return out
 
-    def _decide(self, c: Candidate, rel: list[tuple[Fact, str]], jury: float | None,
+    def _decide(self, c: ClaimCandidate, rel: list[tuple[Fact, str]], jury: float | None,
                 jury_error: str | None, held: Fact | None = None) -> Decision:
         """Score a candidate and apply the outcome. ``held``: the quarantined entry being re-checked."""
         cred = self._cred(c.source, c.topic, c.kind == "observation")
@@ -288,7 +288,7 @@ class ConsistencyGate:
         self._apply(d, c, same, contradicted, held, jury, jury_error)
         return d
 
-    def _rule_votes(self, c: Candidate, rel: list[tuple[Fact, str]], cred: float
+    def _rule_votes(self, c: ClaimCandidate, rel: list[tuple[Fact, str]], cred: float
                     ) -> tuple[list[dict[str, Any]], list[Fact], Fact | None]:
         """The rule judge's votes on the related facts, the facts the candidate contradicts, and
         the first fact it restates (None if none)."""
@@ -311,7 +311,7 @@ class ConsistencyGate:
                           "source_credibility": round(old, 6), "reason": why})
         return votes, contradicted, same
 
-    def _outcome(self, c: Candidate, score: float, cred: float, same: Fact | None, contradicted: list[Fact],
+    def _outcome(self, c: ClaimCandidate, score: float, cred: float, same: Fact | None, contradicted: list[Fact],
                  jury_error: str | None) -> tuple[str, str]:
         """The tier a score falls in, with the reason the audit trail gives."""
         t_low, t_high = self.thresholds(c.relation)
@@ -327,7 +327,7 @@ class ConsistencyGate:
         return "quarantine", (f"disputes {ids}; held until more evidence" if contradicted
                               else "uncertain; held until more evidence")
 
-    def _apply(self, d: Decision, c: Candidate, same: Fact | None, contradicted: list[Fact], held: Fact | None,
+    def _apply(self, d: Decision, c: ClaimCandidate, same: Fact | None, contradicted: list[Fact], held: Fact | None,
                jury: float | None, jury_error: str | None) -> None:
         """Carry out a decision on world-fact memory and note the entry it touched in ``d.fact``."""
         if d.outcome == "admit":
@@ -366,7 +366,7 @@ class ConsistencyGate:
     def observe(self, subject: str, relation: str, obj: str, truth: bool, turn: int, topic: str = "",
                 text: str = "") -> list[Decision]:
         """A verified observation: record it, purge what it contradicts, and re-check the quarantine."""
-        c = Candidate(subject, relation, obj, topic, "observation", turn, text, kind="observation")
+        c = ClaimCandidate(subject, relation, obj, topic, "observation", turn, text, kind="observation")
         out: list[Decision] = []
         purged: list[str] = []
         near = [self.facts[i] for i in self._by_key.get(c.key, ())] + [f for f, _ in self.related(c)]
@@ -405,7 +405,7 @@ class ConsistencyGate:
         """Decide every quarantined fact again (after new evidence or new credibility)."""
         out = []
         for f in [f for f in self.facts.values() if f.status == "quarantined" and not f.awaiting_jury]:
-            c = Candidate(f.subject, f.relation, f.object, f.topic, f.source, turn, f.text)
+            c = ClaimCandidate(f.subject, f.relation, f.object, f.topic, f.source, turn, f.text)
             d = self._decide(c, self.related(c), f.jury, None, held=f)
             if d.outcome == "quarantine":  # still undecided: nothing to record
                 continue

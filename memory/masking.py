@@ -23,8 +23,9 @@ from memory.records import MemoryRecord
 
 
 @dataclass
-class Candidate:
-    """One memory on its way into (or out of) a context, with everything explain() reports."""
+class ScoredMemory:
+    """One retrieved memory being scored for a context (selected, masked, merged, ...), with
+    everything explain() reports."""
 
     rec: MemoryRecord
     relevance: float = 0.0          # raw cosine similarity to the query
@@ -52,7 +53,7 @@ def numbers(text: str) -> tuple[str, ...]:
     return tuple(_NUM.findall(text))
 
 
-def boost(cands: list[Candidate], cfg: MaskConfig) -> None:
+def boost(cands: list[ScoredMemory], cfg: MaskConfig) -> None:
     """Controversy and novelty raise a score; resolved sub-goals lower it. Anchors untouched."""
     for c in cands:
         if c.rec.anchor:
@@ -70,8 +71,8 @@ def boost(cands: list[Candidate], cfg: MaskConfig) -> None:
             c.adjustments.append(f"x{cfg.resolved_factor} resolved sub-goal")
 
 
-def mask(cands: list[Candidate], vecs: np.ndarray, own_vecs: np.ndarray, own_ids: set[str],
-         cfg: MaskConfig) -> list[Candidate]:
+def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_ids: set[str],
+         cfg: MaskConfig) -> list[ScoredMemory]:
     """Greedy redundancy suppression in score order. Returns the kept candidates (masked ones get a reason).
 
     ``vecs[i]`` is the vector of ``cands[i]``; ``own_vecs`` are the agent's own

@@ -26,7 +26,7 @@ import numpy as np
 
 from memory.compress import Item, merge_duplicates, summarise_old
 from memory.config import MemoConfig
-from memory.masking import Candidate, boost, mask
+from memory.masking import ScoredMemory, boost, mask
 from memory.records import FACTS, SHARED
 
 # resolved memories are retrieved and fade; consolidated ones stay retrievable in the long-term tier
@@ -136,19 +136,19 @@ class ContextOptimizer:
         self._remember(agent, turn, cands)
         return ctx
 
-    def _retrieve(self, agent: str, turn: int, qvecs: list[tuple[np.ndarray, float]]) -> list[Candidate]:
+    def _retrieve(self, agent: str, turn: int, qvecs: list[tuple[np.ndarray, float]]) -> list[ScoredMemory]:
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
-        found: dict[str, Candidate] = {}
+        found: dict[str, ScoredMemory] = {}
         hits = bank.search_many(agent, [q for q, _ in qvecs], cfg.candidates, kinds=cfg.kinds,
                                 min_turn=min_turn, statuses=LIVE) if qvecs else []
         for found_for_query in hits:
             for rec, _sim in found_for_query:
-                found.setdefault(rec.id, Candidate(rec=rec))
+                found.setdefault(rec.id, ScoredMemory(rec=rec))
         for rec in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns, kinds=cfg.kinds,
                                                       statuses=LIVE):
             if rec.id not in found:
-                found[rec.id] = Candidate(rec=rec)
+                found[rec.id] = ScoredMemory(rec=rec)
         cands = sorted(found.values(), key=lambda c: c.rec.seq)
         if qvecs and cands:
             vecs = bank.vectors([c.id for c in cands])
@@ -165,7 +165,7 @@ class ContextOptimizer:
         share = (1.0 - cfg.w_relevance_focus) / rest if rest else 0.0
         return cfg.w_relevance_focus, cfg.w_recency * share, cfg.w_importance * share
 
-    def _score(self, cands: list[Candidate], turn: int, agent: str, focused: bool = False) -> None:
+    def _score(self, cands: list[ScoredMemory], turn: int, agent: str, focused: bool = False) -> None:
         cfg = self.cfg
         w_rel, w_rec, w_imp = self._weights(focused)
         rel = np.array([c.relevance for c in cands], dtype=np.float64)
@@ -271,7 +271,7 @@ class ContextOptimizer:
                 c.section = section
 
     # --- explain -------------------------------------------------------------------------
-    def _remember(self, agent: str, turn: int, cands: list[Candidate]) -> None:
+    def _remember(self, agent: str, turn: int, cands: list[ScoredMemory]) -> None:
         rows = []
         for c in sorted(cands, key=lambda c: (-c.score, c.rec.seq)):
             rows.append({"id": c.id, "kind": c.rec.kind, "scope": c.rec.scope, "turn": c.rec.turn,

@@ -1,6 +1,6 @@
 """What the consistency gate weighs and keeps, and its rule judge.
 
-A claim on its way in is a :class:`Candidate`; an entry of world-fact memory is
+A claim on its way in is a :class:`ClaimCandidate`; an entry of world-fact memory is
 a :class:`Fact`; both compare through their normalised triples (:func:`norm`).
 :class:`RuleJudge` votes on a candidate against one related fact: a functional
 relation with another object, a number outside the relation's range, or a
@@ -79,7 +79,7 @@ class Triple:
 
 
 @dataclass
-class Candidate(Triple):
+class ClaimCandidate(Triple):
     """A would-be world fact and where it came from."""
 
     subject: str
@@ -125,7 +125,7 @@ class RuleJudge:
     def rule(self, relation: str) -> RelationRule:
         return self.relations.get(norm(relation), RelationRule())
 
-    def check_alone(self, c: Candidate) -> str | None:
+    def check_alone(self, c: ClaimCandidate) -> str | None:
         """A problem with the candidate on its own (a number out of range), or None."""
         r = self.rule(c.relation)
         if r.range is not None:
@@ -136,7 +136,7 @@ class RuleJudge:
                 return f"{c.object} is outside the range [{r.range[0]:g}, {r.range[1]:g}] of {c.relation}"
         return None
 
-    def vote(self, c: Candidate, f: Fact) -> tuple[float, str] | None:
+    def vote(self, c: ClaimCandidate, f: Fact) -> tuple[float, str] | None:
         """1 (supports), 0 (contradicts) or None (no structured bearing) for one related fact."""
         s, rel, o = c.triple
         fs, frel, fo = f.triple

@@ -24,7 +24,7 @@ from typing import Any
 
 from game.errors import ParleyError
 from game.types import Event
-from memory.gate import Candidate, ConsistencyGate, Decision, GateConfig, RelationRule, norm
+from memory.gate import ClaimCandidate, ConsistencyGate, Decision, GateConfig, RelationRule, norm
 from memory.sigma import SigmaMem
 
 CLAIM_EVENTS = ("say", "talk", "speech")
@@ -82,7 +82,7 @@ class WorldFacts:
                               "object": c["object"], "topic": c["topic"], "turn": ev.turn})
             fid = c.get("fact_id")
             text = self.spec.facts[fid].text if fid in self.spec.facts else ""
-            cands.append(Candidate(c["subject"], c["relation"], c["object"], c["topic"], c["speaker"],
+            cands.append(ClaimCandidate(c["subject"], c["relation"], c["object"], c["topic"], c["speaker"],
                                    ev.turn, text))
         self._mirror(self.gate.submit_many(cands))
         if self._learn(self._settle_against_verified(start)):  # credibility moved: held claims again

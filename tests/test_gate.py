@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.gate import Candidate, ConsistencyGate, GateConfig, RelationRule
+from memory.gate import ClaimCandidate, ConsistencyGate, GateConfig, RelationRule
 
 RELATIONS = {"located_in": RelationRule(functional=True), "price": RelationRule(functional=True, range=(0, 100)),
              "knows": RelationRule(), "arrives_before": RelationRule(temporal="before"),
@@ -22,8 +22,8 @@ def gate(**kw) -> ConsistencyGate:
     return ConsistencyGate(RELATIONS, credibility=lambda s, t: CRED.get(s, 0.5), **kw)
 
 
-def cand(s, r, o, source="trusted", topic="t", turn=0, text="") -> Candidate:
-    return Candidate(s, r, o, topic, source, turn, text)
+def cand(s, r, o, source="trusted", topic="t", turn=0, text="") -> ClaimCandidate:
+    return ClaimCandidate(s, r, o, topic, source, turn, text)
 
 
 def test_new_consistent_facts_are_admitted_and_repeats_corroborate():
