@@ -31,12 +31,14 @@ one in enumeration order.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from agents.autopilot_merchant import MerchantModel, talk_observations
+from agents.autopilot_merchant import MerchantModel, SceneTerms, TradeTerms, talk_observations
+from game.negotiation.utility import UtilityFunction
 from game.types import PLAYER, Action, Verb
 
 LOST = -1.0           # value of a needed deal that can no longer be struck
@@ -107,88 +109,103 @@ def _pick(s_val: float | None, values: np.ndarray, me: np.ndarray) -> tuple[str,
     return "offer", k
 
 
+class Table:
+    """The open negotiation as the player is shown it (``Observation.scene``): who moves, how many
+    moves were made, the offer on the table and who made it."""
+
+    def __init__(self, scene: Mapping[str, Any]):
+        self.deadline = int(scene.get("deadline", 1))
+        history = list(scene.get("history", ()))
+        self.moves_made = len(history)
+        self.turn = scene.get("turn")
+        self.standing_offer: dict[str, str] | None = None
+        self.standing_party: str | None = None
+        for rec in history:
+            if rec.get("kind") == "offer" and rec.get("terms"):
+                self.standing_party, self.standing_offer = rec.get("party"), dict(rec["terms"])
+            elif rec.get("kind") == "reject":
+                self.standing_party, self.standing_offer = None, None
+        if scene.get("standing_offer") is not None:
+            self.standing_offer = dict(scene["standing_offer"])
+
+
 class HaggleMixin:
     """The autopilot's negotiation moves (mixed into ``Autopilot``): it remembers every session it
     saw with each merchant (``neg[scene]["log"]``) and plays ``plan_move`` on a ``MerchantModel``."""
 
-    engine: Any
-    spec: Any
     trades: dict[str, dict[str, Any]]
     neg: dict[str, dict[str, Any]]
     turn_cost: float
+    turn: int
 
-    def _remember_talks(self) -> None:
-        """Keep each trade session as the player saw it (a new one when the talks were re-opened)."""
-        scenes = self.engine.state.scenes
-        for sid in self.trades:
-            saved = scenes.get(sid, {}).get("session")
-            if not saved:
-                continue
-            cur = {"status": str(saved["status"]), "history": [dict(r) for r in saved["history"]]}
-            log = self.neg.setdefault(sid, {"tries": 0}).setdefault("log", [])
-            if log:
-                last = log[-1]
-                grown = last["status"] == "open" and cur["history"][:len(last["history"])] == last["history"]
-                if grown or last == cur:
-                    log[-1] = cur
-                    continue
-            log.append(cur)
+    def _terms(self, sid: str) -> SceneTerms:
+        t = self.trades[sid]
+        trade = TradeTerms(t.get("item"), t.get("seller"), t.get("price_issue")) if t.get("price_issue") else None
+        return SceneTerms(int(t["deadline"]), trade)
 
-    def _session(self, sid: str) -> Any:
-        """A private copy of the negotiation as it stands (the engine's is untouched)."""
-        from game.negotiation.session import NegotiationSession
-        scene = self.trades[sid]["scene"]
-        saved = self.engine.state.scenes.get(sid, {}).get("session")
-        return NegotiationSession.from_state(scene, saved) if saved else NegotiationSession(scene)
+    def _me(self, sid: str) -> UtilityFunction:
+        t = self.trades[sid]
+        you = t["you"]
+        return UtilityFunction(PLAYER, t["issues"], you["weights"], you["values"], you["reservation"])
+
+    def _outcomes(self, sid: str) -> list[dict[str, str]]:
+        issues = self.trades[sid]["issues"]
+        names = list(issues)
+        return [dict(zip(names, vals)) for vals in itertools.product(*(issues[i] for i in names))]
 
     def _price(self, sid: str, terms: Mapping[str, str]) -> int:
-        trade = self.trades[sid]["scene"].trade
-        return int(terms[trade.price_issue]) if trade is not None else 0
+        issue = self.trades[sid].get("price_issue")
+        return int(float(terms[issue])) if issue else 0
 
     def _pays(self, sid: str) -> bool:
         """Whether the player is the buyer in this trade (only a buyer needs the gold)."""
-        trade = self.trades[sid]["scene"].trade
-        return trade is not None and trade.seller != PLAYER
+        t = self.trades[sid]
+        return bool(t.get("price_issue")) and t.get("seller") != PLAYER
 
     def _merchant_model(self, sid: str) -> MerchantModel:
-        t = self.trades[sid]
         sessions = [s["history"] for s in self.neg.get(sid, {}).get("log", ())]
-        return MerchantModel(t["scene"], t["me"], t["other"], sessions)
+        return MerchantModel(self._terms(sid), self._me(sid), self.trades[sid]["other"], sessions)
 
     def _expected_price(self, sid: str) -> int:
         """What the player expects to pay in a trade not yet made: the lowest price the merchant has
-        offered or accepted in the talks seen so far, else the dearest price on the table."""
+        offered or accepted in the talks seen so far, else the dearest price on the table (0 for a
+        trade whose terms it has not seen)."""
+        if sid not in self.trades:
+            return 0
         t = self.trades[sid]
         seen = [self._price(sid, terms) for h in self.neg.get(sid, {}).get("log", ())
-                for kind, _, terms in talk_observations(h["history"], t["other"], t["scene"].deadline)
+                for kind, _, terms in talk_observations(h["history"], t["other"], int(t["deadline"]))
                 if kind in ("offer", "yes")]
-        return min(seen) if seen else max(self._price(sid, o) for o in t["outcomes"])
+        return min(seen) if seen else max(self._price(sid, o) for o in self._outcomes(sid))
 
     def _reserve(self, sid: str, g: dict[str, Any]) -> int:
         """Gold to keep back for the other trades still needed."""
-        return sum(self._expected_price(o) for o in g["trade"] if o != sid and self._pays(o))
+        return sum(self._expected_price(o) for o in g["trade"]
+                   if o != sid and o in self.trades and self._pays(o))
 
     def _affordable_min(self, sid: str) -> int | None:
-        """The lowest price the player might have to pay (the cheapest on the table)."""
+        """The lowest price the player might have to pay (None: terms not seen yet)."""
+        if sid not in self.trades:
+            return None
         if not self._pays(sid):
             return 0
-        return min(self._price(sid, o) for o in self.trades[sid]["outcomes"])
+        return min(self._price(sid, o) for o in self._outcomes(sid))
 
-    def _negotiate(self, sid: str, g: dict[str, Any]) -> Action:
-        if sid not in self.trades or g["trade"].get(sid) != "agreement":
-            return Action(PLAYER, Verb.WALK_AWAY)
-        sim = self._session(sid)
+    def _negotiate(self, sid: str, scene: Mapping[str, Any], g: dict[str, Any]) -> Action:
+        sim = Table(scene)
         if sim.turn != PLAYER:
             return Action(PLAYER, Verb.WAIT)
-        t = self.trades[sid]
+        if sid not in self.trades or g["trade"].get(sid) != "agreement":
+            return Action(PLAYER, Verb.WALK_AWAY)  # not a trade it needs
         info = self.neg.setdefault(sid, {"tries": 1})
-        gold = self.engine.state.gold.get(PLAYER, 0)
+        info["tries"] = max(int(info.get("tries", 1)), 1)
+        gold = int(g["gold"])
         model = self._merchant_model(sid)
-        me = t["me"].vector
-        prices = np.array([self._price(sid, o) for o in t["outcomes"]])
-        tries_left = MAX_TRADE_TRIES - int(info.get("tries", 1))
-        st = self.engine.state
-        cost = self.turn_cost if self.spec.max_turns - st.turn >= HASTE_TURNS else 1.0
+        me = self._me(sid).vector
+        prices = np.array([self._price(sid, o) for o in self._outcomes(sid)])
+        tries_left = MAX_TRADE_TRIES - int(info["tries"])
+        left = int(g.get("max_turns", 0)) - self.turn
+        cost = self.turn_cost if left >= HASTE_TURNS else 1.0
         for budget in (gold - self._reserve(sid, g), gold):
             ok = prices <= budget if self._pays(sid) else np.ones(me.size, dtype=bool)
             if not ok.any():

@@ -40,6 +40,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,24 @@ SIGMA = 0.08            # how far (est units) an observation may stray from a co
 PAIR_SIGMA = 0.05       # how far an observed ordering may be violated by a utility hypothesis
 MAX_CELLS = 2_000_000   # utility hypotheses x outcomes kept in memory at most
 WEIGHT_STEPS = (10, 5, 4, 2, 1)
+
+
+@dataclass(frozen=True)
+class TradeTerms:
+    """A trade's public terms: what is sold, by whom, and which issue is the price."""
+
+    item: str | None
+    seller: str | None
+    price_issue: str | None
+
+
+@dataclass(frozen=True)
+class SceneTerms:
+    """What ``MerchantModel`` needs of a negotiation scene: its deadline and its trade terms (as the
+    player is shown them; a world-file scene has the same attributes)."""
+
+    deadline: int
+    trade: TradeTerms | None = None
 
 
 def talk_observations(history: Sequence[Mapping[str, Any]], merchant: str,

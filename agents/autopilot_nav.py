@@ -1,9 +1,10 @@
-"""The autopilot's moving about (mixed into ``Autopilot``): the known map, where to go next.
+"""The autopilot's moving about (mixed into ``Autopilot``): the map it learnt, where to go next.
 
-It walks shortest known paths (locked exits count once it holds the key) to the
-nearest place where something useful can be done, else toward a place an NPC named
-for a needed thing, else to the nearest unexplored place, else to the place it has
-not seen for longest.
+The map is what it walked: the exits of every place it stood in and, for those it took,
+where they led (an exit it has not taken leads somewhere unknown). It walks shortest known
+paths (a shut lock counts once it holds something worth trying on it) to the nearest place
+where something useful can be done, else toward a place an NPC named for a needed thing,
+else through the nearest exit it has not taken, else to the place it has not seen for longest.
 """
 
 from __future__ import annotations
@@ -11,109 +12,129 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from game.types import PLAYER, Action, Verb
+from game.types import Action, Verb
 
 
 class NavMixin:
-    """Navigation for ``Autopilot`` (needs ``engine``, ``spec``, ``visited``, ``seen_*``, ``hints``)."""
+    """Navigation for ``Autopilot`` (needs the memory of ``agents.autopilot_memory``)."""
 
-    engine: Any
-    spec: Any
+    here: str
+    rng: Any
     visited: dict[str, int]
+    places: list[str]
+    exits: dict[str, list[str]]
+    edges: dict[str, dict[str, str]]
     seen_items: dict[str, str]
     seen_npcs: dict[str, str]
     hints: dict[str, list[str]]
+    sellers: dict[str, str]
     followed: list[list[Any]]
-    loc_order: dict[str, int]
     trades: dict[str, dict[str, Any]]
-    councils: dict[str, Any]
+    merchants: dict[str, str]
+    locks: dict[str, dict[str, Any]]
+    talked: dict[str, dict[str, Any]]
+    councils: dict[str, dict[str, Any]]
+    no_trade: list[str]
+    fixed: list[str]
+    _picked: str | None
+    _obs: Any
 
-    def _lost(self, g: dict[str, Any], keys: bool = True) -> list[str]:
-        """Needed things whose whereabouts we do not know (and no merchant sells)."""
-        st = self.engine.state
-        held = self._held()
-        sold = {t["scene"].trade.item for t in self.trades.values() if t["scene"].trade}
+    def _lost(self, g: dict[str, Any]) -> list[str]:
+        """Needed things whose whereabouts it does not know (and no deal will bring)."""
+        sold = {t.get("item") for t in self.trades.values()} | set(self.sellers) | g["bought"]
         out = []
-        for thing in dict.fromkeys(g["need"] + list(g["evidence"]) + (g["keys"] if keys else [])):
-            if thing in held or thing in self.seen_items or thing in sold or thing in st.opened:
+        for thing in dict.fromkeys(g["need"] + g["open"]):
+            if thing in g["held"] or thing in self.seen_items or thing in sold or \
+                    self.locks.get(thing, {}).get("open"):
                 continue
             out.append(thing)
         return out
 
     def _live_hints(self, thing: str) -> list[str]:
-        """Places named for ``thing`` that are still worth a look (not visited since, or a closed container)."""
-        st = self.engine.state
+        """Places named for ``thing`` still worth a look: a known place not visited since, a closed
+        container, or a name it cannot place yet while some exit is unexplored."""
         out = []
         for place in self.hints.get(thing, ()):
-            if (place in self.spec.locations and place not in self.visited) or \
-                    (place in self.spec.items and place not in st.opened):
+            if place in self.visited:
+                continue
+            if place in self.locks and self.locks[place].get("container"):
+                if not self.locks[place].get("open"):
+                    out.append(place)
+            elif place in self.places or self._unexplored():
                 out.append(place)
         return out
 
-    # --- moving ----------------------------------------------------------------------
-    def _unexplored(self) -> bool:
-        """Whether some reachable location has not been visited (hints can only help then)."""
-        dist, _ = self._bfs()
-        return any(p not in self.visited for p in dist)
+    # --- the map ---------------------------------------------------------------------
+    def _frontier(self, dist: dict[str, int], g: dict[str, Any]) -> dict[str, list[str]]:
+        """Reachable places with exits not taken yet (that can be used), and those exits."""
+        out: dict[str, list[str]] = {}
+        for loc in dist:
+            todo = [d for d in self.exits.get(loc, ()) if d not in self.edges.get(loc, {})
+                    and self._passable(loc, d, g)]
+            if todo:
+                out[loc] = todo
+        return out
 
-    def _bfs(self) -> tuple[dict[str, int], dict[str, str]]:
-        """Distances and first steps from here over the known map (locked exits count if we hold the key)."""
-        st, spec = self.engine.state, self.spec
-        here = st.where[PLAYER]
-        held = self._held()
-        dist, first = {here: 0}, {here: ""}
-        q = deque([here])
+    def _unexplored(self) -> bool:
+        """Whether some exit it can use has not been taken (hints can only help then)."""
+        g = {"held": set(self._obs.inventory) if self._obs is not None else set()}
+        dist, _ = self._bfs(g)
+        return bool(self._frontier(dist, g))
+
+    def _bfs(self, g: dict[str, Any]) -> tuple[dict[str, int], dict[str, str]]:
+        """Distances and first steps from here over the known map."""
+        dist, first = {self.here: 0}, {self.here: ""}
+        q = deque([self.here])
         while q:
             loc = q.popleft()
-            if loc not in self.visited:
-                continue  # its exits are not known yet
-            spec_loc = spec.locations[loc]
-            for d, dest in spec_loc.exits.items():
-                lock = spec_loc.locked.get(d)
-                if lock is not None and f"{loc}:{d}" not in st.unlocked and lock.key not in held:
+            for d, dest in self.edges.get(loc, {}).items():
+                if dest in dist or not self._passable(loc, d, g):
                     continue
-                if dest not in dist:
-                    dist[dest] = dist[loc] + 1
-                    first[dest] = first[loc] or d
-                    q.append(dest)
+                dist[dest] = dist[loc] + 1
+                first[dest] = first[loc] or d
+                q.append(dest)
         return dist, first
 
+    def _order(self, place: str) -> int:
+        return self.places.index(place) if place in self.places else len(self.places)
+
+    # --- where to go -------------------------------------------------------------------
     def _targets(self, g: dict[str, Any]) -> list[str]:
-        """Places where a local action (see ``_local``) would apply."""
-        st, spec = self.engine.state, self.spec
-        held = self._held()
-        out: list[str] = []
-        for item in g["wanted"]:
-            if item in self.seen_items and item not in held and spec.items[item].portable:
+        """Places where a local action (see ``Autopilot._local``) would apply."""
+        held, out = g["held"], []
+        for item in set(g["wanted"]) | self._wished(g):
+            if item in self.seen_items and item not in held and item not in self.fixed:
                 out.append(self.seen_items[item])
-        for iid, loc in self.seen_items.items():
-            item = spec.items[iid]
-            if item.container and iid not in st.opened and (
-                    item.locked_with is None or iid in st.unlocked or item.locked_with in held):
-                out.append(loc)
         for item, npc in g["give"]:
             if item in held and npc in self.seen_npcs and not self._needed_for_has(item):
                 out.append(self.seen_npcs[npc])
-        for item, members in g["evidence"].items():
-            if item in held:
-                out += [self.seen_npcs[m] for m in members if m in self.seen_npcs]
-        for item, loc in g["drop"]:
-            if item in held:
-                out.append(loc)
+        out += [loc for item, loc in g["drop"] if item in held]
         for sid, outcome in g["council"].items():
-            loc = self.councils[sid].location
-            if loc and self._council_open(sid) and self._projected(sid, "yes" if outcome == "passed" else "no") \
-                    == (outcome == "passed"):
-                out.append(loc)
-        for lid in self.visited:
-            for d, lock in spec.locations[lid].locked.items():
-                if f"{lid}:{d}" not in st.unlocked and lock.key in held:
-                    out.append(lid)
-        for sid in g["trade"]:
-            npc = self.trades[sid]["npc"]
-            if npc in self.seen_npcs and self._trade_ok(sid):
+            c = self.councils.get(sid)
+            if c and self._council_open(sid) and \
+                    self._projected(sid, "yes" if outcome == "passed" else "no") == (outcome == "passed"):
+                out.append(c["loc"])
+        out += self._lock_targets(g)
+        out += self._trade_targets(g)
+        out += [self.seen_npcs[n] for n, i in self.wants if i in held and n in self.seen_npcs
+                and i not in g["keep"] and i not in g["wanted"] and f"{i}>{n}" not in self.gave]
+        return out + g["at"]
+
+    def _trade_targets(self, g: dict[str, Any]) -> list[str]:
+        out = []
+        for npc, sid in self.merchants.items():
+            if sid in g["trade"] and npc in self.seen_npcs and self._trade_ok(sid, g["gold"]):
                 out.append(self.seen_npcs[npc])
-        out += g["at"]
+        if self._unknown_trades(g):
+            for npc, loc in self.seen_npcs.items():
+                if npc in self.merchants or npc in self.no_trade:
+                    continue
+                if npc not in self.talked or self.talked[npc].get("trade"):
+                    out.append(loc)
+        for thing in g["need"]:
+            seller = self.sellers.get(thing)
+            if thing not in g["held"] and seller in self.seen_npcs and seller not in self.no_trade:
+                out.append(self.seen_npcs[seller])
         return out
 
     def _note_followed(self, leads: dict[str, list[str]], place: str | None) -> None:
@@ -128,32 +149,35 @@ class NavMixin:
                     self.followed.append([thing, place, 1])
 
     def _step_to(self, places: list[str], dist: dict[str, int], first: dict[str, str]) -> Action | None:
-        here = self.engine.state.where[PLAYER]
-        cands = sorted({p for p in places if p in dist and p != here}, key=lambda p: (dist[p], self.loc_order[p]))
+        cands = sorted({p for p in places if p in dist and p != self.here}, key=lambda p: (dist[p], self._order(p)))
         if not cands:
             return None
         best = [p for p in cands if dist[p] == dist[cands[0]]]
         pick = best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
         self._picked = pick
-        return self._do(Verb.GO, first[pick])
+        return Action("player", Verb.GO, obj=first[pick])
+
+    def _container_place(self, place: str) -> str:
+        """Where to look for a place name: a container's location, else the name itself."""
+        return self.seen_items.get(place, place)
 
     def _navigate(self, g: dict[str, Any]) -> Action | None:
-        dist, first = self._bfs()
+        dist, first = self._bfs(g)
         step = self._step_to(self._targets(g), dist, first)
         if step is not None:
             return step
-        leads = {thing: [p for p in self._leads(thing) if p in self.spec.locations] for thing in self._lost(g)}
+        leads = {thing: [self._container_place(p) for p in self._leads(thing)] for thing in self._lost(g)}
         step = self._step_to([p for places in leads.values() for p in places], dist, first)
         if step is not None:
             self._note_followed(leads, self._picked)
             return step
-        frontier = [p for p in dist if p not in self.visited]
-        step = self._step_to(frontier, dist, first)
+        frontier = self._frontier(dist, g)
+        if self.here in frontier:
+            return Action("player", Verb.GO, obj=frontier[self.here][0])
+        step = self._step_to(list(frontier), dist, first)
         if step is not None:
             return step
-        # everything known is explored: walk to the place we have not seen for longest
-        here = self.engine.state.where[PLAYER]
-        stale = [p for p in dist if p != here]
+        stale = [p for p in dist if p != self.here]
         if not stale:
             return None
         oldest = min(self.visited.get(p, -1) for p in stale)

@@ -8,28 +8,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from game import dialogue
-
 MAX_ASKS_PER_THING = 1   # ask at most this many NPCs where one needed thing is
 
 
 class TrustMixin:
-    """M-Route and M-Vote for ``Autopilot`` (needs ``sigma``, ``claims``, ``asked``, ``engine``)."""
+    """M-Route and M-Vote for ``Autopilot`` (needs ``sigma``, ``claims``, ``asked``, ``talked``)."""
 
-    engine: Any
     sigma: Any
     claims: list[list[str]]
     asked: list[list[str]]
-    subject_topic: dict[str, str]
+    talked: dict[str, dict[str, Any]]
     ask: bool
+
+    def _topics(self, npc: str) -> list[str]:
+        """The topics ``npc`` said it could tell about when greeted."""
+        return list(self.talked.get(npc, {}).get("topics", ()))
 
     def _question(self, g: dict[str, Any], npcs_here: list[str]) -> Any:
         """Ask an NPC here where a needed thing is (M-Route with trust, else the first talker), or None."""
         from game.types import Verb
-        talkers = [n for n in npcs_here if dialogue.topics_of(self.engine, n)]  # NPCs with something to tell
+        talkers = [n for n in npcs_here if self._topics(n)]  # NPCs with something to tell
         if not (self.ask and talkers and self._unexplored()):
             return None
-        for thing in self._lost(g, keys=False):
+        for thing in self._lost(g):
             if self.sigma is not None:
                 pick = self._informant(thing, talkers)
                 if pick is not None:
@@ -46,11 +47,11 @@ class TrustMixin:
         return None
 
     def _topic_of(self, thing: str) -> str | None:
-        """The topic ``thing`` is talked about under: from a claim heard about it, else the catalogue."""
+        """The topic ``thing`` is talked about under: from a claim heard about it (else unknown)."""
         for c in self.claims:
             if c[1] == thing and c[4]:
                 return c[4]
-        return self.subject_topic.get(thing)
+        return None
 
     def _score(self, peer: str, topic: str) -> float:
         from game.errors import InputError
@@ -64,7 +65,7 @@ class TrustMixin:
         from game.errors import InputError
         topic = self._topic_of(thing)
         cands = [n for n in talkers if [n, thing] not in self.asked
-                 and (topic is None or topic in dialogue.topics_of(self.engine, n))]
+                 and (topic is None or topic in self._topics(n))]
         if not cands:
             return None
         asked = [p for p in self.asked if p[1] == thing]
