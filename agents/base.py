@@ -1,23 +1,13 @@
-"""The Agent protocol every actor in Parley follows."""
+"""The base class of rule-based agents (the ``Agent`` protocol lives in ``game.protocols``)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from game.types import Action, Event, Observation
+from game.protocols import Agent
+from game.types import Event
 
-
-@runtime_checkable
-class Agent(Protocol):
-    """Picks an action from an observation (and, later, a memory context)."""
-
-    def act(self, observation: Observation, context: Any = None) -> Action | None: ...
-
-    def observe(self, event: Event) -> None: ...
-
-    def get_state(self) -> dict[str, Any]: ...
-
-    def set_state(self, state: dict[str, Any]) -> None: ...
+__all__ = ["Agent", "BaseAgent"]
 
 
 class BaseAgent:
@@ -28,6 +18,7 @@ class BaseAgent:
     """
 
     uses_context = False
+    passive = False
 
     def __init__(self, entity: str):
         self.entity = entity

@@ -7,14 +7,16 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from game.types import Action, Observation, Verb
+from game.types import Action, Decision, Observation, Verb
 
 
 class Idle(BaseAgent):
     """Stays put and does nothing (merchants, guards)."""
 
-    def act(self, observation: Observation, context: Any = None) -> Action | None:
-        return None
+    passive = True
+
+    def act(self, observation: Observation, context: Any = None) -> Decision:
+        return Decision(None)
 
 
 class Wanderer(BaseAgent):
@@ -26,14 +28,14 @@ class Wanderer(BaseAgent):
         self.rng, self.moves, self.p = rng, set(moves or []), float(p)
         self.exits = exits or {}
 
-    def act(self, observation: Observation, context: Any = None) -> Action | None:
+    def act(self, observation: Observation, context: Any = None) -> Decision:
         if self.rng.random() >= self.p:
-            return None
+            return Decision(None)
         here = self.exits.get(observation.location, {})
         options = sorted(d for d, dest in here.items() if not self.moves or dest in self.moves)
         if not options:
-            return None
-        return Action(self.entity, Verb.GO, obj=options[int(self.rng.integers(len(options)))])
+            return Decision(None)
+        return Decision(Action(self.entity, Verb.GO, obj=options[int(self.rng.integers(len(options)))]))
 
     def get_state(self) -> dict[str, Any]:
         return {"rng": self.rng.bit_generator.state}
@@ -49,7 +51,10 @@ class Patrol(BaseAgent):
         super().__init__(entity)
         self.route, self.exits, self.i = list(route), exits, 0
 
-    def act(self, observation: Observation, context: Any = None) -> Action | None:
+    def act(self, observation: Observation, context: Any = None) -> Decision:
+        return Decision(self._step(observation))
+
+    def _step(self, observation: Observation) -> Action | None:
         if not self.route:
             return None
         target = self.route[(self.i + 1) % len(self.route)]
@@ -73,11 +78,11 @@ class Scripted(BaseAgent):
         super().__init__(entity)
         self.actions, self.i = list(actions), 0
 
-    def act(self, observation: Observation, context: Any = None) -> Action | None:
+    def act(self, observation: Observation, context: Any = None) -> Decision:
         if self.i >= len(self.actions):
-            return None
+            return Decision(None)
         self.i += 1
-        return self.actions[self.i - 1]
+        return Decision(self.actions[self.i - 1])
 
     def get_state(self) -> dict[str, Any]:
         return {"i": self.i}

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from game.types import Claim, Observation, Request, Utterance
+from game.types import Claim, Decision, Observation, Request, Utterance
 
 DEFAULT_LINES: dict[str, tuple[str, ...]] = {
     "answer": ("{text}",),
@@ -168,8 +168,8 @@ class ScriptedNPC(BaseAgent):
         """True when the NPC never acts on its turn (the engine skips it)."""
         return self.body is None
 
-    def act(self, observation: Observation, context: Any = None) -> Any:
-        return None if self.body is None else self.body.act(observation, context)
+    def act(self, observation: Observation, context: Any = None) -> Decision:
+        return Decision(None) if self.body is None else self.body.act(observation, context)
 
     def reply(self, request: Request, context: Any = None) -> list[Utterance]:
         return self.voice.reply(request)

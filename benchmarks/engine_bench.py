@@ -80,7 +80,7 @@ def bench_engine(world, steps: int, seed: int) -> dict[str, float]:
             return a
 
     def run(with_transcript: bool) -> tuple[float, int, int]:
-        from game.session import npc_agents
+        from game.compose import npc_agents
         from game.transcript import Transcript
         tally = [0]
 
@@ -93,7 +93,7 @@ def bench_engine(world, steps: int, seed: int) -> dict[str, float]:
         for a in actions:
             if eng.done:
                 eng = fresh()
-            events += len(eng.play(a))
+            events += len(eng.run_round(a))
         return time.perf_counter() - t, len(actions) + tally[0], events
 
     el, n, events = run(False)

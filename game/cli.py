@@ -129,6 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="let an LLM play (needs --llm URL); each reply must be a command that parses")
     src.add_argument("--autopilot", action="store_true",
                      help="let the built-in heuristic player play (default --turns: the world's max_turns)")
+    src.add_argument("--player", metavar="SEAT",
+                     help="who plays the player's seat: autopilot, llm, script:FILE, or module:function "
+                          "(an importable str -> str callable that reads what a player is shown and answers "
+                          "with a command)")
+    src.add_argument("--council", metavar="ID",
+                     help="play a council scene: the autopilot takes the player's seat where "
+                          "the council sits; the run ends when the vote is taken")
     run.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
     run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")

@@ -188,182 +188,104 @@ def _autosave_on_signals() -> None:
             signal.signal(sig, stop)
 
 
-def _script_lines(path: str) -> list[tuple[int, str]]:
-    from game.files import read_bytes
-    from game.text import decode, shown
-    raw = read_bytes(path, "script")
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        print(f"parley: warning: {shown(path)}:{line}: not UTF-8 text; invalid bytes were replaced with \ufffd",
-              file=sys.stderr)
-    text = decode(raw)
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip() if not line.lstrip().startswith("say") else line.strip()
-        if line:
-            out.append((n, line))
-    return out
+def print_turn(reply) -> None:
+    """Print a turn as a headless run shows it: the command, then what the player perceived."""
+    from game.text import shown
+    print(f"> {shown(reply.said if reply.typed else reply.command or 'wait')}")
+    for line in reply.lines:
+        print("  " + line)
 
 
-def run_script(game, lines: list[tuple[int, str]], path: str = "script", turns: int | None = None,
-               echo=None) -> None:
-    """Feed script lines to a game. A line that does not parse is an input error (file:line)."""
-    from game.parser import Clarify, Command, Meta, Unknown
-    for n, line in lines:
-        if game.engine.done or (turns is not None and game.engine.state.turn >= turns):
-            break
-        parsed = game.parser.parse(line, game.engine.scope())
-        if isinstance(parsed, Command):
-            events = game.act(parsed.action)
-            if echo:
-                echo(line, events)
-        elif isinstance(parsed, Meta):
-            if parsed.name == "quit":
-                print(f"parley: {path}:{n}: quit: the run stops here", file=sys.stderr)
-                break
-            if parsed.name in ("save", "load"):  # headless runs keep no saves; --out keeps the transcript
-                print(f"parley: warning: {path}:{n}: {parsed.name!r} is skipped in a headless run "
-                      "(use --out FILE for the transcript)", file=sys.stderr)
-        elif isinstance(parsed, Clarify):
-            raise InputError(f"{path}:{n}: {_brief(line)} is ambiguous: {parsed.question}",
-                             hint="name the object fully in the script")
-        elif isinstance(parsed, Unknown):
-            raise InputError(f"{path}:{n}: {_brief(line)}: {parsed.message}")
-
-
-def _brief(line: str, width: int = 80) -> str:
-    """A script line for a message: quoted, and cut to ``width`` characters."""
-    return repr(line if len(line) <= width else line[:width] + "…")
-
-
-def echo_events(line: str, events) -> None:
-    """Print a command and what the player perceived of it (headless runs)."""
-    from game.console import event_line
-    print(f"> {line}")
-    for ev in events:
-        if "player" in ev.perceivers:
-            print("  " + event_line(ev))
+def episode_config(args: Namespace, world) -> object:
+    """The EpisodeConfig that ``parley run``'s flags describe."""
+    from game.config import EpisodeConfig, GameConfig, MemorySettings
+    if args.llm_player:
+        player = "llm"
+    elif args.autopilot:
+        player = "autopilot"
+    elif args.player:
+        player = args.player
+    elif args.council:
+        player = "autopilot"
+    else:
+        if args.out and Path(args.out).resolve() == Path(args.script).resolve():
+            raise InputError("--out would overwrite the script", hint="write the transcript to another file")
+        player = f"script:{args.script}"
+    memory = None
+    if not args.no_memory:
+        memory = MemorySettings(embedder=args.embedder or "minilm", store=args.store or "flat",
+                                memo=None if args.budget is None else {"budget": args.budget})
+    npcs = llm_npc_ids(args, world)
+    game = GameConfig(world=str(world.folder), seed=args.seed, player=player, memory=memory,
+                      jury=args.llm_jury, llm_npcs=npcs if npcs == "all" else sorted(npcs),
+                      trust=not args.no_trust)
+    if args.council:
+        return EpisodeConfig(game=game, kind="council", scene=args.council, turns=args.turns,
+                             transcript=bool(args.out))
+    return EpisodeConfig(game=game, turns=args.turns, transcript=bool(args.out))
 
 
 def cmd_run(args: Namespace) -> int:
+    """``parley run``: one headless episode (``game.episode.play_episode``), printed."""
     if args.out is not None and not args.out.strip():
         raise InputError("--out is empty", hint="give a file name, or leave --out out")
     if args.scene:
         return _run_scene(args)
-    from game.session import Game
+    from game.episode import play_episode
     from game.world.loader import load_world
     if args.negotiators:
         raise InputError("--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware")
     llm = llm_client(args, args.seed)
+    if (args.llm_player or args.player == "llm") and llm is None:
+        raise InputError("--llm-player needs --llm URL", hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
     world = load_world(args.world)
-    llm_opts = {"llm": llm, "llm_npcs": llm_npc_ids(args, world), "jury": args.llm_jury}
-    if args.autopilot or args.llm_player:
-        if args.llm_player and llm is None:
-            raise InputError("--llm-player needs --llm URL", hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
-        game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
-                    player_kind="llm" if args.llm_player else "autopilot", **llm_opts)
-        _run_autopilot(game, args)
-    else:
-        if args.out and Path(args.out).resolve() == Path(args.script).resolve():
-            raise InputError("--out would overwrite the script", hint="write the transcript to another file")
-        lines = _script_lines(args.script)
-        game = Game(world, seed=args.seed, memory=memory_options(args), insights=insight_bank(args),
-                    player_kind="script", **llm_opts)
-        run_script(game, lines, args.script, args.turns, echo=None if args.quiet else echo_events)
+    config = episode_config(args, world)
+    result = play_episode(config, llm=llm, insights=insight_bank(args),
+                          on_turn=None if args.quiet else print_turn,
+                          on_note=lambda note: print(f"parley: {note}", file=sys.stderr))
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
-        write_output(Path(args.out), game.transcript.text())
-    learned = game.learn()
-    st = game.engine.state
-    print(f"world {game.spec.id} seed {game.seed}: turn {st.turn}, score {st.score}, "
-          f"quests {len(st.quests_done)}/{len(game.spec.quests)}, {'WON' if st.won else 'not won'}"
-          f", state {game.engine.state_hash()}")
+        write_output(Path(args.out), result.transcript or "")
+    print(f"world {result.world} seed {result.seed}: turn {result.turns}, score {result.score}, "
+          f"quests {len(result.quests_done)}/{result.quests_total}, {'WON' if result.won else 'not won'}"
+          f", state {result.state_hash}")
     if args.out:
         print(f"transcript: {args.out}")
-    if learned:
-        print(f"insights: {learned} lessons recorded in {game.insights.path}")
+    if result.learned:
+        print(f"insights: {result.learned} lessons recorded in {insight_bank(args).path}")
     print_llm_usage(llm)
     return 0
 
 
-def _run_autopilot(game, args: Namespace) -> None:
-    """Let the heuristic autopilot (or, with --llm-player, the LLM) play until the game ends or
-    --turns is reached."""
-    from agents.autopilot import command_text, make_autopilot
-    if args.llm_player:
-        from agents.llm.player import LLMPlayer
-        pilot = LLMPlayer(game.llm, game.engine)
-    else:
-        pilot = make_autopilot(game, args.seed, trust=not args.no_trust)  # own RNG stream, from the seed
-    turns = args.turns if args.turns is not None else game.spec.max_turns
-    while not game.engine.done and game.engine.state.turn < turns:
-        action, events = game.agent_turn(pilot)
-        if not args.quiet:
-            echo_events(command_text(game.engine, action), events)
-
-
 def _run_scene(args: Namespace) -> int:
-    from game.negotiation.runner import run_negotiation
-    from game.negotiation.utility import utilities_for
-    from game.wiring import rule_negotiator
+    from game.config import EpisodeConfig, GameConfig
+    from game.episode import play_episode
     from game.world.loader import load_world
-    from game.world.spec import NegotiationScene
     world = load_world(args.world)
-    scene = world.spec.scenes.get(args.scene)
-    if not isinstance(scene, NegotiationScene):
-        from game.errors import did_you_mean
-        negs = [k for k, v in world.spec.scenes.items() if isinstance(v, NegotiationScene)]
-        raise InputError(f"no negotiation scene {args.scene!r} in {world.spec.id}",
-                         hint=did_you_mean(args.scene, negs) or f"negotiation scenes: {', '.join(negs)}")
-    utils = utilities_for(scene)
-    kinds = _scene_kinds(args, scene)
+    kinds = _scene_kinds(args, world.spec.scenes.get(args.scene))
     llm = llm_client(args, args.seed)
-    negotiators = {}
-    for p, kind in zip(scene.parties, kinds):
-        if p.id == "player":
-            raise InputError(f"scene {args.scene!r} has the player as a party",
-                             hint="play it with `parley play`; --scene runs NPC-vs-NPC scenes")
-        params = dict(world.spec.npcs[p.id].agent.params)
-        if kind == "llm":
-            if llm is None:
-                raise InputError("an llm negotiator needs --llm URL",
-                                 hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
-            from agents.llm.negotiator import LLMNegotiator
-            fallback = rule_negotiator(scene, p.id, utils[p.id], params)
-            negotiators[p.id] = LLMNegotiator(llm, scene, p.id, utils[p.id], fallback=fallback,
-                                              persona=f"You are {world.spec.npcs[p.id].name}. "
-                                                      f"{world.spec.npcs[p.id].persona}")
-        else:
-            if kind is not None:
-                params["negotiator"] = kind
-            negotiators[p.id] = rule_negotiator(scene, p.id, utils[p.id], params)
-    session, metrics = run_negotiation(scene, negotiators)
-    if llm is not None and llm.outage is not None:
-        raise llm.outage
-    invalid = {pid: n.take_invalid() for pid, n in negotiators.items() if hasattr(n, "take_invalid")}
-    for pid, why in invalid.items():
-        if why:
-            print(f"  {pid}: fell back to its rule-based negotiator ({why})")
+    config = EpisodeConfig(game=GameConfig(world=str(world.folder), seed=args.seed, player="human", facts=False),
+                           kind="negotiation", scene=args.scene, negotiators=kinds)
+    result = play_episode(config, llm=llm)
+    for note in result.notes:
+        print(f"  {note}")
     if not args.quiet:
-        for m in session.history:
-            terms = ", ".join(f"{k}={v}" for k, v in m.terms) if m.terms else ""
-            print(f"  round {m.round:>2}  {m.party:10} {m.kind:9} {terms}")
-    print(format_metrics(args.scene, session, metrics))
+        for m in result.history:
+            terms = ", ".join(f"{k}={v}" for k, v in m["terms"].items()) if m.get("terms") else ""
+            print(f"  round {m['round']:>2}  {m['party']:10} {m['kind']:9} {terms}")
+    print(format_metrics(args.scene, result.status, result.agreement, result.metrics))
     if args.out:
-        write_output(Path(args.out), json.dumps({"scene": args.scene, "status": session.status,
-                                                 "agreement": session.agreement,
-                                                 "history": [m.to_dict() for m in session.history],
-                                                 "metrics": metrics.to_dict()}, indent=1) + "\n")
+        write_output(Path(args.out), json.dumps({"scene": args.scene, "status": result.status,
+                                                 "agreement": result.agreement, "history": result.history,
+                                                 "metrics": result.metrics}, indent=1) + "\n")
         print(f"result: {args.out}")
     print_llm_usage(llm)
     return 0
 
 
-def _scene_kinds(args: Namespace, scene) -> list:
-    """Negotiator kinds per party from --negotiators (None: the NPC's configured kind)."""
-    if not args.negotiators:
-        return [None] * len(scene.parties)
+def _scene_kinds(args: Namespace, scene) -> list | None:
+    """Negotiator kinds per party from --negotiators (None: the NPCs' configured kinds)."""
+    if not args.negotiators or scene is None or not hasattr(scene, "parties"):
+        return None
     from agents.negotiators import KINDS
     from game.errors import did_you_mean
     kinds = [k.strip() for k in args.negotiators.split(",")]
@@ -377,12 +299,11 @@ def _scene_kinds(args: Namespace, scene) -> list:
     return kinds
 
 
-def format_metrics(scene_id: str, session, m) -> str:
-    """A short human summary of a closed negotiation's outcome metrics."""
+def format_metrics(scene_id: str, status: str, agreement: dict | None, d: dict) -> str:
+    """A short human summary of a closed negotiation's outcome metrics (``OutcomeMetrics.to_dict()``)."""
     def terms(t):
         return ", ".join(f"{k}={v}" for k, v in t.items()) if t else "none"
-    d = m.to_dict()
-    lines = [f"{scene_id}: {session.status}" + (f" on {terms(session.agreement)}" if session.agreement else "")]
+    lines = [f"{scene_id}: {status}" + (f" on {terms(agreement)}" if agreement else "")]
     for p in d["utilities"]:
         lines.append(f"  {p:10} utility {d['utilities'][p]:.3f} (reservation {d['reservations'][p]:.3f})")
     lines.append(f"  social welfare {d['social_welfare']:.3f} of max {d['max_social_welfare']:.3f}; "

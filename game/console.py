@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from game.types import PLAYER, Event
+from game.types import PLAYER
 
 
 def autosave_name(game) -> str:
@@ -38,20 +38,11 @@ def keep_other_autosave(game, saves_base) -> str | None:
     return None
 
 
-def event_line(ev: Event, viewer: str = PLAYER) -> str:
-    """How an event reads to one viewer: its own actions in the second person."""
-    if ev.actor == viewer and "view" in ev.data:
-        return ev.data["view"]
-    if viewer == PLAYER and "you" in ev.data:  # addressed to the player though someone else acted
-        return ev.data["you"]
-    return ev.text
-
-
 def run_console(game, saves_base: str | None = None, read: Callable[[str], str] = input,
                 write: Callable[[str], None] = print) -> int:
-    """Read commands until quit or the end of the game. Returns the exit code."""
+    """Read commands until quit or the end of the game, showing each ``Reply``; save, load and
+    quit are carried out here. Returns the exit code."""
     from game.errors import ParleyError
-    from game.parser import HELP_TEXT, Clarify, Command, Meta, Unknown
     from game.session import Game
 
     write(game.intro())
@@ -63,88 +54,38 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
             except EOFError:
                 write("")
                 break
-            parsed = game.parser.parse(line, game.engine.scope())
-            if isinstance(parsed, Command):
+            reply = game.submit(line)
+            if reply.kind != "meta" or reply.meta in ("help", "journal"):
+                for text in reply.lines:
+                    write(text)
+                if reply.outage is not None:  # an LLM outage: the finished turn was shown; stop
+                    raise reply.outage
+            elif reply.meta == "quit":
+                break
+            elif reply.meta == "save":
+                write(_save(game, reply.arg or "quicksave", saves_base, read, ours))
+            elif reply.meta == "load":
                 try:
-                    events = game.act(parsed.action)
-                except ParleyError as e:  # an LLM outage: show the finished turn, then stop
-                    _show(getattr(e, "events", ()), write)
-                    raise
-                _show(events, write)
-            elif isinstance(parsed, Clarify):
-                write(parsed.question)
-            elif isinstance(parsed, Unknown):
-                write(parsed.message)
-            elif isinstance(parsed, Meta):
-                if parsed.name == "quit":
-                    break
-                if parsed.name == "help":
-                    write(HELP_TEXT)
-                elif parsed.name == "journal":
-                    write(journal(game))
-                elif parsed.name == "save":
-                    write(_save(game, _meta_arg(line, parsed) or "quicksave", saves_base, read, ours))
-                elif parsed.name == "load":
-                    try:
-                        loaded = Game.load(_meta_arg(line, parsed) or "quicksave", saves_base, llm=game.llm,
-                                           llm_npcs=game.llm_npcs or "all", inside=True)
-                        loaded.insights = game.insights if loaded.memory is not None else None
-                        game = loaded
-                        write(f"Loaded. Turn {game.engine.state.turn}.\n" +
-                              game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
-                    except ParleyError as e:
-                        write(f"Could not load: {e.render()}")
-                    except OSError as e:
-                        write(f"Could not load: {e}")
+                    loaded = Game.load(reply.arg or "quicksave", saves_base, llm=game.llm,
+                                       llm_npcs=game.llm_npcs or "all", inside=True)
+                    loaded.insights = game.insights if loaded.memory is not None else None
+                    game = loaded
+                    write(f"Loaded. Turn {game.engine.state.turn}.\n" +
+                          game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
+                except ParleyError as e:
+                    write(f"Could not load: {e.render()}")
+                except OSError as e:
+                    write(f"Could not load: {e}")
     finally:
         _farewell(game, saves_base, write)
     return 0
 
 
 def journal(game) -> str:
-    """What the player was told, what is disputed (held by the consistency gate for more
-    evidence), what proved true or false, and whom the evidence says to trust."""
-    facts = getattr(game, "facts", None)
-    if facts is None or not facts.gate.facts:
-        return "Your journal is empty: nobody has told you anything worth writing down."
-    name = game.engine.name
-    sections = {"verified": ("Seen with your own eyes", []), "admitted": ("Told, and nothing contradicts it", []),
-                "quarantined": ("Disputed: people disagree; find evidence", []),
-                "purged": ("Proved false", []), "rejected": ("Contradicts what you know", [])}
-    for f in facts.gate.facts.values():
-        if f.status not in sections or (f.status == "verified" and not f.truth):
-            continue
-        who = ", ".join(name(s) for s in f.sources if s != "observation")
-        text = f.text or f"{f.subject} {f.relation.replace('_', ' ')} {f.object}"
-        sections[f.status][1].append(f"  - {text}" + (f"  ({who})" if who else ""))
-    lines = []
-    for title, rows in sections.values():
-        if rows:
-            lines += [title + ":", *rows]
-    trusted = []
-    for npc, row in facts.trust_table().items():
-        judged = {t: s for t, s in row.items() if s}
-        if judged:
-            trusted.append(f"  - {name(npc)}: " + ", ".join(
-                f"{t.replace('_', ' ')} {'reliable' if s > 0 else 'caught lying'} ({s:+.2f})" for t, s in judged.items()))
-    if trusted:
-        lines += ["Whom to trust, by what was verified:", *trusted]
+    """The player's journal as text (``Game.journal()``), escaped for a terminal: claims come
+    from saves and LLMs, never raw control characters."""
     from game.text import shown
-    return shown("\n".join(lines))  # claims come from saves and LLMs: never raw control characters
-
-
-def _meta_arg(line: str, parsed) -> str | None:
-    """The name after ``save`` / ``load`` as typed. The parser drops trailing ``.!?``, so
-    ``save ...`` reaches us with no name: keep what was typed, so that it is refused rather
-    than silently meaning ``quicksave``."""
-    if parsed.arg is not None:
-        return parsed.arg
-    import re
-
-    from game.text import clean
-    m = re.match(r"\s*(?:(?:the|an?)\s+)*\S+\s*(.*)", clean(line, newlines=False), re.I | re.S)
-    rest = m.group(1).strip() if m else ""
-    return rest or None
+    return shown(game.journal().text())
 
 
 def _stamp_of(data: dict) -> tuple[str, str]:
@@ -194,12 +135,6 @@ def _save(game, name: str, saves_base, read, ours: dict) -> str:
         return f"Could not save: {e.render()}"
     except OSError as e:
         return f"Could not save: {shown(e.filename) + ': ' if e.filename else ''}{e.strerror or e}"
-
-
-def _show(events, write) -> None:
-    for ev in events:
-        if PLAYER in ev.perceivers:
-            write(event_line(ev))
 
 
 def _farewell(game, saves_base, write) -> None:

@@ -15,18 +15,19 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from functools import wraps
 from typing import Any, Protocol
 
 import numpy as np
 
 from game import dialogue, rules
-from game.kinds import NegotiatorFactory, VoiceFactory
+from game.protocols import Agent, NegotiatorFactory, Voice, VoiceFactory
 from game.perception import perceivers
-from game.quests import newly_complete
+from game.quests import newly_complete, quest_log
 from game.rules import Refusal
 from game.scenes import SceneManager
 from game.state import GameState, canonical_json, state_hash, state_problems
-from game.types import PLAYER, Action, Event, Observation, Verb
+from game.types import PLAYER, Action, Decision, Event, EventKind, Observation, TurnResult, Verb
 
 INVALID_PENALTY = 0.1
 RECENT_EVENTS = 32
@@ -43,10 +44,28 @@ class ReplayDivergence(ValueError):
     """A replayed game asked for a decision the transcript did not record at that point."""
 
 
-class Actor(Protocol):
-    """Anything that picks an action for an entity from what it observes."""
-
-    def act(self, observation: Observation) -> Action | None: ...
+def _turn_result(method: Callable[..., Any]) -> Callable[..., TurnResult]:
+    """Wrap an engine entry point so that it returns a ``TurnResult``: the events it emitted, the
+    rewards it gave and the penalties it recorded (calls nested inside it count in its result)."""
+    @wraps(method)
+    def wrapper(self: Engine, *args: Any, **kwargs: Any) -> TurnResult:
+        if self._depth == 0:
+            self._events = []
+            self._credits = []
+        start, credited, penalties = len(self._events), len(self._credits), self._penalties
+        self._depth += 1
+        try:
+            method(self, *args, **kwargs)
+        finally:
+            self._depth -= 1
+        gained = dict.fromkeys(self.order, 0.0)
+        for who, amount in self._credits[credited:]:
+            gained[who] = gained.get(who, 0.0) + amount
+        rewards = tuple(gained.items())
+        result = TurnResult(tuple(self._events[start:]), rewards, self._penalties - penalties, self.state.done)
+        self.last = result
+        return result
+    return wrapper
 
 
 class TranscriptSink(Protocol):
@@ -56,7 +75,7 @@ class TranscriptSink(Protocol):
 class Engine:
     """One game: world spec, mutable state, RNG, NPC actors and the event log."""
 
-    def __init__(self, world: Any, seed: int = 0, actors: dict[str, Actor] | None = None,
+    def __init__(self, world: Any, seed: int = 0, actors: dict[str, Agent] | None = None,
                  negotiator_factory: NegotiatorFactory | None = None,
                  transcript: TranscriptSink | None = None, *,
                  voice_factory: VoiceFactory | None = None,
@@ -73,7 +92,7 @@ class Engine:
         self.rng = np.random.default_rng(self.seed)
         self.state = GameState.from_spec(self.spec)
         self.order: tuple[str, ...] = (PLAYER, *self.spec.npcs)
-        self.actors: dict[str, Actor] = dict(actors or {})
+        self.actors: dict[str, Agent] = dict(actors or {})
         self.voice_factory = voice_factory
         self.scenes = SceneManager(self, negotiator_factory, default_negotiator)
         self.transcript = transcript
@@ -81,13 +100,17 @@ class Engine:
         # memory: (agent, observation) -> context handed to the agent with its observation
         self.context_provider: Callable[[str, Observation], Any] | None = None
         self.recent: dict[str, deque[Event]] = {e: deque(maxlen=RECENT_EVENTS) for e in self.order}
-        self.rewards: dict[str, float] = dict.fromkeys(self.order, 0.0)
+        self.totals: dict[str, float] = dict.fromkeys(self.order, 0.0)  # each entity's reward so far
+        self.last = TurnResult()  # what the last engine call produced
+        self._events: list[Event] = []  # events of the call in progress (see _turn_result)
+        self._credits: list[tuple[str, float]] = []  # rewards given in the call in progress
+        self._depth = 0
+        self._penalties = 0
         self._seq = 0
         self._names = {PLAYER: self.spec.player.name,
                        **{k: v.name for k, v in self.spec.npcs.items()},
                        **{k: v.name for k, v in self.spec.items.items()},
                        **{k: v.name for k, v in self.spec.locations.items()}}
-        self._pending: list[Event] = []
         self._asks = 0
         self._voices: dict[str, Any] = {}
         # replaying a transcript: agents' recorded decisions, consumed in order instead of asking agents
@@ -120,7 +143,7 @@ class Engine:
         return " ".join(parts)
 
     # --- events ------------------------------------------------------------------
-    def emit(self, kind: str, actor: str, text: str, *, view: str | None = None,
+    def emit(self, kind: EventKind | str, actor: str, text: str, *, view: str | None = None,
              location: str | None = None, listener: str | None = None, public: bool = False,
              private: bool = False, also_at: str | None = None,
              data: dict[str, Any] | None = None) -> Event:
@@ -131,11 +154,11 @@ class Engine:
         if view is not None:
             payload["view"] = view
         self._seq += 1
-        ev = Event(turn=self.state.turn, seq=self._seq, kind=kind, actor=actor, text=text,
+        ev = Event(turn=self.state.turn, seq=self._seq, kind=EventKind(kind), actor=actor, text=text,
                    location=loc, perceivers=who, public=public, data=payload)
         for e in who:
             self.recent[e].append(ev)
-        self._pending.append(ev)
+        self._events.append(ev)
         self._log({"type": "event", **ev.to_dict()})
         for fn in self.listeners:
             fn(ev)
@@ -147,7 +170,7 @@ class Engine:
 
     def add_score(self, points: int, why: str) -> None:
         self.state.score += points
-        self.rewards[PLAYER] += points
+        self._credit(PLAYER, points)
         self.emit("score", PLAYER, f"+{points} points: {why}.", private=True, data={"points": points})
 
     def verify(self, fact_ids: Iterable[str], actor: str, how: str) -> None:
@@ -159,6 +182,16 @@ class Engine:
         self.emit("verify", actor, f"Verified by {how}: " + " ".join(lines), data={"truth": truth})
 
     # --- agents' decisions ----------------------------------------------------------
+    def _credit(self, who: str, amount: float) -> None:
+        """Give ``who`` a reward (negative: a penalty); it counts in this call's ``TurnResult``."""
+        self.totals[who] = self.totals.get(who, 0.0) + amount
+        self._credits.append((who, amount))
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        """Each entity's reward from the last engine call (``last.rewards`` as a dict)."""
+        return dict(self.last.rewards)
+
     def next_seq(self) -> int:
         """A fresh number for a request to an agent (seeds stateless choices)."""
         self._asks += 1
@@ -167,7 +200,7 @@ class Engine:
     def voice(self, npc: str) -> Any:
         """Who speaks for ``npc``: its agent, or the world's scripted voice when it has none."""
         actor = self.actors.get(npc)
-        if actor is not None and hasattr(actor, "reply"):
+        if isinstance(actor, Voice):
             return actor
         v = self._voices.get(npc)
         if v is None:
@@ -180,14 +213,16 @@ class Engine:
 
     def context_for(self, who: str, agent: Any) -> Any:
         """The memory context for an agent that reads one (None when memory is off or it does not)."""
-        if self.context_provider is None or not getattr(agent, "uses_context", False):
+        if self.context_provider is None or not agent.uses_context:
             return None
         return self.context_provider(who, self.observe(who))
 
     @staticmethod
-    def fallback_reason(agent: Any) -> str | None:
-        """Why ``agent`` just fell back to a safe default (its output was unusable), or None."""
-        take = getattr(agent, "take_invalid", None)
+    def fallback_reason(speaker: Any) -> str | None:
+        """Why a voice or negotiator (a ``game.protocols.Fallible``) just fell back to a safe
+        default (its output was unusable), or None; a speaker that never falls back has no
+        ``take_invalid``."""
+        take = getattr(speaker, "take_invalid", None)
         return take() if take is not None else None
 
     def penalise(self, who: str, reason: str, log: bool = True) -> None:
@@ -196,15 +231,10 @@ class Engine:
         if log and self.replay_decisions is None:
             self._log({"type": "penalty", "turn": self.state.turn, "who": who, "reason": reason})
         self.state.invalid[who] = self.state.invalid.get(who, 0) + 1
-        self.rewards[who] = self.rewards.get(who, 0.0) - INVALID_PENALTY
+        self._credit(who, -INVALID_PENALTY)
+        self._penalties += 1
         self.emit("invalid", who, f"{self.name(who)} fumbled: {reason}", private=True,
                   data={"fallback": True})
-
-    def check_invalid(self, who: str, agent: Any) -> None:
-        """An agent whose output was unusable took a fallback: record a penalised invalid move."""
-        reason = self.fallback_reason(agent)
-        if reason:
-            self.penalise(who, reason)
 
     def decide(self, kind: str, who: str, compute: Callable[[], tuple[Any, str | None]]) -> Any:
         """An agent's decision (a reply, a negotiation move, a speech), logged to the transcript.
@@ -233,12 +263,12 @@ class Engine:
     def done(self) -> bool:
         return self.state.done
 
-    def apply(self, action: Action) -> list[Event]:
-        """Resolve one actor's action. Illegal moves become penalised ``invalid`` events."""
-        self._pending = []
+    @_turn_result
+    def apply(self, action: Action) -> None:
+        """Resolve one actor's action (returns a ``TurnResult``). Illegal moves become penalised
+        ``invalid`` events."""
         st = self.state
         actor = action.actor
-        self.rewards = dict.fromkeys(self.order, 0.0)
         if st.done:
             raise RuntimeError("the game is over")
         if actor not in st.where:
@@ -249,10 +279,10 @@ class Engine:
             self._dispatch(action)
         except Refusal as r:
             st.invalid[actor] = st.invalid.get(actor, 0) + 1
-            self.rewards[actor] -= INVALID_PENALTY
+            self._credit(actor, -INVALID_PENALTY)
+            self._penalties += 1
             self.emit("invalid", actor, str(r), private=True, data={"verb": action.verb.value})
         self._check_quests()
-        return self._pending
 
     def _dispatch(self, a: Action) -> None:
         v = a.verb
@@ -278,7 +308,7 @@ class Engine:
             q = self.spec.quests[qid]
             st.quests_done.append(qid)
             st.score += q.reward.score
-            self.rewards[PLAYER] += q.reward.score
+            self._credit(PLAYER, q.reward.score)
             st.gold[PLAYER] += q.reward.gold
             for it in q.reward.items:
                 st.item_at[it] = PLAYER
@@ -289,50 +319,51 @@ class Engine:
             self.emit("win", PLAYER, f"You have completed every quest. Final score: {st.score}.",
                       public=True, data={"score": st.score})
 
-    def end_round(self) -> list[Event]:
+    @_turn_result
+    def end_round(self) -> None:
         """Close the turn: scenes progress, the turn counter advances, the turn limit is checked."""
-        self._pending = []
         self.scenes.end_round()
         self.state.turn += 1
         self._log({"type": "round", "turn": self.state.turn})
         if not self.state.done and self.state.turn >= self.spec.max_turns:
             self.state.done = True
             self.emit("timeout", PLAYER, f"The turn limit ({self.spec.max_turns}) is reached.", public=True)
-        return self._pending
 
-    def play(self, action: Action, agent: Any = None) -> list[Event]:
-        """The player's action, then every NPC with an actor, then the end of the round.
-        ``agent``: the agent that chose the action, if any (a fallback it took is penalised)."""
-        events = list(self.apply(action))
-        if agent is not None:
-            self._pending = []
-            self.check_invalid(action.actor, agent)
-            events += self._pending
-        events += self.npc_phase()
+    @_turn_result
+    def run_round(self, move: Action | Decision) -> None:
+        """One round (returns a ``TurnResult``): the player's move, then every NPC with an agent,
+        then the end of the round. ``move``: an action, or an agent's ``Decision`` (its action,
+        and the reason it fell back to a default, which is penalised); a Decision without an
+        action penalises its fallback and lets the NPCs act."""
+        self.take(move)
+        self.npc_phase()
         if not self.state.done:
-            events += self.end_round()
-        return events
+            self.end_round()
 
-    def npc_phase(self, actors: dict[str, Actor] | None = None,
-                  after: Callable[[], None] | None = None) -> list[Event]:
-        """Each NPC with an actor acts once, in world order (``after`` runs after each action)."""
-        events: list[Event] = []
+    def take(self, move: Action | Decision, actor: str = PLAYER) -> None:
+        """Apply one move: an action, or a ``Decision`` whose fallback (if any) is penalised after
+        its action is applied."""
+        decision = move if isinstance(move, Decision) else Decision(move)
+        if decision.action is not None:
+            self.apply(decision.action)
+        if decision.fallback:
+            self.penalise(decision.action.actor if decision.action is not None else actor, decision.fallback)
+
+    @_turn_result
+    def npc_phase(self, actors: dict[str, Agent] | None = None,
+                  after: Callable[[], None] | None = None) -> None:
+        """Each NPC with an agent acts once, in world order (``after`` runs after each action)."""
         actors = self.actors if actors is None else actors
         for npc in self.order[1:]:
             if self.state.done:
                 break
             actor = actors.get(npc)
-            if actor is None or getattr(actor, "passive", False):
+            if actor is None or actor.passive:
                 continue
-            a = actor.act(*self.turn_inputs(npc, getattr(actor, "uses_context", True)))
-            if a is not None:
-                events += self.apply(a)
-            self._pending = []
-            self.check_invalid(npc, actor)  # a fallback action is penalised after it is applied
-            events += self._pending
-            if a is not None and after is not None:
+            decision = actor.act(*self.turn_inputs(npc, actor.uses_context))
+            self.take(decision, npc)
+            if decision.action is not None and after is not None:
                 after()
-        return events
 
     def turn_inputs(self, agent: str, wants_context: bool = True) -> tuple[Observation] | tuple[Observation, Any]:
         """What an agent's ``act`` receives: its observation, and its memory context when memory is on
@@ -347,16 +378,43 @@ class Engine:
         st = self.state
         loc = st.where[actor]
         visible = tuple(st.items_in(loc)) + tuple(e for e in st.entities_at(loc) if e != actor)
-        scene = None
-        if actor == PLAYER and st.active_scene is not None:
-            s = self.scenes.session(st.active_scene)
-            scene = {"id": st.active_scene, "type": "negotiation", "turn": s.turn,
-                     "standing_offer": s.standing_offer, "round": s.round,
-                     "issues": {k: list(v) for k, v in self.spec.scenes[st.active_scene].issues.items()}}
-        return Observation(actor=actor, turn=st.turn, location=loc, text=self.describe(actor, loc),
-                           visible=visible, exits=tuple(self.spec.locations[loc].exits),
-                           inventory=tuple(st.items_in(actor)), gold=st.gold.get(actor, 0),
-                           recent=tuple(_as_seen(e) for e in self.recent[actor]), scene=scene)
+        scene = self._scene_view() if actor == PLAYER else None
+        inventory = tuple(st.items_in(actor))
+        seen = dict(location=loc, visible=visible, exits=tuple(self.spec.locations[loc].exits),
+                    inventory=inventory, gold=st.gold.get(actor, 0), scene=scene,
+                    recent=tuple(_as_seen(e) for e in self.recent[actor]))
+        if actor == PLAYER:  # a player is also shown its parser scope, the names and the quest log
+            scope = self.scope(actor)
+            named = dict.fromkeys((loc, *visible, *inventory, *(n.id for n in scope.nouns)))
+            seen.update(scope=scope, briefing=f"{self.spec.title}\n\n{self.spec.intro.strip()}", names=tuple((i, self.name(i)) for i in named),
+                        quests=quest_log(self.spec, st), score=st.score, max_turns=self.spec.max_turns)
+        return Observation(actor=actor, turn=st.turn, text=self.describe(actor, loc), **seen)
+
+    def _scene_view(self) -> dict[str, Any] | None:
+        """The open negotiation, or the council sitting here, as the player is shown it: the
+        public terms, the moves and stances so far, and the player's *own* preferences only."""
+        st = self.state
+        if st.active_scene is not None:
+            sid = st.active_scene
+            sc, s = self.spec.scenes[sid], self.scenes.session(sid)
+            own = next((p for p in sc.parties if p.id == PLAYER), None)
+            return {"id": sid, "type": "negotiation", "title": sc.title, "turn": s.turn,
+                    "standing_offer": s.standing_offer, "round": s.round, "deadline": sc.deadline,
+                    "issues": {k: list(v) for k, v in sc.issues.items()},
+                    "parties": [p.id for p in sc.parties], "first": sc.first or sc.parties[0].id,
+                    "trade": sc.trade.model_dump() if sc.trade is not None else None,
+                    "history": [m.to_dict() for m in s.history],
+                    "you": own.model_dump() if own is not None else None}
+        sid = self.scenes.council_here(PLAYER)
+        if sid is None:
+            return None
+        sc, cs = self.spec.scenes[sid], st.scenes.get(sid, {})
+        stances = cs.get("stances", {})
+        return {"id": sid, "type": "council", "title": sc.title, "motion": sc.motion,
+                "status": cs.get("status", "debating"), "round": cs.get("round", 0),
+                "max_rounds": sc.max_rounds, "majority": sc.majority,
+                "members": [{"id": p.id, "role": p.role, "stance": stances.get(p.id, p.stance)}
+                            for p in sc.participants]}
 
     def scope(self, actor: str = PLAYER) -> Any:
         """What the parser may match for this actor right now."""

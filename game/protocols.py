@@ -1,4 +1,8 @@
-"""What the engine layer needs from the agents, as protocols (no ``agents`` or ``memory`` import).
+"""The protocols every package codes against: acting agents, voices, negotiators, context
+providers, event listeners, and the factories the composition root injects into the engine.
+
+This module, ``game.types`` and ``game.errors`` are what ``agents`` and ``memory`` may import from
+the engine side. The engine layer imports neither ``agents`` nor ``memory``.
 
 The engine layer (``game.engine``, ``game.rules``, ``game.scenes``, ``game.world``,
 ``game.negotiation``, ``game.parser``...) never imports the ``agents`` or ``memory`` packages;
@@ -22,7 +26,73 @@ injects its own never loads the agents at all.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
+
+from game.types import Decision, Event, Observation, Request, Utterance
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Acts for one entity (an NPC, or a player seat that chooses actions itself).
+
+    ``act`` receives the entity's ``Observation`` and, when memory is on and ``uses_context`` is
+    true, its memory context; it returns a ``Decision``. An agent never holds the engine."""
+
+    uses_context: bool
+    passive: bool  # it never acts on its turn (the engine skips it without observing)
+
+    def act(self, observation: Observation, context: Any = None) -> Decision: ...
+
+    def get_state(self) -> dict[str, Any]: ...
+
+    def set_state(self, state: dict[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class TextSeat(Protocol):
+    """A player seat that answers in words (an LLM, a human at a prompt, a ``str -> str``
+    callable): the game parses the reply once, the same way for every seat, and a reply that
+    holds no command is a penalised invalid move."""
+
+    uses_context: bool
+    max_repairs: int  # how many times a reply with no command is asked again before it is penalised
+
+    def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
+        """The seat's reply to its observation; ``problem``: why its previous reply this turn held
+        no usable command (None on the first ask)."""
+        ...
+
+
+class Fallible(Protocol):
+    """A voice or negotiator that can fall back to a safe default: ``take_invalid()`` returns
+    the reason for the last fallback (and clears it), or None."""
+
+    def take_invalid(self) -> str | None: ...
+
+
+@runtime_checkable
+class Voice(Protocol):
+    """Speaks for an NPC: a greeting, an answer, a haggling line or a council speech."""
+
+    def reply(self, request: Request, context: Any = None) -> list[Utterance] | Utterance: ...
+
+
+class Negotiator(Protocol):
+    """Makes moves in a negotiation scene (see ``game.negotiation.session``)."""
+
+    def respond(self, session: Any, party: str) -> Any: ...
+
+
+class ContextProvider(Protocol):
+    def __call__(self, agent: str, observation: Observation) -> Any:
+        """The memory context for ``agent``'s turn (MEMO), built from its observation."""
+        ...
+
+
+class EventListener(Protocol):
+    def __call__(self, event: Event) -> None:
+        """Called once per event, in the order listeners were registered (memory, then facts)."""
+        ...
 
 
 class ParamProblemLike(Protocol):

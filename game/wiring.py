@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.kinds import AgentKinds
+from game.protocols import AgentKinds
 
 
 def agent_kinds() -> AgentKinds:

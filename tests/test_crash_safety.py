@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 import game.saves as saves_mod
 from game.errors import InputError
 from game.saves import SAVE_FILE, TRANSCRIPT_FILE
-from game.session import Game, replay
+from game.savegame import replay
+from game.session import Game
 from game.types import PLAYER, Action, Verb
 from tests.conftest import ROOT
 
@@ -59,7 +60,8 @@ ZYGOTE = textwrap.dedent("""
     sys.path.insert(0, sys.argv[1])
     from pathlib import Path
     from game.parser import Command
-    from game.session import Game, replay
+    from game.savegame import replay
+    from game.session import Game
     world, base, name = sys.argv[2], sys.argv[3], sys.argv[4]
     LINES = [ln for ln in Path(sys.argv[5]).read_text().splitlines()
              if ln.strip() and not ln.startswith("#")] + ["wait", "look", "wait"]

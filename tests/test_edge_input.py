@@ -80,7 +80,8 @@ def test_invalid_utf8_on_stdin_keeps_the_game(tmp_path):
     assert code == 0, err
     assert "Traceback" not in err and "Traceback" not in out
     assert "Saved to" in out and "Could not" not in out
-    from game.session import Game, replay
+    from game.savegame import replay
+    from game.session import Game
     for name in ("mine", "autosave-harbor-v1"):
         game = Game.load(name, base=tmp_path)
         said = [r for r in game.transcript.records if '"say"' in r]
@@ -107,7 +108,8 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
     Python decodes a pipe: surrogateescape) never raises, and the autosave it leaves loads
     and replays."""
     from game.console import run_console
-    from game.session import Game, replay
+    from game.savegame import replay
+    from game.session import Game
     saves = tmp_path_factory.mktemp("saves")
     game = Game(ROOT / MINI, seed=0)
     feed = [b"wait", *lines]  # one real turn, so there is something to autosave
@@ -138,11 +140,11 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
 @settings(max_examples=40, deadline=None)
 @given(st.binary(max_size=200))
 def test_arbitrary_script_bytes_are_an_input_error_at_worst(tmp_path_factory, raw):
-    from game.commands import _script_lines, run_script
+    from game.episode import run_script, script_lines
     from game.session import Game
     path = tmp_path_factory.mktemp("s") / "script.txt"
     path.write_bytes(raw)
-    lines = _script_lines(str(path))
+    lines = script_lines(str(path))
     for _, line in lines:
         assert is_clean(line)
     game = Game(ROOT / MINI, seed=0, facts=False)
@@ -151,7 +153,7 @@ def test_arbitrary_script_bytes_are_an_input_error_at_worst(tmp_path_factory, ra
     except InputError as e:
         assert str(path) in e.message
     game.engine.get_state()
-    from game.session import save_hash
+    from game.savegame import save_hash
     save_hash(game.engine.get_state(), game.components())
 
 
@@ -340,7 +342,8 @@ def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_p
     """The state hash has no secret: whoever edits a save can recompute it. Was: such a save
     loaded, then crashed mid-game (KeyError, AttributeError, TypeError)."""
     from game.errors import SaveError
-    from game.session import Game, save_hash, save_header
+    from game.savegame import save_hash, save_header
+    from game.session import Game
     game = Game(ROOT / MINI, seed=0)
     game.act(game.parser.parse("wait", game.engine.scope()).action)
     folder = game.save("x", base=tmp_path)

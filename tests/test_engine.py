@@ -18,7 +18,7 @@ def eng():
 
 
 def act(eng, verb, obj=None, target=None, text=None, terms=None, actor=PLAYER):
-    return eng.play(Action(actor, verb, obj=obj, target=target, text=text,
+    return eng.run_round(Action(actor, verb, obj=obj, target=target, text=text,
                            terms=tuple(sorted(terms.items())) if terms else None))
 
 

@@ -390,7 +390,8 @@ def test_bad_relation_ranges_and_thresholds_are_reported_at_load(tmp_path):
 def test_a_loaded_game_continues_exactly_like_an_uninterrupted_one(tmp_path):
     """Gate, caches and Σ-Mem are saved whole: save at turn 30, continue, and every component matches."""
     from agents.autopilot import make_autopilot
-    from game.session import Game, save_hash
+    from game.savegame import save_hash
+    from game.session import Game
 
     def play_to(game, pilot, turn):
         while not game.engine.done and game.engine.state.turn < turn:
@@ -421,7 +422,7 @@ def test_a_save_without_world_fact_memory_is_rebuilt_from_its_transcript(tmp_pat
     folder = game.save("old", tmp_path)
     data = _json.loads((folder / "save.json").read_text())
     del data["components"]["facts"]
-    from game.session import save_hash
+    from game.savegame import save_hash
     data["state_hash"] = save_hash(data["engine"], data["components"])
     (folder / "save.json").write_text(_json.dumps(data))
     loaded = Game.load("old", tmp_path)

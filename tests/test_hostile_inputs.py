@@ -15,7 +15,8 @@ import pytest
 
 from game.errors import SaveError
 from game.parser import MAX_INPUT, Parser, Scope, Unknown
-from game.session import Game, save_hash, save_header
+from game.savegame import save_hash, save_header
+from game.session import Game
 from tests.conftest import ROOT, write_world
 from tests.test_edge_input import MINI, run_cli
 

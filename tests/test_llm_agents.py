@@ -17,7 +17,8 @@ from agents.llm.config import LLMConfig
 from agents.llm.scripted_server import ScriptedServer
 from game.engine import INVALID_PENALTY
 from game.parser import Command
-from game.session import Game, replay
+from game.savegame import replay
+from game.session import Game
 from tests.conftest import ROOT, WORLDS, parley
 
 MINI = ROOT / "tests" / "fixtures" / "mini"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from game.commands import _script_lines, run_script
+from game.episode import run_script, script_lines
 from game.session import Game
 from memory.records import FACTS, SHARED, private
 from tests.conftest import ROOT, SCRIPTS, WORLDS, parley
@@ -18,7 +18,7 @@ MINI = ROOT / "tests" / "fixtures" / "mini"
 
 def play_mini(memory=None, upto=None, insights=None):
     game = Game(MINI, seed=0, memory=memory or {"embedder": "minilm"}, insights=insights)
-    lines = _script_lines(str(ROOT / "tests" / "fixtures" / "mini_win.txt"))
+    lines = script_lines(str(ROOT / "tests" / "fixtures" / "mini_win.txt"))
     run_script(game, lines[:upto], "mini")
     return game
 
@@ -54,7 +54,7 @@ def test_every_npc_turn_gets_a_context(tmp_path):
             return None
 
     game = Game(MINI, seed=0, memory={"embedder": "minilm"}, agents={"liar": Listener()})
-    run_script(game, _script_lines(str(ROOT / "tests" / "fixtures" / "mini_win.txt"))[:4], "mini")
+    run_script(game, script_lines(str(ROOT / "tests" / "fixtures" / "mini_win.txt"))[:4], "mini")
     assert len(seen) == 4 and all(a == "liar" for a, _ in seen)
     ctx = seen[-1][1]
     assert ctx.agent == "liar" and ctx.tokens <= ctx.budget and "iron key" in ctx.text()

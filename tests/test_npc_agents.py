@@ -79,13 +79,13 @@ def test_world_dialogue_templates_and_rumours(tmp_path):
                      'greet = ["Well met, {player}. I am {name}."] }')
     world = load_world(folder)
     eng = Engine(world, seed=3)
-    events = eng.play(Action(PLAYER, Verb.TALK, obj="liar"))
+    events = eng.run_round(Action(PLAYER, Verb.TALK, obj="liar"))
     talk = next(e for e in events if e.kind == "talk")
     assert 'Lou says: "Well met, Tester. I am Lou."' in talk.text
     rumour = next(e for e in events if e.kind == "say")
     assert rumour.data["intent"] == "rumour" and rumour.text.startswith('Lou says: "Psst.')
     assert len(rumour.data["claims"]) == 1
-    events = eng.play(Action(PLAYER, Verb.ASK, obj="liar", target="sky"))
+    events = eng.run_round(Action(PLAYER, Verb.ASK, obj="liar", target="sky"))
     said = next(e for e in events if e.kind == "say")
     assert said.text == 'Lou says: "Between us, Tester: The sky is blue."' or "Between us, Tester:" in said.text
     assert said.data["claims"][0]["fact_id"] == "sky_blue"
@@ -132,13 +132,13 @@ def test_merchants_haggle_in_words_with_their_moves():
     world = load_world(MINI)
     eng = Engine(world, seed=0)
     eng.state.where[PLAYER] = "shop"
-    eng.play(Action(PLAYER, Verb.TRADE, obj="mara"))
+    eng.run_round(Action(PLAYER, Verb.TRADE, obj="mara"))
     low = min(world.spec.scenes["buy_lamp"].issues["price"], key=int)
-    events = eng.play(Action(PLAYER, Verb.OFFER, terms=(("price", low),)))
+    events = eng.run_round(Action(PLAYER, Verb.OFFER, terms=(("price", low),)))
     offer = next(e for e in events if e.kind == "offer" and e.actor == "mara")
     assert offer.data["line"].startswith("How about price")
     assert 'Mara says: "How about price' in offer.text
-    events = eng.play(Action(PLAYER, Verb.WALK_AWAY))
+    events = eng.run_round(Action(PLAYER, Verb.WALK_AWAY))
     assert not any(e.actor == "mara" for e in events)  # the player's walk-away needs no reply
 
 
@@ -183,7 +183,7 @@ def test_game_agents_and_the_bare_engine_speak_alike():
     with_agents = Engine(world, seed=9, actors=agents)
     for eng in (bare, with_agents):
         for _ in range(6):
-            eng.play(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
+            eng.run_round(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
     said = [[e.to_dict() for e in eng.recent[PLAYER]] for eng in (bare, with_agents)]
     assert said[0] == said[1]
 
@@ -201,7 +201,8 @@ def test_replay_uses_recorded_decisions_not_agents(tmp_path):
     import json as _json
 
     from game.parser import Command
-    from game.session import Game, replay
+    from game.savegame import replay
+    from game.session import Game
     from tests.conftest import forge_transcript
     game = Game(MINI, seed=4)
     for cmd in ("ask lou about gem", "talk to lou", "north", "trade with mara", "offer price=20", "look"):
@@ -225,7 +226,8 @@ def test_replay_uses_recorded_decisions_not_agents(tmp_path):
 
 
 def test_a_replay_that_runs_out_of_decisions_says_where(tmp_path):
-    from game.session import Game, replay
+    from game.savegame import replay
+    from game.session import Game
     from tests.conftest import forge_transcript
     game = Game(MINI, seed=4)
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))

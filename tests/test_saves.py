@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from game.commands import _script_lines, run_script
+from game.episode import run_script, script_lines
 from game.errors import SaveError
 from game.saves import FORMAT_VERSION, list_saves, read_save, remove, resolve
-from game.session import Game, replay
+from game.savegame import replay
+from game.session import Game
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -18,7 +19,7 @@ SCRIPT = str(ROOT / "tests" / "fixtures" / "mini_win.txt")
 
 def half_played(seed=0):
     game = Game(MINI, seed=seed)
-    lines = _script_lines(SCRIPT)
+    lines = script_lines(SCRIPT)
     run_script(game, lines[:10], SCRIPT)
     return game, lines
 
@@ -230,7 +231,7 @@ def test_edited_seed_turn_or_world_is_refused(tmp_path, field):
 
 def test_a_save_hashed_the_old_way_still_loads(tmp_path):
     """Saves made before the hash covered seed, turn and world keep loading."""
-    from game.session import save_hash
+    from game.savegame import save_hash
     game, _ = half_played()
     folder = game.save("old", tmp_path)
     data = json.loads((folder / "save.json").read_text())

@@ -13,7 +13,7 @@ def test_a_parley_agent_answers_text_with_commands_the_parser_reads_back():
     game = Game("tests/fixtures/mini", seed=0)
     actions = [Action(PLAYER, Verb.ASK, obj="liar", target="gem"), Action(PLAYER, Verb.TAKE, obj="iron_key"),
                Action(PLAYER, Verb.GO, obj="north"), None]
-    agent = TextAgent(Scripted(PLAYER, [a for a in actions if a is not None]), engine=game.engine)
+    agent = TextAgent(Scripted(PLAYER, [a for a in actions if a is not None]), observe=lambda: game.engine.observe(PLAYER))
     parser = Parser()
     for want in actions[:3]:
         line = agent("You are in the yard.")
@@ -57,7 +57,7 @@ def test_a_text_function_plays_the_player_seat_and_bad_replies_are_penalised():
 
 
 def test_a_text_players_penalty_survives_save_and_replay(tmp_path):
-    from game.session import replay
+    from game.savegame import replay
     game = Game("tests/fixtures/mini", seed=0)
     player = ParleyPlayer(lambda text: "dance wildly", game.engine)
     game.agent_turn(player)

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from game.commands import _script_lines, run_script
+from game.episode import run_script, script_lines
 from game.session import Game
 from tests.conftest import ROOT, SCRIPTS, WORLDS
 
@@ -18,7 +18,7 @@ CASES = [("harbor", "harbor_win.txt"), ("bazaar", "bazaar_win.txt"), ("council",
 def play(world: str, script: str, seed: int) -> Game:
     game = Game(WORLDS / world, seed=seed)
     path = str(SCRIPTS / script)
-    run_script(game, _script_lines(path), path)
+    run_script(game, script_lines(path), path)
     return game
 
 
@@ -70,6 +70,6 @@ def test_seeds_change_what_a_dishonest_npc_says(harbor):
     for seed in range(12):
         g = Game(harbor, seed=seed)
         g.engine.state.where[PLAYER] = spec.npcs[npc].location
-        ev = g.engine.play(Action(PLAYER, Verb.ASK, obj=npc, target=topic))[0]
+        ev = g.engine.run_round(Action(PLAYER, Verb.ASK, obj=npc, target=topic))[0]
         said.add(tuple(c["fact_id"] for c in ev.data["claims"]))
     assert len(said) > 1

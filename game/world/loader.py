@@ -34,7 +34,7 @@ from typing import Any
 
 from game.errors import InputError, Problem, WorldError
 from game.files import MAX_FILE_BYTES, kind_of, path_problem, read_limited, stat_of  # noqa: F401 (re-exported)
-from game.kinds import AgentKinds
+from game.protocols import AgentKinds
 from game.text import clean
 
 EXTRA_SECTIONS = ("locations", "items", "npcs", "quests", "scenes", "facts")

@@ -1,0 +1,118 @@
+"""Player seats by name: who plays the player's side of a game.
+
+``human`` (nobody: a front end submits what a person types), ``autopilot`` (the heuristic
+player, ``agents.autopilot``), ``llm`` (the game's LLM endpoint, ``agents.llm.player``),
+``script:FILE`` (one command per line of a text file, then ``quit``), or ``module:function``: any
+importable ``str -> str`` callable, which reads what a text player is shown and answers with a
+command. A seat gets what a player may use (its observation, with the parser's scope and the
+names, and its memory context), never the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from game.errors import InputError
+from game.types import Observation
+
+SEATS = ("human", "autopilot", "llm", "script:FILE", "module:function")
+
+
+class ScriptSeat:
+    """Plays the commands of a script file, one line per turn, read as a person's typing (see
+    ``game.episode``); ``notes`` collects what a run should tell its user (skipped lines, quit)."""
+
+    uses_context = False
+    max_repairs = 0
+
+    def __init__(self, numbered: list[tuple[int, str]], path: str = "script"):
+        self.numbered, self.path, self.i = list(numbered), path, 0
+        self.notes: list[str] = []
+        self._listener: Callable[[str], None] | None = None
+
+    @classmethod
+    def from_file(cls, path: str) -> ScriptSeat:
+        """One command per line; blank lines and ``#`` comments are skipped (a ``say`` line keeps
+        its ``#``). Bytes that are not UTF-8 become U+FFFD, with a note."""
+        from game.files import read_bytes
+        from game.text import decode, shown
+        raw = read_bytes(path, "script")
+        notes = []
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = raw[: e.start].count(b"\n") + 1
+            notes.append(f"warning: {shown(path)}:{line}: not UTF-8 text; invalid bytes were replaced with \ufffd")
+        numbered = []
+        for n, line in enumerate(decode(raw).splitlines(), 1):
+            line = line.split("#", 1)[0].strip() if not line.lstrip().startswith("say") else line.strip()
+            if line:
+                numbered.append((n, line))
+        seat = cls(numbered, path)
+        seat.notes += notes
+        return seat
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        if self._listener is not None:
+            self._listener(text)
+
+    def listen(self, listener: Callable[[str], None]) -> None:
+        """Pass every note (those so far, then each new one) to ``listener`` as it is made."""
+        self._listener = listener
+        for text in self.notes:
+            listener(text)
+
+    def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
+        if self.finished:
+            return "quit"
+        self.i += 1
+        return self.numbered[self.i - 1][1]
+
+    @property
+    def finished(self) -> bool:
+        return self.i >= len(self.numbered)
+
+
+def callable_from(path: str) -> Callable[[str], str]:
+    """The callable named ``module:function`` (dots allowed on both sides)."""
+    module, _, attr = path.partition(":")
+    if not module or not attr:
+        raise InputError(f"player seat {path!r}: expected module:function", hint=f"seats: {', '.join(SEATS)}")
+    try:
+        obj: Any = importlib.import_module(module)
+    except ImportError as e:
+        raise InputError(f"player seat {path!r}: cannot import {module!r} ({e})",
+                         hint="the module must be importable from here (check PYTHONPATH)") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise InputError(f"player seat {path!r}: {module!r} has no {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise InputError(f"player seat {path!r}: {attr!r} is not callable")
+    return obj
+
+
+def make_seat(kind: str, game: Any) -> Any:
+    """The seat named ``kind`` for ``game`` (None for ``human``); an unknown name is an InputError."""
+    if kind == "human":
+        return None
+    if kind == "autopilot":
+        from agents.autopilot import make_autopilot
+        sigma = game.facts.sigma if game.facts is not None and game.config.trust else None
+        return make_autopilot(game.seed, trust=sigma)
+    if kind == "llm":
+        if game.llm is None:
+            raise InputError("the llm seat needs an LLM endpoint", hint="pass --llm URL (and --model NAME)")
+        from agents.llm.player import LLMPlayer
+        return LLMPlayer(game.llm)
+    if kind.startswith("script:"):
+        return ScriptSeat.from_file(kind[len("script:"):])
+    if ":" in kind:
+        from agents.textarena import ParleyPlayer
+        return ParleyPlayer(callable_from(kind))
+    from game.errors import did_you_mean
+    raise InputError(f"unknown player seat {kind!r}",
+                     hint=did_you_mean(kind, ["human", "autopilot", "llm"]) or f"seats: {', '.join(SEATS)}")

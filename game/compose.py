@@ -1,0 +1,134 @@
+"""The composition root: a ``GameConfig`` (plus any live parts a caller brings) becomes the parts
+of a running game. This module and the front ends are the only places that pick agents and
+memory; the engine layer is handed what it needs (voices, negotiators, context provider,
+listeners) and never imports ``agents`` or ``memory``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from game.config import GameConfig, MemorySettings
+from game.engine import Engine
+from game.transcript import Transcript
+from game.wiring import engine_defaults
+from game.world.loader import World, load_world
+
+
+@dataclass
+class Parts:
+    """Everything ``compose`` builds for one game."""
+
+    world: World
+    config: GameConfig
+    transcript: Transcript
+    llm: Any
+    agents: dict[str, Any]
+    engine: Engine
+    memory: Any
+    facts: Any
+    insights: Any
+
+
+def load(world: World | str | Path) -> World:
+    return world if isinstance(world, World) else load_world(world)
+
+
+def llm_client(llm: Any, config: GameConfig) -> Any:
+    """An ``agents.llm.LLMClient``: the one given, one for a given ``LLMConfig``, or one for the
+    config's ``llm`` settings (None when the game has no LLM)."""
+    if llm is None and config.llm is None:
+        return None
+    from agents.llm.client import LLMClient
+    from agents.llm.config import LLMConfig
+    if llm is None:
+        settings = {k: v for k, v in config.llm.model_dump().items() if v is not None}
+        llm = LLMConfig.from_env(**settings)
+    if isinstance(llm, LLMConfig):
+        llm = LLMClient(llm, rng=np.random.default_rng([config.seed, 7]))
+    return llm
+
+
+def npc_agents(world: World, seed: int, llm: Any = None, llm_npcs: Any = ()) -> dict[str, Any]:
+    """One agent per NPC from its spec (see ``agents.registry.npc_agents``)."""
+    from agents.registry import npc_agents as build
+    return build(world, seed, llm=llm, llm_npcs=llm_npcs)
+
+
+def memory_for(spec: Any, memory: Any, config: GameConfig, insights: Any, keys: dict[str, str]) -> Any:
+    """The game's ``memory.runtime.GameMemory``: the one given, or one built from settings (a
+    ``MemorySettings``, or a dict of ``GameMemory`` options); None when memory is off."""
+    if memory is None:
+        memory = config.memory
+    if memory is None:
+        return None
+    if isinstance(memory, MemorySettings):
+        from memory.config import MemoConfig
+        memory = {"embedder": memory.embedder, "store": memory.store,
+                  "config": MemoConfig.model_validate(memory.memo or {})}
+    if isinstance(memory, dict):
+        from memory.runtime import GameMemory
+        priors = None
+        if insights is not None:
+            priors = {agent: insights.context_lines(key) for agent, key in keys.items()}
+        memory = GameMemory(spec, priors=priors, **memory)
+    return memory
+
+
+def facts_for(spec: Any, memory: Any, llm: Any, jury: bool) -> Any:
+    """World-fact memory (``memory.worldfacts.WorldFacts``): the consistency gate and Σ-Mem."""
+    from memory.worldfacts import WorldFacts
+    bank = memory.bank if memory is not None else None
+    judge = None
+    if jury:
+        if llm is None:
+            from game.errors import InputError
+            raise InputError("the LLM jury needs an LLM endpoint", hint="pass --llm URL with --llm-jury")
+        from memory.jury import LLMJury
+        judge = LLMJury(llm)
+    return WorldFacts(spec, embedder=bank.embedder if bank is not None else None, bank=bank, jury=judge)
+
+
+def insight_bank(insights: Any, config: GameConfig) -> Any:
+    if insights is None and config.insights is not None:
+        from memory.insights import InsightBank
+        insights = InsightBank(config.insights)
+    return insights
+
+
+def agent_keys(spec: Any, player: str) -> dict[str, str]:
+    """Each agent's configuration key in the insight bank: world / entity / agent kind."""
+    keys = {"player": f"{spec.id}/player/{player}"}
+    for nid, npc in spec.npcs.items():
+        keys[nid] = f"{spec.id}/{nid}/{npc.agent.kind}"
+    return keys
+
+
+def compose(world: World | str | Path, config: GameConfig, transcript_path: str | Path | None = None, *,
+            agents: dict[str, Any] | None = None, memory: Any = None, insights: Any = None,
+            llm: Any = None) -> Parts:
+    """Build a game's parts. ``agents``, ``memory`` (a ``GameMemory`` or its options), ``insights``
+    (an ``InsightBank``) and ``llm`` (an ``LLMClient`` or ``LLMConfig``) are live parts that
+    replace what ``config`` would build; listeners are wired in order: memory, then facts."""
+    w = load(world)
+    client = llm_client(llm, config)
+    llm_npcs = (config.llm_npcs if config.llm_npcs == "all" else set(config.llm_npcs)) if client is not None else ()
+    if agents is None:
+        agents = npc_agents(w, config.seed, client, llm_npcs)
+    transcript = Transcript(transcript_path)
+    engine = Engine(w, seed=config.seed, actors=agents, transcript=transcript, **engine_defaults())
+    insights = insight_bank(insights, config)
+    mem = memory_for(w.spec, memory, config, insights, agent_keys(w.spec, config.player))
+    if mem is not None:
+        engine.listeners.append(mem.on_event)
+        engine.context_provider = mem.context
+    facts = None
+    if config.facts:
+        facts = facts_for(w.spec, mem, client, config.jury)
+        engine.listeners.append(facts.on_event)
+    return Parts(world=w, config=config, transcript=transcript, llm=client, agents=agents, engine=engine,
+                 memory=mem, facts=facts, insights=insights)

@@ -1,0 +1,69 @@
+"""What a game and an episode are made of, as plain data (pydantic, JSON- and pickle-safe).
+
+``GameConfig`` says which world, seed, player seat, memory, world-fact gate, LLM and insight bank
+a game uses; ``game.compose`` turns it into the live parts of a ``game.session.Game``.
+``EpisodeConfig`` adds what a headless run needs (``game.episode.play_episode``). Both cross
+process and machine boundaries unchanged: an API key is never part of them (it is read from the
+environment where the game runs).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MemorySettings(_Config):
+    """Agent memory (MEMO): which embedder, which vector store, the optimizer's settings."""
+
+    embedder: str = Field("minilm", description="minilm (the bundled MiniLM) or hash (fast, for tests)")
+    store: Literal["flat", "chroma"] = "flat"
+    memo: dict[str, Any] | None = Field(None, description="memory.config.MemoConfig fields (None: defaults)")
+
+
+class LLMSettings(_Config):
+    """An OpenAI-compatible endpoint (``agents.llm.config.LLMConfig`` without the API key)."""
+
+    base_url: str | None = Field(None, description="None: OPENAI_BASE_URL from the environment")
+    model: str | None = None
+    timeout: float | None = Field(None, gt=0, le=3600)
+    max_retries: int | None = Field(None, ge=0, le=50)
+    cache_dir: str | None = None
+
+
+class GameConfig(_Config):
+    """One game: a world, a seed and who plays what."""
+
+    world: str = Field(description="a world folder, its world.toml, or a world id under ./worlds")
+    seed: int = 0
+    player: str = Field("human", description="the player's seat: human, autopilot, llm, script:FILE, "
+                                             "or module:function (a str -> str callable)")
+    memory: MemorySettings | None = None
+    facts: bool = Field(True, description="NPC claims go through the consistency gate; Σ-Mem learns trust")
+    jury: bool = Field(False, description="the gate also asks the LLM (needs llm)")
+    llm: LLMSettings | None = None
+    llm_npcs: Literal["all"] | list[str] = Field("all", description="NPCs the LLM drives (when llm is set)")
+    insights: str | None = Field(None, description="path of the cross-game insight bank (needs memory)")
+    trust: bool = Field(True, description="the autopilot reads the game's Σ-Mem")
+
+    @field_validator("world", mode="before")
+    @classmethod
+    def _path_text(cls, v: Any) -> Any:
+        return str(v) if hasattr(v, "__fspath__") else v
+
+
+class EpisodeConfig(_Config):
+    """A headless run: an adventure played from the player's seat, or one scene played alone
+    (a negotiation between two NPCs, or a council debate)."""
+
+    game: GameConfig
+    kind: Literal["adventure", "negotiation", "council"] = "adventure"
+    scene: str | None = Field(None, description="the scene to play (negotiation / council episodes)")
+    negotiators: list[str] | None = Field(None, description="negotiation: a kind per party (None: the NPCs' own)")
+    turns: int | None = Field(None, ge=0, description="stop after this many turns (None: the world's limit)")
+    transcript: bool = Field(False, description="keep the transcript text in the result")
