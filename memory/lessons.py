@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from game.claims import same_value, verdict
 from game.types import PLAYER, Event
 from memory.insights import MAX_TEXT, Insight, InsightBank, _round, clip, near_duplicate, words
 
@@ -92,19 +93,18 @@ def _truth(ctx: _Ctx) -> dict[str, bool]:
     return truth
 
 
+def _same_triple(f: Any, claim: Mapping[str, Any]) -> bool:
+    return (same_value(f.subject, claim.get("subject")) and same_value(f.relation, claim.get("relation"))
+            and same_value(f.object, claim.get("object")))
+
+
 def _judge(ctx: _Ctx, claim: Mapping[str, Any], truth: Mapping[str, bool]) -> bool | None:
     """True/False when the game verified the claim (or a contradicting fact), else None."""
-    s, r, o = claim.get("subject"), claim.get("relation"), claim.get("object")
-    facts = ctx.spec.facts
-    for fid, f in facts.items():
-        if (f.subject, f.relation, f.object) == (s, r, o) and fid in truth:
-            return truth[fid]
+    s, r = claim.get("subject"), claim.get("relation")
     rel = ctx.spec.relations.get(r)
-    if rel is not None and rel.functional:
-        for fid, f in facts.items():
-            if f.subject == s and f.relation == r and f.object != o and truth.get(fid) is True:
-                return False
-    return None
+    known = [(f.object, truth[fid]) for fid, f in ctx.spec.facts.items()
+             if fid in truth and same_value(f.subject, s) and same_value(f.relation, r)]
+    return verdict(known, claim.get("object"), functional=rel is not None and rel.functional)
 
 
 def _trust_lessons(ctx: _Ctx) -> list[Lesson]:
@@ -117,9 +117,7 @@ def _trust_lessons(ctx: _Ctx) -> list[Lesson]:
             v = _judge(ctx, claim, truth)
             if v is None:
                 continue
-            text = next((f.text for f in ctx.spec.facts.values()
-                         if (f.subject, f.relation, f.object) ==
-                         (claim.get("subject"), claim.get("relation"), claim.get("object"))), "")
+            text = next((f.text for f in ctx.spec.facts.values() if _same_triple(f, claim)), "")
             verdicts.setdefault((ev.actor, str(claim.get("topic", "?"))), []).append((v, text))
     out = []
     for (speaker, topic), vs in sorted(verdicts.items()):

@@ -16,22 +16,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-
-def _number(s: str) -> float | None:
-    try:
-        x = float(str(s).strip())
-    except ValueError:
-        return None
-    return x if x == x and x not in (float("inf"), float("-inf")) else None
+from game.claims import as_number, canonical, same_value, settles
 
 
 def norm(s: str) -> str:
     """Case, underscores, hyphens and spacing do not matter; numbers compare as numbers
-    ("12" = "12.0", and "-5" stays negative)."""
-    x = _number(s)
-    if x is not None:
-        return f"{x:g}"
-    return re.sub(r"\s+", " ", str(s).lower().replace("_", " ").replace("-", " ")).strip()
+    ("12" = "12.0", and "-5" stays negative): :func:`game.claims.canonical`."""
+    return canonical(s)
 
 
 _WORD = re.compile(r"[A-Za-z][a-z]+|-?\d+(?:\.\d+)?")
@@ -129,7 +120,7 @@ class RuleJudge:
         """A problem with the candidate on its own (a number out of range), or None."""
         r = self.rule(c.relation)
         if r.range is not None:
-            x = _number(c.object)
+            x = as_number(c.object)
             if x is None:
                 return f"{c.relation} takes a number in [{r.range[0]:g}, {r.range[1]:g}], got {c.object!r}"
             if not r.range[0] <= x <= r.range[1]:
@@ -141,15 +132,14 @@ class RuleJudge:
         s, rel, o = c.triple
         fs, frel, fo = f.triple
         if (s, rel) == (fs, frel):
-            x, y = _number(o), _number(fo)
-            if o == fo or (x is not None and x == y):
-                return (1.0, "the same fact") if f.truth else (0.0, "verified to be false")
-            if not f.truth:
-                return None
-            if self.rule(rel).functional:
-                return 0.0, f"{rel} is functional: {f.subject} already {f.relation} {f.object}"
-            x, y = _number(o), _number(fo)
-            if x is not None and y is not None and self.rule(rel).range is not None:
+            holds = settles(fo, f.truth, o, self.rule(rel).functional)
+            if holds is True:
+                return 1.0, "the same fact"
+            if holds is False:
+                return 0.0, ("verified to be false" if same_value(o, fo)
+                             else f"{rel} is functional: {f.subject} already {f.relation} {f.object}")
+            x, y = as_number(o), as_number(fo)
+            if f.truth and x is not None and y is not None and self.rule(rel).range is not None:
                 return 0.0, f"a different value for {f.subject} {f.relation} ({f.object})"
             return None
         r = self.rule(rel)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from game.claims import settles, verdict
 from game.errors import ParleyError
 from game.types import Event
 from memory.gate import ClaimCandidate, ConsistencyGate, Decision, GateConfig, RelationRule, norm
@@ -117,16 +118,10 @@ class WorldFacts:
             if not verified:
                 continue
             functional = self.gate.rules.rule(c["relation"]).functional
-            obj = norm(c["object"])
-            verdict = None
-            for f in verified:
-                if f.triple[2] == obj:
-                    verdict = 1 if f.truth else -1
-                elif f.truth and functional:
-                    verdict = -1 if verdict is None else verdict
-            if verdict is not None:
+            holds = verdict([(f.object, f.truth) for f in verified], c["object"], functional)
+            if holds is not None:
                 self.judged.add(i)
-                by_topic.setdefault(c["topic"], {}).setdefault(c["speaker"], []).append(verdict)
+                by_topic.setdefault(c["topic"], {}).setdefault(c["speaker"], []).append(1 if holds else -1)
         return by_topic
 
     def _verify(self, ev: Event) -> None:
@@ -135,8 +130,8 @@ class WorldFacts:
                   if fid in self.spec.facts]
         by_topic: dict[str, dict[str, list[int]]] = {}
         for f, truth in truths:
-            for who, verdict in self._verdicts(f, truth):
-                by_topic.setdefault(f.topic, {}).setdefault(who, []).append(verdict)
+            for who, outcome in self._verdicts(f, truth):
+                by_topic.setdefault(f.topic, {}).setdefault(who, []).append(outcome)
         self._learn(by_topic)
         decisions: list[Decision] = []
         for f, truth in truths:
@@ -152,12 +147,10 @@ class WorldFacts:
             c = self.claims[i]
             if i in self.judged:
                 continue
-            if norm(c["object"]) == norm(f.object):
-                out.append((c["speaker"], 1 if truth else -1))
-            elif truth and functional:
-                out.append((c["speaker"], -1))
-            else:
+            holds = settles(f.object, truth, c["object"], functional)
+            if holds is None:
                 continue
+            out.append((c["speaker"], 1 if holds else -1))
             self.judged.add(i)
         return out
 
