@@ -4,6 +4,10 @@
 a ``Meta`` command (save/load/help/quit), a ``Clarify`` question when a noun is
 ambiguous (the parser remembers it, so the next input can answer it), or an
 ``Unknown`` carrying a helpful message.
+
+What may be referred to and how a phrase names it live in ``game.nouns``, the reading of an
+offer's terms in ``game.parser_offers``, where a command sits in a machine's reply in
+``game.parser_replies``; the names tests and agents use stay importable from here.
 """
 
 from __future__ import annotations
@@ -13,32 +17,16 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from game import nouns
 from game.errors import did_you_mean
+from game.nouns import Noun, Scope
+from game.parser_offers import offer_terms
+from game.parser_replies import reply_candidates
 from game.text import clean
-from game.types import DIRECTIONS, PLAYER, Action, Verb
+from game.types import DIRECTIONS, Action, Verb
 
-
-@dataclass(frozen=True)
-class Noun:
-    """Something the player can refer to right now."""
-
-    id: str              # item id, npc id, or "exit:<direction>" for a locked door/gate
-    name: str            # display name, e.g. "brass key", "Old Tom", "iron gate"
-    aliases: tuple[str, ...] = ()
-    kind: str = "item"   # "item" | "npc" | "exit"
-    where: str = "room"  # "room" | "inventory" | "container"
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What the parser may match against, built by the engine each turn."""
-
-    actor: str = PLAYER
-    nouns: tuple[Noun, ...] = ()
-    exits: tuple[str, ...] = ()
-    topics: tuple[str, ...] = ()
-    negotiation: dict[str, tuple[str, ...]] | None = None  # issue -> allowed values
-    council: bool = False
+__all__ = ["EMPTY", "HELP_TEXT", "MAX_INPUT", "NO_COMMAND", "NOT_NEGOTIATING", "SENTENCE", "Clarify",
+           "Command", "Meta", "Noun", "Parsed", "Parser", "Scope", "Unknown", "reply_candidates"]
 
 
 @dataclass(frozen=True)
@@ -89,15 +77,9 @@ NO_COMMAND = "The reply holds no command"
 MAX_INPUT = 2000  # characters in one command: a longer line is refused, so no line can swell a save
 NOT_NEGOTIATING = "You are not negotiating with anyone. Try 'trade with <merchant>'."
 
-_TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W_]+(?:['_-][^\W_]+)*")
-_ARTICLES = frozenset({"the", "a", "an"})
-_NOISE = frozenset({"my", "your", "some", "this", "that", "one", "please"})
-_OFFER_FILLER = _ARTICLES | {"and", "for", "at", "of", "is", "to", "with", "i", "gold", "coins",
-                             "coin", "then", "offer", "counter", "be"}
 _YES = frozenset({"yes", "y", "aye", "yea", "for", "ok", "okay", "sure"})
 _NO = frozenset({"no", "n", "nay", "against"})
 _PRONOUNS = frozenset({"it", "them", "him", "her"})
-_KINDS_ALL = frozenset({"item", "npc", "exit"})
 _DIRS: dict[str, str] = {d: d for d in DIRECTIONS}
 _DIRS.update({"n": "north", "s": "south", "e": "east", "w": "west", "u": "up", "d": "down",
               "upstairs": "up", "downstairs": "down", "inside": "in", "outside": "out"})
@@ -139,55 +121,6 @@ for _name, _phrases in {
 _VOCAB = sorted({p[0] for p in _VERBS if len(p[0]) > 1})
 
 
-def _key(s: object) -> str:
-    """Lowercase, underscores as spaces, punctuation dropped, words single-spaced."""
-    return " ".join(_TOKEN.findall(str(s).lower().replace("_", " ")))
-
-
-def _words(s: str) -> list[str]:
-    return [w for w in _key(s).split() if w not in _ARTICLES]
-
-
-def _hint(value: str, choices: list[str]) -> str:
-    hint = did_you_mean(value, choices)
-    return f" ({hint[0].upper()}{hint[1:]})" if hint else ""
-
-
-def _the(n: Noun) -> str:
-    return n.name if n.kind == "npc" else f"the {n.name}"
-
-
-def _or_list(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
-
-
-def _names(n: Noun) -> list[list[str]]:
-    names = [n.name, *n.aliases, n.id.replace(":", " ")]
-    if n.kind == "exit" and ":" in n.id:
-        names.append(n.id.split(":", 1)[1])
-    return [ws for ws in (_words(x) for x in names) if ws]
-
-
-def _score(phrase: list[str], n: Noun) -> int:
-    """3 = exact name/alias/id, 2 = words of one name, 1 = words/prefixes across names."""
-    names = _names(n)
-    if any(ws == phrase for ws in names):
-        return 3
-    if any(set(phrase) <= set(ws) for ws in names):
-        return 2
-    pool = {w for ws in names for w in ws}
-    if all(p in pool or (len(p) >= 3 and any(w.startswith(p) for w in pool)) for p in phrase):
-        return 1
-    return 0
-
-
-def _unique(nouns: Iterable[Noun]) -> list[Noun]:
-    seen: dict[str, Noun] = {}
-    for n in nouns:
-        seen.setdefault(n.id, n)
-    return list(seen.values())
-
-
 def _cmd(scope: Scope, verb: Verb, **kw: object) -> Command:
     return Command(Action(actor=scope.actor, verb=verb, **kw))  # type: ignore[arg-type]
 
@@ -200,39 +133,6 @@ class _Ctx:
 
 
 Then = Callable[[Noun], Parsed]
-
-
-_BRACKET = re.compile(r"\[([^\[\]\n]{1,200})\]")
-_LABEL = re.compile(r"^\s*(?:[*_#>-]+\s*)?(?:final\s+)?(?:action|command|move|answer)\s*[*_]*\s*[:=]\s*[*_]*\s*(.+?)\s*$",
-                    re.I | re.M)
-_FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
-
-
-def reply_candidates(reply: str) -> list[str]:
-    """Where a command may sit in a machine's reply, most explicit first: the last
-    ``[bracketed command]``, the last ``Action: ...`` (or Command/Move/Answer) line, the last
-    line of a fenced block, then the last non-empty line. A one-line reply is its own
-    candidate. Surrounding quotes, backticks and a final full stop are dropped."""
-    text = clean(str(reply or ""))
-    found: list[str] = []
-    found += [m.group(1) for m in reversed(list(_BRACKET.finditer(text)))]
-    found += [m.group(1) for m in reversed(list(_LABEL.finditer(text)))]
-    for m in reversed(list(_FENCE.finditer(text))):
-        lines = [ln for ln in m.group(1).splitlines() if ln.strip()]
-        if lines:
-            found.append(lines[-1])
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if lines:
-        found.append(lines[-1])
-    out: list[str] = []
-    for c in found:
-        c = c.strip().strip("`*").strip()
-        if len(c) >= 2 and c[0] == c[-1] and c[0] in "\"'" and c.count(c[0]) == 2:
-            c = c[1:-1].strip()  # a quoted command; `say "hi"` keeps its quotes
-        c = c.rstrip(".").strip()
-        if c and c not in out:
-            out.append(c)
-    return out
 
 
 class Parser:
@@ -278,8 +178,8 @@ class Parser:
     def _parse(self, raw: str, scope: Scope) -> Parsed:
         if raw[:1] in ("\"", "'", "“", "‘"):
             return self._say(raw[1:], scope)
-        tokens = _TOKEN.findall(raw.lower())
-        words = [t for t in tokens if t not in _ARTICLES]
+        tokens = nouns.TOKEN.findall(raw.lower())
+        words = [t for t in tokens if t not in nouns.ARTICLES]
         if not words:
             return Meta("help") if "?" in raw else Unknown(EMPTY)
         if " ".join(words) in _DIRS or " ".join(words) in scope.exits:
@@ -300,12 +200,12 @@ class Parser:
                 return Meta(name, None if name in ("quit", "journal") or not arg else arg)
             if name is not None:
                 # the tokens after the size-th non-article token (articles kept for offers)
-                seen = [i for i, t in enumerate(tokens) if t not in _ARTICLES]
+                seen = [i for i, t in enumerate(tokens) if t not in nouns.ARTICLES]
                 ctx = _Ctx(scope, raw, tokens[seen[size - 1] + 1:])
                 return getattr(self, "_v_" + name)(words[size:], ctx)
-        found = self._match(self._phrase(words), scope, _KINDS_ALL, ())
+        found = nouns.match(nouns.phrase(words), scope, nouns.KINDS_ALL, ())
         if found:
-            what = _the(found[0]) if len(found) == 1 else "the " + " ".join(words)
+            what = nouns.the(found[0]) if len(found) == 1 else "the " + " ".join(words)
             return Unknown(f"What do you want to do with {what}? Type 'help' for commands.")
         close = difflib.get_close_matches(words[0], _VOCAB, n=1, cutoff=0.6)
         hint = f" Did you mean '{close[0]}'?" if close else ""
@@ -313,24 +213,9 @@ class Parser:
 
     # ------------------------------------------------------------------ nouns
 
-    @staticmethod
-    def _phrase(words: list[str]) -> list[str]:
-        return [w for w in _words(" ".join(words)) if w not in _NOISE]
-
-    def _match(self, phrase: list[str], scope: Scope, kinds: Iterable[str],
-               prefer: tuple[str, ...]) -> list[Noun]:
-        kinds = frozenset(kinds)
-        scored = [(_score(phrase, n), n) for n in scope.nouns if n.kind in kinds] if phrase else []
-        best = max((s for s, _ in scored), default=0)
-        if best == 0:
-            return []
-        top = _unique(n for s, n in scored if s == best)
-        preferred = [n for n in top if n.where in prefer]
-        return preferred or top
-
     def _resolve(self, words: list[str], scope: Scope, kinds: Iterable[str],
                  prefer: tuple[str, ...], verb: str, then: Then) -> Parsed:
-        phrase = self._phrase(words)
+        phrase = nouns.phrase(words)
         if not phrase:
             return Unknown(f"{verb.capitalize()} what?")
         if len(phrase) == 1 and phrase[0] in _PRONOUNS:
@@ -338,16 +223,16 @@ class Parser:
                 if n.id == self._last and n.kind in kinds:
                     return then(n)
             return Unknown(f"I'm not sure what '{phrase[0]}' means here; name the thing.")
-        found = self._match(phrase, scope, kinds, prefer)
+        found = nouns.match(phrase, scope, kinds, prefer)
         if len(found) == 1:
             self._last = found[0].id
             return then(found[0])
         if found:
-            names = [_the(n) for n in found]
-            return self._ask(f"Which {' '.join(phrase)}: {_or_list(names)}?", found, then)
-        other = self._match(phrase, scope, _KINDS_ALL, ())
+            names = [nouns.the(n) for n in found]
+            return self._ask(f"Which {' '.join(phrase)}: {nouns.or_list(names)}?", found, then)
+        other = nouns.match(phrase, scope, nouns.KINDS_ALL, ())
         if other:
-            return Unknown(f"You can't {verb} {_the(other[0])}.")
+            return Unknown(f"You can't {verb} {nouns.the(other[0])}.")
         return Unknown(f"You see no {' '.join(phrase)} here.")
 
     def _ask(self, question: str, nouns: list[Noun], then: Then) -> Clarify:
@@ -358,24 +243,24 @@ class Parser:
         return Clarify(question, tuple(n.id for n in nouns))
 
     def _pick(self, text: str, options: tuple[Noun, ...]) -> Noun | None:
-        phrase = self._phrase(_TOKEN.findall(text.lower()))
+        phrase = nouns.phrase(nouns.TOKEN.findall(text.lower()))
         if len(phrase) == 1 and re.fullmatch(r"[0-9]{1,3}", phrase[0]):
             i = int(phrase[0])
             return options[i - 1] if 1 <= i <= len(options) else None
         if len(options) == 1 and len(phrase) == 1 and phrase[0] in _YES:
             return options[0]
-        scored = [(_score(phrase, n), n) for n in options] if phrase else []
+        scored = [(nouns.score(phrase, n), n) for n in options] if phrase else []
         best = max((s for s, _ in scored), default=0)
         top = [n for s, n in scored if s == best]
         return top[0] if best > 0 and len(top) == 1 else None
 
     def _someone(self, scope: Scope, then: Then) -> Parsed:
-        npcs = _unique(n for n in scope.nouns if n.kind == "npc")
+        npcs = nouns.unique(n for n in scope.nouns if n.kind == "npc")
         if not npcs:
             return Unknown("There is no one here to talk to.")
         if len(npcs) == 1:
             return then(npcs[0])
-        return self._ask(f"Who do you mean: {_or_list([n.name for n in npcs])}?", npcs, then)
+        return self._ask(f"Who do you mean: {nouns.or_list([n.name for n in npcs])}?", npcs, then)
 
     # ------------------------------------------------------------------ movement & looking
 
@@ -391,7 +276,7 @@ class Parser:
         where = _DIRS.get(said, said)
         if where in exits:
             return _cmd(scope, Verb.GO, obj=where)
-        doors = self._match(self._phrase(words), scope, ("exit",), ())
+        doors = nouns.match(nouns.phrase(words), scope, ("exit",), ())
         if len(doors) == 1 and doors[0].id.startswith("exit:"):
             return _cmd(scope, Verb.GO, obj=doors[0].id[5:])
         if where in DIRECTIONS:
@@ -414,7 +299,7 @@ class Parser:
         return self._v_examine(rest, c)
 
     def _v_examine(self, rest: list[str], c: _Ctx) -> Parsed:
-        return self._one(rest, c, Verb.EXAMINE, _KINDS_ALL)
+        return self._one(rest, c, Verb.EXAMINE, nouns.KINDS_ALL)
 
     # ------------------------------------------------------------------ things
 
@@ -440,14 +325,14 @@ class Parser:
             item, who = rest[:i], rest[i + 1:]
         else:  # "give tom the key"
             for k in range(1, len(rest)):
-                npcs = self._match(self._phrase(rest[:k]), scope, ("npc",), ())
-                if len(npcs) == 1 and _score(self._phrase(rest[:k]), npcs[0]) >= 2:
+                npcs = nouns.match(nouns.phrase(rest[:k]), scope, ("npc",), ())
+                if len(npcs) == 1 and nouns.score(nouns.phrase(rest[:k]), npcs[0]) >= 2:
                     item, who = rest[k:], rest[:k]
                     break
 
         def to_whom(thing: Noun) -> Parsed:
             if not who:
-                return Unknown(f"Give {_the(thing)} to whom?")
+                return Unknown(f"Give {nouns.the(thing)} to whom?")
             return self._resolve(who, scope, ("npc",), (), "give things to",
                                  lambda npc: _cmd(scope, Verb.GIVE, obj=thing.id, target=npc.id))
         return self._resolve(item, scope, ("item",), ("inventory",), "give", to_whom)
@@ -467,20 +352,20 @@ class Parser:
                 return _cmd(scope, Verb.UNLOCK, obj=obj.id, target=k.id)
             if key:
                 return self._resolve(key, scope, ("item",), ("inventory",), "unlock with", done)
-            keys = _unique(n for n in scope.nouns if n.kind == "item" and n.where == "inventory"
-                           and ("key" in n.id.lower() or any("key" in ws for ws in _names(n))))
+            keys = nouns.unique(n for n in scope.nouns if n.kind == "item" and n.where == "inventory"
+                                and ("key" in n.id.lower() or any("key" in ws for ws in nouns.names(n))))
             if not keys:
                 return Unknown("Unlock it with what?")
             if len(keys) == 1:
-                return self._ask(f"Unlock {_the(obj)} with {_the(keys[0])}?", keys, done)
-            names = _or_list([_the(k) for k in keys])
-            return self._ask(f"Unlock {_the(obj)} with which: {names}?", keys, done)
+                return self._ask(f"Unlock {nouns.the(obj)} with {nouns.the(keys[0])}?", keys, done)
+            names = nouns.or_list([nouns.the(k) for k in keys])
+            return self._ask(f"Unlock {nouns.the(obj)} with which: {names}?", keys, done)
         return self._resolve(thing, scope, ("item", "exit"), (), "unlock", with_what)
 
     # ------------------------------------------------------------------ people
 
     def _v_talk(self, rest: list[str], c: _Ctx) -> Parsed:
-        if not self._phrase(rest):
+        if not nouns.phrase(rest):
             return self._someone(c.scope, lambda n: _cmd(c.scope, Verb.TALK, obj=n.id))
         return self._one(rest, c, Verb.TALK, ("npc",), word="talk to")
 
@@ -488,13 +373,13 @@ class Parser:
         who, about = rest, None
         if "about" in rest:
             i = rest.index("about")
-            who, about = rest[:i], self._phrase(rest[i + 1:])
+            who, about = rest[:i], nouns.phrase(rest[i + 1:])
 
         def ask(npc: Noun) -> Parsed:
             if not about:
                 return Unknown(f"Ask {npc.name} about what?")
             return self._topic(npc, about, c.scope)
-        if not self._phrase(who):
+        if not nouns.phrase(who):
             if about is None:
                 return Unknown("Ask whom about what? Try 'ask <someone> about <topic>'.")
             return self._someone(c.scope, ask)
@@ -503,7 +388,7 @@ class Parser:
     def _topic(self, npc: Noun, about: list[str], scope: Scope) -> Parsed:
         def ask(topic: str) -> Command:
             return _cmd(scope, Verb.ASK, obj=npc.id, target=topic)
-        topics = {_key(t): t for t in scope.topics}
+        topics = {nouns.key(t): t for t in scope.topics}
         said = " ".join(about)
         if said in topics:
             return ask(topics[said])
@@ -515,11 +400,11 @@ class Parser:
         close = difflib.get_close_matches(said, list(topics), n=1, cutoff=0.75)
         if close:
             return ask(topics[close[0]])
-        found = self._match(about, scope, _KINDS_ALL, ())
+        found = nouns.match(about, scope, nouns.KINDS_ALL, ())
         if len(found) == 1:
             return ask(found[0].id)
         if found:
-            names = _or_list([_the(n) for n in found])
+            names = nouns.or_list([nouns.the(n) for n in found])
             return self._ask(f"Which {said}: {names}?", found, lambda n: ask(n.id))
         return ask("_".join(about))
 
@@ -540,7 +425,7 @@ class Parser:
             if sep in rest:
                 rest = rest[rest.index(sep) + 1:]
 
-        if not self._phrase(rest):
+        if not nouns.phrase(rest):
             return self._someone(c.scope, lambda n: _cmd(c.scope, Verb.TRADE, obj=n.id))
         return self._one(rest, c, Verb.TRADE, ("npc",), word="trade with")
 
@@ -548,73 +433,10 @@ class Parser:
         neg = c.scope.negotiation
         if neg is None:
             return Unknown(NOT_NEGOTIATING)
-        issues = {_key(i): i for i in neg}
-        values = {i: {_key(v): v for v in vals} for i, vals in neg.items()}
-        menu = "; ".join(f"{i} ({', '.join(map(str, v))})" for i, v in neg.items())
-        toks = [w for t in c.tokens for w in t.replace("_", " ").split()]
-        chosen: dict[str, str] = {}
-
-        def span(i: int, table: dict[str, str]) -> tuple[str, int] | None:
-            for n in range(min(4, len(toks) - i), 0, -1):
-                k = " ".join(toks[i:i + n])
-                if k in table:
-                    return table[k], n
-            return None
-
-        def invalid(issue: str, bad: str) -> Unknown:
-            what = f"'{bad}' is not a valid {issue}." if bad else f"What {issue}?"
-            return Unknown(f"{what} Choose from: {', '.join(map(str, neg[issue]))}."
-                           + _hint(bad, list(values[issue])))
-
-        i = 0
-        while i < len(toks):
-            fits: dict[str, tuple[str, int]] = {}
-            hit = span(i, issues)
-            if hit is not None:                       # "price 15", "price=15", "price is 15"
-                issue, n = hit
-                i += n
-                while i < len(toks) and toks[i] in _OFFER_FILLER and not span(i, values[issue]):
-                    i += 1
-                got = span(i, values[issue])
-                if got is None and issue in chosen:
-                    continue                          # "15 for high quality": value came first
-                if got is None and i < len(toks) and not neg[issue]:
-                    got = (toks[i], 1)                # an issue with no listed values takes any
-                if got is None:
-                    return invalid(issue, toks[i] if i < len(toks) else "")
-                fits[issue] = got
-            else:                                     # a bare value: which issue allows it?
-                for issue in neg:
-                    got = span(i, values[issue])
-                    if got is not None:
-                        fits[issue] = got
-                if len(fits) > 1:
-                    fits = {k: v for k, v in fits.items() if k not in chosen} or fits
-                if len(fits) > 1:
-                    return Unknown(f"Which issue is '{toks[i]}' for: {_or_list(list(fits))}? "
-                                   f"Try 'offer {next(iter(fits))}={toks[i]}'.")
-                if not fits and toks[i] in _OFFER_FILLER:
-                    i += 1
-                    continue
-                if not fits and len(neg) == 1:
-                    issue = next(iter(neg))
-                    if neg[issue]:
-                        return invalid(issue, toks[i])
-                    fits[issue] = (toks[i], 1)
-                if not fits:
-                    pool = [*issues, *(k for vs in values.values() for k in vs)]
-                    return Unknown(f"I don't understand '{toks[i]}' in that offer. "
-                                   f"Issues: {menu}.{_hint(toks[i], pool)}")
-            issue, (value, n) = next(iter(fits.items()))
-            if chosen.get(issue, value) != value:
-                return Unknown(f"You named the {issue} twice. Offer one {issue}.")
-            chosen[issue] = value
-            i += n
-        if not chosen:
-            example = next(((i, _key(v[0])) for i, v in neg.items() if v), None)
-            tip = f" Example: 'offer {example[0]}={example[1]}'." if example else ""
-            return Unknown(f"Offer what? Issues: {menu or 'none'}.{tip}")
-        return _cmd(c.scope, Verb.OFFER, terms=tuple(sorted(chosen.items())))
+        terms = offer_terms(neg, c.tokens)
+        if isinstance(terms, str):
+            return Unknown(terms)
+        return _cmd(c.scope, Verb.OFFER, terms=terms)
 
     def _v_leave(self, rest: list[str], c: _Ctx) -> Parsed:
         if c.scope.negotiation is not None:

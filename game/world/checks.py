@@ -39,9 +39,45 @@ def cross_reference(w: WorldSpec, agent_kinds: AgentKinds | None = None) -> list
 
 
 def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
-    locs, items, npcs = set(w.locations), set(w.items), set(w.npcs)
-    parties_ok = npcs | {PLAYER}
+    """Every problem, in the order an author reads the file: start and player, places, items,
+    agents, lines, relations, NPCs, topics, quests, scenes."""
+    placed = _Placement(set(w.items))
+    yield from _player_problems(w, placed)
+    yield from _location_problems(w, placed)
+    yield from _item_problems(w, placed)
+    yield from _containment_loops(w)
+    yield from _agent_problems(w, agent_kinds)
+    yield from _line_problems(w)
+    yield from _relation_problems(w)
+    yield from _npc_problems(w, placed)
+    yield from _topic_problems(w)
+    yield from _quest_problems(w, placed.at)
+    for sid, sc in w.scenes.items():
+        if isinstance(sc, NegotiationScene):
+            yield from _negotiation_problems(w, sid, sc, placed.at)
+        elif isinstance(sc, CouncilScene):
+            yield from _council_problems(w, sid, sc)
 
+
+class _Placement:
+    """Where each item is first placed (a field path); an item may be placed once."""
+
+    def __init__(self, items: set[str]):
+        self.items = items
+        self.at: dict[str, str] = {}
+
+    def place(self, item: str, path: str) -> Iterator[Problem]:
+        if item not in self.items:
+            yield _ref("item", item, self.items, path)
+        elif item in self.at:
+            yield Problem(f"item {item!r} is placed twice", path=path,
+                          hint=f"already placed at {self.at[item]}")
+        else:
+            self.at[item] = path
+
+
+def _player_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
+    locs, items = set(w.locations), set(w.items)
     if w.start not in locs:
         yield _ref("location", w.start, locs, "start")
     if w.player.location is not None and w.player.location not in locs:
@@ -49,22 +85,13 @@ def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
     for i, it in enumerate(w.player.inventory):
         if it not in items:
             yield _ref("item", it, items, f"player.inventory[{i}]")
-
-    placed: dict[str, str] = {}
-
-    def place(item: str, where: str, path: str) -> Iterator[Problem]:
-        if item not in items:
-            yield _ref("item", item, items, path)
-        elif item in placed:
-            yield Problem(f"item {item!r} is placed twice", path=path,
-                          hint=f"already placed at {placed[item]}")
-        else:
-            placed[item] = path
-
     for i, it in enumerate(w.player.inventory):
         if it in items:
-            placed.setdefault(it, f"player.inventory[{i}]")
+            placed.at.setdefault(it, f"player.inventory[{i}]")
 
+
+def _location_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
+    locs, items = set(w.locations), set(w.items)
     for lid, loc in w.locations.items():
         for d, dest in loc.exits.items():
             if dest not in locs:
@@ -76,8 +103,11 @@ def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
             if lock.key not in items:
                 yield _ref("item", lock.key, items, f"locations.{lid}.locked.{d}.key")
         for i, it in enumerate(loc.items):
-            yield from place(it, lid, f"locations.{lid}.items[{i}]")
+            yield from placed.place(it, f"locations.{lid}.items[{i}]")
 
+
+def _item_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
+    items = set(w.items)
     for iid, item in w.items.items():
         if item.contents and not item.container:
             yield Problem("only a container can have contents", path=f"items.{iid}.contents",
@@ -86,18 +116,22 @@ def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
             if c == iid:
                 yield Problem("an item cannot contain itself", path=f"items.{iid}.contents[{i}]")
             else:
-                yield from place(c, iid, f"items.{iid}.contents[{i}]")
+                yield from placed.place(c, f"items.{iid}.contents[{i}]")
         if item.locked_with is not None and item.locked_with not in items:
             yield _ref("item", item.locked_with, items, f"items.{iid}.locked_with")
         for i, f in enumerate(item.reveals):
             if f not in w.facts:
                 yield _ref("fact", f, w.facts, f"items.{iid}.reveals[{i}]")
 
+
+def _containment_loops(w: WorldSpec) -> Iterator[Problem]:
+    """Containers must not (transitively) contain themselves."""
+    items = set(w.items)
     parent: dict[str, str] = {}  # item -> the first container that lists it
     for cid, it in w.items.items():
         for c in it.contents:
             parent.setdefault(c, cid)
-    for iid in items:  # containers must not (transitively) contain themselves
+    for iid in items:
         seen, cur = set(), iid
         while cur in items and cur not in seen:
             seen.add(cur)
@@ -106,15 +140,14 @@ def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
             yield Problem(f"item {iid!r} ends up inside itself through containers", path=f"items.{iid}.contents",
                           hint="containers cannot hold each other in a loop")
 
-    yield from _agent_problems(w, agent_kinds)
-    yield from _line_problems(w)
-    yield from _relation_problems(w)
 
+def _npc_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
+    locs, items = set(w.locations), set(w.items)
     for nid, npc in w.npcs.items():
         if npc.location not in locs:
             yield _ref("location", npc.location, locs, f"npcs.{nid}.location")
         for i, it in enumerate(npc.inventory):
-            yield from place(it, nid, f"npcs.{nid}.inventory[{i}]")
+            yield from placed.place(it, f"npcs.{nid}.inventory[{i}]")
         for i, f in enumerate(npc.knowledge):
             if f not in w.facts:
                 yield _ref("fact", f, w.facts, f"npcs.{nid}.knowledge[{i}]")
@@ -130,16 +163,21 @@ def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
             elif nid not in {p.id for p in sc.parties}:
                 yield Problem(f"NPC {nid!r} is not a party of scene {npc.trade!r}", path=f"npcs.{nid}.trade")
 
+
+def _topic_problems(w: WorldSpec) -> Iterator[Problem]:
+    """Honesty profiles name known topics; facts name declared relations (when any are declared)."""
     topics = {f.topic for f in w.facts.values()}
     for nid, npc in w.npcs.items():
         for t in npc.honesty.topics:
             if t not in topics:
                 yield _ref("topic", t, topics, f"npcs.{nid}.honesty.topics.{t}")
-
     for fid, fact in w.facts.items():
         if w.relations and fact.relation not in w.relations:
             yield _ref("relation", fact.relation, w.relations, f"facts.{fid}.relation")
 
+
+def _quest_problems(w: WorldSpec, placed: dict[str, str]) -> Iterator[Problem]:
+    locs, items, npcs = set(w.locations), set(w.items), set(w.npcs)
     for qid, q in w.quests.items():
         for i, c in enumerate(q.goal):
             path = f"quests.{qid}.goal[{i}]"
@@ -165,91 +203,110 @@ def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
                 yield Problem(f"reward item {it!r} is already placed in the world", path=f"quests.{qid}.reward.items[{i}]",
                               hint=f"rewards are created when the quest completes; remove it from {placed[it]}")
 
-    for sid, sc in w.scenes.items():
-        base = f"scenes.{sid}"
-        if isinstance(sc, NegotiationScene):
-            ids = [p.id for p in sc.parties]
-            if len(ids) < 2:
-                yield Problem("a negotiation needs two parties", path=f"{base}.parties",
-                              hint="only a trade scene may leave out the player's party")
-            for i, p in enumerate(sc.parties):
-                for key in ("weights", "values"):
-                    if getattr(p, key) is None:
-                        yield Problem(f"missing required key {key!r}", path=f"{base}.parties[{i}].{key}",
-                                      hint="only the player's party in a trade scene has a default"
-                                      if p.id != PLAYER or sc.trade is None else None)
-            if any(p.weights is None or p.values is None for p in sc.parties):
-                continue
-            for i, pid in enumerate(ids):
-                if pid not in parties_ok:
-                    yield _ref("party", pid, parties_ok, f"{base}.parties[{i}].id")
-            if len(set(ids)) != len(ids):
-                yield Problem("the two parties must differ", path=f"{base}.parties")
-            if sc.first is not None and sc.first not in ids:
-                yield _ref("party", sc.first, ids, f"{base}.first")
-            for i, p in enumerate(sc.parties):
-                pp = f"{base}.parties[{i}]"
-                for issue in sc.issues:
-                    if issue not in p.weights:
-                        yield Problem(f"no weight for issue {issue!r}", path=f"{pp}.weights")
-                    if issue not in p.values:
-                        yield Problem(f"no values for issue {issue!r}", path=f"{pp}.values")
-                    else:
-                        for v in sc.issues[issue]:
-                            if v not in p.values[issue]:
-                                yield Problem(f"no utility for value {v!r}", path=f"{pp}.values.{issue}")
-                for issue in set(p.weights) | set(p.values):
-                    if issue not in sc.issues:
-                        yield _ref("issue", issue, sc.issues, f"{pp}.weights")
-                if sum(p.weights.values()) <= 0:
-                    yield Problem("weights sum to zero", path=f"{pp}.weights", hint="give some issue a positive weight")
-            size = 1
-            for values in sc.issues.values():
-                size *= max(1, len(values))
-            from game.negotiation.utility import MAX_OUTCOMES
-            if size > MAX_OUTCOMES:
-                yield Problem(f"{size:,} possible deals (the product of the issues' value counts); the limit is "
-                              f"{MAX_OUTCOMES:,}", path=f"{base}.issues",
-                              hint="use fewer issues or fewer values per issue")
-            for issue, values in sc.issues.items():
-                if not values:
-                    yield Problem("an issue needs at least one value", path=f"{base}.issues.{issue}")
-                elif len(set(values)) != len(values):
-                    yield Problem("duplicate values", path=f"{base}.issues.{issue}")
-            if sc.trade is not None:
-                t = sc.trade
-                if t.item not in items:
-                    yield _ref("item", t.item, items, f"{base}.trade.item")
-                if t.seller not in ids:
-                    yield _ref("party", t.seller, ids, f"{base}.trade.seller")
-                if t.price_issue not in sc.issues:
-                    yield _ref("issue", t.price_issue, sc.issues, f"{base}.trade.price_issue")
-                else:
-                    for v in sc.issues[t.price_issue]:
-                        if not re.fullmatch(r"[0-9]+", v):
-                            yield Problem(f"price value {v!r} is not a whole number of gold",
-                                          path=f"{base}.issues.{t.price_issue}")
-                held = placed.get(t.item, "")
-                if t.seller in npcs and held != "" and not held.startswith(f"npcs.{t.seller}.inventory"):
-                    yield Problem(f"seller {t.seller!r} does not start with the item {t.item!r}",
-                                  path=f"{base}.trade.item", hint=f"put it in npcs.{t.seller}.inventory "
-                                  f"(it is placed at {held})")
-                elif t.seller in npcs and held == "":
-                    yield Problem(f"seller {t.seller!r} does not start with the item {t.item!r}",
-                                  path=f"{base}.trade.item", hint=f"add it to npcs.{t.seller}.inventory")
-        elif isinstance(sc, CouncilScene):
-            seen = set()
-            for i, p in enumerate(sc.participants):
-                if p.id not in parties_ok:
-                    yield _ref("participant", p.id, parties_ok, f"{base}.participants[{i}].id")
-                if p.id in seen:
-                    yield Problem(f"participant {p.id!r} listed twice", path=f"{base}.participants[{i}].id")
-                seen.add(p.id)
-                for j, it in enumerate(p.persuaded_by):
-                    if it not in items:
-                        yield _ref("item", it, items, f"{base}.participants[{i}].persuaded_by[{j}]")
-            if sc.location is not None and sc.location not in locs:
-                yield _ref("location", sc.location, locs, f"{base}.location")
+
+def _negotiation_problems(w: WorldSpec, sid: str, sc: NegotiationScene, placed: dict[str, str]) -> Iterator[Problem]:
+    base = f"scenes.{sid}"
+    ids = [p.id for p in sc.parties]
+    if len(ids) < 2:
+        yield Problem("a negotiation needs two parties", path=f"{base}.parties",
+                      hint="only a trade scene may leave out the player's party")
+    for i, p in enumerate(sc.parties):
+        for key in ("weights", "values"):
+            if getattr(p, key) is None:
+                yield Problem(f"missing required key {key!r}", path=f"{base}.parties[{i}].{key}",
+                              hint="only the player's party in a trade scene has a default"
+                              if p.id != PLAYER or sc.trade is None else None)
+    if any(p.weights is None or p.values is None for p in sc.parties):
+        return
+    parties_ok = set(w.npcs) | {PLAYER}
+    for i, pid in enumerate(ids):
+        if pid not in parties_ok:
+            yield _ref("party", pid, parties_ok, f"{base}.parties[{i}].id")
+    if len(set(ids)) != len(ids):
+        yield Problem("the two parties must differ", path=f"{base}.parties")
+    if sc.first is not None and sc.first not in ids:
+        yield _ref("party", sc.first, ids, f"{base}.first")
+    for i, p in enumerate(sc.parties):
+        yield from _party_utility_problems(sc, p, f"{base}.parties[{i}]")
+    yield from _issue_problems(sc, base)
+    if sc.trade is not None:
+        yield from _trade_problems(w, sc, base, placed)
+
+
+def _party_utility_problems(sc: NegotiationScene, p, pp: str) -> Iterator[Problem]:
+    """A party weighs and values every issue and value of the scene, and nothing else."""
+    for issue in sc.issues:
+        if issue not in p.weights:
+            yield Problem(f"no weight for issue {issue!r}", path=f"{pp}.weights")
+        if issue not in p.values:
+            yield Problem(f"no values for issue {issue!r}", path=f"{pp}.values")
+        else:
+            for v in sc.issues[issue]:
+                if v not in p.values[issue]:
+                    yield Problem(f"no utility for value {v!r}", path=f"{pp}.values.{issue}")
+    for issue in set(p.weights) | set(p.values):
+        if issue not in sc.issues:
+            yield _ref("issue", issue, sc.issues, f"{pp}.weights")
+    if sum(p.weights.values()) <= 0:
+        yield Problem("weights sum to zero", path=f"{pp}.weights", hint="give some issue a positive weight")
+
+
+def _issue_problems(sc: NegotiationScene, base: str) -> Iterator[Problem]:
+    size = 1
+    for values in sc.issues.values():
+        size *= max(1, len(values))
+    from game.negotiation.utility import MAX_OUTCOMES
+    if size > MAX_OUTCOMES:
+        yield Problem(f"{size:,} possible deals (the product of the issues' value counts); the limit is "
+                      f"{MAX_OUTCOMES:,}", path=f"{base}.issues",
+                      hint="use fewer issues or fewer values per issue")
+    for issue, values in sc.issues.items():
+        if not values:
+            yield Problem("an issue needs at least one value", path=f"{base}.issues.{issue}")
+        elif len(set(values)) != len(values):
+            yield Problem("duplicate values", path=f"{base}.issues.{issue}")
+
+
+def _trade_problems(w: WorldSpec, sc: NegotiationScene, base: str, placed: dict[str, str]) -> Iterator[Problem]:
+    """The traded item exists and starts with the seller; the price issue lists whole numbers."""
+    t, items, npcs = sc.trade, set(w.items), set(w.npcs)
+    ids = [p.id for p in sc.parties]
+    if t.item not in items:
+        yield _ref("item", t.item, items, f"{base}.trade.item")
+    if t.seller not in ids:
+        yield _ref("party", t.seller, ids, f"{base}.trade.seller")
+    if t.price_issue not in sc.issues:
+        yield _ref("issue", t.price_issue, sc.issues, f"{base}.trade.price_issue")
+    else:
+        for v in sc.issues[t.price_issue]:
+            if not re.fullmatch(r"[0-9]+", v):
+                yield Problem(f"price value {v!r} is not a whole number of gold",
+                              path=f"{base}.issues.{t.price_issue}")
+    held = placed.get(t.item, "")
+    if t.seller in npcs and held != "" and not held.startswith(f"npcs.{t.seller}.inventory"):
+        yield Problem(f"seller {t.seller!r} does not start with the item {t.item!r}",
+                      path=f"{base}.trade.item", hint=f"put it in npcs.{t.seller}.inventory "
+                      f"(it is placed at {held})")
+    elif t.seller in npcs and held == "":
+        yield Problem(f"seller {t.seller!r} does not start with the item {t.item!r}",
+                      path=f"{base}.trade.item", hint=f"add it to npcs.{t.seller}.inventory")
+
+
+def _council_problems(w: WorldSpec, sid: str, sc: CouncilScene) -> Iterator[Problem]:
+    base, items, locs = f"scenes.{sid}", set(w.items), set(w.locations)
+    parties_ok = set(w.npcs) | {PLAYER}
+    seen = set()
+    for i, p in enumerate(sc.participants):
+        if p.id not in parties_ok:
+            yield _ref("participant", p.id, parties_ok, f"{base}.participants[{i}].id")
+        if p.id in seen:
+            yield Problem(f"participant {p.id!r} listed twice", path=f"{base}.participants[{i}].id")
+        seen.add(p.id)
+        for j, it in enumerate(p.persuaded_by):
+            if it not in items:
+                yield _ref("item", it, items, f"{base}.participants[{i}].persuaded_by[{j}]")
+    if sc.location is not None and sc.location not in locs:
+        yield _ref("location", sc.location, locs, f"{base}.location")
 
 
 def _agent_problems(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:

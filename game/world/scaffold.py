@@ -186,6 +186,7 @@ reward = {{ score = 10 }}
 
 
 def _council(name: str, title: str) -> str:
+    """The council template: the village, its three councillors, then the bridge motion (``_COUNCIL_SCENE``)."""
     return _HEAD.format(template="council", name=name, title=title) + f'''intro = "The council of {title} debates the old bridge. The miller's ledger may sway a doubter."
 start = "square"
 
@@ -231,7 +232,10 @@ aliases = ["widow", "cole"]
 location = "hall"
 agent = {{ kind = "debater" }}
 
-[scenes.bridge]
+''' + _COUNCIL_SCENE
+
+
+_COUNCIL_SCENE = '''[scenes.bridge]
 type = "council"
 title = "The bridge motion"
 motion = "Rebuild the old bridge before winter."
@@ -263,6 +267,6 @@ id = "player"
 [quests.pass_motion]
 title = "Pass the bridge motion"
 description = "Win the widow over with the mill's ledger, then vote yes."
-goal = [{{ kind = "scene", scene = "bridge", outcome = "passed" }}]
-reward = {{ score = 10 }}
+goal = [{ kind = "scene", scene = "bridge", outcome = "passed" }]
+reward = { score = 10 }
 '''
