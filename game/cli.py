@@ -8,6 +8,7 @@ it needs.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 import sys
 from pathlib import Path
 
@@ -105,21 +106,8 @@ def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
                    help="cache replies on disk here; a re-run with the same prompts makes no requests")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
-                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"parley {__version__}")
-    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
-
-    play = sub.add_parser("play", help="play a world in the terminal (line mode)")
-    play.add_argument("world", nargs="?", default=None,
-                      help="world folder (default: worlds/harbor; with --load, where the save's world now lives)")
-    play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
-    play.add_argument("--seed", type=_count, default=None, help="random seed (default 0; a loaded game keeps its own)")
-    play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
-    _memory_flags(play)
-    _llm_flags(play)
-
+def _run_parser(sub: Any) -> None:
+    """``parley run``: a headless episode (a script, a seat, a negotiation or a council scene)."""
     run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
     run.add_argument("world", help="world folder")
     src = run.add_mutually_exclusive_group(required=True)
@@ -147,6 +135,24 @@ def build_parser() -> argparse.ArgumentParser:
                           "(default: each NPC's configured kind)")
     _memory_flags(run)
     _llm_flags(run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"parley {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play a world in the terminal (line mode)")
+    play.add_argument("world", nargs="?", default=None,
+                      help="world folder (default: worlds/harbor; with --load, where the save's world now lives)")
+    play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
+    play.add_argument("--seed", type=_count, default=None, help="random seed (default 0; a loaded game keeps its own)")
+    play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    _memory_flags(play)
+    _llm_flags(play)
+
+    _run_parser(sub)
 
     val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
     val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")
@@ -192,6 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# where each command's ``cmd_*`` function lives (the rest: game.commands)
+COMMAND_MODULES = {"validate": "game.commands_world", "schema": "game.commands_world",
+                   "new-world": "game.commands_world", "saves": "game.commands_saves",
+                   "replay": "game.commands_saves", "trust": "game.commands_saves", "inspect": "game.commands_saves"}
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets an escape, not a crash
         if hasattr(stream, "reconfigure"):
@@ -204,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     from game.errors import ParleyError
     try:
         check_packages()
-        from game import commands
-        return getattr(commands, f"cmd_{args.cmd.replace('-', '_')}")(args)
+        import importlib
+        module = importlib.import_module(COMMAND_MODULES.get(args.cmd, "game.commands"))
+        return getattr(module, f"cmd_{args.cmd.replace('-', '_')}")(args)
     except ParleyError as e:
         print(f"parley: error: {e.render()}", file=sys.stderr)
         return e.exit_code

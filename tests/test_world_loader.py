@@ -103,7 +103,7 @@ def test_load_world_raises_with_all_problems(tmp_path):
 
 
 def test_committed_schema_is_current():
-    from game.commands import schema_text
+    from game.commands_world import schema_text
     committed = (ROOT / "worlds" / "schema" / "world.schema.json").read_text()
     assert committed == schema_text(), "regenerate with `make schema`"
 
