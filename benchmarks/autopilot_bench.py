@@ -1,18 +1,15 @@
-"""Autopilot benchmark: the honest autopilot against baselines, on held-out seeds.
+"""Autopilot benchmark: the honest autopilot against baselines.
 
-Usage:  python benchmarks/autopilot_bench.py [--seeds 1000-1049] [--worlds harbor,bazaar,council]
-                                             [--variants 1000-1009] [--quick] [--json FILE]
+Usage:  python benchmarks/autopilot_bench.py [--seeds 100-149] [--worlds harbor,bazaar,council,mini]
+                                             [--variants 100-109] [--quick] [--json FILE]
 
-Every game is played headless with memory off (as ``parley run --no-memory
---autopilot``): ``Game(world, seed, player_kind="autopilot")``, trust on (the
-game's own Σ-Mem), until the game ends or ``max_turns``. Players:
+Every game is played headless with memory off: ``Game(world, seed, player_kind="autopilot")``,
+trust on (the game's own Σ-Mem), the autopilot fed only ``game.player_inputs()`` (the
+player's observation), until the game ends or ``max_turns``. The bench itself reads the
+engine, for scoring only. Players:
 
-* ``honest``      ``agents.autopilot.make_autopilot``: models each merchant only from
-                  the talks it has seen (``agents/autopilot_haggle.py``);
-* ``oracle``      the old autopilot's negotiation, kept here as a baseline: it rebuilt
-                  the merchant's exact negotiator from the merchant's private utility,
-                  reservation and ``agent.params`` and looked ahead with it. Everything
-                  else (exploring, quests, trust) is the honest autopilot's own code;
+* ``honest``      ``agents.autopilot.Autopilot``: models each merchant only from the
+                  talks it has seen (``agents/autopilot_haggle.py``);
 * ``first``       accepts the merchant's first offer it can pay for (opening, when it
                   must, with its own favourite affordable outcome);
 * ``linear``      opens with its favourite affordable outcome and concedes linearly in
@@ -34,7 +31,9 @@ haggling is therefore also played against *other* merchants (``--variants``
 seeds): each trade world with every merchant's negotiator replaced by each rule
 kind of ``agents.negotiators`` (``boulware``, ``linear``, ``conceder``,
 ``hardliner``, ``tit_for_tat``, ``aspiration``, ``random``), the honest player
-against the oracle (which models the replaced negotiator exactly).
+against the ``linear`` baseline.
+
+Seeds 0-49 were used to tune the autopilot; 100-149 (the default) are held out.
 
 Deterministic: the engine, the NPCs and the autopilot draw from seeded
 ``numpy.random.Generator``s, so a seed range gives the same tables every time.
@@ -55,172 +54,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from agents.autopilot import TURN_COST, Autopilot, seeded_rng  # noqa: E402
+from agents.autopilot_haggle import Table  # noqa: E402
 from game.session import Game  # noqa: E402
 from game.types import PLAYER, Action, Verb  # noqa: E402
 from game.world.loader import load_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PLAYERS = ("honest", "oracle", "first", "linear")
+PLAYERS = ("honest", "first", "linear")
+WORLD_PATHS = {"mini": ROOT / "tests" / "fixtures" / "mini"}
 KINDS = ("boulware", "linear", "conceder", "hardliner", "tit_for_tat", "aspiration", "random")
 
 
 # --- baselines ---------------------------------------------------------------------------
 
-class OracleAutopilot(Autopilot):
-    """The old autopilot's negotiation (it reads the merchant's private utility and negotiator)."""
+class _SimpleHaggler(Autopilot):
+    """Shared by the simple baselines: everything but the haggling is the honest autopilot's."""
 
-    def _model(self, sid: str) -> Any:
-        from game.negotiation.utility import utilities_for
-        cache = self.__dict__.setdefault("_oracle_models", {})
-        if sid not in cache:
-            t = self.trades[sid]
-            factory = self.engine.scenes.factory or self.engine.scenes.default_negotiator()
-            other = t["other"]
-            params = self.spec.npcs[other].agent.params if other in self.spec.npcs else {}
-            try:
-                cache[sid] = factory(t["scene"], other, utilities_for(t["scene"])[other], params)
-            except Exception:
-                cache[sid] = None
-            if self.engine.scenes.factory is None and other in self.spec.npcs:
-                voice = self.engine.voice(other)
-                if hasattr(voice, "negotiator"):
-                    cache[sid] = voice.negotiator(t["scene"], other, utilities_for(t["scene"])[other])
-        return cache[sid]
-
-    def _them(self, sid: str) -> Any:
-        from game.negotiation.utility import utilities_for
-        return utilities_for(self.trades[sid]["scene"])[self.trades[sid]["other"]]
-
-    def _perceive(self, obs: Any) -> None:
-        super()._perceive(obs)
-        st = self.engine.state
-        for sid, info in self.neg.items():
-            if info.get("expect") and st.active_scene == sid:
-                info["fallback"] = True
-            if st.active_scene != sid:
-                info["expect"] = False
-
-    def _affordable_min(self, sid: str) -> int | None:
-        t, them = self.trades[sid], self._them(sid)
-        prices = [self._price(sid, o) for o in t["outcomes"] if them(o) >= them.reservation]
-        return min(prices) if prices else None
-
-    def _reserve(self, sid: str, g: dict[str, Any]) -> int:
-        from game.negotiation.session import NegotiationSession
-        total = 0
-        for other in g["trade"]:
-            if other == sid or self.trades[other]["scene"].trade is None:
-                continue
-            t = self.trades[other]
-            model = None if self.neg.get(other, {}).get("fallback") else self._model(other)
-            prices: list[int] = []
-            if model is not None:
-                sim = NegotiationSession(t["scene"])
-                if sim.turn != PLAYER:
-                    self._npc_reply(sim, other, model)
-                prices = [self._price(other, o) for o in t["outcomes"] if self._accepts(sim, other, model, o)]
-            if not prices:
-                them = self._them(other)
-                prices = [self._price(other, o) for o in t["outcomes"] if them(o) >= them.best]
-            total += min(prices)
-        return total
-
-    def _npc_reply(self, sim: Any, sid: str, model: Any) -> None:
-        m = model.respond(sim, self.trades[sid]["other"])
-        sim.play(self.trades[sid]["other"], m.kind, m.terms_dict)
-
-    def _accepts(self, sim: Any, sid: str, model: Any, terms: dict[str, str]) -> bool:
-        cache = self.__dict__.setdefault("_oracle_answers", {})
-        key = (sid, sim.moves_made, tuple(terms.items()))
-        if key not in cache:
-            test = sim.copy()
-            test.play(PLAYER, "offer", terms)
-            cache[key] = test.is_open and model.respond(test, self.trades[sid]["other"]).kind == "accept"
-        return cache[key]
-
-    def _negotiate(self, sid: str, g: dict[str, Any]) -> Action:
-        from agents.autopilot_haggle import HASTE_TURNS
-        st = self.engine.state
-        if sid not in self.trades or g["trade"].get(sid) != "agreement":
-            return self._do(Verb.WALK_AWAY)
-        sim = self._session(sid)
+    def _negotiate(self, sid: str, scene: Any, g: dict[str, Any]) -> Action:
+        sim = Table(scene)
         if sim.turn != PLAYER:
             return self._do(Verb.WAIT)
-        info = self.neg.setdefault(sid, {"tries": 1, "log": []})
-        gold = st.gold.get(PLAYER, 0)
-        model = None if info.get("fallback") else self._model(sid)
-        if model is not None:
-            left = self.spec.max_turns - st.turn
-            for budget in (gold - self._reserve(sid, g), gold):
-                plan = self._plan(sid, sim, model, budget, patience=max(0, left - HASTE_TURNS))
-                if plan is not None:
-                    kind, terms, closes = plan
-                    info["expect"] = closes and kind == "offer"
-                    if kind == "accept":
-                        return self._do(Verb.ACCEPT)
-                    return self._do(Verb.OFFER, terms=terms)
-        info["expect"] = False
-        t, them = self.trades[sid], self._them(sid)
-        standing = sim.standing_offer
-        if standing is not None and sim.standing_party != PLAYER and self._price(sid, standing) <= gold:
-            return self._do(Verb.ACCEPT)
-        options = [o for o in t["outcomes"] if self._price(sid, o) <= gold]
-        if not options:
+        if sid not in self.trades or g["trade"].get(sid) != "agreement":
             return self._do(Verb.WALK_AWAY)
-        return self._do(Verb.OFFER, terms=max(options, key=lambda o: (them(o), t["me"](o))))
-
-    def _plan(self, sid: str, sim: Any, model: Any, budget: int, patience: int) -> Any:
-        me = self.trades[sid]["me"]
-        options = [o for o in self.trades[sid]["outcomes"] if self._price(sid, o) <= budget]
-        if not options:
-            return None
-        stall = max(options, key=lambda o: me(o))
-        best = None
-        cur, k = sim.copy(), 0
-        while cur.is_open and cur.turn == PLAYER:
-            cands = []
-            standing = cur.standing_offer
-            if standing is not None and cur.standing_party != PLAYER and self._price(sid, standing) <= budget:
-                cands.append((me(standing), "accept", standing))
-            cands += [(me(o), "offer", o) for o in options if self._accepts(cur, sid, model, o)]
-            if cands:
-                top = max(c[0] for c in cands)
-                tops = [c for c in cands if c[0] == top]
-                _, kind, terms = next((c for c in tops if c[1] == "accept"), tops[0])
-                value = top - self.turn_cost * k
-                if best is None or value > best[0] + 1e-9:
-                    best = (value, -k, kind, terms)
-            if k >= patience:
-                break
-            cur.play(PLAYER, "offer", stall)
-            if not cur.is_open:
-                break
-            self._npc_reply(cur, sid, model)
-            k += 1
-        if best is None:
-            return None
-        return (best[2], best[3], True) if best[1] == 0 else ("offer", stall, False)
-
-
-class _SimpleHaggler(Autopilot):
-    """Shared by the simple baselines: the affordable outcomes and the standing offer."""
-
-    def _options(self, sid: str, sim: Any) -> tuple[list[dict[str, str]], dict[str, str] | None]:
-        gold = self.engine.state.gold.get(PLAYER, 0)
+        gold = int(g["gold"])
         pays = self._pays(sid)
-        opts = [o for o in self.trades[sid]["outcomes"] if not pays or self._price(sid, o) <= gold]
+        opts = [o for o in self._outcomes(sid) if not pays or self._price(sid, o) <= gold]
         standing = sim.standing_offer if sim.standing_party not in (None, PLAYER) else None
         if standing is not None and pays and self._price(sid, standing) > gold:
             standing = None
-        return opts, standing
-
-    def _negotiate(self, sid: str, g: dict[str, Any]) -> Action:
-        if sid not in self.trades or g["trade"].get(sid) != "agreement":
-            return self._do(Verb.WALK_AWAY)
-        sim = self._session(sid)
-        if sim.turn != PLAYER:
-            return self._do(Verb.WAIT)
-        opts, standing = self._options(sid, sim)
         if not opts:
             return self._do(Verb.WALK_AWAY)
         return self._move(sid, sim, opts, standing)
@@ -235,7 +96,7 @@ class FirstOfferAutopilot(_SimpleHaggler):
     def _move(self, sid, sim, opts, standing):
         if standing is not None:
             return self._do(Verb.ACCEPT)
-        me = self.trades[sid]["me"]
+        me = self._me(sid)
         return self._do(Verb.OFFER, terms=max(opts, key=me))
 
 
@@ -243,7 +104,7 @@ class LinearAutopilot(_SimpleHaggler):
     """Concedes linearly in its own utility from its favourite affordable outcome to its reservation."""
 
     def _move(self, sid, sim, opts, standing):
-        me = self.trades[sid]["me"]
+        me = self._me(sid)
         top = max(me(o) for o in opts)
         total = 2 * sim.deadline
         last = sim.moves_made + 2 >= total  # no later move of ours: take what is on the table
@@ -259,8 +120,7 @@ class LinearAutopilot(_SimpleHaggler):
         return self._do(Verb.OFFER, terms=mine)
 
 
-PILOTS = {"honest": Autopilot, "oracle": OracleAutopilot, "first": FirstOfferAutopilot,
-          "linear": LinearAutopilot}
+PILOTS = {"honest": Autopilot, "first": FirstOfferAutopilot, "linear": LinearAutopilot}
 
 
 # --- playing and scoring -------------------------------------------------------------------
@@ -280,34 +140,35 @@ def reservation_price(scene: Any, merchant: str, terms: dict[str, str]) -> int |
 
 def play(world: Any, seed: int, player: str, kind: str | None = None,
          turn_cost: float = TURN_COST) -> dict[str, Any]:
+    """One game; the autopilot sees only the player's observations, the scoring reads the engine."""
     from game.negotiation.utility import utilities_for
+    from game.world.spec import NegotiationScene
     game = Game(world, seed=seed, player_kind="autopilot")
     if kind is not None:
         from agents.negotiators import from_kind
         game.engine.scenes.factory = lambda scene, party, utility, params: from_kind(kind, utility)
     sigma = game.facts.sigma if game.facts is not None else None
-    pilot = PILOTS[player](game.engine, seeded_rng(seed), sigma=sigma, turn_cost=turn_cost)
+    pilot = PILOTS[player](seeded_rng(seed), sigma=sigma, turn_cost=turn_cost)
     n_quests, finished = len(game.spec.quests), None
     while not game.engine.done and game.engine.state.turn < game.spec.max_turns:
-        game.act(pilot.act(game.engine.observe(PLAYER)))
+        game.engine.run_round(pilot.act(*game.player_inputs()))
         if finished is None and len(game.engine.state.quests_done) == n_quests:
             finished = game.engine.state.turn
     st = game.engine.state
     deals = []
-    for sid, t in pilot.trades.items():
+    for sid, scene in game.spec.scenes.items():
         sess = st.scenes.get(sid, {}).get("session") or {}
         terms = sess.get("agreement")
-        if not terms or t["scene"].trade is None:
+        if not isinstance(scene, NegotiationScene) or not terms or scene.trade is None:
             continue
-        scene, merchant = t["scene"], t["other"]
+        merchant = next(p.id for p in scene.parties if p.id != PLAYER)
         paid = int(float(terms[scene.trade.price_issue]))
         rp = reservation_price(scene, merchant, terms)
         log = pilot.neg.get(sid, {}).get("log", ())
         moves = sum(1 for h in log for r in h["history"] if r["party"] == PLAYER) + len(log)
         deals.append({"scene": sid, "paid": paid, "reservation_price": rp, "moves": moves,
                       "regret": None if rp is None else (paid - rp if scene.trade.seller == merchant else rp - paid),
-                      "utility": float(utilities_for(scene)[PLAYER](terms)),
-                      "sessions": int(pilot.neg.get(sid, {}).get("tries", 0))})
+                      "utility": float(utilities_for(scene)[PLAYER](terms)), "sessions": len(log)})
     return {"seed": seed, "won": bool(st.won),
             "turns": int(finished if (st.won and finished is not None) else game.spec.max_turns),
             "invalid": int(st.invalid.get(PLAYER, 0)), "deals": deals}
@@ -357,7 +218,7 @@ def run(worlds: list[str], seeds: range, players: tuple[str, ...], variants: ran
     out: dict[str, Any] = {"seeds": [seeds.start, seeds.stop - 1], "worlds": {}, "variants": {},
                            "turn_cost": turn_cost}
     for name in worlds:
-        world = load_world(ROOT / "worlds" / name)
+        world = load_world(WORLD_PATHS.get(name, ROOT / "worlds" / name))
         out["worlds"][name] = {}
         for player in players:
             t0 = time.perf_counter()
@@ -369,7 +230,7 @@ def run(worlds: list[str], seeds: range, players: tuple[str, ...], variants: ran
         out["variants"][name] = {}
         for kind in KINDS:
             out["variants"][name][kind] = {p: summarise([play(world, s, p, kind, turn_cost) for s in variants])
-                                           for p in ("honest", "oracle")}
+                                           for p in ("honest", "linear")}
     if variants is not None:
         out["variant_seeds"] = [variants.start, variants.stop - 1]
     return out
@@ -402,12 +263,12 @@ def report(res: dict[str, Any]) -> str:
     if res.get("variants"):
         a, b = res["variant_seeds"]
         lines += ["", f"other merchants (every merchant's negotiator replaced; seeds {a}..{b}): "
-                  "wins, turns mean, regret mean, honest vs oracle"]
+                  "wins, turns mean, regret mean, honest vs linear"]
         for name, kinds in res["variants"].items():
             for kind, rows in kinds.items():
-                h, o = rows["honest"], rows["oracle"]
+                h, o = rows["honest"], rows["linear"]
                 lines.append(f"  {name:<8} {kind:<12} honest {h['wins']:>2}/{h['n']:<2} {h['turns_mean']:6.1f} "
-                             f"{_fmt(h['regret_mean']):>6}   oracle {o['wins']:>2}/{o['n']:<2} "
+                             f"{_fmt(h['regret_mean']):>6}   linear {o['wins']:>2}/{o['n']:<2} "
                              f"{o['turns_mean']:6.1f} {_fmt(o['regret_mean']):>6}")
     return "\n".join(lines)
 
@@ -422,12 +283,12 @@ def _range(text: str) -> range:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", type=_range, default=range(1000, 1050),
-                    help="game seeds A-B (default 1000-1049, held out: tuning used 0-19)")
+    ap.add_argument("--seeds", type=_range, default=range(100, 150),
+                    help="game seeds A-B (default 100-149, held out: tuning used 0-49)")
     ap.add_argument("--worlds", default="harbor,bazaar,council")
     ap.add_argument("--players", default=",".join(PLAYERS))
-    ap.add_argument("--variants", type=_range, default=range(1000, 1010),
-                    help="seeds for the other-merchant table (default 1000-1009)")
+    ap.add_argument("--variants", type=_range, default=range(100, 110),
+                    help="seeds for the other-merchant table (default 100-109)")
     ap.add_argument("--no-variants", action="store_true", help="skip the other-merchant table")
     ap.add_argument("--turn-cost", type=float, default=TURN_COST,
                     help=f"utility every player gives up per extra haggling move (default {TURN_COST})")
