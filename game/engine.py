@@ -481,13 +481,25 @@ class Engine:
         return canonical_json(self.get_state())
 
 
+PRIVATE_EVENT_DATA = ("metrics",)  # an outcome's analysis: both parties' utilities and reservations
+
+
 def _as_seen(ev: Event) -> Event:
-    """An event as an agent perceives it: a claim keeps what was said (speaker, subject,
+    """An event as an agent perceives it. A claim keeps what was said (speaker, subject,
     relation, object, topic) but not which world fact it restates (``fact_id``), which with a
-    container's ``reveals`` would tell whether it is true. Listeners still get the whole event."""
-    claims = ev.data.get("claims") if ev.data else None
-    if not claims or not any(isinstance(c, dict) and "fact_id" in c for c in claims):
+    container's ``reveals`` would tell whether it is true; a trade's outcome keeps its terms but
+    not its ``metrics`` (the other party's utility and reservation). Listeners and the transcript
+    still get the whole event."""
+    if not ev.data:
+        return ev
+    claims = ev.data.get("claims")
+    hides_fact = bool(claims) and any(isinstance(c, dict) and "fact_id" in c for c in claims)
+    private = [k for k in PRIVATE_EVENT_DATA if k in ev.data]
+    if not hides_fact and not private:
         return ev
     import dataclasses
-    said = [{k: v for k, v in c.items() if k != "fact_id"} if isinstance(c, dict) else c for c in claims]
-    return dataclasses.replace(ev, data={**ev.data, "claims": said})
+    data = {k: v for k, v in ev.data.items() if k not in private}
+    if hides_fact:
+        data["claims"] = [{k: v for k, v in c.items() if k != "fact_id"} if isinstance(c, dict) else c
+                          for c in claims]
+    return dataclasses.replace(ev, data=data)

@@ -317,8 +317,9 @@ def test_the_graph_guard_is_not_vacuous():
 PRIVATE_KEYS = {"utility", "utilities", "reservation", "reservations", "weights", "values", "honest", "honesty",
                 "true", "truth", "wants", "persuaded_by", "key", "fact_id", "agent", "negotiator"}
 ALLOWED_PATHS = (".scene.you", ".recent.verify.data.truth", ".recent.unlock.data.key")  # its own; verified
-# what an Observation carries today that a player should not be shown (the autopilot does not read it)
-KNOWN_LEAKS = (".recent.agreement.data.metrics", ".recent.no_agreement.data.metrics")
+# what an Observation carries that a player should not be shown (none: the engine strips an outcome's
+# metrics and a claim's fact id from what agents perceive)
+KNOWN_LEAKS: tuple[str, ...] = ()
 
 
 def _private_paths(node, path: str, leaks: set[str]) -> list[str]:
@@ -354,8 +355,8 @@ def _leaks(obs) -> tuple[list[str], set[str]]:
 def test_its_observations_hold_no_private_key(name):
     """Every observation handed to it in a whole game: no other party's utility or reservation, no
     honesty, no truth of an unverified fact, no wants, persuaded_by or lock key, no fact id on a
-    claim. The scene's ``you`` (its own party) is allowed. Known leak, not read: the ``metrics`` of
-    ``agreement``/``no_agreement`` events (both parties' utilities and reservations)."""
+    claim, no outcome metrics (both parties' utilities and reservations). The scene's ``you`` (its own
+    party) is allowed."""
     game = Game(world(name), seed=0)
     pilot = pilot_for(game, 0)
     known: set[str] = set()
@@ -368,8 +369,7 @@ def test_its_observations_hold_no_private_key(name):
             assert set(obs.scene["you"]) >= {"reservation"} and obs.scene["you"]["id"] == PLAYER
             assert not _private_paths({k: v for k, v in obs.scene.items() if k != "you"}, "", set())
         game.engine.run_round(pilot.act(obs, *ctx))
-    if name in ("harbor", "bazaar", "mini"):
-        assert known and known <= set(KNOWN_LEAKS)
+    assert not known
 
 
 def test_the_observation_scan_is_not_vacuous():
