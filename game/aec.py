@@ -10,7 +10,7 @@ use it with no optional dependency. ``game.pettingzoo_env`` wraps it as a real
 Agents take turns in the engine's order: the player, then each NPC in world
 order; after the last agent of a round the engine's ``end_round`` runs. With
 ``npc_agents=True`` only the player is an AEC agent and the NPCs are driven by
-the agents their world spec names (``game.session.npc_agents``), as in a normal
+the agents their world spec names (``game.compose.npc_agents``), as in a normal
 game.
 
 Actions are indices into a fixed, per-world *action catalogue* (see
@@ -107,7 +107,7 @@ class ParleyAEC:
         world = self._world_for(self.max_turns)
         self._npc_actors: dict[str, Any] = {}
         if self.npc_agents:
-            from game.session import npc_agents
+            from game.compose import npc_agents
             self._npc_actors = npc_agents(world, self.seed, self.llm, self.llm_npcs if self.llm else ())
         # the engine knows the NPC agents too, so they speak, haggle and debate in their own voices
         from game.wiring import engine_defaults
