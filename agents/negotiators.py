@@ -86,6 +86,7 @@ class _Base:
     """Precomputed views of one party's utility vector, and the shared move rules."""
 
     PARAMS: ClassVar[tuple[str, ...]] = ()
+    uses_context: ClassVar[bool] = False  # rule-based: a memory context would go unread
     __slots__ = ("utility", "_order", "_sorted", "_best", "_rational")
 
     def __init__(self, utility: UtilityFunction):
@@ -156,7 +157,7 @@ class _TargetNegotiator(_Base):
         model = self.model(session, party) if self.opponent_model else None
         return self._choose(self.current_target(session, party), model)
 
-    def respond(self, session: NegotiationSession, party: str) -> Move:
+    def respond(self, session: NegotiationSession, party: str, situation: Any = None) -> Move:
         if not self._rational:
             return Move.walk_away()
         target = self.current_target(session, party)
@@ -220,7 +221,7 @@ class Hardliner(_Base):
         super().__init__(utility)
         self.epsilon = _number("epsilon", epsilon, 0.0, 1.0, hi_open=True)
 
-    def respond(self, session: NegotiationSession, party: str) -> Move:
+    def respond(self, session: NegotiationSession, party: str, situation: Any = None) -> Move:
         if not self._rational:
             return Move.walk_away()
         mine = self._standing_utility(session, party)
@@ -319,7 +320,7 @@ class RandomNegotiator(_Base):
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
         self._choices = np.flatnonzero(utility.vector >= utility.reservation)
 
-    def respond(self, session: NegotiationSession, party: str) -> Move:
+    def respond(self, session: NegotiationSession, party: str, situation: Any = None) -> Move:
         if self._choices.size == 0:
             return Move.walk_away()
         rng = np.random.default_rng([self.seed, session.moves_made])

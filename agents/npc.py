@@ -174,6 +174,10 @@ class ScriptedNPC(BaseAgent):
     def reply(self, request: Request, context: Any = None) -> list[Utterance]:
         return self.voice.reply(request)
 
+    def take_invalid(self) -> str | None:
+        """Why the last reply fell back to a default: never, for the scripted voice."""
+        return None
+
     def negotiator(self, scene: Any, party: str, utility: Any) -> Any:
         from agents.negotiators import from_kind
         return from_kind(self.negotiator_kind, utility, **self.negotiator_params)

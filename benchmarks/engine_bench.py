@@ -73,11 +73,12 @@ def bench_engine(world, steps: int, seed: int) -> dict[str, float]:
 
         def __init__(self, agent, tally):
             self.agent, self.tally = agent, tally
+            self.passive, self.uses_context = agent.passive, agent.uses_context
 
-        def act(self, obs):
-            a = self.agent.act(obs)
-            self.tally[0] += a is not None
-            return a
+        def act(self, obs, context=None):
+            decision = self.agent.act(obs, context)
+            self.tally[0] += decision.action is not None
+            return decision
 
     def run(with_transcript: bool) -> tuple[float, int, int]:
         from game.compose import npc_agents

@@ -42,7 +42,7 @@ def utterances(eng: Engine, npc: str, request: Request) -> list[Utterance]:
     def ask() -> tuple[list[dict], str | None]:
         voice = eng.voice(npc)
         said = voice.reply(request, eng.context_for(npc, voice))
-        return [u.to_dict() for u in said], eng.fallback_reason(voice)
+        return [u.to_dict() for u in said], voice.take_invalid()
     return [Utterance.from_dict(d) for d in eng.decide("reply", npc, ask)]
 
 

@@ -8,7 +8,7 @@ game. Same world + seed + actions ⇒ the same transcript, byte for byte.
 This module imports no UI, LLM, embedding or vector-store library, and neither the
 ``agents`` nor the ``memory`` package (``tests/test_layering.py``): NPC agents, the voice of an
 NPC whose agent cannot reply and the negotiators come in from the composition layer
-(``game.session`` passes ``game.wiring.engine_defaults()``; see ``game.kinds``).
+(``game.session`` passes ``game.wiring.engine_defaults()``; see ``game.protocols``).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from game import dialogue, rules
+from game import dialogue, observation, rules
 from game.protocols import Agent, NegotiatorFactory, Voice, VoiceFactory
 from game.perception import perceivers
-from game.quests import newly_complete, quest_log
+from game.quests import newly_complete
 from game.rules import Refusal
 from game.scenes import SceneManager
 from game.state import GameState, canonical_json, state_hash, state_problems
@@ -217,13 +217,6 @@ class Engine:
             return None
         return self.context_provider(who, self.observe(who))
 
-    @staticmethod
-    def fallback_reason(speaker: Any) -> str | None:
-        """Why a voice or negotiator (a ``game.protocols.Fallible``) just fell back to a safe
-        default (its output was unusable), or None; a speaker that never falls back has no
-        ``take_invalid``."""
-        take = getattr(speaker, "take_invalid", None)
-        return take() if take is not None else None
 
     def penalise(self, who: str, reason: str, log: bool = True) -> None:
         """Record a penalised invalid move. ``log``: write a ``penalty`` record so a replay applies
@@ -375,76 +368,12 @@ class Engine:
 
     # --- observing ----------------------------------------------------------------
     def observe(self, actor: str) -> Observation:
-        st = self.state
-        loc = st.where[actor]
-        visible = tuple(st.items_in(loc)) + tuple(e for e in st.entities_at(loc) if e != actor)
-        scene = self._scene_view() if actor == PLAYER else None
-        inventory = tuple(st.items_in(actor))
-        seen = dict(location=loc, visible=visible, exits=tuple(self.spec.locations[loc].exits),
-                    inventory=inventory, gold=st.gold.get(actor, 0), scene=scene,
-                    recent=tuple(_as_seen(e) for e in self.recent[actor]))
-        if actor == PLAYER:  # a player is also shown its parser scope, the names and the quest log
-            scope = self.scope(actor)
-            named = dict.fromkeys((loc, *visible, *inventory, *(n.id for n in scope.nouns)))
-            seen.update(scope=scope, briefing=f"{self.spec.title}\n\n{self.spec.intro.strip()}", names=tuple((i, self.name(i)) for i in named),
-                        quests=quest_log(self.spec, st), score=st.score, max_turns=self.spec.max_turns)
-        return Observation(actor=actor, turn=st.turn, text=self.describe(actor, loc), **seen)
-
-    def _scene_view(self) -> dict[str, Any] | None:
-        """The open negotiation, or the council sitting here, as the player is shown it: the
-        public terms, the moves and stances so far, and the player's *own* preferences only."""
-        st = self.state
-        if st.active_scene is not None:
-            sid = st.active_scene
-            sc, s = self.spec.scenes[sid], self.scenes.session(sid)
-            own = next((p for p in sc.parties if p.id == PLAYER), None)
-            return {"id": sid, "type": "negotiation", "title": sc.title, "turn": s.turn,
-                    "standing_offer": s.standing_offer, "round": s.round, "deadline": sc.deadline,
-                    "issues": {k: list(v) for k, v in sc.issues.items()},
-                    "parties": [p.id for p in sc.parties], "first": sc.first or sc.parties[0].id,
-                    "trade": sc.trade.model_dump() if sc.trade is not None else None,
-                    "history": [m.to_dict() for m in s.history],
-                    "you": own.model_dump() if own is not None else None}
-        sid = self.scenes.council_here(PLAYER)
-        if sid is None:
-            return None
-        sc, cs = self.spec.scenes[sid], st.scenes.get(sid, {})
-        stances = cs.get("stances", {})
-        return {"id": sid, "type": "council", "title": sc.title, "motion": sc.motion,
-                "status": cs.get("status", "debating"), "round": cs.get("round", 0),
-                "max_rounds": sc.max_rounds, "majority": sc.majority,
-                "members": [{"id": p.id, "role": p.role, "stance": stances.get(p.id, p.stance)}
-                            for p in sc.participants]}
+        """What ``actor`` knows at the start of its turn (``game.observation.observe``)."""
+        return observation.observe(self, actor)
 
     def scope(self, actor: str = PLAYER) -> Any:
-        """What the parser may match for this actor right now."""
-        from game.parser import Noun, Scope
-        st, spec = self.state, self.spec
-        loc = st.where[actor]
-        nouns: list[Noun] = []
-        for iid, holder in st.item_at.items():
-            where = None
-            if holder == actor:
-                where = "inventory"
-            elif holder == loc:
-                where = "room"
-            elif holder in spec.items and holder in st.opened and st.item_at.get(holder) in (actor, loc):
-                where = "container"
-            if where:
-                it = spec.items[iid]
-                nouns.append(Noun(id=iid, name=it.name, aliases=tuple(it.aliases), kind="item", where=where))
-        for e in st.entities_at(loc):
-            if e != actor and e in spec.npcs:
-                n = spec.npcs[e]
-                nouns.append(Noun(id=e, name=n.name, aliases=tuple(n.aliases), kind="npc"))
-        for d, lock in spec.locations[loc].locked.items():
-            nouns.append(Noun(id=f"exit:{d}", name=lock.name, aliases=(f"{d} {lock.name}",), kind="exit"))
-        negotiation = None
-        if st.active_scene is not None:
-            negotiation = {k: tuple(v) for k, v in spec.scenes[st.active_scene].issues.items()}
-        return Scope(actor=actor, nouns=tuple(nouns), exits=tuple(spec.locations[loc].exits),
-                     topics=tuple(dialogue.all_topics(self)), negotiation=negotiation,
-                     council=self.scenes.council_here(actor) is not None)
+        """What the parser may match for this actor right now (``game.observation.scope``)."""
+        return observation.scope(self, actor)
 
     # --- persistence --------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
@@ -479,27 +408,3 @@ class Engine:
 
     def snapshot(self) -> str:
         return canonical_json(self.get_state())
-
-
-PRIVATE_EVENT_DATA = ("metrics",)  # an outcome's analysis: both parties' utilities and reservations
-
-
-def _as_seen(ev: Event) -> Event:
-    """An event as an agent perceives it. A claim keeps what was said (speaker, subject,
-    relation, object, topic) but not which world fact it restates (``fact_id``), which with a
-    container's ``reveals`` would tell whether it is true; a trade's outcome keeps its terms but
-    not its ``metrics`` (the other party's utility and reservation). Listeners and the transcript
-    still get the whole event."""
-    if not ev.data:
-        return ev
-    claims = ev.data.get("claims")
-    hides_fact = bool(claims) and any(isinstance(c, dict) and "fact_id" in c for c in claims)
-    private = [k for k in PRIVATE_EVENT_DATA if k in ev.data]
-    if not hides_fact and not private:
-        return ev
-    import dataclasses
-    data = {k: v for k, v in ev.data.items() if k not in private}
-    if hides_fact:
-        data["claims"] = [{k: v for k, v in c.items() if k != "fact_id"} if isinstance(c, dict) else c
-                          for c in claims]
-    return dataclasses.replace(ev, data=data)

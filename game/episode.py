@@ -217,16 +217,16 @@ def _negotiation(config: EpisodeConfig, llm: Any) -> EpisodeResult:
     client = llm_client(llm, gc)
     utils = utilities_for(scene)
     negotiators = {p.id: _negotiator(world, scene, p.id, kind, utils[p.id], client) for p, kind in zip(scene.parties, kinds)}
-    session, metrics = run_negotiation(scene, negotiators)
+    invalid: dict[str, int] = {}
+    notes: list[str] = []
+
+    def fallbacks(party: str, move: Any) -> None:
+        if move.fallback:
+            invalid[party] = invalid.get(party, 0) + 1
+            notes.append(f"{party}: fell back to its rule-based negotiator ({move.fallback})")
+    session, metrics = run_negotiation(scene, negotiators, on_move=fallbacks)
     if client is not None and client.outage is not None:
         raise client.outage
-    invalid, notes = {}, []
-    for pid, n in negotiators.items():
-        take = getattr(n, "take_invalid", None)  # only LLM negotiators fall back (a Fallible)
-        why = take() if take is not None else None
-        if why:
-            invalid[pid] = 1
-            notes.append(f"{pid}: fell back to its rule-based negotiator ({why})")
     m = metrics.to_dict()
     return EpisodeResult(
         world=world.spec.id, seed=gc.seed, kind="negotiation", player=gc.player, scene=config.scene,

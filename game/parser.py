@@ -22,6 +22,7 @@ from game.errors import did_you_mean
 from game.nouns import Noun, Scope
 from game.parser_offers import offer_terms
 from game.parser_replies import reply_candidates
+from game.phrasing import HELP_TEXT  # noqa: F401  (the command language; front ends import it from here)
 from game.text import clean
 from game.types import DIRECTIONS, Action, Verb
 
@@ -52,23 +53,6 @@ class Unknown:
 
 
 Parsed = Command | Meta | Clarify | Unknown
-
-HELP_TEXT = """\
-Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
-  Moving    go north, north, n  (also s, e, w, u, d, ne, nw, se, sw, in, out)
-  Looking   look (l);  examine X  (x X, look at X, inspect X)
-  Things    take X (get, grab, pick up);  drop X;  give X to Y
-            open X;  unlock X with Y
-  People    talk to X (greet X, speak to X);  ask X about Y
-            say hello  (or say "Hello there", or just "Hello there)
-  Trading   trade with X (haggle with X, buy from X)
-            offer price=15 quality=high   (or: offer 15;  offer price 15, quality high)
-            counter 12
-            accept (deal);  reject (no deal);  walk away (leave the table)
-  Council   vote yes / vote no  (vote for / vote against)
-  Other     inventory (i);  wait (z);  journal (what you were told, what is disputed, whom to trust)
-            save [name];  load [name];  help (?);  quit (q)
-If I'm not sure which thing you mean I'll ask: answer with its name or its number."""
 
 EMPTY = "Say something — type 'help' for commands."
 SENTENCE = ("That reads like a sentence, not a command. Type a command such as 'go north' "

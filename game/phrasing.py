@@ -40,3 +40,22 @@ def phrase(action: Action, name: Callable[[str | None], str] = _same,
     if action.obj:
         return f"{v.value} {name(action.obj)}"
     return v.value
+
+
+# the command language as a player is told it (``help``; the LLM player reads it too)
+HELP_TEXT = """\
+Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
+  Moving    go north, north, n  (also s, e, w, u, d, ne, nw, se, sw, in, out)
+  Looking   look (l);  examine X  (x X, look at X, inspect X)
+  Things    take X (get, grab, pick up);  drop X;  give X to Y
+            open X;  unlock X with Y
+  People    talk to X (greet X, speak to X);  ask X about Y
+            say hello  (or say "Hello there", or just "Hello there)
+  Trading   trade with X (haggle with X, buy from X)
+            offer price=15 quality=high   (or: offer 15;  offer price 15, quality high)
+            counter 12
+            accept (deal);  reject (no deal);  walk away (leave the table)
+  Council   vote yes / vote no  (vote for / vote against)
+  Other     inventory (i);  wait (z);  journal (what you were told, what is disputed, whom to trust)
+            save [name];  load [name];  help (?);  quit (q)
+If I'm not sure which thing you mean I'll ask: answer with its name or its number."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from game.negotiation.runner import Move, Negotiator, Situation  # noqa: F401  (re-exported: the negotiator protocol)
 from game.types import Decision, Event, Observation, Request, Utterance
 
 
@@ -63,24 +64,19 @@ class TextSeat(Protocol):
         ...
 
 
-class Fallible(Protocol):
-    """A voice or negotiator that can fall back to a safe default: ``take_invalid()`` returns
-    the reason for the last fallback (and clears it), or None."""
+@runtime_checkable
+class Voice(Protocol):
+    """Speaks for an NPC (a greeting, an answer, a haggling line, a council speech) and names the
+    negotiator it trades through. ``take_invalid()``: why its last reply fell back to a safe
+    default (its own output was unusable: a penalised move), once, or None."""
+
+    uses_context: bool
+
+    def reply(self, request: Request, context: Any = None) -> list[Utterance]: ...
 
     def take_invalid(self) -> str | None: ...
 
-
-@runtime_checkable
-class Voice(Protocol):
-    """Speaks for an NPC: a greeting, an answer, a haggling line or a council speech."""
-
-    def reply(self, request: Request, context: Any = None) -> list[Utterance] | Utterance: ...
-
-
-class Negotiator(Protocol):
-    """Makes moves in a negotiation scene (see ``game.negotiation.session``)."""
-
-    def respond(self, session: Any, party: str) -> Any: ...
+    def negotiator(self, scene: Any, party: str, utility: Any) -> Negotiator: ...
 
 
 class ContextProvider(Protocol):

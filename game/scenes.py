@@ -19,7 +19,7 @@ from game.scenes_trade import TradeScenes
 
 if TYPE_CHECKING:
     from game.engine import Engine
-    from game.kinds import NegotiatorFactory
+    from game.protocols import NegotiatorFactory
 
 __all__ = ["CouncilScenes", "SceneManager", "TradeScenes"]
 

@@ -20,7 +20,7 @@ from game.types import PLAYER, Action, Verb
 
 if TYPE_CHECKING:
     from game.engine import Engine
-    from game.kinds import NegotiatorFactory
+    from game.protocols import NegotiatorFactory
 
 
 class TradeScenes:
@@ -50,15 +50,11 @@ class TradeScenes:
             scene = self.eng.spec.scenes[sid]
             utility = utilities_for(scene)[party]
             agent = self.eng.voice(party) if party in self.eng.spec.npcs else None
-            if self.factory is None and agent is not None and hasattr(agent, "negotiator"):
+            if self.factory is None and agent is not None:
                 neg = agent.negotiator(scene, party, utility)  # the NPC trades through its own negotiator
             else:
                 params = self.eng.spec.npcs[party].agent.params if party in self.eng.spec.npcs else {}
                 neg = (self.factory or self.default_negotiator())(scene, party, utility, params)
-            if hasattr(neg, "context_source"):  # LLM negotiators read the party's memory context
-                neg.context_source = lambda: self.eng.context_for(party, neg)
-            if hasattr(neg, "clock"):
-                neg.clock = lambda: self.eng.state.turn
             self._negotiators[key] = neg
         return self._negotiators[key]
 
@@ -185,7 +181,7 @@ class TradeScenes:
 
     def _npc_moves(self, sid: str) -> None:
         """Let NPC parties answer until it is the player's move or the talks close."""
-        from game.negotiation.runner import Move
+        from game.negotiation.runner import Move, Situation
         s = self.session(sid)
         eng = self.eng
         while s.status == "open" and s.turn != PLAYER:
@@ -193,12 +189,12 @@ class TradeScenes:
 
             def choose(party: str = party) -> tuple[dict[str, Any], str | None]:
                 neg = self._negotiator(sid, party)
-                m: Move = neg.respond(s, party)
+                situation = Situation(context=eng.context_for(party, neg), turn=eng.state.turn)
+                m: Move = neg.respond(s, party, situation)
                 out: dict[str, Any] = {"kind": m.kind, "terms": m.terms_dict}
-                line = getattr(neg, "last_message", None)
-                if line:
-                    out["line"] = line
-                return out, eng.fallback_reason(neg)
+                if m.line:
+                    out["line"] = m.line
+                return out, m.fallback
             m = eng.decide("move", party, choose)
             verb = {"offer": Verb.OFFER, "accept": Verb.ACCEPT, "reject": Verb.REJECT,
                     "walk_away": Verb.WALK_AWAY}[m["kind"]]

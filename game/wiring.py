@@ -1,7 +1,7 @@
 """The agents-backed defaults the composition layer injects into the engine layer.
 
 This module belongs to the composition layer (with ``game.session``, the CLI and the AEC env): it
-may import ``agents`` and ``memory``; the engine layer may not (see ``game.kinds`` and
+may import ``agents`` and ``memory``; the engine layer may not (see ``game.protocols`` and
 ``tests/test_layering.py``). ``game.session.Game``, ``game.session.replay`` and ``game.aec`` pass
 these to ``Engine`` explicitly; the engine layer falls back to them, through a lazy import, only
 when a caller (a test, a benchmark) injected nothing.

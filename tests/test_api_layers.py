@@ -10,9 +10,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # what agents and memory may use of the game package: plain data and protocols, errors, the
-# negotiation maths, and leaf helpers that know nothing of a running game
+# negotiation maths, and leaf helpers that know nothing of a running game (text cleaning, the safe
+# file reader, the claim-value rule, the command language, the atomic file writer of game.saves)
 AGENT_SIDE_ALLOWED = ("game.types", "game.protocols", "game.errors", "game.negotiation", "game.text",
-                      "game.files", "game.claims", "game.phrasing")
+                      "game.files", "game.claims", "game.phrasing", "game.saves")
 # the composition root, the CLI and the front ends: the only modules that may import agents and the engine
 COMPOSERS = {"game.compose", "game.wiring", "game.session", "game.savegame", "game.episode", "game.commands",
              "game.cli", "game.console", "game.aec", "game.pettingzoo_env", "game.tui", "game.tournament", "game.map"}

@@ -45,7 +45,7 @@ def test_run_script_wins_and_is_deterministic(tmp_path):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     r1 = parley("run", "--no-memory", MINI, "--script", SCRIPT, "--out", str(a), "--quiet")
     r2 = parley("run", "--no-memory", MINI, "--script", SCRIPT, "--out", str(b), "--quiet")
-    assert r1.returncode == 0 and "WON" in r1.stdout
+    assert r1.returncode == 0 == r2.returncode and "WON" in r1.stdout
     assert a.read_bytes() == b.read_bytes()
     first = json.loads(a.read_text().splitlines()[0])
     assert first == {"type": "start", "world": "mini-v1", "hash": first["hash"], "seed": 0}

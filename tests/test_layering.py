@@ -21,7 +21,7 @@ from tests.conftest import ROOT
 
 FORBIDDEN = ("agents", "memory")
 # the engine layer: rules, scenes, world, negotiation maths, parser and what they stand on
-ENGINE_FILES = ["engine", "rules", "scenes", "parser", "state", "types", "text", "files", "errors", "kinds",
+ENGINE_FILES = ["engine", "rules", "scenes", "parser", "state", "types", "text", "files", "errors", "protocols",
                 "dialogue", "perception", "quests", "phrasing", "transcript", "saves", "predicates",
                 "scenes_trade", "council", "aec_actions", "aec_encoding", "nouns", "parser_offers",
                 "parser_replies"]

@@ -9,8 +9,9 @@ import pytest
 
 from game.episode import run_script, script_lines
 from game.session import Game
+from game.types import Decision
 from memory.records import FACTS, SHARED, private
-from tests.conftest import ROOT, SCRIPTS, WORLDS, parley
+from tests.conftest import ROOT, WORLDS, parley
 
 pytestmark = pytest.mark.embeddings
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -49,9 +50,12 @@ def test_every_npc_turn_gets_a_context(tmp_path):
     seen = []
 
     class Listener:
+        passive = False
+        uses_context = True
+
         def act(self, observation, context=None):
             seen.append((observation.actor, context))
-            return None
+            return Decision(None)
 
     game = Game(MINI, seed=0, memory={"embedder": "minilm"}, agents={"liar": Listener()})
     run_script(game, script_lines(str(ROOT / "tests" / "fixtures" / "mini_win.txt"))[:4], "mini")

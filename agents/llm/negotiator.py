@@ -6,8 +6,9 @@ protocol rules, the history of the talks and its MEMO context. The reply is a
 JSON move ``{action, offer, message}`` checked against the outcome space and
 the protocol (no accept without a standing offer; no offer or acceptance below
 the reservation value), with the error shown to the model for repair. When the
-repairs run out, the rule-based ``fallback`` negotiator moves instead and the
-engine records a penalised invalid move.
+repairs run out, the rule-based ``fallback`` negotiator moves instead; the move
+says why (``Move.fallback``) and the engine records a penalised invalid move.
+The scene passes the party's MEMO context and the game turn in a ``Situation``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.llm.prompts import NegotiationReply, context_block
-from game.negotiation.runner import Move
+from game.negotiation.runner import Move, Situation
 
 RULES = ("Protocol: alternating offers. On your turn you may 'offer' complete terms (a value for every "
          "issue), 'accept' the other side's standing offer, 'reject' it (you then offer next turn), or "
@@ -24,7 +25,7 @@ RULES = ("Protocol: alternating offers. On your turn you may 'offer' complete te
 
 
 class LLMNegotiator:
-    """``respond(session, party) -> Move`` from an LLM, with a rule-based fallback."""
+    """``respond(session, party, situation) -> Move`` from an LLM, with a rule-based fallback."""
 
     uses_context = True
 
@@ -33,14 +34,6 @@ class LLMNegotiator:
         self.client, self.scene, self.party, self.utility = client, scene, party, utility
         self.fallback = fallback
         self.persona = persona
-        self.context_source: Callable[[], Any] | None = None  # set by the scene: the party's MEMO context
-        self.clock: Callable[[], int] | None = None            # set by the scene: the game turn (usage per turn)
-        self.last_message: str | None = None
-        self._invalid: str | None = None
-
-    def take_invalid(self) -> str | None:
-        reason, self._invalid = self._invalid, None
-        return reason
 
     def utility_summary(self) -> str:
         u = self.utility
@@ -53,7 +46,7 @@ class LLMNegotiator:
                 f"\nYour reservation value (what no deal is worth to you): {u.reservation:.2f}. "
                 "Never agree to terms worth less than that.")
 
-    def messages(self, session: Any) -> list[dict[str, str]]:
+    def messages(self, session: Any, context: Any = None) -> list[dict[str, str]]:
         issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in self.scene.issues.items())
         history = "\n".join(
             f"round {r.round}: {'you' if r.party == self.party else 'they'} {r.kind}"
@@ -62,7 +55,7 @@ class LLMNegotiator:
         standing = session.standing_offer
         state = (f"Standing offer from them: {standing} (worth {self.utility(standing):.2f} to you)."
                  if standing is not None and session.standing_party != self.party else "No offer of theirs stands.")
-        context = context_block(self.context_source() if self.context_source is not None else None)
+        context = context_block(context)
         system = (f"{self.persona}\nYou negotiate '{self.scene.title}' as party {self.party!r}. "
                   f"{RULES}\nIssues and possible values: {issues}.\n{self.utility_summary()}\n"
                   "Reply with one JSON object: {\"action\": \"offer\"|\"accept\"|\"reject\"|\"walk_away\", "
@@ -100,22 +93,22 @@ class LLMNegotiator:
             return r
         return validate
 
-    def respond(self, session: Any, party: str) -> Move:
-        from agents.llm.client import LLMError, LLMInvalidReply
-        self.last_message = None
-        turn = self.clock() if self.clock is not None else session.round
+    def respond(self, session: Any, party: str, situation: Situation | None = None) -> Move:
+        from agents.llm.errors import LLMError, LLMInvalidReply
+        situation = situation or Situation()
+        turn = situation.turn if situation.turn is not None else session.round
         try:
-            r = self.client.structured(self.messages(session), NegotiationReply, agent=party,
+            r = self.client.structured(self.messages(session, situation.context), NegotiationReply, agent=party,
                                        turn=turn, validate=self.check(session))
         except LLMInvalidReply as e:
-            self._invalid = f"unusable negotiation move ({e.error})"
-            return self.fallback.respond(session, party)
+            move = self.fallback.respond(session, party)
+            return Move(move.kind, move.terms, fallback=f"unusable negotiation move ({e.error})")
         except LLMError:  # the endpoint is down or refuses: the rule-based fallback moves; the caller reports it
             return self.fallback.respond(session, party)
-        self.last_message = r.message.strip() or None
+        line = r.message.strip() or None
         if r.action == "offer":
-            return Move.offer({k: str(r.offer[k]) for k in self.scene.issues})  # type: ignore[index]
-        return Move(r.action)
+            return Move("offer", tuple((k, str(r.offer[k])) for k in self.scene.issues), line=line)  # type: ignore[index]
+        return Move(r.action, line=line)
 
     def __repr__(self) -> str:
         return f"LLMNegotiator({self.party!r}, fallback={self.fallback!r})"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from game.errors import InputError, did_you_mean
 from game.negotiation.metrics import NegotiationAnalysis, OutcomeMetrics
@@ -23,6 +24,10 @@ class Move:
 
     kind: MoveKind
     terms: tuple[tuple[str, str], ...] | None = None
+    # what the negotiator says with the move, and why it fell back to a default move (a penalised
+    # invalid move); neither is part of the move itself, so neither counts in ``==``
+    line: str | None = field(default=None, compare=False)
+    fallback: str | None = field(default=None, compare=False)
 
     @classmethod
     def offer(cls, terms: Mapping[str, str]) -> Move:
@@ -45,11 +50,23 @@ class Move:
         return None if self.terms is None else dict(self.terms)
 
 
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """What a negotiator inside a game is told besides the session: the party's memory context
+    (None when memory is off or the negotiator does not read one) and the game turn."""
+
+    context: Any = None
+    turn: int | None = None
+
+
 @runtime_checkable
 class Negotiator(Protocol):
-    """Anything that picks ``party``'s next move in ``session``."""
+    """Anything that picks ``party``'s next move in ``session``; ``uses_context``: whether it
+    reads the party's memory context (then the scene builds one into ``situation``)."""
 
-    def respond(self, session: NegotiationSession, party: str) -> Move: ...
+    uses_context: bool
+
+    def respond(self, session: NegotiationSession, party: str, situation: Situation | None = None) -> Move: ...
 
 
 def apply_move(session: NegotiationSession, party: str, move: Move) -> Record:
@@ -58,7 +75,7 @@ def apply_move(session: NegotiationSession, party: str, move: Move) -> Record:
 
 
 def run_negotiation(scene: NegotiationScene, negotiators: Mapping[str, Negotiator],
-                    max_steps: int | None = None, *,
+                    max_steps: int | None = None, *, on_move: Callable[[str, Move], None] | None = None,
                     utilities: Mapping[str, UtilityFunction] | None = None,
                     analysis: NegotiationAnalysis | None = None,
                     ) -> tuple[NegotiationSession, OutcomeMetrics]:
@@ -67,7 +84,8 @@ def run_negotiation(scene: NegotiationScene, negotiators: Mapping[str, Negotiato
     The protocol closes the session after at most ``2 * deadline`` moves;
     ``max_steps`` caps the moves further. If the cap stops an open session, the
     session is returned still open and the metrics describe disagreement.
-    Pass ``utilities``/``analysis`` precomputed to skip rebuilding them.
+    Pass ``utilities``/``analysis`` precomputed to skip rebuilding them. ``on_move(party, move)`` sees
+    each move as it is made (with its ``line`` and ``fallback``).
     Illegal moves propagate as :class:`NegotiationError`.
     """
     if utilities is None and analysis is None:
@@ -90,6 +108,8 @@ def run_negotiation(scene: NegotiationScene, negotiators: Mapping[str, Negotiato
         if not isinstance(move, Move):
             raise NegotiationError(f"negotiator for {party!r} returned {move!r}, not a Move")
         apply_move(session, party, move)
+        if on_move is not None:
+            on_move(party, move)
         steps += 1
     if session.is_open:
         return session, session.analysis.evaluate(None)

@@ -3,7 +3,7 @@
 Each check yields a ``Problem`` with the field path, the bad value and a
 'did you mean' hint. All problems are collected; nothing stops at the first.
 
-Agent kinds and their parameters are checked against an ``AgentKinds`` (``game.kinds``) passed
+Agent kinds and their parameters are checked against an ``AgentKinds`` (``game.protocols``) passed
 in by the caller; this module never imports the ``agents`` package. Given none, the checks use
 the standard one, ``game.wiring.agent_kinds()`` (the composition layer's view of
 ``agents.registry``), imported only then, so the result never depends on what was imported before.
@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from game.errors import Problem, did_you_mean
-from game.kinds import AgentKinds
+from game.protocols import AgentKinds
 from game.types import PLAYER
 from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
 

@@ -15,7 +15,7 @@ Data nested deeper than ``MAX_DEPTH`` is refused. Every string read (keys
 included) is normalised with ``game.text.clean``.
 
 NPC agent kinds and parameters are checked against the ``agent_kinds`` given to
-``collect_problems`` / ``load_world`` (a ``game.kinds.AgentKinds``). Left None, they are the
+``collect_problems`` / ``load_world`` (a ``game.protocols.AgentKinds``). Left None, they are the
 standard kinds from the composition layer (``game.wiring.agent_kinds()``, i.e. ``agents.registry``),
 imported when a world is checked: this package never imports ``agents`` itself, and a world
 validates the same whoever calls ``load_world`` and whatever was imported before.
