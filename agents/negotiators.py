@@ -39,7 +39,7 @@ import numpy as np
 from agents.opponent_model import FrequencyModel
 from game.errors import InputError, did_you_mean
 from game.negotiation.runner import Move
-from game.negotiation.session import NegotiationSession
+from game.negotiation.session import Negotiation
 from game.negotiation.utility import UtilityFunction, quantise
 
 TIME_KINDS: dict[str, float] = {"boulware": 0.2, "linear": 1.0, "conceder": 5.0}
@@ -101,7 +101,7 @@ class _Base:
     def reservation(self) -> float:
         return self.utility.reservation
 
-    def _standing_utility(self, session: NegotiationSession, party: str) -> float | None:
+    def _standing_utility(self, session: Negotiation, party: str) -> float | None:
         """Own utility of the opponent's standing offer, or None if there is none."""
         standing = session.standing_offer
         if standing is None or session.standing_party == party:
@@ -115,7 +115,7 @@ class _Base:
             return int(self._order[pos])
         return self._best if self._rational else None
 
-    def _offers_received(self, session: NegotiationSession, party: str) -> list[int]:
+    def _offers_received(self, session: Negotiation, party: str) -> list[int]:
         """Outcome indices of the opponent's offers so far, oldest first."""
         opp = session.opponent(party)
         index = self.utility.space.index
@@ -133,11 +133,11 @@ class _TargetNegotiator(_Base):
         self.opponent_model = _flag("opponent_model", opponent_model)
         self.tolerance = _number("tolerance", tolerance, 0.0, 1.0)
 
-    def current_target(self, session: NegotiationSession, party: str) -> float:
+    def current_target(self, session: Negotiation, party: str) -> float:
         """The own-utility target for ``party``'s next move (always ``>= reservation``)."""
         raise NotImplementedError
 
-    def model(self, session: NegotiationSession, party: str) -> FrequencyModel:
+    def model(self, session: Negotiation, party: str) -> FrequencyModel:
         """A frequency model of the opponent's offers in ``session`` so far."""
         return FrequencyModel.from_history(self.utility.space, session.history, session.opponent(party))
 
@@ -152,12 +152,12 @@ class _TargetNegotiator(_Base):
         est = np.where(band, model.estimates(), -np.inf)
         return int(np.argmax(est))  # first maximum = earliest in enumeration order
 
-    def offer_for(self, session: NegotiationSession, party: str) -> int | None:
+    def offer_for(self, session: Negotiation, party: str) -> int | None:
         """The outcome index ``party`` would offer now, or None (walk away)."""
         model = self.model(session, party) if self.opponent_model else None
         return self._choose(self.current_target(session, party), model)
 
-    def respond(self, session: NegotiationSession, party: str, situation: Any = None) -> Move:
+    def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if not self._rational:
             return Move.walk_away()
         target = self.current_target(session, party)
@@ -198,7 +198,7 @@ class TimeConcession(_TargetNegotiator):
         r = self.utility.reservation
         return max(r, quantise(r + (1.0 - r) * (1.0 - t ** (1.0 / self.exponent))))
 
-    def current_target(self, session: NegotiationSession, party: str) -> float:
+    def current_target(self, session: Negotiation, party: str) -> float:
         return self.target(session.time)
 
     def offer_index(self, t: float, model: FrequencyModel | None = None) -> int | None:
@@ -221,7 +221,7 @@ class Hardliner(_Base):
         super().__init__(utility)
         self.epsilon = _number("epsilon", epsilon, 0.0, 1.0, hi_open=True)
 
-    def respond(self, session: NegotiationSession, party: str, situation: Any = None) -> Move:
+    def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if not self._rational:
             return Move.walk_away()
         mine = self._standing_utility(session, party)
@@ -251,7 +251,7 @@ class NaiveTitForTat(_TargetNegotiator):
         super().__init__(utility, opponent_model, tolerance)
         self.scale = _number("scale", scale, 0.0, math.inf, lo_open=True)
 
-    def conceded(self, session: NegotiationSession, party: str) -> float:
+    def conceded(self, session: Negotiation, party: str) -> float:
         """Sum of the opponent's positive step-to-step concessions, in own utility."""
         received = self._offers_received(session, party)
         if len(received) < 2:
@@ -259,7 +259,7 @@ class NaiveTitForTat(_TargetNegotiator):
         d = np.diff(self.utility.vector[received])
         return float(d[d > 0].sum())
 
-    def current_target(self, session: NegotiationSession, party: str) -> float:
+    def current_target(self, session: Negotiation, party: str) -> float:
         best = self.utility.at(self._best)
         return max(self.reservation, quantise(best - self.scale * self.conceded(session, party)))
 
@@ -286,11 +286,11 @@ class Aspiration(_TargetNegotiator):
         r = self.reservation
         return max(r, quantise(r + (1.0 - r) * (1.0 - self.rate) ** max(round_ - 1, 0)))
 
-    def best_received(self, session: NegotiationSession, party: str) -> float | None:
+    def best_received(self, session: Negotiation, party: str) -> float | None:
         received = self._offers_received(session, party)
         return float(self.utility.vector[received].max()) if received else None
 
-    def current_target(self, session: NegotiationSession, party: str) -> float:
+    def current_target(self, session: Negotiation, party: str) -> float:
         target = self.aspiration(session.round)
         got = self.best_received(session, party)
         return target if got is None else max(target, got)
@@ -320,7 +320,7 @@ class RandomNegotiator(_Base):
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
         self._choices = np.flatnonzero(utility.vector >= utility.reservation)
 
-    def respond(self, session: NegotiationSession, party: str, situation: Any = None) -> Move:
+    def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if self._choices.size == 0:
             return Move.walk_away()
         rng = np.random.default_rng([self.seed, session.moves_made])

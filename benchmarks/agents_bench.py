@@ -52,7 +52,7 @@ import numpy as np  # noqa: E402
 from agents.negotiators import KINDS, from_kind  # noqa: E402
 from game.negotiation.metrics import NegotiationAnalysis  # noqa: E402
 from game.negotiation.runner import Move, apply_move  # noqa: E402
-from game.negotiation.session import NegotiationSession  # noqa: E402
+from game.negotiation.session import Negotiation  # noqa: E402
 from game.negotiation.utility import utilities_for  # noqa: E402
 from game.world.spec import NegotiationScene  # noqa: E402
 
@@ -85,7 +85,7 @@ def build(kind: str, params: dict, utility, seed: int, scenario: int, seat: int)
     return from_kind(kind, utility, **params)
 
 
-def play(session: NegotiationSession, negs: dict) -> tuple[float, int]:
+def play(session: Negotiation, negs: dict) -> tuple[float, int]:
     """Run ``session`` to the end; return (seconds, moves)."""
     t = time.perf_counter()
     while session.is_open:
@@ -100,7 +100,7 @@ class Scripted:
     def __init__(self, moves: list[Move]):
         self.moves = moves
 
-    def respond(self, session: NegotiationSession, party: str) -> Move:
+    def respond(self, session: Negotiation, party: str) -> Move:
         return self.moves[session.moves_made // 2 % len(self.moves)]
 
 
@@ -111,7 +111,7 @@ def bare_loop(scenes, utils, analyses) -> dict[str, float]:
         space = u["a"].space
         ks = [0, space.size - 1]
         negs = {p: Scripted([Move.offer(space.terms(k)) for k in ks]) for p in ("a", "b")}
-        s = NegotiationSession(sc, utilities=u, analysis=an)
+        s = Negotiation(sc, utilities=u, analysis=an)
         dt, n = play(s, negs)
         total += dt
         moves += n
@@ -132,7 +132,7 @@ def round_robin(scenes, utils, analyses, specs, seed: int) -> dict[str, np.ndarr
         ra, rb = u["a"].reservation, u["b"].reservation
         for x in range(A):
             for y in range(A):
-                s = NegotiationSession(sc, utilities=u, analysis=an)
+                s = Negotiation(sc, utilities=u, analysis=an)
                 dt, n = play(s, {"a": negs["a"][x], "b": negs["b"][y]})
                 m = an.evaluate(s.agreement)
                 ua, ub = m.utilities

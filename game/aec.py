@@ -105,13 +105,15 @@ class ParleyAEC:
         self.seed = int(seed)
         self.max_turns = int(max_turns)
         world = self._world_for(self.max_turns)
-        self._npc_actors: dict[str, Any] = {}
-        if self.npc_agents:
-            from game.compose import npc_agents
-            self._npc_actors = npc_agents(world, self.seed, self.llm, self.llm_npcs if self.llm else ())
-        # the engine knows the NPC agents too, so they speak, haggle and debate in their own voices
-        from game.wiring import engine_defaults
-        self.engine = Engine(world, seed=self.seed, actors=self._npc_actors, **engine_defaults())
+        # the game is composed like any other (game.compose); with npc_agents its NPCs are their
+        # world-configured agents, so they act, speak, haggle and debate in their own voices
+        from game.config import GameConfig
+        from game.session import Game
+        npcs = self.llm_npcs if self.llm_npcs == "all" else sorted(self.llm_npcs)
+        config = GameConfig(world=str(world.folder), seed=self.seed, facts=False, llm_npcs=npcs)
+        self.game = Game(world, config=config, llm=self.llm, agents=None if self.npc_agents else {})
+        self.engine: Engine = self.game.engine
+        self._npc_actors: dict[str, Any] = self.game.agents
         self.agents: list[str] = list(self.possible_agents)
         self.rewards: dict[str, float] = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards: dict[str, float] = dict.fromkeys(self.agents, 0.0)

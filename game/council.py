@@ -105,7 +105,7 @@ class CouncilScenes:
             if p.id == PLAYER:
                 continue
             stance = cs["stances"][p.id]
-            req = Request("speech", PLAYER, eng.state.turn, eng.next_seq(), topic=sc.motion,
+            req = Request("speech", PLAYER, eng.state.turn, eng.next_ask(), topic=sc.motion,
                           data={"scene": sid, "round": r, "stance": stance, "initial": p.stance,
                                 "role": p.role, "arguments": list(p.arguments), "converted": list(p.converted)})
             said = utterances(eng, p.id, req)

@@ -53,7 +53,7 @@ def _quote(eng: Engine, u: Utterance) -> str:
 def do_talk(eng: Engine, a: Action) -> None:
     npc = _listener(eng, a)
     spec = eng.spec.npcs[npc]
-    said = utterances(eng, npc, Request("talk", a.actor, eng.state.turn, eng.next_seq()))
+    said = utterances(eng, npc, Request("talk", a.actor, eng.state.turn, eng.next_ask()))
     topics = topics_of(eng, npc)
     extra = f" ({spec.name} could tell you about: {', '.join(t.replace('_', ' ') for t in topics)}.)" if topics else ""
     if spec.trade:
@@ -76,5 +76,5 @@ def say(eng: Engine, u: Utterance, to: str, **data) -> None:
 def do_ask(eng: Engine, a: Action) -> None:
     npc = _listener(eng, a)
     topic = a.target or ""
-    for u in utterances(eng, npc, Request("ask", a.actor, eng.state.turn, eng.next_seq(), topic=topic)):
+    for u in utterances(eng, npc, Request("ask", a.actor, eng.state.turn, eng.next_ask(), topic=topic)):
         say(eng, u, a.actor, topic=topic, asked_by=a.actor)

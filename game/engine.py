@@ -192,7 +192,7 @@ class Engine:
         """Each entity's reward from the last engine call (``last.rewards`` as a dict)."""
         return dict(self.last.rewards)
 
-    def next_seq(self) -> int:
+    def next_ask(self) -> int:
         """A fresh number for a request to an agent (seeds stateless choices)."""
         self._asks += 1
         return self._asks
@@ -333,9 +333,10 @@ class Engine:
         if not self.state.done:
             self.end_round()
 
+    @_turn_result
     def take(self, move: Action | Decision, actor: str = PLAYER) -> None:
-        """Apply one move: an action, or a ``Decision`` whose fallback (if any) is penalised after
-        its action is applied."""
+        """Apply one move (returns a ``TurnResult``): an action, or a ``Decision`` whose fallback
+        (if any) is penalised after its action is applied."""
         decision = move if isinstance(move, Decision) else Decision(move)
         if decision.action is not None:
             self.apply(decision.action)

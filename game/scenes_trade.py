@@ -35,8 +35,8 @@ class TradeScenes:
     def session(self, sid: str) -> Any:
         s = self._sessions.get(sid)
         if s is None:
-            from game.negotiation.session import NegotiationSession
-            s = NegotiationSession(self.eng.spec.scenes[sid])
+            from game.negotiation.session import Negotiation
+            s = Negotiation(self.eng.spec.scenes[sid])
             saved = self.eng.state.scenes.get(sid, {}).get("session")
             if saved is not None:
                 s.set_state(saved)
@@ -95,8 +95,8 @@ class TradeScenes:
         npc = a.obj
         sid = eng.spec.npcs[npc].trade  # type: ignore[index]
         scene = eng.spec.scenes[sid]
-        from game.negotiation.session import NegotiationSession
-        self._sessions[sid] = NegotiationSession(scene)
+        from game.negotiation.session import Negotiation
+        self._sessions[sid] = Negotiation(scene)
         st.active_scene = sid
         issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in scene.issues.items())
         eng.emit("trade_open", a.actor, f"{eng.name(a.actor)} begins to haggle with {eng.name(npc)}.",
@@ -204,7 +204,7 @@ class TradeScenes:
                 from game.dialogue import utterances
                 from game.types import Request
                 said = utterances(eng, party, Request("haggle", self._other(sid, party), eng.state.turn,
-                                                      eng.next_seq(), data={"move": m["kind"], "terms": m["terms"]}))
+                                                      eng.next_ask(), data={"move": m["kind"], "terms": m["terms"]}))
                 line = said[0].text if said else None
             try:
                 self.move(sid, Action(actor=party, verb=verb, terms=terms), line=line)

@@ -256,13 +256,13 @@ def _forbidden():
     """Types the autopilot must never hold (besides the trust object it is given)."""
     from agents import negotiators
     from game.engine import Engine
-    from game.negotiation.session import NegotiationSession
+    from game.negotiation.session import Negotiation
     from game.scenes import SceneManager
     from game.state import GameState
     from game.world.spec import Spec
     from memory.sigma import SigmaMem
     negs = tuple(v for v in vars(negotiators).values() if isinstance(v, type) and v.__module__ == negotiators.__name__)
-    return (Engine, GameState, Spec, SceneManager, NegotiationSession, SigmaMem, Game) + negs
+    return (Engine, GameState, Spec, SceneManager, Negotiation, SigmaMem, Game) + negs
 
 
 def _reachable(root, allowed: tuple = ()):

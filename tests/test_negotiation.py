@@ -22,7 +22,7 @@ from game.negotiation.metrics import (
     pareto_frontier,
 )
 from game.negotiation.runner import Move, Negotiator, run_negotiation
-from game.negotiation.session import NegotiationError, NegotiationSession
+from game.negotiation.session import NegotiationError, Negotiation
 from game.negotiation.utility import UtilityFunction, outcome_space, utilities_for, utility_matrix
 from game.world.spec import NegotiationScene
 
@@ -215,7 +215,7 @@ def test_evaluate_metrics_of_outcomes():
 
 
 def test_turns_counter_offers_and_accept():
-    s = NegotiationSession(market())
+    s = Negotiation(market())
     assert (s.status, s.turn, s.round, s.parties, s.first) == ("open", P, 1, (P, M), P)
     assert s.legal_moves(P) == ("offer", "walk_away") and s.legal_moves(M) == ()
     s.offer(P, OFFER_A)
@@ -234,7 +234,7 @@ def test_turns_counter_offers_and_accept():
 
 
 def test_first_party_from_scene_and_reject():
-    s = NegotiationSession(market(first=M))
+    s = Negotiation(market(first=M))
     assert s.turn == M
     with pytest.raises(NegotiationError, match="no offer to reject"):
         s.reject(M)
@@ -246,7 +246,7 @@ def test_first_party_from_scene_and_reject():
 
 
 def test_walk_away():
-    s = NegotiationSession(market())
+    s = Negotiation(market())
     s.offer(P, OFFER_A)
     s.walk_away(M)
     assert s.status == "walked_away" and s.walked_away_by == M and s.agreement is None
@@ -255,7 +255,7 @@ def test_walk_away():
 
 
 def test_deadline_gives_no_agreement():
-    s = NegotiationSession(market(deadline=2))
+    s = Negotiation(market(deadline=2))
     s.offer(P, OFFER_A)
     s.offer(M, OFFER_B)
     assert s.round == 2 and s.time == 1.0
@@ -269,14 +269,14 @@ def test_deadline_gives_no_agreement():
 
 
 def test_accept_in_last_move_counts():
-    s = NegotiationSession(market(deadline=1))
+    s = Negotiation(market(deadline=1))
     s.offer(P, OFFER_A)
     s.accept(M)
     assert s.status == "agreement" and s.agreement == OFFER_A
 
 
 def test_illegal_moves_explain_themselves():
-    s = NegotiationSession(market())
+    s = Negotiation(market())
     with pytest.raises(NegotiationError, match="turn of 'player', not 'merchant'"):
         s.offer(M, OFFER_A)
     with pytest.raises(NegotiationError, match="not a party") as e:
@@ -315,7 +315,7 @@ def test_state_round_trip_mid_negotiation():
     sc = market(deadline=8)
     u = utilities_for(sc)
     negs = {P: from_kind("boulware", u[P]), M: from_kind("linear", u[M])}
-    s = NegotiationSession(sc)
+    s = Negotiation(sc)
     from game.negotiation.runner import apply_move
     for _ in range(5):
         p = s.turn
@@ -323,7 +323,7 @@ def test_state_round_trip_mid_negotiation():
     state = s.get_state()
     assert state["moves"] == 5 and state["turn"] == M and state["status"] == "open"
     saved = json.loads(json.dumps(state))
-    restored = NegotiationSession.from_state(sc, saved)
+    restored = Negotiation.from_state(sc, saved)
     assert restored.get_state() == state
     _play_on(s, negs)
     _play_on(restored, negs)
@@ -335,21 +335,21 @@ def test_state_round_trip_mid_negotiation():
 
 
 def test_set_state_rejects_bad_snapshots():
-    s = NegotiationSession(market())
+    s = Negotiation(market())
     s.offer(P, OFFER_A)
     good = s.get_state()
     bad_move = json.loads(json.dumps(good))
     bad_move["history"][0]["terms"]["price"] = "99"
     with pytest.raises(SaveError, match="'99' is not a value"):
-        NegotiationSession(market()).set_state(bad_move)
+        Negotiation(market()).set_state(bad_move)
     wrong = dict(good, status="agreement")
     with pytest.raises(SaveError, match="does not match"):
-        NegotiationSession(market()).set_state(wrong)
+        Negotiation(market()).set_state(wrong)
     with pytest.raises(SaveError, match="parties"):
-        NegotiationSession(market()).set_state(dict(good, parties=["player", "smith"]))
+        Negotiation(market()).set_state(dict(good, parties=["player", "smith"]))
     with pytest.raises(SaveError):
-        NegotiationSession(market()).set_state({"version": 1, "parties": [P, M], "history": [{}]})
-    fresh = NegotiationSession(market())
+        Negotiation(market()).set_state({"version": 1, "parties": [P, M], "history": [{}]})
+    fresh = Negotiation(market())
     with pytest.raises(SaveError):
         fresh.set_state(wrong)
     assert fresh.history == () and fresh.turn == P       # untouched on failure
@@ -400,7 +400,7 @@ def test_time_concession_targets_and_moves():
     # equal utilities: the earliest outcome wins
     flat = TimeConcession(utilities_for(one_issue({"x": (0.5, 0), "y": (0.5, 0), "z": (1, 0)}))[P])
     assert flat.offer_index(1.0) == 0 and flat.offer_index(0.0) == 2
-    s = NegotiationSession(market(deadline=2))
+    s = Negotiation(market(deadline=2))
     s.offer(P, OFFER_A)                       # merchant gets .3 = its reservation
     mer = TimeConcession(utilities_for(market())[M], 1.0)
     assert mer.respond(s, M).kind == "offer"  # t=.5, target .65 > .3
@@ -412,7 +412,7 @@ def test_time_concession_targets_and_moves():
 def test_time_concession_walks_away_when_nothing_is_rational():
     sc = one_issue({"x": (0.1, 0.9), "y": (0.2, 0.8)}, r=(0.5, 0.0))
     u = utilities_for(sc)
-    assert TimeConcession(u[P]).respond(NegotiationSession(sc), P) == Move.walk_away()
+    assert TimeConcession(u[P]).respond(Negotiation(sc), P) == Move.walk_away()
 
 
 def test_from_kind_unknown():

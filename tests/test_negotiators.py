@@ -23,7 +23,7 @@ from agents.negotiators import (
 from agents.opponent_model import FrequencyModel
 from game.errors import InputError
 from game.negotiation.runner import Move, apply_move, run_negotiation
-from game.negotiation.session import NegotiationSession
+from game.negotiation.session import Negotiation
 from game.negotiation.utility import quantise, utilities_for
 from game.world.spec import NegotiationScene
 
@@ -189,7 +189,7 @@ def test_prop_reservation_guarantee_all_pairs(sc, a, b):
 def test_every_kind_walks_away_when_nothing_is_rational(kind):
     sc = binary_scene(r=(0.0, 0.9), cap=0.8)     # the merchant's best (0.8) is below 0.9
     u = utilities_for(sc)
-    s = NegotiationSession(sc, first=M)
+    s = Negotiation(sc, first=M)
     assert from_kind(kind, u[M]).respond(s, M) == Move.walk_away()
 
 
@@ -219,7 +219,7 @@ def test_prop_tit_for_tat_mirrors_concessions(sc, picks, scale, model):
     u = utilities_for(sc)
     tft = NaiveTitForTat(u[M], scale=scale, opponent_model=model)
     r = u[M].reservation
-    s = NegotiationSession(sc, first=P)
+    s = Negotiation(sc, first=P)
     space = u[P].space
     prev_target = tft.current_target(s, M)
     assert prev_target == max(r, u[M].best)
@@ -275,11 +275,11 @@ def test_aspiration_accepts_once_target_met():
     sc = binary_scene(deadline=30)
     u = utilities_for(sc)
     asp = Aspiration(u[M], rate=0.2)
-    s = NegotiationSession(sc)
+    s = Negotiation(sc)
     s.offer(P, u[P].space.terms(0))     # worth 0 to the merchant: favourite values are v2, v1, v0
     assert asp.respond(s, M).kind == "offer"
     k_fav = u[M].space.index({"i0": "v2", "i1": "v1", "i2": "v0"})
-    s2 = NegotiationSession(sc)
+    s2 = Negotiation(sc)
     s2.offer(P, u[M].space.terms(k_fav))
     assert asp.respond(s2, M) == Move.accept()
 
@@ -300,14 +300,14 @@ def test_random_reproducible_and_seed_dependent():
     # a negotiator's move depends on (seed, moves_made) only, not on what it did before
     u = utilities_for(sc)
     rn = RandomNegotiator(u[P], seed=5)
-    s = NegotiationSession(sc)
+    s = Negotiation(sc)
     assert rn.respond(s, P) == rn.respond(s, P) == RandomNegotiator(u[P], seed=5).respond(s, P)
 
 
 def test_random_accept_prob_extremes():
     sc = binary_scene()
     u = utilities_for(sc)
-    s = NegotiationSession(sc, first=M)
+    s = Negotiation(sc, first=M)
     s.offer(M, u[M].space.terms(int(np.argmax(u[P].vector))))
     assert RandomNegotiator(u[P], seed=1, accept_prob=1.0).respond(s, P) == Move.accept()
     assert RandomNegotiator(u[P], seed=1, accept_prob=0.0).respond(s, P).kind == "offer"
@@ -398,7 +398,7 @@ def test_modelled_negotiation_in_session():
     sc = binary_scene(2, 3, mine={"weights": {"i0": 1.0, "i1": 0.0},
                                   "values": {"i0": {"v0": 0.0, "v1": 0.5, "v2": 1.0}}}, deadline=2)
     u = utilities_for(sc)
-    s = NegotiationSession(sc, first=M)
+    s = Negotiation(sc, first=M)
     s.offer(M, {"i0": "v0", "i1": "v1"})     # worthless to me; shows the merchant likes i1=v1
     move = TimeConcession(u[P], opponent_model=True).respond(s, P)   # t=.5: target .5, i0=v1
     assert move.terms_dict == {"i0": "v1", "i1": "v1"}
@@ -414,14 +414,14 @@ def test_prop_stateless_save_restore(sc, a, b):
     u = utilities_for(sc)
     whole, _ = run_negotiation(sc, {P: build(a, u[P]), M: build(b, u[M])}, utilities=u)
     negs = {P: build(a, u[P]), M: build(b, u[M])}
-    s = NegotiationSession(sc, utilities=u)
+    s = Negotiation(sc, utilities=u)
     for _ in range(sc.deadline):          # half of the 2 * deadline moves
         if not s.is_open:
             break
         p = s.turn
         apply_move(s, p, negs[p].respond(s, p))
     copy = s.copy()
-    restored = NegotiationSession.from_state(sc, json.loads(json.dumps(s.get_state())), utilities=u)
+    restored = Negotiation.from_state(sc, json.loads(json.dumps(s.get_state())), utilities=u)
     for session in (s, copy, restored):
         play_on(session, {P: build(a, u[P]), M: build(b, u[M])})
         assert session.get_state() == whole.get_state()

@@ -6,7 +6,7 @@ Submodules (imported on first use, so ``import game.negotiation`` stays cheap):
   ``utilities_for`` (additive utilities precomputed with numpy);
 * ``metrics``  -- Pareto frontier, Nash and Kalai-Smorodinsky points,
   :class:`OutcomeMetrics` and ``evaluate``;
-* ``session``  -- :class:`NegotiationSession` (the protocol state machine) and
+* ``session``  -- :class:`Negotiation` (the protocol state machine) and
   :class:`NegotiationError`;
 * ``runner``   -- the ``Negotiator`` protocol, :class:`Move` and ``run_negotiation``.
 """
@@ -22,7 +22,7 @@ _EXPORTS = {
     "NegotiationAnalysis": "metrics", "OutcomeMetrics": "metrics", "analyse": "metrics",
     "evaluate": "metrics", "pareto_frontier": "metrics", "nash_point": "metrics",
     "kalai_smorodinsky_point": "metrics",
-    "NegotiationSession": "session", "NegotiationError": "session",
+    "Negotiation": "session", "NegotiationError": "session",
     "Move": "runner", "Negotiator": "runner", "run_negotiation": "runner", "apply_move": "runner",
 }
 

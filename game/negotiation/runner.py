@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from game.errors import InputError, did_you_mean
 from game.negotiation.metrics import NegotiationAnalysis, OutcomeMetrics
-from game.negotiation.session import NegotiationError, NegotiationSession, Record
+from game.negotiation.session import NegotiationError, Negotiation, Record
 from game.negotiation.utility import UtilityFunction, utilities_for
 
 if TYPE_CHECKING:
@@ -66,10 +66,10 @@ class Negotiator(Protocol):
 
     uses_context: bool
 
-    def respond(self, session: NegotiationSession, party: str, situation: Situation | None = None) -> Move: ...
+    def respond(self, session: Negotiation, party: str, situation: Situation | None = None) -> Move: ...
 
 
-def apply_move(session: NegotiationSession, party: str, move: Move) -> Record:
+def apply_move(session: Negotiation, party: str, move: Move) -> Record:
     """Play ``move`` for ``party`` (raises :class:`NegotiationError` if illegal)."""
     return session.play(party, move.kind, move.terms_dict)
 
@@ -78,7 +78,7 @@ def run_negotiation(scene: NegotiationScene, negotiators: Mapping[str, Negotiato
                     max_steps: int | None = None, *, on_move: Callable[[str, Move], None] | None = None,
                     utilities: Mapping[str, UtilityFunction] | None = None,
                     analysis: NegotiationAnalysis | None = None,
-                    ) -> tuple[NegotiationSession, OutcomeMetrics]:
+                    ) -> tuple[Negotiation, OutcomeMetrics]:
     """Let two negotiators play ``scene`` to the end; return the session and its metrics.
 
     The protocol closes the session after at most ``2 * deadline`` moves;
@@ -90,7 +90,7 @@ def run_negotiation(scene: NegotiationScene, negotiators: Mapping[str, Negotiato
     """
     if utilities is None and analysis is None:
         utilities = utilities_for(scene)
-    session = NegotiationSession(scene, utilities=utilities, analysis=analysis)
+    session = Negotiation(scene, utilities=utilities, analysis=analysis)
     for pid in session.parties:
         if pid not in negotiators:
             raise InputError(f"no negotiator for party {pid!r}",

@@ -58,7 +58,7 @@ def _quote(xs) -> str:
     return ", ".join(repr(x) for x in xs)
 
 
-class NegotiationSession:
+class Negotiation:
     """State of one negotiation between the two parties of a scene."""
 
     def __init__(self, scene: NegotiationScene, *, first: str | None = None,
@@ -314,7 +314,7 @@ class NegotiationSession:
             if state.get("deadline", self.deadline) != self.deadline:
                 raise SaveError(f"negotiation state has deadline {state.get('deadline')!r}, "
                                 f"this scene has {self.deadline}")
-            replay = NegotiationSession(self.scene, first=state.get("first", self.first),
+            replay = Negotiation(self.scene, first=state.get("first", self.first),
                                         utilities=self._utilities, analysis=self._analysis)
             for i, rec in enumerate(state.get("history", ())):
                 try:
@@ -338,21 +338,21 @@ class NegotiationSession:
         self._standing, self._agreement = replay._standing, replay._agreement
         self._walked, self._history = replay._walked, replay._history
 
-    def copy(self) -> NegotiationSession:
+    def copy(self) -> Negotiation:
         """An independent session in the same position (cheap: for look-ahead)."""
-        other = object.__new__(NegotiationSession)
+        other = object.__new__(Negotiation)
         other.__dict__.update(self.__dict__)
         other._history = list(self._history)
         return other
 
     @classmethod
     def from_state(cls, scene: NegotiationScene, state: Mapping[str, Any], *,
-                   utilities: Mapping[str, UtilityFunction] | None = None) -> NegotiationSession:
+                   utilities: Mapping[str, UtilityFunction] | None = None) -> Negotiation:
         """A session of ``scene`` restored from ``state``."""
         s = cls(scene, utilities=utilities)
         s.set_state(state)
         return s
 
     def __repr__(self) -> str:
-        return (f"NegotiationSession({self.parties[0]!r} vs {self.parties[1]!r}, {self._status}, "
+        return (f"Negotiation({self.parties[0]!r} vs {self.parties[1]!r}, {self._status}, "
                 f"round {self.round}/{self.deadline}, turn={self.turn!r})")
