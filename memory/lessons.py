@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from game.claims import same_value, verdict
-from game.types import PLAYER, Event
+from game.types import PLAYER, Event, EventKind
 from memory.insights import MAX_TEXT, Insight, InsightBank, _round, clip, near_duplicate, words
 
 TOPICS = ("quest", "trust", "negotiation", "council", "exploration", "moves", "general")
@@ -88,7 +88,7 @@ class _Ctx:
 def _truth(ctx: _Ctx) -> dict[str, bool]:
     truth = {k: bool(v) for k, v in ctx.state.get("verified", {}).items()}
     for ev in ctx.events:
-        if ev.kind == "verify":
+        if ev.kind == EventKind.VERIFY:
             truth.update({k: bool(v) for k, v in ev.data.get("truth", {}).items()})
     return truth
 
@@ -111,7 +111,7 @@ def _trust_lessons(ctx: _Ctx) -> list[Lesson]:
     truth = _truth(ctx)
     verdicts: dict[tuple[str, str], list[tuple[bool, str]]] = {}
     for ev in ctx.events:
-        if ev.kind != "say" or ev.actor == ctx.agent:
+        if ev.kind != EventKind.SAY or ev.actor == ctx.agent:
             continue
         for claim in ev.data.get("claims", ()):
             v = _judge(ctx, claim, truth)
@@ -227,7 +227,7 @@ def _quest_lessons(ctx: _Ctx) -> list[Lesson]:
         return []
     st, quests = ctx.state, ctx.spec.quests
     done = [q for q in st.get("quests_done", []) if q in quests]
-    when = {ev.data.get("quest"): ev.turn for ev in ctx.events if ev.kind == "quest"}
+    when = {ev.data.get("quest"): ev.turn for ev in ctx.events if ev.kind == EventKind.QUEST}
     turn = st.get("turn", 0)
     if st.get("won"):
         head = f"Won in {turn} turns with score {st.get('score', 0)} ({len(done)}/{len(quests)} quests)"
@@ -250,7 +250,7 @@ def _council_lessons(ctx: _Ctx) -> list[Lesson]:
     out = []
     persuaded: dict[str, list[tuple[str, str]]] = {}
     for ev in ctx.events:
-        if ev.kind == "persuaded":
+        if ev.kind == EventKind.PERSUADED:
             persuaded.setdefault(ev.data.get("scene", ""), []).append((ev.actor, ev.data.get("item", "")))
     for sid in ctx.scene_order():
         cs = ctx.state["scenes"][sid]
@@ -282,7 +282,7 @@ def _exploration_lessons(ctx: _Ctx) -> list[Lesson]:
     for ev in ctx.events:
         if ev.actor != ctx.agent:
             continue
-        if ev.kind == "unlock":
+        if ev.kind == EventKind.UNLOCK:
             key = ev.data.get("key")
             if "exit" in ev.data:
                 loc = ctx.spec.locations.get(ev.location or "")
@@ -291,7 +291,7 @@ def _exploration_lessons(ctx: _Ctx) -> list[Lesson]:
             else:
                 what = ctx.the(ev.data.get("item", "?"))
             text = f"{what[:1].upper()}{what[1:]} opens with {ctx.the(key)}"
-        elif ev.kind == "verify":
+        elif ev.kind == EventKind.VERIFY:
             facts = [ctx.spec.facts[f] for f in ev.data.get("truth", {}) if f in ctx.spec.facts]
             topics = sorted({f.topic.replace("_", " ") for f in facts})
             how = (ev.text.split(":", 1)[0].removeprefix("Verified by ")
@@ -307,7 +307,7 @@ def _exploration_lessons(ctx: _Ctx) -> list[Lesson]:
 
 
 def _invalid_lessons(ctx: _Ctx) -> list[Lesson]:
-    mine = [ev for ev in ctx.events if ev.kind == "invalid" and ev.actor == ctx.agent]
+    mine = [ev for ev in ctx.events if ev.kind == EventKind.INVALID and ev.actor == ctx.agent]
     n = max(len(mine), int(ctx.state.get("invalid", {}).get(ctx.agent, 0)))
     if n == 0:
         return []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from game.types import PLAYER, Event, Observation
+from game.types import Event, EventKind, Observation, PLAYER
 from memory.bank import MemoryBank
 from memory.config import MemoConfig
 from memory.importance import ImportanceRater, key_terms_of, things_of
@@ -27,7 +27,7 @@ KIND_OF = {"move": "observation", "look": "observation", "examine": "observation
            "trade_open": "offer", "offer": "offer", "accept": "offer", "reject": "offer",
            "walk_away": "offer", "agreement": "agreement", "no_agreement": "offer",
            "verify": "fact", "quest": "quest", "win": "quest", "timeout": "observation", "score": "quest"}
-SKIP = {"wait", "invalid"}
+SKIP = {EventKind.WAIT, EventKind.INVALID}
 
 
 class GameMemory:
@@ -56,7 +56,7 @@ class GameMemory:
             return
         kind = KIND_OF.get(ev.kind, "observation")
         readers = [SHARED] if ev.public else [private(p) for p in ev.perceivers]
-        if ev.kind == "verify":  # ground truth observed: world-fact memory
+        if ev.kind == EventKind.VERIFY:  # ground truth observed: world-fact memory
             for fid, truth in sorted(ev.data.get("truth", {}).items()):
                 f = self.spec.facts[fid]
                 text = f.text if truth else f"False: {f.text}"
@@ -75,10 +75,10 @@ class GameMemory:
                 rec = self.bank.add(scope, kind, ev.text, ev.turn, speaker=ev.actor,
                                     topic=ev.data.get("scene") or ev.data.get("topic"), anchor=anchor)
                 self._pressure(scope, rec.importance, ev.turn)
-        if ev.kind == "quest":
+        if ev.kind == EventKind.QUEST:
             self.quests_done.add(ev.data.get("quest"))
             self._resolve_quest(ev.data.get("quest"))
-        if ev.kind in ("agreement", "no_agreement"):
+        if ev.kind in (EventKind.AGREEMENT, EventKind.NO_AGREEMENT):
             self._resolve_scene(ev.data.get("scene"))
 
     def _pressure(self, scope: str, importance: float, turn: int) -> None:

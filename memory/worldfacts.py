@@ -24,11 +24,11 @@ from typing import Any
 
 from game.claims import settles, verdict
 from game.errors import ParleyError
-from game.types import Event
+from game.types import Event, EventKind
 from memory.gate import ClaimCandidate, ConsistencyGate, Decision, GateConfig, RelationRule, norm
 from memory.sigma import SigmaMem
 
-CLAIM_EVENTS = ("say", "talk", "speech")
+CLAIM_EVENTS = (EventKind.SAY, EventKind.TALK, EventKind.SPEECH)
 BANK_STATUS = {"admitted": "active", "verified": "active", "quarantined": "quarantined"}
 
 
@@ -72,7 +72,7 @@ class WorldFacts:
             claims = ev.data.get("claims") or ()
             if claims:
                 self._claims(ev, claims)
-        elif ev.kind == "verify":
+        elif ev.kind == EventKind.VERIFY:
             self._verify(ev)
 
     def _claims(self, ev: Event, claims: list[dict[str, Any]]) -> None:
