@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from game.types import Event, EventKind, Observation, PLAYER
+from game.types import PLAYER, Event, EventKind, Observation
 from memory.bank import MemoryBank
 from memory.config import MemoConfig
 from memory.importance import ImportanceRater, key_terms_of, things_of
