@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from agents.autopilot_haggle import MAX_TRADE_TRIES, HaggleMixin
+from agents.autopilot_hints import HintMixin
 from agents.autopilot_locks import LockMixin
 from agents.autopilot_memory import STATE_VERSION, MemoryMixin
 from agents.autopilot_nav import NavMixin
@@ -104,7 +105,7 @@ def command_text(names: Observation | Mapping[str, str] | Any, action: Action | 
     return phrase(action, lookup, lambda d: locks.get(d, d))
 
 
-class Autopilot(HaggleMixin, LockMixin, NavMixin, TrustMixin, MemoryMixin, BaseAgent):
+class Autopilot(HaggleMixin, HintMixin, LockMixin, NavMixin, TrustMixin, MemoryMixin, BaseAgent):
     """Plays the player's side of a game to win it (see the module docstring)."""
 
     uses_context = True  # it is handed the player's memory context (and does not need it)
@@ -144,7 +145,8 @@ class Autopilot(HaggleMixin, LockMixin, NavMixin, TrustMixin, MemoryMixin, BaseA
         scene = obs.scene
         if scene and scene.get("type") == "negotiation":
             return self._negotiate(str(scene["id"]), scene, g)
-        return self._local(obs, g) or self._navigate(g) or self._do(Verb.WAIT)
+        return (self._local(obs, g) or self._navigate(g) or self._exhaust(g) or self._wander(g)
+                or self._do(Verb.WAIT))
 
     # --- goals -------------------------------------------------------------------------
     def _goals(self, obs: Observation) -> dict[str, Any]:
@@ -239,7 +241,7 @@ class Autopilot(HaggleMixin, LockMixin, NavMixin, TrustMixin, MemoryMixin, BaseA
                 return self._do(Verb.VOTE, text="yes")
             if outcome == "failed" and not self._projected(sid, "no"):
                 return self._do(Verb.VOTE, text="no")
-        return (self._take_here(g) or self._unlock_here(g) or self._open_here(g) or self._favour(g)
+        return (self._persuade_here(g) or self._take_here(g) or self._unlock_here(g) or self._open_here(g) or self._favour(g)
                 or self._examine_here(g) or self._read_lock_here() or self._trade_here(g)
                 or self._talk_here(g) or self._question(g, npcs_here))
 
@@ -248,7 +250,7 @@ class Autopilot(HaggleMixin, LockMixin, NavMixin, TrustMixin, MemoryMixin, BaseA
         for iid in self._items_here():
             if iid in g["held"] or iid in self.fixed or iid in g["placed"]:
                 continue
-            if iid in g["wanted"] or iid in self._wished(g):
+            if iid in g["wanted"] or iid in self._wished(g) or iid in self._hinted_items(g):
                 return self._do(Verb.TAKE, iid)
         return None
 
@@ -293,9 +295,14 @@ class Autopilot(HaggleMixin, LockMixin, NavMixin, TrustMixin, MemoryMixin, BaseA
                 info = self.neg.setdefault(sid, {"tries": 0, "log": []})
                 info["tries"] = int(info.get("tries", 0)) + 1
                 return self._do(Verb.TRADE, npc)
-            if sid is None and self._unknown_trades(g) and self.talked.get(npc, {}).get("trade"):
-                return self._do(Verb.TRADE, npc)  # which trade is this? (walked away from if not needed)
+            if sid is None and self._ask_trade(g) and self.talked.get(npc, {}).get("trade"):
+                return self._do(Verb.TRADE, npc)  # what is for sale? (walked away from if not needed)
         return None
+
+    def _ask_trade(self, g: dict[str, Any]) -> bool:
+        """Whether to open the talks with a merchant whose wares it has not seen: a needed trade's
+        merchant is unknown, or a needed thing is not found anywhere (it may be for sale)."""
+        return bool(self._unknown_trades(g) or self._lost(g))
 
     def _talk_here(self, g: dict[str, Any]) -> Action | None:
         """Greet someone new when it may learn something: a needed thing is lost, or a needed

@@ -7,7 +7,12 @@ said. An item it holds is a *candidate* for a lock when its name or aliases shar
 with those texts (two points a word) or it is a key (one point); a key that already
 opened another lock loses a point and a half. It tries the best-scoring candidate that
 has not failed there before (a refused ``unlock`` is a penalised move), never one scoring
-zero or less.
+zero or less while it has anything else to do.
+
+When nothing is left to do, explore or follow (``_exhaust``), it stops trusting names: it
+takes every portable thing it has seen lying about and tries each held item once on each
+lock it knows is shut, best-scoring pair first, walking to the nearest lock (or item) left
+to try. A pair that failed is never tried again.
 """
 
 from __future__ import annotations
@@ -58,6 +63,41 @@ class LockMixin:
         """Held items worth trying on ``lid``, best first (ties: the order it carries them)."""
         scored = [(self._key_score(lid, i), k, i) for k, i in enumerate(held)]
         return [i for s, _, i in sorted(scored, key=lambda x: (-x[0], x[1])) if s > 0]
+
+    def _untried(self, lid: str, held: list[str]) -> list[str]:
+        """Every held item not yet tried on ``lid``, best score first (for ``_exhaust``)."""
+        if lid in self.fits:
+            return []
+        scored = [(self._key_score(lid, i), k, i) for k, i in enumerate(held)
+                  if i != lid and [lid, i] not in self.tried]
+        return [i for _, _, i in sorted(scored, key=lambda x: (-x[0], x[1]))]
+
+    def _lock_place(self, lid: str) -> str | None:
+        return lid.split(":", 1)[0] if ":" in lid else self.seen_items.get(lid)
+
+    def _loose(self, g: dict[str, Any]) -> list[str]:
+        """Items seen lying about that it may still take (not known fixed, containers or placed)."""
+        return [i for i in self.seen_items if i not in g["held"] and i not in self.fixed
+                and i not in g["placed"] and i not in self.locks]
+
+    def _exhaust(self, g: dict[str, Any]) -> Action | None:
+        """Nothing left to do or explore: take what lies about, try every held item on every shut lock."""
+        held = self._held_order(g)
+        for iid in self._loose(g):
+            if self.seen_items[iid] == self.here:
+                return Action("player", Verb.TAKE, obj=iid)
+        places = [self.seen_items[i] for i in self._loose(g)]
+        for lid in self._shut():
+            loc = self._lock_place(lid)
+            cands = self._untried(lid, held)
+            if not cands or loc is None:
+                continue
+            if loc == self.here:
+                target = f"exit:{lid.split(':', 1)[1]}" if ":" in lid else lid
+                return Action("player", Verb.UNLOCK, obj=target, target=cands[0])
+            places.append(loc)
+        dist, first = self._bfs(g)
+        return self._step_to(places, dist, first)
 
     def _key_like(self, g: dict[str, Any]) -> set[str]:
         """Items worth carrying for the locks: keys, and anything whose name matches a shut lock."""

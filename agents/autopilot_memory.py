@@ -20,11 +20,13 @@ from typing import Any
 
 from game.types import PLAYER, Action, Observation
 
-STATE_VERSION = 4  # 4: learnt from observations only (map, locks, talks); older states are refused
+STATE_VERSION = 5  # 5: words only from what is displayed (4 also read ids); older states are refused
 _WORD = re.compile(r"[a-z]+")
 _STOP = frozenset("the and with its you your for has have not this that there here into from any all one "
                   "but out are was will can key keys lock locked unlock closed open door".split())
 TRADE_HINT = "open to trade"
+# how the quest log names an objective's item (the rest of the line names a person or place)
+_OBJECTIVE_ITEM = re.compile(r"^(?:have|open|leave|give) the (.+?)(?: at .*| to .*)?$", re.IGNORECASE)
 
 
 def words(text: str) -> set[str]:
@@ -45,7 +47,8 @@ class MemoryMixin:
         self.locks: dict[str, dict[str, Any]] = {}  # "loc:dir" or container id -> what it knows of the lock
         self.tried: list[list[str]] = []           # [lock, item] that did not fit
         self.fits: dict[str, str] = {}             # lock -> the item that opened it
-        self.words: dict[str, list[str]] = {}      # id -> the words of its name and aliases
+        self.words: dict[str, list[str]] = {}      # id -> the words of its displayed name and aliases
+        self.names: dict[str, str] = {}            # id -> its displayed name (items and NPCs in reach)
         self.kinds: dict[str, str] = {}            # id -> "item" | "npc"
         self.examined: list[str] = []
         self.fixed: list[str] = []                 # items that would not budge
@@ -71,7 +74,7 @@ class MemoryMixin:
         self.invalid = 0
         self.last_turn = -1
 
-    _SAVED = ("visited", "places", "exits", "edges", "locks", "tried", "fits", "words", "kinds", "examined",
+    _SAVED = ("visited", "places", "exits", "edges", "locks", "tried", "fits", "words", "names", "kinds", "examined",
               "fixed", "seen_items", "seen_npcs", "talked", "merchants", "no_trade", "trades", "councils",
               "hints", "sellers", "wants", "gave", "asked", "neg", "claims", "followed", "pending", "here",
               "turn", "actions", "invalid", "last_turn")
@@ -105,8 +108,9 @@ class MemoryMixin:
         self._scene(obs.scene)
         for q in obs.quests:  # the quest log names items too ("Have the storm lantern")
             for o in q.objectives:
-                if o.item and o.item not in self.words:
-                    self.words[o.item] = sorted(set(_WORD.findall(o.item.replace("_", " ").lower())))
+                if o.item and o.item not in self.words:  # (the id is a handle: the words are the text's)
+                    m = _OBJECTIVE_ITEM.match(o.text.strip().rstrip("."))
+                    self.words[o.item] = sorted(set(_WORD.findall((m.group(1) if m else "").lower())))
                     self.kinds.setdefault(o.item, "item")
 
     def _place(self, loc: str) -> None:
@@ -120,7 +124,7 @@ class MemoryMixin:
         npcs_here: list[str] = []
         nouns = obs.scope.nouns if obs.scope is not None else ()
         for n in nouns:
-            self.words[n.id] = sorted(set(_WORD.findall(" ".join((n.name, *n.aliases, n.id)).lower().replace("_", " "))))
+            self.words[n.id] = sorted(set(_WORD.findall(" ".join((n.name, *n.aliases)).lower())))
             if n.kind == "exit":
                 d = n.id.split(":", 1)[1]
                 lock = self.locks.setdefault(f"{here}:{d}", {"name": n.name, "text": "", "open": False,
@@ -128,6 +132,7 @@ class MemoryMixin:
                 lock["name"] = n.name
                 continue
             self.kinds[n.id] = n.kind
+            self.names[n.id] = n.name
             if n.kind == "npc":
                 npcs_here.append(n.id)
             elif n.where in ("room", "container"):

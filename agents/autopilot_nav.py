@@ -4,7 +4,8 @@ The map is what it walked: the exits of every place it stood in and, for those i
 where they led (an exit it has not taken leads somewhere unknown). It walks shortest known
 paths (a shut lock counts once it holds something worth trying on it) to the nearest place
 where something useful can be done, else toward a place an NPC named for a needed thing,
-else through the nearest exit it has not taken, else to the place it has not seen for longest.
+else through the nearest exit it has not taken; with none of those, ``_exhaust`` (see
+``agents.autopilot_locks``), else to the place it has not seen for longest.
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ class NavMixin:
                 out.append(c["loc"])
         out += self._lock_targets(g)
         out += self._trade_targets(g)
+        out += self._hint_targets(g)
         out += [self.seen_npcs[n] for n, i in self.wants if i in held and n in self.seen_npcs
                 and i not in g["keep"] and i not in g["wanted"] and f"{i}>{n}" not in self.gave]
         return out + g["at"]
@@ -125,11 +127,12 @@ class NavMixin:
         for npc, sid in self.merchants.items():
             if sid in g["trade"] and npc in self.seen_npcs and self._trade_ok(sid, g["gold"]):
                 out.append(self.seen_npcs[npc])
-        if self._unknown_trades(g):
+        unknown = bool(self._unknown_trades(g))
+        if unknown or self._lost(g):
             for npc, loc in self.seen_npcs.items():
                 if npc in self.merchants or npc in self.no_trade:
                     continue
-                if npc not in self.talked or self.talked[npc].get("trade"):
+                if (unknown and npc not in self.talked) or self.talked.get(npc, {}).get("trade"):
                     out.append(loc)
         for thing in g["need"]:
             seller = self.sellers.get(thing)
@@ -174,9 +177,11 @@ class NavMixin:
         frontier = self._frontier(dist, g)
         if self.here in frontier:
             return Action("player", Verb.GO, obj=frontier[self.here][0])
-        step = self._step_to(list(frontier), dist, first)
-        if step is not None:
-            return step
+        return self._step_to(list(frontier), dist, first)
+
+    def _wander(self, g: dict[str, Any]) -> Action | None:
+        """To the place it has not seen for longest."""
+        dist, first = self._bfs(g)
         stale = [p for p in dist if p != self.here]
         if not stale:
             return None
