@@ -15,6 +15,7 @@ import numpy as np
 from game.config import GameConfig, MemorySettings
 from game.engine import Engine
 from game.transcript import Transcript
+from game.types import PLAYER
 from game.wiring import engine_defaults
 from game.world.loader import World, load_world
 
@@ -108,6 +109,17 @@ def agent_keys(spec: Any, player: str) -> dict[str, str]:
     return keys
 
 
+def heard_by(who: str, listener: Any) -> Any:
+    """``listener`` for the events ``who`` perceives only: world-fact memory is the player's
+    journal and the trust it reads, so it hears what the player hears (never a claim made out
+    of earshot)."""
+    def hear(event: Any) -> None:
+        if who in event.perceivers:
+            listener(event)
+    hear.__wrapped__ = listener  # type: ignore[attr-defined]
+    return hear
+
+
 def compose(world: World | str | Path, config: GameConfig, transcript_path: str | Path | None = None, *,
             agents: dict[str, Any] | None = None, memory: Any = None, insights: Any = None,
             llm: Any = None) -> Parts:
@@ -129,6 +141,6 @@ def compose(world: World | str | Path, config: GameConfig, transcript_path: str 
     facts = None
     if config.facts:
         facts = facts_for(w.spec, mem, client, config.jury)
-        engine.listeners.append(facts.on_event)
+        engine.listeners.append(heard_by(PLAYER, facts.on_event))
     return Parts(world=w, config=config, transcript=transcript, llm=client, agents=agents, engine=engine,
                  memory=mem, facts=facts, insights=insights)

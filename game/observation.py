@@ -20,7 +20,7 @@ def observe(engine: Any, actor: str) -> Observation:
     inventory = tuple(st.items_in(actor))
     seen = dict(location=loc, visible=visible, exits=tuple(engine.spec.locations[loc].exits),
                 inventory=inventory, gold=st.gold.get(actor, 0), scene=scene,
-                recent=tuple(as_seen(e) for e in engine.recent[actor]))
+                recent=tuple(as_seen(e, actor) for e in engine.recent[actor]))
     if actor == PLAYER:  # a player is also shown its parser scope, the names and the quest log
         names = scope(engine, actor)
         named = dict.fromkeys((loc, *visible, *inventory, *(n.id for n in names.nouns)))
@@ -79,19 +79,22 @@ def scope(engine: Any, actor: str = PLAYER) -> Any:
 
 
 PRIVATE_EVENT_DATA = ("metrics",)  # an outcome's analysis: both parties' utilities and reservations
+ACTOR_ONLY_DATA = ("view", "from", "to")  # the actor's own view, and where it came from and went
 
 
-def as_seen(ev: Event) -> Event:
-    """An event as an agent perceives it. A claim keeps what was said (speaker, subject,
+def as_seen(ev: Event, viewer: str) -> Event:
+    """An event as ``viewer`` perceives it. A claim keeps what was said (speaker, subject,
     relation, object, topic) but not which world fact it restates (``fact_id``), which with a
     container's ``reveals`` would tell whether it is true; a trade's outcome keeps its terms but
-    not its ``metrics`` (the other party's utility and reservation). Listeners and the transcript
-    still get the whole event."""
+    not its ``metrics`` (the other party's utility and reservation); someone else's move keeps
+    its direction but not the rooms it joins nor the view from there (``view``, ``from``, ``to``
+    are the actor's own). Listeners and the transcript still get the whole event."""
     if not ev.data:
         return ev
     claims = ev.data.get("claims")
     hides_fact = bool(claims) and any(isinstance(c, dict) and "fact_id" in c for c in claims)
-    private = [k for k in PRIVATE_EVENT_DATA if k in ev.data]
+    hidden = PRIVATE_EVENT_DATA + (ACTOR_ONLY_DATA if ev.actor != viewer else ())
+    private = [k for k in hidden if k in ev.data]
     if not hides_fact and not private:
         return ev
     import dataclasses

@@ -271,8 +271,8 @@ class Game:
         try:
             for line in self.transcript.records:
                 rec = json.loads(line)
-                if rec.get("type") == "event":
-                    self.facts.on_event(Event.from_dict(rec))
+                if rec.get("type") == "event" and PLAYER in rec.get("perceivers", ()):
+                    self.facts.on_event(Event.from_dict(rec))  # what the player heard (see compose.heard_by)
         finally:
             self.facts.bank = bank
 

@@ -198,3 +198,33 @@ def test_episode_config_and_result_cross_process_boundaries():
 def test_a_human_seat_cannot_play_an_episode():
     with pytest.raises(InputError, match="seat"):
         play_episode(EpisodeConfig(game=GameConfig(world=MINI)))
+
+
+# --- what the player's side hears and sees -------------------------------------------------------
+def test_world_fact_memory_hears_only_what_the_player_hears():
+    game = Game(MINI, seed=0)
+    claim = {"subject": "gem", "relation": "located_at", "object": "vault", "topic": "gem", "speaker": "liar",
+             "turn": 0}
+    far = next(loc for loc in game.spec.locations if loc != game.engine.state.where[PLAYER])
+    game.engine.emit("say", "liar", 'Lou says: "The gem is in the vault."', location=far, data={"claims": [claim]})
+    assert game.facts.claims == [] and game.journal().empty
+    game.engine.emit("say", "liar", 'Lou says: "The gem is in the vault."', data={"claims": [claim]},
+                     location=game.engine.state.where[PLAYER])
+    assert len(game.facts.claims) == 1 and not game.journal().empty
+
+
+def test_someone_elses_move_shows_its_direction_not_where_it_leads():
+    game = Game("worlds/harbor", seed=0)
+    seen = []
+    for _ in range(12):
+        obs = game.engine.observe(PLAYER)
+        seen += [e for e in obs.recent if e.kind is EventKind.MOVE and e.actor != PLAYER]
+        game.submit("wait")
+    assert seen, "nobody walked past the player in 12 turns"
+    for ev in seen:
+        assert "to" not in ev.data and "from" not in ev.data and "view" not in ev.data and "dir" in ev.data
+    recorded = [r for r in map(json.loads, game.transcript.records) if r.get("kind") == "move"]
+    assert any("to" in r["data"] and r["actor"] != PLAYER for r in recorded)  # the transcript keeps them
+    mine = game.submit("go north")
+    own = [e for e in game.engine.observe(PLAYER).recent if e.kind is EventKind.MOVE and e.actor == PLAYER]
+    assert mine.kind == "turn" and own and "view" in own[0].data  # its own move keeps its view
