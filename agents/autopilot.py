@@ -20,17 +20,27 @@ player could:
 * Σ-Mem trust scores through the object it is given (``score``, ``route``, ``vote``;
   never written), for whom to ask and which conflicting lead to follow.
 
+Ids (of items, NPCs, places, scenes) are opaque handles: it uses them to tell things apart
+and to match a quest objective to the thing it names (both are shown to the player by the
+same displayed name), never as words. Words come only from displayed names and aliases,
+room and event text, refusals, examine texts and the quest log's text.
+
 It never sees an NPC's ``wants`` or honesty, a councillor's ``persuaded_by``, a lock's
 key, where an exit it has not taken leads, a fact's truth or another party's utility,
 reservation or negotiator. So it learns them the way a player does: a key is tried on a
-lock when its name shares a word with the lock (its name, its refusal, its description)
-or is a key (a refused ``unlock`` is a penalised move; it never tries the same pair twice
-and reads a locked exit's refusal once when nothing it holds matches); an NPC's wishes
-come from the quest log (``give X to Y``) and what NPCs say (``Y wants X``); a council
-vote is called once the stances it saw make the motion pass; a trade scene is found by
-talking to people (``open to trade``) and opening the talks (a trade it does not need is
-walked away from at once); a merchant is modelled only from the offers it sees
-(``agents.autopilot_haggle``, ``agents.autopilot_merchant``).
+lock when its displayed name shares a word with the lock (its name, its refusal, its
+description) or is a key (a refused ``unlock`` is a penalised move; it never tries the
+same pair twice and reads a locked exit's refusal once when nothing it holds matches);
+once nothing is left to do or explore it takes every portable thing it saw and tries each
+held item once on each shut lock, best-scoring first (``agents.autopilot_locks``); an
+NPC's wishes come from the quest log (``give X to Y``) and what NPCs say (``Y wants X``);
+a council vote is called once the stances it saw make the motion pass, and while it would
+not pass, items whose names the quest's description uses are carried to the councillors
+not yet for it (``agents.autopilot_hints``); a trade scene is found by talking to people
+(``open to trade``) and opening the talks, also when a needed thing is found nowhere (the
+open scene shows what is for sale; a trade it does not need is walked away from at once);
+a merchant is modelled only from the offers it sees (``agents.autopilot_haggle``,
+``agents.autopilot_merchant``).
 
 Each turn it picks the first of:
 
@@ -40,11 +50,15 @@ Each turn it picks the first of:
    an item where a quest wants it, call the council vote once it passes, unlock with a
    likely key, open a closed container, take an item a quest needs or a key-like item,
    give a spare item to someone said to want it, examine an item not examined yet, open
-   a needed trade, talk to someone new, ask where a needed thing is (M-Route);
+   a needed trade (or a merchant's unknown one while a needed thing is lost), talk to
+   someone new, ask where a needed thing is (M-Route); before all these, give a hinted
+   item to a councillor not yet for a motion the quest log wants passed;
 3. a step along the shortest known path to where (2) will apply; else toward a place an
    NPC named for a needed thing (M-Vote on conflicting claims); else through the nearest
-   exit it has not taken; else to the place it has not seen for longest (``agents.autopilot_nav``);
-4. wait.
+   exit it has not taken (``agents.autopilot_nav``);
+4. take what lies about and try untried (lock, item) pairs, walking to the nearest
+   (``_exhaust``); else to the place it has not seen for longest;
+5. wait.
 
 Ties are broken with its own ``numpy.random.Generator``: a run is a function of the
 observations, its memory, the trust it reads and that generator. ``get_state``/``set_state``

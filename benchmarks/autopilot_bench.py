@@ -1,7 +1,7 @@
 """Autopilot benchmark: the honest autopilot against baselines.
 
 Usage:  python benchmarks/autopilot_bench.py [--seeds 100-149] [--worlds harbor,bazaar,council,mini]
-                                             [--variants 100-109] [--quick] [--json FILE]
+                                             [--variants 100-109] [--no-generated] [--quick] [--json FILE]
 
 Every game is played headless with memory off: ``Game(world, seed, player_kind="autopilot")``,
 trust on (the game's own Σ-Mem), the autopilot fed only ``game.player_inputs()`` (the
@@ -16,6 +16,24 @@ engine, for scoring only. Players:
                   its own utility to its reservation at the deadline, offering the
                   outcome just above its target; accepts an offer worth at least its
                   next one, and any affordable offer at its last chance.
+* ``brute``       ``agents.brute_player.BrutePlayer``: no plan, observation only; takes
+                  everything, examines each item once, opens containers, tries every
+                  held item on every shut lock, talks to everyone once, trades with
+                  anyone open to trade (one price step more each move), votes once the
+                  stances show a majority, else explores breadth-first.
+
+Besides the project's worlds (``--worlds``; the default is every shipped world and the
+test fixture ``mini``) it plays *generated* worlds the autopilot was not tuned on,
+written to a temporary folder: the three ``parley new-world --template`` worlds
+(``game/world/scaffold.py``), the trade template whose quest log only says "Have the tin
+lantern" (``trade-hasonly``), and corridors with an oak hatch whose key is a "smooth
+token" in a crate (``hatch-token``: no word shared with the lock), the same with a
+"hatch key" decoy lying about that does not fit (``hatch-decoy``), and a fourteen-hall
+corridor whose "oak key" matches (``hatch-long``).
+
+``distinct``: how many different action sequences the seeds produced. Some worlds barely
+depend on the seed (nothing in them is random but an NPC's walk or a liar's answer), so a
+confidence interval over N seeds there is over far fewer than N independent games.
 
 Figures per world and player: wins out of N with a 95% Wilson interval; turns to
 finish (the turn the last quest completed; ``max_turns`` for a game not won):
@@ -42,6 +60,7 @@ Deterministic: the engine, the NPCs and the autopilot draw from seeded
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import sys
@@ -55,13 +74,15 @@ import numpy as np  # noqa: E402
 
 from agents.autopilot import TURN_COST, Autopilot, seeded_rng  # noqa: E402
 from agents.autopilot_haggle import Table  # noqa: E402
+from agents.brute_player import BrutePlayer  # noqa: E402
 from game.session import Game  # noqa: E402
 from game.types import PLAYER, Action, Verb  # noqa: E402
 from game.world.loader import load_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PLAYERS = ("honest", "first", "linear")
+PLAYERS = ("honest", "first", "linear", "brute")
 WORLD_PATHS = {"mini": ROOT / "tests" / "fixtures" / "mini"}
+DEFAULT_WORLDS = "harbor,bazaar,council,mini"
 KINDS = ("boulware", "linear", "conceder", "hardliner", "tit_for_tat", "aspiration", "random")
 
 
@@ -120,7 +141,52 @@ class LinearAutopilot(_SimpleHaggler):
         return self._do(Verb.OFFER, terms=mine)
 
 
-PILOTS = {"honest": Autopilot, "first": FirstOfferAutopilot, "linear": LinearAutopilot}
+PILOTS = {"honest": Autopilot, "first": FirstOfferAutopilot, "linear": LinearAutopilot, "brute": BrutePlayer}
+
+
+# --- generated worlds (not tuned on) ----------------------------------------------------------
+
+def hatch_text(key_id: str, key_name: str, halls: int = 6, decoy: bool = False) -> str:
+    """A corridor of ``halls`` halls running east; the last has an oak hatch north to a vault with
+    the gem the quest wants. The key lies in a crate half way; trinkets (and a decoy) about."""
+    lock = (f'locked = {{ north = {{ key = "{key_id}", name = "oak hatch", '
+            f'message = "The oak hatch will not budge." }} }}\n')
+    lying = {1: ["rope"] + (["hatch_key"] if decoy else []), halls // 2: ["crate", "pebble"], halls - 2: ["bell"]}
+    parts = [f'id = "hatch-v1"\ntitle = "The hatch"\nstart = "h0"\nmax_turns = {60 + 20 * halls}\n']
+    for i in range(halls):
+        exits = ([f'west = "h{i - 1}"'] if i else []) + [f'east = "h{i + 1}"' if i < halls - 1 else 'north = "vault"']
+        things = ", ".join(f'"{t}"' for t in lying.get(i, ()))
+        parts.append(f'[locations.h{i}]\nname = "Hall {i + 1}"\ndescription = "A bare hall."\n'
+                     f'exits = {{ {", ".join(exits)} }}\n' + (lock if i == halls - 1 else "")
+                     + (f"items = [{things}]\n" if things else ""))
+    parts.append(f'[locations.vault]\nname = "Vault"\ndescription = "A small vault."\n'
+                 f'exits = {{ south = "h{halls - 1}" }}\nitems = ["gem"]\n')
+    items = {key_id: key_name, "gem": "green gem", "rope": "coil of rope", "pebble": "round pebble",
+             "bell": "brass bell", **({"hatch_key": "hatch key"} if decoy else {})}
+    for iid, name in items.items():
+        parts.append(f'[items.{iid}]\nname = "{name}"\naliases = ["{name.split()[-1]}"]\n')
+    parts.append(f'[items.crate]\nname = "wooden crate"\naliases = ["crate"]\nportable = false\n'
+                 f'container = true\ncontents = ["{key_id}"]\n')
+    parts.append('[quests.gem]\ntitle = "Get the gem"\ngoal = [{ kind = "has", item = "gem" }]\n'
+                 'reward = { score = 10 }\n')
+    return "\n".join(parts)
+
+
+def generated_worlds(folder: Path) -> dict[str, Path]:
+    """Write the generated worlds (see the module docstring) under ``folder``; name -> path."""
+    from game.world.scaffold import TEMPLATES, scaffold_text
+    texts = {f"tpl-{t}": scaffold_text(f"tpl-{t}", t) for t in TEMPLATES}
+    texts["trade-hasonly"] = texts["tpl-trade"].replace(
+        '{ kind = "scene", scene = "buy_lantern", outcome = "agreement" }, ', "")
+    texts["hatch-token"] = hatch_text("token", "smooth token")
+    texts["hatch-decoy"] = hatch_text("token", "smooth token", decoy=True)
+    texts["hatch-long"] = hatch_text("oak_key", "oak key", halls=14)
+    out = {}
+    for name, text in texts.items():
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        (folder / name / "world.toml").write_text(text)
+        out[name] = folder / name
+    return out
 
 
 # --- playing and scoring -------------------------------------------------------------------
@@ -148,10 +214,15 @@ def play(world: Any, seed: int, player: str, kind: str | None = None,
         from agents.negotiators import from_kind
         game.engine.scenes.factory = lambda scene, party, utility, params: from_kind(kind, utility)
     sigma = game.facts.sigma if game.facts is not None else None
-    pilot = PILOTS[player](seeded_rng(seed), sigma=sigma, turn_cost=turn_cost)
-    n_quests, finished = len(game.spec.quests), None
+    if player == "brute":
+        pilot: Any = BrutePlayer(seed)
+    else:
+        pilot = PILOTS[player](seeded_rng(seed), sigma=sigma, turn_cost=turn_cost)
+    n_quests, finished, sequence = len(game.spec.quests), None, []
     while not game.engine.done and game.engine.state.turn < game.spec.max_turns:
-        game.engine.run_round(pilot.act(*game.player_inputs()))
+        decision = pilot.act(*game.player_inputs())
+        sequence.append(json.dumps(decision.action.to_dict() if decision.action else None, sort_keys=True))
+        game.engine.run_round(decision)
         if finished is None and len(game.engine.state.quests_done) == n_quests:
             finished = game.engine.state.turn
     st = game.engine.state
@@ -164,14 +235,15 @@ def play(world: Any, seed: int, player: str, kind: str | None = None,
         merchant = next(p.id for p in scene.parties if p.id != PLAYER)
         paid = int(float(terms[scene.trade.price_issue]))
         rp = reservation_price(scene, merchant, terms)
-        log = pilot.neg.get(sid, {}).get("log", ())
+        log = getattr(pilot, "neg", {}).get(sid, {}).get("log", ())
         moves = sum(1 for h in log for r in h["history"] if r["party"] == PLAYER) + len(log)
         deals.append({"scene": sid, "paid": paid, "reservation_price": rp, "moves": moves,
                       "regret": None if rp is None else (paid - rp if scene.trade.seller == merchant else rp - paid),
                       "utility": float(utilities_for(scene)[PLAYER](terms)), "sessions": len(log)})
     return {"seed": seed, "won": bool(st.won),
             "turns": int(finished if (st.won and finished is not None) else game.spec.max_turns),
-            "invalid": int(st.invalid.get(PLAYER, 0)), "deals": deals}
+            "invalid": int(st.invalid.get(PLAYER, 0)), "deals": deals,
+            "moves": hashlib.sha256("\n".join(sequence).encode()).hexdigest()[:16]}
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -200,6 +272,7 @@ def summarise(games: list[dict[str, Any]]) -> dict[str, Any]:
             if d[key] is not None:
                 s[k].append(d[key])
     return {"n": len(games), "wins": int(wins), "wilson95": wilson(int(wins), len(games)),
+            "distinct": len({g["moves"] for g in games}),
             "turns_mean": float(turns.mean()), "turns_median": float(np.median(turns)),
             "turns_p90": float(np.percentile(turns, 90)),
             "regret_mean": float(np.mean(regrets)) if regrets else None,
@@ -213,18 +286,27 @@ def summarise(games: list[dict[str, Any]]) -> dict[str, Any]:
                        for sid, s in per_scene.items()}}
 
 
+def _table(world: Any, seeds: range, players: tuple[str, ...], turn_cost: float) -> dict[str, Any]:
+    out = {}
+    for player in players:
+        t0 = time.perf_counter()
+        games = [play(world, s, player, turn_cost=turn_cost) for s in seeds]
+        out[player] = summarise(games) | {"seconds": time.perf_counter() - t0, "games": games}
+    return out
+
+
 def run(worlds: list[str], seeds: range, players: tuple[str, ...], variants: range | None,
-        turn_cost: float = TURN_COST) -> dict[str, Any]:
+        turn_cost: float = TURN_COST, generated: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"seeds": [seeds.start, seeds.stop - 1], "worlds": {}, "variants": {},
-                           "turn_cost": turn_cost}
+                           "generated": {}, "turn_cost": turn_cost}
+    if generated:
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, path in generated_worlds(Path(tmp)).items():
+                out["generated"][name] = _table(load_world(path), seeds, players, turn_cost)
     for name in worlds:
         world = load_world(WORLD_PATHS.get(name, ROOT / "worlds" / name))
-        out["worlds"][name] = {}
-        for player in players:
-            t0 = time.perf_counter()
-            games = [play(world, s, player, turn_cost=turn_cost) for s in seeds]
-            out["worlds"][name][player] = summarise(games) | {"seconds": time.perf_counter() - t0,
-                                                               "games": games}
+        out["worlds"][name] = _table(world, seeds, players, turn_cost)
         if variants is None or not any(getattr(sc, "trade", None) for sc in world.spec.scenes.values()):
             continue
         out["variants"][name] = {}
@@ -240,17 +322,25 @@ def _fmt(x: float | None, spec: str = ".2f") -> str:
     return "n/a" if x is None else format(x, spec)
 
 
-def report(res: dict[str, Any]) -> str:
-    lines = [f"seeds {res['seeds'][0]}..{res['seeds'][1]} (memory off, trust on)", ""]
-    head = f"{'world':<8} {'player':<7} {'wins':>6} {'95% CI':>13} {'turns mean':>10} {'median':>7} " \
-           f"{'p90':>6} {'regret':>7} {'invalid':>7}"
-    lines += [head, "-" * len(head)]
-    for name, rows in res["worlds"].items():
+def _rows(tables: dict[str, Any]) -> list[str]:
+    head = f"{'world':<14} {'player':<7} {'wins':>6} {'95% CI':>13} {'distinct':>8} {'turns mean':>10} " \
+           f"{'median':>7} {'p90':>6} {'regret':>7} {'invalid':>7}"
+    lines = [head, "-" * len(head)]
+    for name, rows in tables.items():
         for player, r in rows.items():
             lo, hi = r["wilson95"]
-            lines.append(f"{name:<8} {player:<7} {r['wins']:>3}/{r['n']:<2} {f'[{lo:.2f}, {hi:.2f}]':>13} "
-                         f"{r['turns_mean']:>10.2f} {r['turns_median']:>7.1f} {r['turns_p90']:>6.1f} "
-                         f"{_fmt(r['regret_mean']):>7} {r['invalid_mean']:>7.2f}")
+            lines.append(f"{name:<14} {player:<7} {r['wins']:>3}/{r['n']:<2} {f'[{lo:.2f}, {hi:.2f}]':>13} "
+                         f"{r['distinct']:>8} {r['turns_mean']:>10.2f} {r['turns_median']:>7.1f} "
+                         f"{r['turns_p90']:>6.1f} {_fmt(r['regret_mean']):>7} {r['invalid_mean']:>7.2f}")
+    return lines
+
+
+def report(res: dict[str, Any]) -> str:
+    lines = [f"seeds {res['seeds'][0]}..{res['seeds'][1]} (memory off, trust on); distinct: different "
+             "action sequences among the seeds (the CI is over that many independent games at most)", ""]
+    lines += _rows(res["worlds"])
+    if res.get("generated"):
+        lines += ["", "generated worlds (not tuned on):"] + _rows(res["generated"])
     lines += ["", "trades: price paid / merchant's reservation price for the terms agreed, regret, "
               "player's utility, haggling moves (its own moves and trade openings), sessions"]
     for name, rows in res["worlds"].items():
@@ -285,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=_range, default=range(100, 150),
                     help="game seeds A-B (default 100-149, held out: tuning used 0-49)")
-    ap.add_argument("--worlds", default="harbor,bazaar,council")
+    ap.add_argument("--worlds", default=DEFAULT_WORLDS, help=f"project worlds (default {DEFAULT_WORLDS})")
+    ap.add_argument("--no-generated", action="store_true", help="skip the generated worlds")
     ap.add_argument("--players", default=",".join(PLAYERS))
     ap.add_argument("--variants", type=_range, default=range(100, 110),
                     help="seeds for the other-merchant table (default 100-109)")
@@ -304,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown player {unknown[0]!r}; players are {', '.join(PILOTS)}")
     t0 = time.perf_counter()
-    res = run([w for w in args.worlds.split(",") if w], seeds, players, variants, args.turn_cost)
+    res = run([w for w in args.worlds.split(",") if w], seeds, players, variants, args.turn_cost,
+              generated=not args.no_generated)
     print(report(res))
     print(f"\n{time.perf_counter() - t0:.0f} s")
     if args.json:
