@@ -15,17 +15,15 @@ from collections.abc import Callable
 from typing import Any
 
 from game.errors import InputError
-from game.types import Observation
 
 SEATS = ("human", "autopilot", "llm", "script:FILE", "module:function")
 
 
 class ScriptSeat:
-    """Plays the commands of a script file, one line per turn, read as a person's typing (see
-    ``game.episode``); ``notes`` collects what a run should tell its user (skipped lines, quit)."""
-
-    uses_context = False
-    max_repairs = 0
+    """Plays the commands of a script file, one line at a time, read as a person's typing (a
+    ``game.protocols.TypedSeat``: ``Game.play_turn`` submits each line); ``notes`` collects what a
+    run should tell its user (skipped lines, quit); ``position`` is (line number, text) of the
+    line last given."""
 
     def __init__(self, numbered: list[tuple[int, str]], path: str = "script"):
         self.numbered, self.path, self.i = list(numbered), path, 0
@@ -65,11 +63,15 @@ class ScriptSeat:
         for text in self.notes:
             listener(text)
 
-    def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
+    def next_command(self) -> str | None:
         if self.finished:
-            return "quit"
+            return None
         self.i += 1
         return self.numbered[self.i - 1][1]
+
+    @property
+    def position(self) -> tuple[int, str]:
+        return self.numbered[self.i - 1] if self.i else (0, "")
 
     @property
     def finished(self) -> bool:
@@ -86,6 +88,11 @@ def callable_from(path: str) -> Callable[[str], str]:
     except ImportError as e:
         raise InputError(f"player seat {path!r}: cannot import {module!r} ({e})",
                          hint="the module must be importable from here (check PYTHONPATH)") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - the module's own code failed (even sys.exit): say so
+        raise InputError(f"player seat {path!r}: importing {module!r} failed: {type(e).__name__}: {e}",
+                         hint="fix the module; nothing was played") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise InputError(f"player seat {path!r}: {module!r} has no {attr!r}")

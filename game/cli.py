@@ -110,7 +110,7 @@ def _run_parser(sub: Any) -> None:
     """``parley run``: a headless episode (a script, a seat, a negotiation or a council scene)."""
     run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
     run.add_argument("world", help="world folder")
-    src = run.add_mutually_exclusive_group(required=True)
+    src = run.add_mutually_exclusive_group()
     src.add_argument("--script", metavar="FILE", help="commands, one per line (# comments)")
     src.add_argument("--scene", metavar="ID", help="run a negotiation scene between its NPC parties")
     src.add_argument("--llm-player", action="store_true",
@@ -121,9 +121,9 @@ def _run_parser(sub: Any) -> None:
                      help="who plays the player's seat: autopilot, llm, script:FILE, or module:function "
                           "(an importable str -> str callable that reads what a player is shown and answers "
                           "with a command)")
-    src.add_argument("--council", metavar="ID",
-                     help="play a council scene: the autopilot takes the player's seat where "
-                          "the council sits; the run ends when the vote is taken")
+    run.add_argument("--council", metavar="ID",
+                     help="play until the council scene ID has voted (with --autopilot, --player or --script; "
+                          "alone: the autopilot plays)")
     run.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
     run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")

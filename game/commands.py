@@ -205,12 +205,12 @@ def episode_config(args: Namespace, world) -> object:
         player = "autopilot"
     elif args.player:
         player = args.player
-    elif args.council:
-        player = "autopilot"
-    else:
-        if args.out and Path(args.out).resolve() == Path(args.script).resolve():
-            raise InputError("--out would overwrite the script", hint="write the transcript to another file")
+    elif args.script:
         player = f"script:{args.script}"
+    else:
+        player = "autopilot"  # --council without a seat
+    if player.startswith("script:") and args.out and Path(args.out).resolve() == Path(player[7:]).resolve():
+        raise InputError("--out would overwrite the script", hint="write the transcript to another file")
     memory = None
     if not args.no_memory:
         memory = MemorySettings(embedder=args.embedder or "minilm", store=args.store or "flat",
@@ -229,7 +229,12 @@ def cmd_run(args: Namespace) -> int:
     """``parley run``: one headless episode (``game.episode.play_episode``), printed."""
     if args.out is not None and not args.out.strip():
         raise InputError("--out is empty", hint="give a file name, or leave --out out")
+    if not (args.script or args.scene or args.llm_player or args.autopilot or args.player or args.council):
+        raise InputError("nothing to run: say who plays",
+                         hint="--script FILE, --autopilot, --player SEAT, --llm-player, --scene ID or --council ID")
     if args.scene:
+        if args.council:
+            raise InputError("--council and --scene are two different runs", hint="give one of them")
         return _run_scene(args)
     from game.episode import play_episode
     from game.world.loader import load_world
@@ -237,7 +242,8 @@ def cmd_run(args: Namespace) -> int:
         raise InputError("--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware")
     llm = llm_client(args, args.seed)
     if (args.llm_player or args.player == "llm") and llm is None:
-        raise InputError("--llm-player needs --llm URL", hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
+        raise InputError(f"{'--llm-player' if args.llm_player else '--player llm'} needs --llm URL",
+                         hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
     world = load_world(args.world)
     config = episode_config(args, world)
     result = play_episode(config, llm=llm, insights=insight_bank(args),
@@ -245,7 +251,7 @@ def cmd_run(args: Namespace) -> int:
                           on_note=lambda note: print(f"parley: {note}", file=sys.stderr))
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
         write_output(Path(args.out), result.transcript or "")
-    print(f"world {result.world} seed {result.seed}: turn {result.turns}, score {result.score}, "
+    print(f"world {result.world} seed {result.seed}: turn {result.turn}, score {result.score}, "
           f"quests {len(result.quests_done)}/{result.quests_total}, {'WON' if result.won else 'not won'}"
           f", state {result.state_hash}")
     if args.out:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Config(BaseModel):
@@ -40,7 +40,7 @@ class GameConfig(_Config):
     """One game: a world, a seed and who plays what."""
 
     world: str = Field(description="a world folder, its world.toml, or a world id under ./worlds")
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     player: str = Field("human", description="the player's seat: human, autopilot, llm, script:FILE, "
                                              "or module:function (a str -> str callable)")
     memory: MemorySettings | None = None
@@ -56,6 +56,12 @@ class GameConfig(_Config):
     def _path_text(cls, v: Any) -> Any:
         return str(v) if hasattr(v, "__fspath__") else v
 
+    @model_validator(mode="after")
+    def _needs(self) -> GameConfig:
+        if self.insights is not None and self.memory is None:
+            raise ValueError("insights needs memory (the lessons become priors in the agents' memory)")
+        return self
+
 
 class EpisodeConfig(_Config):
     """A headless run: an adventure played from the player's seat, or one scene played alone
@@ -67,3 +73,15 @@ class EpisodeConfig(_Config):
     negotiators: list[str] | None = Field(None, description="negotiation: a kind per party (None: the NPCs' own)")
     turns: int | None = Field(None, ge=0, description="stop after this many turns (None: the world's limit)")
     transcript: bool = Field(False, description="keep the transcript text in the result")
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> EpisodeConfig:
+        if self.kind == "adventure" and (self.scene is not None or self.negotiators is not None):
+            raise ValueError("scene and negotiators are for negotiation or council episodes")
+        if self.kind != "adventure" and not self.scene:
+            raise ValueError(f"a {self.kind} episode needs scene (the id of the scene to play)")
+        if self.kind != "negotiation" and self.negotiators is not None:
+            raise ValueError("negotiators are for negotiation episodes")
+        if self.kind == "negotiation" and (self.turns is not None or self.transcript):
+            raise ValueError("turns and transcript are for adventure and council episodes")
+        return self

@@ -38,7 +38,8 @@ class EpisodeResult(BaseModel):
     winner: str | None = None
     agreement: dict[str, str] | None = None
     score: int = 0
-    turns: int = 0
+    turns: int = Field(0, description="moves played (adventure and council), or moves made (negotiation)")
+    turn: int = Field(0, description="the game's turn counter at the end (a move that ends the game ends no round)")
     quests_done: list[str] = Field(default_factory=list)
     quests_total: int = 0
     utilities: dict[str, float] = Field(default_factory=dict)
@@ -81,9 +82,9 @@ def _adventure(config: EpisodeConfig, llm: Any, insights: Any, on_turn: Callable
         raise InputError("an episode needs a seat that plays by itself",
                          hint="player = autopilot, llm, script:FILE or module:function")
     game = Game(gc.world, config=gc, llm=llm, insights=insights)
-    council = _seat_at_council(game, config.scene) if config.kind == "council" else None
+    council = _council_scene(game, config.scene) if config.kind == "council" else None
     limit = config.turns if config.turns is not None else game.spec.max_turns
-    stopped = False
+    stopped, moves = False, 0
     seat = game.seat
     if on_note is not None and _is_script(seat):
         seat.listen(on_note)
@@ -92,27 +93,26 @@ def _adventure(config: EpisodeConfig, llm: Any, insights: Any, on_turn: Callable
         if reply is None:
             stopped = True
             break
+        moves += 1
         if on_turn is not None:
             on_turn(reply)
         if reply.outage is not None:
             raise reply.outage
     result = _adventure_result(game, config, council, stopped)
+    result.turns = moves
     result.notes = list(seat.notes) if _is_script(seat) else []
     return result
 
 
-def _seat_at_council(game: Any, scene: str | None) -> str:
-    """Put the player where the council ``scene`` sits (it opens as the player arrives)."""
+def _council_scene(game: Any, scene: str | None) -> str:
+    """The council scene an episode plays (the seat plays the game until its vote)."""
     from game.world.spec import CouncilScene
     councils = [k for k, v in game.spec.scenes.items() if isinstance(v, CouncilScene)]
     if scene not in councils:
         from game.errors import did_you_mean
         raise InputError(f"no council scene {scene!r} in {game.spec.id}",
-                         hint=did_you_mean(scene or "", councils) or f"council scenes: {', '.join(councils) or 'none'}")
-    loc = game.spec.scenes[scene].location
-    if loc is not None and game.engine.state.where[PLAYER] != loc:
-        game.engine.state.where[PLAYER] = loc
-        game.engine.scenes.on_arrive(loc)
+                         hint=did_you_mean(scene or "", councils) or
+                         (f"council scenes: {', '.join(councils)}" if councils else "this world has no council scene"))
     return scene
 
 
@@ -126,28 +126,29 @@ def _is_script(seat: Any) -> bool:
 
 
 def _script_turn(game: Any, seat: Any) -> Reply | None:
-    """A script's next line, read as a person's typing (``Game.submit``): a line the parser cannot
-    use is an input error (file:line); ``quit`` or the end of the script stops (None)."""
-    while not seat.finished:
-        n, line = seat.numbered[seat.i]
-        seat.i += 1
-        reply = game.submit(line)
+    """A script's next turn (``Game.play_turn`` submits its lines as typed): a line the parser
+    cannot use is an input error (file:line); ``quit`` or the end of the script stops (None)."""
+    while True:
+        reply = game.play_turn(seat)
         if reply.kind == "turn":
             return reply
+        n, line = seat.position
         if reply.kind == "meta":
             if reply.meta == "quit":
-                seat.note(f"{seat.path}:{n}: quit: the run stops here")
+                if reply.said:  # a quit line (not the end of the script)
+                    seat.note(f"{seat.path}:{n}: quit: the run stops here")
                 return None
             if reply.meta in ("save", "load"):  # headless runs keep no saves; --out keeps the transcript
                 seat.note(f"warning: {seat.path}:{n}: {reply.meta!r} is skipped in a headless run "
                           "(use --out FILE for the transcript)")
             continue
+        if reply.kind == "over":
+            return None
         brief = repr(line if len(line) <= 80 else line[:80] + "…")
         if reply.kind == "clarify":
             raise InputError(f"{seat.path}:{n}: {brief} is ambiguous: {reply.question}",
                              hint="name the object fully in the script")
         raise InputError(f"{seat.path}:{n}: {brief}: {reply.message}")
-    return None
 
 
 def _adventure_result(game: Any, config: EpisodeConfig, council: str | None, stopped: bool) -> EpisodeResult:
@@ -164,8 +165,9 @@ def _adventure_result(game: Any, config: EpisodeConfig, council: str | None, sto
     usage = _usage(game.llm)
     return EpisodeResult(
         world=game.spec.id, seed=game.seed, kind=config.kind, player=config.game.player, scene=config.scene,
-        status=status, won=bool(st.won) or status == "passed", winner=PLAYER if st.won else None,
-        score=st.score, turns=st.turn, quests_done=list(st.quests_done), quests_total=len(game.spec.quests),
+        status=status, won=bool(st.won) or status == "passed",
+        winner=PLAYER if st.won or status == "passed" else None,
+        score=st.score, turns=st.turn, turn=st.turn, quests_done=list(st.quests_done), quests_total=len(game.spec.quests),
         rewards={k: round(v, 6) for k, v in eng.totals.items()}, invalid=dict(st.invalid),
         utilities=_trade_utilities(game), state_hash=eng.state_hash(), learned=learned,
         transcript=game.transcript.text() if config.transcript else None, **usage)
@@ -216,29 +218,32 @@ def _negotiation(config: EpisodeConfig, llm: Any) -> EpisodeResult:
                          f"{', '.join(p.id for p in scene.parties)}), got {len(kinds)}")
     client = llm_client(llm, gc)
     utils = utilities_for(scene)
-    negotiators = {p.id: _negotiator(world, scene, p.id, kind, utils[p.id], client) for p, kind in zip(scene.parties, kinds)}
+    negotiators = {p.id: _negotiator(world, config.scene, scene, p.id, kind, utils[p.id], client)
+                   for p, kind in zip(scene.parties, kinds)}
     invalid: dict[str, int] = {}
-    notes: list[str] = []
+    first: dict[str, str] = {}
 
     def fallbacks(party: str, move: Any) -> None:
         if move.fallback:
             invalid[party] = invalid.get(party, 0) + 1
-            notes.append(f"{party}: fell back to its rule-based negotiator ({move.fallback})")
+            first.setdefault(party, move.fallback)
     session, metrics = run_negotiation(scene, negotiators, on_move=fallbacks)
+    notes = [f"{p}: fell back to its rule-based negotiator" + (f" {n} times" if n > 1 else "") + f" ({first[p]})"
+             for p, n in invalid.items()]
     if client is not None and client.outage is not None:
         raise client.outage
     m = metrics.to_dict()
     return EpisodeResult(
         world=world.spec.id, seed=gc.seed, kind="negotiation", player=gc.player, scene=config.scene,
         status=session.status, won=session.agreement is not None, agreement=session.agreement,
-        turns=len(session.history), utilities={k: float(v) for k, v in (m.get("utilities") or {}).items()},
+        turns=len(session.history), turn=len(session.history), utilities={k: float(v) for k, v in (m.get("utilities") or {}).items()},
         invalid=invalid, history=[r.to_dict() for r in session.history], metrics=m, notes=notes, **_usage(client))
 
 
-def _negotiator(world: Any, scene: Any, party: str, kind: str | None, utility: Any, client: Any) -> Any:
+def _negotiator(world: Any, sid: str, scene: Any, party: str, kind: str | None, utility: Any, client: Any) -> Any:
     from game.wiring import rule_negotiator
     if party == PLAYER:
-        raise InputError(f"scene {scene.title!r} has the player as a party",
+        raise InputError(f"scene {sid!r} has the player as a party",
                          hint="play it with `parley play`; a negotiation episode is NPC against NPC")
     params = dict(world.spec.npcs[party].agent.params)
     if kind == "llm":

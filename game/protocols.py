@@ -65,6 +65,14 @@ class TextSeat(Protocol):
 
 
 @runtime_checkable
+class TypedSeat(Protocol):
+    """A player seat that types commands as a person would (a script): each is read by the game
+    like typed text (``Game.submit``). ``next_command()`` is None when it has no more."""
+
+    def next_command(self) -> str | None: ...
+
+
+@runtime_checkable
 class Voice(Protocol):
     """Speaks for an NPC (a greeting, an answer, a haggling line, a council speech) and names the
     negotiator it trades through. ``take_invalid()``: why its last reply fell back to a safe

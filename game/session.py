@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from game.config import GameConfig
-from game.protocols import Agent, TextSeat
+from game.errors import InputError
+from game.protocols import Agent, TextSeat, TypedSeat
 from game.reply import Journal, JournalEntry, Reply, seen_events
 from game.savegame import load_game, replay, save_game  # noqa: F401  (replay: the public entry point)
 from game.types import PLAYER, Action, Decision, Event, TurnResult, Verb
@@ -32,6 +33,8 @@ class Game:
         of its options), ``insights`` (a ``memory.insights.InsightBank``), ``llm`` (an
         ``agents.llm.LLMClient`` or ``LLMConfig``). See ``game.compose.compose``."""
         from game.compose import compose
+        if config is not None and (options or player_kind != "human" or seed != 0):
+            raise TypeError("Game() takes a config or its fields (seed, player_kind, ...), not both")
         if config is None:
             where = world.folder if isinstance(world, World) else world
             config = GameConfig(world=str(where), seed=int(seed), player=player_kind, **options)
@@ -77,9 +80,9 @@ class Game:
         """Play one line typed by a person: a command is a turn; a question, an unknown command or
         a meta command (help, journal, save, load, quit) is answered without one."""
         from game.parser import HELP_TEXT, Clarify, Command, Meta
-        if self.engine.done:
-            return Reply("over", said=text, lines=("The game is over.",), done=True, won=self.engine.state.won)
         parsed = self.parser.parse(text, self.engine.scope())
+        if self.engine.done and not isinstance(parsed, Meta):  # help, journal, save... still answer
+            return Reply("over", said=text, lines=("The game is over.",), done=True, won=self.engine.state.won)
         if isinstance(parsed, Command):
             return self._turn(Decision(parsed.action), text, typed=True)
         if isinstance(parsed, Clarify):
@@ -100,21 +103,29 @@ class Game:
         """Let the agent in the player's seat (``seat``, else ``self.seat``) play one turn. A seat
         that answers in words (a ``TextSeat``) has its reply parsed here, the same way for every
         seat; a reply with no usable command is asked again (``seat.max_repairs`` times, with the
-        reason),
-        then becomes a penalised wait."""
+        reason), then becomes a penalised wait. A seat that types commands (a ``TypedSeat``, such
+        as a script) is read like a person (``submit``); when it has no more, the reply is a
+        ``quit``. A seat that acts for anyone but the player makes a penalised wait. A seat that
+        crashes, or answers with something that is not text or a ``Decision``, is a ``SeatError``."""
         seat = self.seat if seat is None else seat
         if seat is None:
             raise ValueError("the player's seat is human: play with submit(text)")
         if self.engine.done:
             return Reply("over", lines=("The game is over.",), done=True, won=self.engine.state.won)
+        if isinstance(seat, TypedSeat):
+            line = guarded(seat, seat.next_command)
+            return Reply("meta", meta="quit") if line is None else self.submit(str(line))
         inputs = self.engine.turn_inputs(PLAYER, seat.uses_context)
         if isinstance(seat, TextSeat):
             decision, said = self.read_reply(seat, *inputs)
         elif isinstance(seat, Agent):
-            decision = seat.act(*inputs)
-            said = ""
+            decision, said = guarded(seat, seat.act, *inputs), ""
+            if not isinstance(decision, Decision):
+                raise SeatError(f"player seat {type(seat).__name__}: act() returned {type(decision).__name__}, "
+                                "not a game.types.Decision", hint="return Decision(action) (or Decision(None))")
         else:
-            raise TypeError(f"{type(seat).__name__} is neither an Agent (act) nor a TextSeat (respond)")
+            raise SeatError(f"{type(seat).__name__} is neither an Agent (act) nor a TextSeat (respond)",
+                            hint="see game.protocols")
         return self._turn(decision, said)
 
     def read_reply(self, seat: TextSeat, observation: Any, context: Any = None) -> tuple[Decision, str]:
@@ -123,7 +134,12 @@ class Game:
         problem: str | None = None
         reply = ""
         for _ in range(1 + max(0, seat.max_repairs)):
-            reply = str(seat.respond(observation, context, problem) or "")
+            reply = guarded(seat, seat.respond, observation, context, problem)
+            if reply is None:
+                reply = ""
+            if not isinstance(reply, str):
+                raise SeatError(f"player seat {type(seat).__name__}: its reply is {type(reply).__name__}, not text",
+                                hint="a text seat returns the command as a str")
             parsed = self.parser.parse_reply(reply, observation.scope)
             if isinstance(parsed, Command):
                 return Decision(parsed.action), reply
@@ -164,6 +180,9 @@ class Game:
         return phrase(action, self.engine.name, exit_name)
 
     def _turn(self, decision: Decision, said: str, typed: bool = False) -> Reply:
+        if decision.action is not None and decision.action.actor != PLAYER:  # a seat plays the player only
+            decision = Decision(Action(PLAYER, Verb.WAIT), fallback=f"a player's move cannot be made for "
+                                f"{self.engine.name(decision.action.actor)}")
         st = self.engine.state
         score, done_before, turn = st.score, list(st.quests_done), st.turn
         command = self.command_text(decision.action)
@@ -289,3 +308,20 @@ def meta_arg(line: str, parsed: Any) -> str | None:
     m = re.match(r"\s*(?:(?:the|an?)\s+)*\S+\s*(.*)", clean(line, newlines=False), re.I | re.S)
     rest = m.group(1).strip() if m else ""
     return rest or None
+
+
+class SeatError(InputError):
+    """The agent in the player's seat failed: it crashed, or answered with the wrong kind of thing."""
+
+
+def guarded(seat: Any, call: Any, *args: Any) -> Any:
+    """``call(*args)`` on a seat, with its failures (an exception, even ``SystemExit``) as a
+    ``SeatError`` that names the seat; ``KeyboardInterrupt`` passes."""
+    from game.errors import ParleyError
+    try:
+        return call(*args)
+    except (ParleyError, KeyboardInterrupt):
+        raise
+    except BaseException as e:  # noqa: BLE001 - user code in the seat: report it, never crash
+        raise SeatError(f"player seat {getattr(seat, 'name', type(seat).__name__)} failed: "
+                        f"{type(e).__name__}: {e}", hint="fix the seat's code; the game so far is unchanged") from None

@@ -228,3 +228,99 @@ def test_someone_elses_move_shows_its_direction_not_where_it_leads():
     mine = game.submit("go north")
     own = [e for e in game.engine.observe(PLAYER).recent if e.kind is EventKind.MOVE and e.actor == PLAYER]
     assert mine.kind == "turn" and own and "view" in own[0].data  # its own move keeps its view
+
+
+# --- seats that misbehave ----------------------------------------------------------------------------
+def raises(prompt: str) -> str:
+    raise RuntimeError("the seat broke")
+
+
+def exits(prompt: str) -> str:
+    raise SystemExit(3)
+
+
+def test_a_seat_cannot_move_for_an_npc():
+    from game.session import Game as G
+    game = G(MINI, seed=0, facts=False)
+
+    class Puppeteer:
+        uses_context, passive = False, False
+
+        def act(self, observation, context=None):
+            return Decision(Action("liar", Verb.GO, obj="north"))
+
+        def get_state(self):
+            return {}
+
+        def set_state(self, state):
+            return None
+    where = game.engine.state.where["liar"]
+    reply = game.play_turn(Puppeteer())
+    assert reply.action == Action(PLAYER, Verb.WAIT) and "cannot be made for" in reply.fallback
+    assert game.engine.state.where["liar"] == where and game.engine.state.invalid == {PLAYER: 1}
+
+
+@pytest.mark.parametrize("seat,needle", [("tests.test_game_api:raises", "RuntimeError: the seat broke"),
+                                         ("tests.test_game_api:exits", "SystemExit")])
+def test_a_seat_that_crashes_is_a_seat_error_that_names_it(seat, needle):
+    from game.session import SeatError
+    game = Game(MINI, seed=0, facts=False, player_kind=seat)
+    with pytest.raises(SeatError, match=needle):
+        game.play_turn()
+    assert game.engine.state.turn == 0
+
+
+def test_an_agent_that_returns_an_action_instead_of_a_decision_is_told_so():
+    from agents.basic import Scripted
+    from game.session import SeatError
+
+    class Old(Scripted):
+        def act(self, observation, context=None):
+            return Action(PLAYER, Verb.WAIT)
+    with pytest.raises(SeatError, match="not a game.types.Decision"):
+        Game(MINI, seed=0, facts=False).play_turn(Old(PLAYER, []))
+
+
+def test_a_crashing_seat_exits_2_at_the_cli(tmp_path):
+    from tests.conftest import parley
+    r = parley("run", MINI, "--no-memory", "--player", "tests.test_game_api:raises")
+    assert r.returncode == 2 and "the seat broke" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_out_file_never_overwrites_a_script_seat(tmp_path):
+    from tests.conftest import parley
+    script = tmp_path / "s.txt"
+    script.write_text("look\n")
+    r = parley("run", MINI, "--no-memory", "--player", f"script:{script}", "--out", str(tmp_path / "." / "s.txt"))
+    assert r.returncode == 2 and "overwrite the script" in r.stderr and script.read_text() == "look\n"
+
+
+def test_a_script_seat_played_turn_by_turn_stops_with_quit():
+    from agents.seats import ScriptSeat
+    game = Game(MINI, seed=0, facts=False)
+    seat = ScriptSeat([(1, "take brass key"), (2, "save x"), (3, "north")], "s")
+    kinds = [game.play_turn(seat) for _ in range(4)]
+    assert [(r.kind, r.meta) for r in kinds] == [("turn", None), ("meta", "save"), ("turn", None), ("meta", "quit")]
+    assert game.engine.state.invalid == {}
+
+
+@pytest.mark.parametrize("fields,needle", [
+    ({"kind": "negotiation"}, "needs scene"),
+    ({"kind": "adventure", "scene": "camel_hire"}, "for negotiation or council"),
+    ({"kind": "council", "scene": "x", "negotiators": ["linear"]}, "for negotiation episodes"),
+    ({"kind": "negotiation", "scene": "camel_hire", "turns": 3}, "for adventure and council"),
+])
+def test_episode_configs_that_do_not_fit_their_kind_are_refused(fields, needle):
+    from pydantic import ValidationError
+    with pytest.raises(ValidationError, match=needle):
+        EpisodeConfig(game=GameConfig(world=MINI), **fields)
+
+
+def test_game_config_refuses_what_cannot_work():
+    from pydantic import ValidationError
+    with pytest.raises(ValidationError):
+        GameConfig(world=MINI, seed=-1)
+    with pytest.raises(ValidationError, match="insights needs memory"):
+        GameConfig(world=MINI, insights="x.json")
+    with pytest.raises(TypeError, match="not both"):
+        Game(MINI, seed=3, config=GameConfig(world=MINI))
