@@ -149,6 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
     play.add_argument("--seed", type=_count, default=None, help="random seed (default 0; a loaded game keeps its own)")
     play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    play.add_argument("--plain", action="store_true",
+                      help="the line console instead of the terminal app (also used when input is piped)")
     _memory_flags(play)
     _llm_flags(play)
 

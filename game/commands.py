@@ -114,12 +114,38 @@ def print_llm_usage(client, out=print) -> None:
 
 
 def cmd_play(args: Namespace) -> int:
-    from game.console import run_console
-    from game.session import Game
+    """``parley play``: the terminal app on a terminal, the line console with --plain or piped input."""
     if args.load and args.seed is not None:
         raise InputError("--seed cannot be changed with --load", hint="a loaded game keeps the seed it was made with")
     seed = 0 if args.seed is None else args.seed
     llm = llm_client(args, seed)
+    tui = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+    if tui:
+        from game.world.loader import load_world
+        if not args.load:
+            load_world(args.world or "worlds/harbor")  # a bad world is an error before the screen opens
+        from game.tui import run_tui
+        _autosave_on_signals()
+        try:
+            return run_tui(lambda: _play_game(args, seed, llm), saves_base=args.saves_dir)
+        finally:
+            print_llm_usage(llm)
+    game = _play_game(args, seed, llm)
+    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
+        sys.stdin.reconfigure(errors="replace")
+    _autosave_on_signals()
+    if not args.load:
+        _mention_autosave(game, args.saves_dir)
+    from game.console import run_console
+    try:
+        return run_console(game, saves_base=args.saves_dir)
+    finally:
+        print_llm_usage(llm)
+
+
+def _play_game(args: Namespace, seed: int, llm):
+    """The game ``parley play``'s flags describe: loaded from a save, or new."""
+    from game.session import Game
     if args.load:
         wanted = getattr(args, "llm_npcs", "all") or "all"
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
@@ -149,15 +175,7 @@ def cmd_play(args: Namespace) -> int:
         world = load_world(args.world or "worlds/harbor")
         game = Game(world, seed=seed, memory=memory_options(args), insights=insight_bank(args),
                     llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury)
-    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
-        sys.stdin.reconfigure(errors="replace")
-    _autosave_on_signals()
-    if not args.load:
-        _mention_autosave(game, args.saves_dir)
-    try:
-        return run_console(game, saves_base=args.saves_dir)
-    finally:
-        print_llm_usage(llm)
+    return game
 
 
 def _mention_autosave(game, saves_base) -> None:

@@ -1,0 +1,25 @@
+"""The Textual terminal app (``parley play`` on a terminal; ``--plain`` keeps the line console).
+
+It only draws ``Reply``s and observations and sends commands through ``Game.submit`` /
+``Game.play_turn``: no game logic lives here. Textual is imported only when the app runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def run_tui(make_game: Callable[[], Any], saves_base: str | Path | None = None, spectate: str | None = None) -> int:
+    """Run the app until the player quits; then, as the line console does, say the score and
+    autosave an unfinished game (also after a crash, Ctrl-C or SIGTERM/SIGHUP)."""
+    from game.tui.app import ParleyApp
+    app = ParleyApp(make_game, saves_base=saves_base, spectate=spectate)
+    try:
+        code = app.run()
+    finally:
+        if app.game is not None:
+            from game.console import _farewell
+            _farewell(app.game, saves_base, print)
+    return int(code or 0)

@@ -1,0 +1,1 @@
+"""The app's screens: play, negotiation, council, memory, journal and trust, saves, help."""
