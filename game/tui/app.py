@@ -1,8 +1,14 @@
 """``ParleyApp``: the terminal app. It holds one ``Game``, runs every turn in a worker thread
-(the embedder, NPCs and LLMs never block the screen), and hands each ``Reply`` to the screens."""
+(the embedder, NPCs and LLMs never block the screen), and hands each ``Reply`` to the screens.
+
+Screens (``game/tui/screens/``) are opened by name (``open_screen``); the negotiation and
+council screens open by themselves when the player's observation shows a trade or a council.
+Keys: F1 help, F2 journal and trust, F3 memory inspector, F4 saves, F6 theme, Ctrl+Q quit.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +19,18 @@ from textual.binding import Binding
 from textual.message import Message
 
 from game.reply import Reply
+from game.types import PLAYER
+
+# screen name -> "module:Class" (imported when first opened)
+SCREENS_BY_NAME = {
+    "play": "game.tui.screens.play:PlayScreen",
+    "help": "game.tui.screens.help:HelpScreen",
+    "journal": "game.tui.screens.journal:JournalScreen",
+    "memory": "game.tui.screens.memory:MemoryScreen",
+    "saves": "game.tui.screens.saves:SavesScreen",
+    "negotiation": "game.tui.screens.negotiation:NegotiationScreen",
+    "council": "game.tui.screens.council:CouncilScreen",
+}
 
 
 class GameReady(Message):
@@ -34,8 +52,11 @@ class ParleyApp(App):
     CSS_PATH = "parley.tcss"
     TITLE = "Parley"
     BINDINGS = [
-        Binding("f1", "help", "Help"),
-        Binding("ctrl+j", "screen('journal')", "Journal", show=False),
+        Binding("f1", "open_screen('help')", "Help"),
+        Binding("f2", "open_screen('journal')", "Journal"),
+        Binding("f3", "open_screen('memory')", "Memory"),
+        Binding("f4", "open_screen('saves')", "Saves"),
+        Binding("f6", "toggle_theme", "Theme", show=False),
         Binding("ctrl+q", "quit_game", "Quit", priority=True),
     ]
 
@@ -47,12 +68,12 @@ class ParleyApp(App):
         self.spectate = spectate
         self.game: Any = None
         self.busy = False
+        self.last_reply: Reply | None = None
         self.saved_by_us: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
 
     # --- start -------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        from game.tui.screens.play import PlayScreen
-        self.push_screen(PlayScreen())
+        self.push_screen(self.make_screen("play"))
         self.build_game()
 
     @work(thread=True, exclusive=True, group="game")
@@ -64,6 +85,26 @@ class ParleyApp(App):
         self.game = game
         self.sub_title = game.spec.title
         self.screen.post_message(GameReady())
+
+    # --- screens -----------------------------------------------------------------------------
+    def make_screen(self, name: str, *args: Any) -> Any:
+        module, _, cls = SCREENS_BY_NAME[name].partition(":")
+        return getattr(importlib.import_module(module), cls)(*args)
+
+    def action_open_screen(self, name: str) -> None:
+        if self.game is None and name not in ("help",):
+            self.notify("The world is still loading.")
+            return
+        if type(self.screen).__name__ == SCREENS_BY_NAME[name].partition(":")[2]:
+            return
+        self.push_screen(self.make_screen(name))
+
+    def scene_screen(self) -> str | None:
+        """The scene screen the player's situation calls for: a trade in progress, or a council here."""
+        if self.game is None:
+            return None
+        scene = self.game.engine.observe(PLAYER).scene
+        return None if scene is None else scene.get("type") if scene.get("type") in ("negotiation", "council") else None
 
     # --- turns -------------------------------------------------------------------------------
     def send(self, text: str) -> None:
@@ -79,12 +120,15 @@ class ParleyApp(App):
             reply = self.game.submit(text)
         finally:
             self.busy = False
-        self.call_from_thread(self.screen.post_message, ReplyReady(reply))
+        self.call_from_thread(self._answered, reply)
+
+    def _answered(self, reply: Reply) -> None:
+        self.last_reply = reply
+        self.screen.post_message(ReplyReady(reply))
 
     # --- leaving -----------------------------------------------------------------------------
     def action_quit_game(self) -> None:
         self.exit(0)
 
-    def action_help(self) -> None:
-        from game.parser import HELP_TEXT
-        self.notify(HELP_TEXT, title="Commands", timeout=20)
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"

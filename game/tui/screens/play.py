@@ -43,6 +43,8 @@ class PlayScreen(Screen):
             log.write(line)
         if reply.kind == "meta" and reply.meta == "quit":
             self.app.exit(0)
+        elif reply.kind == "meta" and reply.meta == "help":
+            pass
         self.refresh_sidebar()
 
     def refresh_sidebar(self) -> None:
