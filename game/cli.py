@@ -30,6 +30,7 @@ EPILOG = """examples:
   parley replay NAME                   re-run a save's transcript and check its state hash
   parley inspect NAME --agent ilse     what an agent remembers this turn, and why (MEMO explain)
   parley trust NAME --audit            whom to trust on what, and every claim the gate admitted or refused
+  parley map worlds/harbor --png harbor.png   draw a world's map (or a save's: where everyone is now)
 """
 
 
@@ -151,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
     play.add_argument("--plain", action="store_true",
                       help="the line console instead of the terminal app (also used when input is piped)")
+    play.add_argument("--map", action="store_true",
+                      help="also show a live map in a window (needs pygame and a display)")
     _memory_flags(play)
     _llm_flags(play)
 
@@ -190,6 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("save", help="save slug or folder")
     rep.add_argument("--saves-dir", metavar="DIR")
 
+    mp = sub.add_parser("map", help="draw a world (its start) or a save (where everyone is now) into a PNG")
+    mp.add_argument("target", metavar="WORLD|SAVE", help="world folder or name, or save folder or name")
+    mp.add_argument("--png", "--out", dest="png", metavar="FILE", required=True,
+                    help="the picture to write (a .png file)")
+    mp.add_argument("--saves-dir", metavar="DIR")
+
     tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
     tr.add_argument("save", help="save slug or folder")
     tr.add_argument("--saves-dir", metavar="DIR")
@@ -203,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
 # where each command's ``cmd_*`` function lives (the rest: game.commands)
 COMMAND_MODULES = {"validate": "game.commands_world", "schema": "game.commands_world",
                    "new-world": "game.commands_world", "saves": "game.commands_saves",
-                   "replay": "game.commands_saves", "trust": "game.commands_saves", "inspect": "game.commands_saves"}
+                   "replay": "game.commands_saves", "trust": "game.commands_saves", "inspect": "game.commands_saves",
+                   "map": "game.commands_map"}
 
 
 def main(argv: list[str] | None = None) -> int:

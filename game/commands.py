@@ -120,15 +120,24 @@ def cmd_play(args: Namespace) -> int:
     seed = 0 if args.seed is None else args.seed
     llm = llm_client(args, seed)
     tui = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+    if getattr(args, "map", False):  # said now, before the terminal app takes the screen
+        from game.map_window import map_unavailable
+        why = map_unavailable()
+        if why is not None:
+            print(f"map: {why}; playing on without it", file=sys.stderr)
+            args.map = False
     if tui:
         from game.world.loader import load_world
         if not args.load:
             load_world(args.world or "worlds/harbor")  # a bad world is an error before the screen opens
         from game.tui import run_tui
         _autosave_on_signals()
+        maps: list = []
         try:
-            return run_tui(lambda: _play_game(args, seed, llm), saves_base=args.saves_dir)
+            return run_tui(lambda: _with_map(_play_game(args, seed, llm), args, maps), saves_base=args.saves_dir)
         finally:
+            for follower in maps:
+                getattr(follower, "close", lambda: None)()
             print_llm_usage(llm)
     game = _play_game(args, seed, llm)
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
@@ -137,10 +146,34 @@ def cmd_play(args: Namespace) -> int:
     if not args.load:
         _mention_autosave(game, args.saves_dir)
     from game.console import run_console
+    follower = None
+    if getattr(args, "map", False):
+        from game.map_window import map_follower
+        follower = map_follower(game)
     try:
-        return run_console(game, saves_base=args.saves_dir)
+        return run_console(game, saves_base=args.saves_dir, on_reply=follower)
     finally:
+        getattr(follower, "close", lambda: None)()
         print_llm_usage(llm)
+
+
+def _with_map(game, args: Namespace, maps: list):
+    """With --map in the terminal app: the live map follows every ``game.submit`` of this game
+    (``game.map_window.map_follower``); the app needs no change for it."""
+    if not getattr(args, "map", False):
+        return game
+    from game.map_window import map_follower
+    follower = map_follower(game)
+    maps.append(follower)
+    submit = game.submit
+
+    def submit_and_map(text: str):
+        reply = submit(text)
+        follower(reply)
+        return reply
+
+    game.submit = submit_and_map
+    return game
 
 
 def _play_game(args: Namespace, seed: int, llm):

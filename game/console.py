@@ -39,9 +39,10 @@ def keep_other_autosave(game, saves_base) -> str | None:
 
 
 def run_console(game, saves_base: str | None = None, read: Callable[[str], str] = input,
-                write: Callable[[str], None] = print) -> int:
+                write: Callable[[str], None] = print, on_reply: Callable[..., None] | None = None) -> int:
     """Read commands until quit or the end of the game, showing each ``Reply``; save, load and
-    quit are carried out here. Returns the exit code."""
+    quit are carried out here. ``on_reply(reply)`` is called with each reply as it comes (and
+    ``on_reply(reply, game)`` after a load, with the loaded game). Returns the exit code."""
     from game.errors import ParleyError
     from game.session import Game
 
@@ -55,6 +56,8 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                 write("")
                 break
             reply = game.submit(line)
+            if on_reply is not None and reply.meta != "load":
+                on_reply(reply)
             if reply.kind != "meta" or reply.meta in ("help", "journal"):
                 for text in reply.lines:
                     write(text)
@@ -70,6 +73,8 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                                        llm_npcs=game.llm_npcs or "all", inside=True)
                     loaded.insights = game.insights if loaded.memory is not None else None
                     game = loaded
+                    if on_reply is not None:
+                        on_reply(reply, game)
                     write(f"Loaded. Turn {game.engine.state.turn}.\n" +
                           game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
                 except ParleyError as e:

@@ -62,6 +62,13 @@ class LockSpec(Spec):
     message: str = Field("It is locked.", description="shown when the way is barred")
 
 
+class MapSpec(Spec):
+    """Where a location is drawn on the map (``parley map``): a grid cell, x to the east, y to the south."""
+
+    x: int = Field(ge=-1000, le=1000, description="column; larger is further east")
+    y: int = Field(ge=-1000, le=1000, description="row; larger is further south")
+
+
 class LocationSpec(Spec):
     name: Name
     description: str
@@ -69,6 +76,7 @@ class LocationSpec(Spec):
     locked: dict[Direction, LockSpec] = Field(default_factory=dict,
                                               description="exits that need a key")
     items: list[Id] = Field(default_factory=list)
+    map: MapSpec | None = Field(None, description="grid cell on the map; left out, it is placed from the exits")
 
 
 class ItemSpec(Spec):
