@@ -188,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--saves-dir", metavar="DIR")
     ins.add_argument("--json", action="store_true", help="print the explanation as JSON")
     ins.add_argument("--all", action="store_true", help="list every candidate, not just the top 40")
+    ins.add_argument("--tui", action="store_true",
+                     help="browse it in the terminal app: any agent, every candidate, the journal (F2)")
 
     rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
     rep.add_argument("save", help="save slug or folder")

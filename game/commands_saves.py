@@ -107,6 +107,11 @@ def cmd_inspect(args: Namespace) -> int:
         from game.errors import did_you_mean
         raise InputError(f"no agent {args.agent!r} in {game.spec.id}",
                          hint=did_you_mean(args.agent, eng.order) or f"agents: {', '.join(eng.order)}")
+    if getattr(args, "tui", False):  # the memory inspector screen over this save; nothing is played or saved
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise InputError("--tui needs a terminal", hint="leave --tui out to print the explanation here")
+        from game.tui.screens.memory import InspectApp
+        return int(InspectApp(game, args.agent).run() or 0)
     ctx = game.memory.context(args.agent, eng.observe(args.agent), touch=False)
     rows = game.memory.optimizer.explain(args.agent, ctx.turn)
     if args.json:

@@ -125,6 +125,8 @@ class ParleyApp(App):
     def _answered(self, reply: Reply) -> None:
         self.last_reply = reply
         self.screen.post_message(ReplyReady(reply))
+        if reply.kind == "meta" and reply.meta == "journal":  # typed `journal`: the journal screen
+            self.action_open_screen("journal")
 
     # --- leaving -----------------------------------------------------------------------------
     def action_quit_game(self) -> None:
