@@ -28,6 +28,8 @@ EPILOG = """examples:
   parley new-world my-market --template trade   (or council) a trading or council starter world
   parley saves list | show NAME | rm NAME
   parley replay NAME                   re-run a save's transcript and check its state hash
+  parley watch worlds/harbor --player autopilot   watch an agent play in the terminal app
+  parley replay NAME --tui             step through a save's transcript in the terminal app
   parley inspect NAME --agent ilse     what an agent remembers this turn, and why (MEMO explain)
   parley trust NAME --audit            whom to trust on what, and every claim the gate admitted or refused
   parley map worlds/harbor --png harbor.png   draw a world's map (or a save's: where everyone is now)
@@ -107,6 +109,33 @@ def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
                    help="cache replies on disk here; a re-run with the same prompts makes no requests")
 
 
+def _speed(text: str) -> float:
+    """argparse type: turns per second (above 0), or ``max``."""
+    if text.strip().lower() == "max":
+        return float("inf")
+    try:
+        speed = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected turns per second or 'max', got {text!r}") from None
+    if not speed > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0 (or 'max'), got {text}")
+    return speed
+
+
+def _watch_parser(sub: Any) -> None:
+    """``parley watch``: the terminal app plays an agent's game."""
+    w = sub.add_parser("watch", help="watch an agent play a world in the terminal app (pause, step, speed)")
+    w.add_argument("world", help="world folder")
+    w.add_argument("--player", metavar="SEAT", default="autopilot",
+                   help="who plays: autopilot (default), llm (needs --llm URL), script:FILE, or module:function")
+    w.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
+    w.add_argument("--speed", type=_speed, default=2.0, metavar="N",
+                   help="turns per second (default 2), or max; + and - change it while watching")
+    w.add_argument("--saves-dir", metavar="DIR", help="where the autosave goes (default ./saves or $PARLEY_SAVES)")
+    _memory_flags(w)
+    _llm_flags(w)
+
+
 def _run_parser(sub: Any) -> None:
     """``parley run``: a headless episode (a script, a seat, a negotiation or a council scene)."""
     run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
@@ -158,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     _llm_flags(play)
 
     _run_parser(sub)
+    _watch_parser(sub)
 
     val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
     val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")
@@ -194,6 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
     rep.add_argument("save", help="save slug or folder")
     rep.add_argument("--saves-dir", metavar="DIR")
+    rep.add_argument("--tui", action="store_true", help="step through the transcript in the terminal app")
+    rep.add_argument("--speed", type=_speed, default=2.0, metavar="N",
+                     help="with --tui: rounds per second (default 2), or max")
 
     mp = sub.add_parser("map", help="draw a world (its start) or a save (where everyone is now) into a PNG")
     mp.add_argument("target", metavar="WORLD|SAVE", help="world folder or name, or save folder or name")

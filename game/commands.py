@@ -176,6 +176,41 @@ def _with_map(game, args: Namespace, maps: list):
     return game
 
 
+def cmd_watch(args: Namespace) -> int:
+    """``parley watch``: the terminal app plays the seat's game (pause, step, speed); leaving it
+    says the score and autosaves an unfinished game, as after play."""
+    from game.world.loader import load_world
+    world = load_world(args.world)  # a bad world or seat is an error before the screen opens
+    llm = llm_client(args, args.seed)
+    if args.player == "human":
+        raise InputError("--player human: nobody to watch", hint="parley play is for playing yourself")
+    if args.player == "llm" and llm is None:
+        raise InputError("--player llm needs --llm URL", hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
+    if args.player.startswith("script:") and not Path(args.player[7:]).is_file():
+        raise InputError(f"--player {args.player}: no such file", hint="script:FILE, one command per line")
+    if args.player not in ("autopilot", "llm") and ":" not in args.player:
+        from agents.seats import make_seat
+        make_seat(args.player, None)  # an unknown seat name is an input error, with a suggestion
+    elif ":" in args.player and not args.player.startswith("script:"):
+        from agents.seats import callable_from
+        callable_from(args.player)
+    npcs = llm_npc_ids(args, world)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise InputError("parley watch needs a terminal",
+                         hint=f"for a headless run: parley run {args.world} --player {args.player}")
+
+    def make_game():
+        from game.session import Game
+        return Game(world, seed=args.seed, player_kind=args.player, memory=memory_options(args),
+                    insights=insight_bank(args), llm=llm, llm_npcs=npcs, jury=args.llm_jury)
+    from game.tui.screens.watch import run_watch
+    _autosave_on_signals()
+    try:
+        return run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir)
+    finally:
+        print_llm_usage(llm)
+
+
 def _play_game(args: Namespace, seed: int, llm):
     """The game ``parley play``'s flags describe: loaded from a save, or new."""
     from game.session import Game

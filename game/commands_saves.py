@@ -44,6 +44,11 @@ def cmd_saves(args: Namespace) -> int:
 
 
 def cmd_replay(args: Namespace) -> int:
+    if args.tui:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise InputError("--tui needs a terminal", hint="leave --tui out to replay and check the save here")
+        from game.tui.screens.watch import run_replay
+        return run_replay(args.save, args.saves_dir, args.speed)
     from game.session import replay
     ok, got, want = replay(args.save, base=args.saves_dir)
     if ok:

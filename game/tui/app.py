@@ -30,7 +30,9 @@ SCREENS_BY_NAME = {
     "saves": "game.tui.screens.saves:SavesScreen",
     "negotiation": "game.tui.screens.negotiation:NegotiationScreen",
     "council": "game.tui.screens.council:CouncilScreen",
+    "watch": "game.tui.screens.watch:WatchScreen",
 }
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
 class GameReady(Message):
@@ -43,6 +45,14 @@ class ReplyReady(Message):
     def __init__(self, reply: Reply) -> None:
         super().__init__()
         self.reply = reply
+
+
+class TurnFailed(Message):
+    """A turn played by ``run_turn`` raised a ParleyError (a seat failed, or the turn was cancelled)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
 
 
 class ParleyApp(App):
@@ -73,7 +83,9 @@ class ParleyApp(App):
 
     # --- start -------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.push_screen(self.make_screen("play"))
+        self.push_screen(self.make_screen("watch" if self.spectate else "play"))
+        self.busy = True  # the world (and its models) load in a worker: the spinner turns meanwhile
+        self.set_interval(0.1, self._spin)
         self.build_game()
 
     @work(thread=True, exclusive=True, group="game")
@@ -82,7 +94,7 @@ class ParleyApp(App):
         self.call_from_thread(self._game_built, game)
 
     def _game_built(self, game: Any) -> None:
-        self.game = game
+        self.game, self.busy = game, False
         self.sub_title = game.spec.title
         self.screen.post_message(GameReady())
 
@@ -122,9 +134,62 @@ class ParleyApp(App):
             self.busy = False
         self.call_from_thread(self._answered, reply)
 
-    def _answered(self, reply: Reply) -> None:
+    def run_turn(self, step: Callable[[], Reply], origin: Any = None) -> bool:
+        """Play one turn with ``step`` (a watched seat's ``game.play_turn``, a replay's next round)
+        in a worker; ``origin`` (the screen that asked) gets the reply even when another screen
+        is on top. False while a turn is being played."""
+        if self.busy:
+            return False
+        self.busy = True
+        self._run_turn(step, origin)
+        return True
+
+    @work(thread=True, exclusive=True, group="game")
+    def _run_turn(self, step: Callable[[], Reply], origin: Any) -> None:
+        from game.errors import ParleyError
+        try:
+            reply = step()
+        except ParleyError as e:
+            self.call_from_thread((origin or self.screen).post_message, TurnFailed(e))
+            return
+        finally:
+            self.busy = False
+        self.call_from_thread(self._answered, reply, origin)
+
+    def _answered(self, reply: Reply, origin: Any = None) -> None:
         self.last_reply = reply
+        if reply.outage is not None:
+            self._outage(reply.outage)
         self.screen.post_message(ReplyReady(reply))
+        if origin is not None and origin is not self.screen:
+            origin.post_message(ReplyReady(reply))
+
+    def _outage(self, error: Any) -> None:
+        """The LLM endpoint failed during a turn (its NPCs finished it scripted): say so, and
+        autosave as the line console does when it stops."""
+        from game.console import autosave_name, keep_other_autosave
+        from game.errors import ParleyError
+        try:
+            keep_other_autosave(self.game, self.saves_base)
+            folder = self.game.save(autosave_name(self.game), self.saves_base)
+            self.game.loaded_from = folder.resolve()  # this game continues that save from now on
+            saved = f"Progress saved to {folder}."
+        except (ParleyError, OSError) as e:
+            saved = f"Could not autosave: {getattr(e, 'message', e)}"
+        self.notify(f"{getattr(error, 'message', error)}\n{saved}", title="LLM outage", severity="error",
+                    timeout=10, markup=False)
+
+    def _spin(self) -> None:
+        """A spinner in the header while a turn is played or the world loads."""
+        base = self.world_title()
+        if self.busy:
+            self._frame = (getattr(self, "_frame", -1) + 1) % len(SPINNER)
+            self.sub_title = f"{base}  {SPINNER[self._frame]} working…".strip()
+        elif self.sub_title != base:
+            self.sub_title = base
+
+    def world_title(self) -> str:
+        return self.game.spec.title if self.game is not None else ""
         if reply.kind == "meta" and reply.meta == "journal":  # typed `journal`: the journal screen
             self.action_open_screen("journal")
 
