@@ -162,6 +162,8 @@ class WatchScreen(Screen):
         Binding("escape", "stop", "Stop"),
     ]
 
+    start_speed = DEFAULT_SPEED  # turns per second when the app has no ``speed`` (``parley watch --speed``)
+
     def __init__(self) -> None:
         super().__init__()
         self.paused, self.ended, self.turns, self.state = False, False, 0, "loading the world…"
@@ -183,7 +185,7 @@ class WatchScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.speed = getattr(self.app, "speed", None) or DEFAULT_SPEED
+        self.speed = getattr(self.app, "speed", None) or self.start_speed
         self.show_controls()
         if self.replay is not None:
             self.start()
@@ -431,17 +433,11 @@ class ReplayApp(ParleyApp):
 
 def run_watch(make_game: Callable[[], Any], seat: str, speed: float = DEFAULT_SPEED,
               saves_base: str | Path | None = None) -> int:
-    """``parley watch``: the app plays ``seat``'s game; on leaving, the score, and the autosave of
-    an unfinished game, as after play."""
-    app = ParleyApp(make_game, saves_base=saves_base, spectate=seat)
-    app.speed = speed
-    try:
-        code = app.run()
-    finally:
-        if app.game is not None:
-            from game.console import _farewell
-            _farewell(app.game, saves_base, print)
-    return int(code or 0)
+    """``parley watch``: the app plays ``seat``'s game at ``speed``; on leaving, the score, and the
+    autosave of an unfinished game, as after play (``game.tui.run_tui``)."""
+    from game.tui import run_tui
+    WatchScreen.start_speed = speed
+    return run_tui(make_game, saves_base=saves_base, spectate=seat)
 
 
 def run_replay(ref: str | Path, saves_base: str | Path | None = None, speed: float = DEFAULT_SPEED) -> int:
