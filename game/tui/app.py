@@ -80,6 +80,7 @@ class ParleyApp(App):
         self.busy = False
         self.last_reply: Reply | None = None
         self.saved_by_us: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
+        self.clean_hash: str | None = None  # the state of the save last loaded (no unsaved moves)
 
     # --- start -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -192,6 +193,12 @@ class ParleyApp(App):
         return self.game.spec.title if self.game is not None else ""
         if reply.kind == "meta" and reply.meta == "journal":  # typed `journal`: the journal screen
             self.action_open_screen("journal")
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """The command palette (Ctrl+P): Textual's entries, the game's screens and a few actions."""
+        yield from super().get_system_commands(screen)
+        from game.tui.screens.help import palette_commands
+        yield from palette_commands(self)
 
     # --- leaving -----------------------------------------------------------------------------
     def action_quit_game(self) -> None:

@@ -1,0 +1,86 @@
+"""The command line: history (up / down) and completion of verbs and of the nouns in scope
+(right arrow or Tab takes the completion)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from textual.binding import Binding
+from textual.suggester import Suggester
+from textual.widgets import Input
+
+VERBS = ("go", "look", "examine", "take", "drop", "give", "open", "unlock", "talk to", "ask",
+         "say", "inventory", "wait", "trade with", "offer", "accept", "reject", "walk away",
+         "vote yes", "vote no", "journal", "save", "load", "help", "quit")
+
+
+class GameSuggester(Suggester):
+    """Completes the first word from ``VERBS`` and any later word from ``nouns()`` (the names,
+    aliases, exits and topics in scope), keeping what was typed as it was typed."""
+
+    def __init__(self, nouns: Callable[[], Iterable[str]]) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.nouns = nouns
+
+    async def get_suggestion(self, value: str) -> str | None:
+        return complete(value, self.nouns())
+
+
+def complete(value: str, nouns: Iterable[str]) -> str | None:
+    """``value`` completed, or None. The longest tail of the typed words that begins a noun is
+    completed (so ``talk to jo`` gives ``talk to Jory Flint``)."""
+    if not value.strip() or value.endswith(" "):
+        return None
+    folded = value.casefold()
+    if " " not in value.strip():
+        for verb in VERBS:
+            if verb.startswith(folded) and verb != folded:
+                return value + verb[len(value):]
+        return None
+    names = list(dict.fromkeys(n for n in nouns if n))   # in the order given: display names first
+    starts = [i + 1 for i, ch in enumerate(value) if ch == " "]
+    for start in starts:   # the longest tail first
+        tail = folded[start:]
+        if not tail:
+            continue
+        for name in names:
+            if name.casefold().startswith(tail) and len(name) > len(tail):
+                return value[:start] + name   # the name as the game spells it
+    return None
+
+
+class CommandInput(Input):
+    """An ``Input`` that remembers what was submitted: up / down walk the history."""
+
+    BINDINGS = [
+        Binding("up", "history(-1)", "Previous command", show=False),
+        Binding("down", "history(1)", "Next command", show=False),
+        Binding("tab", "complete", "Complete", show=False),
+    ]
+
+    def __init__(self, nouns: Callable[[], Iterable[str]], **kw) -> None:
+        super().__init__(suggester=GameSuggester(nouns), **kw)
+        self.history: list[str] = []
+        self._at = 0          # index into history; len(history) means the line being typed
+        self._draft = ""
+
+    def remember(self, text: str) -> None:
+        if text.strip() and (not self.history or self.history[-1] != text):
+            self.history.append(text)
+        self._at, self._draft = len(self.history), ""
+
+    def action_history(self, step: int) -> None:
+        if not self.history:
+            return
+        if self._at == len(self.history):
+            self._draft = self.value
+        self._at = max(0, min(len(self.history), self._at + step))
+        self.value = self._draft if self._at == len(self.history) else self.history[self._at]
+        self.cursor_position = len(self.value)
+
+    def action_complete(self) -> None:
+        if self._suggestion and len(self._suggestion) > len(self.value):
+            self.value = self._suggestion
+            self.cursor_position = len(self.value)
+        else:
+            self.screen.focus_next()

@@ -1,0 +1,128 @@
+"""The story log: what happened, speakers in their own colours, and a mark on each claim for
+how the consistency gate holds it (told ·, disputed ?, verified ✓, false ✗)."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+from game.types import PLAYER, EventKind
+
+PLAYER_STYLE = "bold #5fafff"
+PLAYER_WORDS = "#87afd7"
+NOTE_STYLE = "italic #d7af5f"
+# NPC names: one colour each, the same in every game (picked by a hash of the NPC's id)
+SPEAKER_COLOURS = ("#ff8787", "#87d787", "#d7af87", "#d787d7", "#5fd7d7", "#ffaf5f",
+                   "#afafff", "#d7d75f", "#ff87af", "#87d7af")
+MARKS = {"told": ("·", "dim"), "disputed": ("?", "bold yellow"), "verified": ("✓", "bold green"),
+         "false": ("✗", "bold red")}
+STATUS_MARK = {"admitted": "told", "quarantined": "disputed", "superseded": "disputed",
+               "verified": "verified", "purged": "false", "rejected": "false"}
+SPEECH = (EventKind.SAY, EventKind.TALK, EventKind.SPEECH, EventKind.OFFER)
+MAX_ENTRIES = 600
+
+
+def speaker_colour(npc: str) -> str:
+    return SPEAKER_COLOURS[zlib.crc32(npc.encode("utf-8")) % len(SPEAKER_COLOURS)]
+
+
+def claim_status(facts: Any, claim: Any) -> str:
+    """How the gate holds ``claim``: told, disputed, verified or false (told when it has no
+    entry yet, or the game keeps no world-fact memory)."""
+    gate = getattr(facts, "gate", None)
+    if gate is None:
+        return "told"
+    from memory.gate import norm
+    want = (norm(claim.subject), norm(claim.relation), norm(claim.object))
+    found = [f for f in gate.facts.values() if f.triple == want]
+    if not found:
+        return "told"
+    verified = [f for f in found if f.status == "verified"]
+    if verified:
+        return "verified" if verified[-1].truth else "false"
+    return STATUS_MARK.get(found[-1].status, "told")
+
+
+def speaker_of(ev: Any, npcs: Any) -> str | None:
+    """The NPC whose words an event reports (None when nobody speaks)."""
+    if ev.kind not in SPEECH:
+        return None
+    if ev.actor != PLAYER and ev.actor in npcs:
+        return ev.actor
+    npc = (ev.data or {}).get("npc")
+    return npc if npc in npcs else None
+
+
+class Story(RichLog):
+    """A ``RichLog`` that keeps what it shows, so claim marks can be redrawn when the gate's
+    view of a claim changes (a claim proved true or false later)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(wrap=True, markup=False, highlight=False, **kw)
+        self.entries: list[tuple[str, Any]] = []   # ("text", (line, style)) or ("event", (event, names))
+        self.facts: Any = None
+        self._marks: list[str] = []
+
+    # --- adding ---------------------------------------------------------------------------
+    def note(self, text: str, style: str = "") -> None:
+        self._add(("text", (text, style)))
+
+    def command(self, text: str) -> None:
+        if self.entries:
+            self.note("")
+        self.note(f"> {text}", PLAYER_STYLE)
+
+    def event(self, ev: Any, game: Any) -> None:
+        self._add(("event", (ev, game.engine.name, set(game.spec.npcs))))
+
+    def _add(self, entry: tuple[str, Any]) -> None:
+        self.entries.append(entry)
+        if len(self.entries) > MAX_ENTRIES:
+            del self.entries[: len(self.entries) - MAX_ENTRIES]
+        self.write(self.render_entry(entry))
+
+    def reset(self) -> None:
+        self.entries.clear()
+        self.clear()
+
+    # --- drawing --------------------------------------------------------------------------
+    def render_entry(self, entry: tuple[str, Any]) -> Text:
+        kind, payload = entry
+        if kind == "text":
+            line, style = payload
+            return Text(line, style=style)
+        ev, name, npcs = payload
+        line = ev.seen_by(PLAYER)
+        text = Text(line)
+        who = speaker_of(ev, npcs)
+        if who is not None:
+            shown = name(who)
+            at = line.find(shown)
+            if 0 <= at <= 2:
+                text.stylize(f"bold {speaker_colour(who)}", at, at + len(shown))
+        elif ev.actor == PLAYER and ev.kind in SPEECH:
+            text.stylize(PLAYER_WORDS)
+        for claim in ev.claims:
+            mark, style = MARKS[claim_status(self.facts, claim)]
+            text.append(" ")
+            text.append(mark, style=style)
+        return text
+
+    def marks(self) -> list[str]:
+        return [claim_status(self.facts, c) for kind, p in self.entries if kind == "event" for c in p[0].claims]
+
+    def refresh_marks(self) -> None:
+        """Redraw the log if any claim changed its mark since it was drawn."""
+        marks = self.marks()
+        if marks == self._marks:
+            return
+        if len(marks) != len(self._marks) and marks[: len(self._marks)] == self._marks:
+            self._marks = marks     # only new claims, already drawn with their marks
+            return
+        self._marks = marks
+        self.clear()
+        for entry in self.entries:
+            self.write(self.render_entry(entry))
