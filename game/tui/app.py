@@ -119,6 +119,21 @@ class ParleyApp(App):
         scene = self.game.engine.observe(PLAYER).scene
         return None if scene is None else scene.get("type") if scene.get("type") in ("negotiation", "council") else None
 
+    def _scene_shown(self) -> str | None:
+        names = {SCREENS_BY_NAME[n].partition(":")[2]: n for n in ("negotiation", "council")}
+        return names.get(type(self.screen).__name__)
+
+    def follow_scene(self) -> None:
+        """Open the scene screen ``scene_screen`` names when it is not shown; close the one shown
+        when its scene has ended (not while spectating: the watch screen shows every seat)."""
+        wanted, shown = self.scene_screen(), self._scene_shown()
+        if self.spectate or wanted == shown:
+            return
+        if shown is not None:
+            self.pop_screen()
+        if wanted is not None and self._scene_shown() is None:
+            self.push_screen(self.make_screen(wanted))
+
     # --- turns -------------------------------------------------------------------------------
     def send(self, text: str) -> None:
         """Submit what the player typed (ignored while a turn is being played)."""
@@ -162,6 +177,8 @@ class ParleyApp(App):
         if reply.outage is not None:
             self._outage(reply.outage)
         self.screen.post_message(ReplyReady(reply))
+        if self._scene_shown() is None:  # a scene screen calls follow_scene once it has drawn the reply
+            self.follow_scene()
         if origin is not None and origin is not self.screen:
             origin.post_message(ReplyReady(reply))
 

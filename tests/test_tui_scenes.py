@@ -1,0 +1,186 @@
+"""The negotiation and council screens under Pilot: a multi-issue trade struck with the issue
+selectors and the Offer button, walking away, a council won with the Give-evidence helper and
+the vote buttons; the offer plot; snapshots of both screens."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SCRIPTS, WORLDS
+
+from game.session import Game
+
+pytestmark = pytest.mark.tui
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def make_app(world: str):
+    from game.tui.app import ParleyApp
+    return ParleyApp(lambda: Game(WORLDS / world, seed=0))
+
+
+def shown(app) -> str:
+    return type(app.screen).__name__
+
+
+async def ready(pilot) -> None:
+    while pilot.app.game is None or pilot.app.busy:
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def settle(pilot, before) -> None:
+    """Wait for the answer to what was just sent, and for the screens to follow it."""
+    app = pilot.app
+    for _ in range(500):
+        if app.last_reply is not before and not app.busy:
+            break
+        await pilot.pause(0.02)
+    for _ in range(3):
+        await pilot.pause()
+
+
+async def send(pilot, text: str) -> None:
+    before = pilot.app.last_reply
+    pilot.app.send(text)
+    await settle(pilot, before)
+
+
+async def click(pilot, selector: str) -> None:
+    before = pilot.app.last_reply
+    await pilot.click(selector)
+    await settle(pilot, before)
+
+
+async def choose(pilot, selector: str, value: str) -> None:
+    """Pick ``value`` in a Select with the keyboard, as a player would."""
+    from textual.widgets import Select
+    select = pilot.app.screen.query_one(selector, Select)
+    values = [v for _, v in select._options]
+    steps = values.index(value) - values.index(select.value)
+    select.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.press(*(["down"] * steps if steps > 0 else ["up"] * -steps), "enter")
+    await pilot.pause()
+    assert select.value == value
+
+
+def script(name: str) -> list[str]:
+    lines = (SCRIPTS / name).read_text().splitlines()
+    return [s.strip() for s in lines if s.strip() and not s.startswith("#")]
+
+
+async def open_cloak_trade(pilot) -> None:
+    await ready(pilot)
+    for line in ("go north", "go west", "trade with tavish"):
+        await send(pilot, line)
+    assert shown(pilot.app) == "NegotiationScreen"
+
+
+@pytest.mark.anyio
+async def test_a_multi_issue_trade_is_struck_with_the_selectors():
+    from textual.widgets import DataTable
+    app = make_app("bazaar")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cloak_trade(pilot)
+        screen = app.screen
+        # the selectors start from Tavish's opening offer
+        assert screen.chosen() == {"price": "50", "lining": "silk"}
+        assert not screen.query_one("#neg-accept").disabled
+        await choose(pilot, "#issue-0", "40")
+        await click(pilot, "#neg-offer")
+        assert "You offer lining=silk, price=40" in app.last_reply.text
+        # Tavish counters (price 40, wool): the selectors follow the offer on the table
+        assert screen.chosen() == {"price": "40", "lining": "wool"}
+        assert screen.query_one(DataTable).row_count == 3
+        await choose(pilot, "#issue-0", "50")
+        await choose(pilot, "#issue-1", "wool")
+        await click(pilot, "#neg-offer")
+        scene = app.game.engine.state.scenes["cloak_deal"]
+        assert scene["outcome"] == "agreement"
+        assert scene["session"]["agreement"] == {"price": "50", "lining": "wool"}
+        assert shown(app) == "PlayScreen"          # back to the story when the talks end
+        assert any(n.title == "Deal struck" and "cloak" in n.message for n in app._notifications)
+        assert "cloak" in app.game.engine.observe("player").inventory
+
+
+@pytest.mark.anyio
+async def test_walking_away_closes_the_trade():
+    app = make_app("bazaar")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cloak_trade(pilot)
+        await click(pilot, "#neg-walk")
+        scene = app.game.engine.state.scenes["cloak_deal"]
+        assert scene["outcome"] == "no_agreement"
+        assert scene["session"]["walked_away_by"] == "player"
+        assert shown(app) == "PlayScreen"
+        assert "cloak" not in app.game.engine.observe("player").inventory
+
+
+@pytest.mark.anyio
+async def test_the_council_is_won_with_evidence_and_the_vote_buttons():
+    app = make_app("council")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        walk = script("council_win.txt")
+        assert walk[-3:] == ["give report to edda", "give flood roll to fenn", "vote yes"]
+        await send(pilot, walk[0])
+        assert shown(app) == "CouncilScreen"       # the council sits in the town hall
+        await send(pilot, "go south")
+        assert shown(app) == "PlayScreen"          # and is left behind with it
+        for line in walk[3:-3]:   # (after the "look" and "go south" above)
+            await send(pilot, line)
+        assert shown(app) == "CouncilScreen"
+        for item, member in (("surveyor_report", "edda"), ("flood_record", "fenn")):
+            await choose(pilot, "#council-item", item)
+            await choose(pilot, "#council-member", member)
+            await click(pilot, "#council-give-button")
+        stances = {m["id"]: m["stance"] for m in app.screen.scene["members"]}
+        assert stances["edda"] == stances["fenn"] == "for"
+        assert len(app.screen.evidence) == 2
+        await click(pilot, "#council-yes")
+        council = app.game.engine.state.scenes["weir_council"]
+        assert council["outcome"] == "passed" and council["votes"]["player"] == "yes"
+        assert shown(app) == "PlayScreen"
+        assert any("the motion passed" in n.message for n in app._notifications)
+        assert app.game.engine.state.won
+
+
+def test_the_offer_plot_marks_both_sides_the_reservation_and_the_deadline():
+    from game.tui.widgets.offer_plot import render_offer_plot
+    game = Game(WORLDS / "bazaar", seed=0)
+    for line in ("go north", "go east", "trade with ozra", "offer price=16 grade=fine extras=cardamom"):
+        game.submit(line)
+    scene = game.engine.observe("player").scene
+    text = render_offer_plot(scene, 20, 56, 20, "Ozra Nayl").plain
+    rows = text.splitlines()
+    assert "Worth to you" in text and "Price" in text and "you have 20 gold" in text
+    assert any("●" in r for r in rows) and any("◆" in r for r in rows)
+    assert sum("┃" in r for r in rows) >= 10                # the deadline column
+    assert any(r.count("┄") > 20 for r in rows)              # the reservation (and the gold) lines
+    assert max(len(r) for r in rows) <= 56
+
+
+def test_snapshot_negotiation_screen(snap_compare):
+    async def before(pilot):
+        await ready(pilot)
+        for line in ("go north", "go east", "trade with ozra", "offer price=16 grade=fine extras=cardamom",
+                     "offer price=20 grade=fine extras=pepper"):
+            await send(pilot, line)
+        await choose(pilot, "#issue-1", "fair")
+    assert snap_compare(make_app("bazaar"), terminal_size=SIZE, run_before=before)
+
+
+def test_snapshot_council_screen(snap_compare):
+    async def before(pilot):
+        await ready(pilot)
+        for line in script("council_win.txt")[:-2]:
+            await send(pilot, line)
+        pilot.app.screen.query_one("#council-speeches").scroll_end(animate=False)
+        await pilot.pause()
+    assert snap_compare(make_app("council"), terminal_size=SIZE, run_before=before)
