@@ -67,6 +67,21 @@ async def test_watch_the_autopilot_win_mini(tmp_path):
     assert not any(tmp_path.iterdir())  # a finished game leaves no autosave
 
 
+async def test_the_memory_inspector_opens_while_the_game_plays_on(tmp_path):
+    from game.tui.screens.memory import MemoryScreen
+    app = watch_app(tmp_path, speed=16.0, memory={"embedder": "hash"})
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.game is not None and app.game.engine.state.turn >= 1)
+        await pilot.press("f3")
+        assert isinstance(app.screen, MemoryScreen)
+        turn = app.game.engine.state.turn
+        await until(pilot, lambda: app.game.engine.state.turn >= turn + 2)   # it plays on under the inspector
+        await pilot.press("escape")
+        screen = watching(app)
+        await until(pilot, lambda: screen.ended)
+        assert app.game.engine.state.won and screen.turns == app.game.engine.state.turn + 1  # every turn was shown
+
+
 async def test_pause_stops_turns_and_space_resumes(tmp_path):
     app = watch_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -181,6 +196,7 @@ async def test_escape_discards_the_llm_players_answer_before_its_move(serve, tmp
     app = watch_app(tmp_path, seat="llm", speed=math.inf, llm=fast_client(s), llm_npcs=set())
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: len(s.requests) == 1)   # the model is thinking
+        await until(pilot, lambda: "working…" in app.sub_title)   # the spinner in the header
         await pilot.press("escape")
         screen = watching(app)
         await until(pilot, lambda: not app.busy and screen.state == "stopped")
@@ -190,6 +206,7 @@ async def test_escape_discards_the_llm_players_answer_before_its_move(serve, tmp
         await pilot.press("s")
         await until(pilot, lambda: screen.turns == 1 and not app.busy)
         assert app.game.engine.state.turn == 1 and "▸ take iron key" in story(app)
+        await until(pilot, lambda: app.sub_title == "Mini")   # idle: the plain title again
 
 
 def test_watch_screen_snapshot(snap_compare, tmp_path):
