@@ -201,9 +201,10 @@ class ParleyApp(App):
         """A spinner in the header while a turn is played or the world loads."""
         base = self.world_title()
         if self.busy:
-            self._frame = (getattr(self, "_frame", -1) + 1) % len(SPINNER)
+            self._frame = ((getattr(self, "_frame", None) or 0) + 1) % len(SPINNER)
             self.sub_title = f"{base}  {SPINNER[self._frame]} working…".strip()
-        elif self.sub_title != base:
+        elif getattr(self, "_frame", None) is not None:  # the spinner was showing: the plain title again
+            self._frame = None
             self.sub_title = base
 
     def world_title(self) -> str:
