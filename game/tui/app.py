@@ -181,6 +181,8 @@ class ParleyApp(App):
             self.follow_scene()
         if origin is not None and origin is not self.screen:
             origin.post_message(ReplyReady(reply))
+        if reply.kind == "meta" and reply.meta == "journal":  # typed `journal`: the journal screen
+            self.action_open_screen("journal")
 
     def _outage(self, error: Any) -> None:
         """The LLM endpoint failed during a turn (its NPCs finished it scripted): say so, and
@@ -209,8 +211,6 @@ class ParleyApp(App):
 
     def world_title(self) -> str:
         return self.game.spec.title if self.game is not None else ""
-        if reply.kind == "meta" and reply.meta == "journal":  # typed `journal`: the journal screen
-            self.action_open_screen("journal")
 
     def get_system_commands(self, screen: Any) -> Any:
         """The command palette (Ctrl+P): Textual's entries, the game's screens and a few actions."""
