@@ -184,3 +184,18 @@ def test_snapshot_council_screen(snap_compare):
         pilot.app.screen.query_one("#council-speeches").scroll_end(animate=False)
         await pilot.pause()
     assert snap_compare(make_app("council"), terminal_size=SIZE, run_before=before)
+
+
+@pytest.mark.anyio
+async def test_typing_on_a_scene_screen_never_presses_a_button():
+    """Arriving at the council and typing a command must not call the vote (the command line has focus)."""
+    app = make_app("council")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, script("council_win.txt")[0])
+        assert shown(app) == "CouncilScreen"
+        before = app.last_reply
+        await pilot.press(*"look", "enter")
+        await settle(pilot, before)
+        assert app.last_reply.said == "look"
+        assert app.game.engine.state.scenes["weir_council"]["status"] == "debating"

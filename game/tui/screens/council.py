@@ -67,7 +67,7 @@ class CouncilScreen(SceneScreen):
         if self.app.last_reply is not None:
             self.take_reply(self.app.last_reply)
         self.refresh_view()
-        self.query_one("#council-yes", Button).focus()
+        self.query_one("#council-command", Input).focus()  # typing never presses a vote by accident
 
     # --- reading -----------------------------------------------------------------------------
     def take_reply(self, reply: Any) -> Any:

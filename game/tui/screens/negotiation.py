@@ -125,7 +125,7 @@ class NegotiationScreen(SceneScreen):
         if reply is not None:
             self.log_lines(reply.lines)
         self.refresh_view()
-        self.query_one("#neg-offer", Button).focus()
+        self.query_one("#neg-command", Input).focus()  # typing never presses a button by accident
 
     # --- reading the scene -------------------------------------------------------------------
     def issue_names(self) -> list[str]:

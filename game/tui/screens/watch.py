@@ -178,7 +178,7 @@ class WatchScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield RichLog(id="watch-story", wrap=True, markup=False)
+        yield RichLog(id="watch-story", wrap=True, markup=False, min_width=20)
         with Vertical(id="watch-side"):
             yield Static("", id="watch-status")
             yield WatchControls(id="watch-controls")

@@ -61,7 +61,7 @@ class Story(RichLog):
     view of a claim changes (a claim proved true or false later)."""
 
     def __init__(self, **kw: Any) -> None:
-        super().__init__(wrap=True, markup=False, highlight=False, **kw)
+        super().__init__(wrap=True, markup=False, highlight=False, min_width=20, **kw)
         self.entries: list[tuple[str, Any]] = []   # ("text", (line, style)) or ("event", (event, names))
         self.facts: Any = None
         self._marks: list[str] = []
