@@ -266,7 +266,7 @@ def require_pygame() -> Any:
         import pygame
     except ImportError:
         raise InputError("the map needs pygame, which is not installed",
-                         hint="install it into Parley's environment: pip install pygame") from None
+                         hint="install the map extra: pip install 'parley-engine[map]' (or pip install pygame)") from None
     return pygame
 
 
