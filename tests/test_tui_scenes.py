@@ -95,6 +95,7 @@ async def test_a_multi_issue_trade_is_struck_with_the_selectors():
         await choose(pilot, "#issue-0", "40")
         await click(pilot, "#neg-offer")
         assert "You offer lining=silk, price=40" in app.last_reply.text
+        assert app.focused is screen.query_one("#neg-command")   # not left on Offer (Enter would offer again)
         # Tavish counters (price 40, wool): the selectors follow the offer on the table
         assert screen.chosen() == {"price": "40", "lining": "wool"}
         assert screen.query_one(DataTable).row_count == 3
@@ -140,6 +141,7 @@ async def test_the_council_is_won_with_evidence_and_the_vote_buttons():
             await choose(pilot, "#council-item", item)
             await choose(pilot, "#council-member", member)
             await click(pilot, "#council-give-button")
+            assert app.focused is app.screen.query_one("#council-command")
         stances = {m["id"]: m["stance"] for m in app.screen.scene["members"]}
         assert stances["edda"] == stances["fenn"] == "for"
         assert len(app.screen.evidence) == 2
@@ -199,3 +201,82 @@ async def test_typing_on_a_scene_screen_never_presses_a_button():
         await settle(pilot, before)
         assert app.last_reply.said == "look"
         assert app.game.engine.state.scenes["weir_council"]["status"] == "debating"
+        before = app.last_reply
+        await pilot.press(*"say", "ctrl+n")   # the vote keys work while the command line has the focus
+        await settle(pilot, before)
+        assert app.last_reply.said == "vote no"
+        assert app.game.engine.state.scenes["weir_council"]["votes"]["player"] == "no"
+
+
+def footer_keys(screen) -> dict[str, str]:
+    return {k.key: k.description for k in screen.query("FooterKey")}
+
+
+def inside(outer, inner) -> bool:
+    """Whether widget ``inner`` is wholly shown within widget ``outer`` (not cut off by its edge)."""
+    return outer.region.contains_region(inner.region)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("key", "outcome"), [("ctrl+a", "agreement"), ("ctrl+w", "no_agreement")])
+async def test_negotiation_keys_work_from_the_command_line_at_80x24(key, outcome):
+    """Ctrl+A and Ctrl+W are the command line's own keys (home, delete word): the screen's win."""
+    app = make_app("bazaar")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_cloak_trade(pilot)
+        screen = app.screen
+        assert app.focused is screen.query_one("#neg-command")
+        keys = footer_keys(screen)
+        assert {keys.get(k) for k in ("ctrl+o", "ctrl+a", "ctrl+r", "ctrl+w")} == {
+            "Offer", "Accept", "Reject", "Walk away"}
+        left = screen.query_one("#neg-left")
+        for bid in ("#neg-offer", "#neg-accept", "#neg-reject", "#neg-walk"):   # all four fit at 80 columns
+            assert inside(left, screen.query_one(bid)), bid
+        before = app.last_reply
+        await pilot.press(*"say hi", key)
+        await settle(pilot, before)
+        assert app.game.engine.state.scenes["cloak_deal"]["outcome"] == outcome
+        assert shown(app) == "PlayScreen"
+
+
+@pytest.mark.anyio
+async def test_the_council_vote_buttons_scroll_into_view_at_80x24():
+    app = make_app("council")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        for line in script("council_win.txt")[:-1]:
+            await send(pilot, line)
+        screen = app.screen
+        assert shown(app) == "CouncilScreen"
+        assert {"ctrl+y", "ctrl+n"} <= set(footer_keys(screen))
+        left, yes = screen.query_one("#council-left"), screen.query_one("#council-yes")
+        for _ in range(10):   # Tab through the left column to the vote button
+            if app.focused is yes:
+                break
+            await pilot.press("tab")
+            await pilot.pause()
+        assert app.focused is yes
+        await pilot.pause(0.3)   # (the scroll to the focused widget)
+        assert inside(left, yes)
+        before = app.last_reply
+        await pilot.press("enter")
+        await settle(pilot, before)
+        council = app.game.engine.state.scenes["weir_council"]
+        assert council["outcome"] == "passed" and council["votes"]["player"] == "yes"
+
+
+@pytest.mark.anyio
+async def test_council_speeches_rewrap_after_a_resize():
+    app = make_app("council")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for line in script("council_win.txt")[:2]:
+            await send(pilot, line)
+        log = app.screen.query_one("#council-speeches")
+        text = " ".join(s.text.strip() for s in log.lines)
+        assert len(log.lines) > 3 and max(s.cell_length for s in log.lines) > 40
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.3)
+        width = log.scrollable_content_region.width
+        assert width < 40 and max(s.cell_length for s in log.lines) <= width
+        assert " ".join(s.text.strip() for s in log.lines).split() == text.split()   # the same words

@@ -61,8 +61,11 @@ async def test_watch_the_autopilot_win_mini(tmp_path):
         assert state.won and state.done
         text = story(app)
         assert "Watching autopilot play." in text
-        assert "Turn   1  ▸ take iron key" in text and "▸ vote yes" in text   # each turn with its command
-        assert f"Won: score {state.score}, quests 3/3, turn {state.turn}." in text
+        assert "Move   1  ▸ take iron key" in text and "Move  23  ▸ vote yes" in text   # each move, numbered
+        # the final move does not advance the game's turn counter: the end line gives both
+        assert state.turn == 22
+        assert f"Won in 23 moves (turn 22): score {state.score}, quests 3/3." in text
+        assert "move 23 · turn 22/" in str(app.screen.query_one("#watch-status").render())
         assert watching(app).turns == 23 and not app.busy
     assert not any(tmp_path.iterdir())  # a finished game leaves no autosave
 
@@ -109,7 +112,7 @@ async def test_step_plays_exactly_one_turn(tmp_path):
         await until(pilot, lambda: screen.turns == 2 and not app.busy)
         await pilot.pause(2.5)   # longer than the speed's delay: nothing more is played
         assert screen.turns == 2 and app.game.engine.state.turn == 2
-        assert "Turn   2  ▸ take brass key" in story(app)
+        assert "Move   2  ▸ take brass key" in story(app)
 
 
 async def test_speed_keys(tmp_path):
@@ -139,7 +142,7 @@ async def test_replay_tui_reaches_the_end_and_reports_a_match(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: watching(app).ended)
         text = story(app)
-        assert "Turn   1  ▸ take iron key" in text and "Turn   9  ▸ go north" in text
+        assert "Move   1  ▸ take iron key" in text and "Move   9  ▸ go north" in text
         assert "Replay complete: the replayed state matches the save" in text
     ok, got, want = run.verdict
     assert ok and (ok, got, want) == replay(name, base=tmp_path)   # the same verdict as `parley replay`

@@ -13,11 +13,12 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, RichLog, Select, Static
 
 from game.tui.app import ReplyReady
-from game.tui.screens.negotiation import SceneScreen
+from game.tui.screens.negotiation import ReflowLog, SceneScreen
 from game.types import PLAYER
 
 STANCES = (("for", "green"), ("undecided", "yellow"), ("against", "red"))
@@ -32,8 +33,10 @@ def needed(members: int, majority: float) -> int:
 class CouncilScreen(SceneScreen):
     """A council in session, as the player's observation shows it."""
 
-    BINDINGS = [("ctrl+y", "vote('yes')", "Vote yes"), ("ctrl+n", "vote('no')", "Vote no")]
+    BINDINGS = [Binding("ctrl+y", "vote('yes')", "Vote yes", priority=True),
+                Binding("ctrl+n", "vote('no')", "Vote no", priority=True)]
     scene_type = "council"
+    id_prefix = "council"
 
     def __init__(self) -> None:
         super().__init__()
@@ -46,7 +49,7 @@ class CouncilScreen(SceneScreen):
         yield Header()
         yield Static("", id="council-motion")
         with Horizontal(id="council-body"):
-            with Vertical(id="council-left"):
+            with VerticalScroll(id="council-left"):
                 yield Static("", id="council-stances")
                 yield Static("", id="council-evidence")
                 yield Label("Give evidence", classes="council-heading")
@@ -58,7 +61,7 @@ class CouncilScreen(SceneScreen):
                     yield Button("Vote yes", id="council-yes", variant="success")
                     yield Button("Vote no", id="council-no", variant="error")
                 yield Static("", id="council-result")
-            yield RichLog(id="council-speeches", wrap=True, markup=False, min_width=20)
+            yield ReflowLog(id="council-speeches")
         yield Input(placeholder="Or type a command (say, ask, look…)", id="council-command")
         yield Footer()
 
@@ -67,7 +70,7 @@ class CouncilScreen(SceneScreen):
         if self.app.last_reply is not None:
             self.take_reply(self.app.last_reply)
         self.refresh_view()
-        self.query_one("#council-command", Input).focus()  # typing never presses a vote by accident
+        self.command_line().focus()  # typing never presses a vote by accident
 
     # --- reading -----------------------------------------------------------------------------
     def take_reply(self, reply: Any) -> Any:

@@ -14,7 +14,9 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, RichLog, Select, Static
 
@@ -32,12 +34,43 @@ def offer_command(terms: dict[str, str]) -> str:
     return "offer " + " ".join(f"{issue}={value}" for issue, value in terms.items())
 
 
+class ReflowLog(RichLog):
+    """A wrapping ``RichLog`` that keeps what it was given (the last ``keep`` writes) and writes
+    it again at the new width when its width changes, so its lines always fit."""
+
+    keep = 2000
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(wrap=True, markup=False, min_width=20, **kw)
+        self.kept: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
+        self.drawn_width = 0
+
+    def write(self, content: Any, *args: Any, **kw: Any) -> ReflowLog:
+        self.kept.append((content.copy() if isinstance(content, Text) else content, args, kw))
+        del self.kept[:-self.keep]
+        return super().write(content, *args, **kw)
+
+    def on_resize(self, event: Resize) -> None:
+        """(Runs before ``RichLog.on_resize``, which then finds nothing deferred left to write.)"""
+        width = event.size.width
+        if not width or width == self.drawn_width:
+            return
+        at_end = not self._size_known or self.is_vertical_scroll_end
+        self.drawn_width, self._size_known = width, True
+        self.clear()
+        for content, args, kw in self.kept:
+            RichLog.write(self, content, *args, **{**kw, "scroll_end": False})
+        if at_end:
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
+
+
 class SceneScreen(Screen):
     """What the negotiation and council screens share: the scene of type ``scene_type`` read
     from the player's observation, display names, a log, a line for typed commands, and every
     reply passed on to the screen below (the story keeps the whole record)."""
 
     scene_type = ""
+    id_prefix = ""
 
     def __init__(self) -> None:
         super().__init__()
@@ -66,6 +99,10 @@ class SceneScreen(Screen):
             return
         self.query_one(RichLog).write(Text(f"> {text}", style="dim"))
         self.app.send(text)
+        self.command_line().focus()  # never left on a button, where Enter would send the move again
+
+    def command_line(self) -> Input:
+        return self.query_one(f"#{self.id_prefix}-command", Input)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
@@ -81,9 +118,12 @@ class SceneScreen(Screen):
 class NegotiationScreen(SceneScreen):
     """A trade in progress, as the player's observation shows it."""
 
-    BINDINGS = [("ctrl+o", "offer", "Offer"), ("ctrl+a", "accept", "Accept"),
-                ("ctrl+r", "reject", "Reject"), ("ctrl+w", "walk_away", "Walk away")]
+    # priority: the command line (which has the focus) uses Ctrl+A and Ctrl+W itself
+    BINDINGS = [Binding(key, action, label, priority=True) for key, action, label in (
+        ("ctrl+o", "offer", "Offer"), ("ctrl+a", "accept", "Accept"), ("ctrl+r", "reject", "Reject"),
+        ("ctrl+w", "walk_away", "Walk away"))]
     scene_type = "negotiation"
+    id_prefix = "neg"
 
     def __init__(self) -> None:
         super().__init__()
@@ -95,7 +135,7 @@ class NegotiationScreen(SceneScreen):
         issues = self.scene.get("issues", {})
         yield Header()
         with Horizontal(id="neg-body"):
-            with Vertical(id="neg-left"):
+            with VerticalScroll(id="neg-left"):
                 yield Static("", id="neg-title")
                 yield Static("", id="neg-standing")
                 with Horizontal(id="neg-issues"):
@@ -113,7 +153,7 @@ class NegotiationScreen(SceneScreen):
                 yield DataTable(id="neg-history", cursor_type="row", zebra_stripes=True)
             with Vertical(id="neg-right"):
                 yield OfferPlot(id="neg-plot")
-                yield RichLog(id="neg-log", wrap=True, markup=False, min_width=20)
+                yield ReflowLog(id="neg-log")
         yield Input(placeholder="Or type a command (say, ask, look…)", id="neg-command")
         yield Footer()
 
@@ -125,7 +165,7 @@ class NegotiationScreen(SceneScreen):
         if reply is not None:
             self.log_lines(reply.lines)
         self.refresh_view()
-        self.query_one("#neg-command", Input).focus()  # typing never presses a button by accident
+        self.command_line().focus()  # typing never presses a button by accident
 
     # --- reading the scene -------------------------------------------------------------------
     def issue_names(self) -> list[str]:

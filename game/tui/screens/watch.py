@@ -68,9 +68,12 @@ def watched_seat(game: Any) -> Any:
     return StoppableSeat(seat) if isinstance(seat, LLMPlayer) else seat
 
 
-def summary(state: Any, spec: Any) -> str:
+def summary(state: Any, spec: Any, moves: int) -> str:
+    """The end line: the moves shown (as the story numbers them) and the game's turn counter
+    (which the final move of a game does not advance)."""
     head = "Won" if state.won else "The game is over"
-    return f"{head}: score {state.score}, quests {len(state.quests_done)}/{len(spec.quests)}, turn {state.turn}."
+    return (f"{head} in {moves} move{'s' if moves != 1 else ''} (turn {state.turn}): score {state.score}, "
+            f"quests {len(state.quests_done)}/{len(spec.quests)}.")
 
 
 class ReplayRun:
@@ -166,9 +169,9 @@ class WatchScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
+        # turns: the moves shown so far (the story labels them Move 1, 2, …)
         self.paused, self.ended, self.turns, self.state = False, False, 0, "loading the world…"
         self.seat: Any = None
-        self.played_at = 0  # the game's turn counter when the turn being played began
         self.speed = DEFAULT_SPEED
         self._timer: Any = None
 
@@ -227,10 +230,8 @@ class WatchScreen(Screen):
             return False
         if isinstance(self.seat, StoppableSeat):
             self.seat.stop.clear()
-        turn = self.engine().state.turn
         started = self.app.run_turn(self.step_function(), origin=self)
         if started:
-            self.played_at = turn
             self.state = "playing a turn…"
             self.show_controls()
         return started
@@ -260,7 +261,7 @@ class WatchScreen(Screen):
         if self.replay is not None and self.replay.verdict is not None:
             self.end_replay()
         elif reply.kind == "over" or reply.done:
-            self.end(summary(self.app.game.engine.state, self.app.game.spec))
+            self.end(summary(self.app.game.engine.state, self.app.game.spec, self.turns))
         elif reply.kind == "meta" and reply.meta == "quit":
             line = getattr(self.seat, "position", (0, ""))[0]
             self.end(f"The script stops here (line {line})." if reply.said else "The script has no more commands.")
@@ -309,7 +310,7 @@ class WatchScreen(Screen):
             return
         if reply.kind == "turn":
             self.turns += 1
-            head = Text(f"Turn {self.played_at + 1:>3}  ", style="dim")
+            head = Text(f"Move {self.turns:>3}  ", style="dim")
             head.append(f"▸ {reply.command or 'wait'}", style="bold")
             if reply.said and not reply.typed and reply.said.strip() != reply.command:
                 head.append(f"   (said: {shown(reply.said[:120])})", style="italic dim")
@@ -341,7 +342,7 @@ class WatchScreen(Screen):
                              ("carrying", [obs.name(i) for i in obs.inventory])):
             text.append(f"{label:>9} ", style="dim")
             text.append((", ".join(names) or "—") + "\n")
-        text.append(f"\nturn {obs.turn}/{obs.max_turns}\nscore {obs.score} · gold {obs.gold}\n\n")
+        text.append(f"\nmove {self.turns} · turn {obs.turn}/{obs.max_turns}\nscore {obs.score} · gold {obs.gold}\n\n")
         for q in obs.quests:
             text.append(("✓ " if q.done else "• ") + q.title + "\n", style="green" if q.done else "")
         self.query_one("#watch-status", Static).update(text)
