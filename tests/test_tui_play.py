@@ -91,6 +91,10 @@ async def test_typing_the_walkthrough_wins_harbor_and_marks_claims(tmp_path):
         assert "verified" in story.marks()
         assert "✓" in text
         assert "The game is over" in str(play_screen(app).query_one("#command").placeholder)
+        for line in ("save won", "look"):   # a meta command, and a move after the end
+            await type_command(pilot, line)
+            await wait_for(pilot, lambda: not app.busy)
+            assert "The game is over" in str(play_screen(app).query_one("#command").placeholder)
 
 
 @pytest.mark.anyio
@@ -205,6 +209,169 @@ async def test_palette_lists_the_screens(tmp_path):
         assert type(app.screen).__name__ == "HelpScreen"
         await pilot.press("escape")
         assert type(app.screen).__name__ == "PlayScreen"
+
+
+# --- the review's findings ------------------------------------------------------------------------
+def slow_harbor(delay: float = 0.8):
+    """A harbor game whose every submission takes ``delay`` seconds (a slow model)."""
+    game = Game(WORLDS / "harbor", seed=0)
+    submit = game.submit
+
+    def slow(text):
+        time.sleep(delay)
+        return submit(text)
+    game.submit = slow
+    return game
+
+
+@pytest.mark.anyio
+async def test_quitting_answers_an_open_overwrite_question(tmp_path):
+    from game.tui.screens.saves import ConfirmScreen
+    Game(WORLDS / "harbor", seed=0).save("slot1", tmp_path)   # a save this session did not write
+    kept = (tmp_path / "slot1" / "save.json").read_bytes()
+    app = harbor_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_command(pilot, "go east")
+        app.screen.query_one("#command").value = "save slot1"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 0
+    assert app.turn_lock.acquire(timeout=5)   # the save's thread was answered "no" and has ended
+    assert (tmp_path / "slot1" / "save.json").read_bytes() == kept
+
+
+@pytest.mark.anyio
+async def test_quitting_during_a_turn_waits_for_the_turn(tmp_path):
+    app = harbor_app(tmp_path, slow_harbor)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.screen.query_one("#command").value = "go east"
+        await pilot.press("enter")
+        assert app.busy
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert app.return_code is None and app.game.engine.state.turn == 0
+        assert any("Finishing the turn" in str(n.message) for n in app._notifications)
+        await wait_for(pilot, lambda: app.return_code is not None)
+        assert app.game.engine.state.turn == 1
+    assert app.return_code == 0
+
+
+def test_run_tui_saves_only_once_the_turn_is_over(tmp_path, monkeypatch, capsys):
+    import threading
+
+    from game.tui import run_tui
+    from game.tui.app import ParleyApp
+
+    def quit_during_a_turn(self):   # the app returns while its worker is still playing
+        self.game = Game(WORLDS / "harbor", seed=0)
+        started = threading.Event()
+
+        def turn():
+            with self.turn_lock:
+                started.set()
+                time.sleep(0.3)
+                self.game.submit("go east")
+        threading.Thread(target=turn).start()
+        assert started.wait(5)
+        return 0
+    monkeypatch.setattr(ParleyApp, "run", quit_during_a_turn)
+    assert run_tui(lambda: None, saves_base=tmp_path) == 0
+    assert "Finishing the turn" in capsys.readouterr().out
+    assert Game.load("autosave-harbor-v1", tmp_path).engine.state.turn == 1
+
+
+@pytest.mark.anyio
+async def test_commands_typed_during_a_turn_wait_their_turn(tmp_path):
+    app = harbor_app(tmp_path, slow_harbor)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        box = app.screen.query_one("#command")
+        for line in ("go east", "go west", "go east"):
+            box.value = line
+            await pilot.press("enter")
+        assert app.busy and list(app.pending) == ["go west", "go east"]
+        assert story_text(app).count("> go ") == 3           # echoed at once
+        assert box.history == ["go east", "go west", "go east"]
+        await wait_for(pilot, lambda: app.game.engine.state.turn == 3 and not app.busy)
+        assert app.game.engine.state.turn == 3 and not app.pending
+        assert [r for r in story_text(app).splitlines() if r.startswith(">")] == \
+            ["> go east", "> go west", "> go east"]
+        same = Game(WORLDS / "harbor", seed=0)
+        for line in ("go east", "go west", "go east"):
+            same.submit(line)
+        assert app.game.engine.state_hash() == same.engine.state_hash()   # played in the order typed
+
+
+@pytest.mark.anyio
+async def test_a_huge_paste_is_cut_to_the_longest_command(tmp_path):
+    from textual import events
+
+    from game.parser import MAX_INPUT
+    app = harbor_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        box = app.screen.query_one("#command")
+        assert box.max_length == MAX_INPUT
+        started = time.perf_counter()
+        box.post_message(events.Paste("x" * 20_000))
+        await pilot.pause()
+        await pilot.press(*"yyyy")
+        assert box.value == "x" * MAX_INPUT
+        assert time.perf_counter() - started < 5
+        await type_command(pilot, "look " + "z" * 5000, keys=False)   # set in the box past its limit
+        echo = next(e[1][0] for e in play_screen(app).story.entries if e[1][0].startswith("> look"))
+        assert len(echo) <= 202 and echo.endswith("…")
+
+
+@pytest.mark.anyio
+async def test_the_story_wraps_again_when_the_terminal_is_resized(tmp_path):
+    from game.tui.widgets.story import Story
+    app = harbor_app(tmp_path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await ready(pilot)
+        story = play_screen(app).query_one(Story)
+        story.note("word " * 30)
+        await pilot.pause()
+        rows = len(story.lines)
+        await pilot.resize_terminal(80, 40)
+        await wait_for(pilot, lambda: len(story.lines) > rows, rounds=100)
+        width = story.scrollable_content_region.width
+        assert len(story.lines) > rows
+        assert max(line.cell_length for line in story.lines) <= width
+
+
+@pytest.mark.anyio
+async def test_loading_opens_and_closes_the_trade_screen_and_trade_commands_are_echoed(tmp_path):
+    game = Game(WORLDS / "bazaar", seed=0)
+    game.save("before", tmp_path)
+    for line in ("go north", "go west", "trade with tavish"):
+        game.submit(line)
+    game.save("mid-trade", tmp_path)
+    app = harbor_app(tmp_path, lambda: Game.load("mid-trade", tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "NegotiationScreen")
+        assert type(app.screen).__name__ == "NegotiationScreen"   # opened at once
+        await type_command(pilot, "offer price=45 lining=wool")
+        assert "> offer price=45 lining=wool" in story_text(app)
+        assert story_text(app).count("> offer price=45") == 1
+        await type_command(pilot, "load before")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PlayScreen" and not app.busy)
+        assert type(app.screen).__name__ == "PlayScreen"           # the stale trade screen closed
+        assert app.game.engine.state.turn == 0
+        await pilot.press("f4")
+        await pilot.pause()
+        table = app.screen.query_one("#saves-table")
+        table.move_cursor(row=table.get_row_index("mid-trade"))
+        await pilot.press("l")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "NegotiationScreen" and not app.busy)
+        assert type(app.screen).__name__ == "NegotiationScreen"
+        assert [type(s).__name__ for s in app.screen_stack[1:]] == ["PlayScreen", "NegotiationScreen"]
 
 
 # --- snapshots ---------------------------------------------------------------------------------

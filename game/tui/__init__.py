@@ -21,5 +21,11 @@ def run_tui(make_game: Callable[[], Any], saves_base: str | Path | None = None, 
     finally:
         if app.game is not None:
             from game.console import _farewell
-            _farewell(app.game, saves_base, print)
+            if not app.turn_lock.acquire(blocking=False):  # never save a game a turn is changing
+                print("Finishing the turn…")
+                app.turn_lock.acquire()
+            try:
+                _farewell(app.game, saves_base, print)
+            finally:
+                app.turn_lock.release()
     return int(code or 0)

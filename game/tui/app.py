@@ -9,11 +9,14 @@ Keys: F1 help, F2 journal and trust, F3 memory inspector, F4 saves, F6 theme, Ct
 from __future__ import annotations
 
 import importlib
+import threading
+from collections import deque
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
@@ -81,6 +84,10 @@ class ParleyApp(App):
         self.last_reply: Reply | None = None
         self.saved_by_us: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
         self.clean_hash: str | None = None  # the state of the save last loaded (no unsaved moves)
+        self.pending: deque[str] = deque()  # commands typed while a turn was played, in order
+        self.turn_lock = threading.Lock()   # held while a worker changes or saves the game
+        self.quitting = False               # Ctrl+Q while busy: leave once the turn is over
+        self.questions: list[Callable[[], None]] = []  # how to answer "no" to the questions a worker waits on
 
     # --- start -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -92,12 +99,22 @@ class ParleyApp(App):
     @work(thread=True, exclusive=True, group="game")
     def build_game(self) -> None:
         game = self.make_game()
-        self.call_from_thread(self._game_built, game)
+        self.later(self._game_built, game)
+
+    def later(self, callback: Callable[..., Any], *args: Any) -> None:
+        """From a worker thread: run ``callback(*args)`` on the app's thread, without waiting
+        for it (so a worker never blocks on an app that has stopped)."""
+        try:
+            self.post_message(events.Callback(callback=partial(callback, *args)))
+        except RuntimeError:  # the app's loop is closed: nothing is left to tell
+            pass
 
     def _game_built(self, game: Any) -> None:
         self.game, self.busy = game, False
         self.sub_title = game.spec.title
         self.screen.post_message(GameReady())
+        self.follow_scene()  # a save made during a trade or a council opens its screen at once
+        self.idle()
 
     # --- screens -----------------------------------------------------------------------------
     def make_screen(self, name: str, *args: Any) -> Any:
@@ -136,19 +153,32 @@ class ParleyApp(App):
 
     # --- turns -------------------------------------------------------------------------------
     def send(self, text: str) -> None:
-        """Submit what the player typed (ignored while a turn is being played)."""
-        if self.game is None or self.busy:
+        """Submit what the player typed; while a turn is being played it waits its turn in
+        ``pending`` (sent, in order, as each answer arrives)."""
+        if self.game is None or self.quitting:
+            return
+        if self.busy or self.pending:
+            self.pending.append(text)
             return
         self.busy = True
         self._submit(text)
 
+    def idle(self) -> None:
+        """Nothing is being played or saved any more (called on the app's thread): leave if
+        the player quit meanwhile, else send the next command typed meanwhile."""
+        if self.busy:
+            return
+        if self.quitting:
+            self.exit(0)
+        elif self.pending and self.game is not None:
+            self.busy = True
+            self._submit(self.pending.popleft())
+
     @work(thread=True, exclusive=True, group="game")
     def _submit(self, text: str) -> None:
-        try:
+        with self.turn_lock:
             reply = self.game.submit(text)
-        finally:
-            self.busy = False
-        self.call_from_thread(self._answered, reply)
+        self.later(self._answered, reply)
 
     def run_turn(self, step: Callable[[], Reply], origin: Any = None) -> bool:
         """Play one turn with ``step`` (a watched seat's ``game.play_turn``, a replay's next round)
@@ -164,25 +194,36 @@ class ParleyApp(App):
     def _run_turn(self, step: Callable[[], Reply], origin: Any) -> None:
         from game.errors import ParleyError
         try:
-            reply = step()
+            with self.turn_lock:
+                reply = step()
         except ParleyError as e:
-            self.call_from_thread((origin or self.screen).post_message, TurnFailed(e))
+            self.later(self._failed, e, origin)
             return
-        finally:
-            self.busy = False
-        self.call_from_thread(self._answered, reply, origin)
+        self.later(self._answered, reply, origin)
+
+    def _failed(self, error: Exception, origin: Any) -> None:
+        self.busy = False
+        (origin or self.screen).post_message(TurnFailed(error))
+        self.idle()
 
     def _answered(self, reply: Reply, origin: Any = None) -> None:
         self.last_reply = reply
+        # a typed save or load is carried out by the play screen, which ends the wait (``idle``)
+        self.busy = not self.quitting and reply.kind == "meta" and reply.meta in ("save", "load")
         if reply.outage is not None:
             self._outage(reply.outage)
         self.screen.post_message(ReplyReady(reply))
+        play = next((s for s in self.screen_stack if type(s).__name__ == "PlayScreen"), None)
+        if play is not None and play is not self.screen and play is not origin:
+            play.post_message(ReplyReady(reply))  # the story keeps every reply (it skips one drawn twice)
         if self._scene_shown() is None:  # a scene screen calls follow_scene once it has drawn the reply
             self.follow_scene()
         if origin is not None and origin is not self.screen:
             origin.post_message(ReplyReady(reply))
         if reply.kind == "meta" and reply.meta == "journal":  # typed `journal`: the journal screen
             self.action_open_screen("journal")
+        if not (reply.kind == "meta" and reply.meta == "quit"):  # typed quit: queued commands are dropped
+            self.idle()
 
     def _outage(self, error: Any) -> None:
         """The LLM endpoint failed during a turn (its NPCs finished it scripted): say so, and
@@ -220,7 +261,17 @@ class ParleyApp(App):
 
     # --- leaving -----------------------------------------------------------------------------
     def action_quit_game(self) -> None:
-        self.exit(0)
+        """Leave; while a turn is played (or a save made) wait for it to end first, so the
+        autosave holds it: a question a save waits on is answered "no"."""
+        self.pending.clear()
+        if not self.busy:
+            self.exit(0)
+            return
+        if not self.quitting:
+            self.quitting = True
+            self.notify("Finishing the turn…", timeout=30)
+        for answer_no in list(self.questions):
+            answer_no()
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"

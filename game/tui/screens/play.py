@@ -4,6 +4,7 @@ questions as buttons, and side panels for the place, the player, the quests and 
 from __future__ import annotations
 
 import importlib.util
+from collections import deque
 from typing import Any
 
 from textual.app import ComposeResult
@@ -21,12 +22,15 @@ from game.types import PLAYER
 
 READY = "What do you do?  (help: F1 or 'help')"
 THINKING = "…thinking"
+OVER = "The game is over. (save, load, quit, journal still work)"
 
 
 class PlayScreen(Screen):
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self._nouns: tuple[str, ...] = ()
+        self._echoed: deque[str] = deque()   # commands echoed here whose replies have not come
+        self._drawn: deque[Any] = deque(maxlen=8)  # the last replies drawn (a scene screen passes them on too)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -62,12 +66,12 @@ class PlayScreen(Screen):
         self.story.facts = game.facts
         self.story.note(game.intro())
         box = self.command_line
-        box.disabled, box.placeholder = False, READY
+        box.disabled, box.placeholder = False, self.ready_text()
         box.focus()
         await self.refresh_panels()
 
     async def on_game_loaded(self, message: GameLoaded) -> None:
-        self.thinking(False)
+        self.thinking(self.app.busy or bool(self.app.pending))
         self.story.facts = self.app.game.facts
         self.story.note(message.text, "" if message.text.startswith("Loaded") else NOTE_STYLE)
         await self.refresh_panels()
@@ -88,15 +92,16 @@ class PlayScreen(Screen):
     # --- typing --------------------------------------------------------------------------
     def submit(self, text: str) -> None:
         """Play what the player typed (or clicked)."""
-        if not text.strip():
+        if not text.strip() or self.app.game is None:
             return
-        if self.app.game is None or self.app.busy:
-            self.notify("Wait for the turn to finish.", severity="warning")
+        if self.app.quitting:
+            self.notify("Finishing the turn…", severity="warning")
             return
         self.command_line.remember(text)
         self.story.command(text)
+        self._echoed.append(text)
         self.show_options((), {})
-        self.app.send(text)
+        self.app.send(text)   # queued while a turn is played
         self.thinking(self.app.busy)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -108,7 +113,11 @@ class PlayScreen(Screen):
         self.query_one("#thinking").display = on
         box = self.command_line
         if not box.disabled:
-            box.placeholder = THINKING if on else READY
+            box.placeholder = THINKING if on else self.ready_text()
+
+    def ready_text(self) -> str:
+        game = self.app.game
+        return OVER if game is not None and game.engine.done else READY
 
     def on_pick_chosen(self, message: Pick.Chosen) -> None:
         box = self.command_line
@@ -137,7 +146,12 @@ class PlayScreen(Screen):
     # --- answers -------------------------------------------------------------------------
     async def on_reply_ready(self, message: ReplyReady) -> None:
         reply, game, story = message.reply, self.app.game, self.story
-        self.thinking(False)
+        if any(reply is r for r in self._drawn):   # sent on by a scene screen as well as by the app
+            return
+        self._drawn.append(reply)
+        if reply.typed or reply.kind != "turn":   # not a seat's move played by ``run_turn``
+            self.echo(reply.said)
+        self.thinking(self.app.busy or bool(self.app.pending))
         if reply.kind == "meta":
             self.meta(reply)
         elif reply.kind == "turn" and reply.events:
@@ -150,9 +164,20 @@ class PlayScreen(Screen):
             scope = game.engine.observe(PLAYER).scope
             names = {n.id: n.name for n in getattr(scope, "nouns", ())}
             self.show_options(reply.options, {o: names.get(o) or game.engine.name(o) for o in reply.options})
-        if reply.kind == "turn" and reply.done:
-            self.command_line.placeholder = "The game is over. (save, load, quit, journal still work)"
         await self.refresh_panels()
+
+    def saved(self, line: str) -> None:
+        self.story.note(line, NOTE_STYLE)
+        self.thinking(self.app.busy or bool(self.app.pending))
+
+    def echo(self, said: str) -> None:
+        """Show the command a reply answers, unless this screen showed it when it was typed
+        (a command sent from a trade or council screen is shown when its reply comes)."""
+        if said in self._echoed:
+            while self._echoed and self._echoed.popleft() != said:
+                pass
+        elif said.strip():
+            self.story.command(said)
 
     def meta(self, reply: Any) -> None:
         """help, journal, save, load and quit, typed."""
@@ -163,8 +188,10 @@ class PlayScreen(Screen):
             if importlib.util.find_spec("game.tui.screens.journal") is None:  # else the app opens it
                 for line in reply.lines:
                     story.note(line)
+        elif reply.meta in ("save", "load") and app.quitting:
+            return
         elif reply.meta == "save":
-            save_game(app, reply.arg or "quicksave", lambda line: story.note(line, NOTE_STYLE))
+            save_game(app, reply.arg or "quicksave", self.saved)
         elif reply.meta == "load":
             load_game(app, reply.arg or "quicksave")
         elif reply.meta == "quit":

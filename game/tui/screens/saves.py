@@ -58,14 +58,32 @@ class ConfirmScreen(ModalScreen[bool]):
 
 # --- saving and loading, off the screen's thread -----------------------------------------------
 def ask(app: Any, question: str) -> str:
-    """Ask through a ``ConfirmScreen`` from a worker thread; "y" or "n" (what ``_save`` reads)."""
+    """Ask through a ``ConfirmScreen`` from a worker thread; "y" or "n" (what ``_save`` reads).
+    Quitting answers "no" (``app.questions``), and so does an app that has stopped: the
+    thread never waits for an answer that cannot come."""
     answered, answer = threading.Event(), ["n"]
+    screen = ConfirmScreen(question.strip())
 
     def got(yes: bool | None) -> None:
         answer[0] = "y" if yes else "n"
         answered.set()
-    app.call_from_thread(app.push_screen, ConfirmScreen(question.strip()), got)
-    answered.wait()
+
+    def answer_no() -> None:
+        got(False)
+        if app.screen is screen:
+            app.pop_screen()
+
+    def show() -> None:
+        if app.quitting:
+            got(False)
+            return
+        app.questions.append(answer_no)
+        app.push_screen(screen, got)
+    app.later(show)
+    while not answered.wait(0.2):
+        if not app.is_running:
+            break
+    app.later(lambda: answer_no in app.questions and app.questions.remove(answer_no))
     return answer[0]
 
 
@@ -77,11 +95,14 @@ def save_game(app: Any, name: str, done: Callable[[str], None]) -> None:
 
     def work() -> None:
         from game.console import _save
-        try:
+        with app.turn_lock:
             line = _save(game, name, app.saves_base, lambda q: ask(app, q), app.saved_by_us)
-        finally:
-            app.busy = False
-        app.call_from_thread(done, line)
+        app.later(finish, line)
+
+    def finish(line: str) -> None:
+        app.busy = False
+        done(line)
+        app.idle()
     app.run_worker(work, thread=True, group="saves")
 
 
@@ -104,17 +125,21 @@ def load_game(app: Any, name: str) -> None:
             line = f"Could not load: {e.render()}"
         except OSError as e:
             line = f"Could not load: {e}"
-        finally:
-            app.busy = False
-        app.call_from_thread(finish, loaded, line)
+        app.later(finish, loaded, line)
 
     def finish(loaded: Any, line: str) -> None:
+        app.busy = False
         if loaded is not None:
             app.game, app.last_reply = loaded, None
             app.clean_hash = loaded.engine.state_hash()
             app.sub_title = loaded.spec.title
+            while len(app.screen_stack) > 2:  # back to the play screen: what was above showed the old game
+                app.pop_screen()
         for screen in app.screen_stack:
             screen.post_message(GameLoaded(line))
+        if loaded is not None:
+            app.follow_scene()  # a trade or council in the save opens its screen; a stale one is closed
+        app.idle()
     app.run_worker(work, thread=True, group="saves")
 
 
@@ -197,10 +222,7 @@ class SavesScreen(Screen):
         load_game(self.app, slug)
 
     def on_game_loaded(self, message: GameLoaded) -> None:
-        if message.text.startswith("Could not load"):
-            self.status(message.text)
-        else:
-            self.app.pop_screen()
+        self.status(message.text)  # a failed load (a load closes this screen)
 
     def action_delete(self) -> None:
         slug = self.chosen()

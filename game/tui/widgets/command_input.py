@@ -9,6 +9,8 @@ from textual.binding import Binding
 from textual.suggester import Suggester
 from textual.widgets import Input
 
+from game.parser import MAX_INPUT
+
 VERBS = ("go", "look", "examine", "take", "drop", "give", "open", "unlock", "talk to", "ask",
          "say", "inventory", "wait", "trade with", "offer", "accept", "reject", "walk away",
          "vote yes", "vote no", "journal", "save", "load", "help", "quit")
@@ -59,6 +61,7 @@ class CommandInput(Input):
     ]
 
     def __init__(self, nouns: Callable[[], Iterable[str]], **kw) -> None:
+        kw.setdefault("max_length", MAX_INPUT)
         super().__init__(suggester=GameSuggester(nouns), **kw)
         self.history: list[str] = []
         self._at = 0          # index into history; len(history) means the line being typed
@@ -77,6 +80,16 @@ class CommandInput(Input):
         self._at = max(0, min(len(self.history), self._at + step))
         self.value = self._draft if self._at == len(self.history) else self.history[self._at]
         self.cursor_position = len(self.value)
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        """Typed or pasted text, cut to the room ``max_length`` leaves (Input would refuse a
+        long paste whole, and ring for each key): keys past the limit cost nothing."""
+        if self.max_length:
+            low, high = sorted((max(0, start), min(len(self.value), end)))
+            text = text[: max(0, self.max_length - len(self.value) + high - low)]
+            if not text and low == high:
+                return
+        super().replace(text, start, end)
 
     def action_complete(self) -> None:
         if self._suggestion and len(self._suggestion) > len(self.value):

@@ -7,6 +7,7 @@ import zlib
 from typing import Any
 
 from rich.text import Text
+from textual.events import Resize
 from textual.widgets import RichLog
 
 from game.types import PLAYER, EventKind
@@ -23,6 +24,8 @@ STATUS_MARK = {"admitted": "told", "quarantined": "disputed", "superseded": "dis
                "verified": "verified", "purged": "false", "rejected": "false"}
 SPEECH = (EventKind.SAY, EventKind.TALK, EventKind.SPEECH, EventKind.OFFER)
 MAX_ENTRIES = 600
+ECHO_CHARS = 200   # a command longer than this is echoed cut, with an ellipsis
+REWRAP_DELAY = 0.15  # seconds after the last resize before the story is wrapped again
 
 
 def speaker_colour(npc: str) -> str:
@@ -58,13 +61,16 @@ def speaker_of(ev: Any, npcs: Any) -> str | None:
 
 class Story(RichLog):
     """A ``RichLog`` that keeps what it shows, so claim marks can be redrawn when the gate's
-    view of a claim changes (a claim proved true or false later)."""
+    view of a claim changes (a claim proved true or false later), and wrapped again at a new
+    width when the terminal is resized."""
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(wrap=True, markup=False, highlight=False, min_width=20, **kw)
         self.entries: list[tuple[str, Any]] = []   # ("text", (line, style)) or ("event", (event, names))
         self.facts: Any = None
         self._marks: list[str] = []
+        self._drawn_width = 0   # the width the lines were wrapped at
+        self._rewrap: Any = None
 
     # --- adding ---------------------------------------------------------------------------
     def note(self, text: str, style: str = "") -> None:
@@ -73,6 +79,8 @@ class Story(RichLog):
     def command(self, text: str) -> None:
         if self.entries:
             self.note("")
+        if len(text) > ECHO_CHARS:
+            text = text[: ECHO_CHARS - 1] + "…"
         self.note(f"> {text}", PLAYER_STYLE)
 
     def event(self, ev: Any, game: Any) -> None:
@@ -123,6 +131,30 @@ class Story(RichLog):
             self._marks = marks     # only new claims, already drawn with their marks
             return
         self._marks = marks
-        self.clear()
-        for entry in self.entries:
-            self.write(self.render_entry(entry))
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Draw every entry again (at the current width)."""
+        self._drawn_width = self.scrollable_content_region.width
+        with self.app.batch_update():
+            self.clear()
+            for entry in self.entries:
+                self.write(self.render_entry(entry))
+
+    def on_resize(self, event: Resize) -> None:
+        """A new width: wrap the story again once the resizing stops (RichLog's own handler
+        draws what was written before the size was known)."""
+        width = self.scrollable_content_region.width
+        if not self._drawn_width:
+            self._drawn_width = width
+            return
+        if width == self._drawn_width:
+            return
+        if self._rewrap is not None:
+            self._rewrap.stop()
+        self._rewrap = self.set_timer(REWRAP_DELAY, self._rewrap_now)
+
+    def _rewrap_now(self) -> None:
+        self._rewrap = None
+        if self.scrollable_content_region.width != self._drawn_width:
+            self.redraw()
