@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, RichLog, Select, Static
 
+from game.parser import MAX_INPUT
 from game.tui.app import ReplyReady
 from game.tui.screens.negotiation import ReflowLog, SceneScreen
 from game.types import PLAYER
@@ -62,7 +63,7 @@ class CouncilScreen(SceneScreen):
                     yield Button("Vote no", id="council-no", variant="error")
                 yield Static("", id="council-result")
             yield ReflowLog(id="council-speeches")
-        yield Input(placeholder="Or type a command (say, ask, look…)", id="council-command")
+        yield Input(placeholder="Or type a command (say, ask, look…)", id="council-command", max_length=MAX_INPUT)
         yield Footer()
 
     def on_mount(self) -> None:

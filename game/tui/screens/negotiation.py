@@ -20,6 +20,7 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, RichLog, Select, Static
 
+from game.parser import MAX_INPUT
 from game.reply import Reply
 from game.tui.app import ReplyReady
 from game.tui.widgets.offer_plot import OfferPlot, price_measure, utility_measure
@@ -154,7 +155,7 @@ class NegotiationScreen(SceneScreen):
             with Vertical(id="neg-right"):
                 yield OfferPlot(id="neg-plot")
                 yield ReflowLog(id="neg-log")
-        yield Input(placeholder="Or type a command (say, ask, look…)", id="neg-command")
+        yield Input(placeholder="Or type a command (say, ask, look…)", id="neg-command", max_length=MAX_INPUT)
         yield Footer()
 
     def on_mount(self) -> None:
