@@ -212,16 +212,18 @@ async def test_palette_lists_the_screens(tmp_path):
 
 
 # --- the review's findings ------------------------------------------------------------------------
-def slow_harbor(delay: float = 0.8):
-    """A harbor game whose every submission takes ``delay`` seconds (a slow model)."""
-    game = Game(WORLDS / "harbor", seed=0)
-    submit = game.submit
+def gated_harbor():
+    """A harbor game factory whose submissions wait until the returned gate is opened (a slow
+    model whose answer the test decides when to release), so no assertion races the clock."""
+    import threading
+    gate = threading.Event()
 
-    def slow(text):
-        time.sleep(delay)
-        return submit(text)
-    game.submit = slow
-    return game
+    def make():
+        game = Game(WORLDS / "harbor", seed=0)
+        submit = game.submit
+        game.submit = lambda text: (gate.wait(30), submit(text))[1]
+        return game
+    return make, gate
 
 
 @pytest.mark.anyio
@@ -246,7 +248,8 @@ async def test_quitting_answers_an_open_overwrite_question(tmp_path):
 
 @pytest.mark.anyio
 async def test_quitting_during_a_turn_waits_for_the_turn(tmp_path):
-    app = harbor_app(tmp_path, slow_harbor)
+    make, gate = gated_harbor()
+    app = harbor_app(tmp_path, make)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         app.screen.query_one("#command").value = "go east"
@@ -256,6 +259,7 @@ async def test_quitting_during_a_turn_waits_for_the_turn(tmp_path):
         await pilot.pause()
         assert app.return_code is None and app.game.engine.state.turn == 0
         assert any("Finishing the turn" in str(n.message) for n in app._notifications)
+        gate.set()
         await wait_for(pilot, lambda: app.return_code is not None)
         assert app.game.engine.state.turn == 1
     assert app.return_code == 0
@@ -287,7 +291,8 @@ def test_run_tui_saves_only_once_the_turn_is_over(tmp_path, monkeypatch, capsys)
 
 @pytest.mark.anyio
 async def test_commands_typed_during_a_turn_wait_their_turn(tmp_path):
-    app = harbor_app(tmp_path, slow_harbor)
+    make, gate = gated_harbor()   # the first turn lasts until all three commands are typed
+    app = harbor_app(tmp_path, make)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         box = app.screen.query_one("#command")
@@ -295,6 +300,7 @@ async def test_commands_typed_during_a_turn_wait_their_turn(tmp_path):
             box.value = line
             await pilot.press("enter")
         assert app.busy and list(app.pending) == ["go west", "go east"]
+        gate.set()
         assert story_text(app).count("> go ") == 3           # echoed at once
         assert box.history == ["go east", "go west", "go east"]
         await wait_for(pilot, lambda: app.game.engine.state.turn == 3 and not app.busy)
