@@ -96,7 +96,8 @@ class ContextOptimizer:
     # --- the pipeline ------------------------------------------------------------------
     def build(self, agent: str, turn: int, query: str, *, focus: str | None = None,
               priors: Sequence[str] = (), extra_anchors: Sequence[str] = (), touch: bool = True,
-              query_vector: np.ndarray | None = None, focus_vector: np.ndarray | None = None) -> Context:
+              query_vector: np.ndarray | None = None, focus_vector: np.ndarray | None = None,
+              budget: int | None = None) -> Context:
         """The context for ``agent`` at ``turn``.
 
         ``query`` describes the situation (what the agent sees, what just happened,
@@ -104,7 +105,8 @@ class ContextOptimizer:
         the open negotiation). Both retrieve candidates; a memory's relevance is
         ``max(context_weight · sim(query), sim(focus))``, so a long room description
         cannot drown the question. ``query_vector``/``focus_vector`` skip embedding
-        (benchmarks time the embedding separately)."""
+        (benchmarks time the embedding separately). ``budget`` overrides the configured
+        token budget for this call only (the shared config is left as it is)."""
         cfg, bank = self.cfg, self.bank
         bank.flush()
         qvecs: list[tuple[np.ndarray, float]] = []
@@ -130,7 +132,8 @@ class ContextOptimizer:
         kept_vecs = vecs[[row[c.id] for c in kept]] if kept else np.zeros((0, vecs.shape[1]), np.float32)
         items = merge_duplicates(kept, kept_vecs, cfg, masked=cands)
         items = summarise_old(items, bank.vectors, turn, cfg, self.summariser)
-        ctx = self._assemble(agent, turn, query, items, priors, extra_anchors)
+        ctx = self._assemble(agent, turn, query, items, priors, extra_anchors,
+                             cfg.budget if budget is None else budget)
         if touch:
             bank.touch(ctx.ids, turn, agent)
         self._remember(agent, turn, cands)
@@ -190,14 +193,13 @@ class ContextOptimizer:
         return "private"
 
     def _assemble(self, agent: str, turn: int, query: str, items: list[Item],
-                  priors: Sequence[str], extra_anchors: Sequence[str]) -> Context:
+                  priors: Sequence[str], extra_anchors: Sequence[str], budget: int) -> Context:
         """Anchors first (never dropped), then priors, then items by score while they fit the budget.
 
         Costs are estimated per line (the line, its bullet and newline) plus each
         section's header when it opens; the rendered text is then counted exactly
         and, if the estimate was short, the lowest-scored lines are dropped until it fits.
         """
-        budget = self.cfg.budget
         sections: dict[str, list[tuple[int, int, str, Item | None]]] = {s: [] for s in SECTIONS}
         used = 0
 
