@@ -80,7 +80,12 @@ def _memory_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--embedder", choices=("minilm", "hash"), default=None,
                    help="minilm (default; bundled all-MiniLM-L6-v2) or hash (deterministic, no model)")
     g.add_argument("--store", choices=("flat", "chroma"), default=None,
-                   help="vector store: flat numpy index (default) or an in-memory Chroma collection")
+                   help="vector store: flat numpy index (default) or a Chroma collection (in memory, or on "
+                        "the server --chroma-host names)")
+    g.add_argument("--chroma-host", metavar="H", default=None,
+                   help="a Chroma server (chroma run ...); each game gets its own collection there (implies "
+                        "--store chroma)")
+    g.add_argument("--chroma-port", metavar="P", type=int, default=None, help="the Chroma server's port (default 8000)")
     g.add_argument("--budget", type=_budget, default=None, help="context token budget per agent turn (default 400, at least 16)")
     g.add_argument("--insights", metavar="FILE", default=None,
                    help="insight bank carried across games (default: <saves>/insights.json)")

@@ -48,7 +48,25 @@ def memory_options(args: Namespace) -> dict | None:
         return None
     from memory.config import MemoConfig
     cfg = MemoConfig() if args.budget is None else MemoConfig(budget=args.budget)
-    return {"embedder": args.embedder or "minilm", "store": args.store or "flat", "config": cfg}
+    store, server = chroma_server(args)
+    options = {"embedder": args.embedder or "minilm", "store": store, "config": cfg}
+    return {**options, "store_options": server} if server else options
+
+
+def chroma_server(args: Namespace) -> tuple[str, dict]:
+    """The vector store the flags name, and the Chroma server's host and port ({} for none)."""
+    host, port = getattr(args, "chroma_host", None), getattr(args, "chroma_port", None)
+    if host is None:
+        if port is not None:
+            raise InputError("--chroma-port needs --chroma-host", hint="name the server: --chroma-host H")
+        return args.store or "flat", {}
+    if not host.strip():
+        raise InputError("--chroma-host is empty", hint="give the server's host name, e.g. localhost")
+    if args.store == "flat":
+        raise InputError("--chroma-host needs --store chroma", hint="drop --store flat")
+    if port is not None and not 0 < port < 65536:
+        raise InputError(f"--chroma-port {port} is not a port", hint="give 1-65535")
+    return "chroma", {"host": host.strip(), "port": 8000 if port is None else port}
 
 
 def insight_bank(args: Namespace):
@@ -228,6 +246,8 @@ def _play_game(args: Namespace, seed: int, llm):
             print(f"note: this game's NPCs spoke through {redact_url(str(game.saved_llm.get('base_url')))} "
                   f"({shown(game.saved_llm.get('model'))}); without --llm they are scripted now", file=sys.stderr)
         asked = [f for f, on in (("--embedder", args.embedder), ("--store", args.store),
+                                 ("--chroma-host", getattr(args, "chroma_host", None)),
+                                 ("--chroma-port", getattr(args, "chroma_port", None)),
                                  ("--budget", args.budget)) if on is not None]
         if (game.memory is not None and args.no_memory) or (game.memory is None and asked):
             raise InputError(f"the save was made with memory {'on' if game.memory else 'off'}; "
@@ -299,7 +319,9 @@ def episode_config(args: Namespace, world) -> object:
         raise InputError("--out would overwrite the script", hint="write the transcript to another file")
     memory = None
     if not args.no_memory:
-        memory = MemorySettings(embedder=args.embedder or "minilm", store=args.store or "flat",
+        store, server = chroma_server(args)
+        memory = MemorySettings(embedder=args.embedder or "minilm", store=store,
+                                chroma_host=server.get("host"), chroma_port=server.get("port", 8000),
                                 memo=None if args.budget is None else {"budget": args.budget})
     npcs = llm_npc_ids(args, world)
     game = GameConfig(world=str(world.folder), seed=args.seed, player=player, memory=memory,

@@ -69,8 +69,13 @@ def memory_for(spec: Any, memory: Any, config: GameConfig, insights: Any, keys: 
         return None
     if isinstance(memory, MemorySettings):
         from memory.config import MemoConfig
-        memory = {"embedder": memory.embedder, "store": memory.store,
-                  "config": MemoConfig.model_validate(memory.memo or {})}
+        settings = memory
+        memory = {"embedder": settings.embedder, "store": settings.store,
+                  "config": MemoConfig.model_validate(settings.memo or {})}
+        if settings.chroma_host is not None:
+            memory["store_options"] = {"host": settings.chroma_host, "port": settings.chroma_port}
+    if isinstance(memory, dict) and memory.get("store") == "chroma":
+        memory = with_game_collection(memory, spec.id, config.seed)
     if isinstance(memory, dict):
         from memory.runtime import GameMemory
         priors = None
@@ -78,6 +83,16 @@ def memory_for(spec: Any, memory: Any, config: GameConfig, insights: Any, keys: 
             priors = {agent: insights.context_lines(key) for agent, key in keys.items()}
         memory = GameMemory(spec, priors=priors, **memory)
     return memory
+
+
+def with_game_collection(memory: dict, world_id: str, seed: int) -> dict:
+    """Chroma memory options with the game's own collection (``memory.store.game_collection``:
+    world, seed and a new game id), unless they name one already (a loaded game's)."""
+    from memory.store_chroma import game_collection
+    options = dict(memory.get("store_options") or {})
+    if "collection" not in options:
+        options["collection"] = game_collection(world_id, seed)
+    return {**memory, "store_options": options}
 
 
 def facts_for(spec: Any, memory: Any, llm: Any, jury: bool) -> Any:

@@ -23,7 +23,16 @@ class MemorySettings(_Config):
 
     embedder: str = Field("minilm", description="minilm (the bundled MiniLM) or hash (fast, for tests)")
     store: Literal["flat", "chroma"] = "flat"
+    chroma_host: str | None = Field(None, min_length=1, description="a Chroma server (store chroma; None: an "
+                                                                    "embedded in-memory collection)")
+    chroma_port: int = Field(8000, ge=1, le=65535, description="the Chroma server's port")
     memo: dict[str, Any] | None = Field(None, description="memory.config.MemoConfig fields (None: defaults)")
+
+    @model_validator(mode="after")
+    def _server_needs_chroma(self) -> MemorySettings:
+        if self.chroma_host is not None and self.store != "chroma":
+            raise ValueError("chroma_host needs store 'chroma'")
+        return self
 
 
 class LLMSettings(_Config):

@@ -48,6 +48,13 @@ def memory_settings(data: dict[str, Any], where: Path) -> dict[str, Any] | None:
         raise SaveError(f"{where}: memory settings are damaged ({type(e).__name__}: {e})") from None
     if memory["store"] not in ("flat", "chroma"):
         memory["store"] = "flat"
+    server = mem_state.get("store_options")
+    if memory["store"] == "chroma" and server:  # a Chroma server: reopen the game's own collection
+        if not (isinstance(server, dict) and isinstance(server.get("host"), str)
+                and isinstance(server.get("port"), int) and isinstance(server.get("collection"), str)):
+            raise SaveError(f"{where}: memory settings are damaged (store_options {shown(repr(server))})",
+                            hint="the file was left as it is")
+        memory["store_options"] = {k: server[k] for k in ("host", "port", "collection")}
     from memory.embedder import KINDS as EMBEDDERS
     if memory["embedder"] not in EMBEDDERS:
         raise SaveError(f"{where}: memory settings are damaged (embedder {shown(repr(memory['embedder']))} "

@@ -43,6 +43,7 @@ class GameMemory:
         emb = get_embedder(embedder) if isinstance(embedder, str) else embedder
         st = make_store(store, **(store_options or {})) if isinstance(store, str) else store
         self.bank = MemoryBank(emb, st, rater=ImportanceRater(key_terms_of(spec), things=things_of(spec)))
+        self.store_options = dict(getattr(st, "options", dict)())  # a Chroma server's host, port, collection
         self.optimizer = ContextOptimizer(self.bank, self.cfg, summariser=summariser)
         self.reflector = Reflector(self.bank, self.cfg.reflection, llm=summariser)
         self.priors = {k: list(v) for k, v in (priors or {}).items()}
@@ -160,10 +161,17 @@ class GameMemory:
                                     extra_anchors=goals + self.scene_lines(obs), touch=touch)
 
     # --- persistence -----------------------------------------------------------------
+    def drop(self) -> None:
+        """Delete this game's memories from its store (on a Chroma server: its collection)."""
+        getattr(self.bank.store, "drop", self.bank.store.reset)()
+
     def get_state(self) -> dict[str, Any]:
-        return {"embedder": self.embedder_name, "store": self.store_name, "config": self.cfg.model_dump(),
-                "bank": self.bank.get_state(), "reflector": self.reflector.get_state(),
-                "priors": self.priors, "quests_done": sorted(self.quests_done)}
+        state = {"embedder": self.embedder_name, "store": self.store_name, "config": self.cfg.model_dump(),
+                 "bank": self.bank.get_state(), "reflector": self.reflector.get_state(),
+                 "priors": self.priors, "quests_done": sorted(self.quests_done)}
+        if self.store_options:  # a Chroma server: the save reopens the game's own collection
+            state["store_options"] = dict(self.store_options)
+        return state
 
     def set_state(self, state: dict[str, Any]) -> None:
         self.bank.set_state(state["bank"])

@@ -9,7 +9,8 @@ ascending, so results are deterministic even with ties.
   float32 matrix; the metadata fields used by :class:`Where` are kept as numpy
   columns so filters are vectorised.
 * :class:`ChromaStore` wraps a chromadb collection (in-memory, on disk or over
-  HTTP) with cosine space and a raised HNSW ``ef_search``.
+  HTTP) with cosine space and a raised HNSW ``ef_search``. On a Chroma server each game
+  has its own collection (:func:`game_collection`).
 
 Choose one with :func:`make_store`. Vectors are normalised on the way in, so
 similarities are cosines even for callers that pass raw vectors.
@@ -25,15 +26,17 @@ from typing import Any
 
 from game.errors import InputError, did_you_mean
 from memory.store_base import MetaValue, VectorStore, Where
-from memory.store_chroma import ChromaStore
+from memory.store_chroma import ChromaStore, game_collection
 from memory.store_flat import FlatStore
 
 STORE_KINDS = ("flat", "chroma")
-__all__ = ["STORE_KINDS", "ChromaStore", "FlatStore", "MetaValue", "VectorStore", "Where", "make_store"]
+__all__ = ["STORE_KINDS", "ChromaStore", "FlatStore", "MetaValue", "VectorStore", "Where", "game_collection",
+           "make_store"]
 
 
 def make_store(kind: str = "flat", **kw: Any) -> VectorStore:
-    """A vector store: "flat" (exact numpy, the default) or "chroma"."""
+    """A vector store: "flat" (exact numpy, the default) or "chroma" (``host``/``port``: a Chroma
+    server, ``collection``: its collection; without ``host`` an embedded in-memory collection)."""
     key = kind.strip().lower() if isinstance(kind, str) else kind
     if key == "flat":
         return FlatStore(**kw)

@@ -1,11 +1,19 @@
 """The chromadb vector store: a collection (in memory, on disk or over HTTP) with
 cosine space and a raised HNSW ``ef_search``.
 
+On a Chroma server every game has its own collection, named by :func:`game_collection`
+from the world id, the seed and a game id made when the game starts
+(``parley-<world>-s<seed>-<game id>``); memory ids (``m1``, ``m2``, ...) are unique within
+it, so two games on one server never read each other's memories. A saved game records the
+collection's name (:meth:`ChromaStore.options`) and reopens it when loaded; nothing is
+shared between collections, so dropping one (:meth:`ChromaStore.drop`) touches no other game.
+
 chromadb is imported when a ChromaStore is created, never when this module is.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 import weakref
 from collections.abc import Sequence
@@ -69,6 +77,25 @@ def _embedding_function_class() -> Any:
     return _EF_CLASS
 
 
+def game_collection(world: str, seed: int, game_id: str | None = None) -> str:
+    """The collection of one game: ``parley-<world>-s<seed>-<game id>`` (a new random game id
+    when none is given). Characters Chroma does not allow in a name become ``-``."""
+    gid = re.sub(r"[^a-zA-Z0-9]+", "", game_id or "") or uuid.uuid4().hex[:16]
+    slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", str(world)).strip("-_")[:48] or "world"
+    return f"parley-{slug}-s{int(seed)}-{gid}"
+
+
+def _http_client(host: str, port: int, settings: Any) -> Any:
+    import chromadb
+
+    from game.errors import InputError
+    try:
+        return chromadb.HttpClient(host=host, port=int(port), settings=settings)
+    except Exception as e:
+        raise InputError(f"cannot reach a Chroma server at {host}:{port} ({type(e).__name__}: {e})",
+                         hint=f"start one with: chroma run --path DIR --port {port}") from None
+
+
 def _drop_collection(client: Any, name: str) -> None:
     try:
         client.delete_collection(name)
@@ -80,7 +107,8 @@ class ChromaStore:
     """A chromadb collection with cosine space, our embedding function and a raised HNSW ef_search.
 
     * ``path`` given: ``PersistentClient(path)`` (e.g. inside a save folder);
-    * ``host`` given: ``HttpClient(host, port)``;
+    * ``host`` given: ``HttpClient(host, port)``; ``collection`` should name one game
+      (:func:`game_collection`), and :meth:`drop` removes it from the server;
     * neither: ``EphemeralClient()``, in memory. chromadb shares one in-memory
       database per process, so each in-memory store gets a private collection
       (``<collection>-<random>``) that is dropped by :meth:`close` or when the
@@ -103,7 +131,7 @@ class ChromaStore:
             raise ValueError("give either path (local on-disk store) or host (chroma server), not both")
         settings = Settings(anonymized_telemetry=False, allow_reset=True)
         if host is not None:
-            self._client = chromadb.HttpClient(host=host, port=int(port), settings=settings)
+            self._client = _http_client(host, port, settings)
             self.mode = "http"
         elif path is not None:
             Path(path).mkdir(parents=True, exist_ok=True)
@@ -113,6 +141,7 @@ class ChromaStore:
             self._client = chromadb.EphemeralClient(settings=settings)
             self.mode = "memory"
         self.path = None if path is None else Path(path)
+        self.host, self.port = host, int(port)
         self.ef_search = int(ef_search)
         self.ef_construction = int(ef_construction)
         ef_cls = _embedding_function_class()
@@ -184,6 +213,21 @@ class ChromaStore:
         """Remove every row (the collection is dropped and recreated with the same settings)."""
         _drop_collection(self._client, self.name)
         self._col = self._open()
+
+    def options(self) -> dict[str, Any]:
+        """What reopens this store's collection on a server (host, port, collection); empty for an
+        in-memory or on-disk store, whose data a save does not point to."""
+        if self.mode != "http":
+            return {}
+        return {"host": self.host, "port": self.port, "collection": self.name}
+
+    def drop(self) -> None:
+        """Delete this store's collection (on a server: from the server). The store is empty
+        and unusable afterwards."""
+        if self._finalizer is not None:
+            self._finalizer()
+        else:
+            _drop_collection(self._client, self.name)
 
     def close(self) -> None:
         """Drop an in-memory store's collection (no-op for on-disk and HTTP stores)."""
