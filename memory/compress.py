@@ -1,19 +1,24 @@
-"""Compression: fold near-duplicates into one line; summarise older clusters extractively.
+"""Compression: fold near-duplicates into one line; summarise older clusters without losing a value.
 
-An LLM summariser (any ``Callable[[list[str]], str]``) is used only when one is
-configured and the cluster is large; otherwise the summary is extractive: the
-most important members verbatim, plus a count of the rest.
+Lines that differ in a value (a number, or the value of ``key=value``) are never
+merged or summarised into one: a run of same-template lines (a series of offers)
+becomes one series line that keeps oldest → latest, min, max and trend. Similar
+lines that state no values are summarised extractively: the most important
+members verbatim, plus a count of the rest. An LLM summariser (any
+``Callable[[list[str]], str]``) is used only when one is configured and the
+cluster is large; on a series its wording leads and the values follow.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from memory.config import MemoConfig
-from memory.masking import ScoredMemory, numbers
+from memory.masking import ScoredMemory
 
 
 @dataclass
@@ -28,10 +33,92 @@ class Item:
     anchor: bool
     members: list[ScoredMemory] = field(default_factory=list)
     kind: str = "memory"            # memory | merged | summary
+    count: int = 1                  # how many memories the line stands for (repeats included)
 
     @property
     def rec(self):
         return self.members[0].rec
+
+
+# --- value tokens and series ------------------------------------------------------------------
+# a value is a number ("86", "1,200", "3.5") or the value of a key=value pair ("price=40", "mood=calm")
+VALUE = re.compile(r"(?<![\w.])(?:(?P<key>[A-Za-z_][\w-]*)=(?P<kv>[\w-]+(?:\.\d+)?)|(?P<num>\d+(?:[.,]\d+)*))")
+_WORDS = re.compile(r"[A-Za-z][\w'-]*")
+SLOT = "\x00"
+
+
+def value_slots(text: str) -> list[tuple[str, str]]:
+    """The value tokens of a text in order, each with a label (the key of key=value, else the word
+    after the number, else the word before it)."""
+    out = []
+    for m in VALUE.finditer(text):
+        if m.group("key"):
+            out.append((m.group("kv"), m.group("key")))
+            continue
+        after = _WORDS.match(text[m.end():].lstrip(" "))
+        before = _WORDS.findall(text[: m.start()])
+        out.append((m.group("num"), after.group(0) if after else (before[-1] if before else "value")))
+    return out
+
+
+def template(text: str) -> str:
+    """The text with every value replaced by a slot: lines with one template say the same thing
+    about possibly different values."""
+    return VALUE.sub(lambda m: f"{m.group('key')}={SLOT}" if m.group("key") else SLOT, text)
+
+
+def _number(value: str) -> float | None:
+    v = value.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", value) else value.replace(",", ".")
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def _trend(nums: list[float]) -> str:
+    steps = [b - a for a, b in zip(nums, nums[1:])]
+    if all(s >= 0 for s in steps):
+        return "rising"
+    if all(s <= 0 for s in steps):
+        return "falling"
+    if nums[-1] == nums[0]:
+        return "back where it started"
+    return "rising overall" if nums[-1] > nums[0] else "falling overall"
+
+
+def _slot_stats(values: list[str], ends: bool) -> str:
+    """min, max and trend of one varying slot (oldest first), after its oldest → latest when ``ends``;
+    a non-numeric slot lists every distinct value it took, in order."""
+    head = f"{values[0]} → {values[-1]}, " if ends else ""
+    nums = [_number(v) for v in values]
+    if any(n is None for n in nums):
+        return head + "values " + ", ".join(dict.fromkeys(values))
+    lo = values[min(range(len(nums)), key=lambda k: nums[k])]
+    hi = values[max(range(len(nums)), key=lambda k: nums[k])]
+    return head + f"min {lo}, max {hi}, {_trend(nums)}"  # type: ignore[arg-type]
+
+
+def series(texts: list[str], counts: list[int] | None = None, lead: str | None = None) -> str:
+    """One line for same-template texts that differ in values, oldest first: every varying value is
+    shown as oldest → latest with its min, max and trend, so no value is folded into another.
+
+    ``lead`` replaces the quoted template (an LLM's wording); the values are kept all the same."""
+    n = sum(counts) if counts else len(texts)
+    rows = [[v for v, _ in value_slots(t)] for t in texts]
+    labels = [lab for _, lab in value_slots(texts[-1])]
+    varying = [k for k in range(len(labels)) if len({r[k] for r in rows}) > 1]
+    labelled = lead is not None or len(varying) > 1
+    stats = [_slot_stats([r[k] for r in rows], labelled) for k in varying]
+    if labelled:
+        stats = [f"{labels[k]}: {s}" for k, s in zip(varying, stats)]
+    detail = f"({n} times, oldest → latest; {'; '.join(stats)})"
+    if lead is not None:
+        return f"{lead} {detail}"
+    parts = template(texts[-1]).split(SLOT)
+    line = parts[0]
+    for k, rest in enumerate(parts[1:]):
+        line += (f"{rows[0][k]} → {rows[-1][k]}" if k in varying else rows[-1][k]) + rest
+    return f"{line} {detail}"
 
 
 def _span(turns: list[int]) -> str:
@@ -53,7 +140,7 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
     order = sorted(range(len(kept)), key=lambda i: (not kept[i].rec.anchor, -kept[i].score, kept[i].rec.seq))
     heads: list[int] = []
     groups: dict[int, list[int]] = {}
-    nums = [numbers(c.rec.text) for c in kept]
+    nums = [[v for v, _ in value_slots(c.rec.text)] for c in kept]  # a different value is a different fact
     for i in order:
         c = kept[i]
         if heads:  # anchors merge only with anchors (a repeated agreement is one line, never lost)
@@ -77,22 +164,68 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
             for m in members[1:]:
                 m.fate, m.reason, m.into = "merged", f"near-duplicate of {head.id}", head.id
         items.append(Item(id=head.id, text=text, score=head.score, turn=max(turns), first_turn=min(turns),
-                          anchor=head.rec.anchor, members=members, kind="merged" if len(turns) > 1 else "memory"))
+                          anchor=head.rec.anchor, members=members, kind="merged" if len(turns) > 1 else "memory",
+                          count=len(turns)))
     return items
 
 
-def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray], now: int, cfg: MemoConfig,
-                  llm: Callable[[list[str]], str] | None = None) -> list[Item]:
-    """Replace clusters of older, similar items by one summary line each."""
-    # the best-scored lines stay verbatim: only the tail is worth compressing
-    spared = {it.id for it in sorted(items, key=lambda it: (-it.score, it.rec.seq))[: cfg.keep_verbatim]}
-    old = [it for it in items if not it.anchor and it.id not in spared and it.turn < now - cfg.summarise_after]
+def _llm_text(llm: Callable[[list[str]], str] | None, lines: list[str], fallback: str, cfg: MemoConfig) -> str:
+    """An LLM summary of a large cluster, or ``""`` (no summariser, a small cluster, a failure, or a
+    summary too long to be worth its place)."""
+    if llm is None or len(lines) < cfg.llm_cluster_min:
+        return ""
+    try:
+        text = llm(lines).strip()
+    except Exception:  # a failing summariser falls back to the extractive summary
+        return ""
+    return "" if len(text) > max(2 * len(fallback), 200) else text
+
+
+def _summary(members: list[Item], text: str, reason: str) -> Item:
+    """One summary line standing for ``members``; every candidate in them is marked as summarised into it."""
+    turns = [t for it in members for t in (it.first_turn, it.turn)]
+    sid = f"sum:{members[0].id}"
+    summary = Item(id=sid, text=f"{text} [{_span(turns)}]", score=max(it.score for it in members),
+                   turn=max(turns), first_turn=min(turns), anchor=False,
+                   members=[c for it in members for c in it.members], kind="summary",
+                   count=sum(it.count for it in members))
+    for it in members:
+        for c in it.members:
+            if c.fate != "merged":
+                c.fate, c.reason = "summarised", reason
+            c.into = sid
+    return summary
+
+
+def _series(old: list[Item], cfg: MemoConfig, llm: Callable[[list[str]], str] | None,
+            replaced: dict[str, Item]) -> None:
+    """Same-template lines that differ only in their values (a run of offers) become one series line:
+    oldest → latest, min, max and trend. They are never folded into one value."""
+    groups: dict[tuple[str, str], list[Item]] = {}
+    for it in old:
+        if value_slots(it.rec.text):
+            groups.setdefault((it.rec.scope, template(it.rec.text)), []).append(it)
+    for members in groups.values():
+        if len(members) < cfg.cluster_min:
+            continue
+        members.sort(key=lambda it: (it.first_turn, it.rec.seq))  # oldest first
+        texts, counts = [it.rec.text for it in members], [it.count for it in members]
+        text = series(texts, counts)
+        lead = _llm_text(llm, [it.text for it in sorted(members, key=lambda it: (-it.score, it.rec.seq))], text, cfg)
+        if lead:
+            text = series(texts, counts, lead=lead)
+        members.sort(key=lambda it: (-it.score, it.rec.seq))  # the summary takes the best member's place
+        summary = _summary(members, text, f"series of {len(members)} values")
+        replaced.update((it.id, summary) for it in members)
+
+
+def _clusters(old: list[Item], vecs_of: Callable[[list[str]], np.ndarray], cfg: MemoConfig,
+              llm: Callable[[list[str]], str] | None, replaced: dict[str, Item]) -> None:
+    """Clusters of similar lines that state no values: the best two verbatim and a count of the rest."""
     if len(old) < cfg.cluster_min:
-        return items
-    old.sort(key=lambda it: (-it.score, it.rec.seq))
+        return
     vecs = vecs_of([it.id for it in old])
     unassigned = list(range(len(old)))
-    replaced: dict[str, Item] = {}
     while unassigned:
         seed = unassigned[0]
         sims = vecs[unassigned] @ vecs[seed]
@@ -101,30 +234,30 @@ def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray],
         if len(cluster) < cfg.cluster_min:
             continue
         members = [old[k] for k in cluster]
-        sid = f"sum:{members[0].id}"
         by_importance = sorted(members, key=lambda it: (-it.score, -it.rec.importance, it.rec.seq))  # best first
-        turns = [t for it in members for t in (it.first_turn, it.turn)]
         extractive = "; ".join(it.rec.text for it in by_importance[:2])
         if len(members) > 2:
             extractive += f" (+{len(members) - 2} similar)"
-        text = ""
-        if llm is not None and len(members) >= cfg.llm_cluster_min:
-            try:
-                text = llm([it.text for it in by_importance]).strip()
-            except Exception:  # a failing summariser falls back to the extractive summary
-                text = ""
-            if len(text) > max(2 * len(extractive), 200):  # a rambling summary would cost the cluster its place
-                text = ""
-        text = text or extractive
-        summary = Item(id=sid, text=f"{text} [{_span(turns)}]", score=max(it.score for it in members),
-                       turn=max(turns), first_turn=min(turns), anchor=False,
-                       members=[c for it in members for c in it.members], kind="summary")
-        for it in members:
-            for c in it.members:
-                if c.fate != "merged":
-                    c.fate, c.reason = "summarised", f"older cluster of {len(members)}"
-                c.into = sid
-            replaced[it.id] = summary
+        text = _llm_text(llm, [it.text for it in by_importance], extractive, cfg) or extractive
+        summary = _summary(members, text, f"older cluster of {len(members)}")
+        replaced.update((it.id, summary) for it in members)
+
+
+def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray], now: int, cfg: MemoConfig,
+                  llm: Callable[[list[str]], str] | None = None) -> list[Item]:
+    """Replace older items by summary lines: a series line per run of same-template lines that
+    differ in values, and one line per cluster of similar lines that state none. A line with
+    values that belongs to no series stays verbatim: no value is ever hidden in "(+N similar)"."""
+    # the best-scored lines stay verbatim: only the tail is worth compressing
+    spared = {it.id for it in sorted(items, key=lambda it: (-it.score, it.rec.seq))[: cfg.keep_verbatim]}
+    old = [it for it in items if not it.anchor and it.id not in spared and it.turn < now - cfg.summarise_after]
+    if len(old) < cfg.cluster_min:
+        return items
+    old.sort(key=lambda it: (-it.score, it.rec.seq))
+    replaced: dict[str, Item] = {}
+    _series(old, cfg, llm, replaced)
+    _clusters([it for it in old if it.id not in replaced and not value_slots(it.rec.text)], vecs_of, cfg, llm,
+              replaced)
     out, emitted = [], set()
     for it in items:
         s = replaced.get(it.id)
