@@ -19,6 +19,7 @@ import numpy as np
 
 from memory.config import MemoConfig
 from memory.masking import ScoredMemory
+from memory.values import VALUE  # one rule for what a value is, shared with masking
 
 
 @dataclass
@@ -41,8 +42,6 @@ class Item:
 
 
 # --- value tokens and series ------------------------------------------------------------------
-# a value is a number ("86", "1,200", "3.5") or the value of a key=value pair ("price=40", "mood=calm")
-VALUE = re.compile(r"(?<![\w.])(?:(?P<key>[A-Za-z_][\w-]*)=(?P<kv>[\w-]+(?:\.\d+)?)|(?P<num>\d+(?:[.,]\d+)*))")
 _WORDS = re.compile(r"[A-Za-z][\w'-]*")
 SLOT = "\x00"
 

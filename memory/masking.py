@@ -13,13 +13,13 @@ Adapted from multi-agent debate practice:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from memory.config import MaskConfig
 from memory.records import MemoryRecord
+from memory.values import values
 
 
 @dataclass
@@ -44,13 +44,11 @@ class ScoredMemory:
         return self.rec.id
 
 
-_NUM = re.compile(r"\d+(?:[.,]\d+)?")
-
-
 def numbers(text: str) -> tuple[str, ...]:
-    """The numbers a text states: two lines that differ in them are different facts
-    (an offer at 43 is not a repeat of an offer at 40), however similar they read."""
-    return tuple(_NUM.findall(text))
+    """The values a text states (``memory.values``: numbers and ``key=value`` values): two lines
+    that differ in them are different facts (an offer at 43 is not a repeat of an offer at 40,
+    mood=calm is not mood=angry), however similar they read."""
+    return values(text)
 
 
 def boost(cands: list[ScoredMemory], cfg: MaskConfig) -> None:

@@ -174,3 +174,12 @@ def test_a_flood_of_offers_keeps_its_series_with_minilm():
                     focus="buy the spyglass from Mara", touch=False)
     assert_no_value_hidden(opt, ctx, "player", 300)
     assert any("→" in ln and "min" in ln for ln in lines(ctx)), ctx.text()
+
+
+def test_masking_keeps_lines_that_differ_only_in_a_key_value_apart():
+    """mood=calm and mood=angry are different facts; masking used to compare numbers only."""
+    from memory.masking import numbers
+    assert numbers("Mara's mood=calm today") != numbers("Mara's mood=angry today")
+    assert numbers("an offer of price=40 gold") != numbers("an offer of price=43 gold")
+    assert numbers("Offer at 1,200 gold") == ("1,200",)
+    assert numbers("m22 is an id, not a value") == ()
