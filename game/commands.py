@@ -87,9 +87,6 @@ def llm_client(args: Namespace, seed: int):
             raise InputError("--model, --llm-cache and --llm-jury need --llm URL",
                              hint="e.g. --llm http://localhost:11434/v1")
         return None
-    import numpy as np
-
-    from agents.llm.client import LLMClient
     from agents.llm.config import LLMConfig
     cfg = LLMConfig.from_env(base_url=None if args.llm == "env" else args.llm, model=args.model,
                              timeout=args.llm_timeout, cache_dir=args.llm_cache, max_retries=args.llm_retries)
@@ -98,7 +95,8 @@ def llm_client(args: Namespace, seed: int):
     if cfg.api_key is None and not cfg.is_local:
         raise InputError(f"--llm {cfg.public_dict()['base_url']}: no API key for a remote endpoint",
                          hint="export OPENAI_API_KEY=... (it is never saved); local servers need none")
-    return LLMClient(cfg, rng=np.random.default_rng([seed, 7]))
+    from game.compose import new_client
+    return new_client(cfg, seed)
 
 
 def llm_npc_ids(args: Namespace, world) -> object:
@@ -354,7 +352,8 @@ def cmd_run(args: Namespace) -> int:
                          hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
     world = load_world(args.world)
     config = episode_config(args, world)
-    result = play_episode(config, llm=llm, insights=insight_bank(args),
+    bank = insight_bank(args)
+    result = play_episode(config, llm=llm, insights=bank,
                           on_turn=None if args.quiet else print_turn,
                           on_note=lambda note: print(f"parley: {note}", file=sys.stderr))
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
@@ -365,7 +364,7 @@ def cmd_run(args: Namespace) -> int:
     if args.out:
         print(f"transcript: {args.out}")
     if result.learned:
-        print(f"insights: {result.learned} lessons recorded in {insight_bank(args).path}")
+        print(f"insights: {result.learned} lessons recorded in {bank.path}")
     print_llm_usage(llm)
     return 0
 

@@ -44,14 +44,19 @@ def llm_client(llm: Any, config: GameConfig) -> Any:
     config's ``llm`` settings (None when the game has no LLM)."""
     if llm is None and config.llm is None:
         return None
-    from agents.llm.client import LLMClient
     from agents.llm.config import LLMConfig
     if llm is None:
         settings = {k: v for k, v in config.llm.model_dump().items() if v is not None}
         llm = LLMConfig.from_env(**settings)
     if isinstance(llm, LLMConfig):
-        llm = LLMClient(llm, rng=np.random.default_rng([config.seed, 7]))
+        llm = new_client(llm, config.seed)
     return llm
+
+
+def new_client(config: Any, seed: int) -> Any:
+    """An ``agents.llm.LLMClient`` for an ``LLMConfig``, its retry jitter seeded from the game seed."""
+    from agents.llm.client import LLMClient
+    return LLMClient(config, rng=np.random.default_rng([seed, 7]))
 
 
 def npc_agents(world: World, seed: int, llm: Any = None, llm_npcs: Any = ()) -> dict[str, Any]:
@@ -131,7 +136,6 @@ def heard_by(who: str, listener: Any) -> Any:
     def hear(event: Any) -> None:
         if who in event.perceivers:
             listener(event)
-    hear.__wrapped__ = listener  # type: ignore[attr-defined]
     return hear
 
 

@@ -177,8 +177,7 @@ def _trade_utilities(game: Any) -> dict[str, float]:
     """The player's utility in each trade it closed (scene id -> utility in [0, 1])."""
     out: dict[str, float] = {}
     for sid, rec in game.engine.state.scenes.items():
-        session = rec.get("session") if isinstance(rec, dict) else None
-        if session is None or rec.get("outcome") != "agreement":
+        if not isinstance(rec, dict) or "session" not in rec or rec.get("outcome") != "agreement":
             continue
         s = game.engine.scenes.session(sid)
         if PLAYER in s.parties and s.agreement is not None:
