@@ -104,24 +104,32 @@ class MemoryBank:
 
     def flush(self) -> int:
         """Embed every pending record in one batch and index it. Returns how many."""
-        if not self._pending:
-            return 0
+        return len(self._index_pending([]))
+
+    def prepare(self, queries: Sequence[str]) -> np.ndarray:
+        """Embed every pending record *and* ``queries`` in one embedder call, index the records and
+        return the query vectors (in order): one batch per round instead of one per read."""
+        return self._index_pending(list(queries), with_queries=True)
+
+    def _index_pending(self, queries: list[str], with_queries: bool = False):
         ids = [i for i in self._pending if i in self.records]
         self._pending = []
-        if not ids:
-            return 0
-        vecs = np.asarray(self.embedder([self.records[i].text for i in ids]), dtype=np.float32)
-        need = self._n + len(ids)
-        if need > self._mat.shape[0]:
-            grown = np.zeros((max(need, 2 * self._mat.shape[0], 256), vecs.shape[1]), dtype=np.float32)
-            grown[: self._n] = self._mat[: self._n]
-            self._mat = grown
-        self._mat[self._n: need] = vecs
-        for k, rid in enumerate(ids):
-            self._rows[rid] = self._n + k
-        self._n = need
-        self.store.add(ids, vecs, [self.records[i].metadata() for i in ids])
-        return len(ids)
+        if not ids and not queries:
+            return np.zeros((0, self._mat.shape[1]), dtype=np.float32) if with_queries else []
+        vecs = np.asarray(self.embedder([self.records[i].text for i in ids] + queries), dtype=np.float32)
+        qvecs, vecs = vecs[len(ids):], vecs[: len(ids)]
+        if ids:
+            need = self._n + len(ids)
+            if need > self._mat.shape[0]:
+                grown = np.zeros((max(need, 2 * self._mat.shape[0], 256), vecs.shape[1]), dtype=np.float32)
+                grown[: self._n] = self._mat[: self._n]
+                self._mat = grown
+            self._mat[self._n: need] = vecs
+            for k, rid in enumerate(ids):
+                self._rows[rid] = self._n + k
+            self._n = need
+            self.store.add(ids, vecs, [self.records[i].metadata() for i in ids])
+        return qvecs if with_queries else ids
 
     def set_status(self, ids: Iterable[str], status: str) -> None:
         ids = list(ids)
