@@ -74,6 +74,15 @@ def _budget(text: str) -> int:
     return n
 
 
+def _memo_llm(text: str) -> list[str]:
+    """argparse type: MEMO paths an LLM drives (``game.config.memo_llm_paths``)."""
+    from game.config import memo_llm_paths
+    try:
+        return memo_llm_paths(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _memory_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("memory (MEMO context optimizer)")
     g.add_argument("--no-memory", action="store_true", help="turn agent memory off (faster, no embedder)")
@@ -90,6 +99,10 @@ def _memory_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--insights", metavar="FILE", default=None,
                    help="insight bank carried across games (default: <saves>/insights.json)")
     g.add_argument("--no-insights", action="store_true", help="neither read nor update the insight bank")
+    g.add_argument("--memo-llm", metavar="PATHS", type=_memo_llm, default=[],
+                   help="let the LLM (--llm) summarise old memories, write reflections, rate importance and/or "
+                        "distil insights: a comma list of summarise,reflect,importance,insights, or all "
+                        "(default: none; rule-based). Each is extra LLM calls; a bad reply falls back to the rules")
 
 
 def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
@@ -168,6 +181,9 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--negotiators", metavar="KINDS", default=None,
                      help="with --scene: negotiator kinds for the two parties, e.g. boulware,llm "
                           "(default: each NPC's configured kind)")
+    run.add_argument("--keep-memory", action="store_true",
+                     help="with --chroma-host: keep the run's collection on the server (by default it is dropped "
+                          "when the run ends; its name is printed)")
     _memory_flags(run)
     _llm_flags(run)
 

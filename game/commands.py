@@ -82,6 +82,7 @@ def llm_client(args: Namespace, seed: int):
     """The LLM client the --llm flags describe, or None. Bad settings are input errors (exit 2)."""
     if getattr(args, "llm", None) is not None and not args.llm.strip():
         raise InputError("--llm is empty", hint="give the endpoint's URL, e.g. --llm http://localhost:11434/v1, or 'env'")
+    memo_llm_paths(args)
     if not getattr(args, "llm", None):
         if getattr(args, "model", None) or getattr(args, "llm_cache", None) or getattr(args, "llm_jury", False):
             raise InputError("--model, --llm-cache and --llm-jury need --llm URL",
@@ -97,6 +98,20 @@ def llm_client(args: Namespace, seed: int):
                          hint="export OPENAI_API_KEY=... (it is never saved); local servers need none")
     from game.compose import new_client
     return new_client(cfg, seed)
+
+
+def memo_llm_paths(args: Namespace) -> list[str]:
+    """The MEMO paths --memo-llm names (checked by argparse); they need --llm and memory (exit 2)."""
+    paths = list(getattr(args, "memo_llm", None) or [])
+    if not paths:
+        return []
+    flag = f"--memo-llm {','.join(paths)}"
+    if not getattr(args, "llm", None):
+        raise InputError(f"{flag} needs an LLM endpoint",
+                         hint="add --llm URL (e.g. --llm http://localhost:11434/v1 --model llama3.1)")
+    if getattr(args, "no_memory", False):
+        raise InputError(f"{flag} needs agent memory", hint="drop --no-memory, or leave --memo-llm out")
+    return paths
 
 
 def llm_npc_ids(args: Namespace, world) -> object:
@@ -218,7 +233,8 @@ def cmd_watch(args: Namespace) -> int:
     def make_game():
         from game.session import Game
         return Game(world, seed=args.seed, player_kind=args.player, memory=memory_options(args),
-                    insights=insight_bank(args), llm=llm, llm_npcs=npcs, jury=args.llm_jury)
+                    insights=insight_bank(args), llm=llm, llm_npcs=npcs, jury=args.llm_jury,
+                    memo_llm=memo_llm_paths(args))
     from game.tui.screens.watch import run_watch
     _autosave_on_signals()
     try:
@@ -235,7 +251,7 @@ def _play_game(args: Namespace, seed: int, llm):
         game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
                          llm_npcs="all" if wanted == "all" else
                          {x.strip() for x in wanted.split(",") if x.strip() and wanted != "none"},
-                         jury=args.llm_jury)
+                         jury=args.llm_jury, memo_llm=memo_llm_paths(args))
         if llm is not None:
             llm_npc_ids(args, game.world)  # unknown ids are input errors here too
         if isinstance(game.saved_llm, dict) and game.saved_llm and llm is None:
@@ -260,7 +276,7 @@ def _play_game(args: Namespace, seed: int, llm):
         from game.world.loader import load_world
         world = load_world(args.world or "worlds/harbor")
         game = Game(world, seed=seed, memory=memory_options(args), insights=insight_bank(args),
-                    llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury)
+                    llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury, memo_llm=memo_llm_paths(args))
     return game
 
 
@@ -324,11 +340,12 @@ def episode_config(args: Namespace, world) -> object:
     npcs = llm_npc_ids(args, world)
     game = GameConfig(world=str(world.folder), seed=args.seed, player=player, memory=memory,
                       jury=args.llm_jury, llm_npcs=npcs if npcs == "all" else sorted(npcs),
-                      trust=not args.no_trust)
+                      trust=not args.no_trust, memo_llm=memo_llm_paths(args))
+    keep = bool(getattr(args, "keep_memory", False))
     if args.council:
         return EpisodeConfig(game=game, kind="council", scene=args.council, turns=args.turns,
-                             transcript=bool(args.out))
-    return EpisodeConfig(game=game, turns=args.turns, transcript=bool(args.out))
+                             transcript=bool(args.out), keep_memory=keep)
+    return EpisodeConfig(game=game, turns=args.turns, transcript=bool(args.out), keep_memory=keep)
 
 
 def cmd_run(args: Namespace) -> int:
@@ -373,6 +390,9 @@ def _run_scene(args: Namespace) -> int:
     from game.config import EpisodeConfig, GameConfig
     from game.episode import play_episode
     from game.world.loader import load_world
+    if args.memo_llm or args.keep_memory:
+        raise InputError(f"{'--memo-llm' if args.memo_llm else '--keep-memory'} is for games with memory; "
+                         "a --scene run has none", hint="leave it out, or play the scene inside a game")
     world = load_world(args.world)
     kinds = _scene_kinds(args, world.spec.scenes.get(args.scene))
     llm = llm_client(args, args.seed)

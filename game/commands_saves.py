@@ -38,9 +38,48 @@ def cmd_saves(args: Namespace) -> int:
         print(f"quests   {shown(', '.join(map(str, st['quests_done'])) or 'none')}\nstate    {shown(data['state_hash'])}")
         print(f"player   at {shown(st['where'].get('player'))} with {shown(st['gold'].get('player'))} gold")
         return 0
+    server = saved_collection(args.name, base)
     folder = remove(args.name, base)
     print(f"removed {shown(folder)}")
+    if server is not None:
+        said = drop_collection(server, base)
+        print(said, file=sys.stderr if said.startswith("warning") else sys.stdout)
     return 0
+
+
+def saved_collection(name: str, base) -> dict | None:
+    """The Chroma server collection a save's memory lives in (host, port, collection), or None."""
+    from game.errors import ParleyError
+    from game.saves import read_save, resolve
+    try:
+        mem = read_save(resolve(name, base, inside=True))["components"].get("memory") or {}
+        server = mem.get("store_options") or {}
+        return {k: server[k] for k in ("host", "port", "collection")} if server.get("collection") else None
+    except (ParleyError, OSError, KeyError, TypeError, AttributeError):
+        return None  # no such save, or a damaged one: ``remove`` says what is wrong, or removes it
+
+
+def drop_collection(server: dict, base) -> str:
+    """Drop a removed save's collection from its Chroma server, unless another save still uses it
+    (an autosave and a named save of one game share it); the line that says what happened."""
+    from game.saves import list_saves
+    from game.text import shown
+    name, where = server["collection"], f"{server['host']}:{server['port']}"
+    others = [i.slug for i in list_saves(base) if saved_collection(i.slug, base) == server]
+    if others:
+        return shown(f"kept Chroma collection {name} on {where}: save {', '.join(others)} still uses it")
+    try:
+        import chromadb
+        from chromadb.config import Settings
+        client = chromadb.HttpClient(host=server["host"], port=int(server["port"]),
+                                     settings=Settings(anonymized_telemetry=False))
+        if name not in {c.name for c in client.list_collections()}:
+            return shown(f"Chroma collection {name} was already gone from {where}")
+        client.delete_collection(name)
+    except Exception as e:  # the server is down or refuses: the save is gone, say what is left behind
+        return shown(f"warning: could not drop Chroma collection {name} on {where} ({type(e).__name__}: "
+                     f"{str(e)[:200]}); delete it later with a Chroma client: client.delete_collection({name!r})")
+    return shown(f"dropped Chroma collection {name} from {where}")
 
 
 def cmd_replay(args: Namespace) -> int:

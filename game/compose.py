@@ -33,6 +33,7 @@ class Parts:
     memory: Any
     facts: Any
     insights: Any
+    memo_llm: Any = None  # agents.memo_llm.MemoLLM when the config's memo_llm names paths
 
 
 def load(world: World | str | Path) -> World:
@@ -114,6 +115,38 @@ def facts_for(spec: Any, memory: Any, llm: Any, jury: bool) -> Any:
     return WorldFacts(spec, embedder=bank.embedder if bank is not None else None, bank=bank, jury=judge)
 
 
+def check_memo_llm(paths: list[str], client: Any, memory: Any) -> None:
+    """MEMO's LLM paths need an LLM endpoint and memory: an ``InputError`` (exit 2) that says what to
+    add, before anything (a Chroma collection) is made."""
+    if not paths:
+        return
+    from game.errors import InputError
+    flag = f"--memo-llm {','.join(paths)}"
+    if client is None:
+        raise InputError(f"{flag} needs an LLM endpoint", hint="add --llm URL (e.g. --llm http://localhost:11434/v1 "
+                                                               "--model llama3.1), or leave --memo-llm out")
+    if memory is None:
+        raise InputError(f"{flag} needs agent memory", hint="drop --no-memory, or leave --memo-llm out")
+
+
+def memo_llm_for(memory: Any, client: Any, paths: list[str], clock: Any) -> Any:
+    """Hand MEMO's LLM ``paths`` (``GameConfig.memo_llm``) to the game's memory: the optimizer's
+    summariser, the reflector's writer, the importance rater's LLM. Returns the
+    ``agents.memo_llm.MemoLLM`` (its ``lessons`` distils insights), or None without paths."""
+    check_memo_llm(paths, client, memory)
+    if not paths:
+        return None
+    from agents.memo_llm import MemoLLM
+    memo = MemoLLM(client, clock)
+    if "summarise" in paths:
+        memory.optimizer.summariser = memo.summarise
+    if "reflect" in paths:
+        memory.reflector.llm = memo.reflect
+    if "importance" in paths:
+        memory.bank.rater.llm = memo.rate
+    return memo
+
+
 def insight_bank(insights: Any, config: GameConfig) -> Any:
     if insights is None and config.insights is not None:
         from memory.insights import InsightBank
@@ -147,6 +180,7 @@ def compose(world: World | str | Path, config: GameConfig, transcript_path: str 
     replace what ``config`` would build; listeners are wired in order: memory, then facts."""
     w = load(world)
     client = llm_client(llm, config)
+    check_memo_llm(config.memo_llm, client, memory if memory is not None else config.memory)
     llm_npcs = (config.llm_npcs if config.llm_npcs == "all" else set(config.llm_npcs)) if client is not None else ()
     if agents is None:
         agents = npc_agents(w, config.seed, client, llm_npcs)
@@ -157,9 +191,10 @@ def compose(world: World | str | Path, config: GameConfig, transcript_path: str 
     if mem is not None:
         engine.listeners.append(mem.on_event)
         engine.context_provider = mem.context
+    memo = memo_llm_for(mem, client, config.memo_llm, lambda: engine.state.turn)
     facts = None
     if config.facts:
         facts = facts_for(w.spec, mem, client, config.jury)
         engine.listeners.append(heard_by(PLAYER, facts.on_event))
     return Parts(world=w, config=config, transcript=transcript, llm=client, agents=agents, engine=engine,
-                 memory=mem, facts=facts, insights=insights)
+                 memory=mem, facts=facts, insights=insights, memo_llm=memo)

@@ -14,6 +14,33 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
+MEMO_LLM_PATHS = ("summarise", "reflect", "importance", "insights")  # see agents.memo_llm
+
+
+def memo_llm_paths(value: Any) -> list[str]:
+    """The MEMO paths an LLM drives, from a comma list (``"summarise,reflect"``), ``"all"``, ``"none"``
+    or a list of names; in the order of ``MEMO_LLM_PATHS``. An unknown name is a ``ValueError``
+    that names the paths (and the one meant, when it is close)."""
+    from game.errors import did_you_mean
+    if value is None:
+        return []
+    names = value.split(",") if isinstance(value, str) else list(value)
+    wanted: set[str] = set()
+    for raw in names:
+        name = raw.strip().lower() if isinstance(raw, str) else raw
+        if name in ("", "none"):
+            continue
+        if name == "all":
+            wanted.update(MEMO_LLM_PATHS)
+        elif name in MEMO_LLM_PATHS:
+            wanted.add(name)
+        else:
+            hint = did_you_mean(name, [*MEMO_LLM_PATHS, "all"])
+            raise ValueError(f"unknown MEMO LLM path {name!r}" + (f" ({hint})" if hint else "")
+                             + f"; the paths are {', '.join(MEMO_LLM_PATHS)} (or all)")
+    return [p for p in MEMO_LLM_PATHS if p in wanted]
+
+
 class _Config(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -57,6 +84,9 @@ class GameConfig(_Config):
     jury: bool = Field(False, description="the gate also asks the LLM (needs llm)")
     llm: LLMSettings | None = None
     llm_npcs: Literal["all"] | list[str] = Field("all", description="NPCs the LLM drives (when llm is set)")
+    memo_llm: list[str] = Field(default_factory=list,
+                                description="MEMO paths the LLM drives (needs an LLM and memory): summarise, "
+                                            "reflect, importance, insights; a comma list or 'all' is accepted")
     insights: str | None = Field(None, description="path of the cross-game insight bank (needs memory)")
     trust: bool = Field(True, description="the autopilot reads the game's Σ-Mem")
 
@@ -64,6 +94,11 @@ class GameConfig(_Config):
     @classmethod
     def _path_text(cls, v: Any) -> Any:
         return str(v) if hasattr(v, "__fspath__") else v
+
+    @field_validator("memo_llm", mode="before")
+    @classmethod
+    def _memo_paths(cls, v: Any) -> Any:
+        return memo_llm_paths(v)
 
     @model_validator(mode="after")
     def _needs(self) -> GameConfig:
@@ -82,6 +117,8 @@ class EpisodeConfig(_Config):
     negotiators: list[str] | None = Field(None, description="negotiation: a kind per party (None: the NPCs' own)")
     turns: int | None = Field(None, ge=0, description="stop after this many turns (None: the world's limit)")
     transcript: bool = Field(False, description="keep the transcript text in the result")
+    keep_memory: bool = Field(False, description="keep the game's Chroma server collection after the episode "
+                                                 "(by default an episode drops the collection it made)")
 
     @model_validator(mode="after")
     def _fits_kind(self) -> EpisodeConfig:
@@ -91,6 +128,6 @@ class EpisodeConfig(_Config):
             raise ValueError(f"a {self.kind} episode needs scene (the id of the scene to play)")
         if self.kind != "negotiation" and self.negotiators is not None:
             raise ValueError("negotiators are for negotiation episodes")
-        if self.kind == "negotiation" and (self.turns is not None or self.transcript):
-            raise ValueError("turns and transcript are for adventure and council episodes")
+        if self.kind == "negotiation" and (self.turns is not None or self.transcript or self.keep_memory):
+            raise ValueError("turns, transcript and keep_memory are for adventure and council episodes")
         return self

@@ -82,6 +82,17 @@ def _adventure(config: EpisodeConfig, llm: Any, insights: Any, on_turn: Callable
         raise InputError("an episode needs a seat that plays by itself",
                          hint="player = autopilot, llm, script:FILE or module:function")
     game = Game(gc.world, config=gc, llm=llm, insights=insights)
+    notes: list[str] = []
+    try:
+        result = _play_adventure(game, config, on_turn, on_note)
+    finally:  # a collection on a Chroma server outlives the process: drop it unless asked to keep it
+        notes += _server_memory(game, config.keep_memory, on_note)
+    result.notes += notes
+    return result
+
+
+def _play_adventure(game: Any, config: EpisodeConfig, on_turn: Callable[[Reply], None] | None,
+                    on_note: Callable[[str], None] | None) -> EpisodeResult:
     council = _council_scene(game, config.scene) if config.kind == "council" else None
     limit = config.turns if config.turns is not None else game.spec.max_turns
     stopped, moves = False, 0
@@ -102,6 +113,25 @@ def _adventure(config: EpisodeConfig, llm: Any, insights: Any, on_turn: Callable
     result.turns = moves
     result.notes = list(seat.notes) if _is_script(seat) else []
     return result
+
+
+def _server_memory(game: Any, keep: bool, on_note: Callable[[str], None] | None) -> list[str]:
+    """Drop (or, with ``keep``, keep) the game's collection on a Chroma server; the note that says so."""
+    options = getattr(game.memory, "store_options", None) or {}
+    if "collection" not in options:
+        return []
+    where = f"Chroma collection {options['collection']} on {options.get('host')}:{options.get('port')}"
+    if keep:
+        note = f"memory: kept {where}"
+    else:
+        try:
+            game.memory.drop()
+            note = f"memory: dropped {where} (--keep-memory keeps it)"
+        except Exception as e:  # the server went away: say what is left behind
+            note = f"warning: could not drop {where} ({type(e).__name__}: {e}); delete it with a Chroma client"
+    if on_note is not None:
+        on_note(note)
+    return [note]
 
 
 def _council_scene(game: Any, scene: str | None) -> str:

@@ -63,7 +63,8 @@ def memory_settings(data: dict[str, Any], where: Path) -> dict[str, Any] | None:
 
 
 def load_game(cls: type, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None,
-              llm: Any = None, llm_npcs: Any = "all", jury: bool = False, inside: bool = False) -> Any:
+              llm: Any = None, llm_npcs: Any = "all", jury: bool = False, inside: bool = False,
+              memo_llm: Any = ()) -> Any:
     """Load a save into a new ``cls`` game (see ``Game.load``)."""
     folder = resolve(ref, base, inside=inside)
     data, transcript = open_save(folder)
@@ -71,7 +72,7 @@ def load_game(cls: type, ref: str | Path, base: str | Path | None = None, world_
     check_hash(data, where)
     world = world_for(data, where, world_path)
     game = cls(world, seed=data["seed"], memory=memory_settings(data, where), llm=llm,
-               llm_npcs=llm_npcs if llm_npcs == "all" else sorted(llm_npcs), jury=jury)
+               llm_npcs=llm_npcs if llm_npcs == "all" else sorted(llm_npcs), jury=jury, memo_llm=memo_llm)
     game.saved_llm = data.get("llm")
     game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
     try:

@@ -43,6 +43,7 @@ class Game:
         self.world, self.seed, self.player_kind = parts.world, config.seed, config.player
         self.transcript, self.llm, self.agents, self.engine = parts.transcript, parts.llm, parts.agents, parts.engine
         self.memory, self.facts, self.insights = parts.memory, parts.facts, parts.insights
+        self.memo_llm = parts.memo_llm
         self.llm_npcs = (config.llm_npcs if config.llm_npcs == "all" else set(config.llm_npcs)) \
             if self.llm is not None else ()
         self.saved_llm: dict[str, Any] | None = None
@@ -247,14 +248,17 @@ class Game:
         return agent_keys(self.spec, self.player_kind)
 
     def learn(self) -> int:
-        """Distil this game's lessons into the insight bank (rule-based, offline); returns how many."""
+        """Distil this game's lessons into the insight bank (rule-based, offline; with the memo_llm
+        path ``insights``, the LLM adds its own lessons per agent); returns how many."""
         if self.insights is None:
             return 0
         from memory.insights import distill_with_sources
         events = [json.loads(r) for r in self.transcript.records]
+        summarise = self.memo_llm.lessons if self.memo_llm is not None and "insights" in self.config.memo_llm else None
         n = 0
         for agent, key in self.agent_keys().items():
-            for topic, text, weight, source in distill_with_sources(self.spec, self.engine.state, events, key, agent):
+            for topic, text, weight, source in distill_with_sources(self.spec, self.engine.state, events, key, agent,
+                                                                    summarise):
                 self.insights.add(key, text, topic, weight, source)
                 n += 1
             self.insights.decay(key=key)
@@ -278,10 +282,12 @@ class Game:
 
     @classmethod
     def load(cls, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None,
-             llm: Any = None, llm_npcs: Any = "all", jury: bool = False, inside: bool = False) -> Game:
+             llm: Any = None, llm_npcs: Any = "all", jury: bool = False, inside: bool = False,
+             memo_llm: Any = ()) -> Game:
         """Load a save by name, folder or save.json path (``inside``: only a save in the saves
-        folder, by name, as typed in the game). Finishes an interrupted save's clean-up."""
-        return load_game(cls, ref, base, world_path, llm, llm_npcs, jury, inside)
+        folder, by name, as typed in the game). Finishes an interrupted save's clean-up. ``llm``,
+        ``llm_npcs``, ``jury`` and ``memo_llm`` are this session's choices, not the save's."""
+        return load_game(cls, ref, base, world_path, llm, llm_npcs, jury, inside, memo_llm)
 
     def rebuild_facts(self) -> None:
         """Feed the transcript's events through world-fact memory (the claims and verifications
