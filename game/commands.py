@@ -102,15 +102,9 @@ def llm_client(args: Namespace, seed: int):
 
 def memo_llm_paths(args: Namespace) -> list[str]:
     """The MEMO paths --memo-llm names (checked by argparse); they need --llm and memory (exit 2)."""
+    from game.compose import check_memo_llm
     paths = list(getattr(args, "memo_llm", None) or [])
-    if not paths:
-        return []
-    flag = f"--memo-llm {','.join(paths)}"
-    if not getattr(args, "llm", None):
-        raise InputError(f"{flag} needs an LLM endpoint",
-                         hint="add --llm URL (e.g. --llm http://localhost:11434/v1 --model llama3.1)")
-    if getattr(args, "no_memory", False):
-        raise InputError(f"{flag} needs agent memory", hint="drop --no-memory, or leave --memo-llm out")
+    check_memo_llm(paths, getattr(args, "llm", None) or None, None if getattr(args, "no_memory", False) else "on")
     return paths
 
 

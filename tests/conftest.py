@@ -62,6 +62,56 @@ def serve():
         s.close()
 
 
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _chroma_heartbeat(port: int) -> bool:
+    import urllib.request
+    try:
+        with urllib.request.urlopen(f"http://localhost:{port}/api/v2/heartbeat", timeout=1) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory):
+    """A real ``chroma run`` server on a free port with a temporary data folder, shared by the
+    session's tests (each game has its own collection); stopped afterwards. ``{"host", "port"}``."""
+    import os
+    import shutil
+    import subprocess
+    import time
+    exe = Path(sys.executable).parent / "chroma"
+    exe = str(exe) if exe.exists() else shutil.which("chroma")
+    if exe is None:
+        pytest.skip("the chroma CLI is not installed (chromadb's `chroma run` is needed)")
+    port = free_port()
+    data = tmp_path_factory.mktemp("chroma-data")
+    log = open(data.parent / "chroma.log", "w")
+    proc = subprocess.Popen([exe, "run", "--path", str(data), "--host", "localhost", "--port", str(port)],
+                            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+    try:
+        deadline = time.monotonic() + 30
+        while not _chroma_heartbeat(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.skip(f"`chroma run` did not start here (exit {proc.poll()}); see {log.name}")
+            time.sleep(0.1)
+        yield {"host": "localhost", "port": port}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
 def reseal_transcript(folder, text: str) -> None:
     """Make ``save.json`` agree with an edited transcript ``text``: a consistent forgery, which
     only a replay can expose."""

@@ -1,67 +1,21 @@
-"""Agent memory on a real Chroma server (``chroma run``, started and stopped here): one
+"""Agent memory on a real Chroma server (``chroma run``, the session's ``chroma_server``): one
 collection per game, so two games on one server never read each other's memories; a saved game
 reopens its own collection; ``GameMemory.drop`` removes it; the CLI names the server."""
 
 from __future__ import annotations
-
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memory.embedder import get_embedder
 from memory.store import ChromaStore, FlatStore, game_collection
-
-CHROMA = Path(sys.executable).parent / "chroma"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _heartbeat(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://localhost:{port}/api/v2/heartbeat", timeout=1) as r:
-            return r.status == 200
-    except OSError:
-        return False
+from tests.conftest import free_port
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A ``chroma run`` server on a free port with a temporary data folder; stopped afterwards."""
-    exe = str(CHROMA) if CHROMA.exists() else shutil.which("chroma")
-    if exe is None:
-        pytest.skip("the chroma CLI is not installed (chromadb's `chroma run` is needed)")
-    port = _free_port()
-    data = tmp_path_factory.mktemp("chroma-data")
-    log = open(data.parent / "chroma.log", "w")
-    proc = subprocess.Popen([exe, "run", "--path", str(data), "--host", "localhost", "--port", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
-    try:
-        deadline = time.monotonic() + 30
-        while not _heartbeat(port):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.skip(f"`chroma run` did not start here (exit {proc.poll()}); see {log.name}")
-            time.sleep(0.1)
-        yield {"host": "localhost", "port": port}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+def server(chroma_server):
+    """The ``chroma run`` server of the test session (``tests.conftest.chroma_server``)."""
+    return chroma_server
 
 
 def _play(world, seed: int, memory: dict, moves: list[str]):
@@ -187,4 +141,4 @@ def test_cli_flags_name_the_server():
 def test_unreachable_server_is_an_input_error():
     from game.errors import InputError
     with pytest.raises(InputError, match="cannot reach a Chroma server"):
-        ChromaStore(collection="parley-x-s0-abc", host="localhost", port=_free_port(), embedder="hash")
+        ChromaStore(collection="parley-x-s0-abc", host="localhost", port=free_port(), embedder="hash")
