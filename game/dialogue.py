@@ -41,7 +41,7 @@ def utterances(eng: Engine, npc: str, request: Request) -> list[Utterance]:
     """What ``npc`` says to ``request`` (recorded, so replays reproduce it without agents)."""
     def ask() -> tuple[list[dict], str | None]:
         voice = eng.voice(npc)
-        said = voice.reply(request, eng.context_for(npc, voice))
+        said = voice.reply(request, eng.context_for(npc, voice, request))
         return [u.to_dict() for u in said], voice.take_invalid()
     return [Utterance.from_dict(d) for d in eng.decide("reply", npc, ask)]
 

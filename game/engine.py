@@ -97,8 +97,11 @@ class Engine:
         self.scenes = SceneManager(self, negotiator_factory, default_negotiator)
         self.transcript = transcript
         self.listeners: list[Callable[[Event], None]] = []
-        # memory: (agent, observation) -> context handed to the agent with its observation
+        # memory: (agent, observation) -> context handed to the agent with its observation; if it
+        # (or the object of a bound method) has ``prepare_round(requests)``, it is first handed every
+        # (agent, observation) that will read a context this round, once per round
         self.context_provider: Callable[[str, Observation], Any] | None = None
+        self._prepared: int | None = None  # the turn whose contexts were last prepared
         self.recent: dict[str, deque[Event]] = {e: deque(maxlen=RECENT_EVENTS) for e in self.order}
         self.totals: dict[str, float] = dict.fromkeys(self.order, 0.0)  # each entity's reward so far
         self.last = TurnResult()  # what the last engine call produced
@@ -211,11 +214,34 @@ class Engine:
             self._voices[npc] = v
         return v
 
-    def context_for(self, who: str, agent: Any) -> Any:
-        """The memory context for an agent that reads one (None when memory is off or it does not)."""
+    def context_for(self, who: str, agent: Any, request: Any = None) -> Any:
+        """The memory context for an agent that reads one (None when memory is off or it does not).
+        ``request``: what it is asked to say (a ``Request``), the decision its context focuses on."""
         if self.context_provider is None or not agent.uses_context:
             return None
-        return self.context_provider(who, self.observe(who))
+        obs = self.observe(who, request)
+        self.prepare_contexts(who, obs)
+        return self.context_provider(who, obs)
+
+    def prepare_contexts(self, first: str, obs: Observation) -> None:
+        """At the round's first context request (``first`` with ``obs``), hand the context provider's
+        ``prepare_round`` every (agent, observation) that will read a context this round: ``first``,
+        then each acting NPC agent that reads one, as it sees the world now. Memory embeds their
+        queries with the writes still pending in one batch. Once per round; nothing without a hook."""
+        if self._prepared == self.state.turn:
+            return
+        self._prepared = self.state.turn
+        provider = self.context_provider
+        hook = getattr(provider, "prepare_round", None) or \
+            getattr(getattr(provider, "__self__", None), "prepare_round", None)  # GameMemory.context
+        if hook is None:
+            return
+        requests = [(first, obs)]
+        for npc in self.order[1:]:
+            actor = self.actors.get(npc)
+            if npc != first and actor is not None and not actor.passive and actor.uses_context:
+                requests.append((npc, self.observe(npc)))
+        hook(requests)
 
 
     def penalise(self, who: str, reason: str, log: bool = True) -> None:
@@ -359,18 +385,25 @@ class Engine:
             if decision.action is not None and after is not None:
                 after()
 
-    def turn_inputs(self, agent: str, wants_context: bool = True) -> tuple[Observation] | tuple[Observation, Any]:
+    def turn_inputs(self, agent: str, wants_context: bool = True, question: str | None = None
+                    ) -> tuple[Observation] | tuple[Observation, Any]:
         """What an agent's ``act`` receives: its observation, and its memory context when memory is on
-        (agents that declare ``uses_context = False`` are spared the work)."""
+        (agents that declare ``uses_context = False`` are spared the work). ``question``: one put to
+        it now (the parser's clarify question), its decision instead of the one the state shows."""
         obs = self.observe(agent)
+        if question is not None:
+            import dataclasses
+            obs = dataclasses.replace(obs, decision=question)
         if self.context_provider is None or not wants_context:
             return (obs,)
+        self.prepare_contexts(agent, obs)
         return obs, self.context_provider(agent, obs)
 
     # --- observing ----------------------------------------------------------------
-    def observe(self, actor: str) -> Observation:
-        """What ``actor`` knows at the start of its turn (``game.observation.observe``)."""
-        return observation.observe(self, actor)
+    def observe(self, actor: str, request: Any = None) -> Observation:
+        """What ``actor`` knows at the start of its turn (``game.observation.observe``); ``request``:
+        what it is asked to say now (its decision)."""
+        return observation.observe(self, actor, request)
 
     def scope(self, actor: str = PLAYER) -> Any:
         """What the parser may match for this actor right now (``game.observation.scope``)."""
@@ -400,6 +433,7 @@ class Engine:
         self._asks = int(data.get("asks", 0))
         self.seed = data["seed"]
         self.scenes.reset()
+        self._prepared = None
         for e, q in self.recent.items():
             q.clear()
             q.extend(Event.from_dict(d) for d in data.get("recent", {}).get(e, ()))

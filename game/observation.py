@@ -1,6 +1,7 @@
 """What an actor perceives: its ``Observation`` (for the player also the parser's scope, the
-names of what is in sight, the quest log and its own side of a scene), and each event as an agent
-sees it (``as_seen``: no world-fact ids, no outcome metrics)."""
+names of what is in sight, the quest log and its own side of a scene), the decision at hand
+(``decision``: the question put to it, the motion to vote on, the offer to answer), and each event
+as an agent sees it (``as_seen``: no world-fact ids, no outcome metrics)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from typing import Any
 
 from game import predicates
 from game.quests import quest_log
-from game.types import PLAYER, Event, Observation
+from game.types import PLAYER, Event, Observation, Request
 
 
-def observe(engine: Any, actor: str) -> Observation:
-    """What ``actor`` knows at the start of its turn (see ``game.types.Observation``)."""
+def observe(engine: Any, actor: str, request: Request | None = None) -> Observation:
+    """What ``actor`` knows at the start of its turn (see ``game.types.Observation``); ``request``:
+    what it is being asked to say right now (an NPC answering), which is then its decision."""
     st = engine.state
     loc = st.where[actor]
     visible = predicates.in_sight(st, actor)
@@ -26,7 +28,54 @@ def observe(engine: Any, actor: str) -> Observation:
         named = dict.fromkeys((loc, *visible, *inventory, *(n.id for n in names.nouns)))
         seen.update(scope=names, briefing=f"{engine.spec.title}\n\n{engine.spec.intro.strip()}",
                     names=tuple((i, engine.name(i)) for i in named), quests=quest_log(engine.spec, st), score=st.score, max_turns=engine.spec.max_turns)
+    seen["decision"] = decision(engine, actor, scene, seen["recent"], request)
     return Observation(actor=actor, turn=st.turn, text=engine.describe(actor, loc), **seen)
+
+
+def decision(engine: Any, actor: str, scene: dict[str, Any] | None, recent: tuple[Event, ...],
+             request: Request | None = None) -> str | None:
+    """The decision ``actor`` faces, in words it could read for itself (public terms and what was
+    said to it; never a utility, a reservation or a fact's truth): what it is asked to say
+    (``request``), else the open negotiation's standing offer (for either party), else the council
+    motion sitting here, else the last question someone put to it since its last turn."""
+    if request is not None:
+        return requested(engine, actor, request)
+    talks = negotiation(engine, actor)
+    if talks is not None:
+        return talks
+    if scene is not None and scene.get("type") == "council":
+        return f"Council vote on the motion: {scene['motion']}"
+    for ev in reversed(recent):
+        if ev.actor != actor and ev.kind in ("say", "talk") and ev.text.rstrip().rstrip('"').endswith("?"):
+            return ev.text
+    return None
+
+
+def negotiation(engine: Any, actor: str) -> str | None:
+    """The open negotiation ``actor`` is a party to, and its standing offer (None: none)."""
+    sid = engine.state.active_scene
+    if sid is None:
+        return None
+    sc = engine.spec.scenes[sid]
+    if actor not in (p.id for p in sc.parties):
+        return None
+    return f"Negotiating {sc.title}: standing offer {engine.scenes.session(sid).standing_offer}"
+
+
+def requested(engine: Any, actor: str, request: Request) -> str:
+    """What an NPC is asked to say, as its decision: the question, the greeting it answers, the
+    council motion it speaks to, or its move in the negotiation."""
+    asker = engine.name(request.asker)
+    if request.kind == "ask":
+        return f"{asker} asks you: what do you know about {(request.topic or '').replace('_', ' ')}?"
+    if request.kind == "speech":
+        return f"Council debate on the motion: {request.topic}"
+    if request.kind == "haggle":
+        talks = negotiation(engine, actor) or f"Haggling with {asker}"
+        move = request.data.get("move", "offer")
+        terms = ", ".join(f"{k}={v}" for k, v in (request.data.get("terms") or {}).items())
+        return f"{talks}; your move: {move}" + (f" {terms}" if terms else "")
+    return f"{asker} comes to talk with you."
 
 
 def scene_view(engine: Any) -> dict[str, Any] | None:

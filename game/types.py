@@ -218,6 +218,9 @@ class Observation:
     quests: tuple[QuestView, ...] = ()
     score: int = 0
     max_turns: int = 0
+    # the decision at hand, in words the actor could read for itself (None: none): the question put
+    # to it, the council motion to vote on, the offer to answer; memory uses it as the context's focus
+    decision: str | None = None
 
     def name(self, ident: str | None) -> str:
         """The display name of an id in this observation (the id itself when it has none)."""
@@ -231,6 +234,8 @@ class Observation:
         if self.quests:
             d["quests"] = [q.to_dict() for q in self.quests]
             d["score"], d["max_turns"] = self.score, self.max_turns
+        if self.decision is not None:
+            d["decision"] = self.decision
         return d
 
 

@@ -4,13 +4,19 @@
 private memory of every entity that perceived it; public events go to shared
 memory; claims carry their triple; agreed terms become anchors; verified
 facts go to world-fact memory. ``context(agent, observation)`` runs MEMO for
-that agent's turn.
+that agent's turn, focused on the decision the observation names (``Observation.decision``).
+
+``prepare_round(requests)`` (the engine calls it once per round, before the first context) embeds
+every write still pending and the query and focus texts of every agent that will read a context
+this round in one embedder call; each context then reuses those vectors (looked up by text).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 from game.types import PLAYER, Event, EventKind, Observation
 from memory.bank import MemoryBank
@@ -28,6 +34,26 @@ KIND_OF = {"move": "observation", "look": "observation", "examine": "observation
            "walk_away": "offer", "agreement": "agreement", "no_agreement": "offer",
            "verify": "fact", "quest": "quest", "win": "quest", "timeout": "observation", "score": "quest"}
 SKIP = {EventKind.WAIT, EventKind.INVALID}
+KEEP_VECTORS = 256  # query vectors kept by text between rounds (a round's are always kept)
+
+
+class IndexedVectors:
+    """The bank as the reflector reads it: vectors of memories already indexed come from the index,
+    so consolidating in the middle of a round does not embed that round's pending writes early (they
+    go into the next round's batch). Everything else is the bank's own."""
+
+    def __init__(self, bank: MemoryBank):
+        self._bank = bank
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._bank, name)
+
+    def vectors(self, ids: Sequence[str]) -> np.ndarray:
+        bank = self._bank
+        rows = [bank._rows.get(i) for i in ids]
+        if not ids or any(r is None for r in rows):
+            return bank.vectors(ids)
+        return bank._mat[rows]
 
 
 class GameMemory:
@@ -45,7 +71,9 @@ class GameMemory:
         self.bank = MemoryBank(emb, st, rater=ImportanceRater(key_terms_of(spec), things=things_of(spec)))
         self.store_options = dict(getattr(st, "options", dict)())  # a Chroma server's host, port, collection
         self.optimizer = ContextOptimizer(self.bank, self.cfg, summariser=summariser)
-        self.reflector = Reflector(self.bank, self.cfg.reflection, llm=summariser)
+        self.reflector = Reflector(IndexedVectors(self.bank), self.cfg.reflection, llm=summariser)
+        self.batching = True  # False: each context embeds its own texts (for comparisons)
+        self._vectors: dict[str, np.ndarray] = {}  # query and focus texts -> vectors, this round's first
         self.priors = {k: list(v) for k, v in (priors or {}).items()}
         self.quests_done: set[str] = set()
         self._names = {PLAYER: spec.player.name, **{k: v.name for k, v in spec.npcs.items()},
@@ -145,20 +173,56 @@ class GameMemory:
         return "\n".join([obs.text, *(e.text for e in obs.recent[-4:]), *goals])
 
     def focus_for(self, agent: str, obs: Observation) -> str | None:
-        """The decision at hand: the open negotiation and its standing offer, if any."""
+        """The decision at hand (``obs.decision``: the question put to the agent, the council motion,
+        the offer to answer); for an observation made without one, the open negotiation, if any."""
+        if obs.decision:
+            return obs.decision
         if obs.scene and obs.scene.get("type") == "negotiation":
             sc = self.spec.scenes[obs.scene["id"]]
             return f"Negotiating {sc.title}: standing offer {obs.scene.get('standing_offer')}"
         return None
 
     def context(self, agent: str, obs: Observation, touch: bool = True, focus: str | None = None) -> Context:
-        """MEMO for one turn. ``focus``: a decision the agent faces (a question put to it); defaults
-        to the open negotiation."""
+        """MEMO for one turn, focused on ``focus`` or else the decision the observation names."""
         goals = self.goal_lines(agent)
-        return self.optimizer.build(agent, obs.turn, self.query_for(agent, obs, goals),
-                                    focus=focus or self.focus_for(agent, obs),
+        query = self.query_for(agent, obs, goals)
+        focus = focus or self.focus_for(agent, obs)
+        qvec, fvec = self._vectors_for(query, focus)
+        return self.optimizer.build(agent, obs.turn, query, focus=focus, query_vector=qvec, focus_vector=fvec,
                                     priors=self.priors.get(agent, ()),
                                     extra_anchors=goals + self.scene_lines(obs), touch=touch)
+
+    def __call__(self, agent: str, obs: Observation) -> Context:
+        """A context provider (``game.protocols.ContextProvider``): ``context(agent, obs)``."""
+        return self.context(agent, obs)
+
+    # --- one embedder batch per round --------------------------------------------------
+    def prepare_round(self, requests: Sequence[tuple[str, Observation]]) -> None:
+        """Embed the writes still pending and the query and focus texts of every (agent, observation)
+        in ``requests`` in one embedder call; the contexts built this round reuse the vectors."""
+        if not self.batching:
+            return
+        if len(self._vectors) > KEEP_VECTORS:
+            self._vectors.clear()
+        texts = []
+        for agent, obs in requests:
+            texts += [self.query_for(agent, obs), self.focus_for(agent, obs) or ""]
+        self._embed([t for t in dict.fromkeys(texts) if t.strip() and t not in self._vectors], always=True)
+
+    def _vectors_for(self, query: str, focus: str | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The vectors of a context's query and focus: prepared this round, or embedded now together
+        with the writes still pending (one call). None, None with batching off."""
+        if not self.batching:
+            return None, None
+        texts = [t for t in (query, focus or "") if t.strip()]
+        self._embed([t for t in dict.fromkeys(texts) if t not in self._vectors])
+        return self._vectors.get(query) if query.strip() else None, \
+            self._vectors.get(focus) if focus and focus.strip() else None
+
+    def _embed(self, texts: list[str], always: bool = False) -> None:
+        if texts or always:
+            for text, vec in zip(texts, self.bank.prepare(texts)):
+                self._vectors[text] = vec
 
     # --- persistence -----------------------------------------------------------------
     def drop(self) -> None:
