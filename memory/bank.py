@@ -16,12 +16,20 @@ import numpy as np
 
 from game.errors import ParleyError
 from memory.importance import ImportanceRater
-from memory.records import FACTS, SHARED, MemoryRecord, readable_scopes
+from memory.records import FACTS, SHARED, STATEMENTS, MemoryRecord, readable_scopes
+from memory.values import template_key, values
 
 _WORD = re.compile(r"[a-z][a-z']{2,}")
 _STOP = frozenset("the and you your are was were this that with from have has had not but for into "
                   "out over they them their there here what when where which who will would could "
                   "should about than then its it's his her she him our ours".split())
+
+
+# a statement that says it replaces an earlier one ("correction: ...", "the ferry no longer ...")
+CORRECTION = re.compile(r"\b(?:correction|corrected|actually|instead|no longer|not any ?more|changed?|"
+                        r"change of plans?|updated?|revised?|moved|scratch that|mistaken|wrong|rather than|"
+                        r"new (?:plan|time|place|price|code|date))\b", re.I)
+CORRECTION_SIMILARITY = 0.6   # how close a correction must be to the statement it replaces
 
 
 class ScopeError(ParleyError):
@@ -49,6 +57,8 @@ class MemoryBank:
         self._claims: dict[tuple[str, str], list[str]] = {}  # (subject, relation) -> claim ids
         self._anchors: list[str] = []
         self._access: dict[str, dict[str, int]] = {}        # agent -> record -> turn last retrieved
+        self._groups: dict[tuple, list[str]] = {}           # (scope, speaker, kind, template) -> ids, oldest first
+        self._corrections: list[str] = []                   # statements to check against older ones at flush
 
     # --- writing -------------------------------------------------------------------
     def add(self, scope: str, kind: str, text: str, turn: int, *, speaker: str | None = None,
@@ -69,10 +79,70 @@ class MemoryBank:
         self.records[rid] = rec
         if triple is not None and kind in ("claim", "fact"):
             self._note_claim(rec)
+        self._note_group(rec)
         self._pending.append(rid)
         if anchor:
             self._anchors.append(rid)
         return rec
+
+    # --- templates and supersession ---------------------------------------------------
+    @staticmethod
+    def group_key(rec: MemoryRecord) -> tuple:
+        return (rec.scope, rec.speaker, rec.kind, template_key(rec.text))
+
+    def _note_group(self, rec: MemoryRecord, restoring: bool = False) -> None:
+        """Same-template memories form a group (a flood of near-identical offers is one group). A newer
+        statement of the same template with other values supersedes the older ones; a statement
+        that says it corrects something is checked against older ones once it has a vector."""
+        ids = self._groups.setdefault(self.group_key(rec), [])
+        if not restoring and rec.kind in STATEMENTS and rec.status == "active":
+            mine = values(rec.text)
+            self.supersede([i for i in ids if self.records[i].status == "active"
+                            and values(self.records[i].text) != mine], rec)
+            if CORRECTION.search(rec.text):
+                self._corrections.append(rec.id)
+        ids.append(rec.id)
+
+    def group(self, rec: MemoryRecord, statuses: Sequence[str] | None = None) -> list[MemoryRecord]:
+        """The memories that share ``rec``'s scope, speaker, kind and template, oldest first."""
+        out = [self.records[i] for i in self._groups.get(self.group_key(rec), ())]
+        return [r for r in out if statuses is None or r.status in statuses]
+
+    def supersede(self, old_ids: Iterable[str], new: MemoryRecord) -> list[str]:
+        """Mark older memories as superseded by ``new`` (they leave retrieval; history keeps them)."""
+        done = []
+        if new.status != "active":  # a quarantined or rejected statement replaces nothing
+            return done
+        for rid in old_ids:
+            old = self.records[rid]
+            if old.id == new.id or old.anchor or old.seq > new.seq or old.status not in ("active", "consolidated"):
+                continue
+            old.status, old.superseded_by = "superseded", new.id
+            done.append(rid)
+        self._reindex(done)
+        return done
+
+    def _check_corrections(self) -> None:
+        """A statement that says it corrects ("change of plan: the ferry now sails at dusk") supersedes
+        the most similar older statement in its scope that shares a content word with it."""
+        todo, self._corrections = self._corrections, []
+        for rid in todo:
+            rec = self.records.get(rid)
+            if rec is None or rid not in self._rows or rec.status != "active":
+                continue
+            from memory.store import Where
+            where = Where(scopes=(rec.scope,), kinds=STATEMENTS, status=("active",))
+            words = concepts(rec.text)
+            for oid, sim in self.store.query(self._mat[self._rows[rid]], 6, where):
+                old = self.records.get(oid)
+                if old is None or old.seq >= rec.seq:
+                    continue
+                if "claim" in (old.kind, rec.kind) and old.speaker != rec.speaker:
+                    break  # another source's claim is a rival (controversy), not a correction
+                if sim >= CORRECTION_SIMILARITY and concepts(old.text) & words and \
+                        values(old.text) + tuple(sorted(concepts(old.text))) != values(rec.text) + tuple(sorted(words)):
+                    self.supersede([oid], rec)
+                break  # only the closest older statement
 
     @staticmethod
     def _sees(scope: str) -> tuple[str, ...]:
@@ -86,7 +156,8 @@ class MemoryBank:
         rivals: dict[tuple[str | None, str], str] = {}
         for rid in self._claims.get((rec.triple[0], rec.triple[1]), []):  # type: ignore[index]
             other = self.records[rid]
-            if other.id != rec.id and other.scope in sees and other.triple[2] != rec.triple[2]:  # type: ignore[index]
+            if other.id != rec.id and other.scope in sees and other.status != "superseded" \
+                    and other.triple[2] != rec.triple[2]:  # type: ignore[index]
                 rivals.setdefault((other.speaker, other.triple[2]), other.id)  # type: ignore[index]
         return min(1.0, 0.5 * len(rivals)), sorted(rivals.values(), key=lambda i: self.records[i].seq)
 
@@ -94,6 +165,10 @@ class MemoryBank:
         """Contradicting claims are controversial. Only readers who can see both are affected:
         a private claim touches its own scope; a shared claim or a fact touches every scope."""
         key = (rec.triple[0], rec.triple[1])  # type: ignore[index]
+        if rec.status == "active":  # the same source now says otherwise: an update, not a rival
+            self.supersede([i for i in self._claims.get(key, []) if self.records[i].scope == rec.scope
+                            and self.records[i].speaker == rec.speaker
+                            and self.records[i].triple[2] != rec.triple[2]], rec)  # type: ignore[index]
         self._claims.setdefault(key, []).append(rec.id)
         rec.controversy, rivals = self._controversy(rec)
         rec.references.extend(r for r in rivals if r not in rec.references)
@@ -129,6 +204,8 @@ class MemoryBank:
                 self._rows[rid] = self._n + k
             self._n = need
             self.store.add(ids, vecs, [self.records[i].metadata() for i in ids])
+        if self._corrections:
+            self._check_corrections()
         return qvecs if with_queries else ids
 
     def set_status(self, ids: Iterable[str], status: str) -> None:
@@ -256,6 +333,7 @@ class MemoryBank:
         self._rows, self._n, self._pending = {}, 0, []
         self._mat = np.zeros((0, self._mat.shape[1]), dtype=np.float32)
         self._vocab, self._claims, self._anchors = {}, {}, []
+        self._groups, self._corrections = {}, []
         for d in state["records"]:
             rec = MemoryRecord.from_dict(d)
             self.records[rec.id] = rec
@@ -264,6 +342,7 @@ class MemoryBank:
             self._vocab.setdefault(rec.scope, set()).update(concepts(rec.text))
             if rec.triple is not None and rec.kind in ("claim", "fact"):
                 self._claims.setdefault((rec.triple[0], rec.triple[1]), []).append(rec.id)
+            self._note_group(rec, restoring=True)
             self._pending.append(rec.id)
         self._seq = int(state["seq"])
         self._access = {a: {k: int(t) for k, t in v.items() if k in self.records}

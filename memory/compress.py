@@ -19,7 +19,7 @@ import numpy as np
 
 from memory.config import MemoConfig
 from memory.masking import ScoredMemory
-from memory.values import VALUE  # one rule for what a value is, shared with masking
+from memory.values import SLOT, VALUE, template, template_key  # one rule for what a value is, shared with masking
 
 
 @dataclass
@@ -43,7 +43,6 @@ class Item:
 
 # --- value tokens and series ------------------------------------------------------------------
 _WORDS = re.compile(r"[A-Za-z][\w'-]*")
-SLOT = "\x00"
 
 
 def value_slots(text: str) -> list[tuple[str, str]]:
@@ -58,12 +57,6 @@ def value_slots(text: str) -> list[tuple[str, str]]:
         before = _WORDS.findall(text[: m.start()])
         out.append((m.group("num"), after.group(0) if after else (before[-1] if before else "value")))
     return out
-
-
-def template(text: str) -> str:
-    """The text with every value replaced by a slot: lines with one template say the same thing
-    about possibly different values."""
-    return VALUE.sub(lambda m: f"{m.group('key')}={SLOT}" if m.group("key") else SLOT, text)
 
 
 def _number(value: str) -> float | None:
@@ -125,6 +118,29 @@ def _span(turns: list[int]) -> str:
     return f"turn {lo}" if lo == hi else f"turns {lo}-{hi}"
 
 
+def group_line(group: list, lead: str | None = None) -> str:
+    """One line for a cluster of memories (oldest first; the newest is the current statement).
+
+    One wording: a series of its values (oldest → latest, min, max, trend), or the line with a
+    count when nothing varies. Several wordings: the newest line with a count, and the range of
+    the last value each member states, oldest → latest, so no value is folded out of sight.
+    ``lead`` (an LLM's wording of the group) replaces the quoted line; the values stay."""
+    texts, turns = [r.text for r in group], [r.turn for r in group]
+    tmpls = {template_key(t) for t in texts}
+    rows = [value_slots(t) for t in texts]
+    if len(tmpls) == 1:
+        if len({tuple(v for v, _ in r) for r in rows}) > 1:
+            return series(texts, lead=lead)
+        return f"{lead or texts[-1]} (x{len(texts)}, {_span(turns)})"
+    if lead:
+        texts = texts[:-1] + [lead]
+    lasts = [r[-1][0] for r in rows if r]
+    extra = ""
+    if len(set(lasts)) > 1:
+        extra = f"; {rows[-1][-1][1] if rows[-1] else 'value'}: " + _slot_stats(lasts, True)
+    return f"{texts[-1]} (x{len(texts)} in {len(tmpls)} wordings, {_span(turns)}{extra})"
+
+
 def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig,
                      masked: list[ScoredMemory] = ()) -> list[Item]:
     """Group kept candidates whose similarity to a group's head passes ``merge_similarity``.
@@ -157,18 +173,22 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
         head = members[0]
         repeats = [e for m in members for e in echoes.get(m.id, ())]
         turns = [m.rec.turn for m in members] + [e.rec.turn for e in repeats]
-        text = head.rec.text
-        if len(turns) > 1:
+        text = head.line or head.rec.text
+        if head.group:  # a collapsed cluster already counts its own repeats
+            turns = [r.turn for r in head.group] + turns[1:]
+            if len(turns) > len(head.group):
+                text += f" (+{len(turns) - len(head.group)} alike)"
+        elif len(turns) > 1:
             text += f" (x{len(turns)}, {_span(turns)})"
-            for m in members[1:]:
-                m.fate, m.reason, m.into = "merged", f"near-duplicate of {head.id}", head.id
+        for m in members[1:]:
+            m.fate, m.reason, m.into = "merged", f"near-duplicate of {head.id}", head.id
         items.append(Item(id=head.id, text=text, score=head.score, turn=max(turns), first_turn=min(turns),
                           anchor=head.rec.anchor, members=members, kind="merged" if len(turns) > 1 else "memory",
                           count=len(turns)))
     return items
 
 
-def _llm_text(llm: Callable[[list[str]], str] | None, lines: list[str], fallback: str, cfg: MemoConfig) -> str:
+def llm_text(llm: Callable[[list[str]], str] | None, lines: list[str], fallback: str, cfg: MemoConfig) -> str:
     """An LLM summary of a large cluster, or ``""`` (no summariser, a small cluster, a failure, or a
     summary too long to be worth its place)."""
     if llm is None or len(lines) < cfg.llm_cluster_min:
@@ -210,7 +230,7 @@ def _series(old: list[Item], cfg: MemoConfig, llm: Callable[[list[str]], str] | 
         members.sort(key=lambda it: (it.first_turn, it.rec.seq))  # oldest first
         texts, counts = [it.rec.text for it in members], [it.count for it in members]
         text = series(texts, counts)
-        lead = _llm_text(llm, [it.text for it in sorted(members, key=lambda it: (-it.score, it.rec.seq))], text, cfg)
+        lead = llm_text(llm, [it.text for it in sorted(members, key=lambda it: (-it.score, it.rec.seq))], text, cfg)
         if lead:
             text = series(texts, counts, lead=lead)
         members.sort(key=lambda it: (-it.score, it.rec.seq))  # the summary takes the best member's place
@@ -237,7 +257,7 @@ def _clusters(old: list[Item], vecs_of: Callable[[list[str]], np.ndarray], cfg: 
         extractive = "; ".join(it.rec.text for it in by_importance[:2])
         if len(members) > 2:
             extractive += f" (+{len(members) - 2} similar)"
-        text = _llm_text(llm, [it.text for it in by_importance], extractive, cfg) or extractive
+        text = llm_text(llm, [it.text for it in by_importance], extractive, cfg) or extractive
         summary = _summary(members, text, f"older cluster of {len(members)}")
         replaced.update((it.id, summary) for it in members)
 

@@ -38,7 +38,18 @@ class MemoConfig(BaseModel):
                                      description="relevance weight when the agent faces a decision (a focus); "
                                                  "recency and importance share the rest in their usual ratio")
     recency_decay: float = Field(0.99, gt=0, le=1, description="recency = decay ** turns since last access (0.99: half-life ~70 turns)")
-    candidates: int = Field(48, ge=1, description="memories retrieved by similarity per query vector")
+    candidates: int = Field(48, ge=1, description="distinct memories (near-duplicates collapsed) kept as candidates")
+    pool_factor: int = Field(4, ge=1, description="hits read per query vector = candidates x pool_factor; the pool "
+                                                  "widens x4 while near-duplicates collapse it below `candidates`")
+    collapse_similarity: float = Field(0.9, ge=0, le=1, description="differently worded memories this similar are "
+                                                                    "one cluster before the candidate cut")
+    time_bands: int = Field(4, ge=1, description="the history is cut into this many bands; the best memory of each "
+                                                 "band and of each kind is always a candidate")
+    refresh_recency: bool = Field(False, description="a memory shown in a context counts as recent again (off: "
+                                                     "recency is the age of the newest statement of it, so what is "
+                                                     "shown every turn cannot keep itself on top)")
+    long_tier_recency: float = Field(0.5, ge=0, le=1, description="recency floor of the long-term tier "
+                                                                  "(reflections and what they consolidated)")
     context_weight: float = Field(0.75, ge=0, le=1,
                                   description="weight of the situation query against the focus (the decision at hand)")
     recent_turns: int = Field(2, ge=0, description="turns counted as recent history")

@@ -38,6 +38,8 @@ class ScoredMemory:
     reason: str = ""
     into: str | None = None         # merged into / summarised into
     section: str | None = None
+    group: list[MemoryRecord] = field(default_factory=list)  # the memories this one stands for (oldest first)
+    line: str | None = None         # its text in a context when it stands for a group or is history
 
     @property
     def id(self) -> str:

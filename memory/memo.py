@@ -101,19 +101,20 @@ class Memo:
 
     def context(self, agent: str, turn: int, *, budget: int | None = None, focus: str | None = None,
                 query: str = "", anchors: Sequence[str] = (), priors: Sequence[str] = (),
-                touch: bool = True) -> Context:
+                touch: bool = True, history: bool = False) -> Context:
         """What ``agent`` should see at ``turn``, within ``budget`` tokens (the config's when not given).
 
         ``focus`` is the decision at hand (a question, an offer to answer) and ``query`` the
         situation (what the agent sees, its goals); either or both drive retrieval. ``anchors``
         are lines shown first whatever the budget, ``priors`` lessons shown while they fit.
-        ``touch=False`` leaves recency as it was (a look that does not count as recalling)."""
+        ``touch=False`` records no access (a look that does not count as recalling); ``history=True``
+        also shows memories a newer statement superseded, marked "(superseded at turn N)"."""
         if not isinstance(agent, str) or not agent.strip():
             raise InputError("context needs an agent name")
         if budget is not None and (not isinstance(budget, int) or budget < MIN_BUDGET):
             raise InputError(f"budget {budget!r} is too small", hint=f"give at least {MIN_BUDGET} tokens")
         return self.optimizer.build(agent, turn, query, focus=focus, priors=priors,
-                                    extra_anchors=anchors, touch=touch, budget=budget)
+                                    extra_anchors=anchors, touch=touch, budget=budget, history=history)
 
     def explain(self, agent: str, turn: int) -> list[dict[str, Any]]:
         """Every candidate of ``agent``'s context at ``turn``: its scores and fate (selected, masked

@@ -24,14 +24,16 @@ from typing import Any
 
 import numpy as np
 
-from memory.compress import Item, merge_duplicates, summarise_old
+from memory.compress import Item, llm_text, group_line, merge_duplicates, summarise_old
 from memory.config import MemoConfig
 from memory.masking import ScoredMemory, boost, mask
 from memory.records import FACTS, SHARED
+from memory.retrieval import collapse, cut
 
 # resolved memories are retrieved and fade; consolidated ones stay retrievable in the long-term tier
-# beside the reflection that gathered them
+# beside the reflection that gathered them; superseded ones only when history is asked for
 LIVE = ("active", "resolved", "consolidated")
+HISTORY = LIVE + ("superseded",)
 SECTIONS = ("anchors", "priors", "shared", "private", "recent")
 TITLES = {"anchors": "Always remember", "priors": "Lessons from earlier games",
           "shared": "Known to all", "private": "Your own observations and beliefs",
@@ -82,6 +84,7 @@ class ContextOptimizer:
         self._counts: dict[str, int] = {}
         self.summariser = summariser
         self._explained: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        self._leads: dict[tuple[str, int], str | None] = {}
         self._keep = keep_explanations
 
     def count(self, text: str) -> int:
@@ -97,7 +100,7 @@ class ContextOptimizer:
     def build(self, agent: str, turn: int, query: str, *, focus: str | None = None,
               priors: Sequence[str] = (), extra_anchors: Sequence[str] = (), touch: bool = True,
               query_vector: np.ndarray | None = None, focus_vector: np.ndarray | None = None,
-              budget: int | None = None) -> Context:
+              budget: int | None = None, history: bool = False) -> Context:
         """The context for ``agent`` at ``turn``.
 
         ``query`` describes the situation (what the agent sees, what just happened,
@@ -106,7 +109,8 @@ class ContextOptimizer:
         ``max(context_weight · sim(query), sim(focus))``, so a long room description
         cannot drown the question. ``query_vector``/``focus_vector`` skip embedding
         (benchmarks time the embedding separately). ``budget`` overrides the configured
-        token budget for this call only (the shared config is left as it is)."""
+        token budget for this call only (the shared config is left as it is). ``history=True``
+        also retrieves superseded memories, marked as such (the current value still leads)."""
         cfg, bank = self.cfg, self.bank
         bank.flush()
         qvecs: list[tuple[np.ndarray, float]] = []
@@ -119,7 +123,7 @@ class ContextOptimizer:
                 qvecs.append((np.asarray(vec, dtype=np.float32), weight))
             elif text.strip():
                 qvecs.append((next(embedded), weight))
-        cands = self._retrieve(agent, turn, qvecs)
+        cands = self._retrieve(agent, turn, qvecs, HISTORY if history else LIVE)
         self._score(cands, turn, agent, focused=bool(focus))
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
@@ -131,34 +135,76 @@ class ContextOptimizer:
         row = {c.id: k for k, c in enumerate(cands)}
         kept_vecs = vecs[[row[c.id] for c in kept]] if kept else np.zeros((0, vecs.shape[1]), np.float32)
         items = merge_duplicates(kept, kept_vecs, cfg, masked=cands)
-        items = summarise_old(items, bank.vectors, turn, cfg, self.summariser)
-        ctx = self._assemble(agent, turn, query, items, priors, extra_anchors,
-                             cfg.budget if budget is None else budget)
+        budget = cfg.budget if budget is None else budget
+        if self._cost(items, agent, turn) > budget:  # compress only what does not fit
+            items = summarise_old(items, bank.vectors, turn, cfg, self.summariser)
+        ctx = self._assemble(agent, turn, query, items, priors, extra_anchors, budget)
         if touch:
             bank.touch(ctx.ids, turn, agent)
         self._remember(agent, turn, cands)
         return ctx
 
-    def _retrieve(self, agent: str, turn: int, qvecs: list[tuple[np.ndarray, float]]) -> list[ScoredMemory]:
+    def _retrieve(self, agent: str, turn: int, qvecs: list[tuple[np.ndarray, float]],
+                  statuses: Sequence[str] = LIVE) -> list[ScoredMemory]:
+        """Candidates, near-duplicates collapsed before the cut (``memory.retrieval``)."""
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
-        found: dict[str, ScoredMemory] = {}
-        hits = bank.search_many(agent, [q for q, _ in qvecs], cfg.candidates, kinds=cfg.kinds,
-                                min_turn=min_turn, statuses=LIVE) if qvecs else []
-        for found_for_query in hits:
-            for rec, _sim in found_for_query:
-                found.setdefault(rec.id, ScoredMemory(rec=rec))
-        for rec in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns, kinds=cfg.kinds,
-                                                      statuses=LIVE):
-            if rec.id not in found:
-                found[rec.id] = ScoredMemory(rec=rec)
-        cands = sorted(found.values(), key=lambda c: c.rec.seq)
-        if qvecs and cands:
-            vecs = bank.vectors([c.id for c in cands])
-            rel = np.max(np.stack([w * (vecs @ q) for q, w in qvecs]), axis=0)
-            for c, r in zip(cands, rel):
-                c.relevance = float(r)
-        return cands
+        must = {r.id: r for r in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns,
+                                                                     kinds=cfg.kinds, statuses=statuses)}
+        k = cfg.candidates * cfg.pool_factor
+        while True:
+            hits = bank.search_many(agent, [q for q, _ in qvecs], k, kinds=cfg.kinds, min_turn=min_turn,
+                                    statuses=statuses) if qvecs else []
+            pool = dict(must)
+            for found in hits:
+                for rec, _sim in found:
+                    pool.setdefault(rec.id, rec)
+            recs = sorted(pool.values(), key=lambda r: r.seq)
+            vecs = bank.vectors([r.id for r in recs])
+            rel = (np.max(np.stack([w * (vecs @ q) for q, w in qvecs]), axis=0) if qvecs and recs
+                   else np.zeros(len(recs)))
+            clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
+            if len(clusters) >= cfg.candidates or not hits or all(len(h) < k for h in hits) or k >= len(bank):
+                break
+            k *= 4
+        row = {r.id: i for i, r in enumerate(recs)}
+        chosen = cut(clusters, recs, turn, cfg, {row[i] for i in must})
+        cands = []
+        for members in chosen:
+            group = sorted((recs[i] for i in members), key=lambda r: r.seq)
+            rep = group[-1]  # the newest statement stands for the cluster
+            if not rep.anchor:
+                kin = {r.id: r for r in bank.group(rep, statuses)}  # the whole template group, not only the pool
+                kin.update((r.id, r) for r in group)
+                group = sorted(kin.values(), key=lambda r: r.seq)
+            c = ScoredMemory(rec=rep, relevance=float(max(rel[i] for i in members)),
+                             importance=max(recs[i].importance for i in members),
+                             group=group if len(group) > 1 else [])
+            if len(group) > 1:
+                c.line = group_line(group, self._lead(group, turn))
+            elif rep.status == "superseded":
+                c.line = f"{rep.text} (superseded at turn {bank.records[rep.superseded_by].turn})"
+            cands.append(c)
+        return sorted(cands, key=lambda c: c.rec.seq)
+
+    def _cost(self, items: list[Item], agent: str, turn: int) -> int:
+        """Tokens the items would take with their section headers (an estimate: each line alone)."""
+        secs = {self._section(it, agent, turn) for it in items}
+        return sum(self.count(f"- {it.text}") + 1 for it in items) + sum(self.count(f"## {TITLES[s]}") + 2 for s in secs)
+
+    def _lead(self, group: list, turn: int) -> str | None:
+        """An LLM's wording for a large, settled group (its newest member older than ``summarise_after``
+        turns), asked once per group and size; None without a summariser."""
+        cfg = self.cfg
+        if self.summariser is None or len(group) < cfg.llm_cluster_min or group[-1].turn >= turn - cfg.summarise_after:
+            return None
+        key = (group[0].id, len(group))
+        if key not in self._leads:
+            if len(self._leads) > 4096:
+                self._leads.clear()
+            texts = [r.text for r in group]
+            self._leads[key] = llm_text(self.summariser, texts, group_line(group), cfg) or None
+        return self._leads[key]
 
     def _weights(self, focused: bool) -> tuple[float, float, float]:
         cfg = self.cfg
@@ -172,9 +218,10 @@ class ContextOptimizer:
         cfg = self.cfg
         w_rel, w_rec, w_imp = self._weights(focused)
         rel = np.array([c.relevance for c in cands], dtype=np.float64)
-        rec = np.array([cfg.recency_decay ** max(0, turn - self.bank.last_access(agent, c.rec))
-                        for c in cands])
-        imp = np.array([c.rec.importance for c in cands], dtype=np.float64)
+        seen = (lambda r: self.bank.last_access(agent, r)) if cfg.refresh_recency else (lambda r: r.turn)
+        rec = np.array([cfg.recency_decay ** max(0, turn - seen(c.rec)) for c in cands])
+        rec = np.array([max(r, cfg.long_tier_recency) if c.rec.tier == "long" else r for r, c in zip(rec, cands)])
+        imp = np.array([c.importance or c.rec.importance for c in cands], dtype=np.float64)
         nrel, nrec, nimp = _minmax(rel), _minmax(rec), _minmax(imp)
         for k, c in enumerate(cands):
             c.recency, c.importance = float(rec[k]), float(imp[k])
@@ -267,6 +314,7 @@ class ContextOptimizer:
         for c in it.members:
             c.section = section
             shown.append(c.id)
+            shown.extend(r.id for r in c.group if r.id != c.id)  # the memories its line stands for
             if c.fate == "candidate":
                 c.fate, c.reason = fate, reason
             elif c.fate in ("merged", "summarised"):
@@ -281,7 +329,9 @@ class ContextOptimizer:
                          "importance": round(c.importance, 4), "normalised": c.norm,
                          "score": round(c.score, 4), "adjustments": list(c.adjustments),
                          "fate": c.fate, "reason": c.reason, "into": c.into, "section": c.section,
-                         "anchor": c.rec.anchor})
+                         "anchor": c.rec.anchor, "stands_for": len(c.group) or 1,
+                         "members": [r.id for r in c.group if r.id != c.id], "line": c.line,
+                         "status": c.rec.status})
         self._explained[(agent, turn)] = rows
         while len(self._explained) > self._keep:
             self._explained.pop(next(iter(self._explained)))

@@ -14,7 +14,10 @@ SHARED = "shared"
 FACTS = "facts"
 KINDS = ("observation", "utterance", "offer", "agreement", "claim", "fact", "quest",
          "insight", "reflection", "goal", "rule")
-STATUSES = ("active", "resolved", "consolidated", "quarantined", "rejected")
+STATUSES = ("active", "resolved", "consolidated", "superseded", "quarantined", "rejected")
+# kinds that state how things are (a newer one of the same template, or a correction, supersedes an older one);
+# offers and observations are events in a series: all of them stay, compressed into a series line
+STATEMENTS = ("utterance", "claim", "fact", "rule", "goal")
 
 
 def private(agent: str) -> str:
@@ -44,6 +47,7 @@ class MemoryRecord:
     status: str = "active"
     tier: str = "working"         # working | long
     anchor: bool = False          # never dropped by masking or budget
+    superseded_by: str | None = None  # the newer memory that states the current value
     seq: int = 0                  # write order, for deterministic ties
 
     def to_dict(self) -> dict[str, Any]:

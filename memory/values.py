@@ -15,3 +15,17 @@ VALUE = re.compile(r"(?<![\w.])(?:(?P<key>[A-Za-z_][\w-]*)=(?P<kv>[\w-]+(?:\.\d+
 def values(text: str) -> tuple[str, ...]:
     """The values a text states, in order, each as written (``price=40``, ``86``)."""
     return tuple(m.group(0) for m in VALUE.finditer(text))
+
+
+SLOT = "\x00"
+
+
+def template(text: str) -> str:
+    """The text with every value replaced by a slot: lines with one template say the same thing
+    about possibly different values."""
+    return VALUE.sub(lambda m: f"{m.group('key')}={SLOT}" if m.group("key") else SLOT, text)
+
+
+def template_key(text: str) -> str:
+    """``template`` compared loosely: case, spacing and closing punctuation do not matter."""
+    return " ".join(template(text).lower().split()).rstrip(" .!?'\"")

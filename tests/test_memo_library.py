@@ -79,11 +79,12 @@ def test_explain_matches_the_context():
     ctx = memo.context("bob", 200, budget=150, focus=FOCUS)
     rows = memo.explain("bob", 200)
     shown = {r["id"] for r in rows if r["section"]}
-    assert shown == set(ctx.ids)
+    standing = {m for r in rows if r["section"] for m in r["members"]}  # memories a shown line stands for
+    assert shown | standing == set(ctx.ids) and shown <= set(ctx.ids)
     text = ctx.text()
     for r in rows:
         if r["fate"] == "selected":
-            assert r["text"] in text
+            assert (r["line"] or r["text"]) in text
         elif r["fate"] in ("masked", "dropped"):
             assert r["id"] not in ctx.ids
     assert any(r["fate"] == "dropped" and "budget" in r["reason"] for r in rows)  # 150 tokens do not fit all

@@ -38,6 +38,8 @@ MEMORY_OFF = ("Memory is off in this game (it was started with --no-memory, or s
 def why(row: dict[str, Any]) -> str:
     """A candidate's fate explained: the reason, what it went into, and score adjustments."""
     text = row["reason"] + (f" → {row['into']}" if row["into"] else "")
+    if row.get("stands_for", 1) > 1:  # near-duplicates collapsed into this one before the cut
+        text += f" (stands for {row['stands_for']})"
     if row["adjustments"]:
         text += f" [{'; '.join(row['adjustments'])}]"
     return text

@@ -1,0 +1,86 @@
+"""Candidate retrieval that a flood of near-duplicates cannot crowd out.
+
+Similarity top-k alone fails in long games: three hundred near-identical offers
+outrank the one overheard reservation price, and the few candidates left are all
+the same offer. So MEMO collapses before it cuts:
+
+1. a pool of hits per query vector (``candidates x pool_factor``), widened while
+   the pool collapses to fewer than ``candidates`` clusters and the store has more;
+2. collapse: memories with one template (same speaker, kind and wording with the
+   values taken out) are one cluster, and so are differently worded memories whose
+   vectors are at least ``collapse_similarity`` apart; anchors stay alone;
+3. cut: the ``candidates`` most relevant clusters, plus the most relevant cluster of
+   every kind and every time band not yet represented, plus every cluster holding an
+   anchor or a recent memory.
+
+Each cluster reaches scoring as one candidate: its newest member (the current
+statement), with the cluster's best relevance and importance, standing for the
+whole group (rendered as a series of its values or a count).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from memory.config import MemoConfig
+from memory.records import MemoryRecord
+
+
+def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
+             key_of: Callable[[MemoryRecord], tuple], threshold: float) -> list[list[int]]:
+    """Clusters of ``recs`` (indexes), most relevant cluster first; each cluster lists its members
+    in order of relevance."""
+    order = sorted(range(len(recs)), key=lambda i: (-rel[i], recs[i].seq))
+    clusters: list[list[int]] = []
+    by_key: dict[tuple, int] = {}
+    heads: list[int] = []          # index of each open (non-anchor) cluster's first member
+    head_cluster: list[int] = []
+    for i in order:
+        r = recs[i]
+        if r.anchor:
+            clusters.append([i])
+            continue
+        key = key_of(r)[1:]  # the same words in shared and private memory are one thing
+        c = by_key.get(key)
+        if c is None and heads:
+            sims = vecs[heads] @ vecs[i]
+            j = int(np.argmax(sims))
+            if float(sims[j]) >= threshold:
+                c = head_cluster[j]
+        if c is None:
+            c = len(clusters)
+            clusters.append([])
+            heads.append(i)
+            head_cluster.append(c)
+        by_key[key] = c
+        clusters[c].append(i)
+    return clusters
+
+
+def _band(turn: int, now: int, bands: int) -> int:
+    return min(bands - 1, max(0, turn) * bands // max(1, now + 1))
+
+
+def cut(clusters: list[list[int]], recs: Sequence[MemoryRecord], now: int, cfg: MemoConfig,
+        must: set[int]) -> list[list[int]]:
+    """The clusters kept as candidates (``clusters`` is in relevance order)."""
+    keep = set(range(min(cfg.candidates, len(clusters))))
+    kinds: set[str] = set()
+    bands: set[int] = set()
+    for c in sorted(keep):
+        for i in clusters[c]:
+            kinds.add(recs[i].kind)
+            bands.add(_band(recs[i].turn, now, cfg.time_bands))
+    for c, members in enumerate(clusters):
+        if c in keep:
+            continue
+        rs = [recs[i] for i in members]
+        new_kind = any(r.kind not in kinds for r in rs)
+        new_band = any(_band(r.turn, now, cfg.time_bands) not in bands for r in rs)
+        if new_kind or new_band or any(i in must for i in members):
+            keep.add(c)
+            kinds.update(r.kind for r in rs)
+            bands.update(_band(r.turn, now, cfg.time_bands) for r in rs)
+    return [clusters[c] for c in sorted(keep)]

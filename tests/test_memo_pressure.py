@@ -1,0 +1,149 @@
+"""MEMO under pressure: one old fact among a flood of near-duplicates, corrections, recency that
+does not feed on itself, the long-term tier. Real MiniLM vectors throughout."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from memory.config import MemoConfig
+from memory.memo import Memo
+from memory.records import private
+
+pytestmark = pytest.mark.embeddings
+
+RESERVATION = "Overheard: the clockmaker told her apprentice 70 crowns is the floor for the orrery."
+WORDINGS = ("Vessa offers the orrery for {p} crowns.", "Vessa: 'The orrery is yours at {p} crowns, final.'",
+            "Vessa lowers her ask on the orrery to {p} crowns.")
+QUESTION = "What is the lowest price the seller would settle for?"
+
+
+@pytest.fixture(scope="module")
+def emb():
+    from memory.embedder import get_embedder
+    return get_embedder("minilm")
+
+
+def flood(emb, seed: int, turns: int = 300, reveal: int = 20, every: int = 0, budget: int = 400) -> Memo:
+    """A long haggle: the reservation is overheard once, then offers in three wordings every turn,
+    stock lines and other traders' prices. ``every``: build a context that often, as a game does."""
+    rng = np.random.default_rng(seed)
+    memo, price = Memo(embedder=emb), 110
+    for t in range(1, turns + 1):
+        if t == reveal:
+            memo.add(RESERVATION, turn=t, speaker="vessa", kind="utterance")
+        price = max(72, price - int(rng.integers(-2, 4)))
+        memo.add(WORDINGS[int(rng.integers(3))].format(p=price), turn=t, speaker="vessa", kind="offer")
+        if rng.random() < 0.6:
+            memo.add(f"The stall shows {int(rng.integers(2, 9))} brass clocks and the orrery.", turn=t)
+        if rng.random() < 0.5:
+            thing = ("sextant", "astrolabe", "music box")[int(rng.integers(3))]
+            memo.add(f"Brann sells the {thing} for {int(rng.integers(20, 140))} crowns.", turn=t, speaker="brann",
+                     kind="offer")
+        if every and t % every == 0:
+            memo.context("bob", t, budget=budget, focus="What should I offer next?", query="At the stall.")
+    return memo
+
+
+def shown(text: str, value: str) -> bool:
+    return re.search(rf"(?<![\d.]){re.escape(value)}(?![\d])", text) is not None
+
+
+_FLOODS: dict[int, Memo] = {}
+
+
+@pytest.mark.parametrize("budget", [200, 400, 800])
+def test_one_old_fact_survives_a_flood_of_near_duplicates(emb, budget):
+    """Finding 1: the fact was in 0 of 6 contexts; 300 offers outranked it among 48 candidates."""
+    for seed in (1, 2):
+        memo = _FLOODS.get(seed) or _FLOODS.setdefault(seed, flood(emb, seed))
+        assert len(memo) > 500
+        ctx = memo.context("bob", 300, budget=budget, focus=QUESTION, query="At the clockmaker's stall.")
+        assert RESERVATION in ctx.text(), ctx.text()
+        assert ctx.tokens <= budget
+        row = next(r for r in memo.explain("bob", 300) if r["text"] == RESERVATION)
+        assert row["fate"] == "selected"
+        offers = [r for r in memo.explain("bob", 300) if "orrery" in r["text"] and r["stands_for"] > 50]
+        assert offers, "the flood is collapsed into a few counted lines"
+
+
+def test_building_every_turn_does_not_reinforce_the_flood(emb):
+    """Finding 8: contexts built every few turns refreshed what they showed, so the flood kept
+    itself on top; recall after regular builds is the same as after one cold build."""
+    warm = flood(emb, 3, every=5)
+    cold = flood(emb, 3)
+    a = warm.context("bob", 300, budget=400, focus=QUESTION, query="At the stall.")
+    b = cold.context("bob", 300, budget=400, focus=QUESTION, query="At the stall.", touch=False)
+    assert RESERVATION in a.text() and a.text() == b.text()
+
+
+def test_the_budget_is_filled_when_there_is_more_to_say(emb):
+    memo = Memo(embedder=emb)
+    for t, thing in enumerate(("anchor", "bell", "compass", "drum", "ewer", "flute", "gong", "harp", "inkwell",
+                               "jug", "kettle", "lamp", "mirror", "needle", "oar", "pipe", "quill", "rope"), 1):
+        memo.add(f"The {thing} in the clockmaker's back room is worth {10 + t} crowns.", turn=t)
+    ctx = memo.context("bob", 40, budget=150, focus="What is in the back room and what is it worth?")
+    assert ctx.tokens >= 0.8 * 150
+
+
+def test_a_correction_supersedes_the_stale_value(emb):
+    """Finding 6: a later statement that corrects an earlier one was boosted like a controversy and
+    never won; now the current value is shown and the stale one only as history."""
+    memo = Memo(embedder=emb)
+    memo.add("The night ferry to Skarr leaves at dawn from pier four.", turn=2, speaker="hobb", kind="utterance")
+    for t in range(3, 60):
+        memo.add(f"Gulls wheel over the harbour; {t % 7 + 2} fishing boats come in.", turn=t)
+    memo.add("Change of plan: the night ferry to Skarr now sails at dusk from pier four.", turn=60, speaker="hobb",
+             kind="utterance")
+    ctx = memo.context("bob", 80, budget=200, focus="When can I get a boat to Skarr?")
+    assert "dusk" in ctx.text() and "dawn" not in ctx.text()
+    old = memo.context("bob", 81, budget=300, focus="When can I get a boat to Skarr?", history=True)
+    assert "dawn" in old.text() and "superseded at turn 60" in old.text() and "dusk" in old.text()
+
+
+def test_a_restated_value_of_one_template_supersedes(emb):
+    memo = Memo(embedder=emb)
+    memo.add("The vault door code is 4411.", turn=1, speaker="ilse", kind="utterance")
+    memo.add("The vault door code is 9902.", turn=30, speaker="ilse", kind="utterance")
+    text = memo.context("bob", 40, budget=120, focus="How do I open the vault?").text()
+    assert shown(text, "9902") and not shown(text, "4411")
+
+
+def test_offers_stay_a_series_not_a_supersession(emb):
+    memo = Memo(embedder=emb)
+    for t, p in enumerate((90, 86, 88, 80), 1):
+        memo.add(f"Vessa offers the orrery for {p} crowns.", turn=t, speaker="vessa", kind="offer")
+    text = memo.context("bob", 10, budget=200, focus="orrery price").text()
+    assert "90 → 80" in text and "min 80, max 90" in text
+
+
+def test_a_claim_revised_by_its_own_source_supersedes_but_a_rival_stays(emb):
+    memo = Memo(embedder=emb)
+    memo.add("Jory: the strongbox is in the crypt.", turn=1, speaker="jory", kind="claim",
+             triple=("strongbox", "in", "crypt"))
+    memo.add("Ilse: the strongbox is in the sea cave.", turn=2, speaker="ilse", kind="claim",
+             triple=("strongbox", "in", "sea cave"))
+    recs = list(memo.bank.records.values())
+    assert recs[0].controversy == 0.5 and recs[0].status == "active"   # a rival, not an update
+    memo.add("Jory: I was wrong, the strongbox is under the pier.", turn=3, speaker="jory", kind="claim",
+             triple=("strongbox", "in", "pier"))
+    assert recs[0].status == "superseded" and recs[1].status == "active"
+
+
+def test_a_quarantined_fact_replaces_nothing(emb):
+    memo = Memo(embedder=emb)
+    a = memo.bank.add("facts", "fact", "The key is in the well.", 1, speaker="jory", triple=("key", "in", "well"))
+    memo.bank.add("facts", "fact", "The key is in the barn.", 2, speaker="jory", triple=("key", "in", "barn"),
+                  status="quarantined")
+    assert a.status == "active"
+
+
+def test_the_long_term_tier_has_a_recency_floor(emb):
+    memo = Memo(embedder=emb, config=MemoConfig(recent_turns=0), reflect=False)
+    old = memo.bank.add(private("bob"), "reflection", "Recalled: the miller owes Bob nine crowns.", 1, tier="long")
+    memo.add("The miller's wheel creaks in the wind.", turn=199, scope=private("bob"))
+    memo.context("bob", 200, focus="the miller")
+    row = next(r for r in memo.explain("bob", 200) if r["id"] == old.id)
+    assert row["recency"] == pytest.approx(0.5)  # 0.99 ** 199 would be 0.135
