@@ -1,8 +1,8 @@
 """Rule-based importance of a memory in [0, 1] (an LLM rating can be blended in when configured).
 
 Agreements, quest results and verified facts matter most; offers and claims
-next; plain movement least. Numbers, names and the things quests are about
-add weight.
+next; plain movement least. Numbers, names, the things quests are about and
+what a decision turns on (a limit, a condition, a deadline, a secret) add weight.
 """
 
 from __future__ import annotations
@@ -14,6 +14,12 @@ BASE = {"agreement": 0.9, "quest": 0.9, "fact": 0.85, "rule": 0.8, "goal": 0.8, 
         "insight": 0.6, "offer": 0.6, "claim": 0.6, "utterance": 0.4, "observation": 0.2}
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+# what a decision turns on: a limit, a condition, a deadline, a secret (a reservation price said once
+# matters more than the hundredth offer)
+_DECISIVE = re.compile(r"\b(?:least|lowest|highest|minimum|maximum|at most|no more than|no less than|floor|ceiling|"
+                       r"bottom line|walk away|only if|unless|on condition|provided that|deadline|no later than|"
+                       r"until|before (?:dawn|dusk|noon|midnight|the)|secret(?:ly)?|hidden|buried|password|"
+                       r"never tell|don't tell|swore|promised?|must not|refuses?)\b", re.I)
 
 
 class ImportanceRater:
@@ -30,6 +36,8 @@ class ImportanceRater:
         score = BASE.get(kind, 0.3)
         if _NUMBER.search(text):
             score += 0.1
+        if _DECISIVE.search(text):
+            score += 0.15
         names = len(_NAME.findall(text))
         score += min(0.15, 0.05 * names)
         low = text.lower()

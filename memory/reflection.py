@@ -3,9 +3,13 @@
 Each agent accumulates the importance of what it writes to its private memory.
 When the total passes a threshold, its older working memories are
 consolidated: observations and utterances are clustered and each cluster
-becomes one reflection (extractive, or by an LLM when one is configured), their
-sources leave retrieval; claims, facts, agreements and quest results are
-promoted to the long-term tier as they are.
+becomes one reflection (extractive, or by an LLM when one is configured); the
+sources are marked consolidated and move with it to the long-term tier, where
+they stay retrievable (a detail can still be recalled verbatim). Claims, facts,
+agreements, offers and quest results are promoted to the long-term tier as they
+are. Retrieval reads the tier: long-term memories never fall below a recency
+floor (``MemoConfig.long_tier_recency``), so what was consolidated is not lost
+to age alone.
 """
 
 from __future__ import annotations
@@ -147,6 +151,8 @@ class Reflector:
             rec = bank.add(scope, "reflection", f"Recalled from turns {lo}-{hi}: {text}", turn,
                            speaker=agent, references=[r.id for r in members], tier="long",
                            importance=max(r.importance for r in members))
+            for r in members:
+                r.tier = "long"
             bank.set_status([r.id for r in members], "consolidated")
             made.append(rec.id)
         return made

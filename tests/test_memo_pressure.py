@@ -147,3 +147,11 @@ def test_the_long_term_tier_has_a_recency_floor(emb):
     memo.context("bob", 200, focus="the miller")
     row = next(r for r in memo.explain("bob", 200) if r["id"] == old.id)
     assert row["recency"] == pytest.approx(0.5)  # 0.99 ** 199 would be 0.135
+
+
+def test_what_a_decision_turns_on_is_rated_more_important():
+    from memory.importance import ImportanceRater
+    rate = ImportanceRater()
+    assert rate("utterance", "She says 70 crowns is the least she would take.") > \
+        rate("utterance", "She says 70 crowns is a fair price today.")
+    assert rate("utterance", "The password is hidden under the bell.") > rate("utterance", "The bell is under the arch.")
