@@ -58,6 +58,10 @@ class MemoryBank:
         self._anchors: list[str] = []
         self._access: dict[str, dict[str, int]] = {}        # agent -> record -> turn last retrieved
         self._groups: dict[tuple, list[str]] = {}           # (scope, speaker, kind, template) -> ids, oldest first
+        self._gkeys: dict[str, tuple] = {}                  # record -> its group key
+        self._newest: dict[tuple, str] = {}                 # group key -> its newest memory (the one indexed)
+        self._hidden: set[str] = set()                      # older group members, kept out of the store
+        self._group_cache: dict[tuple, list[MemoryRecord]] = {}
         self._corrections: list[str] = []                   # statements to check against older ones at flush
 
     # --- writing -------------------------------------------------------------------
@@ -86,9 +90,12 @@ class MemoryBank:
         return rec
 
     # --- templates and supersession ---------------------------------------------------
-    @staticmethod
-    def group_key(rec: MemoryRecord) -> tuple:
-        return (rec.scope, rec.speaker, rec.kind, template_key(rec.text))
+    def group_key(self, rec: MemoryRecord) -> tuple:
+        """(scope, speaker, kind, template): memories that say the same thing, values aside."""
+        key = self._gkeys.get(rec.id)
+        if key is None or key[2] != rec.kind:
+            key = self._gkeys[rec.id] = (rec.scope, rec.speaker, rec.kind, template_key(rec.text))
+        return key
 
     def _note_group(self, rec: MemoryRecord, restoring: bool = False) -> None:
         """Same-template memories form a group (a flood of near-identical offers is one group). A newer
@@ -105,8 +112,16 @@ class MemoryBank:
 
     def group(self, rec: MemoryRecord, statuses: Sequence[str] | None = None) -> list[MemoryRecord]:
         """The memories that share ``rec``'s scope, speaker, kind and template, oldest first."""
-        out = [self.records[i] for i in self._groups.get(self.group_key(rec), ())]
-        return [r for r in out if statuses is None or r.status in statuses]
+        key = self.group_key(rec)
+        ids = self._groups.get(key, ())
+        memo = (key, len(ids), tuple(statuses) if statuses is not None else None)
+        hit = self._group_cache.get(memo)
+        if hit is None:
+            if len(self._group_cache) > 4096:
+                self._group_cache.clear()
+            hit = self._group_cache[memo] = [self.records[i] for i in ids
+                                             if statuses is None or self.records[i].status in statuses]
+        return list(hit)
 
     def supersede(self, old_ids: Iterable[str], new: MemoryRecord) -> list[str]:
         """Mark older memories as superseded by ``new`` (they leave retrieval; history keeps them)."""
@@ -118,6 +133,7 @@ class MemoryBank:
             if old.id == new.id or old.anchor or old.seq > new.seq or old.status not in ("active", "consolidated"):
                 continue
             old.status, old.superseded_by = "superseded", new.id
+            self._group_cache.clear()
             done.append(rid)
         self._reindex(done)
         return done
@@ -204,19 +220,36 @@ class MemoryBank:
                 self._rows[rid] = self._n + k
             self._n = need
             self.store.add(ids, vecs, [self.records[i].metadata() for i in ids])
+            self._index_newest(ids)
         if self._corrections:
             self._check_corrections()
         return qvecs if with_queries else ids
 
     def set_status(self, ids: Iterable[str], status: str) -> None:
         ids = list(ids)
+        self._group_cache.clear()
         for rid in ids:
             self.records[rid].status = status
         self._reindex(ids)
 
+    def _index_newest(self, ids: list[str]) -> None:
+        """The store indexes the newest memory of each group only (older ones of the same template are
+        found through it): three hundred offers are one hit, so they cannot crowd out anything."""
+        old = []
+        for rid in ids:
+            key = self.group_key(self.records[rid])
+            prev = self._newest.get(key)
+            if prev is not None and prev != rid and self.records[prev].seq < self.records[rid].seq:
+                old.append(prev)
+                self._hidden.add(prev)
+            if prev is None or self.records[prev].seq < self.records[rid].seq:
+                self._newest[key] = rid
+        if old:
+            self.store.delete(old)
+
     def _reindex(self, ids: list[str]) -> None:
         """Push changed metadata to the store (vectors unchanged)."""
-        indexed = [i for i in ids if i in self._rows]
+        indexed = [i for i in ids if i in self._rows and i not in self._hidden]
         if indexed:
             self.store.add(indexed, self._mat[[self._rows[i] for i in indexed]],
                            [self.records[i].metadata() for i in indexed])
@@ -333,7 +366,8 @@ class MemoryBank:
         self._rows, self._n, self._pending = {}, 0, []
         self._mat = np.zeros((0, self._mat.shape[1]), dtype=np.float32)
         self._vocab, self._claims, self._anchors = {}, {}, []
-        self._groups, self._corrections = {}, []
+        self._groups, self._corrections, self._gkeys = {}, [], {}
+        self._newest, self._hidden, self._group_cache = {}, set(), {}
         for d in state["records"]:
             rec = MemoryRecord.from_dict(d)
             self.records[rec.id] = rec

@@ -50,7 +50,7 @@ class Context:
     sections: dict[str, list[str]]
     tokens: int
     budget: int
-    ids: list[str] = field(default_factory=list)   # records shown, directly or inside merged lines
+    ids: list[str] = field(default_factory=list)   # records shown, directly or heading a merged or series line
 
     def text(self) -> str:
         parts = []
@@ -85,6 +85,7 @@ class ContextOptimizer:
         self.summariser = summariser
         self._explained: dict[tuple[str, int], list[dict[str, Any]]] = {}
         self._leads: dict[tuple[str, int], str | None] = {}
+        self._lines: dict[tuple, str] = {}
         self._keep = keep_explanations
 
     def count(self, text: str) -> int:
@@ -151,7 +152,7 @@ class ContextOptimizer:
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
         must = {r.id: r for r in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns,
                                                                      kinds=cfg.kinds, statuses=statuses)}
-        k = cfg.candidates * cfg.pool_factor
+        k, widened, before = cfg.candidates * cfg.pool_factor, 0, 0
         while True:
             hits = bank.search_many(agent, [q for q, _ in qvecs], k, kinds=cfg.kinds, min_turn=min_turn,
                                     statuses=statuses) if qvecs else []
@@ -164,9 +165,12 @@ class ContextOptimizer:
             rel = (np.max(np.stack([w * (vecs @ q) for q, w in qvecs]), axis=0) if qvecs and recs
                    else np.zeros(len(recs)))
             clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
-            if len(clusters) >= cfg.candidates or not hits or all(len(h) < k for h in hits) or k >= len(bank):
+            # widen while near-duplicates leave too few clusters, the store has more and widening still
+            # finds new ones (a world with few distinct things need not be read whole every turn)
+            if len(clusters) >= cfg.candidates or not hits or all(len(h) < k for h in hits) or \
+                    k >= len(bank) or widened >= 2 or len(clusters) <= before:
                 break
-            k *= 4
+            k, widened, before = k * 4, widened + 1, len(clusters)
         row = {r.id: i for i, r in enumerate(recs)}
         chosen = cut(clusters, recs, turn, cfg, {row[i] for i in must})
         cands = []
@@ -181,7 +185,7 @@ class ContextOptimizer:
                              importance=max(recs[i].importance for i in members),
                              group=group if len(group) > 1 else [])
             if len(group) > 1:
-                c.line = group_line(group, self._lead(group, turn))
+                c.line = self._group_line(group, turn)
             elif rep.status == "superseded":
                 c.line = f"{rep.text} (superseded at turn {bank.records[rep.superseded_by].turn})"
             cands.append(c)
@@ -191,6 +195,17 @@ class ContextOptimizer:
         """Tokens the items would take with their section headers (an estimate: each line alone)."""
         secs = {self._section(it, agent, turn) for it in items}
         return sum(self.count(f"- {it.text}") + 1 for it in items) + sum(self.count(f"## {TITLES[s]}") + 2 for s in secs)
+
+    def _group_line(self, group: list, turn: int) -> str:
+        """``group_line``, cached by the group's first and last member and size (groups only grow)."""
+        lead = self._lead(group, turn)
+        key = (group[0].id, group[-1].id, len(group), lead)
+        line = self._lines.get(key)
+        if line is None:
+            if len(self._lines) > 8192:
+                self._lines.clear()
+            line = self._lines[key] = group_line(group, lead)
+        return line
 
     def _lead(self, group: list, turn: int) -> str | None:
         """An LLM's wording for a large, settled group (its newest member older than ``summarise_after``
@@ -314,7 +329,6 @@ class ContextOptimizer:
         for c in it.members:
             c.section = section
             shown.append(c.id)
-            shown.extend(r.id for r in c.group if r.id != c.id)  # the memories its line stands for
             if c.fate == "candidate":
                 c.fate, c.reason = fate, reason
             elif c.fate in ("merged", "summarised"):
@@ -330,7 +344,7 @@ class ContextOptimizer:
                          "score": round(c.score, 4), "adjustments": list(c.adjustments),
                          "fate": c.fate, "reason": c.reason, "into": c.into, "section": c.section,
                          "anchor": c.rec.anchor, "stands_for": len(c.group) or 1,
-                         "members": [r.id for r in c.group if r.id != c.id], "line": c.line,
+                         "line": c.line,
                          "status": c.rec.status})
         self._explained[(agent, turn)] = rows
         while len(self._explained) > self._keep:

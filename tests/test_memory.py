@@ -130,7 +130,7 @@ def test_redundant_memories_are_masked_or_merged(bank):
     rows = opt.explain("player", 20)
     gate = [r for r in rows if "iron gate" in r["text"]]
     assert len(gate) == 1 and gate[0]["stands_for"] == 5  # collapsed before the candidate cut
-    assert len(ctx.ids) == 6  # the line stands for all five, and the key is shown too
+    assert len(ctx.ids) == 2  # one line for the gate (standing for five), one for the key
 
 
 def test_own_recent_statements_are_masked(bank):
