@@ -342,7 +342,10 @@ class MemoryBank:
                  if rid in self.records and self.records[rid].scope in scopes] for hits in results]
 
     def vectors(self, ids: Sequence[str]) -> np.ndarray:
-        self.flush()
+        """Vectors of ``ids``; pending writes are embedded only when one of them is still pending (so a
+        read in the middle of a round leaves the round's other writes to its one batch)."""
+        if any(i not in self._rows for i in ids):
+            self.flush()
         if not ids:
             return np.zeros((0, self._mat.shape[1]), dtype=np.float32)
         return self._mat[[self._rows[i] for i in ids]]

@@ -37,25 +37,6 @@ SKIP = {EventKind.WAIT, EventKind.INVALID}
 KEEP_VECTORS = 256  # query vectors kept by text between rounds (a round's are always kept)
 
 
-class IndexedVectors:
-    """The bank as the reflector reads it: vectors of memories already indexed come from the index,
-    so consolidating in the middle of a round does not embed that round's pending writes early (they
-    go into the next round's batch). Everything else is the bank's own."""
-
-    def __init__(self, bank: MemoryBank):
-        self._bank = bank
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._bank, name)
-
-    def vectors(self, ids: Sequence[str]) -> np.ndarray:
-        bank = self._bank
-        rows = [bank._rows.get(i) for i in ids]
-        if not ids or any(r is None for r in rows):
-            return bank.vectors(ids)
-        return bank._mat[rows]
-
-
 class GameMemory:
     def __init__(self, spec: Any, embedder: Any = "minilm", store: Any = "flat",
                  config: MemoConfig | None = None, priors: dict[str, Sequence[str]] | None = None,
@@ -71,7 +52,7 @@ class GameMemory:
         self.bank = MemoryBank(emb, st, rater=ImportanceRater(key_terms_of(spec), things=things_of(spec)))
         self.store_options = dict(getattr(st, "options", dict)())  # a Chroma server's host, port, collection
         self.optimizer = ContextOptimizer(self.bank, self.cfg, summariser=summariser)
-        self.reflector = Reflector(IndexedVectors(self.bank), self.cfg.reflection, llm=summariser)
+        self.reflector = Reflector(self.bank, self.cfg.reflection, llm=summariser)
         self.batching = True  # False: each context embeds its own texts (for comparisons)
         self._vectors: dict[str, np.ndarray] = {}  # query and focus texts -> vectors, this round's first
         self.priors = {k: list(v) for k, v in (priors or {}).items()}
