@@ -111,7 +111,8 @@ class MemoryBank:
         ids.append(rec.id)
 
     def group(self, rec: MemoryRecord, statuses: Sequence[str] | None = None) -> list[MemoryRecord]:
-        """The memories that share ``rec``'s scope, speaker, kind and template, oldest first."""
+        """The memories that share ``rec``'s scope, speaker, kind and template, oldest first (a cached
+        list: read it, never change it)."""
         key = self.group_key(rec)
         ids = self._groups.get(key, ())
         memo = (key, len(ids), tuple(statuses) if statuses is not None else None)
@@ -121,7 +122,7 @@ class MemoryBank:
                 self._group_cache.clear()
             hit = self._group_cache[memo] = [self.records[i] for i in ids
                                              if statuses is None or self.records[i].status in statuses]
-        return list(hit)
+        return hit  # shared: callers must not change it
 
     def supersede(self, old_ids: Iterable[str], new: MemoryRecord) -> list[str]:
         """Mark older memories as superseded by ``new`` (they leave retrieval; history keeps them)."""

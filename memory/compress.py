@@ -174,17 +174,21 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
         repeats = [e for m in members for e in echoes.get(m.id, ())]
         turns = [m.rec.turn for m in members] + [e.rec.turn for e in repeats]
         text = head.line or head.rec.text
-        if head.group:  # a collapsed cluster already counts its own repeats
-            turns = [r.turn for r in head.group] + turns[1:]
-            if len(turns) > len(head.group):
-                text += f" (+{len(turns) - len(head.group)} alike)"
+        if head.group:  # a collapsed cluster already counts its own repeats (its members oldest first)
+            group = head.group
+            if len(turns) > 1:
+                text += f" (+{len(turns) - 1} alike)"
+            turns = [group[0].turn, group[-1].turn] + turns[1:]
+            count = len(group) + len(turns) - 2
         elif len(turns) > 1:
             text += f" (x{len(turns)}, {_span(turns)})"
         for m in members[1:]:
             m.fate, m.reason, m.into = "merged", f"near-duplicate of {head.id}", head.id
+        if not head.group:
+            count = len(turns)
         items.append(Item(id=head.id, text=text, score=head.score, turn=max(turns), first_turn=min(turns),
-                          anchor=head.rec.anchor, members=members, kind="merged" if len(turns) > 1 else "memory",
-                          count=len(turns)))
+                          anchor=head.rec.anchor, members=members, kind="merged" if count > 1 else "memory",
+                          count=count))
     return items
 
 

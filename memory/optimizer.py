@@ -178,9 +178,10 @@ class ContextOptimizer:
             group = sorted((recs[i] for i in members), key=lambda r: r.seq)
             rep = group[-1]  # the newest statement stands for the cluster
             if not rep.anchor:
-                kin = {r.id: r for r in bank.group(rep, statuses)}  # the whole template group, not only the pool
-                kin.update((r.id, r) for r in group)
-                group = sorted(kin.values(), key=lambda r: r.seq)
+                kin = bank.group(rep, statuses)  # the whole template group (oldest first), not only the pool
+                key = bank.group_key(rep)
+                other = [r for r in group if bank.group_key(r) != key]  # other wordings, joined by vector
+                group = sorted(kin + other, key=lambda r: r.seq) if other else kin
             c = ScoredMemory(rec=rep, relevance=float(max(rel[i] for i in members)),
                              importance=max(recs[i].importance for i in members),
                              group=group if len(group) > 1 else [])
