@@ -7,8 +7,9 @@ the same offer. So MEMO collapses before it cuts:
 1. a pool of hits per query vector (``candidates x pool_factor``), widened while
    the pool collapses to fewer than ``candidates`` clusters and the store has more;
 2. collapse: memories with one template (same speaker, kind and wording with the
-   values taken out) are one cluster, and so are differently worded memories whose
-   vectors are at least ``collapse_similarity`` apart; anchors stay alone;
+   values taken out) are one cluster, and so are differently worded memories of one
+   kind whose vectors are at least ``collapse_similarity`` alike, unless the newcomer
+   is rated more important than the cluster's first member; anchors stay alone;
 3. cut: the ``candidates`` most relevant clusters, plus the most relevant cluster of
    every kind and every time band not yet represented, plus every cluster holding an
    anchor or a recent memory.
@@ -47,7 +48,10 @@ def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
         if c is None and heads:
             sims = vecs[heads] @ vecs[i]
             j = int(np.argmax(sims))
-            if float(sims[j]) >= threshold:
+            head = recs[heads[j]]
+            # another wording of the same kind of thing; a statement that matters more than the cluster
+            # (a reservation price among offers) is never folded into it
+            if float(sims[j]) >= threshold and head.kind == r.kind and r.importance <= head.importance + 0.05:
                 c = head_cluster[j]
         if c is None:
             c = len(clusters)

@@ -155,3 +155,16 @@ def test_what_a_decision_turns_on_is_rated_more_important():
     assert rate("utterance", "She says 70 crowns is the least she would take.") > \
         rate("utterance", "She says 70 crowns is a fair price today.")
     assert rate("utterance", "The password is hidden under the bell.") > rate("utterance", "The bell is under the arch.")
+
+
+def test_a_limit_worded_like_the_flood_is_not_folded_into_it(emb):
+    """A reservation phrased almost like the offers around it keeps its own line."""
+    memo = Memo(embedder=emb)
+    limit = "Vessa says she would sell the orrery for 70 crowns at the very least."
+    memo.add(limit, turn=5, speaker="vessa", kind="utterance")
+    wordings = ("Vessa says she would sell the orrery for {p} crowns.", "Vessa says she will sell the orrery at {p} crowns.")
+    for t in range(6, 200):
+        memo.add(wordings[t % 2].format(p=120 - t % 40), turn=t, speaker="vessa", kind="utterance")
+    assert float(emb([limit])[0] @ emb([wordings[0].format(p=90)])[0]) >= 0.85  # worded alike indeed
+    text = memo.context("bob", 200, budget=200, focus="How low can I get the orrery?").text()
+    assert limit in text, text
