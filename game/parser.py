@@ -50,6 +50,7 @@ class Clarify:
 @dataclass(frozen=True)
 class Unknown:
     message: str
+    question: str | None = None  # the clarifying question a machine's reply left open (parse_reply)
 
 
 Parsed = Command | Meta | Clarify | Unknown
@@ -155,7 +156,7 @@ class Parser:
         why = getattr(first, "message", None) or getattr(first, "question", None) or "it is empty"
         if isinstance(first, Meta):
             why = f"'{first.name}' is not a move in the game"
-        return Unknown(f"{NO_COMMAND}: {why}")
+        return Unknown(f"{NO_COMMAND}: {why}", question=getattr(first, "question", None))
 
     # ------------------------------------------------------------------ dispatch
 

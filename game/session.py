@@ -146,6 +146,9 @@ class Game:
                 return Decision(parsed.action), reply
             why = getattr(parsed, "message", None) or getattr(parsed, "question", None) or "not a command"
             problem = f"{reply[:200]!r} is not a command you can use now: {why}"
+            question = getattr(parsed, "question", None)
+            if question and context is not None:  # the parser asked: the retry's memory focuses on its question
+                observation, context = self.engine.turn_inputs(PLAYER, True, question=question)
             if self.llm is not None and self.llm.outage is not None:
                 return Decision(Action(PLAYER, Verb.WAIT)), reply  # the endpoint is down: no penalty
         from game.text import shown

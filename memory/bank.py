@@ -357,6 +357,10 @@ class MemoryBank:
     def __len__(self) -> int:
         return len(self.records)
 
+    def indexed(self) -> int:
+        """How many memories the store indexes: every embedded one but the older members of a group."""
+        return len(self._rows) - len(self._hidden)
+
     # --- persistence -----------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
         """Records only: vectors are rebuilt from text on load (the embedder caches them)."""

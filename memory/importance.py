@@ -50,7 +50,7 @@ class ImportanceRater:
             try:
                 rated = float(self.llm(text))
             except Exception:  # an LLM rating is advisory: keep the rule score
-                return score
+                return round(score, 6)
             score = (1 - self.llm_weight) * score + self.llm_weight * min(1.0, max(0.0, rated))
         return round(score, 6)
 

@@ -161,3 +161,18 @@ def test_a_decision_names_nothing_hidden(leak):
     decisions = [obs.decision for _, obs, _ in seen if obs.decision]
     assert len(decisions) >= 4
     assert not any(leak in d.lower() for d in decisions)
+
+
+def test_a_text_seats_retry_is_focused_on_the_parsers_question():
+    """A text seat (an LLM player) whose reply leaves the parser asking gets its retry's memory
+    context focused on that question."""
+    game, seen = game_with_spies()
+    replies = iter(["take key", "wait"])
+
+    class Seat:
+        uses_context, max_repairs = True, 2
+
+        def respond(self, observation, context, problem):
+            return next(replies)
+    game.read_reply(Seat(), *game.engine.turn_inputs(PLAYER))
+    assert seen[-1][1].decision == seen[-1][2] == "Which key: the iron key or the brass key?"
