@@ -1,7 +1,7 @@
 """Context benchmark: does MEMO's context hold the fact a decision needs, against simple baselines?
 
 Usage:  python benchmarks/context_bench.py [--quick] [--seeds 100-129] [--tune-seeds 0-9]
-            [--lengths 1000 5000] [--budgets 200 400 800] [--every 25] [--out FILE]
+            [--lengths 1000 5000] [--budgets 200 400 800] [--builds 20] [--out FILE]
 
 Logs (benchmarks/context_logs.py) are synthetic, one per seed, setting and
 length: an agent called "player" reads shared memories and its own private
@@ -29,9 +29,12 @@ memory.tokens.count_tokens on the rendered text:
 * MEMO: ``memory.memo.Memo`` with the default MemoConfig and the same
   embedder object, fed every line in turn order; a context is built as a game
   builds one, with ``touch=True``: at every decision (focus = question,
-  query = situation) and every ``--every`` turns between them (query = the
-  last lines seen, no focus), so what is shown is refreshed as in play;
-* MEMO cold: the same, but contexts are built only at decisions.
+  query = situation) and ``--builds`` times between them, evenly spaced
+  (query = the last lines seen, no focus), so what is shown is refreshed as
+  in play (a game builds one every turn; building that often would make the
+  default run take hours, so this is the compromise);
+* MEMO cold: the same at the headline budget, but contexts are built only at
+  decisions.
 
 Recall is the mean hit rate over a seed's decisions; intervals are 95%
 bootstrap intervals over seeds (resampling seeds). "MEMO - best" is MEMO's
@@ -48,7 +51,9 @@ the agent's vectors, sort, fill) is timed on the same store as the reference.
 
 Output: tables (rich), goals, where MEMO loses; the full results as JSON
 (``--out``) and a PNG beside it when matplotlib is installed. ``--quick``: 200
-turns, seeds 100-101 and tune seed 0, budget 400, latency at 2k memories.
+turns, held-out seeds 100-101, budget 400, latency at 2k memories.
+Budgets other than 400 run at the ``--sweep-lengths`` only (default 1000),
+to keep the default run near 15 minutes.
 """
 
 from __future__ import annotations
@@ -95,15 +100,17 @@ def split(setting: str) -> tuple[str, int]:
 class Runner:
     """Runs every method on logs and collects one row per decision, method and budget."""
 
-    def __init__(self, budgets: list[int], every: int, progress=None):
+    def __init__(self, budgets: list[int], builds: int, sweep_lengths=None):
         from memory.embedder import get_embedder
         self.emb = get_embedder("minilm")
         self.costs = Costs()
-        self.budgets, self.every, self.progress = budgets, every, progress
+        self.all_budgets, self.builds, self.sweep = budgets, builds, sweep_lengths
         self.rows: list[dict] = []
 
     def run_log(self, setting: str, family: str, seed: int, length: int) -> None:
         base, density = split(setting)
+        sweep = self.sweep is None or length in self.sweep
+        self.budgets = self.all_budgets if sweep else [HEADLINE]
         log = make_log(base, family, seed, length, density)
         views = self._views(log)
         texts = list(dict.fromkeys(log.texts() + list(views.values())))
@@ -134,9 +141,10 @@ class Runner:
     def _views(self, log) -> dict[int, str]:
         """The situation at every periodic build: the last few lines the agent saw before that turn."""
         asks = {d.turn for d in log.decisions}
+        every = max(1, log.length // self.builds) if self.builds else log.length + 1
         out, recent, k = {}, deque(maxlen=SITUATION_LINES), 0
         for t in range(log.length + 1):
-            if t not in asks and t % self.every == 0 and t and recent:
+            if t not in asks and t % every == 0 and t and recent:
                 out[t] = "\n".join(recent)
             while k < len(log.lines) and log.lines[k].turn == t:
                 if log.lines[k].scope in VISIBLE:
@@ -148,7 +156,8 @@ class Runner:
         """MEMO and MEMO cold at every budget, fed the log turn by turn; contexts at decisions and,
         for MEMO, at the periodic builds of ``views``."""
         from memory.memo import Memo
-        memos = {(m, b): Memo(embedder=self.emb) for m in (MEMO, COLD) for b in self.budgets}
+        memos = {(MEMO, b): Memo(embedder=self.emb) for b in self.budgets}
+        memos[(COLD, HEADLINE)] = Memo(embedder=self.emb)
         asks: dict[int, list] = {}
         for d in log.decisions:
             asks.setdefault(d.turn, []).append(d)
@@ -242,15 +251,18 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--lengths", type=int, nargs="+", default=[1000, 5000], help="log lengths in turns")
     ap.add_argument("--budgets", type=int, nargs="+", default=[200, 400, 800],
                     help=f"token budgets; {HEADLINE} is the headline")
+    ap.add_argument("--sweep-lengths", type=int, nargs="*", default=[1000],
+                    help=f"lengths at which every budget is run; other lengths run B={HEADLINE} only (default 1000)")
     ap.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=SETTINGS)
-    ap.add_argument("--every", type=int, default=25, help="MEMO builds a context every N turns between decisions")
+    ap.add_argument("--builds", type=int, default=20,
+                    help="contexts MEMO builds between decisions, evenly spaced over a log (default 20)")
     ap.add_argument("--latency-sizes", type=int, nargs="*", default=[10_000, 100_000],
                     help="store sizes for the latency part (none to skip)")
     ap.add_argument("--latency-queries", type=int, default=100)
     ap.add_argument("--boot", type=int, default=2000, help="bootstrap resamples")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON results (a PNG goes beside it)")
     ap.add_argument("--quick", action="store_true",
-                    help="200 turns, held-out seeds 100-101, tune seed 0, budget 400, latency at 2k memories")
+                    help="200 turns, held-out seeds 100-101, no tune seeds, budget 400, latency at 2k memories")
     return ap
 
 
@@ -261,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     import context_report as report
     args = build_parser().parse_args(argv)
     if args.quick:
-        args.seeds, args.tune_seeds, args.lengths, args.budgets = "100-101", "0", [200], [HEADLINE]
+        args.seeds, args.tune_seeds, args.lengths, args.budgets = "100-101", "none", [200], [HEADLINE]
         args.latency_sizes, args.latency_queries = [2_000], 30
     held, tune = parse_seeds(args.seeds), parse_seeds(args.tune_seeds)
     if set(held) & set(tune):
@@ -272,11 +284,11 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     console.print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; held-out seeds {args.seeds} "
                   f"(family B), tune seeds {args.tune_seeds} (family A); lengths {args.lengths}; budgets "
-                  f"{args.budgets}; MEMO builds every {args.every} turns")
+                  f"{args.budgets}; MEMO builds {args.builds} contexts a log between decisions")
     jobs = [(s, fam, seed, n) for fam, seeds in (("A", tune), ("B", held)) for n in args.lengths
             for s in args.settings for seed in seeds]
     with Progress(console=console, transient=True) as progress:
-        runner = Runner(args.budgets, args.every)
+        runner = Runner(args.budgets, args.builds, args.sweep_lengths)
         task = progress.add_task("loading MiniLM", total=len(jobs))
         runner.emb(["warm up"])
         for setting, fam, seed, n in jobs:
