@@ -295,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
             progress.update(task, description=f"{setting} {n:,} turns, seed {seed}")
             runner.run_log(setting, fam, seed, n)
             progress.advance(task)
+            if not console.is_terminal:  # no live bar in a log file: one line a log
+                console.print(f"[{time.perf_counter() - t0:6.0f} s] {setting} {n:,} turns, seed {seed} (family {fam})")
         lat = []
         if args.latency_sizes:
             progress.update(task, description="latency stores")
