@@ -17,19 +17,13 @@ import numpy as np
 from game.errors import ParleyError
 from memory.importance import ImportanceRater
 from memory.records import FACTS, SHARED, STATEMENTS, MemoryRecord, readable_scopes
+from memory.supersession import correct, says_it_corrects
 from memory.values import template_key, values
 
 _WORD = re.compile(r"[a-z][a-z']{2,}")
 _STOP = frozenset("the and you your are was were this that with from have has had not but for into "
                   "out over they them their there here what when where which who will would could "
                   "should about than then its it's his her she him our ours".split())
-
-
-# a statement that says it replaces an earlier one ("correction: ...", "the ferry no longer ...")
-CORRECTION = re.compile(r"\b(?:correction|corrected|actually|instead|no longer|not any ?more|changed?|"
-                        r"change of plans?|updated?|revised?|moved|scratch that|mistaken|wrong|rather than|"
-                        r"new (?:plan|time|place|price|code|date))\b", re.I)
-CORRECTION_SIMILARITY = 0.6   # how close a correction must be to the statement it replaces
 
 
 class ScopeError(ParleyError):
@@ -106,7 +100,7 @@ class MemoryBank:
             mine = values(rec.text)
             self.supersede([i for i in ids if self.records[i].status == "active"
                             and values(self.records[i].text) != mine], rec)
-            if CORRECTION.search(rec.text):
+            if not ids and says_it_corrects(rec.text):  # the first of its wording (memory.supersession)
                 self._corrections.append(rec.id)
         ids.append(rec.id)
 
@@ -136,30 +130,24 @@ class MemoryBank:
             old.status, old.superseded_by = "superseded", new.id
             self._group_cache.clear()
             done.append(rid)
+            if rid in self._hidden or self._newest.get(self.group_key(old)) == rid:  # its older repeats go too
+                for twin in self.group(old, ("active",)):
+                    if twin.seq < old.seq and values(twin.text) == values(old.text) and not twin.anchor:
+                        twin.status, twin.superseded_by = "superseded", new.id
+                        done.append(twin.id)
         self._reindex(done)
         return done
 
     def _check_corrections(self) -> None:
-        """A statement that says it corrects ("change of plan: the ferry now sails at dusk") supersedes
-        the most similar older statement in its scope that shares a content word with it."""
         todo, self._corrections = self._corrections, []
         for rid in todo:
             rec = self.records.get(rid)
-            if rec is None or rid not in self._rows or rec.status != "active":
-                continue
-            from memory.store import Where
-            where = Where(scopes=(rec.scope,), kinds=STATEMENTS, status=("active",))
-            words = concepts(rec.text)
-            for oid, sim in self.store.query(self._mat[self._rows[rid]], 6, where):
-                old = self.records.get(oid)
-                if old is None or old.seq >= rec.seq:
-                    continue
-                if "claim" in (old.kind, rec.kind) and old.speaker != rec.speaker:
-                    break  # another source's claim is a rival (controversy), not a correction
-                if sim >= CORRECTION_SIMILARITY and concepts(old.text) & words and \
-                        values(old.text) + tuple(sorted(concepts(old.text))) != values(rec.text) + tuple(sorted(words)):
-                    self.supersede([oid], rec)
-                break  # only the closest older statement
+            if rec is not None and rid in self._rows and rec.status == "active":
+                correct(self, rec, concepts)
+
+    def vector_of(self, rid: str) -> np.ndarray:
+        """The vector of an embedded memory."""
+        return self._mat[self._rows[rid]]
 
     @staticmethod
     def _sees(scope: str) -> tuple[str, ...]:

@@ -168,3 +168,34 @@ def test_a_limit_worded_like_the_flood_is_not_folded_into_it(emb):
     assert float(emb([limit])[0] @ emb([wordings[0].format(p=90)])[0]) >= 0.85  # worded alike indeed
     text = memo.context("bob", 200, budget=200, focus="How low can I get the orrery?").text()
     assert limit in text, text
+
+
+def test_a_shared_correction_takes_the_private_statement_and_its_echoes_with_it(emb):
+    memo = Memo(embedder=emb)
+    memo.add("The smugglers' boat lands at Crabtree Cove tonight.", turn=2, scope=private("bob"), kind="fact")
+    memo.add("A bargeman repeats that the boat lands at Crabtree Cove.", turn=5, kind="utterance")
+    memo.add("A bargeman repeats that the boat lands at Crabtree Cove.", turn=9, kind="utterance")
+    for t in range(10, 40):
+        memo.add(f"Rain drums on the warehouse roof; {t % 5 + 1} carts pass.", turn=t)
+    memo.add("The smugglers' boat will land at Gallows Point instead.", turn=40, kind="fact")
+    text = memo.context("bob", 45, budget=300, focus="Where should I wait for the contraband?").text()
+    assert "Gallows Point" in text and "Crabtree" not in text, text
+
+
+def test_chained_corrections_leave_only_the_latest_value(emb):
+    memo = Memo(embedder=emb)
+    memo.add("The strongroom combination is 3596.", turn=1, kind="fact", scope=private("bob"))
+    memo.add("The clerk repeats the strongroom combination, 3596.", turn=4, kind="utterance")
+    memo.add("Strongroom dials changed: 1998 opens it now.", turn=20, kind="fact")
+    memo.add("The clerk repeats the strongroom combination, 1998.", turn=25, kind="utterance")
+    memo.add("The banker reset the strongroom combination to 9344.", turn=50, kind="fact")
+    text = memo.context("bob", 60, budget=300, focus="Which digits open the banker's safe room?").text()
+    assert shown(text, "9344") and not shown(text, "1998") and not shown(text, "3596"), text
+
+
+def test_a_passing_now_does_not_supersede_an_unrelated_statement(emb):
+    memo = Memo(embedder=emb)
+    kept = memo.add("The miller keeps his ledger in the flour loft.", turn=1, kind="fact")
+    memo.add("The rain is now falling on the mill pond.", turn=5, kind="utterance")
+    memo.context("bob", 6, focus="Where is the ledger?")
+    assert kept.status == "active"
