@@ -18,12 +18,15 @@ from game.errors import ParleyError
 from memory.importance import ImportanceRater
 from memory.records import FACTS, SHARED, STATEMENTS, MemoryRecord, readable_scopes
 from memory.supersession import correct, says_it_corrects
-from memory.values import template_key, values
+from memory.values import template_key, updates, values
 
 _WORD = re.compile(r"[a-z][a-z']{2,}")
 _STOP = frozenset("the and you your are was were this that with from have has had not but for into "
                   "out over they them their there here what when where which who will would could "
                   "should about than then its it's his her she him our ours".split())
+
+
+LIVE_STATUSES = ("active", "resolved", "consolidated")  # what contexts read (superseded only as history)
 
 
 class ScopeError(ParleyError):
@@ -97,9 +100,8 @@ class MemoryBank:
         that says it corrects something is checked against older ones once it has a vector."""
         ids = self._groups.setdefault(self.group_key(rec), [])
         if not restoring and rec.kind in STATEMENTS and rec.status == "active":
-            mine = values(rec.text)
             self.supersede([i for i in ids if self.records[i].status == "active"
-                            and values(self.records[i].text) != mine], rec)
+                            and updates(self.records[i].text, rec.text)], rec)
             if not ids and says_it_corrects(rec.text):  # the first of its wording (memory.supersession)
                 self._corrections.append(rec.id)
         ids.append(rec.id)
@@ -237,7 +239,29 @@ class MemoryBank:
             self.store.delete(old)
 
     def _reindex(self, ids: list[str]) -> None:
-        """Push changed metadata to the store (vectors unchanged)."""
+        """Push changed metadata to the store (vectors unchanged). When a group's indexed (newest)
+        member leaves the live statuses (quarantined, rejected, superseded), its newest live elder
+        is indexed in its place, so a group is never hidden behind a member no one may read."""
+        for rid in ids:
+            rec = self.records[rid]
+            key = self.group_key(rec)
+            cur = self._newest.get(key)
+            if cur is not None and cur != rid and rid in self._hidden and rec.status in LIVE_STATUSES \
+                    and self.records[cur].seq < rec.seq and self.records[cur].status not in LIVE_STATUSES:
+                self._hidden.discard(rid)      # back among the readable, and newer: index it again
+                self._hidden.add(cur)
+                self._newest[key] = rid
+                self.store.delete([cur])
+                continue
+            if cur != rid or rec.status in LIVE_STATUSES:
+                continue
+            elder = next((r for r in reversed(self.group(rec, LIVE_STATUSES)) if r.id in self._hidden), None)
+            if elder is not None:
+                self._hidden.discard(elder.id)
+                self._hidden.add(rid)
+                self._newest[key] = elder.id
+                self.store.delete([rid])
+                self.store.add([elder.id], self._mat[[self._rows[elder.id]]], [elder.metadata()])
         indexed = [i for i in ids if i in self._rows and i not in self._hidden]
         if indexed:
             self.store.add(indexed, self._mat[[self._rows[i] for i in indexed]],
@@ -353,6 +377,7 @@ class MemoryBank:
     def get_state(self) -> dict[str, Any]:
         """Records only: vectors are rebuilt from text on load (the embedder caches them)."""
         return {"seq": self._seq, "records": [r.to_dict() for r in self.records.values()],
+                "corrections": list(self._corrections),  # statements still to be checked at the next flush
                 "access": {a: dict(sorted(v.items(), key=lambda kv: self.records[kv[0]].seq))
                            for a, v in sorted(self._access.items())}}
 
@@ -375,5 +400,6 @@ class MemoryBank:
             self._note_group(rec, restoring=True)
             self._pending.append(rec.id)
         self._seq = int(state["seq"])
+        self._corrections = [i for i in state.get("corrections", ()) if i in self.records]
         self._access = {a: {k: int(t) for k, t in v.items() if k in self.records}
                         for a, v in state.get("access", {}).items()}

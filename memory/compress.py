@@ -19,7 +19,7 @@ import numpy as np
 
 from memory.config import MemoConfig
 from memory.masking import ScoredMemory
-from memory.values import SLOT, VALUE, template, template_key  # one rule for what a value is, shared with masking
+from memory.values import SLOT, VALUE, alike, template, template_key  # one rule for what a value is, shared with masking
 
 
 @dataclass
@@ -155,13 +155,13 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
     order = sorted(range(len(kept)), key=lambda i: (not kept[i].rec.anchor, -kept[i].score, kept[i].rec.seq))
     heads: list[int] = []
     groups: dict[int, list[int]] = {}
-    nums = [[v for v, _ in value_slots(c.rec.text)] for c in kept]  # a different value is a different fact
     for i in order:
         c = kept[i]
         if heads:  # anchors merge only with anchors (a repeated agreement is one line, never lost)
             sims = vecs[heads] @ vecs[i]
             j = next((int(k) for k in np.argsort(-sims, kind="stable")
-                      if nums[heads[k]] == nums[i] and kept[heads[k]].rec.anchor == c.rec.anchor), None)
+                      if alike(kept[heads[k]].rec.text, c.rec.text) and kept[heads[k]].rec.anchor == c.rec.anchor),
+                     None)
             if j is not None and float(sims[j]) >= cfg.merge_similarity:
                 groups[heads[j]].append(i)
                 continue

@@ -19,7 +19,7 @@ import numpy as np
 
 from memory.config import MaskConfig
 from memory.records import MemoryRecord
-from memory.values import values
+from memory.values import alike, values
 
 
 @dataclass
@@ -81,7 +81,7 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].rec.anchor, -cands[i].score, cands[i].rec.seq))
     kept: list[int] = []
     own_sims = vecs @ own_vecs.T if len(own_vecs) and len(vecs) else None
-    nums = [numbers(c.rec.text) for c in cands]
+    texts = [c.rec.text for c in cands]
     for i in order:
         c = cands[i]
         if c.rec.anchor:
@@ -91,7 +91,7 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
         if kept:
             sims = vecs[kept] @ vecs[i]
             for k in np.argsort(-sims, kind="stable"):
-                if nums[kept[k]] == nums[i]:  # a different number is a different fact
+                if alike(texts[kept[k]], texts[i]):  # a different value, or a swapped word, is a different fact
                     best, j = float(sims[k]), int(k)
                     break
         if best >= cfg.redundancy_drop:

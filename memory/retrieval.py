@@ -27,6 +27,7 @@ import numpy as np
 
 from memory.config import MemoConfig
 from memory.records import MemoryRecord
+from memory.values import labels, substituted
 
 
 def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
@@ -51,7 +52,9 @@ def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
             head = recs[heads[j]]
             # another wording of the same kind of thing; a statement that matters more than the cluster
             # (a reservation price among offers) is never folded into it
-            if float(sims[j]) >= threshold and head.kind == r.kind and r.importance <= head.importance + 0.05:
+            if float(sims[j]) >= threshold and head.kind == r.kind and r.importance <= head.importance + 0.05 \
+                    and not substituted(head.text, r.text) and labels(head.text) == labels(r.text):
+                # "the left goblet" is not "the right goblet", crate 12 is not crate 17
                 c = head_cluster[j]
         if c is None:
             c = len(clusters)

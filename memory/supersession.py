@@ -25,7 +25,8 @@ from memory.values import values
 # a statement that says it replaces an earlier one: strong cues, and weak ones that need a closer match
 STRONG = re.compile(
     r"\b(?:correction|corrected|instead|no longer|not any ?more|changed?|change of plans?|updated?|revised?|"
-    r"moved|reset|raised|lowered|scratch that|mistaken|wrong|rather than|from (?:today|tomorrow|now on)|as of|"
+    r"moved|reset|raised|lowered|scratch that|(?:was|were|am|is|are) (?:wrong|mistaken)|rather than|"
+    r"from (?:today|tomorrow|now on)|as of|"
     r"new (?:plan|time|place|price|code|date|spot))\b", re.I)
 WEAK = re.compile(r"\b(?:now|actually|any ?more)\b", re.I)
 SIMILARITY = {"strong": 0.45, "weak": 0.55}   # how close a correction must be to the statement it replaces
@@ -34,7 +35,9 @@ NEIGHBOURS = 16         # older statements looked at per correction
 
 
 def says_it_corrects(text: str) -> str | None:
-    """"strong", "weak" or None: how plainly ``text`` says it replaces something."""
+    """"strong", "weak" or None: how plainly ``text`` says it replaces something (a question never does)."""
+    if "?" in text:
+        return None
     return "strong" if STRONG.search(text) else "weak" if WEAK.search(text) else None
 
 
@@ -43,8 +46,11 @@ def _reach(rec: MemoryRecord) -> tuple[str, ...] | None:
     return None if rec.scope in (SHARED, FACTS) else (rec.scope,)
 
 
-def _rival(old: MemoryRecord, new: MemoryRecord) -> bool:
-    return "claim" in (old.kind, new.kind) and old.speaker != new.speaker
+def _rival(old: MemoryRecord, new: MemoryRecord, cue: str | None = "strong") -> bool:
+    """Another source's claim is a rival, never a correction; another speaker overrides a statement
+    only by saying plainly that it corrects ("instead", "changed"), never by a passing "actually"."""
+    other = old.speaker != new.speaker and None not in (old.speaker, new.speaker)
+    return other and ("claim" in (old.kind, new.kind) or cue != "strong")
 
 
 def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
@@ -53,13 +59,14 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     from memory.store import Where
     vec = bank.vector_of(rec.id)
     where = Where(scopes=_reach(rec), kinds=STATEMENTS, status=("active",))
-    words, least = concepts(rec.text), SIMILARITY[says_it_corrects(rec.text) or "strong"]
+    cue = says_it_corrects(rec.text) or "strong"
+    words, least = concepts(rec.text), SIMILARITY[cue]
     target = None
     for oid, sim in bank.store.query(vec, NEIGHBOURS, where):
         old = bank.records.get(oid)
         if old is None or old.seq >= rec.seq or old.id == rec.id or not concepts(old.text) & words:
             continue  # newer, itself, or about something else (no content word in common)
-        if not _rival(old, rec) and sim >= least and (values(old.text), concepts(old.text)) != (values(rec.text), words):
+        if not _rival(old, rec, cue) and sim >= least and (values(old.text), concepts(old.text)) != (values(rec.text), words):
             target = old
         break  # only the closest older statement on the subject can be the one corrected
     if target is None:
@@ -72,7 +79,7 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     tvec = bank.vector_of(target.id)
     for oid, sim in bank.store.query(tvec, NEIGHBOURS, where):
         old = bank.records.get(oid)
-        if old is None or old.seq >= rec.seq or sim < ECHO_SIMILARITY or _rival(old, rec):
+        if old is None or old.seq >= rec.seq or sim < ECHO_SIMILARITY or _rival(old, rec, cue):
             continue
         mine = concepts(old.text) | set(values(old.text))
         if mine & replaced and sim >= float(bank.vector_of(oid) @ vec):  # closer to what was replaced

@@ -27,5 +27,72 @@ def template(text: str) -> str:
 
 
 def template_key(text: str) -> str:
-    """``template`` compared loosely: case, spacing and closing punctuation do not matter."""
-    return " ".join(template(text).lower().split()).rstrip(" .!?'\"")
+    """``template`` compared loosely (case, spacing and closing punctuation do not matter), with the
+    numbers that name something kept: "Crate 12 holds 40 arrows" and "Crate 17 holds 95 arrows" are
+    two crates, not one crate's count changing (``updates``)."""
+    def slot(m: re.Match) -> str:
+        if m.group("key"):
+            return f"{m.group('key')}={SLOT}"
+        return SLOT if _is_value(text, m) else m.group(0)
+    return " ".join(VALUE.sub(slot, text).lower().split()).rstrip(" .!?'\"")
+
+
+# --- one fact or two? ---------------------------------------------------------------------------
+_TOKEN = re.compile(r"[a-z0-9']+")
+_FUNCTION = frozenset("a an the of to in on at by for from with and or but is are was were be been it its "
+                      "this that these those there here as so".split())
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(VALUE.sub(SLOT, text.lower()).replace(SLOT, " # "))
+
+
+def substituted(a: str, b: str) -> bool:
+    """The two texts say the same thing about different things: one or two words swapped in place
+    ("the left goblet is poisoned" / "the right goblet is poisoned", "the red key" / "the blue key").
+    A paraphrase rewords and reorders; a substitution keeps every other word where it was."""
+    ta, tb = _tokens(a), _tokens(b)
+    if len(ta) != len(tb) or len(ta) < 3:
+        return False
+    diff = [(x, y) for x, y in zip(ta, tb) if x != y]
+    return 0 < len(diff) <= 2 and all(x not in _FUNCTION and y not in _FUNCTION for x, y in diff)
+
+
+def alike(a: str, b: str) -> bool:
+    """Could ``a`` and ``b`` be one fact told twice? Not when they state different values or swap a word."""
+    return values(a) == values(b) and not substituted(a, b)
+
+
+# words after which a number is a value that can change ("the code is 4411", "leaves at 6", "for 70
+# crowns"); after any other word it names something ("Room 12", "Wave 3", "Crate 12")
+_LEADS = frozenset("is are was were be now at to for of costs cost about under over only just than from by "
+                   "pay pays paid asks ask wants want offers offer takes take charges charge sells buys into "
+                   "until till around near after before worth fetches fetched priced price reads reading "
+                   "set down up holds hold has have had contains stands shows left remain remains".split())
+
+
+def _is_value(text: str, m: re.Match) -> bool:
+    if m.group("key"):
+        return True
+    before = re.findall(r"[A-Za-z']+[:]?|[:=]", text[: m.start()])
+    if not before:
+        return True
+    word = before[-1]
+    return word.endswith(":") or word in ("=",) or word.lower() in _LEADS
+
+
+def updates(old: str, new: str) -> bool:
+    """Does ``new`` restate ``old`` (same template) with its changing value changed? Only the last value
+    may differ, and it must be a value, not a label: "The gate code is 4411" → "… is 9902" is an update;
+    "Wave 3 arrives" → "Wave 4 arrives" and "Crate 12 holds 40" → "Crate 17 holds 95" are other things."""
+    mo, mn = list(VALUE.finditer(old)), list(VALUE.finditer(new))
+    if not mo or len(mo) != len(mn):
+        return False
+    if any(a.group(0) != b.group(0) for a, b in zip(mo[:-1], mn[:-1])) or mo[-1].group(0) == mn[-1].group(0):
+        return False
+    return _is_value(old, mo[-1]) and _is_value(new, mn[-1])
+
+
+def labels(text: str) -> tuple[str, ...]:
+    """The numbers that name something ("Crate 12", "Wave 3"), not values that can change."""
+    return tuple(m.group(0) for m in VALUE.finditer(text) if not _is_value(text, m))

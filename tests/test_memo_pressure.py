@@ -199,3 +199,77 @@ def test_a_passing_now_does_not_supersede_an_unrelated_statement(emb):
     memo.add("The rain is now falling on the mill pond.", turn=5, kind="utterance")
     memo.context("bob", 6, focus="Where is the ledger?")
     assert kept.status == "active"
+
+
+# --- what the new mechanisms must never hide --------------------------------------------------------
+def test_numbered_things_are_not_one_thing_updated(emb):
+    """Crates, waves and rooms named by a number are different things: no supersession, no series."""
+    memo = Memo(embedder=emb)
+    for t, (crate, arrows) in enumerate(((12, 40), (17, 95), (23, 61), (31, 18)), 1):
+        memo.add(f"Crate {crate} holds {arrows} arrows.", turn=t, speaker="quartermaster", kind="utterance")
+    memo.add("Wave 3 of raiders arrives at the north wall.", turn=8, speaker="scout", kind="utterance")
+    memo.add("Wave 4 of raiders arrives at the north wall.", turn=9, speaker="scout", kind="utterance")
+    assert all(r.status == "active" for r in memo.bank.records.values())
+    text = memo.context("bob", 20, budget=300, focus="How many arrows are in crate 23?").text()
+    assert "Crate 23 holds 61 arrows." in text, text
+    memo.add("Crate 23 holds 55 arrows.", turn=21, speaker="quartermaster", kind="utterance")  # a recount
+    text = memo.context("bob", 22, budget=300, focus="How many arrows are in crate 23?").text()
+    assert shown(text, "55") and not shown(text, "61"), text
+
+
+def test_a_swapped_word_is_another_fact_not_a_duplicate(emb):
+    memo = Memo(embedder=emb)
+    memo.add("The left goblet is poisoned.", turn=1, speaker="taster", kind="utterance")
+    memo.add("The right goblet is poisoned.", turn=2, speaker="taster", kind="utterance")
+    memo.add("The red key opens the north door.", turn=3, kind="fact")
+    memo.add("The blue key opens the north door.", turn=4, kind="fact")
+    text = memo.context("bob", 10, budget=300, focus="Which goblet is safe, and which key opens the door?").text()
+    for line in ("The left goblet is poisoned.", "The right goblet is poisoned.", "The red key opens the north door.",
+                 "The blue key opens the north door."):
+        assert line in text, text
+
+
+@pytest.mark.parametrize("old, new", [
+    ("The treasury door is the third on the left.", "Don't open the wrong door, the treasury door is trapped."),
+    ("The pass through the mountains is open.", "Any update on the pass through the mountains? Nobody knows."),
+])
+def test_a_cue_word_in_passing_supersedes_nothing(emb, old, new):
+    memo = Memo(embedder=emb)
+    kept = memo.add(old, turn=1, kind="fact")
+    memo.add(new, turn=2, kind="utterance", speaker="guard")
+    memo.context("bob", 3, focus="treasury or pass?")
+    assert kept.status == "active"
+
+
+def test_another_speaker_overrides_only_by_saying_so_plainly(emb):
+    memo = Memo(embedder=emb)
+    priest = memo.add("The relic is under the blue tile by the altar.", turn=1, speaker="priest", kind="utterance")
+    memo.add("Actually the relic is under the red tile by the altar.", turn=2, speaker="thief", kind="utterance")
+    memo.context("bob", 3, focus="where is the relic?")
+    assert priest.status == "active"
+    memo.add("Change of plan: the relic was moved under the green tile by the altar.", turn=4, speaker="bishop",
+             kind="utterance")
+    memo.context("bob", 5, focus="where is the relic?")
+    assert priest.status == "superseded" or memo.bank.records["m2"].status == "superseded"
+
+
+def test_a_correction_pending_at_save_is_checked_after_load(emb):
+    memo = Memo(embedder=emb)
+    memo.add("The ferry gate code is 1294.", turn=1, kind="fact")
+    memo.context("bob", 2, focus="gate code")
+    memo.add("Change of plan: the ferry gate now opens with 7730.", turn=3, kind="fact")
+    state = memo.bank.get_state()  # saved before the correction was embedded and checked
+    again = Memo(embedder=emb)
+    again.bank.set_state(state)
+    text = again.context("bob", 5, budget=200, focus="Which code opens the ferry gate?").text()
+    assert shown(text, "7730") and not shown(text, "1294"), text
+
+
+def test_a_quarantined_newest_member_does_not_hide_its_group(emb):
+    memo = Memo(embedder=emb)
+    old = memo.bank.add("shared", "fact", "The well water is safe to drink.", 1)
+    new = memo.bank.add("shared", "fact", "The well water is safe to drink.", 5)
+    memo.bank.flush()
+    memo.bank.set_status([new.id], "quarantined")
+    text = memo.context("bob", 6, focus="Can I drink from the well?").text()
+    assert "The well water is safe to drink." in text and old.status == "active"
