@@ -160,7 +160,8 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
         if heads:  # anchors merge only with anchors (a repeated agreement is one line, never lost)
             sims = vecs[heads] @ vecs[i]
             j = next((int(k) for k in np.argsort(-sims, kind="stable")
-                      if alike(kept[heads[k]].rec.text, c.rec.text) and kept[heads[k]].rec.anchor == c.rec.anchor),
+                      if sims[k] >= cfg.merge_similarity
+                      and alike(kept[heads[k]].rec.text, c.rec.text) and kept[heads[k]].rec.anchor == c.rec.anchor),
                      None)
             if j is not None and float(sims[j]) >= cfg.merge_similarity:
                 groups[heads[j]].append(i)

@@ -91,6 +91,8 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
         if kept:
             sims = vecs[kept] @ vecs[i]
             for k in np.argsort(-sims, kind="stable"):
+                if sims[k] < cfg.redundancy_soft:
+                    break  # nothing closer matters
                 if alike(texts[kept[k]], texts[i]):  # a different value, or a swapped word, is a different fact
                     best, j = float(sims[k]), int(k)
                     break

@@ -35,6 +35,13 @@ def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
     """Clusters of ``recs`` (indexes), most relevant cluster first; each cluster lists its members
     in order of relevance."""
     order = sorted(range(len(recs)), key=lambda i: (-rel[i], recs[i].seq))
+    sim = vecs @ vecs.T if len(recs) <= 3000 else None  # one product beats a loop of small ones
+    near: np.ndarray | None = None  # whether anything more relevant is at least `threshold` alike
+    if sim is not None and len(recs) > 1:
+        ranked = sim[np.ix_(order, order)]
+        np.fill_diagonal(ranked, -1.0)
+        near = np.zeros(len(recs), dtype=bool)
+        near[order] = (np.tril(ranked, -1) >= threshold).any(axis=1)
     clusters: list[list[int]] = []
     by_key: dict[tuple, int] = {}
     heads: list[int] = []          # index of each open (non-anchor) cluster's first member
@@ -46,8 +53,8 @@ def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
             continue
         key = key_of(r)[1:]  # the same words in shared and private memory are one thing
         c = by_key.get(key)
-        if c is None and heads:
-            sims = vecs[heads] @ vecs[i]
+        if c is None and heads and (near is None or near[i]):
+            sims = sim[i, heads] if sim is not None else vecs[heads] @ vecs[i]
             j = int(np.argmax(sims))
             head = recs[heads[j]]
             # another wording of the same kind of thing; a statement that matters more than the cluster

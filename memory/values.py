@@ -8,10 +8,12 @@ summarises them into one (``memory.masking``, ``memory.compress``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 VALUE = re.compile(r"(?<![\w.])(?:(?P<key>[A-Za-z_][\w-]*)=(?P<kv>[\w-]+(?:\.\d+)?)|(?P<num>\d+(?:[.,]\d+)*))")
 
 
+@lru_cache(maxsize=65536)
 def values(text: str) -> tuple[str, ...]:
     """The values a text states, in order, each as written (``price=40``, ``86``)."""
     return tuple(m.group(0) for m in VALUE.finditer(text))
@@ -43,8 +45,9 @@ _FUNCTION = frozenset("a an the of to in on at by for from with and or but is ar
                       "this that these those there here as so".split())
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(VALUE.sub(SLOT, text.lower()).replace(SLOT, " # "))
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(VALUE.sub(SLOT, text.lower()).replace(SLOT, " # ")))
 
 
 def substituted(a: str, b: str) -> bool:
@@ -93,6 +96,7 @@ def updates(old: str, new: str) -> bool:
     return _is_value(old, mo[-1]) and _is_value(new, mn[-1])
 
 
+@lru_cache(maxsize=65536)
 def labels(text: str) -> tuple[str, ...]:
     """The numbers that name something ("Crate 12", "Wave 3"), not values that can change."""
     return tuple(m.group(0) for m in VALUE.finditer(text) if not _is_value(text, m))
