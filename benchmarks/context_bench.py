@@ -1,6 +1,7 @@
 """Context benchmark: does MEMO's context hold the fact a decision needs, against simple baselines?
 
-Usage:  python benchmarks/context_bench.py [--quick] [--seeds 100-129] [--tune-seeds 0-9]
+Usage:  python benchmarks/context_bench.py [--quick] [--seeds 100-129] [--held-out-family C]
+            [--extra-seeds 100-129 --extra-family B] [--tune-seeds 0-9]
             [--lengths 1000 5000] [--budgets 200 400 800] [--builds 20] [--out FILE]
 
 Logs (benchmarks/context_logs.py) are synthetic, one per seed, setting and
@@ -14,9 +15,15 @@ debate) and ``rumours`` (where an item is hidden, heard once among movement,
 look and gossip lines). Questions never repeat the needed line's words beyond
 the asked thing (the item, the member).
 
-Seeds: ``--tune-seeds`` use phrasing family A, ``--seeds`` (held-out) family B,
-whose wordings and names differ (benchmarks/context_phrasing.py). The goals
-are judged on held-out seeds only.
+Seeds and phrasing families (benchmarks/context_phrasing.py): ``--tune-seeds``
+use family A; ``--seeds`` (held-out) use ``--held-out-family``, by default C,
+the blind family, whose wordings and names appear in no other family and were
+never shown to the memory code's authors. The goals are judged on this range
+only. ``--extra-seeds`` (default none) add a second held-out range in
+``--extra-family`` (default B, no longer blind: the memory code's correction
+cues were extended after its wordings were seen); it is reported, not judged.
+Run family B alone with ``--held-out-family B``. Tune seeds may not overlap a
+held-out range; two ranges may not share a family.
 
 A decision is a hit when every answer token is shown in the rendered context
 as a whole token (70 does not match 170) and no superseded value of the same
@@ -24,8 +31,8 @@ fact is shown. Every method gets the question (the focus) and the situation
 (the last few lines the agent saw) and the same budget B, counted with
 memory.tokens.count_tokens on the rendered text:
 
-* full history, recency window, top-k, top-k+collapse, MMR: see
-  benchmarks/context_baselines.py (real MiniLM vectors, one batch per log);
+* full history, recency window, top-k, top-k+collapse, top-k+collapse
+  (newest), MMR: see benchmarks/context_baselines.py (real MiniLM vectors, one batch per log);
 * MEMO: ``memory.memo.Memo`` with the default MemoConfig and the same
   embedder object, fed every line in turn order; a context is built as a game
   builds one, with ``touch=True``: at every decision (focus = question,
@@ -41,17 +48,20 @@ bootstrap intervals over seeds (resampling seeds). "MEMO - best" is MEMO's
 recall minus the best baseline's (by point estimate) in the same cell, paired
 by seed. Every cell where a baseline's point estimate beats MEMO is listed.
 
-Latency: a Memo store of 10k and 100k memories built from held-out logs
-(vectors: real MiniLM vectors of each text with its digits masked, so the
-store is built in seconds; the value-masked vector stands for the text's).
-``Memo.context`` cannot take precomputed vectors, so ``memo.optimizer.build``
-is timed with the question and situation vectors precomputed (query
-embedding excluded), touch=True, B=400; the top-k baseline (relevance over all
-the agent's vectors, sort, fill) is timed on the same store as the reference.
+Latency (benchmarks/context_latency.py): Memo stores of 10k and 100k
+memories of two kinds: template-heavy (held-out logs; MiniLM vectors of each
+text with its digits masked) and distinct (memories that do not collapse:
+different people, things, places, numbers and sentence shapes; MiniLM vectors
+up to ``--latency-minilm-max`` memories, default 10k, the hash embedder above
+it, as MiniLM embeds only about 100 texts a second here). ``Memo.context``
+cannot take precomputed vectors, so ``memo.optimizer.build`` is timed with the
+question and situation vectors precomputed, touch=True, B=400; the top-k
+baseline is timed on the same store as the reference.
 
 Output: tables (rich), goals, where MEMO loses; the full results as JSON
-(``--out``) and a PNG beside it when matplotlib is installed. ``--quick``: 200
-turns, held-out seeds 100-101, budget 400, latency at 2k memories.
+(``--out``), each finished log's rows as JSON lines beside it as the run goes
+(``<out>.rows.jsonl``), and a PNG when matplotlib is installed. ``--quick``: 200
+turns, held-out seeds 100-101, no tune seeds, budget 400, latency at 2k memories.
 Budgets other than 400 run at the ``--sweep-lengths`` only (default 1000),
 to keep the default run near 15 minutes.
 """
@@ -59,10 +69,12 @@ to keep the default run near 15 minutes.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from collections import deque
+from contextlib import nullcontext
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -70,8 +82,10 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import numpy as np  # noqa: E402
 
-from context_baselines import BASELINES, Costs, Pool, top_k  # noqa: E402
+from context_baselines import BASELINES, Costs, Pool  # noqa: E402
+from context_latency import latency  # noqa: E402
 from context_logs import AGENT, VISIBLE, hit, make_log  # noqa: E402
+from context_phrasing import FAMILIES  # noqa: E402
 
 SETTINGS = ("flood-d1", "flood-d2", "correction", "council", "rumours")
 MEMO, COLD = "MEMO", "MEMO cold"
@@ -95,6 +109,17 @@ def parse_seeds(spec: str) -> list[int]:
 def split(setting: str) -> tuple[str, int]:
     base, _, d = setting.partition("-d")
     return base, int(d or 1)
+
+
+def one_blas_thread():
+    """A context in which numpy's BLAS uses one thread (when threadpoolctl is installed). The baselines
+    make many small matrix-vector products, which a threaded BLAS slows down several times on a busy
+    machine; their results do not change. MEMO and the latency part run with the default threads."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return nullcontext()
+    return threadpool_limits(1, user_api="blas")
 
 
 class Runner:
@@ -128,10 +153,11 @@ class Runner:
             n = int(np.searchsorted(turns, d.turn))
             pool = Pool([ln.text for ln in seen[:n]], turns[:n], all_vecs[:n], all_costs[:n])
             qv, sv = vecs[row[d.question]], vecs[row[d.situation]]
-            for budget in self.budgets:
-                for method, fn in BASELINES.items():
-                    s = fn(pool, d.question, d.situation, qv, sv, budget, self.costs)
-                    self._row(meta, d, budget, method, (s.text, s.tokens))
+            with one_blas_thread():
+                for budget in self.budgets:
+                    for method, fn in BASELINES.items():
+                        s = fn(pool, d.question, d.situation, qv, sv, budget, self.costs)
+                        self._row(meta, d, budget, method, (s.text, s.tokens))
 
     def _row(self, meta: dict, d, budget: int, method: str, shown: tuple[str, int]) -> None:
         text, tokens = shown
@@ -178,74 +204,20 @@ class Runner:
         return out
 
 
-# --------------------------------------------------------------------------- latency
-
-
-class MaskedDigits:
-    """An embedder that gives each text the MiniLM vector of the text with its digits masked.
-
-    Logs repeat a few thousand wordings with different numbers; masking the numbers lets a
-    100k-memory store be embedded in seconds while its vectors stay MiniLM's."""
-
-    def __init__(self, base):
-        import re
-        self.base, self.name, self.dim = base, f"{base.name}-masked-digits", base.dim
-        self._digits = re.compile(r"\d+")
-
-    def __call__(self, texts):
-        return self.base([self._digits.sub("#", t) for t in texts])
-
-
-def latency(sizes: list[int], queries: int, seeds: list[int], emb) -> list[dict]:
-    """p50/p95 of ``memo.optimizer.build`` (vectors precomputed) and of the top-k baseline."""
-    from memory.memo import Memo
-    costs, rng = Costs(), np.random.default_rng(seeds[0] if seeds else 0)
-    masked = MaskedDigits(emb)
-    out = []
-    for size in sizes:
-        memo, offset, decisions, lines, logs = Memo(embedder=masked), 0, [], [], 0
-        while len(memo) < size:
-            setting = SETTINGS[logs % len(SETTINGS)]
-            base, density = split(setting)
-            log = make_log(base, "B", seeds[logs % len(seeds)] if seeds else logs, 5000, density)
-            logs += 1
-            for ln in log.lines:
-                if len(memo) >= size:
-                    break
-                memo.add(ln.text, turn=ln.turn + offset, speaker=ln.speaker, scope=ln.scope, kind=ln.kind)
-                if ln.scope in VISIBLE:
-                    lines.append(ln.text)
-            decisions += log.decisions
-            offset += log.length
-        now = offset + 1
-        picks = [decisions[int(i)] for i in rng.choice(len(decisions), size=queries, replace=True)]
-        order = picks[:5] + picks   # the first five warm up
-        qv, sv = emb([d.question for d in order]), emb([d.situation for d in order])
-        pool = Pool(lines, np.arange(len(lines)), masked(lines), costs.of(lines))
-        memo_ms, topk_ms = [], []
-        for k, d in enumerate(order):
-            t0 = time.perf_counter()
-            memo.optimizer.build(AGENT, now, d.situation, focus=d.question, query_vector=sv[k], focus_vector=qv[k],
-                                 touch=True, budget=HEADLINE)
-            t1 = time.perf_counter()
-            top_k(pool, d.question, d.situation, qv[k], sv[k], HEADLINE, costs)
-            t2 = time.perf_counter()
-            if k >= 5:
-                memo_ms.append((t1 - t0) * 1e3)
-                topk_ms.append((t2 - t1) * 1e3)
-        out.append({"memories": len(memo), "visible": len(lines), "queries": queries,
-                    "memo_p50": float(np.percentile(memo_ms, 50)), "memo_p95": float(np.percentile(memo_ms, 95)),
-                    "topk_p50": float(np.percentile(topk_ms, 50)), "topk_p95": float(np.percentile(topk_ms, 95))})
-    return out
-
-
 # --------------------------------------------------------------------------- CLI
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0],
                                  epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", default="100-129", help="held-out seeds, phrasing family B (default 100-129)")
+    ap.add_argument("--seeds", default="100-129",
+                    help="held-out seeds, phrasing --held-out-family; the goals are judged on them (default 100-129)")
+    ap.add_argument("--held-out-family", default="C", choices=FAMILIES,
+                    help="phrasing family of --seeds (default C, the blind one)")
+    ap.add_argument("--extra-seeds", default="none",
+                    help="a second held-out range in --extra-family, reported but not judged, e.g. 100-129 "
+                         "(default none)")
+    ap.add_argument("--extra-family", default="B", choices=FAMILIES, help="phrasing family of --extra-seeds (default B)")
     ap.add_argument("--tune-seeds", default="none",
                     help="tune seeds, phrasing family A, e.g. 0-9 (default none: the goals use held-out seeds)")
     ap.add_argument("--lengths", type=int, nargs="+", default=[1000, 5000], help="log lengths in turns")
@@ -257,7 +229,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--builds", type=int, default=20,
                     help="contexts MEMO builds between decisions, evenly spaced over a log (default 20)")
     ap.add_argument("--latency-sizes", type=int, nargs="*", default=[10_000, 100_000],
-                    help="store sizes for the latency part (none to skip)")
+                    help="store sizes for the latency part, each as a template-heavy and a distinct store "
+                         "(none to skip)")
+    ap.add_argument("--latency-minilm-max", type=int, default=10_000,
+                    help="distinct stores up to this size get MiniLM vectors, larger ones the hash embedder "
+                         "(default 10000)")
     ap.add_argument("--latency-queries", type=int, default=100)
     ap.add_argument("--boot", type=int, default=2000, help="bootstrap resamples")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON results (a PNG goes beside it)")
@@ -275,34 +251,52 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.seeds, args.tune_seeds, args.lengths, args.budgets = "100-101", "none", [200], [HEADLINE]
         args.latency_sizes, args.latency_queries = [2_000], 30
-    held, tune = parse_seeds(args.seeds), parse_seeds(args.tune_seeds)
-    if set(held) & set(tune):
-        raise SystemExit(f"tune and held-out seeds overlap: {sorted(set(held) & set(tune))}")
+    held, tune, extra = parse_seeds(args.seeds), parse_seeds(args.tune_seeds), parse_seeds(args.extra_seeds)
+    ranges = [(f, seeds) for f, seeds in (("A", tune), (args.extra_family, extra), (args.held_out_family, held))
+              if seeds]
+    for other in (held, extra):
+        if set(other) & set(tune):
+            raise SystemExit(f"tune and held-out seeds overlap: {sorted(set(other) & set(tune))}")
+    if len({f for f, _ in ranges}) < len(ranges):
+        raise SystemExit(f"two seed ranges share a phrasing family: {[f for f, _ in ranges]}")
+    names = {args.held_out_family: f"held-out seeds {args.seeds}, family {args.held_out_family}"}
+    if extra:
+        names[args.extra_family] = f"extra held-out seeds {args.extra_seeds}, family {args.extra_family} (not judged)"
+    if tune:
+        names["A"] = f"tune seeds {args.tune_seeds}, family A"
     if HEADLINE not in args.budgets:
         args.budgets = sorted({*args.budgets, HEADLINE})
     console = Console(width=max(Console().width, 150))
     t0 = time.perf_counter()
-    console.print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; held-out seeds {args.seeds} "
-                  f"(family B), tune seeds {args.tune_seeds} (family A); lengths {args.lengths}; budgets "
-                  f"{args.budgets}; MEMO builds {args.builds} contexts a log between decisions")
-    jobs = [(s, fam, seed, n) for fam, seeds in (("A", tune), ("B", held)) for n in args.lengths
-            for s in args.settings for seed in seeds]
+    console.print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {'; '.join(names.values())}; "
+                  f"lengths {args.lengths}; budgets {args.budgets}; MEMO builds {args.builds} contexts a log "
+                  "between decisions")
+    jobs = [(s, fam, seed, n) for fam, seeds in ranges for n in args.lengths for s in args.settings for seed in seeds]
+    partial = args.out.with_suffix(".rows.jsonl")
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    partial.write_text("")
     with Progress(console=console, transient=True) as progress:
         runner = Runner(args.budgets, args.builds, args.sweep_lengths)
         task = progress.add_task("loading MiniLM", total=len(jobs))
         runner.emb(["warm up"])
         for setting, fam, seed, n in jobs:
             progress.update(task, description=f"{setting} {n:,} turns, seed {seed}")
+            done = len(runner.rows)
             runner.run_log(setting, fam, seed, n)
             progress.advance(task)
+            with partial.open("a") as fh:  # a killed run keeps the logs it finished
+                fh.writelines(json.dumps(r) + "\n" for r in runner.rows[done:])
             if not console.is_terminal:  # no live bar in a log file: one line a log
                 console.print(f"[{time.perf_counter() - t0:6.0f} s] {setting} {n:,} turns, seed {seed} (family {fam})")
         lat = []
         if args.latency_sizes:
             progress.update(task, description="latency stores")
-            lat = latency(args.latency_sizes, args.latency_queries, held or tune, runner.emb)
+            lat = latency(args.latency_sizes, args.latency_queries, held or extra or tune,
+                          args.held_out_family if held else args.extra_family if extra else "A", runner.emb,
+                          args.latency_minilm_max)
     results = report.summarise(runner.rows, args.boot)
-    goals = report.show(console, results, runner.rows, lat, args.budgets, HEADLINE)
+    goals = report.show(console, results, runner.rows, lat, args.budgets, HEADLINE, names,
+                        args.held_out_family if held else None)
     runtime = time.perf_counter() - t0
     console.print(f"runtime {runtime:.0f} s; load {os.getloadavg()[0]:.2f} at the end")
     report.save(args.out, {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
