@@ -15,9 +15,13 @@ rendered as ``- line`` bullets in time order and counted with
 * ``top-k``: lines by relevance ``max(0.75·cos(situation), cos(question))``,
   best first while they fit.
 * ``top-k+collapse``: the same, skipping a line whose cosine to a line
-  already chosen is at least 0.9.
+  already chosen is at least 0.9 (of near-duplicates, the most relevant is shown).
+* ``top-k+collapse (newest)``: the same walk by relevance, but a line stands
+  for its near-duplicates (cosine at least 0.9 to it) and the newest of them is
+  shown in its place: what a collapse that trusts the latest statement shows,
+  a fair baseline for corrections.
 * ``MMR``: maximal marginal relevance, ``0.7·relevance − 0.3·max cos to the
-  chosen lines``, over the 200 most relevant lines.
+  chosen lines``, over every line (the same candidates as top-k).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from context_logs import content_words
 SITUATION_WEIGHT = 0.75   # the weight MEMO's default config gives the situation against the question
 COLLAPSE = 0.9
 MMR_LAMBDA = 0.7
-MMR_POOL = 200
+ROUND = 16   # lines the newest-collapse baseline looks ahead at a time
 
 
 def render(lines: list[str]) -> str:
@@ -155,23 +159,77 @@ def top_k_collapse(pool: Pool, question: str, situation: str, qvec, svec, budget
     return _fit(pool, _fill(order, pool, budget, near), budget, costs)
 
 
+def _distinct(pool: Pool) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct text's first line and last line (logs repeat many lines word for word)."""
+    _, first, inverse = np.unique(np.array(pool.texts, dtype=object), return_index=True, return_inverse=True)
+    last = np.zeros(len(first), dtype=np.int64)
+    np.maximum.at(last, inverse.ravel(), np.arange(len(pool.texts)))
+    return first, last
+
+
+def top_k_collapse_newest(pool: Pool, question: str, situation: str, qvec, svec, budget: int,
+                          costs: Costs) -> Shown:
+    """Walk lines by relevance; the first line of a group of near-duplicates stands for it and the newest
+    line at cosine >= COLLAPSE to it is shown (a group whose newest line does not fit is passed over).
+    Lines near a line already standing or shown are skipped. Works on distinct texts, ``ROUND`` at a
+    time, so the cosines come from a few matrix products."""
+    if not pool.texts:
+        return _fit(pool, [], budget, costs)
+    first, last = _distinct(pool)
+    uvecs = pool.vecs[first]
+    order = np.argsort(-(np.maximum(SITUATION_WEIGHT * (uvecs @ svec), uvecs @ qvec)), kind="stable")
+    pos = np.empty(len(order), dtype=np.int64)
+    pos[order] = np.arange(len(order))
+    covered = np.zeros(len(order), dtype=bool)   # near a text that stood for a group or was shown
+    chosen, used, at = [], 0, 0
+    cheapest = int(pool.costs.min())
+    while at < len(order) and budget - used >= cheapest:
+        cand = order[at:][~covered[order[at:]]][:ROUND]
+        if not len(cand):
+            break
+        at = int(pos[cand[-1]]) + 1
+        near = uvecs @ uvecs[cand].T >= COLLAPSE                  # distinct texts x candidates
+        newest = np.where(near, last[:, None], -1).argmax(axis=0)  # the distinct text said last
+        near |= uvecs @ uvecs[newest].T >= COLLAPSE
+        for i, u in enumerate(cand):
+            if covered[u]:
+                continue
+            covered |= near[:, i]
+            line = int(last[newest[i]])
+            c = int(pool.costs[line])
+            if line in chosen or used + c > budget or (
+                    chosen and float((pool.vecs[chosen] @ pool.vecs[line]).max()) >= COLLAPSE):
+                continue
+            chosen.append(line)
+            used += c
+    return _fit(pool, chosen, budget, costs)
+
+
 def mmr(pool: Pool, question: str, situation: str, qvec, svec, budget: int, costs: Costs) -> Shown:
+    """Greedy MMR over every line. Exact, but lazy: the gain is at most MMR_LAMBDA·relevance, so the
+    cosines to the chosen lines are kept only for a frontier of the most relevant lines, doubled
+    whenever a line beyond it could still win."""
     rel = relevance(pool, qvec, svec)
-    cand = np.argsort(-rel, kind="stable")[:MMR_POOL]
-    best_sim = np.zeros(len(cand))   # max cosine to the chosen lines (0 before any is chosen)
-    open_ = np.ones(len(cand), dtype=bool)
-    chosen, used = [], 0
-    cheapest = int(pool.costs[cand].min()) if len(cand) else 1
-    while open_.any() and budget - used >= cheapest:
-        gain = MMR_LAMBDA * rel[cand] - (1 - MMR_LAMBDA) * best_sim
-        j = int(np.argmax(np.where(open_, gain, -np.inf)))
-        open_[j] = False
-        k = int(cand[j])
-        if used + int(pool.costs[k]) > budget:
+    order = np.argsort(-rel, kind="stable")
+    rel_o, cost_o = rel[order], pool.costs[order]
+    fits = cost_o <= budget
+    chosen, used, m = [], 0, min(len(order), 256)
+    front = pool.vecs[order[:m]]
+    best = np.zeros(m)   # max cosine to the chosen lines (0 before any is chosen), frontier only
+    while fits.any():
+        gain = np.where(fits[:m], MMR_LAMBDA * rel_o[:m] - (1 - MMR_LAMBDA) * best, -np.inf)
+        j = int(np.argmax(gain))
+        if m < len(order) and gain[j] < MMR_LAMBDA * rel_o[m]:   # a line beyond the frontier might do better
+            grow = order[m:min(len(order), 2 * m)]
+            extra = pool.vecs[grow] @ pool.vecs[chosen].T if chosen else np.zeros((len(grow), 1))
+            best = np.concatenate([best, np.maximum(extra.max(axis=1), 0.0)])
+            front, m = np.concatenate([front, pool.vecs[grow]]), m + len(grow)
             continue
-        chosen.append(k)
-        used += int(pool.costs[k])
-        best_sim = np.maximum(best_sim, pool.vecs[cand] @ pool.vecs[k])
+        chosen.append(int(order[j]))
+        used += int(cost_o[j])
+        fits[j] = False
+        fits &= cost_o <= budget - used   # a line that does not fit now never will
+        best = np.maximum(best, front @ pool.vecs[order[j]])
     return _fit(pool, chosen, budget, costs)
 
 
@@ -180,5 +238,6 @@ BASELINES: dict[str, Callable[..., Shown]] = {
     "recency window": recency_window,
     "top-k": top_k,
     "top-k+collapse": top_k_collapse,
+    "top-k+collapse (newest)": top_k_collapse_newest,
     "MMR": mmr,
 }

@@ -1,16 +1,22 @@
 """Phrasing families for the context benchmark's synthetic logs.
 
-Two families, each a complete set of wordings and names for the four settings:
+Three families, each a complete set of wordings and names for the four settings:
 
 * ``A`` (a harbour town; gold, a town council, buried things): the tune family,
   used for the tune seed range;
 * ``B`` (a desert caravan city; dinars, a weavers' guild, a space station's
-  hiding places): the held-out family, never looked at while choosing anything.
+  hiding places): the first held-out family. It is no longer blind: the
+  memory code's correction cues were extended after its wordings were seen;
+* ``C`` (other places, other voices; see the tables below): the held-out
+  family the goals are judged on. Do not read its wordings while changing the
+  memory code, and do not quote them in reports: they stay blind only as long
+  as nobody tunes against them.
 
-No template string is shared by the two families and the entity pools are
+No template string is shared by two families and the entity pools are
 disjoint, so held-out figures do not reward wordings seen while tuning. Every
-role has several templates. Placeholders: ``{s}`` seller, ``{item}``, ``{v}``
-the needed value, ``{p}`` a price that is not needed, ``{cur}`` currency,
+family has the same keys, so the generators in context_logs.py work unchanged.
+Every role has several templates. Placeholders: ``{s}`` seller, ``{item}``,
+``{v}`` the needed value, ``{p}`` a price that is not needed, ``{cur}`` currency,
 ``{m}`` council member, ``{o}`` one-time speaker, ``{prop}`` a proposal's
 name, ``{para}`` a paraphrase of it, ``{cond}`` a condition, ``{t}`` a
 teller, ``{place}`` a hiding place, ``{loc}`` a visited place, ``{x}`` another
@@ -20,12 +26,13 @@ this on generated logs.
 
 The value pools whose tokens decide a hit (``places``, ``conds``, ``outsiders``,
 correction ``values``) are used only by the lines that state them; ambient
-and distractor templates never contain those words.
+and distractor templates never contain those words, and numbers written in
+digits outside those lines stay clear of the value ranges (12-160, 1000-9999).
 """
 
 from __future__ import annotations
 
-FAMILIES = ("A", "B")
+FAMILIES = ("A", "B", "C")
 
 AMBIENT = {
     "A": {
@@ -229,6 +236,124 @@ RUMOURS = {
                  "You check {loc} but the lockers are empty."),
     },
 }
+
+# --------------------------------------------------------------------------- family C
+# The blind held-out family. Do not read below this line while changing the memory code, and do not
+# quote these wordings anywhere: the goals are judged on them.
+
+AMBIENT["C"] = {
+    "observation": ("Frost feathers the windows of the signal box.", "A shunting engine wheezes past the coal stage.",
+                    "You stamp snow off your boots by the waiting-room door.",
+                    "Ice floes bump against the hulls moored along the river.",
+                    "The 3 lamps on the footbridge flicker in the wind.",
+                    "Your breath hangs in the air while the station clock ticks on.",
+                    "Stevedores knock ice off the mooring ropes with mallets.",
+                    "A goods wagon is uncoupled with a clank at siding 4."),
+    "utterance": ("A porter bellows that the 9 o'clock goods is running behind.",
+                  "'Who left the coal scuttle out in the snow?' somebody asks.",
+                  "A newsboy cries the headlines about the frozen canal.",
+                  "Two bargemen wager on the week the river will thaw.",
+                  "The stationmaster's wife calls her children in from the cold."),
+    "other": ("You note that the stove wants more coal.", "You tally 300 sacks in the warehouse book.",
+              "You wonder if the spring boats will come early this year."),
+}
+
+FLOOD["C"] = {
+    "sellers": ("Oskar", "Brunhild", "Tiberius", "Magda", "Anselm", "Ottilie"),
+    "items": ("crucible", "retort", "mortar", "lodestone", "bellows", "cauldron"),
+    "cur": "thalers",
+    "fact": ("Between us, {s} would let it go for {v} {cur} if pressed.",
+             "{s} admits to the cooper that {v} {cur} beats carrying it home again.",
+             "It was let slip by {s}'s journeyman that {v} {cur} in hand would settle it."),
+    "question": ("How little could you pay for the {item} if you drive a hard bargain?",
+                 "If you outwait the stallholder, what will the {item} end up costing?",
+                 "What sum closes the deal on the {item} when you refuse to budge?"),
+    "offer": ("{s} taps the {item}: {p} {cur}.", "Asked about the {item}, {s} says {p} {cur} and not a copper less.",
+              "The {item} is marked at {p} {cur} on {s}'s board.",
+              "'Would you do {p} {cur}?' {s} asks a buyer eyeing the {item}.",
+              "{s} knocks the {item} down to {p} {cur} for the lady in grey."),
+    "stock": ("{s} blows soot off the {item}.", "{s} swears the {item} belonged to a court magus.",
+              "The {item} sits under a glass bell on {s}'s bench.", "Apprentices crowd round {s}'s {item}."),
+    "other_sale": ("{s} heard a {x} fetched {p} {cur} at the guild auction.",
+                   "Is {p} {cur} fair for a {x}? {s} thinks not.",
+                   "A {x} changed hands for {p} {cur} down Tinctor Lane, {s} reports."),
+}
+
+CORRECTION["C"] = {
+    "hatch": {"values": "code", "asked": "hatch",
+              "state": ("The depot hatch code is {v}.", "Depot hatch: punch {v} to cycle it open."),
+              "correct": ("The depot hatch code is {v}.", "Scrap what I said about the hatch, it's {v}."),
+              "echo": ("A rigger reads the hatch digits off her glove: {v}.",
+                       "{v}, somebody repeats, thumbing the hatch pad."),
+              "chatter": ("Does anyone know why the hatch keeps icing up?",
+                          "The supply officer counts oxygen canisters twice."),
+              "question": ("What do you key in to get through the hatch?",
+                           "Which number gets the hatch to let you into the stores?")},
+    "audience": {"values": ("Terce", "Sext", "Vespers", "Compline", "Lauds"), "asked": "",
+                 "state": ("Pilgrims are received by the abbot after {v}.", "The abbot sees pilgrims once {v} is sung."),
+                 "correct": ("The abbot's hour for pilgrims has been pushed back to {v}.",
+                             "Pilgrims are received by the abbot after {v}."),
+                 "echo": ("A lay brother reminds the queue: the abbot, after {v}.",),
+                 "chatter": ("How many pilgrims climbed the path today?", "The abbot is said to be unwell."),
+                 "question": ("When can a visitor get an audience with the head of the monastery?",
+                              "At what time will the monks' superior grant you a hearing?")},
+    "landing": {"values": ("Tallowgate", "Coldharbour", "Ferrymead", "Eelbrook", "Saltings"), "asked": "",
+                "state": ("The last barge before the freeze loads at {v} landing.", "Cargo for the last barge goes to {v}."),
+                "correct": ("They've relocated the barge loading to {v}.", "The last barge is now loading at {v}."),
+                "echo": ("A carter turns his horse toward {v} with a load for the barge.",),
+                "chatter": ("Will the river stay open another week?", "Bargemen curse the thickening ice."),
+                "question": ("Where should you bring your crates to get them aboard while the river is still open?",
+                             "Which wharf takes the final boat's freight this season?")},
+    "ticket": {"values": "price", "asked": "",
+               "state": ("A seat on the night mail to Harrowby is {v} pence.",
+                         "The booking clerk wants {v} pence for the night mail."),
+               "correct": ("A seat on the night mail to Harrowby is {v} pence.",
+                           "Night mail seats switched to {v} pence this morning."),
+               "echo": ("Grumbling in the queue about paying {v} pence for the mail.",),
+               "chatter": ("Is the mail train ever on time in this weather?",
+                           "The booking clerk stokes the stove by the window."),
+               "question": ("How much does it cost to ride the overnight post train?",
+                            "What do they charge for a place on the evening express?")},
+}
+
+COUNCIL["C"] = {
+    "members": ("Aldric", "Isenbard", "Rowena", "Leofric", "Gisela", "Theobald", "Mechthild"),
+    "outsiders": ("Wulfstan", "Ebba", "Radulf", "Hildegund", "Osric"),
+    "conds": ("squires", "farriers", "pavilions", "destriers", "armourers", "chaplains"),
+    "proposals": (("melee", "a mass combat on the closing day"), ("ransom", "keeping defeated riders captive for gold"),
+                  ("purse", "the prize money for champions"), ("tilt", "jousting with sharpened lances")),
+    "speech": ("{m} asks whether the {prop} was ever tried at Carrow Field.",
+               "Marshal {m} bangs a gauntlet on the trestle over the {prop}.", "{m} complains the lists are still muddy.",
+               "{m} wants the heralds to read out the rules of the {prop} again.",
+               "{m} recalls the tourney where 3 lances broke in one pass.", "Is the {prop} even lawful, {m} wonders aloud.",
+               "{m} moves that the {prop} be voted on after supper.", "{m} sends a page for more ale."),
+    "condition": ("{m} will vote for the {prop} on one condition: the {cond} get paid first.",
+                  "The {prop} can be backed by {m}, provided the {cond} are housed inside the walls.",
+                  "Would {m} support the {prop}? Yes, if nobody touches the {cond}."),
+    "opposed": ("{o} spits on the floor at the mention of the {prop}.",
+                "The {prop} is denounced by {o} as a fool's scheme.",
+                "{o} walks out rather than hear another word for the {prop}."),
+    "ask_condition": ("What would {m} need before endorsing {para}?",
+                      "On what terms is {m} willing to accept {para}?"),
+    "ask_opposed": ("Whose voice was loudest against {para}?", "Name the person who would not stomach {para}."),
+}
+
+RUMOURS["C"] = {
+    "items": ("silver reliquary", "psalter", "prior's seal", "iron censer", "bone flute"),
+    "places": ("Scriptorium", "Ossuary", "Refectory", "Belfry", "Cellarium", "Calefactory", "Lavatorium"),
+    "locs": ("the herb garden", "the guesthouse", "the goat pens", "the lower terrace", "the pilgrims' stair",
+             "the woodshed", "the bakehouse"),
+    "tellers": ("Brother Cuthbert", "a novice", "the cellarer", "an old pilgrim"),
+    "fact": ("{t} confides that the {item} was walled up in the {place}.",
+             "The {item} was hidden in the {place} years ago, says {t}.",
+             "Ask {t} and you hear the {item} lies beneath the {place}'s flagstones."),
+    "question": ("Where in the abbey would you look for the {item}?", "Which part of the cloister conceals the {item}?"),
+    "lead": ("{t} thinks the {item} was sold off long ago.", "Is the {item} real? {t} only shrugs.",
+             "{t} says 2 monks went mad looking for the {item}."),
+    "move": ("You climb to {loc}.", "You linger at {loc}; the wind bites.", "Snow lies thick on {loc}; nothing here.",
+             "You poke about {loc} and turn up only straw."),
+}
+
 
 SETTINGS = ("flood", "correction", "council", "rumours")
 

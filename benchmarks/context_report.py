@@ -117,18 +117,19 @@ def losses(cells: list[dict]) -> list[str]:
     return out
 
 
-def goals(cells: list[dict], lat: list[dict], headline: int) -> list[dict]:
-    """The goals, judged on held-out seeds (family B) at the headline budget."""
+def goals(cells: list[dict], lat: list[dict], headline: int, family: str | None = "C") -> list[dict]:
+    """The goals, judged on the held-out seeds (phrasing ``family``) at the headline budget, and latency."""
     idx = {(c["family"], c["setting"], c["length"], c["budget"], c["method"]): c for c in cells}
-    lengths = sorted({c["length"] for c in cells if c["family"] == "B"})
+    lengths = sorted({c["length"] for c in cells if c["family"] == family})
     out = []
     for n in lengths:
-        c = idx.get(("B", "all", n, headline, MEMO))
+        c = idx.get((family, "all", n, headline, MEMO))
         if c is not None:
-            out.append({"goal": f"MEMO recall >= {GOAL_RECALL:.0%} held-out, {n:,} turns, B={headline}",
+            out.append({"goal": f"MEMO recall >= {GOAL_RECALL:.0%} held-out (family {family}), {n:,} turns, "
+                                f"B={headline}",
                         "met": c["recall"] >= GOAL_RECALL,
                         "value": f"{100 * c['recall']:.1f}% [{100 * c['lo']:.1f}, {100 * c['hi']:.1f}]"})
-        d = idx.get(("B", "flood", n, headline, "MEMO - best"))
+        d = idx.get((family, "flood", n, headline, "MEMO - best"))
         if d is not None:
             out.append({"goal": f"flood: MEMO >= best baseline + {100 * GOAL_MARGIN:.0f} points, {n:,} turns",
                         "met": d["recall"] >= GOAL_MARGIN,
@@ -137,17 +138,20 @@ def goals(cells: list[dict], lat: list[dict], headline: int) -> list[dict]:
     for r in lat:
         lim = GOAL_P95_MS.get(r["memories"])
         if lim is not None:
-            out.append({"goal": f"p95 build <= {lim:.0f} ms at {r['memories']:,} memories", "met": r["memo_p95"] <= lim,
+            out.append({"goal": f"p95 build <= {lim:.0f} ms at {r['memories']:,} memories ({r['store']} store)",
+                        "met": r["memo_p95"] <= lim,
                         "value": f"{r['memo_p95']:.1f} ms (top-k baseline {r['topk_p95']:.1f} ms)"})
     return out
 
 
-def show(console, cells: list[dict], rows: list[dict], lat: list[dict], budgets: list[int], headline: int) -> list[dict]:
-    """Print every table, the losses, latency and goals; return the goals."""
+def show(console, cells: list[dict], rows: list[dict], lat: list[dict], budgets: list[int], headline: int,
+         names: dict[str, str] | None = None, judged: str | None = "C") -> list[dict]:
+    """Print every table, the losses, latency and goals; return the goals. ``names``: family -> its
+    description, in print order; ``judged``: the family the goals are judged on."""
     from rich.table import Table
     methods = [*BASELINES, MEMO, COLD]
-    names = {"A": "tune seeds, family A", "B": "held-out seeds, family B"}
-    for family in ("B", "A"):
+    names = names or {f: f"family {f}" for f in sorted({c["family"] for c in cells})}
+    for family in names:
         if not any(c["family"] == family for c in cells):
             continue
         for b in [headline] + [b for b in budgets if b != headline]:
@@ -166,16 +170,18 @@ def show(console, cells: list[dict], rows: list[dict], lat: list[dict], budgets:
         console.print(f"  {line}")
     if lat:
         t = Table(title="Context build latency, vectors precomputed (ms)")
-        for col in ("memories", "agent's", "MEMO build p50", "MEMO build p95", "top-k p50", "top-k p95", "ratio p95"):
-            t.add_column(col, justify="right")
+        for col in ("store", "vectors", "memories", "agent's", "near-dup", "MEMO build p50", "MEMO build p95",
+                    "top-k p50", "top-k p95", "ratio p95"):
+            t.add_column(col, justify="left" if col in ("store", "vectors") else "right")
         for r in lat:
-            t.add_row(f"{r['memories']:,}", f"{r['visible']:,}", f"{r['memo_p50']:.1f}", f"{r['memo_p95']:.1f}",
-                      f"{r['topk_p50']:.1f}", f"{r['topk_p95']:.1f}", f"{r['memo_p95'] / r['topk_p95']:.1f}x")
+            t.add_row(r["store"], r["vectors"], f"{r['memories']:,}", f"{r['visible']:,}", f"{100 * r['near_dup']:.0f}%",
+                      f"{r['memo_p50']:.1f}", f"{r['memo_p95']:.1f}", f"{r['topk_p50']:.1f}", f"{r['topk_p95']:.1f}",
+                      f"{r['memo_p95'] / r['topk_p95']:.1f}x")
         console.print(t)
         console.print("  timed: memo.optimizer.build(..., query_vector=, focus_vector=, touch=True), since Memo.context "
-                      "takes no precomputed vectors")
-    out = goals(cells, lat, headline)
-    console.print("[bold]Goals[/bold] (held-out seeds):")
+                      "takes no precomputed vectors; near-dup: share of the agent's lines with another at cosine >= 0.9")
+    out = goals(cells, lat, headline, judged)
+    console.print(f"[bold]Goals[/bold] (held-out seeds, family {judged}):")
     for g in out or [{"goal": "no held-out seeds run", "met": None, "value": ""}]:
         mark = "met    " if g["met"] else "n/a    " if g["met"] is None else "NOT met"
         console.print(f"  {mark} {g['goal']}: {g['value']}")

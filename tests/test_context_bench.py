@@ -1,12 +1,14 @@
 """The context benchmark measures what it says: questions that do not quote the needed line, a hit
 rule that rejects stale values and partial numbers, baselines that see the question, MEMO built
-as a game builds it, seeded logs, and held-out phrasings that share nothing with the tune ones."""
+as a game builds it, seeded logs, and held-out phrasings (B, and the blind C) that share nothing with the
+tune ones or each other."""
 
 from __future__ import annotations
 
 import json
 import sys
 from dataclasses import replace
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -16,10 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks")]
 
 import context_phrasing as phr  # noqa: E402
-from context_baselines import BASELINES, Costs, Pool  # noqa: E402
+from context_baselines import BASELINES, Costs, Pool, mmr, top_k_collapse, top_k_collapse_newest  # noqa: E402
 from context_logs import SETTINGS, VISIBLE, Decision, Line, check_log, content_words, hit, make_log  # noqa: E402
 
-CASES = [(s, fam, seed, n, d) for s in SETTINGS for fam, seed in (("A", 0), ("A", 7), ("B", 100), ("B", 129))
+CASES = [(s, fam, seed, n, d) for s in SETTINGS
+         for fam, seed in (("A", 0), ("A", 7), ("B", 100), ("B", 129), ("C", 100), ("C", 129))
          for n in (200, 1000) for d in ((1, 2) if s == "flood" else (1,))]
 
 
@@ -82,14 +85,73 @@ def test_logs_mix_kinds_and_scopes_one_to_three_lines_a_turn():
     assert {ln.scope for ln in log.lines} - set(VISIBLE), "other agents' private lines are in the log"
 
 
-def test_tune_and_held_out_families_share_no_template_or_name():
-    a, b = set(phr.templates("A")), set(phr.templates("B"))
-    assert a and b and not a & b
-    for table, keys in ((phr.FLOOD, ("sellers", "items")), (phr.COUNCIL, ("members", "outsiders", "conds")),
-                        (phr.RUMOURS, ("items", "places", "tellers", "locs"))):
-        for k in keys:
-            assert not set(table["A"][k]) & set(table["B"][k]), k
-    assert not set(phr.CORRECTION["A"]) & set(phr.CORRECTION["B"])
+def test_families_share_no_template_or_name():
+    assert set(phr.FAMILIES) == {"A", "B", "C"}
+    for f, g in combinations(phr.FAMILIES, 2):
+        a, b = set(phr.templates(f)), set(phr.templates(g))
+        assert a and b and not a & b, (f, g, sorted(a & b)[:3])
+        for table, keys in ((phr.FLOOD, ("sellers", "items")), (phr.COUNCIL, ("members", "outsiders", "conds")),
+                            (phr.RUMOURS, ("items", "places", "tellers", "locs"))):
+            for k in keys:
+                assert not set(table[f][k]) & set(table[g][k]), (f, g, k)
+        assert not set(phr.CORRECTION[f]) & set(phr.CORRECTION[g]), (f, g)
+
+
+def _shape(x):
+    if isinstance(x, dict):
+        return {k: _shape(v) for k, v in x.items()}
+    return type(x).__name__
+
+
+def test_every_family_has_the_same_keys():
+    for table in (phr.AMBIENT, phr.FLOOD, phr.COUNCIL, phr.RUMOURS):
+        assert _shape(table["C"]) == _shape(table["B"]) == _shape(table["A"])
+    roles = {fam: {tuple(sorted(v)) for v in phr.CORRECTION[fam].values()} for fam in phr.FAMILIES}
+    assert len(set().union(*roles.values())) == 1, roles   # every subject of every family has the same roles
+    assert {len(phr.CORRECTION[f]) for f in phr.FAMILIES} == {4}
+
+
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_family_c_logs_pass_check_log_over_many_seeds(setting):
+    for seed in range(100, 112):
+        for d in ((1, 2) if setting == "flood" else (1,)):
+            log = make_log(setting, "C", seed, 300, d)   # make_log runs check_log
+            assert log.decisions and log.family == "C"
+
+
+def _unit(*xs: float) -> np.ndarray:
+    v = np.zeros(8, dtype=np.float32)
+    v[:len(xs)] = xs
+    return v / np.linalg.norm(v)
+
+
+def _pool(texts: list[str], vecs: list[np.ndarray], costs: Costs) -> Pool:
+    return Pool(texts, np.arange(len(texts)), np.stack(vecs), costs.of(texts))
+
+
+def test_collapse_newest_keeps_the_newest_of_near_duplicates():
+    costs = Costs()
+    old, other, new = "The hatch code is 1111.", "Snow falls on the yard.", "The hatch code is 2222."
+    q = _unit(1, 0, 0)
+    pool = _pool([old, other, new], [_unit(1, 0.1, 0), _unit(0, 1, 0), _unit(1, 0.3, 0)], costs)
+    assert float(pool.vecs[0] @ pool.vecs[2]) >= 0.9 and float(pool.vecs[0] @ q) > float(pool.vecs[2] @ q)
+    plain = top_k_collapse(pool, "q", "s", q, q, 400, costs)
+    newest = top_k_collapse_newest(pool, "q", "s", q, q, 400, costs)
+    assert "1111" in plain.text and "2222" not in plain.text   # the most relevant of the pair
+    assert "2222" in newest.text and "1111" not in newest.text   # the newest of the pair
+    assert other in newest.text and newest.lines == 2
+    assert "top-k+collapse (newest)" in BASELINES
+
+
+def test_mmr_considers_lines_beyond_the_most_relevant_hundreds():
+    costs = Costs()
+    texts = [f"Echo line number {k}." for k in range(250)] + ["A different line."]
+    vecs = [_unit(0.6, 0, 0.8)] * 250 + [_unit(0.55, 0.835, 0)]   # the distinct line ranks last
+    pool = _pool(texts, vecs, costs)
+    q = _unit(1, 0, 0)
+    two = int(pool.costs[0] + pool.costs[-1]) + 6
+    shown = mmr(pool, "q", "s", q, q, two, costs)
+    assert "A different line." in shown.text, shown.text
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +213,5 @@ def test_quick_run_prints_every_method(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert {r["method"] for r in data["rows"]} == set(cb.METHODS)
     assert data["latency"] and data["latency"][0]["memo_p95"] > 0
+    assert {r["store"] for r in data["latency"]} == {"template-heavy", "distinct"}
+    assert {r["family"] for r in data["rows"]} == {"C"}
