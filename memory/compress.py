@@ -126,6 +126,8 @@ def group_line(group: list, lead: str | None = None) -> str:
     the last value each member states, oldest → latest, so no value is folded out of sight.
     ``lead`` (an LLM's wording of the group) replaces the quoted line; the values stay."""
     texts, turns = [r.text for r in group], [r.turn for r in group]
+    if group[-1].kind == "reflection":  # recollections of one thing: the newest, and how many there were
+        return f"{lead or texts[-1]} ({len(texts)} recollections, {_span(turns)})"
     tmpls = {template_key(t) for t in texts}
     rows = [value_slots(t) for t in texts]
     if len(tmpls) == 1:

@@ -41,6 +41,14 @@ def says_it_corrects(text: str) -> str | None:
     return "strong" if STRONG.search(text) else "weak" if WEAK.search(text) else None
 
 
+_NAME = re.compile(r"(?<!^)(?<![.!?:]\s)\b[A-Z][\w'-]+")
+
+
+def specifics(text: str) -> set[str]:
+    """The numbers and names a statement states (capitalised words not opening a sentence)."""
+    return set(values(text)) | {w.lower() for w in _NAME.findall(text)}
+
+
 def _reach(rec: MemoryRecord) -> tuple[str, ...] | None:
     """Scopes a correction may reach (None: every scope)."""
     return None if rec.scope in (SHARED, FACTS) else (rec.scope,)
@@ -61,16 +69,21 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     where = Where(scopes=_reach(rec), kinds=STATEMENTS, status=("active",))
     cue = says_it_corrects(rec.text) or "strong"
     words, least = concepts(rec.text), SIMILARITY[cue]
-    target = None
+    found = []  # older statements on the subject (a content word in common), closest first
     for oid, sim in bank.store.query(vec, NEIGHBOURS, where):
         old = bank.records.get(oid)
         if old is None or old.seq >= rec.seq or old.id == rec.id or not concepts(old.text) & words:
-            continue  # newer, itself, or about something else (no content word in common)
-        if not _rival(old, rec, cue) and sim >= least and (values(old.text), concepts(old.text)) != (values(rec.text), words):
-            target = old
-        break  # only the closest older statement on the subject can be the one corrected
-    if target is None:
+            continue
+        if sim < least or _rival(old, rec, cue):
+            break
+        if (values(old.text), concepts(old.text)) != (values(rec.text), words):
+            found.append(old)
+    if not found:
         return []
+    # the one corrected states a specific (a number, a name) that the correction does not; chatter
+    # about the subject ("the smugglers are nervous") states none
+    mine = specifics(rec.text)
+    target = next((old for old in found if specifics(old.text) - mine), found[0])
     # what the correction replaced: the values it changed, else the words it no longer says
     replaced = set(values(target.text)) - set(values(rec.text)) or concepts(target.text) - words
     done = bank.supersede([target.id], rec)

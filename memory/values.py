@@ -20,6 +20,7 @@ def values(text: str) -> tuple[str, ...]:
 
 
 SLOT = "\x00"
+_COUNT = re.compile(r"\(x\d+[^)]*\)")  # a repeat count as memory writes it: "(x3)", "(x3, turns 4-9)"
 
 
 def template(text: str) -> str:
@@ -36,7 +37,7 @@ def template_key(text: str) -> str:
         if m.group("key"):
             return f"{m.group('key')}={SLOT}"
         return SLOT if _is_value(text, m) else m.group(0)
-    return " ".join(VALUE.sub(slot, text).lower().split()).rstrip(" .!?'\"")
+    return " ".join(VALUE.sub(slot, _COUNT.sub(" ", text)).lower().split()).rstrip(" .!?'\"")
 
 
 # --- one fact or two? ---------------------------------------------------------------------------
@@ -47,7 +48,7 @@ _FUNCTION = frozenset("a an the of to in on at by for from with and or but is ar
 
 @lru_cache(maxsize=65536)
 def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(_TOKEN.findall(VALUE.sub(SLOT, text.lower()).replace(SLOT, " # ")))
+    return tuple(_TOKEN.findall(VALUE.sub(SLOT, _COUNT.sub(" ", text.lower())).replace(SLOT, " # ")))
 
 
 def substituted(a: str, b: str) -> bool:
@@ -71,7 +72,8 @@ def alike(a: str, b: str) -> bool:
 _LEADS = frozenset("is are was were be now at to for of costs cost about under over only just than from by "
                    "pay pays paid asks ask wants want offers offer takes take charges charge sells buys into "
                    "until till around near after before worth fetches fetched priced price reads reading "
-                   "set down up holds hold has have had contains stands shows left remain remains".split())
+                   "set down up holds hold has have had contains stands shows left remain remains turn turns "
+                   "round rounds day days".split())
 
 
 def _is_value(text: str, m: re.Match) -> bool:
