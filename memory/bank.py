@@ -16,7 +16,7 @@ import numpy as np
 
 from game.errors import ParleyError
 from memory.importance import ImportanceRater
-from memory.records import FACTS, SHARED, STATEMENTS, MemoryRecord, readable_scopes
+from memory.records import FACTS, LIVE, SHARED, STATEMENTS, MemoryRecord, readable_scopes
 from memory.supersession import correct, says_it_corrects
 from memory.values import template_key, updates, values
 
@@ -24,9 +24,6 @@ _WORD = re.compile(r"[a-z][a-z']{2,}")
 _STOP = frozenset("the and you your are was were this that with from have has had not but for into "
                   "out over they them their there here what when where which who will would could "
                   "should about than then its it's his her she him our ours".split())
-
-
-LIVE_STATUSES = ("active", "resolved", "consolidated")  # what contexts read (superseded only as history)
 
 
 class ScopeError(ParleyError):
@@ -130,13 +127,12 @@ class MemoryBank:
             if old.id == new.id or old.anchor or old.seq > new.seq or old.status not in ("active", "consolidated"):
                 continue
             old.status, old.superseded_by = "superseded", new.id
-            self._group_cache.clear()
             done.append(rid)
-            if rid in self._hidden or self._newest.get(self.group_key(old)) == rid:  # its older repeats go too
-                for twin in self.group(old, ("active",)):
-                    if twin.seq < old.seq and values(twin.text) == values(old.text) and not twin.anchor:
-                        twin.status, twin.superseded_by = "superseded", new.id
-                        done.append(twin.id)
+            for twin in self.group(old, ("active",)):  # its older repeats go with it
+                if twin.seq < old.seq and values(twin.text) == values(old.text) and not twin.anchor:
+                    twin.status, twin.superseded_by = "superseded", new.id
+                    done.append(twin.id)
+            self._group_cache.clear()  # statuses changed: no cached member list may keep the old ones
         self._reindex(done)
         return done
 
@@ -246,16 +242,16 @@ class MemoryBank:
             rec = self.records[rid]
             key = self.group_key(rec)
             cur = self._newest.get(key)
-            if cur is not None and cur != rid and rid in self._hidden and rec.status in LIVE_STATUSES \
-                    and self.records[cur].seq < rec.seq and self.records[cur].status not in LIVE_STATUSES:
+            if cur is not None and cur != rid and rid in self._hidden and rec.status in LIVE \
+                    and self.records[cur].seq < rec.seq and self.records[cur].status not in LIVE:
                 self._hidden.discard(rid)      # back among the readable, and newer: index it again
                 self._hidden.add(cur)
                 self._newest[key] = rid
                 self.store.delete([cur])
                 continue
-            if cur != rid or rec.status in LIVE_STATUSES:
+            if cur != rid or rec.status in LIVE:
                 continue
-            elder = next((r for r in reversed(self.group(rec, LIVE_STATUSES)) if r.id in self._hidden), None)
+            elder = next((r for r in reversed(self.group(rec, LIVE)) if r.id in self._hidden), None)
             if elder is not None:
                 self._hidden.discard(elder.id)
                 self._hidden.add(rid)

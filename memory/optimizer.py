@@ -27,13 +27,10 @@ import numpy as np
 from memory.compress import Item, llm_text, group_line, merge_duplicates, summarise_old
 from memory.config import MemoConfig
 from memory.masking import ScoredMemory, boost, mask
-from memory.records import FACTS, SHARED
+from memory.records import FACTS, LIVE, SHARED
 from memory.retrieval import collapse, cut
 
-# resolved memories are retrieved and fade; consolidated ones stay retrievable in the long-term tier
-# beside the reflection that gathered them; superseded ones only when history is asked for
-LIVE = ("active", "resolved", "consolidated")
-HISTORY = LIVE + ("superseded",)
+HISTORY = LIVE + ("superseded",)  # LIVE (memory.records): what contexts read
 SECTIONS = ("anchors", "priors", "shared", "private", "recent")
 TITLES = {"anchors": "Always remember", "priors": "Lessons from earlier games",
           "shared": "Known to all", "private": "Your own observations and beliefs",

@@ -18,6 +18,9 @@ STATUSES = ("active", "resolved", "consolidated", "superseded", "quarantined", "
 # kinds that state how things are (a newer one of the same template, or a correction, supersedes an older one);
 # offers and observations are events in a series: all of them stay, compressed into a series line
 STATEMENTS = ("utterance", "claim", "fact", "rule", "goal")
+# what contexts read: resolved memories fade, consolidated ones stay in the long-term tier; superseded
+# ones only when history is asked for
+LIVE = ("active", "resolved", "consolidated")
 
 
 def private(agent: str) -> str:

@@ -76,10 +76,13 @@ _LEADS = frozenset("is are was were be now at to for of costs cost about under o
                    "round rounds day days".split())
 
 
+_BEFORE = re.compile(r"[A-Za-z']+[:]?|[:=]")
+
+
 def _is_value(text: str, m: re.Match) -> bool:
     if m.group("key"):
         return True
-    before = re.findall(r"[A-Za-z']+[:]?|[:=]", text[: m.start()])
+    before = _BEFORE.findall(text[: m.start()])
     if not before:
         return True
     word = before[-1]
