@@ -176,16 +176,19 @@ def near_duplicate_share(vecs: np.ndarray, rng: np.random.Generator, sample: int
 
 
 def time_store(store: Store, queries: int, emb, rng: np.random.Generator, costs: Costs) -> dict:
-    """p50/p95 of ``memo.optimizer.build`` (vectors precomputed) and of the top-k baseline on ``store``."""
+    """p50/p95 of ``memo.optimizer.build`` (query, focus and linked-focus vectors precomputed) and of the top-k baseline on ``store``."""
     picks = [store.asks[int(i)] for i in rng.choice(len(store.asks), size=queries, replace=True)]
     order = picks[:WARM] + picks
     qv, sv = emb([q for q, _ in order]), emb([s for _, s in order])
+    links = [store.memo.optimizer.linked_focus(AGENT, q) for q, _ in order]  # the focus's third query
+    lv = emb([text or q for text, (q, _) in zip(links, order)])
     pool = Pool(store.lines, np.arange(len(store.lines)), store.vecs, costs.of(store.lines))
     memo_ms, topk_ms = [], []
     for k, (question, situation) in enumerate(order):
         t0 = time.perf_counter()
         store.memo.optimizer.build(AGENT, store.now, situation, focus=question, query_vector=sv[k],
-                                   focus_vector=qv[k], touch=True, budget=HEADLINE)
+                                   focus_vector=qv[k], link_vector=lv[k] if links[k] else None, touch=True,
+                                   budget=HEADLINE)
         t1 = time.perf_counter()
         top_k(pool, question, situation, qv[k], sv[k], HEADLINE, costs)
         t2 = time.perf_counter()

@@ -178,7 +178,7 @@ def show(console, cells: list[dict], rows: list[dict], lat: list[dict], budgets:
                       f"{r['memo_p50']:.1f}", f"{r['memo_p95']:.1f}", f"{r['topk_p50']:.1f}", f"{r['topk_p95']:.1f}",
                       f"{r['memo_p95'] / r['topk_p95']:.1f}x")
         console.print(t)
-        console.print("  timed: memo.optimizer.build(..., query_vector=, focus_vector=, touch=True), since Memo.context "
+        console.print("  timed: memo.optimizer.build(..., query_vector=, focus_vector=, link_vector=, touch=True), since Memo.context "
                       "takes no precomputed vectors; near-dup: share of the agent's lines with another at cosine >= 0.9")
     out = goals(cells, lat, headline, judged)
     console.print(f"[bold]Goals[/bold] (held-out seeds, family {judged}):")

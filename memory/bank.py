@@ -16,6 +16,7 @@ import numpy as np
 
 from game.errors import ParleyError
 from memory.importance import ImportanceRater
+from memory.linking import Links, linked, names
 from memory.records import FACTS, LIVE, SHARED, STATEMENTS, MemoryRecord, readable_scopes
 from memory.supersession import correct, says_it_corrects
 from memory.values import template_key, updates, values
@@ -57,6 +58,7 @@ class MemoryBank:
         self._hidden: set[str] = set()                      # older group members, kept out of the store
         self._group_cache: dict[tuple, list[MemoryRecord]] = {}
         self._corrections: list[str] = []                   # statements to check against older ones at flush
+        self._links: dict[str, Links] = {}                  # scope -> word/name co-occurrence (memory.linking)
 
     # --- writing -------------------------------------------------------------------
     def add(self, scope: str, kind: str, text: str, turn: int, *, speaker: str | None = None,
@@ -69,6 +71,7 @@ class MemoryBank:
         words = concepts(text)
         novelty = (len(words - seen) / len(words)) if words else 0.0
         seen |= words
+        self._links.setdefault(scope, Links()).add(words, text)
         rec = MemoryRecord(id=rid, scope=scope, kind=kind, text=text, turn=turn, speaker=speaker,
                            importance=self.rater(kind, text) if importance is None else importance,
                            topic=topic, triple=triple, references=list(references),
@@ -350,6 +353,13 @@ class MemoryBank:
         return [[(self.records[rid], float(sim)) for rid, sim in hits
                  if rid in self.records and self.records[rid].scope in scopes] for hits in results]
 
+    def linked(self, agent: str, text: str, most: int = 2) -> list[str]:
+        """Names the agent's memories tie to ``text``'s words that ``text`` does not say
+        (``memory.linking``): the seller of the thing a question asks about."""
+        words = concepts(text)
+        scopes = [self._links[s] for s in readable_scopes(agent) if s in self._links]
+        return linked(scopes, words, words | names(text), most=most) if scopes else []
+
     def vectors(self, ids: Sequence[str]) -> np.ndarray:
         """Vectors of ``ids``; pending writes are embedded only when one of them is still pending (so a
         read in the middle of a round leaves the round's other writes to its one batch)."""
@@ -382,7 +392,7 @@ class MemoryBank:
         self.records = {}
         self._rows, self._n, self._pending = {}, 0, []
         self._mat = np.zeros((0, self._mat.shape[1]), dtype=np.float32)
-        self._vocab, self._claims, self._anchors = {}, {}, []
+        self._vocab, self._claims, self._anchors, self._links = {}, {}, [], {}
         self._groups, self._corrections, self._gkeys = {}, [], {}
         self._newest, self._hidden, self._group_cache = {}, set(), {}
         for d in state["records"]:
@@ -390,7 +400,9 @@ class MemoryBank:
             self.records[rec.id] = rec
             if rec.anchor:
                 self._anchors.append(rec.id)
-            self._vocab.setdefault(rec.scope, set()).update(concepts(rec.text))
+            words = concepts(rec.text)
+            self._vocab.setdefault(rec.scope, set()).update(words)
+            self._links.setdefault(rec.scope, Links()).add(words, rec.text)
             if rec.triple is not None and rec.kind in ("claim", "fact"):
                 self._claims.setdefault((rec.triple[0], rec.triple[1]), []).append(rec.id)
             self._note_group(rec, restoring=True)

@@ -19,7 +19,7 @@ import numpy as np
 
 from memory.config import MemoConfig
 from memory.masking import ScoredMemory
-from memory.values import SLOT, VALUE, alike, template, template_key  # one rule for what a value is, shared with masking
+from memory.values import SLOT, VALUE, alike, template, template_key, values  # one rule for what a value is, shared with masking
 
 
 @dataclass
@@ -195,6 +195,54 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
     return items
 
 
+_PIECES = re.compile(r"[A-Za-z0-9']+|[^A-Za-z0-9']+")
+_SMALL = frozenset("a an the of to in on at by for from with and or but not no is are was were be".split())
+
+
+def join_substitutes(items: list[Item]) -> list[Item]:
+    """Lines that say one thing of different things, one word swapped in place ("Orla asks how the
+    wall would be enforced", "Bram asks how …"), become one line naming each of them in order of
+    appearance ("Orla / Bram asks how …"). Lossless: every name stays, only the repetition goes.
+    Values must agree (a line per value is a series, not a swap), and anchors are left alone."""
+    cand: list[tuple[Item, list[str]]] = []
+    for it in items:
+        text = it.rec.text
+        if not it.anchor and it.text.startswith(text) and len(text) < 200:
+            cand.append((it, _PIECES.findall(text)))
+    buckets: dict[tuple, list[int]] = {}
+    for n, (it, pieces) in enumerate(cand):
+        for k, word in enumerate(pieces):
+            if word[0].isalnum() and word.lower() not in _SMALL and not word.isdigit():
+                key = (it.rec.scope, values(it.rec.text), k, tuple(pieces[:k]), tuple(pieces[k + 1:]))
+                buckets.setdefault(key, []).append(n)
+    taken: set[int] = set()
+    joined: dict[str, Item] = {}
+    for key in sorted(buckets, key=lambda key: -len(buckets[key])):
+        members = [n for n in dict.fromkeys(buckets[key]) if n not in taken]
+        if len(members) < 2:
+            continue
+        taken.update(members)
+        group = sorted((cand[n][0] for n in members), key=lambda it: (it.first_turn, it.rec.seq))
+        k = key[2]
+        pieces = list(cand[members[0]][1])
+        pieces[k] = " / ".join(dict.fromkeys(cand[n][1][k] for n in sorted(members, key=lambda n: cand[n][0].first_turn)))
+        text = "".join(pieces)
+        count = sum(it.count for it in group)
+        if count > len(group):
+            text += f" (x{count}, {_span([t for it in group for t in (it.first_turn, it.turn)])})"
+        head = max(group, key=lambda it: (it.score, -it.rec.seq))
+        for it in group:
+            if it is not head:
+                for c in it.members:
+                    c.fate, c.reason, c.into = "merged", f"the same line of another name, joined with {head.id}", head.id
+        item = Item(id=head.id, text=text, score=head.score, turn=max(it.turn for it in group),
+                    first_turn=min(it.first_turn for it in group), anchor=False,
+                    members=head.members + [c for it in group if it is not head for c in it.members],
+                    kind="merged", count=count)
+        joined.update((it.id, item) for it in group)
+    return _replace(items, joined)
+
+
 def llm_text(llm: Callable[[list[str]], str] | None, lines: list[str], fallback: str, cfg: MemoConfig) -> str:
     """An LLM summary of a large cluster, or ``""`` (no summariser, a small cluster, a failure, or a
     summary too long to be worth its place)."""
@@ -284,12 +332,17 @@ def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray],
     _series(old, cfg, llm, replaced)
     _clusters([it for it in old if it.id not in replaced and not value_slots(it.rec.text)], vecs_of, cfg, llm,
               replaced)
+    return _replace(items, replaced)
+
+
+def _replace(items: list[Item], by: dict[str, Item]) -> list[Item]:
+    """``items`` with each one in ``by`` replaced by its line, which takes the place of its first member."""
     out, emitted = [], set()
     for it in items:
-        s = replaced.get(it.id)
-        if s is None:
+        new = by.get(it.id)
+        if new is None:
             out.append(it)
-        elif s.id not in emitted:
-            emitted.add(s.id)
-            out.append(s)
+        elif new.id not in emitted:
+            emitted.add(new.id)
+            out.append(new)
     return out

@@ -50,6 +50,12 @@ class MemoConfig(BaseModel):
                                                      "shown every turn cannot keep itself on top)")
     long_tier_recency: float = Field(0.5, ge=0, le=1, description="recency floor of the long-term tier "
                                                                   "(reflections and what they consolidated)")
+    repeat_penalty: float = Field(0.15, ge=0, description="a line said n times with nothing changing (chatter, "
+                                  "a refrain) keeps score / (1 + repeat_penalty * ln n): what is said once "
+                                  "carries more news than what is said every turn")
+    link_names: int = Field(2, ge=0, description="names a focus is about but does not say (the seller of the item "
+                            "it asks about, linked through memories naming both: memory.linking) spelled out in one "
+                            "more query; 0: off")
     context_weight: float = Field(0.75, ge=0, le=1,
                                   description="weight of the situation query against the focus (the decision at hand)")
     recent_turns: int = Field(2, ge=0, description="turns counted as recent history")

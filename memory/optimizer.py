@@ -20,15 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+import math
 from typing import Any
 
 import numpy as np
 
-from memory.compress import Item, llm_text, group_line, merge_duplicates, summarise_old
+from memory.compress import Item, group_line, join_substitutes, llm_text, merge_duplicates, summarise_old
 from memory.config import MemoConfig
 from memory.masking import ScoredMemory, boost, mask
 from memory.records import FACTS, LIVE, SHARED
 from memory.retrieval import collapse, cut
+from memory.values import values
 
 HISTORY = LIVE + ("superseded",)  # LIVE (memory.records): what contexts read
 SECTIONS = ("anchors", "priors", "shared", "private", "recent")
@@ -59,6 +61,15 @@ class Context:
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.sections.values())
+
+
+def _repeats(group: list) -> int:
+    """How many times a group says one thing with no value changing (0 for a series of values or
+    several wordings of changing values): a refrain, not news."""
+    if len(group) < 2:
+        return 0
+    vals = {values(r.text) for r in group}
+    return len(group) if len(vals) == 1 else 0
 
 
 def _minmax(values: np.ndarray) -> np.ndarray:
@@ -98,7 +109,8 @@ class ContextOptimizer:
     def build(self, agent: str, turn: int, query: str, *, focus: str | None = None,
               priors: Sequence[str] = (), extra_anchors: Sequence[str] = (), touch: bool = True,
               query_vector: np.ndarray | None = None, focus_vector: np.ndarray | None = None,
-              budget: int | None = None, history: bool = False) -> Context:
+              budget: int | None = None, history: bool = False,
+              link_vector: np.ndarray | None = None) -> Context:
         """The context for ``agent`` at ``turn``.
 
         ``query`` describes the situation (what the agent sees, what just happened,
@@ -113,7 +125,7 @@ class ContextOptimizer:
         bank.flush()
         qvecs: list[tuple[np.ndarray, float]] = []
         texts = [(query, cfg.context_weight if focus else 1.0, query_vector),
-                 (focus or "", 1.0, focus_vector)]
+                 (focus or "", 1.0, focus_vector), (self.linked_focus(agent, focus) or "", 1.0, link_vector)]
         todo = [t for t, _, v in texts if t.strip() and v is None]
         embedded = iter(bank.embed(todo)) if todo else iter(())
         for text, weight, vec in texts:
@@ -134,13 +146,23 @@ class ContextOptimizer:
         kept_vecs = vecs[[row[c.id] for c in kept]] if kept else np.zeros((0, vecs.shape[1]), np.float32)
         items = merge_duplicates(kept, kept_vecs, cfg, masked=cands)
         budget = cfg.budget if budget is None else budget
-        if self._cost(items, agent, turn) > budget:  # compress only what does not fit
-            items = summarise_old(items, bank.vectors, turn, cfg, self.summariser)
+        if self._cost(items, agent, turn) > budget:  # compress only what does not fit: first losslessly
+            items = join_substitutes(items)
+            if self._cost(items, agent, turn) > budget:
+                items = summarise_old(items, bank.vectors, turn, cfg, self.summariser)
         ctx = self._assemble(agent, turn, query, items, priors, extra_anchors, budget)
         if touch:
             bank.touch(ctx.ids, turn, agent)
         self._remember(agent, turn, cands)
         return ctx
+
+    def linked_focus(self, agent: str, focus: str | None) -> str | None:
+        """The focus with the names it is about but does not say spelled out ("… the sextant?
+        (Wenna)": ``memory.linking``), queried beside it; None when nothing links."""
+        if not focus or not focus.strip() or not self.cfg.link_names:
+            return None
+        found = self.bank.linked(agent, focus, self.cfg.link_names)
+        return f"{focus} ({', '.join(n.title() for n in found)})" if found else None
 
     def _retrieve(self, agent: str, turn: int, qvecs: list[tuple[np.ndarray, float]],
                   statuses: Sequence[str] = LIVE) -> list[ScoredMemory]:
@@ -241,6 +263,10 @@ class ContextOptimizer:
             c.norm = {"relevance": round(float(nrel[k]), 6), "recency": round(float(nrec[k]), 6),
                       "importance": round(float(nimp[k]), 6)}
             c.score = round(w_rel * nrel[k] + w_rec * nrec[k] + w_imp * nimp[k], 9)
+            n = _repeats(c.group)
+            if n > 1 and cfg.repeat_penalty:
+                c.score = round(c.score / (1 + cfg.repeat_penalty * math.log(n)), 9)
+                c.adjustments.append(f"/{1 + cfg.repeat_penalty * math.log(n):.3f} said {n} times, nothing changing")
 
     def _section(self, it: Item, agent: str, turn: int) -> str:
         if it.anchor:

@@ -168,8 +168,10 @@ class GameMemory:
         goals = self.goal_lines(agent)
         query = self.query_for(agent, obs, goals)
         focus = focus or self.focus_for(agent, obs)
-        qvec, fvec = self._vectors_for(query, focus)
+        link = self.optimizer.linked_focus(agent, focus)
+        qvec, fvec, lvec = self._vectors_for(query, focus, link)
         return self.optimizer.build(agent, obs.turn, query, focus=focus, query_vector=qvec, focus_vector=fvec,
+                                    link_vector=lvec,
                                     priors=self.priors.get(agent, ()),
                                     extra_anchors=goals + self.scene_lines(obs), touch=touch)
 
@@ -187,18 +189,19 @@ class GameMemory:
             self._vectors.clear()
         texts = []
         for agent, obs in requests:
-            texts += [self.query_for(agent, obs), self.focus_for(agent, obs) or ""]
+            focus = self.focus_for(agent, obs)
+            texts += [self.query_for(agent, obs), focus or "", self.optimizer.linked_focus(agent, focus) or ""]
         self._embed([t for t in dict.fromkeys(texts) if t.strip() and t not in self._vectors], always=True)
 
-    def _vectors_for(self, query: str, focus: str | None) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The vectors of a context's query and focus: prepared this round, or embedded now together
-        with the writes still pending (one call). None, None with batching off."""
+    def _vectors_for(self, query: str, focus: str | None, link: str | None = None) -> tuple:
+        """The vectors of a context's query, focus and linked focus (``ContextOptimizer.linked_focus``):
+        prepared this round, or embedded now together with the writes still pending (one call).
+        None for each with batching off."""
         if not self.batching:
-            return None, None
-        texts = [t for t in (query, focus or "") if t.strip()]
+            return None, None, None
+        texts = [t for t in (query, focus or "", link or "") if t.strip()]
         self._embed([t for t in dict.fromkeys(texts) if t not in self._vectors])
-        return self._vectors.get(query) if query.strip() else None, \
-            self._vectors.get(focus) if focus and focus.strip() else None
+        return tuple(self._vectors.get(t) if t and t.strip() else None for t in (query, focus, link))
 
     def _embed(self, texts: list[str], always: bool = False) -> None:
         if texts or always:

@@ -202,8 +202,9 @@ def test_memo_builds_contexts_as_a_game_does(monkeypatch):
 
 @pytest.mark.embeddings
 @pytest.mark.slow
-def test_quick_run_prints_every_method(tmp_path, capsys):
+def test_quick_run_prints_every_method(tmp_path, capsys, monkeypatch):
     import context_bench as cb
+    monkeypatch.setenv("COLUMNS", "400")  # wide enough that no method's header wraps inside its cell
     out = tmp_path / "r.json"
     assert cb.main(["--quick", "--out", str(out)]) == 0
     printed = capsys.readouterr().out

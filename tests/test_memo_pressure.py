@@ -273,3 +273,111 @@ def test_a_quarantined_newest_member_does_not_hide_its_group(emb):
     memo.bank.set_status([new.id], "quarantined")
     text = memo.context("bob", 6, focus="Can I drink from the well?").text()
     assert "The well water is safe to drink." in text and old.status == "active"
+
+
+# --- a number inside a quote or after a verb is a value; refrains yield to news; swaps join -------
+@pytest.mark.parametrize("text, kept", [
+    ("'118 gold for the sextant, final offer,' says Wenna.", ()),
+    ("Hobb holds up the compass and names 60 gold.", ()),
+    ("Hobb 60 gold, take it or leave it.", ()),
+    ("Crate 12 holds 40 arrows.", ("12",)),
+    ("Meet me in room 12 at 6.", ("12",)),
+    ("The Harbor 9 sails at dawn.", ("9",)),
+])
+def test_numbers_that_name_something_and_numbers_that_change(text, kept):
+    from memory.values import labels
+    assert labels(text) == kept
+
+
+def test_quoted_offers_with_the_price_first_are_one_series(emb):
+    """A price at the start of a quote is a value: 60 quoted offers are one series line, not 60 lines."""
+    memo = Memo(embedder=emb)
+    rng = np.random.default_rng(3)
+    for t in range(1, 61):
+        memo.add(f"'{int(rng.integers(70, 120))} gold for the sextant, final offer,' says Wenna.", turn=t,
+                 speaker="wenna", kind="offer")
+    text = memo.context("bob", 61, budget=400, focus="What does the sextant cost?").text()
+    assert text.count("says Wenna") == 1 and "60 times" in text, text
+
+
+REFRAINS = ("Orla asks how the wall would be enforced.", "Bram praises the wall as long overdue.",
+            "Edda argues that the wall will hurt the market.", "Corwin reads the wall proposal aloud again.")
+ONCE = "Pellam calls the wall a waste of the town's money."
+
+
+def _refrains(emb, **cfg) -> dict[str, dict]:
+    memo = Memo(embedder=emb, config=MemoConfig(**cfg))
+    for t in range(1, 200):
+        memo.add(REFRAINS[t % 4], turn=t, speaker=REFRAINS[t % 4].split()[0].lower(), kind="utterance")
+        if t == 40:
+            memo.add(ONCE, turn=t, speaker="pellam", kind="utterance")
+    memo.context("bob", 200, budget=400, focus="What has been said about the wall?")
+    return {r["text"]: r for r in memo.explain("bob", 200)}
+
+
+def test_a_refrain_yields_to_a_statement_made_once(emb):
+    """Lines said every few turns with nothing changing lose ground to one said once, all else alike."""
+    rows, plain = _refrains(emb), _refrains(emb, repeat_penalty=0.0)
+    assert rows[ONCE]["fate"] == "selected"
+    assert any("said" in a and "nothing changing" in a for a in rows[REFRAINS[0]]["adjustments"]), rows[REFRAINS[0]]
+    assert not plain[REFRAINS[0]]["adjustments"]
+    assert rows[ONCE]["score"] - rows[REFRAINS[0]]["score"] > plain[ONCE]["score"] - plain[REFRAINS[0]]["score"] + 0.05
+
+
+def test_lines_that_differ_in_one_name_join_into_one_line_when_over_budget(emb):
+    memo = Memo(embedder=emb)
+    members = ["Orla", "Bram", "Edda", "Corwin", "Ysolde", "Pellam"]
+    t = 0
+    for topic in ("wall", "levy", "curfew", "toll", "charter", "dues"):
+        for who in members:
+            t += 1
+            memo.add(f"{who} asks how the {topic} would be enforced.", turn=t, speaker=who.lower(), kind="utterance")
+    tight = memo.context("bob", t + 20, budget=150, focus="How would the wall be enforced?").text()
+    assert "Orla / Bram / Edda / Corwin / Ysolde / Pellam asks how the wall would be enforced." in tight, tight
+    roomy = memo.context("bob", t + 21, budget=2000, focus="How would the wall be enforced?").text()
+    assert "Orla asks how the wall would be enforced." in roomy  # nothing joined while everything fits
+    assert " / " not in roomy
+
+
+def _sellers(memo: Memo) -> None:
+    rng = np.random.default_rng(5)
+    sell = {"Ossian": "hourglass", "Hobb": "compass", "Wenna": "sextant", "Jory": "lantern"}
+    floor = {"Ossian": 46, "Hobb": 53, "Wenna": 61, "Jory": 38}
+    for t in range(1, 301):
+        for who, item in sell.items():
+            memo.add(f"{who} offers the {item} for {int(rng.integers(60, 110))} gold.", turn=t, speaker=who.lower(),
+                     kind="offer")
+        for k, who in enumerate(sell):
+            if t == 30 * (k + 1):  # each floor overheard once; the hourglass seller's is the oldest
+                memo.add(f"Overheard behind the stall: {who} would accept anything down to {floor[who]} gold.",
+                         turn=t, scope=private("bob"), kind="claim")
+
+
+def test_a_question_about_a_thing_finds_what_its_seller_said(emb):
+    """The floor names the seller, the question names the item: the seller is linked through the
+    offers that name both, and the floor of the item asked about stands out from the other floors."""
+    question = "How cheap could you get the hourglass if you bargain hard?"
+    margins = {}
+    for names in (2, 0):
+        memo = Memo(embedder=emb, config=MemoConfig(link_names=names))
+        _sellers(memo)
+        memo.context("bob", 301, budget=300, focus=question)
+        rel = {r["text"].split(":")[1].split()[0]: r["relevance"] for r in memo.explain("bob", 301)
+               if r["text"].startswith("Overheard")}
+        margins[names] = rel["Ossian"] - max(v for k, v in rel.items() if k != "Ossian")
+        if names:
+            assert memo.optimizer.linked_focus("bob", question) == question + " (Ossian)"
+            assert memo.optimizer.linked_focus("eve", "Where is the compass?") == "Where is the compass? (Hobb)"
+            assert memo.optimizer.linked_focus("bob", "Is it raining?") is None
+            assert "46 gold" in memo.context("bob", 302, budget=300, focus=question).text()
+        else:
+            assert memo.optimizer.linked_focus("bob", question) is None
+    assert margins[2] > 0.08 and margins[2] > margins[0] + 0.08, margins
+
+
+def test_links_come_only_from_memories_the_agent_can_read(emb):
+    memo = Memo(embedder=emb)
+    for t in range(1, 6):
+        memo.add(f"Ossian polishes the hourglass ({t}).", turn=t, scope=private("bob"), kind="observation")
+    assert memo.optimizer.linked_focus("bob", "Who has the hourglass?") == "Who has the hourglass? (Ossian)"
+    assert memo.optimizer.linked_focus("eve", "Who has the hourglass?") is None

@@ -208,11 +208,12 @@ def test_llm_summariser_used_for_large_clusters_only(bank):
     def summarise(lines):
         calls.append(len(lines))
         return "Jory keeps bragging about the Gannet."
-    tales = ("storm", "whale", "mutiny", "reef", "kraken", "pirate", "fog")  # seven stories, not one revised
+    # seven stories, not one revised (two words apart: one swapped word would join losslessly)
+    tales = ("great storm", "white whale", "bloody mutiny", "hidden reef", "giant kraken", "pirate fleet", "thick fog")
     for t, tale in enumerate(tales, 1):
-        bank.add(private("player"), "utterance", f"Jory brags about the Gannet, the {tale} story.", t, speaker="jory")
+        bank.add(private("player"), "utterance", f"Jory brags about the Gannet and the {tale}.", t, speaker="jory")
     opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, summarise_after=2, llm_cluster_min=6, keep_verbatim=0,
-                                            merge_similarity=0.999, mask=MaskConfig(redundancy_drop=0.999,
+                                            cluster_similarity=0.3, merge_similarity=0.999, mask=MaskConfig(redundancy_drop=0.999,
                                                                                      redundancy_soft=0.999)),
                            summariser=summarise)
     ctx = opt.build("player", 50, "Jory Gannet", budget=60)
