@@ -59,6 +59,7 @@ class MemoryBank:
         self._group_cache: dict[tuple, list[MemoryRecord]] = {}
         self._corrections: list[str] = []                   # statements to check against older ones at flush
         self._links: dict[str, Links] = {}                  # scope -> word/name co-occurrence (memory.linking)
+        self._once: dict[str, dict[str, dict[str, None]]] = {}  # scope -> name -> memories naming it said once
 
     # --- writing -------------------------------------------------------------------
     def add(self, scope: str, kind: str, text: str, turn: int, *, speaker: str | None = None,
@@ -104,6 +105,13 @@ class MemoryBank:
                             and updates(self.records[i].text, rec.text)], rec)
             if not ids and says_it_corrects(rec.text):  # the first of its wording (memory.supersession)
                 self._corrections.append(rec.id)
+        if len(ids) == 1:  # said twice now: the first is no longer news
+            first = self.records[ids[0]]
+            for name in names(first.text):
+                self._once.get(first.scope, {}).get(name, {}).pop(first.id, None)
+        elif not ids:
+            for name in names(rec.text):
+                self._once.setdefault(rec.scope, {}).setdefault(name, {})[rec.id] = None
         ids.append(rec.id)
 
     def group(self, rec: MemoryRecord, statuses: Sequence[str] | None = None) -> list[MemoryRecord]:
@@ -353,6 +361,17 @@ class MemoryBank:
         return [[(self.records[rid], float(sim)) for rid, sim in hits
                  if rid in self.records and self.records[rid].scope in scopes] for hits in results]
 
+    def said_once_of(self, agent: str, names_: Iterable[str], most: int, statuses: Sequence[str] = LIVE,
+                     min_turn: int | None = None) -> list[MemoryRecord]:
+        """The newest ``most`` memories per name that name it and were said only once (no other of
+        their template), from scopes the agent reads."""
+        out: list[MemoryRecord] = []
+        for name in names_:
+            ids = [i for s in readable_scopes(agent) for i in self._once.get(s, {}).get(name, ())]
+            recs = (self.records[i] for i in sorted(ids, key=lambda i: -self.records[i].seq))
+            out += [r for r in recs if r.status in statuses and (min_turn is None or r.turn >= min_turn)][:most]
+        return out
+
     def linked(self, agent: str, text: str, most: int = 2) -> list[str]:
         """Names the agent's memories tie to ``text``'s words that ``text`` does not say
         (``memory.linking``): the seller of the thing a question asks about."""
@@ -392,7 +411,7 @@ class MemoryBank:
         self.records = {}
         self._rows, self._n, self._pending = {}, 0, []
         self._mat = np.zeros((0, self._mat.shape[1]), dtype=np.float32)
-        self._vocab, self._claims, self._anchors, self._links = {}, {}, [], {}
+        self._vocab, self._claims, self._anchors, self._links, self._once = {}, {}, [], {}, {}
         self._groups, self._corrections, self._gkeys = {}, [], {}
         self._newest, self._hidden, self._group_cache = {}, set(), {}
         for d in state["records"]:

@@ -39,6 +39,8 @@ class MemoConfig(BaseModel):
                                                  "recency and importance share the rest in their usual ratio")
     recency_decay: float = Field(0.99, gt=0, le=1, description="recency = decay ** turns since last access (0.99: half-life ~70 turns)")
     candidates: int = Field(48, ge=1, description="distinct memories (near-duplicates collapsed) kept as candidates")
+    rare_candidates: int = Field(16, ge=0, description="the most relevant memories said only once that are not "
+                                 "among the `candidates` join them: news must not be cut behind refrains")
     pool_factor: int = Field(4, ge=1, description="hits read per query vector = candidates x pool_factor; the pool "
                                                   "widens x4 while near-duplicates collapse it below `candidates`")
     collapse_similarity: float = Field(0.9, ge=0, le=1, description="differently worded memories this similar are "

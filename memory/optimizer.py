@@ -125,7 +125,10 @@ class ContextOptimizer:
         bank.flush()
         qvecs: list[tuple[np.ndarray, float]] = []
         texts = [(query, cfg.context_weight if focus else 1.0, query_vector),
-                 (focus or "", 1.0, focus_vector), (self.linked_focus(agent, focus) or "", 1.0, link_vector)]
+                 (focus or "", 1.0, focus_vector)]
+        names = self.linked_names(agent, focus)
+        if names:
+            texts.append((self._spelled(focus, names), 1.0, link_vector))
         todo = [t for t, _, v in texts if t.strip() and v is None]
         embedded = iter(bank.embed(todo)) if todo else iter(())
         for text, weight, vec in texts:
@@ -133,7 +136,7 @@ class ContextOptimizer:
                 qvecs.append((np.asarray(vec, dtype=np.float32), weight))
             elif text.strip():
                 qvecs.append((next(embedded), weight))
-        cands = self._retrieve(agent, turn, qvecs, HISTORY if history else LIVE)
+        cands = self._retrieve(agent, turn, qvecs, HISTORY if history else LIVE, names)
         self._score(cands, turn, agent, focused=bool(focus))
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
@@ -156,21 +159,33 @@ class ContextOptimizer:
         self._remember(agent, turn, cands)
         return ctx
 
-    def linked_focus(self, agent: str, focus: str | None) -> str | None:
-        """The focus with the names it is about but does not say spelled out ("… the sextant?
-        (Wenna)": ``memory.linking``), queried beside it; None when nothing links."""
+    def linked_names(self, agent: str, focus: str | None) -> list[str]:
+        """Names the focus is about but does not say (``memory.linking``): the seller of the thing
+        a question asks about."""
         if not focus or not focus.strip() or not self.cfg.link_names:
-            return None
-        found = self.bank.linked(agent, focus, self.cfg.link_names)
-        return f"{focus} ({', '.join(n.title() for n in found)})" if found else None
+            return []
+        return self.bank.linked(agent, focus, self.cfg.link_names)
+
+    def linked_focus(self, agent: str, focus: str | None) -> str | None:
+        """The focus with its linked names spelled out ("… the sextant? (Wenna)"), queried beside it;
+        None when nothing links."""
+        names = self.linked_names(agent, focus)
+        return self._spelled(focus, names) if names else None
+
+    @staticmethod
+    def _spelled(focus: str, names: list[str]) -> str:
+        return f"{focus} ({', '.join(n.title() for n in names)})"
 
     def _retrieve(self, agent: str, turn: int, qvecs: list[tuple[np.ndarray, float]],
-                  statuses: Sequence[str] = LIVE) -> list[ScoredMemory]:
-        """Candidates, near-duplicates collapsed before the cut (``memory.retrieval``)."""
+                  statuses: Sequence[str] = LIVE, names: Sequence[str] = ()) -> list[ScoredMemory]:
+        """Candidates, near-duplicates collapsed before the cut (``memory.retrieval``); what was said
+        only once of a linked name is always among them."""
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
+        named = bank.said_once_of(agent, names, cfg.rare_candidates, statuses, min_turn) if names else []
         must = {r.id: r for r in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns,
-                                                                     kinds=cfg.kinds, statuses=statuses)}
+                                                                     kinds=cfg.kinds, statuses=statuses)
+                + [r for r in named if cfg.kinds is None or r.kind in cfg.kinds]}
         k, widened, before = cfg.candidates * cfg.pool_factor, 0, 0
         while True:
             hits = bank.search_many(agent, [q for q, _ in qvecs], k, kinds=cfg.kinds, min_turn=min_turn,
@@ -191,7 +206,7 @@ class ContextOptimizer:
                 break
             k, widened, before = k * 4, widened + 1, len(clusters)
         row = {r.id: i for i, r in enumerate(recs)}
-        chosen = cut(clusters, recs, turn, cfg, {row[i] for i in must})
+        chosen = cut(clusters, recs, turn, cfg, {row[i] for i in must}, lambda r: len(bank.group(r)) == 1)
         cands = []
         for members in chosen:
             group = sorted((recs[i] for i in members), key=lambda r: r.seq)
@@ -257,7 +272,11 @@ class ContextOptimizer:
         rec = np.array([cfg.recency_decay ** max(0, turn - seen(c.rec)) for c in cands])
         rec = np.array([max(r, cfg.long_tier_recency) if c.rec.tier == "long" else r for r, c in zip(rec, cands)])
         imp = np.array([c.importance or c.rec.importance for c in cands], dtype=np.float64)
-        nrel, nrec, nimp = _minmax(rel), _minmax(rec), _minmax(imp)
+        # relevance as a share of the best candidate's (a cosine of 0 counts as none): the scale must not
+        # move with whatever weak candidates happen to be in the pool, or adding a candidate would
+        # demote the rest
+        nrel = np.clip(rel, 0.0, None) / max(float(rel.max()), 1e-9) if len(rel) else rel
+        nrec, nimp = _minmax(rec), _minmax(imp)
         for k, c in enumerate(cands):
             c.recency, c.importance = float(rec[k]), float(imp[k])
             c.norm = {"relevance": round(float(nrel[k]), 6), "recency": round(float(nrec[k]), 6),

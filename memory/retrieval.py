@@ -10,9 +10,10 @@ the same offer. So MEMO collapses before it cuts:
    values taken out) are one cluster, and so are differently worded memories of one
    kind whose vectors are at least ``collapse_similarity`` alike, unless the newcomer
    is rated more important than the cluster's first member; anchors stay alone;
-3. cut: the ``candidates`` most relevant clusters, plus the most relevant cluster of
-   every kind and every time band not yet represented, plus every cluster holding an
-   anchor or a recent memory.
+3. cut: the ``candidates`` most relevant clusters, plus the ``rare_candidates`` most
+   relevant memories said only once (news, not a refrain or a series), plus the most
+   relevant cluster of every kind and every time band not yet represented, plus every
+   cluster holding an anchor or a recent memory.
 
 Each cluster reaches scoring as one candidate: its newest member (the current
 statement), with the cluster's best relevance and importance, standing for the
@@ -78,9 +79,14 @@ def _band(turn: int, now: int, bands: int) -> int:
 
 
 def cut(clusters: list[list[int]], recs: Sequence[MemoryRecord], now: int, cfg: MemoConfig,
-        must: set[int]) -> list[list[int]]:
+        must: set[int], said_once: Callable[[MemoryRecord], bool] = lambda r: False) -> list[list[int]]:
     """The clusters kept as candidates (``clusters`` is in relevance order)."""
     keep = set(range(min(cfg.candidates, len(clusters))))
+    # what was said once is news: the most relevant statements made only once get a place too, so a
+    # fact worded unlike the question is not cut behind a hundred refrains and series that are
+    rare = [c for c in range(len(clusters)) if c not in keep and len(clusters[c]) == 1
+            and said_once(recs[clusters[c][0]])]
+    keep.update(rare[: cfg.rare_candidates])
     kinds: set[str] = set()
     bands: set[int] = set()
     for c in sorted(keep):

@@ -60,21 +60,30 @@ def focus_of(seen, agent):
 
 THINGS = ("cart", "gull", "barrel", "lantern", "rope", "crate", "goat", "bell", "net", "ladder", "sack", "drum")
 DOINGS = ("creaks", "rattles", "sways", "rests", "tips over", "gleams", "waits", "rolls")
+SHADES = ("red", "grey", "old", "new", "tarred", "wet", "small", "big", "green", "bent", "torn", "dusty")
+SPOTS = ("door", "stairs", "window", "hearth", "wall", "bench", "post", "gate")
 
 
 def ranks_in(game, agent, obs, planted: str) -> tuple[bool, bool]:
     """Plant ``planted`` in ``agent``'s private memory among older memories about the room (each its
-    own sentence, so none merge), then build the context with the observation's decision and
+    own sentence, two words apart from any other, so none merge or join), then build the context with the observation's decision and
     without it: is ``planted`` in each?"""
     bank, room, old = game.memory.bank, obs.text.split(".")[0], obs.turn - 6
     assert old >= 0, "play a few turns first: the planted memories must be older than 'just now'"
     for k, thing in enumerate(THINGS):
-        for doing in DOINGS[k % 3: k % 3 + 4]:
-            bank.add(private(agent), "observation", f"In the {room.lower()} a {thing} {doing} by the exits.", old)
+        for d, doing in enumerate(DOINGS[k % 3: k % 3 + 4], k % 3):
+            bank.add(private(agent), "observation",
+                     f"In the {room.lower()} a {SHADES[k]} {thing} {doing} by the {SPOTS[d]}.", old)
     bank.add(private(agent), "observation", planted, old)
     focused = game.memory.context(agent, obs, touch=False).text()
     plain = game.memory.context(agent, dataclasses.replace(obs, decision=None), touch=False).text()
     return planted in focused, planted in plain
+
+
+def relevance_of(game, agent, obs, line: str) -> float:
+    """The relevance MEMO gives ``line`` in ``agent``'s context for ``obs``."""
+    game.memory.context(agent, obs, touch=False)
+    return next(r["relevance"] for r in game.memory.optimizer.explain(agent, obs.turn) if r["text"] == line)
 
 
 @pytest.mark.embeddings
@@ -132,7 +141,12 @@ def test_a_question_an_npc_puts_to_the_player_is_its_focus():
     game.engine.emit("say", "liar", question, listener=PLAYER, data={"intent": "answer", "claims": []})
     obs, _ = game.engine.turn_inputs(PLAYER)
     assert obs.decision == seen[-1][2] == question
-    assert ranks_in(game, PLAYER, obs, "A brass compass glinted under the shop counter.") == (True, False)
+    planted = "A brass compass glinted under the shop counter."
+    # the question is also in the situation ("just now"), so the line may rank in without the focus
+    # too; with the question as the focus it counts for more
+    assert ranks_in(game, PLAYER, obs, planted)[0]
+    assert relevance_of(game, PLAYER, obs, planted) > relevance_of(game, PLAYER, dataclasses.replace(obs, decision=None),
+                                                                   planted) + 0.05
 
 
 def test_the_parsers_clarify_question_is_the_focus():

@@ -8,6 +8,7 @@ Also: a save's Chroma server collection is dropped with the save, and an episode
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -119,7 +120,8 @@ def test_the_summariser_writes_the_summary_lines_of_a_context(serve):
     autoplay(game, 60)
     ctx = game.memory.context("player", game.engine.observe("player"))
     summaries = [line for line in ctx.text().splitlines() if SUMMARY in line]
-    assert summaries and all(line.rstrip().endswith("]") for line in summaries)  # its turn span follows
+    # its turn span follows: "[turns 20-48]" on a summary of a cluster, "(x4, turns 11-56)" on a group's
+    assert summaries and all(re.search(r"turns? \d+(-\d+)?[\])]$", line.rstrip()) for line in summaries), summaries
     rows = game.memory.optimizer.explain("player", game.engine.state.turn)
     assert any(row["fate"] == "summarised" for row in rows)
     assert set(requests_by_path(s)) == {"summarise"}

@@ -381,3 +381,34 @@ def test_links_come_only_from_memories_the_agent_can_read(emb):
         memo.add(f"Ossian polishes the hourglass ({t}).", turn=t, scope=private("bob"), kind="observation")
     assert memo.optimizer.linked_focus("bob", "Who has the hourglass?") == "Who has the hourglass? (Ossian)"
     assert memo.optimizer.linked_focus("eve", "Who has the hourglass?") is None
+
+
+def test_what_was_said_once_of_a_linked_name_is_always_a_candidate(emb):
+    """The floor names the seller once; it is a candidate of a question about the seller's item
+    however many offers outrank it, and it stops being news once its words are said again."""
+    memo = Memo(embedder=emb)
+    _sellers(memo)
+    bank = memo.bank
+    floor = "Overheard behind the stall: Ossian would accept anything down to 46 gold."
+    assert floor in [r.text for r in bank.said_once_of("bob", ["ossian"], 4)]
+    assert floor not in [r.text for r in bank.said_once_of("eve", ["ossian"], 4)]  # bob's private memory
+    memo.context("bob", 301, budget=300, focus="How cheap could you get the hourglass if you bargain hard?")
+    assert any(r["text"] == floor for r in memo.explain("bob", 301))
+    memo.add(floor, turn=302, scope=private("bob"), kind="claim")  # said twice: a refrain, not news
+    assert floor not in [r.text for r in bank.said_once_of("bob", ["ossian"], 4)]
+
+
+def test_a_weak_candidate_does_not_move_the_others_scores(emb):
+    """Relevance is a share of the best candidate's, not stretched between the best and the worst:
+    a memory that has nothing to do with the question changes no other memory's relevance term."""
+    def scores(extra: bool) -> dict[str, float]:
+        memo = Memo(embedder=emb, config=MemoConfig(recent_turns=0))
+        memo.add("The ferry to the isle leaves at dawn from pier 4.", turn=1, kind="fact")
+        memo.add("The ferryman charges 3 silver a head.", turn=1, kind="fact")
+        if extra:
+            memo.add("Goats graze on the hill above the mill.", turn=1, kind="observation")
+        memo.context("bob", 5, budget=400, focus="When does the ferry leave?")
+        return {r["text"]: r["normalised"]["relevance"] for r in memo.explain("bob", 5)}
+    plain, more = scores(False), scores(True)
+    for text, rel in plain.items():
+        assert more[text] == pytest.approx(rel, abs=1e-6), text
