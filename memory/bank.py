@@ -377,7 +377,7 @@ class MemoryBank:
         (``memory.linking``): the seller of the thing a question asks about."""
         words = concepts(text)
         scopes = [self._links[s] for s in readable_scopes(agent) if s in self._links]
-        return linked(scopes, words, words | names(text), most=most) if scopes else []
+        return linked(scopes, words, names(text), most=most) if scopes else []
 
     def vectors(self, ids: Sequence[str]) -> np.ndarray:
         """Vectors of ``ids``; pending writes are embedded only when one of them is still pending (so a

@@ -196,25 +196,38 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
 
 
 _PIECES = re.compile(r"[A-Za-z0-9']+|[^A-Za-z0-9']+")
-_SMALL = frozenset("a an the of to in on at by for from with and or but not no is are was were be".split())
+_COUNTED = re.compile(r" \(x\d+, turns? \d+(?:-\d+)?\)")  # the plain count a line may carry
+
+
+def _plain(it: Item) -> bool:
+    """The line is its memory's own words, at most with a plain count: nothing a join could drop
+    (a series' values, a "superseded" mark, other wordings)."""
+    text = it.rec.text
+    return it.text == text or (it.text.startswith(text) and _COUNTED.fullmatch(it.text[len(text):]) is not None)
 
 
 def join_substitutes(items: list[Item]) -> list[Item]:
-    """Lines that say one thing of different things, one word swapped in place ("Orla asks how the
-    wall would be enforced", "Bram asks how …"), become one line naming each of them in order of
-    appearance ("Orla / Bram asks how …"). Lossless: every name stays, only the repetition goes.
-    Values must agree (a line per value is a series, not a swap), and anchors are left alone."""
+    """Lines that say one thing of different people or places, one name swapped in place ("Orla
+    asks how the wall would be enforced", "Bram asks how …"), become one line naming each in order
+    of appearance ("Orla / Bram asks how …"). Lossless: every name stays, only the repetition goes.
+
+    Only a capitalised word may differ, and as the first word only the speaker's own name: a name,
+    never "open"/"closed", "did"/"didn't" or "guilty"/"innocent" (changes or contradictions). The
+    lines share scope and kind, each comes from the same speaker or from the person it names, they
+    state the same values and carry nothing but their own words and a count. Anchors stay apart."""
     cand: list[tuple[Item, list[str]]] = []
     for it in items:
-        text = it.rec.text
-        if not it.anchor and it.text.startswith(text) and len(text) < 200:
-            cand.append((it, _PIECES.findall(text)))
+        if not it.anchor and _plain(it) and len(it.rec.text) < 200 and it.rec.status == "active":
+            cand.append((it, _PIECES.findall(it.rec.text)))
     buckets: dict[tuple, list[int]] = {}
     for n, (it, pieces) in enumerate(cand):
+        rec = it.rec
         for k, word in enumerate(pieces):
-            if word[0].isalnum() and word.lower() not in _SMALL and not word.isdigit():
-                key = (it.rec.scope, values(it.rec.text), k, tuple(pieces[:k]), tuple(pieces[k + 1:]))
-                buckets.setdefault(key, []).append(n)
+            if not word[0].isupper() or "'" in word or (k == 0 and rec.speaker != word.lower()):
+                continue  # a line's first word is a name only when it names the speaker ("Open" is not)
+            speaker = None if rec.speaker is None or rec.speaker == word.lower() else rec.speaker
+            key = (rec.scope, rec.kind, speaker, values(rec.text), k, tuple(pieces[:k]), tuple(pieces[k + 1:]))
+            buckets.setdefault(key, []).append(n)
     taken: set[int] = set()
     joined: dict[str, Item] = {}
     for key in sorted(buckets, key=lambda key: -len(buckets[key])):
@@ -223,7 +236,7 @@ def join_substitutes(items: list[Item]) -> list[Item]:
             continue
         taken.update(members)
         group = sorted((cand[n][0] for n in members), key=lambda it: (it.first_turn, it.rec.seq))
-        k = key[2]
+        k = key[4]
         pieces = list(cand[members[0]][1])
         pieces[k] = " / ".join(dict.fromkeys(cand[n][1][k] for n in sorted(members, key=lambda n: cand[n][0].first_turn)))
         text = "".join(pieces)

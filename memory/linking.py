@@ -37,38 +37,56 @@ def names(text: str) -> set[str]:
     return out
 
 
+# words of a question that say nothing about what it is about
+_ASKING = frozenset("how what when where which who whom whose why much many does did do can could would should "
+                    "will shall may might must get got make made give gave take took tell told say said know "
+                    "think want need like".split())
+MAX_WORDS, MAX_NAMES = 40, 8  # a longer memory (a list, a letter) counts its words but pairs none
+
+
 class Links:
     """Word → name co-occurrence counts of one scope's memories."""
 
     def __init__(self) -> None:
+        self.memories = 0
         self.words: Counter[str] = Counter()
+        self.names: Counter[str] = Counter()
         self.pairs: dict[str, Counter[str]] = {}
 
     def add(self, words: Iterable[str], text: str) -> None:
         found = names(text)
-        for w in words:
-            if w in found:
-                continue
-            self.words[w] += 1
-            if found:
-                pair = self.pairs.setdefault(w, Counter())
-                pair.update(found)
+        words = [w for w in words if w not in found]
+        self.memories += 1
+        self.names.update(found)
+        self.words.update(words)
+        if found and len(words) <= MAX_WORDS and len(found) <= MAX_NAMES:
+            for w in words:
+                self.pairs.setdefault(w, Counter()).update(found)
 
 
 def linked(scopes: Iterable[Links], words: Iterable[str], mentioned: set[str], share: float = 0.6,
-           least: int = 3, most: int = 2) -> list[str]:
-    """Names that stand beside one of ``words`` in at least ``share`` of the memories using it (seen
-    ``least`` times or more), strongest first, leaving out names ``mentioned`` already."""
+           least: int = 3, most: int = 2, lift: float = 2.0) -> list[str]:
+    """The names a question's ``words`` are about when it names nobody: a name that stands beside a
+    word in at least ``share`` of the memories using it (seen ``least`` times or more), at least
+    ``lift`` times as often as it stands in memories at all (a name in every line, "Market" in
+    "Overheard at the Market:", tells nothing), and only where the word points to at most ``most``
+    names (a guest list names everyone beside every word). None if the question names someone
+    the memories know (``mentioned``): it says whom it is about."""
     scopes = list(scopes)
+    if any(s.names.get(m) for s in scopes for m in mentioned):
+        return []
+    total = sum(s.memories for s in scopes) or 1
     best: dict[str, float] = {}
     for w in words:
         n = sum(s.words.get(w, 0) for s in scopes)
-        if n < least:
+        if n < least or w in _ASKING:
             continue
         together: Counter[str] = Counter()
         for s in scopes:
             together.update(s.pairs.get(w, {}))
-        for name, k in together.items():
-            if name not in mentioned and k / n >= share:
-                best[name] = max(best.get(name, 0.0), k / n)
+        strong = {name: k / n for name, k in together.items()
+                  if k / n >= share and k / n >= lift * sum(s.names.get(name, 0) for s in scopes) / total}
+        if 0 < len(strong) <= most:
+            for name, p in strong.items():
+                best[name] = max(best.get(name, 0.0), p)
     return sorted(best, key=lambda name: (-best[name], name))[:most]

@@ -281,11 +281,14 @@ class ContextOptimizer:
             c.recency, c.importance = float(rec[k]), float(imp[k])
             c.norm = {"relevance": round(float(nrel[k]), 6), "recency": round(float(nrec[k]), 6),
                       "importance": round(float(nimp[k]), 6)}
-            c.score = round(w_rel * nrel[k] + w_rec * nrec[k] + w_imp * nimp[k], 9)
+            # a refrain (said n times, nothing changing) carries less news than what was said once:
+            # score / (1 + repeat_penalty * ln n), unless it is among the best answers to the
+            # question (relevance within 10% of the best): a warning repeated forty times still leads
             n = _repeats(c.group)
-            if n > 1 and cfg.repeat_penalty:
-                c.score = round(c.score / (1 + cfg.repeat_penalty * math.log(n)), 9)
-                c.adjustments.append(f"/{1 + cfg.repeat_penalty * math.log(n):.3f} said {n} times, nothing changing")
+            damp = 1 + cfg.repeat_penalty * math.log(n) if n > 1 and nrel[k] < 0.9 else 1.0
+            c.score = round((w_rel * nrel[k] + w_rec * nrec[k] + w_imp * nimp[k]) / damp, 9)
+            if damp > 1:
+                c.adjustments.append(f"/{damp:.3f} said {n} times, nothing changing")
 
     def _section(self, it: Item, agent: str, turn: int) -> str:
         if it.anchor:

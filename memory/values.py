@@ -74,26 +74,30 @@ _LEADS = frozenset("is are was were be now at to for of costs cost about under o
                    "until till around near after before worth fetches fetched priced price reads reading "
                    "set down up holds hold has have had contains stands shows left remain remains turn turns "
                    "round rounds day days names name says say quotes quote bids bid counts count".split())
-# words after which a number names something ("room 12", "no. 4", "gate 2"), capitalised or not
+# words after which a number names something ("room 12", "no. 4", "gate 2") even before a unit
 _NAMERS = frozenset("room rooms wave waves crate crates cell cells gate gates door doors level levels floor "
                     "floors row rows page pages chapter chapters no number nos # pier piers dock docks berth "
                     "berths ward wards block blocks sector sectors zone zones lot lots bay bays track tracks "
                     "lane lanes platform platforms table tables seat seats stall stalls box boxes case cases "
                     "unit units act acts part parts section sections phase phases squad squads team teams "
                     "house houses tower towers vault vaults locker lockers slot slots".split())
-# words after a number that make it an amount whatever stands before it ("Hobb 60 gold")
+# words after a number that make it an amount after a lower-case word ("names 60 gold")
 _UNITS = frozenset("gold silver copper coin coins crown crowns mark marks piece pieces credit credits "
                    "dollar dollars euro euros pound pounds percent % ducat ducats florin florins shilling "
-                   "shillings penny pennies".split())
+                   "shillings penny pennies dinar dinars dirham dirhams drachma drachmas denarii denarius "
+                   "sovereign sovereigns guilder guilders thaler thalers talent talents shekel shekels rupee "
+                   "rupees yen yuan coppers silvers bits".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[:]?|[:=#]")
 _NEXT = re.compile(r"\s*([A-Za-z%]+)")
 
 
 def _is_value(text: str, m: re.Match) -> bool:
-    """Is this number a value that can change, or does it name something? A number names something
-    after a naming word ("room 12", "Crate 12") or a capitalised word
-    ("Wave 3", "Pier 9"), unless an amount's unit follows it ("Hobb 60 gold"). Everything else is a
-    value: "names 60 gold", "'118 gold,' says Wenna", "at 6", "the code is 4411"."""
+    """Is this number a value that can change, or does it name something? A value follows a word
+    that leads one ("is", "at", "for", "names", ":"), opens the text or a quote ("'118 gold for
+    the sextant,' says Wenna"), or is an amount ("60 gold") not after a naming word. Any other
+    number names something ("Crate 12", "barrel 7", "Wave 3", "May 3"): when unsure, a label,
+    because a value taken for a label only costs a line, while a label taken for a value would let
+    "barrel 9 is poisoned" replace "barrel 7 is poisoned"."""
     if m.group("key"):
         return True
     before = _WORD.findall(text[: m.start()])
@@ -102,12 +106,10 @@ def _is_value(text: str, m: re.Match) -> bool:
     word = before[-1]
     if word.endswith(":") or word in ("=",) or word.lower() in _LEADS:
         return True
-    nxt = _NEXT.match(text, m.end())
-    if nxt and nxt.group(1).lower() in _UNITS:
-        return True
     if word.lower() in _NAMERS:
         return False
-    return not word[0].isupper()
+    nxt = _NEXT.match(text, m.end())
+    return bool(nxt and nxt.group(1).lower() in _UNITS and not word[0].isupper())
 
 
 def updates(old: str, new: str) -> bool:

@@ -279,7 +279,9 @@ def test_a_quarantined_newest_member_does_not_hide_its_group(emb):
 @pytest.mark.parametrize("text, kept", [
     ("'118 gold for the sextant, final offer,' says Wenna.", ()),
     ("Hobb holds up the compass and names 60 gold.", ()),
-    ("Hobb 60 gold, take it or leave it.", ()),
+    ("Hobb 60 gold, take it or leave it.", ("60",)),  # unsure: a label (costs a line, never a fact)
+    ("barrel 9 is poisoned.", ("9",)),
+    ("Vault 3 gold bars are missing.", ("3",)),
     ("Crate 12 holds 40 arrows.", ("12",)),
     ("Meet me in room 12 at 6.", ("12",)),
     ("The Harbor 9 sails at dawn.", ("9",)),
@@ -319,9 +321,12 @@ def test_a_refrain_yields_to_a_statement_made_once(emb):
     """Lines said every few turns with nothing changing lose ground to one said once, all else alike."""
     rows, plain = _refrains(emb), _refrains(emb, repeat_penalty=0.0)
     assert rows[ONCE]["fate"] == "selected"
-    assert any("said" in a and "nothing changing" in a for a in rows[REFRAINS[0]]["adjustments"]), rows[REFRAINS[0]]
-    assert not plain[REFRAINS[0]]["adjustments"]
-    assert rows[ONCE]["score"] - rows[REFRAINS[0]]["score"] > plain[ONCE]["score"] - plain[REFRAINS[0]]["score"] + 0.05
+    damped = [t for t in REFRAINS if any("said" in a and "nothing changing" in a for a in rows[t]["adjustments"])]
+    assert damped, [rows[t] for t in REFRAINS]
+    assert all(rows[t]["normalised"]["relevance"] < 0.9 for t in damped)  # the best answers are never damped
+    assert not any(plain[t]["adjustments"] for t in REFRAINS)
+    r = damped[0]
+    assert rows[ONCE]["score"] - rows[r]["score"] > plain[ONCE]["score"] - plain[r]["score"] + 0.05
 
 
 def test_lines_that_differ_in_one_name_join_into_one_line_when_over_budget(emb):
@@ -379,6 +384,7 @@ def test_links_come_only_from_memories_the_agent_can_read(emb):
     memo = Memo(embedder=emb)
     for t in range(1, 6):
         memo.add(f"Ossian polishes the hourglass ({t}).", turn=t, scope=private("bob"), kind="observation")
+        memo.add(f"Hobb polishes the compass ({t}).", turn=t, kind="observation")
     assert memo.optimizer.linked_focus("bob", "Who has the hourglass?") == "Who has the hourglass? (Ossian)"
     assert memo.optimizer.linked_focus("eve", "Who has the hourglass?") is None
 
@@ -412,3 +418,69 @@ def test_a_weak_candidate_does_not_move_the_others_scores(emb):
     plain, more = scores(False), scores(True)
     for text, rel in plain.items():
         assert more[text] == pytest.approx(rel, abs=1e-6), text
+
+
+# --- what the review of the mechanisms above found ---------------------------------------------
+@pytest.mark.parametrize("a, b", [
+    ("Ossian did poison the well.", "Ossian didn't poison the well."),
+    ("The prisoner is guilty of arson.", "The prisoner is innocent of arson."),
+    ("The north bridge is open.", "The north bridge is closed."),
+    ("Open the north gate.", "Close the north gate."),
+])
+def test_changes_and_contradictions_never_join(emb, a, b):
+    memo = Memo(embedder=emb)
+    memo.add(a, turn=1, speaker="guard", kind="utterance")
+    memo.add(b, turn=2, speaker="guard", kind="utterance")
+    for t in range(3, 40):
+        memo.add(f"Filler {t}: gulls argue over a fish head on the quay.", turn=t)
+    text = memo.context("bob", 40, budget=60, focus=a).text()
+    assert " / " not in text, text
+
+
+def test_a_join_keeps_speakers_apart_and_drops_nothing_a_line_carried(emb):
+    memo = Memo(embedder=emb)
+    memo.add("I will vote for Orla at the council.", turn=1, speaker="hobb", kind="utterance")
+    memo.add("I will vote for Hobb at the council.", turn=2, speaker="orla", kind="utterance")
+    memo.add("Wenna offers the sextant for 118 gold.", turn=3, speaker="wenna", kind="offer")
+    memo.add("Wenna offers the sextant for 100 gold.", turn=4, speaker="wenna", kind="offer")
+    memo.add("Ossian offers the sextant for 100 gold.", turn=5, speaker="ossian", kind="offer")
+    for t in range(6, 60):
+        memo.add(f"Filler {t}: gulls argue over a fish head on the quay.", turn=t)
+    text = memo.context("bob", 60, budget=90, focus="Who votes for whom, and what does the sextant cost?").text()
+    assert "Orla / Hobb" not in text and "Hobb / Orla" not in text, text
+    if "Wenna / Ossian" in text or "Ossian / Wenna" in text:
+        assert "118" in text, text  # a joined series keeps its values
+
+
+def test_the_most_relevant_warning_leads_however_often_it_is_repeated(emb):
+    memo = Memo(embedder=emb)
+    warning = "Warning from the guard: the ice on the lake is thin, crossing it means drowning."
+    chatter = ["Skaters gathered on the frozen lake last winter.", "A fox trotted across the frozen lake at dawn.",
+               "The lake looks solid and white this morning.", "Fishermen cut holes in the lake ice for pike."]
+    for t in range(1, 41):
+        memo.add(warning, turn=t, speaker="guard", kind="utterance")
+        memo.add(chatter[t % 4] if t > 36 else f"Turn {t}: the wind drops.", turn=t)
+    text = memo.context("bob", 41, budget=70, focus="Is it safe to walk across the frozen lake?").text()
+    assert "the ice on the lake is thin" in text, text
+
+
+def test_links_ignore_openers_everywhere_names_lists_and_named_questions():
+    from memory.linking import Links, linked, names
+    links = Links()
+    for k in range(30):
+        who, thing = ("Ossian", "hourglass") if k % 2 else ("Hobb", "compass")
+        text = f"Overheard at the Market: {who} polishes the {thing} ({k})."
+        links.add({w for w in text.lower().replace(":", " ").replace(".", " ").split() if w.isalpha()} - {"the", "at"},
+                  text)
+    for _ in range(3):
+        guests = "Bram, Hobb, Orla, Sedge and Wenna are invited to the wedding feast."
+        links.add({"bram", "hobb", "orla", "sedge", "wenna", "invited", "wedding", "feast"}, guests)
+    assert "overheard" in names("Overheard at the Market: Ossian polishes the hourglass.")
+    assert linked([links], {"hourglass"}, set()) == ["ossian"]         # not "market", not "overheard"
+    assert linked([links], {"how", "cheap", "hourglass"}, set()) == ["ossian"]
+    assert linked([links], {"wedding", "feast"}, set()) == []           # a guest list points at nobody
+    assert linked([links], {"hourglass"}, {"hobb"}) == []               # the question names someone
+    long = " ".join(f"Name{k} sold word{k}" for k in range(100))
+    before = sum(len(c) for c in links.pairs.values())
+    links.add({f"word{k}" for k in range(100)}, long)
+    assert sum(len(c) for c in links.pairs.values()) == before         # a long memory pairs nothing
