@@ -114,6 +114,10 @@ class MemoryBank:
                 self._once.setdefault(rec.scope, {}).setdefault(name, {})[rec.id] = None
         ids.append(rec.id)
 
+    def said_once(self, rec: MemoryRecord) -> bool:
+        """No other memory shares ``rec``'s scope, speaker, kind and template."""
+        return len(self._groups.get(self.group_key(rec), ())) == 1
+
     def group(self, rec: MemoryRecord, statuses: Sequence[str] | None = None) -> list[MemoryRecord]:
         """The memories that share ``rec``'s scope, speaker, kind and template, oldest first (a cached
         list: read it, never change it)."""

@@ -195,7 +195,7 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
     return items
 
 
-_PIECES = re.compile(r"[A-Za-z0-9']+|[^A-Za-z0-9']+")
+_NAMED = re.compile(r"(?<![\w'])[A-Z][A-Za-z0-9]*(?![\w'])")  # a capitalised word, no apostrophe in it
 _COUNTED = re.compile(r" \(x\d+, turns? \d+(?:-\d+)?\)")  # the plain count a line may carry
 
 
@@ -215,31 +215,28 @@ def join_substitutes(items: list[Item]) -> list[Item]:
     never "open"/"closed", "did"/"didn't" or "guilty"/"innocent" (changes or contradictions). The
     lines share scope and kind, each comes from the same speaker or from the person it names, they
     state the same values and carry nothing but their own words and a count. Anchors stay apart."""
-    cand: list[tuple[Item, list[str]]] = []
-    for it in items:
-        if not it.anchor and _plain(it) and len(it.rec.text) < 200 and it.rec.status == "active":
-            cand.append((it, _PIECES.findall(it.rec.text)))
-    buckets: dict[tuple, list[int]] = {}
-    for n, (it, pieces) in enumerate(cand):
-        rec = it.rec
-        for k, word in enumerate(pieces):
-            if not word[0].isupper() or "'" in word or (k == 0 and rec.speaker != word.lower()):
+    cand = [it for it in items
+            if not it.anchor and _plain(it) and len(it.rec.text) < 200 and it.rec.status == "active"]
+    buckets: dict[tuple, list[tuple[int, str]]] = {}
+    for n, it in enumerate(cand):
+        rec, text = it.rec, it.rec.text
+        for m in _NAMED.finditer(text):
+            word = m.group(0)
+            if m.start() == 0 and rec.speaker != word.lower():
                 continue  # a line's first word is a name only when it names the speaker ("Open" is not)
             speaker = None if rec.speaker is None or rec.speaker == word.lower() else rec.speaker
-            key = (rec.scope, rec.kind, speaker, values(rec.text), k, tuple(pieces[:k]), tuple(pieces[k + 1:]))
-            buckets.setdefault(key, []).append(n)
+            key = (rec.scope, rec.kind, speaker, values(text), text[: m.start()], text[m.end():])
+            buckets.setdefault(key, []).append((n, word))
     taken: set[int] = set()
     joined: dict[str, Item] = {}
     for key in sorted(buckets, key=lambda key: -len(buckets[key])):
-        members = [n for n in dict.fromkeys(buckets[key]) if n not in taken]
-        if len(members) < 2:
+        members = [(n, w) for n, w in buckets[key] if n not in taken]
+        if len({n for n, _ in members}) < 2:
             continue
-        taken.update(members)
-        group = sorted((cand[n][0] for n in members), key=lambda it: (it.first_turn, it.rec.seq))
-        k = key[4]
-        pieces = list(cand[members[0]][1])
-        pieces[k] = " / ".join(dict.fromkeys(cand[n][1][k] for n in sorted(members, key=lambda n: cand[n][0].first_turn)))
-        text = "".join(pieces)
+        taken.update(n for n, _ in members)
+        members.sort(key=lambda nw: (cand[nw[0]].first_turn, cand[nw[0]].rec.seq))
+        group = [cand[n] for n, _ in members]
+        text = key[4] + " / ".join(dict.fromkeys(w for _, w in members)) + key[5]
         count = sum(it.count for it in group)
         if count > len(group):
             text += f" (x{count}, {_span([t for it in group for t in (it.first_turn, it.turn)])})"

@@ -63,15 +63,6 @@ class Context:
         return sum(len(v) for v in self.sections.values())
 
 
-def _repeats(group: list) -> int:
-    """How many times a group says one thing with no value changing (0 for a series of values or
-    several wordings of changing values): a refrain, not news."""
-    if len(group) < 2:
-        return 0
-    vals = {values(r.text) for r in group}
-    return len(group) if len(vals) == 1 else 0
-
-
 def _minmax(values: np.ndarray) -> np.ndarray:
     if len(values) == 0:
         return values
@@ -93,7 +84,7 @@ class ContextOptimizer:
         self.summariser = summariser
         self._explained: dict[tuple[str, int], list[dict[str, Any]]] = {}
         self._leads: dict[tuple[str, int], str | None] = {}
-        self._lines: dict[tuple, str] = {}
+        self._lines: dict[tuple, Any] = {}  # group lines and repeat counts, by group
         self._keep = keep_explanations
 
     def count(self, text: str) -> int:
@@ -206,7 +197,7 @@ class ContextOptimizer:
                 break
             k, widened, before = k * 4, widened + 1, len(clusters)
         row = {r.id: i for i, r in enumerate(recs)}
-        chosen = cut(clusters, recs, turn, cfg, {row[i] for i in must}, lambda r: len(bank.group(r)) == 1)
+        chosen = cut(clusters, recs, turn, cfg, {row[i] for i in must}, bank.said_once)
         cands = []
         for members in chosen:
             group = sorted((recs[i] for i in members), key=lambda r: r.seq)
@@ -241,6 +232,20 @@ class ContextOptimizer:
                 self._lines.clear()
             line = self._lines[key] = group_line(group, lead)
         return line
+
+    def _repeats(self, group: list) -> int:
+        """How many times a group says one thing with no value changing (0 for a series of values or
+        several wordings of changing values): a refrain, not news. Cached like ``_group_line``."""
+        if len(group) < 2:
+            return 0
+        key = ("repeats", group[0].id, group[-1].id, len(group))
+        n = self._lines.get(key)
+        if n is None:
+            if len(self._lines) > 8192:
+                self._lines.clear()
+            first = values(group[0].text)
+            n = self._lines[key] = len(group) if all(values(r.text) == first for r in group) else 0
+        return n
 
     def _lead(self, group: list, turn: int) -> str | None:
         """An LLM's wording for a large, settled group (its newest member older than ``summarise_after``
@@ -284,7 +289,7 @@ class ContextOptimizer:
             # a refrain (said n times, nothing changing) carries less news than what was said once:
             # score / (1 + repeat_penalty * ln n), unless it is among the best answers to the
             # question (relevance within 10% of the best): a warning repeated forty times still leads
-            n = _repeats(c.group)
+            n = self._repeats(c.group)
             damp = 1 + cfg.repeat_penalty * math.log(n) if n > 1 and nrel[k] < 0.9 else 1.0
             c.score = round((w_rel * nrel[k] + w_rec * nrec[k] + w_imp * nimp[k]) / damp, 9)
             if damp > 1:

@@ -84,9 +84,13 @@ def cut(clusters: list[list[int]], recs: Sequence[MemoryRecord], now: int, cfg: 
     keep = set(range(min(cfg.candidates, len(clusters))))
     # what was said once is news: the most relevant statements made only once get a place too, so a
     # fact worded unlike the question is not cut behind a hundred refrains and series that are
-    rare = [c for c in range(len(clusters)) if c not in keep and len(clusters[c]) == 1
-            and said_once(recs[clusters[c][0]])]
-    keep.update(rare[: cfg.rare_candidates])
+    rare = 0
+    for c in range(len(keep), len(clusters)):
+        if rare >= cfg.rare_candidates:
+            break
+        if len(clusters[c]) == 1 and said_once(recs[clusters[c][0]]):
+            keep.add(c)
+            rare += 1
     kinds: set[str] = set()
     bands: set[int] = set()
     for c in sorted(keep):
