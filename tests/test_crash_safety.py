@@ -137,7 +137,9 @@ def test_kill_9_at_random_instants_never_loses_the_save(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    assert len(turns) >= kills - 3, "nearly every round gets to save at least once"
+    # most rounds get to save at least once (a loaded machine saves less often before the kill; what
+    # matters above is that no kill ever left a save that does not load)
+    assert len(turns) >= kills * 3 // 4, "most rounds get to save at least once"
     assert len(set(turns)) > 5, f"the saves moved on between kills: {turns}"
     print(f"{kills} kills; {seen_mid_write} left an interrupted write behind; turns {turns}")
     # one more save after all that: still exactly the two files

@@ -4,6 +4,8 @@ the vote buttons; the offer plot; snapshots of both screens."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from conftest import SCRIPTS, WORLDS
 
@@ -36,9 +38,9 @@ async def ready(pilot) -> None:
 async def settle(pilot, before) -> None:
     """Wait for the answer to what was just sent, and for the screens to follow it."""
     app = pilot.app
-    for _ in range(500):
-        if app.last_reply is not before and not app.busy:
-            break
+    deadline = time.monotonic() + 120  # generous: a busy machine is slow, never wrong
+    while app.last_reply is before or app.busy:
+        assert time.monotonic() < deadline, "no reply within 120 s"
         await pilot.pause(0.02)
     for _ in range(3):
         await pilot.pause()
