@@ -84,7 +84,8 @@ class ContextOptimizer:
         self.summariser = summariser
         self._explained: dict[tuple[str, int], list[dict[str, Any]]] = {}
         self._leads: dict[tuple[str, int], str | None] = {}
-        self._lines: dict[tuple, Any] = {}  # group lines and repeat counts, by group
+        self._lines: dict[tuple, str] = {}
+        self._repeat_counts: dict[tuple, int] = {}
         self._keep = keep_explanations
 
     def count(self, text: str) -> int:
@@ -101,7 +102,7 @@ class ContextOptimizer:
               priors: Sequence[str] = (), extra_anchors: Sequence[str] = (), touch: bool = True,
               query_vector: np.ndarray | None = None, focus_vector: np.ndarray | None = None,
               budget: int | None = None, history: bool = False,
-              link_vector: np.ndarray | None = None) -> Context:
+              link_vector: np.ndarray | None = None, linked: Sequence[str] | None = None) -> Context:
         """The context for ``agent`` at ``turn``.
 
         ``query`` describes the situation (what the agent sees, what just happened,
@@ -111,13 +112,15 @@ class ContextOptimizer:
         cannot drown the question. ``query_vector``/``focus_vector`` skip embedding
         (benchmarks time the embedding separately). ``budget`` overrides the configured
         token budget for this call only (the shared config is left as it is). ``history=True``
-        also retrieves superseded memories, marked as such (the current value still leads)."""
+        also retrieves superseded memories, marked as such (the current value still leads).
+        ``linked``/``link_vector``: the focus's linked names and the vector of ``linked_focus``, when
+        the caller has them already (looked up here otherwise)."""
         cfg, bank = self.cfg, self.bank
         bank.flush()
         qvecs: list[tuple[np.ndarray, float]] = []
         texts = [(query, cfg.context_weight if focus else 1.0, query_vector),
                  (focus or "", 1.0, focus_vector)]
-        names = self.linked_names(agent, focus)
+        names = self.linked_names(agent, focus) if linked is None else list(linked)
         if names:
             texts.append((self._spelled(focus, names), 1.0, link_vector))
         todo = [t for t, _, v in texts if t.strip() and v is None]
@@ -157,10 +160,10 @@ class ContextOptimizer:
             return []
         return self.bank.linked(agent, focus, self.cfg.link_names)
 
-    def linked_focus(self, agent: str, focus: str | None) -> str | None:
-        """The focus with its linked names spelled out ("… the sextant? (Wenna)"), queried beside it;
-        None when nothing links."""
-        names = self.linked_names(agent, focus)
+    def linked_focus(self, agent: str, focus: str | None, names: Sequence[str] | None = None) -> str | None:
+        """The focus with its linked names (``names``, else looked up) spelled out ("… the sextant?
+        (Wenna)"), queried beside it; None when nothing links."""
+        names = self.linked_names(agent, focus) if names is None else list(names)
         return self._spelled(focus, names) if names else None
 
     @staticmethod
@@ -238,13 +241,13 @@ class ContextOptimizer:
         several wordings of changing values): a refrain, not news. Cached like ``_group_line``."""
         if len(group) < 2:
             return 0
-        key = ("repeats", group[0].id, group[-1].id, len(group))
-        n = self._lines.get(key)
+        key = (group[0].id, group[-1].id, len(group))
+        n = self._repeat_counts.get(key)
         if n is None:
-            if len(self._lines) > 8192:
-                self._lines.clear()
+            if len(self._repeat_counts) > 8192:
+                self._repeat_counts.clear()
             first = values(group[0].text)
-            n = self._lines[key] = len(group) if all(values(r.text) == first for r in group) else 0
+            n = self._repeat_counts[key] = len(group) if all(values(r.text) == first for r in group) else 0
         return n
 
     def _lead(self, group: list, turn: int) -> str | None:

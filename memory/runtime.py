@@ -168,10 +168,10 @@ class GameMemory:
         goals = self.goal_lines(agent)
         query = self.query_for(agent, obs, goals)
         focus = focus or self.focus_for(agent, obs)
-        link = self.optimizer.linked_focus(agent, focus)
-        qvec, fvec, lvec = self._vectors_for(query, focus, link)
+        names = self.optimizer.linked_names(agent, focus)  # looked up once for the text and the build
+        qvec, fvec, lvec = self._vectors_for(query, focus, self.optimizer.linked_focus(agent, focus, names))
         return self.optimizer.build(agent, obs.turn, query, focus=focus, query_vector=qvec, focus_vector=fvec,
-                                    link_vector=lvec,
+                                    link_vector=lvec, linked=names,
                                     priors=self.priors.get(agent, ()),
                                     extra_anchors=goals + self.scene_lines(obs), touch=touch)
 
