@@ -79,8 +79,14 @@ class Decision:
     planted: int                   # turn of ``fact``
 
 
+_TURNS = re.compile(r"\bturns? \d+(?:\s*[-–]\s*\d+)?", re.IGNORECASE)
+
+
 def hit(decision: Decision, text: str) -> bool:
-    """A context ``text`` answers ``decision`` when it shows every answer token and no superseded one."""
+    """A context ``text`` answers ``decision`` when it shows every answer token and no superseded one.
+    Turn references ("turns 14-991", "turn 40") are bookkeeping, not statements: a stale value of 14
+    is not shown by "(x8, turns 14-46)", nor an answer of 46."""
+    text = _TURNS.sub(" ", text)
     return all(shown(a, text) for a in decision.answer) and not any(shown(s, text) for s in decision.stale)
 
 

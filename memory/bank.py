@@ -32,8 +32,9 @@ class ScopeError(ParleyError):
 
 
 def concepts(text: str) -> set[str]:
-    """Content words of a text (for novelty)."""
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+    """Content words of a text (for novelty), possessives as their word ("smugglers'", "abbot's")."""
+    words = (w[:-2] if w.endswith("'s") else w.rstrip("'") for w in _WORD.findall(text.lower()))
+    return {w for w in words if len(w) > 2 and w not in _STOP}
 
 
 class MemoryBank:
@@ -103,7 +104,8 @@ class MemoryBank:
         if not restoring and rec.kind in STATEMENTS and rec.status == "active":
             self.supersede([i for i in ids if self.records[i].status == "active"
                             and updates(self.records[i].text, rec.text)], rec)
-            if not ids and says_it_corrects(rec.text):  # the first of its wording (memory.supersession)
+            if not ids and (says_it_corrects(rec.text) or rec.kind == "fact"):  # first of its wording
+                # (memory.supersession; a world fact may replace an older one without saying so)
                 self._corrections.append(rec.id)
         if len(ids) == 1:  # said twice now: the first is no longer news
             first = self.records[ids[0]]

@@ -34,30 +34,44 @@ from memory.values import labels, substituted
 def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
              key_of: Callable[[MemoryRecord], tuple], threshold: float) -> list[list[int]]:
     """Clusters of ``recs`` (indexes), most relevant cluster first; each cluster lists its members
-    in order of relevance."""
+    in order of relevance.
+
+    Memories of one template join the cluster of the template's most relevant member, so only that
+    member (the template's leader) is compared by vector, and only with the leaders that opened a
+    cluster before it: a flood of a thousand offers in five wordings costs five comparisons."""
     order = sorted(range(len(recs)), key=lambda i: (-rel[i], recs[i].seq))
-    sim = vecs @ vecs.T if len(recs) <= 3000 else None  # one product beats a loop of small ones
-    near: np.ndarray | None = None  # whether anything more relevant is at least `threshold` alike
-    if sim is not None and len(recs) > 1:
-        ranked = sim[np.ix_(order, order)]
-        np.fill_diagonal(ranked, -1.0)
-        near = np.zeros(len(recs), dtype=bool)
-        near[order] = (np.tril(ranked, -1) >= threshold).any(axis=1)
+    keys: list[tuple | None] = [None] * len(recs)
+    leaders: list[int] = []
+    first: dict[tuple, int] = {}
+    for i in order:
+        r = recs[i]
+        if r.anchor:
+            continue
+        key = keys[i] = key_of(r)[1:]  # the same words in shared and private memory are one thing
+        if key not in first:
+            first[key] = i
+            leaders.append(i)
+    pos = {i: p for p, i in enumerate(leaders)}
+    lv = vecs[leaders] if leaders else vecs[:0]
+    sim = lv @ lv.T if len(leaders) <= 4000 else None  # one product beats a loop of small ones
+    # a leader with no more relevant leader at least `threshold` alike opens a cluster without a look
+    near = (np.tril(sim, -1) >= threshold).any(axis=1) if sim is not None else np.ones(len(leaders), bool)
     clusters: list[list[int]] = []
     by_key: dict[tuple, int] = {}
-    heads: list[int] = []          # index of each open (non-anchor) cluster's first member
+    heads = np.empty(len(leaders), dtype=np.intp)  # leader position of each open cluster's first member
     head_cluster: list[int] = []
     for i in order:
         r = recs[i]
         if r.anchor:
             clusters.append([i])
             continue
-        key = key_of(r)[1:]  # the same words in shared and private memory are one thing
+        key = keys[i]
         c = by_key.get(key)
-        if c is None and heads and (near is None or near[i]):
-            sims = sim[i, heads] if sim is not None else vecs[heads] @ vecs[i]
+        if c is None and head_cluster and near[pos[i]]:
+            p, open_ = pos[i], heads[:len(head_cluster)]
+            sims = sim[p, open_] if sim is not None else lv[open_] @ lv[p]
             j = int(np.argmax(sims))
-            head = recs[heads[j]]
+            head = recs[leaders[open_[j]]]
             # another wording of the same kind of thing; a statement that matters more than the cluster
             # (a reservation price among offers) is never folded into it
             if float(sims[j]) >= threshold and head.kind == r.kind and r.importance <= head.importance + 0.05 \
@@ -67,7 +81,7 @@ def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
         if c is None:
             c = len(clusters)
             clusters.append([])
-            heads.append(i)
+            heads[len(head_cluster)] = pos[i]
             head_cluster.append(c)
         by_key[key] = c
         clusters[c].append(i)

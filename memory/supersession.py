@@ -7,6 +7,15 @@ departure.") goes with it: a word or value of the replaced statement that the
 correction does not say, in a line closer to the replaced statement than to the
 correction.
 
+A world fact (kind ``fact``) needs no cue: the world holds one value of a thing at a
+time, so a newer fact close to an older one (``UNCUED_SIMILARITY``) that states
+another value, or another name, in place of the older one's replaces it ("The
+depot hatch code is 8464." replaces "Depot hatch: punch 5142 to cycle it open.").
+It must replace exactly one kind of specific (a number, or a name) and keep the
+rest: "Mara's code is 1234" and "Bram's code is 5678" are two facts, and so are
+"the east gate code is 4969" and "the west gate code is 2804" (a contrasting
+word, ``CONTRASTS``), and "barrel 7" and "barrel 9" (labels).
+
 Only the first statement of a template may correct by its wording (a repeated
 "Mara now asks 80 gold" updates its own series through the template rule, and
 never reaches past it). A shared correction reaches every scope (whoever reads a
@@ -20,7 +29,7 @@ import re
 from typing import Any
 
 from memory.records import FACTS, SHARED, STATEMENTS, MemoryRecord
-from memory.values import values
+from memory.values import labels, values
 
 # a statement that says it replaces an earlier one: strong cues, and weak ones that need a closer match
 STRONG = re.compile(
@@ -30,8 +39,11 @@ STRONG = re.compile(
     r"new (?:plan|time|place|price|code|date|spot))\b", re.I)
 WEAK = re.compile(r"\b(?:now|actually|any ?more)\b", re.I)
 SIMILARITY = {"strong": 0.45, "weak": 0.55}   # how close a correction must be to the statement it replaces
+UNCUED_SIMILARITY = 0.5  # how close an uncued world fact must be to the older fact it replaces
 ECHO_SIMILARITY = 0.5   # how close a repeat must be to the replaced statement
-NEIGHBOURS = 16         # older statements looked at per correction
+SPECIFIC_ECHO_SIMILARITY = 0.3  # ... when it states the very number or name that was replaced
+ECHO_NEIGHBOURS = 64    # older statements looked at per replaced statement, for its echoes
+NEIGHBOURS = 64         # older statements looked at per correction (a refrain on the subject can fill 16)
 
 
 def says_it_corrects(text: str) -> str | None:
@@ -49,6 +61,38 @@ def specifics(text: str) -> set[str]:
     return set(values(text)) | {w.lower() for w in _NAME.findall(text)}
 
 
+# words that tell two things of one kind apart: facts that differ in one of these are about different things
+CONTRASTS = frozenset("""left right upper lower inner outer front back north south east west northern southern
+eastern western first second third fourth last next old new red blue green yellow white black grey gray brown
+golden silver iron copper wooden stone small large big little high low near far day night morning evening
+summer winter spring autumn men women his her their our my your own other""".split())
+
+
+_OPENING_OWNER = re.compile(r"^\W*([A-Z][\w-]*)'s\b")  # "Mara's strongbox ...": a name, though it opens
+
+
+def _parts(text: str) -> tuple[set[str], set[str]]:
+    """The numbers and the names a text states (an opening word counts only as an owner: "Mara's")."""
+    numbers = set(values(text))
+    owner = _OPENING_OWNER.match(text)
+    found = {w.lower() for w in _NAME.findall(text)} | ({owner.group(1).lower()} if owner else set())
+    return numbers, {w[:-2] if w.endswith("'s") else w for w in found} - numbers
+
+
+def replaces_specific(old_text: str, new_text: str, concepts) -> bool:
+    """Whether ``new_text`` states another value of what ``old_text`` states, with no cue: exactly one
+    kind of specific (numbers, or names) is replaced by another, the other kind is not, the two do not
+    each name a numbered thing ("barrel 7", "cask 9"), and no contrasting word tells them apart."""
+    (on, onames), (nn, nnames) = _parts(old_text), _parts(new_text)
+    swapped_numbers = bool(on and nn and on != nn and not on & nn)
+    swapped_names = bool(onames - nnames and nnames - onames)
+    lo, ln = labels(old_text), labels(new_text)
+    if swapped_numbers == swapped_names or (lo and ln and lo != ln):  # both name a thing: two things
+        return False
+    only_old, only_new = concepts(old_text) - concepts(new_text), concepts(new_text) - concepts(old_text)
+    return not (only_old & CONTRASTS and only_new & CONTRASTS)
+
+
 def _reach(rec: MemoryRecord) -> tuple[str, ...] | None:
     """Scopes a correction may reach (None: every scope)."""
     return None if rec.scope in (SHARED, FACTS) else (rec.scope,)
@@ -61,41 +105,89 @@ def _rival(old: MemoryRecord, new: MemoryRecord, cue: str | None = "strong") -> 
     return other and ("claim" in (old.kind, new.kind) or cue != "strong")
 
 
+def _holder(bank: Any, old: MemoryRecord) -> MemoryRecord | None:
+    """What now holds ``old``'s place: ``old`` if active, else whatever superseded it (followed down
+    the chain to an active statement), else None."""
+    for _ in range(8):
+        if old.status == "active":
+            return old
+        nxt = bank.records.get(old.superseded_by) if old.status == "superseded" else None
+        if nxt is None:
+            return None
+        old = nxt
+    return None
+
+
 def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
-    """Supersede what ``rec`` (an indexed, active statement that says it corrects) replaces; returns
-    the superseded ids."""
+    """Supersede what ``rec`` (an indexed, active statement that says it corrects, or a world fact)
+    replaces; returns the superseded ids."""
     from memory.store import Where
     vec = bank.vector_of(rec.id)
-    where = Where(scopes=_reach(rec), kinds=STATEMENTS, status=("active",))
-    cue = says_it_corrects(rec.text) or "strong"
-    words, least = concepts(rec.text), SIMILARITY[cue]
-    found = []  # older statements on the subject (a content word in common), closest first
+    said = says_it_corrects(rec.text)
+    if said is None and rec.kind != "fact":
+        return []
+    # superseded statements are searched too: a second correction is closest to the first statement,
+    # and replaces whatever holds its place now (the first correction)
+    where = Where(scopes=_reach(rec), kinds=STATEMENTS if said else ("fact",), status=("active", "superseded"))
+    cue = said or "strong"
+    words, least = concepts(rec.text), SIMILARITY[said] if said else UNCUED_SIMILARITY
+    found: list[MemoryRecord] = []  # older statements on the subject (a content word in common), closest first
     for oid, sim in bank.store.query(vec, NEIGHBOURS, where):
-        old = bank.records.get(oid)
-        if old is None or old.seq >= rec.seq or old.id == rec.id or not concepts(old.text) & words:
+        first = bank.records.get(oid)
+        old = _holder(bank, first) if first is not None else None
+        if old is None or old.seq >= rec.seq or old.id == rec.id or old in found \
+                or not concepts(first.text) & words:
             continue
         if sim < least or _rival(old, rec, cue):
             break
+        if said is None and not replaces_specific(old.text, rec.text, concepts):
+            continue
         if (values(old.text), concepts(old.text)) != (values(rec.text), words):
             found.append(old)
     if not found:
         return []
     # the one corrected states a specific (a number, a name) that the correction does not; chatter
-    # about the subject ("the smugglers are nervous") states none
+    # about the subject ("the smugglers are nervous") states none. A world fact replaces every older
+    # fact on its subject that states another value (the world holds one at a time)
     mine = specifics(rec.text)
-    target = next((old for old in found if specifics(old.text) - mine), found[0])
-    # what the correction replaced: the values it changed, else the words it no longer says
-    replaced = set(values(target.text)) - set(values(rec.text)) or concepts(target.text) - words
-    done = bank.supersede([target.id], rec)
-    if not replaced:
-        return done
-    tvec = bank.vector_of(target.id)
-    for oid, sim in bank.store.query(tvec, NEIGHBOURS, where):
-        old = bank.records.get(oid)
-        if old is None or old.seq >= rec.seq or sim < ECHO_SIMILARITY or _rival(old, rec, cue):
-            continue
-        mine = concepts(old.text) | set(values(old.text))
-        if mine & replaced and sim >= float(bank.vector_of(oid) @ vec):  # closer to what was replaced
-            done += bank.supersede([oid], rec)
+    first = next((old for old in found if specifics(old.text) - mine), found[0])
+    targets = [first] + [old for old in found if old is not first and old.kind == rec.kind == "fact"
+                         and (said is None or replaces_specific(old.text, rec.text, concepts))]
+    done: list[str] = []
+    for target in targets:
+        done += bank.supersede([target.id], rec)
+        done += _echoes(bank, target, rec, vec, concepts, cue)
     return done
 
+
+def _echoes(bank: Any, target: MemoryRecord, rec: MemoryRecord, vec, concepts, cue: str) -> list[str]:
+    """Supersede the older statements that repeat what ``rec`` replaced in ``target``: a line stating a
+    number or name the correction replaced ("A rigger reads the hatch digits off her glove: 5142.")
+    and sharing a word with the subject, or a line closer to the replaced statement than to the
+    correction that repeats a word or value the correction no longer says."""
+    from memory.store import Where
+    mine, theirs = specifics(rec.text), specifics(target.text)
+    gone, new = theirs - mine, mine - theirs  # the specifics replaced, and their replacements
+    # what the correction replaced: the values it changed, else the words it no longer says
+    replaced = set(values(target.text)) - set(values(rec.text)) or concepts(target.text) - concepts(rec.text)
+    if not replaced and not gone:
+        return []
+    subject = concepts(target.text) | concepts(rec.text)
+    where = Where(scopes=_reach(rec), kinds=STATEMENTS, status=("active",))
+    tvec = bank.vector_of(target.id)
+    done: list[str] = []
+    for oid, sim in bank.store.query(tvec, ECHO_NEIGHBOURS, where):
+        old = bank.records.get(oid)
+        if old is None or old.seq >= rec.seq or old.id == rec.id or _rival(old, rec, cue):
+            continue
+        stated = specifics(old.text)
+        if gone and stated & gone and not stated & new and sim >= SPECIFIC_ECHO_SIMILARITY \
+                and concepts(old.text) - stated & subject:
+            done += bank.supersede([oid], rec)
+            continue
+        if sim < ECHO_SIMILARITY:
+            continue
+        said = concepts(old.text) | set(values(old.text))
+        if said & replaced and sim >= float(bank.vector_of(oid) @ vec):  # closer to what was replaced
+            done += bank.supersede([oid], rec)
+    return done

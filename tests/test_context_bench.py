@@ -59,6 +59,13 @@ def test_hit_rule_matches_whole_tokens_only():
     assert not hit(_decision(("Brig",)), "- You pass the Brigantine.")
 
 
+def test_turn_references_are_not_stated_values():
+    d = _decision(("70",))
+    assert not hit(d, "- Heat shimmers over the roofs. (x8, turns 70-96)")
+    assert not hit(d, "- Recalled from turns 12-70: a dog barks.")
+    assert hit(d, "- Mara would take 70 gold. (superseded at turn 80)")
+
+
 def test_answer_and_stale_tokens_occur_only_in_their_fact_lines():
     log = make_log("correction", "B", 100, 1000)
     check_log(log)

@@ -193,6 +193,59 @@ def test_chained_corrections_leave_only_the_latest_value(emb):
     assert shown(text, "9344") and not shown(text, "1998") and not shown(text, "3596"), text
 
 
+def test_a_world_fact_replaces_an_older_one_without_saying_so(emb):
+    """No cue word: a newer world fact on the same thing with another value is the world now, and the
+    lines repeating the old value go with the old fact, however they are worded."""
+    memo = Memo(embedder=emb)
+    memo.add("Ferry tickets to Oldport cost 14 marks.", turn=1, kind="fact", scope=private("bob"))
+    memo.add("A porter grumbles about paying 14 marks for the Oldport ferry.", turn=3, kind="utterance")
+    memo.add("The ferry warden takes the tolls by the pier.", turn=4, kind="fact")
+    memo.add("The chapel bells ring at Matins.", turn=5, kind="fact")
+    memo.add("A novice hums the psalm for Matins on the chapel steps.", turn=6, kind="utterance")
+    memo.add("The Oldport ferry fare is 17 marks this week.", turn=30, kind="fact")
+    memo.add("Visitors see the prior after Vespers in the chapel.", turn=40, kind="fact")  # another thing
+    memo.add("Supplies for the chapel arrive after Matins.", turn=41, kind="fact")
+    text = memo.context("bob", 50, budget=300, focus="What does a crossing to Oldport cost?").text()
+    assert shown(text, "17") and not shown(text, "14"), text
+    statuses = {r.text: r.status for r in memo.bank.records.values()}
+    assert statuses["The ferry warden takes the tolls by the pier."] == "active"
+    assert statuses["The chapel bells ring at Matins."] == "active", statuses
+
+
+def test_the_third_value_of_a_world_fact_replaces_the_second_too(emb):
+    memo = Memo(embedder=emb)
+    memo.add("Cellar door: turn the dial to 5142.", turn=1, kind="fact", scope=private("bob"))
+    memo.add("A steward reads the cellar digits off his sleeve: 5142.", turn=3, kind="utterance")
+    memo.add("Forget what I said about the cellar, it's 2805.", turn=20, kind="fact")
+    memo.add("2805, the steward mutters at the cellar door.", turn=22, kind="utterance")
+    memo.add("The cellar door code is 8464.", turn=40, kind="fact")
+    text = memo.context("bob", 50, budget=300, focus="What do I dial to get into the cellar?").text()
+    assert shown(text, "8464") and not shown(text, "5142") and not shown(text, "2805"), text
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Mara's strongbox code is 1234.", "Bram's strongbox code is 5678."),        # a name and a number: two boxes
+    ("The east gate code is 4969.", "The west gate code is 2804."),             # a contrasting word
+    ("Barrel 7 in the cellar is poisoned.", "Cask 9 in the cellar is poisoned."),  # two numbered things
+    ("The well behind the inn is dry.", "The well behind the mill has water."),   # no specific replaced
+])
+def test_two_world_facts_of_one_kind_both_stand(emb, old, new):
+    memo = Memo(embedder=emb)
+    kept = memo.add(old, turn=1, kind="fact")
+    memo.add(new, turn=5, kind="fact")
+    memo.context("bob", 6, focus="codes, barrels and wells?")
+    assert kept.status == "active"
+
+
+def test_an_utterance_with_another_value_is_no_uncued_correction(emb):
+    """Only world facts hold one value at a time: talk that names another price replaces nothing."""
+    memo = Memo(embedder=emb)
+    kept = memo.add("The Oldport ferry fare is 17 marks.", turn=1, kind="fact")
+    memo.add("Someone says the Oldport ferry fare was 12 marks years ago.", turn=5, kind="utterance", speaker="old")
+    memo.context("bob", 6, focus="ferry fare?")
+    assert kept.status == "active"
+
+
 def test_a_passing_now_does_not_supersede_an_unrelated_statement(emb):
     memo = Memo(embedder=emb)
     kept = memo.add("The miller keeps his ledger in the flour loft.", turn=1, kind="fact")
