@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -45,7 +46,8 @@ class Item:
 _WORDS = re.compile(r"[A-Za-z][\w'-]*")
 
 
-def value_slots(text: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=65536)
+def value_slots(text: str) -> tuple[tuple[str, str], ...]:
     """The value tokens of a text in order, each with a label (the key of key=value, else the word
     after the number, else the word before it)."""
     out = []
@@ -56,7 +58,7 @@ def value_slots(text: str) -> list[tuple[str, str]]:
         after = _WORDS.match(text[m.end():].lstrip(" "))
         before = _WORDS.findall(text[: m.start()])
         out.append((m.group("num"), after.group(0) if after else (before[-1] if before else "value")))
-    return out
+    return tuple(out)
 
 
 def _number(value: str) -> float | None:
@@ -157,17 +159,20 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
     order = sorted(range(len(kept)), key=lambda i: (not kept[i].rec.anchor, -kept[i].score, kept[i].rec.seq))
     heads: list[int] = []
     groups: dict[int, list[int]] = {}
+    sim = vecs @ vecs.T if len(kept) else np.zeros((0, 0))
+    close = sim >= cfg.merge_similarity
     for i in order:
         c = kept[i]
-        if heads:  # anchors merge only with anchors (a repeated agreement is one line, never lost)
-            sims = vecs[heads] @ vecs[i]
-            j = next((int(k) for k in np.argsort(-sims, kind="stable")
-                      if sims[k] >= cfg.merge_similarity
-                      and alike(kept[heads[k]].rec.text, c.rec.text) and kept[heads[k]].rec.anchor == c.rec.anchor),
-                     None)
-            if j is not None and float(sims[j]) >= cfg.merge_similarity:
-                groups[heads[j]].append(i)
-                continue
+        # the heads this one is close enough to, most alike first; anchors merge only with anchors
+        # (a repeated agreement is one line, never lost)
+        hs = np.fromiter(heads, dtype=np.intp, count=len(heads))
+        near = hs[close[i, hs]]
+        near = near[np.argsort(-sim[i, near], kind="stable")].tolist() if len(near) else ()
+        j = next((h for h in near if alike(kept[h].rec.text, c.rec.text) and kept[h].rec.anchor == c.rec.anchor),
+                 None)
+        if j is not None:
+            groups[j].append(i)
+            continue
         heads.append(i)
         groups[i] = [i]
     items = []
@@ -206,6 +211,20 @@ def _plain(it: Item) -> bool:
     return it.text == text or (it.text.startswith(text) and _COUNTED.fullmatch(it.text[len(text):]) is not None)
 
 
+@lru_cache(maxsize=65536)
+def _name_slots(text: str, speaker: str | None) -> tuple[tuple[str | None, str, str, str], ...]:
+    """Each capitalised word of ``text`` that could be a name, as (the speaker, unless the word names
+    them; the text before it; the text after it; the word)."""
+    out = []
+    for m in _NAMED.finditer(text):
+        word = m.group(0)
+        if m.start() == 0 and speaker != word.lower():
+            continue  # a line's first word is a name only when it names the speaker ("Open" is not)
+        out.append((None if speaker is None or speaker == word.lower() else speaker,
+                    text[: m.start()], text[m.end():], word))
+    return tuple(out)
+
+
 def join_substitutes(items: list[Item]) -> list[Item]:
     """Lines that say one thing of different people or places, one name swapped in place ("Orla
     asks how the wall would be enforced", "Bram asks how …"), become one line naming each in order
@@ -219,14 +238,9 @@ def join_substitutes(items: list[Item]) -> list[Item]:
             if not it.anchor and _plain(it) and len(it.rec.text) < 200 and it.rec.status == "active"]
     buckets: dict[tuple, list[tuple[int, str]]] = {}
     for n, it in enumerate(cand):
-        rec, text = it.rec, it.rec.text
-        for m in _NAMED.finditer(text):
-            word = m.group(0)
-            if m.start() == 0 and rec.speaker != word.lower():
-                continue  # a line's first word is a name only when it names the speaker ("Open" is not)
-            speaker = None if rec.speaker is None or rec.speaker == word.lower() else rec.speaker
-            key = (rec.scope, rec.kind, speaker, values(text), text[: m.start()], text[m.end():])
-            buckets.setdefault(key, []).append((n, word))
+        rec = it.rec
+        for speaker, before, after, word in _name_slots(rec.text, rec.speaker):
+            buckets.setdefault((rec.scope, rec.kind, speaker, values(rec.text), before, after), []).append((n, word))
     taken: set[int] = set()
     joined: dict[str, Item] = {}
     for key in sorted(buckets, key=lambda key: -len(buckets[key])):

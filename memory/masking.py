@@ -31,7 +31,7 @@ class ScoredMemory:
     relevance: float = 0.0          # raw cosine similarity to the query
     recency: float = 0.0            # raw decay ** age
     importance: float = 0.0
-    norm: dict[str, float] = field(default_factory=dict)   # min-max normalised signals
+    norm: tuple[float, ...] = ()   # normalised relevance, recency, importance
     score: float = 0.0
     adjustments: list[str] = field(default_factory=list)
     fate: str = "candidate"         # selected | masked | merged | summarised | dropped
@@ -82,17 +82,19 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
     kept: list[int] = []
     own_sims = vecs @ own_vecs.T if len(own_vecs) and len(vecs) else None
     texts = [c.rec.text for c in cands]
+    sim = vecs @ vecs.T if len(cands) else np.zeros((0, 0))
+    kept_rows = np.empty(len(cands), dtype=np.intp)
     for i in order:
         c = cands[i]
         if c.rec.anchor:
+            kept_rows[len(kept)] = i
             kept.append(i)
             continue
         best, j = 0.0, -1
         if kept:
-            sims = vecs[kept] @ vecs[i]
-            for k in np.argsort(-sims, kind="stable"):
-                if sims[k] < cfg.redundancy_soft:
-                    break  # nothing closer matters
+            sims = sim[i, kept_rows[:len(kept)]]
+            close = np.flatnonzero(sims >= cfg.redundancy_soft)  # nothing less alike matters
+            for k in close[np.argsort(-sims[close], kind="stable")]:
                 if alike(texts[kept[k]], texts[i]):  # a different value, or a swapped word, is a different fact
                     best, j = float(sims[k]), int(k)
                     break
@@ -108,5 +110,6 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
         if best >= cfg.redundancy_soft:
             c.score *= 1 - cfg.soft_penalty
             c.adjustments.append(f"x{1 - cfg.soft_penalty:.2f} similar to {cands[kept[j]].id} ({best:.2f})")
+        kept_rows[len(kept)] = i
         kept.append(i)
     return [cands[i] for i in kept]

@@ -32,6 +32,7 @@ from memory.records import FACTS, LIVE, SHARED
 from memory.retrieval import collapse, cut
 from memory.values import values
 
+ONCE_READ = 512  # memories said once of a linked name read per build, newest first
 HISTORY = LIVE + ("superseded",)  # LIVE (memory.records): what contexts read
 SECTIONS = ("anchors", "priors", "shared", "private", "recent")
 TITLES = {"anchors": "Always remember", "priors": "Lessons from earlier games",
@@ -82,7 +83,7 @@ class ContextOptimizer:
         self._count = count_tokens or default_count
         self._counts: dict[str, int] = {}
         self.summariser = summariser
-        self._explained: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        self._explained: dict[tuple[str, int], list] = {}  # candidates, or their rows once asked for
         self._leads: dict[tuple[str, int], str | None] = {}
         self._lines: dict[tuple, str] = {}
         self._repeat_counts: dict[tuple, int] = {}
@@ -176,7 +177,7 @@ class ContextOptimizer:
         only once of a linked name is always among them."""
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
-        named = bank.said_once_of(agent, names, cfg.rare_candidates, statuses, min_turn) if names else []
+        named = self._said_once_of(agent, names, qvecs, statuses, min_turn) if names else []
         must = {r.id: r for r in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns,
                                                                      kinds=cfg.kinds, statuses=statuses)
                 + [r for r in named if cfg.kinds is None or r.kind in cfg.kinds]}
@@ -219,6 +220,19 @@ class ContextOptimizer:
                 c.line = f"{rep.text} (superseded at turn {bank.records[rep.superseded_by].turn})"
             cands.append(c)
         return sorted(cands, key=lambda c: c.rec.seq)
+
+    def _said_once_of(self, agent: str, names: Sequence[str], qvecs: list[tuple[np.ndarray, float]],
+                      statuses: Sequence[str], min_turn: int | None) -> list:
+        """The ``rare_candidates`` memories said only once that name a linked name and answer the
+        queries best (a name may have hundreds; the one that matters can be the oldest)."""
+        cfg, bank = self.cfg, self.bank
+        found = bank.said_once_of(agent, names, ONCE_READ, statuses, min_turn)
+        if len(found) <= cfg.rare_candidates or not qvecs:
+            return found[: cfg.rare_candidates]
+        vecs = bank.vectors([r.id for r in found])
+        rel = np.max(np.stack([w * (vecs @ q) for q, w in qvecs]), axis=0)
+        best = np.argsort(-rel, kind="stable")[: cfg.rare_candidates]
+        return [found[int(i)] for i in best]
 
     def _cost(self, items: list[Item], agent: str, turn: int) -> int:
         """Tokens the items would take with their section headers (an estimate: each line alone)."""
@@ -285,16 +299,17 @@ class ContextOptimizer:
         # demote the rest
         nrel = np.clip(rel, 0.0, None) / max(float(rel.max()), 1e-9) if len(rel) else rel
         nrec, nimp = _minmax(rec), _minmax(imp)
+        base = (w_rel * nrel + w_rec * nrec + w_imp * nimp).tolist()
+        rel_l, rec_l, imp_l = nrel.tolist(), nrec.tolist(), nimp.tolist()
         for k, c in enumerate(cands):
             c.recency, c.importance = float(rec[k]), float(imp[k])
-            c.norm = {"relevance": round(float(nrel[k]), 6), "recency": round(float(nrec[k]), 6),
-                      "importance": round(float(nimp[k]), 6)}
+            c.norm = (rel_l[k], rec_l[k], imp_l[k])  # relevance, recency, importance (explain rounds them)
             # a refrain (said n times, nothing changing) carries less news than what was said once:
             # score / (1 + repeat_penalty * ln n), unless it is among the best answers to the
             # question (relevance within 10% of the best): a warning repeated forty times still leads
             n = self._repeats(c.group)
-            damp = 1 + cfg.repeat_penalty * math.log(n) if n > 1 and nrel[k] < 0.9 else 1.0
-            c.score = round((w_rel * nrel[k] + w_rec * nrec[k] + w_imp * nimp[k]) / damp, 9)
+            damp = 1 + cfg.repeat_penalty * math.log(n) if n > 1 and rel_l[k] < 0.9 else 1.0
+            c.score = round(base[k] / damp, 9)
             if damp > 1:
                 c.adjustments.append(f"/{damp:.3f} said {n} times, nothing changing")
 
@@ -390,26 +405,36 @@ class ContextOptimizer:
 
     # --- explain -------------------------------------------------------------------------
     def _remember(self, agent: str, turn: int, cands: list[ScoredMemory]) -> None:
+        """Keep the candidates for ``explain``; their rows are written when asked for (a record's status
+        is noted now: it can change before then)."""
+        self._explained[(agent, turn)] = [(c, c.rec.status) for c in cands]
+        while len(self._explained) > self._keep:
+            self._explained.pop(next(iter(self._explained)))
+
+    @staticmethod
+    def _rows(kept: list) -> list[dict[str, Any]]:
         rows = []
-        for c in sorted(cands, key=lambda c: (-c.score, c.rec.seq)):
+        for c, status in sorted(kept, key=lambda cs: (-cs[0].score, cs[0].rec.seq)):
             rows.append({"id": c.id, "kind": c.rec.kind, "scope": c.rec.scope, "turn": c.rec.turn,
                          "text": c.rec.text, "relevance": round(c.relevance, 4), "recency": round(c.recency, 4),
-                         "importance": round(c.importance, 4), "normalised": c.norm,
+                         "importance": round(c.importance, 4),
+                         "normalised": dict(zip(("relevance", "recency", "importance"),
+                                                (round(x, 6) for x in c.norm))),
                          "score": round(c.score, 4), "adjustments": list(c.adjustments),
                          "fate": c.fate, "reason": c.reason, "into": c.into, "section": c.section,
                          "anchor": c.rec.anchor, "stands_for": len(c.group) or 1,
-                         "line": c.line,
-                         "status": c.rec.status})
-        self._explained[(agent, turn)] = rows
-        while len(self._explained) > self._keep:
-            self._explained.pop(next(iter(self._explained)))
+                         "line": c.line, "status": status})
+        return rows
 
     def explain(self, agent: str, turn: int) -> list[dict[str, Any]]:
         """Every candidate of ``agent``'s context at ``turn``: scores and fate (selected, masked
         and why, merged or summarised into what, dropped by the budget)."""
         try:
-            return self._explained[(agent, turn)]
+            kept = self._explained[(agent, turn)]
         except KeyError:
             built = sorted(t for a, t in self._explained if a == agent)
             raise KeyError(f"no context was built for {agent!r} at turn {turn}"
                            + (f"; built turns: {built}" if built else "")) from None
+        if kept and isinstance(kept[0], tuple):  # written once, on first asking
+            kept = self._explained[(agent, turn)] = self._rows(kept)
+        return kept

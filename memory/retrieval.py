@@ -52,14 +52,22 @@ def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
             first[key] = i
             leaders.append(i)
     pos = {i: p for p, i in enumerate(leaders)}
+    n = len(leaders)
     lv = vecs[leaders] if leaders else vecs[:0]
-    sim = lv @ lv.T if len(leaders) <= 4000 else None  # one product beats a loop of small ones
-    # a leader with no more relevant leader at least `threshold` alike opens a cluster without a look
-    near = (np.tril(sim, -1) >= threshold).any(axis=1) if sim is not None else np.ones(len(leaders), bool)
+    sim = lv @ lv.T if n <= 4000 else None  # one product beats a loop of small ones
+    if sim is not None:
+        # each leader's most alike more relevant leader: when that one opened a cluster it is also the
+        # most alike open cluster, and no row of heads need be read
+        earlier = np.where(np.tri(n, k=-1, dtype=bool), sim, -np.inf)
+        best_all, best_sim = earlier.argmax(axis=1) if n else earlier[:, :0], earlier.max(axis=1, initial=-np.inf)
+        near = best_sim >= threshold  # none that alike: a cluster of its own, without a look
+    else:
+        near = np.ones(n, dtype=bool)
     clusters: list[list[int]] = []
     by_key: dict[tuple, int] = {}
-    heads = np.empty(len(leaders), dtype=np.intp)  # leader position of each open cluster's first member
-    head_cluster: list[int] = []
+    heads = np.empty(n, dtype=np.intp)  # leader position of each open cluster's first member
+    opened = np.full(n, -1, dtype=np.intp)  # the cluster a leader opened, or -1
+    nh = 0
     for i in order:
         r = recs[i]
         if r.anchor:
@@ -67,22 +75,27 @@ def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
             continue
         key = keys[i]
         c = by_key.get(key)
-        if c is None and head_cluster and near[pos[i]]:
-            p, open_ = pos[i], heads[:len(head_cluster)]
-            sims = sim[p, open_] if sim is not None else lv[open_] @ lv[p]
-            j = int(np.argmax(sims))
-            head = recs[leaders[open_[j]]]
+        if c is None and nh and near[pos[i]]:
+            p = pos[i]
+            if sim is not None and opened[best_all[p]] >= 0:
+                h, best = int(best_all[p]), float(best_sim[p])
+            else:
+                sims = sim[p, heads[:nh]] if sim is not None else lv[heads[:nh]] @ lv[p]
+                j = int(np.argmax(sims))
+                h, best = int(heads[j]), float(sims[j])
+            head = recs[leaders[h]]
             # another wording of the same kind of thing; a statement that matters more than the cluster
             # (a reservation price among offers) is never folded into it
-            if float(sims[j]) >= threshold and head.kind == r.kind and r.importance <= head.importance + 0.05 \
+            if best >= threshold and head.kind == r.kind and r.importance <= head.importance + 0.05 \
                     and not substituted(head.text, r.text) and labels(head.text) == labels(r.text):
                 # "the left goblet" is not "the right goblet", crate 12 is not crate 17
-                c = head_cluster[j]
+                c = int(opened[h])
         if c is None:
             c = len(clusters)
             clusters.append([])
-            heads[len(head_cluster)] = pos[i]
-            head_cluster.append(c)
+            heads[nh] = pos[i]
+            opened[pos[i]] = c
+            nh += 1
         by_key[key] = c
         clusters[c].append(i)
     return clusters
@@ -105,20 +118,19 @@ def cut(clusters: list[list[int]], recs: Sequence[MemoryRecord], now: int, cfg: 
         if len(clusters[c]) == 1 and said_once(recs[clusters[c][0]]):
             keep.add(c)
             rare += 1
+    kind_of = [r.kind for r in recs]
+    band_of = [_band(r.turn, now, cfg.time_bands) for r in recs]
     kinds: set[str] = set()
     bands: set[int] = set()
-    for c in sorted(keep):
-        for i in clusters[c]:
-            kinds.add(recs[i].kind)
-            bands.add(_band(recs[i].turn, now, cfg.time_bands))
+    for c in keep:
+        kinds.update(kind_of[i] for i in clusters[c])
+        bands.update(band_of[i] for i in clusters[c])
     for c, members in enumerate(clusters):
         if c in keep:
             continue
-        rs = [recs[i] for i in members]
-        new_kind = any(r.kind not in kinds for r in rs)
-        new_band = any(_band(r.turn, now, cfg.time_bands) not in bands for r in rs)
-        if new_kind or new_band or any(i in must for i in members):
+        ks, bs = {kind_of[i] for i in members}, {band_of[i] for i in members}
+        if not ks <= kinds or not bs <= bands or not must.isdisjoint(members):
             keep.add(c)
-            kinds.update(r.kind for r in rs)
-            bands.update(_band(r.turn, now, cfg.time_bands) for r in rs)
+            kinds |= ks
+            bands |= bs
     return [clusters[c] for c in sorted(keep)]

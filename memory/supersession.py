@@ -33,7 +33,7 @@ from memory.values import labels, values
 
 # a statement that says it replaces an earlier one: strong cues, and weak ones that need a closer match
 STRONG = re.compile(
-    r"\b(?:correction|corrected|instead|no longer|not any ?more|changed?|change of plans?|updated?|revised?|"
+    r"\b(?:correction|corrected|instead|no longer|not any ?more|changed?(?! hands)|change of plans?|updated?|revised?|"
     r"moved|reset|raised|lowered|scratch that|(?:was|were|am|is|are) (?:wrong|mistaken)|rather than|"
     r"from (?:today|tomorrow|now on)|as of|"
     r"new (?:plan|time|place|price|code|date|spot))\b", re.I)
@@ -79,18 +79,33 @@ def _parts(text: str) -> tuple[set[str], set[str]]:
     return numbers, {w[:-2] if w.endswith("'s") else w for w in found} - numbers
 
 
-def replaces_specific(old_text: str, new_text: str, concepts) -> bool:
-    """Whether ``new_text`` states another value of what ``old_text`` states, with no cue: exactly one
-    kind of specific (numbers, or names) is replaced by another, the other kind is not, the two do not
-    each name a numbered thing ("barrel 7", "cask 9"), and no contrasting word tells them apart."""
+def _swaps(old_text: str, new_text: str) -> tuple[bool, bool]:
+    """Whether ``new_text`` states other numbers, and other names, in place of ``old_text``'s."""
     (on, onames), (nn, nnames) = _parts(old_text), _parts(new_text)
-    swapped_numbers = bool(on and nn and on != nn and not on & nn)
-    swapped_names = bool(onames - nnames and nnames - onames)
+    return bool(on and nn and on != nn and not on & nn), bool(onames - nnames and nnames - onames)
+
+
+def another_thing(old_text: str, new_text: str, concepts, contrasts: bool = True) -> bool:
+    """Whether the two statements are about two things, so neither can replace the other: they differ
+    in both numbers and names ("Mara's code is 1234" / "Bram's code is 5678"), each names a numbered
+    thing ("barrel 7" / "cask 9"), or (with ``contrasts``) a contrasting word tells them apart ("east" /
+    "west"; a statement that says it corrects may change such a word: "moved under the green tile")."""
+    numbers, names_ = _swaps(old_text, new_text)
     lo, ln = labels(old_text), labels(new_text)
-    if swapped_numbers == swapped_names or (lo and ln and lo != ln):  # both name a thing: two things
+    if (numbers and names_) or (lo and ln and lo != ln):
+        return True
+    if not contrasts:
         return False
     only_old, only_new = concepts(old_text) - concepts(new_text), concepts(new_text) - concepts(old_text)
-    return not (only_old & CONTRASTS and only_new & CONTRASTS)
+    return bool(only_old & CONTRASTS and only_new & CONTRASTS)
+
+
+def replaces_specific(old_text: str, new_text: str, concepts) -> bool:
+    """Whether ``new_text`` states another value of what ``old_text`` states, with no cue: exactly one
+    kind of specific (numbers, or names) is replaced by another, and they are not about two things
+    (``another_thing``)."""
+    numbers, names_ = _swaps(old_text, new_text)
+    return numbers != names_ and not another_thing(old_text, new_text, concepts)
 
 
 def _reach(rec: MemoryRecord) -> tuple[str, ...] | None:
@@ -140,7 +155,8 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
             continue
         if sim < least or _rival(old, rec, cue):
             break
-        if said is None and not replaces_specific(old.text, rec.text, concepts):
+        if (not replaces_specific(old.text, rec.text, concepts) if said is None
+                else another_thing(old.text, rec.text, concepts, contrasts=False)):
             continue
         if (values(old.text), concepts(old.text)) != (values(rec.text), words):
             found.append(old)

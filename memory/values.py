@@ -23,6 +23,7 @@ SLOT = "\x00"
 _COUNT = re.compile(r"\(x\d+[^)]*\)")  # a repeat count as memory writes it: "(x3)", "(x3, turns 4-9)"
 
 
+@lru_cache(maxsize=65536)
 def template(text: str) -> str:
     """The text with every value replaced by a slot: lines with one template say the same thing
     about possibly different values."""
@@ -51,6 +52,7 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(VALUE.sub(SLOT, _COUNT.sub(" ", text.lower())).replace(SLOT, " # ")))
 
 
+@lru_cache(maxsize=65536)
 def substituted(a: str, b: str) -> bool:
     """The two texts say the same thing about different things: one or two words swapped in place
     ("the left goblet is poisoned" / "the right goblet is poisoned", "the red key" / "the blue key").

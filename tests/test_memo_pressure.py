@@ -237,6 +237,19 @@ def test_two_world_facts_of_one_kind_both_stand(emb, old, new):
     assert kept.status == "active"
 
 
+def test_a_sale_elsewhere_does_not_correct_a_sellers_floor(emb):
+    """"changed hands" is no change of plan, and a statement about another thing (other numbers and other
+    names) corrects nothing, whatever its words."""
+    memo = Memo(embedder=emb)
+    kept = memo.add("Between us, Anselm would let the bellows go for 42 thalers if pressed.", turn=1,
+                    kind="claim", speaker="anselm", scope=private("bob"))
+    memo.add("A mortar changed hands for 145 thalers down Tinctor Lane, Ottilie reports.", turn=5,
+             kind="utterance", speaker="anselm")
+    memo.add("Instead, a kettle went for 90 thalers at Brunhild's stall.", turn=6, kind="utterance", speaker="anselm")
+    memo.context("bob", 7, focus="bellows?")
+    assert kept.status == "active"
+
+
 def test_an_utterance_with_another_value_is_no_uncued_correction(emb):
     """Only world facts hold one value at a time: talk that names another price replaces nothing."""
     memo = Memo(embedder=emb)
