@@ -28,20 +28,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memory.compress import value_slots
 from memory.records import FACTS, SHARED, STATEMENTS, MemoryRecord
 from memory.values import labels, values
 
 # a statement that says it replaces an earlier one: strong cues, and weak ones that need a closer match
 STRONG = re.compile(
     r"\b(?:correction|corrected|instead|no longer|not any ?more|changed?(?! hands)|change of plans?|updated?|revised?|"
-    r"moved|reset|raised|lowered|scratch that|(?:was|were|am|is|are) (?:wrong|mistaken)|rather than|"
+    r"moved|reset|raised|lowered|scratch that|(?:forget|scrap|ignore|disregard) (?:what|that)|(?:was|were|am|is|are) (?:wrong|mistaken)|rather than|"
     r"from (?:today|tomorrow|now on)|as of|"
     r"new (?:plan|time|place|price|code|date|spot))\b", re.I)
 WEAK = re.compile(r"\b(?:now|actually|any ?more)\b", re.I)
 SIMILARITY = {"strong": 0.45, "weak": 0.55}   # how close a correction must be to the statement it replaces
 UNCUED_SIMILARITY = 0.5  # how close an uncued world fact must be to the older fact it replaces
+SAME_WORDS = 0.6        # ... and the share of their words (specifics aside) they must have in common
 ECHO_SIMILARITY = 0.5   # how close a repeat must be to the replaced statement
 SPECIFIC_ECHO_SIMILARITY = 0.3  # ... when it states the very number or name that was replaced
+HOLDER_SLACK = 0.1      # what holds a corrected statement's place may be this much less alike
+ECHO_KINDS = ("utterance", "claim", "fact")  # what repeats a value; goals and rules are the agent's own
 ECHO_NEIGHBOURS = 64    # older statements looked at per replaced statement, for its echoes
 NEIGHBOURS = 64         # older statements looked at per correction (a refrain on the subject can fill 16)
 
@@ -85,27 +89,49 @@ def _swaps(old_text: str, new_text: str) -> tuple[bool, bool]:
     return bool(on and nn and on != nn and not on & nn), bool(onames - nnames and nnames - onames)
 
 
-def another_thing(old_text: str, new_text: str, concepts, contrasts: bool = True) -> bool:
-    """Whether the two statements are about two things, so neither can replace the other: they differ
-    in both numbers and names ("Mara's code is 1234" / "Bram's code is 5678"), each names a numbered
-    thing ("barrel 7" / "cask 9"), or (with ``contrasts``) a contrasting word tells them apart ("east" /
-    "west"; a statement that says it corrects may change such a word: "moved under the green tile")."""
+def another_thing(old_text: str, new_text: str, concepts) -> bool:
+    """Whether two world facts are about two things, so neither can replace the other without saying
+    so: they differ in both numbers and names ("Mara's code is 1234" / "Bram's code is 5678"), each
+    names a numbered thing ("barrel 7" / "cask 9"), or a contrasting word tells them apart ("east" /
+    "west")."""
     numbers, names_ = _swaps(old_text, new_text)
     lo, ln = labels(old_text), labels(new_text)
     if (numbers and names_) or (lo and ln and lo != ln):
         return True
-    if not contrasts:
-        return False
     only_old, only_new = concepts(old_text) - concepts(new_text), concepts(new_text) - concepts(old_text)
     return bool(only_old & CONTRASTS and only_new & CONTRASTS)
 
 
+_TOKEN = re.compile(r"[\w']+")
+
+
+def _same_thing(old_text: str, new_text: str, concepts) -> bool:
+    """Do the two facts say the same thing of one subject, apart from its value? Either they are worded
+    alike but for the very last word or number ("… received by the abbot after Lauds." / "… after
+    Compline."; a word swapped anywhere else is another thing: "On Monday the market …" / "On Tuesday
+    …"), or, reworded, they share most of their words besides the specifics (``SAME_WORDS``) and a
+    number keeps its unit ("93 pence" / "92 pence", never "at 8" / "3 silver")."""
+    ta, tb = _TOKEN.findall(old_text.lower()), _TOKEN.findall(new_text.lower())
+    if len(ta) == len(tb):
+        diff = [k for k, (x, y) in enumerate(zip(ta, tb)) if x != y]
+        if diff:
+            return diff == [len(ta) - 1]
+    (on, onames), (nn, nnames) = _parts(old_text), _parts(new_text)
+    wa, wb = concepts(old_text) - on - onames, concepts(new_text) - nn - nnames
+    if not wa or not wb or len(wa & wb) / len(wa | wb) < SAME_WORDS:
+        return False
+    ua = {unit for value, unit in value_slots(old_text)}
+    ub = {unit for value, unit in value_slots(new_text)}
+    return ua == ub
+
+
 def replaces_specific(old_text: str, new_text: str, concepts) -> bool:
     """Whether ``new_text`` states another value of what ``old_text`` states, with no cue: exactly one
-    kind of specific (numbers, or names) is replaced by another, and they are not about two things
-    (``another_thing``)."""
+    kind of specific (numbers, or names) is replaced by another, they are about one thing
+    (``another_thing``) and say the same of it (``_same_thing``)."""
     numbers, names_ = _swaps(old_text, new_text)
-    return numbers != names_ and not another_thing(old_text, new_text, concepts)
+    return numbers != names_ and not another_thing(old_text, new_text, concepts) \
+        and _same_thing(old_text, new_text, concepts)
 
 
 def _reach(rec: MemoryRecord) -> tuple[str, ...] | None:
@@ -144,7 +170,7 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     # superseded statements are searched too: a second correction is closest to the first statement,
     # and replaces whatever holds its place now (the first correction)
     where = Where(scopes=_reach(rec), kinds=STATEMENTS if said else ("fact",), status=("active", "superseded"))
-    cue = said or "strong"
+    cue = said  # an uncued fact of another source is a rival, never a correction (``_rival``)
     words, least = concepts(rec.text), SIMILARITY[said] if said else UNCUED_SIMILARITY
     found: list[MemoryRecord] = []  # older statements on the subject (a content word in common), closest first
     for oid, sim in bank.store.query(vec, NEIGHBOURS, where):
@@ -155,8 +181,9 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
             continue
         if sim < least or _rival(old, rec, cue):
             break
-        if (not replaces_specific(old.text, rec.text, concepts) if said is None
-                else another_thing(old.text, rec.text, concepts, contrasts=False)):
+        if old is not first and float(bank.vector_of(old.id) @ vec) < least - HOLDER_SLACK:
+            continue  # what replaced the line (as an echo, say) is about something else
+        if said is None and not replaces_specific(old.text, rec.text, concepts):
             continue
         if (values(old.text), concepts(old.text)) != (values(rec.text), words):
             found.append(old)
@@ -176,20 +203,31 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     return done
 
 
-def _echoes(bank: Any, target: MemoryRecord, rec: MemoryRecord, vec, concepts, cue: str) -> list[str]:
+def _told(text: str, name: str) -> bool:
+    """Is ``name`` told in the second half of ``text`` (where a statement puts what it says of its
+    subject: "… loads at Eelbrook landing", "… after Lauds"), not the subject in the first half?"""
+    words = _TOKEN.findall(text.lower())
+    at = [k for k, w in enumerate(words) if w == name or w == f"{name}'s"]
+    return bool(at) and at[0] >= len(words) / 2
+
+
+def _echoes(bank: Any, target: MemoryRecord, rec: MemoryRecord, vec, concepts, cue: str | None) -> list[str]:
     """Supersede the older statements that repeat what ``rec`` replaced in ``target``: a line stating a
-    number or name the correction replaced ("A rigger reads the hatch digits off her glove: 5142.")
-    and sharing a word with the subject, or a line closer to the replaced statement than to the
+    number, or a name told as a value (``_told``), that the correction replaced ("A rigger reads the
+    hatch digits off her glove: 5142.") and sharing a word with the subject, or a line closer to the replaced statement than to the
     correction that repeats a word or value the correction no longer says."""
     from memory.store import Where
     mine, theirs = specifics(rec.text), specifics(target.text)
-    gone, new = theirs - mine, mine - theirs  # the specifics replaced, and their replacements
+    # the specifics replaced, and their replacements; a name that is what the replaced statement is
+    # about ("Captain Rhee guards the tower") is no value, and lines about her repeat nothing
+    gone, new = {x for x in theirs - mine if x[0].isdigit() or _told(target.text, x)}, mine - theirs
     # what the correction replaced: the values it changed, else the words it no longer says
     replaced = set(values(target.text)) - set(values(rec.text)) or concepts(target.text) - concepts(rec.text)
+    replaced -= theirs - gone  # nor is a line about the subject an echo by naming it
     if not replaced and not gone:
         return []
-    subject = concepts(target.text) | concepts(rec.text)
-    where = Where(scopes=_reach(rec), kinds=STATEMENTS, status=("active",))
+    subject = concepts(target.text) & concepts(rec.text)  # what both are about ("hatch", "abbot")
+    where = Where(scopes=_reach(rec), kinds=ECHO_KINDS, status=("active",))
     tvec = bank.vector_of(target.id)
     done: list[str] = []
     for oid, sim in bank.store.query(tvec, ECHO_NEIGHBOURS, where):
