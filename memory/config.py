@@ -58,6 +58,8 @@ class MemoConfig(BaseModel):
     link_names: int = Field(2, ge=0, description="names a focus is about but does not say (the seller of the item "
                             "it asks about, linked through memories naming both: memory.linking) spelled out in one "
                             "more query; 0: off")
+    link_boost: float = Field(0.1, ge=0, le=1, description="relevance (as a share of the best) added to a memory "
+                              "that names one of the focus's linked names: the question is about that person")
     context_weight: float = Field(0.75, ge=0, le=1,
                                   description="weight of the situation query against the focus (the decision at hand)")
     recent_turns: int = Field(2, ge=0, description="turns counted as recent history")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z']+")
 # capitalised words that are not names when they start a sentence
@@ -22,7 +23,8 @@ _NOT_NAMES = frozenset("the a an this that these those it he she they we you i h
                        "every each all any".split())
 
 
-def names(text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def names(text: str) -> frozenset[str]:
     """Capitalised words that can be names (lower-cased, a possessive 's dropped), leaving out common
     sentence openers ("The", "When")."""
     out = set()
@@ -34,7 +36,7 @@ def names(text: str) -> set[str]:
         if low in _NOT_NAMES:
             continue
         out.add(low[:-2] if low.endswith("'s") else low)
-    return out
+    return frozenset(out)
 
 
 # words of a question that say nothing about what it is about
@@ -64,7 +66,7 @@ class Links:
                 self.pairs.setdefault(w, Counter()).update(found)
 
 
-def linked(scopes: Iterable[Links], words: Iterable[str], mentioned: set[str], share: float = 0.6,
+def linked(scopes: Iterable[Links], words: Iterable[str], mentioned: frozenset[str] | set[str], share: float = 0.6,
            least: int = 3, most: int = 2, lift: float = 2.0) -> list[str]:
     """The names a question's ``words`` are about when it names nobody: a name that stands beside a
     word in at least ``share`` of the memories using it (seen ``least`` times or more), at least

@@ -27,6 +27,7 @@ import numpy as np
 
 from memory.compress import Item, group_line, join_substitutes, llm_text, merge_duplicates, summarise_old
 from memory.config import MemoConfig
+from memory.linking import names as names_in
 from memory.masking import ScoredMemory, boost, mask
 from memory.records import FACTS, LIVE, SHARED
 from memory.retrieval import collapse, cut
@@ -132,7 +133,7 @@ class ContextOptimizer:
             elif text.strip():
                 qvecs.append((next(embedded), weight))
         cands = self._retrieve(agent, turn, qvecs, HISTORY if history else LIVE, names)
-        self._score(cands, turn, agent, focused=bool(focus))
+        self._score(cands, turn, agent, focused=bool(focus), linked=names)
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
         vecs = bank.vectors(ids)
@@ -286,7 +287,8 @@ class ContextOptimizer:
         share = (1.0 - cfg.w_relevance_focus) / rest if rest else 0.0
         return cfg.w_relevance_focus, cfg.w_recency * share, cfg.w_importance * share
 
-    def _score(self, cands: list[ScoredMemory], turn: int, agent: str, focused: bool = False) -> None:
+    def _score(self, cands: list[ScoredMemory], turn: int, agent: str, focused: bool = False,
+               linked: Sequence[str] = ()) -> None:
         cfg = self.cfg
         w_rel, w_rec, w_imp = self._weights(focused)
         rel = np.array([c.relevance for c in cands], dtype=np.float64)
@@ -298,6 +300,11 @@ class ContextOptimizer:
         # move with whatever weak candidates happen to be in the pool, or adding a candidate would
         # demote the rest
         nrel = np.clip(rel, 0.0, None) / max(float(rel.max()), 1e-9) if len(rel) else rel
+        if linked and cfg.link_boost:
+            # the question is about the person it is linked to: what names them is more to the point
+            about = set(linked)
+            hit = np.array([bool(about & names_in(c.rec.text)) for c in cands], dtype=bool)
+            nrel = np.where(hit, np.minimum(1.0, nrel + cfg.link_boost), nrel)
         nrec, nimp = _minmax(rec), _minmax(imp)
         base = (w_rel * nrel + w_rec * nrec + w_imp * nimp).tolist()
         rel_l, rec_l, imp_l = nrel.tolist(), nrec.tolist(), nimp.tolist()

@@ -483,6 +483,25 @@ def test_a_question_about_a_thing_finds_what_its_seller_said(emb):
     assert margins[2] > 0.08 and margins[2] > margins[0] + 0.08, margins
 
 
+def test_what_names_the_linked_seller_counts_as_more_to_the_point(emb):
+    """Market talk of other people about the item competes with the seller's own floor; the question
+    is about the seller, so what names them gains ``link_boost`` of relevance, and nothing else does."""
+    question = "How cheap could you get the hourglass if you bargain hard?"
+    rows = {}
+    for boost in (0.1, 0.0):
+        memo = Memo(embedder=emb, config=MemoConfig(link_boost=boost))
+        _sellers(memo)
+        for k, who in enumerate(("Tamsin", "Idris", "Maelon", "Briony", "Cadoc", "Elowen")):
+            memo.add(f"{who} heard an hourglass fetched {40 + 9 * k} gold at the guild auction.", turn=301,
+                     speaker=who.lower(), kind="utterance")
+        memo.context("bob", 302, budget=300, focus=question)
+        rows[boost] = {r["text"]: r["normalised"]["relevance"] for r in memo.explain("bob", 302)}
+    floor = "Overheard behind the stall: Ossian would accept anything down to 46 gold."
+    assert rows[0.1][floor] > rows[0.0][floor]
+    rumours = [t for t in rows[0.0] if "auction" in t]
+    assert rumours and all(rows[0.1][t] <= rows[0.0][t] + 1e-9 for t in rumours)
+
+
 def test_links_come_only_from_memories_the_agent_can_read(emb):
     memo = Memo(embedder=emb)
     for t in range(1, 6):
