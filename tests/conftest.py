@@ -128,3 +128,23 @@ def forge_transcript(folder, text: str) -> None:
     """Replace a save's transcript with ``text`` and reseal it."""
     (Path(folder) / "transcript.jsonl").write_text(text)
     reseal_transcript(folder, text)
+
+
+@pytest.fixture
+def snap_compare(snap_compare):
+    """The snapshot fixture with steady cursors: a blinking cursor is drawn or not by the clock, so a
+    snapshot taken on a slow machine could differ from one taken on a fast one by the cursor alone."""
+    import inspect
+
+    def compare(app, *args, run_before=None, **kwargs):
+        async def steady(pilot):
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+            from textual.widgets import Input
+            for widget in pilot.app.screen.query(Input):
+                widget.cursor_blink = False
+            await pilot.pause()
+        return snap_compare(app, *args, run_before=steady, **kwargs)
+    return compare
