@@ -24,13 +24,17 @@ agent's vectors, sort, fill) is timed on the same store as the reference.
 from __future__ import annotations
 
 import re
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
-import numpy as np
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 
-from context_baselines import COLLAPSE, Costs, Pool, top_k
-from context_logs import AGENT, MINE, OTHERS, SHARED, VISIBLE, make_log
+import numpy as np  # noqa: E402
+
+from context_baselines import COLLAPSE, Costs, Pool, top_k  # noqa: E402
+from context_logs import AGENT, MINE, OTHERS, SHARED, VISIBLE, make_log  # noqa: E402
 
 HEADLINE = 400
 WARM = 5
@@ -214,3 +218,72 @@ def latency(sizes: list[int], queries: int, seeds: list[int], family: str, emb,
             demb = emb if size <= minilm_max else get_embedder("hash")
             out.append(time_store(distinct_store(size, demb, rng), queries, demb, rng, costs))
     return out
+
+
+def _size(spec: str) -> tuple[int, str]:
+    """``10000:minilm`` -> (10000, "minilm"); the embedder defaults to minilm."""
+    size, _, name = spec.partition(":")
+    try:
+        n = int(size.replace("_", "").replace("k", "000"))
+    except ValueError:
+        raise ValueError(f"--sizes: {spec!r} is not SIZE[:EMBEDDER] (e.g. 10000:minilm or 100k:hash)") from None
+    if n <= 0 or (name or "minilm") not in ("minilm", "hash"):
+        raise ValueError(f"--sizes: {spec!r}: the size must be positive and the embedder minilm or hash")
+    return n, name or "minilm"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Time MEMO's build on both kinds of store at each size, beside the bare top-k search."""
+    import argparse
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from memory.embedder import get_embedder
+    ap = argparse.ArgumentParser(description="MEMO build latency on a template-heavy and a distinct store per size "
+                                             "(query vectors given), beside the bare top-k search of the same store.")
+    ap.add_argument("--sizes", nargs="+", default=["10000:minilm", "100000:hash"],
+                    help="SIZE[:EMBEDDER] per run; both store kinds are built with that embedder "
+                         "(hash for 100k: MiniLM embeds some 100 texts a second here). Default: 10000:minilm 100000:hash")
+    ap.add_argument("--queries", type=int, default=200, help="builds timed per store (after %d warm-up)" % WARM)
+    ap.add_argument("--seeds", default="100-107", help="held-out family C seeds for the template-heavy store")
+    ap.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
+    args = ap.parse_args(argv)
+    if args.queries < 1:
+        ap.error("--queries must be at least 1")
+    try:
+        lo, _, hi = args.seeds.partition("-")
+        seeds = list(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        ap.error(f"--seeds: {args.seeds!r} is not N or N-M")
+    try:
+        sizes = [_size(x) for x in args.sizes]
+    except ValueError as e:
+        ap.error(str(e))
+    console, rows = Console(), []
+    console.print(f"machine: load average {__import__('os').getloadavg()[0]:.2f} at start")
+    for size, name in sizes:
+        emb = get_embedder(name)
+        rng = np.random.default_rng([seeds[0], size])
+        for kind in ("template", "distinct"):
+            t0 = time.time()
+            store = template_store(size, seeds, "C", emb) if kind == "template" else distinct_store(size, emb, rng)
+            row = time_store(store, args.queries, emb, rng, Costs())
+            rows.append(row)
+            console.print(f"[{time.time() - t0:6.0f} s] {row['store']} {size:,} ({row['vectors']}): MEMO p95 "
+                          f"{row['memo_p95']:.1f} ms, top-k p95 {row['topk_p95']:.1f} ms")
+    table = Table(title="MEMO build latency (query vectors given)")
+    for col in ("store", "vectors", "memories", "MEMO p50 / p95", "top-k p50 / p95", "ratio p95"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["store"], r["vectors"], f"{r['memories']:,}", f"{r['memo_p50']:.1f} / {r['memo_p95']:.1f} ms",
+                      f"{r['topk_p50']:.1f} / {r['topk_p95']:.1f} ms", f"{r['memo_p95'] / r['topk_p95']:.1f}x")
+    console.print(table)
+    if args.out:
+        args.out.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -223,3 +223,15 @@ def test_quick_run_prints_every_method(tmp_path, capsys, monkeypatch):
     assert data["latency"] and data["latency"][0]["memo_p95"] > 0
     assert {r["store"] for r in data["latency"]} == {"template-heavy", "distinct"}
     assert {r["family"] for r in data["rows"]} == {"C"}
+
+
+def test_latency_cli_times_both_stores_and_refuses_bad_sizes(tmp_path):
+    import context_latency
+    with pytest.raises(SystemExit) as bad:
+        context_latency.main(["--sizes", "lots:minilm"])
+    assert bad.value.code == 2
+    out = tmp_path / "lat.json"
+    assert context_latency.main(["--sizes", "400:hash", "--queries", "3", "--seeds", "100", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [r["store"] for r in rows] == ["template-heavy", "distinct"]
+    assert all(r["memories"] >= 400 and r["memo_p95"] > 0 and r["topk_p95"] > 0 for r in rows)
