@@ -7,14 +7,23 @@ departure.") goes with it: a word or value of the replaced statement that the
 correction does not say, in a line closer to the replaced statement than to the
 correction.
 
-A world fact (kind ``fact``) needs no cue: the world holds one value of a thing at a
-time, so a newer fact close to an older one (``UNCUED_SIMILARITY``) that states
-another value, or another name, in place of the older one's replaces it ("The
-depot hatch code is 8464." replaces "Depot hatch: punch 5142 to cycle it open.").
-It must replace exactly one kind of specific (a number, or a name) and keep the
-rest: "Mara's code is 1234" and "Bram's code is 5678" are two facts, and so are
-"the east gate code is 4969" and "the west gate code is 2804" (a contrasting
-word, ``CONTRASTS``), and "barrel 7" and "barrel 9" (labels).
+A world fact (kind ``fact``) needs no cue when it plainly says the same of one
+subject with another value (``replaces_specific``): worded alike but for the last
+word ("… received by the abbot after Lauds." → "… after Compline."), or reworded with
+``SAME_WORDS`` of its words in common and each number keeping its unit, at least
+``UNCUED_SIMILARITY`` alike and from the same source. Exactly one kind of specific
+(numbers, or names) may change: "Mara's code is 1234" and "Bram's code is 5678" are
+two facts, and so are "the east gate code is 4969" and "the west gate code is 2804"
+(a contrasting word, ``CONTRASTS``), "barrel 7" and "barrel 9" (labels), "On Monday
+the market opens at 8" and "On Tuesday …" (a word other than the last), and "The
+ferry leaves at 8." and "The ferry ticket costs 3 silver." (other words, other
+units). A reworded update with no cue is left alone: it cannot be told from a second
+true fact without a model of meaning.
+
+A correction replaces whatever holds the corrected statement's place now (a third
+value replaces the second), and the older lines that state a replaced number, or a
+replaced name told as a value ("A rigger reads the hatch digits off her glove:
+5142."), go with it; lines about a replaced person stay.
 
 Only the first statement of a template may correct by its wording (a repeated
 "Mara now asks 80 gold" updates its own series through the template rule, and
