@@ -158,6 +158,7 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
             echoes.setdefault(c.into, []).append(c)
     order = sorted(range(len(kept)), key=lambda i: (not kept[i].rec.anchor, -kept[i].score, kept[i].rec.seq))
     heads: list[int] = []
+    head_rows = np.empty(len(kept), dtype=np.intp)  # ``heads`` as an index array, filled as they open
     groups: dict[int, list[int]] = {}
     sim = vecs @ vecs.T if len(kept) else np.zeros((0, 0))
     close = sim >= cfg.merge_similarity
@@ -165,7 +166,7 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
         c = kept[i]
         # the heads this one is close enough to, most alike first; anchors merge only with anchors
         # (a repeated agreement is one line, never lost)
-        hs = np.fromiter(heads, dtype=np.intp, count=len(heads))
+        hs = head_rows[:len(heads)]
         near = hs[close[i, hs]]
         near = near[np.argsort(-sim[i, near], kind="stable")].tolist() if len(near) else ()
         j = next((h for h in near if alike(kept[h].rec.text, c.rec.text) and kept[h].rec.anchor == c.rec.anchor),
@@ -173,6 +174,7 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
         if j is not None:
             groups[j].append(i)
             continue
+        head_rows[len(heads)] = i
         heads.append(i)
         groups[i] = [i]
     items = []

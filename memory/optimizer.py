@@ -65,6 +65,13 @@ class Context:
         return sum(len(v) for v in self.sections.values())
 
 
+def _relevance(vecs: np.ndarray, qvecs: list[tuple[np.ndarray, float]]) -> np.ndarray:
+    """Each vector's relevance: its best weighted similarity to the query vectors (0 without any)."""
+    if not qvecs:
+        return np.zeros(len(vecs))
+    return np.max(np.stack([w * (vecs @ q) for q, w in qvecs]), axis=0)
+
+
 def _minmax(values: np.ndarray) -> np.ndarray:
     if len(values) == 0:
         return values
@@ -84,7 +91,7 @@ class ContextOptimizer:
         self._count = count_tokens or default_count
         self._counts: dict[str, int] = {}
         self.summariser = summariser
-        self._explained: dict[tuple[str, int], list] = {}  # candidates, or their rows once asked for
+        self._explained: dict[tuple[str, int], list] = {}  # (candidate, its record's status then)
         self._leads: dict[tuple[str, int], str | None] = {}
         self._lines: dict[tuple, str] = {}
         self._repeat_counts: dict[tuple, int] = {}
@@ -192,8 +199,7 @@ class ContextOptimizer:
                     pool.setdefault(rec.id, rec)
             recs = sorted(pool.values(), key=lambda r: r.seq)
             vecs = bank.vectors([r.id for r in recs])
-            rel = (np.max(np.stack([w * (vecs @ q) for q, w in qvecs]), axis=0) if qvecs and recs
-                   else np.zeros(len(recs)))
+            rel = _relevance(vecs, qvecs)
             clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
             # widen while near-duplicates leave too few clusters, the store has more and widening still
             # finds new ones (a world with few distinct things need not be read whole every turn)
@@ -231,7 +237,7 @@ class ContextOptimizer:
         if len(found) <= cfg.rare_candidates or not qvecs:
             return found[: cfg.rare_candidates]
         vecs = bank.vectors([r.id for r in found])
-        rel = np.max(np.stack([w * (vecs @ q) for q, w in qvecs]), axis=0)
+        rel = _relevance(vecs, qvecs)
         best = np.argsort(-rel, kind="stable")[: cfg.rare_candidates]
         return [found[int(i)] for i in best]
 
@@ -442,6 +448,4 @@ class ContextOptimizer:
             built = sorted(t for a, t in self._explained if a == agent)
             raise KeyError(f"no context was built for {agent!r} at turn {turn}"
                            + (f"; built turns: {built}" if built else "")) from None
-        if kept and isinstance(kept[0], tuple):  # written once, on first asking
-            kept = self._explained[(agent, turn)] = self._rows(kept)
-        return kept
+        return self._rows(kept)

@@ -223,6 +223,15 @@ def test_the_third_value_of_a_world_fact_replaces_the_second_too(emb):
     assert shown(text, "8464") and not shown(text, "5142") and not shown(text, "2805"), text
 
 
+def _status_after(emb, old: str, new: str, focus: str) -> str:
+    """The status of world fact ``old`` once world fact ``new`` followed it and a context was built."""
+    memo = Memo(embedder=emb)
+    first = memo.add(old, turn=1, kind="fact")
+    memo.add(new, turn=5, kind="fact")
+    memo.context("bob", 6, focus=focus)
+    return first.status
+
+
 @pytest.mark.parametrize("old, new", [
     ("Mara's strongbox code is 1234.", "Bram's strongbox code is 5678."),        # a name and a number: two boxes
     ("The east gate code is 4969.", "The west gate code is 2804."),             # a contrasting word
@@ -242,11 +251,7 @@ def test_the_third_value_of_a_world_fact_replaces_the_second_too(emb):
     ("Captain Rhee guards the north tower.", "Captain Voss guards the north tower."),
 ])
 def test_two_world_facts_of_one_kind_both_stand(emb, old, new):
-    memo = Memo(embedder=emb)
-    kept = memo.add(old, turn=1, kind="fact")
-    memo.add(new, turn=5, kind="fact")
-    memo.context("bob", 6, focus="codes, barrels and wells?")
-    assert kept.status == "active"
+    assert _status_after(emb, old, new, "codes, barrels and wells?") == "active"
 
 
 @pytest.mark.parametrize("old, new", [
@@ -256,11 +261,7 @@ def test_two_world_facts_of_one_kind_both_stand(emb, old, new):
     ("The gate is guarded by Mara from 6.", "Correction: the gate is guarded by Bram from 8."),
 ])
 def test_a_correction_may_move_a_thing_to_another_numbered_place(emb, old, new):
-    memo = Memo(embedder=emb)
-    replaced = memo.add(old, turn=1, kind="fact")
-    memo.add(new, turn=5, kind="fact")
-    memo.context("bob", 6, focus="where?")
-    assert replaced.status == "superseded"
+    assert _status_after(emb, old, new, "where?") == "superseded"
 
 
 def test_an_update_takes_only_the_lines_that_repeat_it(emb):
