@@ -61,13 +61,16 @@ class _Column:
         return c
 
     def mask(self, n: int, allowed: tuple) -> np.ndarray:
-        wanted = sorted({self.vocab[v] for v in allowed if v in self.vocab})
+        wanted = [self.vocab[v] for v in allowed if v in self.vocab]
         col = self.codes[:n]
         if not wanted:
             return np.zeros(n, dtype=bool)
         if len(wanted) == 1:
             return col == wanted[0]
-        return np.isin(col, wanted)
+        # one gather through a lookup table (the last entry, read by code -1 = missing, stays False)
+        table = np.zeros(len(self.vocab) + 1, dtype=bool)
+        table[wanted] = True
+        return table[col]
 
 
 class FlatStore:
