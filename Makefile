@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, pinned: an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,map]'
+	$(BIN)/pip install --quiet -e '.[dev,map,ray]'
 	touch $(STAMP)
 
 setup: $(STAMP)  ## create .venv and install everything

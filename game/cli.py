@@ -33,6 +33,8 @@ EPILOG = """examples:
   parley inspect NAME --agent ilse     what an agent remembers this turn, and why (MEMO explain)
   parley trust NAME --audit            whom to trust on what, and every claim the gate admitted or refused
   parley map worlds/harbor --png harbor.png   draw a world's map (or a save's: where everyone is now)
+  parley tournament examples/tournaments/negotiation.toml   a headless round robin with ratings and a report
+  parley import dond test.txt          Deal or No Deal dialogues as a tournament scenario set
 """
 
 
@@ -188,6 +190,57 @@ def _run_parser(sub: Any) -> None:
     _llm_flags(run)
 
 
+def _workers(text: str) -> int:
+    n = _count(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+TOURNAMENT_EPILOG = """examples:
+  parley tournament examples/tournaments/negotiation.toml                 run, with progress and a report
+  parley tournament examples/tournaments/negotiation.toml --dry-run       count the matches, estimate the time
+  parley tournament CONFIG.toml --backend processes --workers 2           a process pool
+  parley tournament CONFIG.toml --backend ray --ray-address auto          an existing Ray cluster
+  parley tournament CONFIG.toml --out DIR --resume                        continue a stopped run
+  parley tournament report DIR                                            rebuild report.html and summary.md
+  parley tournament schema > tournament.schema.json                       the config's JSON Schema
+"""
+
+
+def _tournament_parsers(sub: Any) -> None:
+    t = sub.add_parser("tournament", help="run a headless agent-vs-agent tournament from a TOML config; "
+                                          "'tournament report DIR' rebuilds its report",
+                       description="Run every competitor against every other in every role, on every scenario, "
+                                   "seed and repetition; results go to DIR/results.jsonl one line per finished "
+                                   "match, then ratings and a report (report.html, summary.md).",
+                       epilog=TOURNAMENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    t.add_argument("target", metavar="CONFIG|report|schema",
+                   help="a tournament file (.toml or .json), or 'report' (then DIR), or 'schema'")
+    t.add_argument("dir", metavar="DIR", nargs="?", help="with report: the tournament's folder")
+    t.add_argument("--out", metavar="DIR", help="where results and the report go (default tournaments/<name>)")
+    t.add_argument("--workers", type=_workers, default=1, metavar="N", help="parallel workers (default 1)")
+    t.add_argument("--backend", choices=("local", "processes", "ray"), default=None,
+                   help="local: this process (the default with one worker); processes: a process pool (the "
+                        "default with more); ray: a Ray cluster (pip install 'parley[ray]')")
+    t.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="join this Ray cluster (e.g. auto, or ray://host:10001); default: start a local one")
+    t.add_argument("--resume", action="store_true", help="continue the run in --out: finished matches are skipped")
+    t.add_argument("--dry-run", action="store_true", help="print the match count and a time estimate; play nothing")
+    t.add_argument("--quiet", action="store_true", help="log lines instead of the progress bar")
+    t.add_argument("--no-report", action="store_true", help="write results only (build the report later)")
+
+    im = sub.add_parser("import", help="turn a negotiation dataset into a scenario set for tournaments",
+                        description="Read a public negotiation dataset (not shipped: fetch it yourself) into a "
+                                    "scenario set (JSON) that a tournament lists as  [[scenarios]] imported = FILE. "
+                                    "The humans' outcomes come along, so reports can compare agents with people.")
+    im.add_argument("format", choices=("dond", "casino", "genius"),
+                    help="dond: Deal or No Deal (src/data/negotiate/*.txt); casino: CaSiNo (casino.json); "
+                         "genius: a folder of GENIUS XML domain and profile files")
+    im.add_argument("source", metavar="FILE|DIR", help="the dataset file (or GENIUS folder)")
+    im.add_argument("--out", metavar="FILE", help="the scenario set to write (default: next to the source)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -255,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the picture to write (a .png file)")
     mp.add_argument("--saves-dir", metavar="DIR")
 
+    _tournament_parsers(sub)
+
     tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
     tr.add_argument("save", help="save slug or folder")
     tr.add_argument("--saves-dir", metavar="DIR")
@@ -269,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
 COMMAND_MODULES = {"validate": "game.commands_world", "schema": "game.commands_world",
                    "new-world": "game.commands_world", "saves": "game.commands_saves",
                    "replay": "game.commands_saves", "trust": "game.commands_saves", "inspect": "game.commands_saves",
-                   "map": "game.commands_map"}
+                   "map": "game.commands_map", "tournament": "game.commands_tournament",
+                   "import": "game.commands_tournament"}
 
 
 def main(argv: list[str] | None = None) -> int:

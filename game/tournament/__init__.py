@@ -1,0 +1,4 @@
+"""Headless agent-vs-agent tournaments: a config (``game.tournament.config``) becomes matches with
+stable ids (``matches``), run by a backend (``runner``: in-process, a process pool or Ray) into
+``results.jsonl``; ``stats`` rates and compares the competitors, ``report`` writes ``report.html``
+and ``summary.md``; ``importers`` turn public negotiation datasets into scenario sets."""

@@ -1,0 +1,154 @@
+"""One match played to a result row (the schema ``game.tournament.stats`` reads).
+
+``run_batch(payload)`` is what every backend runs: a list of matches with the scenarios and
+competitors they need, as plain JSON-able data, so the same call runs in-process, in a process
+pool or on a Ray worker. A worker keeps the scenes' utilities and the rule negotiators between
+the matches of its batch. Everything in a row but ``wall_time`` is determined by the match alone.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from game.tournament.config import Competitor, TournamentConfig
+from game.tournament.matches import Match, derived_seed
+
+
+def run_batch(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows for ``payload["matches"]`` in order (payload: ``config``, ``scenarios``, ``matches``)."""
+    cfg = TournamentConfig.model_validate(payload["config"])
+    ctx = _Context(cfg, payload["scenarios"])
+    return [play_match(Match.model_validate(m), ctx) for m in payload["matches"]]
+
+
+class _Context:
+    def __init__(self, cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]):
+        self.cfg = cfg
+        self.scenarios = scenarios
+        self.comps = {c.name: c for c in cfg.competitors}
+        self._scenes: dict[tuple[str, str | None], Any] = {}
+        self._clients: dict[str, Any] = {}
+
+    def scene(self, sid: str, opener: str | None) -> tuple[Any, Any]:
+        key = (sid, opener)
+        if key not in self._scenes:
+            from game.negotiation.metrics import analyse
+            from game.negotiation.utility import utilities_for
+            from game.world.spec import NegotiationScene
+            data = dict(self.scenarios[sid]["scene"])
+            if opener is not None:
+                data["first"] = opener
+            scene = NegotiationScene.model_validate(data)
+            self._scenes[key] = (scene, utilities_for(scene), analyse(scene))
+        return self._scenes[key]
+
+    def client(self, comp: Competitor, seed: int) -> Any:
+        """A new client per match (its usage is that match's alone; its retry jitter seeded by the match)."""
+        if comp.name not in self._clients:
+            from agents.llm.config import LLMConfig
+            e = comp.llm
+            kw = {} if e is None else {k: v for k, v in {
+                "base_url": e.endpoint, "model": e.model, "timeout": e.timeout, "max_retries": e.max_retries,
+                "cache_dir": e.cache_dir}.items() if v is not None}
+            self._clients[comp.name] = LLMConfig.from_env(**kw)
+        from game.compose import new_client
+        return new_client(self._clients[comp.name], seed)
+
+
+def _usage(client: Any) -> tuple[int, int]:
+    if client is None:
+        return 0, 0
+    by_agent = client.usage_by_agent()
+    return (sum(u.calls for u in by_agent.values()),
+            sum(u.prompt_tokens + u.completion_tokens for u in by_agent.values()))
+
+
+def play_match(m: Match, ctx: _Context) -> dict[str, Any]:
+    start = time.perf_counter()
+    row = _negotiation(m, ctx) if m.kind == "negotiation" else _episode(m, ctx)
+    base = {"id": m.id, "kind": m.kind, "scenario": m.scenario, "rep": m.rep, "seed": m.seed, "group": m.group,
+            "opener": m.opener}
+    out = {**base, **row}
+    out["wall_time"] = round(time.perf_counter() - start, 6)
+    return out
+
+
+def _negotiation(m: Match, ctx: _Context) -> dict[str, Any]:
+    from agents.negotiators import from_kind, kind_params
+    from game.negotiation.runner import run_negotiation
+    scene, utils, analysis = ctx.scene(m.scenario, m.opener)
+    negs: dict[str, Any] = {}
+    clients: dict[str, Any] = {}
+    for party, name in m.seats.items():
+        comp = ctx.comps[name]
+        if comp.agent == "llm":
+            from agents.llm.negotiator import LLMNegotiator
+            client = clients[party] = ctx.client(comp, derived_seed(m.seed, m.rep, m.scenario, party))
+            negs[party] = LLMNegotiator(client, scene, party, utils[party], fallback=from_kind("linear", utils[party]),
+                                        persona=f"You negotiate as party {party}.")
+        else:
+            params = dict(comp.params)
+            if "seed" in kind_params(comp.agent) and "seed" not in params:
+                params["seed"] = derived_seed(m.seed, m.rep, m.scenario, party)
+            negs[party] = from_kind(comp.agent, utils[party], **params)
+    invalid = {p: 0 for p in m.seats}
+
+    def on_move(party: str, move: Any) -> None:
+        if move.fallback:
+            invalid[party] += 1
+    try:
+        session, metrics = run_negotiation(scene, negs, utilities=utils, analysis=analysis, on_move=on_move)
+    finally:
+        for client in clients.values():
+            client.close()
+    outage = next((c.outage for c in clients.values() if c.outage is not None), None)
+    if outage is not None:
+        raise outage
+    agreed = session.agreement is not None
+    seats = []
+    for party, name in m.seats.items():
+        u, r = float(metrics.utility(party)), float(metrics.reservations[metrics.parties.index(party)])
+        adv = (u - r) / (1 - r) if agreed and r < 1 else 0.0
+        seats.append({"role": party, "competitor": name, "points": round(adv, 6), "utility": round(u, 6),
+                      "reservation": round(r, 6), "advantage": round(adv, 6), "won": None, "score": None,
+                      "invalid": invalid[party], "false_leads": None})
+    calls = tokens = 0
+    cost = 0.0
+    for party, client in clients.items():
+        c, t = _usage(client)
+        calls, tokens = calls + c, tokens + t
+        cost += t / 1000 * ctx.comps[m.seats[party]].llm.usd_per_1k_tokens if ctx.comps[m.seats[party]].llm else 0.0
+    return {"status": session.status, "agreement": agreed, "outcome": dict(session.agreement) if agreed else None,
+            "rounds": int(session.round), "seats": seats,
+            "welfare": round(float(metrics.social_welfare), 6),
+            "pareto_distance": round(float(metrics.distance_to_frontier), 6),
+            "nash_distance": None if metrics.distance_to_nash is None else round(float(metrics.distance_to_nash), 6),
+            "ks_distance": None if metrics.distance_to_ks is None else round(float(metrics.distance_to_ks), 6),
+            "llm_calls": calls, "llm_tokens": tokens, "cost": round(cost, 6)}
+
+
+def _episode(m: Match, ctx: _Context) -> dict[str, Any]:
+    from game.config import EpisodeConfig, GameConfig, LLMSettings, MemorySettings
+    from game.episode import play_episode
+    comp = ctx.comps[m.seats["player"]]
+    sc = ctx.scenarios[m.scenario]
+    llm = None
+    if comp.llm is not None:
+        e = comp.llm
+        llm = LLMSettings(base_url=e.endpoint, model=e.model, timeout=e.timeout, max_retries=e.max_retries,
+                          cache_dir=e.cache_dir)
+    game = GameConfig(world=sc["world"], seed=derived_seed(m.seed, m.rep) if m.rep else m.seed, player=comp.agent,
+                      memory=MemorySettings(embedder=comp.embedder) if comp.memory else None, llm=llm,
+                      llm_npcs=[])  # NPCs stay rule-based: every competitor meets the same world
+    ep = EpisodeConfig(game=game, kind=m.kind, scene=sc.get("scene_id"), turns=ctx.cfg.turns)
+    res = play_episode(ep)
+    share = len(res.quests_done) / res.quests_total if res.quests_total else 0.0
+    points = float(res.won) + share
+    seat = {"role": "player", "competitor": comp.name, "points": round(points, 6), "utility": None,
+            "reservation": None, "advantage": None, "won": bool(res.won), "score": int(res.score),
+            "invalid": int(res.invalid.get("player", 0)), "false_leads": None}
+    cost = res.llm_tokens / 1000 * comp.llm.usd_per_1k_tokens if comp.llm else 0.0
+    return {"status": res.status, "agreement": None, "outcome": None, "rounds": int(res.turns), "seats": [seat],
+            "welfare": None, "pareto_distance": None, "nash_distance": None, "ks_distance": None,
+            "llm_calls": int(res.llm_calls), "llm_tokens": int(res.llm_tokens), "cost": round(cost, 6)}

@@ -1,0 +1,238 @@
+"""Running a tournament: matches in batches through a backend, rows appended as they finish.
+
+Backends: ``local`` (this process), ``processes`` (a process pool) and ``ray`` (a local Ray cluster,
+or the one ``ray_address`` names; ``pip install 'parley[ray]'``). Each runs
+``game.tournament.play.run_batch`` on the same payloads, so all three give the same rows (apart
+from ``wall_time``); only the order of lines in ``results.jsonl`` depends on which batch finished
+first. Rule-based negotiations go many to a batch; LLM and adventure matches one at a time, so the
+token and spend limits stop the run promptly.
+
+``--resume`` skips every match whose row is in the file: a tournament killed at any instant and
+resumed ends with the same rows as one that ran through, and never plays a finished match twice.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from game.errors import InputError
+from game.tournament.config import TournamentConfig
+from game.tournament.matches import Match, digest, expand, resolve_scenarios
+from game.tournament.results import CONFIG, RESULTS, SCENARIOS, ResultsWriter, finished_ids, write_json
+
+BACKENDS = ("local", "processes", "ray")
+
+
+@dataclass
+class Plan:
+    """What a run would do: the matches, which are finished, and the scenarios they need."""
+
+    config: TournamentConfig
+    scenarios: dict[str, dict[str, Any]]
+    matches: list[Match]
+    done: set[str] = field(default_factory=set)
+
+    @property
+    def todo(self) -> list[Match]:
+        return [m for m in self.matches if m.id not in self.done]
+
+    @property
+    def fingerprint(self) -> str:
+        return digest(sorted(m.id for m in self.matches))
+
+
+@dataclass
+class RunSummary:
+    total: int
+    skipped: int
+    played: int
+    stopped: str | None
+    seconds: float
+    notes: list[str]
+    out: Path
+
+
+def plan(cfg: TournamentConfig, base: Path) -> Plan:
+    scenarios = resolve_scenarios(cfg, base)
+    return Plan(cfg, scenarios, expand(cfg, scenarios))
+
+
+def _uses_llm(cfg: TournamentConfig) -> bool:
+    return any(c.agent == "llm" for c in cfg.competitors)
+
+
+def batches(p: Plan, workers: int, size: int | None = None) -> list[dict[str, Any]]:
+    """Payloads for ``run_batch``: many rule-based negotiations each, one LLM or adventure match each."""
+    todo = p.todo
+    if not todo:
+        return []
+    if size is None:
+        if p.config.kind != "negotiation" or _uses_llm(p.config):
+            size = 1
+        else:
+            size = max(1, min(200, math.ceil(len(todo) / (max(1, workers) * 8))))
+    cfg = p.config.model_dump(mode="json")
+    out = []
+    for i in range(0, len(todo), size):
+        chunk = todo[i:i + size]
+        sids = dict.fromkeys(m.scenario for m in chunk)
+        out.append({"config": cfg, "scenarios": {s: p.scenarios[s] for s in sids},
+                    "matches": [m.model_dump(mode="json") for m in chunk]})
+    return out
+
+
+# --- backends ------------------------------------------------------------------------------
+def _local(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], **_: Any) -> Iterator[list[dict]]:
+    from game.tournament.play import run_batch
+    for p in payloads:
+        if stop():
+            return
+        yield run_batch(p)
+
+
+def _processes(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool],
+               **_: Any) -> Iterator[list[dict]]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from game.tournament.play import run_batch
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process that runs threads (progress, BLAS)
+    queue = list(reversed(payloads))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        running: set = set()
+        try:
+            while queue or running:
+                while queue and len(running) < 2 * workers and not stop():
+                    running.add(pool.submit(run_batch, queue.pop()))
+                if not running:
+                    return
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    yield f.result()
+        finally:
+            for f in running:
+                f.cancel()
+
+
+def _ray(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], address: str | None = None,
+         **_: Any) -> Iterator[list[dict]]:
+    try:
+        import ray
+    except ImportError:
+        raise InputError("the ray backend needs Ray", hint="pip install 'parley[ray]' (or pip install ray)") from None
+    from game.tournament.play import run_batch
+    started = not ray.is_initialized()
+    if started:
+        kw: dict[str, Any] = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
+        ray.init(ignore_reinit_error=True, log_to_driver=False, logging_level="error", **kw)
+    remote = ray.remote(run_batch)
+    queue = list(reversed(payloads))
+    running: list = []
+    try:
+        while queue or running:
+            while queue and len(running) < 2 * workers and not stop():
+                running.append(remote.remote(queue.pop()))
+            if not running:
+                return
+            ready, running = ray.wait(running, num_returns=1)
+            for ref in ready:
+                yield ray.get(ref)
+    finally:
+        for ref in running:
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()
+
+
+_BACKENDS = {"local": _local, "processes": _processes, "ray": _ray}
+
+
+# --- the run -------------------------------------------------------------------------------
+def prepare(p: Plan, out: Path, resume: bool) -> list[str]:
+    """Check and set up ``out``: refuse to mix runs, cut a torn last line, note what is finished."""
+    out.mkdir(parents=True, exist_ok=True)
+    results, meta = out / RESULTS, out / CONFIG
+    notes: list[str] = []
+    if results.exists() and results.stat().st_size and not resume:
+        raise InputError(f"{out} already holds results ({results.name})",
+                         hint="add --resume to continue that tournament, or give another --out")
+    if resume and meta.exists():
+        import json
+        try:
+            old = json.loads(meta.read_text(encoding="utf-8")).get("fingerprint")
+        except (ValueError, OSError, AttributeError):
+            old = None
+        if old is not None and old != p.fingerprint:
+            raise InputError(f"{out} holds another tournament (its matches differ from this config's)",
+                             hint="resume with the config that started it, or give another --out")
+    rows, note = finished_ids(results)
+    if note:
+        notes.append(note)
+    ids = {m.id for m in p.matches}
+    p.done = {r["id"] for r in rows if r["id"] in ids}
+    write_json(meta, {"name": p.config.name, "kind": p.config.kind, "fingerprint": p.fingerprint,
+                      "matches": len(p.matches), "config": p.config.model_dump(mode="json")})
+    write_json(out / SCENARIOS, {k: {kk: vv for kk, vv in v.items() if kk != "world"}
+                                 for k, v in p.scenarios.items()})
+    return notes
+
+
+def run(p: Plan, out: Path, *, backend: str = "local", workers: int = 1, resume: bool = False,
+        ray_address: str | None = None, batch_size: int | None = None,
+        on_rows: Callable[[list[dict[str, Any]]], None] | None = None) -> RunSummary:
+    """Play every unfinished match of ``p`` into ``out``; ``on_rows`` sees each finished batch."""
+    if backend not in _BACKENDS:
+        raise InputError(f"unknown backend {backend!r}", hint="choose local, processes or ray")
+    start = time.perf_counter()
+    notes = prepare(p, out, resume)
+    skipped = len(p.done)
+    payloads = batches(p, workers, batch_size)
+    limits = p.config.limits
+    spent = {"tokens": 0, "cost": 0.0}
+    stopped: list[str] = []
+
+    def stop() -> bool:
+        if limits.llm_tokens is not None and spent["tokens"] >= limits.llm_tokens:
+            stopped[:] = [f"the LLM token limit ({limits.llm_tokens:,}) was reached"]
+        elif limits.cost is not None and spent["cost"] >= limits.cost:
+            stopped[:] = [f"the spend limit ({limits.cost}) was reached"]
+        return bool(stopped)
+
+    played = 0
+    with ResultsWriter(out / RESULTS) as writer:
+        for rows in _BACKENDS[backend](payloads, workers, stop, address=ray_address):
+            writer.write(rows)
+            played += len(rows)
+            for r in rows:
+                spent["tokens"] += int(r.get("llm_tokens") or 0)
+                spent["cost"] += float(r.get("cost") or 0.0)
+            if on_rows is not None:
+                on_rows(rows)
+    return RunSummary(total=len(p.matches), skipped=skipped, played=played,
+                      stopped=stopped[0] if stopped else None, seconds=time.perf_counter() - start,
+                      notes=notes, out=out)
+
+
+def estimate(p: Plan, workers: int, sample: int = 5) -> tuple[float | None, int]:
+    """Seconds the unfinished matches would take on ``workers`` workers, from timing up to
+    ``sample`` of them here (LLM matches are not sampled: their time is the endpoint's), and how
+    many matches involve an LLM."""
+    from game.tournament.play import _Context, play_match
+    todo = p.todo
+    llm = {c.name for c in p.config.competitors if c.agent == "llm"}
+    plain = [m for m in todo if not llm & set(m.seats.values())]
+    if not plain:
+        return None, len(todo)
+    step = max(1, len(plain) // sample)
+    picks = plain[::step][:sample]
+    ctx = _Context(p.config, p.scenarios)
+    t = time.perf_counter()
+    for m in picks:
+        play_match(m, ctx)
+    per = (time.perf_counter() - t) / len(picks)
+    return per * len(todo) / max(1, workers), len(todo) - len(plain)
