@@ -93,7 +93,7 @@ class _Live:
         from game.tournament.stats import LiveRatings
         self.total, self.done = len(p.todo), 0
         self.quiet = quiet or not sys.stderr.isatty()
-        self.ratings = LiveRatings()
+        self.ratings = LiveRatings(group_size=None if p.config.kind == "negotiation" else len(p.config.competitors))
         self.name = p.config.name
         self._live: Any = None
         self._t0 = time.perf_counter()

@@ -51,6 +51,8 @@ class EpisodeResult(BaseModel):
     wall_time: float = 0.0
     state_hash: str | None = None
     learned: int = 0
+    false_leads: int | None = Field(None, description="leads toward a thing's place that no true fact backs, which "
+                                                      "the seat walked toward (seats that track leads: autopilot)")
     history: list[dict[str, Any]] = Field(default_factory=list, description="negotiation moves")
     metrics: dict[str, Any] | None = None
     transcript: str | None = None
@@ -200,7 +202,18 @@ def _adventure_result(game: Any, config: EpisodeConfig, council: str | None, sto
         score=st.score, turns=st.turn, turn=st.turn, quests_done=list(st.quests_done), quests_total=len(game.spec.quests),
         rewards={k: round(v, 6) for k, v in eng.totals.items()}, invalid=dict(st.invalid),
         utilities=_trade_utilities(game), state_hash=eng.state_hash(), learned=learned,
+        false_leads=_false_leads(game),
         transcript=game.transcript.text() if config.transcript else None, **usage)
+
+
+def _false_leads(game: Any) -> int | None:
+    """How many (thing, place) leads the seat followed that no true world fact backs (the truth is
+    read here, for scoring only; the seat never sees it)."""
+    followed = getattr(game.seat, "followed", None)
+    if followed is None:
+        return None
+    true_pairs = {(f.subject, f.object) for f in game.spec.facts.values() if f.true}
+    return sum(1 for thing, place, *_ in followed if (thing, place) not in true_pairs)
 
 
 def _trade_utilities(game: Any) -> dict[str, float]:

@@ -230,7 +230,7 @@ def test_torn_last_line_is_played_again_and_a_corrupt_middle_stops(tmp_path):
     lines = (out / "results.jsonl").read_bytes().split(b"\n")
     lines[3] = b"{garbage"
     (out / "results.jsonl").write_bytes(b"\n".join(lines))
-    with pytest.raises(InputError, match=r"results.jsonl:4: not a result row"):
+    with pytest.raises(InputError, match=r"results.jsonl:4: corrupt line"):
         run(plan(cfg, base), out, resume=True)
 
 

@@ -12,13 +12,22 @@ import time
 from typing import Any
 
 from game.tournament.config import Competitor, TournamentConfig
-from game.tournament.matches import Match, derived_seed
+from game.tournament.matches import Match, derived_seed, digest
+
+
+_CONTEXTS: dict[str, _Context] = {}
 
 
 def run_batch(payload: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rows for ``payload["matches"]`` in order (payload: ``config``, ``scenarios``, ``matches``)."""
-    cfg = TournamentConfig.model_validate(payload["config"])
-    ctx = _Context(cfg, payload["scenarios"])
+    """Rows for ``payload["matches"]`` in order (payload: ``config``, ``scenarios``, ``matches``).
+    A worker keeps each tournament's parsed config and analysed scenes between batches."""
+    key = digest(payload["config"])
+    ctx = _CONTEXTS.get(key)
+    if ctx is None:
+        if len(_CONTEXTS) >= 4:
+            _CONTEXTS.clear()
+        ctx = _CONTEXTS[key] = _Context(TournamentConfig.model_validate(payload["config"]), {})
+    ctx.add_scenarios(payload["scenarios"])
     return [play_match(Match.model_validate(m), ctx) for m in payload["matches"]]
 
 
@@ -29,6 +38,13 @@ class _Context:
         self.comps = {c.name: c for c in cfg.competitors}
         self._scenes: dict[tuple[str, str | None], Any] = {}
         self._clients: dict[str, Any] = {}
+
+    def add_scenarios(self, scenarios: dict[str, dict[str, Any]]) -> None:
+        for sid, sc in scenarios.items():
+            if self.scenarios.get(sid) != sc:  # new, or changed since (a re-imported set): analyse again
+                self.scenarios[sid] = sc
+                for key in [k for k in self._scenes if k[0] == sid]:
+                    del self._scenes[key]
 
     def scene(self, sid: str, opener: str | None) -> tuple[Any, Any]:
         key = (sid, opener)
@@ -147,7 +163,7 @@ def _episode(m: Match, ctx: _Context) -> dict[str, Any]:
     points = float(res.won) + share
     seat = {"role": "player", "competitor": comp.name, "points": round(points, 6), "utility": None,
             "reservation": None, "advantage": None, "won": bool(res.won), "score": int(res.score),
-            "invalid": int(res.invalid.get("player", 0)), "false_leads": None}
+            "invalid": int(res.invalid.get("player", 0)), "false_leads": res.false_leads}
     cost = res.llm_tokens / 1000 * comp.llm.usd_per_1k_tokens if comp.llm else 0.0
     return {"status": res.status, "agreement": None, "outcome": None, "rounds": int(res.turns), "seats": [seat],
             "welfare": None, "pareto_distance": None, "nash_distance": None, "ks_distance": None,

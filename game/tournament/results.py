@@ -21,44 +21,52 @@ SCENARIOS = "scenarios.json"
 CONFIG = "tournament.json"
 
 
-def _row(line: bytes) -> dict[str, Any] | None:
-    try:
-        row = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return row if isinstance(row, dict) and isinstance(row.get("id"), str) else None
+def parse_results(raw: bytes, path: Path | str) -> tuple[list[dict[str, Any]], list[int], bytes]:
+    """The rows of a results file's bytes with their line numbers, and its torn tail: the bytes
+    after the last newline when they are not a JSON object (b"" when there are none, or when they
+    are a whole row that only lacks its newline; that row is kept). Blank lines are skipped; any
+    other line that is not a JSON object is damage in the middle, an ``InputError`` naming it."""
+    *whole, tail = raw.split(b"\n")
+    rows: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    for n, line in enumerate([*whole, tail], 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+            row, why = None, (str(e).splitlines() or [type(e).__name__])[0][:120]
+        else:
+            why = "not a JSON object with an id"
+        if isinstance(row, dict) and isinstance(row.get("id"), str):
+            rows.append(row)
+            numbers.append(n)
+        elif n == len(whole) + 1:
+            return rows, numbers, line
+        else:
+            raise InputError(f"{path}:{n}: corrupt line, not a result row ({why}); the file is damaged in the middle",
+                             hint="only the last line may be torn by a crash: move the file aside and re-run "
+                                  "without --resume, or delete the bad line")
+    return rows, numbers, b""
 
 
 def finished_ids(path: Path, repair: bool = True) -> tuple[list[dict[str, Any]], str | None]:
     """The rows in ``path``, and a note when a torn last line was found (and, with ``repair``, cut
-    off the file)."""
+    off the file, so appending goes on after the last whole row)."""
     if not path.exists():
         return [], None
     raw = path.read_bytes()
-    *whole, tail = raw.split(b"\n")  # tail: the bytes after the last newline (b"" when none)
-    rows: list[dict[str, Any]] = []
-    for n, line in enumerate(whole, 1):
-        row = _row(line)
-        if row is None:
-            raise InputError(f"{path}:{n}: not a result row (the file is damaged in the middle)",
-                             hint="move the file aside and re-run without --resume, or delete the bad line")
-        rows.append(row)
-    if not tail:
-        return rows, None
-    row = _row(tail)
-    if row is not None:  # a whole row cut before its newline: keep it
-        rows.append(row)
-        fix, note = b"\n", None
-    else:
-        fix, note = None, (f"{path}: line {len(whole) + 1} was cut short by an interrupted write; "
-                           "its match is played again")
-    if repair:
+    rows, _, torn = parse_results(raw, path)
+    note = None
+    if torn:
+        note = f"{path}: the last line was cut short by an interrupted write; its match is played again"
+    if repair and raw and not raw.endswith(b"\n"):
         with open(path, "r+b") as f:
-            if fix is None:
-                f.truncate(len(raw) - len(tail))
-            else:
+            if torn:
+                f.truncate(len(raw) - len(torn))
+            else:  # a whole row without its newline
                 f.seek(0, os.SEEK_END)
-                f.write(fix)
+                f.write(b"\n")
             f.flush()
             os.fsync(f.fileno())
     return rows, note

@@ -101,7 +101,11 @@ def _processes(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], 
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     from game.tournament.play import run_batch
-    ctx = multiprocessing.get_context("spawn")  # no fork of a process that runs threads (progress, BLAS)
+    # workers fork from a clean server process that has imported the player once: quick to start, and
+    # never a fork of this process, which runs threads (the progress display, BLAS)
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["game.tournament.play", "agents.negotiators", "game.negotiation.metrics",
+                                "game.negotiation.runner"])
     queue = list(reversed(payloads))
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         running: set = set()

@@ -1,0 +1,425 @@
+"""Ratings and statistics over a tournament's ``results.jsonl`` rows.
+
+* **Ratings**: openskill's Plackett-Luce model with its default parameters. Every
+  *group* of rows (a negotiation match; every competitor's run of one adventure or
+  council scenario instance) is one game; its teams are the distinct competitors in
+  it (one player each), ranked by their points in the group (mean points when a
+  competitor holds several seats; equal points tie). A group with fewer than two
+  distinct competitors (negotiation self-play) rates nobody. Games are rated in a
+  fixed order: rows sorted by id, a group rated when its last row comes up. The
+  ranking is by the *ordinal* ``mu - 3 sigma``.
+* **Per-competitor metrics** are means over the matches (rows) a competitor played,
+  self-play included, each with a percentile-bootstrap 95% CI drawn from
+  ``numpy.random.default_rng`` seeded by (seed, competitor, metric) - deterministic.
+* **Pairwise comparisons**: for two competitors that met, the per-group difference
+  of their points (paired by group), its mean, a two-sided Wilcoxon signed-rank
+  p-value (zero differences dropped; all zero gives p = 1), and Holm's step-down
+  correction over all pairs; ``significant`` means Holm-adjusted p < alpha.
+
+Heavy libraries (numpy, scipy, openskill) are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from game.errors import InputError
+from game.tournament.rows import KINDS, ResultRows, read_results, validate_row, validate_rows
+
+__all__ = ["KINDS", "METRICS", "LiveRatings", "ResultRows", "read_results", "summarise", "validate_row",
+           "validate_rows"]
+ALPHA = 0.05
+
+# (key, label) of every per-competitor metric, in table order
+METRICS: tuple[tuple[str, str], ...] = (
+    ("points", "points"),
+    ("agreement", "agreement rate"),
+    ("utility", "utility"),
+    ("advantage", "advantage"),
+    ("welfare", "welfare"),
+    ("pareto_distance", "Pareto distance"),
+    ("nash_distance", "Nash distance"),
+    ("ks_distance", "KS distance"),
+    ("rounds", "rounds"),
+    ("win_rate", "win rate"),
+    ("score", "score"),
+    ("invalid", "invalid moves"),
+    ("false_leads", "false leads"),
+    ("llm_calls", "LLM calls"),
+    ("llm_tokens", "LLM tokens"),
+    ("cost", "cost"),
+    ("wall_time", "wall time (s)"),
+)
+
+# --- per-row observations ---------------------------------------------------------------
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _seat_values(seats: Sequence[dict], key: str) -> list[float]:
+    return [float(s[key]) for s in seats if s.get(key) is not None]
+
+
+def competitor_points(rows: Iterable[dict]) -> dict[str, float]:
+    """Each competitor's mean points over its seats in ``rows`` (one group)."""
+    acc: dict[str, list[float]] = {}
+    for row in rows:
+        for seat in row["seats"]:
+            acc.setdefault(seat["competitor"], []).append(float(seat["points"]))
+    return {c: sum(v) / len(v) for c, v in acc.items()}
+
+
+def observations(row: dict) -> dict[str, dict[str, float]]:
+    """competitor -> metric -> value for one match (absent metrics left out)."""
+    by_comp: dict[str, list[dict]] = {}
+    for seat in row["seats"]:
+        by_comp.setdefault(seat["competitor"], []).append(seat)
+    out: dict[str, dict[str, float]] = {}
+    neg = row["kind"] == "negotiation"
+    for comp, seats in by_comp.items():
+        obs: dict[str, float | None] = {"points": _mean(_seat_values(seats, "points"))}
+        if neg and row["agreement"] is not None:
+            obs["agreement"] = float(row["agreement"])
+        for key in ("utility", "advantage", "score", "invalid", "false_leads"):
+            obs[key] = _mean(_seat_values(seats, key))
+        won = [float(s["won"]) for s in seats if s.get("won") is not None]
+        obs["win_rate"] = _mean(won)
+        for key in ("welfare", "pareto_distance", "nash_distance", "ks_distance", "rounds", "wall_time"):
+            obs[key] = None if row[key] is None else float(row[key])
+        for key in ("llm_calls", "llm_tokens", "cost"):
+            own = _seat_values(seats, key)   # per-seat figures when the runner records them
+            obs[key] = sum(own) if own else (None if row[key] is None else float(row[key]))
+        out[comp] = {k: v for k, v in obs.items() if v is not None}
+    return out
+
+
+def _groups(rows: Sequence[dict]) -> list[list[dict]]:
+    """Groups in rating order: rows sorted by id, each group placed at its last row."""
+    ordered = sorted(rows, key=lambda r: r["id"])
+    members: dict[str, list[dict]] = {}
+    last: dict[str, int] = {}
+    for i, row in enumerate(ordered):
+        members.setdefault(row["group"], []).append(row)
+        last[row["group"]] = i
+    return [members[g] for g in sorted(members, key=last.__getitem__)]
+
+
+# --- ratings ---------------------------------------------------------------------------
+
+@dataclass
+class Rating:
+    competitor: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int  # rated games (self-play not counted)
+
+
+def _model():
+    from openskill.models import PlackettLuce
+    return PlackettLuce()
+
+
+def _ranks(points: Sequence[float]) -> list[int]:
+    """Competition ranks (1 = best; equal points share a rank)."""
+    q = [round(p, 12) for p in points]
+    return [1 + sum(other > mine for other in q) for mine in q]
+
+
+class LiveRatings:
+    """Incremental openskill ratings for a live leaderboard.
+
+    ``update(row)`` rates a negotiation match at once; a multiplayer group (adventure,
+    council) is rated when it holds ``group_size`` rows (pass the number of competitors),
+    or at ``flush()`` when ``group_size`` is None. Fed the rows in id order and flushed,
+    it gives exactly :func:`rate`'s ratings; fed in completion order it is a close,
+    order-dependent approximation (openskill updates are not commutative).
+    """
+
+    def __init__(self, group_size: int | None = None):
+        self.group_size = group_size
+        self._model = _model()
+        self._ratings: dict[str, Any] = {}
+        self._games: dict[str, int] = {}
+        self._pending: dict[str, list[dict]] = {}
+        self._last: dict[str, int] = {}
+        self._count = 0
+        self.self_play = 0  # groups not rated: fewer than two distinct competitors
+
+    def _ensure(self, competitor: str) -> None:
+        if competitor not in self._ratings:
+            self._ratings[competitor] = self._model.rating(name=competitor)
+            self._games[competitor] = 0
+
+    def rate_group(self, rows: Sequence[dict]) -> bool:
+        """Rate one complete group now; False (and nothing changes) for self-play."""
+        pts = competitor_points(rows)
+        for c in pts:
+            self._ensure(c)
+        if len(pts) < 2:
+            self.self_play += 1
+            return False
+        comps = sorted(pts)
+        teams = [[self._ratings[c]] for c in comps]
+        new = self._model.rate(teams, ranks=_ranks([pts[c] for c in comps]))
+        for c, team in zip(comps, new):
+            self._ratings[c] = team[0]
+            self._games[c] += 1
+        return True
+
+    def update(self, row: dict) -> bool:
+        """Add one finished match; True when a game was rated by it."""
+        validate_row(row)
+        for seat in row["seats"]:
+            self._ensure(seat["competitor"])
+        g = row["group"]
+        self._pending.setdefault(g, []).append(row)
+        self._count += 1
+        self._last[g] = self._count
+        complete = row["kind"] == "negotiation" or (
+            self.group_size is not None and len(self._pending[g]) >= self.group_size)
+        if not complete:
+            return False
+        return self.rate_group(self._pending.pop(g))
+
+    def flush(self) -> int:
+        """Rate every pending group (in the order their last rows came); returns how many rated."""
+        n = 0
+        for g in sorted(self._pending, key=self._last.__getitem__):
+            n += self.rate_group(self._pending[g])
+        self._pending.clear()
+        return n
+
+    def ratings(self) -> dict[str, Rating]:
+        out = {}
+        for c, r in self._ratings.items():
+            out[c] = Rating(c, float(r.mu), float(r.sigma), float(r.mu - 3 * r.sigma), self._games[c])
+        return out
+
+    def top(self, n: int | None = None) -> list[tuple[str, float, int]]:
+        """The best ``n`` (all when None) as (competitor, ordinal, rated games), best first."""
+        rows = [(c, float(r.mu - 3 * r.sigma), self._games[c]) for c, r in self._ratings.items()]
+        rows.sort(key=lambda t: (-t[1], t[0]))
+        return rows if n is None else rows[:max(n, 0)]
+
+
+def rate(rows: Sequence[dict]) -> dict[str, Rating]:
+    """Batch ratings of all rows (validated), in the fixed order described above."""
+    rows = validate_rows(rows)
+    live = LiveRatings()
+    for row in rows:
+        for seat in row["seats"]:
+            live._ensure(seat["competitor"])
+    for group in _groups(rows):
+        live.rate_group(group)
+    return live.ratings()
+
+
+# --- statistics -------------------------------------------------------------------------
+
+@dataclass
+class Estimate:
+    """A mean with its bootstrap 95% CI over ``n`` observations."""
+
+    mean: float
+    lo: float
+    hi: float
+    n: int
+
+
+def bootstrap_mean(values: Sequence[float], *, seed: int | Sequence[int] = 0,
+                   n_boot: int = 1000, level: float = 0.95) -> Estimate | None:
+    """Percentile-bootstrap CI of the mean (None for no values). Deterministic in ``seed``."""
+    import numpy as np
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    if n == 0:
+        return None
+    mean = float(x.mean())
+    if n == 1 or n_boot <= 0 or np.all(x == x[0]):
+        return Estimate(mean, mean, mean, int(n))
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_boot)
+    chunk = max(1, 2_000_000 // n)
+    for start in range(0, n_boot, chunk):
+        stop = min(n_boot, start + chunk)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = x[idx].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(means, [tail, 100 - tail])
+    return Estimate(mean, min(float(lo), mean), max(float(hi), mean), int(n))
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values, in input order."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def paired_p_value(diffs: Sequence[float]) -> float:
+    """Two-sided Wilcoxon signed-rank p-value; zero differences are dropped, none left -> 1."""
+    nonzero = [d for d in diffs if round(d, 12) != 0]
+    if not nonzero:
+        return 1.0
+    import warnings
+
+    from scipy.stats import wilcoxon
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
+    p = float(res.pvalue)
+    return 1.0 if math.isnan(p) else min(1.0, p)
+
+
+@dataclass
+class Pairwise:
+    """``a`` vs ``b`` over the groups both played: mean of points(a) - points(b)."""
+
+    a: str
+    b: str
+    n: int           # shared groups
+    mean_diff: float
+    wins: int        # groups where a scored more
+    losses: int
+    ties: int
+    p_value: float
+    p_holm: float
+    significant: bool
+
+
+def pairwise(rows: Sequence[dict], *, alpha: float = ALPHA,
+             order: Sequence[str] | None = None) -> list[Pairwise]:
+    """Paired comparisons of every two competitors that shared a group, Holm-corrected.
+    Each pair is oriented by ``order`` (e.g. the ranking; default alphabetical)."""
+    pos = {c: i for i, c in enumerate(order or [])}
+    diffs: dict[tuple[str, str], list[float]] = {}
+    for group in _groups(rows):
+        pts = competitor_points(group)
+        comps = sorted(pts, key=lambda c: (pos.get(c, len(pos)), c))
+        for i, a in enumerate(comps):
+            for b in comps[i + 1:]:
+                diffs.setdefault((a, b), []).append(pts[a] - pts[b])
+    keys = sorted(diffs, key=lambda ab: (pos.get(ab[0], len(pos)), ab[0], pos.get(ab[1], len(pos)), ab[1]))
+    ps = [paired_p_value(diffs[k]) for k in keys]
+    adj = holm(ps)
+    out = []
+    for (a, b), p, q in zip(keys, ps, adj):
+        d = diffs[(a, b)]
+        r = [round(x, 12) for x in d]
+        out.append(Pairwise(a, b, len(d), sum(d) / len(d), sum(x > 0 for x in r), sum(x < 0 for x in r),
+                            sum(x == 0 for x in r), p, q, q < alpha))
+    return out
+
+
+@dataclass
+class RankEntry:
+    rank: int
+    competitor: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int                 # rated games
+    matches: int               # matches played, self-play included
+    points: Estimate | None    # mean points with 95% CI
+    differs_from_next: bool | None  # significant vs the next competitor; None: last, or never met
+    p_next: float | None       # Holm-adjusted p-value vs the next competitor
+
+
+@dataclass
+class TournamentSummary:
+    kinds: list[str]
+    matches: int
+    groups: int
+    rated_games: int
+    self_play: int
+    competitors: list[str]     # in ranking order
+    ranking: list[RankEntry]
+    metrics: dict[str, dict[str, Estimate]]  # competitor -> metric -> estimate
+    pairwise: list[Pairwise]
+    seed: int
+    n_boot: int
+    alpha: float = ALPHA
+    notes: list[str] = field(default_factory=list)
+
+    def pair(self, a: str, b: str) -> tuple[float, Pairwise] | None:
+        """(mean points of a minus b, the comparison) or None if they never met."""
+        for p in self.pairwise:
+            if (p.a, p.b) == (a, b):
+                return p.mean_diff, p
+            if (p.a, p.b) == (b, a):
+                return -p.mean_diff, p
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data (no NaN)."""
+        return asdict(self)
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), allow_nan=False, **kw)
+
+
+def _metric_seed(seed: int, competitor: str, metric: str) -> list[int]:
+    return [int(seed) & 0xFFFFFFFFFFFFFFFF, zlib.crc32(competitor.encode("utf-8", "surrogatepass")),
+            zlib.crc32(metric.encode())]
+
+
+def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int = 1000,
+              alpha: float = ALPHA) -> TournamentSummary:
+    """Ratings, per-competitor metrics with bootstrap CIs and Holm-corrected pairwise tests."""
+    notes = list(getattr(rows, "notes", []))
+    rows = validate_rows(rows)
+    if not rows:
+        raise InputError("no finished matches to summarise", hint="results.jsonl has no rows yet")
+    ratings = rate(rows)
+    groups = _groups(rows)
+    obs: dict[str, dict[str, list[float]]] = {c: {} for c in ratings}
+    matches = dict.fromkeys(ratings, 0)
+    for row in sorted(rows, key=lambda r: r["id"]):
+        for comp, values in observations(row).items():
+            matches[comp] += 1
+            for k, v in values.items():
+                obs[comp].setdefault(k, []).append(v)
+    metrics: dict[str, dict[str, Estimate]] = {}
+    for comp in sorted(obs):
+        metrics[comp] = {}
+        for key, _label in METRICS:
+            est = bootstrap_mean(obs[comp].get(key, []), seed=_metric_seed(seed, comp, key), n_boot=n_boot)
+            if est is not None:
+                metrics[comp][key] = est
+
+    def sort_key(c: str):
+        pts = metrics[c].get("points")
+        return (-ratings[c].ordinal, -(pts.mean if pts else 0.0), c)
+
+    order = sorted(ratings, key=sort_key)
+    pairs = pairwise(rows, alpha=alpha, order=order)
+    lookup = {(p.a, p.b): p for p in pairs}
+    ranking = []
+    for i, c in enumerate(order):
+        nxt = order[i + 1] if i + 1 < len(order) else None
+        p = lookup.get((c, nxt)) or lookup.get((nxt, c)) if nxt else None
+        r = ratings[c]
+        ranking.append(RankEntry(i + 1, c, r.mu, r.sigma, r.ordinal, r.games, matches[c],
+                                 metrics[c].get("points"), None if p is None else p.significant,
+                                 None if p is None else p.p_holm))
+    self_play = sum(1 for g in groups if len(competitor_points(g)) < 2)
+    if self_play:
+        notes.append(f"{self_play} self-play game{'s' if self_play != 1 else ''} counted in the means "
+                     "but not in ratings or pairwise comparisons")
+    return TournamentSummary(
+        kinds=sorted({r["kind"] for r in rows}), matches=len(rows), groups=len(groups),
+        rated_games=len(groups) - self_play, self_play=self_play, competitors=order,
+        ranking=ranking, metrics=metrics, pairwise=pairs, seed=seed, n_boot=n_boot,
+        alpha=alpha, notes=notes)
