@@ -1,8 +1,16 @@
 """Rule-based negotiators for the alternating-offers protocol.
 
-Every negotiator here is *stateless*: its move depends only on the session (and
-its own parameters), so a saved and restored session continues identically and
-one instance may serve many sessions. All of them share these rules:
+Every negotiator here is *stateless* in what it decides: its move depends only on
+the session (and its own parameters), so a saved and restored session continues
+identically and one instance may serve many sessions, interleaved or one after
+another. To stay cheap per move, the history-dependent kinds keep a small memo
+per (session, party): the opponent model and the running figures of the offers
+received, fed only with the records appended since the last move. The memo is
+checked on every move (the same live session object, through a weak reference;
+a history no shorter than what was fed; the last fed record still in place) and
+rebuilt from the whole history otherwise, so it never changes a decision; it
+holds at most 64 sessions and is dropped by copy and pickle. All negotiators
+share these rules:
 
 * they never accept, and never offer, an outcome worth less to them than their
   reservation value ``r``; if no outcome reaches ``r`` they walk away;
@@ -23,7 +31,8 @@ Kinds (``from_kind``):
   ``target(t) = r + (1 - r) * (1 - t ** (1 / e))`` with ``t = round / deadline``;
   ``e`` is 0.2, 1 and 5 (``e < 1`` concedes late, ``e > 1`` early);
 * ``hardliner`` -- :class:`Hardliner`, always its best outcome;
-* ``tit_for_tat`` -- :class:`NaiveTitForTat`, mirrors the opponent's concessions;
+* ``tit_for_tat`` -- :class:`NaiveTitForTat`, mirrors the opponent's concessions; the party
+  that opened concedes ``first_concession`` once, when it answers the first offer;
 * ``aspiration`` -- :class:`Aspiration`, geometric decay, never below the best offer received;
 * ``random`` -- :class:`RandomNegotiator`, random rational offers, seeded per move.
 """
@@ -31,16 +40,17 @@ Kinds (``from_kind``):
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.opponent_model import FrequencyModel
+from agents.opponent_model import FrequencyModel, OfferTrack, SessionMemo, fast_quantise
 from game.errors import InputError, did_you_mean
 from game.negotiation.runner import Move
 from game.negotiation.session import Negotiation
-from game.negotiation.utility import UtilityFunction, quantise
+from game.negotiation.utility import UtilityFunction
 
 TIME_KINDS: dict[str, float] = {"boulware": 0.2, "linear": 1.0, "conceder": 5.0}
 """The time-based kinds and their concession exponents."""
@@ -50,7 +60,7 @@ KINDS: dict[str, str] = {
     "linear": "time-based, concedes linearly (exponent 1)",
     "conceder": "time-based, concedes early (exponent 5)",
     "hardliner": "never concedes: always its best outcome",
-    "tit_for_tat": "mirrors the opponent's concessions, in its own utility",
+    "tit_for_tat": "mirrors the opponent's concessions, in its own utility; the opener concedes first",
     "aspiration": "target decays geometrically each round, never below the best offer received",
     "random": "random offers at or above reservation; accepts rational offers with a probability",
 }
@@ -82,12 +92,20 @@ def _flag(name: str, value: Any) -> bool:
 # --- shared machinery -----------------------------------------------------------------
 
 
+SMALL_SPACE = 4096
+"""Outcome spaces up to this size are searched with Python lists (``bisect``), and their
+offers and indices are memoised; larger ones use numpy on every move."""
+
+_FEW = 256  # at most this many outcomes in the tolerance band: score them in Python
+
+
 class _Base:
     """Precomputed views of one party's utility vector, and the shared move rules."""
 
     PARAMS: ClassVar[tuple[str, ...]] = ()
     uses_context: ClassVar[bool] = False  # rule-based: a memory context would go unread
-    __slots__ = ("utility", "_order", "_sorted", "_best", "_rational")
+    __slots__ = ("utility", "_order", "_sorted", "_best", "_rational", "_small", "_ulist", "_sorted_list",
+                 "_order_list", "_offers", "_indices")
 
     def __init__(self, utility: UtilityFunction):
         self.utility = utility
@@ -96,27 +114,59 @@ class _Base:
         self._sorted = u[self._order]
         self._best = int(np.argmax(u))  # first maximum = earliest best outcome
         self._rational = bool(u[self._best] >= utility.reservation)
+        self._small = u.size <= SMALL_SPACE
+        # the same float64 values as Python floats: comparisons and bisect give numpy's answers
+        self._ulist: list[float] | None = u.tolist() if self._small else None
+        self._sorted_list: list[float] | None = self._sorted.tolist() if self._small else None
+        self._order_list: list[int] | None = self._order.tolist() if self._small else None
+        self._offers: dict[int, Move] = {}                  # outcome index -> its offer (immutable)
+        self._indices: dict[tuple, int] = {}                # offer terms -> outcome index
 
     @property
     def reservation(self) -> float:
         return self.utility.reservation
+
+    def _index_of(self, terms: tuple[tuple[str, str], ...]) -> int:
+        """Outcome index of terms in issue order (a ``Record``'s), memoised on small spaces."""
+        k = self._indices.get(terms)
+        if k is None:
+            k = self.utility.space.index(dict(terms))
+            if self._small:
+                self._indices[terms] = k
+        return k
+
+    def _u(self, k: int) -> float:
+        return self._ulist[k] if self._ulist is not None else float(self.utility.vector[k])
+
+    def _offer_move(self, k: int) -> Move:
+        m = self._offers.get(k)
+        if m is None:
+            m = Move.offer(self.utility.space.terms(k))
+            if self._small:
+                self._offers[k] = m
+        return m
 
     def _standing_utility(self, session: Negotiation, party: str) -> float | None:
         """Own utility of the opponent's standing offer, or None if there is none."""
         standing = session.standing_offer
         if standing is None or session.standing_party == party:
             return None
-        return self.utility(standing)
+        return self._u(self._index_of(tuple(standing.items())))
 
     def _lowest_at_least(self, target: float) -> int | None:
         """Lowest own utility ``>= target`` (earliest among equals); else the best if rational."""
-        pos = int(np.searchsorted(self._sorted, target, side="left"))
-        if pos < self._sorted.size:
-            return int(self._order[pos])
+        if self._sorted_list is not None:
+            pos = bisect_left(self._sorted_list, target)
+            if pos < len(self._sorted_list):
+                return self._order_list[pos]
+        else:
+            pos = int(np.searchsorted(self._sorted, target, side="left"))
+            if pos < self._sorted.size:
+                return int(self._order[pos])
         return self._best if self._rational else None
 
     def _offers_received(self, session: Negotiation, party: str) -> list[int]:
-        """Outcome indices of the opponent's offers so far, oldest first."""
+        """Outcome indices of the opponent's offers so far, oldest first (from the whole history)."""
         opp = session.opponent(party)
         index = self.utility.space.index
         return [index(dict(r.terms)) for r in session.history
@@ -126,49 +176,85 @@ class _Base:
 class _TargetNegotiator(_Base):
     """Accept at the target, otherwise offer at the target (optionally opponent-aware)."""
 
-    __slots__ = ("opponent_model", "tolerance")
+    _READS_OFFERS: ClassVar[bool] = False  # does the target depend on the offers received?
+    __slots__ = ("opponent_model", "tolerance", "_tracks")
 
     def __init__(self, utility: UtilityFunction, opponent_model: bool = False, tolerance: float = 0.05):
         super().__init__(utility)
         self.opponent_model = _flag("opponent_model", opponent_model)
         self.tolerance = _number("tolerance", tolerance, 0.0, 1.0)
+        self._tracks = SessionMemo()
+
+    def __getstate__(self):
+        """Copies and pickles carry the parameters, never the memo (a copy starts empty)."""
+        slots = {name: getattr(self, name) for cls in type(self).__mro__
+                 for name in getattr(cls, "__slots__", ()) if hasattr(self, name)}
+        slots["_tracks"] = SessionMemo()
+        return (None, slots)
+
+    # --- the incremental view of a session ------------------------------------------------
+
+    def _track(self, session: Negotiation, party: str) -> OfferTrack:
+        """What ``party`` has read of ``session``, fed up to its current history."""
+        return self._tracks.track(session, party, self.utility.space, self.opponent_model,
+                                  self._index_of, self._u)
+
+    def _view(self, session: Negotiation, party: str) -> OfferTrack | None:
+        return self._track(session, party) if (self.opponent_model or self._READS_OFFERS) else None
+
+    # --- targets and moves ---------------------------------------------------------------------
+
+    def _target(self, session: Negotiation, party: str, view: OfferTrack | None) -> float:
+        raise NotImplementedError
 
     def current_target(self, session: Negotiation, party: str) -> float:
         """The own-utility target for ``party``'s next move (always ``>= reservation``)."""
-        raise NotImplementedError
+        return self._target(session, party, self._view(session, party))
 
     def model(self, session: Negotiation, party: str) -> FrequencyModel:
-        """A frequency model of the opponent's offers in ``session`` so far."""
+        """A frequency model of the opponent's offers in ``session`` so far (a new one, rebuilt
+        from the whole history; the negotiator's own moves use its incremental copy)."""
         return FrequencyModel.from_history(self.utility.space, session.history, session.opponent(party))
 
     def _choose(self, target: float, model: FrequencyModel | None) -> int | None:
         plain = self._lowest_at_least(target)
         if model is None or plain is None:
             return plain
-        u = self.utility.vector
-        band = (u >= target) & (u <= quantise(target + self.tolerance))
-        if not band.any():
+        top_u = fast_quantise(target + self.tolerance)
+        # the band [target, top_u] is a run of the ascending order
+        if self._sorted_list is not None:
+            lo, hi = bisect_left(self._sorted_list, target), bisect_right(self._sorted_list, top_u)
+        else:
+            lo = int(np.searchsorted(self._sorted, target, side="left"))
+            hi = int(np.searchsorted(self._sorted, top_u, side="right"))
+        if lo >= hi:
             return plain
-        est = np.where(band, model.estimates(), -np.inf)
-        return int(np.argmax(est))  # first maximum = earliest in enumeration order
+        if self._order_list is not None and hi - lo <= _FEW:
+            band = self._order_list[lo:hi]
+            est = model.estimate_at(band)
+            top = max(est)
+            return min(k for k, e in zip(band, est) if e == top)  # earliest among the best
+        cand = self._order[lo:hi]
+        est = model.estimates()[cand]
+        return int(cand[est == est.max()].min())
 
     def offer_for(self, session: Negotiation, party: str) -> int | None:
         """The outcome index ``party`` would offer now, or None (walk away)."""
-        model = self.model(session, party) if self.opponent_model else None
-        return self._choose(self.current_target(session, party), model)
+        view = self._view(session, party)
+        return self._choose(self._target(session, party, view), view.model if view is not None else None)
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if not self._rational:
             return Move.walk_away()
-        target = self.current_target(session, party)
+        view = self._view(session, party)
+        target = self._target(session, party, view)
         mine = self._standing_utility(session, party)
         if mine is not None and mine >= target and mine >= self.reservation:
             return Move.accept()
-        model = self.model(session, party) if self.opponent_model else None
-        k = self._choose(target, model)
+        k = self._choose(target, view.model if view is not None else None)
         if k is None:
             return Move.walk_away()
-        return Move.offer(self.utility.space.terms(k))
+        return self._offer_move(k)
 
 
 # --- the negotiators ---------------------------------------------------------------------
@@ -196,9 +282,9 @@ class TimeConcession(_TargetNegotiator):
         """Aspiration at time ``t`` (clipped to [0, 1]); never below reservation."""
         t = min(max(float(t), 0.0), 1.0)
         r = self.utility.reservation
-        return max(r, quantise(r + (1.0 - r) * (1.0 - t ** (1.0 / self.exponent))))
+        return max(r, fast_quantise(r + (1.0 - r) * (1.0 - t ** (1.0 / self.exponent))))
 
-    def current_target(self, session: Negotiation, party: str) -> float:
+    def _target(self, session: Negotiation, party: str, view: OfferTrack | None) -> float:
         return self.target(session.time)
 
     def offer_index(self, t: float, model: FrequencyModel | None = None) -> int | None:
@@ -228,7 +314,7 @@ class Hardliner(_Base):
         best = self.utility.at(self._best)
         if mine is not None and mine >= best - self.epsilon and mine >= self.reservation:
             return Move.accept()
-        return Move.offer(self.utility.space.terms(self._best))
+        return self._offer_move(self._best)
 
     def __repr__(self) -> str:
         return f"Hardliner({self.utility.party!r}, epsilon={self.epsilon})"
@@ -240,32 +326,38 @@ class NaiveTitForTat(_TargetNegotiator):
     The target starts at the best own utility. Each time an opponent offer gives
     it ``d > 0`` more than the opponent's previous offer, the target drops by
     ``scale * d``; offers that give it less change nothing (it never re-hardens).
-    Never below reservation. Derived from ``session.history`` on every move.
+
+    Two tit-for-tat players would otherwise wait for each other forever, so the
+    party that opened the talks makes the first move of good faith: once the
+    opponent has made an offer, its target is ``first_concession`` lower (own
+    utility units; ``0`` turns this off). The party that answers never concedes
+    first. Never below reservation.
     """
 
-    PARAMS = ("scale", "opponent_model", "tolerance")
-    __slots__ = ("scale",)
+    PARAMS = ("scale", "first_concession", "opponent_model", "tolerance")
+    _READS_OFFERS = True
+    __slots__ = ("scale", "first_concession")
 
-    def __init__(self, utility: UtilityFunction, scale: float = 1.0, *,
+    def __init__(self, utility: UtilityFunction, scale: float = 1.0, *, first_concession: float = 0.15,
                  opponent_model: bool = False, tolerance: float = 0.05):
         super().__init__(utility, opponent_model, tolerance)
         self.scale = _number("scale", scale, 0.0, math.inf, lo_open=True)
+        self.first_concession = _number("first_concession", first_concession, 0.0, 1.0)
 
     def conceded(self, session: Negotiation, party: str) -> float:
         """Sum of the opponent's positive step-to-step concessions, in own utility."""
-        received = self._offers_received(session, party)
-        if len(received) < 2:
-            return 0.0
-        d = np.diff(self.utility.vector[received])
-        return float(d[d > 0].sum())
+        return self._track(session, party).conceded
 
-    def current_target(self, session: Negotiation, party: str) -> float:
-        best = self.utility.at(self._best)
-        return max(self.reservation, quantise(best - self.scale * self.conceded(session, party)))
+    def _target(self, session: Negotiation, party: str, view: OfferTrack | None) -> float:
+        assert view is not None
+        best = self._u(self._best)
+        first = self.first_concession if (view.received and session.first == party) else 0.0
+        return max(self.reservation, fast_quantise(best - first - self.scale * view.conceded))
 
     def __repr__(self) -> str:
         om = f", opponent_model=True, tolerance={self.tolerance}" if self.opponent_model else ""
-        return f"NaiveTitForTat({self.utility.party!r}, scale={self.scale}{om})"
+        return (f"NaiveTitForTat({self.utility.party!r}, scale={self.scale}, "
+                f"first_concession={self.first_concession}{om})")
 
 
 class Aspiration(_TargetNegotiator):
@@ -274,6 +366,7 @@ class Aspiration(_TargetNegotiator):
     asks for less than it has already been offered), never below reservation."""
 
     PARAMS = ("rate", "opponent_model", "tolerance")
+    _READS_OFFERS = True
     __slots__ = ("rate",)
 
     def __init__(self, utility: UtilityFunction, rate: float = 0.1, *,
@@ -284,15 +377,16 @@ class Aspiration(_TargetNegotiator):
     def aspiration(self, round_: int) -> float:
         """The decayed target in round ``round_`` (1-based), before the best-received floor."""
         r = self.reservation
-        return max(r, quantise(r + (1.0 - r) * (1.0 - self.rate) ** max(round_ - 1, 0)))
+        return max(r, fast_quantise(r + (1.0 - r) * (1.0 - self.rate) ** max(round_ - 1, 0)))
 
     def best_received(self, session: Negotiation, party: str) -> float | None:
-        received = self._offers_received(session, party)
-        return float(self.utility.vector[received].max()) if received else None
+        """Own utility of the best opponent offer so far, or None before the first."""
+        return self._track(session, party).best_u
 
-    def current_target(self, session: Negotiation, party: str) -> float:
+    def _target(self, session: Negotiation, party: str, view: OfferTrack | None) -> float:
+        assert view is not None
         target = self.aspiration(session.round)
-        got = self.best_received(session, party)
+        got = view.best_u
         return target if got is None else max(target, got)
 
     def __repr__(self) -> str:
@@ -329,7 +423,7 @@ class RandomNegotiator(_Base):
         if mine is not None and mine >= self.reservation and accept_draw < self.accept_prob:
             return Move.accept()
         k = int(self._choices[rng.integers(self._choices.size)])
-        return Move.offer(self.utility.space.terms(k))
+        return self._offer_move(k)
 
     def __repr__(self) -> str:
         return f"RandomNegotiator({self.utility.party!r}, seed={self.seed}, accept_prob={self.accept_prob})"
@@ -349,7 +443,7 @@ def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotia
 
     ``params`` go to the constructor: ``exponent`` (time-based kinds, overrides
     the kind's), ``opponent_model``/``tolerance`` (time-based, tit_for_tat,
-    aspiration), ``epsilon`` (hardliner), ``scale`` (tit_for_tat), ``rate``
+    aspiration), ``epsilon`` (hardliner), ``scale``/``first_concession`` (tit_for_tat), ``rate``
     (aspiration), ``seed``/``accept_prob`` (random). Unknown kinds, unknown
     parameters and bad values raise :class:`~game.errors.InputError`.
     """

@@ -13,13 +13,20 @@ assumes an additive utility, as the scene does:
   whose value rarely changes is taken to matter more.
 * **Estimate** of an outcome: ``sum_i w_i * score_i(value_i)`` in [0, 1].
 
-The model is rebuilt from ``session.history`` when a negotiator needs it
-(:meth:`FrequencyModel.from_history`), so negotiators that use it stay stateless.
+A negotiator feeds the model incrementally (one :meth:`FrequencyModel.observe` per new
+opponent offer, see ``agents.negotiators``); :meth:`FrequencyModel.from_history` rebuilds it
+from a whole ``session.history``, and both give the same numbers bit for bit. The counts are
+kept as Python integers, so :meth:`FrequencyModel.estimate_at` can score a few outcomes in pure
+Python with exactly the arithmetic of the vectorised :meth:`FrequencyModel.estimates` (the
+issue-weight total is a sum of small integers, exact in any order; every other step is one
+IEEE operation per element in the same order; rounding is numpy's ``x * 1e12 -> rint -> / 1e12``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -27,18 +34,36 @@ import numpy as np
 from game.negotiation.utility import DECIMALS, OutcomeSpace
 
 
+def fast_quantise(x: float) -> float:
+    """:func:`~game.negotiation.utility.quantise` (``np.round(x, 12)``) without numpy's
+    per-call overhead: numpy rounds a float64 as ``rint(x * 1e12) / 1e12``, and Python's
+    ``round`` of a float to an integer is the same round-half-to-even (exact below 2**53).
+    Only the sign of a rounded zero may differ (``-0.0`` vs ``0.0``), which compares equal."""
+    y = x * 1e12
+    if -9.0e15 < y < 9.0e15:
+        return round(y) / 1e12
+    return float(np.round(x, DECIMALS))  # huge, inf or nan: numpy itself
+
+
+@functools.lru_cache(maxsize=256)
+def _positions(space: OutcomeSpace) -> tuple[tuple[int, ...], ...]:
+    """Per outcome (enumeration order), its value position on each issue, as Python ints."""
+    return tuple(map(tuple, space.grid.tolist()))
+
+
 class FrequencyModel:
     """Value-frequency estimate of one opponent's utility over an outcome space."""
 
-    __slots__ = ("space", "counts", "unchanged", "n_offers", "_last", "_cache")
+    __slots__ = ("space", "n_offers", "_counts", "_unchanged", "_last", "_cache", "_scorer")
 
     def __init__(self, space: OutcomeSpace):
         self.space = space
-        self.counts = [np.zeros(s) for s in space.sizes]
-        self.unchanged = np.zeros(len(space.issues))
+        self._counts = [[0] * s for s in space.sizes]
+        self._unchanged = [0] * len(space.issues)
         self.n_offers = 0
-        self._last: np.ndarray | None = None
+        self._last: tuple[int, ...] | None = None
         self._cache: np.ndarray | None = None
+        self._scorer: tuple[list[float], list[list[float]]] | None = None
 
     @classmethod
     def from_history(cls, space: OutcomeSpace, history: Iterable[Any], opponent: str) -> FrequencyModel:
@@ -48,6 +73,16 @@ class FrequencyModel:
             if rec.party == opponent and rec.kind == "offer" and rec.terms is not None:
                 m.observe(dict(rec.terms))
         return m
+
+    @property
+    def counts(self) -> list[np.ndarray]:
+        """Per issue (scene order), how often the opponent offered each value (a copy)."""
+        return [np.array(c, dtype=float) for c in self._counts]
+
+    @property
+    def unchanged(self) -> np.ndarray:
+        """Per issue, how many consecutive offer pairs kept its value (a copy)."""
+        return np.array(self._unchanged, dtype=float)
 
     def _index(self, outcome: int | Mapping[str, str]) -> int:
         if isinstance(outcome, (int, np.integer)):
@@ -59,14 +94,16 @@ class FrequencyModel:
 
     def observe(self, outcome: int | Mapping[str, str]) -> None:
         """Count one opponent offer (an outcome index or complete terms)."""
-        pos = self.space.grid[self._index(outcome)]
+        pos = _positions(self.space)[self._index(outcome)]
+        last = self._last
         for i, p in enumerate(pos):
-            self.counts[i][p] += 1
-        if self._last is not None:
-            self.unchanged += pos == self._last
+            self._counts[i][p] += 1
+            if last is not None and last[i] == p:
+                self._unchanged[i] += 1
         self._last = pos
         self.n_offers += 1
         self._cache = None
+        self._scorer = None
 
     # --- the estimate --------------------------------------------------------------
 
@@ -78,6 +115,35 @@ class FrequencyModel:
         """Estimated issue weights (scene order), summing to 1."""
         w = 1.0 + self.unchanged
         return w / w.sum()
+
+    def _scores(self) -> tuple[list[float], list[list[float]]]:
+        """``weights()`` and ``value_scores()`` as Python floats, equal bit for bit (cached)."""
+        if self._scorer is None:
+            total = float(sum(self._unchanged) + len(self._unchanged))  # integers: exact
+            w = [(1.0 + u) / total for u in self._unchanged]
+            scores = []
+            for c in self._counts:
+                top = max(c) + 1.0
+                scores.append([(x + 1.0) / top for x in c])
+            self._scorer = (w, scores)
+        return self._scorer
+
+    def estimate_at(self, indices: Iterable[int]) -> list[float]:
+        """Estimates of the outcomes at ``indices`` (valid indices), equal bit for bit to
+        ``estimates()[indices]`` but computed in Python: cheaper for a few outcomes."""
+        w, scores = self._scores()
+        grid = _positions(self.space)
+        pairs = list(zip(w, scores))
+        w0, s0 = pairs[0]
+        rest = pairs[1:]
+        out = []
+        for k in indices:
+            pos = grid[k]
+            e = w0 * s0[pos[0]]
+            for i, (wi, si) in enumerate(rest, 1):
+                e = e + wi * si[pos[i]]
+            out.append(fast_quantise(e))
+        return out
 
     def issue_weights(self) -> dict[str, float]:
         return dict(zip(self.space.issues, map(float, self.weights())))
@@ -104,3 +170,103 @@ class FrequencyModel:
 
     def __repr__(self) -> str:
         return f"FrequencyModel({self.n_offers} offers, weights={self.issue_weights()!r})"
+
+
+# --- what a negotiator has read of a session ----------------------------------------------------
+
+MAX_TRACKED = 64
+"""Sessions whose :class:`OfferTrack` one negotiator keeps at a time (dead ones go first)."""
+
+
+class OfferTrack:
+    """What one negotiator has read of one session for one party: the first ``n`` records
+    (``last`` is the n-th), the model of the opponent's offers among them, and running figures
+    of those offers in the party's own utility."""
+
+    __slots__ = ("ref", "n", "last", "model", "received", "last_u", "best_u", "gains", "_conceded")
+
+    def __init__(self, ref: weakref.ref | None, model: FrequencyModel | None):
+        self.ref = ref
+        self.n = 0
+        self.last: Any = None
+        self.model = model
+        self.received = 0                 # opponent offers read
+        self.last_u: float | None = None  # own utility of the latest one
+        self.best_u: float | None = None  # and of the best one
+        self.gains: list[float] = []      # positive step-to-step gains, in order
+        self._conceded: float | None = 0.0
+
+    @property
+    def conceded(self) -> float:
+        """Sum of ``gains``: numpy's sum of the same float64 values in the same order, as the
+        whole-history formula ``d[d > 0].sum()`` computes it (so equal bit for bit)."""
+        if self._conceded is None:
+            self._conceded = float(np.array(self.gains).sum())
+        return self._conceded
+
+    def feed(self, hist: tuple, opponent: str, index_of: Callable[[tuple], int],
+             utility_of: Callable[[int], float]) -> None:
+        """Read ``hist[n:]`` (``Record``s): count the opponent's offers."""
+        model = self.model
+        for rec in hist[self.n:]:
+            if rec.party != opponent or rec.kind != "offer" or rec.terms is None:
+                continue
+            k = index_of(rec.terms)
+            u = utility_of(k)
+            if model is not None:
+                model.observe(k)
+            if self.last_u is not None:
+                d = u - self.last_u  # = np.diff of the float64 utilities
+                if d > 0:
+                    self.gains.append(d)
+                    self._conceded = None
+            self.last_u = u
+            if self.best_u is None or u > self.best_u:
+                self.best_u = u
+            self.received += 1
+        self.n = len(hist)
+        self.last = hist[-1] if hist else None
+
+
+class SessionMemo(dict):
+    """``(id(session), party) -> OfferTrack`` for one negotiator, at most :data:`MAX_TRACKED`.
+
+    An entry is used only while it is still valid for the very session asked about: the same
+    live object (a weak reference, so a new session that reuses a dead one's id is not taken
+    for it), a history at least as long as what was read, and the last record read still in
+    its place (``set_state`` replays new records). Otherwise the track is rebuilt from the whole
+    history. A memo, not state: copies and pickles start empty."""
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return (type(self), ())
+
+    def track(self, session: Any, party: str, space: OutcomeSpace, with_model: bool,
+              index_of: Callable[[tuple], int], utility_of: Callable[[int], float]) -> OfferTrack:
+        hist = session.history
+        n = len(hist)
+        key = (id(session), party)
+        tr = self.get(key)
+        if tr is None or tr.ref() is not session or tr.n > n or (tr.n and hist[tr.n - 1] is not tr.last):
+            try:
+                ref = weakref.ref(session)
+            except TypeError:  # a session type without weak references: never memoised
+                ref = None
+            tr = OfferTrack(ref, FrequencyModel(space) if with_model else None)
+            if ref is not None:
+                if key not in self and len(self) >= MAX_TRACKED:
+                    self._evict()
+                self[key] = tr
+        if tr.n < n:
+            tr.feed(hist, session.opponent(party), index_of, utility_of)
+        return tr
+
+    def _evict(self) -> None:
+        try:
+            for key in [k for k, t in self.items() if t.ref() is None]:
+                self.pop(key, None)
+            while len(self) >= MAX_TRACKED:
+                self.pop(next(iter(self)), None)  # the oldest
+        except (RuntimeError, StopIteration):  # changed meanwhile by another thread: start over
+            self.clear()
