@@ -238,7 +238,9 @@ def _tournament_parsers(sub: Any) -> None:
                     help="dond: Deal or No Deal (src/data/negotiate/*.txt); casino: CaSiNo (casino.json); "
                          "genius: a folder of GENIUS XML domain and profile files")
     im.add_argument("source", metavar="FILE|DIR", help="the dataset file (or GENIUS folder)")
-    im.add_argument("--out", metavar="FILE", help="the scenario set to write (default: next to the source)")
+    im.add_argument("--out", metavar="FILE", help="the scenario set to write (default: ./<format>-<name>.json)")
+    im.add_argument("--skip-bad", action="store_true",
+                    help="list malformed records in the set's 'skipped' instead of stopping at the first")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -154,7 +154,7 @@ class _Live:
 
 def cmd_import(args: Namespace) -> int:
     from game.tournament.importers import run_import
-    path, summary = run_import(args.format, args.source, args.out)
+    path, summary = run_import(args.format, args.source, args.out, skip_bad=args.skip_bad)
     print(summary)
     print(f"wrote {path}; use it in a tournament as  [[scenarios]] imported = \"{path}\"")
     return 0
