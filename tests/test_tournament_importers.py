@@ -805,3 +805,26 @@ def test_as_id():
     assert as_id("0000-0400") == "i_0000_0400"
     assert as_id("Food", ["food"]) == "food_2"
     assert as_id("€€") == "issue"
+
+
+# --- the CLI and a tournament on an imported set ------------------------------------------
+def test_cli_import_then_tournament_against_the_humans(dond_file, tmp_path):
+    from tests.conftest import parley
+    out = tmp_path / "set.json"
+    r = parley("import", "dond", str(dond_file), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "scenarios" in r.stdout and out.exists()
+    n = len(load_set(out).scenarios)
+    cfg = tmp_path / "t.toml"
+    cfg.write_text('name = "dond"\nkind = "negotiation"\nself_play = true\n'
+                   '[[competitors]]\nname = "boulware"\nagent = "boulware"\n'
+                   '[[scenarios]]\nimported = "set.json"\n', encoding="utf-8")
+    r = parley("tournament", str(cfg), "--out", str(tmp_path / "run"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert f"{n * 2} matches played" in r.stdout  # self-play, both openers
+    summary = (tmp_path / "run" / "summary.md").read_text()
+    assert "| humans |" in summary and "| boulware |" in summary
+    r = parley("import", "dond", str(tmp_path / "missing.txt"))
+    assert r.returncode == 2 and "missing" in r.stderr
+    r = parley("import", "casino", str(dond_file))
+    assert r.returncode == 2 and str(dond_file.name) in r.stderr
