@@ -45,9 +45,10 @@ def cmd_tournament(args: Namespace) -> int:
         if p.done:
             print(f"  {len(p.done):,} finished in {out}, {len(p.todo):,} to play")
         if secs is not None:
-            print(f"  estimate: {_duration(secs)} on {args.workers} worker(s) (from timing a sample here)")
+            what = "the matches without an LLM" if llm else "estimate"
+            print(f"  {what}: {_duration(secs)} on {args.workers} worker(s) (from timing a sample here)")
         if llm:
-            print(f"  {llm:,} matches involve an LLM: their time and cost depend on the endpoint")
+            print(f"  {llm:,} matches involve an LLM: their time and cost depend on the endpoint (not estimated)")
         return 0
     backend = args.backend or ("processes" if args.workers > 1 else "local")
     live = _Live(p, quiet=args.quiet)
@@ -58,7 +59,7 @@ def cmd_tournament(args: Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\ninterrupted; finished matches are in {out / 'results.jsonl'} (continue with --resume)",
               file=sys.stderr)
-        return 1
+        return 130
     for note in summary.notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"{summary.played:,} matches played, {summary.skipped:,} already finished, of {summary.total:,} "

@@ -360,3 +360,104 @@ def test_llm_competitor_and_token_limit(tmp_path, serve):
     lifted = cfg.model_copy(update={"limits": cfg.limits.model_copy(update={"llm_tokens": None})})
     summary = run(plan(lifted, tmp_path), tmp_path / "o", resume=True)
     assert summary.skipped + summary.played == len(p.matches) and not summary.stopped
+
+
+# --- what --resume must never mix ---------------------------------------------------------
+def test_resume_never_mixes_names_settings_or_worlds(tmp_path):
+    cfg, base = load_config(write(tmp_path, RULES.replace("GEN", "2")))
+    run(plan(cfg, base), tmp_path / "out")
+    swapped = RULES.replace("GEN", "2").replace('name = "boulware"', 'name = "tmp"') \
+        .replace('name = "random"', 'name = "boulware"').replace('name = "tmp"', 'name = "random"')
+    cfg2, _ = load_config(write(tmp_path, swapped, "swapped.toml"))
+    with pytest.raises(InputError, match="holds another tournament"):
+        run(plan(cfg2, base), tmp_path / "out", resume=True)
+    # a changed default is a changed match, even when the config text is the same
+    ids = {m.id for m in plan(cfg, base).matches}
+    import agents.negotiators as negotiators
+    old = negotiators.NaiveTitForTat.__init__.__kwdefaults__["first_concession"]
+    tft = parse_config({"kind": "negotiation", "competitors": [{"name": "t", "agent": "tit_for_tat"},
+                                                               {"name": "b", "agent": "boulware"}],
+                        "scenarios": [{"generate": 1}]})
+    before = {m.id for m in plan(tft, base).matches}
+    negotiators.NaiveTitForTat.__init__.__kwdefaults__["first_concession"] = old + 0.05
+    try:
+        assert not before & {m.id for m in plan(tft, base).matches}
+    finally:
+        negotiators.NaiveTitForTat.__init__.__kwdefaults__["first_concession"] = old
+    assert ids == {m.id for m in plan(cfg, base).matches}
+    # an edited world is another scenario
+    import shutil
+    world = tmp_path / "harbor"
+    shutil.copytree(ROOT / "worlds" / "harbor", world)
+    adv = parse_config({"kind": "adventure", "competitors": [{"name": "a", "agent": "autopilot"}],
+                        "scenarios": [{"world": "harbor"}]})
+    first = {m.id for m in plan(adv, tmp_path).matches}
+    text = (world / "world.toml").read_text()
+    (world / "world.toml").write_text(text.replace("max_turns = ", "max_turns = 1", 1))
+    assert first.isdisjoint({m.id for m in plan(adv, tmp_path).matches})
+
+
+def test_scenario_ids_must_not_collide_and_foreign_rows_are_refused(tmp_path):
+    data = {"kind": "negotiation", "competitors": [{"name": "b", "agent": "boulware"},
+                                                   {"name": "c", "agent": "conceder"}],
+            "scenarios": [{"generate": 2, "seed": 0}, {"generate": 3, "seed": 0, "deadline": 4}]}
+    with pytest.raises(InputError) as e:
+        plan(parse_config(data), tmp_path)
+    assert "scenarios[1]: scenario 'gen0-0' is also in scenarios[0]" in e.value.render()
+    cfg, base = load_config(write(tmp_path, RULES.replace("GEN", "2")))
+    run(plan(cfg, base), tmp_path / "out")
+    results = tmp_path / "out" / "results.jsonl"
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join(lines + [lines[0]]) + "\n")
+    with pytest.raises(InputError, match="appears twice"):
+        run(plan(cfg, base), tmp_path / "out", resume=True)
+    foreign = json.loads(lines[0]) | {"id": "0123456789abcdef"}
+    results.write_text("\n".join(lines[1:] + [json.dumps(foreign)]) + "\n")
+    with pytest.raises(InputError, match="not a match of this tournament"):
+        run(plan(cfg, base), tmp_path / "out", resume=True)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError, match="not a folder"):
+        run(plan(cfg, base), tmp_path / "file")
+
+
+def _descendants(pid: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == p]
+        out.update(kids)
+        todo += kids
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_pool_workers_exit_when_the_run_is_killed(tmp_path):
+    cfg_path = write(tmp_path, RULES.replace("GEN", "200"))
+    out = tmp_path / "o"
+    proc = subprocess.Popen([sys.executable, "-m", "game.cli", "tournament", str(cfg_path), "--out", str(out),
+                             "--quiet", "--no-report", "--workers", "2"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kids: set[int] = set()
+    for _ in range(100):  # until the pool is up and has written something
+        time.sleep(0.1)
+        kids = _descendants(proc.pid)
+        if len(kids) >= 3 and (out / "results.jsonl").exists() and (out / "results.jsonl").stat().st_size:
+            break
+    assert proc.poll() is None and len(kids) >= 3
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 15
+    alive = kids
+    while alive and time.time() < deadline:
+        time.sleep(0.2)
+        alive = {k for k in alive if Path(f"/proc/{k}").exists()
+                 and (Path(f"/proc/{k}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z")}
+    assert not alive, f"orphaned processes left: {sorted(alive)}"

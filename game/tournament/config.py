@@ -257,6 +257,8 @@ def parse_config(data: Any, file: str = "tournament") -> TournamentConfig:
         raise InputError(f"{file}: a tournament config is a table of keys, got {type(data).__name__}")
     try:
         cfg = TournamentConfig.model_validate(data)
+    except RecursionError:
+        raise InputError(f"{file}: nested too deeply to read") from None
     except ValidationError as e:
         raise WorldError(_problems(e, file), source=file) from None
     problems = kind_problems(cfg, file)
@@ -285,6 +287,8 @@ def load_config(path: str | Path) -> tuple[TournamentConfig, Path]:
         raise InputError(f"{p}{where}: not valid TOML: {getattr(e, 'msg', e)}") from None
     except json.JSONDecodeError as e:
         raise InputError(f"{p}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from None
+    except RecursionError:
+        raise InputError(f"{p}: nested too deeply to read", hint="a tournament config is a few levels deep") from None
     return parse_config(data, str(p)), p.resolve().parent
 
 

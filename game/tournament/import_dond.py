@@ -197,8 +197,7 @@ def _scenario(g: dict, name: str, deadline: int) -> ImportedScenario:
     pile = ", ".join(f"{c} {item}{'s' if c != 1 else ''}" for item, c in items)
     scene = split_scene(
         f"DoND {lines[0]}",
-        f"Divide {pile}. Each issue is how many of that item party a gets; b gets the rest. "
-        f"Points per item: a {list(pa)}, b {list(pb)}.",
+        f"Divide {pile}. Each issue is how many of that item party a gets; b gets the rest.",
         items, pa, pb, deadline=deadline)
     views = g["views"]
     kinds = {k for k, _ in views}

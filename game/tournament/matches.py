@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from game.errors import InputError
+from game.errors import InputError, WorldError
 from game.tournament.config import (Competitor, GeneratedScenarios, ImportedScenarios, TournamentConfig,
                                     WorldScenario)
 
@@ -65,21 +65,25 @@ def resolve_scenarios(cfg: TournamentConfig, base: Path) -> dict[str, dict[str, 
     """Scenario id -> {"scene": NegotiationScene dict (negotiation), "world": path, "scene_id": id,
     "human": human outcome or None}, in config order."""
     out: dict[str, dict[str, Any]] = {}
+    origin: dict[str, str] = {}
     for n, src in enumerate(cfg.scenarios):
         where = f"scenarios[{n}]"
-        if isinstance(src, GeneratedScenarios):
-            from game.negotiation.generate import random_scenes
-            for i, scene in enumerate(random_scenes(src.generate, src.seed, src.deadline)):
-                out[f"gen{src.seed}-{i}"] = {"scene": scene.model_dump(mode="json", exclude_none=True), "human": None}
-        elif isinstance(src, ImportedScenarios):
-            from game.tournament.importers import load_set
-            path = base / src.imported
-            items = load_set(path).scenarios
-            for item in items[: src.limit] if src.limit else items:
-                human = item.human.model_dump(mode="json") if item.human is not None else None
-                out[item.id] = {"scene": item.scene.model_dump(mode="json", exclude_none=True), "human": human}
-        else:
-            out.update(_world_scenario(cfg, src, base, where))
+        try:
+            found = _source(cfg, src, base, where)
+        except WorldError:
+            raise  # it names the world's files and every problem in them
+        except InputError as e:
+            raise InputError(e.message if e.message.startswith(where) else f"{where}: {e.message}",
+                             hint=e.hint) from None
+        if not found:
+            raise InputError(f"{where}: no scenarios", hint="an imported set with none, or a limit of 0")
+        for sid in found:
+            if sid in out:
+                raise InputError(f"{where}: scenario {sid!r} is also in {origin[sid]}",
+                                 hint="each scenario id must be unique: give generated sets other seeds, import "
+                                      "sets from differently named files, or list a world scene once")
+            origin[sid] = where
+        out.update(found)
     if cfg.kind == "negotiation":
         for sid, sc in out.items():
             parties = [p["id"] for p in sc["scene"]["parties"]]
@@ -90,14 +94,33 @@ def resolve_scenarios(cfg: TournamentConfig, base: Path) -> dict[str, dict[str, 
     return out
 
 
+def _source(cfg: TournamentConfig, src: Any, base: Path, where: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    if isinstance(src, GeneratedScenarios):
+        from game.negotiation.generate import random_scenes
+        for i, scene in enumerate(random_scenes(src.generate, src.seed, src.deadline)):
+            out[f"gen{src.seed}-{i}"] = {"scene": scene.model_dump(mode="json", exclude_none=True), "human": None}
+    elif isinstance(src, ImportedScenarios):
+        from game.tournament.importers import load_set
+        path = base / src.imported
+        items = load_set(path).scenarios
+        for item in items[: src.limit] if src.limit else items:
+            human = item.human.model_dump(mode="json") if item.human is not None else None
+            out[item.id] = {"scene": item.scene.model_dump(mode="json", exclude_none=True), "human": human}
+    else:
+        out.update(_world_scenario(cfg, src, base, where))
+    return out
+
+
 def _world_scenario(cfg: TournamentConfig, src: WorldScenario, base: Path, where: str) -> dict[str, dict[str, Any]]:
     from game.errors import did_you_mean
     from game.world.loader import load_world
     from game.world.spec import NegotiationScene
     path = _world_path(src.world, base)
     world = load_world(path)
+    content = digest(world.spec.model_dump(mode="json"))  # an edited world gives new match ids
     if cfg.kind == "adventure":
-        return {world.spec.id: {"world": path, "scene_id": None, "human": None}}
+        return {world.spec.id: {"world": path, "scene_id": None, "human": None, "content": content}}
     scenes = world.spec.scenes
     want = NegotiationScene if cfg.kind == "negotiation" else None
     ok = [k for k, v in scenes.items() if (isinstance(v, want) if want else getattr(v, "type", "") == "council")]
@@ -106,7 +129,7 @@ def _world_scenario(cfg: TournamentConfig, src: WorldScenario, base: Path, where
                          hint=did_you_mean(src.scene or "", ok) or f"{cfg.kind} scenes: {', '.join(ok) or 'none'}")
     sid = f"{world.spec.id}:{src.scene}"
     if cfg.kind == "council":
-        return {sid: {"world": path, "scene_id": src.scene, "human": None}}
+        return {sid: {"world": path, "scene_id": src.scene, "human": None, "content": content}}
     scene = scenes[src.scene]
     if any(p.id == "player" for p in scene.parties):
         raise InputError(f"{where}: scene {src.scene!r} has the player as a party",
@@ -115,18 +138,38 @@ def _world_scenario(cfg: TournamentConfig, src: WorldScenario, base: Path, where
 
 
 # --- matches -------------------------------------------------------------------------------
-def _spec(c: Competitor) -> dict[str, Any]:
-    return c.model_dump(mode="json", exclude={"name"})
+def _spec(c: Competitor, kind: str) -> dict[str, Any]:
+    """What decides how a competitor plays: its name (rows carry it), its config and what that
+    resolves to here: every parameter of a negotiator, defaults included (a changed default changes
+    the ids, so ``--resume`` never mixes the two), and an LLM's endpoint and model from the
+    environment."""
+    spec = c.model_dump(mode="json")
+    if kind == "negotiation" and c.agent != "llm":
+        from agents.negotiators import from_kind, kind_params
+        from game.negotiation.generate import random_scenes
+        from game.negotiation.utility import utilities_for
+        neg = from_kind(c.agent, utilities_for(random_scenes(1, 0)[0])["a"], **c.params)
+        spec["effective"] = {p: getattr(neg, p, None) for p in kind_params(c.agent)}
+    elif c.agent == "llm" or c.llm is not None:
+        from agents.llm.config import LLMConfig
+        e = c.llm
+        try:
+            llm = LLMConfig.from_env(**{k: v for k, v in {"base_url": e and e.endpoint,
+                                                          "model": e and e.model}.items() if v})
+            spec["effective"] = {"base_url": llm.base_url, "model": llm.model}
+        except ValueError as err:
+            raise InputError(f"competitor {c.name!r}: {err}") from None
+    return spec
 
 
 def expand(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> list[Match]:
     """Every match of the round robin, in a fixed order."""
     names = [c.name for c in cfg.competitors]
-    specs = {c.name: _spec(c) for c in cfg.competitors}
+    specs = {c.name: _spec(c, cfg.kind) for c in cfg.competitors}
     out: list[Match] = []
     limits = {"deadline": cfg.deadline, "turns": cfg.turns}
     for sid, sc in scenarios.items():
-        content = digest(sc.get("scene") or [sc.get("world_id", sid), sc.get("scene_id")])
+        content = digest(sc.get("scene") or [sid, sc.get("scene_id"), sc.get("content")])
         if cfg.kind == "negotiation":
             parties = [p["id"] for p in sc["scene"]["parties"]]
             scene_first = sc["scene"].get("first") or parties[0]
@@ -140,7 +183,7 @@ def expand(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> list[
                 for seats, opener in roles:
                     key = {"kind": cfg.kind, "scenario": sid, "content": content, "opener": opener, "seed": seed,
                            "rep": rep, "limits": limits,
-                           "seats": [[role, specs[name]] for role, name in seats.items()]}
+                           "seats": [[role, name, specs[name]] for role, name in seats.items()]}
                     out.append(Match(id=digest(key), kind=cfg.kind, scenario=sid, seats=seats, opener=opener,
                                      seed=seed, rep=rep))
     ids = [m.id for m in out]

@@ -128,7 +128,8 @@ def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int
                       _est(r.points), str(r.games), str(r.matches), _sig_next(r)] for r in s.ranking],
                     "Ranked by the openskill (Plackett-Luce) ordinal mu − 3σ. 'games' are rated games; "
                     "'matches' include self-play. 'differs significantly from next': the paired test "
-                    "against the competitor one rank below (Holm-adjusted p; n/a = they never met).")
+                    "against the competitor one rank below, significant and in the ranking's direction "
+                    "(Holm-adjusted p; n/a = they never met).")
     present = [(k, lab) for k, lab in METRICS if any(k in s.metrics[c] for c in s.competitors)]
     metrics = Table("Per-competitor metrics", ["competitor"] + [lab for _, lab in present],
                     [[c] + [_est(s.metrics[c].get(k)) for k, _ in present] for c in s.competitors],
@@ -211,7 +212,7 @@ def _negotiation_sections(rep: Report, rows, scenarios: dict, s, figure, plottin
     if human:
         section.append(Table(
             "Compared with humans", ["who", "games", "agreement rate", "joint utility",
-                                     "Pareto-optimal share"],
+                                     "Pareto-optimal share (of all games)"],
             [[h.who, str(h.games), _f(h.agreement), _f(h.joint_utility), _f(h.pareto_share)] for h in human],
             f"Over the {n_sc} scenario{'s' if n_sc != 1 else ''} with a recorded human outcome: "
             "joint utility is the sum of both parties' utilities (reservations on no deal); "

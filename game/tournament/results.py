@@ -27,6 +27,10 @@ def parse_results(raw: bytes, path: Path | str) -> tuple[list[dict[str, Any]], l
     are a whole row that only lacks its newline; that row is kept). Blank lines are skipped; any
     other line that is not a JSON object is damage in the middle, an ``InputError`` naming it."""
     *whole, tail = raw.split(b"\n")
+    if not tail.strip() and whole and any(w.strip() for w in whole):  # blank lines after the last line: a
+        while whole and not whole[-1].strip():                       # torn line with a newline added by
+            whole.pop()                                              # an editor counts as the last line
+        tail = whole.pop()
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
     for n, line in enumerate([*whole, tail], 1):
@@ -60,10 +64,10 @@ def finished_ids(path: Path, repair: bool = True) -> tuple[list[dict[str, Any]],
     note = None
     if torn:
         note = f"{path}: the last line was cut short by an interrupted write; its match is played again"
-    if repair and raw and not raw.endswith(b"\n"):
+    if repair and (torn or raw and not raw.endswith(b"\n")):
         with open(path, "r+b") as f:
             if torn:
-                f.truncate(len(raw) - len(torn))
+                f.truncate(raw.rfind(torn))
             else:  # a whole row without its newline
                 f.seek(0, os.SEEK_END)
                 f.write(b"\n")

@@ -14,6 +14,7 @@ resumed ends with the same rows as one that ran through, and never plays a finis
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -107,7 +108,8 @@ def _processes(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], 
     ctx.set_forkserver_preload(["game.tournament.play", "agents.negotiators", "game.negotiation.metrics",
                                 "game.negotiation.runner"])
     queue = list(reversed(payloads))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
+                             initargs=(os.getpid(),)) as pool:
         running: set = set()
         try:
             while queue or running:
@@ -121,6 +123,23 @@ def _processes(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], 
         finally:
             for f in running:
                 f.cancel()
+
+
+def _watch_parent(pid: int) -> None:
+    """In a pool worker: exit when the tournament process is gone (killed with SIGKILL, a pool's
+    workers would otherwise live on, orphaned, holding memory)."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # the pid was reused by another user's process: ours is gone
+                os._exit(1)
+    threading.Thread(target=watch, name="parley-parent-watch", daemon=True).start()
 
 
 def _ray(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], address: str | None = None,
@@ -159,6 +178,8 @@ _BACKENDS = {"local": _local, "processes": _processes, "ray": _ray}
 # --- the run -------------------------------------------------------------------------------
 def prepare(p: Plan, out: Path, resume: bool) -> list[str]:
     """Check and set up ``out``: refuse to mix runs, cut a torn last line, note what is finished."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} is not a folder", hint="give a folder for the results and report")
     out.mkdir(parents=True, exist_ok=True)
     results, meta = out / RESULTS, out / CONFIG
     notes: list[str] = []
@@ -178,7 +199,16 @@ def prepare(p: Plan, out: Path, resume: bool) -> list[str]:
     if note:
         notes.append(note)
     ids = {m.id for m in p.matches}
-    p.done = {r["id"] for r in rows if r["id"] in ids}
+    seen: set[str] = set()
+    for n, r in enumerate(rows, 1):
+        if r["id"] in seen:
+            raise InputError(f"{results}: match {r['id']} appears twice (row {n})",
+                             hint="a results file holds each match once; remove the copy, or start another --out")
+        if r["id"] not in ids:
+            raise InputError(f"{results}: row {n} ({r['id']}) is not a match of this tournament",
+                             hint="the file was edited or comes from another config; start another --out")
+        seen.add(r["id"])
+    p.done = seen
     write_json(meta, {"name": p.config.name, "kind": p.config.kind, "fingerprint": p.fingerprint,
                       "matches": len(p.matches), "config": p.config.model_dump(mode="json")})
     write_json(out / SCENARIOS, {k: {kk: vv for kk, vv in v.items() if kk != "world"}
@@ -239,4 +269,4 @@ def estimate(p: Plan, workers: int, sample: int = 5) -> tuple[float | None, int]
     for m in picks:
         play_match(m, ctx)
     per = (time.perf_counter() - t) / len(picks)
-    return per * len(todo) / max(1, workers), len(todo) - len(plain)
+    return per * len(plain) / max(1, workers), len(todo) - len(plain)

@@ -411,9 +411,15 @@ def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int =
         nxt = order[i + 1] if i + 1 < len(order) else None
         p = lookup.get((c, nxt)) or lookup.get((nxt, c)) if nxt else None
         r = ratings[c]
+        differs = None
+        if p is not None:  # significant, and the head-to-head favours the higher-ranked one
+            ahead = p.mean_diff if p.a == c else -p.mean_diff
+            differs = bool(p.significant and ahead > 0)
+            if p.significant and ahead < 0:
+                notes.append(f"{c} ranks above {nxt} but loses to it head to head "
+                             f"(mean points {ahead:+.3f}, Holm p={p.p_holm:.3g})")
         ranking.append(RankEntry(i + 1, c, r.mu, r.sigma, r.ordinal, r.games, matches[c],
-                                 metrics[c].get("points"), None if p is None else p.significant,
-                                 None if p is None else p.p_holm))
+                                 metrics[c].get("points"), differs, None if p is None else p.p_holm))
     self_play = sum(1 for g in groups if len(competitor_points(g)) < 2)
     if self_play:
         notes.append(f"{self_play} self-play game{'s' if self_play != 1 else ''} counted in the means "
