@@ -24,8 +24,8 @@ setup: $(STAMP)  ## create .venv and install everything
 play: $(STAMP)  ## play the default world in the terminal
 	$(BIN)/parley play $(WORLD) $(ARGS)
 
-test: $(STAMP)  ## run the whole test suite
-	$(BIN)/python -m pytest $(ARGS)
+test: $(STAMP)  ## run the whole test suite (on every core: pytest-xdist)
+	$(BIN)/python -m pytest -n auto $(ARGS)
 
 validate: $(STAMP)  ## validate every shipped world
 	$(BIN)/parley validate worlds
