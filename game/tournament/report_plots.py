@@ -120,10 +120,16 @@ def utility_scatter(data: ScatterData) -> str:
     ax.axhline(data.reservation[1], ls="--", color="#999", lw=0.8)
     colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                "#17becf", "#bcbd22", "#7f7f7f"]
-    labels = sorted(data.points, key=lambda k: (-len(data.points[k]), k))
+    points = data.points
+    if len(points) > len(colours):  # too many pairings to tell apart: colour by who held the first seat
+        merged: dict[str, list] = {}
+        for lab, pts in points.items():
+            merged.setdefault(f"{lab.split(' / ')[0]} as {data.parties[0]}", []).extend(pts)
+        points = merged
+    labels = sorted(points, key=lambda k: (-len(points[k]), k))
     for i, lab in enumerate(labels):
         c = colours[i] if i < len(colours) else "#bbb"
-        pts = data.points[lab]
+        pts = points[lab]
         name = _label(lab, 40) if i < len(colours) else None
         for ok, marker in ((True, "o"), (False, "x")):
             counts = Counter((x, y) for x, y, agreed in pts if agreed == ok)
