@@ -161,7 +161,11 @@ class WorldFacts:
         if self.bank is None:
             return
         from memory.records import FACTS
+        refused: set[tuple[str, tuple[str, str, str]]] = set()
         for d in decisions:
+            if d.outcome == "reject":
+                c = d.candidate
+                refused.add((c.get("source", ""), (c.get("subject", ""), c.get("relation", ""), c.get("object", ""))))
             for fid in [d.fact, *d.superseded]:
                 f = self.gate.facts.get(fid or "")
                 if f is None or f.source == "observation":
@@ -177,6 +181,22 @@ class WorldFacts:
                     self.records[f.id] = rec.id
                 elif self.bank.records[rid].status != status:
                     self.bank.set_status([rid], status)
+                if status == "rejected":  # purged or superseded: the claims that stated it go too
+                    for src in {f.source, *f.sources}:
+                        refused.add((src, (f.subject, f.relation, f.object)))
+        self._mask_claims(refused)
+
+    def _mask_claims(self, refused: set[tuple[str, tuple[str, str, str]]]) -> None:
+        """A claim the gate rejected, or whose fact it purged, is masked wherever an agent's memory
+        holds it (the memory runtime stored the raw claim as each listener heard it)."""
+        if not refused:
+            return
+        want = {(norm(src), tuple(norm(x) for x in triple)) for src, triple in refused}
+        ids = [r.id for r in self.bank.records.values()
+               if r.kind == "claim" and r.status in ("active", "resolved", "consolidated") and r.triple
+               and (norm(r.speaker or ""), tuple(norm(x) for x in r.triple)) in want]
+        if ids:
+            self.bank.set_status(ids, "rejected")
 
     # --- persistence -------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
