@@ -6,7 +6,7 @@ Each condition plays the same game seeds 0 .. N-1 (``--quick``: N = 10) with the
 heuristic autopilot (``agents/autopilot.py``), world facts on (so the game writes
 Σ-Mem from verified outcomes), no agent memory:
 
-* ``off``      ``make_autopilot(game, seed, trust=False)``: no trust (the old behaviour);
+* ``off``      ``make_autopilot(seed, trust=None)``: no trust (the old behaviour);
 * ``on``       ``trust=True``: reads the game's own Σ-Mem, which starts empty in
                every game and learns only from that game's verifications;
 * ``carried``  ``trust=True``, and the game's Σ-Mem starts from the state the
@@ -69,12 +69,15 @@ def play(world: Any, seed: int, condition: str, carried: dict[str, Any] | None) 
     game = Game(world, seed=seed)
     if condition == "carried" and carried is not None:
         game.facts.sigma.set_state(carried)
-    pilot = make_autopilot(game, seed, trust=condition != "off")
+    pilot = make_autopilot(seed, trust=game.facts.sigma if condition != "off" else None)
     asks = 0
     finished = None
     n_quests = len(game.spec.quests)
     while not game.engine.done:
-        action = pilot.act(game.engine.observe(PLAYER))
+        decision = pilot.act(game.engine.observe(PLAYER))
+        action = decision.action
+        if action is None:
+            break
         asks += action.verb == Verb.ASK
         game.act(action)
         if finished is None and len(game.engine.state.quests_done) == n_quests:

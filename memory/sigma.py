@@ -221,7 +221,7 @@ class SigmaMem(PeerMemory):
         self._know_topic(topic)
         idx = np.array([self.add_peer(p) for p, _ in items], dtype=np.intp)
         c = np.array([v for _, v in items], dtype=np.float64)
-        self._decay()
+        self._decay(idx)
         if idx.size:
             outer = phi[:, None] * phi[None, :]  # exactly symmetric
             self._M[idx] += (self._eta * c)[:, None, None] * outer
@@ -243,9 +243,24 @@ class SigmaMem(PeerMemory):
         for _ in range(self._tick_count(n)):
             self._decay()
 
-    def _decay(self) -> None:
-        self._M *= self._gamma
-        self._S *= self._gamma_g
+    def _decay(self, judged: np.ndarray | None = None) -> None:
+        """One event's forgetting. ``decay = "event"``: every peer by γ (S by γ_G). ``"judged"``: the
+        peers in ``judged`` (and the S entries between two of them) by γ, γ_G; every other entry by
+        ``gamma_idle``; a tick (``judged`` None) judges nobody."""
+        if self._cfg.decay == "event":
+            self._M *= self._gamma
+            self._S *= self._gamma_g
+        else:
+            idle = self._cfg.gamma_idle
+            n = self._M.shape[0]
+            mine = np.zeros(n, dtype=bool)
+            if judged is not None and judged.size:
+                mine[judged] = True
+            if idle != 1.0 or mine.any():
+                factor = np.where(mine, self._gamma, idle)
+                self._M *= factor[:, None, None]
+                pair = np.where(mine[:, None] & mine[None, :], self._gamma_g, idle)
+                self._S *= pair
         self._t += 1
 
     # ------------------------------------------------------------------ reads

@@ -20,6 +20,12 @@ class SigmaConfig(BaseModel):
     eta: float | None = Field(None, gt=0, description="learning rate of M_p (default 1 − gamma)")
     gamma_g: float | None = Field(None, gt=0, lt=1, description="per-event decay of S (default gamma)")
     eta_g: float | None = Field(None, gt=0, description="learning rate of S (default 1 − gamma_g)")
+    decay: Literal["event", "judged"] = Field(
+        "event", description="event: every verified event decays every peer by gamma (the analysed model); "
+                             "judged: a write decays only the peers it judges, the others by gamma_idle, so "
+                             "trust builds for an NPC who is judged rarely (the game's setting)")
+    gamma_idle: float = Field(1.0, gt=0, le=1, description="decay: judged: per-event decay of the peers an "
+                                                           "event does not judge, and of a tick (1: none)")
     phi: Literal["projection", "onehot"] = Field("projection", description="how a topic becomes φ")
     embedder: Literal["hash", "minilm"] = Field("hash", description="topic embedder for projection mode")
     seed: int = Field(0, ge=0, description="seed of the projection matrix")

@@ -42,8 +42,10 @@ class WorldFacts:
                                        thresholds=r.thresholds) for rid, r in spec.relations.items()}
         topics = sorted({f.topic for f in spec.facts.values()})
         if sigma is None:  # one-hot topics when the world names them; hashed projections otherwise
-            sigma = SigmaMem(peers=list(spec.npcs), topics=topics, phi="onehot") if topics else \
-                SigmaMem(peers=list(spec.npcs), phi="projection", embedder="hash")
+            # decay on judgement: in play an NPC is judged only when what it said is verified, which
+            # may be rare; decaying it at every other NPC's verification would keep its trust near 0
+            sigma = SigmaMem(peers=list(spec.npcs), topics=topics, phi="onehot", decay="judged") if topics else \
+                SigmaMem(peers=list(spec.npcs), phi="projection", embedder="hash", decay="judged")
         self.sigma = sigma
         self.gate = ConsistencyGate(relations, config, embedder=embedder, credibility=self.credibility, jury=jury)
         self.bank = bank
