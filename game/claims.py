@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 
 _SPACES = re.compile(r"\s+")
+_ARTICLE = re.compile(r"^(?:the|a|an) (?=\S)")
 _EXACT_INT = 2 ** 53   # integral floats below this print as plain integers
 
 
@@ -35,15 +36,16 @@ def canonical(value: object) -> str:
 
     Numbers compare as numbers: "15", "15.0" and "15.00" all become "15", "-5"
     stays negative, and two different numbers never share a form. Other text
-    ignores case, underscores, hyphens and runs of whitespace ("Iron_Key" is
-    "iron key").
+    ignores case, underscores, hyphens, runs of whitespace and a leading article
+    ("Iron_Key" is "iron key"; "the sea cave" is "sea cave"; a lone "a" stays "a").
     """
     x = as_number(value)
     if x is not None:
         if x.is_integer() and abs(x) < _EXACT_INT:
             return str(int(x))
         return repr(x)
-    return _SPACES.sub(" ", str(value).lower().replace("_", " ").replace("-", " ")).strip()
+    text = _SPACES.sub(" ", str(value).lower().replace("_", " ").replace("-", " ")).strip()
+    return _ARTICLE.sub("", text)
 
 
 def same_value(a: object, b: object) -> bool:

@@ -146,3 +146,11 @@ def test_claims_imports_neither_agents_nor_memory():
     mods = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     mods += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not [m for m in mods if m.split(".")[0] in ("agents", "memory", "game")]
+
+
+def test_a_leading_article_does_not_make_another_value():
+    from game.claims import canonical, same_value
+    assert same_value("the sea cave", "sea_cave") and same_value("The Gem", "gem")
+    assert same_value("an old map", "old-map") and canonical("a") == "a"
+    assert not same_value("the well", "the chest")
+    assert canonical("theatre") == "theatre" and canonical("anvil") == "anvil"  # words, not articles

@@ -47,3 +47,13 @@ def test_admitted_claims_stay():
     claims = well_claims(game)
     assert claims and all(r.status == "active" for r in claims)  # nothing contradicts it yet
     assert "bottom of the well" in player_context(game)
+
+
+def test_articles_do_not_hide_a_contradiction_or_a_corroboration():
+    from memory.gate import ClaimCandidate
+    gate = Game(MINI, seed=0).facts.gate
+    gate.observe("gem", "located_in", "chest", True, turn=1)
+    lie = gate.submit(ClaimCandidate("the gem", "located_in", "well", "gem", "liar", 2, ""))
+    assert lie.outcome == "reject" and "contradicts" in lie.reason
+    true = gate.submit(ClaimCandidate("gem", "located_in", "the chest", "gem", "mara", 2, ""))
+    assert true.outcome == "admit" and "corroborates" in true.reason
