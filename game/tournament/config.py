@@ -9,6 +9,7 @@ Paths in the file (worlds, imported sets, scripts) are relative to the file's fo
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
@@ -37,6 +38,12 @@ class LLMEndpoint(_Model):
     max_retries: int | None = Field(None, ge=0, le=50)
     cache_dir: str | None = Field(None, description="reply cache: a re-run with the same prompts makes no requests")
     usd_per_1k_tokens: float = Field(0.0, ge=0, description="price used for the spend limit and the cost column")
+
+    def settings(self) -> dict[str, Any]:
+        """The fields given, as ``LLMConfig`` / ``LLMSettings`` name them (unset ones come from the environment)."""
+        return {k: v for k, v in {"base_url": self.endpoint, "model": self.model, "timeout": self.timeout,
+                                  "max_retries": self.max_retries, "cache_dir": self.cache_dir}.items()
+                if v is not None}
 
 
 class Competitor(_Model):
@@ -171,14 +178,20 @@ def _negotiator_problem(c: Competitor) -> str | None:
                 + f"; kinds: {', '.join([*NEG_KINDS, 'llm'])}")
     if c.memory:
         return "memory is for adventure and council competitors"
-    from game.negotiation.generate import random_scenes
-    from game.negotiation.utility import utilities_for
-    probe = utilities_for(random_scenes(1, 0)[0])["a"]
     try:
-        from_kind(c.agent, probe, **c.params)
+        from_kind(c.agent, probe_utility(), **c.params)
     except (TypeError, ValueError, InputError) as e:
         return e.message if isinstance(e, InputError) else str(e)
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def probe_utility() -> Any:
+    """A utility function to build negotiators on when only their parameters matter (checking them,
+    reading their defaults)."""
+    from game.negotiation.generate import random_scenes
+    from game.negotiation.utility import utilities_for
+    return utilities_for(random_scenes(1, 0)[0])["a"]
 
 
 _MODULE_SEAT = re.compile(r"^module:[A-Za-z_][\w.]*[:.][A-Za-z_]\w*$")

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from game.errors import InputError, WorldError
 from game.tournament.config import (Competitor, GeneratedScenarios, ImportedScenarios, TournamentConfig,
-                                    WorldScenario)
+                                    WorldScenario, probe_utility)
 
 
 class Match(BaseModel):
@@ -146,16 +146,12 @@ def _spec(c: Competitor, kind: str) -> dict[str, Any]:
     spec = c.model_dump(mode="json")
     if kind == "negotiation" and c.agent != "llm":
         from agents.negotiators import from_kind, kind_params
-        from game.negotiation.generate import random_scenes
-        from game.negotiation.utility import utilities_for
-        neg = from_kind(c.agent, utilities_for(random_scenes(1, 0)[0])["a"], **c.params)
+        neg = from_kind(c.agent, probe_utility(), **c.params)
         spec["effective"] = {p: getattr(neg, p, None) for p in kind_params(c.agent)}
     elif c.agent == "llm" or c.llm is not None:
         from agents.llm.config import LLMConfig
-        e = c.llm
         try:
-            llm = LLMConfig.from_env(**{k: v for k, v in {"base_url": e and e.endpoint,
-                                                          "model": e and e.model}.items() if v})
+            llm = LLMConfig.from_env(**(c.llm.settings() if c.llm else {}))
             spec["effective"] = {"base_url": llm.base_url, "model": llm.model}
         except ValueError as err:
             raise InputError(f"competitor {c.name!r}: {err}") from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from game.episode import _usage
 from game.tournament.config import Competitor, TournamentConfig
 from game.tournament.matches import Match, derived_seed, digest
 
@@ -63,21 +64,9 @@ class _Context:
         """A new client per match (its usage is that match's alone; its retry jitter seeded by the match)."""
         if comp.name not in self._clients:
             from agents.llm.config import LLMConfig
-            e = comp.llm
-            kw = {} if e is None else {k: v for k, v in {
-                "base_url": e.endpoint, "model": e.model, "timeout": e.timeout, "max_retries": e.max_retries,
-                "cache_dir": e.cache_dir}.items() if v is not None}
-            self._clients[comp.name] = LLMConfig.from_env(**kw)
+            self._clients[comp.name] = LLMConfig.from_env(**(comp.llm.settings() if comp.llm else {}))
         from game.compose import new_client
         return new_client(self._clients[comp.name], seed)
-
-
-def _usage(client: Any) -> tuple[int, int]:
-    if client is None:
-        return 0, 0
-    by_agent = client.usage_by_agent()
-    return (sum(u.calls for u in by_agent.values()),
-            sum(u.prompt_tokens + u.completion_tokens for u in by_agent.values()))
 
 
 def play_match(m: Match, ctx: _Context) -> dict[str, Any]:
@@ -132,7 +121,8 @@ def _negotiation(m: Match, ctx: _Context) -> dict[str, Any]:
     calls = tokens = 0
     cost = 0.0
     for party, client in clients.items():
-        c, t = _usage(client)
+        used = _usage(client)
+        c, t = used.get("llm_calls", 0), used.get("llm_tokens", 0)
         calls, tokens = calls + c, tokens + t
         cost += t / 1000 * ctx.comps[m.seats[party]].llm.usd_per_1k_tokens if ctx.comps[m.seats[party]].llm else 0.0
     return {"status": session.status, "agreement": agreed, "outcome": dict(session.agreement) if agreed else None,
@@ -151,9 +141,7 @@ def _episode(m: Match, ctx: _Context) -> dict[str, Any]:
     sc = ctx.scenarios[m.scenario]
     llm = None
     if comp.llm is not None:
-        e = comp.llm
-        llm = LLMSettings(base_url=e.endpoint, model=e.model, timeout=e.timeout, max_retries=e.max_retries,
-                          cache_dir=e.cache_dir)
+        llm = LLMSettings(**comp.llm.settings())
     game = GameConfig(world=sc["world"], seed=derived_seed(m.seed, m.rep) if m.rep else m.seed, player=comp.agent,
                       memory=MemorySettings(embedder=comp.embedder) if comp.memory else None, llm=llm,
                       llm_npcs=[])  # NPCs stay rule-based: every competitor meets the same world
