@@ -88,12 +88,22 @@ def cmd_replay(args: Namespace) -> int:
             raise InputError("--tui needs a terminal", hint="leave --tui out to replay and check the save here")
         from game.tui.screens.watch import run_replay
         return run_replay(args.save, args.saves_dir, args.speed)
-    from game.session import replay
-    ok, got, want = replay(args.save, base=args.saves_dir)
-    if ok:
-        print(f"replay ok: state {got} matches the save")
+    from game.savegame import replay_report
+    report = replay_report(args.save, base=args.saves_dir)
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    got, want = report.engine()
+    if report.ok:
+        print(f"replay ok: state {got} matches the save ({', '.join(report.parts)} checked)")
         return 0
-    print(f"replay MISMATCH: replayed state {got}, save says {want}", file=sys.stderr)
+    if report.diverged_at is not None:
+        part, why = report.diverged_at
+        print(f"replay MISMATCH in {part}: {why}; save says state {want}", file=sys.stderr)
+        return 1
+    print(f"replay MISMATCH in {', '.join(report.diverged)}:", file=sys.stderr)
+    for part, (mine, saved) in report.parts.items():
+        print(f"  {part:7} replayed {mine}, save says {saved}" + ("  <- differs" if mine != saved else ""),
+              file=sys.stderr)
     return 1
 
 

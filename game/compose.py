@@ -101,8 +101,10 @@ def with_game_collection(memory: dict, world_id: str, seed: int) -> dict:
     return {**memory, "store_options": options}
 
 
-def facts_for(spec: Any, memory: Any, llm: Any, jury: bool) -> Any:
-    """World-fact memory (``memory.worldfacts.WorldFacts``): the consistency gate and Σ-Mem."""
+def facts_for(spec: Any, memory: Any, llm: Any, jury: bool, decide: Any = None) -> Any:
+    """World-fact memory (``memory.worldfacts.WorldFacts``): the consistency gate and Σ-Mem.
+    ``decide``: the engine's ``decide``; the jury's verdicts are then recorded in the transcript
+    as decisions (``memory.jury.RecordedJury``), so a replay needs no LLM."""
     from memory.worldfacts import WorldFacts
     bank = memory.bank if memory is not None else None
     judge = None
@@ -110,9 +112,18 @@ def facts_for(spec: Any, memory: Any, llm: Any, jury: bool) -> Any:
         if llm is None:
             from game.errors import InputError
             raise InputError("the LLM jury needs an LLM endpoint", hint="pass --llm URL with --llm-jury")
-        from memory.jury import LLMJury
-        judge = LLMJury(llm)
-    return WorldFacts(spec, embedder=bank.embedder if bank is not None else None, bank=bank, jury=judge)
+        from memory.jury import LLMJury, RecordedJury
+        judge = LLMJury(llm) if decide is None else RecordedJury(LLMJury(llm), decide)
+    extractor = None
+    if jury and decide is not None:  # the gate asks the LLM: it also reads what the rules cannot
+        from memory.extract_llm import LLMExtractor
+        from memory.lexicon import Lexicon
+        extractor = LLMExtractor(llm, Lexicon.from_spec(spec), decide)
+    facts = WorldFacts(spec, embedder=bank.embedder if bank is not None else None, bank=bank, jury=judge,
+                       extractor=extractor)
+    if memory is not None:  # agent memory stores the claims the gate reads from free text too
+        memory.claims_of = facts.claims_of
+    return facts
 
 
 def check_memo_llm(paths: list[str], client: Any, memory: Any) -> None:
@@ -194,7 +205,7 @@ def compose(world: World | str | Path, config: GameConfig, transcript_path: str 
     memo = memo_llm_for(mem, client, config.memo_llm, lambda: engine.state.turn)
     facts = None
     if config.facts:
-        facts = facts_for(w.spec, mem, client, config.jury)
+        facts = facts_for(w.spec, mem, client, config.jury, engine.decide)
         engine.listeners.append(heard_by(PLAYER, facts.on_event))
     return Parts(world=w, config=config, transcript=transcript, llm=client, agents=agents, engine=engine,
                  memory=mem, facts=facts, insights=insights, memo_llm=memo)

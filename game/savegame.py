@@ -5,6 +5,8 @@ the outcome of its transcript. The file format and atomic writing live in ``game
 from __future__ import annotations
 
 import json
+from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from game.saves import TRANSCRIPT_FILE, open_save, resolve, save_folder, write_s
 from game.state import state_hash
 from game.text import shown
 from game.transcript import Transcript
-from game.types import Action
+from game.types import PLAYER, Action
 from game.wiring import engine_defaults
 from game.world.loader import World, load_world
 
@@ -89,7 +91,14 @@ def load_game(cls: type, ref: str | Path, base: str | Path | None = None, world_
                         hint="the file was left as it is") from None
     game.transcript.records = [line for line in transcript.split("\n") if line]  # not splitlines: \x85, \u2028 are text
     if game.facts is not None and "facts" not in data["components"]:
-        game.rebuild_facts()  # a save from before world-fact memory: hear the game again
+        # a save from before world-fact memory: hear the game again, without a jury (a replay
+        # finds no recorded verdicts for those claims either)
+        gate = game.facts.gate
+        jury, reader, gate.jury, gate._extractor = gate.jury, gate._extractor, None, None  # rules only
+        try:
+            game.rebuild_facts()
+        finally:
+            gate.jury, gate._extractor = jury, reader
     return game
 
 
@@ -156,35 +165,67 @@ def world_for(data: dict[str, Any], where: Path, world_path: str | Path | None) 
     return world
 
 
-def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, str]:
-    """Re-run a save's transcript from the start; return (match, replayed hash, saved hash).
 
-    Every recorded action (player and NPC) is applied in order, so no agent or
-    LLM is needed; a match proves the saved engine state is the outcome of its
-    transcript.
+# --- replay ---------------------------------------------------------------------------------
+
+PARTS = ("engine", "gate", "sigma", "claims", "memory")  # what a replay compares, in this order
+
+
+@dataclass
+class ReplayReport:
+    """What a replay found. ``parts``: per part checked, (replayed digest, saved digest): the
+    engine state, the consistency gate, Σ-Mem, the world-fact claim log and the agent memory
+    bank. ``diverged_at``: the part and reason when the recorded story stopped fitting before
+    the end (the other parts were then not compared). ``notes``: what could not be checked."""
+
+    parts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    diverged_at: tuple[str, str] | None = None
+
+    @property
+    def diverged(self) -> list[str]:
+        """The parts that differ from the save (the part a cut-short replay blames first)."""
+        bad = [self.diverged_at[0]] if self.diverged_at else []
+        return bad + [p for p, (got, want) in self.parts.items() if got != want and p not in bad]
+
+    @property
+    def ok(self) -> bool:
+        return not self.diverged
+
+    def engine(self) -> tuple[str, str]:
+        """(replayed, saved) engine hash; the replayed one is the reason when cut short."""
+        got, want = self.parts["engine"]
+        return (f"({self.diverged_at[1]})" if self.diverged_at else got), want
+
+
+def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, str]:
+    """Re-run a save's transcript from the start; return (match, replayed engine hash, saved
+    engine hash). ``match`` covers every part ``replay_report`` checks, not the engine alone."""
+    report = replay_report(ref, base)
+    return (report.ok, *report.engine())
+
+
+def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayReport:
+    """Re-run a save's transcript from the start and compare every part of the state with the save.
+
+    Every recorded action (player and NPC) is applied in order and every recorded decision (an
+    agent's reply or move, a jury verdict) is read back, so no agent or LLM is needed. World-fact
+    memory (gate and Σ-Mem) and agent memory are rebuilt as the game wired them and hear the
+    replayed events; a match proves the saved state is the outcome of its transcript.
     """
     folder = resolve(ref, base)
     data, text = open_save(folder)
-    tpath = folder / TRANSCRIPT_FILE
-    check_hash(data, folder / "save.json")
-    world = world_for(data, folder / "save.json", None)
+    where, tpath = folder / "save.json", folder / TRANSCRIPT_FILE
+    check_hash(data, where)
+    world = world_for(data, where, None)
+    records = transcript_records(text, tpath)
     eng = Engine(world, seed=data["seed"], transcript=Transcript(), **engine_defaults())
-    from collections import deque
-    decisions: deque[dict[str, Any]] = deque()
-    lines = text.split("\n")  # records end with "\n" only (\x85 or \u2028 inside text is no line break)
-    if lines[-1] == "":
-        lines.pop()
-    for n, line in enumerate(lines, 1):
+    eng.replay_decisions = deque(rec for _, rec in records if rec.get("type") == "decision")
+    report = ReplayReport()
+    mem, facts = replay_listeners(eng, data, where, report.notes)
+    want = state_hash(data["engine"])
+    for n, rec in records:
         try:
-            rec = json.loads(line)
-            if rec.get("type") == "decision":
-                decisions.append(rec)
-        except Exception as e:
-            raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
-    eng.replay_decisions = decisions
-    for n, line in enumerate(lines, 1):
-        try:
-            rec = json.loads(line)
             if rec["type"] == "action":
                 eng.apply(Action.from_dict(rec))
             elif rec["type"] == "penalty":
@@ -192,12 +233,137 @@ def replay(ref: str | Path, base: str | Path | None = None) -> tuple[bool, str, 
             elif rec["type"] == "round":
                 eng.end_round()
         except ReplayDivergence as e:  # the recorded story no longer fits: the states differ
-            return False, f"(diverged at {TRANSCRIPT_FILE}:{n}: {e})", state_hash(data["engine"])
+            report.parts["engine"] = ("", want)
+            report.diverged_at = (blamed(str(e)), f"diverged at {TRANSCRIPT_FILE}:{n}: {e}")
+            return report
         except Exception as e:  # a damaged record is reported with its line, never a crash
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
+    report.parts["engine"] = (state_hash(eng.get_state()), want)
     if eng.replay_decisions:
         left = eng.replay_decisions[0]
-        return False, f"(diverged: recorded {left.get('kind')} by {left.get('who')!r} was never asked for)", \
-            state_hash(data["engine"])
-    got, want = state_hash(eng.get_state()), state_hash(data["engine"])
-    return got == want, got, want
+        report.diverged_at = (blamed(f"{left.get('kind')} by {left.get('who')!r}"),
+                              f"diverged: recorded {left.get('kind')} by {left.get('who')!r} was never asked for")
+        return report
+    comps = data["components"]
+    if facts is not None:
+        report.parts.update(facts_digests(facts.get_state(), comps["facts"]))
+    if mem is not None:
+        report.parts["memory"] = (memory_digest(mem), saved_memory_digest(comps["memory"], mem))
+    return report
+
+
+def transcript_records(text: str, tpath: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each line of a transcript; a damaged line is a SaveError."""
+    lines = text.split("\n")  # records end with "\n" only (\x85 or \u2028 inside text is no line break)
+    if lines[-1] == "":
+        lines.pop()
+    out = []
+    for n, line in enumerate(lines, 1):
+        try:
+            rec = json.loads(line)
+            rec["type"]
+        except Exception as e:
+            raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
+        out.append((n, rec))
+    return out
+
+
+def blamed(what: str) -> str:
+    """The part a cut-short replay blames: the gate when a jury verdict was out of step."""
+    from memory.jury import JURY_KIND, JURY_WHO
+    return "gate" if f"{JURY_KIND} by {JURY_WHO!r}" in what or f"{JURY_KIND} for {JURY_WHO!r}" in what \
+        else "engine"
+
+
+def replay_listeners(eng: Engine, data: dict[str, Any], where: Path, notes: list[str]) -> tuple[Any, Any]:
+    """Agent memory and world-fact memory for a replay, wired to ``eng`` as ``game.compose``
+    wires them (memory first, then facts, which hear what the player hears); (memory, facts),
+    None for what the save does not hold. Memory is rebuilt in a flat in-memory store, so a
+    replay never touches a Chroma server."""
+    from game.compose import facts_for
+    comps, spec = data["components"], eng.spec
+    mem = None
+    settings = memory_settings(data, where)
+    if settings is not None:
+        from memory.runtime import GameMemory
+        mem = GameMemory(spec, embedder=settings["embedder"], store="flat", config=settings["config"])
+        mem.priors = {k: list(v) for k, v in comps["memory"].get("priors", {}).items()}
+        eng.listeners.append(mem.on_event)
+    if "facts" not in comps:
+        notes.append("the save holds no world-fact state (world facts off, or an older save): "
+                      "gate, Σ-Mem and claims not checked")
+        return mem, None
+    facts = facts_for(spec, mem, None, False)
+    facts.gate._extractor = replay_extractor(eng, facts.lexicon)
+    eng.listeners.append(replay_facts_listener(eng, facts))
+    return mem, facts
+
+
+def recorded_next(eng: Engine, who: str, kind: str) -> bool:
+    """Does the transcript have a ``kind`` decision by ``who`` next, among ``who``'s records next
+    for this turn? (A replay's look-ahead: a step recorded in play must be asked for again.)"""
+    for rec in eng.replay_decisions or ():
+        if rec.get("who") != who or rec.get("turn") != eng.state.turn:
+            return False
+        if rec.get("kind") == kind:
+            return True
+    return False
+
+
+def replay_extractor(eng: Engine, lexicon: Any) -> Any:
+    """The claim extractor of a replay: the rules, and the LLM's recorded answers where the
+    transcript has one next (a game played with ``--llm-jury`` asked the LLM what rules missed)."""
+    from memory.extract_llm import EXTRACT_KIND, EXTRACT_WHO, LLMExtractor
+    return LLMExtractor(None, lexicon, eng.decide, when=lambda: recorded_next(eng, EXTRACT_WHO, EXTRACT_KIND))
+
+
+def replay_facts_listener(eng: Engine, facts: Any) -> Any:
+    """``facts.on_event`` for the events the player perceives, with the gate's jury present
+    exactly when the transcript recorded a verdict next (among the gate's records next, for this
+    turn): a game may have been played with the jury in one session and without it in another."""
+    from memory.jury import JURY_KIND, JURY_WHO, RecordedJury
+    jury = RecordedJury(None, eng.decide)
+
+    def hear(event: Any) -> None:
+        if PLAYER in event.perceivers:
+            facts.gate.jury = jury if recorded_next(eng, JURY_WHO, JURY_KIND) else None
+            facts.on_event(event)
+    return hear
+
+
+def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """(replayed, saved) digests of the gate, Σ-Mem and the claim log of world-fact memory."""
+    def claims(st: dict[str, Any]) -> dict[str, Any]:
+        return {k: st.get(k) for k in ("claims", "judged", "records")}
+    return {"gate": (state_hash(got["gate"]), state_hash(want.get("gate"))),
+            "sigma": (state_hash(got["sigma"]), state_hash(want.get("sigma"))),
+            "claims": (state_hash(claims(got)), state_hash(claims(want)))}
+
+
+def memory_body(st: dict[str, Any]) -> dict[str, Any]:
+    """What a replay compares of a memory state: what the game wrote into agent memory (records:
+    text, kind, scope, status, importance...), reflection pressure and finished quests. Reading
+    memory (a context) is not in the transcript, so when memories were last read is left out."""
+    bank, refl = st["bank"], st.get("reflector") or {}
+    return {"records": [{k: v for k, v in r.items() if k != "last_access"} for r in bank["records"]],
+            "corrections": list(bank.get("corrections", ())),
+            "reflector": {"pressure": dict(refl.get("pressure", {})), "tried": dict(refl.get("tried", {}))},
+            "quests_done": sorted(st.get("quests_done", ()))}
+
+
+def memory_digest(mem: Any) -> str:
+    """The digest of a live memory's ``memory_body``, its pending writes indexed first (the
+    next read would have done it; a read in play may have done it earlier)."""
+    mem.bank.flush()
+    return state_hash(memory_body(mem.get_state()))
+
+
+def saved_memory_digest(saved: dict[str, Any], like: Any) -> str:
+    """``memory_digest`` of a saved memory state, restored into a memory like ``like`` when writes
+    were still pending there, so they are indexed as the replayed ones are."""
+    if not saved["bank"].get("corrections"):
+        return state_hash(memory_body(saved))
+    from memory.runtime import GameMemory
+    copy = GameMemory(like.spec, embedder=like.bank.embedder, store="flat", config=like.cfg)
+    copy.set_state(saved)
+    return memory_digest(copy)

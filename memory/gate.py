@@ -31,7 +31,18 @@ passes the gate before it enters world-fact memory:
    purges every fact it contradicts (however it got in) and resolves the
    quarantine. "Consistent" is not "true": a poisoned fact admitted early
    cannot block the truth forever.
-6. **Audit**: every decision keeps the candidate, the related facts, the
+6. **Wording**: with a world lexicon (``memory.lexicon``), entity aliases, relation
+   synonyms, units and number words are resolved before anything is compared,
+   a candidate may be a negation (``truth=False``), and :meth:`ConsistencyGate.hear`
+   reads free text through the claim extractor (``memory.extract``).
+7. **Backing, age, chains, bursts** (``memory.gate_evidence``): a fact's weight in a
+   contest is the trust-weighted corroboration of all its sources; for a relation
+   that ``changes``, it fades with age towards 0.5 (a verified one too, from 1),
+   so a credible newer report can replace an old value; an ordered relation's
+   chains count (x < y, y < z contradicts z < x); a claim about something new
+   counts its backers' trust (a proven liar's is held or rejected), and a burst of
+   agreeing strangers about it is held, not admitted.
+8. **Audit**: every decision keeps the candidate, the related facts, the
    votes, the score, the credibility, the outcome and the reason; the trail is
    saved with the game and can be queried. A failing judge degrades to
    quarantine (or to the rule judge alone, by config); identical candidates
@@ -41,156 +52,84 @@ passes the gate before it enters world-fact memory:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import asdict, replace
+from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memory.gate_evidence import aged, backing, chain
+from memory.gate_memory import KEYWORD_FACTS, LIVE, Decision, FactMemory, GateConfig
 from memory.rule_judge import ClaimCandidate, Fact, RelationRule, RuleJudge, Triple, keywords, norm
 
-# the claims, the facts and the rule judge live in memory.rule_judge; importable from here too
-__all__ = ["LIVE", "OUTCOMES", "ClaimCandidate", "ConsistencyGate", "Decision", "Fact", "GateConfig",
-           "RelationRule", "RuleJudge", "Triple", "keywords", "norm"]
+# the claims, the facts and the rule judge live in memory.rule_judge, the fact memory and the
+# config in memory.gate_memory; all importable from here too
+__all__ = ["KEYWORD_FACTS", "LIVE", "OUTCOMES", "ClaimCandidate", "ConsistencyGate", "Decision", "Fact",
+           "GateConfig", "RelationRule", "RuleJudge", "Triple", "keywords", "norm"]
 
 OUTCOMES = ("admit", "quarantine", "reject")
-LIVE = ("admitted", "verified")          # statuses that count as evidence and are retrievable
-KEYWORD_FACTS = 8   # at most this many facts per shared keyword (the most recent)
 
 
-class GateConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    k: int = Field(5, ge=3, le=7, description="semantic neighbours considered")
-    similarity_floor: float = Field(0.35, ge=-1.0, le=1.0)
-    t_low: float = Field(0.3, ge=0.0, le=1.0)
-    t_high: float = Field(0.7, ge=0.0, le=1.0)
-    alpha: float = Field(0.2, ge=0.0, le=1.0, description="weight of source credibility in the final score")
-    sharpness: float = Field(2.0, gt=0.0, le=10.0, description="exponent k of the credibility contest")
-    jury_weight: float = Field(0.5, ge=0.0, le=1.0, description="weight of the LLM jury vs the rule judge")
-    on_judge_error: Literal["quarantine", "rule_only"] = "quarantine"
-    cache: bool = True
-
-    @model_validator(mode="after")
-    def _order(self) -> GateConfig:
-        if self.t_low > self.t_high:
-            raise ValueError(f"t_low ({self.t_low}) must not exceed t_high ({self.t_high})")
-        return self
+def rules_of(lexicon: Any) -> dict[str, RelationRule]:
+    """The rule judge's relation rules from a lexicon's relations."""
+    return {rid: RelationRule(functional=i.functional, range=i.range, temporal=i.temporal, thresholds=i.thresholds,
+                              changes=i.changes, half_life=i.half_life) for rid, i in lexicon.relations.items()}
 
 
-@dataclass
-class Decision:
-    seq: int
-    turn: int
-    candidate: dict[str, Any]
-    related: list[dict[str, Any]]
-    votes: list[dict[str, Any]]
-    score: float
-    credibility: float
-    outcome: str                    # admit | quarantine | reject
-    reason: str
-    fact: str | None = None         # the entry it created or confirmed
-    superseded: list[str] = field(default_factory=list)
-    cached: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-class ConsistencyGate:
+class ConsistencyGate(FactMemory):
     """Admission control for world-fact memory, with an audit trail.
 
     ``credibility(source, topic) -> [0, 1]`` (default: 0.5 for everyone);
     ``embedder``: texts -> unit vectors for the semantic neighbours (optional);
-    ``jury``: an object with ``judge(items) -> list[float]`` (optional).
+    ``jury``: an object with ``judge(items) -> list[float]`` (optional);
+    ``lexicon``: a ``memory.lexicon.Lexicon`` for names, synonyms, units and free text (optional;
+    its relations are the rules when ``relations`` is not given);
+    ``extractor``: reads free text for :meth:`hear` (default: the rule-based one of the lexicon).
     """
 
     def __init__(self, relations: Mapping[str, RelationRule] | None = None, config: GateConfig | None = None,
                  embedder: Any = None, credibility: Callable[[str, str], float] | None = None,
-                 jury: Any = None):
+                 jury: Any = None, lexicon: Any = None, extractor: Any = None):
         self.cfg = config or GateConfig()
+        if relations is None and lexicon is not None:
+            relations = rules_of(lexicon)
         self.rules = RuleJudge(relations or {})
         self.embedder = embedder
         self.credibility = credibility or (lambda source, topic: 0.5)
         self.jury = jury
-        self.facts: dict[str, Fact] = {}
-        self.decisions: list[Decision] = []
-        self._by_key: dict[tuple[str, str], list[str]] = {}
-        self._by_word: dict[str, list[str]] = {}
-        self._vec_ids: list[str] = []
-        self._vecs: np.ndarray | None = None
-        self._version = 0
-        self._cache: dict[tuple, int] = {}
-        self._next = 0
-        self.judge_calls = 0
+        self.lexicon = lexicon
+        self._extractor = extractor
+        self._init_memory()
 
-    # --- memory of facts -------------------------------------------------------------
-    def _new_id(self) -> str:
-        self._next += 1
-        return f"f{self._next}"
+    # --- wording ----------------------------------------------------------------------
+    @property
+    def extractor(self) -> Any:
+        if self._extractor is None and self.lexicon is not None:
+            from memory.extract import RuleExtractor
+            self._extractor = RuleExtractor(self.lexicon)
+        return self._extractor
 
-    def _add(self, c: ClaimCandidate, status: str, truth: bool = True) -> Fact:
-        f = Fact(self._new_id(), c.subject, c.relation, c.object, c.topic, c.source, c.turn, c.sentence(),
-                 status=status, truth=truth, sources=[c.source])
-        self.facts[f.id] = f
-        self._by_key.setdefault(f.key, []).append(f.id)
-        for w in sorted(set(keywords(f.text)) | set(keywords(f.object))):
-            self._by_word.setdefault(w, []).append(f.id)
-        if self.embedder is not None:
-            v = self._embed([f.text])
-            n = len(self._vec_ids)
-            if self._vecs is None or n >= self._vecs.shape[0]:  # grow by doubling
-                grown = np.zeros((max(16, 2 * n), v.shape[1]), dtype=np.float32)
-                if self._vecs is not None:
-                    grown[:n] = self._vecs[:n]
-                self._vecs = grown
-            self._vecs[n] = v[0]
-            self._vec_ids.append(f.id)
-        self._version += 1
-        return f
+    def normalise(self, c: ClaimCandidate) -> ClaimCandidate:
+        """The candidate in the lexicon's terms: entity ids, the relation's own name, numbers without
+        units or words; its topic from the world when it has none."""
+        if self.lexicon is None:
+            return c
+        s, r, o = self.lexicon.resolve(c.subject, c.relation, c.object)
+        topic = c.topic or self.lexicon.topic(s, r) or r
+        if (s, r, o, topic) == (c.subject, c.relation, c.object, c.topic):
+            return c
+        return replace(c, subject=s, relation=r, object=o, topic=topic)
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        v = np.asarray(self.embedder(texts), dtype=np.float32)
-        n = np.linalg.norm(v, axis=1, keepdims=True)
-        return v / np.where(n == 0, 1.0, n)
+    def read(self, text: str) -> list[Any]:
+        """The claims free text makes (``memory.extract.Extracted``); none without an extractor."""
+        ex = self.extractor
+        return list(ex.extract(text)) if ex is not None else []
 
-    def _set_status(self, f: Fact, status: str) -> None:
-        if f.status != status:
-            f.status = status
-            self._version += 1
-
-    def live(self) -> list[Fact]:
-        """Facts that count: admitted and verified (what retrieval may show)."""
-        return [f for f in self.facts.values() if f.status in LIVE]
-
-    def related(self, c: ClaimCandidate) -> list[tuple[Fact, str]]:
-        """Evidence for a candidate: structured, semantic and keyword matches (live facts only)."""
-        found: dict[str, str] = {}
-        for fid in self._by_key.get(c.key, ()):
-            found.setdefault(fid, "structured")
-        r = self.rules.rule(c.relation)
-        if r.temporal:  # the reverse order, and the opposite temporal relation on the same pair
-            ends = (norm(c.subject), norm(c.object))
-            for (s, rel), ids in self._by_key.items():
-                if s in ends and self.rules.rule(rel).temporal:
-                    for fid in ids:
-                        found.setdefault(fid, "structured")
-        if self.embedder is not None and self._vecs is not None and len(self._vec_ids):
-            q = self._embed([c.sentence()])[0]
-            sims = self._vecs[: len(self._vec_ids)] @ q
-            order = np.argsort(-sims, kind="stable")
-            taken = 0
-            for i in order:
-                if sims[i] < self.cfg.similarity_floor or taken >= self.cfg.k:
-                    break
-                fid = self._vec_ids[int(i)]
-                if self.facts[fid].status in LIVE:
-                    found.setdefault(fid, "semantic")
-                    taken += 1
-        for w in sorted(set(keywords(c.sentence())) | set(keywords(c.object))):
-            hits = [fid for fid in self._by_word.get(w, ()) if self.facts[fid].status in LIVE]
-            for fid in hits[-KEYWORD_FACTS:]:
-                found.setdefault(fid, "keyword")
-        return [(self.facts[fid], why) for fid, why in found.items() if self.facts[fid].status in LIVE]
+    def hear(self, text: str, source: str, turn: int = 0, topic: str | None = None,
+             kind: str = "claim") -> list[Decision]:
+        """Decide the claims a piece of free text makes (none found: no decision)."""
+        cands = [ClaimCandidate(e.subject, e.relation, e.object, topic or e.topic or "", source, turn, text,
+                                kind=kind, truth=e.truth) for e in self.read(text)]
+        return self.submit_many(cands) if cands else []
 
     # --- deciding ---------------------------------------------------------------------
     def thresholds(self, relation: str) -> tuple[float, float]:
@@ -202,8 +141,20 @@ class ConsistencyGate:
             return 1.0
         return float(min(1.0, max(0.0, self.credibility(source, topic))))
 
+    def _weight(self, f: Fact, turn: int) -> float:
+        """What a held fact weighs in a contest: its sources' backing (1 if verified), faded by age
+        when its relation changes."""
+        rule = self.rules.rule(f.relation)
+        if f.status == "verified":
+            c = 1.0
+        else:
+            c = backing(self._cred(s, f.topic) for s in dict.fromkeys([f.source, *f.sources]))
+        return aged(c, turn - f.turn, rule.half_life) if rule.changes else c
+
     def _cache_key(self, c: ClaimCandidate) -> tuple:
-        return (c.triple, c.source, norm(c.topic), round(self._cred(c.source, c.topic), 6), self._version)
+        when = c.turn if self.rules.rule(c.relation).changes else None  # old values fade: the turn matters
+        return (c.triple, c.source, norm(c.topic), round(self._cred(c.source, c.topic), 6), self._version, c.truth,
+                when)
 
     def _contest(self, new: float, old: float) -> float:
         """The chance the newcomer is right when two sources disagree: ``new^k / (new^k + old^k)``."""
@@ -221,9 +172,11 @@ class ConsistencyGate:
 
     def submit_many(self, cands: Iterable[ClaimCandidate]) -> list[Decision]:
         """Decide several candidates; the LLM jury, when set, sees them in one batch."""
-        cands = list(cands)
+        cands = [self.normalise(c) for c in cands]
         prepared = []
         for c in cands:
+            if c.kind != "observation":
+                self.bursts.note(c.triple, c.truth, c.source, c.turn)
             key = self._cache_key(c)
             if self.cfg.cache and key in self._cache:
                 prev = self.decisions[self._cache[key]]
@@ -265,7 +218,9 @@ class ConsistencyGate:
     def _decide(self, c: ClaimCandidate, rel: list[tuple[Fact, str]], jury: float | None,
                 jury_error: str | None, held: Fact | None = None) -> Decision:
         """Score a candidate and apply the outcome. ``held``: the quarantined entry being re-checked."""
-        cred = self._cred(c.source, c.topic, c.kind == "observation")
+        held = held or self._held(c)
+        backers = dict.fromkeys([c.source, *(held.sources if held is not None else ())])
+        cred = 1.0 if c.kind == "observation" else backing(self._cred(s, c.topic) for s in backers)
         related = [{"id": f.id, "text": f.text, "status": f.status, "source": f.source, "match": why}
                    for f, why in rel]
         alone = self.rules.check_alone(c)
@@ -277,6 +232,11 @@ class ConsistencyGate:
         votes, contradicted, same = self._rule_votes(c, rel, cred)
         rule_votes = [v.get("contest", v["vote"]) for v in votes]
         rule_score = float(np.mean(rule_votes)) if rule_votes else 1.0
+        hold = None
+        if not contradicted and self._new(same, c.turn):
+            # nothing known either way: as good as its backers (a proven liar's news is held or rejected)
+            rule_score = min(rule_score, 2.0 * cred)
+            hold = self._burst(c)
         consistency = rule_score
         if jury is not None:
             votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
@@ -284,6 +244,11 @@ class ConsistencyGate:
             consistency = (1 - w) * rule_score + w * float(jury)
         score = round((1 - self.cfg.alpha) * consistency + self.cfg.alpha * cred, 6)
         outcome, reason = self._outcome(c, score, cred, same, contradicted, jury_error)
+        if hold is not None and outcome == "admit":
+            outcome, reason = "quarantine", hold
+            if same is not None and same.status == "admitted":  # what the first of them got in goes back on hold
+                self._set_status(same, "quarantined")
+                held, same = same, None
         d = Decision(**base, votes=votes, score=score, outcome=outcome, reason=reason)
         self._apply(d, c, same, contradicted, held, jury, jury_error)
         return d
@@ -304,12 +269,53 @@ class ConsistencyGate:
                 same = same or f
                 votes.append({"judge": "rule", "about": f.id, "vote": 1.0, "reason": why})
                 continue
-            old = self._cred(f.source, f.topic, f.status == "verified")
-            contest = 0.0 if f.status == "verified" else self._contest(cred, old)
+            old = self._weight(f, c.turn)
+            final = f.status == "verified" and not self.rules.rule(f.relation).changes
+            contest = 0.0 if final else self._contest(cred, old)
             contradicted.append(f)
             votes.append({"judge": "rule", "about": f.id, "vote": 0.0, "contest": round(contest, 6),
                           "source_credibility": round(old, 6), "reason": why})
+        link = self._chain_vote(c, cred, contradicted)
+        if link is not None:
+            votes.append(link[0])
+            contradicted.append(link[1])
         return votes, contradicted, same
+
+    def _chain_vote(self, c: ClaimCandidate, cred: float, known: list[Fact]) -> tuple[dict[str, Any], Fact] | None:
+        """An ordered claim against a chain of two or more facts saying the opposite (x < y, y < z:
+        not z < x). The chain weighs what its weakest link does; an all-verified chain is final."""
+        pair = self.rules.order(c) if c.truth else None
+        if pair is None:
+            return None
+        path = chain(self.ordered(), pair[1], pair[0])
+        if not path or len(path) < 2 or any(f in known for f in path):
+            return None
+        weights = [self._weight(f, c.turn) for f in path]
+        weakest = path[int(np.argmin(weights))]
+        final = all(f.status == "verified" and not self.rules.rule(f.relation).changes for f in path)
+        contest = 0.0 if final else self._contest(cred, min(weights))
+        why = "order chain: " + ", ".join(f"{f.subject} {f.relation} {f.object}" for f in path)
+        return ({"judge": "rule", "about": weakest.id, "vote": 0.0, "contest": round(contest, 6),
+                 "source_credibility": round(min(weights), 6), "reason": why}, weakest)
+
+    def _held(self, c: ClaimCandidate) -> Fact | None:
+        """The quarantined entry asserting the same thing, if any."""
+        return next((self.facts[i] for i in self._by_key.get(c.key, ()) if self.facts[i].status == "quarantined"
+                     and self.facts[i].triple == c.triple and self.facts[i].truth == c.truth), None)
+
+    def _new(self, same: Fact | None, turn: int) -> bool:
+        """Is the claim news: nothing verified backs it, and no source with trust evidence?"""
+        if same is None:
+            return True
+        return same.status != "verified" and self._weight(same, turn) <= 0.5 + self.cfg.stranger_band
+
+    def _burst(self, c: ClaimCandidate) -> str | None:
+        """Why to hold a claim about something new that a burst of strangers agrees on, or None."""
+        n, trusted = self.bursts.strangers(c.triple, c.truth, c.turn, self.cfg.burst_window,
+                                           lambda s: self._cred(s, c.topic), self.cfg.stranger_band)
+        if n >= self.cfg.burst_size and not trusted:
+            return f"a burst of {n} agreeing sources without trust about something new; held until evidence"
+        return None
 
     def _outcome(self, c: ClaimCandidate, score: float, cred: float, same: Fact | None, contradicted: list[Fact],
                  jury_error: str | None) -> tuple[str, str]:
@@ -347,9 +353,7 @@ class ConsistencyGate:
                 else:
                     d.fact = self._add(c, "admitted").id
         elif d.outcome == "quarantine":
-            existing = held or next((self.facts[i] for i in self._by_key.get(c.key, ())
-                                     if self.facts[i].status == "quarantined" and self.facts[i].triple == c.triple),
-                                    None)
+            existing = held or self._held(c)
             if existing is None:
                 existing = self._add(c, "quarantined")
             elif c.source not in existing.sources:
@@ -366,7 +370,9 @@ class ConsistencyGate:
     def observe(self, subject: str, relation: str, obj: str, truth: bool, turn: int, topic: str = "",
                 text: str = "") -> list[Decision]:
         """A verified observation: record it, purge what it contradicts, and re-check the quarantine."""
-        c = ClaimCandidate(subject, relation, obj, topic, "observation", turn, text, kind="observation")
+        c = self.normalise(ClaimCandidate(subject, relation, obj, topic, "observation", turn, text,
+                                          kind="observation"))
+        truth = bool(truth)
         out: list[Decision] = []
         purged: list[str] = []
         near = [self.facts[i] for i in self._by_key.get(c.key, ())] + [f for f, _ in self.related(c)]
@@ -405,7 +411,7 @@ class ConsistencyGate:
         """Decide every quarantined fact again (after new evidence or new credibility)."""
         out = []
         for f in [f for f in self.facts.values() if f.status == "quarantined" and not f.awaiting_jury]:
-            c = ClaimCandidate(f.subject, f.relation, f.object, f.topic, f.source, turn, f.text)
+            c = ClaimCandidate(f.subject, f.relation, f.object, f.topic, f.source, turn, f.text, truth=f.truth)
             d = self._decide(c, self.related(c), f.jury, None, held=f)
             if d.outcome == "quarantine":  # still undecided: nothing to record
                 continue
@@ -414,55 +420,3 @@ class ConsistencyGate:
             out.append(d)
         return out
 
-    # --- reading ----------------------------------------------------------------------
-    def audit(self, *, source: str | None = None, outcome: str | None = None, subject: str | None = None,
-              topic: str | None = None, since: int | None = None) -> list[Decision]:
-        """The decisions matching every given filter, oldest first."""
-        out = []
-        for d in self.decisions:
-            c = d.candidate
-            if source is not None and c["source"] != source:
-                continue
-            if outcome is not None and d.outcome != outcome:
-                continue
-            if subject is not None and norm(c["subject"]) != norm(subject):
-                continue
-            if topic is not None and norm(c["topic"]) != norm(topic):
-                continue
-            if since is not None and d.turn < since:
-                continue
-            out.append(d)
-        return out
-
-    def status_of(self, subject: str, relation: str, obj: str, truth: bool = True) -> str | None:
-        """The status of the latest entry asserting (``truth``) or denying a triple; None if never seen."""
-        key = (norm(subject), norm(relation), norm(obj))
-        for f in reversed(list(self.facts.values())):
-            if f.triple == key and f.truth == truth:
-                return f.status
-        return None
-
-    # --- persistence ------------------------------------------------------------------
-    def get_state(self) -> dict[str, Any]:
-        return {"facts": [asdict(f) for f in self.facts.values()], "next": self._next, "version": self._version,
-                "cache": [[list(k[0]), k[1], k[2], k[3], k[4], v] for k, v in self._cache.items()],
-                "decisions": [d.to_dict() for d in self.decisions], "judge_calls": self.judge_calls}
-
-    def set_state(self, state: Mapping[str, Any]) -> None:
-        self.facts, self.decisions = {}, []
-        self._by_key, self._by_word, self._vec_ids, self._vecs = {}, {}, [], None
-        self._cache = {}
-        for d in state.get("facts", ()):
-            f = Fact(**d)
-            self.facts[f.id] = f
-            self._by_key.setdefault(f.key, []).append(f.id)
-            for w in sorted(set(keywords(f.text)) | set(keywords(f.object))):
-                self._by_word.setdefault(w, []).append(f.id)
-        if self.embedder is not None and self.facts:
-            self._vec_ids = list(self.facts)
-            self._vecs = self._embed([self.facts[i].text for i in self._vec_ids])
-        self.decisions = [Decision(**d) for d in state.get("decisions", ())]
-        self.judge_calls = int(state.get("judge_calls", 0))
-        self._next = int(state.get("next", len(self.facts)))
-        self._version = int(state.get("version", len(self.decisions) + len(self.facts)))
-        self._cache = {(tuple(t), src, tp, cred, ver): idx for t, src, tp, cred, ver, idx in state.get("cache", ())}

@@ -72,3 +72,31 @@ class LLMJury:
             for v in reply.verdicts:
                 totals[v.id - 1] += VOTE[v.answer]
         return [t / self.samples for t in totals]
+
+
+JURY_KIND, JURY_WHO = "jury", "gate"  # how the jury's verdicts appear in a transcript's decision records
+
+
+class RecordedJury:
+    """A jury whose verdicts are decisions in the game's transcript (``memory.recorded``): each
+    batch the gate sends is judged by ``inner`` once and recorded through ``decide`` (the engine's
+    ``decide``); a replay reads the recorded scores instead, so ``inner`` may be None there. A
+    failure is recorded as well and raised again in the replay, so the gate quarantines alike."""
+
+    def __init__(self, inner: Any, decide: Any):
+        self.inner, self.decide = inner, decide
+
+    def judge(self, items: list[tuple[Any, list[Any]]]) -> list[float]:
+        from memory.recorded import recorded
+        if not items:
+            return []
+
+        def ask() -> list[float]:
+            if self.inner is None:
+                raise RuntimeError("no jury to ask (a replay reads the recorded verdicts)")
+            return [float(s) for s in self.inner.judge(items)]
+        scores = recorded(self.decide, JURY_KIND, JURY_WHO, ask)
+        if not isinstance(scores, list) or len(scores) != len(items) or \
+                not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores):
+            raise ValueError(f"recorded jury verdicts do not fit a batch of {len(items)}: {str(scores)[:120]}")
+        return [float(s) for s in scores]

@@ -225,6 +225,8 @@ class ContextOptimizer:
                 c.line = self._group_line(group, turn)
             elif rep.status == "superseded":
                 c.line = f"{rep.text} (superseded at turn {bank.records[rep.superseded_by].turn})"
+            if rep.disputed:  # held by the consistency gate: what was said, not what is known
+                c.line = f"(disputed) {c.line or rep.text}"
             cands.append(c)
         return sorted(cands, key=lambda c: c.rec.seq)
 

@@ -52,6 +52,7 @@ class MemoryRecord:
     anchor: bool = False          # never dropped by masking or budget
     superseded_by: str | None = None  # the newer memory that states the current value
     seq: int = 0                  # write order, for deterministic ties
+    disputed: bool = False        # a claim the consistency gate holds until evidence: shown marked
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

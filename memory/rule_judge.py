@@ -51,6 +51,8 @@ class RelationRule(BaseModel):
     range: tuple[float, float] | None = None      # numeric objects must lie inside
     temporal: Literal["before", "after"] | None = None   # subject happens before/after object
     thresholds: tuple[float, float] | None = None  # (t_low, t_high) for this relation
+    changes: bool = False                         # its value changes over time: old values lose weight
+    half_life: float = 30.0                       # turns for an old value's weight to halve (if it changes)
 
 
 class Triple:
@@ -81,9 +83,12 @@ class ClaimCandidate(Triple):
     turn: int = 0
     text: str = ""
     kind: str = "claim"              # claim | statement | summary | observation
+    truth: bool = True               # False: a negation ("the gem is not in the well")
 
     def sentence(self) -> str:
-        return self.text or f"{self.subject} {self.relation.replace('_', ' ')} {self.object}"
+        if self.text:
+            return self.text
+        return f"{self.subject} {'' if self.truth else 'not '}{self.relation.replace('_', ' ')} {self.object}"
 
 
 @dataclass
@@ -128,24 +133,39 @@ class RuleJudge:
         return None
 
     def vote(self, c: ClaimCandidate, f: Fact) -> tuple[float, str] | None:
-        """1 (supports), 0 (contradicts) or None (no structured bearing) for one related fact."""
+        """1 (supports), 0 (contradicts) or None (no structured bearing) for one related fact.
+        A negation ("not in the well") contradicts the positive fact and supports a negative one;
+        "not in the well" against "in the chest" (functional) is consistent, no vote."""
         s, rel, o = c.triple
         fs, frel, fo = f.triple
         if (s, rel) == (fs, frel):
+            if same_value(o, fo):
+                if c.truth == f.truth:
+                    return 1.0, "the same fact"
+                return 0.0, ("verified to be false" if not f.truth else f"denies {f.subject} {f.relation} {f.object}")
+            if not c.truth:
+                return None
             holds = settles(fo, f.truth, o, self.rule(rel).functional)
-            if holds is True:
-                return 1.0, "the same fact"
             if holds is False:
-                return 0.0, ("verified to be false" if same_value(o, fo)
-                             else f"{rel} is functional: {f.subject} already {f.relation} {f.object}")
+                return 0.0, f"{rel} is functional: {f.subject} already {f.relation} {f.object}"
             x, y = as_number(o), as_number(fo)
             if f.truth and x is not None and y is not None and self.rule(rel).range is not None:
                 return 0.0, f"a different value for {f.subject} {f.relation} ({f.object})"
             return None
+        if not (c.truth and f.truth):
+            return None
         r = self.rule(rel)
-        if r.temporal and f.truth and frel == rel and (s, o) == (fo, fs):
+        if r.temporal and frel == rel and (s, o) == (fo, fs):
             return 0.0, f"temporal order: {f.subject} {f.relation} {f.object}"
-        if r.temporal and f.truth and (s, o) == (fs, fo) and frel != rel and \
+        if r.temporal and (s, o) == (fs, fo) and frel != rel and \
                 self.rule(frel).temporal and self.rule(frel).temporal != r.temporal:
             return 0.0, f"temporal order: {f.subject} {f.relation} {f.object}"
         return None
+
+    def order(self, f: Triple) -> tuple[str, str] | None:
+        """(earlier, later) for a positive fact of an ordered relation, else None."""
+        r = self.rule(f.relation)
+        if not r.temporal or not getattr(f, "truth", True):
+            return None
+        s, _, o = f.triple
+        return (s, o) if r.temporal == "before" else (o, s)

@@ -53,6 +53,8 @@ class GameMemory:
         self.store_options = dict(getattr(st, "options", dict)())  # a Chroma server's host, port, collection
         self.optimizer = ContextOptimizer(self.bank, self.cfg, summariser=summariser)
         self.reflector = Reflector(self.bank, self.cfg.reflection, llm=summariser)
+        # the claims an event makes, when world-fact memory reads free text too (``WorldFacts.claims_of``)
+        self.claims_of: Callable[[Event], list[dict]] | None = None
         self.batching = True  # False: each context embeds its own texts (for comparisons)
         self._vectors: dict[str, np.ndarray] = {}  # query and focus texts -> vectors, this round's first
         self.priors = {k: list(v) for k, v in (priors or {}).items()}
@@ -73,7 +75,7 @@ class GameMemory:
                 self.bank.add(FACTS, "fact", text, ev.turn, speaker=ev.actor, topic=f.topic,
                               triple=(f.subject, f.relation, f.object) if truth else None)
             return
-        claims = ev.data.get("claims") or []
+        claims = self.claims_of(ev) if self.claims_of is not None else (ev.data.get("claims") or [])
         anchor = kind == "agreement"
         for scope in readers:
             if claims:

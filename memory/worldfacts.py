@@ -15,31 +15,55 @@ Listens to the engine's events:
 With agent memory on, admitted claims become ``fact`` records in the shared
 ``facts`` scope, quarantined ones are stored but kept out of retrieval, and
 superseded, rejected or purged ones are masked.
+
+An NPC's words with no structured claim (an LLM NPC speaks free text) are read
+by the claim extractor (``memory.extract``, rule-based from the world's
+lexicon, plus an LLM extractor when one is given), so every statement that
+asserts something about the world reaches the gate. The raw claim an agent
+heard follows the gate's outcome in every agent's memory: masked when
+rejected or purged, marked "(disputed)" while held.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from game.claims import settles, verdict
 from game.errors import ParleyError
 from game.types import Event, EventKind
-from memory.gate import ClaimCandidate, ConsistencyGate, Decision, GateConfig, RelationRule, norm
+from memory.gate import ClaimCandidate, ConsistencyGate, Decision, GateConfig, norm, rules_of
+from memory.lexicon import Lexicon
 from memory.sigma import SigmaMem
 
 CLAIM_EVENTS = (EventKind.SAY, EventKind.TALK, EventKind.SPEECH)
 BANK_STATUS = {"admitted": "active", "verified": "active", "quarantined": "quarantined"}
+_QUOTED = re.compile(r'^[^"]*?says?[^"]*?:\s*"(.*)"\s*$', re.S)
+
+
+def spoken(text: str) -> str:
+    """The words of an utterance as the engine writes it (``Lou says: "..."``), else the text."""
+    m = _QUOTED.match(text)
+    return m.group(1) if m else text
+
+
+def claim_holds(obj: Any, truth: bool, claim: Mapping[str, Any], functional: bool) -> bool | None:
+    """Whether a verified fact (its object and truth) settles a heard claim, negations included."""
+    holds = settles(obj, truth, claim["object"], functional)
+    if holds is None or claim.get("truth", True):
+        return holds
+    return not holds
 
 
 class WorldFacts:
     """The gate, the reliability memory and the claim log of one game."""
 
     def __init__(self, spec: Any, config: GateConfig | None = None, embedder: Any = None,
-                 sigma: SigmaMem | None = None, bank: Any = None, jury: Any = None):
+                 sigma: SigmaMem | None = None, bank: Any = None, jury: Any = None, extractor: Any = None):
         self.spec = spec
-        relations = {rid: RelationRule(functional=r.functional, range=r.range, temporal=r.temporal,
-                                       thresholds=r.thresholds) for rid, r in spec.relations.items()}
+        self.lexicon = Lexicon.from_spec(spec)
+        relations = rules_of(self.lexicon)
         topics = sorted({f.topic for f in spec.facts.values()})
         if sigma is None:  # one-hot topics when the world names them; hashed projections otherwise
             # decay on judgement: in play an NPC is judged only when what it said is verified, which
@@ -47,7 +71,9 @@ class WorldFacts:
             sigma = SigmaMem(peers=list(spec.npcs), topics=topics, phi="onehot", decay="judged") if topics else \
                 SigmaMem(peers=list(spec.npcs), phi="projection", embedder="hash", decay="judged")
         self.sigma = sigma
-        self.gate = ConsistencyGate(relations, config, embedder=embedder, credibility=self.credibility, jury=jury)
+        self.gate = ConsistencyGate(relations, config, embedder=embedder, credibility=self.credibility, jury=jury,
+                                    lexicon=self.lexicon, extractor=extractor)
+        self._read: dict[int, list[dict[str, Any]]] = {}   # event seq -> the claims read from its text
         self.bank = bank
         self.claims: list[dict[str, Any]] = []         # every claim heard: speaker, triple, topic, turn
         self.judged: set[int] = set()                  # claims (indices) already settled in Σ-Mem
@@ -69,9 +95,24 @@ class WorldFacts:
         return self.sigma.trust_table()
 
     # --- events ------------------------------------------------------------------------
+    def claims_of(self, ev: Event) -> list[dict[str, Any]]:
+        """The claims an event makes: its structured ones, else what an NPC's words assert (read once
+        per event; the memory runtime and the gate see the same claims)."""
+        claims = list(ev.data.get("claims") or ()) if ev.data else []
+        if claims or ev.kind not in CLAIM_EVENTS or ev.actor not in self.spec.npcs:
+            return claims
+        if ev.seq not in self._read:
+            if len(self._read) > 16:
+                self._read.clear()
+            self._read[ev.seq] = [{"speaker": ev.actor, "subject": e.subject, "relation": e.relation,
+                                   "object": e.object, "topic": e.topic or e.relation, "truth": e.truth,
+                                   "read_from": e.span}
+                                  for e in self.gate.read(spoken(ev.text))]
+        return self._read[ev.seq]
+
     def on_event(self, ev: Event) -> None:
         if ev.kind in CLAIM_EVENTS:
-            claims = ev.data.get("claims") or ()
+            claims = self.claims_of(ev)
             if claims:
                 self._claims(ev, claims)
         elif ev.kind == EventKind.VERIFY:
@@ -81,12 +122,13 @@ class WorldFacts:
         cands = []
         start = len(self.claims)
         for c in claims:
-            self._note_claim({"speaker": c["speaker"], "subject": c["subject"], "relation": c["relation"],
-                              "object": c["object"], "topic": c["topic"], "turn": ev.turn})
+            truth = bool(c.get("truth", True))
+            s, r, o = self.lexicon.resolve(c["subject"], c["relation"], c["object"])
+            self._note_claim({"speaker": c["speaker"], "subject": s, "relation": r, "object": o, "topic": c["topic"],
+                              "turn": ev.turn, **({} if truth else {"truth": False})})
             fid = c.get("fact_id")
-            text = self.spec.facts[fid].text if fid in self.spec.facts else ""
-            cands.append(ClaimCandidate(c["subject"], c["relation"], c["object"], c["topic"], c["speaker"],
-                                   ev.turn, text))
+            text = self.spec.facts[fid].text if fid in self.spec.facts else c.get("read_from", "")
+            cands.append(ClaimCandidate(s, r, o, c["topic"], c["speaker"], ev.turn, text, truth=truth))
         self._mirror(self.gate.submit_many(cands))
         if self._learn(self._settle_against_verified(start)):  # credibility moved: held claims again
             self._mirror(self.gate.recheck(ev.turn))
@@ -121,6 +163,8 @@ class WorldFacts:
                 continue
             functional = self.gate.rules.rule(c["relation"]).functional
             holds = verdict([(f.object, f.truth) for f in verified], c["object"], functional)
+            if holds is not None and not c.get("truth", True):
+                holds = not holds
             if holds is not None:
                 self.judged.add(i)
                 by_topic.setdefault(c["topic"], {}).setdefault(c["speaker"], []).append(1 if holds else -1)
@@ -145,11 +189,12 @@ class WorldFacts:
         judged once, however many verified facts bear on it."""
         functional = self.gate.rules.rule(f.relation).functional
         out = []
-        for i in self._by_key.get((norm(f.subject), norm(f.relation)), ()):
+        s, r, o = self.lexicon.resolve(f.subject, f.relation, f.object)
+        for i in self._by_key.get((norm(s), norm(r)), ()):
             c = self.claims[i]
             if i in self.judged:
                 continue
-            holds = settles(f.object, truth, c["object"], functional)
+            holds = claim_holds(o, truth, c, functional)
             if holds is None:
                 continue
             out.append((c["speaker"], 1 if holds else -1))
@@ -164,10 +209,16 @@ class WorldFacts:
             return
         from memory.records import FACTS
         refused: set[tuple[str, tuple[str, str, str]]] = set()
+        held: dict[tuple[str, tuple[str, str, str]], bool] = {}
         for d in decisions:
+            c = d.candidate
+            said = (c.get("source", ""), (c.get("subject", ""), c.get("relation", ""), c.get("object", "")))
             if d.outcome == "reject":
-                c = d.candidate
-                refused.add((c.get("source", ""), (c.get("subject", ""), c.get("relation", ""), c.get("object", ""))))
+                refused.add(said)
+            f = self.gate.facts.get(d.fact or "")
+            if f is not None and f.source != "observation":  # everyone who said it is held or cleared with it
+                for src in {f.source, *f.sources}:
+                    held[(src, (f.subject, f.relation, f.object))] = f.status == "quarantined"
             for fid in [d.fact, *d.superseded]:
                 f = self.gate.facts.get(fid or "")
                 if f is None or f.source == "observation":
@@ -186,17 +237,29 @@ class WorldFacts:
                 if status == "rejected":  # purged or superseded: the claims that stated it go too
                     for src in {f.source, *f.sources}:
                         refused.add((src, (f.subject, f.relation, f.object)))
-        self._mask_claims(refused)
+        self._mark_claims(refused, held)
 
-    def _mask_claims(self, refused: set[tuple[str, tuple[str, str, str]]]) -> None:
-        """A claim the gate rejected, or whose fact it purged, is masked wherever an agent's memory
-        holds it (the memory runtime stored the raw claim as each listener heard it)."""
-        if not refused:
+    def _said(self, src: str, triple: tuple[str, str, str]) -> tuple[str, tuple[str, ...]]:
+        return norm(src), tuple(norm(x) for x in self.lexicon.resolve(*triple))
+
+    def _mark_claims(self, refused: set[tuple[str, tuple[str, str, str]]],
+                     held: Mapping[tuple[str, tuple[str, str, str]], bool]) -> None:
+        """The raw claims agents heard follow the gate: a claim the gate rejected, or whose fact it
+        purged, is masked wherever an agent's memory holds it; one it holds is marked disputed (and
+        unmarked once decided). The memory runtime stored each claim as each listener heard it."""
+        if not refused and not held:
             return
-        want = {(norm(src), tuple(norm(x) for x in triple)) for src, triple in refused}
-        ids = [r.id for r in self.bank.records.values()
-               if r.kind == "claim" and r.status in ("active", "resolved", "consolidated") and r.triple
-               and (norm(r.speaker or ""), tuple(norm(x) for x in r.triple)) in want]
+        gone = {self._said(*k) for k in refused}
+        marks = {self._said(*k): v for k, v in held.items()}
+        ids = []
+        for r in self.bank.records.values():
+            if r.kind != "claim" or not r.triple or r.status not in ("active", "resolved", "consolidated"):
+                continue
+            key = self._said(r.speaker or "", r.triple)
+            if key in gone:
+                ids.append(r.id)
+            elif key in marks:
+                r.disputed = marks[key]
         if ids:
             self.bank.set_status(ids, "rejected")
 

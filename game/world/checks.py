@@ -404,6 +404,14 @@ def _relation_problems(w: WorldSpec) -> Iterator[Problem]:
             yield Problem(f"threshold to reject ({r.thresholds[0]:g}) is above the threshold to admit "
                           f"({r.thresholds[1]:g})", path=f"relations.{rid}.thresholds",
                           hint="write thresholds = [reject below, admit from]")
+    from game.claims import canonical
+    named: dict[str, str] = {canonical(rid): rid for rid in w.relations}
+    for rid, r in w.relations.items():
+        for i, alias in enumerate(r.aliases):
+            other = named.setdefault(canonical(alias), rid)
+            if other != rid:
+                yield Problem(f"alias {alias!r} also names relation {other!r}", path=f"relations.{rid}.aliases[{i}]",
+                              hint="a word may name one relation only; claims using it would be ambiguous")
     for fid, f in w.facts.items():
         r = w.relations.get(f.relation)
         if r is None or r.range is None or not f.true or not all(math.isfinite(x) for x in r.range):

@@ -158,6 +158,14 @@ class RelationSpec(Spec):
         None, description="the subject happens before / after the object (reversals contradict)")
     thresholds: tuple[Unit, Unit] | None = Field(
         None, description="consistency gate (reject below, admit from) for claims with this relation")
+    aliases: list[Name] = Field(default_factory=list,
+                                description="other words for it, in claims and in what NPCs say (\"costs\", "
+                                            "\"is hidden in\")")
+    unit: Name | None = Field(None, description="the unit its numbers are in (\"gold\"): \"20 gold\" reads as 20")
+    changes: bool = Field(False, description="its value changes over time (things move, prices change): an old "
+                                             "value, even a verified one, can give way to a credible newer report")
+    half_life: float = Field(30.0, gt=0, le=1e6,
+                             description="turns for an old value's weight to halve, when it changes")
 
 
 # --- quests -----------------------------------------------------------------

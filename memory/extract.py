@@ -1,0 +1,197 @@
+"""Claims from free text: what an utterance asserts about the world, as triples.
+
+:class:`RuleExtractor` reads text through a world's :class:`~memory.lexicon.Lexicon`:
+it finds the entities named (by name or alias), the relation words (declared
+synonyms, and "before" / "after" for ordered relations), numbers in digits or
+words with a unit, and negation ("not", "never", "no longer", "isn't"). Each
+clause gives at most one claim: the best reading of (subject, relation, object)
+where the relation is named in the clause, or is the one the world knows for
+that subject when the clause names none ("The gem lies at the bottom of the
+well" -> ``gem located_in well``). Pronouns are not resolved: "it costs 20
+gold" names no subject and gives nothing.
+
+An LLM extractor (``memory.extract_llm``) reads what rules cannot, when an
+endpoint is configured; both give :class:`Extracted` claims.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from game.claims import canonical
+from memory.lexicon import NUMBER_WORDS, Lexicon, words_to_number
+
+_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+n't|[a-z]+|'s")
+_CLAUSE = re.compile(r"[.!?;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*")
+NEGATIONS = frozenset("not never nowhere neither nor cannot".split())
+_NOT_NEGATION_AFTER_NO = frozenset("less more doubt one way matter question".split())
+BEFORE = ("before", "ahead of", "earlier than", "sooner than", "prior to")
+AFTER = ("after", "later than", "behind", "following")
+MAX_NAME = 6   # longest name or phrase, in tokens
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """One claim read from text."""
+
+    subject: str
+    relation: str
+    object: str
+    truth: bool = True
+    topic: str | None = None
+    span: str = ""          # the clause it came from
+
+    def to_dict(self) -> dict:
+        return {"subject": self.subject, "relation": self.relation, "object": self.object, "truth": self.truth,
+                "topic": self.topic, "span": self.span}
+
+
+def tokens(text: str) -> list[str]:
+    t = str(text).lower().replace("_", " ").replace("\u2019", "'")
+    t = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", t)
+    return _TOKEN.findall(t)
+
+
+def _table(pairs: dict[str, str]) -> dict[tuple[str, ...], str]:
+    out: dict[tuple[str, ...], str] = {}
+    for name, target in pairs.items():
+        toks = tuple(tokens(name))
+        if toks:
+            out.setdefault(toks, target)
+    return out
+
+
+def _strip_article(toks: tuple[str, ...]) -> tuple[str, ...]:
+    return toks[1:] if len(toks) > 1 and toks[0] in ("the", "a", "an") else toks
+
+
+@dataclass
+class _Mention:
+    start: int
+    end: int
+    value: str
+    kind: str        # entity | number | relation | cue
+
+
+class RuleExtractor:
+    """Rule-based claim extraction from one world's lexicon (see the module's doc)."""
+
+    def __init__(self, lexicon: Lexicon):
+        self.lex = lexicon
+        self._names = _table({n: e for n, e in lexicon.name_table().items()})
+        self._names.update({_strip_article(k): v for k, v in list(self._names.items())})
+        self._rels = _table(lexicon.relation_table())
+        self._cues = {tuple(tokens(p)): d for d, ps in (("before", BEFORE), ("after", AFTER)) for p in ps}
+        self._known: dict[str, set[str]] = {}
+        for (s, r) in lexicon.topics:
+            self._known.setdefault(canonical(lexicon.entity(s) or s), set()).add(lexicon.relation(r) or r)
+
+    # --- scanning ------------------------------------------------------------------
+    def _scan(self, toks: list[str]) -> list[_Mention]:
+        out: list[_Mention] = []
+        i = 0
+        while i < len(toks):
+            m = self._longest(toks, i)
+            if m is not None:
+                out.append(m)
+                i = m.end
+            else:
+                i += 1
+        return out
+
+    def _longest(self, toks: list[str], i: int) -> _Mention | None:
+        for n in range(min(MAX_NAME, len(toks) - i), 0, -1):
+            key = tuple(toks[i:i + n])
+            if key in self._rels:
+                return _Mention(i, i + n, self._rels[key], "relation")
+            if key in self._names:
+                return _Mention(i, i + n, self._names[key], "entity")
+            if key in self._cues:
+                return _Mention(i, i + n, self._cues[key], "cue")
+        return self._number(toks, i)
+
+    @staticmethod
+    def _number(toks: list[str], i: int) -> _Mention | None:
+        if toks[i][0].isdigit():
+            x = words_to_number(toks[i])
+            return _Mention(i, i + 1, canonical(x), "number") if x is not None else None
+        j = i
+        while j < len(toks) and toks[j] in NUMBER_WORDS:
+            j += 1
+        while j > i and toks[j - 1] in ("and", "a"):
+            j -= 1
+        if j > i:
+            x = words_to_number(" ".join(toks[i:j]))
+            if x is not None and not (j - i == 1 and toks[i] in ("a", "and", "score")):
+                return _Mention(i, j, canonical(x), "number")
+        return None
+
+    @staticmethod
+    def _negated(toks: list[str]) -> bool:
+        for k, t in enumerate(toks):
+            if t in NEGATIONS or t.endswith("n't"):
+                return True
+            if t == "no" and (k + 1 >= len(toks) or toks[k + 1] not in _NOT_NEGATION_AFTER_NO):
+                return True
+        return False
+
+    # --- reading -------------------------------------------------------------------
+    def extract(self, text: str) -> list[Extracted]:
+        """The claims ``text`` makes, one per clause at most, in order (repeats dropped)."""
+        out: list[Extracted] = []
+        for clause in _CLAUSE.split(str(text)):
+            c = self._clause(clause.strip())
+            if c is not None and c not in out:
+                out.append(c)
+        return out
+
+    def _clause(self, clause: str) -> Extracted | None:
+        toks = tokens(clause)
+        if not toks:
+            return None
+        ms = self._scan(toks)
+        ents = [m for m in ms if m.kind == "entity"]
+        if not ents:
+            return None
+        named = [m for m in ms if m.kind == "relation"]
+        cues = [m for m in ms if m.kind == "cue"]
+        best: tuple[float, Extracted] | None = None
+        for subj in ents:
+            for rel, why in self._relations(subj.value, named, cues):
+                obj = self._object(subj, rel, ms)
+                if obj is None:
+                    continue
+                score = why + (1.0 if subj.start < obj.start else 0.0) - 0.01 * subj.start
+                score += 2.0 if rel in self._known.get(canonical(subj.value), ()) else 0.0
+                if best is None or score > best[0]:
+                    truth = not self._negated(toks)
+                    best = (score, Extracted(subj.value, rel, obj.value, truth,
+                                             self.lex.topic(subj.value, rel) or rel, clause))
+        return best[1] if best else None
+
+    def _relations(self, subject: str, named: list[_Mention], cues: list[_Mention]) -> list[tuple[str, float]]:
+        """Relations the clause may assert about ``subject``, with a weight: named in the clause (3),
+        an ordered relation whose direction a cue gives (2), or the one the world knows (1)."""
+        out = [(m.value, 3.0) for m in named]
+        for m in cues:
+            out += [(rid, 2.0) for rid, info in self.lex.relations.items() if info.temporal == m.value]
+        if not out:
+            known = sorted(self._known.get(canonical(subject), ()))
+            if len(known) == 1:
+                out.append((known[0], 1.0))
+            else:  # several: only the ones whose object kind the clause can supply are kept later
+                out += [(r, 0.5) for r in known]
+        return out
+
+    def _object(self, subj: _Mention, rel: str, ms: list[_Mention]) -> _Mention | None:
+        """The object of ``rel`` in the clause: a number for a numeric relation, else the nearest
+        other entity after the subject (or before it, for an inverted clause)."""
+        info = self.lex.info(rel)
+        if info.range is not None or info.unit:
+            nums = [m for m in ms if m.kind == "number"]
+            after = [m for m in nums if m.start > subj.start]
+            return (after or nums or [None])[0]
+        others = [m for m in ms if m.kind == "entity" and m.value != subj.value]
+        after = [m for m in others if m.start > subj.start]
+        return (after or others[::-1] or [None])[0]

@@ -1,0 +1,97 @@
+"""How much weight the consistency gate gives what it already holds, and who backs it.
+
+* **Corroboration weighted by trust** (:func:`backing`): several sources
+  asserting one thing count by the evidence of their trust, not by their
+  number. A source's evidence is ``e = max(0, 2c - 1)`` for credibility ``c``
+  (a stranger at 0.5 has none); independent evidence combines as
+  ``1 - prod(1 - e_i)`` and maps back to a credibility ``(1 + e) / 2``. With no
+  trusted source, the best of the sources' credibilities stands. So ten
+  strangers back a claim no more than one does, and one trusted source does.
+* **Age** (:func:`aged`): for a relation whose value changes over time, what a
+  fact's sources said loses weight with its age, halving every ``half_life``
+  turns towards 0.5 (no evidence either way); a verified fact starts at 1.
+* **Order chains** (:func:`chain`): for ordered relations (``temporal``), the
+  facts that put ``a`` before ``b`` through any number of steps.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+
+def backing(creds: Iterable[float]) -> float:
+    """The credibility several independent sources lend one claim (see the module's doc)."""
+    cs = [min(1.0, max(0.0, float(c))) for c in creds]
+    if not cs:
+        return 0.5
+    none = 1.0
+    for c in cs:
+        none *= 1.0 - max(0.0, 2.0 * c - 1.0)
+    evidence = 1.0 - none
+    return (1.0 + evidence) / 2.0 if evidence > 0 else max(cs)
+
+
+def aged(cred: float, age: float, half_life: float) -> float:
+    """``cred`` after ``age`` turns of a value that changes: half the distance to 0.5 per half-life."""
+    if age <= 0 or half_life <= 0:
+        return cred
+    return 0.5 + (cred - 0.5) * 0.5 ** (age / half_life)
+
+
+def chain(edges: Sequence[tuple[str, str, Any]], start: str, goal: str, limit: int = 64) -> list[Any] | None:
+    """The facts of a shortest path ``start`` -> ... -> ``goal`` over ``(earlier, later, fact)`` edges,
+    or None (breadth first, at most ``limit`` steps)."""
+    nxt: dict[str, list[tuple[str, Any]]] = {}
+    for a, b, f in edges:
+        nxt.setdefault(a, []).append((b, f))
+    back: dict[str, tuple[str, Any] | None] = {start: None}
+    todo = deque([(start, 0)])
+    while todo:
+        node, depth = todo.popleft()
+        if node == goal and depth:
+            path = []
+            while back[node] is not None:
+                prev, f = back[node]  # type: ignore[misc]
+                path.append(f)
+                node = prev
+            return path[::-1]
+        if depth >= limit:
+            continue
+        for b, f in nxt.get(node, ()):
+            if b not in back:
+                back[b] = (node, f)
+                todo.append((b, depth + 1))
+    return None
+
+
+class Bursts:
+    """Who asserted what, when: to hold a burst of agreeing strangers about something new."""
+
+    def __init__(self) -> None:
+        self.heard: dict[str, list[tuple[str, int]]] = {}
+
+    @staticmethod
+    def key(triple: tuple[str, str, str], truth: bool) -> str:
+        return "\x1f".join((*triple, "1" if truth else "0"))
+
+    def note(self, triple: tuple[str, str, str], truth: bool, source: str, turn: int) -> None:
+        rows = self.heard.setdefault(self.key(triple, truth), [])
+        if all(s != source for s, _ in rows):
+            rows.append((source, int(turn)))
+
+    def strangers(self, triple: tuple[str, str, str], truth: bool, turn: int, window: int,
+                  cred: Callable[[str], float], band: float) -> tuple[int, bool]:
+        """(how many sources without trust evidence asserted it in the last ``window`` turns, whether
+        any trusted source ever did). A source counts as a stranger within ``band`` of 0.5."""
+        rows = self.heard.get(self.key(triple, truth), ())
+        fresh = [s for s, t in rows if turn - t <= window and abs(cred(s) - 0.5) <= band]
+        trusted = any(cred(s) > 0.5 + band for s, _ in rows)
+        return len(fresh), trusted
+
+    def get_state(self) -> dict[str, Any]:
+        return {k: [list(r) for r in v] for k, v in self.heard.items()}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.heard = {k: [(str(s), int(t)) for s, t in v] for k, v in (state or {}).items()}
