@@ -280,7 +280,6 @@ def replay_listeners(eng: Engine, data: dict[str, Any], where: Path, notes: list
     wires them (memory first, then facts, which hear what the player hears); (memory, facts),
     None for what the save does not hold. Memory is rebuilt in a flat in-memory store, so a
     replay never touches a Chroma server."""
-    from game.compose import facts_for
     comps, spec = data["components"], eng.spec
     mem = None
     settings = memory_settings(data, where)
@@ -293,10 +292,17 @@ def replay_listeners(eng: Engine, data: dict[str, Any], where: Path, notes: list
         notes.append("the save holds no world-fact state (world facts off, or an older save): "
                       "gate, Σ-Mem and claims not checked")
         return mem, None
-    facts = facts_for(spec, mem, None, False)
+    return mem, replay_world_facts(eng, mem)
+
+
+def replay_world_facts(eng: Engine, mem: Any = None) -> Any:
+    """World-fact memory on a replaying engine: it asks for the gate's recorded decisions (jury
+    verdicts, extractor answers) where the game made them."""
+    from game.compose import facts_for
+    facts = facts_for(eng.spec, mem, None, False)
     facts.gate._extractor = replay_extractor(eng, facts.lexicon)
     eng.listeners.append(replay_facts_listener(eng, facts))
-    return mem, facts
+    return facts
 
 
 def recorded_next(eng: Engine, who: str, kind: str) -> bool:

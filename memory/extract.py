@@ -26,6 +26,7 @@ _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+n't|[a-z]+|'s")
 _CLAUSE = re.compile(r"[.!?;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*")
 NEGATIONS = frozenset("not never nowhere neither nor cannot".split())
 _NOT_NEGATION_AFTER_NO = frozenset("less more doubt one way matter question".split())
+PRONOUNS = frozenset("it it's its they they're them he he's she she's".split())
 BEFORE = ("before", "ahead of", "earlier than", "sooner than", "prior to")
 AFTER = ("after", "later than", "behind", "following")
 MAX_NAME = 6   # longest name or phrase, in tokens
@@ -138,28 +139,33 @@ class RuleExtractor:
 
     # --- reading -------------------------------------------------------------------
     def extract(self, text: str) -> list[Extracted]:
-        """The claims ``text`` makes, one per clause at most, in order (repeats dropped)."""
+        """The claims ``text`` makes, one per clause at most, in order (repeats dropped). A clause
+        opening with "it" or "they" is about the subject of the clause before."""
         out: list[Extracted] = []
+        last: str | None = None
         for clause in _CLAUSE.split(str(text)):
-            c = self._clause(clause.strip())
+            c, last = self._clause(clause.strip(), last)
             if c is not None and c not in out:
                 out.append(c)
         return out
 
-    def _clause(self, clause: str) -> Extracted | None:
+    def _clause(self, clause: str, last: str | None) -> tuple[Extracted | None, str | None]:
         toks = tokens(clause)
         if not toks:
-            return None
+            return None, last
         ms = self._scan(toks)
         ents = [m for m in ms if m.kind == "entity"]
+        if last is not None and toks[0] in PRONOUNS:
+            ents.insert(0, _Mention(0, 1, last, "entity"))
+            ms.insert(0, ents[0])
         if not ents:
-            return None
+            return None, last
         named = [m for m in ms if m.kind == "relation"]
         cues = [m for m in ms if m.kind == "cue"]
         best: tuple[float, Extracted] | None = None
         for subj in ents:
             for rel, why in self._relations(subj.value, named, cues):
-                obj = self._object(subj, rel, ms)
+                obj = self._object(subj, rel, ms, why >= 2.0)
                 if obj is None:
                     continue
                 score = why + (1.0 if subj.start < obj.start else 0.0) - 0.01 * subj.start
@@ -168,7 +174,10 @@ class RuleExtractor:
                     truth = not self._negated(toks)
                     best = (score, Extracted(subj.value, rel, obj.value, truth,
                                              self.lex.topic(subj.value, rel) or rel, clause))
-        return best[1] if best else None
+        if best is None:  # what a following "it" may be about: the first thing the world says something of
+            about = [m.value for m in ents if canonical(m.value) in self._known]
+            return None, about[0] if about else last
+        return best[1], best[1].subject
 
     def _relations(self, subject: str, named: list[_Mention], cues: list[_Mention]) -> list[tuple[str, float]]:
         """Relations the clause may assert about ``subject``, with a weight: named in the clause (3),
@@ -184,14 +193,19 @@ class RuleExtractor:
                 out += [(r, 0.5) for r in known]
         return out
 
-    def _object(self, subj: _Mention, rel: str, ms: list[_Mention]) -> _Mention | None:
+    def _object(self, subj: _Mention, rel: str, ms: list[_Mention], named: bool) -> _Mention | None:
         """The object of ``rel`` in the clause: a number for a numeric relation, else the nearest
-        other entity after the subject (or before it, for an inverted clause)."""
+        other entity after the subject (or before it, for an inverted clause). When the clause does
+        not name the relation, only a value the world knows is claimed for it will do."""
         info = self.lex.info(rel)
         if info.range is not None or info.unit:
             nums = [m for m in ms if m.kind == "number"]
             after = [m for m in nums if m.start > subj.start]
             return (after or nums or [None])[0]
         others = [m for m in ms if m.kind == "entity" and m.value != subj.value]
+        known = self.lex.known_objects(subj.value, rel)
+        if known:  # a value the world knows is claimed wins; with no relation named, only such a value
+            fits = [m for m in others if canonical(m.value) in known]
+            others = fits if fits or not named else others
         after = [m for m in others if m.start > subj.start]
         return (after or others[::-1] or [None])[0]

@@ -90,6 +90,8 @@ class Lexicon:
     entities: Mapping[str, Iterable[str]] = field(default_factory=dict)
     relations: Mapping[str, RelationInfo] = field(default_factory=dict)
     topics: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    objects: Mapping[tuple[str, str], Iterable[str]] = field(default_factory=dict)  # (subject, relation) ->
+    # the values the world knows people claim for it (true or not): what a clause naming no relation may mean
 
     def __post_init__(self) -> None:
         self.entities = {k: tuple(v) for k, v in self.entities.items()}
@@ -110,6 +112,10 @@ class Lexicon:
             for n in (rid, *info.aliases):
                 self._rels.setdefault(_key(n), rid)
         self._topics = {(_key(s), _key(r)): t for (s, r), t in self.topics.items()}
+        self._objects: dict[tuple[str, str], set[str]] = {}
+        for (subj, r), objs in self.objects.items():
+            key = (canonical(self.entity(subj) or subj), canonical(self.relation(r) or r))
+            self._objects.setdefault(key, set()).update(canonical(self.value(key[1], o)) for o in objs)
         self._rel_topic: dict[str, str] = {}
         for (_s, r), t in sorted(self._topics.items()):
             self._rel_topic.setdefault(r, t)
@@ -139,6 +145,10 @@ class Lexicon:
         else any fact with that relation; None if the world says nothing."""
         r = _key(relation)
         return self._topics.get((_key(subject), r)) or self._rel_topic.get(r)
+
+    def known_objects(self, subject: str, relation: str) -> set[str]:
+        """The values the world knows are claimed for (subject, relation), in comparison form."""
+        return self._objects.get((canonical(self.entity(subject) or subject), canonical(relation)), set())
 
     # --- normalising -----------------------------------------------------------------
     def number(self, relation: str, text: str) -> float | None:
@@ -196,4 +206,7 @@ class Lexicon:
         for f in spec.facts.values():
             rels.setdefault(f.relation, RelationInfo())
         topics = {(f.subject, f.relation): f.topic for f in spec.facts.values()}
-        return cls(ents, rels, topics)
+        objects: dict[tuple[str, str], list[str]] = {}
+        for f in spec.facts.values():
+            objects.setdefault((f.subject, f.relation), []).append(f.object)
+        return cls(ents, rels, topics, objects)

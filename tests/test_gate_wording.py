@@ -198,3 +198,38 @@ def test_an_npc_speaking_free_text_is_gated_in_a_game_and_the_raw_claim_follows_
     heard = [r for r in bank.records.values() if r.kind == "claim" and r.speaker == lou]
     assert heard and all(r.status == "rejected" for r in heard)
     assert isinstance(Event, type)
+
+
+def test_the_llm_extractor_reads_what_rules_cannot_and_its_answer_is_recorded(serve):
+    """Through the real openai client over HTTP to the local scripted server; a reply naming an
+    unknown entity is dropped; a replay reads the recorded answer with the server gone."""
+    import json
+
+    from agents.llm.client import LLMClient
+    from agents.llm.config import LLMConfig
+    from memory.extract_llm import LLMExtractor
+
+    def respond(body):
+        asked = body["messages"][-1]["content"]
+        assert "located_in" in asked and "gem (red gem, ruby)" in asked   # the world's vocabulary
+        return json.dumps({"claims": [{"subject": "ruby", "relation": "lies in", "object": "old well"},
+                                      {"subject": "dragon", "relation": "located_in", "object": "well"}]})
+    s = serve(responder=respond)
+    client = LLMClient(LLMConfig(base_url=s.base_url, model="reader", max_retries=0, timeout=5.0))
+    log: list[dict] = []
+
+    def decide(kind, who, compute):
+        value, _ = compute()
+        log.append({"kind": kind, "who": who, "value": value})
+        return value
+    text = "That shiny red thing? Went down the hole behind the inn, I'd bet my boots."
+    assert RuleExtractor(LEX).extract(text) == []
+    live = LLMExtractor(client, LEX, decide).extract(text)
+    assert [(e.subject, e.relation, e.object, e.truth) for e in live] == [("gem", "located_in", "well", True)]
+    assert [r["kind"] for r in log] == ["extract"] and len(s.requests) == 1
+    # the rules read it: the LLM is not asked
+    assert LLMExtractor(client, LEX, decide).extract("The gem lies in the chest.")[0].object == "chest"
+    assert len(s.requests) == 1
+    s.close()
+    replayed = LLMExtractor(None, LEX, lambda kind, who, compute: log[0]["value"]).extract(text)
+    assert replayed == live

@@ -104,6 +104,9 @@ class ReplayRun:
                 raise SaveError(f"{self.tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
             self.records.append((n, rec))
         self.engine.replay_decisions = deque(r for _, r in self.records if r["type"] == "decision")
+        if "facts" in data.get("components", {}):  # the gate's recorded verdicts are asked for again
+            from game.savegame import replay_world_facts
+            replay_world_facts(self.engine)
         self.pos = 0
         self.verdict: tuple[bool, str, str] | None = None
 
