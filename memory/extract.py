@@ -24,8 +24,8 @@ from memory.lexicon import NUMBER_WORDS, Lexicon, words_to_number
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+n't|[a-z]+|'s")
 _CLAUSE = re.compile(r"[.!?;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*")
-NEGATIONS = frozenset("not never nowhere neither nor cannot".split())
-_NOT_NEGATION_AFTER_NO = frozenset("less more doubt one way matter question".split())
+NEGATIONS = frozenset("not never nowhere neither nor cannot nobody anymore gone".split())
+_NOT_NEGATION_AFTER_NO = frozenset("less more doubt way matter question".split())
 PRONOUNS = frozenset("it it's its they they're them he he's she she's".split())
 BEFORE = ("before", "ahead of", "earlier than", "sooner than", "prior to")
 AFTER = ("after", "later than", "behind", "following")
@@ -54,10 +54,19 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(t)
 
 
-def _table(pairs: dict[str, str]) -> dict[tuple[str, ...], str]:
+def stem(tok: str) -> str:
+    """A light stem for relation words, so "know", "knows" and "knowing" match: a plural or
+    third-person "s" and an "-ing" or "-ed" go."""
+    for end, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if tok.endswith(end) and len(tok) - len(end) >= 3 and not tok.endswith("ss"):
+            return tok[: len(tok) - len(end)] + keep
+    return tok
+
+
+def _table(pairs: dict[str, str], stemmed: bool = False) -> dict[tuple[str, ...], str]:
     out: dict[tuple[str, ...], str] = {}
     for name, target in pairs.items():
-        toks = tuple(tokens(name))
+        toks = tuple(stem(t) for t in tokens(name)) if stemmed else tuple(tokens(name))
         if toks:
             out.setdefault(toks, target)
     return out
@@ -82,7 +91,7 @@ class RuleExtractor:
         self.lex = lexicon
         self._names = _table({n: e for n, e in lexicon.name_table().items()})
         self._names.update({_strip_article(k): v for k, v in list(self._names.items())})
-        self._rels = _table(lexicon.relation_table())
+        self._rels = _table(lexicon.relation_table(), stemmed=True)
         self._cues = {tuple(tokens(p)): d for d, ps in (("before", BEFORE), ("after", AFTER)) for p in ps}
         self._known: dict[str, set[str]] = {}
         for (s, r) in lexicon.topics:
@@ -104,8 +113,9 @@ class RuleExtractor:
     def _longest(self, toks: list[str], i: int) -> _Mention | None:
         for n in range(min(MAX_NAME, len(toks) - i), 0, -1):
             key = tuple(toks[i:i + n])
-            if key in self._rels:
-                return _Mention(i, i + n, self._rels[key], "relation")
+            stems = tuple(stem(t) for t in key)
+            if stems in self._rels:
+                return _Mention(i, i + n, self._rels[stems], "relation")
             if key in self._names:
                 return _Mention(i, i + n, self._names[key], "entity")
             if key in self._cues:
@@ -163,17 +173,22 @@ class RuleExtractor:
         named = [m for m in ms if m.kind == "relation"]
         cues = [m for m in ms if m.kind == "cue"]
         best: tuple[float, Extracted] | None = None
+        guessed: set[str] = set()   # relations read only from what the world knows (none named)
         for subj in ents:
             for rel, why in self._relations(subj.value, named, cues):
                 obj = self._object(subj, rel, ms, why >= 2.0)
                 if obj is None:
                     continue
+                if why < 2.0:
+                    guessed.add(rel)
                 score = why + (1.0 if subj.start < obj.start else 0.0) - 0.01 * subj.start
                 score += 2.0 if rel in self._known.get(canonical(subj.value), ()) else 0.0
                 if best is None or score > best[0]:
                     truth = not self._negated(toks)
                     best = (score, Extracted(subj.value, rel, obj.value, truth,
                                              self.lex.topic(subj.value, rel) or rel, clause))
+        if best is not None and not named and not cues and len(guessed) > 1:
+            best = None   # the world allows several readings and the words name none: no guess
         if best is None:  # what a following "it" may be about: the first thing the world says something of
             about = [m.value for m in ents if canonical(m.value) in self._known]
             return None, about[0] if about else last

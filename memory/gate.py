@@ -243,7 +243,7 @@ class ConsistencyGate(FactMemory):
             w = self.cfg.jury_weight
             consistency = (1 - w) * rule_score + w * float(jury)
         score = round((1 - self.cfg.alpha) * consistency + self.cfg.alpha * cred, 6)
-        outcome, reason = self._outcome(c, score, cred, same, contradicted, jury_error)
+        outcome, reason = self._outcome(c, score, cred, same, contradicted, jury_error, jury is not None)
         if hold is not None and outcome == "admit":
             outcome, reason = "quarantine", hold
             if same is not None and same.status == "admitted":  # what the first of them got in goes back on hold
@@ -318,8 +318,10 @@ class ConsistencyGate(FactMemory):
         return None
 
     def _outcome(self, c: ClaimCandidate, score: float, cred: float, same: Fact | None, contradicted: list[Fact],
-                 jury_error: str | None) -> tuple[str, str]:
-        """The tier a score falls in, with the reason the audit trail gives."""
+                 jury_error: str | None, juried: bool = False) -> tuple[str, str]:
+        """The tier a score falls in, with the reason the audit trail gives. A low score rejects
+        only on strong evidence: a contradicted fact that is verified or weighs ``strong``, or an LLM
+        jury's verdict; a weak source against weak evidence, or a poor source's news, is held."""
         t_low, t_high = self.thresholds(c.relation)
         ids = ", ".join(f.id for f in contradicted)
         if jury_error is not None and self.cfg.on_judge_error == "quarantine":
@@ -329,7 +331,14 @@ class ConsistencyGate(FactMemory):
                              f"supersedes {ids} (source credibility {cred:.2f})" if contradicted
                              else "consistent with what is known")
         if score < t_low:
-            return "reject", f"contradicts {ids}" if contradicted else "low consistency"
+            if contradicted:
+                final = any(f.status == "verified" and not self.rules.rule(f.relation).changes for f in contradicted)
+                if final or max(self._weight(f, c.turn) for f in contradicted) >= self.cfg.strong:
+                    return "reject", f"contradicts {ids}"
+                return "quarantine", f"disputes {ids}, which is weakly held too; held until more evidence"
+            if juried:
+                return "reject", "low consistency"
+            return "quarantine", "news from a source with a poor record; held until evidence"
         return "quarantine", (f"disputes {ids}; held until more evidence" if contradicted
                               else "uncertain; held until more evidence")
 

@@ -83,12 +83,18 @@ class Bursts:
 
     def strangers(self, triple: tuple[str, str, str], truth: bool, turn: int, window: int,
                   cred: Callable[[str], float], band: float) -> tuple[int, bool]:
-        """(how many sources without trust evidence asserted it in the last ``window`` turns, whether
-        any trusted source ever did). A source counts as a stranger within ``band`` of 0.5."""
+        """(the most sources without trust evidence that asserted it within ``window`` turns of each
+        other, up to ``turn``; whether any trusted source ever did). A source counts as a stranger
+        within ``band`` of 0.5. A burst stays a burst when the claim is checked again later."""
         rows = self.heard.get(self.key(triple, truth), ())
-        fresh = [s for s, t in rows if turn - t <= window and abs(cred(s) - 0.5) <= band]
+        times = sorted(t for s, t in rows if t <= turn and abs(cred(s) - 0.5) <= band)
+        most, lo = 0, 0
+        for hi, t in enumerate(times):   # the most strangers within any ``window`` turns, up to now
+            while t - times[lo] > window:
+                lo += 1
+            most = max(most, hi - lo + 1)
         trusted = any(cred(s) > 0.5 + band for s, _ in rows)
-        return len(fresh), trusted
+        return most, trusted
 
     def get_state(self) -> dict[str, Any]:
         return {k: [list(r) for r in v] for k, v in self.heard.items()}
