@@ -17,6 +17,7 @@ endpoint is configured; both give :class:`Extracted` claims.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from game.claims import canonical
@@ -87,8 +88,11 @@ class _Mention:
 class RuleExtractor:
     """Rule-based claim extraction from one world's lexicon (see the module's doc)."""
 
-    def __init__(self, lexicon: Lexicon):
+    def __init__(self, lexicon: Lexicon, seen: Callable[[str], set[str]] | None = None):
         self.lex = lexicon
+        # values already heard for a relation (e.g. the gate's facts): they tell which relation a
+        # clause naming none can mean ("Ivo has the lamp": the lamp has been heard of as owned by people)
+        self.seen = seen
         self._names = _table({n: e for n, e in lexicon.name_table().items()})
         self._names.update({_strip_article(k): v for k, v in list(self._names.items())})
         self._rels = _table(lexicon.relation_table(), stemmed=True)
@@ -180,6 +184,8 @@ class RuleExtractor:
                 if obj is None:
                     continue
                 if why < 2.0:
+                    if not self._plausible(rel, obj.value, len(self._relations(subj.value, named, cues))):
+                        continue
                     guessed.add(rel)
                 score = why + (1.0 if subj.start < obj.start else 0.0) - 0.01 * subj.start
                 score += 2.0 if rel in self._known.get(canonical(subj.value), ()) else 0.0
@@ -193,6 +199,17 @@ class RuleExtractor:
             about = [m.value for m in ents if canonical(m.value) in self._known]
             return None, about[0] if about else last
         return best[1], best[1].subject
+
+    def _plausible(self, rel: str, obj: str, choices: int) -> bool:
+        """Could ``obj`` be a value of ``rel``? Yes if ``rel`` is the sole relation to choose from, or
+        the world or what was heard gives ``obj`` as one of its values."""
+        info = self.lex.info(rel)
+        if info.range is not None or info.unit:
+            return True
+        if choices == 1:
+            return True
+        values = self.lex.objects_of(rel) | (self.seen(rel) if self.seen is not None else set())
+        return canonical(obj) in values
 
     def _relations(self, subject: str, named: list[_Mention], cues: list[_Mention]) -> list[tuple[str, float]]:
         """Relations the clause may assert about ``subject``, with a weight: named in the clause (3),

@@ -105,8 +105,16 @@ class ConsistencyGate(FactMemory):
     def extractor(self) -> Any:
         if self._extractor is None and self.lexicon is not None:
             from memory.extract import RuleExtractor
-            self._extractor = RuleExtractor(self.lexicon)
+            self._extractor = RuleExtractor(self.lexicon, seen=self.heard_values)
         return self._extractor
+
+    def heard_values(self, relation: str) -> set[str]:
+        """The values live facts give ``relation`` (what a clause naming no relation may mean)."""
+        key = (self._version, norm(relation))
+        if getattr(self, "_heard_memo", (None,))[0] != key:
+            vals = {norm(f.object) for f in self.facts.values() if f.status in LIVE and norm(f.relation) == key[1]}
+            self._heard_memo = (key, vals)
+        return self._heard_memo[1]
 
     def normalise(self, c: ClaimCandidate) -> ClaimCandidate:
         """The candidate in the lexicon's terms: entity ids, the relation's own name, numbers without

@@ -35,7 +35,7 @@ class GateConfig(BaseModel):
     cache: bool = True
     burst_size: int = Field(3, ge=2, description="agreeing strangers about something new that are held, not admitted")
     burst_window: int = Field(10, ge=0, description="turns within which agreeing strangers count as a burst")
-    strong: float = Field(0.7, ge=0.0, le=1.0,
+    strong: float = Field(0.8, ge=0.0, le=1.0,
                           description="a contradiction is rejected only against a fact weighing at least this "
                                       "(verified, or backed by trust); weaker disputes are held")
     stranger_band: float = Field(0.1, ge=0.0, le=0.5,

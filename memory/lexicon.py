@@ -146,6 +146,11 @@ class Lexicon:
         r = _key(relation)
         return self._topics.get((_key(subject), r)) or self._rel_topic.get(r)
 
+    def objects_of(self, relation: str) -> set[str]:
+        """Every value the world knows is claimed for ``relation``, whatever the subject."""
+        r = canonical(relation)
+        return {o for (_, rel), objs in self._objects.items() if rel == r for o in objs}
+
     def known_objects(self, subject: str, relation: str) -> set[str]:
         """The values the world knows are claimed for (subject, relation), in comparison form."""
         return self._objects.get((canonical(self.entity(subject) or subject), canonical(relation)), set())
