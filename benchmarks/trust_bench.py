@@ -1,62 +1,58 @@
-"""Trust benchmark: Σ-Mem (memory/sigma.py) against the beta-reputation baseline (memory/reputation.py).
+"""Trust benchmark: Σ-Mem (memory/sigma.py) against the strongest beta-reputation baseline.
 
-Usage:  python benchmarks/trust_bench.py [--seed 0] [--quick] [--json FILE] [--embedder hash|minilm]
+Usage:  python benchmarks/trust_bench.py [--seeds 100-139] [--tune-seeds 0-19] [--quick]
+                                         [--json FILE] [--embedder hash|minilm]
 
-Every simulation draws from seeded ``numpy.random.Generator``s (one per part and
-repetition), so a seed gives the same tables every time. Σ-Mem runs with its
-defaults (γ = 0.95, η = 1 − γ, projection φ with r = 16 from the deterministic
-hash embedder); the beta baselines use the same forgetting (λ = γ) unless said.
+Each seed is one independent world (its own NPC pool, liars and rounds), drawn from
+seeded ``numpy.random.Generator``s; every figure is a mean over seeds with a 95 %
+bootstrap confidence interval over seeds (2,000 resamples, seeded), and Σ-Mem − beta
+differences are paired per seed. The beta baseline's forgetting is tuned on the tune
+seeds (default 0-19), and so is a "Σ-Mem (tuned)" reference (decay rule × γ); every
+table is then measured on the held-out seeds (default 100-139), which tuning never sees.
 
-1. Theorem 1. Aligned events (one topic, φ fixed), c = +1 w.p. (1 + μ)/2, i.i.d.
-   Over many independent runs (peers of one memory are independent runs: M_p
-   only sees c_p), the mean and sd of φᵀMφ after T events are compared with
-   ``ημ(1 − γ^T)/(1 − γ)`` and ``η√((1 − μ²)(1 − γ^{2T})/(1 − γ²))``; a cell passes
-   within 5 % relative error.
-2. Liar identification. Pools of NPCs with hidden per-(NPC, topic) truth rates,
-   three topics. Each event asks one random topic and every NPC makes a claim
-   that is verified (right w.p. its truth rate there). After 5/10/20/40 claims
-   per NPC, the AUROC of the score at separating honest from lying (NPC, topic)
-   pairs, pooled over topics, mean over pools. Scenarios: *uniform* (30 % of the
-   NPCs lie on every topic) and *topic-conditional* (40 % honest everywhere, the
-   rest lie on one or two of the three topics). Methods: Σ-Mem, beta keyed by
-   NPC only (topic-blind), beta keyed by (NPC, topic).
-   Honest truth rate ~ U(0.7, 0.95); a liar's ~ U(0.05, 0.3).
-3. Decision accuracy. Rounds: a random topic, a question with k = 4 options;
-   P = 10 NPCs answer; honest NPCs (truth rate ~ U(0.6, 0.9)) answer truly or
-   else a uniform wrong option; the NPCs lying on that topic collude: all give
-   the same wrong option. Regime CF@x: on each topic a hidden random x·P of the
-   NPCs lie (a different set per topic). After each round the truth is verified
-   and every NPC's outcome written. Methods: M-Route (ask the top-scored NPC),
-   M-Vote (its spec fallback, majority when every weight is 0, and the
-   ``fallback="route"`` variant), M-Vote with one-hot φ (no topic cross-talk),
-   posterior selection with a simulated calibrated LLM judge (one verdict per
-   distinct answer, right w.p. 0.7 or 0.9, reported as z = ±(2·acc − 1)),
-   majority vote, the best fixed NPC in hindsight, the beta baselines' own
-   log-odds weighted votes, and an oracle (weighted vote with the true
-   log-odds weights ln(h(k−1)/(1−h)), liars weight 0).
-   Accuracy over all rounds (online, learning included) and over the second half.
-4. Flip detection. P = 10 NPCs, three topics, a random topic each round; one
-   NPC (truth rate 0.9) turns liar (0.1) at round t0 on every topic or on one
-   topic. Delay = rounds after t0 until its score on a flipped topic drops
-   (a) below the neutral point (s < 0; beta trust < 0.5) and (b) below the
-   median of the honest NPCs' scores there. Censored at the horizon.
-5. Transfer to related, unseen topics (only with ``--embedder minilm``; the
-   hash embedder has no semantics, so with it the section is skipped). Two
-   topic families, FAMILIES below; an NPC is honest everywhere or lies on
-   exactly one family. Per pool / run, 2 random topics of each family are
-   trained on (verified claims, written to memory) and the other 2 are held
-   out, never written. Σ-Mem uses the projection φ of MiniLM embeddings with
-   r = 16 and r = 32 (projection seed drawn per pool); controls: Σ-Mem with
-   the hash embedder, beta per (NPC, topic) (no data on an unseen topic: 0.5),
-   topic-blind beta, and, as a reference that is *given* the family labels,
-   beta per (NPC, family).
-   (a) AUROC, honest vs lying (NPC, held-out topic) pairs after 10/20/40
-       claims per NPC (P = 20: 40 % honest, 30 % lie on family A, 30 % on B;
-       truth rates as in 2).
-   (b) Decisions as in 3 (P = 10, k = 4, colluding liars, CF@x: per family a
-       random x·P of the NPCs lie), trained for 40 rounds on the training
-       topics, then scored on rounds about held-out topics with the memory
-       frozen (no writes, so the topics stay unseen).
+Setting (all sections): K = 12 topics; in a round one random topic is asked and the NPCs
+answer; only 30 % of rounds are verified (the truth seen and every NPC's outcome
+written); honest NPCs are right w.p. U(0.7, 0.95) on each topic (0.6-0.9 in decisions),
+liars w.p. U(0.05, 0.3). "n claims" = n claims per NPC and topic (n·K rounds).
+
+Methods:
+  Σ-Mem (game)        SigmaMem.for_world defaults: declared topics orthogonal (φ = e_k,
+                      r = 12 + 16 spare), decay along the judged topic (γ = 0.95 per judgement
+                      of that NPC on that topic), M-Vote falling back to M-Route. Not tuned
+                      here: γ = 0.95 keeps the game's trust step per verification (η = 0.05);
+                      section 0 shows where it sits in the grid.
+  Σ-Mem (game), majority fallback   the same memory, M-Vote falling back to the majority.
+  Σ-Mem (tuned)       for_world with the decay rule and γ that won on the tune seeds.
+  Σ-Mem (old default) SigmaMem(): hashed projection, r = 16, per-event decay, M-Vote
+                      falling back to the majority (the reference the finding was about).
+  beta (NPC, topic)   decayed success / failure counts per (NPC, topic), Beta-mean trust,
+                      log-odds weighted vote; forgetting λ and its clock (every verified event,
+                      or only when that (NPC, topic) is judged) tuned on the tune seeds.
+  beta (NPC)          topic-blind counts (λ tuned the same way).
+  majority vote; oracle (true log-odds weights, decisions only).
+
+Sections:
+ 0. Tuning (tune seeds): the grid of beta forgetting (clock × λ) and of Σ-Mem (decay × γ);
+    objective = mean AUROC over the checkpoints of 2 + mean accuracy over CF@30-90 of 3.
+ 1. Theorem 1 (aligned events, one topic): simulated mean / sd of φᵀMφ vs theory (≤ 5 %).
+ 2. Liar identification: P = 24 NPCs: 10 honest, 4 uniform liars, 6 topic-specific liars
+    (lie on 1-3 topics), 4 sleepers (honest, then liars on every topic from a random round
+    in the middle half). AUROC of the score, honest vs lying (NPC, topic) pairs (a sleeper's
+    pairs count as lying once it has turned), after 5/10/20/40 claims; and the share of
+    topic-specific liars' truthful (NPC, topic) pairs scoring below the honest median on
+    that topic (50 % = unbiased; pooling evidence across topics pushes it up).
+ 3. Decisions: P = 10 NPCs, 4 options; CF@x: on each topic a random x·P of the NPCs lie
+    and collude (all give the same wrong option). 40 claims per NPC and topic (480 rounds);
+    accuracy over all rounds and over the second half.
+ 4. Sleeper detection: P = 10, one NPC (right w.p. 0.9) turns liar on every topic at round
+    240; rounds until its score is below the honest median on at least half the topics
+    (and below neutral, s < 0 / trust < 0.5, on at least half). Censored at 480 rounds.
+ 5. Transfer to unseen topics: 4 families × 4 topics; 3 per family declared and trained, 1
+    per family never written; P = 20 (8 honest, 12 lie on one family, 3 per family).
+    AUROC on the unseen (NPC, topic) pairs after 5/10/20 claims on the declared topics,
+    and M-Vote accuracy on unseen topics (memory frozen after 20 claims) at CF@50/70 with
+    liars colluding per family. With ``--embedder minilm`` Σ-Mem also runs on MiniLM
+    embeddings (hash embeddings only see shared words).
 """
 
 from __future__ import annotations
@@ -66,6 +62,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -76,9 +73,14 @@ from memory.peers import weighted_choice  # noqa: E402
 from memory.reputation import BetaReputation  # noqa: E402
 from memory.sigma import SigmaMem  # noqa: E402
 
-GAMMA = 0.95
-ETA = 1 - GAMMA
-TOPICS = ["harbor prices", "smuggler routes", "crypt secrets"]
+TOPICS = ["harbor prices", "smuggler routes", "crypt secrets", "gem location", "ship cargo", "guard patrols",
+          "tavern rumours", "the weather", "noble feuds", "market taxes", "temple relics", "caravan roads"]
+K = len(TOPICS)
+VERIFY = 0.3
+CHECKPOINTS = [5, 10, 20, 40]
+REGIMES = [0.3, 0.5, 0.7, 0.9]
+LAMS = [0.8, 0.9, 0.95, 0.98, 1.0]
+SIGMA_GRID = [("judged", g) for g in (0.9, 0.95, 0.98, 0.99)] + [("topic", g) for g in (0.8, 0.9, 0.95)]
 T0 = time.perf_counter()
 
 
@@ -90,8 +92,46 @@ def rng_for(seed: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng([seed, *keys])
 
 
+def parse_seeds(text: str) -> list[int]:
+    out: list[int] = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out += list(range(int(a), int(b) + 1)) if b else [int(a)]
+    return out
+
+
+def peer_ids(n: int) -> list[str]:
+    return [f"npc{i:02d}" for i in range(n)]
+
+
+def auroc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """P(score of a positive > score of a negative), ties counting 1/2 (Mann-Whitney)."""
+    if len(pos) == 0 or len(neg) == 0:
+        return float("nan")
+    d = pos[:, None] - neg[None, :]
+    return float(((d > 0).sum() + 0.5 * (d == 0).sum()) / d.size)
+
+
+def ci(values, seed: int = 12345, n_boot: int = 2000) -> tuple[float, float, float]:
+    """Mean and 95 % percentile bootstrap interval over seeds (NaNs dropped)."""
+    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=np.float64)
+    if v.size == 0:
+        return float("nan"), float("nan"), float("nan")
+    idx = np.random.default_rng(seed).integers(0, v.size, size=(n_boot, v.size))
+    means = v[idx].mean(axis=1)
+    return float(v.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def fmt_ci(values, scale: float = 1.0, digits: int = 3, signed: bool = False) -> str:
+    m, lo, hi = ci(values)
+    if not math.isfinite(m):
+        return "n/a"
+    f = f"{{:{'+' if signed else ''}.{digits}f}}"
+    return f"{f.format(scale * m)} [{f.format(scale * lo)}, {f.format(scale * hi)}]"
+
+
 def table(title: str, header: list[str], rows: list[list], note: str | None = None) -> str:
-    cells = [[str(h) for h in header]] + [[c if isinstance(c, str) else f"{c}" for c in row] for row in rows]
+    cells = [[str(h) for h in header]] + [[str(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
     out = [f"\n{title}", line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]]
@@ -100,507 +140,568 @@ def table(title: str, header: list[str], rows: list[list], note: str | None = No
     return "\n".join(out)
 
 
-def auroc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """P(score of a positive > score of a negative), ties counting 1/2 (Mann–Whitney)."""
-    if len(pos) == 0 or len(neg) == 0:
-        return float("nan")
-    d = pos[:, None] - neg[None, :]
-    return float(((d > 0).sum() + 0.5 * (d == 0).sum()) / d.size)
+# --------------------------------------------------------------------------- baselines
 
 
-def peer_ids(n: int) -> list[str]:
-    return [f"npc{i:02d}" for i in range(n)]
+class KeyedBeta(BetaReputation):
+    """Beta counts per (NPC, topic) whose forgetting runs only when that (NPC, topic) is judged
+    (the per-key clock; ``BetaReputation`` decays every count at every verified event)."""
+
+    def write(self, topic, outcomes) -> None:
+        items = self._outcomes(topic, outcomes, True)
+        self._add_topic(topic)
+        col = self._col(topic)
+        idx = np.array([self.add_peer(p) for p, _ in items], dtype=np.intp)
+        c = np.array([v for _, v in items], dtype=np.float64)
+        self._t += 1
+        if idx.size:
+            self._alpha[idx, col] = self.lam * self._alpha[idx, col] + (1.0 + c) / 2.0
+            self._beta[idx, col] = self.lam * self._beta[idx, col] + (1.0 - c) / 2.0
+
+
+Factory = Callable[[list[str], list[str]], object]
+
+
+def beta_factory(clock: str, lam: float, topic_aware: bool = True) -> Factory:
+    if clock == "key" and topic_aware:
+        return lambda peers, topics: KeyedBeta(peers, topics, lam=lam)
+    return lambda peers, topics: BetaReputation(peers, topics, lam=lam, topic_aware=topic_aware)
+
+
+def sigma_game(embedder=None) -> Factory:
+    return lambda peers, topics: SigmaMem.for_world(peers, topics, embedder=embedder)
+
+
+def sigma_grid(decay: str, gamma: float) -> Factory:
+    return lambda peers, topics: SigmaMem.for_world(peers, topics, decay=decay, gamma=gamma)
+
+
+def sigma_old(embedder=None) -> Factory:
+    return lambda peers, topics: SigmaMem(peers, embedder=embedder)
+
+
+def neutral(mem) -> float:
+    return 0.5 if isinstance(mem, BetaReputation) else 0.0
+
+
+def vote_of(mem, topic: str, claims: dict, name: str = "") -> object:
+    if isinstance(mem, SigmaMem) and (mem.config.phi == "projection" or "majority fallback" in name):
+        return mem.vote(topic, claims, fallback="majority")  # the old default's fallback
+    return mem.vote(topic, claims)
 
 
 # --------------------------------------------------------------------------- 1. Theorem 1
 
 
-def theorem1(seed: int, runs: int, horizons: list[int], mus: list[float], batch: int = 100) -> dict:
-    T_max = max(horizons)
+def theorem1(seed: int, runs: int, horizons: list[int], mus: list[float], gamma: float = 0.95,
+             batch: int = 100) -> dict:
+    eta = 1 - gamma
     rows, cells = [], []
     for mi, mu in enumerate(mus):
-        samples = {T: [] for T in horizons}
+        parts: dict[int, list] = {T: [] for T in horizons}
         for b in range(math.ceil(runs / batch)):
             n = min(batch, runs - b * batch)
             rng = rng_for(seed, 1, mi, b)
-            peers = peer_ids(n)
-            mem = SigmaMem(peers)
-            for t in range(1, T_max + 1):
+            peers = peer_ids(n)  # peers of one memory are independent runs: M_p only sees c_p
+            mem = SigmaMem(peers, gamma=gamma)
+            for t in range(1, max(horizons) + 1):
                 c = np.where(rng.random(n) < (1 + mu) / 2, 1, -1)
                 mem.write(TOPICS[0], dict(zip(peers, c.tolist())))
-                if t in samples:
-                    samples[t].append(mem.scores(TOPICS[0]))
+                if t in parts:
+                    parts[t].append(mem.scores(TOPICS[0]))
+        samples = {T: np.concatenate(v) for T, v in parts.items()}
         for T in horizons:
-            s = np.concatenate(samples[T])
-            mean_th = ETA * mu * (1 - GAMMA ** T) / (1 - GAMMA)
-            sd_th = ETA * math.sqrt((1 - mu ** 2) * (1 - GAMMA ** (2 * T)) / (1 - GAMMA ** 2))
-            mean, sd = float(s.mean()), float(s.std(ddof=1))
-            em, es = abs(mean - mean_th) / abs(mean_th), abs(sd - sd_th) / sd_th
-            ok = em <= 0.05 and es <= 0.05
-            cells.append({"mu": mu, "T": T, "runs": len(s), "mean": mean, "mean_theory": mean_th,
-                          "sd": sd, "sd_theory": sd_th, "mean_rel_err": em, "sd_rel_err": es, "pass": ok})
-            rows.append([f"{mu:.1f}", T, f"{mean:.4f}", f"{mean_th:.4f}", f"{100 * em:.1f}%",
-                         f"{sd:.4f}", f"{sd_th:.4f}", f"{100 * es:.1f}%", "ok" if ok else "FAIL"])
-    print(table(f"1. Theorem 1: φᵀMφ after T aligned events (γ={GAMMA}, η={ETA:.2f}, {runs} runs per cell)",
+            s = samples[T]
+            mean_th = eta * mu * (1 - gamma ** T) / (1 - gamma)
+            sd_th = eta * math.sqrt((1 - mu ** 2) * (1 - gamma ** (2 * T)) / (1 - gamma ** 2))
+            em, es = abs(s.mean() - mean_th) / abs(mean_th), abs(s.std(ddof=1) - sd_th) / sd_th
+            ok = bool(em <= 0.05 and es <= 0.05)
+            cells.append({"mu": mu, "T": T, "mean_rel_err": float(em), "sd_rel_err": float(es), "pass": ok})
+            rows.append([f"{mu:.1f}", T, f"{s.mean():.4f}", f"{mean_th:.4f}", f"{100 * em:.1f}%",
+                         f"{s.std(ddof=1):.4f}", f"{sd_th:.4f}", f"{100 * es:.1f}%", "ok" if ok else "FAIL"])
+    print(table(f"1. Theorem 1: φᵀMφ after T aligned events (γ={gamma}, {runs} runs per cell)",
                 ["mu", "T", "mean", "theory", "err", "sd", "theory", "err", "≤5%"], rows))
     return {"cells": cells, "all_pass": all(c["pass"] for c in cells)}
 
 
-# --------------------------------------------------------------------------- 2. liar identification
+# --------------------------------------------------------------------------- 2. identification
 
 
-def truth_rates(rng: np.random.Generator, P: int, K: int, scenario: str) -> np.ndarray:
-    """(P, K) truth rates; < 0.5 means 'lies on that topic'."""
+def identification_pool(seed: int, P: int = 24):
+    """Truth rates (P, K) before and after the sleepers turn, the turn rounds, and the kinds."""
+    rng = rng_for(seed, 2)
     honest = rng.uniform(0.7, 0.95, size=(P, K))
     liar = rng.uniform(0.05, 0.3, size=(P, K))
+    kinds = np.array(["honest"] * 10 + ["uniform"] * 4 + ["topic"] * 6 + ["sleeper"] * 4)[rng.permutation(P)]
     lies = np.zeros((P, K), dtype=bool)
-    if scenario == "uniform":
-        lies[rng.permutation(P)[: round(0.3 * P)], :] = True
-    else:  # topic-conditional: 40 % honest everywhere, the rest lie on 1 or 2 topics
-        for p in rng.permutation(P)[round(0.4 * P):]:
-            k = rng.integers(1, K)  # 1 .. K-1 topics
-            lies[p, rng.permutation(K)[:k]] = True
-    return np.where(lies, liar, honest)
+    lies[kinds == "uniform"] = True
+    for p in np.flatnonzero(kinds == "topic"):
+        lies[p, rng.permutation(K)[: int(rng.integers(1, 4))]] = True
+    horizon = max(CHECKPOINTS) * K
+    turn = np.where(kinds == "sleeper", rng.integers(horizon // 4, 3 * horizon // 4, size=P), 10 ** 9)
+    return rng, np.where(lies, liar, honest), np.where(kinds[:, None] == "sleeper", liar, honest), turn, kinds, lies
 
 
-def liar_identification(seed: int, pools: int, checkpoints: list[int], P: int = 20) -> dict:
-    K = len(TOPICS)
-    methods = ["Σ-Mem", "beta (NPC)", "beta (NPC, topic)"]
-    out: dict = {}
-    for si, scenario in enumerate(["uniform", "topic-conditional"]):
-        res = {m: {n: [] for n in checkpoints} for m in methods}
-        for pool in range(pools):
-            rng = rng_for(seed, 2, si, pool)
-            rates = truth_rates(rng, P, K, scenario)
-            peers = peer_ids(P)
-            mems = {"Σ-Mem": SigmaMem(peers), "beta (NPC)": BetaReputation(peers, lam=GAMMA, topic_aware=False),
-                    "beta (NPC, topic)": BetaReputation(peers, TOPICS, lam=GAMMA)}
-            honest = (rates >= 0.5).ravel()
-            for n in range(1, max(checkpoints) + 1):
-                k = int(rng.integers(K))
-                c = np.where(rng.random(P) < rates[:, k], 1, -1)
-                outcomes = dict(zip(peers, c.tolist()))
-                for m in mems.values():
-                    m.write(TOPICS[k], outcomes)
-                if n in checkpoints:
-                    for name, m in mems.items():
-                        s = np.stack([m.scores(tp, peers) for tp in TOPICS], axis=1).ravel()
-                        res[name][n].append(auroc(s[honest], s[~honest]))
-        out[scenario] = {m: {n: float(np.nanmean(v)) for n, v in d.items()} for m, d in res.items()}
-        rows = [[m] + [f"{out[scenario][m][n]:.3f}" for n in checkpoints] for m in methods]
-        print(table(f"2. Liar identification, {scenario} liars: AUROC of the score, honest vs lying "
-                    f"(NPC, topic) pairs ({pools} pools × {P} NPCs × {K} topics)",
-                    ["method \\ claims per NPC"] + [str(n) for n in checkpoints], rows))
+def identification_run(seed: int, factories: dict[str, Factory]) -> dict[str, dict]:
+    rng, before, after, turn, kinds, lies = identification_pool(seed)
+    P = len(kinds)
+    peers = peer_ids(P)
+    mems = {name: f(peers, TOPICS) for name, f in factories.items()}
+    out = {name: {"auroc": {}, "dragged": {}} for name in mems}
+    for r in range(max(CHECKPOINTS) * K):
+        k = int(rng.integers(K))
+        rate = np.where(r >= turn, after[:, k], before[:, k])
+        right = rng.random(P) < rate
+        if rng.random() < VERIFY:
+            outcomes = dict(zip(peers, np.where(right, 1, -1).tolist()))
+            for m in mems.values():
+                m.write(TOPICS[k], outcomes)
+        n = (r + 1) / K
+        if n in CHECKPOINTS:
+            lying = (lies | ((r >= turn)[:, None] & (kinds == "sleeper")[:, None])).ravel()
+            for name, m in mems.items():
+                s = np.stack([m.scores(tp, peers) for tp in TOPICS], axis=1)  # (P, K)
+                out[name]["auroc"][int(n)] = auroc(s.ravel()[~lying], s.ravel()[lying])
+                med = np.median(s[kinds == "honest"], axis=0)
+                truthful = (kinds == "topic")[:, None] & ~lies
+                out[name]["dragged"][int(n)] = float((s < med[None, :])[truthful].mean())
     return out
 
 
-# --------------------------------------------------------------------------- 3. decision accuracy
+# --------------------------------------------------------------------------- 3. decisions
 
 
-DECISION_METHODS = ["M-Route", "M-Vote", "M-Vote, route fallback", "M-Vote, one-hot φ",
-                    "posterior, judge 70%", "posterior, judge 90%", "majority vote", "best fixed NPC (hindsight)",
-                    "beta (NPC, topic) vote", "beta (NPC) vote", "oracle (true weights)"]
-
-
-def decision_run(rng: np.random.Generator, cf: float, rounds: int, P: int = 10, k: int = 4) -> dict[str, np.ndarray]:
-    K = len(TOPICS)
+def decision_run(seed: int, ci_: int, cf: float, factories: dict[str, Factory], rounds: int,
+                 P: int = 10, k: int = 4) -> dict[str, np.ndarray]:
+    rng = rng_for(seed, 3, ci_)
     peers = peer_ids(P)
     honesty = rng.uniform(0.6, 0.9, size=P)
     liars = np.zeros((P, K), dtype=bool)
     for t in range(K):
         liars[rng.permutation(P)[: round(cf * P)], t] = True
-    sigma = SigmaMem(peers)
-    onehot = SigmaMem(peers, TOPICS, phi="onehot")
-    beta_t = BetaReputation(peers, TOPICS, lam=GAMMA)
-    beta_p = BetaReputation(peers, lam=GAMMA, topic_aware=False)
+    mems = {name: f(peers, TOPICS) for name, f in factories.items()}
     oracle_w = np.log(honesty * (k - 1) / (1 - honesty))
-    hit = {m: np.zeros(rounds, dtype=bool) for m in DECISION_METHODS}
-    peer_right = np.zeros((rounds, P), dtype=bool)
+    hit = {name: np.zeros(rounds, dtype=bool) for name in [*mems, "majority vote", "oracle (true weights)"]}
+    route = {name: np.zeros(rounds, dtype=bool) for name in mems if name == "Σ-Mem (game)"}
     for r in range(rounds):
         t = int(rng.integers(K))
-        topic = TOPICS[t]
         truth = int(rng.integers(k))
         wrong = [a for a in range(k) if a != truth]
         lie = wrong[int(rng.integers(k - 1))]
-        answers = []
-        for p in range(P):
-            if liars[p, t]:
-                answers.append(lie)
-            elif rng.random() < honesty[p]:
-                answers.append(truth)
-            else:
-                answers.append(wrong[int(rng.integers(k - 1))])
+        answers = [lie if liars[p, t] else truth if rng.random() < honesty[p] else wrong[int(rng.integers(k - 1))]
+                   for p in range(P)]
         claims = dict(zip(peers, answers))
-        judged = {}
-        for acc in (0.7, 0.9):  # a calibrated judge: one verdict per distinct answer, U = ±(2·acc − 1)
-            verdict = {a: (a == truth) == (rng.random() < acc) for a in sorted(set(answers))}
-            judged[acc] = [(2 * acc - 1) * (1.0 if verdict[a] else -1.0) for a in answers]
-        picks = {
-            "M-Route": claims[sigma.route(topic, peers)],
-            "M-Vote": sigma.vote(topic, claims),
-            "M-Vote, route fallback": sigma.vote(topic, claims, fallback="route"),
-            "M-Vote, one-hot φ": onehot.vote(topic, claims),
-            "posterior, judge 70%": sigma.select(topic, claims, z=judged[0.7]),
-            "posterior, judge 90%": sigma.select(topic, claims, z=judged[0.9]),
-            "majority vote": weighted_choice(answers, [0.0] * P),
-            "beta (NPC, topic) vote": beta_t.vote(topic, claims),
-            "beta (NPC) vote": beta_p.vote(topic, claims),
-            "oracle (true weights)": weighted_choice(answers, np.where(liars[:, t], 0.0, oracle_w)),
-        }
-        for m, a in picks.items():
-            hit[m][r] = a == truth
-        right = np.array(answers) == truth
-        peer_right[r] = right
-        outcomes = dict(zip(peers, np.where(right, 1, -1).tolist()))
-        sigma.write(topic, outcomes)
-        onehot.write(topic, outcomes)
-        beta_t.write(topic, outcomes)
-        beta_p.write(topic, outcomes)
-    hit["best fixed NPC (hindsight)"] = peer_right[:, int(np.argmax(peer_right.sum(axis=0)))]
+        for name, m in mems.items():
+            hit[name][r] = vote_of(m, TOPICS[t], claims, name) == truth
+        for name in route:
+            route[name][r] = claims[mems[name].route(TOPICS[t], peers)] == truth
+        hit["majority vote"][r] = weighted_choice(answers, [0.0] * P) == truth
+        hit["oracle (true weights)"][r] = weighted_choice(answers, np.where(liars[:, t], 0.0, oracle_w)) == truth
+        if rng.random() < VERIFY:
+            outcomes = dict(zip(peers, np.where(np.array(answers) == truth, 1, -1).tolist()))
+            for m in mems.values():
+                m.write(TOPICS[t], outcomes)
+    hit.update({f"{name}: M-Route": h for name, h in route.items()})
     return hit
 
 
-def decision_accuracy(seed: int, reps: int, rounds: int, regimes: list[float]) -> dict:
-    out: dict = {"all": {}, "second_half": {}}
-    for ci, cf in enumerate(regimes):
-        hits = [decision_run(rng_for(seed, 3, ci, rep), cf, rounds) for rep in range(reps)]
+def decisions(seeds: list[int], factories: dict[str, Factory], rounds: int) -> dict:
+    """{CF@x: {method: {"all": [per seed], "second_half": [per seed]}}}."""
+    out: dict = {}
+    for ci_, cf in enumerate(REGIMES):
         key = f"CF@{round(100 * cf)}"
-        out["all"][key] = {m: float(np.mean([h[m].mean() for h in hits])) for m in DECISION_METHODS}
-        out["second_half"][key] = {m: float(np.mean([h[m][rounds // 2:].mean() for h in hits]))
-                                   for m in DECISION_METHODS}
-    keys = list(out["all"])
-    for part, label in (("all", "all rounds (online)"), ("second_half", f"rounds {rounds // 2 + 1}-{rounds}")):
-        rows = [[m] + [f"{100 * out[part][c][m]:.1f}" for c in keys] for m in DECISION_METHODS]
-        print(table(f"3. Decision accuracy (%), {label}: {reps} runs × {rounds} rounds, 10 NPCs, 4 options, "
-                    "colluding liars", ["method \\ regime"] + keys, rows))
+        out[key] = {}
+        for seed in seeds:
+            for name, h in decision_run(seed, ci_, cf, factories, rounds).items():
+                d = out[key].setdefault(name, {"all": [], "second_half": []})
+                d["all"].append(float(h.mean()))
+                d["second_half"].append(float(h[rounds // 2:].mean()))
     return out
 
 
-# --------------------------------------------------------------------------- 4. flip detection
+def identification(seeds: list[int], factories: dict[str, Factory]) -> dict:
+    """{method: {"auroc": {n: [per seed]}, "dragged": {n: [per seed]}}}."""
+    out: dict = {name: {"auroc": {n: [] for n in CHECKPOINTS}, "dragged": {n: [] for n in CHECKPOINTS}}
+                 for name in factories}
+    for seed in seeds:
+        for name, res in identification_run(seed, factories).items():
+            for part in ("auroc", "dragged"):
+                for n, v in res[part].items():
+                    out[name][part][n].append(v)
+    return out
 
 
-FLIP_METHODS = ["Σ-Mem", "beta (NPC, topic)", "beta (NPC)", "beta (NPC, topic), λ=1"]
+# --------------------------------------------------------------------------- 0. tuning
 
 
-def flip_run(rng: np.random.Generator, scope: str, t0: int, horizon: int, P: int = 10) -> dict[str, list]:
-    K = len(TOPICS)
+def tune(seeds: list[int], rounds: int) -> dict:
+    grid: dict[str, Factory] = {}
+    for clock in ("event", "key"):
+        for lam in LAMS:
+            grid[f"beta (NPC, topic) {clock} λ={lam}"] = beta_factory(clock, lam)
+    for lam in LAMS:
+        grid[f"beta (NPC) λ={lam}"] = beta_factory("event", lam, topic_aware=False)
+    for decay, gamma in SIGMA_GRID:
+        grid[f"Σ-Mem topics, decay={decay} γ={gamma}"] = sigma_grid(decay, gamma)
+    ident = identification(seeds, grid)
+    dec = decisions(seeds, grid, rounds)
+    obj = {}
+    for name in grid:
+        auc = np.mean([np.nanmean(v) for v in ident[name]["auroc"].values()])
+        acc = np.mean([np.mean(dec[c][name]["all"]) for c in dec])
+        obj[name] = {"auroc": float(auc), "accuracy": float(acc), "objective": float(0.5 * auc + 0.5 * acc)}
+    best = {fam: max((n for n in grid if n.startswith(fam)), key=lambda n: obj[n]["objective"])
+            for fam in ("beta (NPC, topic)", "beta (NPC) ", "Σ-Mem")}
+    rows = [[n, f"{o['auroc']:.4f}", f"{100 * o['accuracy']:.2f}", f"{o['objective']:.4f}",
+             "best" if n in best.values() else ""] for n, o in obj.items()]
+    print(table(f"0. Tuning on seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} seeds): objective = ½ mean AUROC "
+                f"(5-40 claims) + ½ mean accuracy (CF@30-90)", ["config", "AUROC", "acc %", "objective", ""], rows))
+    return {"objective": obj, "best": best}
+
+
+def parse_sigma(name: str) -> Factory:
+    decay = name.split("decay=", 1)[1].split()[0]
+    return sigma_grid(decay, float(name.rsplit("γ=", 1)[1]))
+
+
+def parse_beta(name: str) -> Factory:
+    lam = float(name.rsplit("λ=", 1)[1])
+    if name.startswith("beta (NPC, topic)"):
+        return beta_factory("key" if " key " in name else "event", lam)
+    return beta_factory("event", lam, topic_aware=False)
+
+
+# --------------------------------------------------------------------------- 4. sleeper detection
+
+
+def sleeper_run(seed: int, factories: dict[str, Factory], t0: int, horizon: int, P: int = 10) -> dict[str, list]:
+    rng = rng_for(seed, 4)
     peers = peer_ids(P)
-    rates = np.tile(rng.uniform(0.75, 0.95, size=(P, 1)), (1, K))
-    rates[0, :] = 0.9  # the NPC that will flip
-    flipped = list(range(K)) if scope == "all topics" else [int(rng.integers(K))]
-    mems = {"Σ-Mem": SigmaMem(peers), "beta (NPC, topic)": BetaReputation(peers, TOPICS, lam=GAMMA),
-            "beta (NPC)": BetaReputation(peers, lam=GAMMA, topic_aware=False),
-            "beta (NPC, topic), λ=1": BetaReputation(peers, TOPICS, lam=1.0)}
-    neutral = {"Σ-Mem": 0.0}
-    delay = {m: [None, None] for m in mems}  # (below neutral, below honest median)
+    rates = rng.uniform(0.75, 0.95, size=(P, K))
+    rates[0] = 0.9  # the sleeper
+    mems = {name: f(peers, TOPICS) for name, f in factories.items()}
+    delay = {name: [None, None] for name in mems}  # (below neutral, below honest median) on ≥ half the topics
     for r in range(t0 + horizon):
         if r == t0:
-            rates[0, flipped] = 0.1
-        t = int(rng.integers(K))
-        c = np.where(rng.random(P) < rates[:, t], 1, -1)
-        outcomes = dict(zip(peers, c.tolist()))
+            rates[0] = 0.1
+        k = int(rng.integers(K))
+        right = rng.random(P) < rates[:, k]
+        if rng.random() >= VERIFY:
+            continue
+        outcomes = dict(zip(peers, np.where(right, 1, -1).tolist()))
         for m in mems.values():
-            m.write(TOPICS[t], outcomes)
+            m.write(TOPICS[k], outcomes)
         if r < t0:
             continue
         for name, m in mems.items():
             d = delay[name]
             if d[0] is not None and d[1] is not None:
                 continue
-            s = np.stack([m.scores(TOPICS[f], peers) for f in flipped])  # (flipped topics, P)
-            below0 = (s[:, 0] < neutral.get(name, 0.5)).any()
-            below_med = (s[:, 0] < np.median(s[:, 1:], axis=1)).any()
-            if d[0] is None and below0:
+            s = np.stack([m.scores(tp, peers) for tp in TOPICS], axis=1)  # (P, K)
+            if d[0] is None and (s[0] < neutral(m)).mean() >= 0.5:
                 d[0] = r - t0 + 1
-            if d[1] is None and below_med:
+            if d[1] is None and (s[0] < np.median(s[1:], axis=0)).mean() >= 0.5:
                 d[1] = r - t0 + 1
     return delay
 
 
-def flip_detection(seed: int, runs: int, t0: int, horizon: int) -> dict:
-    out: dict = {}
-    for si, scope in enumerate(["all topics", "one topic"]):
-        res = [flip_run(rng_for(seed, 4, si, run), scope, t0, horizon) for run in range(runs)]
-        out[scope] = {}
-        rows = []
-        for m in FLIP_METHODS:
-            stats = []
-            for j in range(2):
-                d = np.array([x[m][j] if x[m][j] is not None else np.inf for x in res])
-                found = np.isfinite(d)
-                stats.append({"median": float(np.median(d)), "mean_detected": float(d[found].mean()) if found.any()
-                              else None, "detected": float(found.mean())})
-            out[scope][m] = {"below_neutral": stats[0], "below_honest_median": stats[1]}
-            fmt = lambda x: "never" if not math.isfinite(x) else f"{x:.0f}"  # noqa: E731
-            rows.append([m] + [v for st in stats for v in (fmt(st["median"]), f"{100 * st['detected']:.0f}%")])
-        print(table(f"4. Flip detection, liar on {scope} from round {t0}: rounds until detected "
-                    f"({runs} runs, horizon {horizon})",
-                    ["method", "median: s<0 / trust<0.5", "found", "median: < honest median", "found"], rows,
-                    note="  (found = share of runs detected within the horizon; rounds count every topic's rounds)"))
+def sleepers(seeds: list[int], factories: dict[str, Factory], t0: int, horizon: int) -> dict:
+    out = {name: {"below_neutral": [], "below_median": []} for name in factories}
+    for seed in seeds:
+        for name, (a, b) in sleeper_run(seed, factories, t0, horizon).items():
+            out[name]["below_neutral"].append(a)
+            out[name]["below_median"].append(b)
     return out
 
 
-# --------------------------------------------------------------------------- 5. transfer to unseen topics
+def delay_cell(values: list, horizon: int) -> str:
+    d = np.array([horizon if v is None else v for v in values], dtype=np.float64)  # censored at the horizon
+    found = np.mean([v is not None for v in values])
+    return f"{fmt_ci(d, digits=0)} ({100 * found:.0f}% found)"
 
 
-FAMILIES = {"A": ["treasure", "gold coins", "buried chest", "jewels"],
-            "B": ["weather", "storm", "tides", "wind"]}
-TRANSFER_METHODS = ["Σ-Mem, MiniLM φ r=16", "Σ-Mem, MiniLM φ r=32", "Σ-Mem, hash φ r=16 (control)",
-                    "beta (NPC, topic)", "beta (NPC)", "beta (NPC, family) [given labels]"]
-TRANSFER_DECISION_METHODS = ["M-Vote, MiniLM φ r=16", "M-Vote, MiniLM φ r=32", "M-Vote, MiniLM r=16, route fb",
-                             "M-Vote, hash φ r=16 (control)", "majority vote", "beta (NPC, topic) vote",
-                             "beta (NPC) vote", "beta (NPC, family) vote [given labels]", "oracle (true weights)"]
+# --------------------------------------------------------------------------- 5. transfer
 
 
-def family_split(rng: np.random.Generator) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(train, held-out) lists of (topic, family): 2 random topics of each family in each."""
+FAMILIES = {"treasure": ["buried treasure", "gold coins", "the jewel vault", "pirate chest"],
+            "weather": ["storms at sea", "the tides", "wind direction", "fog on the harbor"],
+            "trade": ["fish prices", "spice market", "grain tariffs", "merchant debts"],
+            "watch": ["night patrols", "the watch captain", "gate guards", "prison cells"]}
+
+
+def family_split(rng: np.random.Generator) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     train, held = [], []
-    for fam, tps in FAMILIES.items():
+    for f, tps in enumerate(FAMILIES.values()):
         order = rng.permutation(len(tps))
-        train += [(tps[i], fam) for i in order[:2]]
-        held += [(tps[i], fam) for i in order[2:]]
+        train += [(tps[i], f) for i in order[:3]]
+        held += [(tps[order[3]], f)]
     return train, held
 
 
-def transfer_memories(rng: np.random.Generator, peers: list[str], minilm, hashemb) -> dict:
-    """The memories of section 5, keyed like TRANSFER_METHODS; one projection seed per pool / run."""
-    pseed = int(rng.integers(2 ** 31))
-    return {"Σ-Mem, MiniLM φ r=16": SigmaMem(peers, r=16, seed=pseed, embedder=minilm),
-            "Σ-Mem, MiniLM φ r=32": SigmaMem(peers, r=32, seed=pseed, embedder=minilm),
-            "Σ-Mem, hash φ r=16 (control)": SigmaMem(peers, r=16, seed=pseed, embedder=hashemb),
-            "beta (NPC, topic)": BetaReputation(peers, lam=GAMMA),
-            "beta (NPC)": BetaReputation(peers, lam=GAMMA, topic_aware=False),
-            "beta (NPC, family) [given labels]": BetaReputation(peers, list(FAMILIES), lam=GAMMA)}
-
-
-def write_all(mems: dict, topic: str, fam: str, outcomes: dict) -> None:
-    for name, m in mems.items():
-        m.write(fam if "family" in name else topic, outcomes)
-
-
-def transfer_auroc(seed: int, pools: int, checkpoints: list[int], minilm, hashemb, P: int = 20) -> dict:
-    res = {m: {n: [] for n in checkpoints} for m in TRANSFER_METHODS}
-    seen = {n: [] for n in checkpoints}  # Σ-Mem r=16 on the training topics, for reference
-    fams = list(FAMILIES)
-    for pool in range(pools):
-        rng = rng_for(seed, 5, 0, pool)
-        train, held = family_split(rng)
-        peers = peer_ids(P)
-        lies = np.zeros((P, len(fams)), dtype=bool)  # 40 % honest, 30 % lie on A, 30 % lie on B
-        order = rng.permutation(P)
-        lies[order[round(0.4 * P):round(0.7 * P)], 0] = True
-        lies[order[round(0.7 * P):], 1] = True
-        rate = {tp: np.where(lies[:, fams.index(f)], rng.uniform(0.05, 0.3, P), rng.uniform(0.7, 0.95, P))
-                for tp, f in train + held}
-        mems = transfer_memories(rng, peers, minilm, hashemb)
-        held_honest = np.concatenate([~lies[:, fams.index(f)] for _, f in held])
-        train_honest = np.concatenate([~lies[:, fams.index(f)] for _, f in train])
-        for n in range(1, max(checkpoints) + 1):
-            tp, fam = train[int(rng.integers(len(train)))]
-            c = np.where(rng.random(P) < rate[tp], 1, -1)
-            write_all(mems, tp, fam, dict(zip(peers, c.tolist())))
-            if n in checkpoints:
-                for name, m in mems.items():
-                    s = np.concatenate([m.scores(f if "family" in name else tp_, peers) for tp_, f in held])
-                    res[name][n].append(auroc(s[held_honest], s[~held_honest]))
-                m = mems["Σ-Mem, MiniLM φ r=16"]
-                s = np.concatenate([m.scores(tp_, peers) for tp_, _ in train])
-                seen[n].append(auroc(s[train_honest], s[~train_honest]))
-    out = {m: {n: float(np.nanmean(v)) for n, v in d.items()} for m, d in res.items()}
-    out["_seen_topics_sigma_r16"] = {n: float(np.nanmean(v)) for n, v in seen.items()}
+def transfer_factories(minilm, hashemb) -> dict[str, Factory]:
+    out: dict[str, Factory] = {"Σ-Mem (game), hash names": sigma_game(hashemb)}
+    if minilm is not None:
+        out["Σ-Mem (game), MiniLM names"] = sigma_game(minilm)
+        out["Σ-Mem projection r=16, MiniLM"] = sigma_old(minilm)
+    out["Σ-Mem (old default), hash r=16"] = sigma_old(hashemb)
     return out
 
 
-def transfer_decision_run(rng: np.random.Generator, cf: float, train_rounds: int, test_rounds: int,
-                          minilm, hashemb, P: int = 10, k: int = 4) -> dict[str, float]:
-    peers = peer_ids(P)
-    fams = list(FAMILIES)
-    train, held = family_split(rng)
-    honesty = rng.uniform(0.6, 0.9, size=P)
-    liars = np.zeros((P, len(fams)), dtype=bool)
-    for f in range(len(fams)):
-        liars[rng.permutation(P)[: round(cf * P)], f] = True
-    oracle_w = np.log(honesty * (k - 1) / (1 - honesty))
-    mems = transfer_memories(rng, peers, minilm, hashemb)
+def transfer_memories(factories: dict[str, Factory], peers: list[str], declared: list[str]) -> dict:
+    mems = {name: f(peers, declared) for name, f in factories.items()}
+    mems["beta (NPC, topic)"] = KeyedBeta(peers, declared, lam=1.0)  # stationary liars: no forgetting is best
+    mems["beta (NPC)"] = BetaReputation(peers, lam=1.0, topic_aware=False)
+    mems["beta (NPC, family) [given labels]"] = KeyedBeta(peers, list(FAMILIES), lam=1.0)
+    return mems
 
-    def ask(topics: list[tuple[str, str]]):
-        tp, fam = topics[int(rng.integers(len(topics)))]
-        f = fams.index(fam)
+
+def memory_key(name: str, topic: str, family: int) -> str:
+    return list(FAMILIES)[family] if "family" in name else topic
+
+
+def transfer_run(seed: int, factories: dict[str, Factory], checkpoints: list[int], P: int = 20) -> dict:
+    """AUROC, honest vs lying (NPC, unseen topic) pairs, at the checkpoints (claims per declared topic)."""
+    rng = rng_for(seed, 5)
+    train, held = family_split(rng)
+    peers = peer_ids(P)
+    fam_lies = np.zeros((P, len(FAMILIES)), dtype=bool)
+    for j, p in enumerate(rng.permutation(P)[8:]):
+        fam_lies[p, j % len(FAMILIES)] = True
+    rate = {tp: np.where(fam_lies[:, f], rng.uniform(0.05, 0.3, P), rng.uniform(0.7, 0.95, P)) for tp, f in train}
+    mems = transfer_memories(factories, peers, [tp for tp, _ in train])
+    honest = np.concatenate([~fam_lies[:, f] for _, f in held])
+    out: dict = {name: {} for name in mems}
+    for r in range(max(checkpoints) * len(train)):
+        tp, f = train[int(rng.integers(len(train)))]
+        right = rng.random(P) < rate[tp]
+        if rng.random() < VERIFY:
+            outcomes = dict(zip(peers, np.where(right, 1, -1).tolist()))
+            for name, m in mems.items():
+                m.write(memory_key(name, tp, f), outcomes)
+        n = (r + 1) / len(train)
+        if n in checkpoints:
+            for name, m in mems.items():
+                s = np.concatenate([m.scores(memory_key(name, tp_, f_), peers) for tp_, f_ in held])
+                out[name][int(n)] = auroc(s[honest], s[~honest])
+    return out
+
+
+def transfer_decision_run(seed: int, ci_: int, cf: float, factories: dict[str, Factory], train_claims: int = 20,
+                          test_rounds: int = 60, P: int = 10, k: int = 4) -> dict[str, float]:
+    """CF@x per family (x·P colluding liars on each family): trained on the declared topics (30 %
+    of rounds verified), then M-Vote on rounds about the unseen topics with the memory frozen."""
+    rng = rng_for(seed, 6, ci_)
+    train, held = family_split(rng)
+    peers = peer_ids(P)
+    honesty = rng.uniform(0.6, 0.9, size=P)
+    liars = np.zeros((P, len(FAMILIES)), dtype=bool)
+    for f in range(len(FAMILIES)):
+        liars[rng.permutation(P)[: round(cf * P)], f] = True
+    mems = transfer_memories(factories, peers, [tp for tp, _ in train])
+
+    def ask(topics):
+        tp, f = topics[int(rng.integers(len(topics)))]
         truth = int(rng.integers(k))
         wrong = [a for a in range(k) if a != truth]
         lie = wrong[int(rng.integers(k - 1))]
-        answers = [lie if liars[p, f] else truth if rng.random() < honesty[p] else wrong[int(rng.integers(k - 1))]
-                   for p in range(P)]
-        return tp, fam, f, truth, answers
+        return tp, f, truth, [lie if liars[p, f] else truth if rng.random() < honesty[p]
+                              else wrong[int(rng.integers(k - 1))] for p in range(P)]
 
-    for _ in range(train_rounds):
-        tp, fam, _, truth, answers = ask(train)
-        write_all(mems, tp, fam, dict(zip(peers, np.where(np.array(answers) == truth, 1, -1).tolist())))
-    hits = {m: 0 for m in TRANSFER_DECISION_METHODS}
-    for _ in range(test_rounds):  # held-out topics, memory frozen
-        tp, fam, f, truth, answers = ask(held)
+    for _ in range(train_claims * len(train)):
+        tp, f, truth, answers = ask(train)
+        if rng.random() < VERIFY:
+            outcomes = dict(zip(peers, np.where(np.array(answers) == truth, 1, -1).tolist()))
+            for name, m in mems.items():
+                m.write(memory_key(name, tp, f), outcomes)
+    hits = {name: 0 for name in [*mems, "majority vote"]}
+    for _ in range(test_rounds):
+        tp, f, truth, answers = ask(held)
         claims = dict(zip(peers, answers))
-        picks = {
-            "M-Vote, MiniLM φ r=16": mems["Σ-Mem, MiniLM φ r=16"].vote(tp, claims),
-            "M-Vote, MiniLM φ r=32": mems["Σ-Mem, MiniLM φ r=32"].vote(tp, claims),
-            "M-Vote, MiniLM r=16, route fb": mems["Σ-Mem, MiniLM φ r=16"].vote(tp, claims, fallback="route"),
-            "M-Vote, hash φ r=16 (control)": mems["Σ-Mem, hash φ r=16 (control)"].vote(tp, claims),
-            "majority vote": weighted_choice(answers, [0.0] * P),
-            "beta (NPC, topic) vote": mems["beta (NPC, topic)"].vote(tp, claims),
-            "beta (NPC) vote": mems["beta (NPC)"].vote(tp, claims),
-            "beta (NPC, family) vote [given labels]": mems["beta (NPC, family) [given labels]"].vote(fam, claims),
-            "oracle (true weights)": weighted_choice(answers, np.where(liars[:, f], 0.0, oracle_w)),
-        }
-        for m, a in picks.items():
-            hits[m] += a == truth
-    return {m: h / test_rounds for m, h in hits.items()}
+        for name, m in mems.items():
+            hits[name] += vote_of(m, memory_key(name, tp, f), claims) == truth
+        hits["majority vote"] += weighted_choice(answers, [0.0] * P) == truth
+    return {name: h / test_rounds for name, h in hits.items()}
 
 
-def transfer(seed: int, pools: int, checkpoints: list[int], reps: int, train_rounds: int, test_rounds: int,
-             regimes: list[float], minilm) -> dict:
-    from memory.embedder import HashEmbedder
-    hashemb = HashEmbedder()
-    out: dict = {"auroc": transfer_auroc(seed, pools, checkpoints, minilm, hashemb)}
-    seen = out["auroc"].pop("_seen_topics_sigma_r16")
-    out["auroc_seen_topics_sigma_r16"] = seen
-    rows = [[m] + [f"{out['auroc'][m][n]:.3f}" for n in checkpoints] for m in TRANSFER_METHODS]
-    print(table(f"5a. Transfer to unseen topics: AUROC, honest vs lying (NPC, held-out topic) pairs "
-                f"({pools} pools × 20 NPCs × 4 held-out topics; trained on 2 of 4 topics per family)",
-                ["method \\ training claims per NPC"] + [str(n) for n in checkpoints], rows,
-                note=f"  families A = {', '.join(FAMILIES['A'])}; B = {', '.join(FAMILIES['B'])}. "
-                     f"Reference: Σ-Mem r=16 on the trained topics "
-                     f"{' / '.join(f'{seen[n]:.3f}' for n in checkpoints)}."))
-    out["decisions"] = {}
-    for ci, cf in enumerate(regimes):
-        runs = [transfer_decision_run(rng_for(seed, 5, 1, ci, rep), cf, train_rounds, test_rounds, minilm, hashemb)
-                for rep in range(reps)]
-        out["decisions"][f"CF@{round(100 * cf)}"] = {m: float(np.mean([r[m] for r in runs]))
-                                                     for m in TRANSFER_DECISION_METHODS}
-    keys = list(out["decisions"])
-    rows = [[m] + [f"{100 * out['decisions'][c][m]:.1f}" for c in keys] for m in TRANSFER_DECISION_METHODS]
-    print(table(f"5b. Decision accuracy (%) on unseen topics: {reps} runs, {train_rounds} training rounds on "
-                f"seen topics, then {test_rounds} rounds on held-out topics (frozen memory), 10 NPCs, 4 options",
-                ["method \\ regime"] + keys, rows))
-    a, d = out["auroc"], out["decisions"]
-    best_beta_auc = {n: max(a[m][n] for m in ("beta (NPC, topic)", "beta (NPC)")) for n in checkpoints}
-    best_beta_acc = {c: max(d[c][m] for m in ("majority vote", "beta (NPC, topic) vote", "beta (NPC) vote"))
-                     for c in keys}
-    sig = "Σ-Mem, MiniLM φ r=16"
-    auc_margin = {n: a[sig][n] - best_beta_auc[n] for n in checkpoints}
-    acc_margin = {c: d[c]["M-Vote, MiniLM φ r=16"] - best_beta_acc[c] for c in keys}
-    out["verdict"] = {"auroc_margin_over_best_beta": auc_margin, "accuracy_margin_over_best_baseline": acc_margin,
-                      "beats_baselines": all(x > 0 for x in [*auc_margin.values(), *acc_margin.values()])}
-    print(f"  Verdict: on unseen topics Σ-Mem (MiniLM φ, r=16) "
-          f"{'beats' if out['verdict']['beats_baselines'] else 'does NOT always beat'} the unlabelled baselines: "
-          f"AUROC {' / '.join(f'{auc_margin[n]:+.3f}' for n in checkpoints)} over the best beta "
-          f"({'/'.join(map(str, checkpoints))} claims); M-Vote "
-          f"{', '.join(f'{100 * acc_margin[c]:+.1f} pts at {c}' for c in keys)} over the best of majority and "
-          f"beta votes. It stays below beta given the family labels (the ceiling).")
+# --------------------------------------------------------------------------- reporting
+
+
+GAME, TUNED, BASE = "Σ-Mem (game)", "Σ-Mem (tuned)", "beta (NPC, topic)"
+
+
+def verdict(diff: list[float]) -> str:
+    _, lo, hi = ci(diff)
+    return "win" if lo > 0 else "loss" if hi < 0 else "tie"
+
+
+def paired(a: list[float], b: list[float]) -> list[float]:
+    return [x - y for x, y in zip(a, b)]
+
+
+def report_identification(ident: dict, seeds: list[int]) -> None:
+    rows = [[name] + [fmt_ci(d["auroc"][n]) for n in CHECKPOINTS] for name, d in ident.items()]
+    for mine in (GAME, TUNED):
+        diffs = {n: paired(ident[mine]["auroc"][n], ident[BASE]["auroc"][n]) for n in CHECKPOINTS}
+        rows.append([f"paired {mine} − {BASE}"] + [f"{fmt_ci(diffs[n], signed=True)} {verdict(diffs[n])}"
+                                                   for n in CHECKPOINTS])
+    print(table(f"2a. Liar identification: AUROC, honest vs lying (NPC, topic) pairs, after n claims per NPC and "
+                f"topic ({len(seeds)} seeds × 24 NPCs × {K} topics; {round(100 * VERIFY)}% of rounds verified)",
+                ["method \\ claims n"] + [str(n) for n in CHECKPOINTS], rows))
+    rows = [[name] + [fmt_ci(d["dragged"][n], scale=100, digits=1) for n in CHECKPOINTS] for name, d in ident.items()]
+    print(table("2b. Topic-specific liars on the topics where they tell the truth: % of those (NPC, topic) pairs "
+                "scoring below the honest median (50% = unbiased)", ["method \\ claims n"]
+                + [str(n) for n in CHECKPOINTS], rows))
+
+
+def report_decisions(dec: dict, seeds: list[int], rounds: int) -> None:
+    keys = list(dec)
+    methods = list(dec[keys[0]])
+    for part, label in (("all", "all rounds (online)"), ("second_half", f"rounds {rounds // 2 + 1}-{rounds}")):
+        rows = [[m] + [fmt_ci(dec[c][m][part], scale=100, digits=1) for c in keys] for m in methods]
+        for mine, other in ((GAME, BASE), (TUNED, BASE), (GAME, "majority vote")):
+            d = {c: paired(dec[c][mine][part], dec[c][other][part]) for c in keys}
+            rows.append([f"paired {mine} − {other}"]
+                        + [f"{fmt_ci(d[c], scale=100, digits=1, signed=True)} {verdict(d[c])}" for c in keys])
+        print(table(f"3. Decision accuracy (%), {label}: {len(seeds)} seeds × {rounds} rounds, 10 NPCs, 4 options, "
+                    f"colluding liars, {round(100 * VERIFY)}% of rounds verified", ["method \\ regime"] + keys, rows))
+
+
+def report_sleepers(sl: dict, t0: int, horizon: int) -> None:
+    rows = [[name, delay_cell(d["below_median"], horizon), delay_cell(d["below_neutral"], horizon)]
+            for name, d in sl.items()]
+    print(table(f"4. Sleeper detection: rounds after the turn (round {t0}) until the sleeper scores below the honest "
+                f"median (below neutral) on at least half the {K} topics; mean [95% CI], misses count as {horizon}",
+                ["method", "< honest median", "< neutral"], rows,
+                note=f"  ({round(100 * VERIFY)}% of rounds verified: about one verified round per topic every "
+                     f"{1 / (VERIFY / K):.0f} rounds)"))
+
+
+def report_transfer(tr: dict, checkpoints: list[int], seeds: list[int]) -> None:
+    a = tr["auroc"]
+    rows = [[name] + [fmt_ci(a[name][n]) for n in checkpoints] for name in a]
+    d = {n: paired(a["Σ-Mem (game), hash names"][n], a["beta (NPC)"][n]) for n in checkpoints}
+    rows.append(["paired Σ-Mem (game, hash) − beta (NPC)"]
+                + [f"{fmt_ci(d[n], signed=True)} {verdict(d[n])}" for n in checkpoints])
+    print(table(f"5a. Transfer to unseen topics: AUROC, honest vs lying (NPC, unseen topic) pairs ({len(seeds)} seeds "
+                f"× 20 NPCs × 4 unseen topics; 12 declared topics trained, n claims per NPC and declared topic)",
+                ["method \\ claims n"] + [str(n) for n in checkpoints], rows,
+                note="  families: " + "; ".join(f"{f} = {', '.join(t)}" for f, t in FAMILIES.items())))
+    dec = tr["decisions"]
+    keys = list(dec)
+    rows = [[name] + [fmt_ci(dec[c][name], scale=100, digits=1) for c in keys] for name in dec[keys[0]]]
+    print(table("5b. M-Vote accuracy (%) on unseen topics, memory frozen after 20 claims per declared topic "
+                "(10 NPCs, 4 options, liars collude per family)", ["method \\ regime"] + keys, rows))
+
+
+def goals(res: dict) -> list[tuple[str, str, str]]:
+    ident, dec = res["identification"], res["decisions"]["results"]
+    auc20 = ident[GAME]["auroc"][20]
+    d20 = paired(auc20, ident[BASE]["auroc"][20])
+    out = [("Theorem 1: simulated mean and sd within 5% of theory (every cell)",
+            "met" if res["theorem1"]["all_pass"] else "NOT met",
+            f"{sum(c['pass'] for c in res['theorem1']['cells'])}/{len(res['theorem1']['cells'])} cells"),
+           ("Σ-Mem (game) AUROC ≥ 0.95 after 20 claims", "met" if ci(auc20)[0] >= 0.95 else "NOT met", fmt_ci(auc20)),
+           (f"Σ-Mem (game) AUROC after 20 claims vs {BASE} (tuned)", verdict(d20), fmt_ci(d20, signed=True)),
+           ("Topic-specific liars below the honest median on truthful topics ≤ 55% (20 claims)",
+            "met" if ci(ident[GAME]["dragged"][20])[0] <= 0.55 else "NOT met",
+            f"{fmt_ci(ident[GAME]['dragged'][20], 100, 1)} % (old default "
+            f"{fmt_ci(ident['Σ-Mem (old default)']['dragged'][20], 100, 1)} %)")]
+    for c in dec:
+        d = paired(dec[c][GAME]["all"], dec[c][BASE]["all"])
+        out.append((f"M-Vote vs {BASE} weighted vote at {c} (all rounds)", verdict(d),
+                    fmt_ci(d, 100, 1, signed=True) + " pts"))
+    d70 = paired(dec["CF@70"][GAME]["all"], dec["CF@70"]["majority vote"]["all"])
+    out.append(("M-Vote beats majority vote by ≥ 10 points at CF@70", "met" if ci(d70)[1] >= 0.10 else "NOT met",
+                fmt_ci(d70, 100, 1, signed=True) + " pts"))
+    d90 = paired(dec["CF@90"][GAME]["all"], dec["CF@90"]["Σ-Mem (game), majority fallback"]["all"])
+    out.append(("Route fallback vs majority fallback at CF@90", verdict(d90), fmt_ci(d90, 100, 1, signed=True) + " pts"))
+    ta = res["transfer"]["auroc"]
+    dt = paired(ta["Σ-Mem (game), hash names"][20], ta["beta (NPC)"][20])
+    out.append(("Unseen topics: Σ-Mem (game) AUROC vs beta (NPC) (20 claims)", verdict(dt), fmt_ci(dt, signed=True)))
     return out
 
 
 # --------------------------------------------------------------------------- main
 
 
+def run_transfer(seeds: list[int], minilm, checkpoints: list[int]) -> dict:
+    from memory.embedder import HashEmbedder
+    factories = transfer_factories(minilm, HashEmbedder())
+    au: dict = {}
+    for seed in seeds:
+        for name, d in transfer_run(seed, factories, checkpoints).items():
+            for n, v in d.items():
+                au.setdefault(name, {}).setdefault(n, []).append(v)
+    dec: dict = {}
+    for ci_, cf in enumerate((0.5, 0.7)):
+        key = f"CF@{round(100 * cf)}"
+        for seed in seeds:
+            for name, v in transfer_decision_run(seed, ci_, cf, factories).items():
+                dec.setdefault(key, {}).setdefault(name, []).append(v)
+    return {"auroc": au, "decisions": dec}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quick", action="store_true", help="fewer runs and rounds (a smoke run, ~10 s)")
-    ap.add_argument("--json", metavar="FILE", help="write every figure to FILE as JSON")
+    ap.add_argument("--seeds", default="100-139", help="held-out seeds the tables report (default 100-139)")
+    ap.add_argument("--tune-seeds", default="0-19",
+                    help="seeds the baselines' forgetting and the Σ-Mem (tuned) reference are tuned on (default 0-19)")
+    ap.add_argument("--quick", action="store_true", help="the first 5 tune and 8 held-out seeds, fewer Theorem 1 runs (a smoke run)")
+    ap.add_argument("--json", metavar="FILE", help="write every per-seed figure to FILE as JSON")
     ap.add_argument("--embedder", choices=["hash", "minilm"], default="hash",
-                    help="topic embedder of section 5 (transfer to unseen topics); it runs only with minilm")
+                    help="also run section 5 (unseen topics) with MiniLM topic embeddings (needs the model package)")
     args = ap.parse_args(argv)
-    q = args.quick
+    seeds, tune_seeds = parse_seeds(args.seeds), parse_seeds(args.tune_seeds)
+    if set(seeds) & set(tune_seeds):
+        ap.error("--seeds and --tune-seeds overlap: held-out figures must come from seeds tuning never saw")
+    if args.quick:
+        seeds, tune_seeds = seeds[:8], tune_seeds[:5]
     minilm = None
-    if args.embedder == "minilm":  # fail fast, before the other sections
+    if args.embedder == "minilm":
         from memory.embedder import EmbedderUnavailable, get_embedder
         try:
-            t = time.perf_counter()
             minilm = get_embedder("minilm")
             minilm([tp for tps in FAMILIES.values() for tp in tps])
-            minilm_load = time.perf_counter() - t
         except EmbedderUnavailable as exc:
             ap.error(f"--embedder minilm: {exc}")
-    cfg = {
-        "theorem1_runs": 2000 if q else 6000, "theorem1_T": [20, 50, 100] if q else [20, 50, 200],
-        "theorem1_mu": [0.3, 0.6, 0.9],
-        "liar_pools": 12 if q else 50, "liar_checkpoints": [5, 10, 20, 40],
-        "decision_reps": 6 if q else 24, "decision_rounds": 150 if q else 300,
-        "decision_regimes": [0.0, 0.5, 0.7, 0.9],
-        "flip_runs": 40 if q else 200, "flip_t0": 60, "flip_horizon": 120,
-    }
-    if minilm is not None:
-        cfg.update({"transfer_pools": 20 if q else 100, "transfer_checkpoints": [10, 20, 40],
-                    "transfer_decision_reps": 20 if q else 120, "transfer_train_rounds": 40,
-                    "transfer_test_rounds": 60, "transfer_regimes": [0.5, 0.7]})
-    print(f"Σ-Mem trust benchmark  seed={args.seed}  {'quick' if q else 'full'}  "
-          f"(γ={GAMMA}, η={ETA:.2f}, φ: projection r=16 of hash embeddings)")
-    res: dict = {"seed": args.seed, "quick": q, "config": cfg, "seconds": {}}
-
+    rounds = 40 * K
+    print(f"Σ-Mem trust benchmark  held-out seeds {seeds[0]}-{seeds[-1]} ({len(seeds)})  tune seeds "
+          f"{tune_seeds[0]}-{tune_seeds[-1]} ({len(tune_seeds)})  {'quick' if args.quick else 'full'}  "
+          f"K={K} topics, {round(100 * VERIFY)}% of rounds verified")
+    res: dict = {"seeds": seeds, "tune_seeds": tune_seeds, "quick": args.quick, "seconds": {}}
     t = time.perf_counter()
-    res["theorem1"] = theorem1(args.seed, cfg["theorem1_runs"], cfg["theorem1_T"], cfg["theorem1_mu"])
-    res["seconds"]["theorem1"] = time.perf_counter() - t
-    log("theorem 1 done")
-    t = time.perf_counter()
-    res["liars"] = liar_identification(args.seed, cfg["liar_pools"], cfg["liar_checkpoints"])
-    res["seconds"]["liars"] = time.perf_counter() - t
-    log("liar identification done")
-    t = time.perf_counter()
-    res["decisions"] = decision_accuracy(args.seed, cfg["decision_reps"], cfg["decision_rounds"],
-                                         cfg["decision_regimes"])
-    res["seconds"]["decisions"] = time.perf_counter() - t
-    log("decision accuracy done")
-    t = time.perf_counter()
-    res["flip"] = flip_detection(args.seed, cfg["flip_runs"], cfg["flip_t0"], cfg["flip_horizon"])
-    res["seconds"]["flip"] = time.perf_counter() - t
-    log("flip detection done")
-    if minilm is None:
-        print("\n5. Transfer to related, unseen topics: skipped (needs --embedder minilm; hash embeddings have "
-              "no semantics)")
-        res["transfer"] = {"skipped": "needs --embedder minilm"}
-    else:
+    res["tuning"] = tune(tune_seeds, rounds)
+    best = res["tuning"]["best"]
+    res["seconds"]["tuning"] = time.perf_counter() - t
+    log("tuning done")
+    res["theorem1"] = theorem1(seeds[0], 1000 if args.quick else 4000, [20, 50, 200], [0.3, 0.6, 0.9])
+    factories: dict[str, Factory] = {
+        GAME: sigma_game(), "Σ-Mem (game), majority fallback": sigma_game(),
+        TUNED: parse_sigma(best["Σ-Mem"]), "Σ-Mem (old default)": sigma_old(),
+        BASE: parse_beta(best["beta (NPC, topic)"]), "beta (NPC)": parse_beta(best["beta (NPC) "])}
+    print(f"\n  tuned on the tune seeds: {BASE} = {best['beta (NPC, topic)']}; beta (NPC) = {best['beta (NPC) ']}; "
+          f"{TUNED} = {best['Σ-Mem']}. {GAME} = SigmaMem.for_world defaults (decay=topic, γ=0.95).")
+    ident_f = {k: v for k, v in factories.items() if "majority fallback" not in k}
+    for name, fn in (("identification", lambda: identification(seeds, ident_f)),
+                     ("decisions", lambda: {"rounds": rounds, "results": decisions(seeds, factories, rounds)}),
+                     ("sleepers", lambda: sleepers(seeds, ident_f, 240, 480)),
+                     ("transfer", lambda: run_transfer(seeds, minilm, [5, 10, 20]))):
         t = time.perf_counter()
-        res["transfer"] = transfer(args.seed, cfg["transfer_pools"], cfg["transfer_checkpoints"],
-                                   cfg["transfer_decision_reps"], cfg["transfer_train_rounds"],
-                                   cfg["transfer_test_rounds"], cfg["transfer_regimes"], minilm)
-        res["seconds"]["minilm_load"] = minilm_load
-        res["seconds"]["transfer"] = time.perf_counter() - t
-        log("transfer to unseen topics done")
-
-    uni = res["liars"]["uniform"]
-    tc = res["liars"]["topic-conditional"]
-    d70 = res["decisions"]["all"]["CF@70"]
-    goals = [
-        ("Theorem 1: simulated mean and sd within 5% of theory (every cell)", res["theorem1"]["all_pass"],
-         f"{sum(c['pass'] for c in res['theorem1']['cells'])}/{len(res['theorem1']['cells'])} cells"),
-        ("Σ-Mem AUROC ≥ 0.95 after 20 claims (uniform liars)", uni["Σ-Mem"][20] >= 0.95,
-         f"{uni['Σ-Mem'][20]:.3f}"),
-        ("Σ-Mem AUROC ≥ 0.95 after 20 claims (topic-conditional liars)", tc["Σ-Mem"][20] >= 0.95,
-         f"{tc['Σ-Mem'][20]:.3f}"),
-        ("M-Vote beats majority vote by ≥ 10 points at CF@70 (all rounds)",
-         d70["M-Vote"] - d70["majority vote"] >= 0.10,
-         f"{100 * d70['M-Vote']:.1f} vs {100 * d70['majority vote']:.1f}"),
-        ("Σ-Mem beats topic-blind beta on topic-conditional liars (AUROC, 20 claims)",
-         tc["Σ-Mem"][20] > tc["beta (NPC)"][20], f"{tc['Σ-Mem'][20]:.3f} vs {tc['beta (NPC)'][20]:.3f}"),
-    ]
-    if minilm is not None:
-        ta, td = res["transfer"]["auroc"], res["transfer"]["decisions"]["CF@70"]
-        base_auc = max(ta["beta (NPC, topic)"][20], ta["beta (NPC)"][20])
-        base_acc = max(td[m] for m in ("majority vote", "beta (NPC, topic) vote", "beta (NPC) vote"))
-        goals += [
-            ("Σ-Mem (MiniLM r=16) beats both beta baselines on unseen topics (AUROC, 20 claims)",
-             ta["Σ-Mem, MiniLM φ r=16"][20] > base_auc, f"{ta['Σ-Mem, MiniLM φ r=16'][20]:.3f} vs {base_auc:.3f}"),
-            ("M-Vote (MiniLM r=16) beats beta votes and majority on unseen topics at CF@70",
-             td["M-Vote, MiniLM φ r=16"] > base_acc, f"{100 * td['M-Vote, MiniLM φ r=16']:.1f} vs {100 * base_acc:.1f}"),
-        ]
-    rows = [[g, "met" if ok else "NOT met", detail] for g, ok, detail in goals]
-    print(table("Goals", ["goal", "status", "figures"], rows))
-    res["goals"] = [{"goal": g, "met": bool(ok), "figures": detail} for g, ok, detail in goals]
+        res[name] = fn()
+        res["seconds"][name] = time.perf_counter() - t
+        log(f"{name} done")
+    report_identification(res["identification"], seeds)
+    report_decisions(res["decisions"]["results"], seeds, rounds)
+    report_sleepers(res["sleepers"], 240, 480)
+    report_transfer(res["transfer"], [5, 10, 20], seeds)
+    res["goals"] = [{"goal": g, "status": st, "figures": f} for g, st, f in goals(res)]
+    print(table("Goals (held-out seeds; win / tie / loss = 95% CI of the paired difference above / across / "
+                "below 0)", ["goal", "status", "figures"], [[g["goal"], g["status"], g["figures"]]
+                                                            for g in res["goals"]]))
     res["seconds"]["total"] = time.perf_counter() - T0
-    print(f"\nrun time {res['seconds']['total']:.1f} s "
-          f"({', '.join(f'{k} {v:.1f} s' for k, v in res['seconds'].items() if k != 'total')})")
+    print(f"\nrun time {res['seconds']['total']:.1f} s")
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=2, ensure_ascii=False), encoding="utf-8")
+        Path(args.json).write_text(json.dumps(res, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
         log(f"wrote {args.json}")
     return 0
 

@@ -29,6 +29,12 @@ time step:
   diagonal entry is uncorrelated with everyone (its row of ``G`` is the identity's).
 * :meth:`SigmaMem.tick` is an event without feedback: everything only decays.
 
+That is ``decay="event"`` (the analysed model, the library default). ``decay="judged"``
+decays only the peers an event judges (the others by ``gamma_idle``); ``decay="topic"``
+(the game's setting) decays a judged peer only along the event's ``φ``
+(``M_p ← D M_p D``, ``D = I − (1 − √γ) φφᵀ``, so ``φᵀ M_p φ`` shrinks by ``γ`` and
+evidence on orthogonal topics is kept) and every peer by ``gamma_idle``.
+
 Facts (Theorem 1, for aligned events ``φ`` fixed and ``E[c] = μ``, i.i.d.):
 ``E[φᵀ M_T φ] = η μ (1 − γ^T)/(1 − γ)`` and
 ``sd[φᵀ M_T φ] = η √((1 − μ²)(1 − γ^{2T})/(1 − γ²))``; ``‖M_p‖₂ ≤ η(1 − γ^t)/(1 − γ)``.
@@ -41,19 +47,26 @@ Reads never change state:
 * :meth:`~SigmaMem.route` (M-Route): the candidate with the highest score;
 * :meth:`~SigmaMem.vote` (M-Vote): a reliability-weighted vote, weight
   ``w_p = max(0, artanh(clip(s_p (1 − γ)/η, ±0.99)))`` (log-odds of a binary
-  symmetric channel), plain majority when every weight is 0 (or, with
-  ``fallback="route"``, the top-scored claimant's answer);
+  symmetric channel); when every weight is 0 the top-scored claimant's answer
+  (``fallback="route"``, the default; a plain majority if all scores are equal) or,
+  with ``fallback="majority"``, a plain majority;
 * :meth:`~SigmaMem.posterior`: combines a current judgement ``z`` (e.g. an LLM
   judge's per-peer verdicts ``U_p ∈ [-1, 1]``) with the prior mean ``m = s`` and
   prior covariance ``Σ₀ = G + εI``:
   ``θ̂ = (w_g Σ₀⁻¹ + w_u I)⁻¹ (w_g Σ₀⁻¹ m + w_u z)``;
 * :meth:`~SigmaMem.select`: M-Vote on the posterior reliabilities ``θ̂`` (see there).
 
-``φ`` comes either from one-hot topics (``phi="onehot"``, the topics registered
-up front, ``r`` = their number) or from a fixed, seeded Gaussian projection of
+``φ`` comes from one-hot topics (``phi="onehot"``, the topics registered
+up front, ``r`` = their number), from a fixed, seeded Gaussian projection of
 a topic embedding to ``r`` dimensions, normalised (``phi="projection"``, the
-default; the embedder defaults to the deterministic :class:`~memory.embedder.HashEmbedder`,
-so nothing needs a model; ``embedder="minilm"`` makes related topics share evidence).
+library default), or from declared topics plus transfer (``phi="topics"``, the
+game's: declared topics get exactly orthogonal basis vectors, ``r`` = their number
+plus ``spare``; an unseen topic mixes the declared topics it resembles by name with
+its own direction in the spare dimensions, see :mod:`memory.sigma_topics`). The
+embedder defaults to the deterministic :class:`~memory.embedder.HashEmbedder`, so
+nothing needs a model; ``embedder="minilm"`` makes related names share evidence.
+With many topics use ``phi="topics"``: random projections of 12 topics to r = 16
+overlap (``Σ_j cos²`` ≈ 0.65 per topic) and blur one topic's evidence into the others.
 """
 
 from __future__ import annotations
@@ -67,13 +80,14 @@ import numpy as np
 from game.errors import InputError, did_you_mean
 from memory.peers import PeerMemory, check_peer_id, log_odds_weight, outcome_value, weighted_choice
 from memory.sigma_config import SigmaConfig, make_config
+from memory.sigma_state import STATE_VERSION, build, restore, state_of
+from memory.sigma_topics import TopicSpace, decay_along
 
 # the config and the helpers shared with the beta baseline live in memory.sigma_config and
 # memory.peers; they are importable from here too
-__all__ = ["PeerMemory", "SigmaConfig", "SigmaMem", "check_peer_id", "log_odds_weight", "make_config",
-           "outcome_value", "weighted_choice"]
+__all__ = ["STATE_VERSION", "PeerMemory", "SigmaConfig", "SigmaMem", "check_peer_id", "log_odds_weight",
+           "make_config", "outcome_value", "weighted_choice"]
 
-STATE_VERSION = 1
 _TINY = 1e-250  # a diagonal entry of S at or below this counts as zero (no relation evidence yet)
 
 
@@ -83,16 +97,23 @@ class SigmaMem(PeerMemory):
     ``SigmaMem(peers=(), topics=(), config=None, *, embedder=None, **overrides)``:
     ``peers`` fixes the initial peer order (more are added on first write, or with
     :meth:`add_peer`); ``topics`` registers the one-hot topics (required for
-    ``phi="onehot"``, optional pre-registration in projection mode); ``embedder``
+    ``phi="onehot"``), the declared topics of ``phi="topics"`` (their order fixes their
+    basis vectors), or pre-registers topics in projection mode; ``embedder``
     is any object with ``.embed(texts)`` or ``__call__(texts)`` returning an
-    ``(n, d)`` array (it overrides ``config.embedder``). Keyword overrides set
+    ``(n, d)`` array (it overrides ``config.embedder``), or a name ("hash", "minilm")
+    that sets ``config.embedder``. Keyword overrides set
     config fields, e.g. ``SigmaMem(["ann", "bo"], gamma=0.9)``.
     """
 
     def __init__(self, peers: Iterable[str] = (), topics: Iterable[str] = (),
                  config: SigmaConfig | Mapping[str, Any] | None = None, *,
                  embedder: Any = None, **overrides: Any):
+        if isinstance(embedder, str):  # a name is the config field ("hash" / "minilm"), not an object
+            overrides["embedder"], embedder = embedder, None
         cfg = make_config(config, **overrides)
+        kind = getattr(embedder, "name", None)
+        if cfg.phi == "topics" and kind in ("hash", "minilm") and kind != cfg.embedder:
+            cfg = cfg.model_copy(update={"embedder": kind})  # so from_state rebuilds the same φ
         topics = list(topics)
         for tp in topics:
             if not isinstance(tp, str):
@@ -104,6 +125,10 @@ class SigmaMem(PeerMemory):
                 raise InputError("one-hot φ needs the topics registered up front",
                                  hint="SigmaMem(peers, topics=[...], phi='onehot')")
             cfg = cfg.model_copy(update={"r": len(topics)})
+        elif cfg.phi == "topics":
+            if len(topics) + cfg.spare < 1:
+                raise InputError("topic φ needs declared topics or spare dimensions (r would be 0)")
+            cfg = cfg.model_copy(update={"r": len(topics) + cfg.spare})
         self._cfg = cfg
         self._gamma, self._eta, self._gamma_g, self._eta_g = cfg.rates()
         self._embedder = embedder
@@ -113,6 +138,9 @@ class SigmaMem(PeerMemory):
         self._topics: list[str] = []
         self._topic_set: set[str] = set()
         self._onehot_index: dict[str, int] = {}
+        temp = cfg.transfer_temp or (0.1 if self._embedder_name == "minilm" else 1.0)
+        self._space = TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed) \
+            if cfg.phi == "topics" else None
         r = cfg.r
         self._peers: list[str] = []
         self._index: dict[str, int] = {}
@@ -129,6 +157,27 @@ class SigmaMem(PeerMemory):
             self.add_peer(p)
 
     # ------------------------------------------------------------------ basics
+
+    @classmethod
+    def for_world(cls, peers: Iterable[str] = (), topics: Iterable[str] = (), *, decay: str = "topic",
+                  embedder: Any = None, **overrides: Any) -> SigmaMem:
+        """The game's Σ-Mem: ``phi="topics"`` over the world's declared ``topics`` (sorted, so the
+        basis does not depend on the order they were listed in), so declared topics never blur
+        however many there are (``r`` = their number + ``spare``, chosen automatically), and a
+        topic the world does not declare still gets a credibility, transferred from the declared
+        topics it resembles (see :mod:`memory.sigma_topics`; pass the game's sentence embedder as
+        ``embedder`` for transfer by meaning, the default hash embedder sees shared words only).
+        ``decay="topic"``: an NPC's trust on a topic fades only as it is judged on that topic, so
+        it does not thin out when an NPC is judged across many topics (``decay="judged"`` fades
+        all of an NPC's topics whenever it is judged). On declared topics the scores are those of
+        per-(NPC, topic) decayed counts. With no declared topics every topic is unseen and lives in the ``spare``
+        dimensions (a seeded projection of its name). Keyword overrides set config fields."""
+        return cls(peers, sorted(set(topics)), phi="topics", decay=decay, embedder=embedder, **overrides)
+
+    @property
+    def declared(self) -> list[str]:
+        """The declared topics of ``phi="topics"`` (their basis order); empty in other modes."""
+        return list(self._space.declared) if self._space is not None else []
 
     @property
     def config(self) -> SigmaConfig:
@@ -186,7 +235,9 @@ class SigmaMem(PeerMemory):
         if not isinstance(topic, str):
             raise InputError(f"a topic must be a string, got {topic!r}")
         r = self._cfg.r
-        if self._cfg.phi == "onehot":
+        if self._space is not None:
+            vec = self._space.vector(topic)
+        elif self._cfg.phi == "onehot":
             k = self._onehot_index.get(topic)
             if k is None:
                 raise InputError(f"unknown topic {topic!r} for one-hot φ",
@@ -221,7 +272,7 @@ class SigmaMem(PeerMemory):
         self._know_topic(topic)
         idx = np.array([self.add_peer(p) for p, _ in items], dtype=np.intp)
         c = np.array([v for _, v in items], dtype=np.float64)
-        self._decay(idx)
+        self._decay(idx, phi)
         if idx.size:
             outer = phi[:, None] * phi[None, :]  # exactly symmetric
             self._M[idx] += (self._eta * c)[:, None, None] * outer
@@ -243,13 +294,25 @@ class SigmaMem(PeerMemory):
         for _ in range(self._tick_count(n)):
             self._decay()
 
-    def _decay(self, judged: np.ndarray | None = None) -> None:
+    def _decay(self, judged: np.ndarray | None = None, phi: np.ndarray | None = None) -> None:
         """One event's forgetting. ``decay = "event"``: every peer by γ (S by γ_G). ``"judged"``: the
         peers in ``judged`` (and the S entries between two of them) by γ, γ_G; every other entry by
-        ``gamma_idle``; a tick (``judged`` None) judges nobody."""
+        ``gamma_idle``; a tick (``judged`` None) judges nobody. ``"topic"``: every M by
+        ``gamma_idle``, then the judged peers' M along ``phi`` by γ; S as with ``"judged"``."""
         if self._cfg.decay == "event":
             self._M *= self._gamma
             self._S *= self._gamma_g
+        elif self._cfg.decay == "topic":
+            idle = self._cfg.gamma_idle
+            if idle != 1.0:
+                self._M *= idle
+            n = self._M.shape[0]
+            mine = np.zeros(n, dtype=bool)
+            if judged is not None and judged.size and phi is not None:
+                mine[judged] = True
+                self._M[judged] = decay_along(self._M[judged], phi, self._gamma)
+            if idle != 1.0 or mine.any():
+                self._S *= np.where(mine[:, None] & mine[None, :], self._gamma_g, idle)
         else:
             idle = self._cfg.gamma_idle
             n = self._M.shape[0]
@@ -291,14 +354,14 @@ class SigmaMem(PeerMemory):
         return {p: float(x) for p, x in zip(peers, w)}
 
     def vote(self, topic: str, claims: Mapping[str, Hashable], *,
-             fallback: Literal["majority", "route"] = "majority") -> Hashable:
+             fallback: Literal["majority", "route"] = "route") -> Hashable:
         """M-Vote: the answer with the largest total weight (see :meth:`weights`).
 
         Ties go to the answer claimed first (``claims`` order). When every weight
-        is 0 (no claimant has a positive score) it is a plain majority vote; with
-        ``fallback="route"`` it is instead the answer of the top-scored claimant
-        (majority only if all their scores are equal, i.e. nothing is known) —
-        safer when a colluding majority may be lying.
+        is 0 (no claimant has a positive score) it is, with ``fallback="route"`` (the
+        default), the answer of the top-scored claimant (M-Route; a plain majority only
+        if all their scores are equal, i.e. nothing tells them apart) — safer when a
+        colluding majority may be lying; ``fallback="majority"`` makes it a plain majority.
         """
         peers = list(claims)
         if not peers:
@@ -380,13 +443,14 @@ class SigmaMem(PeerMemory):
     def select(self, topic: str, claims: Mapping[str, Hashable],
                z: Sequence[float] | Mapping[str, float] | None = None,
                w_g: float = 1.0, w_u: float = 1.0, *,
-               fallback: Literal["majority", "route"] = "majority") -> Hashable:
+               fallback: Literal["majority", "route"] = "route") -> Hashable:
         """Posterior selection: M-Vote with the posterior reliabilities in place of the scores.
 
         Each peer's weight is ``max(0, artanh(clip(θ̂_p (1 − γ)/η, ±clip)))`` with
         ``θ̂ = posterior(topic, claims' peers, z)``; the answer with the largest total
-        weight wins (ties: first claimed); all weights 0 → plain majority (or, with
-        ``fallback="route"``, the answer of the peer with the highest ``θ̂``). With
+        weight wins (ties: first claimed); all weights 0 → the answer of the peer with the
+        highest ``θ̂`` (``fallback="route"``; majority if all are equal) or, with
+        ``fallback="majority"``, a plain majority. With
         ``z`` None it equals :meth:`vote`. ``z`` is aligned with the claims' order, or a
         mapping; a calibrated judge reports ``U_p = E[c_p | verdict]`` (e.g. ±0.4 for a
         judge right 70 % of the time), not a hard ±1.
@@ -401,72 +465,17 @@ class SigmaMem(PeerMemory):
 
     def get_state(self) -> dict[str, Any]:
         """JSON-serialisable state (plain lists and floats); :meth:`set_state` restores it exactly."""
-        return {
-            "version": STATE_VERSION,
-            "config": self._cfg.model_dump(),
-            "embedder": self._embedder_name,
-            "peers": list(self._peers),
-            "topics": list(self._topics),
-            "t": self._t,
-            "M": self._M.tolist(),
-            "S": self._S.tolist(),
-            "c_num": self._c_num.tolist(),
-            "c_den": self._c_den.tolist(),
-        }
+        return state_of(self)
 
     def set_state(self, state: Mapping[str, Any]) -> None:
-        """Restore a :meth:`get_state` snapshot taken with the same config (else an InputError)."""
-        try:
-            version = state["version"]
-            cfg = state["config"]
-            peers = [check_peer_id(p) for p in state["peers"]]
-            topics = list(state["topics"])
-            t = int(state["t"])
-            M = np.array(state["M"], dtype=np.float64)
-            S = np.array(state["S"], dtype=np.float64)
-            c_num = np.array(state["c_num"], dtype=np.float64)
-            c_den = np.array(state["c_den"], dtype=np.float64)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"Σ-Mem state is malformed: {exc!r}") from None
-        if version != STATE_VERSION:
-            raise InputError(f"Σ-Mem state version {version!r} is not supported (expected {STATE_VERSION})")
-        if cfg != self._cfg.model_dump():
-            diff = sorted(k for k in set(cfg) | set(self._cfg.model_dump())
-                          if cfg.get(k) != self._cfg.model_dump().get(k))
-            raise InputError(f"Σ-Mem state was saved with a different config (fields {', '.join(diff)})",
-                             hint="build the memory with SigmaMem.from_state(state)")
-        n, r = len(peers), self._cfg.r
-        if len(set(peers)) != n or M.reshape(-1).size != n * r * r or S.reshape(-1).size != n * n \
-                or c_num.shape != (n,) or c_den.shape != (n,):
-            raise InputError("Σ-Mem state arrays do not match its peers and r")
-        if self._cfg.phi == "onehot" and set(topics) - set(self._onehot_index):
-            raise InputError(f"Σ-Mem state names topics not registered here: {sorted(set(topics) - set(self._onehot_index))}")
-        for tp in topics:
-            self.phi(tp)
-        self._peers = peers
-        self._index = {p: i for i, p in enumerate(peers)}
-        self._topics = topics
-        self._topic_set = set(topics)
-        self._t = t
-        self._M = M.reshape(n, r, r).copy()
-        self._S = S.reshape(n, n).copy()
-        self._c_num = c_num.copy()
-        self._c_den = c_den.copy()
+        """Restore a :meth:`get_state` snapshot taken with the same config (else an InputError; see
+        :mod:`memory.sigma_state` for older states and one-hot states loaded into topics mode)."""
+        restore(self, state)
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any], *, embedder: Any = None) -> SigmaMem:
         """A new memory built from a :meth:`get_state` snapshot (its config included)."""
-        cfg = dict(state["config"])
-        topics = list(state["topics"]) if cfg.get("phi") == "onehot" else ()
-        if cfg.get("phi") == "onehot":
-            cfg.pop("r", None)
-        mem = cls((), topics, cfg, embedder=embedder)
-        if cfg.get("phi") == "onehot":
-            cfg_full = mem._cfg.model_dump()
-            if cfg_full != state["config"]:
-                raise InputError("Σ-Mem state's one-hot topics do not match its r")
-        mem.set_state(state)
-        return mem
+        return build(cls, state, embedder)
 
     def __repr__(self) -> str:
         return (f"SigmaMem(peers={len(self._peers)}, topics={len(self._topics)}, r={self.r}, "

@@ -65,11 +65,9 @@ class WorldFacts:
         self.lexicon = Lexicon.from_spec(spec)
         relations = rules_of(self.lexicon)
         topics = sorted({f.topic for f in spec.facts.values()})
-        if sigma is None:  # one-hot topics when the world names them; hashed projections otherwise
-            # decay on judgement: in play an NPC is judged only when what it said is verified, which
-            # may be rare; decaying it at every other NPC's verification would keep its trust near 0
-            sigma = SigmaMem(peers=list(spec.npcs), topics=topics, phi="onehot", decay="judged") if topics else \
-                SigmaMem(peers=list(spec.npcs), phi="projection", embedder="hash", decay="judged")
+        if sigma is None:  # the world's topics exactly orthogonal; others by their names' likeness to them
+            # (decay on judgement: an NPC verified rarely still builds trust)
+            sigma = SigmaMem.for_world(list(spec.npcs), topics, embedder=embedder)
         self.sigma = sigma
         self.gate = ConsistencyGate(relations, config, embedder=embedder, credibility=self.credibility, jury=jury,
                                     lexicon=self.lexicon, extractor=extractor)

@@ -44,13 +44,15 @@ def events_st(min_judged: int = 0, max_judged: int = len(PEERS), ticks: bool = T
     return st.lists(one, max_size=25)
 
 
-modes = st.sampled_from(["onehot", "projection"])
+modes = st.sampled_from(["onehot", "projection", "topics"])
 gammas = st.sampled_from([0.5, 0.8, 0.95])
 
 
 def make(mode: str = "projection", gamma: float = 0.95, peers=PEERS, **kw) -> SigmaMem:
     if mode == "onehot":
         return SigmaMem(peers, TOPICS, phi="onehot", gamma=gamma, **kw)
+    if mode == "topics":  # two declared topics; "the weather" is unseen (mixed from them + its own direction)
+        return SigmaMem(peers, TOPICS[:2], phi="topics", spare=3, gamma=gamma, **kw)
     return SigmaMem(peers, TOPICS, gamma=gamma, r=6, **kw)
 
 
@@ -182,7 +184,7 @@ def test_reads_do_not_mutate(mode, events, data):
     mem.select(topic, claims), mem.select(topic, claims, z=z), mem.G(), mem.G(list(claims))
     mem.vote(topic, claims, fallback="route"), mem.select(topic, claims, z=z, fallback="route")
     mem.trust_table(), mem.S(), mem.M("ann")
-    if mode == "projection":
+    if mode != "onehot":
         mem.score("ann", "a topic nobody wrote about")
     else:
         with pytest.raises(InputError):
@@ -281,11 +283,14 @@ def test_route_fallback_trusts_the_least_bad_claimant():
         mem.write("harbor prices", {"a": -1, "b": -1, "c": -1})
     mem.write("harbor prices", {"a": 1})  # a is the least unreliable, yet every weight is 0
     claims = {"b": "lie", "c": "lie", "a": "truth"}
-    assert mem.vote("harbor prices", claims) == "lie"
+    # the route fallback is the default (it was the plain majority: "lie")
+    assert mem.vote("harbor prices", claims) == mem.select("harbor prices", claims) == "truth"
+    assert mem.vote("harbor prices", claims, fallback="majority") == "lie"
+    assert mem.select("harbor prices", claims, fallback="majority") == "lie"
     assert mem.vote("harbor prices", claims, fallback="route") == "truth"
     assert mem.select("harbor prices", claims, fallback="route") == "truth"
     fresh = SigmaMem(["a", "b", "c"])  # nothing known: route fallback is still the majority
-    assert fresh.vote("harbor prices", claims, fallback="route") == "lie"
+    assert fresh.vote("harbor prices", claims) == fresh.vote("harbor prices", claims, fallback="route") == "lie"
     with pytest.raises(InputError):
         fresh.vote("harbor prices", claims, fallback="oracle")
 

@@ -51,10 +51,19 @@ def test_idle_decay_and_ticks():
         SigmaMem(peers=NPCS, topics=["gem"], phi="onehot", decay="sometimes")
 
 
+def test_topic_decay_also_builds_trust_when_judged_rarely():
+    sm = SigmaMem(peers=NPCS, topics=["gem", "price"], phi="topics", decay="topic")
+    for k in range(100):
+        sm.write("gem", {NPCS[k % 10]: 1})
+    assert sm.score("n0", "gem") == pytest.approx(sparse("judged").score("n0", "gem"), abs=1e-12)
+    sm.write("price", {"n0": -1})  # judged on another topic: its trust on gem is kept (judged: × γ)
+    assert sm.score("n0", "gem") == pytest.approx(sparse("judged").score("n0", "gem"), abs=1e-12)
+
+
 def test_the_game_decays_on_judgement_and_saves_it():
     from game.session import Game
     from tests.conftest import ROOT
     game = Game(ROOT / "tests" / "fixtures" / "mini", seed=0)
-    assert game.facts.sigma.config.decay == "judged"
+    assert game.facts.sigma.config.decay == "topic"  # decay on judgement, on the judged topic only
     state = game.facts.sigma.get_state()
-    assert SigmaMem.from_state(state).config.decay == "judged"
+    assert SigmaMem.from_state(state).config.decay == "topic"

@@ -1,0 +1,135 @@
+"""Saving and restoring Σ-Mem (:class:`memory.sigma.SigmaMem`): plain JSON-ready dicts.
+
+State version 2 adds ``declared`` (the declared topics of ``phi="topics"``; empty otherwise).
+Version 1 states (no ``declared``; a config without the fields added since) still load: a
+missing config field takes its default. Games saved before the game used topic φ load into
+the game's ``phi="topics"`` memory: a one-hot state over the same topics fills the declared
+block exactly (the spare dimensions start empty); a projection state (a world without declared
+topics) fits a topics memory with no declared topics and ``spare = r``, whose φ is the same
+seeded projection. The decay rule of the memory loading it applies from then on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from game.errors import InputError
+from memory.peers import check_peer_id
+from memory.sigma_config import make_config
+
+if TYPE_CHECKING:
+    from memory.sigma import SigmaMem
+
+STATE_VERSION = 2
+SUPPORTED_VERSIONS = (1, 2)
+# what an old one-hot state may differ in from the topics-mode memory it is loaded into
+_UPGRADE_FREE = {"phi", "r", "spare", "transfer", "transfer_temp", "decay", "gamma_idle", "embedder"}
+
+
+def state_of(mem: SigmaMem) -> dict[str, Any]:
+    """JSON-serialisable state (plain lists and floats)."""
+    return {
+        "version": STATE_VERSION,
+        "config": mem._cfg.model_dump(),
+        "embedder": mem._embedder_name,
+        "peers": list(mem._peers),
+        "topics": list(mem._topics),
+        "declared": list(mem._space.declared) if mem._space is not None else [],
+        "t": mem._t,
+        "M": mem._M.tolist(),
+        "S": mem._S.tolist(),
+        "c_num": mem._c_num.tolist(),
+        "c_den": mem._c_den.tolist(),
+    }
+
+
+def _parse(state: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        out = {"version": state["version"], "config": dict(state["config"]),
+               "peers": [check_peer_id(p) for p in state["peers"]], "topics": list(state["topics"]),
+               "declared": list(state.get("declared", ())), "t": int(state["t"]),
+               "M": np.array(state["M"], dtype=np.float64), "S": np.array(state["S"], dtype=np.float64),
+               "c_num": np.array(state["c_num"], dtype=np.float64),
+               "c_den": np.array(state["c_den"], dtype=np.float64)}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"Σ-Mem state is malformed: {exc!r}") from None
+    if out["version"] not in SUPPORTED_VERSIONS:
+        raise InputError(f"Σ-Mem state version {out['version']!r} is not supported "
+                         f"(expected one of {', '.join(map(str, SUPPORTED_VERSIONS))})")
+    return out
+
+
+def _full_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    return make_config(dict(cfg)).model_dump()
+
+
+def _upgrade(mem: SigmaMem, st: dict[str, Any], saved: dict[str, Any]) -> bool:
+    """Fit an older game's state into ``mem`` (topics mode; see the module docstring); False if it does not apply."""
+    here = mem._cfg.model_dump()
+    if mem._space is None or any(saved[k] != here[k] for k in here if k not in _UPGRADE_FREE):
+        return False
+    if saved["phi"] == "projection":  # the same φ: the projection with the same seed, r = spare
+        return not mem._space.declared and saved["r"] == mem._space.spare and saved["embedder"] == here["embedder"]
+    if saved["phi"] != "onehot" or set(st["topics"]) != set(mem._space.declared):
+        return False
+    n, k, r = len(st["peers"]), len(st["topics"]), mem._cfg.r
+    if st["M"].reshape(-1).size != n * k * k:
+        raise InputError("Σ-Mem state arrays do not match its peers and r")
+    old = st["M"].reshape(n, k, k)
+    where = np.array([mem._space.index[tp] for tp in st["topics"]], dtype=np.intp)
+    M = np.zeros((n, r, r))
+    M[np.ix_(np.arange(n), where, where)] = old
+    st["M"], st["topics"] = M, list(mem._space.declared)
+    return True
+
+
+def restore(mem: SigmaMem, state: Mapping[str, Any]) -> None:
+    """Restore a snapshot taken with the same config into ``mem`` (else an InputError)."""
+    st = _parse(state)
+    saved = _full_config(st["config"])
+    here = mem._cfg.model_dump()
+    if saved != here and not _upgrade(mem, st, saved):
+        diff = sorted(k for k in set(saved) | set(here) if saved.get(k) != here.get(k))
+        raise InputError(f"Σ-Mem state was saved with a different config (fields {', '.join(diff)})",
+                         hint="build the memory with SigmaMem.from_state(state)")
+    if saved == here and mem._space is not None and st["declared"] != mem._space.declared:
+        raise InputError("Σ-Mem state was saved with other declared topics",
+                         hint="build the memory with SigmaMem.from_state(state)")
+    peers, topics = st["peers"], st["topics"]
+    n, r = len(peers), mem._cfg.r
+    M, S, c_num, c_den = st["M"], st["S"], st["c_num"], st["c_den"]
+    if len(set(peers)) != n or M.reshape(-1).size != n * r * r or S.reshape(-1).size != n * n \
+            or c_num.shape != (n,) or c_den.shape != (n,):
+        raise InputError("Σ-Mem state arrays do not match its peers and r")
+    if mem._cfg.phi == "onehot" and set(topics) - set(mem._onehot_index):
+        raise InputError(f"Σ-Mem state names topics not registered here: "
+                         f"{sorted(set(topics) - set(mem._onehot_index))}")
+    for tp in topics:
+        mem.phi(tp)
+    mem._peers = list(peers)
+    mem._index = {p: i for i, p in enumerate(peers)}
+    mem._topics = list(topics)
+    mem._topic_set = set(topics)
+    mem._t = st["t"]
+    mem._M = M.reshape(n, r, r).copy()
+    mem._S = S.reshape(n, n).copy()
+    mem._c_num = c_num.copy()
+    mem._c_den = c_den.copy()
+
+
+def build(cls: type[SigmaMem], state: Mapping[str, Any], embedder: Any = None) -> SigmaMem:
+    """A new memory built from a snapshot (its config included)."""
+    st = _parse(state)
+    cfg = dict(st["config"])
+    phi = cfg.get("phi")
+    topics = st["topics"] if phi == "onehot" else st["declared"] if phi == "topics" else ()
+    if phi in ("onehot", "topics"):
+        cfg.pop("r", None)
+    mem = cls((), topics, cfg, embedder=embedder)
+    if phi in ("onehot", "topics") and mem._cfg.model_dump() != _full_config(st["config"]):
+        raise InputError("Σ-Mem state's topics do not match its r")
+    restore(mem, state)
+    return mem
