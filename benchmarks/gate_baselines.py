@@ -17,6 +17,11 @@ What a baseline is given for a write (a deliberate choice, stated in the report)
 * ``reject-contra`` -- reject any contradiction of what is stored (canonical
   meaning, as above); first come wins, an observation overrides.
 * ``trust`` -- admit iff the source's credibility >= 0.5.
+* ``hold all`` -- hold every write (rejects nothing, admits nothing): what holding alone is worth.
+* ``hold band`` -- the contest with a third tier, on canonical meaning: a contradiction is rejected
+  only when the stored value was verified within the last quarter of its relation's half-life
+  (the world moves), admitted when the new source is more credible than the stored one, else held;
+  news from a source below 0.5 is held. The strongest simple rule that may hold, as the gate does.
 * ``similarity`` -- embed the claim's text (a structured write is rendered as
   "subject relation object", with "not" for a negation); let s be the cosine to
   the nearest known text (admitted claims and observations): s >= t_high
@@ -35,7 +40,8 @@ import numpy as np
 from gate_stream import Observation, Write
 from gate_text import FUNCTIONAL
 
-ADMIT, REJECT = "admit", "reject"
+ADMIT, REJECT, HOLD = "admit", "reject", "quarantine"
+HALF_LIFE = {"located_in": 30, "price": 40, "owned_by": 80}   # the world's change rates (gate_stream)
 
 
 def surface(w: Write) -> tuple[str, str, str, bool]:
@@ -81,6 +87,49 @@ class ContestDict:
         functional = e.relation in FUNCTIONAL
         key = self._key(e.subject, e.relation, e.object, functional)
         self.store[key] = (e.object if functional else e.truth, 1.0)
+
+
+class HoldAll:
+    def decide(self, w: Write) -> str:
+        return HOLD
+
+    def observe(self, e: Observation) -> None:
+        pass
+
+
+class HoldBand:
+    """The credibility contest with a hold band (see the module's doc)."""
+
+    def __init__(self, news_below: float = 0.5, fresh: float = 0.25) -> None:
+        self.news_below, self.fresh = news_below, fresh
+        self.store: dict[tuple, tuple[object, float, int]] = {}   # key -> (value, credibility, turn)
+
+    def decide(self, w: Write) -> str:
+        functional = w.relation in FUNCTIONAL
+        key = (w.subject, w.relation) if functional else (w.subject, w.relation, w.object)
+        held = self.store.get(key)
+        value = w.object if functional else w.truth
+        against = held is not None and ((held[0] == w.object) if functional and not w.truth else held[0] != value)
+        if not against:
+            if held is None and w.cred < self.news_below:
+                return HOLD
+            if w.truth or not functional:
+                self.store[key] = (value, max(w.cred, held[1] if held else 0.0), held[2] if held else w.turn)
+            return ADMIT
+        if held[1] >= 1.0 and (not functional or w.turn - held[2] <= self.fresh * HALF_LIFE.get(w.relation, 1e9)):
+            return REJECT
+        if w.cred > held[1]:
+            if functional and not w.truth:
+                del self.store[key]
+            else:
+                self.store[key] = (value, w.cred, w.turn)
+            return ADMIT
+        return HOLD
+
+    def observe(self, e: Observation) -> None:
+        functional = e.relation in FUNCTIONAL
+        key = (e.subject, e.relation) if functional else (e.subject, e.relation, e.object)
+        self.store[key] = (e.object if functional else e.truth, 1.0, e.turn)
 
 
 class TrustSource:
@@ -143,6 +192,8 @@ def baseline_outcomes(stream, table: SimilarityTable | None, thresholds: dict | 
         "contest (oracle ids)": run_simple(ev, ContestDict(canonical=True)),
         "reject any contradiction": run_simple(ev, ContestDict(canonical=True, contest=False)),
         "trust the source": run_simple(ev, TrustSource()),
+        "hold band (oracle ids)": run_simple(ev, HoldBand()),
+        "hold all": run_simple(ev, HoldAll()),
     }
     for name, th in (thresholds or {}).items():
         if table is not None and th is not None:

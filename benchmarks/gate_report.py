@@ -57,14 +57,16 @@ def _headline(console, summ) -> None:
 
 def _errors(console, summ) -> None:
     t = Table(title="Error rates (95% CI)")
-    for c in ("method", "poison admitted", "true updates rejected", "… trusted / stranger / untrusted",
+    for c in ("method", "poison admitted", "true updates rejected", "… held / admitted", "… rejected: trusted / stranger / untrusted",
               "quarantined", "nothing extracted", "misparsed text / struct", "end: false in memory",
               "end: true missing"):
         t.add_column(c)
     for name, s in summ.items():
         m = s["metrics"]
         bands = " / ".join(_pct(m[f"updates_rejected_{b}"][0]) for b in ("trusted", "stranger", "untrusted"))
-        t.add_row(name, ci(m["poison_admitted"], True), ci(m["updates_rejected"], True), bands,
+        admitted = 1 - m["updates_rejected"][0] - m["updates_held"][0]
+        t.add_row(name, ci(m["poison_admitted"], True), ci(m["updates_rejected"], True),
+                  f"{_pct(m['updates_held'][0])} / {_pct(admitted)}", bands,
                   ci(m["quarantine_rate"], True), ci(m["extraction_miss"], True),
                   f"{_pct(m['misparsed_text'][0])} / {_pct(m['misparsed_struct'][0])}",
                   ci(m["final_poison_in_memory"], True), ci(m["final_true_missing"], True))

@@ -24,8 +24,19 @@ from game.claims import canonical
 from memory.lexicon import NUMBER_WORDS, Lexicon, words_to_number
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+n't|[a-z]+|'s")
-_CLAUSE = re.compile(r"[.!?;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*")
-NEGATIONS = frozenset("not never nowhere neither nor cannot nobody anymore gone".split())
+_CLAUSE = re.compile(r"([.!?;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*)")
+NEGATIONS = frozenset("not never nowhere neither nor cannot nobody anymore gone deny denies denied".split())
+# a clause with one of these asserts nothing of its own: a question's, a condition's, a guess's, a
+# doubt's, someone else's words, or the past (a wrong claim is worse than none)
+UNSURE = frozenset("if unless whether suppose supposing maybe perhaps possibly might may could would should "
+                   "doubt doubts wonder wonders unsure either or says said say claims claimed tells told tell "
+                   "swears swore reckons insists heard rumour rumor".split())
+UNSURE_PAIRS = frozenset({("used", "to"), ("last", "year"), ("last", "week"), ("not", "only"), ("years", "ago"),
+                          ("days", "ago"), ("more", "than"), ("less", "than"), ("fewer", "than"), ("at", "least"),
+                          ("at", "most"), ("up", "to")})
+ANYWHERE = frozenset("or either between times".split())   # a choice or a range: no one value
+NOT_A_VALUE = frozenset("between times room rooms no number page chapter gate door crate cell level floor wave "
+                        "pier dock row table seat box".split())   # a number after these is no value
 _NOT_NEGATION_AFTER_NO = frozenset("less more doubt way matter question".split())
 PRONOUNS = frozenset("it it's its they they're them he he's she she's".split())
 BEFORE = ("before", "ahead of", "earlier than", "sooner than", "prior to")
@@ -143,13 +154,22 @@ class RuleExtractor:
         return None
 
     @staticmethod
-    def _negated(toks: list[str]) -> bool:
-        for k, t in enumerate(toks):
+    def _negated(toks: list[str], upto: int) -> bool:
+        """An odd number of negations before the object ("not in the well"; "isn't not in" is
+        positive; "in the well, not the chest" speaks of the well)."""
+        n = 0
+        for k, t in enumerate(toks[:upto]):
             if t in NEGATIONS or t.endswith("n't"):
-                return True
-            if t == "no" and (k + 1 >= len(toks) or toks[k + 1] not in _NOT_NEGATION_AFTER_NO):
-                return True
-        return False
+                n += 1
+            elif t == "no" and (k + 1 >= len(toks) or toks[k + 1] not in _NOT_NEGATION_AFTER_NO):
+                n += 1
+        return n % 2 == 1
+
+    @staticmethod
+    def _unsure(toks: list[str], end: str) -> bool:
+        """A question, the past, a comparison or "not only" anywhere in the clause (a condition,
+        guess, doubt or someone else's words count before the claim's object: see ``_clause``)."""
+        return "?" in end or any(t in ANYWHERE for t in toks) or any(p in UNSURE_PAIRS for p in zip(toks, toks[1:]))
 
     # --- reading -------------------------------------------------------------------
     def extract(self, text: str) -> list[Extracted]:
@@ -157,26 +177,39 @@ class RuleExtractor:
         opening with "it" or "they" is about the subject of the clause before."""
         out: list[Extracted] = []
         last: str | None = None
-        for clause in _CLAUSE.split(str(text)):
+        parts = _CLAUSE.split(str(text))
+        for clause, end in zip(parts[0::2], parts[1::2] + [""]):
+            if self._unsure(tokens(clause), end):   # nothing asserted; "it" in the next one is still this
+                named = [m.value for m in self._scan(tokens(clause)) if m.kind == "entity"
+                         and canonical(m.value) in self._known]
+                last = named[0] if named else last
+                continue
             c, last = self._clause(clause.strip(), last)
             if c is not None and c not in out:
                 out.append(c)
         return out
 
+    def _joined(self, ms: list[_Mention], subj: _Mention, m: _Mention) -> bool:
+        """Is mention ``m`` joined to the subject by "and", "or" or a comma (a co-subject)?"""
+        between = self._toks[subj.end:m.start]
+        return bool(between) and all(t in ("and", "or", "the", "a", "an") for t in between) and \
+            not any(x.kind != "entity" and subj.start < x.start < m.start for x in ms)
+
     def _clause(self, clause: str, last: str | None) -> tuple[Extracted | None, str | None]:
         toks = tokens(clause)
+        self._toks = toks
         if not toks:
             return None, last
         ms = self._scan(toks)
         ents = [m for m in ms if m.kind == "entity"]
-        if last is not None and toks[0] in PRONOUNS:
+        if last is not None and (toks[0] in PRONOUNS or (len(toks) > 1 and toks[1] in PRONOUNS)):
             ents.insert(0, _Mention(0, 1, last, "entity"))
             ms.insert(0, ents[0])
         if not ents:
             return None, last
         named = [m for m in ms if m.kind == "relation"]
         cues = [m for m in ms if m.kind == "cue"]
-        best: tuple[float, Extracted] | None = None
+        best: tuple[float, Extracted, int] | None = None
         guessed: set[str] = set()   # relations read only from what the world knows (none named)
         for subj in ents:
             for rel, why in self._relations(subj.value, named, cues):
@@ -190,9 +223,11 @@ class RuleExtractor:
                 score = why + (1.0 if subj.start < obj.start else 0.0) - 0.01 * subj.start
                 score += 2.0 if rel in self._known.get(canonical(subj.value), ()) else 0.0
                 if best is None or score > best[0]:
-                    truth = not self._negated(toks)
+                    truth = not self._negated(toks, obj.start)
                     best = (score, Extracted(subj.value, rel, obj.value, truth,
-                                             self.lex.topic(subj.value, rel) or rel, clause))
+                                             self.lex.topic(subj.value, rel) or rel, clause), obj.start)
+        if best is not None and any(t in UNSURE for t in toks[:best[2]]):
+            best = None   # "if", "maybe", "I doubt", "Lou says" ... before the claim: not asserted
         if best is not None and not named and not cues and len(guessed) > 1:
             best = None   # the world allows several readings and the words name none: no guess
         if best is None:  # what a following "it" may be about: the first thing the world says something of
@@ -231,10 +266,12 @@ class RuleExtractor:
         not name the relation, only a value the world knows is claimed for it will do."""
         info = self.lex.info(rel)
         if info.range is not None or info.unit:
-            nums = [m for m in ms if m.kind == "number"]
+            nums = [m for m in ms if m.kind == "number" and not (m.start and self._toks[m.start - 1] in NOT_A_VALUE)]
             after = [m for m in nums if m.start > subj.start]
             return (after or nums or [None])[0]
-        others = [m for m in ms if m.kind == "entity" and m.value != subj.value]
+        joined = {m.start for m in ms if m.kind == "entity" and m.start > subj.start
+                  and self._joined(ms, subj, m)}   # "the gem and the lamp are in...": not an object
+        others = [m for m in ms if m.kind == "entity" and m.value != subj.value and m.start not in joined]
         known = self.lex.known_objects(subj.value, rel)
         if known:  # a value the world knows is claimed wins; with no relation named, only such a value
             fits = [m for m in others if canonical(m.value) in known]

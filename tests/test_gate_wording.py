@@ -235,3 +235,28 @@ def test_the_llm_extractor_reads_what_rules_cannot_and_its_answer_is_recorded(se
     s.close()
     replayed = LLMExtractor(None, LEX, lambda kind, who, compute: log[0]["value"]).extract(text)
     assert replayed == live
+
+
+@pytest.mark.parametrize("text, want", [
+    # what a careless reader inverts or invents: a wrong claim is worse than none
+    ("The gem is in the well, not the chest.", ("gem", "located_in", "well", True)),
+    ("It is not true that the gem is not in the well.", ("gem", "located_in", "well", True)),
+    ("The gem isn't not in the well.", ("gem", "located_in", "well", True)),
+    ("Nobody denies the gem is in the well.", ("gem", "located_in", "well", True)),
+    ("The Heron comes before the Gull, not after.", ("heron", "arrives_before", "gull", True)),
+    ("The gem and the lamp are in the well.", ("gem", "located_in", "well", True)),
+    ("The gem used to be in the well, but it is in the chest now.", ("gem", "located_in", "chest", True)),
+    ("Is the gem in the well?", None),
+    ("If the gem were in the well, we'd know.", None),
+    ("Maybe the gem is in the well.", None),
+    ("I doubt the gem is in the well.", None),
+    ("Ann Finch says the gem is in the well.", None),
+    ("The gem is not only in the well.", None),
+    ("The gem is in the well or the chest.", None),
+    ("The sextant costs between 20 and 40 gold.", None),
+    ("The sextant costs more than 40 gold.", None),
+    ("The brass sextant is in room 12.", None),
+])
+def test_the_extractor_reads_no_more_than_the_words_assert(text, want):
+    got = [(e.subject, e.relation, e.object, e.truth) for e in RuleExtractor(LEX).extract(text)]
+    assert got == ([want] if want else []), got
