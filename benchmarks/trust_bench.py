@@ -185,6 +185,12 @@ def neutral(mem) -> float:
 
 
 def vote_of(mem, topic: str, claims: dict, name: str = "") -> object:
+    if "route fallback" in name and not isinstance(mem, SigmaMem):  # the same rule Σ-Mem's M-Vote uses
+        peers = list(claims)
+        w = mem.weights(topic, peers)
+        if all(w[p] <= 0 for p in peers):
+            return claims[mem.route(topic, peers)]
+        return mem.vote(topic, claims)
     if isinstance(mem, SigmaMem) and (mem.config.phi == "projection" or "majority fallback" in name):
         return mem.vote(topic, claims, fallback="majority")  # the old default's fallback
     return mem.vote(topic, claims)
@@ -429,9 +435,19 @@ FAMILIES = {"treasure": ["buried treasure", "gold coins", "the jewel vault", "pi
             "watch": ["night patrols", "the watch captain", "gate guards", "prison cells"]}
 
 
-def family_split(rng: np.random.Generator) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+def families(shuffled: bool = False) -> list[list[str]]:
+    """The topic families; ``shuffled``: a control where each family takes one name from every
+    family above (a Latin square), so which NPC lies where no longer follows what the names mean."""
+    fams = list(FAMILIES.values())
+    if not shuffled:
+        return fams
+    return [[fams[(f + i) % len(fams)][i] for i in range(len(fams[0]))] for f in range(len(fams))]
+
+
+def family_split(rng: np.random.Generator, shuffled: bool = False
+                 ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     train, held = [], []
-    for f, tps in enumerate(FAMILIES.values()):
+    for f, tps in enumerate(families(shuffled)):
         order = rng.permutation(len(tps))
         train += [(tps[i], f) for i in order[:3]]
         held += [(tps[order[3]], f)]
@@ -459,10 +475,11 @@ def memory_key(name: str, topic: str, family: int) -> str:
     return list(FAMILIES)[family] if "family" in name else topic
 
 
-def transfer_run(seed: int, factories: dict[str, Factory], checkpoints: list[int], P: int = 20) -> dict:
+def transfer_run(seed: int, factories: dict[str, Factory], checkpoints: list[int], P: int = 20,
+                 shuffled: bool = False) -> dict:
     """AUROC, honest vs lying (NPC, unseen topic) pairs, at the checkpoints (claims per declared topic)."""
     rng = rng_for(seed, 5)
-    train, held = family_split(rng)
+    train, held = family_split(rng, shuffled)
     peers = peer_ids(P)
     fam_lies = np.zeros((P, len(FAMILIES)), dtype=bool)
     for j, p in enumerate(rng.permutation(P)[8:]):
@@ -527,6 +544,7 @@ def transfer_decision_run(seed: int, ci_: int, cf: float, factories: dict[str, F
 
 
 GAME, TUNED, BASE = "Σ-Mem (game)", "Σ-Mem (tuned)", "beta (NPC, topic)"
+BASE_FB = "beta (NPC, topic), route fallback"   # the beta with the fallback Σ-Mem's M-Vote uses
 
 
 def verdict(diff: list[float]) -> str:
@@ -586,6 +604,11 @@ def report_transfer(tr: dict, checkpoints: list[int], seeds: list[int]) -> None:
                 f"× 20 NPCs × 4 unseen topics; 12 declared topics trained, n claims per NPC and declared topic)",
                 ["method \\ claims n"] + [str(n) for n in checkpoints], rows,
                 note="  families: " + "; ".join(f"{f} = {', '.join(t)}" for f, t in FAMILIES.items())))
+    sh = tr.get("auroc_shuffled") or {}
+    if sh:
+        rows = [[name] + [fmt_ci(sh[name][n]) for n in checkpoints] for name in sh if "family" not in name]
+        print(table("5a'. Control: the same names, families shuffled so lying no longer follows the names' "
+                    "meaning (AUROC on unseen topics)", ["method \\ claims n"] + [str(n) for n in checkpoints], rows))
     dec = tr["decisions"]
     keys = list(dec)
     rows = [[name] + [fmt_ci(dec[c][name], scale=100, digits=1) for c in keys] for name in dec[keys[0]]]
@@ -615,6 +638,10 @@ def goals(res: dict) -> list[tuple[str, str, str]]:
                 fmt_ci(d70, 100, 1, signed=True) + " pts"))
     d90 = paired(dec["CF@90"][GAME]["all"], dec["CF@90"]["Σ-Mem (game), majority fallback"]["all"])
     out.append(("Route fallback vs majority fallback at CF@90", verdict(d90), fmt_ci(d90, 100, 1, signed=True) + " pts"))
+    for cf in ("CF@70", "CF@90"):
+        d = paired(dec[cf][GAME]["all"], dec[cf][BASE_FB]["all"])
+        out.append((f"M-Vote vs beta (NPC, topic) with the same route fallback at {cf}", verdict(d),
+                    fmt_ci(d, 100, 1, signed=True) + " pts"))
     ta = res["transfer"]["auroc"]
     dt = paired(ta["Σ-Mem (game), hash names"][20], ta["beta (NPC)"][20])
     out.append(("Unseen topics: Σ-Mem (game) AUROC vs beta (NPC) (20 claims)", verdict(dt), fmt_ci(dt, signed=True)))
@@ -628,17 +655,21 @@ def run_transfer(seeds: list[int], minilm, checkpoints: list[int]) -> dict:
     from memory.embedder import HashEmbedder
     factories = transfer_factories(minilm, HashEmbedder())
     au: dict = {}
+    shuf: dict = {}
     for seed in seeds:
         for name, d in transfer_run(seed, factories, checkpoints).items():
             for n, v in d.items():
                 au.setdefault(name, {}).setdefault(n, []).append(v)
+        for name, d in transfer_run(seed, factories, checkpoints, shuffled=True).items():
+            for n, v in d.items():
+                shuf.setdefault(name, {}).setdefault(n, []).append(v)
     dec: dict = {}
     for ci_, cf in enumerate((0.5, 0.7)):
         key = f"CF@{round(100 * cf)}"
         for seed in seeds:
             for name, v in transfer_decision_run(seed, ci_, cf, factories).items():
                 dec.setdefault(key, {}).setdefault(name, []).append(v)
-    return {"auroc": au, "decisions": dec}
+    return {"auroc": au, "auroc_shuffled": shuf, "decisions": dec}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -678,10 +709,11 @@ def main(argv: list[str] | None = None) -> int:
     factories: dict[str, Factory] = {
         GAME: sigma_game(), "Σ-Mem (game), majority fallback": sigma_game(),
         TUNED: parse_sigma(best["Σ-Mem"]), "Σ-Mem (old default)": sigma_old(),
-        BASE: parse_beta(best["beta (NPC, topic)"]), "beta (NPC)": parse_beta(best["beta (NPC) "])}
+        BASE: parse_beta(best["beta (NPC, topic)"]), BASE_FB: parse_beta(best["beta (NPC, topic)"]),
+        "beta (NPC)": parse_beta(best["beta (NPC) "])}
     print(f"\n  tuned on the tune seeds: {BASE} = {best['beta (NPC, topic)']}; beta (NPC) = {best['beta (NPC) ']}; "
           f"{TUNED} = {best['Σ-Mem']}. {GAME} = SigmaMem.for_world defaults (decay=topic, γ=0.95).")
-    ident_f = {k: v for k, v in factories.items() if "majority fallback" not in k}
+    ident_f = {k: v for k, v in factories.items() if "fallback" not in k}
     for name, fn in (("identification", lambda: identification(seeds, ident_f)),
                      ("decisions", lambda: {"rounds": rounds, "results": decisions(seeds, factories, rounds)}),
                      ("sleepers", lambda: sleepers(seeds, ident_f, 240, 480)),
