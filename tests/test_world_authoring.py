@@ -286,3 +286,28 @@ def test_keys_that_clash_once_cleaned_are_reported(tmp_path):
     text = mini("[npcs.clerk]", '[npcs."elder\u200b"]\nname = "Twin"\nlocation = "hall"\n\n[npcs.clerk]')
     msgs = rendered(tmp_path, text)
     assert any("npcs.elder" in m and "defined twice" in m for m in msgs), msgs
+
+
+# --- relations for claims in words -------------------------------------------------------
+
+def test_a_relation_alias_naming_two_relations_is_a_located_problem(tmp_path):
+    text = mini("[relations.located_in]\nfunctional = true\n",
+                '[relations.located_in]\nfunctional = true\naliases = ["is kept in", "has colour"]\n')
+    [msg] = rendered(tmp_path, text)
+    assert "relations.located_in.aliases[1]" in msg and "has_colour" in msg
+
+
+def test_relation_words_units_and_change_reach_the_gate(tmp_path):
+    from game.world.loader import load_world
+    from memory.worldfacts import WorldFacts
+    text = mini("[relations.located_in]\nfunctional = true\n",
+                '[relations.located_in]\nfunctional = true\naliases = ["is kept in"]\nchanges = true\n'
+                'half_life = 12\n')
+    folder = write_world(tmp_path / "w", text)
+    wf = WorldFacts(load_world(folder).spec)
+    assert wf.gate.rules.rule("located_in").changes and wf.gate.rules.rule("located_in").half_life == 12
+    (claim,) = wf.gate.read("The red gem is kept in the oak chest.")
+    assert (claim.subject, claim.relation, claim.object) == ("gem", "located_in", "chest")
+    [msg] = rendered(tmp_path, mini("[relations.located_in]\nfunctional = true\n",
+                                    "[relations.located_in]\nfunctional = true\nhalf_life = 0\n"), name="bad")
+    assert "relations.located_in.half_life" in msg
