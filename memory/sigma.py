@@ -139,7 +139,7 @@ class SigmaMem(PeerMemory):
         self._topic_set: set[str] = set()
         self._onehot_index: dict[str, int] = {}
         temp = cfg.transfer_temp or (0.1 if self._embedder_name == "minilm" else 1.0)
-        self._space = TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed) \
+        self._space = TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed, cfg.transfer_pool) \
             if cfg.phi == "topics" else None
         r = cfg.r
         self._peers: list[str] = []

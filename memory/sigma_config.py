@@ -45,6 +45,9 @@ class SigmaConfig(BaseModel):
                                                                "similarities of an unseen topic to the declared "
                                                                "ones (default 0.1 with MiniLM; 1.0 otherwise, "
                                                                "where word overlap is weak evidence)")
+    transfer_pool: float = Field(0.5, ge=0, le=1, description="topics mode: share of an unseen topic's "
+                                                              "transfer spread evenly over the declared topics "
+                                                              "(the peer's pooled score), against names that mislead")
     eps: float = Field(1e-3, gt=0, description="ridge added to G in the posterior prior covariance")
     clip: float = Field(0.99, gt=0, lt=1, description="|normalised score| cap before artanh in vote weights")
     allow_new_peers: bool = Field(True, description="add unknown peers on their first write (else an error)")

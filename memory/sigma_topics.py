@@ -43,7 +43,7 @@ class TopicSpace:
     """The map topic -> φ of ``phi="topics"`` (see the module docstring)."""
 
     def __init__(self, declared: Sequence[str], spare: int, transfer: float, temperature: float,
-                 seed: int, embed: Embed):
+                 seed: int, embed: Embed, pool: float = 0.0):
         self.declared = list(declared)
         self.index = {tp: i for i, tp in enumerate(self.declared)}
         self.k = len(self.declared)
@@ -53,6 +53,7 @@ class TopicSpace:
             raise InputError("topic φ needs declared topics or spare dimensions (r would be 0)",
                              hint="declare the world's topics, or set spare >= 1")
         self.transfer = float(transfer)
+        self.pool = float(pool)
         self.temperature = float(temperature)
         self.seed = int(seed)
         self._embed = embed
@@ -88,6 +89,7 @@ class TopicSpace:
         z = (a - a.max()) / self.temperature
         q = np.exp(z)
         q /= q.sum()
+        q = (1.0 - self.pool) * q + self.pool / self.k   # part spread evenly: the peer's pooled score
         tau = self.transfer + (1.0 - self.transfer) * max(0.0, float(a.max())) ** 2
         return q, (1.0 if self.spare == 0 else min(1.0, tau))
 
