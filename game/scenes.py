@@ -2,7 +2,7 @@
 
 ``SceneManager`` is the engine's one handle on both: the trade half lives in
 ``game.scenes_trade`` (sessions, the merchants' answers, the deal), the council half in
-``game.council`` (debate, persuasion, the vote).
+``game.council.scenes`` (debate, persuasion, the vote).
 
 The negotiators come from the composition layer (neither half imports ``agents`` or
 ``memory``): an NPC trades through its voice's own ``negotiator``; a party without one through the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from game.council import CouncilScenes
+from game.council.scenes import CouncilScenes
 from game.scenes_trade import TradeScenes
 
 if TYPE_CHECKING:

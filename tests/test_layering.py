@@ -23,7 +23,7 @@ FORBIDDEN = ("agents", "memory")
 # the engine layer: rules, scenes, world, negotiation maths, parser and what they stand on
 ENGINE_FILES = ["engine", "rules", "scenes", "parser", "state", "types", "text", "files", "errors", "protocols",
                 "dialogue", "perception", "quests", "phrasing", "transcript", "saves", "predicates",
-                "scenes_trade", "council", "aec_actions", "aec_encoding", "nouns", "parser_offers",
+                "scenes_trade", "council/scenes", "aec_actions", "aec_encoding", "nouns", "parser_offers",
                 "parser_replies"]
 ENGINE_PACKAGES = ["world", "negotiation"]
 # the composition layer may import agents and memory; the engine layer reaches it only lazily
@@ -91,7 +91,7 @@ def test_the_engine_layer_is_known():
     mods = {_module_name(p) for p in engine_modules()}
     assert {"game.engine", "game.rules", "game.scenes", "game.parser", "game.world.loader",
             "game.world.checks", "game.world.spec", "game.negotiation.session", "game.predicates",
-            "game.scenes_trade", "game.council", "game.aec_actions", "game.aec_encoding", "game.nouns",
+            "game.scenes_trade", "game.council.scenes", "game.aec_actions", "game.aec_encoding", "game.nouns",
             "game.parser_offers", "game.parser_replies"} <= mods
 
 

@@ -1,0 +1,237 @@
+"""Council debates with masked working memory on hidden-profile tasks.
+
+Every mode (``none``, ``window``, ``memo``, ``objective``) debates the same generated
+hidden-profile tasks with the same scripted debaters, seeds and token budget. Reported per mode:
+decision accuracy (95% bootstrap CI), rounds, redundancy, effective-turn ratio, context tokens per
+member per turn, and the share of the stated evidence members still know of at the vote. Then the
+paired accuracy differences memo - none and memo - window (same tasks, same seeds) with 95%
+bootstrap CIs, two ablations (memo without the long-term summary, none with it), the stop rule
+(crux guard on/off), and sweeps of memo's controversy weight and of how many statements it keeps.
+
+The debaters' and maskers' parameters are FIXED below. They were chosen with ``--tune`` on the
+tune seeds (0-99); the tables come from the held-out seeds (1000-1299), which were never used to
+choose anything.
+
+    python benchmarks/council_bench.py             # held-out 1000-1299 (~1-2 min on 2 cores)
+    python benchmarks/council_bench.py --quick     # 100 held-out tasks, smaller sweeps
+    python benchmarks/council_bench.py --tune      # the grid on the tune seeds that fixed the parameters
+    python benchmarks/council_bench.py --json      # results as JSON
+    python benchmarks/council_bench.py --plot flow.png   # viewpoint flow of one held-out debate
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from game.council.debaters import DebaterConfig  # noqa: E402
+from game.council.masking import MaskingConfig  # noqa: E402
+from game.council.runner import run_debate  # noqa: E402
+from game.council.session import CouncilConfig  # noqa: E402
+from game.council.tasks import hidden_profile_task  # noqa: E402
+
+TUNE_SEEDS = range(0, 100)
+HELD_OUT = range(1000, 1300)
+QUICK_HELD_OUT = range(1000, 1100)
+BUDGET = 200  # context tokens for every mode (anchors and summary included)
+# FIXED before the held-out run (picked by --tune on TUNE_SEEDS: window k in 2..12 -> 6 (6, 8 and 12
+# tie: the budget holds about six statements); memo controversy x novelty x redundancy grid ->
+# 0.3 / 0.25 / 0.8, the redundancy threshold the design names)
+WINDOW = 6
+MEMO = {"controversy_weight": 0.3, "novelty_weight": 0.25, "redundancy": 0.8}
+COUNCIL = CouncilConfig(max_rounds=10, speaker_policy="fixed", consensus="either", variance_threshold=0.01,
+                        stable_rounds=3, crux_guard=True, stalemate_breaker=True)
+DEBATER = DebaterConfig()  # defaults, never tuned
+MODES: dict[str, MaskingConfig] = {
+    "none": MaskingConfig(mode="none", budget=BUDGET),
+    "window": MaskingConfig(mode="window", budget=BUDGET, window=WINDOW),
+    "memo": MaskingConfig(mode="memo", budget=BUDGET, **MEMO),
+    "objective": MaskingConfig(mode="objective", budget=BUDGET),
+}
+ABLATIONS: dict[str, tuple[MaskingConfig, CouncilConfig]] = {
+    "memo, no long-term summary": (MODES["memo"].model_copy(update={"long_term": False}), COUNCIL),
+    "none + long-term summary": (MODES["none"].model_copy(update={"long_term": True}), COUNCIL),
+    "none, no crux guard": (MODES["none"], COUNCIL.model_copy(update={"crux_guard": False})),
+    "memo, no crux guard": (MODES["memo"], COUNCIL.model_copy(update={"crux_guard": False})),
+}
+FIELDS = ("correct", "rounds", "redundancy", "redundancy_max", "self_redundancy", "effective_ratio",
+          "tokens_per_member_round", "recall", "interventions")
+
+
+def _one(job: tuple[int, dict[str, Any], dict[str, Any]]) -> dict[str, float]:
+    seed, masking, council = job
+    _, m = run_debate(hidden_profile_task(seed), CouncilConfig(**{**council, "seed": seed}),
+                      MaskingConfig(**masking), debater_config=DEBATER)
+    assert m is not None
+    return {f: float(getattr(m, f) or 0.0) for f in FIELDS}
+
+
+def run_many(configs: dict[str, tuple[MaskingConfig, CouncilConfig]], seeds: range,
+             workers: int, label: str = "debates") -> dict[str, dict[str, np.ndarray]]:
+    """Every config on every seed; {name: {field: array over seeds}} (seed order kept)."""
+    jobs = [(s, mc.model_dump(), cc.model_dump()) for mc, cc in configs.values() for s in seeds]
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    rows: list[dict[str, float]] = []
+    with Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True, console=_console()) as bar:
+        task = bar.add_task(label, total=len(jobs))
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as pool:
+                for row in pool.map(_one, jobs, chunksize=16):
+                    rows.append(row)
+                    bar.advance(task)
+        else:
+            for job in jobs:
+                rows.append(_one(job))
+                bar.advance(task)
+    n = len(seeds)
+    out = {}
+    for k, name in enumerate(configs):
+        chunk = rows[k * n:(k + 1) * n]
+        out[name] = {f: np.array([r[f] for r in chunk]) for f in FIELDS}
+    return out
+
+
+def _console():
+    from rich.console import Console
+    return Console(stderr=True)
+
+
+def boot_ci(x: np.ndarray, reps: int = 4000, seed: int = 0) -> tuple[float, float, float]:
+    """(mean, 2.5%, 97.5%) of the mean, by bootstrap over tasks."""
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), (reps, len(x)))
+    means = x[idx].mean(axis=1)
+    return float(x.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def summary(res: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for name, r in res.items():
+        acc, lo, hi = boot_ci(r["correct"])
+        out[name] = {"accuracy": acc, "ci": [lo, hi], **{f: float(r[f].mean()) for f in FIELDS if f != "correct"}}
+    return out
+
+
+def paired(res: dict[str, dict[str, np.ndarray]], a: str, b: str) -> dict[str, float]:
+    d, lo, hi = boot_ci(res[a]["correct"] - res[b]["correct"], seed=1)
+    return {"diff": d, "lo": lo, "hi": hi}
+
+
+def tune(workers: int) -> dict[str, Any]:
+    """The grid that fixed WINDOW and MEMO, on the tune seeds only."""
+    configs: dict[str, tuple[MaskingConfig, CouncilConfig]] = {}
+    for k in (2, 3, 4, 6, 8, 12):
+        configs[f"window k={k}"] = (MaskingConfig(mode="window", budget=BUDGET, window=k), COUNCIL)
+    for cw, nw, rd in itertools.product((0.1, 0.3, 1.0), (0.25, 0.5, 1.0), (0.7, 0.8, 0.9)):
+        configs[f"memo cw={cw} nw={nw} red={rd}"] = (
+            MaskingConfig(mode="memo", budget=BUDGET, controversy_weight=cw, novelty_weight=nw, redundancy=rd,
+                          soft=min(0.7, rd)), COUNCIL)
+    res = run_many(configs, TUNE_SEEDS, workers, "tuning")
+    return {name: float(r["correct"].mean()) for name, r in res.items()}
+
+
+def sweeps(seeds: range, workers: int, quick: bool) -> dict[str, dict[str, dict[str, Any]]]:
+    cws = (0.0, 0.3, 1.0, 3.0) if quick else (0.0, 0.1, 0.3, 1.0, 3.0, 10.0)
+    keeps = (1, 2, 4, None) if quick else (1, 2, 3, 4, 6, None)
+    cfg_c = {f"controversy {w}": (MODES["memo"].model_copy(update={"controversy_weight": w}), COUNCIL) for w in cws}
+    cfg_k = {f"keep {k or 'all'}": (MODES["memo"].model_copy(update={"max_items": k}), COUNCIL) for k in keeps}
+    res = run_many({**cfg_c, **cfg_k}, seeds, workers, "sweeps")
+    s = summary(res)
+    return {"controversy": {k: s[k] for k in cfg_c}, "keep": {k: s[k] for k in cfg_k}}
+
+
+def plot(path: str, seed: int) -> list[str]:
+    from game.council.metrics import plot_flow
+    out = []
+    for mode in ("memo", "none"):
+        _, m = run_debate(hidden_profile_task(seed), COUNCIL.model_copy(update={"seed": seed}), MODES[mode],
+                          debater_config=DEBATER)
+        assert m is not None
+        p = Path(path)
+        target = p if mode == "memo" else p.with_name(f"{p.stem}-none{p.suffix}")
+        verdict = "right" if m.correct else "wrong"
+        plot_flow(m.flow, target, title=f"task {seed}, {mode}: {m.rounds} rounds, decision {verdict}")
+        out.append(str(target))
+    return out
+
+
+def print_tables(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    con = Console(width=160)
+    con.print(f"held-out seeds {report['seeds']} ({report['n']} tasks); parameters fixed on tune seeds "
+              f"{report['tune_seeds']}; budget {BUDGET} tokens; window k={WINDOW}; memo {MEMO}")
+
+    def table(title: str, rows: dict[str, dict[str, Any]]) -> None:
+        t = Table(title=title)
+        for col in ("mode", "accuracy [95% CI]", "rounds", "redund.", "redund. max", "self redund.",
+                    "effective", "ctx tokens", "recall"):
+            t.add_column(col, justify="right" if col != "mode" else "left")
+        for name, r in rows.items():
+            t.add_row(name, f"{r['accuracy']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}]", f"{r['rounds']:.2f}",
+                      f"{r['redundancy']:.3f}", f"{r['redundancy_max']:.3f}", f"{r['self_redundancy']:.3f}",
+                      f"{r['effective_ratio']:.3f}", f"{r['tokens_per_member_round']:.0f}", f"{r['recall']:.3f}")
+        con.print(t)
+
+    table("Masking modes, same budget, held-out tasks", report["modes"])
+    for k, v in report["paired"].items():
+        con.print(f"paired accuracy {k}: {v['diff']:+.3f}  95% CI [{v['lo']:+.3f}, {v['hi']:+.3f}]")
+    table("Ablations and the stop rule", report["ablations"])
+    if "sweeps" in report:
+        table("Sweep: memo's controversy weight", report["sweeps"]["controversy"])
+        table("Sweep: how many statements memo keeps (max_items)", report["sweeps"]["keep"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="100 held-out tasks and smaller sweeps")
+    ap.add_argument("--tune", action="store_true", help="run the tuning grid on the tune seeds and stop")
+    ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--plot", metavar="FILE", help="viewpoint flow of one held-out debate (memo; and none)")
+    ap.add_argument("--no-sweeps", action="store_true")
+    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    if args.tune:
+        res = tune(args.workers)
+        print(json.dumps(res, indent=1) if args.json else "\n".join(f"{k}: {v:.3f}" for k, v in res.items()))
+        return 0
+    seeds = QUICK_HELD_OUT if args.quick else HELD_OUT
+    res = run_many({k: (v, COUNCIL) for k, v in MODES.items()}, seeds, args.workers, "modes")
+    abl = run_many(ABLATIONS, seeds, args.workers, "ablations")
+    report: dict[str, Any] = {
+        "seeds": f"{seeds.start}-{seeds.stop - 1}", "n": len(seeds),
+        "tune_seeds": f"{TUNE_SEEDS.start}-{TUNE_SEEDS.stop - 1}", "budget": BUDGET,
+        "fixed": {"window": WINDOW, "memo": MEMO, "council": COUNCIL.model_dump(), "debater": DEBATER.model_dump()},
+        "modes": summary(res),
+        "paired": {"memo - none": paired(res, "memo", "none"), "memo - window": paired(res, "memo", "window"),
+                   "memo - objective": paired(res, "memo", "objective")},
+        "ablations": summary(abl),
+    }
+    if not args.no_sweeps:
+        report["sweeps"] = sweeps(seeds, args.workers, args.quick)
+    if args.plot:
+        report["plots"] = plot(args.plot, seeds.start)
+    report["seconds"] = round(time.perf_counter() - t0, 1)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_tables(report)
+        print(f"{report['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
