@@ -243,6 +243,41 @@ def _tournament_parsers(sub: Any) -> None:
                     help="list malformed records in the set's 'skipped' instead of stopping at the first")
 
 
+DEBATE_EPILOG = """examples:
+  parley debate                                    a generated hidden-profile task, memo masking
+  parley debate --task-seed 7 --masking none       the same kind of task without masking
+  parley debate worlds/council --scene weir_vote   the council of a world, headless (NPCs only)
+  parley debate --masking window --plot flow.png   the viewpoint flow (each member's stance per round)
+"""
+
+
+def _debate_parser(sub: Any) -> None:
+    d = sub.add_parser("debate", help="a council debate with masked working memory, headless",
+                       description="Run a council debate: members speak in rounds from what their masked "
+                                   "working memory shows them, a coordinator stops on consensus (not while "
+                                   "decisive evidence is unstated) and the council votes. Prints the "
+                                   "transcript, the decision, redundancy and effective turns.",
+                       epilog=DEBATE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    d.add_argument("world", nargs="?", metavar="WORLD",
+                   help="a world with a council scene (default: a generated hidden-profile task)")
+    d.add_argument("--scene", metavar="ID", help="the council scene (needed when the world has several)")
+    d.add_argument("--task-seed", type=_count, default=0, metavar="N",
+                   help="which generated hidden-profile task (no WORLD; default 0)")
+    d.add_argument("--masking", choices=("none", "window", "memo", "objective"), default="memo",
+                   help="the members' working memory: none (full history), window (last statements), "
+                        "memo (redundancy, controversy, novelty, anchors; the default), objective "
+                        "(the most confident speakers)")
+    d.add_argument("--rounds", type=_workers, default=10, metavar="N", help="most rounds (default 10)")
+    d.add_argument("--budget", type=_budget, default=200, metavar="TOKENS",
+                   help="context tokens per member per turn, the same for every mode (default 200)")
+    d.add_argument("--speakers", choices=("fixed", "random", "most-controversial", "most-uncertain"),
+                   default="fixed", help="who the coordinator gives the floor to, in what order")
+    d.add_argument("--seed", type=_count, default=0, help="the debate's seed (default 0)")
+    d.add_argument("--plot", metavar="FILE", help="write the viewpoint flow (stance per member per round) as a PNG")
+    d.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    d.add_argument("--quiet", action="store_true", help="do not print the transcript")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -311,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     mp.add_argument("--saves-dir", metavar="DIR")
 
     _tournament_parsers(sub)
+    _debate_parser(sub)
 
     tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
     tr.add_argument("save", help="save slug or folder")
@@ -327,7 +363,7 @@ COMMAND_MODULES = {"validate": "game.commands_world", "schema": "game.commands_w
                    "new-world": "game.commands_world", "saves": "game.commands_saves",
                    "replay": "game.commands_saves", "trust": "game.commands_saves", "inspect": "game.commands_saves",
                    "map": "game.commands_map", "tournament": "game.commands_tournament",
-                   "import": "game.commands_tournament"}
+                   "import": "game.commands_tournament", "debate": "game.commands_debate"}
 
 
 def main(argv: list[str] | None = None) -> int:

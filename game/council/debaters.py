@@ -183,6 +183,8 @@ class ScriptedDebater:
                          target=tgt.id if tgt is not None else None, aspect=aspect)
         if kind == "rebuttal":
             assert tgt is not None
-            return Reply("rebuttal", f"I disagree with {tgt.speaker}: {ev.text}.", stance, conf, ev.id, tgt.id,
+            said = ev.text.rstrip(".")
+            return Reply("rebuttal", f"I disagree with {tgt.speaker}: {said}.", stance, conf, ev.id, tgt.id,
                          ev.aspect)
-        return Reply("restate", f"Again, {ev.text}; I {side} the motion.", stance, conf, ev.id, aspect=ev.aspect)
+        said = ev.text.rstrip(".")
+        return Reply("restate", f"Again: {said}. I {side} the motion.", stance, conf, ev.id, aspect=ev.aspect)
