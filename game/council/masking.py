@@ -10,7 +10,11 @@ on, the long-term summary are always in and count against it. Then the statement
   an evidence item, the first rebuttal of a claim); statements on settled sub-questions fade;
   redundancy suppression drops a statement alike (cosine >= ``redundancy``) to one already kept
   or to the member's own recent statements; the best fill the budget (at most ``max_items``);
-* ``objective`` -- the statements whose speakers were most confident (the top half), newest first.
+* ``objective`` -- the statements whose speakers were most confident (the top half), newest first;
+* ``subjective`` -- (LLM members only; :class:`SubjectiveMaskingConfig`) once a round each member
+  labels the others' recent statements keep/mask (a :class:`Labeller`, e.g. the LLM debater); its
+  own statements, the ones it kept and the ones said after it labelled fill the budget, newest
+  first. A failed labelling falls back to ``window``'s recency, the reason in ``Masker.failures``.
 
 The long-term tier (``long_term``; on by default for ``memo`` only) is a summary every member
 gets: the settled sub-questions (every stated item on them points one way, and nobody rebutted
@@ -21,20 +25,22 @@ transcript and the task's evidence texts only to show a member what was *said*: 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from game.council.session import COORDINATOR, CouncilSession, Statement
 from game.council.tasks import Evidence
+from game.errors import InputError, ParleyError
 
 if TYPE_CHECKING:
     from memory.embedder import Embedder
 
 MODES = ("none", "window", "memo", "objective")
+LLM_MODES = ("subjective",)  # modes only LLM members can use (SubjectiveMaskingConfig)
 
 
 class MaskingConfig(BaseModel):
@@ -57,6 +63,35 @@ class MaskingConfig(BaseModel):
     @property
     def uses_long_term(self) -> bool:
         return self.mode == "memo" if self.long_term is None else self.long_term
+
+
+class SubjectiveMaskingConfig(MaskingConfig):
+    """The ``subjective`` mode: every member labels the others' statements (LLM members only)."""
+
+    mode: Literal["subjective"] = "subjective"  # type: ignore[assignment]
+    candidates: int = Field(40, ge=1, le=500, description="subjective: the others' latest statements offered")
+
+
+class MaskingConfigError(InputError):
+    """A masking mode the council's members cannot use."""
+
+
+@dataclass(frozen=True)
+class LabelRequest:
+    """What a member labels: the others' statements (``candidates``, numbered from 1 in order)."""
+
+    member: str
+    role: str
+    round: int
+    motion: str
+    candidates: tuple[str, ...]
+
+
+@runtime_checkable
+class Labeller(Protocol):
+    """Labels a request's candidates: returns the numbers (from 1) to keep; raises on failure."""
+
+    def label(self, request: LabelRequest) -> Sequence[int]: ...
 
 
 @dataclass
@@ -94,8 +129,13 @@ class Masker:
     """Builds contexts for one session; caches each statement's vector and token count."""
 
     def __init__(self, config: MaskingConfig | None = None, embedder: Embedder | None = None,
-                 count: Callable[[str], int] | None = None):
+                 count: Callable[[str], int] | None = None, labellers: Mapping[str, Any] | None = None):
         self.config = config or MaskingConfig()
+        self.labellers = dict(labellers or {})
+        self.failures: list[tuple[int, str, str]] = []  # subjective: (round, member, why its labels failed)
+        self._labels: dict[tuple[str, int], tuple[tuple[int, ...], frozenset[int], str | None]] = {}
+        if self.config.mode == "subjective":
+            _check_labellers(self.labellers)
         if embedder is None and self.config.mode == "memo":
             from memory.embedder import get_embedder
             embedder = get_embedder("hash")
@@ -134,6 +174,8 @@ class Masker:
         elif cfg.mode == "objective":
             order = _objective(hist)
             masked.update({s.id: "speaker less confident than the median" for s in hist if s.id not in set(order)})
+        elif cfg.mode == "subjective":
+            order, masked = self._subjective_order(session, member)
         else:
             keep = hist if cfg.mode == "none" else hist[-cfg.window:]
             order = [s.id for s in reversed(keep)]
@@ -193,6 +235,61 @@ class Masker:
         masked = {int(c.id): c.reason for c in cands if c.fate == "masked"}
         order = [int(c.id) for c in sorted(kept, key=lambda c: (-c.score, -c.rec.seq))]
         return order, masked
+
+    def _subjective_order(self, session: CouncilSession, member: str) -> tuple[list[int], dict[int, str]]:
+        """Newest first: the member's own statements, the others' it labelled keep this round and the
+        ones said after it labelled; on a failed labelling, the last ``window`` statements."""
+        hist = session.history
+        key = (member, session.round)
+        if key not in self._labels:
+            self._labels[key] = self._ask(session, member)
+        offered, keep, failed = self._labels[key]
+        if failed is not None:
+            w = self.config.window
+            old = hist[:max(0, len(hist) - w)]
+            return [s.id for s in reversed(hist[len(old):])], \
+                {s.id: f"labels failed ({failed}); outside the last {w}" for s in old}
+        last = offered[-1] if offered else -1
+        order: list[int] = []
+        masked: dict[int, str] = {}
+        for s in reversed(hist):
+            if s.speaker == member or s.id in keep or s.id > last:
+                order.append(s.id)
+            else:
+                masked[s.id] = f"{member} labelled it mask" if s.id in offered else "older than the statements labelled"
+        return order, masked
+
+    def _ask(self, session: CouncilSession,
+             member: str) -> tuple[tuple[int, ...], frozenset[int], str | None]:
+        """One labelling request: (statement ids offered, ids kept, why it failed or None)."""
+        labeller = self.labellers.get(member)
+        if not isinstance(labeller, Labeller):
+            _check_labellers({member: labeller})
+        offered = [s for s in session.history if s.speaker != member][-getattr(self.config, "candidates", 40):]
+        ids = tuple(s.id for s in offered)
+        if not offered:
+            return ids, frozenset(), None
+        req = LabelRequest(member, session.task.member(member).role, session.round, session.task.motion,
+                           tuple(line(s) for s in offered))
+        try:
+            nums = [int(n) for n in labeller.label(req)]
+            bad = sorted(n for n in nums if not 1 <= n <= len(ids))
+            if bad:
+                raise ValueError(f"labels {bad} are not numbers 1-{len(ids)}")
+        except (ParleyError, ValueError, TypeError) as exc:
+            why = getattr(exc, "error", None) or str(exc) or type(exc).__name__
+            self.failures.append((session.round, member, why))
+            return ids, frozenset(), why
+        return ids, frozenset(ids[n - 1] for n in nums), None
+
+
+def _check_labellers(labellers: Mapping[str, Any]) -> None:
+    bad = sorted(m for m, d in labellers.items() if not isinstance(d, Labeller))
+    if bad or not labellers:
+        who = f"{', '.join(bad)} cannot label statements" if bad else "the masker was given no labellers"
+        raise MaskingConfigError(f"masking mode 'subjective' needs LLM members; {who}",
+                                 hint="give every member an LLM debater (game.council.llm.LLMDebater), passed "
+                                      "to the Masker as labellers, or pick another mode")
 
 
 def _objective(hist: Sequence[Statement]) -> list[int]:

@@ -50,7 +50,7 @@ def run_debate(task: CouncilTask, config: CouncilConfig | None = None, masking: 
     missing = [m for m in session.members if m not in debaters]
     if missing:
         raise CouncilError(f"no debater for {', '.join(missing)}")
-    masker = Masker(masking, embedder)
+    masker = Masker(masking, embedder, labellers=debaters)
     while session.is_open:
         for member in session.speakers():
             view = view_for(session, member, masker)
