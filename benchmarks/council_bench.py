@@ -56,6 +56,7 @@ DEBATER = DebaterConfig()  # defaults, never tuned
 MODES: dict[str, MaskingConfig] = {
     "none": MaskingConfig(mode="none", budget=BUDGET),
     "window": MaskingConfig(mode="window", budget=BUDGET, window=WINDOW),
+    "dedupe": MaskingConfig(mode="dedupe", budget=BUDGET),   # the simple baseline: first mentions only
     "memo": MaskingConfig(mode="memo", budget=BUDGET, **MEMO),
     "objective": MaskingConfig(mode="objective", budget=BUDGET),
 }
@@ -64,6 +65,8 @@ ABLATIONS: dict[str, tuple[MaskingConfig, CouncilConfig]] = {
     "none + long-term summary": (MODES["none"].model_copy(update={"long_term": True}), COUNCIL),
     "none, no crux guard": (MODES["none"], COUNCIL.model_copy(update={"crux_guard": False})),
     "memo, no crux guard": (MODES["memo"], COUNCIL.model_copy(update={"crux_guard": False})),
+    "memo, repeats also by evidence identity": (MODES["memo"].model_copy(update={"same_evidence": True}), COUNCIL),
+    "none, unbounded budget": (MODES["none"].model_copy(update={"budget": 100_000}), COUNCIL),
 }
 FIELDS = ("correct", "rounds", "redundancy", "redundancy_max", "self_redundancy", "effective_ratio",
           "tokens_per_member_round", "recall", "interventions")
@@ -217,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         "fixed": {"window": WINDOW, "memo": MEMO, "council": COUNCIL.model_dump(), "debater": DEBATER.model_dump()},
         "modes": summary(res),
         "paired": {"memo - none": paired(res, "memo", "none"), "memo - window": paired(res, "memo", "window"),
+                   "memo - dedupe": paired(res, "memo", "dedupe"),
                    "memo - objective": paired(res, "memo", "objective")},
         "ablations": summary(abl),
     }

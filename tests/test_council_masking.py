@@ -103,12 +103,17 @@ def test_objective_keeps_only_the_most_confident_half():
 
 def test_memo_drops_repeats_and_keeps_each_item_once():
     s = busy()
-    ctx = Masker(MaskingConfig(mode="memo", budget=4000, long_term=False), HASH, count=words).context(s, "m2")
+    ctx = Masker(MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=True), HASH,
+                 count=words).context(s, "m2")
     texts = [x.text for x in ctx.statements]
     assert len(set(texts)) == len(texts)
     assert {x.evidence for x in ctx.statements} == {"e0", "e1", "e2"}
-    assert any(r.startswith("redundant with") for r in ctx.masked.values())
-    m1 = Masker(MaskingConfig(mode="memo", budget=4000, long_term=False), HASH, count=words).context(s, "m1")
+    assert any(r.startswith("restates evidence first stated in") for r in ctx.masked.values())
+    by_words = Masker(MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=False), HASH,
+                      count=words).context(s, "m2")   # without the identity rule, the cosine catches repeats
+    assert any(r.startswith("redundant with") for r in by_words.masked.values())
+    m1 = Masker(MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=False), HASH,
+                count=words).context(s, "m1")
     assert any(r.startswith("repeats the agent's own") for r in m1.masked.values())  # m0 echoing what m1 just said
     none = Masker(MaskingConfig(mode="none", budget=4000), count=words).context(s, "m2")
     assert len(none.statements) == len(s.history) > len(ctx.statements)
@@ -176,3 +181,10 @@ def test_masking_config_is_validated():
         MaskingConfig(redundancy=1.5)
     assert MaskingConfig(mode="memo").uses_long_term and not MaskingConfig(mode="none").uses_long_term
     assert MaskingConfig(mode="window", long_term=True).uses_long_term
+
+
+def test_dedupe_keeps_only_the_first_mention_of_each_evidence_item():
+    s = busy()
+    ctx = Masker(MaskingConfig(mode="dedupe", budget=4000), count=words).context(s, "m0")
+    assert [x.id for x in ctx.statements] == sorted(s.stated.values())
+    assert all(x.evidence for x in ctx.statements)
