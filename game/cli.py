@@ -263,10 +263,10 @@ def _debate_parser(sub: Any) -> None:
     d.add_argument("--scene", metavar="ID", help="the council scene (needed when the world has several)")
     d.add_argument("--task-seed", type=_count, default=0, metavar="N",
                    help="which generated hidden-profile task (no WORLD; default 0)")
-    d.add_argument("--masking", choices=("none", "window", "memo", "objective"), default="memo",
+    d.add_argument("--masking", choices=("none", "window", "dedupe", "memo", "objective"), default="memo",
                    help="the members' working memory: none (full history), window (last statements), "
-                        "memo (redundancy, controversy, novelty, anchors; the default), objective "
-                        "(the most confident speakers)")
+                        "dedupe (the first mention of each evidence item), memo (redundancy, controversy, "
+                        "novelty, anchors; the default), objective (the most confident speakers)")
     d.add_argument("--rounds", type=_workers, default=10, metavar="N", help="most rounds (default 10)")
     d.add_argument("--budget", type=_budget, default=200, metavar="TOKENS",
                    help="context tokens per member per turn, the same for every mode (default 200)")
