@@ -29,12 +29,9 @@ def cmd_debate(args: Namespace) -> int:
     task = _task(args)
     cfg = CouncilConfig(max_rounds=args.rounds, seed=args.seed, speaker_policy=args.speakers)
     masking = MaskingConfig(mode=args.masking, budget=args.budget)
-    lines: list[str] = []
-
     def said(st: Any, view: Any) -> None:
         if not args.quiet and not args.json:
-            lines.append(f"[{st.round}] {st.speaker}: {st.text}")
-            print(lines[-1])
+            print(f"[{st.round}] {st.speaker}: {st.text}")
     session, m = run_debate(task, cfg, masking, on_statement=said)
     assert m is not None
     if args.plot:

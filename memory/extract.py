@@ -179,25 +179,25 @@ class RuleExtractor:
         last: str | None = None
         parts = _CLAUSE.split(str(text))
         for clause, end in zip(parts[0::2], parts[1::2] + [""]):
-            if self._unsure(tokens(clause), end):   # nothing asserted; "it" in the next one is still this
-                named = [m.value for m in self._scan(tokens(clause)) if m.kind == "entity"
+            toks = tokens(clause)
+            if self._unsure(toks, end):   # nothing asserted; "it" in the next one is still this
+                named = [m.value for m in self._scan(toks) if m.kind == "entity"
                          and canonical(m.value) in self._known]
                 last = named[0] if named else last
                 continue
-            c, last = self._clause(clause.strip(), last)
+            c, last = self._clause(clause.strip(), toks, last)
             if c is not None and c not in out:
                 out.append(c)
         return out
 
-    def _joined(self, ms: list[_Mention], subj: _Mention, m: _Mention) -> bool:
+    @staticmethod
+    def _joined(toks: list[str], ms: list[_Mention], subj: _Mention, m: _Mention) -> bool:
         """Is mention ``m`` joined to the subject by "and", "or" or a comma (a co-subject)?"""
-        between = self._toks[subj.end:m.start]
+        between = toks[subj.end:m.start]
         return bool(between) and all(t in ("and", "or", "the", "a", "an") for t in between) and \
             not any(x.kind != "entity" and subj.start < x.start < m.start for x in ms)
 
-    def _clause(self, clause: str, last: str | None) -> tuple[Extracted | None, str | None]:
-        toks = tokens(clause)
-        self._toks = toks
+    def _clause(self, clause: str, toks: list[str], last: str | None) -> tuple[Extracted | None, str | None]:
         if not toks:
             return None, last
         ms = self._scan(toks)
@@ -212,12 +212,13 @@ class RuleExtractor:
         best: tuple[float, Extracted, int] | None = None
         guessed: set[str] = set()   # relations read only from what the world knows (none named)
         for subj in ents:
-            for rel, why in self._relations(subj.value, named, cues):
-                obj = self._object(subj, rel, ms, why >= 2.0)
+            readings = self._relations(subj.value, named, cues)
+            for rel, why in readings:
+                obj = self._object(toks, subj, rel, ms, why >= 2.0)
                 if obj is None:
                     continue
                 if why < 2.0:
-                    if not self._plausible(rel, obj.value, len(self._relations(subj.value, named, cues))):
+                    if not self._plausible(rel, obj.value, len(readings)):
                         continue
                     guessed.add(rel)
                 score = why + (1.0 if subj.start < obj.start else 0.0) - 0.01 * subj.start
@@ -260,17 +261,18 @@ class RuleExtractor:
                 out += [(r, 0.5) for r in known]
         return out
 
-    def _object(self, subj: _Mention, rel: str, ms: list[_Mention], named: bool) -> _Mention | None:
+    def _object(self, toks: list[str], subj: _Mention, rel: str, ms: list[_Mention],
+                named: bool) -> _Mention | None:
         """The object of ``rel`` in the clause: a number for a numeric relation, else the nearest
         other entity after the subject (or before it, for an inverted clause). When the clause does
         not name the relation, only a value the world knows is claimed for it will do."""
         info = self.lex.info(rel)
         if info.range is not None or info.unit:
-            nums = [m for m in ms if m.kind == "number" and not (m.start and self._toks[m.start - 1] in NOT_A_VALUE)]
+            nums = [m for m in ms if m.kind == "number" and not (m.start and toks[m.start - 1] in NOT_A_VALUE)]
             after = [m for m in nums if m.start > subj.start]
             return (after or nums or [None])[0]
         joined = {m.start for m in ms if m.kind == "entity" and m.start > subj.start
-                  and self._joined(ms, subj, m)}   # "the gem and the lamp are in...": not an object
+                  and self._joined(toks, ms, subj, m)}   # "the gem and the lamp are in...": not an object
         others = [m for m in ms if m.kind == "entity" and m.value != subj.value and m.start not in joined]
         known = self.lex.known_objects(subj.value, rel)
         if known:  # a value the world knows is claimed wins; with no relation named, only such a value

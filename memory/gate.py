@@ -111,7 +111,7 @@ class ConsistencyGate(FactMemory):
     def heard_values(self, relation: str) -> set[str]:
         """The values live facts give ``relation`` (what a clause naming no relation may mean)."""
         key = (self._version, norm(relation))
-        if getattr(self, "_heard_memo", (None,))[0] != key:
+        if self._heard_memo[0] != key:
             vals = {norm(f.object) for f in self.facts.values() if f.status in LIVE and norm(f.relation) == key[1]}
             self._heard_memo = (key, vals)
         return self._heard_memo[1]

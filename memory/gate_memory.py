@@ -86,6 +86,7 @@ class FactMemory:
         self._next = 0
         self.judge_calls = 0
         self.bursts = Bursts()
+        self._heard_memo: tuple[tuple | None, set[str]] = (None, set())   # (version, relation) -> heard values
 
     def _new_id(self) -> str:
         self._next += 1

@@ -199,10 +199,12 @@ class Lexicon:
                 ents[eid] = [getattr(e, "name", eid), *getattr(e, "aliases", ())]
         for lid, loc in getattr(spec, "locations", {}).items():
             ents.setdefault(lid, []).append(loc.name)
+        named = {_key(n) for i, ns in ents.items() for n in (i, *ns)}
         for f in spec.facts.values():
             for x in (f.subject, f.object):
-                if as_number(x) is None and not any(_key(x) in (_key(i), *(_key(n) for n in ns)) for i, ns in ents.items()):
+                if as_number(x) is None and _key(x) not in named:
                     ents.setdefault(x, [])
+                    named.add(_key(x))
         rels = {rid: RelationInfo(aliases=tuple(getattr(r, "aliases", ())), functional=r.functional, range=r.range,
                                   temporal=r.temporal, unit=getattr(r, "unit", None),
                                   changes=bool(getattr(r, "changes", False)),

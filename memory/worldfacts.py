@@ -48,12 +48,14 @@ def spoken(text: str) -> str:
     return m.group(1) if m else text
 
 
+def as_said(holds: bool | None, claim: Mapping[str, Any]) -> bool | None:
+    """Whether the claim holds, given whether its positive form does (a negation holds when that fails)."""
+    return holds if holds is None or claim.get("truth", True) else not holds
+
+
 def claim_holds(obj: Any, truth: bool, claim: Mapping[str, Any], functional: bool) -> bool | None:
     """Whether a verified fact (its object and truth) settles a heard claim, negations included."""
-    holds = settles(obj, truth, claim["object"], functional)
-    if holds is None or claim.get("truth", True):
-        return holds
-    return not holds
+    return as_said(settles(obj, truth, claim["object"], functional), claim)
 
 
 class WorldFacts:
@@ -160,9 +162,7 @@ class WorldFacts:
             if not verified:
                 continue
             functional = self.gate.rules.rule(c["relation"]).functional
-            holds = verdict([(f.object, f.truth) for f in verified], c["object"], functional)
-            if holds is not None and not c.get("truth", True):
-                holds = not holds
+            holds = as_said(verdict([(f.object, f.truth) for f in verified], c["object"], functional), c)
             if holds is not None:
                 self.judged.add(i)
                 by_topic.setdefault(c["topic"], {}).setdefault(c["speaker"], []).append(1 if holds else -1)
@@ -249,9 +249,11 @@ class WorldFacts:
             return
         gone = {self._said(*k) for k in refused}
         marks = {self._said(*k): v for k, v in held.items()}
+        speakers = {src for src, _ in gone} | {src for src, _ in marks}
         ids = []
         for r in self.bank.records.values():
-            if r.kind != "claim" or not r.triple or r.status not in ("active", "resolved", "consolidated"):
+            if r.kind != "claim" or not r.triple or r.status not in ("active", "resolved", "consolidated") \
+                    or norm(r.speaker or "") not in speakers:   # resolve only what a touched source said
                 continue
             key = self._said(r.speaker or "", r.triple)
             if key in gone:
