@@ -186,11 +186,7 @@ def neutral(mem) -> float:
 
 def vote_of(mem, topic: str, claims: dict, name: str = "") -> object:
     if "route fallback" in name and not isinstance(mem, SigmaMem):  # the same rule Σ-Mem's M-Vote uses
-        peers = list(claims)
-        w = mem.weights(topic, peers)
-        if all(w[p] <= 0 for p in peers):
-            return claims[mem.route(topic, peers)]
-        return mem.vote(topic, claims)
+        return mem.vote(topic, claims, fallback="route")
     if isinstance(mem, SigmaMem) and (mem.config.phi == "projection" or "majority fallback" in name):
         return mem.vote(topic, claims, fallback="majority")  # the old default's fallback
     return mem.vote(topic, claims)

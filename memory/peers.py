@@ -53,6 +53,19 @@ def weighted_choice(answers: Sequence[Hashable], weights: Sequence[float]) -> Ha
     return best
 
 
+def fallback_choice(answers: Sequence[Hashable], weights: Sequence[float], scores: Sequence[float],
+                    fallback: str) -> Hashable:
+    """A reliability-weighted vote (:func:`weighted_choice`). When no weight is positive it falls
+    back by ``fallback``: ``"route"`` takes the top-scored claimant's answer (a plain majority only
+    when every score is equal, i.e. nothing tells them apart), ``"majority"`` the plain majority."""
+    if fallback not in ("majority", "route"):
+        raise InputError(f"unknown vote fallback {fallback!r}", hint="choose 'majority' or 'route'")
+    sc = np.asarray(scores, dtype=np.float64)
+    if fallback == "route" and not any(float(x) > 0.0 for x in weights) and len(sc) and sc.max() > sc.min():
+        return answers[int(np.argmax(sc))]
+    return weighted_choice(answers, weights)
+
+
 def log_odds_weight(norm_scores: np.ndarray, clip: float) -> np.ndarray:
     """``max(0, artanh(clip(x, ±clip)))`` elementwise."""
     return np.maximum(0.0, np.arctanh(np.clip(np.asarray(norm_scores, dtype=np.float64), -clip, clip)))

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from game.errors import InputError
-from memory.peers import PeerMemory, check_peer_id, weighted_choice
+from memory.peers import PeerMemory, check_peer_id, fallback_choice
 
 STATE_VERSION = 1
 _ANY = "*"  # the one column of a topic-blind reputation
@@ -143,13 +143,14 @@ class BetaReputation(PeerMemory):
         w = np.maximum(0.0, np.log(t / (1.0 - t)))
         return {p: float(x) for p, x in zip(peers, w)}
 
-    def vote(self, topic: str, claims: Mapping[str, Hashable]) -> Hashable:
-        """Trust-weighted vote (log-odds weights); plain majority when every weight is 0; ties: first claimed."""
+    def vote(self, topic: str, claims: Mapping[str, Hashable], *, fallback: str = "majority") -> Hashable:
+        """Trust-weighted vote (log-odds weights); ties: first claimed. When every weight is 0: the plain
+        majority, or with ``fallback="route"`` the top-scored claimant's answer (as Σ-Mem's M-Vote)."""
         peers = list(claims)
         if not peers:
             raise InputError("vote needs at least one claim")
         w = self.weights(topic, peers)
-        return weighted_choice([claims[p] for p in peers], [w[p] for p in peers])
+        return fallback_choice([claims[p] for p in peers], [w[p] for p in peers], self.scores(topic, peers), fallback)
 
     # ------------------------------------------------------------------ state
 

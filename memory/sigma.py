@@ -78,7 +78,8 @@ from typing import Any, Literal
 import numpy as np
 
 from game.errors import InputError, did_you_mean
-from memory.peers import PeerMemory, check_peer_id, log_odds_weight, outcome_value, weighted_choice
+from memory.peers import (PeerMemory, check_peer_id, fallback_choice, log_odds_weight, outcome_value,
+                          weighted_choice)
 from memory.sigma_config import SigmaConfig, make_config
 from memory.sigma_state import STATE_VERSION, build, restore, state_of
 from memory.sigma_topics import TopicSpace, decay_along
@@ -369,13 +370,8 @@ class SigmaMem(PeerMemory):
         return self._decide(claims, peers, self.scores(topic, peers), fallback)
 
     def _decide(self, claims: Mapping[str, Hashable], peers: list[str], rel: np.ndarray, fallback: str) -> Hashable:
-        if fallback not in ("majority", "route"):
-            raise InputError(f"unknown vote fallback {fallback!r}", hint="choose 'majority' or 'route'")
         w = log_odds_weight(self.normalised(rel), self._cfg.clip)
-        answers = [claims[p] for p in peers]
-        if fallback == "route" and not (w > 0).any() and rel.max() > rel.min():
-            return answers[int(np.argmax(rel))]
-        return weighted_choice(answers, w)
+        return fallback_choice([claims[p] for p in peers], w, rel, fallback)
 
     def G(self, peers: Sequence[str] | None = None) -> np.ndarray:
         """Peer correlation ``D^{-1/2} S D^{-1/2}`` (``D = diag S``) over ``peers`` (default all).
