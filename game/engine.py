@@ -79,13 +79,15 @@ class Engine:
                  negotiator_factory: NegotiatorFactory | None = None,
                  transcript: TranscriptSink | None = None, *,
                  voice_factory: VoiceFactory | None = None,
-                 default_negotiator: NegotiatorFactory | None = None):
+                 default_negotiator: NegotiatorFactory | None = None,
+                 debate_factory: Callable[[Any, str], Any] | None = None):
         """``actors``: the NPC agents by id. ``voice_factory(engine, npc)``: the voice of an NPC whose
         agent has no ``reply``. ``negotiator_factory``: if given, every party trades through it;
         else an NPC trades through its voice's own ``negotiator`` and any other party through
         ``default_negotiator(scene, party, utility, params)``. A factory left None is the standard
         one from ``game.wiring`` (the scripted voice, the rule-based negotiators), loaded when
-        first needed."""
+        first needed. ``debate_factory(engine, scene_id)``: the debate of a council scene that
+        declares one (standard: ``game.wiring.council_debate``)."""
         self.world = world
         self.spec = world.spec
         self.seed = int(seed)
@@ -94,6 +96,7 @@ class Engine:
         self.order: tuple[str, ...] = (PLAYER, *self.spec.npcs)
         self.actors: dict[str, Agent] = dict(actors or {})
         self.voice_factory = voice_factory
+        self.debate_factory = debate_factory
         self.scenes = SceneManager(self, negotiator_factory, default_negotiator)
         self.transcript = transcript
         self.listeners: list[Callable[[Event], None]] = []
@@ -213,6 +216,13 @@ class Engine:
             v = self.voice_factory(self, npc)
             self._voices[npc] = v
         return v
+
+    def council_debate(self, scene_id: str) -> Any:
+        """The debate of council scene ``scene_id`` (one that declares ``debate``), over its state."""
+        if self.debate_factory is None:  # nothing injected: the standard scripted debate
+            from game.wiring import council_debate
+            self.debate_factory = council_debate
+        return self.debate_factory(self, scene_id)
 
     def context_for(self, who: str, agent: Any, request: Any = None) -> Any:
         """The memory context for an agent that reads one (None when memory is off or it does not).

@@ -76,7 +76,9 @@ class TypedSeat(Protocol):
 class Voice(Protocol):
     """Speaks for an NPC (a greeting, an answer, a haggling line, a council speech) and names the
     negotiator it trades through. ``take_invalid()``: why its last reply fell back to a safe
-    default (its own output was unusable: a penalised move), once, or None."""
+    default (its own output was unusable: a penalised move), once, or None. A voice that
+    composes its own words (an LLM) may set ``speaks_freely = True``: in a debating council it
+    then speaks for its member from the member's masked memory, instead of a scripted debater."""
 
     uses_context: bool
 

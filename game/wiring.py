@@ -39,6 +39,15 @@ def rule_negotiator(scene: Any, party: str, utility: Any, params: dict[str, Any]
     return from_kind(kind, utility, **(params.get("negotiator_params") or {}))
 
 
+def council_debate(engine: Any, scene_id: str) -> Any:
+    """The scripted debate of a council scene (``game.council.adventure.SceneDebate``), over the
+    log kept in the scene's state."""
+    from game.council.adventure import SceneDebate
+    st = engine.state.scenes[scene_id]
+    names = {p.id: engine.name(p.id) for p in engine.spec.scenes[scene_id].participants}
+    return SceneDebate(engine.spec, scene_id, engine.seed, st.setdefault("debate", []), names=names)
+
+
 def engine_defaults() -> dict[str, Any]:
-    """The keyword arguments that give an ``Engine`` the standard voices and negotiators."""
-    return {"voice_factory": scripted_voice, "default_negotiator": rule_negotiator}
+    """The keyword arguments that give an ``Engine`` the standard voices, negotiators and debates."""
+    return {"voice_factory": scripted_voice, "default_negotiator": rule_negotiator, "debate_factory": council_debate}

@@ -365,7 +365,7 @@ def test_a_failed_turn_is_finished_scripted_and_the_save_replays(serve, tmp_path
 
 # -- 7. a council member argues through the LLM -------------------------------------------------
 
-def test_llm_debater_speaks_in_council_while_others_keep_their_banks(serve):
+def test_llm_member_speaks_in_the_debating_council_from_its_masked_memory(serve):
     text = "The barns are half empty; the tithe is spent to the last sack."
     s = serve([npc_reply(text, ("tithe", "suffices_for", "nothing", "tithe"))])
     llm = client(s)
@@ -376,13 +376,18 @@ def test_llm_debater_speaks_in_council_while_others_keep_their_banks(serve):
     corvin = speeches["corvin"]
     assert corvin.text == f'Councillor Corvin Lusk (treasurer, against): "{text}"'
     assert [c["fact_id"] for c in corvin.data["claims"]] == ["tithe_short"]
+    debate = game.engine.council_debate("weir_council")
+    said = {st.speaker: st for st in debate.session.history}
+    assert said["corvin"].text == text and said["corvin"].kind == "argument"   # his words, in the debate
     for p in scene.participants:
-        if p.id not in ("player", "corvin"):
-            assert speeches[p.id].text.endswith(f'"{p.arguments[0]}"'), p.id
+        if p.id not in ("player", "corvin"):   # the others are scripted debaters
+            assert speeches[p.id].text.endswith(f'"{said[p.id].text}"'), p.id
     (req,) = s.requests
     ask = last_user(req)
     assert "You are the treasurer; your stance is against. Round 1." in ask
     assert "Stone, carts and masons for a whole season" in ask  # his argument bank as hints
+    memory = ask.split("What you remember of the debate so far:\n")[1]   # his masked context
+    assert memory.startswith("Motion: That Hollin Ford rebuild") and said["wick"].text in memory
     assert "You are Councillor Corvin Lusk" in system(req)
     assert llm.usage_by_agent().keys() == {"corvin"}
 

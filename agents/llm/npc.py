@@ -27,6 +27,7 @@ class LLMNPC(ScriptedNPC):
     """A scripted NPC whose words come from an LLM (``client``: an ``agents.llm.LLMClient``)."""
 
     uses_context = True
+    speaks_freely = True  # its own words (a debating council hears them; see game.council.adventure)
 
     def __init__(self, entity: str, spec: Any, seed: int, client: Any, body: Any = None,
                  negotiator: str = "llm", negotiator_params: dict[str, Any] | None = None,
@@ -87,7 +88,9 @@ class LLMNPC(ScriptedNPC):
             bank = d.get("converted") if d.get("stance") == "for" and d.get("initial") != "for" else d.get("arguments")
             return (f"The council debates the motion: {request.topic}. You are the {d.get('role')}; your "
                     f"stance is {d.get('stance')}. Round {int(d.get('round', 0)) + 1}. Make one argument"
-                    + (f" (points you might make: {'; '.join(bank)})" if bank else "") + ".")
+                    + (f" (points you might make: {'; '.join(bank)})" if bank else "") + "."
+                    + ("\nWhat you remember of the debate so far:\n" + "\n".join(d["debate"])
+                       if d.get("debate") else ""))
         return f"{player} addresses you."
 
     def check(self, reply: NpcReply) -> NpcReply:

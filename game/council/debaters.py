@@ -85,6 +85,12 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
+def _sentence(text: str) -> str:
+    """``text`` ending as a sentence: a full stop unless it already ends in one, ! or ?."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
 def _side(x: float) -> str:
     return "support" if x > 0.5 else "oppose"
 
@@ -158,9 +164,10 @@ class ScriptedDebater:
         return max(items, key=lambda e: (e.weight, e.id)) if items else None
 
     def _controversial(self, view: View, sign: int) -> Statement | None:
-        """The opposing claim in view that drew the most rebuttals and questions (latest on ties)."""
+        """The opposing claim in view that drew the most rebuttals and questions (latest on ties);
+        words from outside the council (no declared confidence) are not claims to rebut."""
         known = view.known()
-        opposing = [s for s in view.context.statements if s.speaker not in (view.member, COORDINATOR)
+        opposing = [s for s in view.context.statements if s.speaker not in (view.member, COORDINATOR) and s.confidence > 0
                     and ((known[s.evidence].direction != sign) if s.evidence and s.kind == "evidence"
                          else (s.stance > 0.5) != (sign > 0))]
         if not opposing:
@@ -174,7 +181,7 @@ class ScriptedDebater:
         if kind in ("evidence", "answer"):
             assert ev is not None
             lead = "To the chair's question: " if kind == "answer" else ""
-            return Reply("evidence", f"{lead}{ev.text}.", stance, conf, ev.id,
+            return Reply("evidence", f"{lead}{_sentence(ev.text)}", stance, conf, ev.id,
                          tgt.id if tgt is not None else None, ev.aspect)
         if ev is None:
             aspect = tgt.aspect if tgt is not None else None
@@ -183,8 +190,8 @@ class ScriptedDebater:
                          target=tgt.id if tgt is not None else None, aspect=aspect)
         if kind == "rebuttal":
             assert tgt is not None
-            said = ev.text.rstrip(".")
-            return Reply("rebuttal", f"I disagree with {tgt.speaker}: {said}.", stance, conf, ev.id, tgt.id,
+            return Reply("rebuttal", f"I disagree with {tgt.speaker}: {_sentence(ev.text)}", stance, conf, ev.id, tgt.id,
                          ev.aspect)
-        said = ev.text.rstrip(".")
-        return Reply("restate", f"Again: {said}. I {side} the motion.", stance, conf, ev.id, aspect=ev.aspect)
+        lead = "Again" if ev in view.own else "As was said"
+        return Reply("restate", f"{lead}: {_sentence(ev.text)} I {side} the motion.", stance, conf, ev.id,
+                     aspect=ev.aspect)

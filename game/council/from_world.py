@@ -2,9 +2,12 @@
 
 The scene's NPC participants become the members (the player does not debate headless): a
 participant ``for`` the motion starts at stance 0.8, ``against`` at 0.2, ``undecided`` at 0.5.
-Each argument in a participant's bank is evidence only they hold, pointing their way; the items
-that would persuade them (``persuaded_by``) are not in the room, since the player brings those.
-A world scene has no known right decision, so ``truth`` is None.
+Each argument in a participant's bank is evidence only they hold on one sub-question, the motion
+itself, pointing their way (weight 1);
+an undecided member's arguments are doubts (weight 0.5, against: an undecided member does not
+vote yes). Members who took a side are hard to move (persuadability 0.1), the undecided easy
+(0.6). The items that would persuade them (``persuaded_by``) are not in the room, since the
+player brings those. A world scene has no known right decision, so ``truth`` is None.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from game.errors import InputError, did_you_mean
 from game.types import PLAYER
 
 START = {"for": 0.8, "against": 0.2, "undecided": 0.5}
+PERSUADABLE = {"for": 0.1, "against": 0.1, "undecided": 0.6}
+DOUBT = 0.5  # weight of an undecided member's argument
+ASPECT = "the motion"  # every argument bears on the motion itself: one disputed question
 
 
 def council_scene_ids(spec: Any) -> list[str]:
@@ -42,13 +48,15 @@ def task_from_scene(spec: Any, scene_id: str | None = None) -> CouncilTask:
         if p.id == PLAYER:
             continue
         direction = 1 if p.stance == "for" else -1
+        weight = DOUBT if p.stance == "undecided" else 1.0
         held = []
         for i, text in enumerate(p.arguments):
             eid = f"{p.id}_{i + 1}"
-            evidence.append(Evidence(id=eid, aspect=f"{p.id}'s case", direction=direction, weight=1.0,
+            evidence.append(Evidence(id=eid, aspect=ASPECT, direction=direction, weight=weight,
                                      text=text, gist=text[:60]))
             held.append(eid)
-        members.append(MemberSpec(id=p.id, role=p.role, stance=START[p.stance], private=tuple(held)))
+        members.append(MemberSpec(id=p.id, role=p.role, stance=START[p.stance],
+                                  persuadability=PERSUADABLE[p.stance], private=tuple(held)))
     if len(members) < 2:
         raise InputError(f"council scene {scene_id!r} has fewer than two NPC members to debate")
     constraints = (f"The motion passes with more than {sc.majority:.0%} of the votes.",)

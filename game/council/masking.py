@@ -7,7 +7,8 @@ on, the long-term summary are always in and count against it. Then the statement
 * ``window``    -- the last ``window`` statements, newest first while they fit;
 * ``memo``      -- the hybrid masker of ``memory.masking``: a score of recency, boosted for
   controversy (statements that drew rebuttals or questions) and novelty (the first statement of
-  an evidence item, the first rebuttal of a claim); statements on settled sub-questions fade;
+  an evidence item, the first rebuttal of a claim, words from outside the council); statements
+  on settled sub-questions fade;
   redundancy suppression drops a statement alike (cosine >= ``redundancy``) to one already kept
   or to the member's own recent statements; the best fill the budget (at most ``max_items``);
 * ``objective`` -- the statements whose speakers were most confident (the top half), newest first;
@@ -227,7 +228,7 @@ class Masker:
             if cfg.same_evidence and first is not None and first != s.id:
                 restated[s.id] = f"restates evidence first stated in #{first}"
                 continue
-            novelty = 1.0 if (s.evidence and session.stated.get(s.evidence) == s.id) else \
+            novelty = 1.0 if (s.evidence and session.stated.get(s.evidence) == s.id) or outside(session, s) else \
                 0.5 if first_rebuttal.get(s.target) == s.id and s.target is not None else 0.0
             rec = MemoryRecord(id=str(s.id), scope="shared", kind="utterance", text=s.text, turn=s.round,
                                speaker=s.speaker, controversy=min(1.0, drawn[s.id] / 2), novelty=novelty,
@@ -293,6 +294,11 @@ class Masker:
             self.failures.append((session.round, member, why))
             return ids, frozenset(), why
         return ids, frozenset(ids[n - 1] for n in nums), None
+
+
+def outside(session: CouncilSession, s: Statement) -> bool:
+    """Words from outside the council (a player in the gallery): a new angle, for ``memo``."""
+    return s.speaker != COORDINATOR and s.speaker not in session.members
 
 
 def _check_labellers(labellers: Mapping[str, Any]) -> None:

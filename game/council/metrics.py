@@ -94,7 +94,7 @@ def effective(session: CouncilSession, moved: float = 0.05) -> list[bool]:
 
 def turning_points(session: CouncilSession, top: int = 3) -> list[tuple[int, float]]:
     """(statement id, score) of the statements after which variance or majority changed most."""
-    members = [s for s in session.history if s.speaker != COORDINATOR]
+    members = [s for s in session.history if s.speaker in session.members]
     before = {m.id: m.stance for m in session.task.members}
     scored = []
     for s, after in zip(members, session.after):

@@ -60,9 +60,26 @@ class CouncilScenes:
                     cs["stances"][to] = "for"
                     self.eng.emit("persuaded", to, f"{self.eng.name(to)} studies the {self.eng.name(item)} "
                                   f"and declares support for the motion.", data={"scene": sid, "item": item})
+                    if sc.debate is not None:
+                        self._bring(sid, sc, to, item)
+
+    def _bring(self, sid: str, sc: Any, member: str, item: str) -> None:
+        """In a debating council, the persuaded member states the item's evidence to the others."""
+        spec = self.eng.spec.items[item]
+        st = self.eng.council_debate(sid).bring(member, item, spec.name, spec.description)
+        if st is not None:
+            self._speak(sid, sc, st, "for")
 
     def on_say(self, actor: str, text: str) -> None:
-        """Speech is recorded as an event; rule-based councils are swayed by evidence, not words."""
+        """Speech is recorded as an event; an argument-bank council is swayed by evidence, not
+        words; a debating council hears the player's words (they enter its members' memories)."""
+        if actor != PLAYER:
+            return
+        sid = self.council_here(actor)
+        if sid is None or self.eng.spec.scenes[sid].debate is None:
+            return
+        if self._council_state(sid)["status"] == "debating":
+            self.eng.council_debate(sid).hear(actor, text)
 
     def vote(self, a: Action) -> None:
         sid = self.council_here(a.actor)
@@ -97,6 +114,9 @@ class CouncilScenes:
         sc = self.eng.spec.scenes[sid]
         if cs["round"] >= sc.max_rounds:
             return
+        if sc.debate is not None:
+            self._debate_round(sid, sc, cs)
+            return
         r = cs["round"]
         from game.dialogue import utterances
         from game.types import Request
@@ -116,3 +136,45 @@ class CouncilScenes:
                      data={"scene": sid, "round": r, "stance": stance,
                            "claims": [c.to_dict() for u in said for c in u.claims]})
         cs["round"] = r + 1
+
+    def _debate_round(self, sid: str, sc: Any, cs: dict[str, Any]) -> None:
+        """One round of a debating council: each member speaks from its masked memory."""
+        debate = self.eng.council_debate(sid)
+        claims: dict[str, list[dict[str, Any]]] = {}
+        voiced = {p.id: self._voiced(sid, sc, cs, p, claims) for p in sc.participants
+                  if getattr(self.eng.actors.get(p.id), "speaks_freely", False)}
+        said = debate.play_round(voiced)
+        for st in said:
+            self._speak(sid, sc, st, debate.labels().get(st.speaker, ""), claims.get(st.speaker, []))
+        if said:  # once the debate is over, stances move only with evidence handed over
+            cs["stances"].update(debate.labels())
+        cs["round"] += 1
+
+    def _voiced(self, sid: str, sc: Any, cs: dict[str, Any], p: Any,
+                claims: dict[str, list[dict[str, Any]]]) -> Any:
+        """How a member with its own voice (an LLM NPC) speaks in the debate: asked for a speech
+        with what its masked memory of the debate holds; its claims kept for the speech event."""
+        from game.dialogue import utterances
+        from game.types import Request
+
+        def speak(view: Any) -> str:
+            eng = self.eng
+            req = Request("speech", PLAYER, eng.state.turn, eng.next_ask(), topic=sc.motion,
+                          data={"scene": sid, "round": cs["round"], "stance": cs["stances"][p.id],
+                                "initial": p.stance, "role": p.role, "arguments": list(p.arguments),
+                                "converted": list(p.converted), "debate": view.context.lines()})
+            said = utterances(eng, p.id, req)
+            claims[p.id] = [c.to_dict() for u in said for c in u.claims]
+            return said[0].text if said else ""
+        return speak
+
+    def _speak(self, sid: str, sc: Any, st: Any, stance: str, claims: list[dict[str, Any]] | None = None) -> None:
+        data = {"scene": sid, "round": st.round, "stance": stance, "statement": st.id, "kind": st.kind,
+                "confidence": round(st.confidence, 3), "p": round(st.stance, 3), "claims": claims or []}
+        if st.speaker == "coordinator":
+            chair = next((p.id for p in sc.participants if p.role == "chair"), PLAYER)
+            self.eng.emit("speech", chair, st.text, location=sc.location, data={**data, "stance": "chair"})
+            return
+        role = next(p.role for p in sc.participants if p.id == st.speaker)
+        self.eng.emit("speech", st.speaker, f'{self.eng.name(st.speaker)} ({role}, {stance}): "{st.text}"',
+                      location=sc.location, data=data)

@@ -32,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from game.council.tasks import CouncilTask
+from game.council.tasks import CouncilTask, Evidence
 from game.errors import ActionError
 
 COORDINATOR = "coordinator"
@@ -196,6 +196,35 @@ class CouncilSession:
         self.history.append(st)
         if st.evidence is not None:
             self.stated.setdefault(st.evidence, st.id)
+        return st
+
+    def hear(self, speaker: str, text: str) -> Statement:
+        """Someone outside the council (a player in the gallery) speaks: an argument with no
+        declared stance or evidence, in the transcript for every member's context to weigh."""
+        if not self.is_open:
+            raise CouncilError(f"the debate is over ({self.status})")
+        if speaker in self.members or speaker == COORDINATOR:
+            raise CouncilError(f"{speaker!r} speaks in turn, not from the gallery")
+        return self._append(speaker, Reply("argument", text, 0.5, 0.0))
+
+    def bring(self, member: str, evidence: Evidence, stance: float, text: str | None = None) -> Statement:
+        """New evidence reaches ``member`` from outside the debate (an item the player hands over):
+        it joins the task as ``member``'s own, the member's stance becomes ``stance``, and the
+        member states it out of turn (in ``text``, else the evidence's words), so it is in the
+        transcript for every context."""
+        if not self.is_open:
+            raise CouncilError(f"the debate is over ({self.status})")
+        if member not in self.members:
+            raise CouncilError(f"{member!r} is not a member of this council")
+        if evidence.id in self.task.by_id():
+            raise CouncilError(f"evidence {evidence.id!r} is already in the debate")
+        self.task = self.task.with_evidence(member, evidence, stance)
+        self.crux = self.task.crux_aspects()
+        said = text or f"{evidence.text.rstrip('.')}."
+        st = self._append(member, Reply("evidence", said, stance, 1.0, evidence.id,
+                                        aspect=evidence.aspect))
+        self.stances[member] = st.stance
+        self.after.append(dict(self.stances))
         return st
 
     def round_done(self) -> bool:

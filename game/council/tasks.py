@@ -112,6 +112,14 @@ class CouncilTask(BaseModel):
                 return m
         raise KeyError(mid)
 
+    def with_evidence(self, member: str, evidence: Evidence, stance: float) -> CouncilTask:
+        """This task with ``evidence`` added as ``member``'s own and ``member``'s stance set to
+        ``stance`` (new evidence that reached it from outside the debate)."""
+        members = tuple(m.model_copy(update={"private": (*m.private, evidence.id), "stance": stance})
+                        if m.id == member else m for m in self.members)
+        return type(self).model_validate({**self.model_dump(), "evidence": (*self.evidence, evidence),
+                                          "members": members})
+
     def pooled(self) -> float:
         """Signed weight of all evidence held in the room."""
         by = self.by_id()

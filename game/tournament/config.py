@@ -1,7 +1,9 @@
 """What a tournament is, as a pydantic model read from TOML (``parley tournament CONFIG.toml``).
 
-A tournament has a ``kind`` (negotiation, adventure or council), ``competitors`` (agents with their
-parameters), ``scenarios`` (world scenes, generated sets, imported sets), seeds and repetitions.
+A tournament has a ``kind`` (negotiation, adventure, council or debate), ``competitors`` (agents with
+their parameters), ``scenarios`` (world scenes, generated sets, imported sets), seeds and repetitions.
+A ``debate`` tournament's competitors are council debate configurations (a masking mode and its
+parameters, scripted or LLM members; ``game.tournament.debate``), its scenarios debate tasks.
 ``game.tournament.matches`` expands it into matches. Errors name the file, the field and what is
 wrong (exit code 2 at the CLI); ``tournament_schema()`` is the JSON Schema editors can use.
 Paths in the file (worlds, imported sets, scripts) are relative to the file's folder.
@@ -20,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from game.errors import InputError, Problem, WorldError
 
-KINDS = ("negotiation", "adventure", "council")
+KINDS = ("negotiation", "adventure", "council", "debate")
 SEATS = ("autopilot", "llm")  # adventure/council seats besides script:FILE and module:function
 
 
@@ -52,9 +54,13 @@ class Competitor(_Model):
     name: str = Field(min_length=1, max_length=60, description="shown in tables; unique in the tournament")
     agent: str = Field(description="negotiation: a negotiator kind (boulware, linear, conceder, hardliner, "
                                    "tit_for_tat, aspiration, random) or llm; adventure/council: the player's "
-                                   "seat: autopilot, llm, script:FILE or module:function")
-    params: dict[str, Any] = Field(default_factory=dict, description="the negotiator kind's parameters "
-                                                                     "(e.g. exponent, opponent_model)")
+                                   "seat: autopilot, llm, script:FILE or module:function; debate: the council "
+                                   "members: scripted or llm")
+    params: dict[str, Any] = Field(default_factory=dict, description="negotiation: the negotiator kind's "
+                                   "parameters (e.g. exponent, opponent_model); debate: the masking mode's "
+                                   "(budget, window, redundancy, ...: game.council.masking.MaskingConfig)")
+    masking: str | None = Field(None, description="debate: the members' masking mode (none, window, dedupe, "
+                                                  "memo, objective; subjective for llm); unset: memo")
     memory: bool = Field(False, description="adventure/council: agent memory (MEMO) on, so memory can be "
                                             "ablated as a competitor option")
     embedder: Literal["minilm", "hash"] = Field("minilm", description="the memory's embedder (with memory)")
@@ -69,10 +75,12 @@ class Competitor(_Model):
 
 
 class GeneratedScenarios(_Model):
-    """Random multi-issue scenes (``game.negotiation.generate.random_scenes``): seeded, so reproducible."""
+    """Negotiation: random multi-issue scenes (``game.negotiation.generate.random_scenes``). Debate:
+    hidden-profile tasks (``game.council.tasks.hidden_profile_task``) of seeds ``seed`` to
+    ``seed + generate - 1``. Seeded, so reproducible."""
 
-    generate: int = Field(ge=1, le=100_000, description="how many scenes")
-    seed: int = Field(0, ge=0, description="the generator's seed")
+    generate: int = Field(ge=1, le=100_000, description="how many scenes (debate: hidden-profile tasks)")
+    seed: int = Field(0, ge=0, description="the generator's seed (debate: the first task's seed)")
     deadline: int = Field(20, ge=1, le=1000, description="rounds before the talks fail")
 
 
@@ -105,7 +113,7 @@ class TournamentConfig(_Model):
     for every seed and repetition."""
 
     name: str = Field("tournament", min_length=1, max_length=120)
-    kind: Literal["negotiation", "adventure", "council"]
+    kind: Literal["negotiation", "adventure", "council", "debate"]
     competitors: list[Competitor] = Field(min_length=1)
     scenarios: list[Scenario] = Field(min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, description="base seeds (each >= 0)")
@@ -115,7 +123,8 @@ class TournamentConfig(_Model):
                                                                    "scene's opener only")
     self_play: bool = Field(False, description="negotiation: a competitor also meets itself")
     deadline: int | None = Field(None, ge=1, le=1000, description="negotiation: override every scene's deadline")
-    turns: int | None = Field(None, ge=1, description="adventure/council: stop each game after this many turns")
+    turns: int | None = Field(None, ge=1, description="adventure/council: stop each game after this many turns; "
+                                                       "debate: the council's max_rounds (default 10, at most 200)")
     limits: Limits = Field(default_factory=Limits)
 
     @field_validator("seeds")
@@ -141,13 +150,17 @@ class TournamentConfig(_Model):
 
 def kind_problems(cfg: TournamentConfig, file: str) -> list[Problem]:
     """What does not fit the tournament's kind: each problem names its competitor or scenario."""
+    if cfg.kind == "debate":
+        from game.tournament.debate import config_problems
+        return config_problems(cfg, file)
     out: list[Problem] = []
     neg = cfg.kind == "negotiation"
     if neg and len(cfg.competitors) < 2 and not cfg.self_play:
         out.append(Problem("a negotiation tournament needs two competitors (or self_play = true)", file=file,
                            path="competitors"))
     for n, c in enumerate(cfg.competitors):
-        why = _negotiator_problem(c) if neg else _seat_problem(c)
+        why = "masking is for debate competitors" if c.masking is not None else \
+            _negotiator_problem(c) if neg else _seat_problem(c)
         if why:
             out.append(Problem(why, file=file, path=f"competitors[{n}]"))
     for n, s in enumerate(cfg.scenarios):

@@ -10,7 +10,8 @@ has been played.
 Negotiation: for each scenario, each ordered pair of competitors (self-play only when asked) takes
 the scene's two parties in that order, and with ``openers = "both"`` plays once with each party
 opening: every competitor plays every role and both opening positions. Adventure and council: each
-competitor takes the player's seat in each world (scene), seed and repetition.
+competitor takes the player's seat in each world (scene), seed and repetition. Debate: each
+competitor holds the council's seat (all its members) on each task, seed and repetition.
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ def _world_path(world: str, base: Path) -> str:
 
 
 def resolve_scenarios(cfg: TournamentConfig, base: Path) -> dict[str, dict[str, Any]]:
-    """Scenario id -> {"scene": NegotiationScene dict (negotiation), "world": path, "scene_id": id,
-    "human": human outcome or None}, in config order."""
+    """Scenario id -> {"scene": NegotiationScene dict (negotiation), "task": CouncilTask dict and
+    "truth" (debate), "world": path, "scene_id": id, "human": human outcome or None}, in config order."""
     out: dict[str, dict[str, Any]] = {}
     origin: dict[str, str] = {}
     for n, src in enumerate(cfg.scenarios):
@@ -96,7 +97,10 @@ def resolve_scenarios(cfg: TournamentConfig, base: Path) -> dict[str, dict[str, 
 
 def _source(cfg: TournamentConfig, src: Any, base: Path, where: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    if isinstance(src, GeneratedScenarios):
+    if isinstance(src, GeneratedScenarios) and cfg.kind == "debate":
+        from game.tournament.debate import generated
+        out.update(generated(src.generate, src.seed))
+    elif isinstance(src, GeneratedScenarios):
         from game.negotiation.generate import random_scenes
         for i, scene in enumerate(random_scenes(src.generate, src.seed, src.deadline)):
             out[f"gen{src.seed}-{i}"] = {"scene": scene.model_dump(mode="json", exclude_none=True), "human": None}
@@ -124,12 +128,16 @@ def _world_scenario(cfg: TournamentConfig, src: WorldScenario, base: Path, where
     scenes = world.spec.scenes
     want = NegotiationScene if cfg.kind == "negotiation" else None
     ok = [k for k, v in scenes.items() if (isinstance(v, want) if want else getattr(v, "type", "") == "council")]
+    label = "negotiation" if want else "council"
     if src.scene not in ok:
-        raise InputError(f"{where}: no {cfg.kind} scene {src.scene!r} in world {world.spec.id}",
-                         hint=did_you_mean(src.scene or "", ok) or f"{cfg.kind} scenes: {', '.join(ok) or 'none'}")
+        raise InputError(f"{where}: no {label} scene {src.scene!r} in world {world.spec.id}",
+                         hint=did_you_mean(src.scene or "", ok) or f"{label} scenes: {', '.join(ok) or 'none'}")
     sid = f"{world.spec.id}:{src.scene}"
     if cfg.kind == "council":
         return {sid: {"world": path, "scene_id": src.scene, "human": None, "content": content}}
+    if cfg.kind == "debate":
+        from game.tournament.debate import from_scene
+        return {sid: {**from_scene(world.spec, src.scene), "world": path, "scene_id": src.scene}}
     scene = scenes[src.scene]
     if any(p.id == "player" for p in scene.parties):
         raise InputError(f"{where}: scene {src.scene!r} has the player as a party",
@@ -143,7 +151,10 @@ def _spec(c: Competitor, kind: str) -> dict[str, Any]:
     resolves to here: every parameter of a negotiator, defaults included (a changed default changes
     the ids, so ``--resume`` never mixes the two), and an LLM's endpoint and model from the
     environment."""
-    spec = c.model_dump(mode="json")
+    spec = c.model_dump(mode="json", exclude={"masking"} if c.masking is None else None)
+    if kind == "debate":
+        from game.tournament.debate import effective
+        spec["effective"] = effective(c)
     if kind == "negotiation" and c.agent != "llm":
         from agents.negotiators import from_kind, kind_params
         neg = from_kind(c.agent, probe_utility(), **c.params)
@@ -152,9 +163,9 @@ def _spec(c: Competitor, kind: str) -> dict[str, Any]:
         from agents.llm.config import LLMConfig
         try:
             llm = LLMConfig.from_env(**(c.llm.settings() if c.llm else {}))
-            spec["effective"] = {"base_url": llm.base_url, "model": llm.model}
         except ValueError as err:
             raise InputError(f"competitor {c.name!r}: {err}") from None
+        spec["effective"] = {**spec.get("effective", {}), "base_url": llm.base_url, "model": llm.model}
     return spec
 
 
@@ -165,7 +176,7 @@ def expand(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> list[
     out: list[Match] = []
     limits = {"deadline": cfg.deadline, "turns": cfg.turns}
     for sid, sc in scenarios.items():
-        content = digest(sc.get("scene") or [sid, sc.get("scene_id"), sc.get("content")])
+        content = digest(sc.get("scene") or sc.get("task") or [sid, sc.get("scene_id"), sc.get("content")])
         if cfg.kind == "negotiation":
             parties = [p["id"] for p in sc["scene"]["parties"]]
             scene_first = sc["scene"].get("first") or parties[0]
@@ -173,7 +184,8 @@ def expand(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> list[
             pairs = [(x, y) for x, y in itertools.product(names, names) if x != y or cfg.self_play]
             roles = [(dict(zip(parties, pair)), opener) for pair in pairs for opener in openers]
         else:
-            roles = [({"player": n}, None) for n in names]
+            role = "council" if cfg.kind == "debate" else "player"
+            roles = [({role: n}, None) for n in names]
         for seed in cfg.seeds:
             for rep in range(cfg.repetitions):
                 for seats, opener in roles:

@@ -71,7 +71,11 @@ class _Context:
 
 def play_match(m: Match, ctx: _Context) -> dict[str, Any]:
     start = time.perf_counter()
-    row = _negotiation(m, ctx) if m.kind == "negotiation" else _episode(m, ctx)
+    if m.kind == "debate":
+        from game.tournament.debate import play
+        row = play(m, ctx)
+    else:
+        row = _negotiation(m, ctx) if m.kind == "negotiation" else _episode(m, ctx)
     base = {"id": m.id, "kind": m.kind, "scenario": m.scenario, "rep": m.rep, "seed": m.seed, "group": m.group,
             "opener": m.opener}
     out = {**base, **row}

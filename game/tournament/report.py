@@ -176,6 +176,9 @@ def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int
 
     if "negotiation" in s.kinds:
         _negotiation_sections(rep, rows, scenarios or {}, s, figure, plotting)
+    if "debate" in s.kinds:
+        from game.tournament.debate import report_section
+        rep.sections.insert(1, report_section(s, config))
     return rep, s
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from game.errors import InputError, did_you_mean
 
-KINDS = ("negotiation", "adventure", "council")
+KINDS = ("negotiation", "adventure", "council", "debate")
 
 # --- row validation ---------------------------------------------------------------
 
@@ -35,7 +35,11 @@ _SEAT_OPTIONAL: dict[str, str] = {
     "utility": _NUM, "reservation": _NUM, "advantage": _NUM, "won": _BOOL,
     "score": _NUM, "invalid": _NUM, "false_leads": _NUM,
     "llm_calls": _NUM, "llm_tokens": _NUM, "cost": _NUM,
+    # debate: the decision right (null: the task has no known right one) and the debate's metrics
+    "correct": _BOOL, "redundancy": _NUM, "effective_ratio": _NUM, "tokens_per_member_round": _NUM,
+    "recall": _NUM,
 }
+UNSCORED_KINDS = ("debate",)  # kinds whose seats may have null points (a game that scores nobody)
 
 
 def _type_ok(value: Any, kind: str) -> bool:
@@ -100,6 +104,8 @@ def validate_row(row: Any, *, where: str | None = None, index: int | None = None
         for name, kind in _SEAT_REQUIRED.items():
             if name not in seat:
                 raise InputError(f"{loc}: field '{path}.{name}' is missing")
+            if name == "points" and seat[name] is None and row["kind"] in UNSCORED_KINDS:
+                continue
             if not _type_ok(seat[name], kind):
                 raise InputError(f"{loc}: field '{path}.{name}' must be a {kind}, got {_short(seat[name])}")
         for name, kind in _SEAT_OPTIONAL.items():

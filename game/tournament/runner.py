@@ -4,8 +4,8 @@ Backends: ``local`` (this process), ``processes`` (a process pool) and ``ray`` (
 or the one ``ray_address`` names; ``pip install 'parley[ray]'``). Each runs
 ``game.tournament.play.run_batch`` on the same payloads, so all three give the same rows (apart
 from ``wall_time``); only the order of lines in ``results.jsonl`` depends on which batch finished
-first. Rule-based negotiations go many to a batch; LLM and adventure matches one at a time, so the
-token and spend limits stop the run promptly.
+first. Rule-based negotiations and scripted debates go many to a batch; LLM, adventure and council
+matches one at a time, so the token and spend limits stop the run promptly.
 
 ``--resume`` skips every match whose row is in the file: a tournament killed at any instant and
 resumed ends with the same rows as one that ran through, and never plays a finished match twice.
@@ -68,12 +68,13 @@ def _uses_llm(cfg: TournamentConfig) -> bool:
 
 
 def batches(p: Plan, workers: int, size: int | None = None) -> list[dict[str, Any]]:
-    """Payloads for ``run_batch``: many rule-based negotiations each, one LLM or adventure match each."""
+    """Payloads for ``run_batch``: many rule-based negotiations (scripted debates) each, one LLM,
+    adventure or council match each."""
     todo = p.todo
     if not todo:
         return []
     if size is None:
-        if p.config.kind != "negotiation" or _uses_llm(p.config):
+        if p.config.kind not in ("negotiation", "debate") or _uses_llm(p.config):
             size = 1
         else:
             size = max(1, min(200, math.ceil(len(todo) / (max(1, workers) * 8))))

@@ -5,7 +5,8 @@
   council scenario instance) is one game; its teams are the distinct competitors in
   it (one player each), ranked by their points in the group (mean points when a
   competitor holds several seats; equal points tie). A group with fewer than two
-  distinct competitors (negotiation self-play) rates nobody. Games are rated in a
+  distinct competitors (negotiation self-play) rates nobody, nor does one whose
+  seats all have null points (a debate on a task with no known right decision). Games are rated in a
   fixed order: rows sorted by id, a group rated when its last row comes up. The
   ranking is by the *ordinal* ``mu - 3 sigma``.
 * **Per-competitor metrics** are means over the matches (rows) a competitor played,
@@ -38,6 +39,7 @@ ALPHA = 0.05
 # (key, label) of every per-competitor metric, in table order
 METRICS: tuple[tuple[str, str], ...] = (
     ("points", "points"),
+    ("accuracy", "accuracy"),
     ("agreement", "agreement rate"),
     ("utility", "utility"),
     ("advantage", "advantage"),
@@ -50,6 +52,9 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("score", "score"),
     ("invalid", "invalid moves"),
     ("false_leads", "false leads"),
+    ("redundancy", "redundancy"),
+    ("effective_ratio", "effective-turn ratio"),
+    ("tokens_per_member_round", "tokens / member-round"),
     ("llm_calls", "LLM calls"),
     ("llm_tokens", "LLM tokens"),
     ("cost", "cost"),
@@ -67,11 +72,13 @@ def _seat_values(seats: Sequence[dict], key: str) -> list[float]:
 
 
 def competitor_points(rows: Iterable[dict]) -> dict[str, float]:
-    """Each competitor's mean points over its seats in ``rows`` (one group)."""
+    """Each competitor's mean points over its seats in ``rows`` (one group); seats with null points
+    (an unscored debate) left out."""
     acc: dict[str, list[float]] = {}
     for row in rows:
         for seat in row["seats"]:
-            acc.setdefault(seat["competitor"], []).append(float(seat["points"]))
+            if seat["points"] is not None:
+                acc.setdefault(seat["competitor"], []).append(float(seat["points"]))
     return {c: sum(v) / len(v) for c, v in acc.items()}
 
 
@@ -86,10 +93,12 @@ def observations(row: dict) -> dict[str, dict[str, float]]:
         obs: dict[str, float | None] = {"points": _mean(_seat_values(seats, "points"))}
         if neg and row["agreement"] is not None:
             obs["agreement"] = float(row["agreement"])
-        for key in ("utility", "advantage", "score", "invalid", "false_leads"):
+        for key in ("utility", "advantage", "score", "invalid", "false_leads", "redundancy", "effective_ratio",
+                    "tokens_per_member_round"):
             obs[key] = _mean(_seat_values(seats, key))
         won = [float(s["won"]) for s in seats if s.get("won") is not None]
         obs["win_rate"] = _mean(won)
+        obs["accuracy"] = _mean([float(s["correct"]) for s in seats if s.get("correct") is not None])
         for key in ("welfare", "pareto_distance", "nash_distance", "ks_distance", "rounds", "wall_time"):
             obs[key] = None if row[key] is None else float(row[key])
         for key in ("llm_calls", "llm_tokens", "cost"):
@@ -151,6 +160,7 @@ class LiveRatings:
         self._last: dict[str, int] = {}
         self._count = 0
         self.self_play = 0  # groups not rated: fewer than two distinct competitors
+        self.unscored = 0   # groups not rated: no seat has points (debates with no known right decision)
 
     def _ensure(self, competitor: str) -> None:
         if competitor not in self._ratings:
@@ -162,6 +172,9 @@ class LiveRatings:
         pts = competitor_points(rows)
         for c in pts:
             self._ensure(c)
+        if not pts:
+            self.unscored += 1
+            return False
         if len(pts) < 2:
             self.self_play += 1
             return False
@@ -352,6 +365,7 @@ class TournamentSummary:
     n_boot: int
     alpha: float = ALPHA
     notes: list[str] = field(default_factory=list)
+    unscored: int = 0          # groups that score nobody (debates with no known right decision)
 
     def pair(self, a: str, b: str) -> tuple[float, Pairwise] | None:
         """(mean points of a minus b, the comparison) or None if they never met."""
@@ -420,12 +434,16 @@ def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int =
                              f"(mean points {ahead:+.3f}, Holm p={p.p_holm:.3g})")
         ranking.append(RankEntry(i + 1, c, r.mu, r.sigma, r.ordinal, r.games, matches[c],
                                  metrics[c].get("points"), differs, None if p is None else p.p_holm))
-    self_play = sum(1 for g in groups if len(competitor_points(g)) < 2)
+    scored = [len(competitor_points(g)) for g in groups]
+    self_play, unscored = scored.count(1), scored.count(0)
     if self_play:
         notes.append(f"{self_play} self-play game{'s' if self_play != 1 else ''} counted in the means "
                      "but not in ratings or pairwise comparisons")
+    if unscored:
+        from game.tournament.debate import unscored_note
+        notes.append(unscored_note(unscored))
     return TournamentSummary(
         kinds=sorted({r["kind"] for r in rows}), matches=len(rows), groups=len(groups),
-        rated_games=len(groups) - self_play, self_play=self_play, competitors=order,
+        rated_games=len(groups) - self_play - unscored, self_play=self_play, competitors=order,
         ranking=ranking, metrics=metrics, pairwise=pairs, seed=seed, n_boot=n_boot,
-        alpha=alpha, notes=notes)
+        alpha=alpha, notes=notes, unscored=unscored)

@@ -308,6 +308,18 @@ class ParticipantSpec(Spec):
                                    description="items that, shown to them, win their vote")
 
 
+class CouncilDebateSpec(Spec):
+    """A council whose NPC members debate (``game.council``): each round every member speaks from
+    its own masked memory of the debate, and stances move with what is said and shown."""
+
+    masking: Literal["none", "window", "dedupe", "memo", "objective"] = Field(
+        "memo", description="how each member's working memory of the debate is masked")
+    budget: int = Field(200, ge=16, le=100_000, description="context tokens each member reads per turn")
+    speaker_policy: Literal["fixed", "random", "most-controversial", "most-uncertain"] = "fixed"
+    evidence_weight: float = Field(2.0, gt=0, le=10, description="weight of an item that persuades a member, "
+                                                                "once it is stated to the council")
+
+
 class CouncilScene(Spec):
     type: Literal["council"]
     title: Name
@@ -317,6 +329,8 @@ class CouncilScene(Spec):
     max_rounds: int = Field(3, ge=1)
     location: Id | None = Field(None, description="where the council sits")
     majority: float = Field(0.5, gt=0.0, lt=1.0, description="share of yes votes needed (strictly more)")
+    debate: CouncilDebateSpec | None = Field(None, description="members debate with masked memories (None: each "
+                                                                "speaks from its argument bank)")
 
 
 Scene = Annotated[NegotiationScene | CouncilScene, Field(discriminator="type")]

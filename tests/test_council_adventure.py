@@ -1,0 +1,129 @@
+"""The adventure's council debates: council-v1's scene declares ``debate``, so its NPC members speak
+from their masked memories through ``CouncilSession``; the player's words and evidence enter the
+debate; the debate's state lives in the scene state, so saves and replays carry it."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from game.council.adventure import SceneDebate, label
+from game.errors import WorldError
+from game.session import Game
+from game.world.loader import load_world
+from tests.conftest import WORLDS
+
+SCENE = "weir_council"
+TO_HALL = ["go north"]
+# the surveyor's report first, then into the hall while the debate is young
+REPORT_FIRST = ["go south", "go south", "open satchel", "take report", "go north", "go north", "go north"]
+
+
+SAID: dict[int, list[str]] = {}  # id(game) -> its speeches, in order
+
+
+def play(lines: list[str], seed: int = 0, game: Game | None = None) -> Game:
+    game = game or Game(WORLDS / "council", seed=seed)
+    said = SAID.setdefault(id(game), [])
+    for line in lines:
+        reply = game.submit(line)
+        said += [ev.text for ev in reply.events if ev.kind == "speech"]
+    return game
+
+
+def debate(game: Game) -> SceneDebate:
+    return game.engine.council_debate(SCENE)
+
+
+def speeches(game: Game) -> list[str]:
+    return SAID[id(game)]
+
+
+def test_council_v1_declares_a_memo_debate():
+    spec = load_world(WORLDS / "council").spec
+    assert spec.scenes[SCENE].debate is not None and spec.scenes[SCENE].debate.masking == "memo"
+
+
+def test_members_speak_from_the_debate_and_their_memories_are_masked_contexts():
+    game = play(TO_HALL + ["wait", "wait"])
+    d = debate(game)
+    assert d.session.round == 4 and len(d.session.history) >= 3 * 6
+    said = speeches(game)
+    assert len(said) >= 18 and all(st.text in "\n".join(said) for st in d.session.history if st.speaker != "coordinator")
+    ctx = d.contexts()
+    assert set(ctx) == set(d.session.members)
+    assert all(c.tokens <= 200 for c in ctx.values())
+    # memo masks: some member's context leaves out some of the transcript
+    assert any(len(c.statements) < len(d.session.history) for c in ctx.values())
+    # the scene's stances are the debate's, as labels
+    cs = game.engine.state.scenes[SCENE]
+    assert all(cs["stances"][m] == label(p) for m, p in d.session.stances.items())
+
+
+def test_evidence_handed_over_in_the_debate_is_stated_and_moves_the_undecided():
+    base = play(REPORT_FIRST + ["wait"])
+    shown = play(REPORT_FIRST + ["give report to edda", "wait"])
+    d0, d1 = debate(base), debate(shown)
+    stated = [st for st in d1.session.history if st.evidence == "item:surveyor_report"]
+    assert stated and stated[0].speaker == "edda"
+    assert any("surveyor" in t and "Edda" in t for t in speeches(shown))
+    # the others hear it: it is in their working memory, and Fenn (undecided) leans further yes
+    fenn = d1.contexts()["fenn"]
+    assert "item:surveyor_report" in fenn.agreed or any(st.evidence == "item:surveyor_report" for st in fenn.statements)
+    assert "item:surveyor_report" not in d0.session.task.by_id()
+    assert d1.session.stances["fenn"] > d0.session.stances["fenn"]
+    assert d1.session.stances["edda"] > 0.55
+
+
+def test_the_players_words_reach_the_members_memories():
+    game = play(TO_HALL + ['say the weir footings are cracked through at three points'])
+    d = debate(game)
+    heard = [st for st in d.session.history if st.speaker == "player"]
+    assert heard and "cracked through" in heard[0].text and heard[0].round == 2
+    # fresh words are in every member's memory; memo may let them go as the debate moves on
+    d.hear("player", "Patch it with timber and the melt takes the mill.")
+    assert all(c.statements[-1].speaker == "player" for c in d.contexts().values())
+    assert d.session.history[-1].confidence == 0.0   # no declared stance: nobody rebuts the gallery
+
+
+def test_a_saved_debate_goes_on_as_the_unsaved_one(tmp_path):
+    first, rest = TO_HALL + ["say stone now or coffins later"], ["wait", "wait", "vote yes"]
+    whole = play(first + rest, seed=3)
+    half = play(first, seed=3)
+    path = half.save("mid-debate", base=tmp_path)
+    loaded = Game.load(path, base=tmp_path)
+    assert loaded.engine.state.scenes[SCENE]["debate"] == half.engine.state.scenes[SCENE]["debate"]
+    play(rest, game=loaded)
+    assert speeches(loaded)[-12:] == speeches(whole)[-12:]
+    assert loaded.engine.state.scenes[SCENE] == whole.engine.state.scenes[SCENE]
+    assert loaded.engine.state_hash() == whole.engine.state_hash()
+
+
+def test_a_council_without_debate_keeps_its_argument_banks(tmp_path):
+    import shutil
+    world = tmp_path / "council"
+    shutil.copytree(WORLDS / "council", world)
+    toml = world / "world.toml"
+    text = toml.read_text(encoding="utf-8")
+    start = text.index("[scenes.weir_council.debate]")
+    end = text.index("[[scenes.weir_council.participants]]")
+    toml.write_text(text[:start] + text[end:], encoding="utf-8")
+    game = play(TO_HALL, game=Game(world, seed=0))
+    assert "debate" not in game.engine.state.scenes[SCENE]
+    bank = tomllib.loads(toml.read_text(encoding="utf-8"))["scenes"][SCENE]["participants"]
+    lines = {a for p in bank for a in p.get("arguments", [])}
+    said = speeches(game)
+    assert said and all(any(a in s for a in lines) for s in said)
+
+
+def test_a_bad_debate_table_is_a_located_world_error(tmp_path):
+    import shutil
+    world = tmp_path / "council"
+    shutil.copytree(WORLDS / "council", world)
+    toml = world / "world.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('masking = "memo"', 'masking = "mem"'), encoding="utf-8")
+    with pytest.raises(WorldError) as err:
+        load_world(world)
+    msg = err.value.render()
+    assert "masking" in msg and "weir_council" in msg and "mem" in msg
