@@ -98,11 +98,25 @@ def scene_view(engine: Any) -> dict[str, Any] | None:
         return None
     sc, cs = engine.spec.scenes[sid], st.scenes.get(sid, {})
     stances = cs.get("stances", {})
+    declared = declared_stances(cs.get("debate", ()))
     return {"id": sid, "type": "council", "title": sc.title, "motion": sc.motion,
             "status": cs.get("status", "debating"), "round": cs.get("round", 0),
-            "max_rounds": sc.max_rounds, "majority": sc.majority,
-            "members": [{"id": p.id, "role": p.role, "stance": stances.get(p.id, p.stance)}
+            "max_rounds": sc.max_rounds, "majority": sc.majority, "debate": sc.debate is not None,
+            "members": [{"id": p.id, "role": p.role, "stance": stances.get(p.id, p.stance),
+                         **({"declared": declared[p.id]} if p.id in declared else {})}
                         for p in sc.participants]}
+
+
+def declared_stances(log: Any) -> dict[str, float]:
+    """Each member's stance as it last declared it in a debating council (what anyone in the
+    chamber heard; the debate's log, ``game.council.adventure``)."""
+    out: dict[str, float] = {}
+    for op in log:
+        if op.get("op") == "say":
+            out[op["member"]] = round(float(op["reply"]["stance"]), 3)
+        elif op.get("op") == "bring":
+            out[op["member"]] = round(float(op["stance"]), 3)
+    return out
 
 
 def scope(engine: Any, actor: str = PLAYER) -> Any:

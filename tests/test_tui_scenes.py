@@ -155,6 +155,34 @@ async def test_the_council_is_won_with_evidence_and_the_vote_buttons():
         assert app.game.engine.state.won
 
 
+@pytest.mark.anyio
+async def test_a_debating_council_shows_declared_stances_and_each_members_masked_memory():
+    app = make_app("council")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go north")
+        await send(pilot, "wait")
+        screen = app.screen
+        assert shown(app) == "CouncilScreen" and screen.scene["debate"]
+        debate = app.game.engine.council_debate("weir_council")
+        declared = {m["id"]: m["declared"] for m in screen.scene["members"] if "declared" in m}
+        assert declared == {m: round(st.stance, 3) for m, st in
+                            ((s.speaker, s) for s in debate.session.history if s.speaker in debate.session.members)}
+        stances = str(screen.query_one("#council-stances").render())
+        assert f"{declared['corvin']:.2f}" in stances and f"{declared['wick']:.2f}" in stances
+        memory = screen.query_one("#council-memory")
+        assert memory.display
+        for member in ("wick", "fenn"):
+            await choose(pilot, "#council-memory-member", member)
+            ctx = debate.contexts()[member]
+            shown_text = str(memory.render())
+            assert f"{ctx.tokens} of 200 tokens" in shown_text and "mask: memo" in shown_text
+            assert all(f"#{st.id} " in shown_text for st in ctx.statements)
+            assert all(f"#{i} " not in shown_text for i in ctx.masked)
+            if ctx.masked:
+                assert f"let go: {len(ctx.masked)}" in shown_text
+
+
 def test_the_offer_plot_marks_both_sides_the_reservation_and_the_deadline():
     from game.tui.widgets.offer_plot import render_offer_plot
     game = Game(WORLDS / "bazaar", seed=0)

@@ -5,6 +5,11 @@ to a member (``give X to Y``), and the vote buttons (``vote yes`` / ``vote no``)
 It reads the player's observation (``scene`` of type ``council``) and the replies, and sends
 ordinary commands through ``app.send``. When the vote is taken the result is announced and the
 app returns to the play screen (``ParleyApp.follow_scene``).
+
+In a debating council (a scene with ``debate``) each member's line also shows the stance it last
+declared, as a short bar from no (0) to yes (1) and the number, and the "Memory" panel shows what the chosen member's
+masked working memory of the debate holds now: the anchors and settled points it always keeps,
+the statements the mask kept, and how many it let go and why (``game.council.adventure``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from game.types import PLAYER
 
 STANCES = (("for", "green"), ("undecided", "yellow"), ("against", "red"))
 BAR = 24
+MINI = 5  # width of a member's declared-stance bar (no at the left, yes at the right)
 
 
 def needed(members: int, majority: float) -> int:
@@ -62,6 +68,9 @@ class CouncilScreen(SceneScreen):
                     yield Button("Vote yes", id="council-yes", variant="success")
                     yield Button("Vote no", id="council-no", variant="error")
                 yield Static("", id="council-result")
+                yield Label("Memory: what a member keeps of the debate", classes="council-heading council-memory")
+                yield Select([], prompt="Member", id="council-memory-member", classes="council-memory")
+                yield Static("", id="council-memory", classes="council-memory")
             yield ReflowLog(id="council-speeches")
         yield Input(placeholder="Or type a command (say, ask, look…)", id="council-command", max_length=MAX_INPUT)
         yield Footer()
@@ -119,6 +128,10 @@ class CouncilScreen(SceneScreen):
         self.query_one("#council-evidence", Static).update(
             "Evidence presented:\n" + ("\n".join(f" • {e}" for e in self.evidence) or " none yet"))
         self.fill_give(members)
+        for w in self.query(".council-memory"):
+            w.display = bool(sc.get("debate"))
+        if sc.get("debate"):
+            self.fill_memory(members)
 
     def stances(self, members: list[dict[str, Any]], need: int) -> Text:
         out = Text()
@@ -141,8 +154,58 @@ class CouncilScreen(SceneScreen):
             out.append("■ ", colour)
             out.append(f"{who} ", "bold" if m.get("id") == PLAYER else "")
             out.append(f"({m.get('role', 'member')}) ", "dim")
-            out.append(stance + "\n", colour)
+            out.append(stance, colour)
+            if "declared" in m:
+                p = float(m["declared"])
+                width = round(MINI * p)
+                out.append(" ")
+                out.append("━" * width, colour)
+                out.append("─" * (MINI - width), "dim")
+                out.append(f"{p:.2f}", "dim")
+            out.append("\n")
         return out
+
+    def fill_memory(self, members: list[dict[str, Any]]) -> None:
+        """The member picker and the chosen member's masked memory of the debate."""
+        select = self.query_one("#council-memory-member", Select)
+        people = [(self.who(m["id"]), m["id"]) for m in members if m.get("id") != PLAYER]
+        keep = select.value
+        select.set_options(people)
+        if keep in {v for _, v in people}:
+            select.value = keep
+        elif people:
+            select.value = people[0][1]
+        self.query_one("#council-memory", Static).update(self.memory(select.value))
+
+    def memory(self, member: Any) -> Text:
+        game = self.app.game
+        if game is None or member == Select.BLANK or not self.scene.get("id"):
+            return Text("")
+        debate = game.engine.council_debate(self.scene["id"])
+        ctx = debate.contexts().get(member)
+        if ctx is None:
+            return Text("")
+        out = Text()
+        out.append(f"{ctx.tokens} of {debate.masking.budget} tokens · mask: {debate.masking.mode}\n", "dim")
+        for line in (*ctx.anchors, *ctx.summary):
+            out.append(f"⚓ {line}\n", "italic")
+        for st in ctx.statements:
+            who = "The chair" if st.speaker == "coordinator" else self.who(st.speaker)
+            out.append(f"#{st.id} ", "dim")
+            out.append(f"{who}: ", "bold")
+            out.append(f"{st.text}\n")
+        if ctx.masked:
+            why: dict[str, int] = {}
+            for reason in ctx.masked.values():
+                why[reason] = why.get(reason, 0) + 1
+            out.append(f"let go: {len(ctx.masked)} (" + "; ".join(f"{n} {r}" for r, n in why.items()) + ")", "dim")
+        elif not ctx.statements:
+            out.append("nothing said yet", "dim")
+        return out
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "council-memory-member":
+            self.query_one("#council-memory", Static).update(self.memory(event.value))
 
     def fill_give(self, members: list[dict[str, Any]]) -> None:
         """The items the player carries and the members to give them to."""
