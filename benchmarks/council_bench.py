@@ -17,6 +17,8 @@ choose anything.
     python benchmarks/council_bench.py --tune      # the grid on the tune seeds that fixed the parameters
     python benchmarks/council_bench.py --json      # results as JSON
     python benchmarks/council_bench.py --plot flow.png   # viewpoint flow of one held-out debate
+    python benchmarks/council_bench.py --llm URL --model NAME --llm-tasks 30
+        # LLM members on the first 30 held-out tasks: none, window, dedupe, memo, subjective
 """
 
 from __future__ import annotations
@@ -191,7 +193,8 @@ def print_tables(report: dict[str, Any]) -> None:
     table("Masking modes, same budget, held-out tasks", report["modes"])
     for k, v in report["paired"].items():
         con.print(f"paired accuracy {k}: {v['diff']:+.3f}  95% CI [{v['lo']:+.3f}, {v['hi']:+.3f}]")
-    table("Ablations and the stop rule", report["ablations"])
+    if "ablations" in report:
+        table("Ablations and the stop rule", report["ablations"])
     if "sweeps" in report:
         table("Sweep: memo's controversy weight", report["sweeps"]["controversy"])
         table("Sweep: how many statements memo keeps (max_items)", report["sweeps"]["keep"])
@@ -205,8 +208,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", metavar="FILE", help="viewpoint flow of one held-out debate (memo; and none)")
     ap.add_argument("--no-sweeps", action="store_true")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--llm", metavar="URL", help="LLM members through this OpenAI-compatible endpoint "
+                                                 "(key from $OPENAI_API_KEY) instead of the scripted ones")
+    ap.add_argument("--model", help="the model for --llm (default $PARLEY_MODEL, else gpt-4o-mini)")
+    ap.add_argument("--llm-tasks", type=int, default=30, metavar="N", help="held-out tasks for --llm (default 30)")
+    ap.add_argument("--llm-cache", metavar="DIR", help="cache LLM replies here (a re-run makes no requests)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if args.llm:
+        return llm_main(args, t0)
     if args.tune:
         res = tune(args.workers)
         print(json.dumps(res, indent=1) if args.json else "\n".join(f"{k}: {v:.3f}" for k, v in res.items()))
@@ -228,6 +238,23 @@ def main(argv: list[str] | None = None) -> int:
         report["sweeps"] = sweeps(seeds, args.workers, args.quick)
     if args.plot:
         report["plots"] = plot(args.plot, seeds.start)
+    report["seconds"] = round(time.perf_counter() - t0, 1)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_tables(report)
+        print(f"{report['seconds']} s")
+    return 0
+
+
+def llm_main(args: argparse.Namespace, t0: float) -> int:
+    from benchmarks.council_llm import llm_client, run_llm
+    seeds = range(HELD_OUT.start, HELD_OUT.start + max(1, args.llm_tasks))
+    res = run_llm(llm_client(args.llm, args.model, args.llm_cache), seeds, MODES, COUNCIL, FIELDS)
+    report: dict[str, Any] = {"seeds": f"{seeds.start}-{seeds.stop - 1}", "n": len(seeds), "llm": True,
+                              "tune_seeds": f"{TUNE_SEEDS.start}-{TUNE_SEEDS.stop - 1}",
+                              "modes": summary(res),
+                              "paired": {f"memo - {b}": paired(res, "memo", b) for b in res if b != "memo"}}
     report["seconds"] = round(time.perf_counter() - t0, 1)
     if args.json:
         print(json.dumps(report, indent=1))

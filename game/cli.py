@@ -246,8 +246,10 @@ def _tournament_parsers(sub: Any) -> None:
 DEBATE_EPILOG = """examples:
   parley debate                                    a generated hidden-profile task, memo masking
   parley debate --task-seed 7 --masking none       the same kind of task without masking
-  parley debate worlds/council --scene weir_vote   the council of a world, headless (NPCs only)
+  parley debate worlds/council --scene weir_council   the council of a world, headless (NPCs only)
   parley debate --masking window --plot flow.png   the viewpoint flow (each member's stance per round)
+  parley debate --llm http://localhost:11434/v1 --model llama3.1 --masking subjective
+                                                   LLM members; each labels its peers' statements keep/mask
 """
 
 
@@ -263,10 +265,12 @@ def _debate_parser(sub: Any) -> None:
     d.add_argument("--scene", metavar="ID", help="the council scene (needed when the world has several)")
     d.add_argument("--task-seed", type=_count, default=0, metavar="N",
                    help="which generated hidden-profile task (no WORLD; default 0)")
-    d.add_argument("--masking", choices=("none", "window", "dedupe", "memo", "objective"), default="memo",
+    d.add_argument("--masking", choices=("none", "window", "dedupe", "memo", "objective", "subjective"),
+                   default="memo",
                    help="the members' working memory: none (full history), window (last statements), "
                         "dedupe (the first mention of each evidence item), memo (redundancy, controversy, "
-                        "novelty, anchors; the default), objective (the most confident speakers)")
+                        "novelty, anchors; the default), objective (the most confident speakers), "
+                        "subjective (each LLM member labels its peers' statements; needs --llm)")
     d.add_argument("--rounds", type=_workers, default=10, metavar="N", help="most rounds (default 10)")
     d.add_argument("--budget", type=_budget, default=200, metavar="TOKENS",
                    help="context tokens per member per turn, the same for every mode (default 200)")
@@ -276,6 +280,7 @@ def _debate_parser(sub: Any) -> None:
     d.add_argument("--plot", metavar="FILE", help="write the viewpoint flow (stance per member per round) as a PNG")
     d.add_argument("--json", action="store_true", help="print the metrics as JSON")
     d.add_argument("--quiet", action="store_true", help="do not print the transcript")
+    _llm_flags(d, scene=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

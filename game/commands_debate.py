@@ -22,17 +22,33 @@ def _task(args: Namespace) -> Any:
     return task_from_scene(load_world(args.world).spec, args.scene)
 
 
+def _members(args: Namespace, task: Any) -> tuple[Any, Any]:
+    """(debaters, masking config): LLM members when --llm is given, else scripted ones."""
+    from game.commands import llm_client
+    from game.council.masking import MaskingConfig, SubjectiveMaskingConfig
+    client = llm_client(args, args.seed)
+    if args.masking == "subjective":
+        if client is None:
+            raise InputError("--masking subjective needs LLM members", hint="add --llm URL (and --model NAME)")
+        masking: Any = SubjectiveMaskingConfig(budget=args.budget)
+    else:
+        masking = MaskingConfig(mode=args.masking, budget=args.budget)
+    if client is None:
+        return None, masking
+    from game.council.llm import llm_council
+    return llm_council(task, client), masking
+
+
 def cmd_debate(args: Namespace) -> int:
-    from game.council.masking import MaskingConfig
     from game.council.runner import run_debate
     from game.council.session import CouncilConfig
     task = _task(args)
     cfg = CouncilConfig(max_rounds=args.rounds, seed=args.seed, speaker_policy=args.speakers)
-    masking = MaskingConfig(mode=args.masking, budget=args.budget)
+    debaters, masking = _members(args, task)
     def said(st: Any, view: Any) -> None:
         if not args.quiet and not args.json:
             print(f"[{st.round}] {st.speaker}: {st.text}")
-    session, m = run_debate(task, cfg, masking, on_statement=said)
+    session, m = run_debate(task, cfg, masking, debaters, on_statement=said)
     assert m is not None
     if args.plot:
         from game.council.metrics import plot_flow

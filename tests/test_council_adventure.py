@@ -127,3 +127,16 @@ def test_a_bad_debate_table_is_a_located_world_error(tmp_path):
         load_world(world)
     msg = err.value.render()
     assert "masking" in msg and "weir_council" in msg and "mem" in msg
+
+
+def test_a_member_won_over_by_evidence_stays_won_through_the_debate():
+    roll = ["go west", "go up", "take vestry key", "go down", "unlock chest with vestry key", "open chest",
+            "take flood roll", "go east", "go north", "give flood roll to fenn"]
+    game = play(roll + ["wait", "wait", "wait"], seed=120)
+    d = debate(game)
+    assert d.session.round > 3 and d.session.task.member("fenn").persuadability == 0.1
+    fenn = [st.stance for st in d.session.history if st.speaker == "fenn"]
+    given = next(i for i, st in enumerate(s for s in d.session.history if s.speaker == "fenn")
+                 if st.evidence == "item:flood_record")
+    assert all(p > 0.55 for p in fenn[given:])     # every stance he declared since reads "for"
+    assert game.engine.state.scenes[SCENE]["stances"]["fenn"] == "for"

@@ -51,6 +51,8 @@ def test_a_world_council_is_debated_by_its_npcs_and_the_flow_plot_is_written(tmp
     (("debate", "--rounds", "0"), "must be at least 1"),
     (("debate", "--budget", "3"), "at least 16 tokens"),
     (("debate", str(COUNCIL), "--task-seed", "4"), "does not apply to a world's scene"),
+    (("debate", "--masking", "subjective"), "needs LLM members"),
+    (("debate", "--model", "m"), "need --llm URL"),
 ])
 def test_what_cannot_be_debated_is_an_input_error(args, says):
     r = parley(*args)
@@ -61,3 +63,45 @@ def test_a_scene_id_must_be_a_council_scene():
     spec = load_world(ROOT / "worlds" / "bazaar").spec
     with pytest.raises(InputError):
         task_from_scene(spec)
+
+
+def test_llm_members_debate_from_the_cli_over_http(serve):
+    """--llm: every member is an LLM debater (the scripted server plays them), subjective masking on."""
+    from game.council.tasks import hidden_profile_task
+    from tests.test_council_llm import Model
+    model = Model(hidden_profile_task(3), labels=lambda n, c: True)
+    s = serve(responder=model)
+    r = parley("debate", "--task-seed", "3", "--masking", "subjective", "--rounds", "3", "--json",
+               "--llm", s.base_url, "--model", "council")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["masking"] == "subjective" and out["rounds"] >= 1
+    members = {m.id for m in hidden_profile_task(3).members}
+    assert set(model.said) == members                       # every member labelled its peers' statements
+    assert len(s.requests) >= out["rounds"] * len(members)  # and spoke through the endpoint
+
+
+def test_the_council_benchmark_runs_llm_members_over_http(serve, capsys):
+    """``council_bench.py --llm``: every mode an LLM council can use, on the same held-out tasks,
+    against the scripted server (this proves the wiring, not any model's accuracy)."""
+    from benchmarks import council_bench
+    from game.council.tasks import hidden_profile_task
+    from tests.test_council_llm import Model
+
+    class Any3:
+        """The scripted model for whichever task a prompt comes from (tasks 1000 and 1001)."""
+
+        def __init__(self):
+            self.models = [Model(hidden_profile_task(s), labels=lambda n, c: n % 2 == 0) for s in (1000, 1001)]
+
+        def __call__(self, body):
+            text = "\n".join(m["content"] for m in body["messages"])
+            return self.models[0](body) if hidden_profile_task(1000).motion in text else self.models[1](body)
+
+    s = serve(responder=Any3())
+    assert council_bench.main(["--llm", s.base_url, "--model", "m", "--llm-tasks", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["llm"] and out["n"] == 2
+    assert set(out["modes"]) == {"none", "window", "dedupe", "memo", "subjective"}
+    assert "memo - subjective" in out["paired"] and "memo - none" in out["paired"]
+    assert len(s.requests) >= 2 * 5 * 3   # every mode, every task, at least a round of three members

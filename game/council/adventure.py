@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from game.council.debaters import ScriptedDebater, View
-from game.council.from_world import task_from_scene
+from game.council.from_world import PERSUADABLE, task_from_scene
 from game.council.masking import Context, Masker, MaskingConfig
 from game.council.runner import view_for
 from game.council.session import CouncilConfig, CouncilSession, Reply, Statement
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from memory.embedder import Embedder
 
 VOICED = 0.6  # the confidence of a member speaking in its own words (an LLM NPC)
+WON = 0.9  # the stance of a member an item has persuaded
 FOR, AGAINST = 0.55, 0.45  # a stance above FOR reads "for", below AGAINST "against", else "undecided"
 
 
@@ -77,7 +78,8 @@ class SceneDebate:
         if kind == "hear":
             return s.hear(op["speaker"], op["text"])
         if kind == "bring":
-            return s.bring(op["member"], Evidence.model_validate(op["evidence"]), op["stance"], op.get("text"))
+            return s.bring(op["member"], Evidence.model_validate(op["evidence"]), op["stance"], op.get("text"),
+                           op.get("persuadability"))
         raise ValueError(f"unknown debate op {kind!r}")
 
     def _do(self, op: dict[str, Any]) -> Statement | None:
@@ -146,7 +148,9 @@ class SceneDebate:
         ev = Evidence(id=eid, aspect=f"the {name}", direction=1, weight=self.scene.debate.evidence_weight,
                       text=f"The {name}: {description}" if description else f"The {name}",
                       gist=(description or name)[:60])
-        return self._do({"op": "bring", "member": member, "stance": 0.9, "evidence": ev.model_dump(), "text": said})
+        # a member won over by evidence is as firm as one who took a side from the start
+        return self._do({"op": "bring", "member": member, "stance": WON, "persuadability": PERSUADABLE["for"],
+                         "evidence": ev.model_dump(), "text": said})
 
     def _named(self, text: str) -> str:
         """Member ids in a debater's words, as the world names them."""

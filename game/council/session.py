@@ -207,18 +207,19 @@ class CouncilSession:
             raise CouncilError(f"{speaker!r} speaks in turn, not from the gallery")
         return self._append(speaker, Reply("argument", text, 0.5, 0.0))
 
-    def bring(self, member: str, evidence: Evidence, stance: float, text: str | None = None) -> Statement:
+    def bring(self, member: str, evidence: Evidence, stance: float, text: str | None = None,
+              persuadability: float | None = None) -> Statement:
         """New evidence reaches ``member`` from outside the debate (an item the player hands over):
         it joins the task as ``member``'s own, the member's stance becomes ``stance``, and the
         member states it out of turn (in ``text``, else the evidence's words), so it is in the
-        transcript for every context."""
+        transcript for every context. ``persuadability``: how movable the member is from now on."""
         if not self.is_open:
             raise CouncilError(f"the debate is over ({self.status})")
         if member not in self.members:
             raise CouncilError(f"{member!r} is not a member of this council")
         if evidence.id in self.task.by_id():
             raise CouncilError(f"evidence {evidence.id!r} is already in the debate")
-        self.task = self.task.with_evidence(member, evidence, stance)
+        self.task = self.task.with_evidence(member, evidence, stance, persuadability)
         self.crux = self.task.crux_aspects()
         said = text or f"{evidence.text.rstrip('.')}."
         st = self._append(member, Reply("evidence", said, stance, 1.0, evidence.id,

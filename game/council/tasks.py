@@ -112,10 +112,14 @@ class CouncilTask(BaseModel):
                 return m
         raise KeyError(mid)
 
-    def with_evidence(self, member: str, evidence: Evidence, stance: float) -> CouncilTask:
-        """This task with ``evidence`` added as ``member``'s own and ``member``'s stance set to
-        ``stance`` (new evidence that reached it from outside the debate)."""
-        members = tuple(m.model_copy(update={"private": (*m.private, evidence.id), "stance": stance})
+    def with_evidence(self, member: str, evidence: Evidence, stance: float,
+                      persuadability: float | None = None) -> CouncilTask:
+        """This task with ``evidence`` added as ``member``'s own and ``member``'s stance (and, if
+        given, persuadability) set (new evidence that reached it from outside the debate)."""
+        update: dict[str, object] = {"stance": stance}
+        if persuadability is not None:
+            update["persuadability"] = persuadability
+        members = tuple(m.model_copy(update={"private": (*m.private, evidence.id), **update})
                         if m.id == member else m for m in self.members)
         return type(self).model_validate({**self.model_dump(), "evidence": (*self.evidence, evidence),
                                           "members": members})
