@@ -238,13 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         report["sweeps"] = sweeps(seeds, args.workers, args.quick)
     if args.plot:
         report["plots"] = plot(args.plot, seeds.start)
-    report["seconds"] = round(time.perf_counter() - t0, 1)
-    if args.json:
-        print(json.dumps(report, indent=1))
-    else:
-        print_tables(report)
-        print(f"{report['seconds']} s")
-    return 0
+    return emit(report, args, t0)
 
 
 def llm_main(args: argparse.Namespace, t0: float) -> int:
@@ -255,6 +249,10 @@ def llm_main(args: argparse.Namespace, t0: float) -> int:
                               "tune_seeds": f"{TUNE_SEEDS.start}-{TUNE_SEEDS.stop - 1}",
                               "modes": summary(res),
                               "paired": {f"memo - {b}": paired(res, "memo", b) for b in res if b != "memo"}}
+    return emit(report, args, t0)
+
+
+def emit(report: dict[str, Any], args: argparse.Namespace, t0: float) -> int:
     report["seconds"] = round(time.perf_counter() - t0, 1)
     if args.json:
         print(json.dumps(report, indent=1))
