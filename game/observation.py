@@ -111,7 +111,9 @@ def declared_stances(log: Any) -> dict[str, float]:
     """Each member's stance as it last declared it in a debating council (what anyone in the
     chamber heard; the debate's log, ``game.council.adventure``)."""
     out: dict[str, float] = {}
-    for op in log:
+    for op in log if isinstance(log, list) else ():
+        if not isinstance(op, dict):
+            continue
         if op.get("op") == "say":
             out[op["member"]] = round(float(op["reply"]["stance"]), 3)
         elif op.get("op") == "bring":

@@ -86,6 +86,9 @@ def load_game(cls: type, ref: str | Path, base: str | Path | None = None, world_
             game.memory.set_state(data["components"]["memory"])
         if game.facts is not None and "facts" in data["components"]:
             game.facts.set_state(data["components"]["facts"])
+        for sid, st in game.engine.state.scenes.items():  # a council's debate replays from its log
+            if "debate" in st and getattr(game.spec.scenes[sid], "debate", None) is not None:
+                game.engine.council_debate(sid)
     except Exception as e:  # any damage inside the state is the save's fault, never a crash
         raise SaveError(f"{where}: engine state is damaged ({type(e).__name__}: {e})",
                         hint="the file was left as it is") from None

@@ -43,9 +43,12 @@ def council_debate(engine: Any, scene_id: str) -> Any:
     """The scripted debate of a council scene (``game.council.adventure.SceneDebate``), over the
     log kept in the scene's state."""
     from game.council.adventure import SceneDebate
-    st = engine.state.scenes[scene_id]
+    st = engine.state.scenes.get(scene_id) or {}
     names = {p.id: engine.name(p.id) for p in engine.spec.scenes[scene_id].participants}
-    return SceneDebate(engine.spec, scene_id, engine.seed, st.setdefault("debate", []), names=names)
+
+    def keep(log: list[Any]) -> None:  # the debate's first step: its log joins the scene's state
+        engine.state.scenes.setdefault(scene_id, st)["debate"] = log
+    return SceneDebate(engine.spec, scene_id, engine.seed, st.get("debate"), names=names, keep=keep)
 
 
 def engine_defaults() -> dict[str, Any]:

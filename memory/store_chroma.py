@@ -103,6 +103,19 @@ def _drop_collection(client: Any, name: str) -> None:
         pass
 
 
+def _locked(exc: BaseException) -> bool:
+    return "database is locked" in str(exc)
+
+
+def when_unlocked(write: Any, **kw: Any) -> Any:
+    """``write(**kw)``, retried with backoff for up to 10 s while another process (a game and a
+    ``parley inspect`` of its save) holds the store's SQLite write lock."""
+    from tenacity import retry, retry_if_exception, stop_after_delay, wait_exponential
+    again = retry(retry=retry_if_exception(_locked), wait=wait_exponential(multiplier=0.05, max=1.0),
+                  stop=stop_after_delay(10), reraise=True)
+    return again(write)(**kw)
+
+
 class ChromaStore:
     """A chromadb collection with cosine space, our embedding function and a raised HNSW ef_search.
 
@@ -171,7 +184,7 @@ class ChromaStore:
             # Reopened with another ef_search: persist it. chromadb 1.5.9 applies it when the
             # index is loaded, i.e. in a process that has not queried this collection yet; an
             # index already loaded in this process keeps the ef_search it was loaded with.
-            col.modify(configuration={"hnsw": {"ef_search": self.ef_search}})
+            when_unlocked(col.modify, configuration={"hnsw": {"ef_search": self.ef_search}})
         return col
 
     def add(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict]) -> None:
@@ -179,8 +192,8 @@ class ChromaStore:
         step = max(1, self._max_batch)
         for s in range(0, len(ids), step):
             chunk = slice(s, s + step)
-            self._col.upsert(ids=ids[chunk], embeddings=vecs[chunk],
-                             metadatas=[m or None for m in metas[chunk]])
+            when_unlocked(self._col.upsert, ids=ids[chunk], embeddings=vecs[chunk],
+                          metadatas=[m or None for m in metas[chunk]])
 
     def query(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[tuple[str, float]]:
         if k <= 0:

@@ -140,3 +140,104 @@ def test_a_member_won_over_by_evidence_stays_won_through_the_debate():
                  if st.evidence == "item:flood_record")
     assert all(p > 0.55 for p in fenn[given:])     # every stance he declared since reads "for"
     assert game.engine.state.scenes[SCENE]["stances"]["fenn"] == "for"
+
+
+FETCH_BOTH = ["go west", "go up", "take vestry key", "go down", "unlock chest with vestry key", "open chest",
+              "take flood roll", "go east", "go south", "go south", "open satchel", "take report", "go north",
+              "go north"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_evidence_handed_over_while_the_council_debates_carries_the_vote(seed):
+    game = play(FETCH_BOTH + ["go north", "give report to edda", "give flood roll to fenn", "wait", "vote yes"],
+                seed=seed)
+    cs = game.engine.state.scenes[SCENE]
+    assert cs["persuaded"] == ["edda", "fenn"]
+    assert cs["outcome"] == "passed" and cs["votes"]["edda"] == cs["votes"]["fenn"] == "yes"
+
+
+def test_evidence_wins_a_member_the_debate_already_leans_for():
+    """Shown the item, a member is won over (and states it) even if the debate had it 'for' already."""
+    game = play(FETCH_BOTH + ["go north", "give report to edda", "wait"], seed=9)
+    assert game.engine.state.scenes[SCENE]["stances"]["fenn"] == "for"   # the report swayed him (seed 9)
+    said = play(["give flood roll to fenn"], game=game)
+    assert any("Fenn Osric (member, for)" in t and "flood roll" in t for t in speeches(said))
+    assert any(st.evidence == "item:flood_record" for st in debate(game).session.history)
+    assert game.engine.state.scenes[SCENE]["persuaded"] == ["edda", "fenn"]
+
+
+def _damage(tmp_path, edit) -> str:
+    import json
+
+    from game.savegame import save_hash, save_header
+    game = play(TO_HALL + ["say stone now", "wait"], seed=1)
+    path = game.save("damaged", base=tmp_path)
+    file = path / "save.json" if path.is_dir() else path
+    data = json.loads(file.read_text())
+    edit(data["engine"]["state"]["scenes"][SCENE])
+    data["state_hash"] = save_hash(data["engine"], data["components"], save_header(data))
+    file.write_text(json.dumps(data))
+    return "damaged"
+
+
+@pytest.mark.parametrize("edit, says", [
+    (lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}), "debate[3]: unknown debate op 'shout'"),
+    (lambda sc: sc["debate"][0]["reply"].pop("text"), "debate[0]: missing 'text'"),
+    (lambda sc: sc["debate"][1]["reply"].__setitem__("stance", "high"), "debate[1]: 'high' is not a number"),
+    (lambda sc: sc["debate"][2]["reply"].__setitem__("stance", 5.0), "debate[2]: 5.0 is not a number from 0 to 1"),
+    (lambda sc: sc["debate"].__setitem__(0, {**sc["debate"][0], "member": "nobody"}), "debate[0]: it is not 'nobody'"),
+    (lambda sc: sc.__setitem__("debate", "oops"), "a list of steps, not str"),
+    (lambda sc: sc["debate"].__setitem__(4, 7), "debate[4]: a step is a table, not int"),
+])
+def test_a_damaged_debate_in_a_save_is_refused_on_load(tmp_path, edit, says):
+    from game.errors import SaveError
+    name = _damage(tmp_path, edit)
+    with pytest.raises(SaveError) as err:
+        Game.load(name, base=tmp_path)
+    assert says in err.value.message and "scenes.weir_council.debate" in err.value.message
+
+
+def test_a_damaged_debate_is_exit_2_at_the_cli(tmp_path):
+    from tests.conftest import parley
+    _damage(tmp_path, lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}))
+    r = parley("play", "--plain", "--load", "damaged", "--saves-dir", str(tmp_path), input="wait\nquit\n")
+    assert r.returncode == 2 and "debate[3]" in r.stderr and "Traceback" not in r.stderr
+    assert not any(p.name.startswith("autosave") for p in tmp_path.iterdir())
+
+
+def test_reading_a_debate_does_not_change_the_game():
+    game = play(TO_HALL)
+    before = game.engine.state_hash()
+    d = debate(game)
+    d.contexts()
+    assert game.engine.state_hash() == before
+    fresh = Game(WORLDS / "council", seed=0)
+    h = fresh.engine.state_hash()
+    fresh.engine.council_debate(SCENE)  # nothing debated yet: the state gains no log
+    assert fresh.engine.state_hash() == h
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda t: t.replace('id = "bree"', 'id = "player"', 1), "at least two NPC members"),
+    (lambda t: t.replace("max_rounds = 4", "max_rounds = 500"), "at most 200 rounds"),
+])
+def test_world_validation_catches_a_debate_that_cannot_run(tmp_path, change, says):
+    import shutil
+    world = tmp_path / "council"
+    shutil.copytree(WORLDS / "council", world)
+    toml = world / "world.toml"
+    text = toml.read_text(encoding="utf-8")
+    if "NPC members" in says:  # leave only one NPC member
+        start = text.index("[[scenes.weir_council.participants]]")
+        end = text.index("# ---", start) if "# ---" in text[start:] else len(text)
+        block = text[start:end]
+        parts = block.split("[[scenes.weir_council.participants]]")
+        keep = "[[scenes.weir_council.participants]]" + parts[1] + '[[scenes.weir_council.participants]]\nid = "player"\n\n'
+
+        text = text[:start] + keep + text[end:]
+    else:
+        text = change(text)
+    toml.write_text(text, encoding="utf-8")
+    with pytest.raises(WorldError) as err:
+        load_world(world)
+    assert says in err.value.render()

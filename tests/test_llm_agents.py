@@ -392,6 +392,22 @@ def test_llm_member_speaks_in_the_debating_council_from_its_masked_memory(serve)
     assert llm.usage_by_agent().keys() == {"corvin"}
 
 
+def test_a_game_with_an_llm_member_in_a_debating_council_replays(serve, tmp_path):
+    """The replay has no agents: the transcript says which member spoke in its own words."""
+    s = serve([npc_reply("The barns are half empty."), npc_reply("Stone is a fool's bargain."),
+               npc_reply("Not one sack to spare.")])
+    game = Game(COUNCIL, seed=0, llm=client(s), llm_npcs={"corvin"})
+    play(game, "go north")
+    play(game, "say the footings are cracked")
+    play(game, "wait")
+    debate = game.engine.council_debate("weir_council")
+    assert [st.text for st in debate.session.history if st.speaker == "corvin"][:2] == \
+        ["The barns are half empty.", "Stone is a fool's bargain."]
+    game.save("llm-council", base=tmp_path)
+    ok, *_ = replay("llm-council", base=tmp_path)
+    assert ok
+
+
 # -- 8. the API key never reaches a file ---------------------------------------------------------
 
 def test_api_key_is_never_written(serve, tmp_path):

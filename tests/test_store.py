@@ -333,3 +333,29 @@ def test_query_many_matches_one_query_per_vector():
     qs = vecs[:3] + 0.01
     for where in (None, Where(scopes=("shared",)), Where(scopes=("private:a",), min_turn=100)):
         assert store.query_many(qs, 10, where) == [store.query(q, 10, where) for q in qs]
+
+
+def test_a_write_is_retried_while_the_database_is_locked():
+    """Another process (a game, and an inspect of its save) may hold the SQLite write lock for a
+    moment: a store write is retried while chromadb says 'database is locked', and only then."""
+    from chromadb.errors import InternalError
+
+    from memory.store_chroma import when_unlocked
+    calls = []
+
+    def write(n: int) -> int:
+        calls.append(n)
+        if len(calls) < 3:
+            raise InternalError("Database error: error returned from database: (code: 5) database is locked")
+        return n
+
+    assert when_unlocked(write, n=7) == 7 and calls == [7, 7, 7]
+
+    def broken() -> None:
+        calls.append(0)
+        raise InternalError("no such table: collections")
+
+    calls.clear()
+    with pytest.raises(InternalError, match="no such table"):
+        when_unlocked(broken)
+    assert calls == [0]

@@ -16,14 +16,14 @@ loaded game goes on as the unsaved one would have.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from game.council.debaters import ScriptedDebater, View
 from game.council.from_world import PERSUADABLE, task_from_scene
 from game.council.masking import Context, Masker, MaskingConfig
 from game.council.runner import view_for
-from game.council.session import CouncilConfig, CouncilSession, Reply, Statement
+from game.council.session import CouncilConfig, CouncilError, CouncilSession, Reply, Statement
 from game.council.tasks import Evidence
 
 if TYPE_CHECKING:
@@ -32,6 +32,23 @@ if TYPE_CHECKING:
 VOICED = 0.6  # the confidence of a member speaking in its own words (an LLM NPC)
 WON = 0.9  # the stance of a member an item has persuaded
 FOR, AGAINST = 0.55, 0.45  # a stance above FOR reads "for", below AGAINST "against", else "undecided"
+
+
+class DebateLogError(ValueError):
+    """A debate's log (in a save) that does not replay: which step, and what is wrong with it."""
+
+
+def _share(x: Any) -> float:
+    """A stance, confidence or persuadability from the log: a number in [0, 1]."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0.0 <= float(x) <= 1.0:
+        raise ValueError(f"{x!r} is not a number from 0 to 1")
+    return float(x)
+
+
+def _text(x: Any) -> str:
+    if not isinstance(x, str):
+        raise ValueError(f"{x!r} is not text")
+    return x
 
 
 def label(stance: float) -> str:
@@ -43,15 +60,19 @@ class SceneDebate:
     """The debate of council scene ``scene_id`` in ``spec``, replayed from ``log`` (a list kept in
     the scene's state; this object appends to it)."""
 
-    def __init__(self, spec: Any, scene_id: str, seed: int, log: list[dict[str, Any]],
-                 embedder: Embedder | None = None, names: dict[str, str] | None = None):
+    def __init__(self, spec: Any, scene_id: str, seed: int, log: list[dict[str, Any]] | None,
+                 embedder: Embedder | None = None, names: dict[str, str] | None = None,
+                 keep: Callable[[list[dict[str, Any]]], None] | None = None):
+        """``log``: the debate so far (None: not begun); ``keep(log)`` stores a new log in the
+        scene's state when the first thing happens (reading a debate never changes the game)."""
         self.spec = spec
         self.scene = spec.scenes[scene_id]
         cfg = self.scene.debate
         if cfg is None:
             raise ValueError(f"council scene {scene_id!r} declares no debate")
         self.seed = int(seed)
-        self.log = log
+        self.log: list[dict[str, Any]] = [] if log is None else log
+        self._keep = keep if log is None else None
         self.names = names or {}
         self.masking = MaskingConfig(mode=cfg.masking, budget=cfg.budget)
         # the council debates all its rounds (the player calls the vote): no early consensus stop
@@ -60,31 +81,44 @@ class SceneDebate:
         self._embedder = embedder
         self._masker: Masker | None = None
         self.session = CouncilSession(task_from_scene(spec, scene_id), self.config)
-        for op in log:
-            self._apply(op)
+        if not isinstance(self.log, list):
+            raise DebateLogError(f"scenes.{scene_id}.debate: a list of steps, not {type(self.log).__name__}")
+        for i, op in enumerate(self.log):
+            try:
+                self._apply(op)
+            except (CouncilError, KeyError, TypeError, ValueError) as e:
+                why = f"missing {e}" if isinstance(e, KeyError) else str(e)
+                raise DebateLogError(f"scenes.{scene_id}.debate[{i}]: {why}") from None
 
     # --- the log ------------------------------------------------------------------------------
 
     def _apply(self, op: dict[str, Any]) -> Statement | None:
         s = self.session
+        if not isinstance(op, dict):
+            raise TypeError(f"a step is a table, not {type(op).__name__}")
         kind = op["op"]
         if kind == "say":
             r = op["reply"]
-            return s.say(op["member"], Reply(r["kind"], r["text"], r["stance"], r["confidence"], r.get("evidence"),
-                                             r.get("target"), r.get("aspect")), op.get("tokens", 0))
+            return s.say(op["member"], Reply(_text(r["kind"]), _text(r["text"]), _share(r["stance"]),
+                                             _share(r["confidence"]), r.get("evidence"), r.get("target"),
+                                             r.get("aspect")), int(op.get("tokens", 0)))
         if kind == "end":
             s.end_round()
             return None
         if kind == "hear":
-            return s.hear(op["speaker"], op["text"])
+            return s.hear(_text(op["speaker"]), _text(op["text"]))
         if kind == "bring":
-            return s.bring(op["member"], Evidence.model_validate(op["evidence"]), op["stance"], op.get("text"),
-                           op.get("persuadability"))
+            p = op.get("persuadability")
+            return s.bring(op["member"], Evidence.model_validate(op["evidence"]), _share(op["stance"]), op.get("text"),
+                           None if p is None else _share(p))
         raise ValueError(f"unknown debate op {kind!r}")
 
     def _do(self, op: dict[str, Any]) -> Statement | None:
         st = self._apply(op)
         self.log.append(op)
+        if self._keep is not None:
+            self._keep(self.log)
+            self._keep = None
         return st
 
     # --- reading ------------------------------------------------------------------------------
@@ -101,26 +135,31 @@ class SceneDebate:
     def labels(self) -> dict[str, str]:
         return {m: label(p) for m, p in self.session.stances.items()}
 
+    def context(self, member: str) -> Context:
+        """What ``member``'s masked memory of the debate holds now."""
+        return self.masker.context(self.session, member)
+
     def contexts(self) -> dict[str, Context]:
         """What each member's masked memory of the debate holds now."""
-        return {m: self.masker.context(self.session, m) for m in self.session.members}
+        return {m: self.context(m) for m in self.session.members}
 
     # --- moves --------------------------------------------------------------------------------
 
-    def play_round(self, voices: Mapping[str, Callable[[View], str]] | None = None) -> list[Statement]:
+    def play_round(self, voice: Callable[[str, View], str | None] | None = None) -> list[Statement]:
         """Every member the chair calls speaks once; then the round closes. Returns the round's
         statements, the chair's question (if it broke a stalemate) last. Nothing once it is over.
 
-        ``voices``: members who speak in their own words (an LLM NPC): given the member's view
-        (its masked context included) it returns the words, said as an argument at the member's
-        current stance; empty words fall back to the scripted debater."""
+        ``voice(member, view)``: the words of a member who speaks for itself (an LLM NPC), given
+        its view (its masked context included), said as an argument at its current stance (only
+        evidence handed over moves such a member); None or empty words: the scripted debater
+        speaks for it."""
         s = self.session
         if not s.is_open:
             return []
         start = len(s.history)
         for member in s.speakers():
             view = view_for(s, member, self.masker)
-            words = voices[member](view).strip() if voices and member in voices else ""
+            words = ((voice(member, view) if voice is not None else None) or "").strip()
             if words:
                 reply = Reply("argument", words, s.stances[member], VOICED)
             else:

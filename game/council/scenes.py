@@ -56,7 +56,13 @@ class CouncilScenes:
                 if p.id != to or item not in p.persuaded_by:
                     continue
                 cs = self._council_state(sid)
-                if cs["status"] == "debating" and cs["stances"].get(to) != "for":
+                won = cs.get("persuaded", [])
+                # won over once, whatever the debate made of its stance meanwhile (a council that
+                # does not debate moves stances only this way)
+                fresh = to not in won if sc.debate is not None else cs["stances"].get(to) != "for"
+                if cs["status"] == "debating" and fresh:
+                    if sc.debate is not None:
+                        cs["persuaded"] = [*won, to]
                     cs["stances"][to] = "for"
                     self.eng.emit("persuaded", to, f"{self.eng.name(to)} studies the {self.eng.name(item)} "
                                   f"and declares support for the motion.", data={"scene": sid, "item": item})
@@ -141,38 +147,51 @@ class CouncilScenes:
         """One round of a debating council: each member speaks from its masked memory."""
         debate = self.eng.council_debate(sid)
         claims: dict[str, list[dict[str, Any]]] = {}
-        voiced = {p.id: self._voiced(sid, sc, cs, p, claims) for p in sc.participants
-                  if getattr(self.eng.actors.get(p.id), "speaks_freely", False)}
-        said = debate.play_round(voiced)
+        said = debate.play_round(self._voice(sid, sc, cs, claims))
+        won = set(cs.get("persuaded", ()))
         for st in said:
-            self._speak(sid, sc, st, debate.labels().get(st.speaker, ""), claims.get(st.speaker, []))
+            label = "for" if st.speaker in won else debate.labels().get(st.speaker, "")
+            self._speak(sid, sc, st, label, claims.get(st.speaker, []))
         if said:  # once the debate is over, stances move only with evidence handed over
-            cs["stances"].update(debate.labels())
+            cs["stances"].update({m: v for m, v in debate.labels().items() if m not in won})
         cs["round"] += 1
 
-    def _voiced(self, sid: str, sc: Any, cs: dict[str, Any], p: Any,
-                claims: dict[str, list[dict[str, Any]]]) -> Any:
-        """How a member with its own voice (an LLM NPC) speaks in the debate: asked for a speech
-        with what its masked memory of the debate holds; its claims kept for the speech event."""
+    def _speaks_freely(self, member: str) -> bool:
+        """Does ``member`` speak in its own words (an LLM NPC)? In a replay (no agents) the
+        transcript says: its speech was recorded next."""
+        eng = self.eng
+        if eng.replay_decisions is not None:
+            nxt = eng.replay_decisions[0] if eng.replay_decisions else {}
+            return nxt.get("kind") == "reply" and nxt.get("who") == member and nxt.get("turn") == eng.state.turn
+        return bool(getattr(eng.actors.get(member), "speaks_freely", False))
+
+    def _voice(self, sid: str, sc: Any, cs: dict[str, Any], claims: dict[str, list[dict[str, Any]]]) -> Any:
+        """How members with their own voice speak in the debate: asked for a speech with what
+        their masked memory of the debate holds; their claims kept for the speech event. None
+        for a member without one (a scripted debater speaks for it)."""
         from game.dialogue import utterances
         from game.types import Request
+        spec = {p.id: p for p in sc.participants}
 
-        def speak(view: Any) -> str:
-            eng = self.eng
+        def speak(member: str, view: Any) -> str | None:
+            if not self._speaks_freely(member):
+                return None
+            eng, p = self.eng, spec[member]
             req = Request("speech", PLAYER, eng.state.turn, eng.next_ask(), topic=sc.motion,
-                          data={"scene": sid, "round": cs["round"], "stance": cs["stances"][p.id],
+                          data={"scene": sid, "round": cs["round"], "stance": cs["stances"][member],
                                 "initial": p.stance, "role": p.role, "arguments": list(p.arguments),
                                 "converted": list(p.converted), "debate": view.context.lines()})
-            said = utterances(eng, p.id, req)
-            claims[p.id] = [c.to_dict() for u in said for c in u.claims]
+            said = utterances(eng, member, req)
+            claims[member] = [c.to_dict() for u in said for c in u.claims]
             return said[0].text if said else ""
         return speak
 
     def _speak(self, sid: str, sc: Any, st: Any, stance: str, claims: list[dict[str, Any]] | None = None) -> None:
         data = {"scene": sid, "round": st.round, "stance": stance, "statement": st.id, "kind": st.kind,
                 "confidence": round(st.confidence, 3), "p": round(st.stance, 3), "claims": claims or []}
-        if st.speaker == "coordinator":
-            chair = next((p.id for p in sc.participants if p.role == "chair"), PLAYER)
+        if st.speaker == "coordinator":  # the chair's words, or the presiding member's
+            chair = next((p.id for p in sc.participants if p.role == "chair"), None) or \
+                next(p.id for p in sc.participants if p.id != PLAYER)
             self.eng.emit("speech", chair, st.text, location=sc.location, data={**data, "stance": "chair"})
             return
         role = next(p.role for p in sc.participants if p.id == st.speaker)

@@ -292,6 +292,9 @@ def _trade_problems(w: WorldSpec, sc: NegotiationScene, base: str, placed: dict[
                       path=f"{base}.trade.item", hint=f"add it to npcs.{t.seller}.inventory")
 
 
+DEBATE_ROUNDS = 200  # the most rounds a council debate holds (game.council.session.CouncilConfig)
+
+
 def _council_problems(w: WorldSpec, sid: str, sc: CouncilScene) -> Iterator[Problem]:
     base, items, locs = f"scenes.{sid}", set(w.items), set(w.locations)
     parties_ok = set(w.npcs) | {PLAYER}
@@ -307,6 +310,14 @@ def _council_problems(w: WorldSpec, sid: str, sc: CouncilScene) -> Iterator[Prob
                 yield _ref("item", it, items, f"{base}.participants[{i}].persuaded_by[{j}]")
     if sc.location is not None and sc.location not in locs:
         yield _ref("location", sc.location, locs, f"{base}.location")
+    if sc.debate is not None:
+        npcs = [p.id for p in sc.participants if p.id != PLAYER]
+        if len(npcs) < 2:
+            yield Problem(f"a debating council needs at least two NPC members, this one has {len(npcs)}",
+                          path=f"{base}.debate", hint="add participants, or remove the debate table")
+        if sc.max_rounds > DEBATE_ROUNDS:
+            yield Problem(f"a debating council holds at most {DEBATE_ROUNDS} rounds, not {sc.max_rounds}",
+                          path=f"{base}.max_rounds")
 
 
 def _agent_problems(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:

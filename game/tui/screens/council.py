@@ -182,9 +182,9 @@ class CouncilScreen(SceneScreen):
         if game is None or member == Select.BLANK or not self.scene.get("id"):
             return Text("")
         debate = game.engine.council_debate(self.scene["id"])
-        ctx = debate.contexts().get(member)
-        if ctx is None:
+        if member not in debate.session.members:
             return Text("")
+        ctx = debate.context(member)
         out = Text()
         out.append(f"{ctx.tokens} of {debate.masking.budget} tokens · mask: {debate.masking.mode}\n", "dim")
         for line in (*ctx.anchors, *ctx.summary):
