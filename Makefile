@@ -16,10 +16,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, pinned: an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,map,ray]'
+	# every extra (memory, tui, map, llm, scale, tournament, gym, pettingzoo, textarena) and the test tools;
+	# `pip install parley-engine` alone is the light core (numpy, pydantic)
+	$(BIN)/pip install --quiet -e '.[all,dev]' torch==2.13.0
 	touch $(STAMP)
 
-setup: $(STAMP)  ## create .venv and install everything
+setup: $(STAMP)  ## create .venv and install everything (.[all,dev])
 
 play: $(STAMP)  ## play the default world in the terminal
 	$(BIN)/parley play $(WORLD) $(ARGS)

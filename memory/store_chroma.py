@@ -137,6 +137,9 @@ class ChromaStore:
     def __init__(self, collection: str = "parley", path: str | Path | None = None, host: str | None = None,
                  port: int = 8000, ef_search: int = 200, ef_construction: int = 200,
                  embedder: Any = "minilm"):
+        from game.extras import CHROMA, require
+        require("memory", "the Chroma vector store (--store chroma)", CHROMA,
+                hint="the default flat store needs no extra; --no-memory plays without agent memory")
         import chromadb
         from chromadb.config import Settings
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # negotiation maths, and leaf helpers that know nothing of a running game (text cleaning, the safe
 # file reader, the claim-value rule, the command language, the atomic file writer of game.saves)
 AGENT_SIDE_ALLOWED = ("game.types", "game.protocols", "game.errors", "game.negotiation", "game.text",
-                      "game.files", "game.claims", "game.phrasing", "game.saves")
+                      "game.files", "game.claims", "game.phrasing", "game.saves", "game.extras")
 # the composition root, the CLI and the front ends: the only modules that may import agents and the engine
 COMPOSERS = {"game.compose", "game.wiring", "game.session", "game.savegame", "game.episode", "game.commands",
              "game.cli", "game.console", "game.aec", "game.pettingzoo_env", "game.tui", "game.tournament", "game.map"}

@@ -52,9 +52,16 @@ _sdk_module: Any = None
 def _openai() -> Any:
     global _sdk_module
     if _sdk_module is None:
+        _require_sdk()
         import openai
         _sdk_module = openai
     return _sdk_module
+
+
+def _require_sdk() -> None:
+    """Without the openai package (a core install): ``game.extras.ExtraMissing`` naming the 'llm' extra."""
+    from game.extras import require
+    require("llm", "LLM agents (--llm)")
 
 
 def _estimate_tokens(text: str) -> int:
@@ -77,6 +84,8 @@ class LLMClient:
 
     def __init__(self, config: LLMConfig | None = None, *, rng: Any = None,
                  sleep: Callable[[float], None] = time.sleep):
+        if _sdk_module is None:  # said when the client is made, not at its first request mid-game
+            _require_sdk()
         self.config = cfg = config if config is not None else LLMConfig.from_env()
         if rng is None:
             import numpy as np

@@ -145,10 +145,9 @@ def _watch_parent(pid: int) -> None:
 
 def _ray(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], address: str | None = None,
          **_: Any) -> Iterator[list[dict]]:
-    try:
-        import ray
-    except ImportError:
-        raise InputError("the ray backend needs Ray", hint="pip install 'parley[ray]' (or pip install ray)") from None
+    from game.extras import require
+    require("scale", "the ray backend (--backend ray)")
+    import ray
     from game.tournament.play import run_batch
     started = not ray.is_initialized()
     if started:

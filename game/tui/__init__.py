@@ -1,7 +1,9 @@
 """The Textual terminal app (``parley play`` on a terminal; ``--plain`` keeps the line console).
 
 It only draws ``Reply``s and observations and sends commands through ``Game.submit`` /
-``Game.play_turn``: no game logic lives here. Textual is imported only when the app runs.
+``Game.play_turn``: no game logic lives here. Textual is imported only when the app runs;
+without it (a core install) importing this package raises ``game.extras.ExtraMissing`` naming the
+'tui' extra.
 """
 
 from __future__ import annotations
@@ -9,6 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from game.extras import require
+
+# every screen comes through this package: without textual, say which extra brings it (exit 2 at the CLI)
+require("tui", "the terminal app", hint="parley play --plain plays in the line console without it")
 
 
 def run_tui(make_game: Callable[[], Any], saves_base: str | Path | None = None, spectate: str | None = None) -> int:

@@ -59,7 +59,9 @@ class World:
 
 
 def resolve_world_path(path: str | Path) -> Path:
-    """Accept a folder, a world.toml, or a bare world name under ./worlds. Only stats paths."""
+    """Accept a folder, a world.toml, a world name under ./worlds, or a shipped world's id, name or
+    repository path (``harbor-v1``, ``harbor``, ``worlds/harbor``: ``game.world.shipped``, so these
+    work from any folder and from an installed wheel). A path that exists wins. Only stats paths."""
     p = Path(path)
     st, why = stat_of(p)
     if st is not None and stat.S_ISDIR(st.st_mode):
@@ -73,18 +75,23 @@ def resolve_world_path(path: str | Path) -> Path:
         what = f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}"
         raise InputError(f"{shown(str(path))!r} {what}, not a world folder",
                          hint="give a folder that holds world.toml")
-    for base in (Path("worlds"), Path(__file__).resolve().parents[2] / "worlds"):
-        cand = base / str(path)
+    base = Path("worlds")  # the worlds of the folder Parley runs in (parley new-world makes them here)
+    for cand in (base / str(path), base / str(path).rsplit("-v", 1)[0]):
         if cand.is_dir():
             return cand
-        stem = str(path).rsplit("-v", 1)[0]
-        if (base / stem).is_dir():
-            return base / stem
+    from game.world.shipped import find_shipped, shipped_names, shipped_worlds
+    shipped = find_shipped(str(path))  # a shipped world by id, name or repo path, from a wheel too
+    if shipped is not None:
+        return shipped
     from game.errors import did_you_mean
     from game.text import shown
-    names = [d.name for d in Path("worlds").iterdir() if d.is_dir()] if Path("worlds").is_dir() else []
-    raise InputError(f"no world at {shown(str(path))!r}", hint=did_you_mean(Path(path).name, names)
-                     or "give a folder that holds world.toml")
+    mine = sorted(d.name for d in base.iterdir() if (d / "world.toml").is_file()) if base.is_dir() else []
+    ids = list(shipped_worlds())
+    listing = f"shipped worlds: {', '.join(ids)}" if ids else "no shipped worlds were found (a broken install?)"
+    close = did_you_mean(Path(path).name, [*ids, *mine, *shipped_names()])
+    raise InputError(f"no world at {shown(str(path))!r}",
+                     hint=f"{close} ({listing})" if close else f"give a folder that holds world.toml, or a world "
+                                                                f"id ({listing})")
 
 
 # --- parsing --------------------------------------------------------------------------
@@ -377,7 +384,11 @@ def collect_problems(path: str | Path, agent_kinds: AgentKinds | None = None) ->
                                   hint="give a folder that holds world.toml")]
     problems: list[Problem] = []
     if st is None and why == "missing":
-        return None, [Problem("no such world folder", file=str(path))]
+        from game.world.shipped import find_shipped
+        shipped = find_shipped(str(path))  # a shipped world's id or repository path, as load_world takes
+        if shipped is None:
+            return None, [Problem("no such world folder", file=str(path))]
+        folder = shipped
     raws: dict[Path, bytes] = {}
     data, origins, files = _gather(folder, problems, raws)
     if data is None:
