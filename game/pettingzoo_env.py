@@ -55,6 +55,7 @@ class Seats:
     """Agent names over Parley ids, and the spaces (shared by the AEC and the parallel env)."""
 
     aec: ParleyAEC
+    render_mode: str | None
 
     def _seat(self, aec: ParleyAEC, agent_names: str, flat: bool) -> None:
         self.aec, self.flat = aec, bool(flat)
@@ -84,6 +85,15 @@ class Seats:
 
     def state(self) -> np.ndarray:
         return self.aec.state()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi'.")
+            return None
+        return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()
 
 
 class ParleyPettingZooEnv(Seats, AECEnv):
@@ -135,15 +145,6 @@ class ParleyPettingZooEnv(Seats, AECEnv):
 
     def step(self, action: Any) -> None:
         self.aec.step(action)
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi'.")
-            return None
-        return self.aec.render()
-
-    def close(self) -> None:
-        self.aec.close()
 
 
 def raw_env(world: World | str | Path = DEFAULT_WORLD, **kw: Any) -> ParleyPettingZooEnv:

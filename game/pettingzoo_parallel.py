@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 try:
-    import gymnasium
+    import gymnasium  # noqa: F401  (needed by the spaces; checked here for a clear error)
     from pettingzoo import ParallelEnv
 except ImportError as e:  # pragma: no cover - exercised only without the optional deps
     raise ImportError(
@@ -101,12 +101,3 @@ class ParleyParallelEnv(Seats, ParallelEnv):
         if done:
             self.agents = []
         return out
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi'.")
-            return None
-        return self.aec.render()
-
-    def close(self) -> None:
-        self.aec.close()
