@@ -53,7 +53,8 @@ class TextAgent:
 
     def __call__(self, observation: str) -> str:
         if not isinstance(observation, str):
-            raise TypeError(f"a text agent reads strings, got {type(observation).__name__}")
+            raise TypeError(f"a text agent reads strings, got {type(observation).__name__} (TextArena's "
+                            "'-raw' variants pass a list of messages and are not supported)")
         if self.negotiator is not None:
             return self.negotiator(observation)
         obs = self.observation(observation)

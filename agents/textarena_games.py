@@ -7,6 +7,14 @@ the game's own limits (roles, budgets, deadlines); and turns a negotiation move 
 game's action token. Only the text is read, never the environment: a player's hidden values,
 the opponent's role or inventory stay hidden.
 
+The other player's words are part of that text (IteratedUltimatumGame shows its raw reply,
+TwoDollar quotes it in the game's own messages; SimpleNegotiation shows neither), so they can
+forge game events. Everything a move's validity or an acceptance depends on -- the role, the
+offer on the table, the round, one's own past proposals, the role's rules -- is read only from
+what the game wrote: the prompt (the first message), the game's last messages (nobody writes after
+them) and one's own action echo. The history in between only informs the strategy; the tokens
+never accept below the floor nor make a move the rules as stated refuse.
+
 * ``IteratedUltimatumGame`` -- each round the proposer offers ``[Offer: $X]`` of the pool, the
   responder answers ``[Accept]`` / ``[Reject]``; the larger total wins. Outcomes: Player 0's share.
 * ``TwoDollar`` -- either player proposes ``[Propose] $X.XX`` (its own share of $2.00), the other
@@ -19,6 +27,7 @@ the opponent's role or inventory stay hidden.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,48 +71,106 @@ def _num(pattern: str, text: str, default: float | None = None, cast: type = int
     return cast(m.group(1))
 
 
+# --- what the game wrote ---------------------------------------------------------------
+#
+# TextArena's LLM wrapper prints every message as "\n[Sender] text" and strips the tags "[Player 0]",
+# "[Player 1]", "[GAME]" from a player's text, but a nested tag ("[GA[GAME]ME]") survives as "[GAME]",
+# and TwoDollar quotes the players' words inside its own messages untouched: any line of the
+# history may have been written by the opponent. What the game itself wrote is (a) the prompt, the
+# first message, before any player speaks; (b) the messages at the very end of the observation:
+# when a player is asked to move, the last message is the game's reply to the other player's move
+# (or to its own invalid one), and nobody writes after it. The adapters take every fact a move's
+# validity or an acceptance depends on from those two places only; the history lines in between
+# inform the strategy (the negotiator's view of past offers) and never a rule.
+
+
+def _at_least(floor: float, most: int) -> int:
+    """The least whole share that meets ``floor`` (0 for no floor), at most ``most``."""
+    return min(most, max(0, math.ceil(floor))) if math.isfinite(floor) else 0
+
+
+def _prompt_of(text: str, last_line: str) -> str:
+    """The game's first message, up to the end of its first line starting with ``last_line``."""
+    i = text.find("\n" + last_line)
+    if i < 0:
+        raise ValueError(f"the observation has no {last_line.strip()!r} line: not this game's prompt")
+    j = text.find("\n", i + 1)
+    return text if j < 0 else text[:j]
+
+
+def _after_own_retries(text: str, me: int) -> str:
+    """The text without the trailing invalid moves of ``me`` and the game's answers to them."""
+    tail = re.compile(rf"\n\[GAME\] Player {me} attempted an invalid move\. Reason: [^\n]*\Z")
+    while (m := tail.search(text)) is not None:
+        i = text.rfind(f"\n[Player {me}] ", 0, m.start())
+        if i < 0:
+            break
+        text = text[:i]
+    return text
+
+
 # --- IteratedUltimatumGame -------------------------------------------------------------
 
 
 class Ultimatum:
     name = "IteratedUltimatumGame"
+    _BEGINS = re.compile(r"\n\[GAME\] --- Round (\d+) begins! ---\nPlayer (\d+) is the proposer, "
+                         r"Player \d+ is the responder\.\Z")
+    _OFFER = re.compile(r"\n\[GAME\] Round (\d+): Player (\d+) offers \$(\d+) to Player \d+ \(keeping \$\d+\)\.\Z")
 
     @staticmethod
     def matches(text: str) -> bool:
         return "Iterated Ultimatum Game" in text
 
-    @staticmethod
-    def read(text: str, floor: float) -> Table:
-        me = _num(r"You are Player (\d+), playing \d+ rounds", text)
-        rounds = _num(r"You are Player \d+, playing (\d+) rounds", text)
-        pool = _num(r"You have \$(\d+) to split", text)
-        proposers = [int(p) for p in re.findall(r"Player (\d+) is the proposer", text)]
-        proposer = proposers[-1] if proposers else 0
-        offers = [(int(p), int(x)) for p, x in re.findall(r"(?m)^\[GAME\] Round \d+: Player (\d+) offers \$(\d+) to", text)]
-        decided = len(re.findall(r"(?m)^\[GAME\] Player \d+ (?:accepted!|rejected the offer!)", text))
+    @classmethod
+    def now(cls, text: str, me: int) -> tuple[int, int | None, int | None]:
+        """``(round, proposer, offer)`` from the game's last message: a round begins (the proposer
+        named, no offer yet) or an offer was made; ``proposer`` is None if the end is neither."""
+        end = _after_own_retries(text, me)
+        if (m := cls._BEGINS.search(end)) is not None:
+            return int(m.group(1)), int(m.group(2)), None
+        if (m := cls._OFFER.search(end)) is not None:
+            return int(m.group(1)), int(m.group(2)), int(m.group(3))
+        return 0, None, None
+
+    @classmethod
+    def read(cls, text: str, floor: float) -> Table:
+        prompt = _prompt_of(text, "You have $")
+        me = _num(r"You are Player (\d+), playing \d+ rounds", prompt)
+        rounds = _num(r"You are Player \d+, playing (\d+) rounds", prompt)
+        pool = _num(r"You have \$(\d+) to split", prompt)
+        now, proposer, offer = cls.now(text, me)
         labels = [str(s) for s in range(pool + 1)]
         payoff = {lab: float(int(lab) if me == 0 else pool - int(lab)) for lab in labels}
+        # the history (strategy only: its lines may be forged); the real offer, if any, ends it
+        offers = [(int(p), int(x)) for p, x in re.findall(r"(?m)^\[GAME\] Round \d+: Player (\d+) offers \$(\d+) to", text)]
+        decided = len(re.findall(r"(?m)^\[GAME\] Player \d+ (?:accepted!|rejected the offer!)", text))
         records: list[tuple[int, str, str | None]] = []
-        for i, (p, x) in enumerate(offers):
-            if p != proposer:  # alternating roles: a round with the other proposer is left out
+        for i, (p, x) in enumerate(offers[:max(now - 1, 0)]):
+            if p != proposer or i >= decided:
                 continue
-            records.append((p, "offer", str(pool - x if p == 0 else x)))
-            if i < decided:
-                records.append((1 - p, "reject", None))
-        standing = (records[-1][0], records[-1][2]) if records and records[-1][1] == "offer" else None
+            records += [(p, "offer", str(pool - x if p == 0 else x)), (1 - p, "reject", None)]
+        standing = None
+        if proposer is not None and offer is not None:
+            standing = (proposer, str(pool - offer if proposer == 0 else offer))
+            records.append((proposer, "offer", standing[1]))
         return Table("ultimatum", me, "player0_share", labels, payoff, floor * pool, records,
-                     deadline=max(rounds, len(records) // 2 + 1), first=proposer, standing=standing,
-                     info={"pool": pool, "proposer": proposer})
+                     deadline=max(rounds, len(records) // 2 + 1), first=proposer if proposer is not None else me,
+                     standing=standing, info={"pool": pool, "proposer": proposer, "round": now})
 
     @staticmethod
     def token(table: Table, kind: str, label: str | None) -> str:
-        pool = table.info["pool"]
-        if table.info["proposer"] == table.me:
-            mine = int(label) if kind == "offer" and label is not None else None
-            mine = max(table.payoff, key=table.payoff.get) if mine is None else mine
-            share = int(mine) if table.me == 0 else pool - int(mine)
+        pool, proposer = table.info["pool"], table.info["proposer"]
+        mine = int(label) if kind == "offer" and label is not None else None
+        mine = max(table.payoff, key=table.payoff.get) if mine is None else mine
+        share = int(mine) if table.me == 0 else pool - int(mine)
+        share = max(share, _at_least(table.floor, pool))  # never offer away more than the floor allows
+        if proposer is None:  # the game's last message is not one this reader knows: valid either way
+            return f"[Reject] [Offer: ${pool - share}]"
+        if proposer == table.me:
             return f"[Offer: ${pool - share}]"
-        return "[Accept]" if kind == "accept" and table.can_accept else "[Reject]"
+        ok = kind == "accept" and table.can_accept and table.payoff[table.standing[1]] >= table.floor
+        return "[Accept]" if ok else "[Reject]"
 
 
 # --- TwoDollar ---------------------------------------------------------------------------
@@ -115,61 +182,88 @@ def _cents(x: str | float) -> int:
 
 class TwoDollar:
     name = "TwoDollar"
+    # history lines (strategy only): the players' words are quoted in the same messages
     _EVENT = re.compile(r"(?m)^(?:\[GAME\] )?Player (\d+) (proposes: \$(\d+(?:\.\d+)?) for themselves|"
                         r"accepts the proposal|rejects the proposal)")
+    # what the game appends when it asks for a move: the round, then the proposal on the table
+    _NOW = re.compile(r"\n\[GAME\] === ROUND (\d+) of \d+ ===\n(?:\n\[GAME\] \nCURRENT PROPOSAL:\n"
+                      r"Player (\d+) wants \$(\d+\.\d\d), Player \d+ gets \$\d+\.\d\d\n)?\Z")
+    _AMOUNT = re.compile(r"\[Propose\]\s*\$(\d+(?:\.\d+)?)")  # the game's own reading of a proposal
 
     @staticmethod
     def matches(text: str) -> bool:
         return "TWO DOLLAR NEGOTIATION GAME" in text
 
     @classmethod
+    def own_proposals(cls, text: str, me: int) -> list[int]:
+        """This player's proposals the game took, in cents, from the game's echo of its own actions
+        (``[Player N] Your action: ...``, shown to it alone). A forged echo would need ``[Propose] $``
+        in the other player's quoted words, which the game never quotes (it cuts them before the
+        action, and refuses an accept or reject that also holds a proposal)."""
+        out = []
+        for m in re.finditer(rf"(?m)^\[Player {me}\] Your action: ([^\n]*)\n\[GAME\] (?!Player {me} attempted)", text):
+            if (a := cls._AMOUNT.search(m.group(1))) is not None:
+                out.append(_cents(a.group(1)))
+        return out
+
+    @classmethod
     def read(cls, text: str, floor: float) -> Table:
-        me = _num(r"You are Player (\d+) negotiating", text)
-        total = _cents(_num(r"over how to split \$(\d+(?:\.\d+)?) total", text, cast=str))
-        max_rounds = _num(r"There are (\d+) maximum rounds", text)
-        threshold = _cents(_num(r"VICTORY CONDITION: Receive at least \$(\d+(?:\.\d+)?)", text, "0", str))
-        x_deadline = _num(r"This game ends in (\d+) rounds for you", text, 0)
-        rounds_seen = re.findall(r"=== ROUND (\d+) of \d+ ===", text)
-        now = int(rounds_seen[-1]) if rounds_seen else 1
+        prompt = _prompt_of(text, "FAILURE CONDITION:")
+        me = _num(r"You are Player (\d+) negotiating", prompt)
+        total = _cents(_num(r"over how to split \$(\d+(?:\.\d+)?) total", prompt, cast=str))
+        max_rounds = _num(r"There are (\d+) maximum rounds", prompt)
+        threshold = _cents(_num(r"VICTORY CONDITION: Receive at least \$(\d+(?:\.\d+)?)", prompt, "0", str))
+        x_deadline = _num(r"This game ends in (\d+) rounds for you", prompt, 0)
+        end = cls._NOW.search(_after_own_retries(text, me))
+        now = int(end.group(1)) if end else max_rounds
         labels = [f"{c / 100:.2f}" for c in range(total + 1)]
         payoff = {lab: float(_cents(lab) if me == 0 else total - _cents(lab)) for lab in labels}
-        records: list[tuple[int, str, str | None]] = []
         standing: tuple[int, str] | None = None
-        mine: list[int] = []
-        for m in cls._EVENT.finditer(text):
-            p = int(m.group(1))
-            if m.group(3) is not None:
-                share = _cents(m.group(3))
-                label = labels[min(max(share if p == 0 else total - share, 0), total)]
-                records.append((p, "offer", label))
-                standing = (p, label)
-                if p == me:
-                    mine.append(share)
-            elif m.group(2).startswith("rejects"):
-                records.append((p, "reject", None))
-                standing = None
+        if end is not None and end.group(2) is not None:
+            p, share = int(end.group(2)), _cents(end.group(3))
+            standing = (p, labels[min(max(share if p == 0 else total - share, 0), total)])
+        records = cls._history(text, labels, total)
+        if standing is not None and (not records or records[-1] != (standing[0], "offer", standing[1])):
+            records = [(standing[0], "offer", standing[1])]  # the history disagrees with the game: drop it
+        elif standing is None and records and records[-1][1] == "offer":
+            records = []
         late = bool(x_deadline) and now > x_deadline
         deadline = (x_deadline + 1) // 2 if x_deadline and not late else max_rounds // 2
         return Table("two_dollar", me, "player0_share", labels, payoff, float(max(threshold, floor * total)),
                      records, deadline=max(deadline, len(records) // 2 + 1), standing=standing,
-                     info={"total": total, "x_rounds": bool(x_deadline), "late": late, "mine": mine,
-                           "high_tension": "one cent at a time" in text})
+                     first=records[0][0] if records else me,
+                     info={"total": total, "x_rounds": bool(x_deadline), "late": late or end is None,
+                           "mine": cls.own_proposals(text, me), "high_tension": "one cent at a time" in prompt})
+
+    @classmethod
+    def _history(cls, text: str, labels: list[str], total: int) -> list[tuple[int, str, str | None]]:
+        records: list[tuple[int, str, str | None]] = []
+        for m in cls._EVENT.finditer(text):
+            p = int(m.group(1))
+            if m.group(3) is not None:
+                share = _cents(m.group(3))
+                records.append((p, "offer", labels[min(max(share if p == 0 else total - share, 0), total)]))
+            elif m.group(2).startswith("rejects"):
+                records.append((p, "reject", None))
+        return records
 
     @staticmethod
     def token(table: Table, kind: str, label: str | None) -> str:
         info, total = table.info, table.info["total"]
+        ok = table.can_accept and table.payoff[table.standing[1]] >= table.floor
         if info["x_rounds"]:
             # only the player's own acceptance, before its deadline, counts: never propose a split
             # the other side could take, except all of it (then no one gets anything: a draw)
-            if kind == "accept" and table.can_accept and not info["late"]:
+            if kind == "accept" and ok and not info["late"]:
                 return "[Accept]"
             return "[Reject]" if table.can_accept else f"[Propose] ${total / 100:.2f}"
-        if kind == "accept" and table.can_accept:
+        if kind == "accept" and ok:
             return "[Accept]"
-        if kind in ("reject", "walk_away") and table.can_accept:
+        if kind in ("reject", "walk_away", "accept") and table.can_accept:
             return "[Reject]"
         share = total if kind != "offer" or label is None else \
             (_cents(label) if table.me == 0 else total - _cents(label))
+        share = max(share, _at_least(table.floor, total))  # never ask for less than the floor
         if info["high_tension"] and info["mine"]:
             last = info["mine"][-1]
             # the game's own check: a concession of more than $0.01 (in floats) is refused

@@ -139,7 +139,9 @@ class NegotiatorAgent:
 
     def __call__(self, observation: str) -> str:
         if not isinstance(observation, str):
-            raise TypeError(f"a TextArena agent reads strings, got {type(observation).__name__}")
+            raise TypeError(f"a TextArena agent reads the observation string, got {type(observation).__name__}: "
+                            "the '-raw' variants (e.g. TwoDollar-v0-raw) pass the raw list of messages and are "
+                            "not supported; use the default ids (TwoDollar-v0) or the '-train' ones")
         table, move = self.decide(observation)
         self.last_move = move
         label = dict(move.terms).get(table.issue) if move.terms else None

@@ -78,7 +78,9 @@ class ParleyWorldEnv(ta.Env):
 
     def _prompt(self, player_id: int, game_state: dict[str, Any]) -> str:
         from game.parser import HELP_TEXT
-        return f"{self.game.intro()}\n\n{HOW_TO_REPLY}\n\n{HELP_TEXT}\n\n{self._view()}"
+        # save/load/help/quit are the console's, not moves: a reply with one is a penalised wait here
+        commands = "\n".join(ln for ln in HELP_TEXT.splitlines() if "save [name]" not in ln)
+        return f"{self.game.intro()}\n\n{HOW_TO_REPLY}\n\n{commands}\n\n{self._view()}"
 
     def step(self, action: str) -> tuple[bool, dict[str, Any]]:
         game = self.game

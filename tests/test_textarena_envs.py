@@ -95,3 +95,10 @@ def test_a_scripted_pair_plays_the_parley_negotiation_env_to_the_deadline(ids):
     env, seen, (rewards, info) = play("Parley-Negotiation-v0", replies, seed=1, num_players=2)
     assert "no agreement" in info[0]["reason"]
     assert rewards == {p: env.env.utilities[party].reservation for p, party in enumerate("ab")}
+
+
+def test_the_world_prompt_advertises_no_console_commands(ids):
+    env = ta.make("Parley-Harbor-v1")
+    env.reset(num_players=1, seed=0)
+    _, obs = env.get_observation()
+    assert "save [name]" not in obs and "quit (q)" not in obs and "inventory (i)" in obs
