@@ -15,11 +15,15 @@ _LABEL = re.compile(r"^\s*(?:[*_#>-]+\s*)?(?:final\s+)?(?:action|command|move|an
 _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
 
 
+_CLAUSE = re.compile(r"\.\.\.|…|[.!?;]\s|\s[—–]\s")  # where a sentence or a thought ends inside a line
+
+
 def reply_candidates(reply: str) -> list[str]:
     """Where a command may sit in a machine's reply, most explicit first: the last
     ``[bracketed command]``, the last ``Action: ...`` (or Command/Move/Answer) line, the last
-    line of a fenced block, then the last non-empty line. A one-line reply is its own
-    candidate. Surrounding quotes, backticks and a final full stop are dropped."""
+    line of a fenced block, the last non-empty line, then that line's last clause (after an
+    ellipsis, a dash or the end of a sentence). A one-line reply is its own candidate.
+    Surrounding quotes, backticks and a final full stop are dropped."""
     text = clean(str(reply or ""))
     found: list[str] = []
     found += [m.group(1) for m in reversed(list(_BRACKET.finditer(text)))]
@@ -31,6 +35,10 @@ def reply_candidates(reply: str) -> list[str]:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if lines:
         found.append(lines[-1])
+        # reasoning, then the move on the same line: "I should look around… take lamp"
+        clauses = [c for c in _CLAUSE.split(lines[-1].strip().rstrip(".!")) if c.strip()]
+        if len(clauses) > 1:
+            found.append(clauses[-1])
     out: list[str] = []
     for c in found:
         c = c.strip().strip("`*").strip()

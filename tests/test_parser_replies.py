@@ -43,6 +43,10 @@ def test_i_alone_is_still_the_inventory(text):
     ("Final answer: n", SCOPE, act(Verb.GO, obj="north")),
     ("[Offer: price=12 quality=high]", TRADING, act(Verb.OFFER, terms=(("price", "12"), ("quality", "high")))),
     ("First [look], then [go north]", SCOPE, act(Verb.GO, obj="north")),  # the last bracket is the move
+    ("I should look around… take lamp", SCOPE, act(Verb.TAKE, obj="lantern")),  # reasoning, then the move
+    ("Nothing here... go north", SCOPE, act(Verb.GO, obj="north")),
+    ("The lamp would help. Take the lantern.", SCOPE, act(Verb.TAKE, obj="lantern")),
+    ("Dark in here — take lamp", SCOPE, act(Verb.TAKE, obj="lantern")),
 ])
 def test_commands_are_taken_from_where_a_model_puts_them(reply, scope, want):
     assert Parser().parse_reply(reply, scope) == want
