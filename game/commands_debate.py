@@ -42,6 +42,9 @@ def _members(args: Namespace, task: Any) -> tuple[Any, Any]:
 def cmd_debate(args: Namespace) -> int:
     from game.council.runner import run_debate
     from game.council.session import CouncilConfig
+    if args.plot:  # before the debate, not after it
+        from game.extras import require
+        require("tournament", "parley debate --plot", ("matplotlib",))
     task = _task(args)
     cfg = CouncilConfig(max_rounds=args.rounds, seed=args.seed, speaker_policy=args.speakers)
     debaters, masking = _members(args, task)

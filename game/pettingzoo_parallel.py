@@ -43,6 +43,8 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
         "pip install pettingzoo gymnasium  (or: pip install 'parley-engine[pettingzoo]')."
     ) from e
 
+import numpy as np
+
 from game.aec import ParleyAEC
 from game.gym_spaces import info_for, resolve_world
 from game.pettingzoo_env import DEFAULT_WORLD, Seats
@@ -74,6 +76,11 @@ class ParleyParallelEnv(Seats, ParallelEnv):
         unknown = sorted(set(actions) - set(self.agents), key=str)
         if unknown:
             raise ValueError(f"actions for agents that are not live: {unknown}; live: {self.agents}")
+        n = self.aec.num_actions()
+        for a, act in actions.items():  # every action checked before any is played: a round is whole
+            if act is not None and not (isinstance(act, (int, np.integer)) and not isinstance(act, bool)
+                                        and 0 <= int(act) < n):
+                raise ValueError(f"action {act!r} for {a!r} is not an index of the {n} actions (or None)")
         return {self.parley_ids[a]: act for a, act in actions.items()}
 
     def step(self, actions: dict[str, Any]):
@@ -86,7 +93,8 @@ class ParleyParallelEnv(Seats, ParallelEnv):
         for pid in live:
             if aec.engine.state.done:
                 break  # the game ended part-way through the round
-            assert aec.agent_selection == pid, (aec.agent_selection, pid)
+            if aec.agent_selection != pid:
+                raise RuntimeError(f"the round is out of step: {aec.agent_selection!r} is due, not {pid!r}")
             act = chosen.get(pid)
             aec.step(0 if act is None else act)
             for a, r in aec.rewards.items():

@@ -32,9 +32,15 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import textarena as ta
-from textarena.wrappers.ObservationWrappers.llm_observation_wrapper import (FirstLastObservationWrapper,
-                                                                    LLMObservationWrapper)
+from game.extras import require
+
+require("textarena", "the TextArena environments (game.textarena_env)")
+
+import textarena as ta  # noqa: E402
+from textarena.wrappers.ObservationWrappers.llm_observation_wrapper import (  # noqa: E402
+    FirstLastObservationWrapper,
+    LLMObservationWrapper,
+)
 
 from game.types import PLAYER
 

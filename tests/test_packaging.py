@@ -237,6 +237,7 @@ def test_a_feature_whose_extra_is_missing_says_which_extra(venv):
         "llm": ["run", "harbor-v1", "--script", str(WIN), "--no-memory", "--llm", "http://127.0.0.1:9/v1"],
         "map": ["map", "harbor-v1", "--png", "harbor.png"],
         "tournament": ["tournament", "report", "nowhere"],
+        "tournament ": ["debate", "--plot", "flow.png"],   # refused before the debate runs
     }
     for extra, args in cases.items():
         r = venv.run(venv.parley, *args)
@@ -246,6 +247,13 @@ def test_a_feature_whose_extra_is_missing_says_which_extra(venv):
         assert "Traceback" not in r.stderr
     r = venv.run(venv.parley, "run", "harbor-v1", "--script", WIN, "--embedder", "minilm")
     assert "--no-memory" in r.stderr  # the way to play without it
+    out = venv.py("""
+        try:
+            import game.textarena_env
+        except ImportError as e:
+            print(type(e).__name__, e)
+    """)
+    assert "ExtraMissing" in out and "parley-engine[textarena]" in out
     r = venv.run(venv.parley, "run", "harbor-v1", "--script", WIN, "--embedder", "hash", "--quiet")
     assert r.returncode == 0 and "WON" in r.stdout, r.stderr  # memory on without the extra
 

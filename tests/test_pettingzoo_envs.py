@@ -200,3 +200,16 @@ def test_the_guard_is_not_vacuous(monkeypatch):
     monkeypatch.setattr(ParleyAEC, "observe", lambda self, agent: np.append(
         honest(self, agent), np.float32(self.spec.npcs["liar"].honesty.default)))
     assert not np.array_equal(observation(real, "player", True), observation(twin, "player", True))
+
+
+def test_a_bad_action_in_a_parallel_round_is_refused_before_anyone_acts():
+    from game.pettingzoo_env import parallel_env
+    pe = parallel_env("council-v1")
+    obs, _ = pe.reset(seed=0)
+    turn = pe.aec.engine.state.turn
+    with pytest.raises(ValueError, match="not an index"):
+        pe.step({"player_0": 1, "npc_3": 10**6})
+    assert pe.aec.engine.state.turn == turn and pe.aec.agent_selection == "player"   # nothing was played
+    legal = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in pe.agents}
+    pe.step(legal)                                                                   # and the env goes on
+    assert pe.aec.engine.state.turn == turn + 1

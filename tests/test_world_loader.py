@@ -196,3 +196,21 @@ def test_semantic_checks(tmp_path, old, new, expect):
     assert old in MINI_TEXT
     msgs = problems_of(tmp_path, MINI_TEXT.replace(old, new, 1))
     assert any(expect in m for m in msgs), msgs
+
+
+def test_validate_checks_the_world_that_play_would_load(tmp_path, monkeypatch):
+    """A world under ./worlds wins over a shipped one of the same name, for validate as for play."""
+    import shutil
+
+    from game.world.loader import collect_problems, resolve_world_path
+    monkeypatch.chdir(tmp_path)
+    local = tmp_path / "worlds" / "harbor"
+    shutil.copytree(ROOT / "worlds" / "harbor", local)
+    text = (local / "world.toml").read_text(encoding="utf-8")
+    (local / "world.toml").write_text(text.replace('start = "', 'starts = "', 1), encoding="utf-8")
+    assert resolve_world_path("harbor").resolve() == local.resolve()
+    world, problems = collect_problems("harbor")
+    assert world is None and any("start" in p.render() for p in problems)
+    shutil.rmtree(local)
+    world, problems = collect_problems("harbor")            # no local copy: the shipped world
+    assert world is not None and not problems

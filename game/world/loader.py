@@ -384,11 +384,10 @@ def collect_problems(path: str | Path, agent_kinds: AgentKinds | None = None) ->
                                   hint="give a folder that holds world.toml")]
     problems: list[Problem] = []
     if st is None and why == "missing":
-        from game.world.shipped import find_shipped
-        shipped = find_shipped(str(path))  # a shipped world's id or repository path, as load_world takes
-        if shipped is None:
+        try:  # the same resolution as load_world: ./worlds/NAME first, then a shipped world
+            folder = resolve_world_path(path)
+        except InputError:
             return None, [Problem("no such world folder", file=str(path))]
-        folder = shipped
     raws: dict[Path, bytes] = {}
     data, origins, files = _gather(folder, problems, raws)
     if data is None:
