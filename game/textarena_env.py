@@ -28,7 +28,6 @@ Importing this module registers, in TextArena's registry (``textarena.envs.regis
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +43,7 @@ from textarena.wrappers.ObservationWrappers.llm_observation_wrapper import (  # 
 
 from game.types import PLAYER
 
-WORLDS = Path(__file__).resolve().parents[1] / "worlds"
-SHIPPED = ("harbor", "bazaar", "council")
+SHIPPED = ("harbor", "bazaar", "council")  # in this order: the default world first
 HOW_TO_REPLY = ("Reply with one command (look, go north, take lamp, ask mara about the strongbox, "
                 "offer price=12, accept, ...). You may think first; then put the command in brackets "
                 "at the end, e.g. 'I should look around first. [look]', or on a line 'Action: look'.")
@@ -187,22 +185,25 @@ class ParleyNegotiationEnv(ta.Env):
         return repr(self.session)
 
 
-def env_id(world: str) -> str:
+def env_id(world_id: str) -> str:
     """``Parley-Harbor-v1`` for the world whose id is ``harbor-v1``."""
-    wid = tomllib.loads((WORLDS / world / "world.toml").read_text())["id"]
-    name, _, version = wid.rpartition("-")
+    name, _, version = world_id.rpartition("-")
     return f"Parley-{name.title()}-{version}"
 
 
 def register() -> list[str]:
     """Register the Parley environments (idempotent); returns their ids."""
     from textarena.envs.registration import ENV_REGISTRY
+
+    from game.world.shipped import shipped_worlds
+    by_folder = {folder.name: (wid, folder) for wid, folder in shipped_worlds().items()}
     ids = []
     for world in SHIPPED:
-        eid = env_id(world)
+        wid, folder = by_folder[world]
+        eid = env_id(wid)
         if eid not in ENV_REGISTRY:
             ta.register(id=eid, entry_point=ParleyWorldEnv, default_wrappers=[FirstLastObservationWrapper],
-                        world=str(WORLDS / world))
+                        world=str(folder))
         ids.append(eid)
     if "Parley-Negotiation-v0" not in ENV_REGISTRY:
         ta.register(id="Parley-Negotiation-v0", entry_point=ParleyNegotiationEnv,

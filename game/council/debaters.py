@@ -167,7 +167,8 @@ class ScriptedDebater:
         """The opposing claim in view that drew the most rebuttals and questions (latest on ties);
         words from outside the council (no declared confidence) are not claims to rebut."""
         known = view.known()
-        opposing = [s for s in view.context.statements if s.speaker not in (view.member, COORDINATOR) and s.confidence > 0
+        opposing = [s for s in view.context.statements
+                    if s.speaker not in (view.member, COORDINATOR) and s.confidence > 0
                     and ((known[s.evidence].direction != sign) if s.evidence and s.kind == "evidence"
                          else (s.stance > 0.5) != (sign > 0))]
         if not opposing:

@@ -3,9 +3,8 @@
 The scene's NPC participants become the members (the player does not debate headless): a
 participant ``for`` the motion starts at stance 0.8, ``against`` at 0.2, ``undecided`` at 0.5.
 Each argument in a participant's bank is evidence only they hold on one sub-question, the motion
-itself, pointing their way (weight 1);
-an undecided member's arguments are doubts (weight 0.5, against: an undecided member does not
-vote yes). Members who took a side are hard to move (persuadability 0.1), the undecided easy
+itself, pointing their way (weight 1); an undecided member's arguments are doubts (weight 0.5,
+against: an undecided member does not vote yes). Members who took a side are hard to move (persuadability 0.1), the undecided easy
 (0.6). The items that would persuade them (``persuaded_by``) are not in the room, since the
 player brings those. A world scene has no known right decision, so ``truth`` is None.
 """

@@ -149,11 +149,12 @@ class CouncilScenes:
         claims: dict[str, list[dict[str, Any]]] = {}
         said = debate.play_round(self._voice(sid, sc, cs, claims))
         won = set(cs.get("persuaded", ()))
+        labels = {m: v for m, v in debate.labels().items() if m not in won}  # as the round left them
         for st in said:
-            label = "for" if st.speaker in won else debate.labels().get(st.speaker, "")
-            self._speak(sid, sc, st, label, claims.get(st.speaker, []))
+            self._speak(sid, sc, st, labels.get(st.speaker, "for" if st.speaker in won else ""),
+                        claims.get(st.speaker, []))
         if said:  # once the debate is over, stances move only with evidence handed over
-            cs["stances"].update({m: v for m, v in debate.labels().items() if m not in won})
+            cs["stances"].update(labels)
         cs["round"] += 1
 
     def _speaks_freely(self, member: str) -> bool:

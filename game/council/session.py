@@ -36,6 +36,7 @@ from game.council.tasks import CouncilTask, Evidence
 from game.errors import ActionError
 
 COORDINATOR = "coordinator"
+MAX_ROUNDS = 200  # the most rounds a debate holds (a world's debating council, a debate tournament)
 KINDS = ("argument", "evidence", "rebuttal", "restate", "question")
 POLICIES = ("fixed", "random", "most-controversial", "most-uncertain")
 
@@ -46,8 +47,8 @@ class CouncilError(ActionError):
 
 class CouncilConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    max_rounds: int = Field(10, ge=1, le=200)
-    min_rounds: int = Field(1, ge=1, le=200)
+    max_rounds: int = Field(10, ge=1, le=MAX_ROUNDS)
+    min_rounds: int = Field(1, ge=1, le=MAX_ROUNDS)
     speaker_policy: Literal["fixed", "random", "most-controversial", "most-uncertain"] = "fixed"
     speakers_per_round: int | None = Field(None, ge=1, description="None: every member speaks each round")
     consensus: Literal["variance", "majority", "either"] = "either"

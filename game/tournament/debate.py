@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 AGENTS = ("scripted", "llm")
 ROLE = "council"  # the one seat of a debate match: the competitor holds the whole council
-MAX_ROUNDS = 200  # CouncilConfig.max_rounds' bound
 
 
 # --- competitors -------------------------------------------------------------------------
@@ -92,6 +91,7 @@ def competitor_problems(c: Competitor) -> list[tuple[str, str]]:
 
 def config_problems(cfg: TournamentConfig, file: str) -> list[Problem]:
     """What does not fit a debate tournament: each problem names its competitor or scenario."""
+    from game.council.session import MAX_ROUNDS
     from game.tournament.config import GeneratedScenarios, ImportedScenarios
     out: list[Problem] = []
     if cfg.turns is not None and cfg.turns > MAX_ROUNDS:

@@ -292,9 +292,6 @@ def _trade_problems(w: WorldSpec, sc: NegotiationScene, base: str, placed: dict[
                       path=f"{base}.trade.item", hint=f"add it to npcs.{t.seller}.inventory")
 
 
-DEBATE_ROUNDS = 200  # the most rounds a council debate holds (game.council.session.CouncilConfig)
-
-
 def _council_problems(w: WorldSpec, sid: str, sc: CouncilScene) -> Iterator[Problem]:
     base, items, locs = f"scenes.{sid}", set(w.items), set(w.locations)
     parties_ok = set(w.npcs) | {PLAYER}
@@ -311,6 +308,7 @@ def _council_problems(w: WorldSpec, sid: str, sc: CouncilScene) -> Iterator[Prob
     if sc.location is not None and sc.location not in locs:
         yield _ref("location", sc.location, locs, f"{base}.location")
     if sc.debate is not None:
+        from game.council.session import MAX_ROUNDS as DEBATE_ROUNDS
         npcs = [p.id for p in sc.participants if p.id != PLAYER]
         if len(npcs) < 2:
             yield Problem(f"a debating council needs at least two NPC members, this one has {len(npcs)}",
