@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,17 @@ ROOT = Path(__file__).resolve().parents[1]
 WORLDS = ROOT / "worlds"
 SHIPPED = sorted(p.parent for p in WORLDS.glob("*/world.toml"))
 SCRIPTS = ROOT / "tests" / "scripts"
+
+
+def warnings_raised(fn, *args, **kw) -> list[str]:
+    """The warnings `fn(*args, **kw)` raises. ResourceWarnings are left out: they come from the
+    garbage collector finalizing whatever an earlier test in the same worker left open (a socket
+    of a closed server), not from `fn`; a collection first makes that less likely still."""
+    gc.collect()
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        fn(*args, **kw)
+    return [str(w.message) for w in got if not issubclass(w.category, ResourceWarning)]
 
 
 def write_world(folder: Path, text: str) -> Path:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, warnings_raised
 
 gymnasium = pytest.importorskip("gymnasium")
 
@@ -36,10 +35,7 @@ def make(name: str, **kw):
 def test_check_env_passes_without_warnings(name, flat):
     from gymnasium.utils.env_checker import check_env
     env = make(name, flat=flat, render_mode="ansi")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env)
-    assert [str(w.message) for w in caught] == []
+    assert warnings_raised(check_env, env) == []
     space = env.observation_space
     assert isinstance(space, gymnasium.spaces.Box if flat else gymnasium.spaces.Dict)
 

@@ -4,12 +4,11 @@ the guard that no adapter shows an agent anything hidden. (The AEC env's own tes
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, warnings_raised
 
 pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
@@ -29,10 +28,7 @@ DICT_OBS_WARNINGS = {"Observation is not a NumPy array",
 
 
 def caught(fn, *args, **kw) -> set[str]:
-    with warnings.catch_warnings(record=True) as got:
-        warnings.simplefilter("always")
-        fn(*args, **kw)
-    return {str(w.message) for w in got}
+    return set(warnings_raised(fn, *args, **kw))
 
 
 # --- the AEC env: names and warnings -------------------------------------------------------
