@@ -72,11 +72,14 @@ def boost(cands: list[ScoredMemory], cfg: MaskConfig) -> None:
 
 
 def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_ids: set[str],
-         cfg: MaskConfig) -> list[ScoredMemory]:
+         cfg: MaskConfig, own_texts: list[str] | None = None) -> list[ScoredMemory]:
     """Greedy redundancy suppression in score order. Returns the kept candidates (masked ones get a reason).
 
     ``vecs[i]`` is the vector of ``cands[i]``; ``own_vecs`` are the agent's own
-    recent statements (``own_ids`` their record ids, never masked against themselves).
+    recent statements (``own_ids`` their record ids, never masked against themselves;
+    ``own_texts`` their texts). Both tests ask :func:`alike` too: a statement of a different
+    value, or with a word swapped, is a different fact however close its vector, so it is
+    neither redundant with a kept one nor a repeat of the agent's own.
     """
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].rec.anchor, -cands[i].score, cands[i].rec.seq))
     kept: list[int] = []
@@ -103,9 +106,9 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
             c.into = cands[kept[j]].id  # counted on that line by compression: "(x3, turns 4-9)"
             continue
         if own_sims is not None and c.id not in own_ids:
-            k = int(np.argmax(own_sims[i]))
-            if float(own_sims[i, k]) >= cfg.self_repeat:
-                c.fate, c.reason = "masked", f"repeats the agent's own recent statement (similarity {own_sims[i, k]:.2f})"
+            repeat = _repeat_of(own_sims[i], cfg.self_repeat, texts[i], own_texts)
+            if repeat is not None:
+                c.fate, c.reason = "masked", f"repeats the agent's own recent statement (similarity {repeat:.2f})"
                 continue
         if best >= cfg.redundancy_soft:
             c.score *= 1 - cfg.soft_penalty
@@ -113,3 +116,13 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
         kept_rows[len(kept)] = i
         kept.append(i)
     return [cands[i] for i in kept]
+
+
+def _repeat_of(sims: np.ndarray, cut: float, text: str, own_texts: list[str] | None) -> float | None:
+    """The similarity of the closest of the agent's own statements that ``text`` repeats (at least
+    ``cut`` and :func:`alike`), or None."""
+    close = np.flatnonzero(sims >= cut)
+    for k in close[np.argsort(-sims[close], kind="stable")]:
+        if own_texts is None or alike(own_texts[k], text):
+            return float(sims[k])
+    return None

@@ -147,7 +147,7 @@ class ContextOptimizer:
         own = [r for r in bank.recent(agent, turn - cfg.mask.own_statement_turns, kinds=("utterance", "offer"))
                if r.speaker == agent]
         own_vecs = bank.vectors([r.id for r in own])
-        kept = mask(cands, vecs, own_vecs, {r.id for r in own}, cfg.mask)
+        kept = mask(cands, vecs, own_vecs, {r.id for r in own}, cfg.mask, [r.text for r in own])
         row = {c.id: k for k, c in enumerate(cands)}
         kept_vecs = vecs[[row[c.id] for c in kept]] if kept else np.zeros((0, vecs.shape[1]), np.float32)
         items = merge_duplicates(kept, kept_vecs, cfg, masked=cands)

@@ -266,3 +266,28 @@ def test_focus_outweighs_a_long_situation_query(bank, minilm):
     opt = ContextOptimizer(bank, MemoConfig(budget=120, candidates=8))
     ctx = opt.build("player", 60, situation, focus="Where did you see the flask of rum?")
     assert fact.text in ctx.text()
+
+
+def test_a_different_fact_worded_like_an_own_statement_is_not_masked_as_a_repeat():
+    """Self-repeat masking asks the same question as redundancy: a statement of another value is a
+    different fact however close its vector (templated reports read alike to any embedder)."""
+    import numpy as np
+
+    from memory.embedder import get_embedder
+    from memory.masking import ScoredMemory, mask
+    from memory.records import MemoryRecord
+    emb = get_embedder("hash")
+    mine = "The physician's report shows the new sluice gates cuts accidents by 3 in a year."
+    texts = ["The guild ledger shows the new sluice gates cuts accidents by 22 in a year.",  # another value
+             "Again: the physician's report shows the new sluice gates cuts accidents by 3 in a year."]  # mine again
+    vecs, own = emb(texts), emb([mine])
+    assert (vecs @ own.T).min() >= 0.8  # alike enough to the vector test alone
+    cands = [ScoredMemory(MemoryRecord(id=str(i), scope="shared", kind="utterance", text=t, turn=1, seq=i), score=1.0)
+             for i, t in enumerate(texts)]
+    cfg = MaskConfig(self_repeat=0.8, redundancy_drop=1.0, redundancy_soft=1.0)
+    kept = mask(cands, np.asarray(vecs), np.asarray(own), {"mine"}, cfg, [mine])
+    assert [c.id for c in kept] == ["0"]
+    assert "own recent statement" in cands[1].reason
+    # without the texts (the older call) both would have been masked on the vectors alone
+    fresh = [ScoredMemory(c.rec, score=1.0) for c in cands]
+    assert mask(fresh, np.asarray(vecs), np.asarray(own), {"mine"}, cfg) == []
