@@ -19,7 +19,7 @@ import numpy as np
 
 from memory.config import MaskConfig
 from memory.records import MemoryRecord
-from memory.values import alike, values
+from memory.values import alike, same_claim, values
 
 
 @dataclass
@@ -77,9 +77,10 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
 
     ``vecs[i]`` is the vector of ``cands[i]``; ``own_vecs`` are the agent's own
     recent statements (``own_ids`` their record ids, never masked against themselves;
-    ``own_texts`` their texts). Both tests ask :func:`alike` too: a statement of a different
-    value, or with a word swapped, is a different fact however close its vector, so it is
-    neither redundant with a kept one nor a repeat of the agent's own.
+    ``own_texts`` their texts). Neither test goes by the vectors alone: a statement is redundant
+    with a kept one only if :func:`alike` (the same values as written, no word swapped in place),
+    and repeats the agent's own only if :func:`same_claim` (the same values read as numbers, and
+    neither denies the other), since a different value or a denial reads close to any embedder.
     """
     order = sorted(range(len(cands)), key=lambda i: (not cands[i].rec.anchor, -cands[i].score, cands[i].rec.seq))
     kept: list[int] = []
@@ -120,9 +121,9 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
 
 def _repeat_of(sims: np.ndarray, cut: float, text: str, own_texts: list[str] | None) -> float | None:
     """The similarity of the closest of the agent's own statements that ``text`` repeats (at least
-    ``cut`` and :func:`alike`), or None."""
+    ``cut`` and :func:`same_claim`), or None."""
     close = np.flatnonzero(sims >= cut)
     for k in close[np.argsort(-sims[close], kind="stable")]:
-        if own_texts is None or alike(own_texts[k], text):
+        if own_texts is None or same_claim(own_texts[k], text):
             return float(sims[k])
     return None

@@ -89,6 +89,48 @@ _UNITS = frozenset("gold silver copper coin coins crown crowns mark marks piece 
                    "shillings penny pennies dinar dinars dirham dirhams drachma drachmas denarii denarius "
                    "sovereign sovereigns guilder guilders thaler thalers talent talents shekel shekels rupee "
                    "rupees yen yuan coppers silvers bits".split())
+# --- the same claim again? (self-repeats) ---------------------------------------------------------
+_SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                     "thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+         if w != "_"}
+_NUMBER_WORD = re.compile(r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + "|".join(list(_SMALL)[1:10])
+                          + r"))?|(?P<small>" + "|".join(_SMALL) + r"))\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nothing|nobody|cannot)\b|n't\b", re.IGNORECASE)
+
+
+def _number(m: re.Match) -> str:
+    if m.group("small"):
+        return str(_SMALL[m.group("small").lower()])
+    unit = m.group("unit")
+    return str(_TENS[m.group("tens").lower()] + (_SMALL[unit.lower()] if unit else 0))
+
+
+@lru_cache(maxsize=65536)
+def plain_values(text: str) -> tuple[str, ...]:
+    """``values`` read as numbers and keys, not as written: "twenty-two" is 22, "1,200" is 1200,
+    "3.50" is 3.5, "Price=40" is price=40."""
+    out = []
+    for m in VALUE.finditer(_NUMBER_WORD.sub(_number, text)):
+        if m.group("key"):
+            out.append(f"{m.group('key').lower()}={m.group('kv').lower()}")
+            continue
+        raw = m.group("num")
+        num = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw) else raw.replace(",", ".")
+        try:
+            out.append(repr(float(num)))
+        except ValueError:
+            out.append(raw)
+    return tuple(out)
+
+
+def same_claim(a: str, b: str) -> bool:
+    """Could ``b`` be ``a`` said again, in other words? Not when they state other values (read as
+    numbers: "twenty-two" and "22" are one value) or one denies what the other says ("I will sell" /
+    "I will not sell"). A reworded claim, even with a word swapped for a synonym, is the same."""
+    return plain_values(a) == plain_values(b) and len(_NEGATION.findall(a)) % 2 == len(_NEGATION.findall(b)) % 2
+
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[:]?|[:=#]")
 _NEXT = re.compile(r"\s*([A-Za-z%]+)")
 

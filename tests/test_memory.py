@@ -291,3 +291,49 @@ def test_a_different_fact_worded_like_an_own_statement_is_not_masked_as_a_repeat
     # without the texts (the older call) both would have been masked on the vectors alone
     fresh = [ScoredMemory(c.rec, score=1.0) for c in cands]
     assert mask(fresh, np.asarray(vecs), np.asarray(own), {"mine"}, cfg) == []
+
+
+@pytest.mark.parametrize(("said", "heard", "repeat"), [
+    ("Mara says: the lantern is twenty-two gold, no less.", "Mara says: the lantern is 22 gold, no less.", True),
+    ("Mara says: the toll is 1,200 crowns, no less.", "Mara says: the toll is 1200 crowns, no less.", True),
+    ("Mara says: the east gate is shut.", "Mara says: the east gate is closed.", True),
+    ("Mara says: I will sell the lantern for 22 gold.", "Mara says: I will not sell the lantern for 22 gold.", False),
+    ("Mara says: the lantern is 22 gold.", "Mara says: the lantern is 25 gold.", False),
+])
+def test_own_statement_said_again_in_other_words_is_masked_but_not_a_denial_or_another_value(minilm, said, heard,
+                                                                                             repeat):
+    """With the real embedder: the agent's own claim said back to it (numbers spelt out, a
+    synonym) is masked as a repeat; its denial or another value is a different claim and stays."""
+    bank = MemoryBank(minilm)
+    bank.add(private("mara"), "utterance", said, 9, speaker="mara")
+    other = bank.add(private("mara"), "utterance", heard, 10, speaker="player")
+    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, mask=MaskConfig(self_repeat=0.9, redundancy_drop=1.0,
+                                                                            redundancy_soft=1.0)))
+    opt.build("mara", 11, "lantern price")
+    row = next(r for r in opt.explain("mara", 11) if r["id"] == other.id)
+    assert ("own recent statement" in row["reason"]) is repeat, row
+
+
+def test_same_claim_reads_values_as_numbers_and_sees_denials():
+    from memory.values import plain_values, same_claim
+    assert plain_values("twenty-two gold, 1,200 crowns, 3.50, Price=40, at six") == \
+        plain_values("22 gold, 1200 crowns, 3.5, price=40, at 6")
+    assert plain_values("crate 12 holds 40") != plain_values("crate 12 holds 41")
+    assert same_claim("The bridge is safe.", "The bridge is safe, I said.")
+    assert not same_claim("The bridge is safe.", "The bridge isn't safe.")
+    assert not same_claim("I can pay 40.", "I cannot pay 40.") and not same_claim("I can pay 40.", "I can pay forty-one.")
+
+
+def test_same_claim_never_fails_and_a_text_is_its_own_claim():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from memory.values import same_claim
+
+    pieces = st.sampled_from([*"0123456789,.=- abcnotwy'", "twenty", "six", "n't", "no ", "1,200", "x=4"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pieces, max_size=30).map("".join), st.text(max_size=40))
+    def check(text, noise):
+        assert same_claim(text, text) and same_claim(noise, noise)
+    check()

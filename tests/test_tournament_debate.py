@@ -22,7 +22,7 @@ from tests.conftest import ROOT, parley
 from tests.test_tournament import write
 
 EXAMPLE = ROOT / "examples" / "tournaments" / "debate_masking.toml"
-MEMO = "{ controversy_weight = 0.3, novelty_weight = 0.25, redundancy = 0.8 }"  # the benchmark's memo
+MEMO = "{ controversy_weight = 0.3, novelty_weight = 1.0, redundancy = 0.8 }"  # the benchmark's memo
 
 SMALL = f"""
 name = "small debate"

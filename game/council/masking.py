@@ -57,7 +57,7 @@ class MaskingConfig(BaseModel):
     self_repeat: float = Field(0.8, ge=0.0, le=1.0, description="memo: cosine to the member's own recent statements that masks")
     own_recent: int = Field(2, ge=0, description="memo: the member's recent statements masked against")
     controversy_weight: float = Field(0.3, ge=0.0, le=10.0)
-    novelty_weight: float = Field(0.5, ge=0.0, le=10.0)
+    novelty_weight: float = Field(1.0, ge=0.0, le=10.0)
     resolved_factor: float = Field(0.3, ge=0.0, le=1.0, description="memo: score kept on settled sub-questions")
     recency_decay: float = Field(0.8, gt=0.0, le=1.0, description="memo: recency = decay ** rounds ago")
     same_evidence: bool = Field(True, description="memo: a statement raising evidence already stated is redundant "
