@@ -21,8 +21,11 @@ the engine answers it with an ``invalid`` event, the invalid-move penalty as rew
 Observations: a dict ``{"observation", "action_mask"}`` or, with ``flat=True``, one float32 vector
 (see ``game.gym_spaces``). They hold only the player's own view. ``terminated``: every quest done;
 ``truncated``: the turn limit (the world's ``max_turns``, or ``max_turns=``) came first.
-``reset(seed=s)`` makes the episode a function of ``s`` and the actions; ``render_mode="ansi"``
-renders the player's room as text.
+``reset(seed=s)`` makes the episode a function of ``s`` and the actions; later unseeded resets
+derive their seeds from ``s``. As Gymnasium expects, a first reset without a seed draws one from
+fresh entropy (Gymnasium's own ``np_random``), so the copies in an unseeded vector env play
+different games; ``env.unwrapped.aec.seed`` tells which. ``render_mode="ansi"`` renders the
+player's room as text.
 """
 
 from __future__ import annotations
@@ -72,10 +75,14 @@ class ParleyGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(self.aec.num_actions())
         self.observation_layout: dict[str, slice] = observation_layout(self.aec, self.flat)
         self._over = False
+        self._seeded = False  # has a reset chosen the base seed yet (given, or drawn from entropy)?
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """A new episode (``options={"max_turns": N}`` shortens or lengthens this one)."""
         super().reset(seed=seed)
+        if seed is None and not self._seeded:  # Gymnasium seeded np_random from entropy: draw the game's
+            seed = int(self.np_random.integers(1 << 31))
+        self._seeded = True
         self.aec.reset(seed=seed, options=options)
         self._over = False
         info = info_for(self.aec, PLAYER)

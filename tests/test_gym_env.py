@@ -149,6 +149,23 @@ def test_same_seed_same_episode_and_unseeded_resets_are_derived():
     assert a.aec.seed == b.aec.seed != 3
 
 
+def test_unseeded_envs_draw_different_games_and_a_vector_env_is_not_n_copies():
+    """As Gymnasium expects: a first reset without a seed draws one from fresh entropy."""
+    seeds = set()
+    for _ in range(4):
+        env = make("harbor")
+        env.reset()
+        seeds.add(env.aec.seed)
+        first = env.aec.seed
+        env.reset()                                   # later unseeded resets derive from the drawn seed
+        assert env.aec.seed != first
+    assert len(seeds) == 4
+    vec = gymnasium.make_vec("Parley/Harbor-v1", num_envs=3, vectorization_mode="sync", flat=True)
+    vec.reset()
+    assert len({e.unwrapped.aec.seed for e in vec.envs}) == 3
+    vec.close()
+
+
 def test_turn_limit_truncates_and_the_episode_must_be_reset():
     env = make("mini", max_turns=3, render_mode="ansi")
     env.reset(seed=0)
