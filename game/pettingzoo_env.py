@@ -35,12 +35,10 @@ try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
-except ImportError as e:  # pragma: no cover - exercised only without the optional deps
-    raise ImportError(
-        "game.pettingzoo_env needs the optional dependencies pettingzoo and gymnasium: "
-        "pip install pettingzoo gymnasium  (or: pip install 'parley-engine[pettingzoo]'). "
-        "game.aec.ParleyAEC offers the same environment without them."
-    ) from e
+except ImportError as e:  # exercised without the optional deps (tests/test_pettingzoo_envs.py)
+    from game.extras import ExtraMissing
+    raise ExtraMissing("game.pettingzoo_env (the PettingZoo environments)", "pettingzoo", ("pettingzoo", "gymnasium"),
+                       hint="game.aec.ParleyAEC offers the same game without them") from e
 
 import numpy as np
 
