@@ -37,11 +37,10 @@ from typing import Any
 try:
     import gymnasium  # noqa: F401  (needed by the spaces; checked here for a clear error)
     from pettingzoo import ParallelEnv
-except ImportError as e:  # pragma: no cover - exercised only without the optional deps
-    raise ImportError(
-        "game.pettingzoo_parallel needs the optional dependencies pettingzoo and gymnasium: "
-        "pip install pettingzoo gymnasium  (or: pip install 'parley-engine[pettingzoo]')."
-    ) from e
+except ImportError as e:  # exercised without the optional deps (tests/test_aec.py)
+    from game.extras import ExtraMissing
+    raise ExtraMissing("game.pettingzoo_parallel (the PettingZoo parallel environment)", "pettingzoo",
+                       ("pettingzoo", "gymnasium"), hint="game.aec.ParleyAEC offers the same game without them") from e
 
 import numpy as np
 

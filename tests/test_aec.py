@@ -456,7 +456,11 @@ def test_aec_imports_neither_pettingzoo_nor_gymnasium():
     assert _run("import sys, game.aec; print([m for m in ('pettingzoo', 'gymnasium') if m in sys.modules])") == "[]"
 
 
-def test_missing_pettingzoo_gives_an_install_hint():
+@pytest.mark.parametrize("module", ["game.pettingzoo_env", "game.pettingzoo_parallel"])
+def test_missing_pettingzoo_gives_an_install_hint(module):
+    """Without pettingzoo the import fails as ExtraMissing (still an ImportError), naming the extra."""
     out = _run("import sys; sys.modules['pettingzoo'] = None\n"
-               "try:\n    import game.pettingzoo_env\nexcept ImportError as e:\n    print(e)")
-    assert "pip install pettingzoo" in out
+               "from game.extras import ExtraMissing\n"
+               f"try:\n    import {module}\nexcept ImportError as e:\n"
+               "    print(isinstance(e, ExtraMissing), e.extra, '|', e)")
+    assert out.startswith("True pettingzoo |") and "pip install 'parley-engine[pettingzoo]'" in out

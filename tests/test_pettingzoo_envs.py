@@ -210,14 +210,3 @@ def test_a_bad_action_in_a_parallel_round_is_refused_before_anyone_acts():
     pe.step(legal)                                                                   # and the env goes on
     assert pe.aec.engine.state.turn == turn + 1
 
-
-def test_without_pettingzoo_the_import_names_the_extra():
-    import subprocess
-    import sys
-    code = ("import sys; sys.modules['pettingzoo'] = None\n"
-            "from game.extras import ExtraMissing\n"
-            "try:\n    import game.pettingzoo_env\n"
-            "except ExtraMissing as e:\n    print(e.extra, '|', e)\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("pettingzoo |") and "parley-engine[pettingzoo]" in r.stdout
