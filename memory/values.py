@@ -65,8 +65,9 @@ def substituted(a: str, b: str) -> bool:
 
 
 def alike(a: str, b: str) -> bool:
-    """Could ``a`` and ``b`` be one fact told twice? Not when they state different values or swap a word."""
-    return values(a) == values(b) and not substituted(a, b)
+    """Could ``a`` and ``b`` be one fact told twice? Not when they state different values, swap a
+    word, or one denies what the other says ("the bridge is safe" / "the bridge is not safe")."""
+    return values(a) == values(b) and not substituted(a, b) and denies(a) == denies(b)
 
 
 # words after which a number is a value that can change ("the code is 4411", "leaves at 6", "for 70
@@ -124,11 +125,18 @@ def plain_values(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=65536)
+def denies(text: str) -> bool:
+    """Does ``text`` say no (an odd number of "not", "never", "no", "n't", ...)? Two texts that differ
+    here say opposite things, however alike they read."""
+    return len(_NEGATION.findall(text)) % 2 == 1
+
+
 def same_claim(a: str, b: str) -> bool:
     """Could ``b`` be ``a`` said again, in other words? Not when they state other values (read as
     numbers: "twenty-two" and "22" are one value) or one denies what the other says ("I will sell" /
     "I will not sell"). A reworded claim, even with a word swapped for a synonym, is the same."""
-    return plain_values(a) == plain_values(b) and len(_NEGATION.findall(a)) % 2 == len(_NEGATION.findall(b)) % 2
+    return plain_values(a) == plain_values(b) and denies(a) == denies(b)
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[:]?|[:=#]")

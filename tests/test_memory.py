@@ -337,3 +337,23 @@ def test_same_claim_never_fails_and_a_text_is_its_own_claim():
     def check(text, noise):
         assert same_claim(text, text) and same_claim(noise, noise)
     check()
+
+
+def test_a_denial_is_neither_redundant_with_the_claim_nor_merged_into_it(minilm):
+    """'The bridge is not safe' reads like 'The bridge is safe' to any embedder; it says the opposite."""
+    import numpy as np
+
+    from memory.masking import ScoredMemory, mask
+    from memory.records import MemoryRecord
+    from memory.values import alike, denies
+    texts = ["Corvin says: the old bridge is safe for carts.", "Bree says: the old bridge is not safe for carts.",
+             "Corvin says: the old bridge is safe for carts!"]
+    vecs = np.asarray(minilm(texts))
+    assert float(vecs[0] @ vecs[1]) >= 0.8
+    cands = [ScoredMemory(MemoryRecord(id=str(i), scope="shared", kind="utterance", text=t, turn=i, seq=i),
+                          score=1.0 - i / 10) for i, t in enumerate(texts)]
+    kept = mask(cands, vecs, vecs[:0], set(), MaskConfig(redundancy_drop=0.8, redundancy_soft=0.7))
+    assert [c.id for c in kept] == ["0", "1"]                  # the denial stays; the repeat goes
+    assert "redundant with 0" in cands[2].reason
+    assert denies(texts[1]) and not denies(texts[0]) and not alike(texts[0], texts[1]) and alike(texts[0], texts[2])
+    assert not denies("No, it is not safe.") and denies("It isn't safe.") and denies("Nobody crossed it.")
