@@ -59,6 +59,7 @@ WINDOW = 6
 MEMO = {"controversy_weight": 0.3, "novelty_weight": 1.0, "redundancy": 0.8}
 COUNCIL = CouncilConfig(max_rounds=10, speaker_policy="fixed", consensus="either", variance_threshold=0.01,
                         stable_rounds=3, crux_guard=True, stalemate_breaker=True)
+VARIANCE_STOP = COUNCIL.model_copy(update={"consensus": "variance"})  # stops on low stance variance only
 DEBATER = DebaterConfig()  # defaults, never tuned
 MODES: dict[str, MaskingConfig] = {
     "none": MaskingConfig(mode="none", budget=BUDGET),
@@ -75,9 +76,9 @@ ABLATIONS: dict[str, tuple[MaskingConfig, CouncilConfig]] = {
     "memo, repeats by wording only (no evidence identity)": (MODES["memo"].model_copy(update={"same_evidence": False}),
                                                              COUNCIL),
     "none, unbounded budget": (MODES["none"].model_copy(update={"budget": 100_000}), COUNCIL),
-    "none, stop on stance variance only": (MODES["none"], COUNCIL.model_copy(update={"consensus": "variance"})),
-    "dedupe, stop on stance variance only": (MODES["dedupe"], COUNCIL.model_copy(update={"consensus": "variance"})),
-    "memo, stop on stance variance only": (MODES["memo"], COUNCIL.model_copy(update={"consensus": "variance"})),
+    "none, stop on stance variance only": (MODES["none"], VARIANCE_STOP),
+    "dedupe, stop on stance variance only": (MODES["dedupe"], VARIANCE_STOP),
+    "memo, stop on stance variance only": (MODES["memo"], VARIANCE_STOP),
 }
 FIELDS = ("correct", "rounds", "redundancy", "redundancy_max", "self_redundancy", "effective_ratio",
           "tokens_per_member_round", "recall", "interventions")
@@ -148,7 +149,7 @@ def tune(workers: int) -> dict[str, Any]:
     benchmark's, and stopping only on low stance variance, where debates run longer); a point's
     score is its mean over the two."""
     configs: dict[str, tuple[MaskingConfig, CouncilConfig]] = {}
-    rules = {"": COUNCIL, " variance": COUNCIL.model_copy(update={"consensus": "variance"})}
+    rules = {"": COUNCIL, " variance": VARIANCE_STOP}
     for (tag, rule), k in itertools.product(rules.items(), (2, 3, 4, 6, 8, 12)):
         configs[f"window k={k}{tag}"] = (MaskingConfig(mode="window", budget=BUDGET, window=k), rule)
     for (tag, rule), cw, nw, rd in itertools.product(rules.items(), (0.1, 0.3, 1.0), (0.25, 0.5, 1.0),

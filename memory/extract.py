@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 from game.claims import canonical
 from memory.lexicon import NUMBER_WORDS, Lexicon, words_to_number
+from memory.values import WORD_TOKEN, negates
 
-_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+n't|[a-z]+|'s")
+_TOKEN = WORD_TOKEN
 _CLAUSE = re.compile(r"([.!?;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*)")
-NEGATIONS = frozenset("not never nowhere neither nor cannot nobody anymore gone deny denies denied".split())
 # a clause with one of these asserts nothing of its own: a question's, a condition's, a guess's, a
 # doubt's, someone else's words, or the past (a wrong claim is worse than none)
 UNSURE = frozenset("if unless whether suppose supposing maybe perhaps possibly might may could would should "
@@ -37,7 +37,6 @@ UNSURE_PAIRS = frozenset({("used", "to"), ("last", "year"), ("last", "week"), ("
 ANYWHERE = frozenset("or either between times".split())   # a choice or a range: no one value
 NOT_A_VALUE = frozenset("between times room rooms no number page chapter gate door crate cell level floor wave "
                         "pier dock row table seat box".split())   # a number after these is no value
-_NOT_NEGATION_AFTER_NO = frozenset("less more doubt way matter question".split())
 PRONOUNS = frozenset("it it's its they they're them he he's she she's".split())
 BEFORE = ("before", "ahead of", "earlier than", "sooner than", "prior to")
 AFTER = ("after", "later than", "behind", "following")
@@ -157,13 +156,7 @@ class RuleExtractor:
     def _negated(toks: list[str], upto: int) -> bool:
         """An odd number of negations before the object ("not in the well"; "isn't not in" is
         positive; "in the well, not the chest" speaks of the well)."""
-        n = 0
-        for k, t in enumerate(toks[:upto]):
-            if t in NEGATIONS or t.endswith("n't"):
-                n += 1
-            elif t == "no" and (k + 1 >= len(toks) or toks[k + 1] not in _NOT_NEGATION_AFTER_NO):
-                n += 1
-        return n % 2 == 1
+        return sum(negates(toks, k) for k in range(min(upto, len(toks)))) % 2 == 1
 
     @staticmethod
     def _unsure(toks: list[str], end: str) -> bool:

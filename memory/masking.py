@@ -13,6 +13,7 @@ Adapted from multi-agent debate practice:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,21 +96,20 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
             kept.append(i)
             continue
         best, j = 0.0, -1
-        if kept:
-            sims = sim[i, kept_rows[:len(kept)]]
-            close = np.flatnonzero(sims >= cfg.redundancy_soft)  # nothing less alike matters
-            for k in close[np.argsort(-sims[close], kind="stable")]:
-                if alike(texts[kept[k]], texts[i]):  # a different value, or a swapped word, is a different fact
-                    best, j = float(sims[k]), int(k)
-                    break
+        if kept:  # nothing less alike than redundancy_soft matters; a different value or a swapped word
+            sims = sim[i, kept_rows[:len(kept)]]  # is a different fact
+            k = _closest(sims, cfg.redundancy_soft, lambda k: alike(texts[kept[k]], texts[i]))
+            if k is not None:
+                best, j = float(sims[k]), k
         if best >= cfg.redundancy_drop:
             c.fate, c.reason = "masked", f"redundant with {cands[kept[j]].id} (similarity {best:.2f})"
             c.into = cands[kept[j]].id  # counted on that line by compression: "(x3, turns 4-9)"
             continue
         if own_sims is not None and c.id not in own_ids:
-            repeat = _repeat_of(own_sims[i], cfg.self_repeat, texts[i], own_texts)
-            if repeat is not None:
-                c.fate, c.reason = "masked", f"repeats the agent's own recent statement (similarity {repeat:.2f})"
+            k = _closest(own_sims[i], cfg.self_repeat,
+                         lambda k: own_texts is None or same_claim(own_texts[k], texts[i]))
+            if k is not None:
+                c.fate, c.reason = "masked", f"repeats the agent's own recent statement (similarity {own_sims[i, k]:.2f})"
                 continue
         if best >= cfg.redundancy_soft:
             c.score *= 1 - cfg.soft_penalty
@@ -119,11 +119,10 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
     return [cands[i] for i in kept]
 
 
-def _repeat_of(sims: np.ndarray, cut: float, text: str, own_texts: list[str] | None) -> float | None:
-    """The similarity of the closest of the agent's own statements that ``text`` repeats (at least
-    ``cut`` and :func:`same_claim`), or None."""
+def _closest(sims: np.ndarray, cut: float, same: Callable[[int], bool]) -> int | None:
+    """The index of the most similar row (at least ``cut``) that ``same`` takes for the same fact, or None."""
     close = np.flatnonzero(sims >= cut)
     for k in close[np.argsort(-sims[close], kind="stable")]:
-        if own_texts is None or same_claim(own_texts[k], text):
-            return float(sims[k])
+        if same(int(k)):
+            return int(k)
     return None

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from game.claims import canonical
+from memory.lexicon import ONES, TENS, words_to_number
+
 VALUE = re.compile(r"(?<![\w.])(?:(?P<key>[A-Za-z_][\w-]*)=(?P<kv>[\w-]+(?:\.\d+)?)|(?P<num>\d+(?:[.,]\d+)*))")
 
 
@@ -91,45 +94,44 @@ _UNITS = frozenset("gold silver copper coin coins crown crowns mark marks piece 
                    "sovereign sovereigns guilder guilders thaler thalers talent talents shekel shekels rupee "
                    "rupees yen yuan coppers silvers bits".split())
 # --- the same claim again? (self-repeats) ---------------------------------------------------------
-_SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                     "thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
-         if w != "_"}
-_NUMBER_WORD = re.compile(r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + "|".join(list(_SMALL)[1:10])
-                          + r"))?|(?P<small>" + "|".join(_SMALL) + r"))\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|never|no|none|nothing|nobody|cannot)\b|n't\b", re.IGNORECASE)
+# the number words memory.lexicon reads ("twenty-two"), found in free text
+_NUMBER_WORD = re.compile(r"\b(?:(?:" + "|".join(TENS) + r")(?:[- ](?:" + "|".join(list(ONES)[1:10]) + r"))?|(?:"
+                          + "|".join(ONES) + r"))\b", re.IGNORECASE)
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# words, numbers and "n't" forms, as the claim extractor (memory.extract) reads lower-cased text
+WORD_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+n't|[a-z]+|'s")
+NEGATIONS = frozenset("not never nowhere neither nor cannot nobody anymore gone deny denies denied".split())
+_NOT_NEGATION_AFTER_NO = frozenset("less more doubt way matter question".split())
 
 
-def _number(m: re.Match) -> str:
-    if m.group("small"):
-        return str(_SMALL[m.group("small").lower()])
-    unit = m.group("unit")
-    return str(_TENS[m.group("tens").lower()] + (_SMALL[unit.lower()] if unit else 0))
+def negates(toks: list[str], k: int) -> bool:
+    """Is ``toks[k]`` a negation ("not", "isn't", "never", "no" but not "no less" or "no doubt")?"""
+    t = toks[k]
+    if t in NEGATIONS or t.endswith("n't"):
+        return True
+    return t == "no" and (k + 1 >= len(toks) or toks[k + 1] not in _NOT_NEGATION_AFTER_NO)
 
 
 @lru_cache(maxsize=65536)
 def plain_values(text: str) -> tuple[str, ...]:
     """``values`` read as numbers and keys, not as written: "twenty-two" is 22, "1,200" is 1200,
-    "3.50" is 3.5, "Price=40" is price=40."""
+    "3.50" is 3.5, "Price=40" is price=40 (numbers in ``game.claims.canonical`` form)."""
     out = []
-    for m in VALUE.finditer(_NUMBER_WORD.sub(_number, text)):
+    for m in VALUE.finditer(_NUMBER_WORD.sub(lambda w: canonical(words_to_number(w.group(0))), text)):
         if m.group("key"):
             out.append(f"{m.group('key').lower()}={m.group('kv').lower()}")
-            continue
-        raw = m.group("num")
-        num = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw) else raw.replace(",", ".")
-        try:
-            out.append(repr(float(num)))
-        except ValueError:
-            out.append(raw)
+        else:
+            raw = m.group("num")
+            out.append(canonical(raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw.replace(",", ".")))
     return tuple(out)
 
 
 @lru_cache(maxsize=65536)
 def denies(text: str) -> bool:
-    """Does ``text`` say no (an odd number of "not", "never", "no", "n't", ...)? Two texts that differ
-    here say opposite things, however alike they read."""
-    return len(_NEGATION.findall(text)) % 2 == 1
+    """Does ``text`` say no (an odd number of negations, counted as the claim extractor counts
+    them)? Two texts that differ here say opposite things, however alike they read."""
+    toks = WORD_TOKEN.findall(text.lower())
+    return sum(negates(toks, k) for k in range(len(toks))) % 2 == 1
 
 
 def same_claim(a: str, b: str) -> bool:
