@@ -39,7 +39,7 @@ import numpy as np
 
 from agents.autopilot_merchant import MerchantModel, SceneTerms, TradeTerms, talk_observations
 from game.negotiation.utility import UtilityFunction
-from game.types import PLAYER, Action, Verb
+from game.core.types import PLAYER, Action, Verb
 
 LOST = -1.0           # value of a needed deal that can no longer be struck
 MAX_TRADE_TRIES = 3   # re-open a failed negotiation at most this many times

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.autopilot_memory import words
-from game.types import PLAYER, Action, Observation, Verb
+from game.core.types import PLAYER, Action, Observation, Verb
 
 
 class HintMixin:

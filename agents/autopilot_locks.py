@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.autopilot_memory import words
-from game.types import Action, Verb
+from game.core.types import Action, Verb
 
 
 class LockMixin:

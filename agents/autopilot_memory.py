@@ -18,7 +18,7 @@ import copy
 import re
 from typing import Any
 
-from game.types import PLAYER, Action, Observation
+from game.core.types import PLAYER, Action, Observation
 
 STATE_VERSION = 5  # 5: words only from what is displayed (4 also read ids); older states are refused
 _WORD = re.compile(r"[a-z]+")

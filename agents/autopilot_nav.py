@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from game.types import Action, Verb
+from game.core.types import Action, Verb
 
 
 class NavMixin:

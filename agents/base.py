@@ -1,11 +1,11 @@
-"""The base class of rule-based agents (the ``Agent`` protocol lives in ``game.protocols``)."""
+"""The base class of rule-based agents (the ``Agent`` protocol lives in ``game.core.protocols``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from game.protocols import Agent
-from game.types import Event
+from game.core.protocols import Agent
+from game.core.types import Event
 
 __all__ = ["Agent", "BaseAgent"]
 

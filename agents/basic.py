@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from game.types import Action, Decision, Observation, Verb
+from game.core.types import Action, Decision, Observation, Verb
 
 
 class Idle(BaseAgent):

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from game.types import PLAYER, Action, Decision, Observation, Verb
+from game.core.types import PLAYER, Action, Decision, Observation, Verb
 
 TRADE_HINT = "open to trade"
 

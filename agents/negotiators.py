@@ -47,7 +47,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.opponent_model import FrequencyModel, OfferTrack, SessionMemo, fast_quantise
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 from game.negotiation.runner import Move
 from game.negotiation.session import Negotiation
 from game.negotiation.utility import UtilityFunction
@@ -445,7 +445,7 @@ def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotia
     the kind's), ``opponent_model``/``tolerance`` (time-based, tit_for_tat,
     aspiration), ``epsilon`` (hardliner), ``scale``/``first_concession`` (tit_for_tat), ``rate``
     (aspiration), ``seed``/``accept_prob`` (random). Unknown kinds, unknown
-    parameters and bad values raise :class:`~game.errors.InputError`.
+    parameters and bad values raise :class:`~game.core.errors.InputError`.
     """
     if not isinstance(kind, str) or kind not in KINDS:
         raise InputError(f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}",

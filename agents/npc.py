@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from game.types import Claim, Decision, Observation, Request, Utterance
+from game.core.types import Claim, Decision, Observation, Request, Utterance
 
 DEFAULT_LINES: dict[str, tuple[str, ...]] = {
     "answer": ("{text}",),

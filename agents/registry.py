@@ -23,7 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agents.negotiators import KINDS as NEGOTIATOR_KINDS
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 
 Factory = Callable[..., Any]
 _KINDS: dict[str, Factory] = {}

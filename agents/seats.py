@@ -14,14 +14,14 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from game.errors import InputError
+from game.core.errors import InputError
 
 SEATS = ("human", "autopilot", "llm", "script:FILE", "module:function")
 
 
 class ScriptSeat:
     """Plays the commands of a script file, one line at a time, read as a person's typing (a
-    ``game.protocols.TypedSeat``: ``Game.play_turn`` submits each line); ``notes`` collects what a
+    ``game.core.protocols.TypedSeat``: ``Game.play_turn`` submits each line); ``notes`` collects what a
     run should tell its user (skipped lines, quit); ``position`` is (line number, text) of the
     line last given."""
 
@@ -34,8 +34,8 @@ class ScriptSeat:
     def from_file(cls, path: str) -> ScriptSeat:
         """One command per line; blank lines and ``#`` comments are skipped (a ``say`` line keeps
         its ``#``). Bytes that are not UTF-8 become U+FFFD, with a note."""
-        from game.files import read_bytes
-        from game.text import decode, shown
+        from game.core.files import read_bytes
+        from game.core.text import decode, shown
         raw = read_bytes(path, "script")
         notes = []
         try:
@@ -108,7 +108,7 @@ def make_seat(kind: str, game: Any) -> Any:
         return None
     if kind == "autopilot":
         from agents.autopilot import make_autopilot
-        sigma = game.facts.sigma if game.facts is not None and game.config.trust else None
+        sigma = game.facts.sigma if game.facts is not None and game.play.config.trust else None
         return make_autopilot(game.seed, trust=sigma)
     if kind == "llm":
         if game.llm is None:
@@ -118,8 +118,8 @@ def make_seat(kind: str, game: Any) -> Any:
     if kind.startswith("script:"):
         return ScriptSeat.from_file(kind[len("script:"):])
     if ":" in kind:
-        from agents.textarena import ParleyPlayer
+        from game.envs.textarena.agents import ParleyPlayer
         return ParleyPlayer(callable_from(kind))
-    from game.errors import did_you_mean
+    from game.core.errors import did_you_mean
     raise InputError(f"unknown player seat {kind!r}",
                      hint=did_you_mean(kind, ["human", "autopilot", "llm"]) or f"seats: {', '.join(SEATS)}")

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.llm.client import LLMClient  # noqa: E402
 from agents.llm.config import LLMConfig  # noqa: E402
-from agents.llm.scripted_server import ScriptedServer  # noqa: E402
+from game.testing.scripted_server import ScriptedServer  # noqa: E402
 
 GOAL_MS = 1.0
 MESSAGES = [{"role": "system", "content": "You are a merchant in a harbor town."},

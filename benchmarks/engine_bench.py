@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from game.engine import Engine  # noqa: E402
-from game.types import PLAYER, Action, Verb  # noqa: E402
+from game.engine.loop import Engine  # noqa: E402
+from game.core.types import PLAYER, Action, Verb  # noqa: E402
 from game.world.loader import load_world  # noqa: E402
 
 
@@ -81,8 +81,8 @@ def bench_engine(world, steps: int, seed: int) -> dict[str, float]:
             return decision
 
     def run(with_transcript: bool) -> tuple[float, int, int]:
-        from game.compose import npc_agents
-        from game.transcript import Transcript
+        from game.play.compose import npc_agents
+        from game.play.transcript import Transcript
         tally = [0]
 
         def fresh() -> Engine:

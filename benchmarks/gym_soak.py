@@ -1,6 +1,6 @@
 """Gymnasium soak: a uniformly random *masked* policy plays 1,000 full-length episodes (250 per
 world: harbor, bazaar, council and the mini fixture, each to its own turn limit) through
-``game.gym_env``, checking every step (the mask matches the info's, no masked-in action is refused,
+``game.envs.gym_env``, checking every step (the mask matches the info's, no masked-in action is refused,
 every observation lies in the space). Prints steps, wins, and steps per second against the bare
 engine's rounds per second in the same run (the env's overhead as a ratio).
 
@@ -24,13 +24,13 @@ WORLDS = {"harbor": "worlds/harbor", "bazaar": "worlds/bazaar", "council": "worl
 
 def engine_rounds_per_second(world: str, rounds: int = 300) -> float:
     """The baseline: the same world's engine alone, the player waiting, rounds per second."""
-    from game.session import Game
-    from game.types import Action, Verb
+    from game.play.session import Game
+    from game.core.types import Action, Verb
     game = Game(ROOT / world, seed=0)
     t = time.perf_counter()
     n = 0
-    while n < rounds and not game.engine.done:
-        game.engine.run_round(Action("player", Verb.WAIT))
+    while n < rounds and not game.engine.loop.done:
+        game.engine.loop.run_round(Action("player", Verb.WAIT))
         n += 1
     return n / (time.perf_counter() - t)
 
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from game.gym_env import ParleyGymEnv, random_masked_episodes
+    from game.envs.gym_env import ParleyGymEnv, random_masked_episodes
     table = Table(title=f"{args.episodes} random masked episodes, full length")
     for col in ("world", "episodes", "steps", "wins", "steps/s", "engine rounds/s", "env / engine"):
         table.add_column(col, justify="left" if col == "world" else "right")

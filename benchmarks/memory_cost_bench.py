@@ -4,7 +4,7 @@ Usage:  python benchmarks/memory_cost_bench.py [--worlds harbor,council,bazaar] 
                                                [--repeats 3] [--rounds N] [--json FILE]
 
 Each world is played headless from the player's seat by the autopilot (``Game.play_turn``,
-as ``game.episode`` plays it), the same seed with memory off and with MiniLM memory on. The
+as ``game.play.episode`` plays it), the same seed with memory off and with MiniLM memory on. The
 autopilot does not read its context, so both games make the same moves turn for turn, and the
 difference in a turn's wall time is what memory cost that turn: writing the events, building
 the context (retrieve, score, mask, compress, assemble) and embedding.
@@ -34,8 +34,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from game.config import GameConfig  # noqa: E402
-from game.session import Game  # noqa: E402
+from game.play.config import GameConfig  # noqa: E402
+from game.play.session import Game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,9 +58,9 @@ def play(world: str, seed: int, rounds: int | None, memory: Any) -> tuple[list[f
     game = Game(ROOT / "worlds" / world, config=GameConfig(world=str(ROOT / "worlds" / world), seed=seed,
                                                           player="autopilot"), memory=memory)
     if isinstance(memory, dict):
-        memory["embedder"].turn = lambda: game.engine.state.turn
+        memory["embedder"].turn = lambda: game.engine.loop.state.turn
     times = []
-    while not game.engine.done and (rounds is None or len(times) < rounds):
+    while not game.engine.loop.done and (rounds is None or len(times) < rounds):
         t0 = time.perf_counter()
         game.play_turn()
         times.append(time.perf_counter() - t0)

@@ -9,7 +9,7 @@ N``: seeds 0..N-1; ``--seeds A-B``: seeds A..B, e.g. held-out 1000-1049), agains
 else a random valid offer), ``greedy`` (Greedy: takes the first offer better than a draw, else asks
 for the most), ``linear`` (Parley's linear negotiator through the same adapter) and the chat
 injectors ``inject:role``, ``inject:offer``, ``inject:own``, ``inject:game`` (Greedy that writes
-forged game events in its chat; ``agents.textarena_baselines.TRICKS``). TextArena's own agents all
+forged game events in its chat; ``game.envs.textarena.baselines.TRICKS``). TextArena's own agents all
 call online model APIs, so none is used. The ``baseline:*`` rows are the simple agents in the
 agent's seat, in the same run.
 
@@ -35,8 +35,8 @@ OPPONENTS = ("random", "accept", "greedy", "linear", "inject:role", "inject:offe
 
 
 def make(name: str, seed: int):
-    from agents.textarena_baselines import AlwaysAccept, Greedy, Injector, RandomValid
-    from agents.textarena_negotiation import NegotiatorAgent
+    from game.envs.textarena.baselines import AlwaysAccept, Greedy, Injector, RandomValid
+    from game.envs.textarena.negotiation import NegotiatorAgent
     name = name.removeprefix("baseline:")
     if name.startswith("inject:"):
         return Injector(name.removeprefix("inject:"), seed)
@@ -51,7 +51,7 @@ def seeds_of(spec: str) -> list[int]:
 
 
 def run(game: str, agent: str, opponent: str, seeds: list[int]) -> dict[str, int]:
-    from agents.textarena_baselines import play, verdict
+    from game.envs.textarena.baselines import play, verdict
     out = {"W": 0, "D": 0, "L": 0, "cut": 0, "invalid": 0, "opp_invalid": 0}
     for seed in seeds:
         for me in (0, 1):

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from game.errors import ParleyError
+from game.core.errors import ParleyError
 from memory.importance import ImportanceRater
 from memory.linking import Links, linked, names
 from memory.records import FACTS, LIVE, SHARED, STATEMENTS, MemoryRecord, readable_scopes

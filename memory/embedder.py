@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from game.errors import InputError, ParleyError, did_you_mean
+from game.core.errors import InputError, ParleyError, did_you_mean
 
 MINILM_DIM = 384
 INSTALL_HINT = ("install the 'memory' extra: pip install 'parley-engine[memory]' (just the embedder: "

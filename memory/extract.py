@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from game.claims import canonical
+from game.core.claims import canonical
 from memory.lexicon import NUMBER_WORDS, Lexicon, words_to_number
 from memory.values import WORD_TOKEN, negates
 

@@ -58,11 +58,11 @@ from typing import Any
 import numpy as np
 
 from memory.gate_evidence import aged, backing, chain
-from memory.gate_memory import KEYWORD_FACTS, LIVE, Decision, FactMemory, GateConfig
+from memory.fact_memory import KEYWORD_FACTS, LIVE, Decision, FactMemory, GateConfig
 from memory.rule_judge import ClaimCandidate, Fact, RelationRule, RuleJudge, Triple, keywords, norm
 
 # the claims, the facts and the rule judge live in memory.rule_judge, the fact memory and the
-# config in memory.gate_memory; all importable from here too
+# config in memory.fact_memory; all importable from here too
 __all__ = ["KEYWORD_FACTS", "LIVE", "OUTCOMES", "ClaimCandidate", "ConsistencyGate", "Decision", "Fact",
            "GateConfig", "RelationRule", "RuleJudge", "Triple", "keywords", "norm"]
 

@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from game.errors import SaveError
-from game.saves import atomic_write
+from game.core.errors import SaveError
+from game.play.save_files import atomic_write
 
 FORMAT = "parley-insights"
 FORMAT_VERSION = 1
@@ -158,7 +158,7 @@ class InsightBank:
     """Insights per agent configuration key, capped, decaying, persisted as JSON.
 
     ``path`` is the JSON file (loaded now if it exists; a corrupt file raises
-    :class:`~game.errors.SaveError` and is left untouched). Without a path the
+    :class:`~game.core.errors.SaveError` and is left untouched). Without a path the
     bank lives in memory and :meth:`save` does nothing.
     """
 
@@ -326,7 +326,7 @@ class InsightBank:
             raise ValueError("this insight bank has no file")
         path = self.path
         hint = "the file was left as it is; fix it or move it away to start a new bank"
-        from game.files import read_text
+        from game.core.files import read_text
         raw = read_text(path, limit=256 * 1024 * 1024, error=SaveError, hint=hint,
                         missing_hint="an insight bank file is created by saving")
         if not raw.strip():

@@ -18,8 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from game.claims import same_value, verdict
-from game.types import PLAYER, Event, EventKind
+from game.core.claims import same_value, verdict
+from game.core.types import PLAYER, Event, EventKind
 from memory.insights import MAX_TEXT, Insight, InsightBank, _round, clip, near_duplicate, words
 
 TOPICS = ("quest", "trust", "negotiation", "council", "exploration", "moves", "general")

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from game.claims import as_number, canonical
+from game.core.claims import as_number, canonical
 
 ONES = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
                                     "fourteen fifteen sixteen seventeen eighteen nineteen".split())}
@@ -172,7 +172,7 @@ class Lexicon:
 
     def value(self, relation: str, text: str) -> str:
         """The comparison form of a claim's object for ``relation``: an entity's id, a number, or
-        the text (``game.claims.canonical``)."""
+        the text (``game.core.claims.canonical``)."""
         eid = self.entity(text)
         if eid is not None:
             return eid

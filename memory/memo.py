@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 from memory.bank import MemoryBank
 from memory.config import MemoConfig
 from memory.importance import ImportanceRater

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 
 
 def outcome_value(peer: str, value: Any) -> float:

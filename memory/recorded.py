@@ -1,7 +1,7 @@
 """Steps whose outcome comes from outside the game (an LLM call) made replayable.
 
 ``recorded(decide, kind, who, compute)`` runs ``compute()`` through a decision log such as
-``game.engine.Engine.decide``: in play its outcome is written to the transcript as a ``decision``
+``game.engine.loop.Engine.decide``: in play its outcome is written to the transcript as a ``decision``
 record; in a replay the recorded outcome is returned and ``compute`` is never run, so no LLM is
 needed. A failure is an outcome too: it is recorded as ``{"error": {"type": ..., "message": ...}}``
 and raised again in the replay as a ``RecordedFailure`` with the original exception's class

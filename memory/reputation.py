@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from game.errors import InputError
+from game.core.errors import InputError
 from memory.peers import PeerMemory, check_peer_id, fallback_choice
 
 STATE_VERSION = 1

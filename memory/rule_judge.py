@@ -16,12 +16,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from game.claims import as_number, canonical, same_value, settles
+from game.core.claims import as_number, canonical, same_value, settles
 
 
 def norm(s: str) -> str:
     """Case, underscores, hyphens and spacing do not matter; numbers compare as numbers
-    ("12" = "12.0", and "-5" stays negative): :func:`game.claims.canonical`."""
+    ("12" = "12.0", and "-5" stays negative): :func:`game.core.claims.canonical`."""
     return canonical(s)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from game.types import PLAYER, Event, EventKind, Observation
+from game.core.types import PLAYER, Event, EventKind, Observation
 from memory.bank import MemoryBank
 from memory.config import MemoConfig
 from memory.importance import ImportanceRater, key_terms_of, things_of
@@ -178,7 +178,7 @@ class GameMemory:
                                     extra_anchors=goals + self.scene_lines(obs), touch=touch)
 
     def __call__(self, agent: str, obs: Observation) -> Context:
-        """A context provider (``game.protocols.ContextProvider``): ``context(agent, obs)``."""
+        """A context provider (``game.core.protocols.ContextProvider``): ``context(agent, obs)``."""
         return self.context(agent, obs)
 
     # --- one embedder batch per round --------------------------------------------------

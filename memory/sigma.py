@@ -77,7 +77,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 from memory.peers import (PeerMemory, check_peer_id, fallback_choice, log_odds_weight, outcome_value,
                           weighted_choice)
 from memory.sigma_config import SigmaConfig, make_config

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 
 
 class SigmaConfig(BaseModel):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from game.errors import InputError
+from game.core.errors import InputError
 from memory.peers import check_peer_id
 from memory.sigma_config import make_config
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from game.errors import InputError
+from game.core.errors import InputError
 
 Embed = Callable[[list[str]], np.ndarray]
 

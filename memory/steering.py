@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from game.errors import InputError
+from game.core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import torch

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 from memory.store_base import MetaValue, VectorStore, Where
 from memory.store_chroma import ChromaStore, game_collection
 from memory.store_flat import FlatStore

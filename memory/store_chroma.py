@@ -88,7 +88,7 @@ def game_collection(world: str, seed: int, game_id: str | None = None) -> str:
 def _http_client(host: str, port: int, settings: Any) -> Any:
     import chromadb
 
-    from game.errors import InputError
+    from game.core.errors import InputError
     try:
         return chromadb.HttpClient(host=host, port=int(port), settings=settings)
     except Exception as e:
@@ -137,7 +137,7 @@ class ChromaStore:
     def __init__(self, collection: str = "parley", path: str | Path | None = None, host: str | None = None,
                  port: int = 8000, ef_search: int = 200, ef_construction: int = 200,
                  embedder: Any = "minilm"):
-        from game.extras import CHROMA, require
+        from game.core.extras import CHROMA, require
         require("memory", "the Chroma vector store (--store chroma)", CHROMA,
                 hint="the default flat store needs no extra; --no-memory plays without agent memory")
         import chromadb

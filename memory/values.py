@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from game.claims import canonical
+from game.core.claims import canonical
 from memory.lexicon import ONES, TENS, words_to_number
 
 VALUE = re.compile(r"(?<![\w.])(?:(?P<key>[A-Za-z_][\w-]*)=(?P<kv>[\w-]+(?:\.\d+)?)|(?P<num>\d+(?:[.,]\d+)*))")
@@ -115,7 +115,7 @@ def negates(toks: list[str], k: int) -> bool:
 @lru_cache(maxsize=65536)
 def plain_values(text: str) -> tuple[str, ...]:
     """``values`` read as numbers and keys, not as written: "twenty-two" is 22, "1,200" is 1200,
-    "3.50" is 3.5, "Price=40" is price=40 (numbers in ``game.claims.canonical`` form)."""
+    "3.50" is 3.5, "Price=40" is price=40 (numbers in ``game.core.claims.canonical`` form)."""
     out = []
     for m in VALUE.finditer(_NUMBER_WORD.sub(lambda w: canonical(words_to_number(w.group(0))), text)):
         if m.group("key"):

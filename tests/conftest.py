@@ -54,15 +54,15 @@ def parley(*args: str, cwd: Path = ROOT, input: str | None = None, env: dict | N
     e = dict(os.environ)
     e.setdefault("PARLEY_SAVES", tempfile.mkdtemp(prefix="parley-saves-"))  # never write into the repo
     e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "game.cli", *args], cwd=cwd, input=input,
+    return subprocess.run([sys.executable, "-m", "game.cli.main", *args], cwd=cwd, input=input,
                           capture_output=True, text=True, env=e, timeout=300)
 
 
 @pytest.fixture
 def serve():
     """serve(replies=None, responder=None, **kw) -> a running local scripted OpenAI-compatible
-    server (agents.llm.scripted_server), closed after the test."""
-    from agents.llm.scripted_server import ScriptedServer
+    server (game.testing.scripted_server), closed after the test."""
+    from game.testing.scripted_server import ScriptedServer
     servers: list = []
 
     def start(replies=None, **kw):
@@ -130,7 +130,7 @@ def reseal_transcript(folder, text: str) -> None:
     only a replay can expose."""
     import json
 
-    from game.saves import transcript_digest
+    from game.play.save_files import transcript_digest
     path = Path(folder) / "save.json"
     data = json.loads(path.read_text())
     data["transcript"] = transcript_digest(text)

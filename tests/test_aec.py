@@ -1,4 +1,4 @@
-"""The AEC environment (game.aec) and its PettingZoo adapter (game.pettingzoo_env)."""
+"""The AEC environment (game.envs.aec) and its PettingZoo adapter (game.envs.pettingzoo_env)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game.aec import ParleyAEC, build_templates
-from game.engine import INVALID_PENALTY
-from game.types import PLAYER, Action, Observation, Verb
+from game.envs.aec import ParleyAEC, build_templates
+from game.engine.loop import INVALID_PENALTY
+from game.core.types import PLAYER, Action, Observation, Verb
 from game.world.loader import load_world
 from game.world.scaffold import scaffold_text
 
@@ -141,7 +141,7 @@ def test_offer_actions_cover_every_outcome_of_tradeable_scenes():
     world = real_world("harbor")
     env = ParleyAEC(world)
     offers = [t for t in env.templates if t.verb is Verb.OFFER]
-    from game.aec import scene_outcomes, tradeable_scenes
+    from game.envs.aec import scene_outcomes, tradeable_scenes
     expected = [o for sid in tradeable_scenes(world.spec) for o in scene_outcomes(world.spec.scenes[sid])]
     assert [t.terms for t in offers] == expected
     assert offers, "harbor has a tradeable negotiation"
@@ -402,7 +402,7 @@ def test_real_world_masks_and_exits(name):
 def pz():
     pytest.importorskip("pettingzoo")
     pytest.importorskip("gymnasium")
-    import game.pettingzoo_env as mod
+    import game.envs.pettingzoo_env as mod
     return mod
 
 
@@ -453,14 +453,14 @@ def _run(code: str) -> str:
 
 
 def test_aec_imports_neither_pettingzoo_nor_gymnasium():
-    assert _run("import sys, game.aec; print([m for m in ('pettingzoo', 'gymnasium') if m in sys.modules])") == "[]"
+    assert _run("import sys, game.envs.aec; print([m for m in ('pettingzoo', 'gymnasium') if m in sys.modules])") == "[]"
 
 
-@pytest.mark.parametrize("module", ["game.pettingzoo_env", "game.pettingzoo_parallel"])
+@pytest.mark.parametrize("module", ["game.envs.pettingzoo_env", "game.envs.pettingzoo_parallel"])
 def test_missing_pettingzoo_gives_an_install_hint(module):
     """Without pettingzoo the import fails as ExtraMissing (still an ImportError), naming the extra."""
     out = _run("import sys; sys.modules['pettingzoo'] = None\n"
-               "from game.extras import ExtraMissing\n"
+               "from game.core.extras import ExtraMissing\n"
                f"try:\n    import {module}\nexcept ImportError as e:\n"
                "    print(isinstance(e, ExtraMissing), e.extra, '|', e)")
     assert out.startswith("True pettingzoo |") and "pip install 'parley-engine[pettingzoo]'" in out

@@ -11,12 +11,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # what agents and memory may use of the game package: plain data and protocols, errors, the
 # negotiation maths, and leaf helpers that know nothing of a running game (text cleaning, the safe
-# file reader, the claim-value rule, the command language, the atomic file writer of game.saves)
-AGENT_SIDE_ALLOWED = ("game.types", "game.protocols", "game.errors", "game.negotiation", "game.text",
-                      "game.files", "game.claims", "game.phrasing", "game.saves", "game.extras")
+# file reader, the claim-value rule, the command language, the atomic file writer of game.play.save_files)
+AGENT_SIDE_ALLOWED = ("game.core.types", "game.core.protocols", "game.core.errors", "game.negotiation", "game.core.text",
+                      "game.core.files", "game.core.claims", "game.core.phrasing", "game.play.save_files", "game.core.extras")
 # the composition root, the CLI and the front ends: the only modules that may import agents and the engine
-COMPOSERS = {"game.compose", "game.wiring", "game.session", "game.savegame", "game.episode", "game.commands",
-             "game.cli", "game.console", "game.aec", "game.pettingzoo_env", "game.tui", "game.tournament", "game.map"}
+COMPOSERS = {"game.play.compose", "game.play.wiring", "game.play.session", "game.play.persistence", "game.play.episode", "game.cli.commands",
+             "game.cli.main", "game.cli.console", "game.envs.aec", "game.envs.pettingzoo_env", "game.tui", "game.tournament", "game.map.render"}
 MAX_MODULE_LINES, MAX_FUNCTION_LINES = 500, 80
 
 
@@ -58,13 +58,13 @@ def test_agents_and_memory_use_only_the_types_protocols_and_maths_of_the_game(pa
 def test_only_the_composition_root_and_front_ends_import_both_agents_and_the_engine(path):
     mods = _imports(path)
     uses_agents = any(_is_under(m, ("agents",)) for m in mods)
-    uses_engine = any(_is_under(m, ("game.engine",)) for m in mods)
+    uses_engine = any(_is_under(m, ("game.engine.loop",)) for m in mods)
     assert not (uses_agents and uses_engine) or _is_under(_name(path), COMPOSERS), \
-        f"{_name(path)} imports both agents and game.engine; build games through game.compose"
+        f"{_name(path)} imports both agents and game.engine.loop; build games through game.play.compose"
 
 
 def test_the_checks_see_real_imports():
-    assert "game.engine" in _imports(ROOT / "game" / "compose.py")
+    assert "game.engine.loop" in _imports(ROOT / "game" / "compose.py")
     assert any(m.startswith("agents") for m in _imports(ROOT / "game" / "session.py"))  # lazily, in a function
 
 

@@ -19,7 +19,7 @@ def server(chroma_server):
 
 
 def _play(world, seed: int, memory: dict, moves: list[str]):
-    from game.session import Game
+    from game.play.session import Game
     game = Game(world, seed=seed, memory=memory)
     for m in moves:
         game.submit(m)
@@ -40,7 +40,7 @@ def test_two_games_on_one_server_keep_their_own_memories(server):
     """Two games of one world and seed played side by side on one server: each game's top-k equals
     what the same game gets from its own exact flat store (before, both wrote ids m1, m2, ... into
     the one collection ``parley``, so each game's rows overwrote the other's)."""
-    from game.session import Game
+    from game.play.session import Game
     from game.world.loader import load_world
     from memory.config import MemoConfig
     world = load_world("worlds/harbor")
@@ -71,7 +71,7 @@ def test_saved_game_reopens_its_collection_and_drop_removes_it(server, tmp_path)
     import chromadb
     from chromadb.config import Settings
 
-    from game.session import Game
+    from game.play.session import Game
     from game.world.loader import load_world
     from memory.config import MemoConfig
     world = load_world("worlds/harbor")
@@ -121,9 +121,9 @@ def test_collection_names_are_valid_and_unique():
 
 
 def test_cli_flags_name_the_server():
-    from game.cli import build_parser
-    from game.commands import memory_options
-    from game.errors import InputError
+    from game.cli.main import build_parser
+    from game.cli.commands import memory_options
+    from game.core.errors import InputError
     p = build_parser()
     args = p.parse_args(["play", "worlds/harbor", "--chroma-host", "db.local", "--chroma-port", "9001"])
     opts = memory_options(args)
@@ -132,7 +132,7 @@ def test_cli_flags_name_the_server():
         with pytest.raises(InputError):
             memory_options(p.parse_args(["play", "worlds/harbor", *bad]))
     assert "store_options" not in memory_options(p.parse_args(["play", "worlds/harbor", "--store", "chroma"]))
-    from game.commands import episode_config
+    from game.cli.commands import episode_config
     from game.world.loader import load_world
     run = p.parse_args(["run", "worlds/harbor", "--autopilot", "--chroma-host", "db.local"])
     mem = episode_config(run, load_world("worlds/harbor")).game.memory
@@ -140,6 +140,6 @@ def test_cli_flags_name_the_server():
 
 
 def test_unreachable_server_is_an_input_error():
-    from game.errors import InputError
+    from game.core.errors import InputError
     with pytest.raises(InputError, match="cannot reach a Chroma server"):
         ChromaStore(collection="parley-x-s0-abc", host="localhost", port=free_port(), embedder="hash")

@@ -1,4 +1,4 @@
-"""game.claims: one normal form for claim values and one answer to "does a verified fact settle
+"""game.core.claims: one normal form for claim values and one answer to "does a verified fact settle
 this claim", shared by the world-fact memory, the consistency gate and the lessons of a game."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from game.claims import as_number, canonical, same_value, settles, verdict
+from game.core.claims import as_number, canonical, same_value, settles, verdict
 
 
 @pytest.mark.parametrize("a, b", [("15", "15.0"), ("15", "15.00"), (" 15 ", "15"), ("15", 15), ("15", 15.0),
@@ -113,7 +113,7 @@ def test_lessons_judge_a_claim_by_its_value(fact_obj, claim_obj, proved):
 def test_world_facts_judge_a_claim_by_its_value(fact_obj, claim_obj, proved, claim_first):
     """Σ-Mem learns that the speaker was right (or wrong), whether the claim came before the
     verification or after it. Seven-digit values used to compare by their first six digits."""
-    from memory.worldfacts import WorldFacts
+    from memory.fact_listener import WorldFacts
 
     wf = WorldFacts(_spec(fact_obj))
     say = SimpleNamespace(kind="say", turn=1, data={"claims": [_claim(claim_obj)]})
@@ -140,16 +140,16 @@ def test_claims_imports_neither_agents_nor_memory():
     import ast
     from pathlib import Path
 
-    import game.claims
+    import game.core.claims
 
-    tree = ast.parse(Path(game.claims.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(game.core.claims.__file__).read_text(encoding="utf-8"))
     mods = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     mods += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not [m for m in mods if m.split(".")[0] in ("agents", "memory", "game")]
 
 
 def test_a_leading_article_does_not_make_another_value():
-    from game.claims import canonical, same_value
+    from game.core.claims import canonical, same_value
     assert same_value("the sea cave", "sea_cave") and same_value("The Gem", "gem")
     assert same_value("an old map", "old-map") and canonical("a") == "a"
     assert not same_value("the well", "the chest")

@@ -125,7 +125,7 @@ def test_refuses_foreign_agents_package(tmp_path):
     import sys
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
     r = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                        "from game.cli import main; sys.exit(main(['validate', 'tests/fixtures/mini']))",
+                        "from game.cli.main import main; sys.exit(main(['validate', 'tests/fixtures/mini']))",
                         str(tmp_path)], cwd=ROOT, capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "resolves to" in r.stderr and "openai-agents" in r.stderr
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from game.council.from_world import task_from_scene
-from game.errors import InputError
+from game.world.council_tasks import task_from_scene
+from game.core.errors import InputError
 from game.world.loader import load_world
 from tests.conftest import ROOT, parley
 

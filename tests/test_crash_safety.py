@@ -22,12 +22,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import game.saves as saves_mod
-from game.errors import InputError
-from game.saves import SAVE_FILE, TRANSCRIPT_FILE
-from game.savegame import replay
-from game.session import Game
-from game.types import PLAYER, Action, Verb
+import game.play.save_files as saves_mod
+from game.core.errors import InputError
+from game.play.save_files import SAVE_FILE, TRANSCRIPT_FILE
+from game.play.persistence import replay
+from game.play.session import Game
+from game.core.types import PLAYER, Action, Verb
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -59,9 +59,9 @@ ZYGOTE = textwrap.dedent("""
     import os, sys, traceback
     sys.path.insert(0, sys.argv[1])
     from pathlib import Path
-    from game.parser import Command
-    from game.savegame import replay
-    from game.session import Game
+    from game.engine.parser import Command
+    from game.play.persistence import replay
+    from game.play.session import Game
     world, base, name = sys.argv[2], sys.argv[3], sys.argv[4]
     LINES = [ln for ln in Path(sys.argv[5]).read_text().splitlines()
              if ln.strip() and not ln.startswith("#")] + ["wait", "look", "wait"]
@@ -79,12 +79,12 @@ ZYGOTE = textwrap.dedent("""
                         game = Game.load(name, base)  # must work: a failure ends the child early
                     else:
                         game = Game(world, seed=0)
-                    i, games = game.engine.state.turn, 0
+                    i, games = game.engine.loop.state.turn, 0
                     while True:
-                        if game.engine.done:
+                        if game.engine.loop.done:
                             games += 1
                             game = Game(world, seed=games)
-                        parsed = game.parser.parse(LINES[i % len(LINES)], game.engine.scope())
+                        parsed = game.engine.parser.parse(LINES[i % len(LINES)], game.engine.loop.scope())
                         i += 1
                         if isinstance(parsed, Command):
                             game.act(parsed.action)
@@ -133,7 +133,7 @@ def test_kill_9_at_random_instants_never_loses_the_save(tmp_path):
             seen_mid_write += bool(leftovers(base / "k"))
             game = check_whole(base, "k")
             if game is not None:
-                turns.append(game.engine.state.turn)
+                turns.append(game.engine.loop.state.turn)
     finally:
         proc.kill()
         proc.wait()
@@ -159,7 +159,7 @@ def test_kill_9_of_parley_play_saving_from_stdin(tmp_path):
     for n, delay in enumerate(rng.uniform(0.0, 0.4, 8)):
         out, err = tmp_path / f"out{n}.txt", tmp_path / f"err{n}.txt"
         with script.open() as stdin, out.open("w") as fout, err.open("w") as ferr:
-            proc = subprocess.Popen([sys.executable, "-m", "game.cli", "play", "--no-memory", "worlds/harbor"],
+            proc = subprocess.Popen([sys.executable, "-m", "game.cli.main", "play", "--no-memory", "worlds/harbor"],
                                     cwd=ROOT, stdin=stdin, stdout=fout, stderr=ferr, env=env)
             deadline = time.monotonic() + 60
             while not out.read_text() and proc.poll() is None and time.monotonic() < deadline:
@@ -171,7 +171,7 @@ def test_kill_9_of_parley_play_saving_from_stdin(tmp_path):
         assert "Traceback" not in err.read_text(), err.read_text()
         check_whole(base, "k")
     assert killed >= 6, "most runs were killed while playing"
-    r = subprocess.run([sys.executable, "-m", "game.cli", "replay", "k"], cwd=ROOT, env=env,
+    r = subprocess.run([sys.executable, "-m", "game.cli.main", "replay", "k"], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "replay ok" in r.stdout, r.stderr
 
@@ -183,7 +183,7 @@ class Crash(BaseException):
 
 
 class FaultyOS:
-    """``os`` for game.saves, where the ``at``-th replace/fsync/unlink 'kills the process':
+    """``os`` for game.play.save_files, where the ``at``-th replace/fsync/unlink 'kills the process':
     that call and every later one of them fail, as if nothing ran after it."""
 
     FAULTED = ("replace", "fsync", "unlink")
@@ -340,7 +340,7 @@ def test_any_text_in_the_state_saves_loads_and_replays(tmp_path_factory, texts):
         game.act(Action(PLAYER, Verb.SAY, text=t))
     game.save("odd", base)
     loaded = Game.load("odd", base)
-    assert loaded.engine.state_hash() == game.engine.state_hash()
+    assert loaded.engine.state_hash() == game.engine.loop.state_hash()
     assert replay("odd", base)[0]
     loaded.save("odd", base)  # and again from the loaded state
-    assert Game.load("odd", base).engine.state_hash() == game.engine.state_hash()
+    assert Game.load("odd", base).engine.state_hash() == game.engine.loop.state_hash()

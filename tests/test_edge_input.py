@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from agents.llm.client import extract_json_object
 from agents.llm.config import LLMConfig, redact_url
-from game.errors import InputError
-from game.text import clean, decode, is_clean, shown
+from game.core.errors import InputError
+from game.core.text import clean, decode, is_clean, shown
 from tests.conftest import ROOT
 
 MINI = "tests/fixtures/mini"
@@ -33,12 +33,12 @@ def run_cli(*args: str, stdin: bytes = b"", env: dict | None = None, saves: Path
     e = dict(os.environ)
     e["PARLEY_SAVES"] = str(saves) if saves is not None else e.get("PARLEY_SAVES", "/nonexistent-parley-saves")
     e.update(env or {})
-    r = subprocess.run([sys.executable, "-m", "game.cli", *args], cwd=ROOT, input=stdin,
+    r = subprocess.run([sys.executable, "-m", "game.cli.main", *args], cwd=ROOT, input=stdin,
                        capture_output=True, env=e, timeout=timeout)
     return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
 
 
-# -- game.text ---------------------------------------------------------------------------
+# -- game.core.text ---------------------------------------------------------------------------
 
 def test_clean_removes_what_a_terminal_would_obey():
     dirty = "say \udcff\udcfe hi \x1b[31mred\x1b[0m \x1b]0;title\x07\u202eevil\u2066 \x00\x07bell\r\n"
@@ -80,11 +80,11 @@ def test_invalid_utf8_on_stdin_keeps_the_game(tmp_path):
     assert code == 0, err
     assert "Traceback" not in err and "Traceback" not in out
     assert "Saved to" in out and "Could not" not in out
-    from game.savegame import replay
-    from game.session import Game
+    from game.play.persistence import replay
+    from game.play.session import Game
     for name in ("mine", "autosave-harbor-v1"):
         game = Game.load(name, base=tmp_path)
-        said = [r for r in game.transcript.records if '"say"' in r]
+        said = [r for r in game.play.transcript.records if '"say"' in r]
         assert said and "\\udc" not in said[-1] and "\ufffd\ufffd hello" in said[-1]
         assert replay(name, base=tmp_path)[0]
 
@@ -107,9 +107,9 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
     """The console fed any bytes after the words that carry text into the game (decoded as
     Python decodes a pipe: surrogateescape) never raises, and the autosave it leaves loads
     and replays."""
-    from game.console import run_console
-    from game.savegame import replay
-    from game.session import Game
+    from game.cli.console import run_console
+    from game.play.persistence import replay
+    from game.play.session import Game
     saves = tmp_path_factory.mktemp("saves")
     game = Game(ROOT / MINI, seed=0)
     feed = [b"wait", *lines]  # one real turn, so there is something to autosave
@@ -126,7 +126,7 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
     for line in shown_lines:
         line.encode("utf-8")
         assert "\x1b" not in line
-    if not game.engine.state.done:
+    if not game.engine.loop.state.done:
         name = f"autosave-{game.spec.id}"
         assert any("Progress saved" in s for s in shown_lines), shown_lines[-2:]
         loaded = Game.load(name, base=saves)
@@ -140,8 +140,8 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
 @settings(max_examples=40, deadline=None)
 @given(st.binary(max_size=200))
 def test_arbitrary_script_bytes_are_an_input_error_at_worst(tmp_path_factory, raw):
-    from game.episode import run_script, script_lines
-    from game.session import Game
+    from game.play.episode import run_script, script_lines
+    from game.play.session import Game
     path = tmp_path_factory.mktemp("s") / "script.txt"
     path.write_bytes(raw)
     lines = script_lines(str(path))
@@ -152,9 +152,9 @@ def test_arbitrary_script_bytes_are_an_input_error_at_worst(tmp_path_factory, ra
         run_script(game, lines, str(path))
     except InputError as e:
         assert str(path) in e.message
-    game.engine.get_state()
-    from game.savegame import save_hash
-    save_hash(game.engine.get_state(), game.components())
+    game.engine.loop.get_state()
+    from game.play.persistence import save_hash
+    save_hash(game.engine.loop.get_state(), game.components())
 
 
 def test_non_utf8_script_is_read_with_a_warning(tmp_path):
@@ -341,11 +341,11 @@ def test_folder_flags_that_are_not_folders_are_exit_2(tmp_path):
 def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_path, edit, says):
     """The state hash has no secret: whoever edits a save can recompute it. Was: such a save
     loaded, then crashed mid-game (KeyError, AttributeError, TypeError)."""
-    from game.errors import SaveError
-    from game.savegame import save_hash, save_header
-    from game.session import Game
+    from game.core.errors import SaveError
+    from game.play.persistence import save_hash, save_header
+    from game.play.session import Game
     game = Game(ROOT / MINI, seed=0)
-    game.act(game.parser.parse("wait", game.engine.scope()).action)
+    game.act(game.engine.parser.parse("wait", game.engine.loop.scope()).action)
     folder = game.save("x", base=tmp_path)
     path = folder / "save.json"
     data = json.loads(path.read_text())
@@ -393,7 +393,7 @@ def test_save_through_a_link_out_of_the_saves_folder_is_refused(tmp_path):
     code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"wait\nsave x\n", saves=saves)
     assert code == 0 and "Could not save" in out and "outside the saves folder" in out, out
     assert not any(elsewhere.iterdir())
-    from game.session import Game
+    from game.play.session import Game
     Game(ROOT / MINI, seed=0).save("x", base=tmp_path / "other")  # a real save behind the link:
     (saves / "x").unlink()
     (saves / "x").symlink_to(tmp_path / "other" / "x")

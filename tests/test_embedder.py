@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import memory.embedder as emb
-from game.errors import InputError, ParleyError
+from game.core.errors import InputError, ParleyError
 from memory.embedder import (INSTALL_HINT, EmbedderUnavailable, HashEmbedder, MiniLMEmbedder, cosine,
                              get_embedder)
 from tests.conftest import ROOT

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from game.engine import Engine
-from game.types import PLAYER, Action, Verb
+from game.engine.loop import Engine
+from game.core.types import PLAYER, Action, Verb
 from game.world.loader import load_world
 from tests.conftest import ROOT
 

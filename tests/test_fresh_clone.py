@@ -26,6 +26,6 @@ def test_fresh_clone_passes_core_suite(tmp_path):
                         "tests/test_engine.py"], cwd=clone, capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     # the CLI in the clone validates the shipped worlds
-    r = subprocess.run([sys.executable, "-m", "game.cli", "validate", "worlds"], cwd=clone,
+    r = subprocess.run([sys.executable, "-m", "game.cli.main", "validate", "worlds"], cwd=clone,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -286,8 +286,8 @@ def test_fuzz_any_stream_of_writes_keeps_the_memory_consistent(stream):
 # --- the gate in a game --------------------------------------------------------------------
 
 def test_claims_in_a_played_game_are_gated_and_trust_moves_when_a_liar_is_caught(tmp_path):
-    from game.session import Game
-    from game.types import PLAYER, Action, Verb
+    from game.play.session import Game
+    from game.core.types import PLAYER, Action, Verb
     game = Game("tests/fixtures/mini", seed=0)
     act = lambda *a, **k: game.act(Action(PLAYER, *a, **k))  # noqa: E731
     act(Verb.ASK, obj="liar", target="gem")             # Lou lies: the gem is in the well
@@ -319,8 +319,8 @@ def test_claims_in_a_played_game_are_gated_and_trust_moves_when_a_liar_is_caught
 
 
 def test_admitted_claims_reach_agent_memory_and_purged_ones_leave_it():
-    from game.session import Game
-    from game.types import PLAYER, Action, Verb
+    from game.play.session import Game
+    from game.core.types import PLAYER, Action, Verb
     from memory.records import FACTS
     game = Game("tests/fixtures/mini", seed=0, memory={"embedder": "hash"})
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
@@ -334,8 +334,8 @@ def test_admitted_claims_reach_agent_memory_and_purged_ones_leave_it():
 
 
 def test_a_lie_about_something_already_verified_costs_trust_at_once():
-    from game.session import Game
-    from game.types import PLAYER, Action, Verb
+    from game.play.session import Game
+    from game.core.types import PLAYER, Action, Verb
     game = Game("tests/fixtures/mini", seed=0)
     game.facts.gate.observe("gem", "located_in", "chest", True, turn=0, topic="gem")
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
@@ -411,11 +411,11 @@ def test_bad_relation_ranges_and_thresholds_are_reported_at_load(tmp_path):
 def test_a_loaded_game_continues_exactly_like_an_uninterrupted_one(tmp_path):
     """Gate, caches and Σ-Mem are saved whole: save at turn 30, continue, and every component matches."""
     from agents.autopilot import make_autopilot
-    from game.savegame import save_hash
-    from game.session import Game
+    from game.play.persistence import save_hash
+    from game.play.session import Game
 
     def play_to(game, pilot, turn):
-        while not game.engine.done and game.engine.state.turn < turn:
+        while not game.engine.loop.done and game.engine.loop.state.turn < turn:
             game.agent_turn(pilot)
 
     a = Game("worlds/harbor", seed=3)
@@ -436,14 +436,14 @@ def test_a_loaded_game_continues_exactly_like_an_uninterrupted_one(tmp_path):
 def test_a_save_without_world_fact_memory_is_rebuilt_from_its_transcript(tmp_path):
     import json as _json
 
-    from game.session import Game
-    from game.types import PLAYER, Action, Verb
+    from game.play.session import Game
+    from game.core.types import PLAYER, Action, Verb
     game = Game("tests/fixtures/mini", seed=0)
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
     folder = game.save("old", tmp_path)
     data = _json.loads((folder / "save.json").read_text())
     del data["components"]["facts"]
-    from game.savegame import save_hash
+    from game.play.persistence import save_hash
     data["state_hash"] = save_hash(data["engine"], data["components"])
     (folder / "save.json").write_text(_json.dumps(data))
     loaded = Game.load("old", tmp_path)
@@ -484,8 +484,8 @@ def test_a_held_claim_keeps_the_jurys_verdict_on_recheck():
 
 
 def test_the_journal_shows_the_player_what_is_disputed_and_whom_to_trust(tmp_path):
-    from game.console import run_console
-    from game.session import Game
+    from game.cli.console import run_console
+    from game.play.session import Game
     game = Game("tests/fixtures/mini", seed=0)
     lines = iter(["journal", "ask lou about gem", "journal", "take brass key", "take iron key",
                   "unlock gate with iron key", "e", "unlock chest with brass key", "open chest", "notes", "quit"])

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from game.session import Game
-from game.types import PLAYER
+from game.play.session import Game
+from game.core.types import PLAYER
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -21,7 +21,7 @@ def well_claims(game: Game) -> list:
 
 
 def player_context(game: Game) -> str:
-    obs = game.engine.observe(PLAYER)
+    obs = game.engine.loop.observe(PLAYER)
     return game.memory.context(PLAYER, obs, touch=False).text()
 
 

@@ -1,4 +1,4 @@
-"""The Gymnasium single-agent environment (game.gym_env): checker, ids, masks, seeding, random play."""
+"""The Gymnasium single-agent environment (game.envs.gym_env): checker, ids, masks, seeding, random play."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from tests.conftest import ROOT, warnings_raised
 
 gymnasium = pytest.importorskip("gymnasium")
 
-import game.gym_env as gym_env  # noqa: E402  (after the skip: needs gymnasium)
-from game.gym_env import random_masked_episodes  # noqa: E402
-from game.engine import INVALID_PENALTY  # noqa: E402
-from game.gym_spaces import INFO_KEYS  # noqa: E402
+import game.envs.gym_env as gym_env  # noqa: E402  (after the skip: needs gymnasium)
+from game.envs.gym_env import random_masked_episodes  # noqa: E402
+from game.engine.loop import INVALID_PENALTY  # noqa: E402
+from game.envs.gym_spaces import INFO_KEYS  # noqa: E402
 
 MINI = str(ROOT / "tests" / "fixtures" / "mini")
 # (gym id, make kwargs): every shipped world by its own id, and the test fixture through World-v0
@@ -51,7 +51,7 @@ def test_every_shipped_world_is_registered():
     assert env.spec.id == "Parley/Harbor-v1" and env.unwrapped.aec.world.id == "harbor-v1"
     assert gymnasium.make("Parley/World-v0", world="bazaar").unwrapped.aec.world.id == "bazaar-v1"
     assert gymnasium.make("Parley/World-v0", world=MINI).unwrapped.aec.world.id == "mini-v1"
-    assert gymnasium.make("game.gym_env:Parley/Council-v1").unwrapped.aec.world.id == "council-v1"
+    assert gymnasium.make("game.envs.gym_env:Parley/Council-v1").unwrapped.aec.world.id == "council-v1"
     assert gym_env.gym_id("harbor-v1") == "Parley/Harbor-v1" and gym_env.gym_id("my_town") == "Parley/MyTown-v0"
 
 
@@ -61,15 +61,15 @@ def _run(code: str) -> str:
 
 
 def test_imports_are_lazy_and_the_registration_happens_on_import():
-    assert _run("import sys, game, game.aec, game.engine; "
+    assert _run("import sys, game, game.envs.aec, game.engine.loop; "
                 "print([m for m in ('gymnasium', 'pettingzoo') if m in sys.modules])") == "[]"
-    assert _run("import gymnasium, game.gym_env; print(gymnasium.make('Parley/Harbor-v1').spec.id)") \
+    assert _run("import gymnasium, game.envs.gym_env; print(gymnasium.make('Parley/Harbor-v1').spec.id)") \
         == "Parley/Harbor-v1"
 
 
 def test_missing_gymnasium_names_the_extra():
     out = _run("import sys; sys.modules['gymnasium'] = None\n"
-               "try:\n    import game.gym_env\nexcept ImportError as e:\n    print(e)")
+               "try:\n    import game.envs.gym_env\nexcept ImportError as e:\n    print(e)")
     assert "pip install 'parley-engine[gym]'" in out
 
 

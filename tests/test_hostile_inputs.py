@@ -13,10 +13,10 @@ import time
 
 import pytest
 
-from game.errors import SaveError
-from game.parser import MAX_INPUT, Parser, Scope, Unknown
-from game.savegame import save_hash, save_header
-from game.session import Game
+from game.core.errors import SaveError
+from game.engine.parser import MAX_INPUT, Parser, Scope, Unknown
+from game.play.persistence import save_hash, save_header
+from game.play.session import Game
 from tests.conftest import ROOT, write_world
 from tests.test_edge_input import MINI, run_cli
 
@@ -27,7 +27,7 @@ from tests.test_edge_input import MINI, run_cli
 def test_sigterm_and_sighup_autosave_like_ctrl_c(tmp_path, sig):
     """Was: `kill` or a closed terminal ended `parley play` with no autosave (all progress lost)."""
     env = {**os.environ, "PARLEY_SAVES": str(tmp_path)}
-    p = subprocess.Popen([sys.executable, "-m", "game.cli", "play", MINI, "--no-memory"], cwd=ROOT, env=env,
+    p = subprocess.Popen([sys.executable, "-m", "game.cli.main", "play", MINI, "--no-memory"], cwd=ROOT, env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     p.stdin.write(b"take iron key\nwait\n")
     p.stdin.flush()
@@ -40,7 +40,7 @@ def test_sigterm_and_sighup_autosave_like_ctrl_c(tmp_path, sig):
     assert p.returncode == 128 + sig, err
     assert b"Traceback" not in err
     game = Game.load("autosave-mini-v1", base=tmp_path)
-    assert game.engine.state.turn == 2 and game.engine.state.item_at["iron_key"] == "player"
+    assert game.engine.loop.state.turn == 2 and game.engine.loop.state.item_at["iron_key"] == "player"
 
 
 # -- sizes -----------------------------------------------------------------------------------
@@ -53,12 +53,12 @@ def test_a_huge_line_is_refused_so_no_save_outgrows_what_loads():
 
 
 def test_a_save_too_large_to_load_is_never_written(tmp_path, monkeypatch):
-    import game.saves as saves
+    import game.play.save_files as saves
     game = Game(ROOT / MINI, seed=0, facts=False)
     game.save("s", base=tmp_path)
     before = (tmp_path / "s" / "save.json").read_text()
-    game.act(game.parser.parse("say " + "x" * 1500, game.engine.scope()).action)
-    monkeypatch.setattr(saves, "SAVE_LIMIT", len(game.transcript.text()) - 1)
+    game.act(game.engine.parser.parse("say " + "x" * 1500, game.engine.loop.scope()).action)
+    monkeypatch.setattr(saves, "SAVE_LIMIT", len(game.play.transcript.text()) - 1)
     with pytest.raises(SaveError, match="a save holds at most"):
         game.save("s", base=tmp_path)
     assert (tmp_path / "s" / "save.json").read_text() == before
@@ -122,7 +122,7 @@ def test_a_deeply_nested_insight_bank_is_a_corrupt_file(tmp_path):
 def test_more_forged_fields_are_refused_at_load(tmp_path, edit, says):
     """Was: the save loaded, then the first autosave crashed (TypeError), or `inspect` did."""
     game = Game(ROOT / MINI, seed=0, memory={"embedder": "hash"})
-    game.act(game.parser.parse("wait", game.engine.scope()).action)
+    game.act(game.engine.parser.parse("wait", game.engine.loop.scope()).action)
     path = game.save("x", base=tmp_path) / "save.json"
     data = json.loads(path.read_text())
     edit(data)
@@ -133,10 +133,10 @@ def test_more_forged_fields_are_refused_at_load(tmp_path, edit, says):
 
 
 def test_claims_from_a_save_are_shown_escaped_in_the_journal(tmp_path):
-    from game.console import journal
+    from game.cli.console import journal
     game = Game(ROOT / MINI, seed=0)
     for cmd in ("ask lou about gem",):
-        game.act(game.parser.parse(cmd, game.engine.scope()).action)
+        game.act(game.engine.parser.parse(cmd, game.engine.loop.scope()).action)
     assert game.facts.gate.facts
     next(iter(game.facts.gate.facts.values())).text = "\x1b]0;pwned\x07 the gem \u202e"
     text = journal(game)
@@ -299,7 +299,7 @@ def test_two_names_that_share_a_folder_are_asked_about(tmp_path):
 
 
 def test_the_overwrite_question_shows_a_saved_world_id_escaped(tmp_path):
-    from game.console import run_console
+    from game.cli.console import run_console
     game = Game(ROOT / MINI, seed=0)
     path = game.save("slot", base=tmp_path) / "save.json"
     path.write_text(path.read_text().replace('"id": "mini-v1"', '"id": "\\u001b]0;PWNED\\u0007mini"'))
@@ -343,7 +343,7 @@ def test_script_meta_commands_warn_or_stop(tmp_path):
 def test_a_save_held_by_another_process_is_a_clear_error_not_a_hang(tmp_path, monkeypatch):
     import fcntl
 
-    import game.saves as saves
+    import game.play.save_files as saves
     game = Game(ROOT / MINI, seed=0)
     folder = game.save("held", base=tmp_path)
     monkeypatch.setattr(saves, "LOCK_WAIT", 0.3)
@@ -363,10 +363,10 @@ def test_an_agent_never_sees_which_world_fact_a_claim_restates(tmp_path):
     """Was: claims in an agent's observation carried `fact_id`, which with a container's `reveals`
     tells whether a claim is true. The transcript and the listeners keep it."""
     game = Game(ROOT / MINI, seed=0)
-    events = game.act(game.parser.parse("ask lou about gem", game.engine.scope()).action)
+    events = game.act(game.engine.parser.parse("ask lou about gem", game.engine.loop.scope()).action)
     said = [e for e in events if e.data.get("claims")]
     assert said and any("fact_id" in c for e in said for c in e.data["claims"])  # the record keeps it
-    seen = [e for e in game.engine.observe("player").recent if e.data.get("claims")]
+    seen = [e for e in game.engine.loop.observe("player").recent if e.data.get("claims")]
     assert seen and all("fact_id" not in c for e in seen for c in e.data["claims"])
     assert all(set(c) >= {"speaker", "subject", "relation", "object", "topic"} for e in seen for c in e.data["claims"])
-    assert "fact_id" in game.transcript.text()
+    assert "fact_id" in game.play.transcript.text()

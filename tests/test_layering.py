@@ -1,5 +1,5 @@
 """The layering rule (DESIGN.md, "Dependency direction"): the engine layer never imports the
-``agents`` or ``memory`` packages. The composition layer (``game.session``, ``game.wiring``, the
+``agents`` or ``memory`` packages. The composition layer (``game.play.session``, ``game.play.wiring``, the
 CLI, the AEC env) builds the agents and injects them: voices, negotiator factories, the known agent
 kinds and their parameter models.
 
@@ -28,8 +28,8 @@ ENGINE_FILES = ["engine", "rules", "scenes", "parser", "state", "types", "text",
 ENGINE_PACKAGES = ["world", "negotiation"]
 # the composition layer may import agents and memory; the engine layer reaches it only lazily
 # (inside a function, for a default the caller did not inject), never when it is imported
-COMPOSITION = ("game.wiring", "game.session", "game.cli", "game.commands", "game.aec", "game.pettingzoo_env",
-               "game.console", "game.tui", "game.tournament", "game.compose")
+COMPOSITION = ("game.play.wiring", "game.play.session", "game.cli.main", "game.cli.commands", "game.envs.aec", "game.envs.pettingzoo_env",
+               "game.cli.console", "game.tui", "game.tournament", "game.play.compose")
 
 
 def engine_modules() -> list[Path]:
@@ -89,10 +89,10 @@ def _names(mod: str, packages: tuple[str, ...]) -> bool:
 
 def test_the_engine_layer_is_known():
     mods = {_module_name(p) for p in engine_modules()}
-    assert {"game.engine", "game.rules", "game.scenes", "game.parser", "game.world.loader",
-            "game.world.checks", "game.world.spec", "game.negotiation.session", "game.predicates",
-            "game.scenes_trade", "game.council.scenes", "game.aec_actions", "game.aec_encoding", "game.nouns",
-            "game.parser_offers", "game.parser_replies"} <= mods
+    assert {"game.engine.loop", "game.engine.rules", "game.engine.scenes", "game.engine.parser", "game.world.loader",
+            "game.world.checks", "game.world.spec", "game.negotiation.session", "game.engine.predicates",
+            "game.engine.scenes_trade", "game.engine.scenes_council", "game.envs.aec_actions", "game.envs.aec_encoding", "game.engine.nouns",
+            "game.engine.parser_offers", "game.engine.parser_replies"} <= mods
 
 
 @pytest.mark.parametrize("path", engine_modules(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -121,7 +121,7 @@ def test_the_check_sees_nested_relative_and_dynamic_imports(tmp_path, monkeypatc
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     found = {(mod, top) for _, mod, top in imports(src)}
     assert ("agents.npc", False) in found and ("memory.runtime", False) in found
-    assert ("game.wiring", True) in found and ("agents.registry", True) in found
+    assert ("game.play.wiring", True) in found and ("agents.registry", True) in found
     assert ("os", True) in found
 
 
@@ -140,8 +140,8 @@ def test_injected_kinds_voices_and_negotiators_keep_the_agents_out(tmp_path):
     code = """
 import sys
 from pydantic import BaseModel, ConfigDict
-from game.engine import Engine
-from game.types import PLAYER, Action, Verb, Utterance
+from game.engine.loop import Engine
+from game.core.types import PLAYER, Action, Verb, Utterance
 from game.world.loader import collect_problems, load_world
 from game.world.spec import json_schema
 

@@ -17,8 +17,8 @@ from agents.llm.cache import ResponseCache, cache_key
 from agents.llm.client import (LLMClient, LLMError, LLMInvalidReply, LLMUnavailable, Usage,
                                extract_json_object)
 from agents.llm.config import LOCAL_KEY, LLMConfig
-from agents.llm.scripted_server import ScriptedServer, load_replies
-from game.errors import InputError, ParleyError
+from game.testing.scripted_server import ScriptedServer, load_replies
+from game.core.errors import InputError, ParleyError
 from tests.conftest import ROOT
 
 FAKE_KEY = "sk-parley-TEST-7f3a9c1e5b2d-DO-NOT-LEAK"
@@ -371,7 +371,7 @@ def test_load_replies_json_and_jsonl(tmp_path):
 def test_scripted_server_entry_point(tmp_path):
     import openai
     (tmp_path / "r.json").write_text('["from the command line"]')
-    proc = subprocess.Popen([sys.executable, "-m", "agents.llm.scripted_server", "--replies",
+    proc = subprocess.Popen([sys.executable, "-m", "game.testing.scripted_server", "--replies",
                              str(tmp_path / "r.json"), "--loop"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         url = proc.stdout.readline().strip()
@@ -387,7 +387,7 @@ def test_scripted_server_entry_point(tmp_path):
 
 def test_llm_package_does_not_import_openai():
     code = ("import sys, agents.llm, agents.llm.client, agents.llm.config, agents.llm.cache, "
-            "agents.llm.scripted_server; from agents.llm import LLMClient; "
+            "game.testing.scripted_server; from agents.llm import LLMClient; "
             "print('openai' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

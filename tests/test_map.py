@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from game import map as gmap
-from game.cli import main
+from game.map import render as gmap
+from game.cli.main import main
 from game.world.loader import load_world
 from tests.conftest import ROOT, WORLDS, parley, write_world
 
@@ -120,7 +120,7 @@ def test_layout_honours_map_coordinates(tmp_path):
 
 
 def test_map_cells_are_validated(tmp_path):
-    from game.errors import WorldError
+    from game.core.errors import WorldError
     with pytest.raises(WorldError):
         load_world(_mini_with(tmp_path, {"yard": "{ x = 1, y = 2, z = 3 }"}))
 
@@ -167,7 +167,7 @@ def test_layout_without_coordinates_is_deterministic_and_collision_free(tmp_path
 
 
 def _harbor_save(saves: Path) -> Path:
-    from game.session import Game
+    from game.play.session import Game
     game = Game(WORLDS / "harbor", seed=0)
     game.submit("north")  # to Market Row
     game.facts.sigma.write("treasure", {"ilse": -1, "hobb": 1})
@@ -241,7 +241,7 @@ def test_bad_input_exit_codes(tmp_path, capsys):
 # --- the live map ---------------------------------------------------------------------
 
 def test_state_file_writer_and_reader(tmp_path):
-    from game.map_window import read_state, write_state
+    from game.map.window import read_state, write_state
     state = gmap.world_map_state(load_world(MINI))
     path = tmp_path / "map.json"
     write_state(path, state)
@@ -255,8 +255,8 @@ def test_state_file_writer_and_reader(tmp_path):
 
 
 def test_follower_keeps_the_state_file_up_to_date(tmp_path):
-    from game.map_window import MapFollower, read_state
-    from game.session import Game
+    from game.map.window import MapFollower, read_state
+    from game.play.session import Game
     game = Game(MINI, seed=0)
     notes: list[str] = []
     follower = MapFollower(game, notes.append, window=False)
@@ -280,8 +280,8 @@ def test_follower_keeps_the_state_file_up_to_date(tmp_path):
 
 
 def test_no_display_means_no_map_and_the_game_goes_on(tmp_path):
-    from game.map_window import map_follower, map_unavailable
-    from game.session import Game
+    from game.map.window import map_follower, map_unavailable
+    from game.play.session import Game
     assert "no display" in map_unavailable()
     notes: list[str] = []
     follower = map_follower(Game(MINI, seed=0), notes.append)
@@ -289,8 +289,8 @@ def test_no_display_means_no_map_and_the_game_goes_on(tmp_path):
 
 
 def test_console_calls_on_reply():
-    from game.console import run_console
-    from game.session import Game
+    from game.cli.console import run_console
+    from game.play.session import Game
     lines = iter(["north", "look", "quit"])
     seen: list = []
     run_console(Game(MINI, seed=0), read=lambda _: next(lines), write=lambda _: None,
@@ -309,7 +309,7 @@ def test_play_with_map_and_no_display_plays_on(tmp_path):
 def test_map_modules_do_not_import_pygame():
     import subprocess
     import sys
-    code = ("import sys, game.map, game.map_window, game.commands_map, game.console, game.commands; "
+    code = ("import sys, game.map.render, game.map.window, game.cli.map, game.cli.console, game.cli.commands; "
             "print('pygame' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -130,7 +130,7 @@ def test_scopes_stay_private():
     (dict(turn=1), "before turn 5"),
 ])
 def test_bad_input_is_an_input_error(kw, message):
-    from game.errors import InputError
+    from game.core.errors import InputError
     from memory.memo import Memo
     memo = Memo(embedder="hash")
     memo.add("The harbor bell rings.", turn=5)

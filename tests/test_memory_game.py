@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from game.episode import run_script, script_lines
-from game.session import Game
-from game.types import Decision
+from game.play.episode import run_script, script_lines
+from game.play.session import Game
+from game.core.types import Decision
 from memory.records import FACTS, SHARED, private
 from tests.conftest import ROOT, WORLDS, parley
 
@@ -69,7 +69,7 @@ def test_save_load_keeps_memory_and_contexts(tmp_path):
     game.save("m", tmp_path)
     loaded = Game.load("m", tmp_path)
     assert loaded.memory.bank.get_state() == game.memory.bank.get_state()
-    obs = game.engine.observe("player")
+    obs = game.engine.loop.observe("player")
     a = game.memory.context("player", obs, touch=False).text()
     b = loaded.memory.context("player", loaded.engine.observe("player"), touch=False).text()
     assert a == b and "gem" in a

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents.negotiators import KINDS, TIME_KINDS, TimeConcession, from_kind
-from game.errors import ActionError, InputError, SaveError
+from game.core.errors import ActionError, InputError, SaveError
 from game.negotiation.metrics import (
     NegotiationAnalysis,
     OutcomeMetrics,

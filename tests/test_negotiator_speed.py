@@ -22,7 +22,7 @@ from agents.negotiators import (
     kind_params,
 )
 from agents.opponent_model import MAX_TRACKED, FrequencyModel, fast_quantise
-from game.errors import InputError
+from game.core.errors import InputError
 from game.negotiation.generate import random_scenes
 from game.negotiation.runner import Move, apply_move, run_negotiation
 from game.negotiation.session import Negotiation

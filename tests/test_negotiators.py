@@ -21,7 +21,7 @@ from agents.negotiators import (
     kind_params,
 )
 from agents.opponent_model import FrequencyModel
-from game.errors import InputError
+from game.core.errors import InputError
 from game.negotiation.runner import Move, apply_move, run_negotiation
 from game.negotiation.session import Negotiation
 from game.negotiation.utility import quantise, utilities_for
@@ -135,7 +135,7 @@ def test_did_you_mean_and_world_check_kinds():
     with pytest.raises(InputError) as e:
         from_kind("tit_for_tatt", u)
     assert e.value.hint == "did you mean 'tit_for_tat'?"
-    from game.wiring import rule_negotiator as default_negotiator
+    from game.play.wiring import rule_negotiator as default_negotiator
     assert isinstance(default_negotiator(None, P, u, {"negotiator": "aspiration"}), Aspiration)
 
 

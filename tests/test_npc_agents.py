@@ -11,9 +11,9 @@ import pytest
 
 from agents.npc import ScriptedNPC, Voice, matching_facts
 from agents.registry import create, kinds, npc_agents
-from game.engine import Engine
-from game.errors import InputError
-from game.types import PLAYER, Action, Request, Verb
+from game.engine.loop import Engine
+from game.core.errors import InputError
+from game.core.types import PLAYER, Action, Request, Verb
 from game.world.loader import collect_problems, load_world
 
 MINI = Path(__file__).parent / "fixtures" / "mini"
@@ -119,7 +119,7 @@ def test_negotiator_params_reach_standalone_scenes_and_trading(tmp_path):
     """The same params shape the in-game merchant and the standalone scene (hardliner with a wide epsilon
     accepts what a strict one refuses)."""
     from game.negotiation.utility import utilities_for
-    from game.wiring import rule_negotiator as default_negotiator
+    from game.play.wiring import rule_negotiator as default_negotiator
     world = load_world(MINI)
     scene = world.spec.scenes["buy_lamp"]
     u = utilities_for(scene)["mara"]
@@ -200,16 +200,16 @@ def test_replay_uses_recorded_decisions_not_agents(tmp_path):
     reply (with a matching digest) changes the replayed state, so replay reports a mismatch."""
     import json as _json
 
-    from game.parser import Command
-    from game.savegame import replay
-    from game.session import Game
+    from game.engine.parser import Command
+    from game.play.persistence import replay
+    from game.play.session import Game
     from tests.conftest import forge_transcript
     game = Game(MINI, seed=4)
     for cmd in ("ask lou about gem", "talk to lou", "north", "trade with mara", "offer price=20", "look"):
-        parsed = game.parser.parse(cmd, game.engine.scope())
+        parsed = game.engine.parser.parse(cmd, game.engine.loop.scope())
         assert isinstance(parsed, Command), cmd
         game.act(parsed.action)
-    logged = [_json.loads(r) for r in game.transcript.records if '"type":"decision"' in r]
+    logged = [_json.loads(r) for r in game.play.transcript.records if '"type":"decision"' in r]
     assert {d["kind"] for d in logged} == {"reply", "move"}
     folder = game.save("rp", tmp_path)
     ok, got, want = replay("rp", tmp_path)
@@ -226,8 +226,8 @@ def test_replay_uses_recorded_decisions_not_agents(tmp_path):
 
 
 def test_a_replay_that_runs_out_of_decisions_says_where(tmp_path):
-    from game.savegame import replay
-    from game.session import Game
+    from game.play.persistence import replay
+    from game.play.session import Game
     from tests.conftest import forge_transcript
     game = Game(MINI, seed=4)
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))

@@ -128,7 +128,7 @@ def test_shipped_worlds_load_by_id_and_by_repository_path(venv):
     out = json.loads(venv.py("""
         import json
         from pathlib import Path
-        from game.errors import InputError
+        from game.core.errors import InputError
         from game.world.loader import load_world
         from game.world.shipped import shipped_worlds
         assert not Path("worlds").exists()
@@ -164,8 +164,8 @@ def test_the_walkthrough_wins_harbor_from_the_cli_and_the_game_api(venv):
     r = venv.run(venv.parley, "run", "worlds/harbor", "--script", WIN, "--no-memory", "--quiet")
     assert r.returncode == 0 and "WON" in r.stdout and r.stderr == "", r.stderr
     out = venv.py(f"""
-        from game.config import EpisodeConfig, GameConfig
-        from game.episode import play_episode
+        from game.play.config import EpisodeConfig, GameConfig
+        from game.play.episode import play_episode
         result = play_episode(EpisodeConfig(game=GameConfig(world="harbor-v1", player="script:{WIN}")))
         print(result.won, result.world)
     """)
@@ -175,7 +175,7 @@ def test_the_walkthrough_wins_harbor_from_the_cli_and_the_game_api(venv):
 def test_the_pettingzoo_env_runs_in_the_core_install(venv):
     out = venv.py("""
         import numpy as np
-        from game.pettingzoo_env import env
+        from game.envs.pettingzoo_env import env
         e = env()  # the default world, "worlds/harbor", from a folder that has none
         e.reset(seed=1)
         rng = np.random.default_rng(0)
@@ -193,13 +193,13 @@ def test_the_pettingzoo_env_runs_in_the_core_install(venv):
 
 def test_the_gymnasium_env_runs_in_the_core_install(venv):
     if not (ROOT / "game" / "gym_env.py").exists():
-        pytest.skip("no game/gym_env.py in this tree yet")
+        pytest.skip("no game/envs/gym_env.py in this tree yet")
     out = venv.py("""
         import gymnasium
         import numpy as np
-        import game.gym_env
+        import game.envs.gym_env
         ids = [i for i in gymnasium.registry if i.lower().startswith("parley/harbor")]
-        e = gymnasium.make(ids[0]) if ids else game.gym_env.ParleyGymEnv()
+        e = gymnasium.make(ids[0]) if ids else game.envs.gym_env.ParleyGymEnv()
         obs, info = e.reset(seed=0)
         total = 0
         for _ in range(20):
@@ -249,7 +249,7 @@ def test_a_feature_whose_extra_is_missing_says_which_extra(venv):
     assert "--no-memory" in r.stderr  # the way to play without it
     out = venv.py("""
         try:
-            import game.textarena_env
+            import game.envs.textarena.worlds
         except ImportError as e:
             print(type(e).__name__, e)
     """)
@@ -261,13 +261,13 @@ def test_a_feature_whose_extra_is_missing_says_which_extra(venv):
 def test_the_cli_help_and_the_engine_stay_light(venv):
     out = venv.py("""
         import sys, contextlib, io
-        from game.cli import main
+        from game.cli.main import main
         with contextlib.redirect_stdout(io.StringIO()) as buf:
             try: main(["--help"])
             except SystemExit: pass
         assert "parley" in buf.getvalue()
         print(",".join(m for m in ("pydantic", "numpy") if m in sys.modules) or "-")
-        import game.engine, game.session, agents, memory, game.aec, game.pettingzoo_env
+        import game.engine.loop, game.play.session, agents, memory, game.envs.aec, game.envs.pettingzoo_env
         print(",".join(m for m in sys.modules if m.split(".")[0] in ("torch", "textual", "chromadb", "openai",
                                                                      "pygame")) or "-")
     """)

@@ -1,4 +1,4 @@
-"""Tests for the adventure command parser (game/parser.py)."""
+"""Tests for the adventure command parser (game/engine/parser.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.parser import (HELP_TEXT, Clarify, Command, Meta, Noun, Parser, Scope, Unknown)
-from game.types import Action, Verb
+from game.engine.parser import (HELP_TEXT, Clarify, Command, Meta, Noun, Parser, Scope, Unknown)
+from game.core.types import Action, Verb
 
 NOUNS = (
     Noun("brass_key", "brass key", where="inventory"),

@@ -1,4 +1,4 @@
-"""PettingZoo: the AEC env's names and warnings, the parallel env (game.pettingzoo_parallel), and
+"""PettingZoo: the AEC env's names and warnings, the parallel env (game.envs.pettingzoo_parallel), and
 the guard that no adapter shows an agent anything hidden. (The AEC env's own tests: test_aec.py.)"""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ pytest.importorskip("pettingzoo")
 # importing pettingzoo.test loads PettingZoo's own deprecated-module shims; not this project's warning
 pytestmark = pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
 
-import game.pettingzoo_env as pz  # noqa: E402  (after the skips)
-from game.aec import ParleyAEC  # noqa: E402
-from game.gym_spaces import INFO_KEYS, info_for, observation  # noqa: E402
+import game.envs.pettingzoo_env as pz  # noqa: E402  (after the skips)
+from game.envs.aec import ParleyAEC  # noqa: E402
+from game.envs.gym_spaces import INFO_KEYS, info_for, observation  # noqa: E402
 from game.world.loader import load_world  # noqa: E402
 
 WORLDS = {"harbor": ROOT / "worlds" / "harbor", "bazaar": ROOT / "worlds" / "bazaar",
@@ -159,7 +159,7 @@ def _hidden_twin(world):
 def test_observations_and_infos_depend_on_nothing_hidden(name, flat):
     """Along a random game, every agent's observation, mask and info are the same in a twin world
     whose hidden values all differ (same engine state): the Gym, AEC and parallel envs all build
-    theirs with ``game.gym_spaces.observation``/``info_for``, checked here, and no info carries a
+    theirs with ``game.envs.gym_spaces.observation``/``info_for``, checked here, and no info carries a
     key beyond the mask, the turn, the player's own score, the win and the invalid flag."""
     world = load_world(WORLDS[name])
     real, twin = ParleyAEC(world, max_turns=80), ParleyAEC(_hidden_twin(world), max_turns=80)
@@ -199,7 +199,7 @@ def test_the_guard_is_not_vacuous(monkeypatch):
 
 
 def test_a_bad_action_in_a_parallel_round_is_refused_before_anyone_acts():
-    from game.pettingzoo_env import parallel_env
+    from game.envs.pettingzoo_env import parallel_env
     pe = parallel_env("council-v1")
     obs, _ = pe.reset(seed=0)
     turn = pe.aec.engine.state.turn

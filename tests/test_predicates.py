@@ -1,4 +1,4 @@
-"""game.predicates: each rule of reach, payment and conversation is written once, and what the AEC
+"""game.engine.predicates: each rule of reach, payment and conversation is written once, and what the AEC
 masks offer, what the parser may match and what the rules allow all agree with it."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from game import predicates as P
-from game.aec import ParleyAEC
-from game.types import PLAYER, Action, Verb
+from game.engine import predicates as P
+from game.envs.aec import ParleyAEC
+from game.core.types import PLAYER, Action, Verb
 from game.world.loader import load_world
 from tests.conftest import ROOT, SHIPPED
 
@@ -188,7 +188,7 @@ def test_reach_matches_the_parser_scope_and_the_observation(world):
 
 
 def test_every_item_place_is_reported_once(world):
-    from game.engine import Engine
+    from game.engine.loop import Engine
     eng = Engine(world, seed=0)
     st, spec = eng.state, world.spec
     for actor in (PLAYER, *spec.npcs):
@@ -207,7 +207,7 @@ def test_topics(world):
 
 
 def test_askable_needs_the_npc_present(world):
-    from game.engine import Engine
+    from game.engine.loop import Engine
     eng = Engine(world, seed=0)
     st, spec = eng.state, world.spec
     for npc in spec.npcs:
@@ -224,7 +224,7 @@ def _trade_scene(spec):
 
 
 def test_affordability_binds_the_buyer_only(world):
-    from game.engine import Engine
+    from game.engine.loop import Engine
     spec = world.spec
     sid, scene = _trade_scene(spec)
     st = Engine(world, seed=0).state
@@ -245,7 +245,7 @@ def test_affordability_binds_the_buyer_only(world):
 
 def test_the_rules_refuse_what_the_buyer_cannot_pay(world):
     """The trade scene's own refusal and the predicate agree on the price and the purse."""
-    from game.engine import Engine
+    from game.engine.loop import Engine
     spec = world.spec
     sid, scene = _trade_scene(spec)
     if P.buyer_of(scene) != PLAYER:

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from game.episode import run_script, script_lines
-from game.errors import SaveError
-from game.saves import FORMAT_VERSION, list_saves, read_save, remove, resolve
-from game.savegame import replay
-from game.session import Game
+from game.play.episode import run_script, script_lines
+from game.core.errors import SaveError
+from game.play.save_files import FORMAT_VERSION, list_saves, read_save, remove, resolve
+from game.play.persistence import replay
+from game.play.session import Game
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -29,15 +29,15 @@ def test_save_load_continue_matches_uninterrupted(tmp_path):
     folder = game.save("mid", tmp_path)
     assert (folder / "save.json").is_file() and (folder / "transcript.jsonl").is_file()
     data = read_save(folder)
-    assert data["format_version"] == FORMAT_VERSION and data["world"]["id"] == "mini-v1" and data["turn"] == game.engine.state.turn
+    assert data["format_version"] == FORMAT_VERSION and data["world"]["id"] == "mini-v1" and data["turn"] == game.engine.loop.state.turn
     assert "rng" in data["engine"]
     loaded = Game.load("mid", tmp_path)
-    assert loaded.engine.state_hash() == game.engine.state_hash()
+    assert loaded.engine.state_hash() == game.engine.loop.state_hash()
     run_script(game, lines[10:], SCRIPT)
     run_script(loaded, lines[10:], SCRIPT)
-    assert loaded.engine.state_hash() == game.engine.state_hash()
+    assert loaded.engine.state_hash() == game.engine.loop.state_hash()
     assert loaded.engine.state.won
-    assert loaded.transcript.text() == game.transcript.text()
+    assert loaded.transcript.text() == game.play.transcript.text()
 
 
 def test_replay_matches_and_detects_tampering(tmp_path):
@@ -189,7 +189,7 @@ def test_world_changed_since_save_is_refused(tmp_path):
 
 def console(game, saves, lines):
     """Run the line console on ``lines``; returns everything it wrote and the prompts it asked."""
-    from game.console import run_console
+    from game.cli.console import run_console
     feed, out, prompts = iter(lines), [], []
 
     def read(prompt):
@@ -231,20 +231,20 @@ def test_edited_seed_turn_or_world_is_refused(tmp_path, field):
 
 def test_a_save_hashed_the_old_way_still_loads(tmp_path):
     """Saves made before the hash covered seed, turn and world keep loading."""
-    from game.savegame import save_hash
+    from game.play.persistence import save_hash
     game, _ = half_played()
     folder = game.save("old", tmp_path)
     data = json.loads((folder / "save.json").read_text())
     data["state_hash"] = save_hash(data["engine"], data["components"])
     (folder / "save.json").write_text(json.dumps(data))
-    assert Game.load("old", tmp_path).engine.state_hash() == game.engine.state_hash()
+    assert Game.load("old", tmp_path).engine.state_hash() == game.engine.loop.state_hash()
     assert replay("old", tmp_path)[0]
 
 
 @pytest.mark.parametrize("name", [".", "..", "...", "-", "_", "/", "./", "?!", "  ", ""])
 def test_names_without_a_letter_or_digit_are_refused(tmp_path, name):
-    from game.errors import InputError
-    from game.saves import slugify
+    from game.core.errors import InputError
+    from game.play.save_files import slugify
     with pytest.raises(InputError) as ei:
         slugify(name)
     assert "not a usable save name" in ei.value.message and "letter or digit" in ei.value.hint
@@ -279,7 +279,7 @@ def test_overwriting_a_save_asks_and_no_keeps_it(tmp_path):
     out, prompts = console(game, tmp_path, ["save slot", "Y", "wait", "save slot", "save slot", "quit"])
     assert sum(p.startswith("Overwrite") for p in prompts) == 1, "its own saves are not asked about again"
     assert out.count("Saved to") == 3
-    assert Game.load("slot", tmp_path).engine.state.turn == game.engine.state.turn
+    assert Game.load("slot", tmp_path).engine.state.turn == game.engine.loop.state.turn
 
 
 def test_autosave_never_asks(tmp_path):
@@ -287,7 +287,7 @@ def test_autosave_never_asks(tmp_path):
     Game(MINI, seed=0).save("autosave-mini-v1", tmp_path)
     out, prompts = console(game, tmp_path, ["wait"])
     assert not any(p.startswith("Overwrite") for p in prompts) and "Progress saved" in out
-    assert Game.load("autosave-mini-v1", tmp_path).engine.state.turn == game.engine.state.turn
+    assert Game.load("autosave-mini-v1", tmp_path).engine.state.turn == game.engine.loop.state.turn
 
 
 def test_load_in_the_game_stays_inside_the_saves_folder(tmp_path):
@@ -310,13 +310,13 @@ def test_load_in_the_game_stays_inside_the_saves_folder(tmp_path):
 def test_load_by_the_name_that_was_saved(tmp_path):
     game, _ = half_played()
     game.save("Slot Two", tmp_path)
-    assert Game.load("Slot Two", tmp_path, inside=True).engine.state_hash() == game.engine.state_hash()
+    assert Game.load("Slot Two", tmp_path, inside=True).engine.state_hash() == game.engine.loop.state_hash()
     remove("Slot Two", tmp_path)
     assert not (tmp_path / "slot-two").exists()
 
 
 def test_leftovers_are_cleaned_on_load_and_save_and_others_files_kept(tmp_path):
-    from game.saves import pending_name, read_save, transcript_digest
+    from game.play.save_files import pending_name, read_save, transcript_digest
     game, _ = half_played()
     folder = game.save("lo", tmp_path)
     assert sorted(p.name for p in folder.iterdir()) == ["save.json", "transcript.jsonl"]
@@ -347,7 +347,7 @@ def test_leftovers_are_cleaned_on_load_and_save_and_others_files_kept(tmp_path):
 
 
 def test_remove_takes_generation_files_too(tmp_path):
-    from game.saves import pending_name, read_save
+    from game.play.save_files import pending_name, read_save
     game, _ = half_played()
     folder = game.save("g", tmp_path)
     (folder / pending_name(read_save(folder)["transcript"])).write_text("pending\n")
@@ -359,16 +359,16 @@ def test_remove_takes_generation_files_too(tmp_path):
 def test_lone_surrogates_and_unicode_line_breaks_in_the_state_save_and_replay(tmp_path):
     """Was: UnicodeEncodeError in state_hash; and text with \\x85 or \\u2028 split a transcript
     record in two on load."""
-    from game.state import canonical_json, state_hash
-    from game.types import PLAYER, Action, Verb
+    from game.engine.state import canonical_json, state_hash
+    from game.core.types import PLAYER, Action, Verb
     game, _ = half_played()
     for text in ("bad \udcff\udcfe bytes", "split \ud83d\ude00 pair", "next\x85line\u2028and\u2029para"):
         game.act(Action(PLAYER, Verb.SAY, text=text))
     folder = game.save("odd", tmp_path)
     folder.joinpath("transcript.jsonl").read_text(encoding="utf-8")  # strict UTF-8 on disk
     loaded = Game.load("odd", tmp_path)
-    assert loaded.engine.state_hash() == game.engine.state_hash()
-    assert loaded.transcript.records == game.transcript.records
+    assert loaded.engine.state_hash() == game.engine.loop.state_hash()
+    assert loaded.transcript.records == game.play.transcript.records
     assert replay("odd", tmp_path)[0]
     assert canonical_json({"a": "plain é 😀"}) == '{"a":"plain é 😀"}'  # ordinary text: as before
     assert state_hash("\ud83d\ude00") == state_hash("😀")

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.errors import InputError, ParleyError
+from game.core.errors import InputError, ParleyError
 from memory.reputation import BetaReputation
 from memory.sigma import SigmaConfig, SigmaMem
 from tests.conftest import ROOT

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from game.errors import InputError
+from game.core.errors import InputError
 from memory.sigma import SigmaMem
 
 NPCS = [f"n{i}" for i in range(10)]
@@ -61,7 +61,7 @@ def test_topic_decay_also_builds_trust_when_judged_rarely():
 
 
 def test_the_game_decays_on_judgement_and_saves_it():
-    from game.session import Game
+    from game.play.session import Game
     from tests.conftest import ROOT
     game = Game(ROOT / "tests" / "fixtures" / "mini", seed=0)
     assert game.facts.sigma.config.decay == "topic"  # decay on judgement, on the judged topic only

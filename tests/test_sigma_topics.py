@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.errors import InputError
+from game.core.errors import InputError
 from memory.reputation import BetaReputation
 from memory.sigma import SigmaMem
 from memory.sigma_state import STATE_VERSION
@@ -106,7 +106,7 @@ def test_declared_topics_score_like_per_topic_counts():
 def test_the_game_uses_declared_topic_phi_and_transfers_in_play():
     """The game's Σ-Mem: the world's topics declared (orthogonal), and a topic the world does not
     declare gets its credibility from the transfer, not a flat 0.5."""
-    from game.session import Game
+    from game.play.session import Game
     from tests.conftest import ROOT
     game = Game(ROOT / "tests" / "fixtures" / "mini", seed=0)
     sigma = game.facts.sigma

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from game.errors import InputError
+from game.core.errors import InputError
 from memory.sigma import SigmaMem
 from memory.steering import ResidualSteerer, find_blocks, projection_matrix, steering_vector
 from tests.conftest import ROOT
@@ -324,7 +324,7 @@ def test_tiny_random_gpt2(sigma):
 
 
 def test_import_does_not_load_torch():
-    code = ("import sys, memory.steering, game.engine; "
+    code = ("import sys, memory.steering, game.engine.loop; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.errors import InputError
+from game.core.errors import InputError
 from memory.store import ChromaStore, FlatStore, VectorStore, Where, make_store
 from tests.conftest import ROOT
 

@@ -9,14 +9,14 @@ import pytest
 
 ta = pytest.importorskip("textarena", reason="textarena is not installed (pip install 'textarena==0.7.4')")
 
-from game.episode import script_lines  # noqa: E402
+from game.play.episode import script_lines  # noqa: E402
 from tests.conftest import ROOT, SCRIPTS  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def ids():
-    import game.textarena_env
-    return game.textarena_env.ENV_IDS
+    import game.envs.textarena.worlds
+    return game.envs.textarena.worlds.ENV_IDS
 
 
 def play(env_id: str, replies, seed: int = 0, num_players: int = 1):
@@ -34,12 +34,12 @@ def test_registered_ids(ids):
     from textarena.envs.registration import ENV_REGISTRY
     assert ids == ["Parley-Harbor-v1", "Parley-Bazaar-v1", "Parley-Council-v1", "Parley-Negotiation-v0"]
     assert set(ids) <= set(ENV_REGISTRY)
-    import game.textarena_env
-    assert game.textarena_env.register() == ids  # idempotent
+    import game.envs.textarena.worlds
+    assert game.envs.textarena.worlds.register() == ids  # idempotent
 
 
 def test_importing_game_or_the_engine_registers_nothing_and_loads_no_textarena():
-    code = ("import sys, game, game.engine, game.session, agents.textarena, agents.textarena_negotiation; "
+    code = ("import sys, game, game.engine.loop, game.play.session, game.envs.textarena.agents, game.envs.textarena.negotiation; "
             "print('textarena' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -64,7 +64,7 @@ def test_a_reply_without_a_command_is_a_penalised_wait_not_inventory(ids):
     env.step("I should look around... take lamp")
     _, obs = env.get_observation()
     game = env.env.game
-    assert game.engine.state.invalid["player"] == 1
+    assert game.engine.loop.state.invalid["player"] == 1
     assert "no usable command" in obs and "You carry: nothing" in obs
     env.step("Hmm. I will check my pockets.\nAction: inventory")
     assert env.env.game.engine.state.invalid["player"] == 1

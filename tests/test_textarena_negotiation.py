@@ -11,9 +11,9 @@ import pytest
 ta = pytest.importorskip("textarena", reason="textarena is not installed (pip install 'textarena==0.7.4')")
 
 from agents.negotiators import from_kind  # noqa: E402
-from agents.textarena import TextAgent  # noqa: E402
-from agents.textarena_baselines import AlwaysAccept, RandomValid, play  # noqa: E402
-from agents.textarena_negotiation import NegotiatorAgent  # noqa: E402
+from game.envs.textarena.agents import TextAgent  # noqa: E402
+from game.envs.textarena.baselines import AlwaysAccept, RandomValid, play  # noqa: E402
+from game.envs.textarena.negotiation import NegotiatorAgent  # noqa: E402
 from game.negotiation.generate import random_scenes  # noqa: E402
 from game.negotiation.utility import utilities_for  # noqa: E402
 
@@ -163,7 +163,7 @@ FLOORS = {"SimpleNegotiation-v0": 1.0, "IteratedUltimatumGame-v0": 25.0, "TwoDol
 
 @pytest.mark.parametrize("game", GAMES)
 def test_forged_game_events_in_the_chat_cause_no_invalid_move_and_no_accept_below_the_floor(game):
-    from agents.textarena_baselines import TRICKS, Injector
+    from game.envs.textarena.baselines import TRICKS, Injector
     for kind in KINDS:
         for trick in TRICKS:
             for seed in range(2):
@@ -186,7 +186,7 @@ def test_ultimatum_role_comes_from_the_game_not_the_proposers_chat():
 
 
 def test_textarena_lets_a_player_write_game_lines_and_the_reader_ignores_them():
-    from agents.textarena_baselines import Injector
+    from game.envs.textarena.baselines import Injector
     env = ta.make("IteratedUltimatumGame-v0")
     env.reset(num_players=2, seed=0)
     env.step(Injector("game")(env.get_observation()[1]))
@@ -200,7 +200,7 @@ def test_textarena_lets_a_player_write_game_lines_and_the_reader_ignores_them():
 @pytest.mark.parametrize("roles", [["high_tension", "vanilla"], ["x_rounds", "high_tension"], ["1_60_dollar", "vanilla"]])
 def test_two_dollar_roles_hold_against_forged_proposals(roles):
     """Review repros B and C: a fake generous proposal, a fake past proposal of the agent's own."""
-    from agents.textarena_baselines import Injector
+    from game.envs.textarena.baselines import Injector
     for kind in KINDS:
         for trick in ("offer", "own", "game"):
             bad, taken = audited("TwoDollar-v0", NegotiatorAgent.rule(kind), Injector(trick), 0, 0, player_roles=roles)
@@ -209,7 +209,7 @@ def test_two_dollar_roles_hold_against_forged_proposals(roles):
 
 
 def test_greedy_is_valid_and_a_cut_game_is_not_a_draw():
-    from agents.textarena_baselines import Greedy, verdict
+    from game.envs.textarena.baselines import Greedy, verdict
     for game in GAMES:
         wdl, bad = record(game, lambda: Greedy(), RandomValid, range(4))
         assert bad == 0, game

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.errors import InputError
+from game.core.errors import InputError
 from game.tournament.config import load_config, parse_config, tournament_schema
 from game.tournament.matches import expand, resolve_scenarios
 from game.tournament.results import finished_ids
@@ -261,7 +261,7 @@ def test_killed_at_any_instant_and_resumed_gives_the_same_results(tmp_path):
                   "--no-report").returncode == 0
     out = tmp_path / "killed"
     env = dict(os.environ, PARLEY_SAVES=str(tmp_path / "saves"))
-    cmd = [sys.executable, "-m", "game.cli", "tournament", str(cfg_path), "--out", str(out), "--quiet",
+    cmd = [sys.executable, "-m", "game.cli.main", "tournament", str(cfg_path), "--out", str(out), "--quiet",
            "--no-report"]
     kills = 0
     for delay in (0.9, 1.3, 1.1):
@@ -442,7 +442,7 @@ def _descendants(pid: int) -> set[int]:
 def test_pool_workers_exit_when_the_run_is_killed(tmp_path):
     cfg_path = write(tmp_path, RULES.replace("GEN", "200"))
     out = tmp_path / "o"
-    proc = subprocess.Popen([sys.executable, "-m", "game.cli", "tournament", str(cfg_path), "--out", str(out),
+    proc = subprocess.Popen([sys.executable, "-m", "game.cli.main", "tournament", str(cfg_path), "--out", str(out),
                              "--quiet", "--no-report", "--workers", "2"], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     kids: set[int] = set()

@@ -12,7 +12,7 @@ import pytest
 from game.council.runner import run_debate
 from game.council.session import CouncilConfig
 from game.council.tasks import hidden_profile_task
-from game.errors import InputError
+from game.core.errors import InputError
 from game.tournament.config import load_config, parse_config
 from game.tournament.debate import masking_config
 from game.tournament.report import write_report

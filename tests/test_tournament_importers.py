@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.errors import InputError
+from game.core.errors import InputError
 from game.negotiation.metrics import analyse
 from game.negotiation.utility import quantise, utilities_for
 from game.tournament.importers import (

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from game.errors import InputError
+from game.core.errors import InputError
 from game.tournament.report import write_report
 from tests.conftest import ROOT
 from tests.test_tournament_stats import adventure_rows, known_tournament, neg_row

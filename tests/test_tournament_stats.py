@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.errors import InputError
+from game.core.errors import InputError
 from game.tournament.stats import (
     LiveRatings,
     bootstrap_mean,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from game.session import Game
-from game.types import PLAYER
+from game.play.session import Game
+from game.core.types import PLAYER
 
 pytest.importorskip("textual")
 
@@ -61,7 +61,7 @@ async def play(pilot, lines) -> None:
 
 def explained(game: Game, agent: str) -> tuple[dict, list[dict]]:
     """What `parley inspect` shows for ``agent`` now: its context's sections and explain() rows."""
-    ctx = game.memory.context(agent, game.engine.observe(agent), touch=False)
+    ctx = game.memory.context(agent, game.engine.loop.observe(agent), touch=False)
     return copy.deepcopy(ctx.sections), copy.deepcopy(game.memory.optimizer.explain(agent, ctx.turn))
 
 
@@ -179,7 +179,7 @@ async def test_trust_heat_table_and_audit_filters():
 async def test_parley_inspect_tui_builds_the_inspector(tmp_path, monkeypatch):
     import sys
 
-    from game.cli import main
+    from game.cli.main import main
     harbor(memory=True, played=tuple(ASK)).save("dock", base=tmp_path)
     argv = ["inspect", "dock", "--agent", "ilse", "--saves-dir", str(tmp_path), "--tui"]
     assert main(argv) == 2   # piped, not a terminal: an error, and no app

@@ -10,7 +10,7 @@ import time
 import pytest
 from conftest import SCRIPTS, WORLDS
 
-from game.session import Game
+from game.play.session import Game
 
 pytestmark = pytest.mark.tui
 SIZE = (120, 40)
@@ -317,7 +317,7 @@ async def test_commands_typed_during_a_turn_wait_their_turn(tmp_path):
 async def test_a_huge_paste_is_cut_to_the_longest_command(tmp_path):
     from textual import events
 
-    from game.parser import MAX_INPUT
+    from game.engine.parser import MAX_INPUT
     app = harbor_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)

@@ -13,8 +13,8 @@ import pytest
 
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMConfig
-from game.savegame import replay
-from game.session import Game
+from game.play.persistence import replay
+from game.play.session import Game
 from game.tui.app import ParleyApp
 from game.tui.screens.watch import ReplayApp, ReplayRun, WatchScreen
 from tests.conftest import ROOT

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from game.errors import InputError
+from game.core.errors import InputError
 from game.world.loader import collect_problems, load_world
 from game.world.scaffold import TEMPLATES, WIN_SCRIPTS, scaffold_text
 from tests.conftest import ROOT, parley, write_world
@@ -299,7 +299,7 @@ def test_a_relation_alias_naming_two_relations_is_a_located_problem(tmp_path):
 
 def test_relation_words_units_and_change_reach_the_gate(tmp_path):
     from game.world.loader import load_world
-    from memory.worldfacts import WorldFacts
+    from memory.fact_listener import WorldFacts
     text = mini("[relations.located_in]\nfunctional = true\n",
                 '[relations.located_in]\nfunctional = true\naliases = ["is kept in"]\nchanges = true\n'
                 'half_life = 12\n')

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game import files
-from game.errors import InputError, Problem, WorldError
+from game.core import files
+from game.core.errors import InputError, Problem, WorldError
 from game.world.loader import (
     MAX_FILE_BYTES,
     collect_problems,
@@ -45,7 +45,7 @@ def cli(*args, timeout=60, limit_memory=False):
     import tempfile
     env = dict(os.environ, PARLEY_SAVES=tempfile.mkdtemp(prefix="parley-saves-"))
     try:
-        return subprocess.run([sys.executable, "-m", "game.cli", *args], cwd=ROOT, capture_output=True,
+        return subprocess.run([sys.executable, "-m", "game.cli.main", *args], cwd=ROOT, capture_output=True,
                               text=True, timeout=timeout, env=env, preexec_fn=cap if limit_memory else None)
     except subprocess.TimeoutExpired:
         pytest.fail(f"`parley {' '.join(args)}` hung for {timeout}s")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.errors import WorldError
+from game.core.errors import WorldError
 from game.world.loader import collect_problems, load_world
 from game.world.scaffold import scaffold_text
 from tests.conftest import ROOT, SHIPPED, write_world
@@ -103,7 +103,7 @@ def test_load_world_raises_with_all_problems(tmp_path):
 
 
 def test_committed_schema_is_current():
-    from game.commands_world import schema_text
+    from game.cli.world import schema_text
     committed = (ROOT / "worlds" / "schema" / "world.schema.json").read_text()
     assert committed == schema_text(), "regenerate with `make schema`"
 

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from game.episode import run_script, script_lines
-from game.session import Game
+from game.play.episode import run_script, script_lines
+from game.play.session import Game
 from tests.conftest import ROOT, SCRIPTS, WORLDS
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -26,7 +26,7 @@ def play(world: str, script: str, seed: int) -> Game:
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 def test_script_wins_from_any_seed(world, script, seed):
     game = play(world, script, seed)
-    st = game.engine.state
+    st = game.engine.loop.state
     assert st.won, f"{world} seed {seed}: quests {st.quests_done}"
     assert len(st.quests_done) == len(game.spec.quests)
 
@@ -63,7 +63,7 @@ def test_harbor_has_rumours_both_true_and_false(harbor):
 
 def test_seeds_change_what_a_dishonest_npc_says(harbor):
     """A partly honest NPC's answers depend on the seed (drawn from the game's Generator)."""
-    from game.types import PLAYER, Action, Verb
+    from game.core.types import PLAYER, Action, Verb
     spec = harbor.spec
     npc, topic = next((nid, t) for nid, n in spec.npcs.items() for t, p in n.honesty.topics.items() if 0 < p < 1)
     said = set()

@@ -20,7 +20,7 @@ _EXPORTS = {
     "Reply": "agents.llm.client",
     "ResponseCache": "agents.llm.cache",
     "cache_key": "agents.llm.cache",
-    "ScriptedServer": "agents.llm.scripted_server",
+    "ScriptedServer": "game.testing.scripted_server",
 }
 
 __all__ = sorted(_EXPORTS)

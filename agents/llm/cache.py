@@ -37,7 +37,7 @@ class ResponseCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        from game.files import read_limited
+        from game.core.files import read_limited
         raw, _why = read_limited(self.path(key))  # a pipe, a device or a huge file is a miss
         if raw is None:
             return None

@@ -27,7 +27,7 @@ from agents.llm.config import LOCAL_KEY, LLMConfig, redact_url
 from agents.llm.errors import LLMError, LLMInvalidReply, LLMUnavailable, _FormatUnsupported
 from agents.llm.replies import _count, _reply_text, _status_message, describe_error, extract_json_object
 from agents.llm.usage import Reply, Usage
-from game.text import clean
+from game.core.text import clean
 
 # the errors, the reply and usage records and the JSON reader live in their own modules;
 # they are importable from here too
@@ -59,8 +59,8 @@ def _openai() -> Any:
 
 
 def _require_sdk() -> None:
-    """Without the openai package (a core install): ``game.extras.ExtraMissing`` naming the 'llm' extra."""
-    from game.extras import require
+    """Without the openai package (a core install): ``game.core.extras.ExtraMissing`` naming the 'llm' extra."""
+    from game.core.extras import require
     require("llm", "LLM agents (--llm)")
 
 

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-from game.errors import InputError
-from game.text import is_clean, shown
+from game.core.errors import InputError
+from game.core.text import is_clean, shown
 
 DEFAULT_MODEL = "gpt-4o-mini"
 LOCAL_KEY = "not-needed"  # the SDK insists on a key; local servers ignore it

@@ -3,7 +3,7 @@ answering with something that fails the schema."""
 
 from __future__ import annotations
 
-from game.errors import ParleyError
+from game.core.errors import ParleyError
 
 
 class LLMError(ParleyError):

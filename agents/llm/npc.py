@@ -18,7 +18,7 @@ from typing import Any
 
 from agents.llm.prompts import ClaimOut, NpcReply, context_block
 from agents.npc import ScriptedNPC, _norm
-from game.types import Claim, Request, Utterance
+from game.core.types import Claim, Request, Utterance
 
 INTENT = {"talk": "greet", "ask": "answer", "haggle": "haggle", "speech": "speech"}
 
@@ -27,7 +27,7 @@ class LLMNPC(ScriptedNPC):
     """A scripted NPC whose words come from an LLM (``client``: an ``agents.llm.LLMClient``)."""
 
     uses_context = True
-    speaks_freely = True  # its own words (a debating council hears them; see game.council.adventure)
+    speaks_freely = True  # its own words (a debating council hears them; see game.play.council_debate)
 
     def __init__(self, entity: str, spec: Any, seed: int, client: Any, body: Any = None,
                  negotiator: str = "llm", negotiator_params: dict[str, Any] | None = None,

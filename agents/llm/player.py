@@ -2,7 +2,7 @@
 
 Each turn the model reads what a human would (the room, what just happened,
 what it carries) plus its MEMO context and the world's goals, and answers with
-one command. It is a ``game.protocols.TextSeat``: the game parses the command
+one command. It is a ``game.core.protocols.TextSeat``: the game parses the command
 (``Game.read_reply``, the same way for every seat); a reply the parser cannot
 use goes back to the model with the parser's message, up to ``max_repairs``
 times; then the player waits and the engine records a penalised invalid move.
@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from game.types import Observation
+from game.core.types import Observation
 
 
 class PlayerReply(BaseModel):
@@ -29,7 +29,7 @@ class LLMPlayer:
     uses_context = True
 
     def __init__(self, client: Any, actor: str = "player", max_repairs: int | None = None):
-        from game.phrasing import HELP_TEXT
+        from game.core.phrasing import HELP_TEXT
         self.client, self.entity, self.help = client, actor, HELP_TEXT
         self.max_repairs = client.config.max_repairs if max_repairs is None else max(0, int(max_repairs))
 
@@ -41,7 +41,7 @@ class LLMPlayer:
 
     def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
         from agents.llm.errors import LLMError, LLMInvalidReply
-        from agents.textarena import render
+        from game.envs.textarena.agents import render
         messages = [{"role": "system", "content": self.system_prompt(observation)},
                     {"role": "user", "content": f"Turn {observation.turn}.\n{render(observation, context, problem)}"
                                                 "\nYour command?"}]

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from game.text import clean
+from game.core.text import clean
 
 
 def _reply_text(resp: Any) -> str:
@@ -41,7 +41,7 @@ def _count(value: Any, default: Any = 0) -> Any:
 
 def extract_json_object(text: str | None) -> dict[str, Any]:
     """The first JSON object in ``text``: bare, inside ```json fences, or amid prose. Its
-    strings are cleaned (``game.text.clean``): an escaped control or bidi character in a
+    strings are cleaned (``game.core.text.clean``): an escaped control or bidi character in a
     reply never reaches the game."""
     try:
         return _cleaned(_first_json_object(text))

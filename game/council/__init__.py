@@ -1,7 +1,7 @@
 """Councils: the adventure's council scenes, and the standalone debate engine with masked memory.
 
 Import the submodules directly (this package imports none of them, so ``import game.council`` stays
-cheap; the engine imports ``game.council.scenes`` and nothing else of this package):
+cheap; the engine imports ``game.engine.scenes_council`` and nothing else of this package):
 
 * ``scenes``   -- :class:`CouncilScenes`, the council half of the adventure's scene manager;
 * ``tasks``    -- :class:`CouncilTask`, :class:`Evidence`, :class:`MemberSpec` and the seeded

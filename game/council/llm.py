@@ -28,7 +28,7 @@ from game.council.debaters import View
 from game.council.masking import LabelRequest
 from game.council.session import Reply
 from game.council.tasks import CouncilTask, Evidence
-from game.errors import ParleyError
+from game.core.errors import ParleyError
 
 KIND = Literal["argument", "evidence", "rebuttal", "restate", "question"]
 

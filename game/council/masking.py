@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from game.council.session import COORDINATOR, CouncilSession, Statement
 from game.council.tasks import Evidence
-from game.errors import InputError, ParleyError
+from game.core.errors import InputError, ParleyError
 
 if TYPE_CHECKING:
     from memory.embedder import Embedder

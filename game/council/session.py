@@ -33,7 +33,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from game.council.tasks import CouncilTask, Evidence
-from game.errors import ActionError
+from game.core.errors import ActionError
 
 COORDINATOR = "coordinator"
 MAX_ROUNDS = 200  # the most rounds a debate holds (a world's debating council, a debate tournament)

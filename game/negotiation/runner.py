@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 from game.negotiation.metrics import NegotiationAnalysis, OutcomeMetrics
 from game.negotiation.session import NegotiationError, Negotiation, Record
 from game.negotiation.utility import UtilityFunction, utilities_for

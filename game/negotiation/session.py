@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from game.errors import ActionError, SaveError, did_you_mean
+from game.core.errors import ActionError, SaveError, did_you_mean
 
 if TYPE_CHECKING:
     from game.negotiation.metrics import NegotiationAnalysis, OutcomeMetrics
@@ -301,7 +301,7 @@ class Negotiation:
     def set_state(self, state: Mapping[str, Any]) -> None:
         """Restore a :meth:`get_state` snapshot by replaying its history.
 
-        Raises :class:`~game.errors.SaveError` (session unchanged) if the
+        Raises :class:`~game.core.errors.SaveError` (session unchanged) if the
         snapshot is malformed, belongs to another scene, or is inconsistent.
         """
         try:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from game.errors import InputError
+from game.core.errors import InputError
 
 if TYPE_CHECKING:
     from game.world.spec import NegotiationScene, PartySpec

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from game.errors import InputError, Problem, WorldError
+from game.core.errors import InputError, Problem, WorldError
 
 KINDS = ("negotiation", "adventure", "council", "debate")
 SEATS = ("autopilot", "llm")  # adventure/council seats besides script:FILE and module:function
@@ -182,7 +182,7 @@ def kind_problems(cfg: TournamentConfig, file: str) -> list[Problem]:
 def _negotiator_problem(c: Competitor) -> str | None:
     from agents.negotiators import KINDS as NEG_KINDS
     from agents.negotiators import from_kind
-    from game.errors import did_you_mean
+    from game.core.errors import did_you_mean
     if c.agent == "llm":
         return "an llm negotiator takes no params" if c.params else None
     if c.agent not in NEG_KINDS:
@@ -231,7 +231,7 @@ def _loc(loc: tuple[Any, ...]) -> str:
 
 
 def _problems(err: ValidationError, file: str) -> list[Problem]:
-    from game.errors import did_you_mean
+    from game.core.errors import did_you_mean
     seen: set[tuple[str, str]] = set()
     out = []
     for e in err.errors():
@@ -296,7 +296,7 @@ def parse_config(data: Any, file: str = "tournament") -> TournamentConfig:
 def load_config(path: str | Path) -> tuple[TournamentConfig, Path]:
     """Read a TOML (or JSON) tournament file; returns the config and the folder its paths are
     relative to."""
-    from game.files import read_limited
+    from game.core.files import read_limited
     p = Path(path)
     raw, why = read_limited(p)
     if raw is None:

@@ -5,7 +5,7 @@ A competitor is the whole council: its members (``agent = "scripted"``, the scri
 masking of their working memory (``masking``, a mode of ``game.council.masking``; ``params`` are
 that mode's ``MaskingConfig`` fields). A scenario is a set of generated hidden-profile tasks
 (``generate = N, seed = S``: the tasks of seeds S .. S+N-1) or a world's council scene (``world``,
-``scene``; ``game.council.from_world.task_from_scene``).
+``scene``; ``game.world.council_tasks.task_from_scene``).
 
 Each (task, seed, repetition) is one rated game: every competitor debates the same task with the
 same council seed (``CouncilConfig`` defaults; ``turns`` sets ``max_rounds``) and the hash
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from game.errors import Problem
+from game.core.errors import Problem
 
 if TYPE_CHECKING:
     from game.council.masking import MaskingConfig
@@ -44,7 +44,7 @@ def masking_config(c: Competitor) -> MaskingConfig:
     from pydantic import ValidationError
 
     from game.council.masking import LLM_MODES, MODES, MaskingConfig, SubjectiveMaskingConfig
-    from game.errors import did_you_mean
+    from game.core.errors import did_you_mean
     mode = c.masking or "memo"
     if mode not in (*MODES, *LLM_MODES):
         hint = did_you_mean(mode, [*MODES, *LLM_MODES])
@@ -71,7 +71,7 @@ def masking_config(c: Competitor) -> MaskingConfig:
 
 def competitor_problems(c: Competitor) -> list[tuple[str, str]]:
     """(the field at fault, what is wrong) for each problem of a debate competitor."""
-    from game.errors import did_you_mean
+    from game.core.errors import did_you_mean
     if c.agent not in AGENTS:
         hint = did_you_mean(c.agent, AGENTS)
         return [("agent", f"unknown debate agent {c.agent!r}" + (f" ({hint})" if hint else "")
@@ -131,7 +131,7 @@ def generated(count: int, seed: int) -> dict[str, dict[str, Any]]:
 
 
 def from_scene(spec: Any, scene_id: str) -> dict[str, Any]:
-    from game.council.from_world import task_from_scene
+    from game.world.council_tasks import task_from_scene
     return entry(task_from_scene(spec, scene_id))
 
 
@@ -151,7 +151,7 @@ def play(m: Match, ctx: Any) -> dict[str, Any]:
     from game.council.runner import run_debate
     from game.council.session import CouncilConfig
     from game.council.tasks import CouncilTask
-    from game.episode import _usage
+    from game.play.episode import _usage
     from game.tournament.matches import derived_seed
     comp = ctx.comps[m.seats[ROLE]]
     task = CouncilTask.model_validate(ctx.scenarios[m.scenario]["task"])

@@ -34,8 +34,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from game.errors import InputError
-from game.text import shown
+from game.core.errors import InputError
+from game.core.text import shown
 from game.tournament.scenario_set import (
     DEFAULT_DEADLINE,
     MAX_SET_BYTES,
@@ -200,7 +200,7 @@ def import_casino(path: str | Path, *, skip_bad: bool = False, walk_away_points:
     A malformed record raises ``InputError`` naming ``FILE: record N (dialogue_id D): FIELD`` and
     what is wrong; with ``skip_bad`` it is left out and listed in the set's ``skipped``. Records are
     numbered from 1 in file order."""
-    from game.files import read_text
+    from game.core.files import read_text
     where = shown(str(path))
     if isinstance(walk_away_points, bool) or not isinstance(walk_away_points, int) \
             or not 0 <= walk_away_points <= MAX_POINTS:

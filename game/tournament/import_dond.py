@@ -39,8 +39,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from game.errors import InputError
-from game.text import shown
+from game.core.errors import InputError
+from game.core.text import shown
 from game.tournament.scenario_set import (
     DEFAULT_DEADLINE,
     MAX_SET_BYTES,
@@ -150,7 +150,7 @@ def import_dond(path: str | Path, *, skip_bad: bool = False, deadline: int = DEF
 
     A malformed line raises ``InputError`` naming ``FILE:LINE`` and what is wrong; with
     ``skip_bad`` it is left out and listed in the set's ``skipped``. Blank lines are ignored."""
-    from game.files import read_text
+    from game.core.files import read_text
     where = shown(str(path))
     text = read_text(path, limit=MAX_SET_BYTES, hint="give a Deal or No Deal .txt file (src/data/negotiate)")
     groups: dict[tuple, dict] = {}

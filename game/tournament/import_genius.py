@@ -48,8 +48,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from game.errors import InputError
-from game.text import shown
+from game.core.errors import InputError
+from game.core.text import shown
 from game.tournament.scenario_set import (
     DEFAULT_DEADLINE,
     ImportedScenario,
@@ -280,7 +280,7 @@ def import_genius(folder: str | Path, *, skip_bad: bool = False, deadline: int =
     docstring). A malformed file raises ``InputError`` naming the file and what is wrong in it
     (issue, value, line for bad XML); with ``skip_bad`` it is left out and listed in ``skipped``.
     XML files that are neither domains nor profiles (logs, repositories) are ignored."""
-    from game.files import path_problem, read_limited
+    from game.core.files import path_problem, read_limited
     from game.negotiation.utility import MAX_OUTCOMES
     folder = Path(folder)
     where = shown(str(folder))

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from game.errors import InputError, did_you_mean
-from game.text import shown
+from game.core.errors import InputError, did_you_mean
+from game.core.text import shown
 from game.tournament.import_casino import import_casino
 from game.tournament.import_dond import import_dond
 from game.tournament.import_genius import import_genius

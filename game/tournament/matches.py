@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from game.errors import InputError, WorldError
+from game.core.errors import InputError, WorldError
 from game.tournament.config import (Competitor, GeneratedScenarios, ImportedScenarios, TournamentConfig,
                                     WorldScenario, probe_utility)
 
@@ -117,7 +117,7 @@ def _source(cfg: TournamentConfig, src: Any, base: Path, where: str) -> dict[str
 
 
 def _world_scenario(cfg: TournamentConfig, src: WorldScenario, base: Path, where: str) -> dict[str, dict[str, Any]]:
-    from game.errors import did_you_mean
+    from game.core.errors import did_you_mean
     from game.world.loader import load_world
     from game.world.spec import NegotiationScene
     path = _world_path(src.world, base)

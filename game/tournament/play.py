@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from game.episode import _usage
+from game.play.episode import _usage
 from game.tournament.config import Competitor, TournamentConfig
 from game.tournament.matches import Match, derived_seed, digest
 
@@ -65,7 +65,7 @@ class _Context:
         if comp.name not in self._clients:
             from agents.llm.config import LLMConfig
             self._clients[comp.name] = LLMConfig.from_env(**(comp.llm.settings() if comp.llm else {}))
-        from game.compose import new_client
+        from game.play.compose import new_client
         return new_client(self._clients[comp.name], seed)
 
 
@@ -139,8 +139,8 @@ def _negotiation(m: Match, ctx: _Context) -> dict[str, Any]:
 
 
 def _episode(m: Match, ctx: _Context) -> dict[str, Any]:
-    from game.config import EpisodeConfig, GameConfig, LLMSettings, MemorySettings
-    from game.episode import play_episode
+    from game.play.config import EpisodeConfig, GameConfig, LLMSettings, MemorySettings
+    from game.play.episode import play_episode
     comp = ctx.comps[m.seats["player"]]
     sc = ctx.scenarios[m.scenario]
     llm = None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from game.errors import InputError
+from game.core.errors import InputError
 
 RESULTS, SCENARIOS, CONFIG = "results.jsonl", "scenarios.json", "tournament.json"
 REPORT_HTML, SUMMARY_MD = "report.html", "summary.md"

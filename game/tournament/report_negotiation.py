@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.errors import InputError
+from game.core.errors import InputError
 
 SCATTER_SCENARIOS = 4  # utility scatters for this many scenarios (the ones with most matches)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from game.errors import InputError
+from game.core.errors import InputError
 
 RESULTS = "results.jsonl"
 SCENARIOS = "scenarios.json"

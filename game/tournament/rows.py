@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from game.errors import InputError, did_you_mean
+from game.core.errors import InputError, did_you_mean
 
 KINDS = ("negotiation", "adventure", "council", "debate")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from game.errors import InputError
+from game.core.errors import InputError
 from game.tournament.config import TournamentConfig
 from game.tournament.matches import Match, digest, expand, resolve_scenarios
 from game.tournament.results import CONFIG, RESULTS, SCENARIOS, ResultsWriter, finished_ids, write_json
@@ -145,7 +145,7 @@ def _watch_parent(pid: int) -> None:
 
 def _ray(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], address: str | None = None,
          **_: Any) -> Iterator[list[dict]]:
-    from game.extras import require
+    from game.core.extras import require
     require("scale", "the ray backend (--backend ray)")
     import ray
     from game.tournament.play import run_batch

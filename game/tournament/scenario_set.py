@@ -43,8 +43,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from game.errors import InputError
-from game.text import shown
+from game.core.errors import InputError
+from game.core.text import shown
 from game.world.spec import NegotiationScene
 
 FORMAT = "parley-scenario-set"
@@ -239,7 +239,7 @@ def slug(text: str) -> str:
 
 def save_set(path: str | Path, scenario_set: ScenarioSet) -> Path:
     """Write ``scenario_set`` to ``path`` as JSON, atomically (an old file is never half-replaced)."""
-    from game.commands import write_output
+    from game.cli.commands import write_output
     path = Path(path)
     write_output(path, dumps_set(scenario_set))
     return path
@@ -259,7 +259,7 @@ def load_set(path: str | Path) -> ScenarioSet:
     """Read a scenario set written by ``save_set``. Anything wrong with the file raises
     ``InputError`` saying where: ``FILE:LINE:COL`` for bad JSON, ``FILE: scenarios.3.scene...`` for
     a bad field (with the scenario's id when it has one)."""
-    from game.files import read_text
+    from game.core.files import read_text
     where = shown(str(path))
     text = read_text(path, limit=MAX_SET_BYTES, hint="give a scenario set written by `parley import`")
     try:

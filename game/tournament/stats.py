@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from game.errors import InputError
+from game.core.errors import InputError
 from game.tournament.rows import KINDS, ResultRows, read_results, validate_row, validate_rows
 
 __all__ = ["KINDS", "METRICS", "LiveRatings", "ResultRows", "read_results", "summarise", "validate_row",

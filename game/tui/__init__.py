@@ -2,7 +2,7 @@
 
 It only draws ``Reply``s and observations and sends commands through ``Game.submit`` /
 ``Game.play_turn``: no game logic lives here. Textual is imported only when the app runs;
-without it (a core install) importing this package raises ``game.extras.ExtraMissing`` naming the
+without it (a core install) importing this package raises ``game.core.extras.ExtraMissing`` naming the
 'tui' extra.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from game.extras import require
+from game.core.extras import require
 
 # every screen comes through this package: without textual, say which extra brings it (exit 2 at the CLI)
 require("tui", "the terminal app", hint="parley play --plain plays in the line console without it")
@@ -27,7 +27,7 @@ def run_tui(make_game: Callable[[], Any], saves_base: str | Path | None = None, 
         code = app.run()
     finally:
         if app.game is not None:
-            from game.console import _farewell
+            from game.cli.console import _farewell
             if not app.turn_lock.acquire(blocking=False):  # never save a game a turn is changing
                 print("Finishing the turn…")
                 app.turn_lock.acquire()

@@ -21,8 +21,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
-from game.reply import Reply
-from game.types import PLAYER
+from game.play.reply import Reply
+from game.core.types import PLAYER
 
 # screen name -> "module:Class" (imported when first opened)
 SCREENS_BY_NAME = {
@@ -192,7 +192,7 @@ class ParleyApp(App):
 
     @work(thread=True, exclusive=True, group="game")
     def _run_turn(self, step: Callable[[], Reply], origin: Any) -> None:
-        from game.errors import ParleyError
+        from game.core.errors import ParleyError
         try:
             with self.turn_lock:
                 reply = step()
@@ -228,8 +228,8 @@ class ParleyApp(App):
     def _outage(self, error: Any) -> None:
         """The LLM endpoint failed during a turn (its NPCs finished it scripted): say so, and
         autosave as the line console does when it stops."""
-        from game.console import autosave_name, keep_other_autosave
-        from game.errors import ParleyError
+        from game.cli.console import autosave_name, keep_other_autosave
+        from game.core.errors import ParleyError
         try:
             keep_other_autosave(self.game, self.saves_base)
             folder = self.game.save(autosave_name(self.game), self.saves_base)

@@ -3,9 +3,9 @@
 Each check yields a ``Problem`` with the field path, the bad value and a
 'did you mean' hint. All problems are collected; nothing stops at the first.
 
-Agent kinds and their parameters are checked against an ``AgentKinds`` (``game.protocols``) passed
+Agent kinds and their parameters are checked against an ``AgentKinds`` (``game.core.protocols``) passed
 in by the caller; this module never imports the ``agents`` package. Given none, the checks use
-the standard one, ``game.wiring.agent_kinds()`` (the composition layer's view of
+the standard one, ``game.play.wiring.agent_kinds()`` (the composition layer's view of
 ``agents.registry``), imported only then, so the result never depends on what was imported before.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from game.errors import Problem, did_you_mean
-from game.protocols import AgentKinds
-from game.types import PLAYER
+from game.core.errors import Problem, did_you_mean
+from game.core.protocols import AgentKinds
+from game.core.types import PLAYER
 from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
 
 
@@ -31,9 +31,9 @@ def _plural(kind: str) -> str:
 
 def cross_reference(w: WorldSpec, agent_kinds: AgentKinds | None = None) -> list[Problem]:
     """Every cross-reference problem in ``w``; ``agent_kinds``: the kinds an NPC's agent may be
-    (None: the standard ones, ``game.wiring.agent_kinds()``)."""
+    (None: the standard ones, ``game.play.wiring.agent_kinds()``)."""
     if agent_kinds is None:
-        from game.wiring import agent_kinds as standard
+        from game.play.wiring import agent_kinds as standard
         agent_kinds = standard()
     return list(_check(w, agent_kinds))
 
@@ -413,7 +413,7 @@ def _relation_problems(w: WorldSpec) -> Iterator[Problem]:
             yield Problem(f"threshold to reject ({r.thresholds[0]:g}) is above the threshold to admit "
                           f"({r.thresholds[1]:g})", path=f"relations.{rid}.thresholds",
                           hint="write thresholds = [reject below, admit from]")
-    from game.claims import canonical
+    from game.core.claims import canonical
     named: dict[str, str] = {canonical(rid): rid for rid in w.relations}
     for rid, r in w.relations.items():
         for i, alias in enumerate(r.aliases):

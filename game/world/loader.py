@@ -7,16 +7,16 @@ found is reported (file, line/column or field path, bad value, hint), never
 just the first.
 
 The loader reads hostile folders safely: only regular files of at most
-``MAX_FILE_BYTES`` are opened (through ``game.files``: checked with ``stat`` first, opened
+``MAX_FILE_BYTES`` are opened (through ``game.core.files``: checked with ``stat`` first, opened
 non-blocking and read with a bounded read), so a named pipe, a device, a
 symlink to ``/dev/zero`` or a folder named ``world.toml`` is reported, never
 read. Symlinks are followed only when they resolve inside the world folder.
 Data nested deeper than ``MAX_DEPTH`` is refused. Every string read (keys
-included) is normalised with ``game.text.clean``.
+included) is normalised with ``game.core.text.clean``.
 
 NPC agent kinds and parameters are checked against the ``agent_kinds`` given to
-``collect_problems`` / ``load_world`` (a ``game.protocols.AgentKinds``). Left None, they are the
-standard kinds from the composition layer (``game.wiring.agent_kinds()``, i.e. ``agents.registry``),
+``collect_problems`` / ``load_world`` (a ``game.core.protocols.AgentKinds``). Left None, they are the
+standard kinds from the composition layer (``game.play.wiring.agent_kinds()``, i.e. ``agents.registry``),
 imported when a world is checked: this package never imports ``agents`` itself, and a world
 validates the same whoever calls ``load_world`` and whatever was imported before.
 """
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from game.errors import InputError, Problem, WorldError
-from game.files import MAX_FILE_BYTES, kind_of, path_problem, read_limited, stat_of  # noqa: F401 (re-exported)
-from game.protocols import AgentKinds
-from game.text import clean
+from game.core.errors import InputError, Problem, WorldError
+from game.core.files import MAX_FILE_BYTES, kind_of, path_problem, read_limited, stat_of  # noqa: F401 (re-exported)
+from game.core.protocols import AgentKinds
+from game.core.text import clean
 
 EXTRA_SECTIONS = ("locations", "items", "npcs", "quests", "scenes", "facts")
 MAX_NUMBER = 10**12
@@ -71,7 +71,7 @@ def resolve_world_path(path: str | Path) -> Path:
     if st is not None or why != "missing":
         if p.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)):
             return p.parent  # the loader says what is wrong with the file itself
-        from game.text import shown
+        from game.core.text import shown
         what = f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}"
         raise InputError(f"{shown(str(path))!r} {what}, not a world folder",
                          hint="give a folder that holds world.toml")
@@ -83,8 +83,8 @@ def resolve_world_path(path: str | Path) -> Path:
     shipped = find_shipped(str(path))  # a shipped world by id, name or repo path, from a wheel too
     if shipped is not None:
         return shipped
-    from game.errors import did_you_mean
-    from game.text import shown
+    from game.core.errors import did_you_mean
+    from game.core.text import shown
     mine = sorted(d.name for d in base.iterdir() if (d / "world.toml").is_file()) if base.is_dir() else []
     ids = list(shipped_worlds())
     listing = f"shipped worlds: {', '.join(ids)}" if ids else "no shipped worlds were found (a broken install?)"
@@ -109,7 +109,7 @@ def _depth_over(data: Any, limit: int) -> bool:
 
 
 def _clean_tree(obj: Any, where: list[str], clashes: list[tuple[str, str]]) -> Any:
-    """``obj`` with every string (keys included) passed through ``game.text.clean``. Keys that
+    """``obj`` with every string (keys included) passed through ``game.core.text.clean``. Keys that
     become equal once cleaned (the later one is dropped) and numbers beyond ``MAX_NUMBER`` are
     recorded in ``clashes`` as (field path, message)."""
     if isinstance(obj, str):
@@ -252,7 +252,7 @@ def _choices(tags: tuple[str, ...]) -> str:
 
 def _tag_hint(key: str, tags: tuple[str, ...], given: Any) -> str | None:
     """'did you mean type = "negotiation"?' when another key of ``given`` holds a choice."""
-    from game.errors import did_you_mean
+    from game.core.errors import did_you_mean
     if not isinstance(given, dict):
         return None
     for k, v in given.items():
@@ -267,7 +267,7 @@ def _tag_hint(key: str, tags: tuple[str, ...], given: Any) -> str | None:
 
 def _pydantic_problems(err: Any, data: dict[str, Any], main: str,
                        origins: dict[tuple[str, str], str]) -> list[Problem]:
-    from game.errors import did_you_mean
+    from game.core.errors import did_you_mean
     unions = _tagged_unions()
     problems = []
     for e in err.errors(include_url=False):

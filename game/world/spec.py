@@ -22,8 +22,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
-from game.protocols import AgentKinds
-from game.types import DIRECTIONS, PLAYER
+from game.core.protocols import AgentKinds
+from game.core.types import DIRECTIONS, PLAYER
 
 Id = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", description="lower_snake identifier")]
 WorldId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*-v[0-9]+$",
@@ -372,10 +372,10 @@ class WorldSpec(Spec):
 
 def json_schema(agent_kinds: AgentKinds | None = None) -> dict[str, Any]:
     """The JSON Schema for world.toml, as committed in worlds/schema/. ``agent_kinds``: whose
-    parameter models describe ``agent.params`` (None: the standard ones, ``game.wiring.agent_kinds()``,
+    parameter models describe ``agent.params`` (None: the standard ones, ``game.play.wiring.agent_kinds()``,
     imported only here: this module never imports the ``agents`` package)."""
     if agent_kinds is None:
-        from game.wiring import agent_kinds as standard
+        from game.play.wiring import agent_kinds as standard
         agent_kinds = standard()
     schema = WorldSpec.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

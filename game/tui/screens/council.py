@@ -9,7 +9,7 @@ app returns to the play screen (``ParleyApp.follow_scene``).
 In a debating council (a scene with ``debate``) each member's line also shows the stance it last
 declared, as a short bar from no (0) to yes (1) and the number, and the "Memory" panel shows what the chosen member's
 masked working memory of the debate holds now: the anchors and settled points it always keeps,
-the statements the mask kept, and how many it let go and why (``game.council.adventure``).
+the statements the mask kept, and how many it let go and why (``game.play.council_debate``).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, RichLog, Select, Static
 
-from game.parser import MAX_INPUT
+from game.engine.parser import MAX_INPUT
 from game.tui.app import ReplyReady
 from game.tui.screens.negotiation import ReflowLog, SceneScreen
-from game.types import PLAYER
+from game.core.types import PLAYER
 
 STANCES = (("for", "green"), ("undecided", "yellow"), ("against", "red"))
 BAR = 24
@@ -181,7 +181,7 @@ class CouncilScreen(SceneScreen):
         game = self.app.game
         if game is None or member == Select.BLANK or not self.scene.get("id"):
             return Text("")
-        debate = game.engine.council_debate(self.scene["id"])
+        debate = game.engine.loop.council_debate(self.scene["id"])
         if member not in debate.session.members:
             return Text("")
         ctx = debate.context(member)

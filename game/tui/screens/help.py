@@ -35,7 +35,7 @@ class HelpScreen(Screen):
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("q", "app.pop_screen", "Back", show=False)]
 
     def compose(self) -> ComposeResult:
-        from game.parser import HELP_TEXT
+        from game.engine.parser import HELP_TEXT
         yield Header()
         with VerticalScroll(id="help-body"):
             yield Static(Text("Commands", style="bold underline"), classes="help-heading")

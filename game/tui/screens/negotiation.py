@@ -20,11 +20,11 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, RichLog, Select, Static
 
-from game.parser import MAX_INPUT
-from game.reply import Reply
+from game.engine.parser import MAX_INPUT
+from game.play.reply import Reply
 from game.tui.app import ReplyReady
 from game.tui.widgets.offer_plot import OfferPlot, price_measure, utility_measure
-from game.types import PLAYER
+from game.core.types import PLAYER
 
 CLOSING = ("agreement", "no_agreement")
 MOVES = {"offer": "offers", "accept": "accepts", "reject": "rejects", "walk_away": "walks away"}
@@ -86,7 +86,7 @@ class SceneScreen(Screen):
 
     def _read(self) -> None:
         game = self.app.game
-        self.obs = game.engine.observe(PLAYER) if game is not None else None
+        self.obs = game.engine.loop.observe(PLAYER) if game is not None else None
         scene = self.obs.scene if self.obs is not None else None
         if scene and scene.get("type") == self.scene_type and (not self.scene or scene["id"] == self.scene["id"]):
             self.scene = scene

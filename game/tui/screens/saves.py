@@ -1,6 +1,6 @@
 """The saves screen (F4): the saves on disk, to load (asking first when the game in play has
 unsaved progress) or delete (asking first). Also what ``save NAME`` / ``load NAME`` typed in
-the play screen do: the same as the line console (``game.console``), with questions asked
+the play screen do: the same as the line console (``game.cli.console``), with questions asked
 through a ``ConfirmScreen``."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Label, Static
 
-from game.types import PLAYER
+from game.core.types import PLAYER
 
 
 class GameLoaded(Message):
@@ -94,7 +94,7 @@ def save_game(app: Any, name: str, done: Callable[[str], None]) -> None:
     app.busy = True
 
     def work() -> None:
-        from game.console import _save
+        from game.cli.console import _save
         with app.turn_lock:
             line = _save(game, name, app.saves_base, lambda q: ask(app, q), app.saved_by_us)
         app.later(finish, line)
@@ -113,8 +113,8 @@ def load_game(app: Any, name: str) -> None:
     app.busy = True
 
     def work() -> None:
-        from game.errors import ParleyError
-        from game.session import Game
+        from game.core.errors import ParleyError
+        from game.play.session import Game
         loaded, line = None, ""
         try:
             loaded = Game.load(name, app.saves_base, llm=game.llm, llm_npcs=game.llm_npcs or "all", inside=True)
@@ -146,9 +146,9 @@ def load_game(app: Any, name: str) -> None:
 def unsaved(app: Any) -> bool:
     """The game in play has moves no save holds (by this session's saves and the save it came from)."""
     game = app.game
-    if game is None or game.engine.state.turn == 0:
+    if game is None or game.engine.loop.state.turn == 0:
         return False
-    state = game.engine.state_hash()
+    state = game.engine.loop.state_hash()
     kept = {stamp[0] for _, stamp in app.saved_by_us.values() if stamp}
     return state not in kept and state != getattr(app, "clean_hash", None)
 
@@ -177,8 +177,8 @@ class SavesScreen(Screen):
         table.focus()
 
     def action_refresh(self) -> None:
-        from game.saves import list_saves, saves_dir
-        from game.text import shown
+        from game.play.save_files import list_saves, saves_dir
+        from game.core.text import shown
         table = self.query_one(DataTable)
         table.clear()
         rows = list_saves(self.app.saves_base)
@@ -231,8 +231,8 @@ class SavesScreen(Screen):
                                  lambda yes: self._delete(slug) if yes else None)
 
     def _delete(self, slug: str) -> None:
-        from game.errors import ParleyError
-        from game.saves import remove
+        from game.core.errors import ParleyError
+        from game.play.save_files import remove
         try:
             remove(slug, self.app.saves_base)
             self.app.saved_by_us.pop(slug, None)

@@ -30,12 +30,12 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, RichLog, Static
 
-from game.errors import ParleyError, SaveError
-from game.reply import Reply
-from game.text import shown
+from game.core.errors import ParleyError, SaveError
+from game.play.reply import Reply
+from game.core.text import shown
 from game.tui.app import GameReady, ParleyApp, ReplyReady, TurnFailed
 from game.tui.widgets.controls import DEFAULT_SPEED, WatchControls, delay, faster, slower
-from game.types import PLAYER, Action, Event
+from game.core.types import PLAYER, Action, Event
 
 
 class TurnCancelled(ParleyError):
@@ -78,16 +78,16 @@ def summary(state: Any, spec: Any, moves: int) -> str:
 
 class ReplayRun:
     """A save's transcript re-applied on a fresh engine, one round per ``step()``, the way
-    ``game.savegame.replay`` does it (its checks and world lookup are reused): no agent or LLM
+    ``game.play.persistence.replay`` does it (its checks and world lookup are reused): no agent or LLM
     is asked. When the records run out (or the story diverges), ``verdict`` is
     (match, replayed hash, saved hash)."""
 
     def __init__(self, ref: str | Path, base: str | Path | None = None) -> None:
-        from game.engine import Engine
-        from game.savegame import check_hash, world_for
-        from game.saves import TRANSCRIPT_FILE, open_save, resolve
-        from game.transcript import Transcript
-        from game.wiring import engine_defaults
+        from game.engine.loop import Engine
+        from game.play.persistence import check_hash, world_for
+        from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve
+        from game.play.transcript import Transcript
+        from game.play.wiring import engine_defaults
         folder = resolve(ref, base)
         data, text = open_save(folder)
         check_hash(data, folder / "save.json")
@@ -105,14 +105,14 @@ class ReplayRun:
             self.records.append((n, rec))
         self.engine.replay_decisions = deque(r for _, r in self.records if r["type"] == "decision")
         if "facts" in data.get("components", {}):  # the gate's recorded verdicts are asked for again
-            from game.savegame import replay_world_facts
+            from game.play.persistence import replay_world_facts
             replay_world_facts(self.engine)
         self.pos = 0
         self.verdict: tuple[bool, str, str] | None = None
 
     def step(self) -> Reply:
         """Apply the records of the next round; the Reply a watched turn would give."""
-        from game.engine import ReplayDivergence
+        from game.engine.loop import ReplayDivergence
         eng, command, start = self.engine, "", len(self.engine.transcript.records)
         while self.pos < len(self.records) and self.verdict is None:
             n, rec = self.records[self.pos]
@@ -140,15 +140,15 @@ class ReplayRun:
                      score=st.score, done=st.done, won=st.won, turn=st.turn)
 
     def command_text(self, action: Action) -> str:
-        from game.session import Game  # the same phrasing a played turn shows
+        from game.play.session import Game  # the same phrasing a played turn shows
         return Game.command_text(SimpleNamespace(spec=self.spec, engine=self.engine), action)
 
     def saved_hash(self) -> str:
-        from game.state import state_hash
+        from game.engine.state import state_hash
         return state_hash(self.data["engine"])
 
     def finish(self) -> tuple[bool, str, str]:
-        from game.state import state_hash
+        from game.engine.state import state_hash
         left = self.engine.replay_decisions
         if left:
             return False, f"(diverged: recorded {left[0].get('kind')} by {left[0].get('who')!r} was never asked for)", \

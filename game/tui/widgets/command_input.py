@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.suggester import Suggester
 from textual.widgets import Input
 
-from game.parser import MAX_INPUT
+from game.engine.parser import MAX_INPUT
 
 VERBS = ("go", "look", "examine", "take", "drop", "give", "open", "unlock", "talk to", "ask",
          "say", "inventory", "wait", "trade with", "offer", "accept", "reject", "walk away",

@@ -9,7 +9,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from game.types import PLAYER
+from game.core.types import PLAYER
 
 STEP = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0),
         "northeast": (1, -1), "northwest": (-1, -1), "southeast": (1, 1), "southwest": (-1, 1),
@@ -53,7 +53,7 @@ class MapTracker:
 
     def track(self, game: Any) -> None:
         """Read the player's moves recorded since the last call (from the start for a new game)."""
-        transcript = game.transcript
+        transcript = game.play.transcript
         if transcript is not self._transcript:
             self.__init__()
             self._transcript = transcript
@@ -66,10 +66,10 @@ class MapTracker:
                     and data.get("from") and data.get("to"):
                 self.moved(data["from"], str(data.get("dir", "")), data["to"])
         self._read = len(transcript.records)
-        self.here = game.engine.state.where[PLAYER]
+        self.here = game.engine.loop.state.where[PLAYER]
         self._place(self.here)
         for loc in self.at:
-            self.names[loc] = game.engine.name(loc)
+            self.names[loc] = game.engine.loop.name(loc)
 
 
 def label(name: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.widget import Widget
 
-from game.types import PLAYER
+from game.core.types import PLAYER
 
 YOU, THEM, BOTH = "●", "◆", "◉"
 STYLE = {YOU: "bold green", THEM: "bold magenta", BOTH: "bold yellow"}

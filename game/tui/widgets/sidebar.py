@@ -11,7 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from game.types import PLAYER
+from game.core.types import PLAYER
 
 
 class Pick(Static):
@@ -37,7 +37,7 @@ def heading(text: str) -> Static:
 
 def panel(game: Any) -> list[Any]:
     """The widgets of the side panel for the player's current observation."""
-    obs = game.engine.observe(PLAYER)
+    obs = game.engine.loop.observe(PLAYER)
     scope = obs.scope
     nouns = tuple(getattr(scope, "nouns", ()))
     people = [n for n in nouns if n.kind == "npc"]

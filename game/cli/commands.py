@@ -1,0 +1,478 @@
+"""Implementations of the ``parley`` subcommands (argparse namespaces in, exit codes out)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+from game.core.errors import InputError
+
+SCHEMA_PATH = Path("worlds/schema/world.schema.json")
+
+
+def write_output(path: Path, text: str) -> None:
+    """``--out FILE``: a file is replaced atomically (an old file is never half-replaced); a
+    stream that already exists (``/dev/stdout``, a named pipe, a terminal) is written straight
+    through, never replaced by a file."""
+    import os
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        try:
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        return
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError(f"--out {path}: is a folder", hint="give a file name")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"--out {path}: {parent} is not a folder", hint="give a path inside a folder")
+    if mode is not None and stat.S_ISBLK(mode):
+        raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
+    from game.play.save_files import atomic_write
+    atomic_write(path, text)
+
+
+def memory_options(args: Namespace) -> dict | None:
+    """GameMemory options from the CLI's memory flags (None when --no-memory)."""
+    if args.no_memory:
+        return None
+    from memory.config import MemoConfig
+    cfg = MemoConfig() if args.budget is None else MemoConfig(budget=args.budget)
+    store, server = chroma_server(args)
+    options = {"embedder": args.embedder or "minilm", "store": store, "config": cfg}
+    return {**options, "store_options": server} if server else options
+
+
+def memory_fallback(args: Namespace) -> None:
+    """Agent memory is on by default at the CLI, with the MiniLM embedder of the 'memory' extra. In an
+    install without it (``pip install parley-engine``, the light core) memory is turned off with a
+    note (``args.no_memory`` is set), unless a memory flag asked for it: then it is an
+    ``ExtraMissing`` error (exit 2) naming the extra. ``--embedder hash`` (flat store) needs no extra."""
+    if args.no_memory:
+        return
+    from game.core.extras import CHROMA, MINILM, ExtraMissing, install_command, missing
+    hint = "--embedder hash keeps memory on without it; --no-memory plays without agent memory"
+    if getattr(args, "chroma_host", None) is not None or args.store == "chroma":
+        gone = missing("memory", CHROMA)
+        if gone:
+            raise ExtraMissing("the Chroma vector store (--store chroma)", "memory", gone,
+                               hint="--no-memory plays without agent memory")
+    if (args.embedder or "minilm") != "minilm":
+        return
+    gone = missing("memory", MINILM)
+    if not gone:
+        return
+    asked = [flag for flag, on in (("--embedder minilm", args.embedder), ("--store", args.store),
+                                   ("--chroma-host", getattr(args, "chroma_host", None)),
+                                   ("--budget", args.budget), ("--insights", args.insights),
+                                   ("--memo-llm", getattr(args, "memo_llm", None) or None)) if on is not None]
+    if asked:
+        raise ExtraMissing(f"agent memory ({', '.join(asked)})", "memory", gone, hint=hint)
+    args.no_memory = True
+    print(f"parley: note: agent memory is off: its MiniLM embedder needs the 'memory' extra "
+          f"({install_command('memory')}); {hint}", file=sys.stderr)
+
+
+def chroma_server(args: Namespace) -> tuple[str, dict]:
+    """The vector store the flags name, and the Chroma server's host and port ({} for none)."""
+    host, port = getattr(args, "chroma_host", None), getattr(args, "chroma_port", None)
+    if host is None:
+        if port is not None:
+            raise InputError("--chroma-port needs --chroma-host", hint="name the server: --chroma-host H")
+        return args.store or "flat", {}
+    if not host.strip():
+        raise InputError("--chroma-host is empty", hint="give the server's host name, e.g. localhost")
+    if args.store == "flat":
+        raise InputError("--chroma-host needs --store chroma", hint="drop --store flat")
+    if port is not None and not 0 < port < 65536:
+        raise InputError(f"--chroma-port {port} is not a port", hint="give 1-65535")
+    return "chroma", {"host": host.strip(), "port": 8000 if port is None else port}
+
+
+def insight_bank(args: Namespace):
+    """The cross-game insight bank named by the flags, or None (memory off or --no-insights)."""
+    if args.no_memory or args.no_insights:
+        return None
+    from game.play.save_files import saves_dir
+    from memory.insights import InsightBank
+    return InsightBank(args.insights or saves_dir(getattr(args, "saves_dir", None)) / "insights.json")
+
+
+def llm_client(args: Namespace, seed: int):
+    """The LLM client the --llm flags describe, or None. Bad settings are input errors (exit 2)."""
+    if getattr(args, "llm", None) is not None and not args.llm.strip():
+        raise InputError("--llm is empty", hint="give the endpoint's URL, e.g. --llm http://localhost:11434/v1, or 'env'")
+    memo_llm_paths(args)
+    if not getattr(args, "llm", None):
+        if getattr(args, "model", None) or getattr(args, "llm_cache", None) or getattr(args, "llm_jury", False):
+            raise InputError("--model, --llm-cache and --llm-jury need --llm URL",
+                             hint="e.g. --llm http://localhost:11434/v1")
+        return None
+    from agents.llm.config import LLMConfig
+    cfg = LLMConfig.from_env(base_url=None if args.llm == "env" else args.llm, model=args.model,
+                             timeout=args.llm_timeout, cache_dir=args.llm_cache, max_retries=args.llm_retries)
+    if cfg.base_url is None and args.llm == "env":
+        raise InputError("--llm env: OPENAI_BASE_URL is not set", hint="export OPENAI_BASE_URL=http://host:port/v1")
+    if cfg.api_key is None and not cfg.is_local:
+        raise InputError(f"--llm {cfg.public_dict()['base_url']}: no API key for a remote endpoint",
+                         hint="export OPENAI_API_KEY=... (it is never saved); local servers need none")
+    from game.play.compose import new_client
+    return new_client(cfg, seed)
+
+
+def memo_llm_paths(args: Namespace) -> list[str]:
+    """The MEMO paths --memo-llm names (checked by argparse); they need --llm and memory (exit 2)."""
+    from game.play.compose import check_memo_llm
+    paths = list(getattr(args, "memo_llm", None) or [])
+    check_memo_llm(paths, getattr(args, "llm", None) or None, None if getattr(args, "no_memory", False) else "on")
+    return paths
+
+
+def llm_npc_ids(args: Namespace, world) -> object:
+    """``"all"`` or the set of NPC ids named by --llm-npcs (unknown ids are input errors)."""
+    raw = getattr(args, "llm_npcs", "all") or "all"
+    if raw == "all":
+        return "all"
+    if raw == "none":
+        return set()
+    from game.core.errors import did_you_mean
+    ids = [x.strip() for x in raw.split(",") if x.strip()]
+    for nid in ids:
+        if nid not in world.spec.npcs:
+            raise InputError(f"--llm-npcs: no NPC {nid!r} in {world.spec.id}",
+                             hint=did_you_mean(nid, world.spec.npcs) or f"NPCs: {', '.join(world.spec.npcs)}")
+    return set(ids)
+
+
+def print_llm_usage(client, out=print) -> None:
+    """Calls, tokens and time per agent (what an LLM game cost)."""
+    if client is None:
+        return
+    by_agent = client.usage_by_agent()
+    if not by_agent:
+        return
+    out(f"LLM usage ({client.config.model}):")
+    w = max(12, *(len(a) for a in by_agent))  # memo:importance and the like
+    out(f"  {'agent':{w}} {'calls':>5} {'prompt':>7} {'compl.':>7} {'ms':>8} {'retries':>7} {'cached':>6} {'invalid':>7}")
+    for agent, u in sorted(by_agent.items()):
+        out(f"  {agent:{w}} {u.calls:>5} {u.prompt_tokens:>7} {u.completion_tokens:>7} {u.latency_ms:>8.0f} "
+            f"{u.retries:>7} {u.cache_hits:>6} {u.invalid:>7}")
+
+
+def cmd_play(args: Namespace) -> int:
+    """``parley play``: the terminal app on a terminal, the line console with --plain or piped input."""
+    if args.load and args.seed is not None:
+        raise InputError("--seed cannot be changed with --load", hint="a loaded game keeps the seed it was made with")
+    seed = 0 if args.seed is None else args.seed
+    if not args.load:
+        memory_fallback(args)  # said now, before the terminal app takes the screen
+    llm = llm_client(args, seed)
+    tui = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+    if getattr(args, "map", False):  # said now, before the terminal app takes the screen
+        from game.map.window import map_unavailable
+        why = map_unavailable()
+        if why is not None:
+            print(f"map: {why}; playing on without it", file=sys.stderr)
+            args.map = False
+    if tui:
+        from game.world.loader import load_world
+        if not args.load:
+            load_world(args.world or "worlds/harbor")  # a bad world is an error before the screen opens
+        from game.tui import run_tui
+        _autosave_on_signals()
+        maps: list = []
+        try:
+            return run_tui(lambda: _with_map(_play_game(args, seed, llm), args, maps), saves_base=args.saves_dir)
+        finally:
+            for follower in maps:
+                getattr(follower, "close", lambda: None)()
+            print_llm_usage(llm)
+    game = _play_game(args, seed, llm)
+    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
+        sys.stdin.reconfigure(errors="replace")
+    _autosave_on_signals()
+    if not args.load:
+        _mention_autosave(game, args.saves_dir)
+    from game.cli.console import run_console
+    follower = None
+    if getattr(args, "map", False):
+        from game.map.window import map_follower
+        follower = map_follower(game)
+    try:
+        return run_console(game, saves_base=args.saves_dir, on_reply=follower)
+    finally:
+        getattr(follower, "close", lambda: None)()
+        print_llm_usage(llm)
+
+
+def _with_map(game, args: Namespace, maps: list):
+    """With --map in the terminal app: the live map follows every ``game.submit`` of this game
+    (``game.map.window.map_follower``); the app needs no change for it."""
+    if not getattr(args, "map", False):
+        return game
+    from game.map.window import map_follower
+    follower = map_follower(game)
+    maps.append(follower)
+    submit = game.submit
+
+    def submit_and_map(text: str):
+        reply = submit(text)
+        follower(reply)
+        return reply
+
+    game.submit = submit_and_map
+    return game
+
+
+def cmd_watch(args: Namespace) -> int:
+    """``parley watch``: the terminal app plays the seat's game (pause, step, speed); leaving it
+    says the score and autosaves an unfinished game, as after play."""
+    from game.world.loader import load_world
+    world = load_world(args.world)  # a bad world or seat is an error before the screen opens
+    memory_fallback(args)
+    llm = llm_client(args, args.seed)
+    if args.player == "human":
+        raise InputError("--player human: nobody to watch", hint="parley play is for playing yourself")
+    if args.player == "llm" and llm is None:
+        raise InputError("--player llm needs --llm URL", hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
+    if args.player.startswith("script:") and not Path(args.player[7:]).is_file():
+        raise InputError(f"--player {args.player}: no such file", hint="script:FILE, one command per line")
+    if args.player not in ("autopilot", "llm") and ":" not in args.player:
+        from agents.seats import make_seat
+        make_seat(args.player, None)  # an unknown seat name is an input error, with a suggestion
+    elif ":" in args.player and not args.player.startswith("script:"):
+        from agents.seats import callable_from
+        callable_from(args.player)
+    npcs = llm_npc_ids(args, world)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise InputError("parley watch needs a terminal",
+                         hint=f"for a headless run: parley run {args.world} --player {args.player}")
+
+    def make_game():
+        from game.play.session import Game
+        return Game(world, seed=args.seed, player_kind=args.player, memory=memory_options(args),
+                    insights=insight_bank(args), llm=llm, llm_npcs=npcs, jury=args.llm_jury,
+                    memo_llm=memo_llm_paths(args))
+    from game.tui.screens.watch import run_watch
+    _autosave_on_signals()
+    try:
+        return run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir)
+    finally:
+        print_llm_usage(llm)
+
+
+def _play_game(args: Namespace, seed: int, llm):
+    """The game ``parley play``'s flags describe: loaded from a save, or new."""
+    from game.play.session import Game
+    if args.load:
+        wanted = getattr(args, "llm_npcs", "all") or "all"
+        game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
+                         llm_npcs="all" if wanted == "all" else
+                         {x.strip() for x in wanted.split(",") if x.strip() and wanted != "none"},
+                         jury=args.llm_jury, memo_llm=memo_llm_paths(args))
+        if llm is not None:
+            llm_npc_ids(args, game.world)  # unknown ids are input errors here too
+        if isinstance(game.saved_llm, dict) and game.saved_llm and llm is None:
+            from agents.llm.config import redact_url
+            from game.core.text import shown
+            print(f"note: this game's NPCs spoke through {redact_url(str(game.saved_llm.get('base_url')))} "
+                  f"({shown(game.saved_llm.get('model'))}); without --llm they are scripted now", file=sys.stderr)
+        asked = [f for f, on in (("--embedder", args.embedder), ("--store", args.store),
+                                 ("--chroma-host", getattr(args, "chroma_host", None)),
+                                 ("--chroma-port", getattr(args, "chroma_port", None)),
+                                 ("--budget", args.budget)) if on is not None]
+        if (game.memory is not None and args.no_memory) or (game.memory is None and asked):
+            raise InputError(f"the save was made with memory {'on' if game.memory else 'off'}; "
+                             "memory settings come from the save and cannot be changed with --load",
+                             hint="drop the memory flags, or start a new game with them")
+        if asked:
+            raise InputError(f"{', '.join(asked)} cannot be changed with --load",
+                             hint="memory settings come from the save")
+        if game.memory is not None:
+            game.insights = insight_bank(args)
+    else:
+        from game.world.loader import load_world
+        world = load_world(args.world or "worlds/harbor")
+        game = Game(world, seed=seed, memory=memory_options(args), insights=insight_bank(args),
+                    llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury, memo_llm=memo_llm_paths(args))
+    return game
+
+
+def _mention_autosave(game, saves_base) -> None:
+    """A new game of a world that has an autosave says how to continue that one instead."""
+    from game.cli.console import autosave_name
+    from game.core.errors import ParleyError
+    from game.play.save_files import read_save, save_folder
+    name = autosave_name(game)
+    try:
+        data = read_save(save_folder(name, saves_base))
+    except (ParleyError, OSError):
+        return
+    print(f"note: an autosave of this world exists (turn {data['turn']}); continue it with "
+          f"`parley play --load {name}`. If you play on, it is kept as {name}-previous.", file=sys.stderr)
+
+
+def _autosave_on_signals() -> None:
+    """SIGTERM and SIGHUP (``kill``, a closed terminal or tmux pane) end the game the way Ctrl-C
+    does: the console's clean-up autosaves, then the process exits with 128 + the signal."""
+    import signal
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, stop)
+
+
+def print_turn(reply) -> None:
+    """Print a turn as a headless run shows it: the command, then what the player perceived."""
+    from game.core.text import shown
+    print(f"> {shown(reply.said if reply.typed else reply.command or 'wait')}")
+    for line in reply.lines:
+        print("  " + line)
+
+
+def episode_config(args: Namespace, world) -> object:
+    """The EpisodeConfig that ``parley run``'s flags describe."""
+    from game.play.config import EpisodeConfig, GameConfig, MemorySettings
+    if args.llm_player:
+        player = "llm"
+    elif args.autopilot:
+        player = "autopilot"
+    elif args.player:
+        player = args.player
+    elif args.script:
+        player = f"script:{args.script}"
+    else:
+        player = "autopilot"  # --council without a seat
+    if player.startswith("script:") and args.out and Path(args.out).resolve() == Path(player[7:]).resolve():
+        raise InputError("--out would overwrite the script", hint="write the transcript to another file")
+    memory = None
+    if not args.no_memory:
+        store, server = chroma_server(args)
+        memory = MemorySettings(embedder=args.embedder or "minilm", store=store,
+                                chroma_host=server.get("host"), chroma_port=server.get("port", 8000),
+                                memo=None if args.budget is None else {"budget": args.budget})
+    npcs = llm_npc_ids(args, world)
+    game = GameConfig(world=str(world.folder), seed=args.seed, player=player, memory=memory,
+                      jury=args.llm_jury, llm_npcs=npcs if npcs == "all" else sorted(npcs),
+                      trust=not args.no_trust, memo_llm=memo_llm_paths(args))
+    keep = bool(getattr(args, "keep_memory", False))
+    if args.council:
+        return EpisodeConfig(game=game, kind="council", scene=args.council, turns=args.turns,
+                             transcript=bool(args.out), keep_memory=keep)
+    return EpisodeConfig(game=game, turns=args.turns, transcript=bool(args.out), keep_memory=keep)
+
+
+def cmd_run(args: Namespace) -> int:
+    """``parley run``: one headless episode (``game.play.episode.play_episode``), printed."""
+    if args.out is not None and not args.out.strip():
+        raise InputError("--out is empty", hint="give a file name, or leave --out out")
+    if not (args.script or args.scene or args.llm_player or args.autopilot or args.player or args.council):
+        raise InputError("nothing to run: say who plays",
+                         hint="--script FILE, --autopilot, --player SEAT, --llm-player, --scene ID or --council ID")
+    if args.scene:
+        if args.council:
+            raise InputError("--council and --scene are two different runs", hint="give one of them")
+        return _run_scene(args)
+    from game.play.episode import play_episode
+    from game.world.loader import load_world
+    if args.negotiators:
+        raise InputError("--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware")
+    memory_fallback(args)
+    llm = llm_client(args, args.seed)
+    if (args.llm_player or args.player == "llm") and llm is None:
+        raise InputError(f"{'--llm-player' if args.llm_player else '--player llm'} needs --llm URL",
+                         hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
+    world = load_world(args.world)
+    config = episode_config(args, world)
+    bank = insight_bank(args)
+    result = play_episode(config, llm=llm, insights=bank,
+                          on_turn=None if args.quiet else print_turn,
+                          on_note=lambda note: print(f"parley: {note}", file=sys.stderr))
+    if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
+        write_output(Path(args.out), result.transcript or "")
+    print(f"world {result.world} seed {result.seed}: turn {result.turn}, score {result.score}, "
+          f"quests {len(result.quests_done)}/{result.quests_total}, {'WON' if result.won else 'not won'}"
+          f", state {result.state_hash}")
+    if args.out:
+        print(f"transcript: {args.out}")
+    if result.learned:
+        print(f"insights: {result.learned} lessons recorded in {bank.path}")
+    print_llm_usage(llm)
+    return 0
+
+
+def _run_scene(args: Namespace) -> int:
+    from game.play.config import EpisodeConfig, GameConfig
+    from game.play.episode import play_episode
+    from game.world.loader import load_world
+    if args.memo_llm or args.keep_memory:
+        raise InputError(f"{'--memo-llm' if args.memo_llm else '--keep-memory'} is for games with memory; "
+                         "a --scene run has none", hint="leave it out, or play the scene inside a game")
+    world = load_world(args.world)
+    kinds = _scene_kinds(args, world.spec.scenes.get(args.scene))
+    llm = llm_client(args, args.seed)
+    config = EpisodeConfig(game=GameConfig(world=str(world.folder), seed=args.seed, player="human", facts=False),
+                           kind="negotiation", scene=args.scene, negotiators=kinds)
+    result = play_episode(config, llm=llm)
+    for note in result.notes:
+        print(f"  {note}")
+    if not args.quiet:
+        for m in result.history:
+            terms = ", ".join(f"{k}={v}" for k, v in m["terms"].items()) if m.get("terms") else ""
+            print(f"  round {m['round']:>2}  {m['party']:10} {m['kind']:9} {terms}")
+    print(format_metrics(args.scene, result.status, result.agreement, result.metrics))
+    if args.out:
+        write_output(Path(args.out), json.dumps({"scene": args.scene, "status": result.status,
+                                                 "agreement": result.agreement, "history": result.history,
+                                                 "metrics": result.metrics}, indent=1) + "\n")
+        print(f"result: {args.out}")
+    print_llm_usage(llm)
+    return 0
+
+
+def _scene_kinds(args: Namespace, scene) -> list | None:
+    """Negotiator kinds per party from --negotiators (None: the NPCs' configured kinds)."""
+    if not args.negotiators or scene is None or not hasattr(scene, "parties"):
+        return None
+    from agents.negotiators import KINDS
+    from game.core.errors import did_you_mean
+    kinds = [k.strip() for k in args.negotiators.split(",")]
+    if len(kinds) != len(scene.parties):
+        raise InputError(f"--negotiators needs {len(scene.parties)} kinds (one per party: "
+                         f"{', '.join(p.id for p in scene.parties)}), got {len(kinds)}")
+    known = [*KINDS, "llm"]
+    for k in kinds:
+        if k not in known:
+            raise InputError(f"--negotiators: unknown kind {k!r}", hint=did_you_mean(k, known) or f"kinds: {', '.join(known)}")
+    return kinds
+
+
+def format_metrics(scene_id: str, status: str, agreement: dict | None, d: dict) -> str:
+    """A short human summary of a closed negotiation's outcome metrics (``OutcomeMetrics.to_dict()``)."""
+    def terms(t):
+        return ", ".join(f"{k}={v}" for k, v in t.items()) if t else "none"
+    lines = [f"{scene_id}: {status}" + (f" on {terms(agreement)}" if agreement else "")]
+    for p in d["utilities"]:
+        lines.append(f"  {p:10} utility {d['utilities'][p]:.3f} (reservation {d['reservations'][p]:.3f})")
+    lines.append(f"  social welfare {d['social_welfare']:.3f} of max {d['max_social_welfare']:.3f}; "
+                 f"Pareto-optimal: {'yes' if d['pareto_optimal'] else 'no'} "
+                 f"(distance {d['distance_to_frontier']:.3f}, frontier {d['frontier_size']} of {d['outcome_count']})")
+    if d.get("nash_terms"):
+        lines.append(f"  Nash point {terms(d['nash_terms'])} (distance {d['distance_to_nash']:.3f})")
+    if d.get("ks_terms"):
+        lines.append(f"  Kalai-Smorodinsky point {terms(d['ks_terms'])} (distance {d['distance_to_ks']:.3f})")
+    return "\n".join(lines)

@@ -1,0 +1,99 @@
+"""One exception family for everything a user can get wrong.
+
+Each error says *where* (file, line/column or field path), *what* (the
+offending value) and, when we can guess, a *hint*. Pretty printing happens only
+at the CLI edge (``ParleyError.render``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str | None:
+    """A 'did you mean' hint for a misspelt identifier, or None."""
+    if not isinstance(value, str):
+        return None
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+@dataclass
+class Problem:
+    """One thing wrong with an input: where, what, and a hint."""
+
+    message: str
+    file: str | None = None
+    path: str | None = None  # dotted field path, e.g. npcs.tom.location
+    line: int | None = None
+    column: int | None = None
+    hint: str | None = None
+
+    def where(self) -> str:
+        parts = []
+        if self.file:
+            loc = self.file
+            if self.line is not None:
+                loc += f":{self.line}"
+                if self.column is not None:
+                    loc += f":{self.column}"
+            parts.append(loc)
+        if self.path:
+            parts.append(self.path)
+        return ": ".join(parts)
+
+    def render(self) -> str:
+        """One line: ``file:line:col: path: message (hint)``. Every part is passed through
+        ``game.core.text.shown``, so control characters and bidi overrides from a file name or a
+        world file's value are printed as visible escapes, never interpreted by the terminal."""
+        from game.core.text import shown
+        where = shown(self.where())
+        text = f"{where}: {shown(self.message)}" if where else shown(self.message)
+        if self.hint:
+            text += f" ({shown(self.hint)})"
+        return text
+
+
+class ParleyError(Exception):
+    """Base class: a user-facing error with a message and an optional hint."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def render(self) -> str:
+        """For the terminal: values from files and flags in the message never drive it."""
+        from game.core.text import shown
+        return f"{shown(self.message)}\n  hint: {shown(self.hint)}" if self.hint else shown(self.message)
+
+
+class InputError(ParleyError):
+    """Bad input from the user: a file, a flag, a command. Exit code 2."""
+
+    exit_code = 2
+
+
+class WorldError(InputError):
+    """A world folder failed to load; carries every problem found."""
+
+    def __init__(self, problems: list[Problem], source: str = "world"):
+        self.problems = problems
+        n = len(problems)
+        super().__init__(f"{source}: {n} problem{'s' if n != 1 else ''}")
+
+    def render(self) -> str:
+        from game.core.text import shown
+        return "\n".join([shown(self.message)] + ["  " + p.render() for p in self.problems])
+
+
+class SaveError(InputError):
+    """A save file is missing, corrupt, truncated or from another world."""
+
+
+class ActionError(ParleyError):
+    """An action the rules cannot carry out (reported as an event, never raised to the user)."""

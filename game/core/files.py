@@ -1,0 +1,147 @@
+"""Reading files that come from users, safely: regular files only, a size limit, never blocking.
+
+Worlds, scripts, insight banks and saves are read through ``read_limited``:
+a path is checked with ``stat`` before it is opened (a named pipe, a device, a
+folder or a symlink loop is reported, never opened), the file is opened
+non-blocking and re-checked, and at most one byte past the limit is read (a
+symlink to ``/dev/zero`` or a file that grows cannot exhaust memory). With a
+``root``, symlinks must resolve inside that folder.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from game.core.errors import InputError
+from game.core.text import shown
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""The largest file read from a user (10 MB)."""
+
+
+def kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def stat_of(path: Path) -> tuple[os.stat_result | None, str | None]:
+    """``stat`` of ``path`` following symlinks, or why it cannot be had ("missing", "a symlink
+    loop", ...). Never opens anything, so it never blocks."""
+    try:
+        return os.stat(path), None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return None, "a symlink loop"
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            return None, "a broken symlink" if os.path.islink(path) else "missing"
+        return None, f"unreadable ({e.strerror})"
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real = os.path.realpath(path)
+    base = os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def path_problem(path: Path, root: Path | None = None, want: str = "file",
+                 root_name: str = "world folder", limit: int = MAX_FILE_BYTES) -> tuple[str, str | None] | None:
+    """Why ``path`` is not a readable regular file (``want="file"``) or folder (``"folder"``)
+    below ``root``, as (message, hint), or None when it is. Only stats; never blocks."""
+    st, why = stat_of(path)
+    if st is None:
+        if why == "missing":
+            return "missing", None
+        if why == "a symlink loop":
+            return "is a symlink loop", "the link points back at itself; make it point to a real file"
+        if why == "a broken symlink":
+            return f"is a broken symlink (to {os.readlink(path)!r})", None
+        return f"is {why}", None
+    if root is not None and os.path.islink(path) and not _inside(path, root):
+        return (f"is a symlink to {shown(os.path.realpath(path))!r}, outside the {root_name}",
+                f"links may point only to files inside the {root_name}; copy the file in instead")
+    if want == "folder":
+        return None if stat.S_ISDIR(st.st_mode) else (f"is {kind_of(st.st_mode)}, not a folder", None)
+    if stat.S_ISDIR(st.st_mode):
+        return "is a folder, not a file", None
+    if not stat.S_ISREG(st.st_mode):
+        return f"is {kind_of(st.st_mode)}, not a regular file", "give an ordinary text file"
+    if st.st_size > limit:
+        return f"is {st.st_size:,} bytes; the limit is {_mb(limit)}", None
+    return None
+
+
+def _mb(n: int) -> str:
+    return f"{n // (1024 * 1024)} MB"
+
+
+def read_limited(path: Path, root: Path | None = None,
+                 limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, tuple[str, str | None] | None]:
+    """The bytes of a regular file of at most ``limit`` bytes, or (None, (message, hint)).
+    Checks with ``stat`` before opening, opens non-blocking, re-checks the opened file, and
+    reads at most one byte past the limit."""
+    why = path_problem(path, root, limit=limit)
+    if why is not None:
+        return None, why
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(os.path.realpath(path), flags)
+    except OSError as e:
+        return None, (f"cannot read: {e.strerror}", None)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped after the check
+            return None, (f"is {kind_of(st.st_mode)}, not a regular file", None)
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            return None, (f"is larger than the limit of {_mb(limit)}", None)
+        return b"".join(chunks), None
+    except OSError as e:
+        return None, (f"cannot read: {e.strerror}", None)
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES) -> bytes:
+    """``read_limited`` for one file a user named (a script, an insight bank, a save): the
+    bytes, or ``InputError`` saying which file and what is wrong with it (exit code 2)."""
+    raw, why = read_limited(Path(path), limit=limit)
+    if raw is None:
+        message, hint = why  # type: ignore[misc]
+        if message == "missing":
+            message = "no such file"
+        raise InputError(f"cannot read {what} {shown(str(path))}: {message}", hint=hint)
+    return raw
+
+
+def read_text(path: str | Path, *, limit: int = MAX_FILE_BYTES, error: type[InputError] = InputError,
+              missing_hint: str | None = None, hint: str | None = None) -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes, or ``error`` (an
+    ``InputError`` kind) saying ``PATH: what is wrong``. ``missing_hint`` goes with a missing
+    file, ``hint`` with every other problem that has none of its own."""
+    raw, why = read_limited(Path(path), limit=limit)
+    if raw is None:
+        message, own = why  # type: ignore[misc]
+        raise error(f"{shown(str(path))}: {message}", hint=missing_hint if message == "missing" else own or hint)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise error(f"{shown(str(path))}:{line}: not UTF-8 text", hint=hint) from None

@@ -1,0 +1,200 @@
+"""Action resolution for the adventure: movement, items, containers, locks, giving.
+
+Each handler takes the engine and an ``Action`` and emits events through
+``eng.emit``. A move the rules do not allow raises ``Refusal``; the engine turns
+it into a penalised ``invalid`` event, never a crash. Dialogue lives in
+``game.engine.dialogue`` and scenes (trade, council) in ``game.engine.scenes``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from game.engine import predicates
+from game.core.types import PLAYER, Action, Verb
+
+if TYPE_CHECKING:
+    from game.engine.loop import Engine
+
+
+class Refusal(Exception):
+    """The rules refuse an action; the message is shown to the actor."""
+
+
+def _need(cond: bool, message: str) -> None:
+    if not cond:
+        raise Refusal(message)
+
+
+def _item(eng: Engine, iid: str | None, what: str = "that") -> str:
+    _need(iid is not None, f"{what.capitalize()} what?")
+    _need(iid in eng.spec.items, f"There is no {iid!r} here.")
+    return iid  # type: ignore[return-value]
+
+
+def reachable(eng: Engine, actor: str, iid: str) -> bool:
+    """An item is reachable if carried, in the room, or in an open container carried or in the
+    room (``game.engine.predicates.reachable``)."""
+    return predicates.reachable(eng.spec, eng.state, actor, iid)
+
+
+def do_go(eng: Engine, a: Action) -> None:
+    st, here = eng.state, eng.state.where[a.actor]
+    loc = eng.spec.locations[here]
+    d = a.obj or ""
+    _need(d in loc.exits, f"You can't go {d or 'that way'} from here. Exits: {', '.join(loc.exits) or 'none'}.")
+    if predicates.exit_locked(eng.spec, st, here, d):
+        raise Refusal(loc.locked[d].message)
+    dest = loc.exits[d]  # type: ignore[index]
+    if a.actor == PLAYER and st.active_scene is not None:
+        eng.scenes.leave_table(a.actor)
+    st.where[a.actor] = dest
+    eng.emit("move", a.actor, f"{eng.name(a.actor)} goes {d}.", location=dest, also_at=here,
+             view=eng.describe(a.actor, dest), data={"from": here, "to": dest, "dir": d})
+    if a.actor == PLAYER:
+        eng.scenes.on_arrive(dest)
+
+
+def do_look(eng: Engine, a: Action) -> None:
+    here = eng.state.where[a.actor]
+    eng.emit("look", a.actor, eng.describe(a.actor, here), private=True)
+
+
+def do_examine(eng: Engine, a: Action) -> None:
+    target = a.obj
+    if target in eng.spec.npcs:
+        _need(predicates.npc_present(eng.spec, eng.state, a.actor, target), f"{eng.name(target)} is not here.")
+        npc = eng.spec.npcs[target]
+        eng.emit("examine", a.actor, npc.persona or f"You see {npc.name}.", private=True, data={"obj": target})
+        return
+    iid = _item(eng, target, "examine")
+    _need(reachable(eng, a.actor, iid), f"You see no {eng.name(iid)} here.")
+    item = eng.spec.items[iid]
+    text = item.description or f"It is {eng.name(iid)}."
+    if item.container:
+        inside = eng.state.items_in(iid)
+        if iid in eng.state.opened:
+            text += f" Inside: {eng.list_names(inside)}." if inside else " It is empty."
+        else:
+            text += " It is closed." + (" It is locked." if _locked_container(eng, iid) else "")
+    eng.emit("examine", a.actor, text, private=True, data={"obj": iid})
+
+
+def do_take(eng: Engine, a: Action) -> None:
+    iid = _item(eng, a.obj, "take")
+    st = eng.state
+    _need(st.item_at.get(iid) != a.actor, f"You already have the {eng.name(iid)}.")
+    _need(reachable(eng, a.actor, iid), f"You see no {eng.name(iid)} here.")
+    _need(eng.spec.items[iid].portable, f"The {eng.name(iid)} won't budge.")
+    st.item_at[iid] = a.actor
+    eng.emit("take", a.actor, f"{eng.name(a.actor)} takes the {eng.name(iid)}.",
+             view=f"Taken: the {eng.name(iid)}.", data={"item": iid})
+
+
+def do_drop(eng: Engine, a: Action) -> None:
+    iid = _item(eng, a.obj, "drop")
+    st = eng.state
+    _need(st.item_at.get(iid) == a.actor, f"You don't have the {eng.name(iid)}.")
+    st.item_at[iid] = st.where[a.actor]
+    eng.emit("drop", a.actor, f"{eng.name(a.actor)} drops the {eng.name(iid)}.",
+             view=f"Dropped: the {eng.name(iid)}.", data={"item": iid})
+
+
+def do_give(eng: Engine, a: Action) -> None:
+    iid = _item(eng, a.obj, "give")
+    st, to = eng.state, a.target
+    _need(st.item_at.get(iid) == a.actor, f"You don't have the {eng.name(iid)}.")
+    _need(to is not None and to in st.where and to != a.actor, "Give it to whom?")
+    _need(st.where[to] == st.where[a.actor], f"{eng.name(to)} is not here.")  # type: ignore[index]
+    st.item_at[iid] = to  # type: ignore[assignment]
+    st.gave.add(f"{iid}>{to}")
+    points = eng.spec.npcs[to].wants.get(iid, 0) if to in eng.spec.npcs else 0
+    thanks = " \"Just what I needed,\" they say." if points else ""
+    eng.emit("give", a.actor, f"{eng.name(a.actor)} gives the {eng.name(iid)} to {eng.name(to)}.",
+             listener=to, view=f"You give the {eng.name(iid)} to {eng.name(to)}.{thanks}",
+             data={"item": iid, "to": to, "points": points})
+    if points and a.actor == PLAYER:
+        eng.add_score(points, f"{eng.name(to)} is grateful")
+    eng.scenes.on_give(a.actor, iid, to)  # type: ignore[arg-type]
+
+
+def _locked_container(eng: Engine, iid: str) -> bool:
+    return predicates.container_locked(eng.spec, eng.state, iid)
+
+
+def do_open(eng: Engine, a: Action) -> None:
+    target = a.obj
+    if target and target.startswith("exit:"):
+        raise Refusal("Try unlocking it with its key.")
+    iid = _item(eng, target, "open")
+    st = eng.state
+    item = eng.spec.items[iid]
+    _need(reachable(eng, a.actor, iid), f"You see no {eng.name(iid)} here.")
+    _need(item.container, f"The {eng.name(iid)} doesn't open.")
+    _need(iid not in st.opened, f"The {eng.name(iid)} is already open.")
+    _need(not _locked_container(eng, iid), f"The {eng.name(iid)} is locked.")
+    st.opened.add(iid)
+    here = st.where[a.actor]
+    inside = st.items_in(iid)
+    for c in inside:
+        st.item_at[c] = here
+    seen = f" Inside: {eng.list_names(inside)}." if inside else " It is empty."
+    eng.emit("open", a.actor, f"{eng.name(a.actor)} opens the {eng.name(iid)}.{seen}",
+             view=f"You open the {eng.name(iid)}.{seen}", data={"item": iid, "contents": inside})
+    if item.reveals:
+        eng.verify(item.reveals, a.actor, f"opening the {eng.name(iid)}")
+
+
+def do_unlock(eng: Engine, a: Action) -> None:
+    st = eng.state
+    key = _item(eng, a.target, "unlock it with")
+    _need(st.item_at.get(key) == a.actor, f"You don't have the {eng.name(key)}.")
+    target = a.obj or ""
+    here = st.where[a.actor]
+    if target.startswith("exit:"):
+        d = target[5:]
+        lock = eng.spec.locations[here].locked.get(d)  # type: ignore[call-overload]
+        _need(lock is not None, f"Nothing is locked to the {d}.")
+        _need(predicates.exit_locked(eng.spec, st, here, d), f"The {lock.name} is already unlocked.")  # type: ignore[union-attr]
+        _need(lock.key == key, f"The {eng.name(key)} doesn't fit the {lock.name}.")  # type: ignore[union-attr]
+        st.unlocked.add(f"{here}:{d}")
+        eng.emit("unlock", a.actor, f"{eng.name(a.actor)} unlocks the {lock.name} to the {d}.",  # type: ignore[union-attr]
+                 view=f"You unlock the {lock.name} with the {eng.name(key)}.", data={"exit": d, "key": key})  # type: ignore[union-attr]
+        return
+    iid = _item(eng, target, "unlock")
+    _need(reachable(eng, a.actor, iid), f"You see no {eng.name(iid)} here.")
+    item = eng.spec.items[iid]
+    _need(item.locked_with is not None, f"The {eng.name(iid)} has no lock.")
+    _need(iid not in st.unlocked, f"The {eng.name(iid)} is already unlocked.")
+    _need(item.locked_with == key, f"The {eng.name(key)} doesn't fit the {eng.name(iid)}.")
+    st.unlocked.add(iid)
+    eng.emit("unlock", a.actor, f"{eng.name(a.actor)} unlocks the {eng.name(iid)}.",
+             view=f"You unlock the {eng.name(iid)} with the {eng.name(key)}.", data={"item": iid, "key": key})
+
+
+def do_inventory(eng: Engine, a: Action) -> None:
+    carried = eng.state.items_in(a.actor)
+    gold = eng.state.gold.get(a.actor, 0)
+    text = f"You carry {eng.list_names(carried)}" if carried else "You carry nothing"
+    eng.emit("inventory", a.actor, f"{text}, and {gold} gold.", private=True,
+             data={"items": carried, "gold": gold})
+
+
+def do_say(eng: Engine, a: Action) -> None:
+    text = (a.text or "").strip()
+    _need(bool(text), "Say what?")
+    eng.emit("say", a.actor, f'{eng.name(a.actor)} says: "{text}"', view=f'You say: "{text}"',
+             data={"message": text})
+    eng.scenes.on_say(a.actor, text)
+
+
+def do_wait(eng: Engine, a: Action) -> None:
+    if a.actor == PLAYER:
+        eng.emit("wait", a.actor, "Time passes.", private=True)
+
+
+HANDLERS = {
+    Verb.GO: do_go, Verb.LOOK: do_look, Verb.EXAMINE: do_examine, Verb.TAKE: do_take,
+    Verb.DROP: do_drop, Verb.GIVE: do_give, Verb.OPEN: do_open, Verb.UNLOCK: do_unlock,
+    Verb.INVENTORY: do_inventory, Verb.SAY: do_say, Verb.WAIT: do_wait,
+}

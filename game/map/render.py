@@ -1,0 +1,411 @@
+"""The world map: where each location goes on a grid, what is where now, and the drawing.
+
+* ``layout(spec)``: a grid cell per location. A location's ``map = { x = .., y = .. }`` is
+  used as given; the rest are placed from the exits, breadth-first from the start (north is
+  y - 1, east is x + 1; up, down, in and out go to a diagonal cell); a cell already taken
+  sends the location to the nearest free one. The same world always gets the same layout.
+* ``map_state(...)``: everything a drawing needs, as plain JSON (rooms and their cells, exits
+  and whether they are still locked, where the player and the NPCs are, how far each NPC is
+  trusted, the items lying in each room). ``world_map_state``, ``game_map_state`` and
+  ``save_map_state`` build it for a world's start, a running game and a save.
+* ``geometry(state)``: where each room's box is in the picture; ``draw(state)`` draws it on a
+  pygame surface and ``save_png`` writes it to a file without opening a window.
+
+pygame is imported only inside the drawing functions, so the rest of the game never loads it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from game.core.errors import InputError
+from game.core.types import DIRECTIONS, PLAYER
+
+STATE_VERSION = 1
+OFFSETS: dict[str, tuple[int, int]] = {
+    "north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0),
+    "northeast": (1, -1), "northwest": (-1, -1), "southeast": (1, 1), "southwest": (-1, 1),
+    "up": (1, -1), "down": (-1, 1), "in": (1, 1), "out": (-1, -1),
+}
+assert set(OFFSETS) == set(DIRECTIONS)
+
+# picture sizes (pixels)
+CELL_W, CELL_H = 190, 120
+BOX_W, BOX_H = 160, 84
+MARGIN, TITLE_H, LEGEND_H = 24, 40, 56
+MIN_WIDTH = 620
+MAX_SPAN = 60  # cells across or down, after long empty stretches are shortened
+
+# colours (RGB)
+BACKGROUND = (30, 34, 46)
+ROOM = (236, 228, 206)
+ROOM_EDGE = (96, 86, 64)
+HERE_EDGE = (240, 184, 40)
+TEXT_DARK = (40, 34, 28)
+TEXT_LIGHT = (226, 226, 232)
+OPEN_EXIT = (150, 156, 170)
+LOCKED_EXIT = (214, 96, 60)
+PLAYER_DOT = (70, 130, 236)
+ITEM_DOT = (200, 150, 30)
+TRUST = {"trusted": (52, 168, 84), "lying": (210, 52, 52), "unknown": (150, 150, 150)}
+
+
+# --- layout ---------------------------------------------------------------------------
+
+def _free_near(cell: tuple[int, int], taken: set[tuple[int, int]],
+               source: tuple[int, int] | None = None) -> tuple[int, int]:
+    """``cell`` if free, else the nearest free cell, ring by ring around it; within a ring the
+    cells closest to ``source`` (the room it is reached from) first, then in a fixed order."""
+    if cell not in taken:
+        return cell
+    x, y = cell
+    sx, sy = source if source is not None else cell
+    r = 1
+    while True:
+        ring = [(x + dx, y + dy) for dy in range(-r, r + 1) for dx in range(-r, r + 1)
+                if max(abs(dx), abs(dy)) == r and (x + dx, y + dy) not in taken]
+        if ring:
+            return min(ring, key=lambda c: (abs(c[0] - x) + abs(c[1] - y),
+                                            max(abs(c[0] - sx), abs(c[1] - sy)), c[1], c[0]))
+        r += 1
+
+
+def _neighbours(spec: Any) -> dict[str, list[tuple[str, tuple[int, int]]]]:
+    """Per location, the locations next to it and the grid step to them: its own exits first
+    (in the order of ``DIRECTIONS``), then exits that lead into it (the step reversed)."""
+    order = {d: i for i, d in enumerate(DIRECTIONS)}
+    out: dict[str, list[tuple[int, str, str, tuple[int, int]]]] = {lid: [] for lid in spec.locations}
+    for lid, loc in spec.locations.items():
+        for d, to in loc.exits.items():
+            if to not in out or to == lid:
+                continue
+            dx, dy = OFFSETS[d]
+            out[lid].append((0, str(order[d]).zfill(2), to, (dx, dy)))
+            out[to].append((1, str(order[d]).zfill(2) + lid, lid, (-dx, -dy)))
+    return {lid: [(to, step) for _, _, to, step in sorted(rows)] for lid, rows in out.items()}
+
+
+def layout(spec: Any) -> dict[str, tuple[int, int]]:
+    """A grid cell ``(x, y)`` for every location of a world (see the module docstring)."""
+    cells: dict[str, tuple[int, int]] = {}
+    taken: set[tuple[int, int]] = set()
+    for lid, loc in spec.locations.items():  # the author's cells first (a clash moves the later one)
+        if loc.map is not None:
+            cells[lid] = _free_near((loc.map.x, loc.map.y), taken)
+            taken.add(cells[lid])
+    near = _neighbours(spec)
+    start = spec.start if spec.start in spec.locations else next(iter(spec.locations))
+    seeds = [start, *(lid for lid in spec.locations if lid in cells), *spec.locations]
+    for seed in seeds:
+        if seed in cells and seed != start and all(n in cells for n, _ in near[seed]):
+            continue
+        if seed not in cells:
+            if not cells:
+                cell = (0, 0)
+            else:  # another part of the world: below what is drawn so far
+                cell = (min(x for x, _ in taken), max(y for _, y in taken) + 2)
+            cells[seed] = _free_near(cell, taken)
+            taken.add(cells[seed])
+        queue = [seed]
+        while queue:
+            here = queue.pop(0)
+            for to, step in near[here]:
+                if to in cells:
+                    continue
+                x, y = cells[here]
+                cells[to] = _free_near((x + step[0], y + step[1]), taken, (x, y))
+                taken.add(cells[to])
+                queue.append(to)
+    return {lid: cells[lid] for lid in spec.locations}
+
+
+# --- what is where --------------------------------------------------------------------
+
+def trust_level(row: dict[str, float] | None) -> str:
+    """``lying`` if the NPC was caught lying on any topic, ``trusted`` if it was found right on
+    some topic and never wrong, else ``unknown``."""
+    scores = list((row or {}).values())
+    if any(s < -1e-9 for s in scores):
+        return "lying"
+    if any(s > 1e-9 for s in scores):
+        return "trusted"
+    return "unknown"
+
+
+def map_state(spec: Any, state: Any = None, trust: dict[str, dict[str, float]] | None = None,
+              label: str = "") -> dict[str, Any]:
+    """What a drawing needs (plain JSON): ``state`` is a ``game.engine.state.GameState`` (None: the
+    world's start), ``trust`` a Σ-Mem trust table (None: nothing known yet)."""
+    if state is None:
+        from game.engine.state import GameState
+        state = GameState.from_spec(spec)
+    cells = layout(spec)
+    rooms = {lid: {"name": str(loc.name), "cell": list(cells[lid])} for lid, loc in spec.locations.items()}
+    exits: dict[tuple[str, str], bool] = {}
+    for lid, loc in spec.locations.items():
+        for d, to in loc.exits.items():
+            if to not in rooms or to == lid:
+                continue
+            key = (lid, to) if lid < to else (to, lid)
+            locked = d in loc.locked and f"{lid}:{d}" not in state.unlocked
+            exits[key] = exits.get(key, False) or locked
+    npcs = [{"id": nid, "name": str(npc.name), "at": state.where.get(nid),
+             "trust": trust_level((trust or {}).get(nid))} for nid, npc in spec.npcs.items()]
+    items: dict[str, list[str]] = {}
+    for iid, at in state.item_at.items():
+        if at in rooms and iid in spec.items:
+            items.setdefault(at, []).append(str(spec.items[iid].name))
+    return {"version": STATE_VERSION, "world": spec.id, "title": str(spec.title), "label": label,
+            "turn": state.turn, "rooms": rooms,
+            "exits": [[a, b, "locked" if lk else "open"] for (a, b), lk in sorted(exits.items())],
+            "player": state.where.get(PLAYER), "npcs": npcs, "items": items}
+
+
+def world_map_state(world: Any) -> dict[str, Any]:
+    """A world at its start (nobody trusted or distrusted yet)."""
+    return map_state(world.spec, label="start")
+
+
+def game_map_state(game: Any) -> dict[str, Any]:
+    """A running ``game.play.session.Game`` now."""
+    trust = game.facts.trust_table() if getattr(game, "facts", None) is not None else None
+    return map_state(game.spec, game.engine.loop.state, trust, label="")
+
+
+def save_map_state(ref: str | Path, base: str | Path | None = None,
+                   world_path: str | Path | None = None) -> tuple[dict[str, Any], Any, Path]:
+    """A save as it stands: (map state, its world, its folder). Reads the save without
+    changing it and without building its agents or memory; Σ-Mem trust comes from the save's
+    world-fact component. A damaged save is a ``SaveError``."""
+    from game.core.errors import SaveError
+    from game.play.persistence import check_hash, world_for
+    from game.play.save_files import read_save, resolve
+    from game.engine.state import GameState, state_problems
+    folder = resolve(ref, base)
+    where = folder / "save.json"
+    data = read_save(folder)
+    check_hash(data, where)
+    world = world_for(data, where, world_path)
+    try:
+        state = GameState.from_dict(data["engine"]["state"])
+        problems = state_problems(state, world.spec)
+        if problems:
+            raise ValueError("; ".join(problems[:3]))
+        trust = None
+        facts = data.get("components", {}).get("facts")
+        if facts is not None:
+            from memory.fact_listener import WorldFacts
+            wf = WorldFacts(world.spec)
+            wf.set_state(facts)
+            trust = wf.trust_table()
+    except Exception as e:  # any damage inside the state is the save's fault, never a crash
+        raise SaveError(f"{where}: game state is damaged ({type(e).__name__}: {e})",
+                        hint="the file was left as it is") from None
+    return map_state(world.spec, state, trust, label=f"save {folder.name}"), world, folder
+
+
+# --- geometry ---------------------------------------------------------------------------
+
+def _squeeze(values: list[int]) -> dict[int, int]:
+    """Column (or row) numbers to positions from 0, with any run of empty ones shortened to one."""
+    pos, out, last = 0, {}, None
+    for v in sorted(set(values)):
+        if last is not None:
+            pos += 1 if v - last == 1 else 2
+        out[v] = pos
+        last = v
+    return out
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Where things are in the picture: ``rooms`` maps a location id to its box
+    ``(left, top, width, height)``; ``size`` is the picture's (width, height)."""
+
+    size: tuple[int, int]
+    rooms: dict[str, tuple[int, int, int, int]]
+    legend_top: int
+
+    def centre(self, lid: str) -> tuple[int, int]:
+        left, top, w, h = self.rooms[lid]
+        return left + w // 2, top + h // 2
+
+
+def geometry(state: dict[str, Any]) -> Geometry:
+    """Box positions and the picture size for a map state (see ``map_state``)."""
+    rooms = state["rooms"]
+    if not rooms:
+        raise InputError("the world has no locations to draw")
+    xs = _squeeze([r["cell"][0] for r in rooms.values()])
+    ys = _squeeze([r["cell"][1] for r in rooms.values()])
+    cols, rows = max(xs.values()) + 1, max(ys.values()) + 1
+    if cols > MAX_SPAN or rows > MAX_SPAN:
+        raise InputError(f"the map is {cols} x {rows} cells; at most {MAX_SPAN} x {MAX_SPAN} can be drawn",
+                         hint="give the locations' map cells closer together")
+    width = max(MIN_WIDTH, 2 * MARGIN + cols * CELL_W)
+    left0 = (width - cols * CELL_W) // 2
+    boxes = {}
+    for lid, r in rooms.items():
+        cx = left0 + xs[r["cell"][0]] * CELL_W + (CELL_W - BOX_W) // 2
+        cy = TITLE_H + ys[r["cell"][1]] * CELL_H + (CELL_H - BOX_H) // 2
+        boxes[lid] = (cx, cy, BOX_W, BOX_H)
+    legend_top = TITLE_H + rows * CELL_H
+    return Geometry(size=(width, legend_top + LEGEND_H + MARGIN // 2), rooms=boxes, legend_top=legend_top)
+
+
+# --- drawing ---------------------------------------------------------------------------
+
+def require_pygame() -> Any:
+    """The pygame module, or an ``InputError`` saying how to install it."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    try:
+        import pygame
+    except ImportError:
+        from game.core.extras import ExtraMissing
+        raise ExtraMissing("the map", "map", ["pygame"]) from None
+    return pygame
+
+
+def _fit(font: Any, text: str, width: int) -> str:
+    """``text`` shortened with '...' until it fits in ``width`` pixels."""
+    if font.size(text)[0] <= width:
+        return text
+    while text and font.size(text + "...")[0] > width:
+        text = text[:-1]
+    return text.rstrip() + "..."
+
+
+def _dashed(pg: Any, surface: Any, colour: tuple, a: tuple[int, int], b: tuple[int, int], width: int) -> None:
+    length = math.dist(a, b)
+    if length < 1:
+        return
+    dash, gap = 10, 7
+    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    t = 0.0
+    while t < length:
+        e = min(t + dash, length)
+        pg.draw.line(surface, colour, (round(a[0] + ux * t), round(a[1] + uy * t)),
+                     (round(a[0] + ux * e), round(a[1] + uy * e)), width)
+        t = e + gap
+
+
+def marker_positions(box: tuple[int, int, int, int], here: bool, npcs: list[dict[str, Any]],
+                     items: list[str]) -> list[tuple[str, str, tuple[int, int]]]:
+    """Where the markers go along the bottom of a room's box, as (kind, id, centre): the player
+    (``player``), each NPC (``npc``, its id) and each item (``item``, its name), as many as fit."""
+    left, top, w, h = box
+    y, x, right = top + h - 13, left + 12, left + w - 8
+    out: list[tuple[str, str, tuple[int, int]]] = []
+    if here:
+        out.append(("player", PLAYER, (x, y)))
+        x += 20
+    for n in npcs:
+        if x > right - 8:
+            return out
+        out.append(("npc", n["id"], (x, y)))
+        x += 20
+    for name in items:
+        if x > right - 3:
+            break
+        out.append(("item", name, (x, y)))
+        x += 9
+    return out
+
+
+def markers(state: dict[str, Any], geo: Geometry | None = None) -> dict[str, list[tuple[str, str, tuple[int, int]]]]:
+    """``marker_positions`` for every room of a map state."""
+    geo = geo or geometry(state)
+    by_room: dict[str, list[dict[str, Any]]] = {}
+    for n in state["npcs"]:
+        by_room.setdefault(n.get("at"), []).append(n)
+    return {lid: marker_positions(geo.rooms[lid], lid == state.get("player"), by_room.get(lid, []),
+                                  state["items"].get(lid, [])) for lid in state["rooms"]}
+
+
+def _markers(pg: Any, surface: Any, font: Any, state: dict[str, Any], geo: Geometry) -> None:
+    """The player, the NPCs (coloured by trust, with their initial) and the items."""
+    npcs = {n["id"]: n for n in state["npcs"]}
+    for row in markers(state, geo).values():
+        for kind, ident, at in row:
+            if kind == "player":
+                pg.draw.circle(surface, PLAYER_DOT, at, 8)
+            elif kind == "item":
+                pg.draw.circle(surface, ITEM_DOT, at, 3)
+            else:
+                name = npcs[ident]["name"]
+                pg.draw.circle(surface, TRUST.get(npcs[ident]["trust"], TRUST["unknown"]), at, 8)
+                initial = font.render((name[:1] or "?").upper(), True, (255, 255, 255))
+                surface.blit(initial, initial.get_rect(center=(at[0], at[1] + 1)))
+
+
+def _legend(pg: Any, surface: Any, font: Any, geo: Geometry, npcs: list[dict[str, Any]]) -> None:
+    y = geo.legend_top + 14
+    x = MARGIN
+    for label, colour, r in (("you", PLAYER_DOT, 7), ("trusted", TRUST["trusted"], 7),
+                             ("caught lying", TRUST["lying"], 7), ("unknown", TRUST["unknown"], 7),
+                             ("item", ITEM_DOT, 3)):
+        pg.draw.circle(surface, colour, (x + 7, y), r)
+        text = font.render(label, True, TEXT_LIGHT)
+        surface.blit(text, (x + 18, y - text.get_height() // 2))
+        x += 30 + text.get_width()
+    _dashed(pg, surface, LOCKED_EXIT, (x, y), (x + 28, y), 3)
+    text = font.render("locked", True, TEXT_LIGHT)
+    surface.blit(text, (x + 34, y - text.get_height() // 2))
+    names = ", ".join(f"{(n['name'][:1] or '?').upper()} {n['name']}" for n in npcs)
+    if names:
+        line = font.render(_fit(font, names, geo.size[0] - 2 * MARGIN), True, TEXT_LIGHT)
+        surface.blit(line, (MARGIN, y + 14))
+
+
+def draw(state: dict[str, Any]) -> Any:
+    """The map of a map state on a new pygame surface (no window needed)."""
+    pg = require_pygame()
+    if not pg.font.get_init():
+        pg.font.init()
+    geo = geometry(state)
+    surface = pg.Surface(geo.size)
+    surface.fill(BACKGROUND)
+    title_font, name_font, small = pg.font.Font(None, 28), pg.font.Font(None, 22), pg.font.Font(None, 18)
+    initials = pg.font.Font(None, 18)
+    initials.set_bold(True)
+    turn = f"turn {state.get('turn', 0)}" + (f", {state['label']}" if state.get("label") else "")
+    title = title_font.render(_fit(title_font, f"{state.get('title', '')} ({turn})", geo.size[0] - 2 * MARGIN),
+                              True, TEXT_LIGHT)
+    surface.blit(title, (MARGIN, (TITLE_H - title.get_height()) // 2 + 4))
+    for a, b, kind in state["exits"]:
+        if a in geo.rooms and b in geo.rooms:
+            if kind == "locked":
+                _dashed(pg, surface, LOCKED_EXIT, geo.centre(a), geo.centre(b), 3)
+            else:
+                pg.draw.line(surface, OPEN_EXIT, geo.centre(a), geo.centre(b), 3)
+    for lid, room in state["rooms"].items():
+        box = geo.rooms[lid]
+        here = lid == state.get("player")
+        pg.draw.rect(surface, ROOM, pg.Rect(box))
+        pg.draw.rect(surface, HERE_EDGE if here else ROOM_EDGE, pg.Rect(box), 4 if here else 2)
+        name = name_font.render(_fit(name_font, room["name"], BOX_W - 14), True, TEXT_DARK)
+        surface.blit(name, (box[0] + (BOX_W - name.get_width()) // 2, box[1] + 7))
+    _markers(pg, surface, initials, state, geo)
+    _legend(pg, surface, small, geo, state["npcs"])
+    return surface
+
+
+def save_png(state: dict[str, Any], path: str | Path) -> Path:
+    """Draw a map state into a PNG file without a window (written to a temporary name in the
+    same folder first, then moved into place, so an old file is never half-replaced)."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    pg = require_pygame()
+    surface = draw(state)
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}.png")
+    try:
+        pg.image.save(surface, str(tmp))
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path

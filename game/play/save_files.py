@@ -1,0 +1,435 @@
+"""Saves: ``saves/<slug>/save.json`` plus ``transcript.jsonl``, written as one unit.
+
+A save holds the format version, the world id and content hash, the seed and
+RNG state, the turn, the full engine state, each component's ``get_state()``,
+a state hash over all of that, and the sha256 digest of its transcript.
+Loading validates everything and reports a corrupt or truncated file clearly,
+leaving it untouched.
+
+Crash safety: a save survives ``kill -9`` (or a power cut) at any instant.
+The two files cannot be replaced together by one system call, so ``save.json``
+is the single commit point and the transcript is found through it:
+
+1. the transcript goes to a new file ``transcript-<digest>.jsonl`` (temp file,
+   fsync, rename, fsync of the folder); ``save.json`` still names the old
+   transcript, so the old save is whole;
+2. ``save.json`` is replaced atomically (temp file, fsync, ``os.replace``,
+   fsync of the folder). This is the commit: from here the new save is whole,
+   because its transcript is on disk under the name its digest gives;
+3. ``transcript-<digest>.jsonl`` is renamed over ``transcript.jsonl`` (fsync of
+   the folder), so users and tools keep one stable file name;
+4. leftovers are deleted: other ``transcript-<hex>.jsonl`` files and our
+   ``.save.json.*.tmp`` / ``.transcript*.tmp`` temp files.
+
+A reader takes ``transcript.jsonl`` if its digest is the one ``save.json``
+names, else ``transcript-<digest>.jsonl`` (a kill between steps 2 and 3), and
+then finishes the interrupted write: it renames the pending transcript into
+place and deletes leftovers. Nothing that the current ``save.json`` needs is
+ever deleted, and files that do not match our own names are never touched. A
+save from before this scheme is simply the case "transcript.jsonl matches".
+
+Why this design rather than generation files named from ``save.json``: it keeps
+``transcript.jsonl`` as the one transcript a user finds in a save folder (and
+every existing save and tool that reads it keeps working), and the pointer
+needs no new key: the digest already in ``save.json`` names the pending file.
+Saving a transcript into ``save.json`` itself would make one atomic file, but a
+large, line-oriented transcript is better kept as plain JSONL.
+
+Writers and readers of one folder take an exclusive ``flock`` on the folder
+itself (POSIX; released by the kernel when a process dies), so a load's
+clean-up never deletes the pending file of a save in progress in another
+process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from game.core.errors import InputError, SaveError
+from game.core.text import escape_surrogates
+
+try:  # POSIX only; elsewhere saves are still atomic, just not locked against other processes
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+FORMAT_VERSION = 2  # 2: agents' decisions are recorded in the transcript
+SAVE_FILE = "save.json"
+SAVE_LIMIT = 1024 * 1024 * 1024  # a save file larger than 1 GB is not read
+TRANSCRIPT_FILE = "transcript.jsonl"
+_PENDING = re.compile(r"transcript-[0-9a-f]{16}\.jsonl")  # a transcript written before its commit
+_TEMP = re.compile(r"\.(?:save\.json|transcript(?:-[0-9a-f]{16})?\.jsonl)\..+\.tmp")  # our temp files
+_REQUIRED = {"format_version": int, "world": dict, "seed": int, "turn": int, "engine": dict,
+             "components": dict, "state_hash": str, "transcript": str}
+NAME_RULE = "a save name needs a letter or digit; use letters, digits, spaces, - or _"
+
+
+def saves_dir(base: str | Path | None = None) -> Path:
+    return Path(base or os.environ.get("PARLEY_SAVES", "saves"))
+
+
+def _shown(name: object) -> str:
+    from game.core.text import shown
+    return shown(name)
+
+
+def slugify(name: str) -> str:
+    """The folder name for a save name: cleaned (``game.core.text.clean``), case-folded, and runs of
+    characters other than letters, digits (of any script), ``_`` and ``-`` turned into ``-``;
+    at most 64 characters and 128 bytes of UTF-8 (``save é``, ``save 日本`` work).
+
+    A name with no letter or digit (``.``, ``..``, ``...``, ``--``, ``/``) is refused: it would
+    otherwise become an empty or meaningless folder name."""
+    if not isinstance(name, str):
+        raise InputError(f"{name!r} is not a usable save name", hint=NAME_RULE)
+    from game.core.text import clean
+    slug = re.sub(r"[^\w-]+", "-", clean(name, newlines=False).strip().casefold()).strip("-")[:64]
+    while len(slug.encode("utf-8")) > 128:
+        slug = slug[:-1]
+    slug = slug.strip("-")
+    if not re.search(r"[^\W_]", slug):
+        raise InputError(f"{_shown(repr(name))} is not a usable save name", hint=NAME_RULE)
+    return slug
+
+
+def save_folder(name: str, base: str | Path | None = None) -> Path:
+    """Where ``save NAME`` writes: ``<saves>/<slug>``. A folder there that is a symlink leading
+    out of the saves folder is refused (in-game ``load`` would not follow it either)."""
+    root = saves_dir(base)
+    folder = root / slugify(name)
+    if folder.is_symlink() and folder.resolve().parent != root.resolve():
+        raise SaveError(f"{folder} is a link to {_shown(str(folder.resolve()))}, outside the saves folder",
+                        hint="remove the link, or save under another name")
+    return folder
+
+
+def _fsync_dir(fd: int | None) -> None:
+    """Make renames and deletions in a folder durable (a no-op where folders cannot be fsynced)."""
+    if fd is None:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as e:  # pragma: no cover - file systems without directory fsync
+        import errno
+        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+
+
+@contextlib.contextmanager
+def _folder(folder: Path, lock: bool = True) -> Iterator[int | None]:
+    """An open descriptor of ``folder`` (for fsync), holding an exclusive lock on it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:  # pragma: no cover - platforms that cannot open folders (Windows)
+        yield None
+        return
+    try:
+        if lock and fcntl is not None:
+            _lock(fd, folder)
+        yield fd
+    finally:
+        os.close(fd)  # also releases the lock
+
+
+LOCK_WAIT = 15.0  # seconds to wait for another process's save or load of the same folder
+
+
+def _lock(fd: int, folder: Path) -> None:
+    """Take the folder's lock, waiting up to ``LOCK_WAIT`` seconds for another process's save or
+    load; then a clear error instead of a silent hang. File systems without locks go unlocked."""
+    import time
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise SaveError(f"{folder}: in use by another process for more than {LOCK_WAIT:g} s",
+                                hint="another Parley (or a tool) holds this save; try again when it is done") from None
+            time.sleep(0.05)
+        except OSError:  # e.g. a network file system without locks
+            return
+
+
+def atomic_write(path: Path, text: str, dir_fd: int | None = None) -> None:
+    """Write via a temp file in the same folder and ``os.replace``: never a half-written file.
+
+    The data is fsynced before the rename and the folder after it (``dir_fd``: an open
+    descriptor of the folder, else one is opened)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if dir_fd is not None:
+        _fsync_dir(dir_fd)
+    else:
+        with _folder(path.parent, lock=False) as dfd:
+            _fsync_dir(dfd)
+
+
+@dataclass(frozen=True)
+class SaveInfo:
+    slug: str
+    folder: Path
+    world_id: str
+    turn: int
+    score: int
+    done: bool
+    modified: float
+
+
+def _is_path(ref: str) -> bool:
+    return (ref in (".", "..") or ref.startswith("~") or Path(ref).is_absolute()
+            or any(sep in ref for sep in ("/", "\\", os.sep, os.altsep or "/")))
+
+
+def resolve(ref: str | Path, base: str | Path | None = None, inside: bool = False) -> Path:
+    """A save folder from a slug, a save name, a folder path or a save.json path.
+
+    ``inside``: only a save directly in the saves folder, by name (what a player types in
+    the game); paths (absolute, ``..``, with separators) are refused."""
+    root = saves_dir(base)
+    ref_s = str(ref)
+    if inside:
+        if _is_path(ref_s):
+            raise SaveError(f"load takes the name of a save in {root}, not a path: {_shown(ref_s)}",
+                            hint="to play a save from elsewhere, start with: parley play --load PATH")
+        slugify(ref_s)  # a name with no letter or digit is an InputError, as when saving
+    else:
+        p = Path(ref)
+        try:
+            if p.name == SAVE_FILE and p.is_file():
+                return p.parent
+            if (p / SAVE_FILE).is_file():
+                return p
+        except (OSError, ValueError):  # not a usable path (NUL byte, too long): try it as a name
+            pass
+    names = [ref_s]
+    with contextlib.suppress(InputError):
+        names.append(slugify(ref_s))  # `load My Game` finds the save `save My Game` wrote
+    real_root = root.resolve()
+    for name in names:
+        cand = root / name
+        try:
+            if inside and cand.resolve().parent != real_root:
+                continue
+            if (cand / SAVE_FILE).is_file():
+                return cand
+        except (OSError, ValueError):
+            continue
+    from game.core.errors import did_you_mean
+    known = [i.slug for i in list_saves(base)]
+    raise SaveError(f"no save {_shown(ref_s)!r}", hint=did_you_mean(ref_s, known)
+                    or (f"saves: {', '.join(known)}" if known else "no saves yet"))
+
+
+def transcript_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def pending_name(digest: str) -> str:
+    """The file a transcript with this digest is written to before its save.json commits."""
+    return f"transcript-{digest}.jsonl"
+
+
+def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> Path:
+    """Write a save as one unit (see the module docstring): transcript under a new name,
+    then save.json (the commit), then the transcript to its stable name, then clean up."""
+    transcript_text = escape_surrogates(transcript_text)  # records are canonical JSON: escape, never fail
+    digest = transcript_digest(transcript_text)
+    payload = {"format_version": FORMAT_VERSION, **payload, "transcript": digest}
+    size = len(transcript_text.encode("utf-8", "surrogatepass"))
+    if size > SAVE_LIMIT:  # never write what a load would refuse; the previous save stays whole
+        raise SaveError(f"{folder}: the transcript would be {size:,} bytes; a save holds at most {SAVE_LIMIT:,}",
+                        hint="the previous save in this folder was kept")
+    text = json.dumps(payload, indent=1, sort_keys=True) + "\n"  # ASCII: every string escaped
+    if len(text) > SAVE_LIMIT:
+        raise SaveError(f"{folder}: save.json would be {len(text):,} bytes; a save holds at most {SAVE_LIMIT:,}",
+                        hint="the previous save in this folder was kept")
+    folder.mkdir(parents=True, exist_ok=True)
+    with _folder(folder) as dfd:
+        pending = folder / pending_name(digest)
+        atomic_write(pending, transcript_text, dfd)        # 1. the new transcript, beside the old
+        atomic_write(folder / SAVE_FILE, text, dfd)        # 2. commit
+        os.replace(pending, folder / TRANSCRIPT_FILE)      # 3. the stable name
+        _fsync_dir(dfd)
+        _tidy(folder, dfd, digest)                         # 4. leftovers of this or earlier writes
+    return folder
+
+
+def _tidy(folder: Path, dfd: int | None, digest: str) -> list[str]:
+    """Delete what interrupted writes left (call with the folder locked, after the transcript
+    named ``digest`` is in ``transcript.jsonl``): pending transcripts and our temp files."""
+    removed = []
+    for p in folder.iterdir():
+        if _PENDING.fullmatch(p.name) or _TEMP.fullmatch(p.name):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+                if p.is_file() and not p.is_symlink():
+                    os.unlink(p)
+                    removed.append(p.name)
+    if removed:
+        _fsync_dir(dfd)
+    return removed
+
+
+def _read_text(path: Path, missing_hint: str) -> str:
+    """A save file's text: a regular file (never a pipe or a device) of at most ``SAVE_LIMIT``."""
+    from game.core.files import read_text
+    return read_text(path, limit=SAVE_LIMIT, error=SaveError, missing_hint=missing_hint,
+                     hint="the file is damaged; it was left as it is")
+
+
+def read_save(folder: Path) -> dict[str, Any]:
+    path = folder / SAVE_FILE
+    raw = _read_text(path, "a save folder holds save.json")
+    if not raw.strip():
+        raise SaveError(f"{path}: empty file", hint="the save is truncated; it was left as it is")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise SaveError(f"{path}:{e.lineno}:{e.colno}: corrupt save ({e.msg})",
+                        hint="the save is truncated or damaged; it was left as it is") from None
+    except RecursionError:
+        raise SaveError(f"{path}: corrupt save (nested too deeply)") from None
+    except ValueError as e:  # e.g. an integer of thousands of digits
+        raise SaveError(f"{path}: corrupt save ({e})", hint="the save is damaged; it was left as it is") from None
+    if not isinstance(data, dict):
+        raise SaveError(f"{path}: not a save (expected a JSON object)")
+    for key, typ in _REQUIRED.items():
+        if key not in data:
+            raise SaveError(f"{path}: missing key {key!r}", hint="the save is damaged; it was left as it is")
+        if not isinstance(data[key], typ) or (typ is int and isinstance(data[key], bool)):
+            raise SaveError(f"{path}: {key} should be {typ.__name__}, got {type(data[key]).__name__}")
+    if data["format_version"] != FORMAT_VERSION:
+        raise SaveError(f"{path}: save format {data['format_version']} is not supported "
+                        f"(this Parley reads format {FORMAT_VERSION})",
+                        hint="the save was made by another version of Parley; it was left as it is")
+    for key in ("id", "hash", "path"):
+        if not isinstance(data["world"].get(key), str):
+            raise SaveError(f"{path}: world.{key} missing or not a string")
+    if data["seed"] < 0:
+        raise SaveError(f"{path}: seed {data['seed']} is negative")
+    if not isinstance(data["engine"].get("state"), dict):
+        raise SaveError(f"{path}: engine.state missing or not an object", hint="the save is damaged; it was left as it is")
+    if not isinstance(data["components"].get("agents", {}), dict):
+        raise SaveError(f"{path}: components.agents should be an object")
+    if not re.fullmatch(r"[0-9a-f]{16}", data["transcript"]):
+        raise SaveError(f"{path}: transcript digest {_shown(data['transcript'])!r} is not 16 hex digits",
+                        hint="the save is damaged; it was left as it is")
+    return data
+
+
+def _transcript_text(folder: Path, data: dict[str, Any]) -> tuple[str, Path]:
+    """The transcript ``save.json`` names, and the file it was found in."""
+    want = data["transcript"]
+    path = folder / TRANSCRIPT_FILE
+    try:
+        text = _read_text(path, "a save needs its transcript")
+    except SaveError as e:
+        text, missing = None, e
+    if text is not None and transcript_digest(text) == want:
+        return text, path
+    pending = folder / pending_name(want)
+    if pending.is_file():  # the last save committed save.json and was stopped before the rename
+        try:
+            ptext = _read_text(pending, "")
+            if transcript_digest(ptext) == want:
+                return ptext, pending
+        except SaveError:
+            pass
+    if text is None:
+        raise missing
+    raise SaveError(f"{path}: does not match save.json (digest {transcript_digest(text)}, "
+                    f"expected {want})", hint="the transcript was edited, truncated or belongs to another save")
+
+
+def read_transcript(folder: Path, data: dict[str, Any]) -> str:
+    """The save's transcript text, checked against the digest in save.json (read only)."""
+    return _transcript_text(folder, data)[0]
+
+
+def open_save(folder: Path) -> tuple[dict[str, Any], str]:
+    """Read and check ``save.json`` and its transcript under the folder's lock, then finish an
+    interrupted write (the pending transcript renamed into place, leftovers deleted). A save
+    that does not read is left exactly as it is."""
+    folder = Path(folder)
+    with _folder(folder) as dfd:
+        data = read_save(folder)
+        text, found = _transcript_text(folder, data)
+        with contextlib.suppress(OSError):  # clean-up is a courtesy: a read-only folder still loads
+            if found.name != TRANSCRIPT_FILE:
+                os.replace(found, folder / TRANSCRIPT_FILE)
+                _fsync_dir(dfd)
+            _tidy(folder, dfd, data["transcript"])
+    return data, text
+
+
+def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
+    root = saves_dir(base)
+    out = []
+    if not root.is_dir():
+        return out
+    for d in sorted(root.iterdir()):
+        f = d / SAVE_FILE
+        if not f.is_file():
+            continue
+        try:
+            data = read_save(d)
+            st = data["engine"]["state"]
+            out.append(SaveInfo(d.name, d, data["world"]["id"], data["turn"], st.get("score", 0),
+                                bool(st.get("done")), f.stat().st_mtime))
+        except (SaveError, KeyError, TypeError, AttributeError, ValueError):
+            out.append(SaveInfo(d.name, d, "(corrupt)", -1, 0, False, f.stat().st_mtime))
+    return out
+
+
+def remove(ref: str, base: str | Path | None = None) -> Path:
+    """Delete a save by slug. Only folders directly inside the saves folder, only the save's own
+    files (save.json first: from then on there is no save; then its transcripts and temp files)."""
+    root = saves_dir(base).resolve()
+    names = [str(ref)]
+    with contextlib.suppress(InputError):
+        names.append(slugify(str(ref)))  # `saves rm "My Game"` finds my-game
+    folder = None
+    for name in names:
+        try:
+            cand = (root / name).resolve()
+            if cand.parent == root and (cand / SAVE_FILE).is_file():
+                folder = cand
+                break
+        except (OSError, ValueError):
+            continue
+    if folder is None:
+        known = [i.slug for i in list_saves(base)]
+        from game.core.errors import did_you_mean
+        raise SaveError(f"no save named {_shown(str(ref))!r} in {root}",
+                        hint=did_you_mean(str(ref), known) or "give a save's name as `parley saves list` shows it")
+    with _folder(folder) as dfd:
+        for name in (SAVE_FILE, TRANSCRIPT_FILE):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(folder / name)
+        _tidy(folder, dfd, "")
+        _fsync_dir(dfd)
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # the folder holds files that are not ours: leave them
+    return folder

@@ -1,0 +1,56 @@
+"""The agents-backed defaults the composition layer injects into the engine layer.
+
+This module belongs to the composition layer (with ``game.play.session``, the CLI and the AEC env): it
+may import ``agents`` and ``memory``; the engine layer may not (see ``game.core.protocols`` and
+``tests/test_layering.py``). ``game.play.session.Game``, ``game.play.session.replay`` and ``game.envs.aec`` pass
+these to ``Engine`` explicitly; the engine layer falls back to them, through a lazy import, only
+when a caller (a test, a benchmark) injected nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from game.core.protocols import AgentKinds
+
+
+def agent_kinds() -> AgentKinds:
+    """The registered agent kinds and their parameter models (``agents.registry``)."""
+    import agents.registry
+    return agents.registry
+
+
+def scripted_voice(engine: Any, npc: str) -> Any:
+    """The world's scripted voice for ``npc`` (``agents.npc.ScriptedNPC``), seeded from the game
+    seed and the NPC's place in the world, trading through the negotiator its params name."""
+    from agents.npc import ScriptedNPC, voice_seed
+    spec = engine.spec
+    npcs = list(spec.npcs)
+    params = spec.npcs[npc].agent.params
+    return ScriptedNPC(npc, spec, voice_seed(engine.seed, npcs.index(npc), len(npcs)),
+                       negotiator=params.get("negotiator", "linear"),
+                       negotiator_params=params.get("negotiator_params"))
+
+
+def rule_negotiator(scene: Any, party: str, utility: Any, params: dict[str, Any]) -> Any:
+    """The NPC's rule-based negotiator (``params["negotiator"]``: any kind in ``agents.negotiators.KINDS``)."""
+    from agents.negotiators import from_kind
+    kind = params.get("negotiator", "linear")
+    return from_kind(kind, utility, **(params.get("negotiator_params") or {}))
+
+
+def council_debate(engine: Any, scene_id: str) -> Any:
+    """The scripted debate of a council scene (``game.play.council_debate.SceneDebate``), over the
+    log kept in the scene's state."""
+    from game.play.council_debate import SceneDebate
+    st = engine.state.scenes.get(scene_id) or {}
+    names = {p.id: engine.name(p.id) for p in engine.spec.scenes[scene_id].participants}
+
+    def keep(log: list[Any]) -> None:  # the debate's first step: its log joins the scene's state
+        engine.state.scenes.setdefault(scene_id, st)["debate"] = log
+    return SceneDebate(engine.spec, scene_id, engine.seed, st.get("debate"), names=names, keep=keep)
+
+
+def engine_defaults() -> dict[str, Any]:
+    """The keyword arguments that give an ``Engine`` the standard voices, negotiators and debates."""
+    return {"voice_factory": scripted_voice, "default_negotiator": rule_negotiator, "debate_factory": council_debate}
