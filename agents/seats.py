@@ -108,7 +108,7 @@ def make_seat(kind: str, game: Any) -> Any:
         return None
     if kind == "autopilot":
         from agents.autopilot import make_autopilot
-        sigma = game.facts.sigma if game.facts is not None and game.play.config.trust else None
+        sigma = game.facts.sigma if game.facts is not None and game.config.trust else None
         return make_autopilot(game.seed, trust=sigma)
     if kind == "llm":
         if game.llm is None:

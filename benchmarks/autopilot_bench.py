@@ -212,20 +212,20 @@ def play(world: Any, seed: int, player: str, kind: str | None = None,
     game = Game(world, seed=seed, player_kind="autopilot")
     if kind is not None:
         from agents.negotiators import from_kind
-        game.engine.loop.scenes.factory = lambda scene, party, utility, params: from_kind(kind, utility)
+        game.engine.scenes.factory = lambda scene, party, utility, params: from_kind(kind, utility)
     sigma = game.facts.sigma if game.facts is not None else None
     if player == "brute":
         pilot: Any = BrutePlayer(seed)
     else:
         pilot = PILOTS[player](seeded_rng(seed), sigma=sigma, turn_cost=turn_cost)
     n_quests, finished, sequence = len(game.spec.quests), None, []
-    while not game.engine.loop.done and game.engine.loop.state.turn < game.spec.max_turns:
+    while not game.engine.done and game.engine.state.turn < game.spec.max_turns:
         decision = pilot.act(*game.player_inputs())
         sequence.append(json.dumps(decision.action.to_dict() if decision.action else None, sort_keys=True))
-        game.engine.loop.run_round(decision)
-        if finished is None and len(game.engine.loop.state.quests_done) == n_quests:
-            finished = game.engine.loop.state.turn
-    st = game.engine.loop.state
+        game.engine.run_round(decision)
+        if finished is None and len(game.engine.state.quests_done) == n_quests:
+            finished = game.engine.state.turn
+    st = game.engine.state
     deals = []
     for sid, scene in game.spec.scenes.items():
         sess = st.scenes.get(sid, {}).get("session") or {}

@@ -29,8 +29,8 @@ def engine_rounds_per_second(world: str, rounds: int = 300) -> float:
     game = Game(ROOT / world, seed=0)
     t = time.perf_counter()
     n = 0
-    while n < rounds and not game.engine.loop.done:
-        game.engine.loop.run_round(Action("player", Verb.WAIT))
+    while n < rounds and not game.engine.done:
+        game.engine.run_round(Action("player", Verb.WAIT))
         n += 1
     return n / (time.perf_counter() - t)
 

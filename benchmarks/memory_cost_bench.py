@@ -58,9 +58,9 @@ def play(world: str, seed: int, rounds: int | None, memory: Any) -> tuple[list[f
     game = Game(ROOT / "worlds" / world, config=GameConfig(world=str(ROOT / "worlds" / world), seed=seed,
                                                           player="autopilot"), memory=memory)
     if isinstance(memory, dict):
-        memory["embedder"].turn = lambda: game.engine.loop.state.turn
+        memory["embedder"].turn = lambda: game.engine.state.turn
     times = []
-    while not game.engine.loop.done and (rounds is None or len(times) < rounds):
+    while not game.engine.done and (rounds is None or len(times) < rounds):
         t0 = time.perf_counter()
         game.play_turn()
         times.append(time.perf_counter() - t0)

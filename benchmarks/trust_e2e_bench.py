@@ -73,16 +73,16 @@ def play(world: Any, seed: int, condition: str, carried: dict[str, Any] | None) 
     asks = 0
     finished = None
     n_quests = len(game.spec.quests)
-    while not game.engine.loop.done:
-        decision = pilot.act(game.engine.loop.observe(PLAYER))
+    while not game.engine.done:
+        decision = pilot.act(game.engine.observe(PLAYER))
         action = decision.action
         if action is None:
             break
         asks += action.verb == Verb.ASK
         game.act(action)
-        if finished is None and len(game.engine.loop.state.quests_done) == n_quests:
-            finished = game.engine.loop.state.turn
-    st = game.engine.loop.state
+        if finished is None and len(game.engine.state.quests_done) == n_quests:
+            finished = game.engine.state.turn
+    st = game.engine.state
     true_pairs, truth = truth_index(game.spec)
     false_leads = [(t, p, n) for t, p, n in pilot.followed if (t, p) not in true_pairs]
     false_claims = sum(1 for _, subj, rel, obj, _ in pilot.claims if truth.get((subj, rel, obj)) is False)

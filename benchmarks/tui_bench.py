@@ -119,7 +119,7 @@ async def play_app(world: str, lines: list[str]) -> tuple[list[float], list[floa
             await until(lambda: app.last_reply is not before and len(took) > n)
             await pilot._wait_for_screen()   # the active screen has handled the reply
             render.append(time.perf_counter() - t0 - took[n])
-        assert game.engine.loop.state.won, "the script did not win in the app"
+        assert game.engine.state.won, "the script did not win in the app"
     return echo, render
 
 
@@ -142,7 +142,7 @@ def play_console(world: str, lines: list[str]) -> list[float]:
     run_console(game, saves_base=os.devnull, read=read, write=lambda text: out.write(text + "\n"))
     if len(render) < len(lines):  # the last command ended the game: the console stopped reading
         render.append(time.perf_counter() - started[-1] - took[len(render)])
-    assert game.engine.loop.state.won, "the script did not win in the console"
+    assert game.engine.state.won, "the script did not win in the console"
     return render
 
 

@@ -37,7 +37,7 @@ def pilot_for(game: Game, seed: int, trust: bool = True) -> Autopilot:
 def step(game: Game, pilot: Autopilot) -> Action | None:
     decision = pilot.act(*game.player_inputs())
     assert isinstance(decision, Decision)
-    game.engine.loop.run_round(decision)
+    game.engine.run_round(decision)
     return decision.action
 
 
@@ -45,7 +45,7 @@ def autoplay(w, seed: int, turns: int | None = None, trust: bool = True) -> tupl
     game = Game(w, seed=seed)
     pilot = pilot_for(game, seed, trust)
     limit = turns if turns is not None else game.spec.max_turns
-    while not game.engine.loop.done and game.engine.loop.state.turn < limit:
+    while not game.engine.done and game.engine.state.turn < limit:
         step(game, pilot)
     return game, pilot
 
@@ -55,7 +55,7 @@ def autoplay(w, seed: int, turns: int | None = None, trust: bool = True) -> tupl
 def test_autopilot_wins_every_tuning_seed(name, seed):
     """Seeds 0-19 (of the tuning range 0-49); held-out figures: benchmarks/autopilot_bench.py."""
     game, pilot = autoplay(world(name), seed)
-    st = game.engine.loop.state
+    st = game.engine.state
     assert st.won, f"{name} seed {seed}: quests {st.quests_done} by turn {st.turn}"
     assert len(st.quests_done) == len(game.spec.quests)
     invalid = st.invalid.get(PLAYER, 0)
@@ -74,16 +74,16 @@ def test_autopilot_never_changes_the_engine_and_echoes_commands():
     game = Game(world("harbor"), seed=5)
     pilot = make_autopilot(5, trust=game.facts.sigma)
     texts = []
-    while not game.engine.loop.done:
-        before = game.engine.loop.snapshot()
+    while not game.engine.done:
+        before = game.engine.snapshot()
         obs, *ctx = game.player_inputs()
         decision = pilot.act(obs, *ctx)
-        assert game.engine.loop.snapshot() == before
+        assert game.engine.snapshot() == before
         action = decision.action
         assert isinstance(action, Action) and action.actor == PLAYER
         texts.append(command_text(obs, action))
-        game.engine.loop.run_round(decision)
-    assert game.engine.loop.state.won
+        game.engine.run_round(decision)
+    assert game.engine.state.won
     assert "unlock lighthouse door with lighthouse key" in texts
     assert command_text({"mara": "Mara"}, Action(PLAYER, Verb.TRADE, obj="mara")) == "trade with Mara"
 
@@ -140,12 +140,12 @@ def test_every_kind_of_merchant_still_sells(kind):
     for name in ("harbor", "bazaar", "mini"):
         for seed in range(2):
             game = Game(world(name), seed=seed)
-            game.engine.loop.scenes.factory = lambda scene, party, utility, params: from_kind(kind, utility)
+            game.engine.scenes.factory = lambda scene, party, utility, params: from_kind(kind, utility)
             pilot = pilot_for(game, seed)
-            while not game.engine.loop.done:
+            while not game.engine.done:
                 step(game, pilot)
-            assert game.engine.loop.state.won, f"{name} seed {seed} {kind}"
-            assert game.engine.loop.state.invalid.get(PLAYER, 0) <= 3
+            assert game.engine.state.won, f"{name} seed {seed} {kind}"
+            assert game.engine.state.invalid.get(PLAYER, 0) <= 3
 
 
 def test_in_its_last_allowed_session_it_takes_the_offer_on_the_table():
@@ -155,11 +155,11 @@ def test_in_its_last_allowed_session_it_takes_the_offer_on_the_table():
     from agents.autopilot_haggle import MAX_TRADE_TRIES
     game = Game(world("harbor"), seed=0)
     pilot = pilot_for(game, 0)
-    while game.engine.loop.state.active_scene is None:
+    while game.engine.state.active_scene is None:
         step(game, pilot)
-    while len(game.engine.loop.observe(PLAYER).scene["history"]) < 14:  # offer 10 (refused) up to the last move
-        game.engine.loop.run_round(Action(PLAYER, Verb.OFFER, terms=(("price", "10"),)))
-    obs = game.engine.loop.observe(PLAYER)
+    while len(game.engine.observe(PLAYER).scene["history"]) < 14:  # offer 10 (refused) up to the last move
+        game.engine.run_round(Action(PLAYER, Verb.OFFER, terms=(("price", "10"),)))
+    obs = game.engine.observe(PLAYER)
     assert obs.scene["standing_offer"] == {"price": "18"}
     pilot.neg.setdefault("lantern_deal", {"log": []})["tries"] = MAX_TRADE_TRIES
     assert pilot.act(obs).action == Action(PLAYER, Verb.ACCEPT)
@@ -296,7 +296,7 @@ def test_after_whole_games_it_holds_nothing_private(name):
     forbidden = _forbidden()
     for seed, trust in ((0, True), (1, False)):
         game, pilot = autoplay(world(name), seed, trust=trust)
-        assert game.engine.loop.state.won
+        assert game.engine.state.won
         allowed = (pilot.sigma,) if pilot.sigma is not None else ()
         for obj in _reachable(pilot, allowed):
             if any(obj is a for a in allowed):
@@ -308,7 +308,7 @@ def test_after_whole_games_it_holds_nothing_private(name):
 
 def test_the_graph_guard_is_not_vacuous():
     game, pilot = autoplay(world("mini"), 0, turns=3)
-    pilot.cache = {"x": [game.engine.loop.state]}
+    pilot.cache = {"x": [game.engine.state]}
     assert any(isinstance(o, _forbidden()) for o in _reachable(pilot, (pilot.sigma,)))
     pilot.cache = [world("mini").spec.npcs["liar"]]
     assert any(isinstance(o, _forbidden()) for o in _reachable(pilot, (pilot.sigma,)))
@@ -403,16 +403,16 @@ def test_its_observations_hold_no_private_key(name, seed):
     game = Game(world(name), seed=seed)
     pilot = pilot_for(game, seed)
     known: set[str] = set()
-    while not game.engine.loop.done:
+    while not game.engine.done:
         obs, *ctx = game.player_inputs()
         found, k = _leaks(obs)
         known |= k
         assert found == [], f"{name} turn {obs.turn}: {found}"
-        assert _scope_problems(obs, game.spec, game.engine.loop.state) == [], f"{name} turn {obs.turn}"
+        assert _scope_problems(obs, game.spec, game.engine.state) == [], f"{name} turn {obs.turn}"
         if obs.scene and obs.scene.get("type") == "negotiation":
             assert set(obs.scene["you"]) >= {"reservation"} and obs.scene["you"]["id"] == PLAYER
             assert not _private_paths({k: v for k, v in obs.scene.items() if k != "you"}, "", set())
-        game.engine.loop.run_round(pilot.act(obs, *ctx))
+        game.engine.run_round(pilot.act(obs, *ctx))
     assert not known
 
 
@@ -436,10 +436,10 @@ def test_a_lock_alias_naming_its_key_is_caught(monkeypatch):
     game = Game(world("mini"), seed=0)
     pilot = pilot_for(game, 0)
     problems: list[str] = []
-    while not game.engine.loop.done:
+    while not game.engine.done:
         obs, *ctx = game.player_inputs()
-        problems += _scope_problems(obs, game.spec, game.engine.loop.state)
-        game.engine.loop.run_round(pilot.act(obs, *ctx))
+        problems += _scope_problems(obs, game.spec, game.engine.state)
+        game.engine.run_round(pilot.act(obs, *ctx))
     assert any("alias words" in p for p in problems), "the planted alias went unnoticed"
 
 
@@ -456,11 +456,11 @@ def test_the_observation_scan_is_not_vacuous():
 
 def _first_ask(game: Game, pilot: Autopilot) -> Action | None:
     """Play until the autopilot asks someone something; that question (None: none by turn 40)."""
-    while not game.engine.loop.done and game.engine.loop.state.turn < 40:
+    while not game.engine.done and game.engine.state.turn < 40:
         decision = pilot.act(*game.player_inputs())
         if decision.action is not None and decision.action.verb == Verb.ASK:
             return decision.action
-        game.engine.loop.run_round(decision)
+        game.engine.run_round(decision)
     return None
 
 
@@ -485,7 +485,7 @@ def test_m_route_asks_the_npc_trusted_on_the_topic():
     game.facts.sigma.write("treasure", {"dray": 1, "jory": -1, "pell": -1})
     pilot = pilot_for(game, 0)
     asks = []
-    while not game.engine.loop.done and game.engine.loop.state.turn < 40:
+    while not game.engine.done and game.engine.state.turn < 40:
         action = step(game, pilot)
         if action.verb == Verb.ASK and pilot._topic_of(action.target) == "treasure":
             asks.append(action.obj)
@@ -497,12 +497,12 @@ def test_m_route_does_not_ask_npcs_proved_wrong_on_the_topic():
     for tp in ("treasure", "keys", "weather", "supplies"):
         game.facts.sigma.write(tp, {n: -1 for n in game.spec.npcs})
     pilot = pilot_for(game, 0)
-    while not game.engine.loop.done:
+    while not game.engine.done:
         action = step(game, pilot)
         if action.verb == Verb.ASK:
             topic = pilot._topic_of(action.target)
             assert topic is None, (action, topic)  # only things whose topic it has not heard yet
-    assert game.engine.loop.state.won
+    assert game.engine.state.won
 
 
 def _say(turn: int, seq: int, speaker: str, subject: str, obj: str, topic: str = "treasure"):
@@ -526,7 +526,7 @@ def _map_known(pilot: Autopilot, searched: tuple[str, ...] = ()) -> None:
 
 def _with_claims(game: Game, *says):
     import dataclasses
-    obs = game.engine.loop.observe(PLAYER)
+    obs = game.engine.observe(PLAYER)
     return dataclasses.replace(obs, recent=obs.recent + says)
 
 
@@ -595,12 +595,12 @@ def test_autopilot_never_writes_sigma(name):
     for tp in sorted({f.topic for f in game.spec.facts.values()}):
         game.facts.sigma.write(tp, {n: (1 if i % 3 else -1) for i, n in enumerate(game.spec.npcs)})
     pilot = pilot_for(game, 3)
-    while not game.engine.loop.done:
+    while not game.engine.done:
         before = json.dumps(game.facts.sigma.get_state())
         decision = pilot.act(*game.player_inputs())
         assert json.dumps(game.facts.sigma.get_state()) == before
-        game.engine.loop.run_round(decision)
-    assert game.engine.loop.state.won
+        game.engine.run_round(decision)
+    assert game.engine.state.won
 
 
 @pytest.mark.parametrize("name", list(WORLD_DIRS))
@@ -614,13 +614,13 @@ def test_trust_carried_across_games_still_wins_and_stops_asking_known_liars(name
             game.facts.sigma.set_state(carried)
         pilot = pilot_for(game, seed)
         sigma = game.facts.sigma
-        while not game.engine.loop.done:
+        while not game.engine.done:
             action = step(game, pilot)
             if action.verb == Verb.ASK:
                 topic = pilot._topic_of(action.target)
                 if topic is not None and sigma.score(action.obj, topic) < 0:
                     asked_after_wrong.append((seed, action.obj, action.target))
-        assert game.engine.loop.state.won, f"{name} seed {seed}"
+        assert game.engine.state.won, f"{name} seed {seed}"
         carried = sigma.get_state()
     assert asked_after_wrong == []
 
@@ -685,7 +685,7 @@ def _actions(w, seed: int) -> list[Action | None]:
     game = Game(w, seed=seed)
     pilot = pilot_for(game, seed)
     out = []
-    while not game.engine.loop.done and game.engine.loop.state.turn < game.spec.max_turns:
+    while not game.engine.done and game.engine.state.turn < game.spec.max_turns:
         out.append(step(game, pilot))
     return out
 
@@ -811,5 +811,5 @@ def test_a_key_that_shares_no_word_with_its_lock(tmp_path):
     w = load_world(hatch_world(tmp_path / "hatch", key_id="token"))
     for seed in range(3):
         game, pilot = autoplay(w, seed)
-        assert game.engine.loop.state.won
+        assert game.engine.state.won
         assert len(pilot.tried) == len({tuple(t) for t in pilot.tried}) <= 5

@@ -18,10 +18,10 @@ from tests.test_autopilot import hatch_world
 def _play(w, seed: int, player=None) -> tuple[Game, BrutePlayer]:
     game = Game(w, seed=seed)
     player = player or BrutePlayer(seed)
-    while not game.engine.loop.done and game.engine.loop.state.turn < game.spec.max_turns:
+    while not game.engine.done and game.engine.state.turn < game.spec.max_turns:
         decision = player.act(*game.player_inputs()[:1])
         assert isinstance(decision, Decision)
-        game.engine.loop.run_round(decision)
+        game.engine.run_round(decision)
     return game, player
 
 
@@ -29,12 +29,12 @@ def _play(w, seed: int, player=None) -> tuple[Game, BrutePlayer]:
 def test_it_wins_by_trying_everything(path):
     for seed in range(2):
         game, _ = _play(load_world(path), seed)
-        assert game.engine.loop.state.won, f"{path.name} seed {seed}"
+        assert game.engine.state.won, f"{path.name} seed {seed}"
 
 
 def test_it_opens_a_lock_whose_key_shares_no_word_with_it(tmp_path):
     game, _ = _play(load_world(hatch_world(tmp_path / "hatch")), 0)
-    assert game.engine.loop.state.won
+    assert game.engine.state.won
 
 
 def test_state_round_trips_as_json():

@@ -33,7 +33,7 @@ def play(lines: list[str], seed: int = 0, game: Game | None = None) -> Game:
 
 
 def debate(game: Game) -> SceneDebate:
-    return game.engine.loop.council_debate(SCENE)
+    return game.engine.council_debate(SCENE)
 
 
 def speeches(game: Game) -> list[str]:
@@ -57,7 +57,7 @@ def test_members_speak_from_the_debate_and_their_memories_are_masked_contexts():
     # memo masks: some member's context leaves out some of the transcript
     assert any(len(c.statements) < len(d.session.history) for c in ctx.values())
     # the scene's stances are the debate's, as labels
-    cs = game.engine.loop.state.scenes[SCENE]
+    cs = game.engine.state.scenes[SCENE]
     assert all(cs["stances"][m] == label(p) for m, p in d.session.stances.items())
 
 
@@ -110,7 +110,7 @@ def test_a_council_without_debate_keeps_its_argument_banks(tmp_path):
     end = text.index("[[scenes.weir_council.participants]]")
     toml.write_text(text[:start] + text[end:], encoding="utf-8")
     game = play(TO_HALL, game=Game(world, seed=0))
-    assert "debate" not in game.engine.loop.state.scenes[SCENE]
+    assert "debate" not in game.engine.state.scenes[SCENE]
     bank = tomllib.loads(toml.read_text(encoding="utf-8"))["scenes"][SCENE]["participants"]
     lines = {a for p in bank for a in p.get("arguments", [])}
     said = speeches(game)
@@ -139,7 +139,7 @@ def test_a_member_won_over_by_evidence_stays_won_through_the_debate():
     given = next(i for i, st in enumerate(s for s in d.session.history if s.speaker == "fenn")
                  if st.evidence == "item:flood_record")
     assert all(p > 0.55 for p in fenn[given:])     # every stance he declared since reads "for"
-    assert game.engine.loop.state.scenes[SCENE]["stances"]["fenn"] == "for"
+    assert game.engine.state.scenes[SCENE]["stances"]["fenn"] == "for"
 
 
 FETCH_BOTH = ["go west", "go up", "take vestry key", "go down", "unlock chest with vestry key", "open chest",
@@ -151,7 +151,7 @@ FETCH_BOTH = ["go west", "go up", "take vestry key", "go down", "unlock chest wi
 def test_evidence_handed_over_while_the_council_debates_carries_the_vote(seed):
     game = play(FETCH_BOTH + ["go north", "give report to edda", "give flood roll to fenn", "wait", "vote yes"],
                 seed=seed)
-    cs = game.engine.loop.state.scenes[SCENE]
+    cs = game.engine.state.scenes[SCENE]
     assert cs["persuaded"] == ["edda", "fenn"]
     assert cs["outcome"] == "passed" and cs["votes"]["edda"] == cs["votes"]["fenn"] == "yes"
 
@@ -159,11 +159,11 @@ def test_evidence_handed_over_while_the_council_debates_carries_the_vote(seed):
 def test_evidence_wins_a_member_the_debate_already_leans_for():
     """Shown the item, a member is won over (and states it) even if the debate had it 'for' already."""
     game = play(FETCH_BOTH + ["go north", "give report to edda", "wait"], seed=9)
-    assert game.engine.loop.state.scenes[SCENE]["stances"]["fenn"] == "for"   # the report swayed him (seed 9)
+    assert game.engine.state.scenes[SCENE]["stances"]["fenn"] == "for"   # the report swayed him (seed 9)
     said = play(["give flood roll to fenn"], game=game)
     assert any("Fenn Osric (member, for)" in t and "flood roll" in t for t in speeches(said))
     assert any(st.evidence == "item:flood_record" for st in debate(game).session.history)
-    assert game.engine.loop.state.scenes[SCENE]["persuaded"] == ["edda", "fenn"]
+    assert game.engine.state.scenes[SCENE]["persuaded"] == ["edda", "fenn"]
 
 
 def _damage(tmp_path, edit) -> str:
@@ -207,10 +207,10 @@ def test_a_damaged_debate_is_exit_2_at_the_cli(tmp_path):
 
 def test_reading_a_debate_does_not_change_the_game():
     game = play(TO_HALL)
-    before = game.engine.loop.state_hash()
+    before = game.engine.state_hash()
     d = debate(game)
     d.contexts()
-    assert game.engine.loop.state_hash() == before
+    assert game.engine.state_hash() == before
     fresh = Game(WORLDS / "council", seed=0)
     h = fresh.engine.state_hash()
     fresh.engine.council_debate(SCENE)  # nothing debated yet: the state gains no log

@@ -79,12 +79,12 @@ ZYGOTE = textwrap.dedent("""
                         game = Game.load(name, base)  # must work: a failure ends the child early
                     else:
                         game = Game(world, seed=0)
-                    i, games = game.engine.loop.state.turn, 0
+                    i, games = game.engine.state.turn, 0
                     while True:
-                        if game.engine.loop.done:
+                        if game.engine.done:
                             games += 1
                             game = Game(world, seed=games)
-                        parsed = game.engine.parser.parse(LINES[i % len(LINES)], game.engine.loop.scope())
+                        parsed = game.parser.parse(LINES[i % len(LINES)], game.engine.scope())
                         i += 1
                         if isinstance(parsed, Command):
                             game.act(parsed.action)
@@ -133,7 +133,7 @@ def test_kill_9_at_random_instants_never_loses_the_save(tmp_path):
             seen_mid_write += bool(leftovers(base / "k"))
             game = check_whole(base, "k")
             if game is not None:
-                turns.append(game.engine.loop.state.turn)
+                turns.append(game.engine.state.turn)
     finally:
         proc.kill()
         proc.wait()
@@ -340,7 +340,7 @@ def test_any_text_in_the_state_saves_loads_and_replays(tmp_path_factory, texts):
         game.act(Action(PLAYER, Verb.SAY, text=t))
     game.save("odd", base)
     loaded = Game.load("odd", base)
-    assert loaded.engine.state_hash() == game.engine.loop.state_hash()
+    assert loaded.engine.state_hash() == game.engine.state_hash()
     assert replay("odd", base)[0]
     loaded.save("odd", base)  # and again from the loaded state
-    assert Game.load("odd", base).engine.state_hash() == game.engine.loop.state_hash()
+    assert Game.load("odd", base).engine.state_hash() == game.engine.state_hash()

@@ -30,7 +30,7 @@ def game_with_spies(budget: int = 400, waits: int = 8, embedder: str = "hash"):
     for _ in range(waits):
         game.submit("wait")
     seen: list[tuple[str, object, str | None]] = []
-    provider, build = game.engine.loop.context_provider, game.memory.optimizer.build
+    provider, build = game.engine.context_provider, game.memory.optimizer.build
 
     def recording(agent, obs):
         seen.append((agent, obs, None))
@@ -42,14 +42,14 @@ def game_with_spies(budget: int = 400, waits: int = 8, embedder: str = "hash"):
         assert a == agent
         seen[-1] = (agent, obs, kw.get("focus"))
         return build(agent, turn, query, **kw)
-    game.engine.loop.context_provider = recording
+    game.engine.context_provider = recording
     game.memory.optimizer.build = spy
     return game, seen
 
 
 def listening(game, npc):
     """``npc``'s voice reads a memory context (the scripted voice does not by default)."""
-    voice = game.engine.loop.voice(npc)
+    voice = game.engine.voice(npc)
     voice.uses_context = True
     return voice
 
@@ -112,7 +112,7 @@ def test_the_council_motion_is_the_players_focus_and_the_speakers():
     game.submit("west")  # into the hall: the council sits; its members speak at the end of the round
     for npc in ("elder", "clerk"):
         assert focus_of(seen, npc) == [(f"Council debate on the motion: {MOTION}",) * 2]
-    obs, ctx = game.engine.loop.turn_inputs(PLAYER)
+    obs, ctx = game.engine.turn_inputs(PLAYER)
     assert obs.decision == f"Council vote on the motion: {MOTION}"
     assert seen[-1][2] == obs.decision
     assert ranks_in(game, PLAYER, obs, "Votes on filling the well: the miller will vote against the motion.") == (True, False)
@@ -126,11 +126,11 @@ def test_the_offer_to_answer_is_each_partys_focus():
     haggles = focus_of(seen, "mara")
     assert haggles and all(d == f and d.startswith("Negotiating the lamp: standing offer ") and "your move:" in d
                            for d, f in haggles)
-    obs, _ = game.engine.loop.turn_inputs(PLAYER)
-    standing = game.engine.loop.scenes.session("buy_lamp").standing_offer
+    obs, _ = game.engine.turn_inputs(PLAYER)
+    standing = game.engine.scenes.session("buy_lamp").standing_offer
     assert obs.decision == seen[-1][2] == f"Negotiating the lamp: standing offer {standing}"
     # the merchant's negotiator reads the same offer (engine.context_for, as the scene asks it)
-    game.engine.loop.context_for("mara", SimpleNamespace(uses_context=True))
+    game.engine.context_for("mara", SimpleNamespace(uses_context=True))
     assert focus_of(seen, "mara")[-1] == (f"Negotiating the lamp: standing offer {standing}",) * 2
 
 
@@ -138,8 +138,8 @@ def test_the_offer_to_answer_is_each_partys_focus():
 def test_a_question_an_npc_puts_to_the_player_is_its_focus():
     game, seen = game_with_spies(budget=120, embedder="minilm")
     question = 'Lou says: "Have you seen my brass compass anywhere?"'
-    game.engine.loop.emit("say", "liar", question, listener=PLAYER, data={"intent": "answer", "claims": []})
-    obs, _ = game.engine.loop.turn_inputs(PLAYER)
+    game.engine.emit("say", "liar", question, listener=PLAYER, data={"intent": "answer", "claims": []})
+    obs, _ = game.engine.turn_inputs(PLAYER)
     assert obs.decision == seen[-1][2] == question
     planted = "A brass compass glinted under the shop counter."
     # the question is also in the situation ("just now"), so the line may rank in without the focus
@@ -152,13 +152,13 @@ def test_a_question_an_npc_puts_to_the_player_is_its_focus():
 def test_the_parsers_clarify_question_is_the_focus():
     game, seen = game_with_spies()
     question = "Which key do you mean: the iron key or the brass key?"
-    obs, _ = game.engine.loop.turn_inputs(PLAYER, question=question)
+    obs, _ = game.engine.turn_inputs(PLAYER, question=question)
     assert obs.decision == seen[-1][2] == question
 
 
 def test_with_nothing_to_decide_there_is_no_focus():
     game, seen = game_with_spies()
-    obs, _ = game.engine.loop.turn_inputs(PLAYER)
+    obs, _ = game.engine.turn_inputs(PLAYER)
     assert obs.decision is None and seen[-1][2] is None
     assert "decision" not in obs.to_dict()
 
@@ -188,5 +188,5 @@ def test_a_text_seats_retry_is_focused_on_the_parsers_question():
 
         def respond(self, observation, context, problem):
             return next(replies)
-    game.read_reply(Seat(), *game.engine.loop.turn_inputs(PLAYER))
+    game.read_reply(Seat(), *game.engine.turn_inputs(PLAYER))
     assert seen[-1][1].decision == seen[-1][2] == "Which key: the iron key or the brass key?"

@@ -84,7 +84,7 @@ def test_invalid_utf8_on_stdin_keeps_the_game(tmp_path):
     from game.play.session import Game
     for name in ("mine", "autosave-harbor-v1"):
         game = Game.load(name, base=tmp_path)
-        said = [r for r in game.play.transcript.records if '"say"' in r]
+        said = [r for r in game.transcript.records if '"say"' in r]
         assert said and "\\udc" not in said[-1] and "\ufffd\ufffd hello" in said[-1]
         assert replay(name, base=tmp_path)[0]
 
@@ -126,7 +126,7 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
     for line in shown_lines:
         line.encode("utf-8")
         assert "\x1b" not in line
-    if not game.engine.loop.state.done:
+    if not game.engine.state.done:
         name = f"autosave-{game.spec.id}"
         assert any("Progress saved" in s for s in shown_lines), shown_lines[-2:]
         loaded = Game.load(name, base=saves)
@@ -152,9 +152,9 @@ def test_arbitrary_script_bytes_are_an_input_error_at_worst(tmp_path_factory, ra
         run_script(game, lines, str(path))
     except InputError as e:
         assert str(path) in e.message
-    game.engine.loop.get_state()
+    game.engine.get_state()
     from game.play.persistence import save_hash
-    save_hash(game.engine.loop.get_state(), game.components())
+    save_hash(game.engine.get_state(), game.components())
 
 
 def test_non_utf8_script_is_read_with_a_warning(tmp_path):
@@ -345,7 +345,7 @@ def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_p
     from game.play.persistence import save_hash, save_header
     from game.play.session import Game
     game = Game(ROOT / MINI, seed=0)
-    game.act(game.engine.parser.parse("wait", game.engine.loop.scope()).action)
+    game.act(game.parser.parse("wait", game.engine.scope()).action)
     folder = game.save("x", base=tmp_path)
     path = folder / "save.json"
     data = json.loads(path.read_text())

@@ -41,24 +41,24 @@ def test_submit_plays_a_command_and_returns_what_the_player_sees():
     assert any("brass key" in line.lower() for line in reply.lines)
     assert isinstance(reply.result, TurnResult)
     assert {e.seq for e in reply.events} <= {e.seq for e in reply.result.events}
-    assert game.engine.loop.state.item_at["brass_key"] == PLAYER
+    assert game.engine.state.item_at["brass_key"] == PLAYER
 
 
 def test_submit_answers_questions_unknowns_and_meta_without_a_turn():
     game = Game(MINI, seed=0, facts=False)
     ask = game.submit("take key")        # an iron key and a brass key lie here
     assert ask.kind == "clarify" and ask.question and set(ask.options) == {"iron_key", "brass_key"}
-    assert game.engine.loop.state.turn == 0
-    assert game.submit("brass").kind == "turn" and game.engine.loop.state.item_at["brass_key"] == PLAYER
+    assert game.engine.state.turn == 0
+    assert game.submit("brass").kind == "turn" and game.engine.state.item_at["brass_key"] == PLAYER
     unknown = game.submit("dance wildly")
-    assert unknown.kind == "unknown" and "dance" in unknown.message and game.engine.loop.state.turn == 1
+    assert unknown.kind == "unknown" and "dance" in unknown.message and game.engine.state.turn == 1
     help_ = game.submit("help")
     assert help_.kind == "meta" and help_.meta == "help" and "Commands" in help_.text
     journal = game.submit("journal")
     assert journal.kind == "meta" and journal.journal is not None and journal.journal.empty
     save = game.submit("save my game")
     assert (save.kind, save.meta, save.arg) == ("meta", "save", "my game") and not save.lines
-    assert (game.submit("quit").meta, game.engine.loop.state.turn) == ("quit", 1)
+    assert (game.submit("quit").meta, game.engine.state.turn) == ("quit", 1)
 
 
 def test_the_journal_is_data_the_console_draws_as_text():
@@ -76,7 +76,7 @@ def test_submit_after_the_end_says_the_game_is_over():
     game = Game(MINI, seed=0, facts=False)
     from game.play.episode import run_script, script_lines
     run_script(game, script_lines(MINI_WIN), MINI_WIN)
-    assert game.engine.loop.done and game.engine.loop.state.won
+    assert game.engine.done and game.engine.state.won
     reply = game.submit("look")
     assert reply.kind == "over" and reply.won and reply.done
 
@@ -84,20 +84,20 @@ def test_submit_after_the_end_says_the_game_is_over():
 # --- TurnResult ----------------------------------------------------------------------------------
 def test_a_turn_result_carries_its_events_rewards_and_penalties():
     game = Game(MINI, seed=0, facts=False)
-    result = game.engine.loop.run_round(Action(PLAYER, Verb.GO, obj="east"))  # the iron gate is locked
+    result = game.engine.run_round(Action(PLAYER, Verb.GO, obj="east"))  # the iron gate is locked
     assert result.penalties == 1 and result.reward(PLAYER) == pytest.approx(-0.1)
     assert any(e.kind is EventKind.INVALID for e in result)
     assert len(result) == len(result.events) and result[0] is result.events[0]
-    fallback = game.engine.loop.run_round(Decision(Action(PLAYER, Verb.WAIT), fallback="it mumbled"))
+    fallback = game.engine.run_round(Decision(Action(PLAYER, Verb.WAIT), fallback="it mumbled"))
     assert fallback.penalties == 1 and any("it mumbled" in e.text for e in fallback)
-    assert game.engine.loop.totals[PLAYER] == pytest.approx(-0.2)
-    assert game.engine.loop.state.invalid[PLAYER] == 2
+    assert game.engine.totals[PLAYER] == pytest.approx(-0.2)
+    assert game.engine.state.invalid[PLAYER] == 2
 
 
 def test_the_engine_refuses_an_event_kind_it_does_not_know():
     game = Game(MINI, seed=0, facts=False)
     with pytest.raises(ValueError):
-        game.engine.loop.emit("teleport", PLAYER, "whoosh")
+        game.engine.emit("teleport", PLAYER, "whoosh")
 
 
 # --- seats ----------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def test_a_callable_seat_by_dotted_name_plays_through_the_one_parser():
     reply = game.play_turn()
     assert reply.action == Action(PLAYER, Verb.GO, obj="north") and not reply.typed
     assert reply.said.endswith("Action: go north") and reply.command == "go north"
-    assert game.engine.loop.state.where[PLAYER] == "shop"
+    assert game.engine.state.where[PLAYER] == "shop"
 
 
 def test_a_seat_reply_without_a_command_is_asked_again_then_penalised():
@@ -120,7 +120,7 @@ def test_a_seat_reply_without_a_command_is_asked_again_then_penalised():
     reply = game.play_turn(ParleyPlayer(fn, max_repairs=2))
     assert len(prompts) == 3 and "not usable" in prompts[1] and "not usable" not in prompts[0]
     assert reply.action.verb is Verb.WAIT and reply.fallback and "no usable command" in reply.fallback
-    assert game.engine.loop.state.invalid == {PLAYER: 1}
+    assert game.engine.state.invalid == {PLAYER: 1}
 
 
 @pytest.mark.parametrize("kind,hint", [("robot", "seats:"), ("nosuchmodule_xyz:f", "importable"),
@@ -205,11 +205,11 @@ def test_world_fact_memory_hears_only_what_the_player_hears():
     game = Game(MINI, seed=0)
     claim = {"subject": "gem", "relation": "located_at", "object": "vault", "topic": "gem", "speaker": "liar",
              "turn": 0}
-    far = next(loc for loc in game.spec.locations if loc != game.engine.loop.state.where[PLAYER])
-    game.engine.loop.emit("say", "liar", 'Lou says: "The gem is in the vault."', location=far, data={"claims": [claim]})
+    far = next(loc for loc in game.spec.locations if loc != game.engine.state.where[PLAYER])
+    game.engine.emit("say", "liar", 'Lou says: "The gem is in the vault."', location=far, data={"claims": [claim]})
     assert game.facts.claims == [] and game.journal().empty
-    game.engine.loop.emit("say", "liar", 'Lou says: "The gem is in the vault."', data={"claims": [claim]},
-                     location=game.engine.loop.state.where[PLAYER])
+    game.engine.emit("say", "liar", 'Lou says: "The gem is in the vault."', data={"claims": [claim]},
+                     location=game.engine.state.where[PLAYER])
     assert len(game.facts.claims) == 1 and not game.journal().empty
 
 
@@ -217,16 +217,16 @@ def test_someone_elses_move_shows_its_direction_not_where_it_leads():
     game = Game("worlds/harbor", seed=0)
     seen = []
     for _ in range(12):
-        obs = game.engine.loop.observe(PLAYER)
+        obs = game.engine.observe(PLAYER)
         seen += [e for e in obs.recent if e.kind is EventKind.MOVE and e.actor != PLAYER]
         game.submit("wait")
     assert seen, "nobody walked past the player in 12 turns"
     for ev in seen:
         assert "to" not in ev.data and "from" not in ev.data and "view" not in ev.data and "dir" in ev.data
-    recorded = [r for r in map(json.loads, game.play.transcript.records) if r.get("kind") == "move"]
+    recorded = [r for r in map(json.loads, game.transcript.records) if r.get("kind") == "move"]
     assert any("to" in r["data"] and r["actor"] != PLAYER for r in recorded)  # the transcript keeps them
     mine = game.submit("go north")
-    own = [e for e in game.engine.loop.observe(PLAYER).recent if e.kind is EventKind.MOVE and e.actor == PLAYER]
+    own = [e for e in game.engine.observe(PLAYER).recent if e.kind is EventKind.MOVE and e.actor == PLAYER]
     assert mine.kind == "turn" and own and "view" in own[0].data  # its own move keeps its view
 
 
@@ -254,10 +254,10 @@ def test_a_seat_cannot_move_for_an_npc():
 
         def set_state(self, state):
             return None
-    where = game.engine.loop.state.where["liar"]
+    where = game.engine.state.where["liar"]
     reply = game.play_turn(Puppeteer())
     assert reply.action == Action(PLAYER, Verb.WAIT) and "cannot be made for" in reply.fallback
-    assert game.engine.loop.state.where["liar"] == where and game.engine.loop.state.invalid == {PLAYER: 1}
+    assert game.engine.state.where["liar"] == where and game.engine.state.invalid == {PLAYER: 1}
 
 
 @pytest.mark.parametrize("seat,needle", [("tests.test_game_api:raises", "RuntimeError: the seat broke"),
@@ -267,7 +267,7 @@ def test_a_seat_that_crashes_is_a_seat_error_that_names_it(seat, needle):
     game = Game(MINI, seed=0, facts=False, player_kind=seat)
     with pytest.raises(SeatError, match=needle):
         game.play_turn()
-    assert game.engine.loop.state.turn == 0
+    assert game.engine.state.turn == 0
 
 
 def test_an_agent_that_returns_an_action_instead_of_a_decision_is_told_so():
@@ -301,7 +301,7 @@ def test_a_script_seat_played_turn_by_turn_stops_with_quit():
     seat = ScriptSeat([(1, "take brass key"), (2, "save x"), (3, "north")], "s")
     kinds = [game.play_turn(seat) for _ in range(4)]
     assert [(r.kind, r.meta) for r in kinds] == [("turn", None), ("meta", "save"), ("turn", None), ("meta", "quit")]
-    assert game.engine.loop.state.invalid == {}
+    assert game.engine.state.invalid == {}
 
 
 @pytest.mark.parametrize("fields,needle", [

@@ -415,7 +415,7 @@ def test_a_loaded_game_continues_exactly_like_an_uninterrupted_one(tmp_path):
     from game.play.session import Game
 
     def play_to(game, pilot, turn):
-        while not game.engine.loop.done and game.engine.loop.state.turn < turn:
+        while not game.engine.done and game.engine.state.turn < turn:
             game.agent_turn(pilot)
 
     a = Game("worlds/harbor", seed=3)

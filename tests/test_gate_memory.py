@@ -21,7 +21,7 @@ def well_claims(game: Game) -> list:
 
 
 def player_context(game: Game) -> str:
-    obs = game.engine.loop.observe(PLAYER)
+    obs = game.engine.observe(PLAYER)
     return game.memory.context(PLAYER, obs, touch=False).text()
 
 

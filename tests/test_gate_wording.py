@@ -189,10 +189,10 @@ def test_an_npc_speaking_free_text_is_gated_in_a_game_and_the_raw_claim_follows_
     facts, bank = game.facts, game.memory.bank
     spec = game.world.spec
     truth = next(fid for fid, f in spec.facts.items() if f.subject == "gem" and f.true)
-    game.engine.loop.emit("verify", "player", "You look for yourself.", data={"truth": {truth: True}})
+    game.engine.emit("verify", "player", "You look for yourself.", data={"truth": {truth: True}})
     lou = next(n for n in spec.npcs if spec.npcs[n].name == "Lou")
     before = len(facts.gate.decisions)
-    game.engine.loop.emit("say", lou, f'{spec.npcs[lou].name} says: "The red gem lies at the bottom of the well."',
+    game.engine.emit("say", lou, f'{spec.npcs[lou].name} says: "The red gem lies at the bottom of the well."',
                      listener="player", data={"intent": "answer", "claims": []})
     new = facts.gate.decisions[before:]
     assert [d.outcome for d in new] == ["reject"] and new[0].candidate["source"] == lou

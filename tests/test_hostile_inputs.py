@@ -40,7 +40,7 @@ def test_sigterm_and_sighup_autosave_like_ctrl_c(tmp_path, sig):
     assert p.returncode == 128 + sig, err
     assert b"Traceback" not in err
     game = Game.load("autosave-mini-v1", base=tmp_path)
-    assert game.engine.loop.state.turn == 2 and game.engine.loop.state.item_at["iron_key"] == "player"
+    assert game.engine.state.turn == 2 and game.engine.state.item_at["iron_key"] == "player"
 
 
 # -- sizes -----------------------------------------------------------------------------------
@@ -57,8 +57,8 @@ def test_a_save_too_large_to_load_is_never_written(tmp_path, monkeypatch):
     game = Game(ROOT / MINI, seed=0, facts=False)
     game.save("s", base=tmp_path)
     before = (tmp_path / "s" / "save.json").read_text()
-    game.act(game.engine.parser.parse("say " + "x" * 1500, game.engine.loop.scope()).action)
-    monkeypatch.setattr(saves, "SAVE_LIMIT", len(game.play.transcript.text()) - 1)
+    game.act(game.parser.parse("say " + "x" * 1500, game.engine.scope()).action)
+    monkeypatch.setattr(saves, "SAVE_LIMIT", len(game.transcript.text()) - 1)
     with pytest.raises(SaveError, match="a save holds at most"):
         game.save("s", base=tmp_path)
     assert (tmp_path / "s" / "save.json").read_text() == before
@@ -122,7 +122,7 @@ def test_a_deeply_nested_insight_bank_is_a_corrupt_file(tmp_path):
 def test_more_forged_fields_are_refused_at_load(tmp_path, edit, says):
     """Was: the save loaded, then the first autosave crashed (TypeError), or `inspect` did."""
     game = Game(ROOT / MINI, seed=0, memory={"embedder": "hash"})
-    game.act(game.engine.parser.parse("wait", game.engine.loop.scope()).action)
+    game.act(game.parser.parse("wait", game.engine.scope()).action)
     path = game.save("x", base=tmp_path) / "save.json"
     data = json.loads(path.read_text())
     edit(data)
@@ -136,7 +136,7 @@ def test_claims_from_a_save_are_shown_escaped_in_the_journal(tmp_path):
     from game.cli.console import journal
     game = Game(ROOT / MINI, seed=0)
     for cmd in ("ask lou about gem",):
-        game.act(game.engine.parser.parse(cmd, game.engine.loop.scope()).action)
+        game.act(game.parser.parse(cmd, game.engine.scope()).action)
     assert game.facts.gate.facts
     next(iter(game.facts.gate.facts.values())).text = "\x1b]0;pwned\x07 the gem \u202e"
     text = journal(game)
@@ -363,10 +363,10 @@ def test_an_agent_never_sees_which_world_fact_a_claim_restates(tmp_path):
     """Was: claims in an agent's observation carried `fact_id`, which with a container's `reveals`
     tells whether a claim is true. The transcript and the listeners keep it."""
     game = Game(ROOT / MINI, seed=0)
-    events = game.act(game.engine.parser.parse("ask lou about gem", game.engine.loop.scope()).action)
+    events = game.act(game.parser.parse("ask lou about gem", game.engine.scope()).action)
     said = [e for e in events if e.data.get("claims")]
     assert said and any("fact_id" in c for e in said for c in e.data["claims"])  # the record keeps it
-    seen = [e for e in game.engine.loop.observe("player").recent if e.data.get("claims")]
+    seen = [e for e in game.engine.observe("player").recent if e.data.get("claims")]
     assert seen and all("fact_id" not in c for e in seen for c in e.data["claims"])
     assert all(set(c) >= {"speaker", "subject", "relation", "object", "topic"} for e in seen for c in e.data["claims"])
-    assert "fact_id" in game.play.transcript.text()
+    assert "fact_id" in game.transcript.text()

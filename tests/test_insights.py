@@ -26,7 +26,7 @@ HARBOR_KEY = "harbor-v1/player/script"
 def play(world: Path, lines: list[tuple[int, str]], seed: int = 0) -> tuple[Game, list]:
     game = Game(world, seed=seed)
     events: list = []
-    game.engine.loop.listeners.append(events.append)
+    game.engine.listeners.append(events.append)
     run_script(game, lines, str(world))
     return game, events
 
@@ -60,14 +60,14 @@ def texts(lessons, topic=None):
 
 def test_mini_game_is_won_and_the_liar_lied(mini_game):
     game, events = mini_game
-    assert game.engine.loop.state.won
+    assert game.engine.state.won
     says = [e for e in events if e.kind == "say" and e.actor == "liar"]
     assert says and says[0].data["claims"][0]["object"] == "well"  # honesty 0 on gem: the lie
 
 
 def test_mini_trust_insights_name_the_liar_and_the_honest_npc(mini_game):
     game, events = mini_game
-    trust = texts(distill(game.spec, game.engine.loop.state, events, MINI_KEY, "player"), "trust")
+    trust = texts(distill(game.spec, game.engine.state, events, MINI_KEY, "player"), "trust")
     lou = [t for t in trust if t.startswith("Lou's")]
     mara = [t for t in trust if t.startswith("Mara's")]
     assert len(lou) == 1 and "claims about gem proved false" in lou[0] and "well" in lou[0]
@@ -76,7 +76,7 @@ def test_mini_trust_insights_name_the_liar_and_the_honest_npc(mini_game):
 
 def test_mini_trade_quest_council_and_refusals(mini_game):
     game, events = mini_game
-    lessons = distill(game.spec, game.engine.loop.state, events, MINI_KEY, "player")
+    lessons = distill(game.spec, game.engine.state, events, MINI_KEY, "player")
     neg = texts(lessons, "negotiation")
     assert any("with Mara" in t and "opening at price=20 closed the deal in 1 round" in t for t in neg)
     assert any("Nash point (price=15)" in t for t in neg)
@@ -95,8 +95,8 @@ def test_mini_trade_quest_council_and_refusals(mini_game):
 
 def test_harbor_insights(harbor_game):
     game, events = harbor_game
-    assert game.engine.loop.state.won
-    lessons = distill(game.spec, game.engine.loop.state, events, HARBOR_KEY, "player")
+    assert game.engine.state.won
+    lessons = distill(game.spec, game.engine.state, events, HARBOR_KEY, "player")
     trust = texts(lessons, "trust")
     assert "Ilse Quarrow's claims about treasure proved true (1 claim checked)" in trust
     # Jory's crypt story is never opened directly: it is refuted by the strongbox found in the cave
@@ -115,20 +115,20 @@ def test_harbor_insights(harbor_game):
 
 def test_distill_is_short_deterministic_and_accepts_saved_forms(harbor_game):
     game, events = harbor_game
-    first = distill(game.spec, game.engine.loop.state, events, HARBOR_KEY, "player")
+    first = distill(game.spec, game.engine.state, events, HARBOR_KEY, "player")
     assert all(len(t) <= MAX_TEXT for t in texts(first))
     assert len(set(texts(first))) == len(first)
     again_game, again_events = play(ROOT / "worlds" / "harbor", harbor_lines())
     assert distill(again_game.spec, again_game.engine.state, again_events, HARBOR_KEY, "player") == first
     # the same game from its save forms: a World, the state dict and the transcript's records
-    records = [json.loads(line) for line in game.play.transcript.records]
-    assert distill(game.world, game.engine.loop.state.to_dict(), records, HARBOR_KEY, "player") == first
-    assert distill(game.world, game.engine.loop.get_state(), records, HARBOR_KEY, "player") == first
+    records = [json.loads(line) for line in game.transcript.records]
+    assert distill(game.world, game.engine.state.to_dict(), records, HARBOR_KEY, "player") == first
+    assert distill(game.world, game.engine.get_state(), records, HARBOR_KEY, "player") == first
 
 
 def test_unfinished_game_and_walking_away():
     game, events = play(MINI, [(1, "n"), (2, "trade with mara"), (3, "offer 5"), (4, "walk away"), (5, "s")])
-    lessons = distill(game.spec, game.engine.loop.state, events, MINI_KEY, "player")
+    lessons = distill(game.spec, game.engine.state, events, MINI_KEY, "player")
     assert texts(lessons, "quest")[0] == "Not won: 0/3 quests, score 0 after 5 turns (game unfinished)"
     assert "Quest 'Buy the lamp' was not completed in 5 turns" in texts(lessons, "quest")
     neg = texts(lessons, "negotiation")
@@ -139,7 +139,7 @@ def test_unfinished_game_and_walking_away():
 
 def test_npc_agent_sees_its_own_negotiation():
     game, events = play(ROOT / "worlds" / "bazaar", script_lines(str(SCRIPTS / "bazaar_win.txt")))
-    lessons = distill(game.spec, game.engine.loop.state, events, "bazaar-v1/ozra/boulware", "ozra")
+    lessons = distill(game.spec, game.engine.state, events, "bazaar-v1/ozra/boulware", "ozra")
     assert {top for top, _, _ in lessons} == {"negotiation"}  # quests belong to the player
     assert any(t.startswith("Trade for a pouch of saffron with Traveller: accepting Traveller's offer")
                and "own utility 1.00" in t for t in texts(lessons))
@@ -160,22 +160,22 @@ def test_summarise_lines_are_added_as_llm_insights(mini_game):
                 "   ",                               # blank: dropped
                 "x" * 400]                           # clipped to MAX_TEXT
 
-    lessons = distill_with_sources(game.spec, game.engine.loop.state, events, MINI_KEY, "player", summarise)
+    lessons = distill_with_sources(game.spec, game.engine.state, events, MINI_KEY, "player", summarise)
     assert len(seen) == 1
     summary = seen[0]
-    assert summary == game_summary(game.spec, game.engine.loop.state, events, MINI_KEY, "player")
+    assert summary == game_summary(game.spec, game.engine.state, events, MINI_KEY, "player")
     assert MINI_KEY in summary and "Lou's claims about gem proved false" in summary
     llm = [(t, x, w) for t, x, w, s in lessons if s == "llm"]
     assert [(t, x) for t, x, _ in llm][:2] == [("trust", "Ask Lou nothing about gems; check the chest instead"),
                                                 ("general", "Buy early, haggle later")]
     assert len(llm) == 3 and len(llm[2][1]) <= MAX_TEXT
     rules = [x for _, x, _, s in lessons if s == "rule"]
-    assert rules == texts(distill(game.spec, game.engine.loop.state, events, MINI_KEY, "player"))
-    assert [x for _, x, _ in distill(game.spec, game.engine.loop.state, events, MINI_KEY, "player", summarise)] \
+    assert rules == texts(distill(game.spec, game.engine.state, events, MINI_KEY, "player"))
+    assert [x for _, x, _ in distill(game.spec, game.engine.state, events, MINI_KEY, "player", summarise)] \
         == [x for _, x, _, _ in lessons]
 
     bank = InsightBank(cap=40)
-    update_from_game(bank, game.spec, game.engine.loop.state, events, MINI_KEY, "player", summarise)
+    update_from_game(bank, game.spec, game.engine.state, events, MINI_KEY, "player", summarise)
     sources = {i.text: i.source for i in bank.insights(MINI_KEY)}
     assert sources["Buy early, haggle later"] == "llm"
     assert sources["Mara's claims about gem proved true (1 claim checked)"] == "rule"
@@ -184,9 +184,9 @@ def test_summarise_lines_are_added_as_llm_insights(mini_game):
 def test_summarise_must_return_strings(mini_game):
     game, events = mini_game
     with pytest.raises(TypeError, match="list of strings"):
-        distill(game.spec, game.engine.loop.state, events, MINI_KEY, "player", lambda s: "one string")
+        distill(game.spec, game.engine.state, events, MINI_KEY, "player", lambda s: "one string")
     with pytest.raises(TypeError, match="expected strings"):
-        distill(game.spec, game.engine.loop.state, events, MINI_KEY, "player", lambda s: [1])
+        distill(game.spec, game.engine.state, events, MINI_KEY, "player", lambda s: [1])
 
 
 # --- update_from_game across games ------------------------------------------------
@@ -195,17 +195,17 @@ def test_update_from_game_reinforces_decays_and_saves(tmp_path, mini_game, harbo
     path = tmp_path / "bank" / "insights.json"
     bank = InsightBank(path, cap=30)
     game, events = mini_game
-    first = update_from_game(bank, game.spec, game.engine.loop.state, events, MINI_KEY, "player")
+    first = update_from_game(bank, game.spec, game.engine.state, events, MINI_KEY, "player")
     assert bank.game == 1 and path.is_file()
-    assert {i.text for i in first} == set(texts(distill(game.spec, game.engine.loop.state, events, MINI_KEY, "player")))
+    assert {i.text for i in first} == set(texts(distill(game.spec, game.engine.state, events, MINI_KEY, "player")))
     assert all(i.support == 1 and i.created_game == 0 for i in bank.insights(MINI_KEY))
     other = bank.add(MINI_KEY, "Try the hall before the vault", "exploration", weight=1.0)
 
-    update_from_game(bank, game.spec, game.engine.loop.state, events, MINI_KEY, "player")
+    update_from_game(bank, game.spec, game.engine.state, events, MINI_KEY, "player")
     lou = next(i for i in bank.insights(MINI_KEY) if i.text.startswith("Lou's"))
     assert lou.support == 2 and lou.weight == 1.75 and lou.updated_game == 1  # max(1.25, 1.25) + 0.5
     assert bank.get(MINI_KEY, other.id).weight == 1.0  # added during game 1, so confirmed by it
-    update_from_game(bank, game.spec, game.engine.loop.state, events, MINI_KEY, "player")
+    update_from_game(bank, game.spec, game.engine.state, events, MINI_KEY, "player")
     assert bank.get(MINI_KEY, other.id).weight == 0.9  # not reinforced by game 2: decayed
     assert bank.game == 3
 

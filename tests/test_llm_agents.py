@@ -69,7 +69,7 @@ def play(game: Game, *lines: str) -> list:
     """Play command lines; returns the events of the last one."""
     events: list = []
     for line in lines:
-        parsed = game.engine.parser.parse(line, game.engine.loop.scope())
+        parsed = game.parser.parse(line, game.engine.scope())
         assert isinstance(parsed, Command), (line, parsed)
         events = game.act(parsed.action)
     return events
@@ -115,8 +115,8 @@ def test_llm_npc_answers_with_claims_mapped_to_world_facts(serve):
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "NpcReply"
     assert set(fmt["json_schema"]["schema"]["properties"]) == {"text", "claims"}
     assert req["model"] == "test"
-    assert llm.usage_by_agent()["ozra"].calls == 1 and game.engine.loop.state.invalid == {}
-    decisions = [json.loads(r) for r in game.play.transcript.records if '"decision"' in r]
+    assert llm.usage_by_agent()["ozra"].calls == 1 and game.engine.state.invalid == {}
+    decisions = [json.loads(r) for r in game.transcript.records if '"decision"' in r]
     assert [(d["kind"], d["who"]) for d in decisions] == [("reply", "ozra")]
 
 
@@ -137,8 +137,8 @@ def test_garbage_until_repairs_run_out_falls_back_to_the_scripted_voice(serve):
     (bad,) = of_kind(events, "invalid", "liar")
     assert bad.perceivers == ("liar",) and bad.data == {"fallback": True}
     assert "unusable LLM reply" in bad.text and "claim topic 'dragons'" in bad.text
-    assert game.engine.loop.state.invalid == {"liar": 1}
-    assert game.engine.loop.rewards["liar"] == pytest.approx(-INVALID_PENALTY)
+    assert game.engine.state.invalid == {"liar": 1}
+    assert game.engine.rewards["liar"] == pytest.approx(-INVALID_PENALTY)
 
     assert len(s.requests) == 3
     first, second, third = s.requests
@@ -153,7 +153,7 @@ def test_a_penalised_fallback_replays_exactly(serve, tmp_path):
     s = serve(["garbage"] * 3)
     game = Game(MINI, seed=3, llm=client(s), llm_npcs={"liar"})
     play(game, "ask lou about gem")
-    assert game.engine.loop.state.invalid == {"liar": 1}
+    assert game.engine.state.invalid == {"liar": 1}
     game.save("fallback", base=tmp_path)
     ok, got, want = replay("fallback", base=tmp_path)
     assert ok, (got, want)
@@ -168,7 +168,7 @@ def test_a_claim_on_an_unknown_topic_is_rejected_and_repaired(serve):
     (say,) = of_kind(events, "say")
     assert say.text == 'Lou says: "The gem? Down the well, of course."'
     assert [c["fact_id"] for c in say.data["claims"]] == ["gem_in_well"]
-    assert not of_kind(events, "invalid") and game.engine.loop.state.invalid == {}
+    assert not of_kind(events, "invalid") and game.engine.state.invalid == {}
     repair = last_user(s.requests[1])
     assert "claim topic 'dragons' is not a topic of this world (topics: gem, weather)" in repair
     assert llm.usage_by_agent()["liar"].invalid == 1
@@ -203,7 +203,7 @@ def test_llm_merchant_haggles_with_repairs_and_its_own_lines(serve):
     assert acc.text == 'Tavish Orme accepts. Tavish Orme says: "Silk it is, then."'
     (deal,) = of_kind(closed, "agreement")
     assert deal.data["terms"] == {"price": "50", "lining": "silk"}
-    st = game.engine.loop.state
+    st = game.engine.state
     assert st.scenes["cloak_deal"]["outcome"] == "agreement" and st.item_at["cloak"] == "player"
     assert st.gold["player"] == 80 and "dressed_for_the_desert" in st.quests_done
     assert st.invalid == {}  # repairs succeeded: no fallback, no penalty
@@ -219,7 +219,7 @@ def test_llm_merchant_falls_back_to_its_rule_based_negotiator(serve):
     events = play(game, "go north", "go west", "trade with tavish")
     (offer,) = of_kind(events, "offer", "tavish")
     (bad,) = of_kind(events, "invalid", "tavish")
-    assert "unusable negotiation move" in bad.text and game.engine.loop.state.invalid == {"tavish": 1}
+    assert "unusable negotiation move" in bad.text and game.engine.state.invalid == {"tavish": 1}
     # the fallback is his configured (conceder) negotiator: it opens as the scripted Tavish does
     (scripted,) = of_kind(play(Game(BAZAAR, seed=0), "go north", "go west", "trade with tavish"), "offer")
     assert offer.data["terms"] == scripted.data["terms"]
@@ -305,15 +305,15 @@ def test_llm_game_replays_without_the_server(serve, tmp_path):
     events = play(game, "offer price=15")
     (acc,) = of_kind(events, "accept", "mara")
     assert acc.text == 'Mara accepts. Mara says: "Fifteen. A fair price for a fine lamp."'
-    assert "lamp" in game.engine.loop.state.quests_done
-    decisions = [json.loads(r) for r in game.play.transcript.records if '"decision"' in r]
+    assert "lamp" in game.engine.state.quests_done
+    decisions = [json.loads(r) for r in game.transcript.records if '"decision"' in r]
     assert [(d["kind"], d["who"]) for d in decisions] == [
         ("reply", "liar"), ("reply", "liar"), ("move", "mara"), ("reply", "mara")]
     game.save("llm-replay", base=tmp_path)
     n = len(s.requests)
     s.close()
     ok, got, want = replay("llm-replay", base=tmp_path)
-    assert ok and got == want == game.engine.loop.state_hash()
+    assert ok and got == want == game.engine.state_hash()
     assert len(s.requests) == n == 4
 
 
@@ -376,7 +376,7 @@ def test_llm_member_speaks_in_the_debating_council_from_its_masked_memory(serve)
     corvin = speeches["corvin"]
     assert corvin.text == f'Councillor Corvin Lusk (treasurer, against): "{text}"'
     assert [c["fact_id"] for c in corvin.data["claims"]] == ["tithe_short"]
-    debate = game.engine.loop.council_debate("weir_council")
+    debate = game.engine.council_debate("weir_council")
     said = {st.speaker: st for st in debate.session.history}
     assert said["corvin"].text == text and said["corvin"].kind == "argument"   # his words, in the debate
     for p in scene.participants:
@@ -400,7 +400,7 @@ def test_a_game_with_an_llm_member_in_a_debating_council_replays(serve, tmp_path
     play(game, "go north")
     play(game, "say the footings are cracked")
     play(game, "wait")
-    debate = game.engine.loop.council_debate("weir_council")
+    debate = game.engine.council_debate("weir_council")
     assert [st.text for st in debate.session.history if st.speaker == "corvin"][:2] == \
         ["The barns are half empty.", "Stone is a fool's bargain."]
     game.save("llm-council", base=tmp_path)
@@ -481,6 +481,6 @@ def test_llm_player_that_never_gives_a_command_waits_and_is_penalised(serve):
     from agents.llm.player import LLMPlayer
     s = serve(["nonsense"] * 3)
     game = Game(MINI, seed=0, llm=client(s), llm_npcs=set())
-    action, events = game.agent_turn(LLMPlayer(game.llm, game.engine.loop))
-    assert action.verb.value == "wait" and game.engine.loop.state.invalid == {"player": 1}
+    action, events = game.agent_turn(LLMPlayer(game.llm, game.engine))
+    assert action.verb.value == "wait" and game.engine.state.invalid == {"player": 1}
     assert any(e.kind == "invalid" and "no usable command" in e.text for e in events)

@@ -35,7 +35,7 @@ def test_llm_npc_and_merchant_prompts_carry_their_memory_context():
         move = next(r for r in server.requests if "Protocol: alternating offers" in r["messages"][0]["content"])
         prompt = move["messages"][-1]["content"]
         assert "What you remember" in prompt and "offers price=5" in prompt
-        assert game.engine.loop.state.scenes["buy_lamp"]["outcome"] == "no_agreement"
+        assert game.engine.state.scenes["buy_lamp"]["outcome"] == "no_agreement"
         usage = client.usage_by_agent()
         assert usage["liar"].calls >= 1 and usage["mara"].calls >= 1
         assert sum(u.calls for u in client.usage_by_turn().values()) == client.total().calls

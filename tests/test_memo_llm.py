@@ -74,7 +74,7 @@ def game_with(llm, paths, seed=1, memo=None, **kw) -> Game:
 
 def autoplay(game: Game, turns: int) -> list:
     replies = []
-    while not game.engine.loop.done and game.engine.loop.state.turn < turns:
+    while not game.engine.done and game.engine.state.turn < turns:
         replies.append(game.play_turn(game.seat))
     return replies
 
@@ -118,11 +118,11 @@ def test_the_summariser_writes_the_summary_lines_of_a_context(serve):
     llm = client(s)
     game = game_with(llm, ["summarise"], memo={**EAGER, "reflection": {"threshold": 1000}})
     autoplay(game, 60)
-    ctx = game.memory.context("player", game.engine.loop.observe("player"))
+    ctx = game.memory.context("player", game.engine.observe("player"))
     summaries = [line for line in ctx.text().splitlines() if SUMMARY in line]
     # its turn span follows: "[turns 20-48]" on a summary of a cluster, "(x4, turns 11-56)" on a group's
     assert summaries and all(re.search(r"turns? \d+(-\d+)?[\])]$", line.rstrip()) for line in summaries), summaries
-    rows = game.memory.optimizer.explain("player", game.engine.loop.state.turn)
+    rows = game.memory.optimizer.explain("player", game.engine.state.turn)
     assert any(row["fate"] == "summarised" for row in rows)
     assert set(requests_by_path(s)) == {"summarise"}
     assert llm.usage_by_agent()["memo:summarise"].calls == len(s.requests)
@@ -155,7 +155,7 @@ def test_malformed_replies_fall_back_to_the_rules_and_are_counted(serve):
     reflections = [t for t in texts if t.startswith("Recalled")]
     assert reflections == [t for t in (r.text for r in reference.memory.bank.records.values())
                            if t.startswith("Recalled")]  # the extractive reflections, word for word
-    ctx = game.memory.context("player", game.engine.loop.observe("player")).text()
+    ctx = game.memory.context("player", game.engine.observe("player")).text()
     assert "SUMMED" not in ctx and ctx == reference.memory.context("player", reference.engine.observe("player")).text()
     usage = llm.usage_by_agent()
     sent = requests_by_path(s)
@@ -165,7 +165,7 @@ def test_malformed_replies_fall_back_to_the_rules_and_are_counted(serve):
     assert repairs and all("which no memory states" in b["messages"][-1]["content"] for b in repairs)
     assert usage["memo:importance"].invalid == sum(1 for b in s.requests if path_of(b) == "importance"
                                                    and "goes" not in memory_of(b))
-    assert game.engine.loop.state.to_dict() == reference.engine.state.to_dict()
+    assert game.engine.state.to_dict() == reference.engine.state.to_dict()
 
 
 def test_a_failing_endpoint_loses_no_memory_and_the_game_goes_on(serve):
@@ -180,7 +180,7 @@ def test_a_failing_endpoint_loses_no_memory_and_the_game_goes_on(serve):
     assert any(r.outage is not None for r in replies) and s.requests
     got = {k: (r.text, round(r.importance, 9), r.status) for k, r in game.memory.bank.records.items()}
     assert got == {k: (r.text, round(r.importance, 9), r.status) for k, r in reference.memory.bank.records.items()}
-    assert game.engine.loop.state_hash() == reference.engine.state_hash()
+    assert game.engine.state_hash() == reference.engine.state_hash()
 
 
 def test_insight_distillation_adds_the_models_lessons(serve, tmp_path):

@@ -38,18 +38,18 @@ def play(batching: bool = True, rounds: int = ROUNDS, seed: int = 3):
     emb = Counting()
     game = Game(WORLDS / "harbor", config=GameConfig(world=str(WORLDS / "harbor"), seed=seed, player="autopilot",
                                                      facts=False), memory={"embedder": emb})
-    emb.turn = lambda: game.engine.loop.state.turn
+    emb.turn = lambda: game.engine.state.turn
     game.memory.batching = batching
     contexts: list[tuple[int, str, str]] = []
-    provider = game.engine.loop.context_provider
+    provider = game.engine.context_provider
 
     def recording(agent, obs):
         ctx = provider(agent, obs)
         contexts.append((obs.turn, agent, ctx.text()))
         return ctx
     recording.prepare_round = getattr(game.memory, "prepare_round", None)
-    game.engine.loop.context_provider = recording
-    while not game.engine.loop.done and game.engine.loop.state.turn < rounds:
+    game.engine.context_provider = recording
+    while not game.engine.done and game.engine.state.turn < rounds:
         game.play_turn()
     return game, emb, contexts
 
@@ -63,7 +63,7 @@ def test_one_embedder_call_per_round_and_the_same_contexts_as_without_batching()
     plain, emb_plain, contexts_plain = play(batching=False)
     assert max(Counter(t for t, _ in emb_plain.calls).values()) >= 2
     assert contexts == contexts_plain
-    assert game.play.transcript.records == plain.transcript.records
+    assert game.transcript.records == plain.transcript.records
 
 
 def test_round_batches_hold_the_writes_and_the_queries():

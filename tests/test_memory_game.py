@@ -69,7 +69,7 @@ def test_save_load_keeps_memory_and_contexts(tmp_path):
     game.save("m", tmp_path)
     loaded = Game.load("m", tmp_path)
     assert loaded.memory.bank.get_state() == game.memory.bank.get_state()
-    obs = game.engine.loop.observe("player")
+    obs = game.engine.observe("player")
     a = game.memory.context("player", obs, touch=False).text()
     b = loaded.memory.context("player", loaded.engine.observe("player"), touch=False).text()
     assert a == b and "gem" in a

@@ -206,10 +206,10 @@ def test_replay_uses_recorded_decisions_not_agents(tmp_path):
     from tests.conftest import forge_transcript
     game = Game(MINI, seed=4)
     for cmd in ("ask lou about gem", "talk to lou", "north", "trade with mara", "offer price=20", "look"):
-        parsed = game.engine.parser.parse(cmd, game.engine.loop.scope())
+        parsed = game.parser.parse(cmd, game.engine.scope())
         assert isinstance(parsed, Command), cmd
         game.act(parsed.action)
-    logged = [_json.loads(r) for r in game.play.transcript.records if '"type":"decision"' in r]
+    logged = [_json.loads(r) for r in game.transcript.records if '"type":"decision"' in r]
     assert {d["kind"] for d in logged} == {"reply", "move"}
     folder = game.save("rp", tmp_path)
     ok, got, want = replay("rp", tmp_path)

@@ -105,11 +105,11 @@ def test_a_command_wrapped_in_prose_reads_as_the_command(cmd, a, b, template):
 def test_a_text_player_is_penalised_for_a_sentence_and_plays_a_bracketed_command():
     game = Game(MINI, seed=0)
     replies = iter(["I will take the iron key.", "Sure. [take the iron key]", "My move:\n```\nnorth\n```"])
-    player = ParleyPlayer(lambda text: next(replies), game.engine.loop)
+    player = ParleyPlayer(lambda text: next(replies), game.engine)
     a, events = game.agent_turn(player)
-    assert a.verb is Verb.WAIT and game.engine.loop.state.invalid[PLAYER] == 1
+    assert a.verb is Verb.WAIT and game.engine.state.invalid[PLAYER] == 1
     assert any(e.kind == "invalid" and "sentence" in e.text for e in events)
     a, _ = game.agent_turn(player)
     assert a == Action(PLAYER, Verb.TAKE, obj="iron_key")
     a, _ = game.agent_turn(player)
-    assert a == Action(PLAYER, Verb.GO, obj="north") and game.engine.loop.state.invalid[PLAYER] == 1
+    assert a == Action(PLAYER, Verb.GO, obj="north") and game.engine.state.invalid[PLAYER] == 1

@@ -51,7 +51,7 @@ def play(game: Game, *first: str) -> Game:
 
 
 def decisions(game: Game, kind: str) -> list[dict]:
-    recs = [json.loads(r) for r in game.play.transcript.records if '"decision"' in r]
+    recs = [json.loads(r) for r in game.transcript.records if '"decision"' in r]
     return [d for d in recs if d["kind"] == kind]
 
 
@@ -62,7 +62,7 @@ def test_a_jury_game_records_its_verdicts_and_replays_every_part_without_the_ser
     with pytest.raises(LLMUnavailable):  # the turn is finished (the gate holds the claim), then reported
         run_script(game, [(2, "ask lou about weather")])
     play(game)
-    assert game.engine.loop.state.won
+    assert game.engine.state.won
     verdicts = decisions(game, "jury")
     assert [d["who"] for d in verdicts] == ["gate", "gate"]
     assert verdicts[0]["value"] == [0.0]                          # three samples of "no"
@@ -77,7 +77,7 @@ def test_a_jury_game_records_its_verdicts_and_replays_every_part_without_the_ser
     assert tuple(report.parts) == ("engine", "gate", "sigma", "claims") and report.notes == []
     assert len(s.requests) == asked                              # nothing was asked of the jury again
     ok, got, want = replay("jury", tmp_path)
-    assert ok and got == want == game.engine.loop.state_hash()
+    assert ok and got == want == game.engine.state_hash()
     r = parley("replay", "jury", "--saves-dir", str(tmp_path), env=CLEAN_ENV)
     assert r.returncode == 0, r.stderr
     assert "replay ok" in r.stdout and "gate, sigma, claims checked" in r.stdout
@@ -137,7 +137,7 @@ def test_an_edited_jury_verdict_is_caught(serve, tmp_path):
 
 def test_a_memory_game_without_jury_replays_with_every_part_matching(tmp_path):
     game = play(Game(MINI, seed=0, memory={"embedder": "hash"}), "ask lou about gem", "ask lou about weather")
-    assert game.engine.loop.state.won and game.facts.gate.decisions and game.memory.bank.records
+    assert game.engine.state.won and game.facts.gate.decisions and game.memory.bank.records
     game.save("mem", tmp_path)
     report = replay_report("mem", tmp_path)
     assert report.ok, report

@@ -29,15 +29,15 @@ def test_save_load_continue_matches_uninterrupted(tmp_path):
     folder = game.save("mid", tmp_path)
     assert (folder / "save.json").is_file() and (folder / "transcript.jsonl").is_file()
     data = read_save(folder)
-    assert data["format_version"] == FORMAT_VERSION and data["world"]["id"] == "mini-v1" and data["turn"] == game.engine.loop.state.turn
+    assert data["format_version"] == FORMAT_VERSION and data["world"]["id"] == "mini-v1" and data["turn"] == game.engine.state.turn
     assert "rng" in data["engine"]
     loaded = Game.load("mid", tmp_path)
-    assert loaded.engine.state_hash() == game.engine.loop.state_hash()
+    assert loaded.engine.state_hash() == game.engine.state_hash()
     run_script(game, lines[10:], SCRIPT)
     run_script(loaded, lines[10:], SCRIPT)
-    assert loaded.engine.state_hash() == game.engine.loop.state_hash()
+    assert loaded.engine.state_hash() == game.engine.state_hash()
     assert loaded.engine.state.won
-    assert loaded.transcript.text() == game.play.transcript.text()
+    assert loaded.transcript.text() == game.transcript.text()
 
 
 def test_replay_matches_and_detects_tampering(tmp_path):
@@ -237,7 +237,7 @@ def test_a_save_hashed_the_old_way_still_loads(tmp_path):
     data = json.loads((folder / "save.json").read_text())
     data["state_hash"] = save_hash(data["engine"], data["components"])
     (folder / "save.json").write_text(json.dumps(data))
-    assert Game.load("old", tmp_path).engine.state_hash() == game.engine.loop.state_hash()
+    assert Game.load("old", tmp_path).engine.state_hash() == game.engine.state_hash()
     assert replay("old", tmp_path)[0]
 
 
@@ -279,7 +279,7 @@ def test_overwriting_a_save_asks_and_no_keeps_it(tmp_path):
     out, prompts = console(game, tmp_path, ["save slot", "Y", "wait", "save slot", "save slot", "quit"])
     assert sum(p.startswith("Overwrite") for p in prompts) == 1, "its own saves are not asked about again"
     assert out.count("Saved to") == 3
-    assert Game.load("slot", tmp_path).engine.state.turn == game.engine.loop.state.turn
+    assert Game.load("slot", tmp_path).engine.state.turn == game.engine.state.turn
 
 
 def test_autosave_never_asks(tmp_path):
@@ -287,7 +287,7 @@ def test_autosave_never_asks(tmp_path):
     Game(MINI, seed=0).save("autosave-mini-v1", tmp_path)
     out, prompts = console(game, tmp_path, ["wait"])
     assert not any(p.startswith("Overwrite") for p in prompts) and "Progress saved" in out
-    assert Game.load("autosave-mini-v1", tmp_path).engine.state.turn == game.engine.loop.state.turn
+    assert Game.load("autosave-mini-v1", tmp_path).engine.state.turn == game.engine.state.turn
 
 
 def test_load_in_the_game_stays_inside_the_saves_folder(tmp_path):
@@ -310,7 +310,7 @@ def test_load_in_the_game_stays_inside_the_saves_folder(tmp_path):
 def test_load_by_the_name_that_was_saved(tmp_path):
     game, _ = half_played()
     game.save("Slot Two", tmp_path)
-    assert Game.load("Slot Two", tmp_path, inside=True).engine.state_hash() == game.engine.loop.state_hash()
+    assert Game.load("Slot Two", tmp_path, inside=True).engine.state_hash() == game.engine.state_hash()
     remove("Slot Two", tmp_path)
     assert not (tmp_path / "slot-two").exists()
 
@@ -367,8 +367,8 @@ def test_lone_surrogates_and_unicode_line_breaks_in_the_state_save_and_replay(tm
     folder = game.save("odd", tmp_path)
     folder.joinpath("transcript.jsonl").read_text(encoding="utf-8")  # strict UTF-8 on disk
     loaded = Game.load("odd", tmp_path)
-    assert loaded.engine.state_hash() == game.engine.loop.state_hash()
-    assert loaded.transcript.records == game.play.transcript.records
+    assert loaded.engine.state_hash() == game.engine.state_hash()
+    assert loaded.transcript.records == game.transcript.records
     assert replay("odd", tmp_path)[0]
     assert canonical_json({"a": "plain é 😀"}) == '{"a":"plain é 😀"}'  # ordinary text: as before
     assert state_hash("\ud83d\ude00") == state_hash("😀")

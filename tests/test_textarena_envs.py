@@ -16,7 +16,7 @@ from tests.conftest import ROOT, SCRIPTS  # noqa: E402
 @pytest.fixture(scope="module")
 def ids():
     import game.envs.textarena.worlds
-    return game.envs.textarena.worlds.ENV_IDS
+    return game.textarena_env.ENV_IDS
 
 
 def play(env_id: str, replies, seed: int = 0, num_players: int = 1):
@@ -35,7 +35,7 @@ def test_registered_ids(ids):
     assert ids == ["Parley-Harbor-v1", "Parley-Bazaar-v1", "Parley-Council-v1", "Parley-Negotiation-v0"]
     assert set(ids) <= set(ENV_REGISTRY)
     import game.envs.textarena.worlds
-    assert game.envs.textarena.worlds.register() == ids  # idempotent
+    assert game.textarena_env.register() == ids  # idempotent
 
 
 def test_importing_game_or_the_engine_registers_nothing_and_loads_no_textarena():
@@ -64,7 +64,7 @@ def test_a_reply_without_a_command_is_a_penalised_wait_not_inventory(ids):
     env.step("I should look around... take lamp")
     _, obs = env.get_observation()
     game = env.env.game
-    assert game.engine.loop.state.invalid["player"] == 1
+    assert game.engine.state.invalid["player"] == 1
     assert "no usable command" in obs and "You carry: nothing" in obs
     env.step("Hmm. I will check my pockets.\nAction: inventory")
     assert env.env.game.engine.state.invalid["player"] == 1

@@ -61,7 +61,7 @@ async def play(pilot, lines) -> None:
 
 def explained(game: Game, agent: str) -> tuple[dict, list[dict]]:
     """What `parley inspect` shows for ``agent`` now: its context's sections and explain() rows."""
-    ctx = game.memory.context(agent, game.engine.loop.observe(agent), touch=False)
+    ctx = game.memory.context(agent, game.engine.observe(agent), touch=False)
     return copy.deepcopy(ctx.sections), copy.deepcopy(game.memory.optimizer.explain(agent, ctx.turn))
 
 

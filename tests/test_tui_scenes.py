@@ -188,7 +188,7 @@ def test_the_offer_plot_marks_both_sides_the_reservation_and_the_deadline():
     game = Game(WORLDS / "bazaar", seed=0)
     for line in ("go north", "go east", "trade with ozra", "offer price=16 grade=fine extras=cardamom"):
         game.submit(line)
-    scene = game.engine.loop.observe("player").scene
+    scene = game.engine.observe("player").scene
     text = render_offer_plot(scene, 20, 56, 20, "Ozra Nayl").plain
     rows = text.splitlines()
     assert "Worth to you" in text and "Price" in text and "you have 20 gold" in text

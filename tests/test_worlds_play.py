@@ -26,7 +26,7 @@ def play(world: str, script: str, seed: int) -> Game:
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 def test_script_wins_from_any_seed(world, script, seed):
     game = play(world, script, seed)
-    st = game.engine.loop.state
+    st = game.engine.state
     assert st.won, f"{world} seed {seed}: quests {st.quests_done}"
     assert len(st.quests_done) == len(game.spec.quests)
 

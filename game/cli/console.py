@@ -49,7 +49,7 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
     write(game.intro())
     ours: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
     try:
-        while not game.engine.loop.done:
+        while not game.engine.done:
             try:
                 line = read("\n> ")
             except EOFError:
@@ -75,8 +75,8 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                     game = loaded
                     if on_reply is not None:
                         on_reply(reply, game)
-                    write(f"Loaded. Turn {game.engine.loop.state.turn}.\n" +
-                          game.engine.loop.describe(PLAYER, game.engine.loop.state.where[PLAYER]))
+                    write(f"Loaded. Turn {game.engine.state.turn}.\n" +
+                          game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
                 except ParleyError as e:
                     write(f"Could not load: {e.render()}")
                 except OSError as e:
@@ -154,7 +154,7 @@ def _farewell(game, saves_base, write) -> None:
             to_terminal(text)
         except (OSError, ValueError):  # the terminal is gone (SIGHUP, closed pipe): keep saving
             pass
-    st = game.engine.loop.state
+    st = game.engine.state
     write(f"Score {st.score}, quests {len(st.quests_done)}/{len(game.spec.quests)}, turn {st.turn}.")
     if st.done and game.insights is not None:
         try:

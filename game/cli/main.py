@@ -39,7 +39,7 @@ EPILOG = """examples:
 
 
 def _project_root() -> Path:
-    return Path(__file__).resolve().parents[1]
+    return Path(__file__).resolve().parents[2]
 
 
 def check_packages() -> None:

@@ -122,13 +122,13 @@ def cmd_trust(args: Namespace) -> int:
     table = facts.trust_table()
     audit = gate.audit(source=args.source, outcome=args.outcome) if (args.audit or args.json) else []
     if args.json:
-        print(json.dumps({"turn": game.engine.loop.state.turn, "trust": table,
+        print(json.dumps({"turn": game.engine.state.turn, "trust": table,
                           "credibility": {p: {t: facts.credibility(p, t) for t in row} for p, row in table.items()},
                           "facts": [vars(f) for f in gate.facts.values()],
                           "audit": [d.to_dict() for d in audit]}, indent=1, default=list))
         return 0
     topics = sorted({t for row in table.values() for t in row})
-    print(f"trust at turn {game.engine.loop.state.turn} (Σ-Mem score per topic, -1 liar .. +1 reliable; "
+    print(f"trust at turn {game.engine.state.turn} (Σ-Mem score per topic, -1 liar .. +1 reliable; "
           f"0 = no verified claims yet)")
     width = max([len("npc"), *map(len, table)])
     print(f"{'npc':{width}}  " + "  ".join(f"{t[:10]:>10}" for t in topics))
@@ -156,7 +156,7 @@ def cmd_inspect(args: Namespace) -> int:
     if game.memory is None:
         raise InputError(f"save {args.save!r} was made with memory off",
                          hint="play with memory on (the default) to inspect contexts")
-    eng = game.engine.loop
+    eng = game.engine
     if args.agent not in eng.state.where:
         from game.core.errors import did_you_mean
         raise InputError(f"no agent {args.agent!r} in {game.spec.id}",

@@ -24,7 +24,7 @@ from game.envs.aec import ParleyAEC
 from game.core.types import PLAYER
 from game.world.loader import World
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # what an info dict may hold: nothing about any other agent, nothing the world file keeps hidden
 INFO_KEYS = frozenset({"action_mask", "turn", "score", "won", "invalid", "llm_outage"})
 

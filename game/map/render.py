@@ -173,7 +173,7 @@ def world_map_state(world: Any) -> dict[str, Any]:
 def game_map_state(game: Any) -> dict[str, Any]:
     """A running ``game.play.session.Game`` now."""
     trust = game.facts.trust_table() if getattr(game, "facts", None) is not None else None
-    return map_state(game.spec, game.engine.loop.state, trust, label="")
+    return map_state(game.spec, game.engine.state, trust, label="")
 
 
 def save_map_state(ref: str | Path, base: str | Path | None = None,

@@ -88,7 +88,7 @@ class MapFollower:
         if window:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "game.map.window", str(self.path), str(os.getpid())],
-                cwd=str(Path(__file__).resolve().parents[1]), stdin=subprocess.DEVNULL,
+                cwd=str(Path(__file__).resolve().parents[2]), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def update(self) -> None:

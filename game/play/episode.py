@@ -101,7 +101,7 @@ def _play_adventure(game: Any, config: EpisodeConfig, on_turn: Callable[[Reply],
     seat = game.seat
     if on_note is not None and _is_script(seat):
         seat.listen(on_note)
-    while not game.engine.loop.done and game.engine.loop.state.turn < limit and not _resolved(game, council):
+    while not game.engine.done and game.engine.state.turn < limit and not _resolved(game, council):
         reply = _script_turn(game, seat) if _is_script(seat) else game.play_turn(seat)
         if reply is None:
             stopped = True
@@ -149,7 +149,7 @@ def _council_scene(game: Any, scene: str | None) -> str:
 
 
 def _resolved(game: Any, council: str | None) -> bool:
-    return council is not None and game.engine.loop.state.scenes.get(council, {}).get("status") in ("passed", "failed")
+    return council is not None and game.engine.state.scenes.get(council, {}).get("status") in ("passed", "failed")
 
 
 def _is_script(seat: Any) -> bool:
@@ -184,7 +184,7 @@ def _script_turn(game: Any, seat: Any) -> Reply | None:
 
 
 def _adventure_result(game: Any, config: EpisodeConfig, council: str | None, stopped: bool) -> EpisodeResult:
-    st, eng = game.engine.loop.state, game.engine.loop
+    st, eng = game.engine.state, game.engine
     if council is not None:
         status = st.scenes.get(council, {}).get("status", "debating")
     elif st.won:
@@ -203,7 +203,7 @@ def _adventure_result(game: Any, config: EpisodeConfig, council: str | None, sto
         rewards={k: round(v, 6) for k, v in eng.totals.items()}, invalid=dict(st.invalid),
         utilities=_trade_utilities(game), state_hash=eng.state_hash(), learned=learned,
         false_leads=_false_leads(game),
-        transcript=game.play.transcript.text() if config.transcript else None, **usage)
+        transcript=game.transcript.text() if config.transcript else None, **usage)
 
 
 def _false_leads(game: Any) -> int | None:
@@ -219,10 +219,10 @@ def _false_leads(game: Any) -> int | None:
 def _trade_utilities(game: Any) -> dict[str, float]:
     """The player's utility in each trade it closed (scene id -> utility in [0, 1])."""
     out: dict[str, float] = {}
-    for sid, rec in game.engine.loop.state.scenes.items():
+    for sid, rec in game.engine.state.scenes.items():
         if not isinstance(rec, dict) or "session" not in rec or rec.get("outcome") != "agreement":
             continue
-        s = game.engine.loop.scenes.session(sid)
+        s = game.engine.scenes.session(sid)
         if PLAYER in s.parties and s.agreement is not None:
             out[sid] = round(float(s.utilities[PLAYER](s.agreement)), 6)
     return out
@@ -315,7 +315,7 @@ def run_script(game: Any, lines: list[tuple[int, str]], path: str = "script", tu
     (skipped save/load lines, where a ``quit`` stopped the run)."""
     from agents.seats import ScriptSeat
     seat = ScriptSeat(lines, path)
-    while not game.engine.loop.done and (turns is None or game.engine.loop.state.turn < turns):
+    while not game.engine.done and (turns is None or game.engine.state.turn < turns):
         reply = _script_turn(game, seat)
         if reply is None:
             break

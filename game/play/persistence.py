@@ -25,16 +25,16 @@ def save_game(game: Any, name: str, base: str | Path | None = None) -> Path:
     """Save to ``saves/<slug of name>/`` as one unit (``game.play.save_files.write_save``). A name with
     no letter or digit is an InputError; odd text in the state never makes it fail."""
     folder = save_folder(name, base)
-    engine, components = game.engine.loop.get_state(), game.components()
+    engine, components = game.engine.get_state(), game.components()
     payload = {
         "world": {"id": game.spec.id, "hash": game.world.content_hash,
                   "path": str(game.world.folder.resolve())},
-        "seed": game.seed, "turn": game.engine.loop.state.turn, "engine": engine, "components": components,
+        "seed": game.seed, "turn": game.engine.state.turn, "engine": engine, "components": components,
         # where the LLM NPCs were served from (never the key), so a resumed game can say so
         "llm": game.llm.config.public_dict() if game.llm is not None else None,
     }
     payload["state_hash"] = save_hash(engine, components, save_header(payload))
-    return write_save(folder, payload, game.play.transcript.text())
+    return write_save(folder, payload, game.transcript.text())
 
 
 def memory_settings(data: dict[str, Any], where: Path) -> dict[str, Any] | None:
@@ -78,7 +78,7 @@ def load_game(cls: type, ref: str | Path, base: str | Path | None = None, world_
     game.saved_llm = data.get("llm")
     game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
     try:
-        game.engine.loop.set_state(data["engine"])
+        game.engine.set_state(data["engine"])
         for k, st in data["components"].get("agents", {}).items():
             if k in game.agents:
                 game.agents[k].set_state(st)
@@ -86,13 +86,13 @@ def load_game(cls: type, ref: str | Path, base: str | Path | None = None, world_
             game.memory.set_state(data["components"]["memory"])
         if game.facts is not None and "facts" in data["components"]:
             game.facts.set_state(data["components"]["facts"])
-        for sid, st in game.engine.loop.state.scenes.items():  # a council's debate replays from its log
+        for sid, st in game.engine.state.scenes.items():  # a council's debate replays from its log
             if "debate" in st and getattr(game.spec.scenes[sid], "debate", None) is not None:
-                game.engine.loop.council_debate(sid)
+                game.engine.council_debate(sid)
     except Exception as e:  # any damage inside the state is the save's fault, never a crash
         raise SaveError(f"{where}: engine state is damaged ({type(e).__name__}: {e})",
                         hint="the file was left as it is") from None
-    game.play.transcript.records = [line for line in transcript.split("\n") if line]  # not splitlines: \x85, \u2028 are text
+    game.transcript.records = [line for line in transcript.split("\n") if line]  # not splitlines: \x85, \u2028 are text
     if game.facts is not None and "facts" not in data["components"]:
         # a save from before world-fact memory: hear the game again, without a jury (a replay
         # finds no recorded verdicts for those claims either)

@@ -7,7 +7,7 @@ string becomes the ``text`` of an :class:`~game.core.types.Observation`; the cho
 :class:`~game.core.types.Action` comes back as a command line the Parley parser
 reads. Agents that need the structured fields (location, exits, inventory) get
 them when the adapter is given a way to observe the game (``observe``, e.g.
-``lambda: game.engine.loop.observe("player")``); the text replaces the room prose. Given a negotiator
+``lambda: game.engine.observe("player")``); the text replaces the room prose. Given a negotiator
 (``agents.negotiators``, the LLM negotiator) instead, ``TextAgent`` plays TextArena's negotiation
 games with it (``game.envs.textarena.negotiation.NegotiatorAgent.from_negotiator``).
 

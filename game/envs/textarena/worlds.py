@@ -98,7 +98,7 @@ class ParleyWorldEnv(ta.Env):
         lines += [ln for ln in reply.lines if ln] if reply.done else [self._view()]
         self.state.add_observation(message="\n".join(lines), observation_type=ta.ObservationType.GAME_MESSAGE)
         self.state.step_info = {"command": reply.command, "invalid": bool(reply.fallback), "score": reply.score}
-        if reply.done or (self.max_turns and game.engine.loop.state.turn >= self.max_turns):
+        if reply.done or (self.max_turns and game.engine.state.turn >= self.max_turns):
             self._finish()
         return self.state.step()
 

@@ -181,7 +181,7 @@ class CouncilScreen(SceneScreen):
         game = self.app.game
         if game is None or member == Select.BLANK or not self.scene.get("id"):
             return Text("")
-        debate = game.engine.loop.council_debate(self.scene["id"])
+        debate = game.engine.council_debate(self.scene["id"])
         if member not in debate.session.members:
             return Text("")
         ctx = debate.context(member)

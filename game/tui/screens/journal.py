@@ -40,7 +40,7 @@ def heat(score: float) -> Text:
 
 
 def source_label(game: Any, source: str) -> str:
-    return "your own eyes" if source == "observation" else f"{game.engine.loop.name(source)} ({source})"
+    return "your own eyes" if source == "observation" else f"{game.engine.name(source)} ({source})"
 
 
 class JournalScreen(Screen):
@@ -153,7 +153,7 @@ class JournalScreen(Screen):
         for t in topics:
             table.add_column(t.replace("_", " "), key=t)
         for npc, row in trust.items():
-            table.add_row(game.engine.loop.name(npc), *(heat(row.get(t, 0.0)) for t in topics), key=npc)
+            table.add_row(game.engine.name(npc), *(heat(row.get(t, 0.0)) for t in topics), key=npc)
 
     def audit_rows(self) -> list[Any]:
         """The gate's decisions the two filters let through, oldest first."""

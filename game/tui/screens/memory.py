@@ -152,16 +152,16 @@ class MemoryScreen(Screen):
                 self.query_one(wid).display = False
             return
         if self.app.busy:   # never read the memory while a turn is writing it; ReplyReady redraws
-            who.update(Text(f"Memory of {game.engine.loop.name(self.agent)}: waiting for the turn being played…"))
+            who.update(Text(f"Memory of {game.engine.name(self.agent)}: waiting for the turn being played…"))
             return
-        eng = game.engine.loop
+        eng = game.engine
         self.context = game.memory.context(self.agent, eng.observe(self.agent), touch=False)
         self.rows = list(game.memory.optimizer.explain(self.agent, self.context.turn))
         self.draw(game)
 
     def draw(self, game: Any) -> None:
         ctx, rows = self.context, self.rows
-        name = game.engine.loop.name(self.agent)
+        name = game.engine.name(self.agent)
         self.query_one("#memory-who", Static).update(
             Text.assemble(("Memory of ", ""), (name, "bold"), (f" at turn {ctx.turn}: ", ""),
                           (f"{len(ctx)} lines from {len(rows)} candidates", "")))

@@ -86,7 +86,7 @@ class SceneScreen(Screen):
 
     def _read(self) -> None:
         game = self.app.game
-        self.obs = game.engine.loop.observe(PLAYER) if game is not None else None
+        self.obs = game.engine.observe(PLAYER) if game is not None else None
         scene = self.obs.scene if self.obs is not None else None
         if scene and scene.get("type") == self.scene_type and (not self.scene or scene["id"] == self.scene["id"]):
             self.scene = scene

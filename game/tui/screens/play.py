@@ -80,7 +80,7 @@ class PlayScreen(Screen):
         game = self.app.game
         if game is None:
             return
-        scope = game.engine.loop.observe(PLAYER).scope
+        scope = game.engine.observe(PLAYER).scope
         found = tuple(getattr(scope, "nouns", ()))
         nouns = [n.name for n in found] + [a for n in found for a in n.aliases]
         self._nouns = tuple(nouns) + tuple(getattr(scope, "exits", ())) + \
@@ -117,7 +117,7 @@ class PlayScreen(Screen):
 
     def ready_text(self) -> str:
         game = self.app.game
-        return OVER if game is not None and game.engine.loop.done else READY
+        return OVER if game is not None and game.engine.done else READY
 
     def on_pick_chosen(self, message: Pick.Chosen) -> None:
         box = self.command_line
@@ -161,9 +161,9 @@ class PlayScreen(Screen):
             for line in reply.lines:
                 story.note(line, NOTE_STYLE if reply.kind != "turn" else "")
         if reply.kind == "clarify":
-            scope = game.engine.loop.observe(PLAYER).scope
+            scope = game.engine.observe(PLAYER).scope
             names = {n.id: n.name for n in getattr(scope, "nouns", ())}
-            self.show_options(reply.options, {o: names.get(o) or game.engine.loop.name(o) for o in reply.options})
+            self.show_options(reply.options, {o: names.get(o) or game.engine.name(o) for o in reply.options})
         await self.refresh_panels()
 
     def saved(self, line: str) -> None:

@@ -146,9 +146,9 @@ def load_game(app: Any, name: str) -> None:
 def unsaved(app: Any) -> bool:
     """The game in play has moves no save holds (by this session's saves and the save it came from)."""
     game = app.game
-    if game is None or game.engine.loop.state.turn == 0:
+    if game is None or game.engine.state.turn == 0:
         return False
-    state = game.engine.loop.state_hash()
+    state = game.engine.state_hash()
     kept = {stamp[0] for _, stamp in app.saved_by_us.values() if stamp}
     return state not in kept and state != getattr(app, "clean_hash", None)
 

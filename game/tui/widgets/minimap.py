@@ -53,7 +53,7 @@ class MapTracker:
 
     def track(self, game: Any) -> None:
         """Read the player's moves recorded since the last call (from the start for a new game)."""
-        transcript = game.play.transcript
+        transcript = game.transcript
         if transcript is not self._transcript:
             self.__init__()
             self._transcript = transcript
@@ -66,10 +66,10 @@ class MapTracker:
                     and data.get("from") and data.get("to"):
                 self.moved(data["from"], str(data.get("dir", "")), data["to"])
         self._read = len(transcript.records)
-        self.here = game.engine.loop.state.where[PLAYER]
+        self.here = game.engine.state.where[PLAYER]
         self._place(self.here)
         for loc in self.at:
-            self.names[loc] = game.engine.loop.name(loc)
+            self.names[loc] = game.engine.name(loc)
 
 
 def label(name: str) -> str:

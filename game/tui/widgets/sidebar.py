@@ -37,7 +37,7 @@ def heading(text: str) -> Static:
 
 def panel(game: Any) -> list[Any]:
     """The widgets of the side panel for the player's current observation."""
-    obs = game.engine.loop.observe(PLAYER)
+    obs = game.engine.observe(PLAYER)
     scope = obs.scope
     nouns = tuple(getattr(scope, "nouns", ()))
     people = [n for n in nouns if n.kind == "npc"]

@@ -84,7 +84,7 @@ class Story(RichLog):
         self.note(f"> {text}", PLAYER_STYLE)
 
     def event(self, ev: Any, game: Any) -> None:
-        self._add(("event", (ev, game.engine.loop.name, set(game.spec.npcs))))
+        self._add(("event", (ev, game.engine.name, set(game.spec.npcs))))
 
     def _add(self, entry: tuple[str, Any]) -> None:
         self.entries.append(entry)
