@@ -118,7 +118,7 @@ def make_seat(kind: str, game: Any) -> Any:
     if kind.startswith("script:"):
         return ScriptSeat.from_file(kind[len("script:"):])
     if ":" in kind:
-        from game.envs.textarena.agents import ParleyPlayer
+        from agents.text_seat import ParleyPlayer
         return ParleyPlayer(callable_from(kind))
     from game.core.errors import did_you_mean
     raise InputError(f"unknown player seat {kind!r}",

@@ -77,7 +77,7 @@ from agents.autopilot_haggle import Table  # noqa: E402
 from agents.brute_player import BrutePlayer  # noqa: E402
 from game.play.session import Game  # noqa: E402
 from game.core.types import PLAYER, Action, Verb  # noqa: E402
-from game.world.loader import load_world  # noqa: E402
+from game.play.worlds import load_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = ("honest", "first", "linear", "brute")

@@ -39,8 +39,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from game.council.debaters import DebaterConfig  # noqa: E402
-from game.council.masking import MaskingConfig  # noqa: E402
-from game.council.runner import run_debate  # noqa: E402
+from game.council.context import MaskingConfig  # noqa: E402
+from game.play.debates import run_debate  # noqa: E402
 from game.council.session import CouncilConfig  # noqa: E402
 from game.council.tasks import hidden_profile_task  # noqa: E402
 
@@ -178,7 +178,7 @@ def sweeps(seeds: range, workers: int, quick: bool) -> dict[str, dict[str, dict[
 
 
 def plot(path: str, seed: int) -> list[str]:
-    from game.council.metrics import plot_flow
+    from game.cli.plots import plot_flow
     out = []
     for mode in ("memo", "none"):
         _, m = run_debate(hidden_profile_task(seed), COUNCIL.model_copy(update={"seed": seed}), MODES[mode],

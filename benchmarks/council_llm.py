@@ -24,8 +24,8 @@ def run_llm(client: Any, seeds: range, modes: dict[str, Any], council: Any,
     from rich.progress import Progress
 
     from game.council.llm import llm_council
-    from game.council.masking import SubjectiveMaskingConfig
-    from game.council.runner import run_debate
+    from game.council.context import SubjectiveMaskingConfig
+    from game.play.debates import run_debate
     from game.council.tasks import hidden_profile_task
     budget = modes["memo"].budget
     configs = {**{k: v for k, v in modes.items() if k in LLM_MODES},

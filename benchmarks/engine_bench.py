@@ -24,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from game.engine.loop import Engine  # noqa: E402
+from game.testing import standard_engine  # noqa: E402
 from game.core.types import PLAYER, Action, Verb  # noqa: E402
-from game.world.loader import load_world  # noqa: E402
+from game.play.worlds import load_world  # noqa: E402
 
 
 def scripted_actions(world, n: int, seed: int) -> list[Action]:
@@ -87,7 +88,7 @@ def bench_engine(world, steps: int, seed: int) -> dict[str, float]:
 
         def fresh() -> Engine:
             actors = {k: Counted(v, tally) for k, v in npc_agents(world, seed).items()}
-            return Engine(world, seed=seed, actors=actors, transcript=Transcript() if with_transcript else None)
+            return standard_engine(world, seed=seed, actors=actors, transcript=Transcript() if with_transcript else None)
         eng = fresh()
         events = 0
         t = time.perf_counter()

@@ -52,7 +52,7 @@ import numpy as np  # noqa: E402
 from agents.autopilot import make_autopilot  # noqa: E402
 from game.play.session import Game  # noqa: E402
 from game.core.types import PLAYER, Verb  # noqa: E402
-from game.world.loader import load_world  # noqa: E402
+from game.play.worlds import load_world  # noqa: E402
 
 CONDITIONS = ("off", "on", "carried")
 

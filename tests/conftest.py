@@ -35,14 +35,14 @@ def write_world(folder: Path, text: str) -> Path:
 @pytest.fixture
 def demo_world(tmp_path: Path):
     """The `parley new-world` scaffold: a small, valid, winnable world."""
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     from game.world.scaffold import scaffold_text
     return load_world(write_world(tmp_path / "demo", scaffold_text("demo")))
 
 
 @pytest.fixture
 def harbor():
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     return load_world(WORLDS / "harbor")
 
 

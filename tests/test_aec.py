@@ -11,7 +11,7 @@ import pytest
 from game.envs.aec import ParleyAEC, build_templates
 from game.engine.loop import INVALID_PENALTY
 from game.core.types import PLAYER, Action, Observation, Verb
-from game.world.loader import load_world
+from game.play.worlds import load_world
 from game.world.scaffold import scaffold_text
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import pytest
 from agents.autopilot import STATE_VERSION, Autopilot, command_text, make_autopilot
 from game.play.session import Game
 from game.core.types import PLAYER, Action, Decision, Verb
-from game.world.loader import load_world
+from game.play.worlds import load_world
 from tests.conftest import ROOT, WORLDS
 
 WORLD_DIRS = {"harbor": WORLDS / "harbor", "bazaar": WORLDS / "bazaar", "council": WORLDS / "council",

@@ -41,7 +41,7 @@ def test_two_games_on_one_server_keep_their_own_memories(server):
     what the same game gets from its own exact flat store (before, both wrote ids m1, m2, ... into
     the one collection ``parley``, so each game's rows overwrote the other's)."""
     from game.play.session import Game
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     from memory.config import MemoConfig
     world = load_world("worlds/harbor")
     on_server = {"embedder": "hash", "store": "chroma", "config": MemoConfig(), "store_options": dict(server)}
@@ -72,7 +72,7 @@ def test_saved_game_reopens_its_collection_and_drop_removes_it(server, tmp_path)
     from chromadb.config import Settings
 
     from game.play.session import Game
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     from memory.config import MemoConfig
     world = load_world("worlds/harbor")
     game = _play(world, 5, {"embedder": "hash", "store": "chroma", "config": MemoConfig(),
@@ -133,7 +133,7 @@ def test_cli_flags_name_the_server():
             memory_options(p.parse_args(["play", "worlds/harbor", *bad]))
     assert "store_options" not in memory_options(p.parse_args(["play", "worlds/harbor", "--store", "chroma"]))
     from game.cli.commands import episode_config
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     run = p.parse_args(["run", "worlds/harbor", "--autopilot", "--chroma-host", "db.local"])
     mem = episode_config(run, load_world("worlds/harbor")).game.memory
     assert (mem.store, mem.chroma_host, mem.chroma_port) == ("chroma", "db.local", 8000)

@@ -11,7 +11,7 @@ import pytest
 from game.play.council_debate import SceneDebate, label
 from game.core.errors import WorldError
 from game.play.session import Game
-from game.world.loader import load_world
+from game.play.worlds import load_world
 from tests.conftest import WORLDS
 
 SCENE = "weir_council"

@@ -9,7 +9,7 @@ import pytest
 
 from game.world.council_tasks import task_from_scene
 from game.core.errors import InputError
-from game.world.loader import load_world
+from game.play.worlds import load_world
 from tests.conftest import ROOT, parley
 
 COUNCIL = ROOT / "worlds" / "council"

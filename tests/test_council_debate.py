@@ -9,9 +9,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from game.council.debaters import DebaterConfig, ScriptedDebater
-from game.council.masking import Masker, MaskingConfig
-from game.council.metrics import effective, evaluate, plot_flow, redundancy, turning_points
-from game.council.runner import run_debate, view_for
+from game.council.context import MaskingConfig
+from memory.debate_masking import Masker
+from game.council.metrics import effective, evaluate, redundancy, turning_points
+from game.cli.plots import plot_flow
+from game.council.runner import view_for
+from game.play.debates import run_debate
 from game.council.session import COORDINATOR, CouncilConfig, CouncilError, CouncilSession, Reply
 from game.council.tasks import CouncilTask, Evidence, hidden_profile_task, hidden_profile_tasks, is_hidden_profile
 from memory.embedder import get_embedder

@@ -14,15 +14,10 @@ from agents.llm.client import LLMClient
 from agents.llm.config import LLMConfig
 from game.council.debaters import ScriptedDebater
 from game.council.llm import LABEL_SYSTEM, SYSTEM, LLMDebater, llm_council
-from game.council.masking import (
-    MODES,
-    Masker,
-    MaskingConfig,
-    MaskingConfigError,
-    SubjectiveMaskingConfig,
-    line,
-)
-from game.council.runner import run_debate, view_for
+from game.council.context import MODES, MaskingConfig, MaskingConfigError, SubjectiveMaskingConfig, line
+from memory.debate_masking import Masker
+from game.council.runner import view_for
+from game.play.debates import run_debate
 from game.council.session import CouncilConfig, CouncilSession, Reply
 from game.council.tasks import CouncilTask, hidden_profile_task
 from memory.embedder import get_embedder

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from game.council.masking import MODES, Masker, MaskingConfig, line, settled
+from game.council.context import MODES, MaskingConfig, line, settled
+from memory.debate_masking import Masker
 from game.council.session import CouncilConfig, CouncilSession, Reply
 from game.council.tasks import CouncilTask, Evidence, hidden_profile_task
 from memory.embedder import get_embedder

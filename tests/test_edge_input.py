@@ -371,7 +371,7 @@ def test_save_names_in_any_script_and_seed_with_load(tmp_path):
 
 
 def test_wanderer_with_no_moves_is_refused(tmp_path):
-    from game.world.loader import collect_problems
+    from game.play.worlds import collect_problems
     from tests.conftest import write_world
     text = (ROOT / "tests/fixtures/broken_agents/world.toml").read_text()
     folder = write_world(tmp_path / "w", text)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from game.engine.loop import Engine
+from game.testing import standard_engine
 from game.core.types import PLAYER, Action, Verb
-from game.world.loader import load_world
+from game.play.worlds import load_world
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -14,7 +14,7 @@ MINI = ROOT / "tests" / "fixtures" / "mini"
 
 @pytest.fixture
 def eng():
-    return Engine(load_world(MINI), seed=3)
+    return standard_engine(load_world(MINI), seed=3)
 
 
 def act(eng, verb, obj=None, target=None, text=None, terms=None, actor=PLAYER):
@@ -166,7 +166,7 @@ def test_state_round_trip_continues_identically(eng):
     act(eng, Verb.TRADE, "mara")
     act(eng, Verb.OFFER, terms={"price": "5"})
     snap = eng.get_state()
-    other = Engine(load_world(MINI), seed=999)
+    other = standard_engine(load_world(MINI), seed=999)
     other.set_state(snap)
     assert other.state_hash() == eng.state_hash()
     a = act(eng, Verb.OFFER, terms={"price": "10"})
@@ -194,10 +194,10 @@ def test_restoring_one_snapshot_twice_gives_the_same_game(eng):
     act(eng, Verb.TRADE, "mara")
     snap = eng.get_state()
     h0 = eng.state_hash()
-    other = Engine(load_world(MINI), seed=0)
+    other = standard_engine(load_world(MINI), seed=0)
     other.set_state(snap)
     act(other, Verb.OFFER, terms={"price": "5"})  # mutates the restored game only
-    again = Engine(load_world(MINI), seed=0)
+    again = standard_engine(load_world(MINI), seed=0)
     again.set_state(snap)
     assert again.state_hash() == h0
 
@@ -224,7 +224,7 @@ def test_no_trade_when_the_seller_lacks_the_item(eng):
 def test_council_sits_where_the_player_starts(tmp_path):
     from tests.conftest import write_world
     text = (MINI / "world.toml").read_text().replace('start = "yard"', 'start = "hall"')
-    e = Engine(load_world(write_world(tmp_path / "m", text)), seed=0)
+    e = standard_engine(load_world(write_world(tmp_path / "m", text)), seed=0)
     assert e.state.scenes["motion"]["announced"]
     evs = act(e, Verb.WAIT)
     assert "speech" in kinds(evs)
@@ -233,7 +233,7 @@ def test_council_sits_where_the_player_starts(tmp_path):
 def test_observations_after_restore_match(eng):
     act(eng, Verb.TAKE, "iron_key")
     act(eng, Verb.ASK, "liar", "weather")
-    other = Engine(load_world(MINI), seed=0)
+    other = standard_engine(load_world(MINI), seed=0)
     other.set_state(eng.get_state())
     assert other.observe("liar") == eng.observe("liar")
     assert other.observe(PLAYER) == eng.observe(PLAYER)

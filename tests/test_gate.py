@@ -397,7 +397,7 @@ def test_bad_relation_ranges_and_thresholds_are_reported_at_load(tmp_path):
     import shutil
     from pathlib import Path
 
-    from game.world.loader import collect_problems
+    from game.play.worlds import collect_problems
     dst = tmp_path / "mini"
     shutil.copytree(Path("tests/fixtures/mini"), dst)
     text = (dst / "world.toml").read_text()

@@ -68,7 +68,7 @@ def test_a_save_too_large_to_load_is_never_written(tmp_path, monkeypatch):
 
 def test_a_deal_space_too_large_to_play_fails_validate(tmp_path):
     """Was: `validate` said ok, then `trade with` stopped the game and the autopilot ran out of memory."""
-    from game.world.loader import collect_problems
+    from game.play.worlds import collect_problems
     text = (ROOT / MINI / "world.toml").read_text()
     issues = ", ".join(f"i{k} = [{', '.join(str(v) for v in range(9))}]" for k in range(7))
     import re
@@ -319,7 +319,7 @@ def test_the_overwrite_question_shows_a_saved_world_id_escaped(tmp_path):
 
 def test_numbers_too_big_to_play_fail_validate(tmp_path):
     """Was: `gold = <4300 nines>` validated, then crashed the game and its autosave."""
-    from game.world.loader import collect_problems
+    from game.play.worlds import collect_problems
     text = (ROOT / MINI / "world.toml").read_text()
     import re
     text = re.sub(r"^gold = \d+", "gold = " + "9" * 40, text, count=1, flags=re.M)

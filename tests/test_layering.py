@@ -142,8 +142,8 @@ import sys
 from pydantic import BaseModel, ConfigDict
 from game.engine.loop import Engine
 from game.core.types import PLAYER, Action, Verb, Utterance
-from game.world.loader import collect_problems, load_world
-from game.world.spec import json_schema
+from game.play.worlds import collect_problems, load_world
+from game.play.worlds import json_schema
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -13,7 +13,7 @@ import pytest
 
 from game.map import render as gmap
 from game.cli.main import main
-from game.world.loader import load_world
+from game.play.worlds import load_world
 from tests.conftest import ROOT, WORLDS, parley, write_world
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

@@ -11,10 +11,10 @@ import pytest
 
 from agents.npc import ScriptedNPC, Voice, matching_facts
 from agents.registry import create, kinds, npc_agents
-from game.engine.loop import Engine
+from game.testing import standard_engine
 from game.core.errors import InputError
 from game.core.types import PLAYER, Action, Request, Verb
-from game.world.loader import collect_problems, load_world
+from game.play.worlds import collect_problems, load_world
 
 MINI = Path(__file__).parent / "fixtures" / "mini"
 
@@ -78,7 +78,7 @@ def test_world_dialogue_templates_and_rumours(tmp_path):
                      'lines = { answer = ["Between us, {player}: {text}"], rumour = ["Psst. {text}"], '
                      'greet = ["Well met, {player}. I am {name}."] }')
     world = load_world(folder)
-    eng = Engine(world, seed=3)
+    eng = standard_engine(world, seed=3)
     events = eng.run_round(Action(PLAYER, Verb.TALK, obj="liar"))
     talk = next(e for e in events if e.kind == "talk")
     assert 'Lou says: "Well met, Tester. I am Lou."' in talk.text
@@ -130,7 +130,7 @@ def test_negotiator_params_reach_standalone_scenes_and_trading(tmp_path):
 
 def test_merchants_haggle_in_words_with_their_moves():
     world = load_world(MINI)
-    eng = Engine(world, seed=0)
+    eng = standard_engine(world, seed=0)
     eng.state.where[PLAYER] = "shop"
     eng.run_round(Action(PLAYER, Verb.TRADE, obj="mara"))
     low = min(world.spec.scenes["buy_lamp"].issues["price"], key=int)
@@ -179,8 +179,8 @@ def test_game_agents_and_the_bare_engine_speak_alike():
     world = load_world(MINI)
     agents = npc_agents(world, seed=9)
     assert set(agents) == set(world.spec.npcs)
-    bare = Engine(world, seed=9)
-    with_agents = Engine(world, seed=9, actors=agents)
+    bare = standard_engine(world, seed=9)
+    with_agents = standard_engine(world, seed=9, actors=agents)
     for eng in (bare, with_agents):
         for _ in range(6):
             eng.run_round(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))

@@ -129,7 +129,7 @@ def test_shipped_worlds_load_by_id_and_by_repository_path(venv):
         import json
         from pathlib import Path
         from game.core.errors import InputError
-        from game.world.loader import load_world
+        from game.play.worlds import load_world
         from game.world.shipped import shipped_worlds
         assert not Path("worlds").exists()
         ids = list(shipped_worlds())

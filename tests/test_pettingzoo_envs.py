@@ -18,7 +18,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:The old environment creation API
 import game.envs.pettingzoo_env as pz  # noqa: E402  (after the skips)
 from game.envs.aec import ParleyAEC  # noqa: E402
 from game.envs.gym_spaces import INFO_KEYS, info_for, observation  # noqa: E402
-from game.world.loader import load_world  # noqa: E402
+from game.play.worlds import load_world  # noqa: E402
 
 WORLDS = {"harbor": ROOT / "worlds" / "harbor", "bazaar": ROOT / "worlds" / "bazaar",
           "council": ROOT / "worlds" / "council", "mini": ROOT / "tests" / "fixtures" / "mini"}

@@ -9,7 +9,7 @@ import pytest
 from game.engine import predicates as P
 from game.envs.aec import ParleyAEC
 from game.core.types import PLAYER, Action, Verb
-from game.world.loader import load_world
+from game.play.worlds import load_world
 from tests.conftest import ROOT, SHIPPED
 
 WORLDS = [*SHIPPED, ROOT / "tests" / "fixtures" / "mini"]
@@ -188,8 +188,8 @@ def test_reach_matches_the_parser_scope_and_the_observation(world):
 
 
 def test_every_item_place_is_reported_once(world):
-    from game.engine.loop import Engine
-    eng = Engine(world, seed=0)
+    from game.testing import standard_engine
+    eng = standard_engine(world, seed=0)
     st, spec = eng.state, world.spec
     for actor in (PLAYER, *spec.npcs):
         places = dict(P.items_in_reach(spec, st, actor))
@@ -207,8 +207,8 @@ def test_topics(world):
 
 
 def test_askable_needs_the_npc_present(world):
-    from game.engine.loop import Engine
-    eng = Engine(world, seed=0)
+    from game.testing import standard_engine
+    eng = standard_engine(world, seed=0)
     st, spec = eng.state, world.spec
     for npc in spec.npcs:
         here = st.where[npc] == st.where[PLAYER]
@@ -224,10 +224,10 @@ def _trade_scene(spec):
 
 
 def test_affordability_binds_the_buyer_only(world):
-    from game.engine.loop import Engine
+    from game.testing import standard_engine
     spec = world.spec
     sid, scene = _trade_scene(spec)
-    st = Engine(world, seed=0).state
+    st = standard_engine(world, seed=0).state
     buyer, seller = P.buyer_of(scene), scene.trade.seller
     assert buyer is not None and buyer != seller
     prices = sorted(int(v) for v in scene.issues[scene.trade.price_issue])
@@ -245,12 +245,12 @@ def test_affordability_binds_the_buyer_only(world):
 
 def test_the_rules_refuse_what_the_buyer_cannot_pay(world):
     """The trade scene's own refusal and the predicate agree on the price and the purse."""
-    from game.engine.loop import Engine
+    from game.testing import standard_engine
     spec = world.spec
     sid, scene = _trade_scene(spec)
     if P.buyer_of(scene) != PLAYER:
         pytest.skip("the player does not buy in this world")
-    eng = Engine(world, seed=0)
+    eng = standard_engine(world, seed=0)
     seller = scene.trade.seller
     eng.state.where[PLAYER] = eng.state.where[seller]
     npc = next(n for n, s in spec.npcs.items() if s.trade == sid)

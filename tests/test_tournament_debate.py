@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from game.council.runner import run_debate
+from game.play.debates import run_debate
 from game.council.session import CouncilConfig
 from game.council.tasks import hidden_profile_task
 from game.core.errors import InputError

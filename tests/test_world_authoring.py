@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from game.core.errors import InputError
-from game.world.loader import collect_problems, load_world
+from game.play.worlds import collect_problems, load_world
 from game.world.scaffold import TEMPLATES, WIN_SCRIPTS, scaffold_text
 from tests.conftest import ROOT, parley, write_world
 
@@ -111,7 +111,7 @@ def test_goal_param_is_accepted_and_reaches_the_memory_context(tmp_path):
 def test_schema_lists_params_per_kind():
     import jsonschema
 
-    from game.world.spec import json_schema
+    from game.play.worlds import json_schema
     schema = json_schema()
     agent = schema["$defs"]["AgentSpec"]
     assert set(agent["properties"]["kind"]["enum"]) >= {"idle", "wanderer", "patrol", "llm"}
@@ -214,7 +214,7 @@ def test_party_defaults_only_for_the_player_in_a_trade(tmp_path):
 
 
 def test_schema_documents_the_player_default():
-    from game.world.spec import json_schema
+    from game.play.worlds import json_schema
     party = json_schema()["$defs"]["PartySpec"]
     assert party["required"] == ["id"]
     assert "lower price" in party["properties"]["weights"]["description"]
@@ -298,7 +298,7 @@ def test_a_relation_alias_naming_two_relations_is_a_located_problem(tmp_path):
 
 
 def test_relation_words_units_and_change_reach_the_gate(tmp_path):
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     from memory.fact_listener import WorldFacts
     text = mini("[relations.located_in]\nfunctional = true\n",
                 '[relations.located_in]\nfunctional = true\naliases = ["is kept in"]\nchanges = true\n'

@@ -15,10 +15,9 @@ from game.core import files
 from game.core.errors import InputError, Problem, WorldError
 from game.world.loader import (
     MAX_FILE_BYTES,
-    collect_problems,
-    load_world,
     resolve_world_path,
 )
+from game.play.worlds import collect_problems, load_world
 from game.world.scaffold import scaffold_text
 from tests.conftest import ROOT, write_world
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from game.core.errors import WorldError
-from game.world.loader import collect_problems, load_world
+from game.play.worlds import collect_problems, load_world
 from game.world.scaffold import scaffold_text
 from tests.conftest import ROOT, SHIPPED, write_world
 
@@ -202,7 +202,8 @@ def test_validate_checks_the_world_that_play_would_load(tmp_path, monkeypatch):
     """A world under ./worlds wins over a shipped one of the same name, for validate as for play."""
     import shutil
 
-    from game.world.loader import collect_problems, resolve_world_path
+    from game.world.loader import resolve_world_path
+    from game.play.worlds import collect_problems
     monkeypatch.chdir(tmp_path)
     local = tmp_path / "worlds" / "harbor"
     shutil.copytree(ROOT / "worlds" / "harbor", local)

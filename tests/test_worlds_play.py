@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from game.play.episode import run_script, script_lines
 from game.play.session import Game
+from game.testing import assert_golden, play_script
 from tests.conftest import ROOT, SCRIPTS, WORLDS
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -16,10 +14,7 @@ CASES = [("harbor", "harbor_win.txt"), ("bazaar", "bazaar_win.txt"), ("council",
 
 
 def play(world: str, script: str, seed: int) -> Game:
-    game = Game(WORLDS / world, seed=seed)
-    path = str(SCRIPTS / script)
-    run_script(game, script_lines(path), path)
-    return game
+    return play_script(WORLDS / world, SCRIPTS / script, seed)
 
 
 @pytest.mark.parametrize("world,script", CASES, ids=[c[0].split("/")[-1] for c in CASES])
@@ -41,12 +36,7 @@ def test_same_seed_same_transcript_bytes(world, script):
 @pytest.mark.parametrize("world,script", CASES[:3], ids=[c[0] for c in CASES[:3]])
 def test_golden_transcript(world, script):
     """The transcript of seed 0 is pinned; regenerate with PARLEY_UPDATE_GOLDEN=1 after a deliberate change."""
-    text = play(world, script, 0).transcript.text()
-    golden = GOLDEN / f"{world}_seed0.jsonl"
-    if os.environ.get("PARLEY_UPDATE_GOLDEN"):
-        golden.write_text(text)
-    assert golden.is_file(), "run with PARLEY_UPDATE_GOLDEN=1 once to create it"
-    assert text == golden.read_text()
+    assert_golden(play(world, script, 0).transcript.text(), GOLDEN / f"{world}_seed0.jsonl")
 
 
 def test_harbor_has_rumours_both_true_and_false(harbor):

@@ -41,7 +41,7 @@ class LLMPlayer:
 
     def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
         from agents.llm.errors import LLMError, LLMInvalidReply
-        from game.envs.textarena.agents import render
+        from agents.text_seat import render
         messages = [{"role": "system", "content": self.system_prompt(observation)},
                     {"role": "user", "content": f"Turn {observation.turn}.\n{render(observation, context, problem)}"
                                                 "\nYour command?"}]

@@ -185,7 +185,7 @@ def cmd_play(args: Namespace) -> int:
             print(f"map: {why}; playing on without it", file=sys.stderr)
             args.map = False
     if tui:
-        from game.world.loader import load_world
+        from game.play.worlds import load_world
         if not args.load:
             load_world(args.world or "worlds/harbor")  # a bad world is an error before the screen opens
         from game.tui import run_tui
@@ -237,7 +237,7 @@ def _with_map(game, args: Namespace, maps: list):
 def cmd_watch(args: Namespace) -> int:
     """``parley watch``: the terminal app plays the seat's game (pause, step, speed); leaving it
     says the score and autosaves an unfinished game, as after play."""
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     world = load_world(args.world)  # a bad world or seat is an error before the screen opens
     memory_fallback(args)
     llm = llm_client(args, args.seed)
@@ -301,7 +301,7 @@ def _play_game(args: Namespace, seed: int, llm):
         if game.memory is not None:
             game.insights = insight_bank(args)
     else:
-        from game.world.loader import load_world
+        from game.play.worlds import load_world
         world = load_world(args.world or "worlds/harbor")
         game = Game(world, seed=seed, memory=memory_options(args), insights=insight_bank(args),
                     llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury, memo_llm=memo_llm_paths(args))
@@ -310,7 +310,7 @@ def _play_game(args: Namespace, seed: int, llm):
 
 def _mention_autosave(game, saves_base) -> None:
     """A new game of a world that has an autosave says how to continue that one instead."""
-    from game.cli.console import autosave_name
+    from game.play.autosave import autosave_name
     from game.core.errors import ParleyError
     from game.play.save_files import read_save, save_folder
     name = autosave_name(game)
@@ -388,7 +388,7 @@ def cmd_run(args: Namespace) -> int:
             raise InputError("--council and --scene are two different runs", hint="give one of them")
         return _run_scene(args)
     from game.play.episode import play_episode
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     if args.negotiators:
         raise InputError("--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware")
     memory_fallback(args)
@@ -418,7 +418,7 @@ def cmd_run(args: Namespace) -> int:
 def _run_scene(args: Namespace) -> int:
     from game.play.config import EpisodeConfig, GameConfig
     from game.play.episode import play_episode
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     if args.memo_llm or args.keep_memory:
         raise InputError(f"{'--memo-llm' if args.memo_llm else '--keep-memory'} is for games with memory; "
                          "a --scene run has none", hint="leave it out, or play the scene inside a game")

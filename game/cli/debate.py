@@ -18,14 +18,14 @@ def _task(args: Namespace) -> Any:
         raise InputError("--task-seed picks a generated task; it does not apply to a world's scene",
                          hint="parley debate --task-seed N  (no world), or parley debate WORLD --scene ID")
     from game.world.council_tasks import task_from_scene
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     return task_from_scene(load_world(args.world).spec, args.scene)
 
 
 def _members(args: Namespace, task: Any) -> tuple[Any, Any]:
     """(debaters, masking config): LLM members when --llm is given, else scripted ones."""
     from game.cli.commands import llm_client
-    from game.council.masking import MaskingConfig, SubjectiveMaskingConfig
+    from game.council.context import MaskingConfig, SubjectiveMaskingConfig
     client = llm_client(args, args.seed)
     if args.masking == "subjective":
         if client is None:
@@ -40,7 +40,7 @@ def _members(args: Namespace, task: Any) -> tuple[Any, Any]:
 
 
 def cmd_debate(args: Namespace) -> int:
-    from game.council.runner import run_debate
+    from game.play.debates import run_debate
     from game.council.session import CouncilConfig
     if args.plot:  # before the debate, not after it
         from game.core.extras import require
@@ -54,7 +54,7 @@ def cmd_debate(args: Namespace) -> int:
     session, m = run_debate(task, cfg, masking, debaters, on_statement=said)
     assert m is not None
     if args.plot:
-        from game.council.metrics import plot_flow
+        from game.cli.plots import plot_flow
         plot_flow(m.flow, args.plot, title=f"{task.id}: {args.masking} masking")
     if args.json:
         print(json.dumps({"task": task.id, "masking": args.masking, **m.to_dict()}, indent=2, default=str))

@@ -24,7 +24,7 @@ def map_target(target: str, saves_dir: str | None = None) -> tuple[dict[str, Any
     folder whose files the picture must never replace."""
     from game.core.errors import SaveError
     from game.map.render import save_map_state, world_map_state
-    from game.world.loader import load_world
+    from game.play.worlds import load_world
     p = Path(target)
     if not target.strip():
         raise InputError("no world or save given", hint="e.g. parley map worlds/harbor --png harbor.png")

@@ -18,7 +18,7 @@ def cmd_validate(args: Namespace) -> int:
     import stat
 
     from game.core.text import shown
-    from game.world.loader import collect_problems
+    from game.play.worlds import collect_problems
     folders: list[Path] = []
     for raw in args.paths:
         p = Path(raw)
@@ -53,7 +53,7 @@ def cmd_validate(args: Namespace) -> int:
 
 
 def schema_text() -> str:
-    from game.world.spec import json_schema
+    from game.play.worlds import json_schema
     return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
 
 
@@ -80,7 +80,7 @@ def cmd_new_world(args: Namespace) -> int:
     import re
 
     from game.core.text import shown
-    from game.world.loader import collect_problems
+    from game.play.worlds import collect_problems
     from game.world.scaffold import scaffold_text
     name = args.name.strip().lower()
     if not re.fullmatch(r"[a-z][a-z0-9-]*", name):

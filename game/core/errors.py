@@ -97,3 +97,11 @@ class SaveError(InputError):
 
 class ActionError(ParleyError):
     """An action the rules cannot carry out (reported as an event, never raised to the user)."""
+
+
+class NotInjected(RuntimeError):
+    """The engine needed a factory its caller did not inject (the engine knows no agents)."""
+
+    def __init__(self, factory: str, why: str):
+        super().__init__(f"{why}, but no {factory} was injected into the Engine: build games through "
+                         f"game.play (Game, compose) or game.testing.standard_engine, which inject the standard ones")

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from game.negotiation.runner import Move, Negotiator, Situation  # noqa: F401  (re-exported: the negotiator protocol)
+from game.core.moves import Move, Negotiator, Situation  # noqa: F401  (re-exported: the negotiator protocol)
 from game.core.types import Decision, Event, Observation, Request, Utterance
 
 

@@ -1,16 +1,20 @@
-"""Councils: the adventure's council scenes, and the standalone debate engine with masked memory.
+"""Council debates, as pure scene maths: tasks, the coordinator, what a member may see, scripted
+debaters and the debate's metrics. Imports only ``game.core``; the masker (memory's) and the LLM
+client are injected.
 
-Import the submodules directly (this package imports none of them, so ``import game.council`` stays
-cheap; the engine imports ``game.engine.scenes_council`` and nothing else of this package):
-
-* ``scenes``   -- :class:`CouncilScenes`, the council half of the adventure's scene manager;
 * ``tasks``    -- :class:`CouncilTask`, :class:`Evidence`, :class:`MemberSpec` and the seeded
   hidden-profile generator ``hidden_profile_task`` / ``hidden_profile_tasks``;
 * ``session``  -- :class:`CouncilSession` (rounds, coordinator, consensus, stalemate, vote),
   :class:`CouncilConfig` and :class:`Statement`;
-* ``masking``  -- each member's working memory: ``none``, ``window``, ``memo``, ``objective``
-  under one token budget, plus the long-term summary (:class:`MaskingConfig`, :class:`Masker`);
+* ``context``  -- each member's working memory: the modes ``none``, ``window``, ``dedupe``, ``memo``,
+  ``objective``, ``subjective`` under one token budget (:class:`MaskingConfig`), the
+  :class:`Context` a member sees and the ``ContextBuilder`` protocol (``memory.debate_masking.Masker``);
 * ``debaters`` -- the :class:`Debater` protocol, :class:`View` and :class:`ScriptedDebater`;
-* ``metrics``  -- :class:`DebateMetrics`, ``evaluate`` and ``plot_flow``;
-* ``runner``   -- ``run_debate``.
+* ``llm``      -- debaters that speak through an injected LLM client;
+* ``metrics``  -- :class:`DebateMetrics` and ``evaluate``;
+* ``runner``   -- ``view_for`` and the scripted council.
+
+Elsewhere: a whole debate is ``game.play.debates.run_debate``; the adventure's council scenes are
+``game.engine.scenes_council``, their debate ``game.play.council_debate``; a world's council scene
+becomes a task in ``game.world.council_tasks``; the flow plot is ``game.cli.plots.plot_flow``.
 """

@@ -29,7 +29,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from game.council.masking import Context
+from game.council.context import Context
 from game.council.session import COORDINATOR, Reply, Statement
 from game.council.tasks import Evidence
 

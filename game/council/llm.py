@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from game.council.debaters import View
-from game.council.masking import LabelRequest
+from game.council.context import LabelRequest
 from game.council.session import Reply
 from game.council.tasks import CouncilTask, Evidence
 from game.core.errors import ParleyError

@@ -21,16 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from game.council.session import COORDINATOR, CouncilSession, Statement
-
-if TYPE_CHECKING:
-    from memory.embedder import Embedder
-
 
 @dataclass
 class DebateMetrics:
@@ -106,16 +101,11 @@ def turning_points(session: CouncilSession, top: int = 3) -> list[tuple[int, flo
     return [x for x in scored[:top] if x[1] > 0]
 
 
-def evaluate(session: CouncilSession, embedder: Embedder | None = None,
-             vectors: Callable[[list[str]], np.ndarray] | None = None) -> DebateMetrics:
-    """Metrics of a finished (voted) debate; ``vectors`` (texts -> unit rows) overrides ``embedder``."""
+def evaluate(session: CouncilSession, vectors: Callable[[list[str]], np.ndarray]) -> DebateMetrics:
+    """Metrics of a finished (voted) debate; ``vectors``: texts -> unit rows (an embedder, or a
+    masker's cached ``vectors``) for the redundancy metrics."""
     said = [s for s in session.history if s.speaker != COORDINATOR]
     texts = [s.text for s in said]
-    if vectors is None:
-        if embedder is None:
-            from memory.embedder import get_embedder
-            embedder = get_embedder("hash")
-        vectors = embedder
     vecs = np.asarray(vectors(texts)) if texts else np.zeros((0, 1))
     red, red_max = redundancy(vecs)
     eff = effective(session)
@@ -128,30 +118,3 @@ def evaluate(session: CouncilSession, embedder: Embedder | None = None,
         tokens_per_member_round=float(np.mean(toks)) if toks else 0.0,
         turning_points=turning_points(session), flow=[dict(f) for f in session.flow],
         interventions=len(session.interventions))
-
-
-def plot_flow(flow: Sequence[dict[str, float]], path: str | Path, title: str = "Viewpoint flow",
-              labels: dict[str, str] | None = None) -> Path:
-    """Each member's stance per round, as a PNG (or SVG, by the suffix) at ``path``."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    path = Path(path)
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    try:
-        members = list(flow[0]) if flow else []
-        xs = list(range(len(flow)))
-        for m in members:
-            ax.plot(xs, [f[m] for f in flow], marker="o", label=(labels or {}).get(m, m))
-        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
-        ax.set_ylim(0, 1)
-        ax.set_xlabel("round (0 = after the briefing)")
-        ax.set_ylabel("P(vote yes)")
-        ax.set_title(title)
-        if members:
-            ax.legend(loc="best", fontsize=8)
-        fig.tight_layout()
-        fig.savefig(path)
-    finally:
-        plt.close(fig)
-    return path

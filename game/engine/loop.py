@@ -20,14 +20,24 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from game.engine import dialogue, observation, rules
+from game.core.errors import NotInjected
 from game.core.protocols import Agent, NegotiatorFactory, Voice, VoiceFactory
+from game.core.types import (
+    PLAYER,
+    Action,
+    Decision,
+    Event,
+    EventKind,
+    Observation,
+    TurnResult,
+    Verb,
+)
+from game.engine import dialogue, observation, rules
 from game.engine.perception import perceivers
 from game.engine.quests import newly_complete
 from game.engine.rules import Refusal
 from game.engine.scenes import SceneManager
 from game.engine.state import GameState, canonical_json, state_hash, state_problems
-from game.core.types import PLAYER, Action, Decision, Event, EventKind, Observation, TurnResult, Verb
 
 INVALID_PENALTY = 0.1
 RECENT_EVENTS = 32
@@ -84,10 +94,10 @@ class Engine:
         """``actors``: the NPC agents by id. ``voice_factory(engine, npc)``: the voice of an NPC whose
         agent has no ``reply``. ``negotiator_factory``: if given, every party trades through it;
         else an NPC trades through its voice's own ``negotiator`` and any other party through
-        ``default_negotiator(scene, party, utility, params)``. A factory left None is the standard
-        one from ``game.play.wiring`` (the scripted voice, the rule-based negotiators), loaded when
-        first needed. ``debate_factory(engine, scene_id)``: the debate of a council scene that
-        declares one (standard: ``game.play.wiring.council_debate``)."""
+        ``default_negotiator(scene, party, utility, params)``. ``debate_factory(engine, scene_id)``:
+        the debate of a council scene that declares one. The engine knows no agents: the standard
+        factories are ``game.play.wiring.engine_defaults()``, which ``Game`` and
+        ``game.testing.standard_engine`` inject; a factory needed but not given raises ``NotInjected``."""
         self.world = world
         self.spec = world.spec
         self.seed = int(seed)
@@ -210,18 +220,16 @@ class Engine:
             return actor
         v = self._voices.get(npc)
         if v is None:
-            if self.voice_factory is None:  # nothing injected: the standard scripted voice
-                from game.play.wiring import scripted_voice
-                self.voice_factory = scripted_voice
+            if self.voice_factory is None:
+                raise NotInjected("voice_factory", f"NPC {npc!r} has no agent that speaks")
             v = self.voice_factory(self, npc)
             self._voices[npc] = v
         return v
 
     def council_debate(self, scene_id: str) -> Any:
         """The debate of council scene ``scene_id`` (one that declares ``debate``), over its state."""
-        if self.debate_factory is None:  # nothing injected: the standard scripted debate
-            from game.play.wiring import council_debate
-            self.debate_factory = council_debate
+        if self.debate_factory is None:
+            raise NotInjected("debate_factory", f"council scene {scene_id!r} debates")
         return self.debate_factory(self, scene_id)
 
     def context_for(self, who: str, agent: Any, request: Any = None) -> Any:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from game.core.errors import NotInjected
+from game.core.types import PLAYER, Action, Verb
 from game.engine import predicates
 from game.engine.rules import Refusal
-from game.core.types import PLAYER, Action, Verb
 
 if TYPE_CHECKING:
-    from game.engine.loop import Engine
     from game.core.protocols import NegotiatorFactory
+    from game.engine.loop import Engine
 
 
 class TradeScenes:
@@ -59,10 +60,9 @@ class TradeScenes:
         return self._negotiators[key]
 
     def default_negotiator(self) -> NegotiatorFactory:
-        """The factory for a party with no negotiator of its own: the injected one, or the standard one."""
-        if self.default_factory is None:  # nothing injected: the standard rule-based negotiators
-            from game.play.wiring import rule_negotiator
-            self.default_factory = rule_negotiator
+        """The injected factory for a party with no negotiator of its own."""
+        if self.default_factory is None:
+            raise NotInjected("default_negotiator", "a party with no negotiator of its own trades")
         return self.default_factory
 
     def _sync(self, sid: str) -> None:
@@ -201,8 +201,8 @@ class TradeScenes:
             terms = tuple(sorted(m["terms"].items())) if m["terms"] else None
             line = m.get("line")
             if line is None and party in eng.spec.npcs:
-                from game.engine.dialogue import utterances
                 from game.core.types import Request
+                from game.engine.dialogue import utterances
                 said = utterances(eng, party, Request("haggle", self._other(sid, party), eng.state.turn,
                                                       eng.next_ask(), data={"move": m["kind"], "terms": m["terms"]}))
                 line = said[0].text if said else None

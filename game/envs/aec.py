@@ -39,7 +39,8 @@ from game.envs.aec_actions import (MAX_OFFER_OUTCOMES, ActionTemplate, Catalogue
 from game.envs.aec_encoding import GOLD_SCALE, Encoding
 from game.engine.loop import Engine
 from game.core.types import PLAYER, Action, Observation
-from game.world.loader import World, load_world
+from game.world.loader import World
+from game.play.worlds import load_world
 
 __all__ = ["GOLD_SCALE", "MAX_OFFER_OUTCOMES", "ActionTemplate", "ParleyAEC", "build_templates",
            "masked_actions", "scene_outcomes", "tradeable_scenes"]

@@ -53,7 +53,7 @@ class ActionTemplate:
 
 def tradeable_scenes(spec: Any) -> list[str]:
     """Negotiation scenes the player can open with ``trade``, in NPC order, once each."""
-    from game.world.spec import NegotiationScene
+    from game.negotiation.spec import NegotiationScene
     out: dict[str, None] = {}
     for npc in spec.npcs.values():
         sid = npc.trade

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from game.world.spec import NegotiationScene
+from game.negotiation.spec import NegotiationScene
 
 
 def random_scenes(n: int, seed: int, deadline: int = 20) -> list[NegotiationScene]:

@@ -28,7 +28,7 @@ import numpy as np
 from game.negotiation.utility import DECIMALS, UtilityFunction, utilities_for, utility_matrix
 
 if TYPE_CHECKING:
-    from game.world.spec import NegotiationScene
+    from game.negotiation.spec import NegotiationScene
 
 Terms = tuple[tuple[str, str], ...]
 

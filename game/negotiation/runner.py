@@ -2,72 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from game.core.errors import InputError, did_you_mean
+from game.core.moves import Move, MoveKind, Negotiator, Situation  # noqa: F401  (re-exported)
 from game.negotiation.metrics import NegotiationAnalysis, OutcomeMetrics
-from game.negotiation.session import NegotiationError, Negotiation, Record
+from game.negotiation.session import Negotiation, NegotiationError, Record
 from game.negotiation.utility import UtilityFunction, utilities_for
 
 if TYPE_CHECKING:
-    from game.world.spec import NegotiationScene
-
-MoveKind = Literal["offer", "accept", "reject", "walk_away"]
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """A negotiator's decision; ``terms`` only for offers, as ``((issue, value), ...)``."""
-
-    kind: MoveKind
-    terms: tuple[tuple[str, str], ...] | None = None
-    # what the negotiator says with the move, and why it fell back to a default move (a penalised
-    # invalid move); neither is part of the move itself, so neither counts in ``==``
-    line: str | None = field(default=None, compare=False)
-    fallback: str | None = field(default=None, compare=False)
-
-    @classmethod
-    def offer(cls, terms: Mapping[str, str]) -> Move:
-        return cls("offer", tuple(terms.items()))
-
-    @classmethod
-    def accept(cls) -> Move:
-        return cls("accept")
-
-    @classmethod
-    def reject(cls) -> Move:
-        return cls("reject")
-
-    @classmethod
-    def walk_away(cls) -> Move:
-        return cls("walk_away")
-
-    @property
-    def terms_dict(self) -> dict[str, str] | None:
-        return None if self.terms is None else dict(self.terms)
-
-
-@dataclass(frozen=True, slots=True)
-class Situation:
-    """What a negotiator inside a game is told besides the session: the party's memory context
-    (None when memory is off or the negotiator does not read one) and the game turn."""
-
-    context: Any = None
-    turn: int | None = None
-
-
-@runtime_checkable
-class Negotiator(Protocol):
-    """Anything that picks ``party``'s next move in ``session``; ``uses_context``: whether it
-    reads the party's memory context (then the scene builds one into ``situation``)."""
-
-    uses_context: bool
-
-    def respond(self, session: Negotiation, party: str, situation: Situation | None = None) -> Move: ...
-
+    from game.negotiation.spec import NegotiationScene
 
 def apply_move(session: Negotiation, party: str, move: Move) -> Record:
     """Play ``move`` for ``party`` (raises :class:`NegotiationError` if illegal)."""

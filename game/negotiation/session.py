@@ -26,7 +26,7 @@ from game.core.errors import ActionError, SaveError, did_you_mean
 if TYPE_CHECKING:
     from game.negotiation.metrics import NegotiationAnalysis, OutcomeMetrics
     from game.negotiation.utility import UtilityFunction
-    from game.world.spec import NegotiationScene
+    from game.negotiation.spec import NegotiationScene
 
 Terms = tuple[tuple[str, str], ...]
 STATUSES = ("open", "agreement", "no_agreement", "walked_away")

@@ -32,7 +32,7 @@ import numpy as np
 from game.core.errors import InputError
 
 if TYPE_CHECKING:
-    from game.world.spec import NegotiationScene, PartySpec
+    from game.negotiation.spec import NegotiationScene, PartySpec
 
 DECIMALS = 12
 MAX_OUTCOMES = 2_000_000  # refuse to enumerate larger spaces

@@ -17,7 +17,8 @@ from game.engine.loop import Engine
 from game.play.transcript import Transcript
 from game.core.types import PLAYER
 from game.play.wiring import engine_defaults
-from game.world.loader import World, load_world
+from game.world.loader import World
+from game.play.worlds import load_world
 
 
 @dataclass

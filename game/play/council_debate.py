@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from game.council.debaters import ScriptedDebater, View
 from game.world.council_tasks import PERSUADABLE, task_from_scene
-from game.council.masking import Context, Masker, MaskingConfig
+from game.council.context import Context, MaskingConfig
+from memory.debate_masking import Masker
 from game.council.runner import view_for
 from game.council.session import CouncilConfig, CouncilError, CouncilSession, Reply, Statement
 from game.council.tasks import Evidence

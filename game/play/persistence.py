@@ -18,7 +18,8 @@ from game.core.text import shown
 from game.play.transcript import Transcript
 from game.core.types import PLAYER, Action
 from game.play.wiring import engine_defaults
-from game.world.loader import World, load_world
+from game.world.loader import World
+from game.play.worlds import load_world
 
 
 def save_game(game: Any, name: str, base: str | Path | None = None) -> Path:

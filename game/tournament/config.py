@@ -58,7 +58,7 @@ class Competitor(_Model):
                                    "members: scripted or llm")
     params: dict[str, Any] = Field(default_factory=dict, description="negotiation: the negotiator kind's "
                                    "parameters (e.g. exponent, opponent_model); debate: the masking mode's "
-                                   "(budget, window, redundancy, ...: game.council.masking.MaskingConfig)")
+                                   "(budget, window, redundancy, ...: game.council.context.MaskingConfig)")
     masking: str | None = Field(None, description="debate: the members' masking mode (none, window, dedupe, "
                                                   "memo, objective; subjective for llm); unset: memo")
     memory: bool = Field(False, description="adventure/council: agent memory (MEMO) on, so memory can be "

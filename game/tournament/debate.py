@@ -2,7 +2,7 @@
 
 A competitor is the whole council: its members (``agent = "scripted"``, the scripted debaters of
 ``game.council.debaters``, or ``"llm"``, every member an LLM on the competitor's endpoint) and the
-masking of their working memory (``masking``, a mode of ``game.council.masking``; ``params`` are
+masking of their working memory (``masking``, a mode of ``game.council.context``; ``params`` are
 that mode's ``MaskingConfig`` fields). A scenario is a set of generated hidden-profile tasks
 (``generate = N, seed = S``: the tasks of seeds S .. S+N-1) or a world's council scene (``world``,
 ``scene``; ``game.world.council_tasks.task_from_scene``).
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from game.core.errors import Problem
 
 if TYPE_CHECKING:
-    from game.council.masking import MaskingConfig
+    from game.council.context import MaskingConfig
     from game.tournament.config import Competitor, TournamentConfig
     from game.tournament.matches import Match
 
@@ -43,7 +43,7 @@ def masking_config(c: Competitor) -> MaskingConfig:
     """The competitor's masking (``MaskingProblem`` naming the field when its mode or params are bad)."""
     from pydantic import ValidationError
 
-    from game.council.masking import LLM_MODES, MODES, MaskingConfig, SubjectiveMaskingConfig
+    from game.council.context import LLM_MODES, MODES, MaskingConfig, SubjectiveMaskingConfig
     from game.core.errors import did_you_mean
     mode = c.masking or "memo"
     if mode not in (*MODES, *LLM_MODES):
@@ -148,7 +148,7 @@ def council_seed(m: Match) -> int:
 
 def play(m: Match, ctx: Any) -> dict[str, Any]:
     """One competitor's debate of the match's task: the row fields ``play_match`` adds to."""
-    from game.council.runner import run_debate
+    from game.play.debates import run_debate
     from game.council.session import CouncilConfig
     from game.council.tasks import CouncilTask
     from game.play.episode import _usage

@@ -386,7 +386,7 @@ def _scenario(dom: Domain, pa: Profile, pb: Profile, folder: Path, deadline: int
         except ValueError:
             return str(p)
 
-    from game.world.spec import NegotiationScene
+    from game.negotiation.spec import NegotiationScene
     discounts = [p.discount for p in (pa, pb) if p.discount is not None and p.discount != 1.0]
     desc = (f"GENIUS domain {dom.name} ({rel(dom.path)}): a = {rel(pa.path)}, b = {rel(pb.path)}."
             + (" Discount factors ignored." if discounts else ""))

@@ -118,8 +118,8 @@ def _source(cfg: TournamentConfig, src: Any, base: Path, where: str) -> dict[str
 
 def _world_scenario(cfg: TournamentConfig, src: WorldScenario, base: Path, where: str) -> dict[str, dict[str, Any]]:
     from game.core.errors import did_you_mean
-    from game.world.loader import load_world
-    from game.world.spec import NegotiationScene
+    from game.play.worlds import load_world
+    from game.negotiation.spec import NegotiationScene
     path = _world_path(src.world, base)
     world = load_world(path)
     content = digest(world.spec.model_dump(mode="json"))  # an edited world gives new match ids

@@ -52,7 +52,7 @@ class _Context:
         if key not in self._scenes:
             from game.negotiation.metrics import analyse
             from game.negotiation.utility import utilities_for
-            from game.world.spec import NegotiationScene
+            from game.negotiation.spec import NegotiationScene
             data = dict(self.scenarios[sid]["scene"])
             if opener is not None:
                 data["first"] = opener

@@ -35,7 +35,7 @@ class Scenes:
         if scene is not None:
             try:
                 from game.negotiation.metrics import analyse
-                from game.world.spec import NegotiationScene
+                from game.negotiation.spec import NegotiationScene
                 parsed = NegotiationScene.model_validate(scene)
                 result = analyse(parsed)
                 if len(result.parties) != 2:

@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from game.core.errors import InputError
 from game.core.text import shown
-from game.world.spec import NegotiationScene
+from game.negotiation.spec import NegotiationScene
 
 FORMAT = "parley-scenario-set"
 VERSION = 1

@@ -27,7 +27,7 @@ def run_tui(make_game: Callable[[], Any], saves_base: str | Path | None = None, 
         code = app.run()
     finally:
         if app.game is not None:
-            from game.cli.console import _farewell
+            from game.play.autosave import farewell as _farewell
             if not app.turn_lock.acquire(blocking=False):  # never save a game a turn is changing
                 print("Finishing the turn…")
                 app.turn_lock.acquire()

@@ -228,7 +228,7 @@ class ParleyApp(App):
     def _outage(self, error: Any) -> None:
         """The LLM endpoint failed during a turn (its NPCs finished it scripted): say so, and
         autosave as the line console does when it stops."""
-        from game.cli.console import autosave_name, keep_other_autosave
+        from game.play.autosave import autosave_name, keep_other_autosave
         from game.core.errors import ParleyError
         try:
             keep_other_autosave(self.game, self.saves_base)

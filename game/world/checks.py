@@ -29,12 +29,8 @@ def _plural(kind: str) -> str:
     return kind[:-1] + "ies" if kind.endswith("y") and kind[-2:-1] not in "aeiou" else kind + "s"
 
 
-def cross_reference(w: WorldSpec, agent_kinds: AgentKinds | None = None) -> list[Problem]:
-    """Every cross-reference problem in ``w``; ``agent_kinds``: the kinds an NPC's agent may be
-    (None: the standard ones, ``game.play.wiring.agent_kinds()``)."""
-    if agent_kinds is None:
-        from game.play.wiring import agent_kinds as standard
-        agent_kinds = standard()
+def cross_reference(w: WorldSpec, agent_kinds: AgentKinds) -> list[Problem]:
+    """Every cross-reference problem in ``w``; ``agent_kinds``: the kinds an NPC's agent may be."""
     return list(_check(w, agent_kinds))
 
 

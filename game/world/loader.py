@@ -15,10 +15,9 @@ Data nested deeper than ``MAX_DEPTH`` is refused. Every string read (keys
 included) is normalised with ``game.core.text.clean``.
 
 NPC agent kinds and parameters are checked against the ``agent_kinds`` given to
-``collect_problems`` / ``load_world`` (a ``game.core.protocols.AgentKinds``). Left None, they are the
-standard kinds from the composition layer (``game.play.wiring.agent_kinds()``, i.e. ``agents.registry``),
-imported when a world is checked: this package never imports ``agents`` itself, and a world
-validates the same whoever calls ``load_world`` and whatever was imported before.
+``collect_problems`` / ``load_world`` (a ``game.core.protocols.AgentKinds``, required): this
+package never imports ``agents``. ``game.play.worlds`` loads worlds with the standard kinds
+(``agents.registry``); front ends and tests go through it.
 """
 
 from __future__ import annotations
@@ -360,9 +359,9 @@ def content_hash(files: list[Path], raws: dict[Path, bytes] | None = None) -> st
     return h.hexdigest()[:16]
 
 
-def collect_problems(path: str | Path, agent_kinds: AgentKinds | None = None) -> tuple[World | None, list[Problem]]:
+def collect_problems(path: str | Path, agent_kinds: AgentKinds) -> tuple[World | None, list[Problem]]:
     """Load a world and return it with every problem found (world is None if any).
-    ``agent_kinds``: the kinds an NPC's agent may be (None: the standard ones)."""
+    ``agent_kinds``: the kinds an NPC's agent may be (``game.play.worlds`` passes the standard ones)."""
     from pydantic import ValidationError
 
     from game.world.checks import cross_reference
@@ -411,9 +410,10 @@ def collect_problems(path: str | Path, agent_kinds: AgentKinds | None = None) ->
     return World(spec=spec, folder=folder, content_hash=content_hash(files, raws)), []
 
 
-def load_world(path: str | Path, agent_kinds: AgentKinds | None = None) -> World:
+def load_world(path: str | Path, agent_kinds: AgentKinds) -> World:
     """Load and validate a world; raise ``WorldError`` listing every problem.
-    ``agent_kinds``: the kinds an NPC's agent may be (None: the standard ones)."""
+    ``agent_kinds``: the kinds an NPC's agent may be (``game.play.worlds.load_world`` passes the
+    standard ones)."""
     folder = resolve_world_path(path)
     world, problems = collect_problems(folder, agent_kinds)
     if world is None:

@@ -94,7 +94,7 @@ def save_game(app: Any, name: str, done: Callable[[str], None]) -> None:
     app.busy = True
 
     def work() -> None:
-        from game.cli.console import _save
+        from game.play.autosave import save_as as _save
         with app.turn_lock:
             line = _save(game, name, app.saves_base, lambda q: ask(app, q), app.saved_by_us)
         app.later(finish, line)
