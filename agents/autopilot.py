@@ -80,6 +80,7 @@ from agents.autopilot_memory import STATE_VERSION, MemoryMixin
 from agents.autopilot_nav import NavMixin
 from agents.autopilot_trust import TrustMixin
 from agents.base import BaseAgent
+from game.core.phrasing import phrase
 from game.core.types import PLAYER, Action, Decision, Observation, Verb
 
 __all__ = ["STATE_VERSION", "TURN_COST", "Autopilot", "command_text", "make_autopilot", "seeded_rng"]
@@ -100,7 +101,6 @@ def make_autopilot(seed: int, trust: Any | None = None) -> Autopilot:
 def command_text(names: Observation | Mapping[str, str] | Any, action: Action | None) -> str:
     """A readable command line for an action (for echoing headless runs). ``names``: the
     observation the action answered (its display names and lock names), or an id -> name map."""
-    from game.core.phrasing import phrase
     if action is None:
         return "(pass)"
     locks: dict[str, str] = {}

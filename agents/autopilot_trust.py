@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from game.core.errors import InputError
+from game.core.types import Verb
+
 MAX_ASKS_PER_THING = 1   # ask at most this many NPCs where one needed thing is
 
 
@@ -26,7 +29,6 @@ class TrustMixin:
 
     def _question(self, g: dict[str, Any], npcs_here: list[str]) -> Any:
         """Ask an NPC here where a needed thing is (M-Route with trust, else the first talker), or None."""
-        from game.core.types import Verb
         talkers = [n for n in npcs_here if self._topics(n)]  # NPCs with something to tell
         if not (self.ask and talkers and self._unexplored()):
             return None
@@ -54,7 +56,6 @@ class TrustMixin:
         return None
 
     def _score(self, peer: str, topic: str) -> float:
-        from game.core.errors import InputError
         try:
             return float(self.sigma.score(peer, topic))
         except InputError:  # a topic the memory does not know: no evidence either way
@@ -62,7 +63,6 @@ class TrustMixin:
 
     def _informant(self, thing: str, talkers: list[str]) -> str | None:
         """M-Route: whom here to ask where ``thing`` is (None: ask nobody now)."""
-        from game.core.errors import InputError
         topic = self._topic_of(thing)
         cands = [n for n in talkers if [n, thing] not in self.asked
                  and (topic is None or topic in self._topics(n))]
@@ -93,7 +93,6 @@ class TrustMixin:
         live = self._live_hints(thing)
         if self.sigma is None or len(live) < 2:
             return live
-        from game.core.errors import InputError
         groups: dict[str, dict[str, str]] = {}   # relation -> {speaker: place} (a speaker's last claim)
         topics: dict[str, str] = {}
         for speaker, subject, relation, obj, topic in self.claims:

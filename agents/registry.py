@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agents.negotiators import KINDS as NEGOTIATOR_KINDS
 from game.core.errors import InputError, did_you_mean
+from game.negotiation.utility import UtilityFunction
 
 Factory = Callable[..., Any]
 _KINDS: dict[str, Factory] = {}
@@ -39,7 +40,6 @@ RuleNegotiator = Literal[tuple(NEGOTIATOR_KINDS)]  # type: ignore[valid-type]
 def _negotiator_params_problem(kind: str, params: dict[str, Any]) -> str | None:
     """Why ``params`` cannot build a ``kind`` negotiator (tried on a toy utility), or None."""
     from agents.negotiators import from_kind
-    from game.negotiation.utility import UtilityFunction
     toy = UtilityFunction("probe", {"x": ["a", "b"]}, {"x": 1.0}, {"x": {"a": 0.0, "b": 1.0}})
     try:
         from_kind(kind, toy, **params)

@@ -14,7 +14,9 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from game.core.errors import InputError
+from game.core.errors import InputError, did_you_mean
+from game.core.files import read_bytes
+from game.core.text import decode, shown
 
 SEATS = ("human", "autopilot", "llm", "script:FILE", "module:function")
 
@@ -34,8 +36,6 @@ class ScriptSeat:
     def from_file(cls, path: str) -> ScriptSeat:
         """One command per line; blank lines and ``#`` comments are skipped (a ``say`` line keeps
         its ``#``). Bytes that are not UTF-8 become U+FFFD, with a note."""
-        from game.core.files import read_bytes
-        from game.core.text import decode, shown
         raw = read_bytes(path, "script")
         notes = []
         try:
@@ -120,6 +120,5 @@ def make_seat(kind: str, game: Any) -> Any:
     if ":" in kind:
         from agents.text_seat import ParleyPlayer
         return ParleyPlayer(callable_from(kind))
-    from game.core.errors import did_you_mean
     raise InputError(f"unknown player seat {kind!r}",
                      hint=did_you_mean(kind, ["human", "autopilot", "llm"]) or f"seats: {', '.join(SEATS)}")

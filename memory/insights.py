@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from game.core.errors import SaveError
+from game.core.files import read_text
 from game.play.save_files import atomic_write
 
 FORMAT = "parley-insights"
@@ -326,7 +327,6 @@ class InsightBank:
             raise ValueError("this insight bank has no file")
         path = self.path
         hint = "the file was left as it is; fix it or move it away to start a new bank"
-        from game.core.files import read_text
         raw = read_text(path, limit=256 * 1024 * 1024, error=SaveError, hint=hint,
                         missing_hint="an insight bank file is created by saving")
         if not raw.strip():

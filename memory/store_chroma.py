@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from game.core.errors import InputError
+from game.core.extras import CHROMA, require
 from memory.store_base import Where, _check_batch, _check_query, _order
 
 _EF_CLASS: Any = None
@@ -88,7 +90,6 @@ def game_collection(world: str, seed: int, game_id: str | None = None) -> str:
 def _http_client(host: str, port: int, settings: Any) -> Any:
     import chromadb
 
-    from game.core.errors import InputError
     try:
         return chromadb.HttpClient(host=host, port=int(port), settings=settings)
     except Exception as e:
@@ -137,7 +138,6 @@ class ChromaStore:
     def __init__(self, collection: str = "parley", path: str | Path | None = None, host: str | None = None,
                  port: int = 8000, ef_search: int = 200, ef_construction: int = 200,
                  embedder: Any = "minilm"):
-        from game.core.extras import CHROMA, require
         require("memory", "the Chroma vector store (--store chroma)", CHROMA,
                 hint="the default flat store needs no extra; --no-memory plays without agent memory")
         import chromadb

@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from game.core.files import read_limited
+
 
 def cache_key(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
     """The sha256 hex digest of the canonical request (``None`` params dropped)."""
@@ -37,7 +39,6 @@ class ResponseCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        from game.core.files import read_limited
         raw, _why = read_limited(self.path(key))  # a pipe, a device or a huge file is a miss
         if raw is None:
             return None

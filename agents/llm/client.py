@@ -24,9 +24,21 @@ from pydantic import BaseModel
 
 from agents.llm.cache import ResponseCache, cache_key
 from agents.llm.config import LOCAL_KEY, LLMConfig, redact_url
-from agents.llm.errors import LLMError, LLMInvalidReply, LLMUnavailable, _FormatUnsupported
-from agents.llm.replies import _count, _reply_text, _status_message, describe_error, extract_json_object
+from agents.llm.errors import (
+    LLMError,
+    LLMInvalidReply,
+    LLMUnavailable,
+    _FormatUnsupported,
+)
+from agents.llm.replies import (
+    _count,
+    _reply_text,
+    _status_message,
+    describe_error,
+    extract_json_object,
+)
 from agents.llm.usage import Reply, Usage
+from game.core.extras import require
 from game.core.text import clean
 
 # the errors, the reply and usage records and the JSON reader live in their own modules;
@@ -60,7 +72,6 @@ def _openai() -> Any:
 
 def _require_sdk() -> None:
     """Without the openai package (a core install): ``game.core.extras.ExtraMissing`` naming the 'llm' extra."""
-    from game.core.extras import require
     require("llm", "LLM agents (--llm)")
 
 

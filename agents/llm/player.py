@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.core.phrasing import HELP_TEXT
 from game.core.types import Observation
 
 
@@ -29,7 +30,6 @@ class LLMPlayer:
     uses_context = True
 
     def __init__(self, client: Any, actor: str = "player", max_repairs: int | None = None):
-        from game.core.phrasing import HELP_TEXT
         self.client, self.entity, self.help = client, actor, HELP_TEXT
         self.max_repairs = client.config.max_repairs if max_repairs is None else max(0, int(max_repairs))
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from game.core.types import PLAYER, Action, Request
 from game.engine.rules import Refusal
-from game.core.types import PLAYER, Action
+from game.world.spec import CouncilScene
 
 if TYPE_CHECKING:
     from game.engine.loop import Engine
@@ -18,7 +19,6 @@ class CouncilScenes:
     eng: Engine
 
     def _councils_at(self, loc: str) -> list[str]:
-        from game.world.spec import CouncilScene
         return [sid for sid, sc in self.eng.spec.scenes.items()
                 if isinstance(sc, CouncilScene) and sc.location == loc]
 
@@ -48,7 +48,6 @@ class CouncilScenes:
 
     def on_give(self, giver: str, item: str, to: str) -> None:
         """Evidence wins a participant's support, wherever it is handed over, until the vote."""
-        from game.world.spec import CouncilScene
         for sid, sc in self.eng.spec.scenes.items():
             if not isinstance(sc, CouncilScene):
                 continue
@@ -125,7 +124,6 @@ class CouncilScenes:
             return
         r = cs["round"]
         from game.engine.dialogue import utterances
-        from game.core.types import Request
         eng = self.eng
         for p in sc.participants:
             if p.id == PLAYER:
@@ -171,7 +169,6 @@ class CouncilScenes:
         their masked memory of the debate holds; their claims kept for the speech event. None
         for a member without one (a scripted debater speaks for it)."""
         from game.engine.dialogue import utterances
-        from game.core.types import Request
         spec = {p.id: p for p in sc.participants}
 
         def speak(member: str, view: Any) -> str | None:

@@ -15,9 +15,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from game.core.errors import NotInjected
-from game.core.types import PLAYER, Action, Verb
+from game.core.types import PLAYER, Action, Request, Verb
 from game.engine import predicates
 from game.engine.rules import Refusal
+from game.negotiation.runner import Move, Situation
+from game.negotiation.session import Negotiation, NegotiationError
+from game.negotiation.utility import utilities_for
 
 if TYPE_CHECKING:
     from game.core.protocols import NegotiatorFactory
@@ -36,7 +39,6 @@ class TradeScenes:
     def session(self, sid: str) -> Any:
         s = self._sessions.get(sid)
         if s is None:
-            from game.negotiation.session import Negotiation
             s = Negotiation(self.eng.spec.scenes[sid])
             saved = self.eng.state.scenes.get(sid, {}).get("session")
             if saved is not None:
@@ -47,7 +49,6 @@ class TradeScenes:
     def _negotiator(self, sid: str, party: str) -> Any:
         key = (sid, party)
         if key not in self._negotiators:
-            from game.negotiation.utility import utilities_for
             scene = self.eng.spec.scenes[sid]
             utility = utilities_for(scene)[party]
             agent = self.eng.voice(party) if party in self.eng.spec.npcs else None
@@ -95,7 +96,6 @@ class TradeScenes:
         npc = a.obj
         sid = eng.spec.npcs[npc].trade  # type: ignore[index]
         scene = eng.spec.scenes[sid]
-        from game.negotiation.session import Negotiation
         self._sessions[sid] = Negotiation(scene)
         st.active_scene = sid
         issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in scene.issues.items())
@@ -127,7 +127,6 @@ class TradeScenes:
     def move(self, sid: str, a: Action, line: str | None = None) -> None:
         """Apply one party's negotiation move, checking the buyer can pay. ``line``: what the
         party says with it (NPC haggling), quoted after the move."""
-        from game.negotiation.session import NegotiationError
         eng, s = self.eng, self.session(sid)
         scene = eng.spec.scenes[sid]
         quote = f' {eng.name(a.actor)} says: "{line}"' if line else ""
@@ -181,7 +180,6 @@ class TradeScenes:
 
     def _npc_moves(self, sid: str) -> None:
         """Let NPC parties answer until it is the player's move or the talks close."""
-        from game.negotiation.runner import Move, Situation
         s = self.session(sid)
         eng = self.eng
         while s.status == "open" and s.turn != PLAYER:
@@ -201,7 +199,6 @@ class TradeScenes:
             terms = tuple(sorted(m["terms"].items())) if m["terms"] else None
             line = m.get("line")
             if line is None and party in eng.spec.npcs:
-                from game.core.types import Request
                 from game.engine.dialogue import utterances
                 said = utterances(eng, party, Request("haggle", self._other(sid, party), eng.state.turn,
                                                       eng.next_ask(), data={"move": m["kind"], "terms": m["terms"]}))

@@ -12,13 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from game.play.config import GameConfig, MemorySettings
-from game.engine.loop import Engine
-from game.play.transcript import Transcript
+from game.core.errors import InputError
 from game.core.types import PLAYER
+from game.engine.loop import Engine
+from game.play.config import GameConfig, MemorySettings
+from game.play.transcript import Transcript
 from game.play.wiring import engine_defaults
-from game.world.loader import World
 from game.play.worlds import load_world
+from game.world.loader import World
 
 
 @dataclass
@@ -111,7 +112,6 @@ def facts_for(spec: Any, memory: Any, llm: Any, jury: bool, decide: Any = None) 
     judge = None
     if jury:
         if llm is None:
-            from game.core.errors import InputError
             raise InputError("the LLM jury needs an LLM endpoint", hint="pass --llm URL with --llm-jury")
         from memory.jury import LLMJury, RecordedJury
         judge = LLMJury(llm) if decide is None else RecordedJury(LLMJury(llm), decide)
@@ -132,7 +132,6 @@ def check_memo_llm(paths: list[str], client: Any, memory: Any) -> None:
     add, before anything (a Chroma collection) is made."""
     if not paths:
         return
-    from game.core.errors import InputError
     flag = f"--memo-llm {','.join(paths)}"
     if client is None:
         raise InputError(f"{flag} needs an LLM endpoint", hint="add --llm URL (e.g. --llm http://localhost:11434/v1 "

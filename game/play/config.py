@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from game.core.errors import did_you_mean
 
 MEMO_LLM_PATHS = ("summarise", "reflect", "importance", "insights")  # see agents.memo_llm
 
@@ -21,7 +22,6 @@ def memo_llm_paths(value: Any) -> list[str]:
     """The MEMO paths an LLM drives, from a comma list (``"summarise,reflect"``), ``"all"``, ``"none"``
     or a list of names; in the order of ``MEMO_LLM_PATHS``. An unknown name is a ``ValueError``
     that names the paths (and the one meant, when it is close)."""
-    from game.core.errors import did_you_mean
     if value is None:
         return []
     names = value.split(",") if isinstance(value, str) else list(value)

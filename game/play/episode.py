@@ -16,10 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from game.play.config import EpisodeConfig
-from game.core.errors import InputError
-from game.play.reply import Reply
+from game.core.errors import InputError, did_you_mean
 from game.core.types import PLAYER
+from game.negotiation.runner import run_negotiation
+from game.negotiation.utility import utilities_for
+from game.play.config import EpisodeConfig
+from game.play.reply import Reply
+from game.world.spec import CouncilScene, NegotiationScene
 
 
 class EpisodeResult(BaseModel):
@@ -138,10 +141,8 @@ def _server_memory(game: Any, keep: bool, on_note: Callable[[str], None] | None)
 
 def _council_scene(game: Any, scene: str | None) -> str:
     """The council scene an episode plays (the seat plays the game until its vote)."""
-    from game.world.spec import CouncilScene
     councils = [k for k, v in game.spec.scenes.items() if isinstance(v, CouncilScene)]
     if scene not in councils:
-        from game.core.errors import did_you_mean
         raise InputError(f"no council scene {scene!r} in {game.spec.id}",
                          hint=did_you_mean(scene or "", councils) or
                          (f"council scenes: {', '.join(councils)}" if councils else "this world has no council scene"))
@@ -243,14 +244,10 @@ def _usage(client: Any) -> dict[str, Any]:
 # --- standalone negotiations -----------------------------------------------------------------
 def _negotiation(config: EpisodeConfig, llm: Any) -> EpisodeResult:
     from game.play.compose import llm_client, load
-    from game.negotiation.runner import run_negotiation
-    from game.negotiation.utility import utilities_for
-    from game.world.spec import NegotiationScene
     gc = config.game
     world = load(gc.world)
     scene = world.spec.scenes.get(config.scene or "")
     if not isinstance(scene, NegotiationScene):
-        from game.core.errors import did_you_mean
         negs = [k for k, v in world.spec.scenes.items() if isinstance(v, NegotiationScene)]
         raise InputError(f"no negotiation scene {config.scene!r} in {world.spec.id}",
                          hint=did_you_mean(config.scene or "", negs) or f"negotiation scenes: {', '.join(negs)}")

@@ -10,16 +10,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from game.engine.loop import Engine, ReplayDivergence
-from game.core.errors import SaveError
-from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve, save_folder, write_save
-from game.engine.state import state_hash
+from game.core.errors import InputError, SaveError
 from game.core.text import shown
-from game.play.transcript import Transcript
 from game.core.types import PLAYER, Action
+from game.engine.loop import Engine, ReplayDivergence
+from game.engine.state import state_hash
+from game.play.save_files import (
+    TRANSCRIPT_FILE,
+    open_save,
+    resolve,
+    save_folder,
+    write_save,
+)
+from game.play.transcript import Transcript
 from game.play.wiring import engine_defaults
-from game.world.loader import World
 from game.play.worlds import load_world
+from game.world.loader import World
 
 
 def save_game(game: Any, name: str, base: str | Path | None = None) -> Path:
@@ -147,7 +153,6 @@ def check_hash(data: dict[str, Any], where: Path) -> None:
 
 def world_for(data: dict[str, Any], where: Path, world_path: str | Path | None) -> World:
     """The save's world: an explicit path, else the recorded path, else the world id under ./worlds."""
-    from game.core.errors import InputError
     wanted = data["world"]
     candidates = [world_path] if world_path is not None else [wanted["path"], wanted["id"]]
     world, last = None, None

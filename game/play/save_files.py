@@ -54,8 +54,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from game.core.errors import InputError, SaveError
-from game.core.text import escape_surrogates
+from game.core.errors import InputError, SaveError, did_you_mean
+from game.core.files import read_text
+from game.core.text import clean, escape_surrogates, shown
 
 try:  # POSIX only; elsewhere saves are still atomic, just not locked against other processes
     import fcntl
@@ -78,7 +79,6 @@ def saves_dir(base: str | Path | None = None) -> Path:
 
 
 def _shown(name: object) -> str:
-    from game.core.text import shown
     return shown(name)
 
 
@@ -91,7 +91,6 @@ def slugify(name: str) -> str:
     otherwise become an empty or meaningless folder name."""
     if not isinstance(name, str):
         raise InputError(f"{name!r} is not a usable save name", hint=NAME_RULE)
-    from game.core.text import clean
     slug = re.sub(r"[^\w-]+", "-", clean(name, newlines=False).strip().casefold()).strip("-")[:64]
     while len(slug.encode("utf-8")) > 128:
         slug = slug[:-1]
@@ -235,7 +234,6 @@ def resolve(ref: str | Path, base: str | Path | None = None, inside: bool = Fals
                 return cand
         except (OSError, ValueError):
             continue
-    from game.core.errors import did_you_mean
     known = [i.slug for i in list_saves(base)]
     raise SaveError(f"no save {_shown(ref_s)!r}", hint=did_you_mean(ref_s, known)
                     or (f"saves: {', '.join(known)}" if known else "no saves yet"))
@@ -292,7 +290,6 @@ def _tidy(folder: Path, dfd: int | None, digest: str) -> list[str]:
 
 def _read_text(path: Path, missing_hint: str) -> str:
     """A save file's text: a regular file (never a pipe or a device) of at most ``SAVE_LIMIT``."""
-    from game.core.files import read_text
     return read_text(path, limit=SAVE_LIMIT, error=SaveError, missing_hint=missing_hint,
                      hint="the file is damaged; it was left as it is")
 
@@ -419,7 +416,6 @@ def remove(ref: str, base: str | Path | None = None) -> Path:
             continue
     if folder is None:
         known = [i.slug for i in list_saves(base)]
-        from game.core.errors import did_you_mean
         raise SaveError(f"no save named {_shown(str(ref))!r} in {root}",
                         hint=did_you_mean(str(ref), known) or "give a save's name as `parley saves list` shows it")
     with _folder(folder) as dfd:

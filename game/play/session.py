@@ -12,12 +12,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from game.play.config import GameConfig
-from game.core.errors import InputError
+from game.core.errors import InputError, ParleyError
+from game.core.phrasing import phrase
 from game.core.protocols import Agent, TextSeat, TypedSeat
-from game.play.reply import Journal, JournalEntry, Reply, seen_events
-from game.play.persistence import load_game, replay, save_game  # noqa: F401  (replay: the public entry point)
+from game.core.text import clean, shown
 from game.core.types import PLAYER, Action, Decision, Event, TurnResult, Verb
+from game.engine.parser import HELP_TEXT, Clarify, Command, Meta, Parser
+from game.play.config import GameConfig
+from game.play.persistence import load_game, replay, save_game  # noqa: F401  (replay: the public entry point)
+from game.play.reply import Journal, JournalEntry, Reply, seen_events
 from game.world.loader import World
 
 
@@ -48,7 +51,6 @@ class Game:
             if self.llm is not None else ()
         self.saved_llm: dict[str, Any] | None = None
         self.loaded_from: Path | None = None
-        from game.engine.parser import Parser
         self.parser = Parser()
         self._seat: Any = None
 
@@ -80,7 +82,6 @@ class Game:
     def submit(self, text: str) -> Reply:
         """Play one line typed by a person: a command is a turn; a question, an unknown command or
         a meta command (help, journal, save, load, quit) is answered without one."""
-        from game.engine.parser import HELP_TEXT, Clarify, Command, Meta
         parsed = self.parser.parse(text, self.engine.scope())
         if self.engine.done and not isinstance(parsed, Meta):  # help, journal, save... still answer
             return Reply("over", said=text, lines=("The game is over.",), done=True, won=self.engine.state.won)
@@ -95,7 +96,6 @@ class Game:
                 return Reply("meta", said=text, lines=(HELP_TEXT,), meta="help")
             if parsed.name == "journal":
                 journal = self.journal()
-                from game.core.text import shown
                 return Reply("meta", said=text, lines=(shown(journal.text()),), meta="journal", journal=journal)
             return Reply("meta", said=text, meta=parsed.name, arg=arg)
         return Reply("unknown", said=text, lines=(parsed.message,), message=parsed.message)
@@ -131,7 +131,6 @@ class Game:
 
     def read_reply(self, seat: TextSeat, observation: Any, context: Any = None) -> tuple[Decision, str]:
         """Ask a text seat for its move until a reply holds a command (see ``play_turn``)."""
-        from game.engine.parser import Command
         problem: str | None = None
         reply = ""
         for _ in range(1 + max(0, seat.max_repairs)):
@@ -151,7 +150,6 @@ class Game:
                 observation, context = self.engine.turn_inputs(PLAYER, True, question=question)
             if self.llm is not None and self.llm.outage is not None:
                 return Decision(Action(PLAYER, Verb.WAIT)), reply  # the endpoint is down: no penalty
-        from game.core.text import shown
         return Decision(Action(PLAYER, Verb.WAIT), fallback=shown(f"no usable command ({problem})")), reply
 
     def act(self, move: Action | Decision) -> TurnResult:
@@ -175,7 +173,6 @@ class Game:
         """The command line that plays ``action`` now (display names; a lock by its name)."""
         if action is None:
             return ""
-        from game.core.phrasing import phrase
         here = self.spec.locations[self.engine.state.where[PLAYER]]
 
         def exit_name(direction: str) -> str:
@@ -313,7 +310,6 @@ def meta_arg(line: str, parsed: Any) -> str | None:
         return parsed.arg
     import re
 
-    from game.core.text import clean
     m = re.match(r"\s*(?:(?:the|an?)\s+)*\S+\s*(.*)", clean(line, newlines=False), re.I | re.S)
     rest = m.group(1).strip() if m else ""
     return rest or None
@@ -326,7 +322,6 @@ class SeatError(InputError):
 def guarded(seat: Any, call: Any, *args: Any) -> Any:
     """``call(*args)`` on a seat, with its failures (an exception, even ``SystemExit``) as a
     ``SeatError`` that names the seat; ``KeyboardInterrupt`` passes."""
-    from game.core.errors import ParleyError
     try:
         return call(*args)
     except (ParleyError, KeyboardInterrupt):

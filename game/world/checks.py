@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from game.core.claims import canonical
 from game.core.errors import Problem, did_you_mean
 from game.core.protocols import AgentKinds
 from game.core.types import PLAYER
+from game.council.session import MAX_ROUNDS as DEBATE_ROUNDS
+from game.negotiation.utility import MAX_OUTCOMES
 from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
 
 
@@ -251,7 +254,6 @@ def _issue_problems(sc: NegotiationScene, base: str) -> Iterator[Problem]:
     size = 1
     for values in sc.issues.values():
         size *= max(1, len(values))
-    from game.negotiation.utility import MAX_OUTCOMES
     if size > MAX_OUTCOMES:
         yield Problem(f"{size:,} possible deals (the product of the issues' value counts); the limit is "
                       f"{MAX_OUTCOMES:,}", path=f"{base}.issues",
@@ -304,7 +306,6 @@ def _council_problems(w: WorldSpec, sid: str, sc: CouncilScene) -> Iterator[Prob
     if sc.location is not None and sc.location not in locs:
         yield _ref("location", sc.location, locs, f"{base}.location")
     if sc.debate is not None:
-        from game.council.session import MAX_ROUNDS as DEBATE_ROUNDS
         npcs = [p.id for p in sc.participants if p.id != PLAYER]
         if len(npcs) < 2:
             yield Problem(f"a debating council needs at least two NPC members, this one has {len(npcs)}",
@@ -409,7 +410,6 @@ def _relation_problems(w: WorldSpec) -> Iterator[Problem]:
             yield Problem(f"threshold to reject ({r.thresholds[0]:g}) is above the threshold to admit "
                           f"({r.thresholds[1]:g})", path=f"relations.{rid}.thresholds",
                           hint="write thresholds = [reject below, admit from]")
-    from game.core.claims import canonical
     named: dict[str, str] = {canonical(rid): rid for rid in w.relations}
     for rid, r in w.relations.items():
         for i, alias in enumerate(r.aliases):

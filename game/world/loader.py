@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from game.core.errors import InputError, Problem, WorldError
+from game.core.errors import InputError, Problem, WorldError, did_you_mean
 from game.core.files import MAX_FILE_BYTES, kind_of, path_problem, read_limited, stat_of  # noqa: F401 (re-exported)
 from game.core.protocols import AgentKinds
-from game.core.text import clean
+from game.core.text import clean, shown
 
 EXTRA_SECTIONS = ("locations", "items", "npcs", "quests", "scenes", "facts")
 MAX_NUMBER = 10**12
@@ -70,7 +70,6 @@ def resolve_world_path(path: str | Path) -> Path:
     if st is not None or why != "missing":
         if p.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)):
             return p.parent  # the loader says what is wrong with the file itself
-        from game.core.text import shown
         what = f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}"
         raise InputError(f"{shown(str(path))!r} {what}, not a world folder",
                          hint="give a folder that holds world.toml")
@@ -82,8 +81,6 @@ def resolve_world_path(path: str | Path) -> Path:
     shipped = find_shipped(str(path))  # a shipped world by id, name or repo path, from a wheel too
     if shipped is not None:
         return shipped
-    from game.core.errors import did_you_mean
-    from game.core.text import shown
     mine = sorted(d.name for d in base.iterdir() if (d / "world.toml").is_file()) if base.is_dir() else []
     ids = list(shipped_worlds())
     listing = f"shipped worlds: {', '.join(ids)}" if ids else "no shipped worlds were found (a broken install?)"
@@ -251,7 +248,6 @@ def _choices(tags: tuple[str, ...]) -> str:
 
 def _tag_hint(key: str, tags: tuple[str, ...], given: Any) -> str | None:
     """'did you mean type = "negotiation"?' when another key of ``given`` holds a choice."""
-    from game.core.errors import did_you_mean
     if not isinstance(given, dict):
         return None
     for k, v in given.items():
@@ -266,7 +262,6 @@ def _tag_hint(key: str, tags: tuple[str, ...], given: Any) -> str | None:
 
 def _pydantic_problems(err: Any, data: dict[str, Any], main: str,
                        origins: dict[tuple[str, str], str]) -> list[Problem]:
-    from game.core.errors import did_you_mean
     unions = _tagged_unions()
     problems = []
     for e in err.errors(include_url=False):
@@ -337,6 +332,7 @@ def _model_fields_at(loc: tuple[Any, ...]) -> list[str]:
 
 def _inner_model(ann: Any) -> Any:
     from typing import get_args
+
     from pydantic import BaseModel
     if isinstance(ann, type) and issubclass(ann, BaseModel):
         return ann

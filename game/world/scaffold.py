@@ -13,6 +13,8 @@ turns, with comments that show what else can be written:
 
 from __future__ import annotations
 
+from game.core.errors import InputError, did_you_mean
+
 TEMPLATES = ("adventure", "trade", "council")
 """The template names, the default first."""
 
@@ -27,7 +29,6 @@ WIN_SCRIPTS = {
 def scaffold_text(name: str, template: str = "adventure") -> str:
     """The world.toml of a new world called ``name`` (id ``NAME-v1``) from ``template``."""
     if template not in TEMPLATES:
-        from game.core.errors import InputError, did_you_mean
         raise InputError(f"unknown world template {template!r}",
                          hint=did_you_mean(template, TEMPLATES) or f"templates: {', '.join(TEMPLATES)}")
     title = name.replace("-", " ").title()
