@@ -249,7 +249,7 @@ def cmd_watch(args: Namespace) -> int:
         raise InputError(f"--player {args.player}: no such file", hint="script:FILE, one command per line")
     if args.player not in ("autopilot", "llm") and ":" not in args.player:
         from agents.seats import make_seat
-        make_seat(args.player, None)  # an unknown seat name is an input error, with a suggestion
+        make_seat(args.player)  # an unknown seat name is an input error, with a suggestion
     elif ":" in args.player and not args.player.startswith("script:"):
         from agents.seats import callable_from
         callable_from(args.player)
@@ -310,8 +310,8 @@ def _play_game(args: Namespace, seed: int, llm):
 
 def _mention_autosave(game, saves_base) -> None:
     """A new game of a world that has an autosave says how to continue that one instead."""
-    from game.play.autosave import autosave_name
     from game.core.errors import ParleyError
+    from game.play.autosave import autosave_name
     from game.play.save_files import read_save, save_folder
     name = autosave_name(game)
     try:

@@ -22,7 +22,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 STATE_FILE = "map.json"
 ERROR_FILE = "map-error.txt"
@@ -77,7 +80,7 @@ class MapFollower:
     a load, ``follower(reply, game)`` with the new game). Never raises: a map that cannot be
     written or drawn is reported once through ``note`` and the game goes on."""
 
-    def __init__(self, game: Any, note: Callable[[str], None], window: bool = True):
+    def __init__(self, game: Game, note: Callable[[str], None], window: bool = True):
         self.game = game
         self.note = note
         self.folder = Path(tempfile.mkdtemp(prefix="parley-map-"))
@@ -98,7 +101,7 @@ class MapFollower:
         except Exception as e:  # the map is an extra: it never stops the game
             self._report(f"the map could not be updated ({type(e).__name__}: {e})")
 
-    def __call__(self, reply: Any = None, game: Any = None) -> None:
+    def __call__(self, reply: Any = None, game: Game | None = None) -> None:
         if game is not None:
             self.game = game
         self.update()
@@ -131,7 +134,7 @@ class MapFollower:
             pass
 
 
-def map_follower(game: Any, note: Callable[[str], None] | None = None, window: bool = True) -> Callable[..., None]:
+def map_follower(game: Game, note: Callable[[str], None] | None = None, window: bool = True) -> Callable[..., None]:
     """A callable to give each reply to (``follower(reply)``, or ``follower(reply, new_game)``
     after a load) that keeps a live map window up to date. When no window can be opened (no
     display, no pygame) ``note`` says so and a callable that does nothing is returned."""
@@ -147,7 +150,7 @@ def map_follower(game: Any, note: Callable[[str], None] | None = None, window: b
     return MapFollower(game, note, window=window)
 
 
-def _nothing(reply: Any = None, game: Any = None) -> None:
+def _nothing(reply: Any = None, game: Game | None = None) -> None:
     return None
 
 
