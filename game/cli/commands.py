@@ -38,8 +38,8 @@ def write_output(path: Path, text: str) -> None:
         raise InputError(f"--out {path}: {parent} is not a folder", hint="give a path inside a folder")
     if mode is not None and stat.S_ISBLK(mode):
         raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
-    from game.play.save_files import atomic_write
-    atomic_write(path, text)
+    from game.core.files import write_atomic
+    write_atomic(path, text)
 
 
 def memory_options(args: Namespace) -> dict | None:

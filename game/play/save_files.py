@@ -38,7 +38,7 @@ large, line-oriented transcript is better kept as plain JSONL.
 Writers and readers of one folder take an exclusive ``flock`` on the folder
 itself (POSIX; released by the kernel when a process dies), so a load's
 clean-up never deletes the pending file of a save in progress in another
-process.
+process. Every file is written by ``game.core.files.write_atomic``.
 """
 
 from __future__ import annotations
@@ -48,13 +48,13 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from game.core.errors import InputError, SaveError
+from game.core.files import fsync_dir, open_dir, write_atomic
 from game.core.text import escape_surrogates
 
 try:  # POSIX only; elsewhere saves are still atomic, just not locked against other processes
@@ -112,32 +112,13 @@ def save_folder(name: str, base: str | Path | None = None) -> Path:
     return folder
 
 
-def _fsync_dir(fd: int | None) -> None:
-    """Make renames and deletions in a folder durable (a no-op where folders cannot be fsynced)."""
-    if fd is None:
-        return
-    try:
-        os.fsync(fd)
-    except OSError as e:  # pragma: no cover - file systems without directory fsync
-        import errno
-        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise
-
-
 @contextlib.contextmanager
-def _folder(folder: Path, lock: bool = True) -> Iterator[int | None]:
+def _folder(folder: Path) -> Iterator[int | None]:
     """An open descriptor of ``folder`` (for fsync), holding an exclusive lock on it."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:  # pragma: no cover - platforms that cannot open folders (Windows)
-        yield None
-        return
-    try:
-        if lock and fcntl is not None:
+    with open_dir(folder) as fd:
+        if fd is not None and fcntl is not None:
             _lock(fd, folder)
-        yield fd
-    finally:
-        os.close(fd)  # also releases the lock
+        yield fd  # closing it releases the lock
 
 
 LOCK_WAIT = 15.0  # seconds to wait for another process's save or load of the same folder
@@ -159,30 +140,6 @@ def _lock(fd: int, folder: Path) -> None:
             time.sleep(0.05)
         except OSError:  # e.g. a network file system without locks
             return
-
-
-def atomic_write(path: Path, text: str, dir_fd: int | None = None) -> None:
-    """Write via a temp file in the same folder and ``os.replace``: never a half-written file.
-
-    The data is fsynced before the rename and the folder after it (``dir_fd``: an open
-    descriptor of the folder, else one is opened)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if dir_fd is not None:
-        _fsync_dir(dir_fd)
-    else:
-        with _folder(path.parent, lock=False) as dfd:
-            _fsync_dir(dfd)
 
 
 @dataclass(frozen=True)
@@ -267,10 +224,10 @@ def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> P
     folder.mkdir(parents=True, exist_ok=True)
     with _folder(folder) as dfd:
         pending = folder / pending_name(digest)
-        atomic_write(pending, transcript_text, dfd)        # 1. the new transcript, beside the old
-        atomic_write(folder / SAVE_FILE, text, dfd)        # 2. commit
+        write_atomic(pending, transcript_text, dir_fd=dfd)  # 1. the new transcript, beside the old
+        write_atomic(folder / SAVE_FILE, text, dir_fd=dfd)  # 2. commit
         os.replace(pending, folder / TRANSCRIPT_FILE)      # 3. the stable name
-        _fsync_dir(dfd)
+        fsync_dir(dfd)
         _tidy(folder, dfd, digest)                         # 4. leftovers of this or earlier writes
     return folder
 
@@ -286,7 +243,7 @@ def _tidy(folder: Path, dfd: int | None, digest: str) -> list[str]:
                     os.unlink(p)
                     removed.append(p.name)
     if removed:
-        _fsync_dir(dfd)
+        fsync_dir(dfd)
     return removed
 
 
@@ -377,7 +334,7 @@ def open_save(folder: Path) -> tuple[dict[str, Any], str]:
         with contextlib.suppress(OSError):  # clean-up is a courtesy: a read-only folder still loads
             if found.name != TRANSCRIPT_FILE:
                 os.replace(found, folder / TRANSCRIPT_FILE)
-                _fsync_dir(dfd)
+                fsync_dir(dfd)
             _tidy(folder, dfd, data["transcript"])
     return data, text
 
@@ -427,7 +384,7 @@ def remove(ref: str, base: str | Path | None = None) -> Path:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(folder / name)
         _tidy(folder, dfd, "")
-        _fsync_dir(dfd)
+        fsync_dir(dfd)
     try:
         folder.rmdir()
     except OSError:
