@@ -25,14 +25,14 @@ from hypothesis import strategies as st
 import game.play.save_files as saves_mod
 from game.core.errors import InputError
 import game.core.files as files_mod
-from game.play.save_files import SAVE_FILE, TRANSCRIPT_FILE
+from game.play.save_files import LOCK_FILE, SAVE_FILE, TRANSCRIPT_FILE
 from game.play.persistence import replay
 from game.play.session import Game
 from game.core.types import PLAYER, Action, Verb
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
-CLEAN = {SAVE_FILE, TRANSCRIPT_FILE}
+CLEAN = {SAVE_FILE, TRANSCRIPT_FILE, LOCK_FILE}
 
 
 def leftovers(folder: Path) -> set[str]:

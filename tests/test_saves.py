@@ -359,19 +359,19 @@ def test_leftovers_are_cleaned_on_load_and_save_and_others_files_kept(tmp_path):
     from game.play.save_files import pending_name, read_save, transcript_digest
     game, _ = half_played()
     folder = game.save("lo", tmp_path)
-    assert sorted(p.name for p in folder.iterdir()) == ["save.json", "transcript.jsonl"]
+    assert sorted(p.name for p in folder.iterdir()) == [".lock", "save.json", "transcript.jsonl"]
     junk = [".save.json.k3j4h5.tmp", ".transcript.jsonl.aaaa.tmp", ".transcript-0123456789abcdef.jsonl.b.tmp",
             "transcript-0123456789abcdef.jsonl"]
     mine = ["notes.txt", "transcript-notes.jsonl", ".hidden.tmp", "transcript-0123.jsonl", "save.json.bak"]
     for name in junk + mine:
         (folder / name).write_text("x")
     Game.load("lo", tmp_path)
-    assert sorted(p.name for p in folder.iterdir()) == sorted(["save.json", "transcript.jsonl", *mine])
+    assert sorted(p.name for p in folder.iterdir()) == sorted([".lock", "save.json", "transcript.jsonl", *mine])
     for name in junk:
         (folder / name).write_text("x")
     run_script(game, [(1, "wait")], "x")
     game.save("lo", tmp_path)
-    assert sorted(p.name for p in folder.iterdir()) == sorted(["save.json", "transcript.jsonl", *mine])
+    assert sorted(p.name for p in folder.iterdir()) == sorted([".lock", "save.json", "transcript.jsonl", *mine])
     # a save stopped between its commit and the rename: the transcript is under its digest
     tpath = folder / "transcript.jsonl"
     data = read_save(folder)

@@ -35,10 +35,11 @@ needs no new key: the digest already in ``save.json`` names the pending file.
 Saving a transcript into ``save.json`` itself would make one atomic file, but a
 large, line-oriented transcript is better kept as plain JSONL.
 
-Writers and readers of one folder take an exclusive ``flock`` on the folder
-itself (POSIX; released by the kernel when a process dies), so a load's
-clean-up never deletes the pending file of a save in progress in another
-process. Every file is written by ``game.core.files.write_atomic``.
+Writers and readers of one folder hold an exclusive lock on its ``.lock`` file
+(``filelock``: an ``flock`` on POSIX, released by the kernel when a process
+dies), so a load's clean-up never deletes the pending file of a save in
+progress in another process. Every file is written by
+``game.core.files.write_atomic``.
 """
 
 from __future__ import annotations
@@ -53,19 +54,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
+
 from game.core.errors import InputError, SaveError
 from game.core.files import fsync_dir, open_dir, write_atomic
 from game.core.text import escape_surrogates
-
-try:  # POSIX only; elsewhere saves are still atomic, just not locked against other processes
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 FORMAT_VERSION = 2  # 2: agents' decisions are recorded in the transcript
 SAVE_FILE = "save.json"
 SAVE_LIMIT = 1024 * 1024 * 1024  # a save file larger than 1 GB is not read
 TRANSCRIPT_FILE = "transcript.jsonl"
+LOCK_FILE = ".lock"  # the folder's lock (empty; kept between saves, deleted with the save)
 _PENDING = re.compile(r"transcript-[0-9a-f]{16}\.jsonl")  # a transcript written before its commit
 _TEMP = re.compile(r"\.(?:save\.json|transcript(?:-[0-9a-f]{16})?\.jsonl)\..+\.tmp")  # our temp files
 _REQUIRED = {"format_version": int, "world": dict, "seed": int, "turn": int, "engine": dict,
@@ -114,32 +113,33 @@ def save_folder(name: str, base: str | Path | None = None) -> Path:
 
 @contextlib.contextmanager
 def _folder(folder: Path) -> Iterator[int | None]:
-    """An open descriptor of ``folder`` (for fsync), holding an exclusive lock on it."""
-    with open_dir(folder) as fd:
-        if fd is not None and fcntl is not None:
-            _lock(fd, folder)
-        yield fd  # closing it releases the lock
+    """An open descriptor of ``folder`` (for fsync), holding the folder's lock."""
+    with open_dir(folder) as fd, _locked(folder):
+        yield fd
 
 
 LOCK_WAIT = 15.0  # seconds to wait for another process's save or load of the same folder
 
 
-def _lock(fd: int, folder: Path) -> None:
-    """Take the folder's lock, waiting up to ``LOCK_WAIT`` seconds for another process's save or
-    load; then a clear error instead of a silent hang. File systems without locks go unlocked."""
-    import time
-    deadline = time.monotonic() + LOCK_WAIT
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                raise SaveError(f"{folder}: in use by another process for more than {LOCK_WAIT:g} s",
-                                hint="another Parley (or a tool) holds this save; try again when it is done") from None
-            time.sleep(0.05)
-        except OSError:  # e.g. a network file system without locks
-            return
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold the folder's lock, waiting up to ``LOCK_WAIT`` seconds for another process's save or
+    load; then a clear error instead of a silent hang. A folder where the lock file cannot be
+    made (read-only: such a save still loads) goes unlocked."""
+    lock = FileLock(folder / LOCK_FILE, timeout=LOCK_WAIT)
+    try:
+        lock.acquire()
+        held = True
+    except Timeout:  # before OSError: a Timeout is a TimeoutError
+        raise SaveError(f"{folder}: in use by another process for more than {LOCK_WAIT:g} s",
+                        hint="another Parley (or a tool) holds this save; try again when it is done") from None
+    except OSError:
+        held = False
+    try:
+        yield
+    finally:
+        if held:
+            lock.release()
 
 
 @dataclass(frozen=True)
@@ -360,7 +360,7 @@ def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
 
 def remove(ref: str, base: str | Path | None = None) -> Path:
     """Delete a save by slug. Only folders directly inside the saves folder, only the save's own
-    files (save.json first: from then on there is no save; then its transcripts and temp files)."""
+    files (save.json first: from then on there is no save; then its transcripts, temp files and lock)."""
     root = saves_dir(base).resolve()
     names = [str(ref)]
     with contextlib.suppress(InputError):
@@ -384,6 +384,8 @@ def remove(ref: str, base: str | Path | None = None) -> Path:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(folder / name)
         _tidy(folder, dfd, "")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(folder / LOCK_FILE)  # last, still held: a waiting process then finds no save
         fsync_dir(dfd)
     try:
         folder.rmdir()
