@@ -26,7 +26,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
                "agent memory with the MiniLM embedder and the Chroma vector store"),
     "tui": (("textual", "rich"), "the terminal app (parley play/watch/replay --tui/inspect --tui)"),
     "map": (("pygame",), "the map: parley map, parley play --map"),
-    "llm": (("openai",), "LLM agents and players (--llm URL)"),
+    "llm": (("openai", "tenacity"), "LLM agents and players (--llm URL)"),
     "scale": (("ray",), "parley tournament --backend ray"),
     "tournament": (("scipy", "openskill", "matplotlib", "rich"),
                    "parley tournament: ratings, statistics, report plots"),
