@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	# torch first, pinned: an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
 	# every extra (memory, tui, map, llm, scale, tournament, gym, pettingzoo, textarena) and the test tools;
-	# `pip install parley-engine` alone is the light core (numpy, pydantic)
+	# `pip install parley-engine` alone is the light core (numpy, pydantic, filelock)
 	$(BIN)/pip install --quiet -e '.[all,dev]' torch==2.13.0
 	touch $(STAMP)
 

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from game.core.errors import SaveError
-from game.core.files import read_text
-from game.play.save_files import atomic_write
+from game.core.files import read_text, write_atomic
 
 FORMAT = "parley-insights"
 FORMAT_VERSION = 1
@@ -348,7 +347,7 @@ class InsightBank:
         """Write the bank to its file atomically (nothing to do without a path)."""
         if self.path is None:
             return None
-        atomic_write(self.path, json.dumps(self.get_state(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        write_atomic(self.path, json.dumps(self.get_state(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         return self.path
 
     def _install(self, game: int, by_key: dict[str, dict[str, Insight]]) -> None:

@@ -8,38 +8,9 @@ from argparse import Namespace
 from pathlib import Path
 
 from game.core.errors import InputError
+from game.core.files import write_output  # noqa: F401  (re-exported for the commands)
 
 SCHEMA_PATH = Path("worlds/schema/world.schema.json")
-
-
-def write_output(path: Path, text: str) -> None:
-    """``--out FILE``: a file is replaced atomically (an old file is never half-replaced); a
-    stream that already exists (``/dev/stdout``, a named pipe, a terminal) is written straight
-    through, never replaced by a file."""
-    import os
-    import stat
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        try:
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise OSError(e.errno, e.strerror, str(path)) from None
-        return
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InputError(f"--out {path}: is a folder", hint="give a file name")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if parent.exists() and not parent.is_dir():
-        raise InputError(f"--out {path}: {parent} is not a folder", hint="give a path inside a folder")
-    if mode is not None and stat.S_ISBLK(mode):
-        raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
-    from game.play.save_files import atomic_write
-    atomic_write(path, text)
 
 
 def memory_options(args: Namespace) -> dict | None:

@@ -398,17 +398,13 @@ def draw(state: dict[str, Any]) -> Any:
 
 
 def save_png(state: dict[str, Any], path: str | Path) -> Path:
-    """Draw a map state into a PNG file without a window (written to a temporary name in the
-    same folder first, then moved into place, so an old file is never half-replaced)."""
+    """Draw a map state into a PNG file without a window (``game.core.files.write_atomic``: an
+    old file is never half-replaced)."""
+    import io
+
+    from game.core.files import write_atomic
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     pg = require_pygame()
-    surface = draw(state)
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}.png")
-    try:
-        pg.image.save(surface, str(tmp))
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+    png = io.BytesIO()
+    pg.image.save(draw(state), png, "png")
+    return write_atomic(path, png.getvalue())

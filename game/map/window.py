@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from game.play.session import Game
 
+from game.core.files import write_atomic
+
 STATE_FILE = "map.json"
 ERROR_FILE = "map-error.txt"
 NO_WINDOW = 3  # the window process's exit code when it cannot open a window
@@ -36,13 +38,8 @@ POLL_SECONDS = 0.25
 # --- the state file ----------------------------------------------------------------------
 
 def write_state(path: str | Path, state: dict[str, Any]) -> None:
-    """Write a map state as JSON, atomically (a temporary file in the same folder, then
-    ``os.replace``)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(state, fh, ensure_ascii=False)
-    os.replace(tmp, path)
+    """Write a map state as JSON, atomically (``game.core.files.write_atomic``)."""
+    write_atomic(path, json.dumps(state, ensure_ascii=False))
 
 
 def read_state(path: str | Path) -> dict[str, Any] | None:

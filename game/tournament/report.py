@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from game.core.errors import InputError
+from game.core.files import write_atomic
 
 RESULTS, SCENARIOS, CONFIG = "results.jsonl", "scenarios.json", "tournament.json"
 REPORT_HTML, SUMMARY_MD = "report.html", "summary.md"
@@ -310,12 +310,6 @@ def render_markdown(rep: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def write_report(dir: Path | str, *, seed: int = 0, n_boot: int = 1000,
                  plots: bool = True) -> tuple[Path, Path]:
     """Read ``dir``'s results and write ``report.html`` and ``summary.md`` there; returns their
@@ -341,7 +335,7 @@ def write_report(dir: Path | str, *, seed: int = 0, n_boot: int = 1000,
     config = _load_json(d / CONFIG, "the tournament config")
     rep, _ = build_report(rows, scenarios, config, seed=seed, n_boot=n_boot, plots=plots)
     html_path, md_path = d / REPORT_HTML, d / SUMMARY_MD
-    _write(html_path, render_html(rep))
-    _write(md_path, render_markdown(rep))
+    write_atomic(html_path, render_html(rep))
+    write_atomic(md_path, render_markdown(rep))
     return html_path, md_path
 
