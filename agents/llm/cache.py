@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from game.core.files import read_limited
+from game.core.files import read_limited, write_atomic
 
 
 def cache_key(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
@@ -48,5 +48,4 @@ class ResponseCache:
         return data if isinstance(data, dict) else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        from game.core.files import write_atomic
         write_atomic(self.path(key), json.dumps(value, ensure_ascii=False, sort_keys=True))

@@ -6,38 +6,18 @@ from __future__ import annotations
 
 import html
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from game.core.errors import InputError
 from game.core.files import write_atomic
+from game.tournament.kinds import KINDS
+from game.tournament.report_items import Figure, Report, ReportInput, Table, fmt_estimate, fmt_number, fmt_p
+
+__all__ = ["Figure", "Report", "Table", "build_report", "render_html", "render_markdown", "write_report"]
 
 RESULTS, SCENARIOS, CONFIG = "results.jsonl", "scenarios.json", "tournament.json"
 REPORT_HTML, SUMMARY_MD = "report.html", "summary.md"
-
-
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-
-
-@dataclass
-class Figure:
-    title: str
-    caption: str
-    png: str  # base64
-
-
-@dataclass
-class Report:
-    title: str
-    facts: list[tuple[str, str]]
-    sections: list[tuple[str, list[Table | Figure | str]]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 # --- loading -------------------------------------------------------------------------
@@ -74,32 +54,10 @@ def _competitor_names(config: dict) -> list[str]:
 
 # --- formatting ----------------------------------------------------------------------------
 
-def _f(x: float | None, digits: int = 3) -> str:
-    if x is None:
-        return "—"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.{digits}f}"
-
-
-def _est(e, digits: int = 3) -> str:
-    if e is None:
-        return "—"
-    if e.n == 1 or e.lo == e.hi:
-        return _f(e.mean, digits)
-    return f"{_f(e.mean, digits)} [{_f(e.lo, digits)}, {_f(e.hi, digits)}]"
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "—"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def _sig_next(r) -> str:
     if r.differs_from_next is None:
         return "—" if r.p_next is None else "n/a"
-    return f"{'yes' if r.differs_from_next else 'no'} (p={_p(r.p_next)})"
+    return f"{'yes' if r.differs_from_next else 'no'} (p={fmt_p(r.p_next)})"
 
 
 # --- building ------------------------------------------------------------------------------
@@ -107,7 +65,7 @@ def _sig_next(r) -> str:
 def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int = 0,
                  n_boot: int = 1000, plots: bool = True) -> tuple[Report, Any]:
     """The report's content (tables, figures, notes) and the summary it is built on."""
-    from game.tournament.stats import METRICS, summarise
+    from game.tournament.stats import metric_labels, summarise
     s = summarise(rows, seed=seed, n_boot=n_boot)
     config = config if isinstance(config, dict) else {}
     name = config.get("name")
@@ -124,22 +82,23 @@ def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int
 
     ranking = Table("Ranking", ["rank", "competitor", "mu", "sigma", "ordinal", "mean points [95% CI]",
                                 "games", "matches", "differs significantly from next"],
-                    [[str(r.rank), r.competitor, _f(r.mu, 2), _f(r.sigma, 2), _f(r.ordinal, 2),
-                      _est(r.points), str(r.games), str(r.matches), _sig_next(r)] for r in s.ranking],
+                    [[str(r.rank), r.competitor, fmt_number(r.mu, 2), fmt_number(r.sigma, 2),
+                      fmt_number(r.ordinal, 2), fmt_estimate(r.points), str(r.games), str(r.matches), _sig_next(r)]
+                     for r in s.ranking],
                     "Ranked by the openskill (Plackett-Luce) ordinal mu − 3σ. 'games' are rated games; "
                     "'matches' include self-play. 'differs significantly from next': the paired test "
                     "against the competitor one rank below, significant and in the ranking's direction "
                     "(Holm-adjusted p; n/a = they never met).")
-    present = [(k, lab) for k, lab in METRICS if any(k in s.metrics[c] for c in s.competitors)]
+    present = [(k, lab) for k, lab in metric_labels() if any(k in s.metrics[c] for c in s.competitors)]
     metrics = Table("Per-competitor metrics", ["competitor"] + [lab for _, lab in present],
-                    [[c] + [_est(s.metrics[c].get(k)) for k, _ in present] for c in s.competitors],
+                    [[c] + [fmt_estimate(s.metrics[c].get(k)) for k, _ in present] for c in s.competitors],
                     "Means over each competitor's matches with bootstrap 95% CIs. LLM calls, tokens "
                     "and cost are per match (both seats of a negotiation) unless the runner records "
                     "them per seat.")
     pairs = Table("Pairwise comparisons", ["A", "B", "shared games", "mean points A − B", "A wins-losses-ties",
                                            "p", "p (Holm)", "significant"],
                   [[p.a, p.b, str(p.n), f"{p.mean_diff:+.3f}", f"{p.wins}-{p.losses}-{p.ties}",
-                    _p(p.p_value), _p(p.p_holm), "yes" if p.significant else "no"] for p in s.pairwise],
+                    fmt_p(p.p_value), fmt_p(p.p_holm), "yes" if p.significant else "no"] for p in s.pairwise],
                   "Paired by game (the groups both played). Two-sided Wilcoxon signed-rank test on "
                   "the differences; Holm correction over all pairs.")
     overview: list[Table | Figure | str] = [ranking]
@@ -174,55 +133,13 @@ def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int
                "column competitor over the games they shared; * = significant after Holm; blank = "
                "never met.", rp.pairwise_heatmap, s)
 
-    if "negotiation" in s.kinds:
-        _negotiation_sections(rep, rows, scenarios or {}, s, figure, plotting)
-    if "debate" in s.kinds:
-        from game.tournament.debate import report_section
-        rep.sections.insert(1, report_section(s, config))
+    by_kind: dict[str, list[dict]] = {}
+    for r in rows:
+        by_kind.setdefault(r["kind"], []).append(r)
+    for kind_name, plugin in KINDS.items():  # each kind present adds its sections, in registry order
+        if kind_name in by_kind:
+            plugin.report(rep, ReportInput(by_kind[kind_name], s, scenarios or {}, config, plotting, figure))
     return rep, s
-
-
-def _negotiation_sections(rep: Report, rows, scenarios: dict, s, figure, plotting: bool) -> None:
-    from game.tournament.report_negotiation import (
-        Scenes,
-        human_comparison,
-        scatter_data,
-    )
-    scenes = Scenes(scenarios)
-    section: list[Table | Figure | str] = []
-    neg_rows = [r for r in rows if r["kind"] == "negotiation"]
-    agree_pts = [(c, s.metrics[c]["rounds"], s.metrics[c]["agreement"])
-                 for c in s.competitors if "agreement" in s.metrics[c] and "rounds" in s.metrics[c]]
-    section.append(Table("Agreement and length",
-                         ["competitor", "agreement rate [95% CI]", "mean rounds [95% CI]"],
-                         [[c, _est(s.metrics[c].get("agreement")), _est(s.metrics[c].get("rounds"), 1)]
-                          for c in s.competitors if "agreement" in s.metrics[c]]))
-    if not scenarios:
-        rep.notes.append(f"no scenes in {SCENARIOS}: utility scatters and the human comparison are left out")
-    if plotting:
-        from game.tournament import report_plots as rp
-        if agree_pts:
-            figure(section, "Agreement rate vs rounds", "One dot per competitor: share of its "
-                   "negotiations that ended in agreement against their mean length in rounds.",
-                   rp.agreement_rounds, agree_pts)
-        for d in scatter_data(neg_rows, scenes):
-            figure(section, f"Outcomes in {d.scenario}",
-                   f"{d.matches} matches. Each dot is one match's outcome in utility space "
-                   f"(x: {d.parties[0]}, y: {d.parties[1]}), coloured by pairing 'x-seat / y-seat'; "
-                   "x marks = no agreement (the reservation point); the line is the Pareto "
-                   "frontier; the star is the human outcome when known.", rp.utility_scatter, d)
-    human, n_sc = human_comparison(neg_rows, scenes, s.competitors)
-    if human:
-        section.append(Table(
-            "Compared with humans", ["who", "games", "agreement rate", "joint utility",
-                                     "Pareto-optimal share (of all games)"],
-            [[h.who, str(h.games), _f(h.agreement), _f(h.joint_utility), _f(h.pareto_share)] for h in human],
-            f"Over the {n_sc} scenario{'s' if n_sc != 1 else ''} with a recorded human outcome: "
-            "joint utility is the sum of both parties' utilities (reservations on no deal); "
-            "Pareto-optimal share is the share of outcomes no other outcome dominates "
-            "(game.negotiation.metrics)."))
-    rep.notes.extend(scenes.notes)
-    rep.sections.append(("Negotiation", section))
 
 
 # --- rendering -------------------------------------------------------------------------------
