@@ -1,6 +1,6 @@
 """Tournament speed: Parley's negotiators against NegMAS's on the same round robin.
 
-Usage:  python benchmarks/tournament_bench.py [--scenarios 44] [--seed 0] [--deadline 20]
+Usage:  python -m benchmarks.tournament_bench [--scenarios 44] [--seed 0] [--deadline 20]
             [--negmas-python /tmp/negmas-venv/bin/python] [--json FILE]
 
 The round robin: ``--scenarios`` generated scenes (``game.negotiation.generate.random_scenes``,
@@ -11,7 +11,7 @@ opponent-model variants (``+om``) of the time-based, tit-for-tat and aspiration 
 scenes each strategy takes a seat in 44 x 23 = 1,012 negotiations.
 
 Speed is CPU time (``time.process_time``) per negotiation, summed over the negotiations a
-strategy sat in; negotiations/s = seats / CPU seconds (as in ``agents_bench.py``, a game's time
+strategy sat in; negotiations/s = seats / CPU seconds (as in ``agents_bench``, a game's time
 counts for both seats). Parley: a new ``Negotiation`` and the moves to the end, one negotiator
 instance per (scene, strategy, party) reused across its games, utilities precomputed. NegMAS:
 a new ``SAOMechanism(n_steps=deadline)`` with two new negotiators (NegMAS negotiators belong to
@@ -42,16 +42,14 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from agents.negotiators import KINDS, from_kind  # noqa: E402
-from game.negotiation.generate import random_scenes  # noqa: E402
-from game.negotiation.metrics import NegotiationAnalysis  # noqa: E402
-from game.negotiation.runner import apply_move  # noqa: E402
-from game.negotiation.session import Negotiation  # noqa: E402
-from game.negotiation.utility import utilities_for  # noqa: E402
+from agents.negotiators import KINDS, from_kind
+from game.negotiation.generate import random_scenes
+from game.negotiation.metrics import NegotiationAnalysis
+from game.negotiation.runner import apply_move
+from game.negotiation.session import Negotiation
+from game.negotiation.utility import utilities_for
 
 MODELLED = ("boulware", "linear", "conceder", "tit_for_tat", "aspiration")
 NEGMAS = {
@@ -248,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     if negmas is None:
         print("No NegMAS comparison: install NegMAS in its own venv and pass its interpreter:\n"
               "  python3 -m venv /tmp/negmas-venv && /tmp/negmas-venv/bin/pip install negmas\n"
-              "  python benchmarks/tournament_bench.py --negmas-python /tmp/negmas-venv/bin/python")
+              "  python -m benchmarks.tournament_bench --negmas-python /tmp/negmas-venv/bin/python")
     else:
         worst = min((parley[k]["negotiations_per_s"] / negmas[k]["negotiations_per_s"], k) for k in negmas if k != "all")
         print(f"lowest speed ratio: {worst[0]:.1f}x ({worst[1]}); goal >= 10x for every strategy: "
