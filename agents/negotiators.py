@@ -9,8 +9,11 @@ received, fed only with the records appended since the last move. The memo is
 checked on every move (the same live session object, through a weak reference;
 a history no shorter than what was fed; the last fed record still in place) and
 rebuilt from the whole history otherwise, so it never changes a decision; it
-holds at most 64 sessions and is dropped by copy and pickle. All negotiators
-share these rules:
+holds at most 64 sessions and is dropped by copy and pickle. What a negotiator
+precomputes from its utility vector (the outcomes in utility order, its memos of
+offers) is made once per utility function and shared by every negotiator over
+it, so building a new one for each game is cheap. All negotiators share these
+rules:
 
 * they never accept, and never offer, an outcome worth less to them than their
   reservation value ``r``; if no outcome reaches ``r`` they walk away;
