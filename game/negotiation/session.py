@@ -228,7 +228,7 @@ class Negotiation:
                 if type(v) is not str or v not in sets[i]:
                     break  # not a valid offer after all: the checks below say why
             else:
-                return t
+                return t  # type: ignore[return-value]  # every value is a str: checked above
         if not isinstance(terms, Mapping):
             try:
                 terms = dict(terms)  # type: ignore[arg-type]
