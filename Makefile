@@ -36,8 +36,8 @@ schema: $(STAMP)  ## regenerate worlds/schema/world.schema.json
 	$(BIN)/parley schema --out worlds/schema/world.schema.json
 
 bench: $(STAMP)  ## run the benchmarks
-	$(BIN)/python benchmarks/engine_bench.py
-	$(BIN)/python benchmarks/agents_bench.py
+	$(BIN)/python -m benchmarks.engine_bench
+	$(BIN)/python -m benchmarks.agents_bench
 
 clean:  ## remove the virtual environment
 	rm -rf $(VENV)

@@ -9,8 +9,11 @@ received, fed only with the records appended since the last move. The memo is
 checked on every move (the same live session object, through a weak reference;
 a history no shorter than what was fed; the last fed record still in place) and
 rebuilt from the whole history otherwise, so it never changes a decision; it
-holds at most 64 sessions and is dropped by copy and pickle. All negotiators
-share these rules:
+holds at most 64 sessions and is dropped by copy and pickle. What a negotiator
+precomputes from its utility vector (the outcomes in utility order, its memos of
+offers) is made once per utility function and shared by every negotiator over
+it, so building a new one for each game is cheap. All negotiators share these
+rules:
 
 * they never accept, and never offer, an outcome worth less to them than their
   reservation value ``r``; if no outcome reaches ``r`` they walk away;
@@ -40,6 +43,7 @@ Kinds (``from_kind``):
 from __future__ import annotations
 
 import math
+import weakref
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -97,6 +101,52 @@ SMALL_SPACE = 4096
 offers and indices are memoised; larger ones use numpy on every move."""
 
 _FEW = 256  # at most this many outcomes in the tolerance band: score them in Python
+_ACCEPT, _WALK_AWAY = Move.accept(), Move.walk_away()  # immutable: one of each serves every move
+
+
+class _Views:
+    """What every negotiator over one utility function precomputes from its vector: made once per
+    function and shared by all of them (read-only, or memos of immutable values), so a negotiator
+    built for each game costs no sort."""
+
+    __slots__ = ("order", "sorted", "best", "best_u", "small", "ulist", "sorted_list", "order_list",
+                 "offers", "indices", "_choices")
+
+    def __init__(self, utility: UtilityFunction):
+        u = utility.vector
+        self.order = np.lexsort((np.arange(u.size), u))  # ascending utility, then index
+        self.order.setflags(write=False)
+        self.sorted = u[self.order]
+        self.sorted.setflags(write=False)
+        self.best = int(np.argmax(u))  # first maximum = earliest best outcome
+        self.best_u = float(u[self.best])
+        self.small = u.size <= SMALL_SPACE
+        # the same float64 values as Python floats: comparisons and bisect give numpy's answers
+        self.ulist: list[float] | None = u.tolist() if self.small else None
+        self.sorted_list: list[float] | None = self.sorted.tolist() if self.small else None
+        self.order_list: list[int] | None = self.order.tolist() if self.small else None
+        self.offers: dict[int, Move] = {}                  # outcome index -> its offer (immutable)
+        self.indices: dict[tuple, int] = {}                # offer terms -> outcome index
+        self._choices: dict[float, np.ndarray] = {}
+
+    def choices(self, vector: np.ndarray, reservation: float) -> np.ndarray:
+        """Indices of the outcomes worth at least ``reservation`` (read-only)."""
+        c = self._choices.get(reservation)
+        if c is None:
+            c = np.flatnonzero(vector >= reservation)
+            c.setflags(write=False)
+            self._choices[reservation] = c
+        return c
+
+
+_VIEWS: weakref.WeakKeyDictionary[UtilityFunction, _Views] = weakref.WeakKeyDictionary()
+
+
+def _views(utility: UtilityFunction) -> _Views:
+    v = _VIEWS.get(utility)
+    if v is None:
+        v = _VIEWS[utility] = _Views(utility)
+    return v
 
 
 class _Base:
@@ -109,18 +159,11 @@ class _Base:
 
     def __init__(self, utility: UtilityFunction):
         self.utility = utility
-        u = utility.vector
-        self._order = np.lexsort((np.arange(u.size), u))  # ascending utility, then index
-        self._sorted = u[self._order]
-        self._best = int(np.argmax(u))  # first maximum = earliest best outcome
-        self._rational = bool(u[self._best] >= utility.reservation)
-        self._small = u.size <= SMALL_SPACE
-        # the same float64 values as Python floats: comparisons and bisect give numpy's answers
-        self._ulist: list[float] | None = u.tolist() if self._small else None
-        self._sorted_list: list[float] | None = self._sorted.tolist() if self._small else None
-        self._order_list: list[int] | None = self._order.tolist() if self._small else None
-        self._offers: dict[int, Move] = {}                  # outcome index -> its offer (immutable)
-        self._indices: dict[tuple, int] = {}                # offer terms -> outcome index
+        v = _views(utility)
+        self._order, self._sorted, self._best, self._small = v.order, v.sorted, v.best, v.small
+        self._rational = v.best_u >= utility.reservation
+        self._ulist, self._sorted_list, self._order_list = v.ulist, v.sorted_list, v.order_list
+        self._offers, self._indices = v.offers, v.indices
 
     @property
     def reservation(self) -> float:
@@ -148,10 +191,13 @@ class _Base:
 
     def _standing_utility(self, session: Negotiation, party: str) -> float | None:
         """Own utility of the opponent's standing offer, or None if there is none."""
-        standing = session.standing_offer
-        if standing is None or session.standing_party == party:
+        standing = session.standing
+        if standing is None or standing[0] == party:
             return None
-        return self._u(self._index_of(tuple(standing.items())))
+        k = self._indices.get(standing[1])
+        if k is None:
+            k = self._index_of(standing[1])
+        return self._ulist[k] if self._ulist is not None else float(self.utility.vector[k])
 
     def _lowest_at_least(self, target: float) -> int | None:
         """Lowest own utility ``>= target`` (earliest among equals); else the best if rational."""
@@ -245,15 +291,16 @@ class _TargetNegotiator(_Base):
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if not self._rational:
-            return Move.walk_away()
-        view = self._view(session, party)
+            return _WALK_AWAY
+        view = (self._tracks.track(session, party, self.utility.space, self.opponent_model, self._index_of, self._u)
+                if self.opponent_model or self._READS_OFFERS else None)  # = self._view(session, party)
         target = self._target(session, party, view)
         mine = self._standing_utility(session, party)
-        if mine is not None and mine >= target and mine >= self.reservation:
-            return Move.accept()
+        if mine is not None and mine >= target and mine >= self.utility.reservation:
+            return _ACCEPT
         k = self._choose(target, view.model if view is not None else None)
         if k is None:
-            return Move.walk_away()
+            return _WALK_AWAY
         return self._offer_move(k)
 
 
@@ -309,11 +356,11 @@ class Hardliner(_Base):
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if not self._rational:
-            return Move.walk_away()
+            return _WALK_AWAY
         mine = self._standing_utility(session, party)
         best = self.utility.at(self._best)
         if mine is not None and mine >= best - self.epsilon and mine >= self.reservation:
-            return Move.accept()
+            return _ACCEPT
         return self._offer_move(self._best)
 
     def __repr__(self) -> str:
@@ -394,6 +441,14 @@ class Aspiration(_TargetNegotiator):
         return f"Aspiration({self.utility.party!r}, rate={self.rate}{om})"
 
 
+def _move_rng(seed: int, move: int) -> np.random.Generator:
+    """``np.random.default_rng([seed, move])``, the same stream, built faster: a seed sequence
+    reads a list of ints below 2**32 as the same 32-bit words as a uint32 array of them."""
+    if seed < 4294967296 and move < 4294967296:
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(np.array((seed, move), np.uint32))))
+    return np.random.default_rng([seed, move])
+
+
 class RandomNegotiator(_Base):
     """Random offers among outcomes at or above reservation; accepts a standing
     offer at or above reservation with probability ``accept_prob``; walks away
@@ -412,16 +467,16 @@ class RandomNegotiator(_Base):
             raise InputError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
-        self._choices = np.flatnonzero(utility.vector >= utility.reservation)
+        self._choices = _views(utility).choices(utility.vector, utility.reservation)
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if self._choices.size == 0:
-            return Move.walk_away()
-        rng = np.random.default_rng([self.seed, session.moves_made])
+            return _WALK_AWAY
+        rng = _move_rng(self.seed, session.moves_made)
         mine = self._standing_utility(session, party)
         accept_draw = rng.random()
         if mine is not None and mine >= self.reservation and accept_draw < self.accept_prob:
-            return Move.accept()
+            return _ACCEPT
         k = int(self._choices[rng.integers(self._choices.size)])
         return self._offer_move(k)
 
@@ -451,7 +506,7 @@ def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotia
         raise InputError(f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}",
                          hint=did_you_mean(kind, KINDS))
     cls = _CLASSES[kind]
-    unknown = sorted(set(params) - set(cls.PARAMS))
+    unknown = sorted(p for p in params if p not in cls.PARAMS)
     if unknown:
         raise InputError(f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
                          hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}")
