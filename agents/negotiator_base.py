@@ -58,7 +58,7 @@ class _Views:
     built for each game costs no sort."""
 
     __slots__ = ("order", "sorted", "best", "best_u", "small", "ulist", "sorted_list", "order_list",
-                 "offers", "indices", "_choices")
+                 "offers", "indices", "_choices", "plans")
 
     def __init__(self, utility: UtilityFunction):
         u = utility.vector
@@ -76,6 +76,7 @@ class _Views:
         self.offers: dict[int, Move] = {}                  # outcome index -> its offer (immutable)
         self.indices: dict[tuple, int] = {}                # offer terms -> outcome index
         self._choices: dict[float, np.ndarray] = {}
+        self.plans: dict[tuple, dict[int, tuple]] = {}     # see _TargetNegotiator._step
 
     def choices(self, vector: np.ndarray, reservation: float) -> np.ndarray:
         """Indices of the outcomes worth at least ``reservation`` (read-only)."""
@@ -171,27 +172,30 @@ class _TargetNegotiator(_Base):
     """Accept at the target, otherwise offer at the target (optionally opponent-aware)."""
 
     _READS_OFFERS: ClassVar[bool] = False  # does the target depend on the offers received?
-    __slots__ = ("opponent_model", "tolerance", "_tracks")
+    __slots__ = ("opponent_model", "tolerance", "_tracks", "_plan", "_plan_deadline")
 
     def __init__(self, utility: UtilityFunction, opponent_model: bool = False, tolerance: float = 0.05):
         super().__init__(utility)
         self.opponent_model = _flag("opponent_model", opponent_model)
         self.tolerance = _number("tolerance", tolerance, 0.0, 1.0)
         self._tracks = SessionMemo()
+        self._plan: dict[int, tuple] | None = None  # round -> _step(target), for one deadline
+        self._plan_deadline = 0
 
     def __getstate__(self):
-        """Copies and pickles carry the parameters, never the memo (a copy starts empty)."""
+        """Copies and pickles carry the parameters, never the memos (a copy starts empty)."""
         slots = {name: getattr(self, name) for cls in type(self).__mro__
                  for name in getattr(cls, "__slots__", ()) if hasattr(self, name)}
-        slots["_tracks"] = SessionMemo()
+        slots["_tracks"], slots["_plan"], slots["_plan_deadline"] = SessionMemo(), None, 0
         return (None, slots)
 
     # --- the incremental view of a session ------------------------------------------------
 
     def _track(self, session: Negotiation, party: str) -> OfferTrack:
-        """What ``party`` has read of ``session``, fed up to its current history."""
+        """What ``party`` has read of ``session``, fed up to its current history (the running
+        figures of the offers received only for the kinds whose target reads them)."""
         return self._tracks.track(session, party, self.utility.space, self.opponent_model,
-                                  self._index_of, self._u)
+                                  self._index_of, self._u if self._READS_OFFERS else None)
 
     def _view(self, session: Negotiation, party: str) -> OfferTrack | None:
         return self._track(session, party) if (self.opponent_model or self._READS_OFFERS) else None
@@ -224,13 +228,42 @@ class _TargetNegotiator(_Base):
         if lo >= hi:
             return plain
         if self._order_list is not None and hi - lo <= _FEW:
-            band = self._order_list[lo:hi]
-            est = model.estimate_at(band)
-            top = max(est)
-            return min(k for k, e in zip(band, est) if e == top)  # earliest among the best
+            return model.best_of(self._order_list[lo:hi])  # earliest among the best
         cand = self._order[lo:hi]
         est = model.estimates()[cand]
         return int(cand[est == est.max()].min())
+
+    def _step(self, target: float) -> tuple[float, Move, tuple[int, ...] | bool | None]:
+        """What ``_choose(target, model)`` needs of ``target`` alone, for a negotiator whose
+        target depends only on the round (kept per round in ``_Views.plans``): ``(target, move,
+        band)``, where ``move`` is the plain choice's (walk away if None) and ``band`` is None when
+        that is also the modelled choice (no model, or at most one outcome in the band), else the
+        band's outcomes in ascending own utility (small spaces, at most ``_FEW``) or True (the
+        general ``_choose``)."""
+        plain = self._lowest_at_least(target)
+        move = _WALK_AWAY if plain is None else self._offer_move(plain)
+        band: tuple[int, ...] | bool | None = None
+        if self.opponent_model and plain is not None:
+            top_u = fast_quantise(target + self.tolerance)
+            if self._sorted_list is not None:
+                lo, hi = bisect_left(self._sorted_list, target), bisect_right(self._sorted_list, top_u)
+            else:
+                lo = int(np.searchsorted(self._sorted, target, side="left"))
+                hi = int(np.searchsorted(self._sorted, top_u, side="right"))
+            if hi - lo >= 2:  # one outcome: it is the plain choice (the band starts at it)
+                band = tuple(self._order_list[lo:hi]) if self._order_list is not None and hi - lo <= _FEW else True
+        return (target, move, band)
+
+    def _modelled(self, session: Negotiation, party: str, target: float, band: tuple[int, ...] | bool) -> Move:
+        """``_choose(target, model)``'s offer, for a band of ``_step``: every estimate ties (the
+        earliest outcome) before any record, else the model of the offers received decides."""
+        if band is True:
+            k = self._choose(target, self._track(session, party).model)
+        elif not session.moves_made:
+            k = min(band)  # type: ignore[arg-type]
+        else:
+            k = self._track(session, party).model.best_of(band)  # type: ignore[union-attr, arg-type]
+        return self._offer_move(k)  # type: ignore[arg-type]
 
     def offer_for(self, session: Negotiation, party: str) -> int | None:
         """The outcome index ``party`` would offer now, or None (walk away)."""
@@ -240,7 +273,8 @@ class _TargetNegotiator(_Base):
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if not self._rational:
             return _WALK_AWAY
-        view = (self._tracks.track(session, party, self.utility.space, self.opponent_model, self._index_of, self._u)
+        view = (self._tracks.track(session, party, self.utility.space, self.opponent_model, self._index_of,
+                                   self._u if self._READS_OFFERS else None)
                 if self.opponent_model or self._READS_OFFERS else None)  # = self._view(session, party)
         target = self._target(session, party, view)
         mine = self._standing_utility(session, party)

@@ -108,6 +108,41 @@ class TimeConcession(_TargetNegotiator):
     def _target(self, session: Negotiation, party: str, view: OfferTrack | None) -> float:
         return self.target(session.time)
 
+    def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
+        """The base rule, with what depends on the round alone (the target, the plain offer and
+        the opponent-model band) looked up per round: the model is read only when the band
+        holds two outcomes or more."""
+        if not self._rational:
+            return _WALK_AWAY
+        deadline = session.deadline
+        plan = self._plan
+        if plan is None or self._plan_deadline != deadline:
+            plan = self._load_plan(deadline)
+        rnd = session.round
+        step = plan.get(rnd)
+        if step is None:
+            step = plan[rnd] = self._step(self.target(rnd / deadline))  # session.time
+        target, move, band = step
+        mine = self._standing_utility(session, party)
+        if mine is not None and mine >= target and mine >= self.utility.reservation:
+            return _ACCEPT
+        if band is None:
+            return move
+        return self._modelled(session, party, target, band)
+
+    def _load_plan(self, deadline: int) -> dict[int, tuple]:
+        """The per-round steps for ``deadline``, shared by every negotiator of this kind and
+        parameters over the same utility function."""
+        plans = _views(self.utility).plans
+        key = (type(self), self.exponent, self.opponent_model, self.tolerance, self.utility.reservation, deadline)
+        plan = plans.get(key)
+        if plan is None:
+            if len(plans) >= 64:
+                plans.clear()
+            plan = plans[key] = {}
+        self._plan, self._plan_deadline = plan, deadline
+        return plan
+
     def offer_index(self, t: float, model: FrequencyModel | None = None) -> int | None:
         """Outcome index to offer at time ``t``, or None if nothing is acceptable."""
         return self._choose(self.target(t), model)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,20 +51,27 @@ def _positions(space: OutcomeSpace) -> tuple[tuple[int, ...], ...]:
     return tuple(map(tuple, space.grid.tolist()))
 
 
+_DIRECT = 5  # best_of scores at most this many outcomes term by term, more with _weighted's tables
+
+
 class FrequencyModel:
     """Value-frequency estimate of one opponent's utility over an outcome space."""
 
-    __slots__ = ("space", "n_offers", "_counts", "_unchanged", "_last", "_cache", "_scorer", "_grid")
+    __slots__ = ("space", "n_offers", "_counts", "_unchanged", "_last", "_cache", "_scorer", "_grid", "_tops",
+                 "_w", "_ws")
 
     def __init__(self, space: OutcomeSpace):
         self.space = space
         self._grid: tuple[tuple[int, ...], ...] | None = None  # _positions(space), on first use
         self._counts = [[0] * s for s in space.sizes]
+        self._tops = [0] * len(space.sizes)  # max(self._counts[i]), kept as it grows
         self._unchanged = [0] * len(space.issues)
         self.n_offers = 0
         self._last: tuple[int, ...] | None = None
         self._cache: np.ndarray | None = None
         self._scorer: tuple[list[float], list[list[float]]] | None = None
+        self._w: list[float] | None = None  # the issue weights as Python floats (cached)
+        self._ws: list[list[float]] | None = None  # _weighted() (cached)
 
     @classmethod
     def from_history(cls, space: OutcomeSpace, history: Iterable[Any], opponent: str) -> FrequencyModel:
@@ -93,22 +100,33 @@ class FrequencyModel:
             return k
         return self.space.index(outcome)
 
-    def observe(self, outcome: int | Mapping[str, str]) -> None:
-        """Count one opponent offer (an outcome index or complete terms)."""
+    def observe(self, outcome: int | Mapping[str, str], times: int = 1) -> None:
+        """Count one opponent offer (an outcome index or complete terms), or ``times`` offers of
+        it in a row (the same as that many calls: every pair in the run kept every value)."""
         k = outcome if type(outcome) is int and 0 <= outcome < self.space.size else self._index(outcome)
+        if times != 1 and (type(times) is not int or times < 1):
+            raise ValueError(f"times must be a positive integer, got {times!r}")
         grid = self._grid
         if grid is None:
             grid = self._grid = _positions(self.space)
         pos = grid[k]
         last = self._last
+        counts, tops, unchanged = self._counts, self._tops, self._unchanged
+        kept = times - 1
         for i, p in enumerate(pos):
-            self._counts[i][p] += 1
-            if last is not None and last[i] == p:
-                self._unchanged[i] += 1
+            c = counts[i]
+            x = c[p] = c[p] + times
+            if x > tops[i]:
+                tops[i] = x
+            n = kept + 1 if last is not None and last[i] == p else kept
+            if n:
+                unchanged[i] += n
+                self._w = None
         self._last = pos
-        self.n_offers += 1
+        self.n_offers += times
         self._cache = None
         self._scorer = None
+        self._ws = None
 
     # --- the estimate --------------------------------------------------------------
 
@@ -121,17 +139,97 @@ class FrequencyModel:
         w = 1.0 + self.unchanged
         return w / w.sum()
 
+    def _weights(self) -> list[float]:
+        """``weights()`` as Python floats, equal bit for bit (cached until an issue keeps its value)."""
+        w = self._w
+        if w is None:
+            total = float(sum(self._unchanged) + len(self._unchanged))  # integers: exact
+            w = self._w = [(1.0 + u) / total for u in self._unchanged]
+        return w
+
     def _scores(self) -> tuple[list[float], list[list[float]]]:
         """``weights()`` and ``value_scores()`` as Python floats, equal bit for bit (cached)."""
         if self._scorer is None:
-            total = float(sum(self._unchanged) + len(self._unchanged))  # integers: exact
-            w = [(1.0 + u) / total for u in self._unchanged]
             scores = []
-            for c in self._counts:
-                top = max(c) + 1.0
-                scores.append([(x + 1.0) / top for x in c])
-            self._scorer = (w, scores)
+            for c, top in zip(self._counts, self._tops):
+                t = top + 1.0  # = max(c) + 1.0
+                scores.append([(x + 1.0) / t for x in c])
+            self._scorer = (self._weights(), scores)
         return self._scorer
+
+    def _weighted(self) -> list[list[float]]:
+        """Per issue, ``w_i * score_i(value)`` for each value: the terms an estimate adds up,
+        each the same IEEE product :meth:`estimate_at` computes (cached until the next offer)."""
+        ws = self._ws
+        if ws is None:
+            ws = self._ws = [[wi * ((x + 1.0) / t) for x in c]
+                             for wi, c, t in zip(self._weights(), self._counts, [top + 1.0 for top in self._tops])]
+        return ws
+
+    def best_of(self, indices: Sequence[int], positions: Iterable[tuple[int, ...]] | None = None) -> int:
+        """The earliest outcome among ``indices`` (valid, not empty) with the highest estimate:
+        ``min(k for k in indices if est[k] == max(est[indices]))`` with ``est = estimates()``;
+        ``positions``, if given, are the outcomes' value positions (``space.grid`` rows).
+
+        Each estimate is the sum of ``w_i * ((count + 1.0) / (top_i + 1.0))`` in issue order, the
+        very operations of :meth:`estimate_at` (so equal bit for bit; for many outcomes the
+        products come from :meth:`_weighted`'s tables), compared as the integer ``round(x * 1e12)``:
+        the rounding of ``fast_quantise`` without its last division, which is increasing and
+        one-to-one on those integers (1 apart is 1e-12 apart after it, far above the spacing of
+        floats in [0, 1]), so equal and greater mean the same."""
+        if not self.n_offers:
+            return min(indices)  # no evidence: every estimate is the same
+        n = len(self._tops)
+        if n > 3:
+            est = self.estimate_at(indices)
+            top = max(est)
+            return min(k for k, e in zip(indices, est) if e == top)
+        if positions is None:
+            grid = self._grid
+            if grid is None:
+                grid = self._grid = _positions(self.space)
+            positions = map(grid.__getitem__, indices)
+        best_q = best_k = -1
+        if self._ws is not None or len(indices) > _DIRECT:  # from the tables
+            ws = self._ws if self._ws is not None else self._weighted()
+            w0, w1, w2 = (ws + [[0.0]] * 2)[:3]
+            for k, pos in zip(indices, positions):
+                e = w0[pos[0]]
+                if n > 1:
+                    e = e + w1[pos[1]]
+                    if n > 2:
+                        e = e + w2[pos[2]]
+                q = round(e * 1e12)
+                if q > best_q or (q == best_q and k < best_k):
+                    best_q, best_k = q, k
+            return best_k
+        w = self._w if self._w is not None else self._weights()
+        counts, tops = self._counts, self._tops
+        if n == 3:
+            w0_, w1_, w2_ = w
+            c0, c1, c2 = counts
+            t0, t1, t2 = tops[0] + 1.0, tops[1] + 1.0, tops[2] + 1.0
+            for k, (a, b, c) in zip(indices, positions):
+                q = round((w0_ * ((c0[a] + 1.0) / t0) + w1_ * ((c1[b] + 1.0) / t1) + w2_ * ((c2[c] + 1.0) / t2))
+                          * 1e12)
+                if q > best_q or (q == best_q and k < best_k):
+                    best_q, best_k = q, k
+            return best_k
+        if n == 2:
+            w0_, w1_ = w
+            c0, c1 = counts
+            t0, t1 = tops[0] + 1.0, tops[1] + 1.0
+            for k, (a, b) in zip(indices, positions):
+                q = round((w0_ * ((c0[a] + 1.0) / t0) + w1_ * ((c1[b] + 1.0) / t1)) * 1e12)
+                if q > best_q or (q == best_q and k < best_k):
+                    best_q, best_k = q, k
+            return best_k
+        (w0_,), (c0,), t0 = w, counts, tops[0] + 1.0
+        for k, (a,) in zip(indices, positions):
+            q = round(w0_ * ((c0[a] + 1.0) / t0) * 1e12)
+            if q > best_q or (q == best_q and k < best_k):
+                best_q, best_k = q, k
+        return best_k
 
     def estimate_at(self, indices: Iterable[int]) -> list[float]:
         """Estimates of the outcomes at ``indices`` (valid indices), equal bit for bit to
@@ -212,9 +310,31 @@ class OfferTrack:
         return self._conceded
 
     def feed(self, hist: tuple, opponent: str, index_of: Callable[[tuple], int],
-             utility_of: Callable[[int], float]) -> None:
-        """Read ``hist[n:]`` (``Record``s): count the opponent's offers."""
+             utility_of: Callable[[int], float] | None) -> None:
+        """Read ``hist[n:]`` (``Record``s): count the opponent's offers (and, unless ``utility_of``
+        is None, keep the running figures in own utility)."""
         model = self.model
+        if utility_of is None:  # counted in runs of the very same terms object (repeated offers)
+            run: tuple | None = None
+            times = received = 0
+            for rec in hist[self.n:]:
+                if rec.party == opponent and rec.kind == "offer":
+                    t = rec.terms
+                    if t is None:
+                        continue
+                    received += 1
+                    if t is run:
+                        times += 1
+                        continue
+                    if times and model is not None:
+                        model.observe(index_of(run), times)  # type: ignore[arg-type]
+                    run, times = t, 1
+            if times and model is not None:
+                model.observe(index_of(run), times)  # type: ignore[arg-type]
+            self.received += received
+            self.n = len(hist)
+            self.last = hist[-1] if hist else None
+            return
         for rec in hist[self.n:]:
             if rec.party != opponent or rec.kind != "offer" or rec.terms is None:
                 continue
@@ -250,7 +370,7 @@ class SessionMemo(dict):
         return (type(self), ())
 
     def track(self, session: Any, party: str, space: OutcomeSpace, with_model: bool,
-              index_of: Callable[[tuple], int], utility_of: Callable[[int], float]) -> OfferTrack:
+              index_of: Callable[[tuple], int], utility_of: Callable[[int], float] | None) -> OfferTrack:
         hist = session.history
         n = len(hist)
         key = (id(session), party)

@@ -70,6 +70,7 @@ class Negotiation:
             raise NegotiationError(f"a negotiation needs two different parties, got {self.parties!r}")
         self.issues: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in scene.issues.items()}
         self._value_sets = {k: frozenset(v) for k, v in self.issues.items()}
+        self._checked: dict[int, Terms] = {}  # id -> every tuple is_checked found valid (kept alive)
         self.deadline: int = scene.deadline
         opener = first if first is not None else (scene.first or self.parties[0])
         if opener not in self.parties:
@@ -218,8 +219,27 @@ class Negotiation:
         raise NegotiationError(f"unknown move {kind!r}; moves are {_quote(MOVES)}",
                                hint=did_you_mean(kind, MOVES))
 
+    def is_checked(self, terms: Any) -> bool:
+        """Whether ``terms`` is already what :meth:`check_terms` returns for a valid offer: a
+        tuple of ``(issue, value)`` tuples naming every issue once, in issue order, each with one
+        of its values (a ``str``). ``check_terms`` then returns it as it is."""
+        if self._checked.get(id(terms)) is terms:
+            return True
+        if type(terms) is not tuple or len(terms) != len(self._value_sets):
+            return False
+        for pair, (name, ok) in zip(terms, self._value_sets.items()):
+            if type(pair) is not tuple or len(pair) != 2 or pair[0] != name:
+                return False
+            v = pair[1]
+            if type(v) is not str or v not in ok:
+                return False
+        self._checked[id(terms)] = terms
+        return True
+
     def check_terms(self, terms: Mapping[str, str]) -> Terms:
         """Validate a complete offer; return it as ``((issue, value), ...)`` in issue order."""
+        if type(terms) is tuple and (self._checked.get(id(terms)) is terms or self.is_checked(terms)):
+            return terms  # type: ignore[return-value]  # checked: already in that form
         if type(terms) is dict and len(terms) == len(self.issues):
             # the common case first: a plain dict naming every issue once, each with one of its values
             t = tuple([(i, terms.get(i)) for i in self.issues])
