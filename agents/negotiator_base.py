@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.opponent_model import FrequencyModel, OfferTrack, SessionMemo, fast_quantise
+from agents.opponent_model import FrequencyModel, OfferTrack, SessionMemo, _positions, fast_quantise
 from game.core.errors import InputError
 from game.negotiation.runner import Move
 from game.negotiation.session import Negotiation
@@ -49,6 +49,7 @@ SMALL_SPACE = 4096
 offers and indices are memoised; larger ones use numpy on every move."""
 
 _FEW = 256  # at most this many outcomes in the tolerance band: score them in Python
+_Band = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int]  # outcomes, their value positions, the earliest
 _ACCEPT, _WALK_AWAY = Move.accept(), Move.walk_away()  # immutable: one of each serves every move
 
 
@@ -88,14 +89,25 @@ class _Views:
         return c
 
 
-_VIEWS: weakref.WeakKeyDictionary[UtilityFunction, _Views] = weakref.WeakKeyDictionary()
+_VIEWS: dict[int, tuple[weakref.ref, _Views]] = {}  # id(utility) -> (a weak reference to it, its views)
 
 
 def _views(utility: UtilityFunction) -> _Views:
-    v = _VIEWS.get(utility)
-    if v is None:
-        v = _VIEWS[utility] = _Views(utility)
+    """The views of ``utility``, made on first use and dropped with it (a weakly keyed memo:
+    an entry is taken only for the very object it was made for)."""
+    e = _VIEWS.get(id(utility))
+    if e is not None and e[0]() is utility:
+        return e[1]
+    v = _Views(utility)
+    key = id(utility)
+    _VIEWS[key] = (weakref.ref(utility, lambda ref, key=key: _forget(key, ref)), v)
     return v
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    e = _VIEWS.get(key)
+    if e is not None and e[0] is ref:  # not a newer entry for a new object with the same id
+        _VIEWS.pop(key, None)
 
 
 class _Base:
@@ -233,16 +245,16 @@ class _TargetNegotiator(_Base):
         est = model.estimates()[cand]
         return int(cand[est == est.max()].min())
 
-    def _step(self, target: float) -> tuple[float, Move, tuple[int, ...] | bool | None]:
+    def _step(self, target: float) -> tuple[float, Move, _Band | bool | None]:
         """What ``_choose(target, model)`` needs of ``target`` alone, for a negotiator whose
         target depends only on the round (kept per round in ``_Views.plans``): ``(target, move,
         band)``, where ``move`` is the plain choice's (walk away if None) and ``band`` is None when
         that is also the modelled choice (no model, or at most one outcome in the band), else the
-        band's outcomes in ascending own utility (small spaces, at most ``_FEW``) or True (the
-        general ``_choose``)."""
+        band's outcomes in ascending own utility, their value positions and the earliest of them
+        (small spaces, at most ``_FEW``), or True (the general ``_choose``)."""
         plain = self._lowest_at_least(target)
         move = _WALK_AWAY if plain is None else self._offer_move(plain)
-        band: tuple[int, ...] | bool | None = None
+        band: _Band | bool | None = None
         if self.opponent_model and plain is not None:
             top_u = fast_quantise(target + self.tolerance)
             if self._sorted_list is not None:
@@ -251,18 +263,25 @@ class _TargetNegotiator(_Base):
                 lo = int(np.searchsorted(self._sorted, target, side="left"))
                 hi = int(np.searchsorted(self._sorted, top_u, side="right"))
             if hi - lo >= 2:  # one outcome: it is the plain choice (the band starts at it)
-                band = tuple(self._order_list[lo:hi]) if self._order_list is not None and hi - lo <= _FEW else True
+                if self._order_list is not None and hi - lo <= _FEW:
+                    ks = tuple(self._order_list[lo:hi])
+                    grid = _positions(self.utility.space)
+                    band = (ks, tuple(grid[k] for k in ks), min(ks))
+                else:
+                    band = True
         return (target, move, band)
 
-    def _modelled(self, session: Negotiation, party: str, target: float, band: tuple[int, ...] | bool) -> Move:
+    def _modelled(self, session: Negotiation, party: str, target: float, band: _Band | bool) -> Move:
         """``_choose(target, model)``'s offer, for a band of ``_step``: every estimate ties (the
         earliest outcome) before any record, else the model of the offers received decides."""
         if band is True:
             k = self._choose(target, self._track(session, party).model)
         elif not session.moves_made:
-            k = min(band)  # type: ignore[arg-type]
+            k = band[2]  # type: ignore[index]
         else:
-            k = self._track(session, party).model.best_of(band)  # type: ignore[union-attr, arg-type]
+            model = self._tracks.track(session, party, self.utility.space, True, self._index_of,
+                                       self._u if self._READS_OFFERS else None).model
+            k = model.best_of(band[0], band[1])  # type: ignore[union-attr, index]
         return self._offer_move(k)  # type: ignore[arg-type]
 
     def offer_for(self, session: Negotiation, party: str) -> int | None:

@@ -123,9 +123,14 @@ class TimeConcession(_TargetNegotiator):
         if step is None:
             step = plan[rnd] = self._step(self.target(rnd / deadline))  # session.time
         target, move, band = step
-        mine = self._standing_utility(session, party)
-        if mine is not None and mine >= target and mine >= self.utility.reservation:
-            return _ACCEPT
+        standing = session.standing  # as _standing_utility reads it
+        if standing is not None and standing[0] != party:
+            k = self._indices.get(standing[1])
+            if k is None:
+                k = self._index_of(standing[1])
+            mine = self._ulist[k] if self._ulist is not None else float(self.utility.vector[k])
+            if mine >= target and mine >= self.utility.reservation:
+                return _ACCEPT
         if band is None:
             return move
         return self._modelled(session, party, target, band)
@@ -315,8 +320,9 @@ def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotia
         raise InputError(f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}",
                          hint=did_you_mean(kind, KINDS))
     cls = _CLASSES[kind]
-    unknown = sorted(p for p in params if p not in cls.PARAMS)
+    unknown = [p for p in params if p not in cls.PARAMS] if params else None
     if unknown:
+        unknown.sort()
         raise InputError(f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
                          hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}")
     if kind in TIME_KINDS:

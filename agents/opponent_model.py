@@ -288,10 +288,11 @@ class OfferTrack:
     (``last`` is the n-th), the model of the opponent's offers among them, and running figures
     of those offers in the party's own utility."""
 
-    __slots__ = ("ref", "n", "last", "model", "received", "last_u", "best_u", "gains", "_conceded")
+    __slots__ = ("ref", "n", "last", "model", "received", "last_u", "best_u", "gains", "_conceded", "opponent")
 
-    def __init__(self, ref: weakref.ref | None, model: FrequencyModel | None):
+    def __init__(self, ref: weakref.ref | None, model: FrequencyModel | None, opponent: str | None = None):
         self.ref = ref
+        self.opponent = opponent  # the party whose offers it reads, once known
         self.n = 0
         self.last: Any = None
         self.model = model
@@ -380,13 +381,13 @@ class SessionMemo(dict):
                 ref = weakref.ref(session)
             except TypeError:  # a session type without weak references: never memoised
                 ref = None
-            tr = OfferTrack(ref, FrequencyModel(space) if with_model else None)
+            tr = OfferTrack(ref, FrequencyModel(space) if with_model else None, session.opponent(party))
             if ref is not None:
                 if key not in self and len(self) >= MAX_TRACKED:
                     self._evict()
                 self[key] = tr
         if tr.n < n:
-            tr.feed(hist, session.opponent(party), index_of, utility_of)
+            tr.feed(hist, tr.opponent, index_of, utility_of)  # type: ignore[arg-type]
         return tr
 
     def _evict(self) -> None:

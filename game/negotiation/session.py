@@ -280,7 +280,7 @@ class Negotiation:
             raise NegotiationError(f"cannot {what}: the negotiation is over ({self._status})")
         if party not in self.parties:
             raise self._unknown_party(party)
-        turn = self.turn
+        turn = self._order[self._moves % 2]  # self.turn: the talks are open
         if party != turn:
             raise NegotiationError(f"cannot {what}: it is the turn of {turn!r}, not {party!r}",
                                    hint=f"wait for {turn!r} to move")
