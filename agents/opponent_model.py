@@ -51,7 +51,7 @@ def _positions(space: OutcomeSpace) -> tuple[tuple[int, ...], ...]:
     return tuple(map(tuple, space.grid.tolist()))
 
 
-_DIRECT = 5  # best_of scores at most this many outcomes term by term, more with _weighted's tables
+_DIRECT = 12  # best_of scores at most this many outcomes term by term, more with _weighted's tables
 
 
 class FrequencyModel:
@@ -106,6 +106,10 @@ class FrequencyModel:
         k = outcome if type(outcome) is int and 0 <= outcome < self.space.size else self._index(outcome)
         if times != 1 and (type(times) is not int or times < 1):
             raise ValueError(f"times must be a positive integer, got {times!r}")
+        self._add(k, times)
+
+    def _add(self, k: int, times: int) -> None:
+        """:meth:`observe` of a valid outcome index ``k`` and a positive ``times``."""
         grid = self._grid
         if grid is None:
             grid = self._grid = _positions(self.space)
@@ -113,20 +117,22 @@ class FrequencyModel:
         last = self._last
         counts, tops, unchanged = self._counts, self._tops, self._unchanged
         kept = times - 1
-        for i, p in enumerate(pos):
+        i = 0
+        for p in pos:
             c = counts[i]
             x = c[p] = c[p] + times
             if x > tops[i]:
                 tops[i] = x
-            n = kept + 1 if last is not None and last[i] == p else kept
-            if n:
-                unchanged[i] += n
+            if last is not None and last[i] == p:
+                unchanged[i] += kept + 1
                 self._w = None
+            elif kept:
+                unchanged[i] += kept
+                self._w = None
+            i += 1
         self._last = pos
         self.n_offers += times
-        self._cache = None
-        self._scorer = None
-        self._ws = None
+        self._cache = self._scorer = self._ws = None
 
     # --- the estimate --------------------------------------------------------------
 
@@ -143,8 +149,18 @@ class FrequencyModel:
         """``weights()`` as Python floats, equal bit for bit (cached until an issue keeps its value)."""
         w = self._w
         if w is None:
-            total = float(sum(self._unchanged) + len(self._unchanged))  # integers: exact
-            w = self._w = [(1.0 + u) / total for u in self._unchanged]
+            u = self._unchanged
+            if len(u) == 3:  # the common sizes without a comprehension (same operations)
+                a, b, c = u
+                total = float(a + b + c + 3)  # integers: exact
+                w = self._w = [(1.0 + a) / total, (1.0 + b) / total, (1.0 + c) / total]
+            elif len(u) == 2:
+                a, b = u
+                total = float(a + b + 2)
+                w = self._w = [(1.0 + a) / total, (1.0 + b) / total]
+            else:
+                total = float(sum(u) + len(u))
+                w = self._w = [(1.0 + x) / total for x in u]
         return w
 
     def _scores(self) -> tuple[list[float], list[list[float]]]:
@@ -328,10 +344,10 @@ class OfferTrack:
                         times += 1
                         continue
                     if times and model is not None:
-                        model.observe(index_of(run), times)  # type: ignore[arg-type]
+                        model._add(index_of(run), times)  # type: ignore[arg-type]
                     run, times = t, 1
             if times and model is not None:
-                model.observe(index_of(run), times)  # type: ignore[arg-type]
+                model._add(index_of(run), times)  # type: ignore[arg-type]
             self.received += received
             self.n = len(hist)
             self.last = hist[-1] if hist else None

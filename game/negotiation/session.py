@@ -173,8 +173,9 @@ class Negotiation:
 
     def offer(self, party: str, terms: Mapping[str, str]) -> Record:
         """Make a complete offer (a counter-offer if one is standing)."""
-        self._check_turn(party, "offer")
-        t = self.check_terms(terms)
+        if self._status != "open" or self._order[self._moves % 2] != party:
+            self._check_turn(party, "offer")  # raises
+        t = terms if self._checked.get(id(terms)) is terms else self.check_terms(terms)  # type: ignore[assignment]
         self._standing = (party, t)
         return self._record(party, "offer", t)
 
