@@ -81,6 +81,7 @@ from agents.autopilot_nav import NavMixin
 from agents.autopilot_trust import TrustMixin
 from agents.base import BaseAgent
 from game.core.phrasing import phrase
+from game.core.seeds import rng as tree_rng
 from game.core.types import PLAYER, Action, Decision, Observation, Verb
 
 __all__ = ["STATE_VERSION", "TURN_COST", "Autopilot", "command_text", "make_autopilot", "seeded_rng"]
@@ -89,7 +90,7 @@ TURN_COST = 0.05   # utility a negotiation gives up per extra turn spent hagglin
 
 def seeded_rng(seed: int) -> np.random.Generator:
     """The autopilot's own random stream for a game seed (independent of the engine's)."""
-    return np.random.default_rng(np.random.SeedSequence([int(seed), 1]))
+    return tree_rng(int(seed), "autopilot")
 
 
 def make_autopilot(seed: int, trust: Any | None = None) -> Autopilot:

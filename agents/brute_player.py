@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-import numpy as np
-
+from game.core import seeds
 from game.core.types import PLAYER, Action, Decision, Observation, Verb
 
 TRADE_HINT = "open to trade"
@@ -32,7 +31,7 @@ class BrutePlayer:
 
     def __init__(self, seed: int = 0):
         self.entity = PLAYER
-        self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 7]))
+        self.rng = seeds.rng(int(seed), "brute")
         self.tried: list[list[Any]] = []           # [verb, obj, target] done once
         self.edges: dict[str, dict[str, str]] = {}  # place -> direction -> where it led
         self.exits: dict[str, list[str]] = {}

@@ -47,6 +47,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.opponent_model import FrequencyModel, OfferTrack, SessionMemo, fast_quantise
+from game.core import seeds
 from game.core.errors import InputError, did_you_mean
 from game.negotiation.runner import Move
 from game.negotiation.session import Negotiation
@@ -399,7 +400,7 @@ class RandomNegotiator(_Base):
     offer at or above reservation with probability ``accept_prob``; walks away
     only if no outcome reaches reservation.
 
-    Each move draws from ``np.random.default_rng([seed, session.moves_made])``, so
+    Each move draws from the child ``negotiator, random, <moves made>`` of ``seed``'s tree, so
     it is reproducible and stateless (a restored session continues identically).
     """
 
@@ -417,7 +418,7 @@ class RandomNegotiator(_Base):
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if self._choices.size == 0:
             return Move.walk_away()
-        rng = np.random.default_rng([self.seed, session.moves_made])
+        rng = seeds.rng(self.seed, "negotiator", "random", session.moves_made)
         mine = self._standing_utility(session, party)
         accept_draw = rng.random()
         if mine is not None and mine >= self.reservation and accept_draw < self.accept_prob:

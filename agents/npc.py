@@ -8,9 +8,9 @@ belief). Words come from dialogue templates by intent (the world's ``lines``, or
 the defaults below). Every answer carries structured claims with the fact id it
 restates, so the consistency gate and the reliability memory can check it.
 
-Randomness is stateless: each reply draws from a Generator seeded with the
-NPC's seed and the request's (turn, seq), so a loaded game speaks exactly as the
-original would have.
+Randomness is stateless: each reply draws from the game seed's child
+``npc, <id>, voice, <turn>, <seq>`` (``game.core.seeds``), so a loaded game speaks
+exactly as the original would have.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
+from game.core import seeds
 from game.core.types import Claim, Decision, Observation, Request, Utterance
 
 DEFAULT_LINES: dict[str, tuple[str, ...]] = {
@@ -72,11 +73,13 @@ class Voice:
     """The rule-based speech of one NPC, from its world spec."""
 
     def __init__(self, spec: Any, entity: str, seed: int):
+        """``seed``: the game seed (the voice draws from its child ``npc, <entity>, voice``)."""
         self.spec, self.entity, self.seed = spec, entity, int(seed)
         self.npc = spec.npcs[entity]
+        self._tree = seeds.seed_tree(self.seed).child("npc", entity, "voice")
 
     def rng(self, request: Request) -> np.random.Generator:
-        return np.random.default_rng([self.seed, max(request.turn, 0), max(request.seq, 0)])
+        return self._tree.child(max(request.turn, 0), max(request.seq, 0)).rng()
 
     def line(self, intent: str, rng: np.random.Generator, **values: Any) -> str:
         bank = self.npc.lines.get(intent) or DEFAULT_LINES[intent]
@@ -191,9 +194,3 @@ class ScriptedNPC(BaseAgent):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.entity!r}, body={type(self.body).__name__})"
-
-
-def voice_seed(seed: int, index: int, count: int) -> int:
-    """The voice seed of the ``index``-th of ``count`` NPCs in a game seeded ``seed``."""
-    ss = np.random.SeedSequence(seed).spawn(count)[index]
-    return int(ss.generate_state(1, np.uint64)[0])

@@ -23,6 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agents.negotiators import KINDS as NEGOTIATOR_KINDS
+from game.core import seeds
 from game.core.errors import InputError, did_you_mean
 from game.negotiation.utility import UtilityFunction
 
@@ -113,7 +114,7 @@ class Build:
 
     entity: str
     rng: np.random.Generator      # the agent's own stream (movement, choices)
-    seed: int                     # the seed of its voice (stateless per reply)
+    seed: int                     # the game seed, which its voice draws from (stateless per reply)
     world: Any
     llm: Any = None               # an agents.llm.LLMClient for LLM kinds
 
@@ -275,18 +276,16 @@ def _llm_debater(b: Build, **params: Any) -> Any:
 
 
 def npc_agents(world: Any, seed: int, llm: Any = None, llm_npcs: Any = ()) -> dict[str, Any]:
-    """One agent per NPC from its spec, each with its own RNG stream and voice seed derived
-    from the game seed. ``llm_npcs``: NPC ids (or ``"all"``) to drive by the LLM ``llm``
-    whatever their configured kind (their movement is kept)."""
-    from agents.npc import voice_seed
-    n = len(world.spec.npcs)
-    streams = np.random.SeedSequence(seed).spawn(n)
+    """One agent per NPC from its spec; its body draws from the game seed's child
+    ``npc, <id>, body``, its voice from ``npc, <id>, voice``. ``llm_npcs``: NPC ids (or ``"all"``)
+    to drive by the LLM ``llm`` whatever their configured kind (their movement is kept)."""
+    tree = seeds.seed_tree(seed)
     out = {}
-    for i, ((nid, npc), ss) in enumerate(zip(world.spec.npcs.items(), streams)):
+    for nid, npc in world.spec.npcs.items():
         kind, params = npc.agent.kind, dict(npc.agent.params)
         if llm is not None and (llm_npcs == "all" or nid in llm_npcs) and kind not in LLM_KINDS:
             params = {"body": kind, "body_params": params}
             kind = "llm"
-        out[nid] = create(kind, nid, rng=np.random.default_rng(ss), world=world, params=params,
-                          seed=voice_seed(seed, i, n), llm=llm)
+        out[nid] = create(kind, nid, rng=tree.child("npc", nid, "body").rng(), world=world, params=params,
+                          seed=seed, llm=llm)
     return out

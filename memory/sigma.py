@@ -78,6 +78,7 @@ from typing import Any, Literal
 import numpy as np
 
 from game.core.errors import InputError, did_you_mean
+from game.core.seeds import basis_rng
 from memory.peers import (PeerMemory, check_peer_id, fallback_choice, log_odds_weight, outcome_value,
                           weighted_choice)
 from memory.sigma_config import SigmaConfig, make_config
@@ -249,7 +250,7 @@ class SigmaMem(PeerMemory):
         else:
             e = self._embed([topic])[0]
             if self._proj is None or self._proj.shape[1] != e.shape[0]:
-                rng = np.random.default_rng(self._cfg.seed)
+                rng = basis_rng(self._cfg.seed)  # the same basis as memory.sigma_topics
                 self._proj = rng.standard_normal((r, e.shape[0]))
             vec = self._proj @ e
             norm = float(np.linalg.norm(vec))

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from game.core.errors import InputError
+from game.core.seeds import basis_rng
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -73,7 +74,7 @@ class TopicSpace:
 
     def _residual(self, e: np.ndarray) -> np.ndarray:
         if self._proj is None or self._proj.shape[1] != e.shape[0]:
-            self._proj = np.random.default_rng(self.seed).standard_normal((self.spare, e.shape[0]))
+            self._proj = basis_rng(self.seed).standard_normal((self.spare, e.shape[0]))
         v = self._proj @ e
         norm = float(np.linalg.norm(v))
         return v / norm if norm > 0 and math.isfinite(norm) else np.zeros(self.spare)

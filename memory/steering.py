@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from game.core import seeds
 from game.core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -69,7 +70,7 @@ _WIDTH_ATTRS = ("hidden_size", "n_embd", "d_model", "dim", "embed_dim")
 
 @lru_cache(maxsize=32)
 def _projection(r: int, d_model: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "steering", "projection")
     P = rng.standard_normal((d_model, r))
     P /= np.linalg.norm(P, axis=0, keepdims=True)
     P.setflags(write=False)

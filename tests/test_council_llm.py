@@ -96,18 +96,23 @@ class Model:
 
 # --- a whole debate ----------------------------------------------------------------------------------
 
+def scripted_rest(task: CouncilTask) -> dict[str, ScriptedDebater]:
+    """Scripted debaters for the members after the three LLM ones (m0-m2); a task has 4 or 5 members."""
+    return {m.id: ScriptedDebater(seed=3 + i) for i, m in enumerate(task.members[3:])}
+
+
 def test_three_llm_members_debate_a_hidden_profile_task_to_a_vote(serve):
-    task = hidden_profile_task(8)                        # four members: three LLMs and one scripted
+    task = hidden_profile_task(8)                        # three LLM members, the others scripted
     srv = serve(responder=Model(task))
     llm = client(srv)
-    debaters = {**llm_council(task, llm, ["m0", "m1", "m2"]), "m3": ScriptedDebater(seed=3)}
+    debaters = {**llm_council(task, llm, ["m0", "m1", "m2"]), **scripted_rest(task)}
     s, m = run_debate(task, CouncilConfig(seed=1, max_rounds=8), MaskingConfig(mode="memo"), debaters,
                       embedder=HASH)
     assert s.outcome.decision is not None and s.status in ("consensus", "max_rounds")
     llm_said = [st for st in s.history if st.speaker in ("m0", "m1", "m2")]
     assert len(srv.requests) == len(llm_said) > 0        # one request a statement, no repairs
     assert {st.evidence for st in llm_said} >= {"p0", "p1", "p2"}  # each stated what it holds
-    assert all(not d.invalid for n, d in debaters.items() if n != "m3")
+    assert all(not debaters[n].invalid for n in ("m0", "m1", "m2"))
     assert set(llm.usage_by_agent()) == {"m0", "m1", "m2"} and llm.total().invalid == 0
     assert m.rounds == len(s.flow) - 1 and s.correct is not None
 
@@ -275,7 +280,7 @@ def test_over_http_no_prompt_shows_unstated_private_evidence_of_others(serve):
             leaks.append(f"unexpected prompt for {me}")
         return model(body)
     llm = client(serve(responder=respond))
-    debaters = {**llm_council(task, llm, ["m0", "m1", "m2"]), "m3": ScriptedDebater(seed=3)}
+    debaters = {**llm_council(task, llm, ["m0", "m1", "m2"]), **scripted_rest(task)}
     s, _ = run_debate(task, CouncilConfig(seed=2, max_rounds=6), MaskingConfig(mode="window", window=3),
                       debaters, embedder=HASH,
                       on_statement=lambda st, v: stated.add(st.evidence) if st.evidence else None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 
@@ -10,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from game.core import seeds
 from game.core.seeds import SeedTree, derive, rng, seed_tree, sequence
 from tests.conftest import ROOT
 
@@ -105,3 +108,119 @@ def test_importing_the_tree_loads_no_numpy():
     code = "import sys, game.core.seeds; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --- every Generator in the game comes from the tree, and every name is documented --------------
+
+SOURCES = [p for pkg in ("game", "agents", "memory") for p in sorted((ROOT / pkg).rglob("*.py"))]
+TREE_CALLS = {"rng", "sequence", "derive", "child"}
+
+
+def _documented_paths() -> list[tuple[str, ...]]:
+    """The name paths listed in the module docstring; ``<...>`` parts stand for any name."""
+    listed = re.findall(r"^\* ``([^`]+)``:", seeds.__doc__ or "", flags=re.MULTILINE)
+    assert len(listed) >= 15
+    return [tuple(part.strip() for part in entry.split(",")) for entry in listed]
+
+
+def _fits(names: tuple[str | None, ...], path: tuple[str, ...], at: int) -> bool:
+    """``names`` (None: not a literal) match ``path`` from position ``at``."""
+    got = path[at:at + len(names)]
+    return len(got) == len(names) and all(
+        p.startswith("<") if n is None else n == p for n, p in zip(names, got))
+
+
+def _tree_calls(path) -> list[tuple[int, tuple[str | None, ...], str]]:
+    """(line, names, how) for every seed-tree call in ``path``; a name that is not a string
+    literal is None. ``how``: "final" (rng/sequence/derive: the whole path from the root),
+    "root" (a child of seed_tree(...)) or "inner" (a child of some node)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        fname = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if fname not in TREE_CALLS:
+            continue
+        args = node.args if fname == "child" else node.args[1:]
+        if not args or any(isinstance(a, ast.Starred) for a in args):
+            continue
+        names = tuple(a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in args)
+        if fname != "child":
+            how = "final"
+        else:
+            inner = f.value if isinstance(f, ast.Attribute) else None
+            callee = inner.func if isinstance(inner, ast.Call) else None
+            called = getattr(callee, "attr", getattr(callee, "id", ""))
+            how = "root" if called == "seed_tree" else "inner"
+        out.append((node.lineno, names, how))
+    return out
+
+
+def test_every_name_in_use_is_documented():
+    documented = _documented_paths()
+    calls = [(p.relative_to(ROOT).as_posix(), *c) for p in SOURCES for c in _tree_calls(p)]
+    assert len(calls) >= 20
+    missing = []
+    for where, line, names, how in calls:
+        if how == "final":
+            ok = any(len(d) == len(names) and _fits(names, d, 0) for d in documented)
+        elif how == "root":
+            ok = any(_fits(names, d, 0) for d in documented)
+        else:
+            ok = any(_fits(names, d, i) for d in documented for i in range(len(d)))
+        if not ok:
+            missing.append(f"{where}:{line} {names}")
+    assert not missing, f"seed-tree paths used but not listed in game/core/seeds.py's docstring: {missing}"
+
+
+def test_no_generator_is_made_outside_the_tree():
+    made = re.compile(r"default_rng\(|SeedSequence\(|PCG64\(|random\.Random\(|^\s*import random\b|^\s*from random ")
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in SOURCES if p.name != "seeds.py"
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if made.search(line)]
+    assert not offenders, offenders
+
+
+# --- components draw from their own children --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bazaar():
+    from game.play.worlds import load_world
+    from tests.conftest import WORLDS
+    return load_world(WORLDS / "bazaar")
+
+
+def bodies(agents) -> dict:
+    """NPC id -> the Generator its body moves by (NPCs with a random body only)."""
+    out = {nid: getattr(getattr(a, "body", None), "rng", None) for nid, a in agents.items()}
+    return {nid: g for nid, g in out.items() if g is not None}
+
+
+def test_components_use_their_named_children(bazaar):
+    from agents.autopilot import seeded_rng
+    from agents.brute_player import BrutePlayer
+    from agents.registry import npc_agents
+    from game.engine.loop import Engine
+
+    assert draws(Engine(bazaar, seed=4).rng) == draws(rng(4, "engine"))
+    assert draws(seeded_rng(4)) == draws(rng(4, "autopilot"))
+    assert draws(BrutePlayer(4).rng) == draws(rng(4, "brute"))
+    moving = bodies(npc_agents(bazaar, 4))
+    assert moving
+    for nid, gen in moving.items():
+        assert draws(gen) == draws(rng(4, "npc", nid, "body"))
+
+
+def test_npc_streams_do_not_depend_on_world_order(bazaar):
+    """An NPC's streams are keyed by its id, not by its place in the world's list."""
+    from agents.registry import npc_agents
+    from game.core.types import Request
+    reordered = dict(reversed(list(bazaar.spec.npcs.items())))
+    world = type("World", (), {"spec": bazaar.spec.model_copy(update={"npcs": reordered})})()
+    a, b = npc_agents(bazaar, 9), npc_agents(world, 9)
+    assert list(a) == list(reversed(list(b)))
+    assert {n: draws(g) for n, g in bodies(a).items()} == {n: draws(g) for n, g in bodies(b).items()}
+    request = Request(kind="greet", asker="player", turn=3, seq=2)
+    for nid in a:
+        assert draws(a[nid].voice.rng(request)) == draws(b[nid].voice.rng(request)) == \
+            draws(rng(9, "npc", nid, "voice", 3, 2))

@@ -38,6 +38,7 @@ from agents.llm.replies import (
     extract_json_object,
 )
 from agents.llm.usage import Reply, Usage
+from game.core import seeds
 from game.core.extras import require
 from game.core.text import clean
 
@@ -99,8 +100,7 @@ class LLMClient:
             _require_sdk()
         self.config = cfg = config if config is not None else LLMConfig.from_env()
         if rng is None:
-            import numpy as np
-            rng = np.random.default_rng(cfg.seed if cfg.seed is not None else 0)
+            rng = seeds.rng(cfg.seed if cfg.seed is not None else 0, "llm", "client")
         self._rng = rng
         self._sleep = sleep
         self._sem = threading.BoundedSemaphore(cfg.concurrency)

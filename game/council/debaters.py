@@ -29,6 +29,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.core.seeds import SeedTree, rng
 from game.council.context import Context
 from game.council.session import COORDINATOR, Reply, Statement
 from game.council.tasks import Evidence
@@ -98,9 +99,10 @@ def _side(x: float) -> str:
 class ScriptedDebater:
     """A rule-based member (see the module doc); seeded, so a debate replays exactly."""
 
-    def __init__(self, config: DebaterConfig | None = None, seed: int | list[int] = 0):
+    def __init__(self, config: DebaterConfig | None = None, seed: int | SeedTree = 0):
+        """``seed``: a node of a seed tree to draw from, or a plain seed (its child ``council, debater``)."""
         self.config = config or DebaterConfig()
-        self.rng = np.random.default_rng(seed)
+        self.rng = seed.rng() if isinstance(seed, SeedTree) else rng(seed, "council", "debater")
 
     # --- belief -------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ A whole debate to its vote is ``game.play.debates.run_debate``, which picks the 
 from __future__ import annotations
 
 
+from game.core.seeds import seed_tree
 from game.council.debaters import DebaterConfig, ScriptedDebater, View
 from game.council.context import ContextBuilder
 from game.council.session import CouncilSession
@@ -23,4 +24,5 @@ def view_for(session: CouncilSession, member: str, masker: ContextBuilder) -> Vi
 
 def scripted_council(task: CouncilTask, seed: int = 0,
                      config: DebaterConfig | None = None) -> dict[str, ScriptedDebater]:
-    return {m.id: ScriptedDebater(config, seed=[seed, i]) for i, m in enumerate(task.members)}
+    tree = seed_tree(seed).child("council", "debater")
+    return {m.id: ScriptedDebater(config, seed=tree.child(m.id)) for m in task.members}

@@ -33,6 +33,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from game.council.tasks import CouncilTask, Evidence
+from game.core import seeds
 from game.core.errors import ActionError
 
 COORDINATOR = "coordinator"
@@ -104,7 +105,7 @@ class CouncilSession:
         if self.config.min_rounds > self.config.max_rounds:
             raise CouncilError(f"min_rounds {self.config.min_rounds} exceeds max_rounds {self.config.max_rounds}")
         self.members: tuple[str, ...] = tuple(m.id for m in task.members)
-        self.rng = np.random.default_rng([self.config.seed, 7])
+        self.rng = seeds.rng(self.config.seed, "council", "session")
         self.crux = task.crux_aspects()
         self.stances: dict[str, float] = {m.id: m.stance for m in task.members}
         self.history: list[Statement] = []

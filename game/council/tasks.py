@@ -19,6 +19,8 @@ from collections.abc import Iterable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from game.core import seeds
+
 ASPECTS: dict[str, tuple[str, str]] = {  # aspect: (phrase when the evidence favours the motion, against it)
     "cost": ("comes in {n} percent under the estimate", "overruns the estimate by {n} percent"),
     "safety": ("cuts accidents by {n} in a year", "adds {n} injuries a year on the works"),
@@ -207,7 +209,7 @@ def is_hidden_profile(task: CouncilTask) -> bool:
 
 def hidden_profile_task(seed: int) -> CouncilTask:
     """The hidden-profile task of ``seed`` (same seed, same task)."""
-    rng = np.random.default_rng([seed, 15])
+    rng = seeds.rng(seed, "council", "task")
     for _ in range(100):
         task = _draw(rng, seed)
         if is_hidden_profile(task) and abs(task.pooled()) >= 0.5:

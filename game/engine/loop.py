@@ -2,8 +2,9 @@
 
 A turn is the player's action, then each NPC's, then ``end_round``. Every
 action resolves through the rules into events; each event records who
-perceived it. Randomness comes from one seeded ``numpy.random.Generator`` per
-game. Same world + seed + actions ⇒ the same transcript, byte for byte.
+perceived it. Randomness comes from the game's seed tree (``game.core.seeds``; the
+engine's own stream is its child ``engine``). Same world + seed + actions ⇒ the same
+transcript, byte for byte.
 
 This module imports no UI, LLM, embedding or vector-store library, and neither the
 ``agents`` nor the ``memory`` package (``tests/test_layering.py``): NPC agents, the voice of an
@@ -18,8 +19,7 @@ from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, Protocol
 
-import numpy as np
-
+from game.core import seeds
 from game.core.errors import NotInjected
 from game.core.protocols import Agent, NegotiatorFactory, Voice, VoiceFactory
 from game.core.types import (
@@ -101,7 +101,7 @@ class Engine:
         self.world = world
         self.spec = world.spec
         self.seed = int(seed)
-        self.rng = np.random.default_rng(self.seed)
+        self.rng = seeds.rng(self.seed, "engine")
         self.state = GameState.from_spec(self.spec)
         self.order: tuple[str, ...] = (PLAYER, *self.spec.npcs)
         self.actors: dict[str, Agent] = dict(actors or {})
@@ -445,8 +445,7 @@ class Engine:
         st.where = {e: st.where[e] for e in self.order if e in st.where}
         st.item_at = {i: st.item_at[i] for i in self.spec.items if i in st.item_at}
         self.state = st
-        self.rng = np.random.default_rng()
-        self.rng.bit_generator.state = data["rng"]
+        self.rng.bit_generator.state = data["rng"]  # the saved stream replaces this game's own
         self._seq = data["seq"]
         self._asks = int(data.get("asks", 0))
         self.seed = data["seed"]

@@ -37,6 +37,7 @@ import numpy as np
 from game.envs.aec_actions import (MAX_OFFER_OUTCOMES, ActionTemplate, CatalogueIndex, build_templates,
                               scene_outcomes, tradeable_scenes)
 from game.envs.aec_encoding import GOLD_SCALE, Encoding
+from game.core import seeds
 from game.engine.loop import Engine
 from game.core.types import PLAYER, Action, Observation
 from game.world.loader import World
@@ -50,7 +51,7 @@ __all__ = ["GOLD_SCALE", "MAX_OFFER_OUTCOMES", "ActionTemplate", "ParleyAEC", "b
 
 def _derive_seed(base: int, episode: int) -> int:
     """A seed for the ``episode``-th unseeded reset after a reset with seed ``base``."""
-    return int(np.random.SeedSequence([int(base) & 0xFFFFFFFF, int(episode)]).generate_state(1)[0])
+    return seeds.derive(int(base), "aec", "episode", int(episode))
 
 
 class ParleyAEC:

@@ -43,6 +43,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the option
 
 import numpy as np
 
+from game.core import seeds
 from game.envs.aec import ParleyAEC
 from game.envs.gym_spaces import info_for, observation, observation_layout, observation_space, resolve_world
 from game.core.types import PLAYER
@@ -155,8 +156,7 @@ def random_masked_episodes(env: Any, episodes: int, seed: int) -> tuple[int, int
     Generator, checking every step: the mask is the info's mask and not empty, no masked-in
     action is refused, every observation is in the space. Returns (steps, wins); a failed check
     raises ``RuntimeError`` naming the step."""
-    import numpy as np
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "gym", "random-play")
     steps = wins = 0
     for ep in range(episodes):
         obs, info = env.reset(seed=int(rng.integers(1 << 31)))

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from game.core import seeds
 from game.negotiation.spec import NegotiationScene
 
 
@@ -11,7 +10,7 @@ def random_scenes(n: int, seed: int, deadline: int = 20) -> list[NegotiationScen
     """``n`` scenes between parties ``a`` (moves first) and ``b``: 2-3 issues of 3-5 values,
     random weights and value utilities, reservation values in [0, 0.4]. Seeded, so the same
     ``(n, seed)`` always gives the same scenes."""
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "negotiation", "scenes")
     scenes = []
     for i in range(n):
         k = int(rng.integers(2, 4))

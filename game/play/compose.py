@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from game.core import seeds
 from game.core.errors import InputError
 from game.core.types import PLAYER
 from game.engine.loop import Engine
@@ -59,7 +58,7 @@ def llm_client(llm: Any, config: GameConfig) -> Any:
 def new_client(config: Any, seed: int) -> Any:
     """An ``agents.llm.LLMClient`` for an ``LLMConfig``, its retry jitter seeded from the game seed."""
     from agents.llm.client import LLMClient
-    return LLMClient(config, rng=np.random.default_rng([seed, 7]))
+    return LLMClient(config, rng=seeds.rng(seed, "llm", "client"))
 
 
 def npc_agents(world: World, seed: int, llm: Any = None, llm_npcs: Any = ()) -> dict[str, Any]:

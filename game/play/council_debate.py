@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from game.core.seeds import seed_tree
 from game.council.debaters import ScriptedDebater, View
 from game.world.council_tasks import PERSUADABLE, task_from_scene
 from game.council.context import Context, MaskingConfig
@@ -72,6 +73,7 @@ class SceneDebate:
         if cfg is None:
             raise ValueError(f"council scene {scene_id!r} declares no debate")
         self.seed = int(seed)
+        self._debaters = seed_tree(self.seed).child("council", "scene", scene_id, "debater")
         self.log: list[dict[str, Any]] = [] if log is None else log
         self._keep = keep if log is None else None
         self.names = names or {}
@@ -164,7 +166,7 @@ class SceneDebate:
             if words:
                 reply = Reply("argument", words, s.stances[member], VOICED)
             else:
-                reply = ScriptedDebater(seed=[self.seed, s.members.index(member), s.round]).respond(view)
+                reply = ScriptedDebater(seed=self._debaters.child(member, s.round)).respond(view)
             self._do({"op": "say", "member": member, "tokens": view.context.tokens,
                       "reply": {"kind": reply.kind, "text": self._named(reply.text), "stance": reply.stance,
                                 "confidence": reply.confidence, "evidence": reply.evidence,

@@ -21,13 +21,12 @@ def agent_kinds() -> AgentKinds:
 
 
 def scripted_voice(engine: Any, npc: str) -> Any:
-    """The world's scripted voice for ``npc`` (``agents.npc.ScriptedNPC``), seeded from the game
-    seed and the NPC's place in the world, trading through the negotiator its params name."""
-    from agents.npc import ScriptedNPC, voice_seed
+    """The world's scripted voice for ``npc`` (``agents.npc.ScriptedNPC``), drawing from the game
+    seed's child ``npc, <npc>, voice``, trading through the negotiator its params name."""
+    from agents.npc import ScriptedNPC
     spec = engine.spec
-    npcs = list(spec.npcs)
     params = spec.npcs[npc].agent.params
-    return ScriptedNPC(npc, spec, voice_seed(engine.seed, npcs.index(npc), len(npcs)),
+    return ScriptedNPC(npc, spec, engine.seed,
                        negotiator=params.get("negotiator", "linear"),
                        negotiator_params=params.get("negotiator_params"))
 

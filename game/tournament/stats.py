@@ -11,7 +11,8 @@
   ranking is by the *ordinal* ``mu - 3 sigma``.
 * **Per-competitor metrics** are means over the matches (rows) a competitor played,
   self-play included, each with a percentile-bootstrap 95% CI drawn from
-  ``numpy.random.default_rng`` seeded by (seed, competitor, metric) - deterministic.
+  the child ``stats, bootstrap, <competitor>, <metric>`` of the seed's tree (``game.core.seeds``) -
+  deterministic.
 * **Pairwise comparisons**: for two competitors that met, the per-group difference
   of their points (paired by group), its mean, a two-sided Wilcoxon signed-rank
   p-value (zero differences dropped; all zero gives p = 1), and Holm's step-down
@@ -24,11 +25,11 @@ from __future__ import annotations
 
 import json
 import math
-import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from game.core import seeds
 from game.core.errors import InputError
 from game.tournament.rows import KINDS, ResultRows, read_results, validate_row, validate_rows
 
@@ -246,9 +247,10 @@ class Estimate:
     n: int
 
 
-def bootstrap_mean(values: Sequence[float], *, seed: int | Sequence[int] = 0,
+def bootstrap_mean(values: Sequence[float], *, seed: int | seeds.SeedTree = 0,
                    n_boot: int = 1000, level: float = 0.95) -> Estimate | None:
-    """Percentile-bootstrap CI of the mean (None for no values). Deterministic in ``seed``."""
+    """Percentile-bootstrap CI of the mean (None for no values). Deterministic in ``seed``: a node
+    of a seed tree to draw from, or a plain seed (its child ``stats, bootstrap``)."""
     import numpy as np
     x = np.asarray(values, dtype=float)
     n = x.size
@@ -257,7 +259,7 @@ def bootstrap_mean(values: Sequence[float], *, seed: int | Sequence[int] = 0,
     mean = float(x.mean())
     if n == 1 or n_boot <= 0 or np.all(x == x[0]):
         return Estimate(mean, mean, mean, int(n))
-    rng = np.random.default_rng(seed)
+    rng = seed.rng() if isinstance(seed, seeds.SeedTree) else seeds.rng(seed, "stats", "bootstrap")
     means = np.empty(n_boot)
     chunk = max(1, 2_000_000 // n)
     for start in range(0, n_boot, chunk):
@@ -384,9 +386,8 @@ class TournamentSummary:
         return json.dumps(self.to_dict(), allow_nan=False, **kw)
 
 
-def _metric_seed(seed: int, competitor: str, metric: str) -> list[int]:
-    return [int(seed) & 0xFFFFFFFFFFFFFFFF, zlib.crc32(competitor.encode("utf-8", "surrogatepass")),
-            zlib.crc32(metric.encode())]
+def _metric_seed(seed: int, competitor: str, metric: str) -> seeds.SeedTree:
+    return seeds.seed_tree(int(seed)).child("stats", "bootstrap", competitor, metric)
 
 
 def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int = 1000,

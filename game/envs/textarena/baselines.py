@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
+from game.core import seeds
 from game.envs.textarena.games import NONE, game_of
 
 
@@ -28,7 +27,7 @@ class RandomValid:
     accept_prob = 0.5
 
     def __init__(self, seed: int = 0):
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeds.rng(seed, "textarena", "random")
 
     def __call__(self, observation: str) -> str:
         game = game_of(observation)
