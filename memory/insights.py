@@ -405,13 +405,3 @@ def _parse_state(data: Any) -> tuple[int, dict[str, dict[str, Insight]]]:
             by_key[key] = held
     return game, by_key
 
-
-_LESSONS = ("distill", "distill_with_sources", "game_summary", "update_from_game")
-
-
-def __getattr__(name: str) -> Any:
-    """The lesson drawing functions, from ``memory.lessons`` (loaded on first use: it imports this module)."""
-    if name in _LESSONS:
-        from memory import lessons
-        return getattr(lessons, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -255,7 +255,7 @@ class Game:
         path ``insights``, the LLM adds its own lessons per agent); returns how many."""
         if self.insights is None:
             return 0
-        from memory.insights import distill_with_sources
+        from memory.lessons import distill_with_sources
         events = [json.loads(r) for r in self.transcript.records]
         summarise = self.memo_llm.lessons if self.memo_llm is not None and "insights" in self.config.memo_llm else None
         n = 0
