@@ -330,17 +330,11 @@ def _metric_seed(seed: int, competitor: str, metric: str) -> list[int]:
             zlib.crc32(metric.encode())]
 
 
-def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int = 1000,
-              alpha: float = ALPHA) -> TournamentSummary:
-    """Ratings, per-competitor metrics with bootstrap CIs and Holm-corrected pairwise tests."""
-    notes = list(getattr(rows, "notes", []))
-    rows = validate_rows(rows)
-    if not rows:
-        raise InputError("no finished matches to summarise", hint="results.jsonl has no rows yet")
-    ratings = rate(rows)
-    groups = _groups(rows)
-    obs: dict[str, dict[str, list[float]]] = {c: {} for c in ratings}
-    matches = dict.fromkeys(ratings, 0)
+def _competitor_metrics(rows: Sequence[dict], competitors: Iterable[str], *, seed: int,
+                        n_boot: int) -> tuple[dict[str, dict[str, Estimate]], dict[str, int]]:
+    """Each competitor's metrics (bootstrap means of what its rows observe) and its match count."""
+    obs: dict[str, dict[str, list[float]]] = {c: {} for c in competitors}
+    matches = dict.fromkeys(obs, 0)
     for row in sorted(rows, key=lambda r: r["id"]):
         for comp, values in observations(row).items():
             matches[comp] += 1
@@ -353,13 +347,14 @@ def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int =
             est = bootstrap_mean(obs[comp].get(key, []), seed=_metric_seed(seed, comp, key), n_boot=n_boot)
             if est is not None:
                 metrics[comp][key] = est
+    return metrics, matches
 
-    def sort_key(c: str):
-        pts = metrics[c].get("points")
-        return (-ratings[c].ordinal, -(pts.mean if pts else 0.0), c)
 
-    order = sorted(ratings, key=sort_key)
-    pairs = pairwise(rows, alpha=alpha, order=order)
+def _ranking(order: Sequence[str], ratings: Mapping[str, Rating], matches: Mapping[str, int],
+             metrics: Mapping[str, dict[str, Estimate]], pairs: Sequence[Pairwise],
+             notes: list[str]) -> list[RankEntry]:
+    """The ranking's entries, each with whether it differs significantly from the next one; a
+    competitor that ranks above one it loses to head to head (significantly) gets a note."""
     lookup = {(p.a, p.b): p for p in pairs}
     ranking = []
     for i, c in enumerate(order):
@@ -375,6 +370,27 @@ def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int =
                              f"(mean points {ahead:+.3f}, Holm p={p.p_holm:.3g})")
         ranking.append(RankEntry(i + 1, c, r.mu, r.sigma, r.ordinal, r.games, matches[c],
                                  metrics[c].get("points"), differs, None if p is None else p.p_holm))
+    return ranking
+
+
+def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int = 1000,
+              alpha: float = ALPHA) -> TournamentSummary:
+    """Ratings, per-competitor metrics with bootstrap CIs and Holm-corrected pairwise tests."""
+    notes = list(getattr(rows, "notes", []))
+    rows = validate_rows(rows)
+    if not rows:
+        raise InputError("no finished matches to summarise", hint="results.jsonl has no rows yet")
+    ratings = rate(rows)
+    groups = _groups(rows)
+    metrics, matches = _competitor_metrics(rows, ratings, seed=seed, n_boot=n_boot)
+
+    def sort_key(c: str):
+        pts = metrics[c].get("points")
+        return (-ratings[c].ordinal, -(pts.mean if pts else 0.0), c)
+
+    order = sorted(ratings, key=sort_key)
+    pairs = pairwise(rows, alpha=alpha, order=order)
+    ranking = _ranking(order, ratings, matches, metrics, pairs, notes)
     scored = [len(competitor_points(g)) for g in groups]
     self_play, unscored = scored.count(1), scored.count(0)
     if self_play:
