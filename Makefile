@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	# torch first, pinned: an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
 	# every extra (memory, tui, map, llm, scale, tournament, gym, pettingzoo, textarena) and the test tools;
-	# `pip install parley-engine` alone is the light core (numpy, pydantic)
+	# `pip install parley-engine` alone is the light core (numpy, pydantic, filelock)
 	$(BIN)/pip install --quiet -e '.[all,dev]' torch==2.13.0
 	touch $(STAMP)
 
@@ -36,8 +36,8 @@ schema: $(STAMP)  ## regenerate worlds/schema/world.schema.json
 	$(BIN)/parley schema --out worlds/schema/world.schema.json
 
 bench: $(STAMP)  ## run the benchmarks
-	$(BIN)/python benchmarks/engine_bench.py
-	$(BIN)/python benchmarks/agents_bench.py
+	$(BIN)/python -m benchmarks.engine_bench
+	$(BIN)/python -m benchmarks.agents_bench
 
 clean:  ## remove the virtual environment
 	rm -rf $(VENV)

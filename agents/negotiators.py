@@ -9,8 +9,11 @@ received, fed only with the records appended since the last move. The memo is
 checked on every move (the same live session object, through a weak reference;
 a history no shorter than what was fed; the last fed record still in place) and
 rebuilt from the whole history otherwise, so it never changes a decision; it
-holds at most 64 sessions and is dropped by copy and pickle. All negotiators
-share these rules:
+holds at most 64 sessions and is dropped by copy and pickle. What a negotiator
+precomputes from its utility vector (the outcomes in utility order, its memos of
+offers) is made once per utility function and shared by every negotiator over
+it, so building a new one for each game is cheap. All negotiators share these
+rules:
 
 * they never accept, and never offer, an outcome worth less to them than their
   reservation value ``r``; if no outcome reaches ``r`` they walk away;
@@ -40,13 +43,24 @@ Kinds (``from_kind``):
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from agents.opponent_model import FrequencyModel, OfferTrack, SessionMemo, fast_quantise
+from agents.negotiator_base import (  # noqa: F401  (re-exported)
+    _ACCEPT,
+    _FEW,
+    _WALK_AWAY,
+    SMALL_SPACE,
+    _Base,
+    _flag,
+    _number,
+    _TargetNegotiator,
+    _Views,
+    _views,
+)
+from agents.opponent_model import FrequencyModel, OfferTrack, fast_quantise
 from game.core import seeds
 from game.core.errors import InputError, did_you_mean
 from game.negotiation.runner import Move
@@ -66,199 +80,6 @@ KINDS: dict[str, str] = {
     "random": "random offers at or above reservation; accepts rational offers with a probability",
 }
 """Every negotiator kind ``from_kind`` builds, with a one-line description."""
-
-
-# --- parameter checks ---------------------------------------------------------------
-
-
-def _number(name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False,
-            hi_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"{name} must be a finite number, got {value!r}")
-    bad_lo = value <= lo if lo_open else value < lo
-    bad_hi = value >= hi if hi_open else value > hi
-    if bad_lo or bad_hi:
-        lb, rb = "(" if lo_open else "[", ")" if hi_open else "]"
-        hi_s = "inf" if math.isinf(hi) else f"{hi:g}"
-        raise InputError(f"{name} must be in {lb}{lo:g}, {hi_s}{rb}, got {value!r}")
-    return float(value)
-
-
-def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise InputError(f"{name} must be true or false, got {value!r}")
-    return value
-
-
-# --- shared machinery -----------------------------------------------------------------
-
-
-SMALL_SPACE = 4096
-"""Outcome spaces up to this size are searched with Python lists (``bisect``), and their
-offers and indices are memoised; larger ones use numpy on every move."""
-
-_FEW = 256  # at most this many outcomes in the tolerance band: score them in Python
-
-
-class _Base:
-    """Precomputed views of one party's utility vector, and the shared move rules."""
-
-    PARAMS: ClassVar[tuple[str, ...]] = ()
-    uses_context: ClassVar[bool] = False  # rule-based: a memory context would go unread
-    __slots__ = ("utility", "_order", "_sorted", "_best", "_rational", "_small", "_ulist", "_sorted_list",
-                 "_order_list", "_offers", "_indices")
-
-    def __init__(self, utility: UtilityFunction):
-        self.utility = utility
-        u = utility.vector
-        self._order = np.lexsort((np.arange(u.size), u))  # ascending utility, then index
-        self._sorted = u[self._order]
-        self._best = int(np.argmax(u))  # first maximum = earliest best outcome
-        self._rational = bool(u[self._best] >= utility.reservation)
-        self._small = u.size <= SMALL_SPACE
-        # the same float64 values as Python floats: comparisons and bisect give numpy's answers
-        self._ulist: list[float] | None = u.tolist() if self._small else None
-        self._sorted_list: list[float] | None = self._sorted.tolist() if self._small else None
-        self._order_list: list[int] | None = self._order.tolist() if self._small else None
-        self._offers: dict[int, Move] = {}                  # outcome index -> its offer (immutable)
-        self._indices: dict[tuple, int] = {}                # offer terms -> outcome index
-
-    @property
-    def reservation(self) -> float:
-        return self.utility.reservation
-
-    def _index_of(self, terms: tuple[tuple[str, str], ...]) -> int:
-        """Outcome index of terms in issue order (a ``Record``'s), memoised on small spaces."""
-        k = self._indices.get(terms)
-        if k is None:
-            k = self.utility.space.index(dict(terms))
-            if self._small:
-                self._indices[terms] = k
-        return k
-
-    def _u(self, k: int) -> float:
-        return self._ulist[k] if self._ulist is not None else float(self.utility.vector[k])
-
-    def _offer_move(self, k: int) -> Move:
-        m = self._offers.get(k)
-        if m is None:
-            m = Move.offer(self.utility.space.terms(k))
-            if self._small:
-                self._offers[k] = m
-        return m
-
-    def _standing_utility(self, session: Negotiation, party: str) -> float | None:
-        """Own utility of the opponent's standing offer, or None if there is none."""
-        standing = session.standing_offer
-        if standing is None or session.standing_party == party:
-            return None
-        return self._u(self._index_of(tuple(standing.items())))
-
-    def _lowest_at_least(self, target: float) -> int | None:
-        """Lowest own utility ``>= target`` (earliest among equals); else the best if rational."""
-        if self._sorted_list is not None:
-            pos = bisect_left(self._sorted_list, target)
-            if pos < len(self._sorted_list):
-                return self._order_list[pos]
-        else:
-            pos = int(np.searchsorted(self._sorted, target, side="left"))
-            if pos < self._sorted.size:
-                return int(self._order[pos])
-        return self._best if self._rational else None
-
-    def _offers_received(self, session: Negotiation, party: str) -> list[int]:
-        """Outcome indices of the opponent's offers so far, oldest first (from the whole history)."""
-        opp = session.opponent(party)
-        index = self.utility.space.index
-        return [index(dict(r.terms)) for r in session.history
-                if r.party == opp and r.kind == "offer" and r.terms is not None]
-
-
-class _TargetNegotiator(_Base):
-    """Accept at the target, otherwise offer at the target (optionally opponent-aware)."""
-
-    _READS_OFFERS: ClassVar[bool] = False  # does the target depend on the offers received?
-    __slots__ = ("opponent_model", "tolerance", "_tracks")
-
-    def __init__(self, utility: UtilityFunction, opponent_model: bool = False, tolerance: float = 0.05):
-        super().__init__(utility)
-        self.opponent_model = _flag("opponent_model", opponent_model)
-        self.tolerance = _number("tolerance", tolerance, 0.0, 1.0)
-        self._tracks = SessionMemo()
-
-    def __getstate__(self):
-        """Copies and pickles carry the parameters, never the memo (a copy starts empty)."""
-        slots = {name: getattr(self, name) for cls in type(self).__mro__
-                 for name in getattr(cls, "__slots__", ()) if hasattr(self, name)}
-        slots["_tracks"] = SessionMemo()
-        return (None, slots)
-
-    # --- the incremental view of a session ------------------------------------------------
-
-    def _track(self, session: Negotiation, party: str) -> OfferTrack:
-        """What ``party`` has read of ``session``, fed up to its current history."""
-        return self._tracks.track(session, party, self.utility.space, self.opponent_model,
-                                  self._index_of, self._u)
-
-    def _view(self, session: Negotiation, party: str) -> OfferTrack | None:
-        return self._track(session, party) if (self.opponent_model or self._READS_OFFERS) else None
-
-    # --- targets and moves ---------------------------------------------------------------------
-
-    def _target(self, session: Negotiation, party: str, view: OfferTrack | None) -> float:
-        raise NotImplementedError
-
-    def current_target(self, session: Negotiation, party: str) -> float:
-        """The own-utility target for ``party``'s next move (always ``>= reservation``)."""
-        return self._target(session, party, self._view(session, party))
-
-    def model(self, session: Negotiation, party: str) -> FrequencyModel:
-        """A frequency model of the opponent's offers in ``session`` so far (a new one, rebuilt
-        from the whole history; the negotiator's own moves use its incremental copy)."""
-        return FrequencyModel.from_history(self.utility.space, session.history, session.opponent(party))
-
-    def _choose(self, target: float, model: FrequencyModel | None) -> int | None:
-        plain = self._lowest_at_least(target)
-        if model is None or plain is None:
-            return plain
-        top_u = fast_quantise(target + self.tolerance)
-        # the band [target, top_u] is a run of the ascending order
-        if self._sorted_list is not None:
-            lo, hi = bisect_left(self._sorted_list, target), bisect_right(self._sorted_list, top_u)
-        else:
-            lo = int(np.searchsorted(self._sorted, target, side="left"))
-            hi = int(np.searchsorted(self._sorted, top_u, side="right"))
-        if lo >= hi:
-            return plain
-        if self._order_list is not None and hi - lo <= _FEW:
-            band = self._order_list[lo:hi]
-            est = model.estimate_at(band)
-            top = max(est)
-            return min(k for k, e in zip(band, est) if e == top)  # earliest among the best
-        cand = self._order[lo:hi]
-        est = model.estimates()[cand]
-        return int(cand[est == est.max()].min())
-
-    def offer_for(self, session: Negotiation, party: str) -> int | None:
-        """The outcome index ``party`` would offer now, or None (walk away)."""
-        view = self._view(session, party)
-        return self._choose(self._target(session, party, view), view.model if view is not None else None)
-
-    def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
-        if not self._rational:
-            return Move.walk_away()
-        view = self._view(session, party)
-        target = self._target(session, party, view)
-        mine = self._standing_utility(session, party)
-        if mine is not None and mine >= target and mine >= self.reservation:
-            return Move.accept()
-        k = self._choose(target, view.model if view is not None else None)
-        if k is None:
-            return Move.walk_away()
-        return self._offer_move(k)
-
-
-# --- the negotiators ---------------------------------------------------------------------
 
 
 class TimeConcession(_TargetNegotiator):
@@ -310,11 +131,11 @@ class Hardliner(_Base):
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if not self._rational:
-            return Move.walk_away()
+            return _WALK_AWAY
         mine = self._standing_utility(session, party)
         best = self.utility.at(self._best)
         if mine is not None and mine >= best - self.epsilon and mine >= self.reservation:
-            return Move.accept()
+            return _ACCEPT
         return self._offer_move(self._best)
 
     def __repr__(self) -> str:
@@ -405,24 +226,25 @@ class RandomNegotiator(_Base):
     """
 
     PARAMS = ("seed", "accept_prob")
-    __slots__ = ("seed", "accept_prob", "_choices")
+    __slots__ = ("seed", "accept_prob", "_choices", "_moves")
 
     def __init__(self, utility: UtilityFunction, seed: int = 0, accept_prob: float = 0.5):
         super().__init__(utility)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
+        self._moves = seeds.seed_tree(self.seed).child("negotiator", "random")
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
-        self._choices = np.flatnonzero(utility.vector >= utility.reservation)
+        self._choices = _views(utility).choices(utility.vector, utility.reservation)
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if self._choices.size == 0:
-            return Move.walk_away()
-        rng = seeds.rng(self.seed, "negotiator", "random", session.moves_made)
+            return _WALK_AWAY
+        rng = self._moves.child(session.moves_made).rng()
         mine = self._standing_utility(session, party)
         accept_draw = rng.random()
         if mine is not None and mine >= self.reservation and accept_draw < self.accept_prob:
-            return Move.accept()
+            return _ACCEPT
         k = int(self._choices[rng.integers(self._choices.size)])
         return self._offer_move(k)
 
@@ -452,7 +274,7 @@ def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotia
         raise InputError(f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}",
                          hint=did_you_mean(kind, KINDS))
     cls = _CLASSES[kind]
-    unknown = sorted(set(params) - set(cls.PARAMS))
+    unknown = sorted(p for p in params if p not in cls.PARAMS)
     if unknown:
         raise InputError(f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
                          hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}")

@@ -54,10 +54,11 @@ def _positions(space: OutcomeSpace) -> tuple[tuple[int, ...], ...]:
 class FrequencyModel:
     """Value-frequency estimate of one opponent's utility over an outcome space."""
 
-    __slots__ = ("space", "n_offers", "_counts", "_unchanged", "_last", "_cache", "_scorer")
+    __slots__ = ("space", "n_offers", "_counts", "_unchanged", "_last", "_cache", "_scorer", "_grid")
 
     def __init__(self, space: OutcomeSpace):
         self.space = space
+        self._grid: tuple[tuple[int, ...], ...] | None = None  # _positions(space), on first use
         self._counts = [[0] * s for s in space.sizes]
         self._unchanged = [0] * len(space.issues)
         self.n_offers = 0
@@ -94,7 +95,11 @@ class FrequencyModel:
 
     def observe(self, outcome: int | Mapping[str, str]) -> None:
         """Count one opponent offer (an outcome index or complete terms)."""
-        pos = _positions(self.space)[self._index(outcome)]
+        k = outcome if type(outcome) is int and 0 <= outcome < self.space.size else self._index(outcome)
+        grid = self._grid
+        if grid is None:
+            grid = self._grid = _positions(self.space)
+        pos = grid[k]
         last = self._last
         for i, p in enumerate(pos):
             self._counts[i][p] += 1
@@ -132,7 +137,9 @@ class FrequencyModel:
         """Estimates of the outcomes at ``indices`` (valid indices), equal bit for bit to
         ``estimates()[indices]`` but computed in Python: cheaper for a few outcomes."""
         w, scores = self._scores()
-        grid = _positions(self.space)
+        grid = self._grid
+        if grid is None:
+            grid = self._grid = _positions(self.space)
         pairs = list(zip(w, scores))
         w0, s0 = pairs[0]
         rest = pairs[1:]

@@ -102,19 +102,20 @@ def callable_from(path: str) -> Callable[[str], str]:
     return obj
 
 
-def make_seat(kind: str, game: Any) -> Any:
-    """The seat named ``kind`` for ``game`` (None for ``human``); an unknown name is an InputError."""
+def make_seat(kind: str, seed: int = 0, *, llm: Any = None, trust: Any = None) -> Any:
+    """The seat named ``kind`` (None for ``human``); an unknown name is an InputError. ``seed``: the
+    game's; ``llm``: the game's LLM client (the ``llm`` seat needs one); ``trust``: the game's Σ-Mem
+    (the autopilot weighs what it hears by it), None when trust is off."""
     if kind == "human":
         return None
     if kind == "autopilot":
         from agents.autopilot import make_autopilot
-        sigma = game.facts.sigma if game.facts is not None and game.config.trust else None
-        return make_autopilot(game.seed, trust=sigma)
+        return make_autopilot(seed, trust=trust)
     if kind == "llm":
-        if game.llm is None:
+        if llm is None:
             raise InputError("the llm seat needs an LLM endpoint", hint="pass --llm URL (and --model NAME)")
         from agents.llm.player import LLMPlayer
-        return LLMPlayer(game.llm)
+        return LLMPlayer(llm)
     if kind.startswith("script:"):
         return ScriptSeat.from_file(kind[len("script:"):])
     if ":" in kind:

@@ -1,6 +1,6 @@
 """Round robin of the rule-based negotiators over generated multi-issue scenarios.
 
-Usage:  python benchmarks/agents_bench.py [--scenarios 500] [--seed 0] [--deadline 20]
+Usage:  python -m benchmarks.agents_bench [--scenarios 500] [--seed 0] [--deadline 20]
             [--agents boulware linear ...] [--json FILE]
 
 Scenarios (seeded ``numpy.random.Generator``): 2-3 issues with 3-5 values each;
@@ -38,23 +38,19 @@ Figures (per *seat*: each game gives one figure to each side; self-play counts b
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import json
 import os
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from agents.negotiators import KINDS, from_kind  # noqa: E402
-from game.negotiation.metrics import NegotiationAnalysis  # noqa: E402
-from game.negotiation.runner import Move, apply_move  # noqa: E402
-from game.negotiation.session import Negotiation  # noqa: E402
-from game.negotiation.utility import utilities_for  # noqa: E402
-from game.world.spec import NegotiationScene  # noqa: E402
+from agents.negotiators import KINDS, from_kind
+from benchmarks.lib.cli import write_json
+from game.negotiation.metrics import NegotiationAnalysis
+from game.negotiation.runner import Move, apply_move
+from game.negotiation.session import Negotiation
+from game.negotiation.utility import utilities_for
+from game.world.spec import NegotiationScene
 
 MODELLED = ("boulware", "linear", "conceder", "tit_for_tat", "aspiration")
 SHORT = {"boulware": "Bw", "linear": "Li", "conceder": "Co", "hardliner": "Hd",
@@ -235,25 +231,15 @@ def matrix(R, specs, field: str = "agree") -> tuple[str, list[list[float]]]:
 
 
 def client_overhead() -> dict | None:
-    """Run ``benchmarks/client_overhead.py``'s ``measure()`` if that file exists."""
-    path = Path(__file__).resolve().parent / "client_overhead.py"
-    if not path.is_file():
-        print("\nclient overhead: benchmarks/client_overhead.py not present; skipped")
-        return None
+    """Run ``benchmarks.client_overhead.measure()``: the LLM client's overhead on a local server."""
     try:
-        spec = importlib.util.spec_from_file_location("parley_client_overhead", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)  # type: ignore[union-attr]
-        measure = getattr(mod, "measure", None)
-        if not callable(measure):
-            print("\nclient overhead: client_overhead.py has no measure(); skipped")
-            return None
+        from benchmarks.client_overhead import measure
         log("running client_overhead.measure()")
         figures = measure()
-    except Exception as e:  # another engineer's file: report, do not crash the bench
+    except Exception as e:  # an optional measurement: report, do not crash the bench
         print(f"\nclient overhead: failed ({type(e).__name__}: {e}); skipped")
         return {"error": f"{type(e).__name__}: {e}"}
-    print("\nclient overhead (benchmarks/client_overhead.py):")
+    print("\nclient overhead (benchmarks.client_overhead):")
     if isinstance(figures, dict):
         width = max((len(str(k)) for k in figures), default=0)
         for k, v in figures.items():
@@ -322,7 +308,7 @@ def main(argv: list[str] | None = None) -> None:
                "kinds": kinds, "pairings": pairs,
                "agreement_matrix": {"labels": [lb for lb, _, _ in specs], "rows_first": M},
                "client_overhead": co}
-        Path(args.json).write_text(json.dumps(out, indent=2, default=str), encoding="utf-8")
+        write_json(args.json, out)
         log(f"wrote {args.json}")
     log(f"done in {time.perf_counter() - T0:.1f} s")
 

@@ -1,6 +1,6 @@
 """Autopilot benchmark: the honest autopilot against baselines.
 
-Usage:  python benchmarks/autopilot_bench.py [--seeds 100-149] [--worlds harbor,bazaar,council,mini]
+Usage:  python -m benchmarks.autopilot_bench [--seeds 100-149] [--worlds harbor,bazaar,council,mini]
                                              [--variants 100-109] [--no-generated] [--quick] [--json FILE]
 
 Every game is played headless with memory off: ``Game(world, seed, player_kind="autopilot")``,
@@ -62,22 +62,21 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from agents.autopilot import TURN_COST, Autopilot, seeded_rng  # noqa: E402
-from agents.autopilot_haggle import Table  # noqa: E402
-from agents.brute_player import BrutePlayer  # noqa: E402
-from game.play.session import Game  # noqa: E402
-from game.core.types import PLAYER, Action, Verb  # noqa: E402
-from game.play.worlds import load_world  # noqa: E402
+from agents.autopilot import TURN_COST, Autopilot, seeded_rng
+from agents.autopilot_haggle import Table
+from agents.brute_player import BrutePlayer
+from benchmarks.lib.cli import seed_range, write_json
+from benchmarks.lib.stats import wilson
+from game.core.types import PLAYER, Action, Verb
+from game.play.session import Game
+from game.play.worlds import load_world
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = ("honest", "first", "linear", "brute")
@@ -246,17 +245,6 @@ def play(world: Any, seed: int, player: str, kind: str | None = None,
             "moves": hashlib.sha256("\n".join(sequence).encode()).hexdigest()[:16]}
 
 
-def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval for k successes in n trials."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, mid - half), min(1.0, mid + half))
-
-
 def summarise(games: list[dict[str, Any]]) -> dict[str, Any]:
     turns = np.array([g["turns"] for g in games], dtype=np.float64)
     wins = sum(g["won"] for g in games)
@@ -363,22 +351,14 @@ def report(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _range(text: str) -> range:
-    a, _, b = text.partition("-")
-    lo, hi = int(a), int(b or a)
-    if hi < lo:
-        raise argparse.ArgumentTypeError(f"empty seed range {text!r}")
-    return range(lo, hi + 1)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", type=_range, default=range(100, 150),
+    ap.add_argument("--seeds", type=seed_range, default=range(100, 150),
                     help="game seeds A-B (default 100-149, held out: tuning used 0-49)")
     ap.add_argument("--worlds", default=DEFAULT_WORLDS, help=f"project worlds (default {DEFAULT_WORLDS})")
     ap.add_argument("--no-generated", action="store_true", help="skip the generated worlds")
     ap.add_argument("--players", default=",".join(PLAYERS))
-    ap.add_argument("--variants", type=_range, default=range(100, 110),
+    ap.add_argument("--variants", type=seed_range, default=range(100, 110),
                     help="seeds for the other-merchant table (default 100-109)")
     ap.add_argument("--no-variants", action="store_true", help="skip the other-merchant table")
     ap.add_argument("--turn-cost", type=float, default=TURN_COST,
@@ -400,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report(res))
     print(f"\n{time.perf_counter() - t0:.0f} s")
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=2))
+        write_json(args.json, res)
         print(f"wrote {args.json}")
     return 0
 

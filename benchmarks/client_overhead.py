@@ -1,6 +1,6 @@
 """Per-call overhead of ``LLMClient.chat`` over the bare ``openai`` client.
 
-Usage:  python benchmarks/client_overhead.py [--n 300]
+Usage:  python -m benchmarks.client_overhead [--n 300]
 
 Both clients talk to the same local ``ScriptedServer(loop=True)`` over real
 HTTP with the same request (model, messages, temperature, max_tokens). Calls
@@ -13,15 +13,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.llm.client import LLMClient  # noqa: E402
-from agents.llm.config import LLMConfig  # noqa: E402
-from game.testing.scripted_server import ScriptedServer  # noqa: E402
+from agents.llm.client import LLMClient
+from agents.llm.config import LLMConfig
+from game.testing.scripted_server import ScriptedServer
 
 GOAL_MS = 1.0
 MESSAGES = [{"role": "system", "content": "You are a merchant in a harbor town."},

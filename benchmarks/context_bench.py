@@ -1,10 +1,10 @@
 """Context benchmark: does MEMO's context hold the fact a decision needs, against simple baselines?
 
-Usage:  python benchmarks/context_bench.py [--quick] [--seeds 100-129] [--held-out-family C]
+Usage:  python -m benchmarks.context_bench [--quick] [--seeds 100-129] [--held-out-family C]
             [--extra-seeds 100-129 --extra-family B] [--tune-seeds 0-9]
             [--lengths 1000 5000] [--budgets 200 400 800] [--builds 20] [--out FILE]
 
-Logs (benchmarks/context_logs.py) are synthetic, one per seed, setting and
+Logs (benchmarks/context/logs.py) are synthetic, one per seed, setting and
 length: an agent called "player" reads shared memories and its own private
 ones, 1-3 a turn, of mixed kinds. Settings: ``flood-d1``/``flood-d2`` (a
 seller's floor price overheard once, early, midway or late, under 1 or 2
@@ -15,7 +15,7 @@ debate) and ``rumours`` (where an item is hidden, heard once among movement,
 look and gossip lines). Questions never repeat the needed line's words beyond
 the asked thing (the item, the member).
 
-Seeds and phrasing families (benchmarks/context_phrasing.py): ``--tune-seeds``
+Seeds and phrasing families (benchmarks/context/phrasing.py): ``--tune-seeds``
 use family A; ``--seeds`` (held-out) use ``--held-out-family``, by default C,
 the blind family, whose wordings and names appear in no other family and were
 never shown to the memory code's authors. The goals are judged on this range
@@ -32,7 +32,7 @@ fact is shown. Every method gets the question (the focus) and the situation
 memory.tokens.count_tokens on the rendered text:
 
 * full history, recency window, top-k, top-k+collapse, top-k+collapse
-  (newest), MMR: see benchmarks/context_baselines.py (real MiniLM vectors, one batch per log);
+  (newest), MMR: see benchmarks/context/baselines.py (real MiniLM vectors, one batch per log);
 * MEMO: ``memory.memo.Memo`` with the default MemoConfig and the same
   embedder object, fed every line in turn order; a context is built as a game
   builds one, with ``touch=True``: at every decision (focus = question,
@@ -71,21 +71,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from collections import deque
 from contextlib import nullcontext
 from pathlib import Path
 
+import numpy as np
+
+from benchmarks.context.baselines import BASELINES, Costs, Pool
+from benchmarks.context.logs import AGENT, VISIBLE, hit, make_log
+from benchmarks.context.phrasing import FAMILIES
+from benchmarks.context_latency import latency
+from benchmarks.lib.cli import seed_list
+
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
-
-import numpy as np  # noqa: E402
-
-from context_baselines import BASELINES, Costs, Pool  # noqa: E402
-from context_latency import latency  # noqa: E402
-from context_logs import AGENT, VISIBLE, hit, make_log  # noqa: E402
-from context_phrasing import FAMILIES  # noqa: E402
 
 SETTINGS = ("flood-d1", "flood-d2", "correction", "council", "rumours")
 MEMO, COLD = "MEMO", "MEMO cold"
@@ -93,17 +92,6 @@ METHODS = (*BASELINES, MEMO, COLD)
 HEADLINE = 400
 SITUATION_LINES = 3
 DEFAULT_OUT = HERE / "results" / "context_bench.json"
-
-
-def parse_seeds(spec: str) -> list[int]:
-    """``100-129``, ``3`` or ``1,4,7-9``; ``none`` for no seeds."""
-    if spec.strip().lower() in ("", "none"):
-        return []
-    out: list[int] = []
-    for part in spec.split(","):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
 
 
 def split(setting: str) -> tuple[str, int]:
@@ -246,12 +234,12 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    import context_report as report
+    from benchmarks.context import report
     args = build_parser().parse_args(argv)
     if args.quick:
         args.seeds, args.tune_seeds, args.lengths, args.budgets = "100-101", "none", [200], [HEADLINE]
         args.latency_sizes, args.latency_queries = [2_000], 30
-    held, tune, extra = parse_seeds(args.seeds), parse_seeds(args.tune_seeds), parse_seeds(args.extra_seeds)
+    held, tune, extra = seed_list(args.seeds), seed_list(args.tune_seeds), seed_list(args.extra_seeds)
     ranges = [(f, seeds) for f, seeds in (("A", tune), (args.extra_family, extra), (args.held_out_family, held))
               if seeds]
     for other in (held, extra):

@@ -24,17 +24,15 @@ agent's vectors, sort, fill) is timed on the same store as the reference.
 from __future__ import annotations
 
 import re
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from context_baselines import COLLAPSE, Costs, Pool, top_k  # noqa: E402
-from context_logs import AGENT, MINE, OTHERS, SHARED, VISIBLE, make_log  # noqa: E402
+from benchmarks.context.baselines import COLLAPSE, Costs, Pool, top_k
+from benchmarks.context.logs import AGENT, MINE, OTHERS, SHARED, VISIBLE, make_log
+from benchmarks.lib.cli import seed_list, write_json
 
 HEADLINE = 400
 WARM = 5
@@ -122,8 +120,7 @@ class Store:
 
 def template_store(size: int, seeds: list[int], family: str, emb) -> Store:
     """Lines of ``family`` logs (5,000 turns each, every setting in turn) until the store holds ``size``."""
-    from context_bench import SETTINGS, split
-
+    from benchmarks.context_bench import SETTINGS, split
     from memory.memo import Memo
     masked = MaskedDigits(emb)
     memo, offset, asks, lines, logs = Memo(embedder=masked), 0, [], [], 0
@@ -235,7 +232,6 @@ def _size(spec: str) -> tuple[int, str]:
 def main(argv: list[str] | None = None) -> int:
     """Time MEMO's build on both kinds of store at each size, beside the bare top-k search."""
     import argparse
-    import json
 
     from rich.console import Console
     from rich.table import Table
@@ -247,16 +243,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="SIZE[:EMBEDDER] per run; both store kinds are built with that embedder "
                          "(hash for 100k: MiniLM embeds some 100 texts a second here). Default: 10000:minilm 100000:hash")
     ap.add_argument("--queries", type=int, default=200, help="builds timed per store (after %d warm-up)" % WARM)
-    ap.add_argument("--seeds", default="100-107", help="held-out family C seeds for the template-heavy store")
+    ap.add_argument("--seeds", type=seed_list, default="100-107", help="held-out family C seeds for the template-heavy store")
     ap.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     args = ap.parse_args(argv)
     if args.queries < 1:
         ap.error("--queries must be at least 1")
-    try:
-        lo, _, hi = args.seeds.partition("-")
-        seeds = list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        ap.error(f"--seeds: {args.seeds!r} is not N or N-M")
+    seeds = args.seeds
+    if not seeds:
+        ap.error("--seeds: give at least one seed")
     try:
         sizes = [_size(x) for x in args.sizes]
     except ValueError as e:
@@ -281,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['topk_p50']:.1f} / {r['topk_p95']:.1f} ms", f"{r['memo_p95'] / r['topk_p95']:.1f}x")
     console.print(table)
     if args.out:
-        args.out.write_text(json.dumps(rows, indent=1))
+        write_json(args.out, rows, indent=1)
     return 0
 
 

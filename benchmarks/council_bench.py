@@ -13,12 +13,12 @@ The debaters' and maskers' parameters are FIXED below. They were chosen with ``-
 tune seeds (0-99); the tables come from the held-out seeds (1000-1299), which were never used to
 choose anything.
 
-    python benchmarks/council_bench.py             # held-out 1000-1299 (~1-2 min on 2 cores)
-    python benchmarks/council_bench.py --quick     # 100 held-out tasks, smaller sweeps
-    python benchmarks/council_bench.py --tune      # the grid on the tune seeds that fixed the parameters
-    python benchmarks/council_bench.py --json      # results as JSON
-    python benchmarks/council_bench.py --plot flow.png   # viewpoint flow of one held-out debate
-    python benchmarks/council_bench.py --llm URL --model NAME --llm-tasks 30
+    python -m benchmarks.council_bench             # held-out 1000-1299 (~1-2 min on 2 cores)
+    python -m benchmarks.council_bench --quick     # 100 held-out tasks, smaller sweeps
+    python -m benchmarks.council_bench --tune      # the grid on the tune seeds that fixed the parameters
+    python -m benchmarks.council_bench --json      # results as JSON
+    python -m benchmarks.council_bench --plot flow.png   # viewpoint flow of one held-out debate
+    python -m benchmarks.council_bench --llm URL --model NAME --llm-tasks 30
         # LLM members on the first 30 held-out tasks: none, window, dedupe, memo, subjective
 """
 
@@ -28,7 +28,6 @@ import argparse
 import itertools
 import json
 import os
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -36,13 +35,12 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from game.council.debaters import DebaterConfig  # noqa: E402
-from game.council.context import MaskingConfig  # noqa: E402
-from game.play.debates import run_debate  # noqa: E402
-from game.council.session import CouncilConfig  # noqa: E402
-from game.council.tasks import hidden_profile_task  # noqa: E402
+from benchmarks.lib.stats import mean_ci, paired_ci
+from game.council.debaters import DebaterConfig
+from game.council.context import MaskingConfig
+from game.play.debates import run_debate
+from game.council.session import CouncilConfig
+from game.council.tasks import hidden_profile_task
 
 TUNE_SEEDS = range(0, 100)
 HELD_OUT = range(1000, 1300)
@@ -123,24 +121,19 @@ def _console():
     return Console(stderr=True)
 
 
-def boot_ci(x: np.ndarray, reps: int = 4000, seed: int = 0) -> tuple[float, float, float]:
-    """(mean, 2.5%, 97.5%) of the mean, by bootstrap over tasks."""
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(x), (reps, len(x)))
-    means = x[idx].mean(axis=1)
-    return float(x.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+BOOT = 4000  # bootstrap resamples over tasks
 
 
 def summary(res: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, Any]]:
     out = {}
     for name, r in res.items():
-        acc, lo, hi = boot_ci(r["correct"])
+        acc, lo, hi = mean_ci(r["correct"], n_resamples=BOOT, seed=0)
         out[name] = {"accuracy": acc, "ci": [lo, hi], **{f: float(r[f].mean()) for f in FIELDS if f != "correct"}}
     return out
 
 
 def paired(res: dict[str, dict[str, np.ndarray]], a: str, b: str) -> dict[str, float]:
-    d, lo, hi = boot_ci(res[a]["correct"] - res[b]["correct"], seed=1)
+    d, lo, hi = paired_ci(res[a]["correct"], res[b]["correct"], n_resamples=BOOT, seed=1)
     return {"diff": d, "lo": lo, "hi": hi}
 
 
@@ -265,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def llm_main(args: argparse.Namespace, t0: float) -> int:
-    from benchmarks.council_llm import llm_client, run_llm
+    from benchmarks.council.llm import llm_client, run_llm
     seeds = range(HELD_OUT.start, HELD_OUT.start + max(1, args.llm_tasks))
     res = run_llm(llm_client(args.llm, args.model, args.llm_cache), seeds, MODES, COUNCIL, FIELDS)
     report: dict[str, Any] = {"seeds": f"{seeds.start}-{seeds.stop - 1}", "n": len(seeds), "llm": True,

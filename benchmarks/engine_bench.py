@@ -1,6 +1,6 @@
 """Engine throughput: adventure steps/s and negotiation rounds/s, against in-run baselines.
 
-Usage:  python benchmarks/engine_bench.py [--world worlds/harbor] [--steps 50000] [--seed 0]
+Usage:  python -m benchmarks.engine_bench [--world worlds/harbor] [--steps 50000] [--seed 0]
 
 Adventure: a scripted mix of actions (moves, looks, takes, drops, talks, asks,
 waits) built from the world with a seeded generator, applied with memory off
@@ -19,14 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from game.engine.loop import Engine  # noqa: E402
-from game.testing import standard_engine  # noqa: E402
-from game.core.types import PLAYER, Action, Verb  # noqa: E402
-from game.play.worlds import load_world  # noqa: E402
+from game.core.types import PLAYER, Action, Verb
+from game.engine.loop import Engine
+from game.testing import standard_engine
+from game.play.worlds import load_world
 
 
 def scripted_actions(world, n: int, seed: int) -> list[Action]:
@@ -108,9 +106,9 @@ def bench_engine(world, steps: int, seed: int) -> dict[str, float]:
 
 def bench_negotiation(n_scenes: int, seed: int) -> dict[str, float]:
     from agents.negotiators import TimeConcession
+    from game.negotiation.generate import random_scenes
     from game.negotiation.runner import run_negotiation
     from game.negotiation.utility import utilities_for
-    from game.negotiation.generate import random_scenes
     scenes = random_scenes(n_scenes, seed, deadline=20)
     utils = [utilities_for(s) for s in scenes]
     # baseline: evaluate every offer made by walking each outcome space once

@@ -1,9 +1,9 @@
 """Consistency-gate benchmark: a labelled stream of world-fact claims, written from a simulated world.
 
-Usage:  python benchmarks/gate_bench.py [--seeds 100-119] [--tune-seeds 0-9] [--writes 600]
+Usage:  python -m benchmarks.gate_bench [--seeds 100-119] [--tune-seeds 0-9] [--writes 600]
             [--embedder hash|minilm|none] [--llm URL [--llm-model NAME]] [--quick] [--json FILE]
 
-The stream (``benchmarks/gate_stream.py``) is generated from a seeded world with
+The stream (``benchmarks/gate/stream.py``) is generated from a seeded world with
 a hidden truth over time -- things move, prices change, things are sold; who
 knows whom and who arrived first are fixed -- and from sources with a hidden
 honesty per topic and a credibility the gate is told (trusted liars, untrusted
@@ -27,7 +27,7 @@ with an LLM jury, reported separately), the credibility-contest dict on exact
 strings and on oracle ids, reject-any-contradiction, trust-the-source (>= 0.5)
 and embedding similarity with two thresholds tuned on the tune seeds, once
 for the best F1 and once for the best balanced accuracy (see
-``benchmarks/gate_baselines.py`` for what each baseline is given).
+``benchmarks/gate/baselines.py`` for what each baseline is given).
 
 Figures (positive = false claim, predicted positive = rejected): precision /
 recall / F1 over all classes ("strict": quarantine is not rejection; also
@@ -44,38 +44,23 @@ poison admitted <= 5 %, true updates rejected <= 5 %.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE)]
-
 import numpy as np
-from gate_baselines import SimilarityTable, baseline_outcomes, tune_similarity
-from gate_metrics import (
-    balanced_accuracy,
-    counts,
-    per_class,
-    strict_f1,
-    summarize,
-    write_info,
-)
-from gate_report import misdecided, print_report
-from gate_run import gate_available, run_gate
-from gate_stream import generate
+
+from benchmarks.gate.baselines import SimilarityTable, baseline_outcomes, tune_similarity
+from benchmarks.gate.metrics import balanced_accuracy, counts, per_class, strict_f1, summarize, write_info
+from benchmarks.gate.report import misdecided, print_report
+from benchmarks.gate.run import gate_available, run_gate
+from benchmarks.gate.stream import generate
+from benchmarks.lib.cli import seed_list, write_json
+
+HERE = Path(__file__).resolve().parent
 
 GOALS = {"f1": (">=", 0.90), "f1_struct": (">=", 0.95), "poison_admitted": ("<=", 0.05),
          "updates_rejected": ("<=", 0.05)}
-
-
-def parse_seeds(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        a, _, b = part.strip().partition("-")
-        out.extend(range(int(a), int(b) + 1) if b else [int(a)])
-    return out
 
 
 def make_embedder(kind: str):
@@ -97,7 +82,7 @@ def tune(args, embedder, progress) -> dict:
     """Fix the similarity baseline's thresholds on the tune seeds (the only tuned parameters)."""
     if embedder is None:
         return {"thresholds": None, "scores": None, "seeds": []}
-    seeds = parse_seeds(args.tune_seeds)
+    seeds = seed_list(args.tune_seeds)
     tables, labels = [], []
     task = progress.add_task("tuning similarity thresholds", total=len(seeds) + 1)
     for s in seeds:
@@ -113,7 +98,7 @@ def tune(args, embedder, progress) -> dict:
 
 
 def evaluate(args, embedder, thresholds, jury, progress) -> dict:
-    seeds = parse_seeds(args.seeds)
+    seeds = seed_list(args.seeds)
     why = gate_available() if not args.no_gate else "--no-gate"
     res: dict = {"seeds": seeds, "infos": [], "streams": [], "outcomes": {}, "finals": {}, "counts": {},
                  "gate_runs": [], "gate_missing": why, "latency_ms": [], "observe_ms": [], "errors": []}
@@ -208,7 +193,7 @@ def main(argv=None) -> int:
     print_report(console, args, tuned, res, summ, stats, GOALS)
     console.print(f"[dim]{time.perf_counter() - t0:.1f} s[/dim]")
     if args.json:
-        Path(args.json).write_text(json.dumps(_json(args, tuned, res, summ, stats), indent=1, default=str))
+        write_json(args.json, _json(args, tuned, res, summ, stats), indent=1)
     return 0
 
 

@@ -4,19 +4,17 @@ world: harbor, bazaar, council and the mini fixture, each to its own turn limit)
 every observation lies in the space). Prints steps, wins, and steps per second against the bare
 engine's rounds per second in the same run (the env's overhead as a ratio).
 
-    python benchmarks/gym_soak.py                 # 1,000 episodes (about 100 s on an idle core)
-    python benchmarks/gym_soak.py --episodes 40   # 10 per world
+    python -m benchmarks.gym_soak                 # 1,000 episodes (about 100 s on an idle core)
+    python -m benchmarks.gym_soak --episodes 40   # 10 per world
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 WORLDS = {"harbor": "worlds/harbor", "bazaar": "worlds/bazaar", "council": "worlds/council",
           "mini": "tests/fixtures/mini"}
@@ -24,8 +22,8 @@ WORLDS = {"harbor": "worlds/harbor", "bazaar": "worlds/bazaar", "council": "worl
 
 def engine_rounds_per_second(world: str, rounds: int = 300) -> float:
     """The baseline: the same world's engine alone, the player waiting, rounds per second."""
-    from game.play.session import Game
     from game.core.types import Action, Verb
+    from game.play.session import Game
     game = Game(ROOT / world, seed=0)
     t = time.perf_counter()
     n = 0

@@ -1,6 +1,6 @@
 """Memory's cost per turn, as a multiple of the embedder's own time for that turn's new texts.
 
-Usage:  python benchmarks/memory_cost_bench.py [--worlds harbor,council,bazaar] [--seed 0]
+Usage:  python -m benchmarks.memory_cost_bench [--worlds harbor,council,bazaar] [--seed 0]
                                                [--repeats 3] [--rounds N] [--json FILE]
 
 Each world is played headless from the player's seat by the autopilot (``Game.play_turn``,
@@ -25,17 +25,15 @@ busy); the figures are ratios, so they hold on a slower or faster machine.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from game.play.config import GameConfig  # noqa: E402
-from game.play.session import Game  # noqa: E402
+from benchmarks.lib.cli import write_json
+from game.play.config import GameConfig
+from game.play.session import Game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -149,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                   "; ".join(f"{r['world']} {r['off_ms_per_turn']} / {r['on_ms_per_turn']} / {r['reference_ms_per_turn']}"
                             for r in rows))
     if args.json:
-        Path(args.json).write_text(json.dumps({"load_seconds": round(load, 2), "worlds": rows}, indent=2))
+        write_json(args.json, {"load_seconds": round(load, 2), "worlds": rows})
     return 0
 
 

@@ -1,6 +1,6 @@
 """Vector store and embedder benchmark: FlatStore vs ChromaStore, and MiniLM throughput.
 
-Usage:  python benchmarks/store_bench.py [--quick] [--queries 200] [--seed 0] [--skip-embedder]
+Usage:  python -m benchmarks.store_bench [--quick] [--queries 200] [--seed 0] [--skip-embedder]
 
 For n in 1k, 10k and 100k random unit 384-d vectors with scope/kind/turn
 metadata (seeded), each store is filled in batches of 1,000 (add throughput in
@@ -25,15 +25,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from memory.store import ChromaStore, FlatStore, Where  # noqa: E402
+from memory.store import ChromaStore, FlatStore, Where
 
 DIM = 384
 SCOPES = tuple(["world", "player"] + [f"npc:{n}" for n in ("mara", "ilse", "orla", "tom", "bram", "edda")])

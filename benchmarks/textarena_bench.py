@@ -1,6 +1,6 @@
 """TextArena negotiation benchmark: Parley negotiators as TextArena agents (textarena==0.7.4).
 
-Usage:  python benchmarks/textarena_bench.py [--seeds 20 | --seeds 1000-1049] [--games SimpleNegotiation-v0,...]
+Usage:  python -m benchmarks.textarena_bench [--seeds 20 | --seeds 1000-1049] [--games SimpleNegotiation-v0,...]
                                              [--agents boulware,...] [--opponents random,...] [--jobs 2] [--json FILE]
 
 For each game, agent and opponent, the agent plays every seed twice, once in each seat (``--seeds
@@ -20,13 +20,10 @@ W/D/L is TextArena's verdict (rewards); ``cut``: games stopped at the step cap b
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.lib.cli import seed_range, write_json
 
 GAMES = ("SimpleNegotiation-v0", "IteratedUltimatumGame-v0", "TwoDollar-v0")
 AGENTS = ("boulware", "linear", "conceder", "hardliner", "tit_for_tat", "aspiration", "baseline:random",
@@ -45,9 +42,8 @@ def make(name: str, seed: int):
 
 
 def seeds_of(spec: str) -> list[int]:
-    """``"10"`` -> seeds 0..9; ``"1000-1049"`` -> seeds 1000..1049."""
-    lo, sep, hi = spec.partition("-")
-    return list(range(int(lo), int(hi) + 1)) if sep else list(range(int(spec)))
+    """``"10"`` -> seeds 0..9 (a count); ``"1000-1049"`` -> seeds 1000..1049."""
+    return list(seed_range(spec)) if "-" in spec else list(range(int(spec)))
 
 
 def run(game: str, agent: str, opponent: str, seeds: list[int]) -> dict[str, int]:
@@ -92,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     bad = sum(r["invalid"] for r in rows if not r["agent"].startswith("baseline"))
     print(f"\ninvalid moves by the negotiator agents: {bad}; {time.perf_counter() - t0:.1f}s")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        write_json(args.json, rows, indent=1)
     return 0
 
 

@@ -1,6 +1,6 @@
 """How tournament backends scale: the same round robin run by ``local``, ``processes`` and ``ray``.
 
-Usage:  python benchmarks/tournament_scaling.py [--scenes 150] [--workers 2] [--repeats 3]
+Usage:  python -m benchmarks.tournament_scaling [--scenes 150] [--workers 2] [--repeats 3]
             [--backends local processes ray] [--json FILE]
 
 The tournament: every rule-based negotiator kind with default parameters plus the opponent-model
@@ -27,10 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from game.tournament.config import parse_config  # noqa: E402
-from game.tournament.runner import plan, run  # noqa: E402
+from benchmarks.lib.cli import write_json
+from game.tournament.config import parse_config
+from game.tournament.runner import plan, run
 
 KINDS = ("boulware", "linear", "conceder", "hardliner", "tit_for_tat", "aspiration", "random")
 MODELLED = ("boulware", "linear", "tit_for_tat")
@@ -102,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     same = len(set(digests.values())) == 1
     print(f"identical rows across backends: {'yes' if same else 'NO'} ({', '.join(sorted(set(digests.values())))})")
     if args.json:
-        Path(args.json).write_text(json.dumps({"matches": n, "workers": args.workers, "median_seconds": med,
-                                               "all_seconds": times, "identical": same}, indent=1))
+        write_json(args.json, {"matches": n, "workers": args.workers, "median_seconds": med,
+                               "all_seconds": times, "identical": same}, indent=1)
     return 0 if same else 1
 
 

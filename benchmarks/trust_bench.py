@@ -1,6 +1,6 @@
 """Trust benchmark: Σ-Mem (memory/sigma.py) against the strongest beta-reputation baseline.
 
-Usage:  python benchmarks/trust_bench.py [--seeds 100-139] [--tune-seeds 0-19] [--quick]
+Usage:  python -m benchmarks.trust_bench [--seeds 100-139] [--tune-seeds 0-19] [--quick]
                                          [--json FILE] [--embedder hash|minilm]
 
 Each seed is one independent world (its own NPC pool, liars and rounds), drawn from
@@ -58,20 +58,18 @@ Sections:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from memory.peers import weighted_choice  # noqa: E402
-from memory.reputation import BetaReputation  # noqa: E402
-from memory.sigma import SigmaMem  # noqa: E402
+from benchmarks.lib.cli import seed_list, write_json
+from benchmarks.lib.stats import auroc, mean_ci, paired_ci
+from memory.peers import weighted_choice
+from memory.reputation import BetaReputation
+from memory.sigma import SigmaMem
 
 TOPICS = ["harbor prices", "smuggler routes", "crypt secrets", "gem location", "ship cargo", "guard patrols",
           "tavern rumours", "the weather", "noble feuds", "market taxes", "temple relics", "caravan roads"]
@@ -92,38 +90,13 @@ def rng_for(seed: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng([seed, *keys])
 
 
-def parse_seeds(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b) + 1)) if b else [int(a)]
-    return out
-
-
 def peer_ids(n: int) -> list[str]:
     return [f"npc{i:02d}" for i in range(n)]
 
 
-def auroc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """P(score of a positive > score of a negative), ties counting 1/2 (Mann-Whitney)."""
-    if len(pos) == 0 or len(neg) == 0:
-        return float("nan")
-    d = pos[:, None] - neg[None, :]
-    return float(((d > 0).sum() + 0.5 * (d == 0).sum()) / d.size)
-
-
-def ci(values, seed: int = 12345, n_boot: int = 2000) -> tuple[float, float, float]:
-    """Mean and 95 % percentile bootstrap interval over seeds (NaNs dropped)."""
-    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=np.float64)
-    if v.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    idx = np.random.default_rng(seed).integers(0, v.size, size=(n_boot, v.size))
-    means = v[idx].mean(axis=1)
-    return float(v.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
-
-
-def fmt_ci(values, scale: float = 1.0, digits: int = 3, signed: bool = False) -> str:
-    m, lo, hi = ci(values)
+def fmt_ci(est: tuple[float, float, float], scale: float = 1.0, digits: int = 3, signed: bool = False) -> str:
+    """A (mean, low, high) estimate (``mean_ci`` over seeds, ``paired_ci`` of a difference) as ``m [lo, hi]``."""
+    m, lo, hi = est
     if not math.isfinite(m):
         return "n/a"
     f = f"{{:{'+' if signed else ''}.{digits}f}}"
@@ -419,7 +392,7 @@ def sleepers(seeds: list[int], factories: dict[str, Factory], t0: int, horizon: 
 def delay_cell(values: list, horizon: int) -> str:
     d = np.array([horizon if v is None else v for v in values], dtype=np.float64)  # censored at the horizon
     found = np.mean([v is not None for v in values])
-    return f"{fmt_ci(d, digits=0)} ({100 * found:.0f}% found)"
+    return f"{fmt_ci(mean_ci(d), digits=0)} ({100 * found:.0f}% found)"
 
 
 # --------------------------------------------------------------------------- 5. transfer
@@ -543,25 +516,23 @@ GAME, TUNED, BASE = "Σ-Mem (game)", "Σ-Mem (tuned)", "beta (NPC, topic)"
 BASE_FB = "beta (NPC, topic), route fallback"   # the beta with the fallback Σ-Mem's M-Vote uses
 
 
-def verdict(diff: list[float]) -> str:
-    _, lo, hi = ci(diff)
+def verdict(diff: tuple[float, float, float]) -> str:
+    """win / loss / tie from the 95 % interval of a paired difference."""
+    _, lo, hi = diff
     return "win" if lo > 0 else "loss" if hi < 0 else "tie"
 
 
-def paired(a: list[float], b: list[float]) -> list[float]:
-    return [x - y for x, y in zip(a, b)]
-
-
 def report_identification(ident: dict, seeds: list[int]) -> None:
-    rows = [[name] + [fmt_ci(d["auroc"][n]) for n in CHECKPOINTS] for name, d in ident.items()]
+    rows = [[name] + [fmt_ci(mean_ci(d["auroc"][n])) for n in CHECKPOINTS] for name, d in ident.items()]
     for mine in (GAME, TUNED):
-        diffs = {n: paired(ident[mine]["auroc"][n], ident[BASE]["auroc"][n]) for n in CHECKPOINTS}
+        diffs = {n: paired_ci(ident[mine]["auroc"][n], ident[BASE]["auroc"][n]) for n in CHECKPOINTS}
         rows.append([f"paired {mine} − {BASE}"] + [f"{fmt_ci(diffs[n], signed=True)} {verdict(diffs[n])}"
                                                    for n in CHECKPOINTS])
     print(table(f"2a. Liar identification: AUROC, honest vs lying (NPC, topic) pairs, after n claims per NPC and "
                 f"topic ({len(seeds)} seeds × 24 NPCs × {K} topics; {round(100 * VERIFY)}% of rounds verified)",
                 ["method \\ claims n"] + [str(n) for n in CHECKPOINTS], rows))
-    rows = [[name] + [fmt_ci(d["dragged"][n], scale=100, digits=1) for n in CHECKPOINTS] for name, d in ident.items()]
+    rows = [[name] + [fmt_ci(mean_ci(d["dragged"][n]), scale=100, digits=1) for n in CHECKPOINTS]
+            for name, d in ident.items()]
     print(table("2b. Topic-specific liars on the topics where they tell the truth: % of those (NPC, topic) pairs "
                 "scoring below the honest median (50% = unbiased)", ["method \\ claims n"]
                 + [str(n) for n in CHECKPOINTS], rows))
@@ -571,9 +542,9 @@ def report_decisions(dec: dict, seeds: list[int], rounds: int) -> None:
     keys = list(dec)
     methods = list(dec[keys[0]])
     for part, label in (("all", "all rounds (online)"), ("second_half", f"rounds {rounds // 2 + 1}-{rounds}")):
-        rows = [[m] + [fmt_ci(dec[c][m][part], scale=100, digits=1) for c in keys] for m in methods]
+        rows = [[m] + [fmt_ci(mean_ci(dec[c][m][part]), scale=100, digits=1) for c in keys] for m in methods]
         for mine, other in ((GAME, BASE), (TUNED, BASE), (GAME, "majority vote")):
-            d = {c: paired(dec[c][mine][part], dec[c][other][part]) for c in keys}
+            d = {c: paired_ci(dec[c][mine][part], dec[c][other][part]) for c in keys}
             rows.append([f"paired {mine} − {other}"]
                         + [f"{fmt_ci(d[c], scale=100, digits=1, signed=True)} {verdict(d[c])}" for c in keys])
         print(table(f"3. Decision accuracy (%), {label}: {len(seeds)} seeds × {rounds} rounds, 10 NPCs, 4 options, "
@@ -592,8 +563,8 @@ def report_sleepers(sl: dict, t0: int, horizon: int) -> None:
 
 def report_transfer(tr: dict, checkpoints: list[int], seeds: list[int]) -> None:
     a = tr["auroc"]
-    rows = [[name] + [fmt_ci(a[name][n]) for n in checkpoints] for name in a]
-    d = {n: paired(a["Σ-Mem (game), hash names"][n], a["beta (NPC)"][n]) for n in checkpoints}
+    rows = [[name] + [fmt_ci(mean_ci(a[name][n])) for n in checkpoints] for name in a]
+    d = {n: paired_ci(a["Σ-Mem (game), hash names"][n], a["beta (NPC)"][n]) for n in checkpoints}
     rows.append(["paired Σ-Mem (game, hash) − beta (NPC)"]
                 + [f"{fmt_ci(d[n], signed=True)} {verdict(d[n])}" for n in checkpoints])
     print(table(f"5a. Transfer to unseen topics: AUROC, honest vs lying (NPC, unseen topic) pairs ({len(seeds)} seeds "
@@ -602,12 +573,12 @@ def report_transfer(tr: dict, checkpoints: list[int], seeds: list[int]) -> None:
                 note="  families: " + "; ".join(f"{f} = {', '.join(t)}" for f, t in FAMILIES.items())))
     sh = tr.get("auroc_shuffled") or {}
     if sh:
-        rows = [[name] + [fmt_ci(sh[name][n]) for n in checkpoints] for name in sh if "family" not in name]
+        rows = [[name] + [fmt_ci(mean_ci(sh[name][n])) for n in checkpoints] for name in sh if "family" not in name]
         print(table("5a'. Control: the same names, families shuffled so lying no longer follows the names' "
                     "meaning (AUROC on unseen topics)", ["method \\ claims n"] + [str(n) for n in checkpoints], rows))
     dec = tr["decisions"]
     keys = list(dec)
-    rows = [[name] + [fmt_ci(dec[c][name], scale=100, digits=1) for c in keys] for name in dec[keys[0]]]
+    rows = [[name] + [fmt_ci(mean_ci(dec[c][name]), scale=100, digits=1) for c in keys] for name in dec[keys[0]]]
     print(table("5b. M-Vote accuracy (%) on unseen topics, memory frozen after 20 claims per declared topic "
                 "(10 NPCs, 4 options, liars collude per family)", ["method \\ regime"] + keys, rows))
 
@@ -615,31 +586,32 @@ def report_transfer(tr: dict, checkpoints: list[int], seeds: list[int]) -> None:
 def goals(res: dict) -> list[tuple[str, str, str]]:
     ident, dec = res["identification"], res["decisions"]["results"]
     auc20 = ident[GAME]["auroc"][20]
-    d20 = paired(auc20, ident[BASE]["auroc"][20])
+    d20 = paired_ci(auc20, ident[BASE]["auroc"][20])
     out = [("Theorem 1: simulated mean and sd within 5% of theory (every cell)",
             "met" if res["theorem1"]["all_pass"] else "NOT met",
             f"{sum(c['pass'] for c in res['theorem1']['cells'])}/{len(res['theorem1']['cells'])} cells"),
-           ("Σ-Mem (game) AUROC ≥ 0.95 after 20 claims", "met" if ci(auc20)[0] >= 0.95 else "NOT met", fmt_ci(auc20)),
+           ("Σ-Mem (game) AUROC ≥ 0.95 after 20 claims", "met" if mean_ci(auc20)[0] >= 0.95 else "NOT met",
+            fmt_ci(mean_ci(auc20))),
            (f"Σ-Mem (game) AUROC after 20 claims vs {BASE} (tuned)", verdict(d20), fmt_ci(d20, signed=True)),
            ("Topic-specific liars below the honest median on truthful topics ≤ 55% (20 claims)",
-            "met" if ci(ident[GAME]["dragged"][20])[0] <= 0.55 else "NOT met",
-            f"{fmt_ci(ident[GAME]['dragged'][20], 100, 1)} % (old default "
-            f"{fmt_ci(ident['Σ-Mem (old default)']['dragged'][20], 100, 1)} %)")]
+            "met" if mean_ci(ident[GAME]["dragged"][20])[0] <= 0.55 else "NOT met",
+            f"{fmt_ci(mean_ci(ident[GAME]['dragged'][20]), 100, 1)} % (old default "
+            f"{fmt_ci(mean_ci(ident['Σ-Mem (old default)']['dragged'][20]), 100, 1)} %)")]
     for c in dec:
-        d = paired(dec[c][GAME]["all"], dec[c][BASE]["all"])
+        d = paired_ci(dec[c][GAME]["all"], dec[c][BASE]["all"])
         out.append((f"M-Vote vs {BASE} weighted vote at {c} (all rounds)", verdict(d),
                     fmt_ci(d, 100, 1, signed=True) + " pts"))
-    d70 = paired(dec["CF@70"][GAME]["all"], dec["CF@70"]["majority vote"]["all"])
-    out.append(("M-Vote beats majority vote by ≥ 10 points at CF@70", "met" if ci(d70)[1] >= 0.10 else "NOT met",
+    d70 = paired_ci(dec["CF@70"][GAME]["all"], dec["CF@70"]["majority vote"]["all"])
+    out.append(("M-Vote beats majority vote by ≥ 10 points at CF@70", "met" if d70[1] >= 0.10 else "NOT met",
                 fmt_ci(d70, 100, 1, signed=True) + " pts"))
-    d90 = paired(dec["CF@90"][GAME]["all"], dec["CF@90"]["Σ-Mem (game), majority fallback"]["all"])
+    d90 = paired_ci(dec["CF@90"][GAME]["all"], dec["CF@90"]["Σ-Mem (game), majority fallback"]["all"])
     out.append(("Route fallback vs majority fallback at CF@90", verdict(d90), fmt_ci(d90, 100, 1, signed=True) + " pts"))
     for cf in ("CF@70", "CF@90"):
-        d = paired(dec[cf][GAME]["all"], dec[cf][BASE_FB]["all"])
+        d = paired_ci(dec[cf][GAME]["all"], dec[cf][BASE_FB]["all"])
         out.append((f"M-Vote vs beta (NPC, topic) with the same route fallback at {cf}", verdict(d),
                     fmt_ci(d, 100, 1, signed=True) + " pts"))
     ta = res["transfer"]["auroc"]
-    dt = paired(ta["Σ-Mem (game), hash names"][20], ta["beta (NPC)"][20])
+    dt = paired_ci(ta["Σ-Mem (game), hash names"][20], ta["beta (NPC)"][20])
     out.append(("Unseen topics: Σ-Mem (game) AUROC vs beta (NPC) (20 claims)", verdict(dt), fmt_ci(dt, signed=True)))
     return out
 
@@ -670,15 +642,15 @@ def run_transfer(seeds: list[int], minilm, checkpoints: list[int]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", default="100-139", help="held-out seeds the tables report (default 100-139)")
-    ap.add_argument("--tune-seeds", default="0-19",
+    ap.add_argument("--seeds", type=seed_list, default="100-139", help="held-out seeds the tables report (default 100-139)")
+    ap.add_argument("--tune-seeds", type=seed_list, default="0-19",
                     help="seeds the baselines' forgetting and the Σ-Mem (tuned) reference are tuned on (default 0-19)")
     ap.add_argument("--quick", action="store_true", help="the first 5 tune and 8 held-out seeds, fewer Theorem 1 runs (a smoke run)")
     ap.add_argument("--json", metavar="FILE", help="write every per-seed figure to FILE as JSON")
     ap.add_argument("--embedder", choices=["hash", "minilm"], default="hash",
                     help="also run section 5 (unseen topics) with MiniLM topic embeddings (needs the model package)")
     args = ap.parse_args(argv)
-    seeds, tune_seeds = parse_seeds(args.seeds), parse_seeds(args.tune_seeds)
+    seeds, tune_seeds = args.seeds, args.tune_seeds
     if set(seeds) & set(tune_seeds):
         ap.error("--seeds and --tune-seeds overlap: held-out figures must come from seeds tuning never saw")
     if args.quick:
@@ -729,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     res["seconds"]["total"] = time.perf_counter() - T0
     print(f"\nrun time {res['seconds']['total']:.1f} s")
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+        write_json(args.json, res)
         log(f"wrote {args.json}")
     return 0
 

@@ -1,6 +1,6 @@
 """End-to-end trust benchmark: the autopilot with Σ-Mem trust on vs off, in a real world.
 
-Usage:  python benchmarks/trust_e2e_bench.py [--world worlds/harbor] [--seeds 50] [--quick] [--json FILE]
+Usage:  python -m benchmarks.trust_e2e_bench [--world worlds/harbor] [--seeds 50] [--quick] [--json FILE]
 
 Each condition plays the same game seeds 0 .. N-1 (``--quick``: N = 10) with the
 heuristic autopilot (``agents/autopilot.py``), world facts on (so the game writes
@@ -39,20 +39,18 @@ every time.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from agents.autopilot import make_autopilot  # noqa: E402
-from game.play.session import Game  # noqa: E402
-from game.core.types import PLAYER, Verb  # noqa: E402
-from game.play.worlds import load_world  # noqa: E402
+from agents.autopilot import make_autopilot
+from benchmarks.lib.cli import write_json
+from game.core.types import PLAYER, Verb
+from game.play.session import Game
+from game.play.worlds import load_world
 
 CONDITIONS = ("off", "on", "carried")
 
@@ -176,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     res = run(args.world, seeds)
     print(report(res))
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=2))
+        write_json(args.json, res)
         print(f"\nwrote {args.json}")
     return 0
 

@@ -1,6 +1,6 @@
 """Terminal app responsiveness, against the line console in the same run.
 
-Usage:  python benchmarks/tui_bench.py [--reps 5] [--script tests/scripts/harbor_win.txt]
+Usage:  python -m benchmarks.tui_bench [--reps 5] [--script tests/scripts/harbor_win.txt]
                                        [--world worlds/harbor] [--json FILE]
 
 Measured under Textual's Pilot (headless, 120x40), on a fixed script, several repetitions:
@@ -31,11 +31,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from game.cli.console import run_console  # noqa: E402
-from game.play.session import Game  # noqa: E402
-from game.tui.app import ParleyApp  # noqa: E402
+from benchmarks.lib.cli import write_json
+from game.cli.console import run_console
+from game.play.session import Game
+from game.tui.app import ParleyApp
 
 SIZE = (120, 40)
 GOALS = {"first paint": 1.0, "per-turn render (app)": 0.050}
@@ -188,8 +187,8 @@ def main() -> int:
         print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr)
     report(rows, args, lines, waited)
     if args.json:
-        Path(args.json).write_text(json.dumps({"reps": args.reps, "script": args.script, "cores": os.cpu_count(),
-                                               "seconds": rows}, indent=1) + "\n")
+        write_json(args.json, {"reps": args.reps, "script": args.script, "cores": os.cpu_count(), "seconds": rows},
+                   indent=1)
     return 0
 
 

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from game.core.errors import SaveError
-from game.core.files import read_text
-from game.play.save_files import atomic_write
+from game.core.files import read_text, write_atomic
 
 FORMAT = "parley-insights"
 FORMAT_VERSION = 1
@@ -348,7 +347,7 @@ class InsightBank:
         """Write the bank to its file atomically (nothing to do without a path)."""
         if self.path is None:
             return None
-        atomic_write(self.path, json.dumps(self.get_state(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        write_atomic(self.path, json.dumps(self.get_state(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         return self.path
 
     def _install(self, game: int, by_key: dict[str, dict[str, Insight]]) -> None:
@@ -406,13 +405,3 @@ def _parse_state(data: Any) -> tuple[int, dict[str, dict[str, Insight]]]:
             by_key[key] = held
     return game, by_key
 
-
-_LESSONS = ("distill", "distill_with_sources", "game_summary", "update_from_game")
-
-
-def __getattr__(name: str) -> Any:
-    """The lesson drawing functions, from ``memory.lessons`` (loaded on first use: it imports this module)."""
-    if name in _LESSONS:
-        from memory import lessons
-        return getattr(lessons, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -93,6 +93,38 @@ def test_below_the_front_ends_imports_inside_functions_stay_in_their_room(layout
     assert not bad, "move these imports to the top of their module:\n" + "\n".join(bad)
 
 
+def dynamic_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) for ``importlib.import_module("x")`` / ``__import__("x")`` with a literal name or
+    an f-string's literal head (which import-linter cannot see)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and node.args):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        arg = node.args[0]
+        if name not in ("import_module", "__import__"):
+            continue
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            out.append((node.lineno, arg.value))
+        elif isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+            out.append((node.lineno, str(arg.values[0].value).rstrip(".")))
+    return out
+
+
+def test_no_dynamic_import_leaves_its_room_below_the_front_ends(layout, tmp_path):
+    mods, pkgs = layout
+    bad = [f"{m}:{line} imports {t} dynamically" for m, path in mods.items() if room(m, pkgs) in BELOW_FRONT_ENDS
+           for line, t in dynamic_imports(path)
+           if t.split(".")[0] in ("game", "agents", "memory") and room(t, pkgs) != room(m, pkgs)
+           and (room(m, pkgs), room(t, pkgs)) not in CHOSEN_PER_CONFIG]
+    assert not bad, bad
+    planted = tmp_path / "planted.py"
+    planted.write_text("import importlib\ndef f(x):\n    return importlib.import_module('agents.registry'), "
+                       "__import__(f'memory.{x}')\n")
+    assert dynamic_imports(planted) == [(3, "agents.registry"), (3, "memory")]
+
+
 def test_importing_the_engine_and_world_loads_neither_agents_nor_memory():
     code = ("import importlib, pkgutil, sys\n"
             "for pkg in ('game.core', 'game.engine', 'game.world', 'game.council', 'game.negotiation'):\n"

@@ -142,7 +142,7 @@ def test_claims_imports_neither_agents_nor_memory():
 
     import game.core.claims
 
-    tree = ast.parse(Path(game.claims.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(game.core.claims.__file__).read_text(encoding="utf-8"))
     mods = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     mods += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not [m for m in mods if m.split(".")[0] in ("agents", "memory", "game")]

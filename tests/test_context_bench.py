@@ -6,20 +6,15 @@ tune ones or each other."""
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import replace
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "benchmarks")]
-
-import context_phrasing as phr  # noqa: E402
-from context_baselines import BASELINES, Costs, Pool, mmr, top_k_collapse, top_k_collapse_newest  # noqa: E402
-from context_logs import SETTINGS, VISIBLE, Decision, Line, check_log, content_words, hit, make_log  # noqa: E402
+from benchmarks.context import phrasing as phr
+from benchmarks.context.baselines import BASELINES, Costs, Pool, mmr, top_k_collapse, top_k_collapse_newest
+from benchmarks.context.logs import SETTINGS, VISIBLE, Decision, Line, check_log, content_words, hit, make_log
 
 CASES = [(s, fam, seed, n, d) for s in SETTINGS
          for fam, seed in (("A", 0), ("A", 7), ("B", 100), ("B", 129), ("C", 100), ("C", 129))
@@ -186,8 +181,7 @@ def test_every_baseline_changes_its_selection_when_the_question_changes(minilm):
 
 @pytest.mark.embeddings
 def test_memo_builds_contexts_as_a_game_does(monkeypatch):
-    import context_bench as cb
-
+    from benchmarks import context_bench as cb
     from memory.memo import Memo
     calls = []
     original = Memo.context
@@ -210,7 +204,7 @@ def test_memo_builds_contexts_as_a_game_does(monkeypatch):
 @pytest.mark.embeddings
 @pytest.mark.slow
 def test_quick_run_prints_every_method(tmp_path, capsys, monkeypatch):
-    import context_bench as cb
+    from benchmarks import context_bench as cb
     monkeypatch.setenv("COLUMNS", "400")  # wide enough that no method's header wraps inside its cell
     out = tmp_path / "r.json"
     assert cb.main(["--quick", "--out", str(out)]) == 0
@@ -226,7 +220,7 @@ def test_quick_run_prints_every_method(tmp_path, capsys, monkeypatch):
 
 
 def test_latency_cli_times_both_stores_and_refuses_bad_sizes(tmp_path):
-    import context_latency
+    from benchmarks import context_latency
     with pytest.raises(SystemExit) as bad:
         context_latency.main(["--sizes", "lots:minilm"])
     assert bad.value.code == 2

@@ -24,14 +24,15 @@ from hypothesis import strategies as st
 
 import game.play.save_files as saves_mod
 from game.core.errors import InputError
-from game.play.save_files import SAVE_FILE, TRANSCRIPT_FILE
+import game.core.files as files_mod
+from game.play.save_files import LOCK_FILE, SAVE_FILE, TRANSCRIPT_FILE
 from game.play.persistence import replay
 from game.play.session import Game
 from game.core.types import PLAYER, Action, Verb
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
-CLEAN = {SAVE_FILE, TRANSCRIPT_FILE}
+CLEAN = {SAVE_FILE, TRANSCRIPT_FILE, LOCK_FILE}
 
 
 def leftovers(folder: Path) -> set[str]:
@@ -183,8 +184,9 @@ class Crash(BaseException):
 
 
 class FaultyOS:
-    """``os`` for game.play.save_files, where the ``at``-th replace/fsync/unlink 'kills the process':
-    that call and every later one of them fail, as if nothing ran after it."""
+    """``os`` for game.play.save_files and the file writer it uses (game.core.files), where the
+    ``at``-th replace/fsync/unlink 'kills the process': that call and every later one of them
+    fail, as if nothing ran after it."""
 
     FAULTED = ("replace", "fsync", "unlink")
 
@@ -205,6 +207,12 @@ class FaultyOS:
         return call
 
 
+def use_os(monkeypatch, fake) -> None:
+    """Give the save code (game.play.save_files, game.core.files) ``fake`` as its ``os``."""
+    for mod in (saves_mod, files_mod):
+        monkeypatch.setattr(mod, "os", fake)
+
+
 def played(turns: int, seed: int = 0) -> Game:
     game = Game(MINI, seed=seed)
     for _ in range(turns):
@@ -214,15 +222,14 @@ def played(turns: int, seed: int = 0) -> Game:
 
 def crash_save_at(monkeypatch, game: Game, base: Path, at: int) -> bool:
     """Save with a crash at step ``at``; True if the save finished before reaching it."""
-    faulty = FaultyOS(at)
-    monkeypatch.setattr(saves_mod, "os", faulty)
+    use_os(monkeypatch, FaultyOS(at))
     try:
         game.save("s", base)
         return True
     except Crash:
         return False
     finally:
-        monkeypatch.setattr(saves_mod, "os", os)
+        use_os(monkeypatch, os)
 
 
 @pytest.mark.parametrize("before", ["clean", "pending"])
@@ -277,14 +284,14 @@ def test_a_crash_while_a_load_cleans_up_leaves_a_save_that_loads(tmp_path, monke
             if saves_mod.read_save(folder)["transcript"] == saves_mod.transcript_digest(new.transcript.text()):
                 break
             steps += 1
-        monkeypatch.setattr(saves_mod, "os", FaultyOS(at))
+        use_os(monkeypatch, FaultyOS(at))
         try:
             Game.load("s", base)
             finished = True
         except Crash:
             finished = False
         finally:
-            monkeypatch.setattr(saves_mod, "os", os)
+            use_os(monkeypatch, os)
         assert check_whole(base, "s").engine.state_hash() == new.engine.state_hash()
         if finished:
             break

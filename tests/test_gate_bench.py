@@ -4,19 +4,14 @@ imperfect in both directions, and the hard classes are really there. Nothing her
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(BENCH))
-
-from gate_baselines import ContestDict, run_simple
-from gate_metrics import strict_f1
-from gate_stream import CLASSES, Observation, generate
-from gate_text import FUNCTIONAL, RELATIONS
+from benchmarks.gate.baselines import ContestDict, run_simple
+from benchmarks.gate.metrics import strict_f1
+from benchmarks.gate.stream import CLASSES, Observation, generate
+from benchmarks.gate.text import FUNCTIONAL, RELATIONS
 
 SEEDS = (100, 101, 102)
 

@@ -347,7 +347,7 @@ def test_a_save_held_by_another_process_is_a_clear_error_not_a_hang(tmp_path, mo
     game = Game(ROOT / MINI, seed=0)
     folder = game.save("held", base=tmp_path)
     monkeypatch.setattr(saves, "LOCK_WAIT", 0.3)
-    fd = os.open(folder, os.O_RDONLY)
+    fd = os.open(folder / saves.LOCK_FILE, os.O_RDWR)  # the lock a save left, as another process holds it
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         with pytest.raises(SaveError, match="in use by another process"):

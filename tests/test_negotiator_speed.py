@@ -110,6 +110,21 @@ def test_incremental_moves_equal_from_scratch_rebuild_over_generated_scenes():
     assert games == 12 * len(SPECS) ** 2
 
 
+def test_negotiators_built_per_game_play_as_ones_reused_across_games():
+    """New negotiators for every game (as a tournament builds them) share their utility
+    function's precomputed views and make every move an instance reused across games makes."""
+    for sc in random_scenes(4, 77) + random_scenes(2, 78, deadline=6):
+        u = utilities_for(sc)
+        reused = {p: [from_kind(k, u[p], **params) for k, params in SPECS] for p in ("a", "b")}
+        for x, (kx, px) in enumerate(SPECS):
+            for y, (ky, py) in enumerate(SPECS):
+                fresh = {"a": from_kind(kx, u["a"], **px), "b": from_kind(ky, u["b"], **py)}
+                assert fresh["a"]._sorted is reused["a"][x]._sorted
+                s1, _ = run_negotiation(sc, fresh, utilities=u)
+                s2, _ = run_negotiation(sc, {"a": reused["a"][x], "b": reused["b"][y]}, utilities=u)
+                assert s1.get_state() == s2.get_state()
+
+
 def test_interleaved_sessions_copies_and_restores_share_one_instance():
     """One instance per party plays several sessions at once, move by move in turn, while some are
     copied or restored in place from a saved state; each ends as a fresh, unshared run would."""

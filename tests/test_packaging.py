@@ -1,7 +1,7 @@
 """The wheel as a user gets it: ``pip install parley-engine`` is the light core.
 
 One fresh virtualenv (no system site-packages) per module gets the wheel built from this tree with
-its core dependencies (numpy, pydantic) and the ``pettingzoo`` extra (pettingzoo, gymnasium), and
+its core dependencies (numpy, pydantic, filelock) and the ``pettingzoo`` extra (pettingzoo, gymnasium), and
 nothing else. From a folder with no ``worlds/`` in it, that install loads the shipped worlds by
 id, wins harbor with the walkthrough script (CLI and game API), runs the PettingZoo AEC env (and
 the Gymnasium env when the tree has one), and every feature whose extra is missing says which
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 HEAVY = ("torch", "chromadb", "textual", "openai", "pygame", "sentence_transformers", "ray", "scipy",
          "matplotlib", "openskill", "textarena", "transformers", "rich")
 # the core's dependencies and the pettingzoo extra's, pinned to what this environment runs
-PINNED = ("numpy", "pydantic", "pydantic-core", "annotated-types", "typing-extensions", "typing-inspection",
+PINNED = ("numpy", "pydantic", "filelock", "pydantic-core", "annotated-types", "typing-extensions", "typing-inspection",
           "pettingzoo", "gymnasium", "cloudpickle", "farama-notifications")
 SOURCES = ("pyproject.toml", "README.md", "game", "agents", "memory", "worlds")
 WIN = SCRIPTS / "harbor_win.txt"
@@ -116,7 +116,7 @@ def test_the_core_install_holds_numpy_and_pydantic_and_nothing_heavy(venv):
     assert out["present"] == [], f"a core install pulled in {out['present']}"
     assert out["light"] == []
     core = sorted(r.split(">")[0].split("=")[0].strip() for r in out["requires"] if "extra ==" not in r)
-    assert core == ["numpy", "pydantic"]
+    assert core == ["filelock", "numpy", "pydantic"]
     extras = {r.split("extra ==")[1].strip().strip("'\"") for r in out["requires"] if "extra ==" in r}
     assert {"memory", "tui", "map", "llm", "scale", "tournament", "gym", "pettingzoo", "textarena", "all",
             "dev"} <= extras

@@ -157,6 +157,46 @@ def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
     assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp")] == []
 
 
+def test_write_atomic_text_bytes_mode_and_folders(tmp_path):
+    import os
+    import stat
+
+    from game.core.files import open_dir, write_atomic
+    text = tmp_path / "new" / "deeper" / "a.txt"
+    assert write_atomic(text, "é\r\nline\n") == text  # missing folders are made
+    assert text.read_bytes() == "é\r\nline\n".encode()  # no newline translation
+    write_atomic(text, "é", encoding="latin-1")
+    assert text.read_bytes() == b"\xe9"
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "b.bin", b"\x00\xff", mode=0o640)
+        write_atomic(tmp_path / "c.txt", "plain")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "b.bin").read_bytes() == b"\x00\xff"
+    assert stat.S_IMODE((tmp_path / "b.bin").stat().st_mode) == 0o640
+    assert stat.S_IMODE((tmp_path / "c.txt").stat().st_mode) == 0o644  # as open() makes it
+    with open_dir(tmp_path) as dfd:  # a caller that holds the folder open (as a save does)
+        write_atomic(tmp_path / "c.txt", "again", dir_fd=dfd)
+    assert (tmp_path / "c.txt").read_text() == "again"
+    assert not [p for p in tmp_path.rglob("*.tmp")]
+
+
+def test_write_atomic_failure_keeps_the_old_file_and_names_it(tmp_path):
+    from game.core.files import write_atomic
+    target = tmp_path / "busy"
+    (target / "inside").mkdir(parents=True)  # replacing a folder that holds files fails for real
+    with pytest.raises(OSError) as info:
+        write_atomic(target, "text")
+    assert info.value.filename == str(target) and ".tmp" not in str(info.value)
+    assert (target / "inside").is_dir() and sorted(p.name for p in tmp_path.iterdir()) == ["busy"]
+    kept = tmp_path / "kept.txt"
+    kept.write_text("old")
+    with pytest.raises(UnicodeEncodeError):  # nothing is written when the text does not encode
+        write_atomic(kept, "\ud800")
+    assert kept.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["busy", "kept.txt"]
+
+
 def test_list_resolve_remove(tmp_path):
     game, _ = half_played()
     game.save("one", tmp_path)
@@ -319,19 +359,19 @@ def test_leftovers_are_cleaned_on_load_and_save_and_others_files_kept(tmp_path):
     from game.play.save_files import pending_name, read_save, transcript_digest
     game, _ = half_played()
     folder = game.save("lo", tmp_path)
-    assert sorted(p.name for p in folder.iterdir()) == ["save.json", "transcript.jsonl"]
+    assert sorted(p.name for p in folder.iterdir()) == [".lock", "save.json", "transcript.jsonl"]
     junk = [".save.json.k3j4h5.tmp", ".transcript.jsonl.aaaa.tmp", ".transcript-0123456789abcdef.jsonl.b.tmp",
             "transcript-0123456789abcdef.jsonl"]
     mine = ["notes.txt", "transcript-notes.jsonl", ".hidden.tmp", "transcript-0123.jsonl", "save.json.bak"]
     for name in junk + mine:
         (folder / name).write_text("x")
     Game.load("lo", tmp_path)
-    assert sorted(p.name for p in folder.iterdir()) == sorted(["save.json", "transcript.jsonl", *mine])
+    assert sorted(p.name for p in folder.iterdir()) == sorted([".lock", "save.json", "transcript.jsonl", *mine])
     for name in junk:
         (folder / name).write_text("x")
     run_script(game, [(1, "wait")], "x")
     game.save("lo", tmp_path)
-    assert sorted(p.name for p in folder.iterdir()) == sorted(["save.json", "transcript.jsonl", *mine])
+    assert sorted(p.name for p in folder.iterdir()) == sorted([".lock", "save.json", "transcript.jsonl", *mine])
     # a save stopped between its commit and the rename: the transcript is under its digest
     tpath = folder / "transcript.jsonl"
     data = read_save(folder)

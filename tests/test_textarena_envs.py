@@ -16,7 +16,7 @@ from tests.conftest import ROOT, SCRIPTS  # noqa: E402
 @pytest.fixture(scope="module")
 def ids():
     import game.envs.textarena.worlds
-    return game.textarena_env.ENV_IDS
+    return game.envs.textarena.worlds.ENV_IDS
 
 
 def play(env_id: str, replies, seed: int = 0, num_players: int = 1):
@@ -35,7 +35,7 @@ def test_registered_ids(ids):
     assert ids == ["Parley-Harbor-v1", "Parley-Bazaar-v1", "Parley-Council-v1", "Parley-Negotiation-v0"]
     assert set(ids) <= set(ENV_REGISTRY)
     import game.envs.textarena.worlds
-    assert game.textarena_env.register() == ids  # idempotent
+    assert game.envs.textarena.worlds.register() == ids  # idempotent
 
 
 def test_importing_game_or_the_engine_registers_nothing_and_loads_no_textarena():

@@ -256,15 +256,17 @@ def test_results_reader_never_crashes(tmp_path_factory, blob):
 
 
 def test_killed_at_any_instant_and_resumed_gives_the_same_results(tmp_path):
-    cfg_path = write(tmp_path, RULES.replace("GEN", "120"))
+    cfg_path = write(tmp_path, RULES.replace("GEN", "400"))
+    started = time.monotonic()
     assert parley("tournament", str(cfg_path), "--out", str(tmp_path / "whole"), "--quiet",
                   "--no-report").returncode == 0
+    whole = time.monotonic() - started  # the kills land inside a run however fast this machine plays
     out = tmp_path / "killed"
     env = dict(os.environ, PARLEY_SAVES=str(tmp_path / "saves"))
     cmd = [sys.executable, "-m", "game.cli.main", "tournament", str(cfg_path), "--out", str(out), "--quiet",
            "--no-report"]
     kills = 0
-    for delay in (0.9, 1.3, 1.1):
+    for delay in (0.45 * whole, 0.65 * whole, 0.55 * whole):
         proc = subprocess.Popen(cmd + (["--resume"] if kills else []), cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(delay)

@@ -14,7 +14,7 @@ from game.council.session import CouncilConfig
 from game.council.tasks import hidden_profile_task
 from game.core.errors import InputError
 from game.tournament.config import load_config, parse_config
-from game.tournament.debate import masking_config
+from game.tournament.kind_debate import masking_config
 from game.tournament.report import write_report
 from game.tournament.runner import plan, run
 from game.tournament.stats import read_results, summarise

@@ -2,9 +2,10 @@
 structured (JSON) replies with repair, and usage accounting per agent and turn.
 
 The SDK is imported when the first request is made, never at import time. Its
-own retries are off (``max_retries=0``): this module retries 429s (honouring
-``Retry-After``), 5xx, timeouts and connection errors with exponential backoff
-and jitter from a seeded ``numpy`` generator, and turns everything else into a
+own retries are off (``max_retries=0``): ``tenacity`` retries 429s (honouring
+``Retry-After``, capped), 5xx, timeouts and connection errors with exponential
+backoff and jitter from a seeded ``numpy`` generator (the SDK's own jitter is
+unseeded and its sleep cannot be replaced), and everything else becomes a
 ``ParleyError`` that says what to check. The API key never appears in a repr,
 a message, a log line or a cache file.
 """
@@ -239,42 +240,58 @@ class LLMClient:
                         hint="check the request parameters (temperature, max_tokens, response_format)")
 
     def _send(self, messages: list[Message], kw: dict[str, Any], agent: str, turn: int | None,
-              fallback: bool) -> tuple[Any, int]:
-        """One completion with retries; returns (response, retries used)."""
+              fallback: bool) -> Any:
+        """One completion, retried by ``tenacity`` on 429 (after its ``Retry-After``), 408, 409, 5xx,
+        timeouts, connection errors and bodies that do not read; any other status is refused at
+        once. Each retry is counted in the usage of ``agent`` and ``turn``."""
+        import tenacity
         oa = _openai()
         create = self._sdk().chat.completions.create
         cfg = self.config
-        last = "no attempt made"
-        for attempt in range(cfg.max_retries + 1):
-            wait: float | None = None
+
+        def attempt() -> Any:
             try:
                 with self._sem:
-                    return create(model=cfg.model, messages=messages, **kw), attempt
+                    return create(model=cfg.model, messages=messages, **kw)
             except oa.APIStatusError as exc:
-                status = exc.status_code
-                if status == 429:
-                    wait = self._retry_after(exc)
-                elif status < 500 and status not in (408, 409):
+                if exc.status_code < 500 and exc.status_code not in (408, 409, 429):
                     raise self._refusal(exc, kw, fallback) from None
-                last = f"HTTP {status}: {self._scrub(_status_message(exc))}"
-            except oa.APITimeoutError:
-                last = f"no reply within {cfg.timeout:g}s (timeout)"
-            except oa.APIConnectionError as exc:
-                cause = exc.__cause__ or exc.__context__
-                last = "connection failed" + (f": {self._scrub(str(cause))}" if cause and str(cause) else "")
-            except (ValueError, RecursionError, oa.APIResponseValidationError):  # bad JSON, huge numbers, deep nesting
-                last = "the response was not an OpenAI-style JSON body"
-            if attempt == cfg.max_retries:
-                break
-            if wait is None:
-                wait = self._backoff(attempt)
-            log.debug("%s: %s; retry %d in %.3fs", self._where, last, attempt + 1, wait)
+                raise
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            exc = state.outcome.exception()  # type: ignore[union-attr]
+            after = self._retry_after(exc) if getattr(exc, "status_code", None) == 429 else None
+            return self._backoff(state.attempt_number - 1) if after is None else after
+
+        def before_sleep(state: tenacity.RetryCallState) -> None:
+            log.debug("%s: %s; retry %d in %.3fs", self._where, self._failure(state.outcome.exception()),
+                      state.attempt_number, state.next_action.sleep)  # type: ignore[union-attr]
             self._record(agent, turn, Usage(retries=1))
-            self._sleep(wait)
+
+        transient = (oa.APIStatusError, oa.APIConnectionError, oa.APIResponseValidationError, ValueError, RecursionError)
+        try:
+            return tenacity.Retrying(
+                retry=tenacity.retry_if_exception_type(transient),
+                stop=tenacity.stop_after_attempt(cfg.max_retries + 1), wait=wait, sleep=self._sleep,
+                before_sleep=before_sleep)(attempt)
+        except tenacity.RetryError as gave_up:
+            last = self._failure(gave_up.last_attempt.exception())
         raise LLMUnavailable(
             f"{self._where} failed after {cfg.max_retries + 1} attempt(s); last error: {last}",
             hint="is the server running? check --llm URL / OPENAI_BASE_URL"
                  + ("" if "HTTP" not in last else " and the server's log"))
+
+    def _failure(self, exc: BaseException | None) -> str:
+        """What went wrong in one attempt, for the log and the final error."""
+        oa = _openai()
+        if isinstance(exc, oa.APIStatusError):
+            return f"HTTP {exc.status_code}: {self._scrub(_status_message(exc))}"
+        if isinstance(exc, oa.APITimeoutError):
+            return f"no reply within {self.config.timeout:g}s (timeout)"
+        if isinstance(exc, oa.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            return "connection failed" + (f": {self._scrub(str(cause))}" if cause and str(cause) else "")
+        return "the response was not an OpenAI-style JSON body"  # bad JSON, huge numbers, deep nesting
 
     # -- public calls --------------------------------------------------------------
 
@@ -304,7 +321,7 @@ class LLMClient:
         if self.outage is not None:
             raise self.outage
         try:
-            resp, _retries = self._send(messages, kw, agent, turn, fallback)
+            resp = self._send(messages, kw, agent, turn, fallback)
         except LLMError as exc:
             self._record(agent, turn, Usage(latency_ms=(time.perf_counter() - t0) * 1000.0))
             if not isinstance(exc, _FormatUnsupported):  # the endpoint failed for good (down, 401, 404, ...)

@@ -8,38 +8,9 @@ from argparse import Namespace
 from pathlib import Path
 
 from game.core.errors import InputError
+from game.core.files import write_output  # noqa: F401  (re-exported for the commands)
 
 SCHEMA_PATH = Path("worlds/schema/world.schema.json")
-
-
-def write_output(path: Path, text: str) -> None:
-    """``--out FILE``: a file is replaced atomically (an old file is never half-replaced); a
-    stream that already exists (``/dev/stdout``, a named pipe, a terminal) is written straight
-    through, never replaced by a file."""
-    import os
-    import stat
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        try:
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise OSError(e.errno, e.strerror, str(path)) from None
-        return
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InputError(f"--out {path}: is a folder", hint="give a file name")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if parent.exists() and not parent.is_dir():
-        raise InputError(f"--out {path}: {parent} is not a folder", hint="give a path inside a folder")
-    if mode is not None and stat.S_ISBLK(mode):
-        raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
-    from game.play.save_files import atomic_write
-    atomic_write(path, text)
 
 
 def memory_options(args: Namespace) -> dict | None:
@@ -249,7 +220,7 @@ def cmd_watch(args: Namespace) -> int:
         raise InputError(f"--player {args.player}: no such file", hint="script:FILE, one command per line")
     if args.player not in ("autopilot", "llm") and ":" not in args.player:
         from agents.seats import make_seat
-        make_seat(args.player, None)  # an unknown seat name is an input error, with a suggestion
+        make_seat(args.player)  # an unknown seat name is an input error, with a suggestion
     elif ":" in args.player and not args.player.startswith("script:"):
         from agents.seats import callable_from
         callable_from(args.player)
@@ -310,8 +281,8 @@ def _play_game(args: Namespace, seed: int, llm):
 
 def _mention_autosave(game, saves_base) -> None:
     """A new game of a world that has an autosave says how to continue that one instead."""
-    from game.play.autosave import autosave_name
     from game.core.errors import ParleyError
+    from game.play.autosave import autosave_name
     from game.play.save_files import read_save, save_folder
     name = autosave_name(game)
     try:

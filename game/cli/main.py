@@ -283,12 +283,8 @@ def _debate_parser(sub: Any) -> None:
     _llm_flags(d, scene=True)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
-                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"parley {__version__}")
-    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
-
+def _play_parser(sub: Any) -> None:
+    """``parley play``: a person plays a world in the terminal."""
     play = sub.add_parser("play", help="play a world in the terminal (line mode)")
     play.add_argument("world", nargs="?", default=None,
                       help="world folder (default: worlds/harbor; with --load, where the save's world now lives)")
@@ -302,9 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     _memory_flags(play)
     _llm_flags(play)
 
-    _run_parser(sub)
-    _watch_parser(sub)
 
+def _world_parsers(sub: Any) -> None:
+    """``parley validate``, ``schema`` and ``new-world``: world folders and their schema."""
     val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
     val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")
 
@@ -319,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="adventure (default: a lamp to find and a keeper who lies about treasure), "
                           "trade (a merchant and a negotiation) or council (a debate and a vote)")
 
+
+def _saves_parsers(sub: Any) -> None:
+    """``parley saves``, ``inspect`` and ``replay``: what a save holds, and re-running it."""
     saves = sub.add_parser("saves", help="list, show or remove saves")
     saves.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
     ssub = saves.add_subparsers(dest="saves_cmd", metavar="ACTION", required=True)
@@ -344,15 +343,18 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--speed", type=_speed, default=2.0, metavar="N",
                      help="with --tui: rounds per second (default 2), or max")
 
+
+def _map_parser(sub: Any) -> None:
+    """``parley map``: a world's or a save's map as a picture."""
     mp = sub.add_parser("map", help="draw a world (its start) or a save (where everyone is now) into a PNG")
     mp.add_argument("target", metavar="WORLD|SAVE", help="world folder or name, or save folder or name")
     mp.add_argument("--png", "--out", dest="png", metavar="FILE", required=True,
                     help="the picture to write (a .png file)")
     mp.add_argument("--saves-dir", metavar="DIR")
 
-    _tournament_parsers(sub)
-    _debate_parser(sub)
 
+def _trust_parser(sub: Any) -> None:
+    """``parley trust``: a save's per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail."""
     tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
     tr.add_argument("save", help="save slug or folder")
     tr.add_argument("--saves-dir", metavar="DIR")
@@ -360,6 +362,22 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--source", metavar="NPC", help="with --audit: only claims from this source")
     tr.add_argument("--outcome", choices=("admit", "quarantine", "reject"), help="with --audit: only this outcome")
     tr.add_argument("--json", action="store_true", help="print everything as JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"parley {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+    _play_parser(sub)
+    _run_parser(sub)
+    _watch_parser(sub)
+    _world_parsers(sub)
+    _saves_parsers(sub)
+    _map_parser(sub)
+    _tournament_parsers(sub)
+    _debate_parser(sub)
+    _trust_parser(sub)
     return p
 
 

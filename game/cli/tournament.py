@@ -93,10 +93,13 @@ class _Live:
     or when the output is not a terminal."""
 
     def __init__(self, p: Any, quiet: bool):
+        from game.tournament.kinds import kind_for
         from game.tournament.stats import LiveRatings
         self.total, self.done = len(p.todo), 0
         self.quiet = quiet or not sys.stderr.isatty()
-        self.ratings = LiveRatings(group_size=None if p.config.kind == "negotiation" else len(p.config.competitors))
+        # a game of several matches (every competitor's on one scenario instance) is rated once all are in
+        games_of_one = kind_for(p.config.kind).one_match_games
+        self.ratings = LiveRatings(group_size=None if games_of_one else len(p.config.competitors))
         self.name = p.config.name
         self._live: Any = None
         self._t0 = time.perf_counter()

@@ -7,7 +7,7 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from game.cli.commands import write_output
+from game.core.files import write_output
 from game.core.errors import InputError
 
 

@@ -1,9 +1,9 @@
 """Optional features and the pip extras that bring them: "this needs the 'tui' extra".
 
-``pip install parley-engine`` is the light core (numpy and pydantic): the engine, the shipped
-worlds, the parser, negotiation, the rule-based agents and the environment adapters. Everything
-heavier is an extra (pyproject.toml's ``[project.optional-dependencies]``). A feature whose extra
-is missing raises :class:`ExtraMissing` naming it, e.g.::
+``pip install parley-engine`` is the light core (numpy, pydantic, filelock): the engine, the
+shipped worlds, the parser, negotiation, the rule-based agents and the environment adapters.
+Everything heavier is an extra (pyproject.toml's ``[project.optional-dependencies]``). A feature
+whose extra is missing raises :class:`ExtraMissing` naming it, e.g.::
 
     the terminal app needs the 'tui' extra: pip install 'parley-engine[tui]'
 
@@ -26,7 +26,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
                "agent memory with the MiniLM embedder and the Chroma vector store"),
     "tui": (("textual", "rich"), "the terminal app (parley play/watch/replay --tui/inspect --tui)"),
     "map": (("pygame",), "the map: parley map, parley play --map"),
-    "llm": (("openai",), "LLM agents and players (--llm URL)"),
+    "llm": (("openai", "tenacity"), "LLM agents and players (--llm URL)"),
     "scale": (("ray",), "parley tournament --backend ray"),
     "tournament": (("scipy", "openskill", "matplotlib", "rich"),
                    "parley tournament: ratings, statistics, report plots"),

@@ -1,4 +1,5 @@
-"""Reading files that come from users, safely: regular files only, a size limit, never blocking.
+"""Reading files that come from users, safely: regular files only, a size limit, never blocking;
+and writing files whole (``write_atomic``).
 
 Worlds, scripts, insight banks and saves are read through ``read_limited``:
 a path is checked with ``stat`` before it is opened (a named pipe, a device, a
@@ -6,13 +7,21 @@ folder or a symlink loop is reported, never opened), the file is opened
 non-blocking and re-checked, and at most one byte past the limit is read (a
 symlink to ``/dev/zero`` or a file that grows cannot exhaust memory). With a
 ``root``, symlinks must resolve inside that folder.
+
+Every file Parley replaces (saves, reports, results metadata, the LLM cache, the
+insight bank, ``--out`` files, the map) is written through ``write_atomic``: a
+reader sees the old file or the new one, never a mix, and after a crash or a
+power cut the file is one of the two.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from game.core.errors import InputError
@@ -145,3 +154,108 @@ def read_text(path: str | Path, *, limit: int = MAX_FILE_BYTES, error: type[Inpu
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         raise error(f"{shown(str(path))}:{line}: not UTF-8 text", hint=hint) from None
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+def fsync_dir(fd: int | None) -> None:
+    """Make renames and deletions in the folder open as ``fd`` durable (nothing to do for None,
+    or on a file system that cannot fsync a folder)."""
+    if fd is None:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as e:  # pragma: no cover - file systems without directory fsync
+        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+
+
+@contextlib.contextmanager
+def open_dir(folder: str | os.PathLike[str]) -> Iterator[int | None]:
+    """A read-only descriptor of ``folder`` for ``fsync_dir``, closed on exit; None on platforms
+    that cannot open a folder (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:  # pragma: no cover - Windows
+        yield None
+        return
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _temp_beside(path: Path, mode: int) -> tuple[int, Path]:
+    """A new file ``.<name>.<random>.tmp`` in ``path``'s folder, open for writing."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_BINARY", 0))
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, mode), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(tmp))  # pragma: no cover
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, encoding: str = "utf-8",
+                 mode: int = 0o666, dir_fd: int | None = None) -> Path:
+    """Replace ``path`` with ``data`` (text, encoded with ``encoding``, written as it is with no
+    newline translation; or bytes) so that it is always the old file or the new one, whole.
+
+    The data goes to a temp file ``.<name>.<random>.tmp`` in the same folder (created with
+    ``mode``, less the umask, as ``open`` does), is flushed and fsynced, then ``os.replace``-d
+    over ``path``, and the folder is fsynced so the rename survives a power cut. ``dir_fd``: an
+    open descriptor of the folder to fsync (a caller that holds one, as a save does); else the
+    folder is opened for it. Missing parent folders are created. On any failure the temp file
+    is removed and an ``OSError`` names ``path`` (never the temp file). Returns ``path``."""
+    path = Path(path)
+    raw = data.encode(encoding) if isinstance(data, str) else bytes(data)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _temp_beside(path, mode)
+        try:
+            with open(fd, "wb") as fh:
+                fh.write(raw)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        if dir_fd is not None:
+            fsync_dir(dir_fd)
+        else:
+            with open_dir(path.parent) as dfd:
+                fsync_dir(dfd)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+    return path
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write a command's output (``--out FILE``): a file is replaced atomically (an old file is never half-replaced); a
+    stream that already exists (``/dev/stdout``, a named pipe, a terminal) is written straight
+    through, never replaced by a file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        try:
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        return
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError(f"--out {path}: is a folder", hint="give a file name")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"--out {path}: {parent} is not a folder", hint="give a path inside a folder")
+    if mode is not None and stat.S_ISBLK(mode):
+        raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
+    write_atomic(path, text)

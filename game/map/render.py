@@ -20,10 +20,13 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from game.core.errors import InputError
 from game.core.types import DIRECTIONS, PLAYER
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 STATE_VERSION = 1
 OFFSETS: dict[str, tuple[int, int]] = {
@@ -170,7 +173,7 @@ def world_map_state(world: Any) -> dict[str, Any]:
     return map_state(world.spec, label="start")
 
 
-def game_map_state(game: Any) -> dict[str, Any]:
+def game_map_state(game: Game) -> dict[str, Any]:
     """A running ``game.play.session.Game`` now."""
     trust = game.facts.trust_table() if getattr(game, "facts", None) is not None else None
     return map_state(game.spec, game.engine.state, trust, label="")
@@ -182,9 +185,9 @@ def save_map_state(ref: str | Path, base: str | Path | None = None,
     changing it and without building its agents or memory; Σ-Mem trust comes from the save's
     world-fact component. A damaged save is a ``SaveError``."""
     from game.core.errors import SaveError
+    from game.engine.state import GameState, state_problems
     from game.play.persistence import check_hash, world_for
     from game.play.save_files import read_save, resolve
-    from game.engine.state import GameState, state_problems
     folder = resolve(ref, base)
     where = folder / "save.json"
     data = read_save(folder)
@@ -395,17 +398,13 @@ def draw(state: dict[str, Any]) -> Any:
 
 
 def save_png(state: dict[str, Any], path: str | Path) -> Path:
-    """Draw a map state into a PNG file without a window (written to a temporary name in the
-    same folder first, then moved into place, so an old file is never half-replaced)."""
+    """Draw a map state into a PNG file without a window (``game.core.files.write_atomic``: an
+    old file is never half-replaced)."""
+    import io
+
+    from game.core.files import write_atomic
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     pg = require_pygame()
-    surface = draw(state)
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}.png")
-    try:
-        pg.image.save(surface, str(tmp))
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+    png = io.BytesIO()
+    pg.image.save(draw(state), png, "png")
+    return write_atomic(path, png.getvalue())

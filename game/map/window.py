@@ -22,7 +22,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from game.play.session import Game
+
+from game.core.files import write_atomic
 
 STATE_FILE = "map.json"
 ERROR_FILE = "map-error.txt"
@@ -33,13 +38,8 @@ POLL_SECONDS = 0.25
 # --- the state file ----------------------------------------------------------------------
 
 def write_state(path: str | Path, state: dict[str, Any]) -> None:
-    """Write a map state as JSON, atomically (a temporary file in the same folder, then
-    ``os.replace``)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(state, fh, ensure_ascii=False)
-    os.replace(tmp, path)
+    """Write a map state as JSON, atomically (``game.core.files.write_atomic``)."""
+    write_atomic(path, json.dumps(state, ensure_ascii=False))
 
 
 def read_state(path: str | Path) -> dict[str, Any] | None:
@@ -77,7 +77,7 @@ class MapFollower:
     a load, ``follower(reply, game)`` with the new game). Never raises: a map that cannot be
     written or drawn is reported once through ``note`` and the game goes on."""
 
-    def __init__(self, game: Any, note: Callable[[str], None], window: bool = True):
+    def __init__(self, game: Game, note: Callable[[str], None], window: bool = True):
         self.game = game
         self.note = note
         self.folder = Path(tempfile.mkdtemp(prefix="parley-map-"))
@@ -98,7 +98,7 @@ class MapFollower:
         except Exception as e:  # the map is an extra: it never stops the game
             self._report(f"the map could not be updated ({type(e).__name__}: {e})")
 
-    def __call__(self, reply: Any = None, game: Any = None) -> None:
+    def __call__(self, reply: Any = None, game: Game | None = None) -> None:
         if game is not None:
             self.game = game
         self.update()
@@ -131,7 +131,7 @@ class MapFollower:
             pass
 
 
-def map_follower(game: Any, note: Callable[[str], None] | None = None, window: bool = True) -> Callable[..., None]:
+def map_follower(game: Game, note: Callable[[str], None] | None = None, window: bool = True) -> Callable[..., None]:
     """A callable to give each reply to (``follower(reply)``, or ``follower(reply, new_game)``
     after a load) that keeps a live map window up to date. When no window can be opened (no
     display, no pygame) ``note`` says so and a callable that does nothing is returned."""
@@ -147,7 +147,7 @@ def map_follower(game: Any, note: Callable[[str], None] | None = None, window: b
     return MapFollower(game, note, window=window)
 
 
-def _nothing(reply: Any = None, game: Any = None) -> None:
+def _nothing(reply: Any = None, game: Game | None = None) -> None:
     return None
 
 

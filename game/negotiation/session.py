@@ -90,6 +90,7 @@ class Negotiation:
         self._agreement: Terms | None = None
         self._walked: str | None = None
         self._history: list[Record] = []
+        self._frozen: tuple[Record, ...] | None = ()  # the history as a tuple, until the next move
 
     # --- reading ------------------------------------------------------------------
 
@@ -126,6 +127,12 @@ class Negotiation:
         return dict(self._standing[1]) if self._standing else None
 
     @property
+    def standing(self) -> tuple[str, Terms] | None:
+        """Who made the offer on the table and its terms as ``((issue, value), ...)`` in issue
+        order, if there is one (no copy: both are immutable)."""
+        return self._standing
+
+    @property
     def standing_party(self) -> str | None:
         """Who made the standing offer."""
         return self._standing[0] if self._standing else None
@@ -140,7 +147,10 @@ class Negotiation:
 
     @property
     def history(self) -> tuple[Record, ...]:
-        return tuple(self._history)
+        h = self._frozen
+        if h is None:
+            h = self._frozen = tuple(self._history)
+        return h
 
     def opponent(self, party: str) -> str:
         a, b = self.parties
@@ -210,6 +220,15 @@ class Negotiation:
 
     def check_terms(self, terms: Mapping[str, str]) -> Terms:
         """Validate a complete offer; return it as ``((issue, value), ...)`` in issue order."""
+        if type(terms) is dict and len(terms) == len(self.issues):
+            # the common case first: a plain dict naming every issue once, each with one of its values
+            t = tuple([(i, terms.get(i)) for i in self.issues])
+            sets = self._value_sets
+            for i, v in t:
+                if type(v) is not str or v not in sets[i]:
+                    break  # not a valid offer after all: the checks below say why
+            else:
+                return t  # type: ignore[return-value]  # every value is a str: checked above
         if not isinstance(terms, Mapping):
             try:
                 terms = dict(terms)  # type: ignore[arg-type]
@@ -247,8 +266,9 @@ class Negotiation:
                                    hint=f"wait for {turn!r} to move")
 
     def _record(self, party: str, kind: str, terms: Terms | None) -> Record:
-        rec = Record(self.round, party, kind, terms)
+        rec = Record(min(self._moves // 2 + 1, self.deadline), party, kind, terms)  # self.round
         self._history.append(rec)
+        self._frozen = None
         self._moves += 1
         if self._status == "open" and self._moves >= 2 * self.deadline:
             self._status = "no_agreement"
@@ -336,7 +356,7 @@ class Negotiation:
         self.first, self._order = replay.first, replay._order
         self._moves, self._status = replay._moves, replay._status
         self._standing, self._agreement = replay._standing, replay._agreement
-        self._walked, self._history = replay._walked, replay._history
+        self._walked, self._history, self._frozen = replay._walked, replay._history, None
 
     def copy(self) -> Negotiation:
         """An independent session in the same position (cheap: for look-ahead)."""

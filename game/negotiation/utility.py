@@ -131,7 +131,7 @@ class UtilityFunction:
     bit for bit.
     """
 
-    __slots__ = ("party", "space", "weights", "reservation", "_value_utils", "_vector")
+    __slots__ = ("party", "space", "weights", "reservation", "_value_utils", "_vector", "__weakref__")
 
     def __init__(self, party: str, issues: Mapping[str, Sequence[str]],
                  weights: Mapping[str, float], values: Mapping[str, Mapping[str, float]],

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +23,9 @@ from game.negotiation.utility import utilities_for
 from game.play.config import EpisodeConfig
 from game.play.reply import Reply
 from game.world.spec import CouncilScene, NegotiationScene
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 
 class EpisodeResult(BaseModel):
@@ -96,7 +99,7 @@ def _adventure(config: EpisodeConfig, llm: Any, insights: Any, on_turn: Callable
     return result
 
 
-def _play_adventure(game: Any, config: EpisodeConfig, on_turn: Callable[[Reply], None] | None,
+def _play_adventure(game: Game, config: EpisodeConfig, on_turn: Callable[[Reply], None] | None,
                     on_note: Callable[[str], None] | None) -> EpisodeResult:
     council = _council_scene(game, config.scene) if config.kind == "council" else None
     limit = config.turns if config.turns is not None else game.spec.max_turns
@@ -120,7 +123,7 @@ def _play_adventure(game: Any, config: EpisodeConfig, on_turn: Callable[[Reply],
     return result
 
 
-def _server_memory(game: Any, keep: bool, on_note: Callable[[str], None] | None) -> list[str]:
+def _server_memory(game: Game, keep: bool, on_note: Callable[[str], None] | None) -> list[str]:
     """Drop (or, with ``keep``, keep) the game's collection on a Chroma server; the note that says so."""
     options = getattr(game.memory, "store_options", None) or {}
     if "collection" not in options:
@@ -139,17 +142,17 @@ def _server_memory(game: Any, keep: bool, on_note: Callable[[str], None] | None)
     return [note]
 
 
-def _council_scene(game: Any, scene: str | None) -> str:
+def _council_scene(game: Game, scene: str | None) -> str:
     """The council scene an episode plays (the seat plays the game until its vote)."""
     councils = [k for k, v in game.spec.scenes.items() if isinstance(v, CouncilScene)]
-    if scene not in councils:
+    if scene is None or scene not in councils:
         raise InputError(f"no council scene {scene!r} in {game.spec.id}",
                          hint=did_you_mean(scene or "", councils) or
                          (f"council scenes: {', '.join(councils)}" if councils else "this world has no council scene"))
     return scene
 
 
-def _resolved(game: Any, council: str | None) -> bool:
+def _resolved(game: Game, council: str | None) -> bool:
     return council is not None and game.engine.state.scenes.get(council, {}).get("status") in ("passed", "failed")
 
 
@@ -158,7 +161,7 @@ def _is_script(seat: Any) -> bool:
     return isinstance(seat, ScriptSeat)
 
 
-def _script_turn(game: Any, seat: Any) -> Reply | None:
+def _script_turn(game: Game, seat: Any) -> Reply | None:
     """A script's next turn (``Game.play_turn`` submits its lines as typed): a line the parser
     cannot use is an input error (file:line); ``quit`` or the end of the script stops (None)."""
     while True:
@@ -184,7 +187,7 @@ def _script_turn(game: Any, seat: Any) -> Reply | None:
         raise InputError(f"{seat.path}:{n}: {brief}: {reply.message}")
 
 
-def _adventure_result(game: Any, config: EpisodeConfig, council: str | None, stopped: bool) -> EpisodeResult:
+def _adventure_result(game: Game, config: EpisodeConfig, council: str | None, stopped: bool) -> EpisodeResult:
     st, eng = game.engine.state, game.engine
     if council is not None:
         status = st.scenes.get(council, {}).get("status", "debating")
@@ -207,7 +210,7 @@ def _adventure_result(game: Any, config: EpisodeConfig, council: str | None, sto
         transcript=game.transcript.text() if config.transcript else None, **usage)
 
 
-def _false_leads(game: Any) -> int | None:
+def _false_leads(game: Game) -> int | None:
     """How many (thing, place) leads the seat followed that no true world fact backs (the truth is
     read here, for scoring only; the seat never sees it)."""
     followed = getattr(game.seat, "followed", None)
@@ -217,7 +220,7 @@ def _false_leads(game: Any) -> int | None:
     return sum(1 for thing, place, *_ in followed if (thing, place) not in true_pairs)
 
 
-def _trade_utilities(game: Any) -> dict[str, float]:
+def _trade_utilities(game: Game) -> dict[str, float]:
     """The player's utility in each trade it closed (scene id -> utility in [0, 1])."""
     out: dict[str, float] = {}
     for sid, rec in game.engine.state.scenes.items():
@@ -251,13 +254,13 @@ def _negotiation(config: EpisodeConfig, llm: Any) -> EpisodeResult:
         negs = [k for k, v in world.spec.scenes.items() if isinstance(v, NegotiationScene)]
         raise InputError(f"no negotiation scene {config.scene!r} in {world.spec.id}",
                          hint=did_you_mean(config.scene or "", negs) or f"negotiation scenes: {', '.join(negs)}")
-    kinds = config.negotiators or [None] * len(scene.parties)
+    kinds: list[str | None] = list(config.negotiators) if config.negotiators else [None] * len(scene.parties)
     if len(kinds) != len(scene.parties):
         raise InputError(f"negotiators: {len(scene.parties)} kinds needed (one per party: "
                          f"{', '.join(p.id for p in scene.parties)}), got {len(kinds)}")
     client = llm_client(llm, gc)
     utils = utilities_for(scene)
-    negotiators = {p.id: _negotiator(world, config.scene, scene, p.id, kind, utils[p.id], client)
+    negotiators = {p.id: _negotiator(world, config.scene or "", scene, p.id, kind, utils[p.id], client)
                    for p, kind in zip(scene.parties, kinds)}
     invalid: dict[str, int] = {}
     first: dict[str, str] = {}
@@ -305,7 +308,7 @@ def script_lines(path: str) -> list[tuple[int, str]]:
     return ScriptSeat.from_file(path).numbered
 
 
-def run_script(game: Any, lines: list[tuple[int, str]], path: str = "script", turns: int | None = None,
+def run_script(game: Game, lines: list[tuple[int, str]], path: str = "script", turns: int | None = None,
                on_turn: Callable[[Reply], None] | None = None) -> list[str]:
     """Feed numbered script lines to ``game`` as typed commands until the script, the game or
     ``turns`` ends. A line that does not parse is an input error (file:line). Returns the notes

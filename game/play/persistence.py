@@ -8,7 +8,7 @@ import json
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from game.core.errors import InputError, SaveError
 from game.core.text import shown
@@ -27,8 +27,11 @@ from game.play.wiring import engine_defaults
 from game.play.worlds import load_world
 from game.world.loader import World
 
+if TYPE_CHECKING:
+    from game.play.session import Game
 
-def save_game(game: Any, name: str, base: str | Path | None = None) -> Path:
+
+def save_game(game: Game, name: str, base: str | Path | None = None) -> Path:
     """Save to ``saves/<slug of name>/`` as one unit (``game.play.save_files.write_save``). A name with
     no letter or digit is an InputError; odd text in the state never makes it fail."""
     folder = save_folder(name, base)

@@ -35,10 +35,11 @@ needs no new key: the digest already in ``save.json`` names the pending file.
 Saving a transcript into ``save.json`` itself would make one atomic file, but a
 large, line-oriented transcript is better kept as plain JSONL.
 
-Writers and readers of one folder take an exclusive ``flock`` on the folder
-itself (POSIX; released by the kernel when a process dies), so a load's
-clean-up never deletes the pending file of a save in progress in another
-process.
+Writers and readers of one folder hold an exclusive lock on its ``.lock`` file
+(``filelock``: an ``flock`` on POSIX, released by the kernel when a process
+dies), so a load's clean-up never deletes the pending file of a save in
+progress in another process. Every file is written by
+``game.core.files.write_atomic``.
 """
 
 from __future__ import annotations
@@ -48,25 +49,22 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from game.core.errors import InputError, SaveError, did_you_mean
-from game.core.files import read_text
-from game.core.text import clean, escape_surrogates, shown
+from filelock import FileLock, Timeout
 
-try:  # POSIX only; elsewhere saves are still atomic, just not locked against other processes
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+from game.core.errors import InputError, SaveError, did_you_mean
+from game.core.files import fsync_dir, open_dir, read_text, write_atomic
+from game.core.text import clean, escape_surrogates, shown
 
 FORMAT_VERSION = 2  # 2: agents' decisions are recorded in the transcript
 SAVE_FILE = "save.json"
 SAVE_LIMIT = 1024 * 1024 * 1024  # a save file larger than 1 GB is not read
 TRANSCRIPT_FILE = "transcript.jsonl"
+LOCK_FILE = ".lock"  # the folder's lock (empty; kept between saves, deleted with the save)
 _PENDING = re.compile(r"transcript-[0-9a-f]{16}\.jsonl")  # a transcript written before its commit
 _TEMP = re.compile(r"\.(?:save\.json|transcript(?:-[0-9a-f]{16})?\.jsonl)\..+\.tmp")  # our temp files
 _REQUIRED = {"format_version": int, "world": dict, "seed": int, "turn": int, "engine": dict,
@@ -111,77 +109,35 @@ def save_folder(name: str, base: str | Path | None = None) -> Path:
     return folder
 
 
-def _fsync_dir(fd: int | None) -> None:
-    """Make renames and deletions in a folder durable (a no-op where folders cannot be fsynced)."""
-    if fd is None:
-        return
-    try:
-        os.fsync(fd)
-    except OSError as e:  # pragma: no cover - file systems without directory fsync
-        import errno
-        if e.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise
-
-
 @contextlib.contextmanager
-def _folder(folder: Path, lock: bool = True) -> Iterator[int | None]:
-    """An open descriptor of ``folder`` (for fsync), holding an exclusive lock on it."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:  # pragma: no cover - platforms that cannot open folders (Windows)
-        yield None
-        return
-    try:
-        if lock and fcntl is not None:
-            _lock(fd, folder)
+def _folder(folder: Path) -> Iterator[int | None]:
+    """An open descriptor of ``folder`` (for fsync), holding the folder's lock."""
+    with open_dir(folder) as fd, _locked(folder):
         yield fd
-    finally:
-        os.close(fd)  # also releases the lock
 
 
 LOCK_WAIT = 15.0  # seconds to wait for another process's save or load of the same folder
 
 
-def _lock(fd: int, folder: Path) -> None:
-    """Take the folder's lock, waiting up to ``LOCK_WAIT`` seconds for another process's save or
-    load; then a clear error instead of a silent hang. File systems without locks go unlocked."""
-    import time
-    deadline = time.monotonic() + LOCK_WAIT
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                raise SaveError(f"{folder}: in use by another process for more than {LOCK_WAIT:g} s",
-                                hint="another Parley (or a tool) holds this save; try again when it is done") from None
-            time.sleep(0.05)
-        except OSError:  # e.g. a network file system without locks
-            return
-
-
-def atomic_write(path: Path, text: str, dir_fd: int | None = None) -> None:
-    """Write via a temp file in the same folder and ``os.replace``: never a half-written file.
-
-    The data is fsynced before the rename and the folder after it (``dir_fd``: an open
-    descriptor of the folder, else one is opened)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold the folder's lock, waiting up to ``LOCK_WAIT`` seconds for another process's save or
+    load; then a clear error instead of a silent hang. A folder where the lock file cannot be
+    made (read-only: such a save still loads) goes unlocked."""
+    lock = FileLock(folder / LOCK_FILE, timeout=LOCK_WAIT)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if dir_fd is not None:
-        _fsync_dir(dir_fd)
-    else:
-        with _folder(path.parent, lock=False) as dfd:
-            _fsync_dir(dfd)
+        lock.acquire()
+        held = True
+    except Timeout:  # before OSError: a Timeout is a TimeoutError
+        raise SaveError(f"{folder}: in use by another process for more than {LOCK_WAIT:g} s",
+                        hint="another Parley (or a tool) holds this save; try again when it is done") from None
+    except OSError:
+        held = False
+    try:
+        yield
+    finally:
+        if held:
+            lock.release()
 
 
 @dataclass(frozen=True)
@@ -265,10 +221,10 @@ def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> P
     folder.mkdir(parents=True, exist_ok=True)
     with _folder(folder) as dfd:
         pending = folder / pending_name(digest)
-        atomic_write(pending, transcript_text, dfd)        # 1. the new transcript, beside the old
-        atomic_write(folder / SAVE_FILE, text, dfd)        # 2. commit
+        write_atomic(pending, transcript_text, dir_fd=dfd)  # 1. the new transcript, beside the old
+        write_atomic(folder / SAVE_FILE, text, dir_fd=dfd)  # 2. commit
         os.replace(pending, folder / TRANSCRIPT_FILE)      # 3. the stable name
-        _fsync_dir(dfd)
+        fsync_dir(dfd)
         _tidy(folder, dfd, digest)                         # 4. leftovers of this or earlier writes
     return folder
 
@@ -284,7 +240,7 @@ def _tidy(folder: Path, dfd: int | None, digest: str) -> list[str]:
                     os.unlink(p)
                     removed.append(p.name)
     if removed:
-        _fsync_dir(dfd)
+        fsync_dir(dfd)
     return removed
 
 
@@ -374,7 +330,7 @@ def open_save(folder: Path) -> tuple[dict[str, Any], str]:
         with contextlib.suppress(OSError):  # clean-up is a courtesy: a read-only folder still loads
             if found.name != TRANSCRIPT_FILE:
                 os.replace(found, folder / TRANSCRIPT_FILE)
-                _fsync_dir(dfd)
+                fsync_dir(dfd)
             _tidy(folder, dfd, data["transcript"])
     return data, text
 
@@ -400,7 +356,7 @@ def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
 
 def remove(ref: str, base: str | Path | None = None) -> Path:
     """Delete a save by slug. Only folders directly inside the saves folder, only the save's own
-    files (save.json first: from then on there is no save; then its transcripts and temp files)."""
+    files (save.json first: from then on there is no save; then its transcripts, temp files and lock)."""
     root = saves_dir(base).resolve()
     names = [str(ref)]
     with contextlib.suppress(InputError):
@@ -423,7 +379,9 @@ def remove(ref: str, base: str | Path | None = None) -> Path:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(folder / name)
         _tidy(folder, dfd, "")
-        _fsync_dir(dfd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(folder / LOCK_FILE)  # last, still held: a waiting process then finds no save
+        fsync_dir(dfd)
     try:
         folder.rmdir()
     except OSError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from game.core.errors import InputError, ParleyError
 from game.core.phrasing import phrase
@@ -71,7 +71,8 @@ class Game:
         """The agent in the player's seat, made from ``config.player`` (None for ``human``)."""
         if self._seat is None and self.player_kind != "human":
             from agents.seats import make_seat
-            self._seat = make_seat(self.player_kind, self)
+            trust = self.facts.sigma if self.facts is not None and self.config.trust else None
+            self._seat = make_seat(self.player_kind, self.seed, llm=self.llm, trust=trust)
         return self._seat
 
     @seat.setter
@@ -147,7 +148,7 @@ class Game:
             problem = f"{reply[:200]!r} is not a command you can use now: {why}"
             question = getattr(parsed, "question", None)
             if question and context is not None:  # the parser asked: the retry's memory focuses on its question
-                observation, context = self.engine.turn_inputs(PLAYER, True, question=question)
+                observation, context = cast("tuple[Any, Any]", self.engine.turn_inputs(PLAYER, True, question=question))
             if self.llm is not None and self.llm.outage is not None:
                 return Decision(Action(PLAYER, Verb.WAIT)), reply  # the endpoint is down: no penalty
         return Decision(Action(PLAYER, Verb.WAIT), fallback=shown(f"no usable command ({problem})")), reply
@@ -160,6 +161,7 @@ class Game:
         reply = self._turn(move if isinstance(move, Decision) else Decision(move), "")
         if reply.outage is not None:
             raise reply.outage
+        assert reply.result is not None  # a played move always has a result
         return reply.result
 
     def agent_turn(self, agent: Any) -> tuple[Action | None, TurnResult]:
@@ -167,6 +169,7 @@ class Game:
         reply = self.play_turn(agent)
         if reply.outage is not None:
             raise reply.outage
+        assert reply.result is not None  # a played turn always has a result
         return reply.action, reply.result
 
     def command_text(self, action: Action | None) -> str:
@@ -252,7 +255,7 @@ class Game:
         path ``insights``, the LLM adds its own lessons per agent); returns how many."""
         if self.insights is None:
             return 0
-        from memory.insights import distill_with_sources
+        from memory.lessons import distill_with_sources
         events = [json.loads(r) for r in self.transcript.records]
         summarise = self.memo_llm.lessons if self.memo_llm is not None and "insights" in self.config.memo_llm else None
         n = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from game.play.save_files import atomic_write
+from game.core.files import write_atomic
 
 UPDATE = "PARLEY_UPDATE_GOLDEN"
 
@@ -16,7 +16,7 @@ def assert_golden(text: str, path: str | Path) -> None:
     once after a deliberate change, and review the diff."""
     path = Path(path)
     if os.environ.get(UPDATE):
-        atomic_write(path, text)
+        write_atomic(path, text)
     assert path.is_file(), f"no golden file {path}: run once with {UPDATE}=1 to create it"
     want = path.read_text(encoding="utf-8")
     if text == want:

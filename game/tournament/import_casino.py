@@ -36,6 +36,7 @@ from typing import Any
 
 from game.core.errors import InputError
 from game.core.text import shown
+from game.negotiation.spec import NegotiationScene
 from game.tournament.scenario_set import (
     DEFAULT_DEADLINE,
     MAX_SET_BYTES,
@@ -118,26 +119,36 @@ def _priorities(info: Any, agent: str) -> dict[str, int]:
     return out
 
 
-def _record(rec: Any, walk_away_points: int, deadline: int, name: str, number: int):
-    """(id, origin, scene, human) of one dialogue record."""
-    if not isinstance(rec, dict):
-        raise _Bad("a dialogue is a JSON object")
+# a submitted deal: (submitter, issue2youget, issue2theyget, index of its Submit-Deal in the log)
+_Deal = tuple[str, dict[str, int], dict[str, int], int]
+
+
+def _dialogue_id(rec: dict) -> int | str | None:
+    """The record's ``dialogue_id`` (None when it has none), checked to be a number."""
     did = rec.get("dialogue_id")
     if isinstance(did, bool) or not (did is None or isinstance(did, int)
                                      or (isinstance(did, str) and did.isascii() and did.isdigit() and len(did) < 20)):
         raise _Bad(f"dialogue_id: {shown(repr(did)[:40])} is not a number")
-    sid = f"casino-{int(did)}" if did is not None else f"casino-r{number}"
+    return did
+
+
+def _participants(rec: dict) -> tuple[dict, list[str], dict[str, dict[str, int]]]:
+    """``participant_info``, its two agents in order and each agent's points per package by issue."""
     info = rec.get("participant_info")
     if not isinstance(info, dict) or len(info) != 2 or not all(isinstance(k, str) for k in info):
         raise _Bad("participant_info: needs exactly two agents")
     agents = sorted(info)
-    points = {agent: _priorities(info[agent], agent) for agent in agents}
+    return info, agents, {agent: _priorities(info[agent], agent) for agent in agents}
+
+
+def _read_log(rec: dict, info: dict, agents: list[str]) -> tuple[str | None, _Deal | None, str]:
+    """(who wrote first, the accepted deal or None, the ending) of the record's chat log."""
     logs = rec.get("chat_logs")
     if not isinstance(logs, list):
         raise _Bad("chat_logs: missing or not a list")
-    first = None
-    deal = None  # (submitter, youget, theyget, index)
-    accepted = None
+    first: str | None = None
+    deal: _Deal | None = None
+    accepted: _Deal | None = None
     ending = "unfinished"
     for k, entry in enumerate(logs):
         if not isinstance(entry, dict):
@@ -161,17 +172,46 @@ def _record(rec: Any, walk_away_points: int, deadline: int, name: str, number: i
         elif text == "Walk-Away":
             ending = "walk_away"
             break
+    return first, accepted, ending
+
+
+def _outcome(accepted: _Deal | None, a: str) -> dict[str, str] | None:
+    """The accepted deal as an outcome (how many of each issue party ``a`` gets), None for no deal."""
+    if accepted is None:
+        return None
+    submitter, you, they, k = accepted
+    for issue in ISSUES:
+        if you[issue] + they[issue] != COUNT:
+            raise _Bad(f"chat_logs[{k}].task_data: {issue} shares {you[issue]} + {they[issue]} "
+                       f"do not add up to {COUNT}")
+    a_gets = you if submitter == a else they
+    return {issue: str(a_gets[issue]) for issue in ISSUES}
+
+
+def _human(scene: NegotiationScene, outcome: dict[str, str] | None, pa: list[int], pb: list[int], walk_away_points: int,
+           ending: str) -> HumanOutcome:
+    """What the people got: the deal's points, or the walk-away points on no deal."""
+    if outcome is not None:
+        got = {"a": sum(p * int(outcome[i]) for p, i in zip(pa, ISSUES)),
+               "b": sum(p * (COUNT - int(outcome[i])) for p, i in zip(pb, ISSUES))}
+    else:
+        got = {"a": walk_away_points, "b": walk_away_points}
+    return HumanOutcome(agreement=outcome is not None, outcome=outcome,
+                        utilities=scene_utilities(scene, outcome),
+                        points={p: float(v) for p, v in got.items()}, ending=ending)
+
+
+def _record(rec: Any, walk_away_points: int, deadline: int, name: str, number: int):
+    """(id, origin, scene, human) of one dialogue record."""
+    if not isinstance(rec, dict):
+        raise _Bad("a dialogue is a JSON object")
+    did = _dialogue_id(rec)
+    sid = f"casino-{int(did)}" if did is not None else f"casino-r{number}"
+    info, agents, points = _participants(rec)
+    first, accepted, ending = _read_log(rec, info, agents)
     a = first if first is not None else agents[0]
     b = agents[1] if a == agents[0] else agents[0]
-    outcome = None
-    if accepted is not None:
-        submitter, you, they, k = accepted
-        for issue in ISSUES:
-            if you[issue] + they[issue] != COUNT:
-                raise _Bad(f"chat_logs[{k}].task_data: {issue} shares {you[issue]} + {they[issue]} "
-                           f"do not add up to {COUNT}")
-        a_gets = you if submitter == a else they
-        outcome = {issue: str(a_gets[issue]) for issue in ISSUES}
+    outcome = _outcome(accepted, a)
     pa = [points[a][i] for i in ISSUES]
     pb = [points[b][i] for i in ISSUES]
     res = walk_away_points / MAX_POINTS
@@ -181,14 +221,7 @@ def _record(rec: Any, walk_away_points: int, deadline: int, name: str, number: i
         f"the rest. Points per package: a {dict(zip(ISSUES, pa))}, b {dict(zip(ISSUES, pb))}; walking "
         f"away gives each {walk_away_points}.",
         [(i, COUNT) for i in ISSUES], pa, pb, reservation_a=res, reservation_b=res, deadline=deadline)
-    if outcome is not None:
-        got = {"a": sum(p * int(outcome[i]) for p, i in zip(pa, ISSUES)),
-               "b": sum(p * (COUNT - int(outcome[i])) for p, i in zip(pb, ISSUES))}
-    else:
-        got = {"a": walk_away_points, "b": walk_away_points}
-    human = HumanOutcome(agreement=outcome is not None, outcome=outcome,
-                         utilities=scene_utilities(scene, outcome),
-                         points={p: float(v) for p, v in got.items()}, ending=ending)
+    human = _human(scene, outcome, pa, pb, walk_away_points, ending)
     origin = f"{name} record {number}" + (f" (dialogue_id {did})" if did is not None else "") + f"; a = {a}, b = {b}"
     return sid, origin, scene, human
 

@@ -45,6 +45,7 @@ import math
 import os
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -275,13 +276,80 @@ def _xml_files(folder: Path) -> dict[Path, list[Path]]:
     return out
 
 
+def _read_folder(files: list[Path], bad: Callable[[str], None]) -> tuple[list[Domain], list[Profile]]:
+    """One folder's domains and profiles, in file order; a file that cannot be read or is malformed
+    goes to ``bad``, one that is neither a domain nor a profile is passed over."""
+    from game.core.files import read_limited
+    from game.negotiation.utility import MAX_OUTCOMES
+    local: list[Domain] = []
+    profiles: list[Profile] = []
+    for f in files:
+        fname = shown(str(f))
+        raw, problem = read_limited(f, limit=MAX_XML_BYTES)
+        if raw is None:
+            bad(f"{fname}: {problem[0]}")  # type: ignore[index]
+            continue
+        try:
+            root = _parse_xml(raw)
+            if root.tag not in ("negotiation_template", "utility_space"):
+                continue  # not a domain or a profile
+            obj = _objective(root)
+            if _is_profile(root, obj):
+                profiles.append(_read_profile(root, obj, f))
+            else:
+                name, issues = _read_domain(obj)
+                size = math.prod(len(v) for v in issues.values())
+                if size > MAX_OUTCOMES:
+                    raise _Bad(f"{size} outcomes; the limit is {MAX_OUTCOMES}")
+                local.append(Domain(f, name or f.stem, issues))
+        except _Bad as e:
+            bad(f"{fname}: {e}")
+    return local, profiles
+
+
+def _attach_profiles(local: list[Domain], profiles: list[Profile], bad: Callable[[str], None]) -> None:
+    """Give each profile to the folder's domain whose file name begins its name (the longest such;
+    the only domain when none does), if it fits that domain; the rest go to ``bad``."""
+    for prof in profiles:
+        owners = [d for d in local if prof.path.stem.lower().startswith(d.prefix.lower())]
+        if not owners and len(local) == 1:
+            owners = local
+        if not owners:
+            bad(f"{shown(str(prof.path))}: belongs to no domain (no domain file's name begins its name)"
+                if local else f"{shown(str(prof.path))}: no domain file in its folder")
+            continue
+        dom = max(owners, key=lambda d: len(d.prefix))
+        try:
+            _check_profile(dom, prof)
+        except _Bad as e:
+            bad(f"{shown(str(prof.path))}: {e}")
+            continue
+        dom.profiles.append(prof)
+
+
+def _pair_scenarios(domains: list[Domain], folder: Path, deadline: int, skipped: list[str]) -> list[ImportedScenario]:
+    """A scenario for every two profiles of each domain; a domain with fewer is listed in ``skipped``."""
+    scenarios: list[ImportedScenario] = []
+    ids: set[str] = set()
+    for dom in domains:
+        if len(dom.profiles) < 2:
+            skipped.append(f"{shown(str(dom.path))}: {len(dom.profiles)} profile"
+                           f"{'s' if len(dom.profiles) != 1 else ''}; a scenario needs two")
+            continue
+        for i, pa in enumerate(dom.profiles):
+            for pb in dom.profiles[i + 1:]:
+                s = _scenario(dom, pa, pb, folder, deadline, ids)
+                ids.add(s.id)
+                scenarios.append(s)
+    return scenarios
+
+
 def import_genius(folder: str | Path, *, skip_bad: bool = False, deadline: int = DEFAULT_DEADLINE) -> ScenarioSet:
     """Read GENIUS domains and profiles under ``folder`` into a ``ScenarioSet`` (see the module
     docstring). A malformed file raises ``InputError`` naming the file and what is wrong in it
     (issue, value, line for bad XML); with ``skip_bad`` it is left out and listed in ``skipped``.
     XML files that are neither domains nor profiles (logs, repositories) are ignored."""
-    from game.core.files import path_problem, read_limited
-    from game.negotiation.utility import MAX_OUTCOMES
+    from game.core.files import path_problem
     folder = Path(folder)
     where = shown(str(folder))
     why = path_problem(folder, want="folder")
@@ -296,58 +364,11 @@ def import_genius(folder: str | Path, *, skip_bad: bool = False, deadline: int =
         skipped.append(msg)
 
     domains: list[Domain] = []
-    for sub, files in _xml_files(folder).items():
-        local: list[Domain] = []
-        profiles: list[Profile] = []
-        for f in files:
-            fname = shown(str(f))
-            raw, problem = read_limited(f, limit=MAX_XML_BYTES)
-            if raw is None:
-                bad(f"{fname}: {problem[0]}")  # type: ignore[index]
-                continue
-            try:
-                root = _parse_xml(raw)
-                if root.tag not in ("negotiation_template", "utility_space"):
-                    continue  # not a domain or a profile
-                obj = _objective(root)
-                if _is_profile(root, obj):
-                    profiles.append(_read_profile(root, obj, f))
-                else:
-                    name, issues = _read_domain(obj)
-                    size = math.prod(len(v) for v in issues.values())
-                    if size > MAX_OUTCOMES:
-                        raise _Bad(f"{size} outcomes; the limit is {MAX_OUTCOMES}")
-                    local.append(Domain(f, name or f.stem, issues))
-            except _Bad as e:
-                bad(f"{fname}: {e}")
-        for prof in profiles:
-            owners = [d for d in local if prof.path.stem.lower().startswith(d.prefix.lower())]
-            if not owners and len(local) == 1:
-                owners = local
-            if not owners:
-                bad(f"{shown(str(prof.path))}: belongs to no domain (no domain file's name begins its name)"
-                    if local else f"{shown(str(prof.path))}: no domain file in its folder")
-                continue
-            dom = max(owners, key=lambda d: len(d.prefix))
-            try:
-                _check_profile(dom, prof)
-            except _Bad as e:
-                bad(f"{shown(str(prof.path))}: {e}")
-                continue
-            dom.profiles.append(prof)
+    for files in _xml_files(folder).values():
+        local, profiles = _read_folder(files, bad)
+        _attach_profiles(local, profiles, bad)
         domains += local
-    scenarios: list[ImportedScenario] = []
-    ids: set[str] = set()
-    for dom in domains:
-        if len(dom.profiles) < 2:
-            skipped.append(f"{shown(str(dom.path))}: {len(dom.profiles)} profile"
-                           f"{'s' if len(dom.profiles) != 1 else ''}; a scenario needs two")
-            continue
-        for i, pa in enumerate(dom.profiles):
-            for pb in dom.profiles[i + 1:]:
-                s = _scenario(dom, pa, pb, folder, deadline, ids)
-                ids.add(s.id)
-                scenarios.append(s)
+    scenarios = _pair_scenarios(domains, folder, deadline, skipped)
     if not scenarios:
         raise InputError(f"{where}: no scenarios: found {len(domains)} domain"
                          f"{'s' if len(domains) != 1 else ''} and "

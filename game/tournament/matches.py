@@ -7,70 +7,36 @@ competitor *spec*, not just its name, the opener, seed, repetition and limits), 
 file or adding competitors leaves the other matches' ids alone, and ``--resume`` can tell what
 has been played.
 
-Negotiation: for each scenario, each ordered pair of competitors (self-play only when asked) takes
-the scene's two parties in that order, and with ``openers = "both"`` plays once with each party
-opening: every competitor plays every role and both opening positions. Adventure and council: each
-competitor takes the player's seat in each world (scene), seed and repetition. Debate: each
-competitor holds the council's seat (all its members) on each task, seed and repetition.
+The tournament's kind (``game.tournament.kinds``) turns each ``[[scenarios]]`` entry into scenarios
+and says who sits where in the games of a scenario (negotiation: each ordered pair of competitors
+in the scene's two parties, with either party opening; adventure and council: each competitor in
+the player's seat; debate: each competitor holding the whole council); every such game is played
+for every seed and repetition.
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from game.core.errors import InputError, WorldError
-from game.tournament.config import (Competitor, GeneratedScenarios, ImportedScenarios, TournamentConfig,
-                                    WorldScenario, probe_utility)
+from game.tournament.kinds import TournamentKind, kind_for
+from game.tournament.model import Competitor, Match, TournamentConfig, derived_seed, digest
 
-
-class Match(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str
-    kind: str
-    scenario: str
-    seats: dict[str, str]  # role (party id, or "player") -> competitor name, in role order
-    opener: str | None = None
-    seed: int
-    rep: int
-
-    @property
-    def group(self) -> str:
-        """Rows that form one rated game: a negotiation is its own; an adventure or council groups every
-        competitor that played the same scenario instance."""
-        return self.id if self.kind == "negotiation" else f"{self.scenario}|{self.seed}|{self.rep}"
-
-
-def digest(obj: Any, n: int = 16) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:n]
-
-
-def derived_seed(*parts: Any) -> int:
-    """A seed in [0, 2**31) from any JSON-able parts: the same on every machine and backend."""
-    return int(digest(list(parts), 8), 16) & 0x7FFFFFFF
+__all__ = ["Match", "derived_seed", "digest", "expand", "iter_matches", "resolve_scenarios"]
 
 
 # --- scenarios -----------------------------------------------------------------------------
-def _world_path(world: str, base: Path) -> str:
-    cand = base / world
-    return str(cand.resolve()) if cand.exists() else world
-
-
 def resolve_scenarios(cfg: TournamentConfig, base: Path) -> dict[str, dict[str, Any]]:
-    """Scenario id -> {"scene": NegotiationScene dict (negotiation), "task": CouncilTask dict and
-    "truth" (debate), "world": path, "scene_id": id, "human": human outcome or None}, in config order."""
+    """Scenario id -> the scenario as the kind plays it (``TournamentKind.scenarios``), in config order."""
+    kind = kind_for(cfg.kind)
     out: dict[str, dict[str, Any]] = {}
     origin: dict[str, str] = {}
     for n, src in enumerate(cfg.scenarios):
         where = f"scenarios[{n}]"
         try:
-            found = _source(cfg, src, base, where)
+            found = kind.scenarios(cfg, src, base, where)
         except WorldError:
             raise  # it names the world's files and every problem in them
         except InputError as e:
@@ -85,115 +51,45 @@ def resolve_scenarios(cfg: TournamentConfig, base: Path) -> dict[str, dict[str, 
                                       "sets from differently named files, or list a world scene once")
             origin[sid] = where
         out.update(found)
-    if cfg.kind == "negotiation":
-        for sid, sc in out.items():
-            parties = [p["id"] for p in sc["scene"]["parties"]]
-            if len(parties) != 2:
-                raise InputError(f"scenario {sid!r} has {len(parties)} parties; a match needs two")
-            if cfg.deadline is not None:
-                sc["scene"]["deadline"] = cfg.deadline
     return out
-
-
-def _source(cfg: TournamentConfig, src: Any, base: Path, where: str) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    if isinstance(src, GeneratedScenarios) and cfg.kind == "debate":
-        from game.tournament.debate import generated
-        out.update(generated(src.generate, src.seed))
-    elif isinstance(src, GeneratedScenarios):
-        from game.negotiation.generate import random_scenes
-        for i, scene in enumerate(random_scenes(src.generate, src.seed, src.deadline)):
-            out[f"gen{src.seed}-{i}"] = {"scene": scene.model_dump(mode="json", exclude_none=True), "human": None}
-    elif isinstance(src, ImportedScenarios):
-        from game.tournament.importers import load_set
-        path = base / src.imported
-        items = load_set(path).scenarios
-        for item in items[: src.limit] if src.limit else items:
-            human = item.human.model_dump(mode="json") if item.human is not None else None
-            out[item.id] = {"scene": item.scene.model_dump(mode="json", exclude_none=True), "human": human}
-    else:
-        out.update(_world_scenario(cfg, src, base, where))
-    return out
-
-
-def _world_scenario(cfg: TournamentConfig, src: WorldScenario, base: Path, where: str) -> dict[str, dict[str, Any]]:
-    from game.core.errors import did_you_mean
-    from game.play.worlds import load_world
-    from game.negotiation.spec import NegotiationScene
-    path = _world_path(src.world, base)
-    world = load_world(path)
-    content = digest(world.spec.model_dump(mode="json"))  # an edited world gives new match ids
-    if cfg.kind == "adventure":
-        return {world.spec.id: {"world": path, "scene_id": None, "human": None, "content": content}}
-    scenes = world.spec.scenes
-    want = NegotiationScene if cfg.kind == "negotiation" else None
-    ok = [k for k, v in scenes.items() if (isinstance(v, want) if want else getattr(v, "type", "") == "council")]
-    label = "negotiation" if want else "council"
-    if src.scene not in ok:
-        raise InputError(f"{where}: no {label} scene {src.scene!r} in world {world.spec.id}",
-                         hint=did_you_mean(src.scene or "", ok) or f"{label} scenes: {', '.join(ok) or 'none'}")
-    sid = f"{world.spec.id}:{src.scene}"
-    if cfg.kind == "council":
-        return {sid: {"world": path, "scene_id": src.scene, "human": None, "content": content}}
-    if cfg.kind == "debate":
-        from game.tournament.debate import from_scene
-        return {sid: {**from_scene(world.spec, src.scene), "world": path, "scene_id": src.scene}}
-    scene = scenes[src.scene]
-    if any(p.id == "player" for p in scene.parties):
-        raise InputError(f"{where}: scene {src.scene!r} has the player as a party",
-                         hint="a negotiation tournament plays scenes between two NPCs")
-    return {sid: {"scene": scene.model_dump(mode="json", exclude_none=True), "human": None}}
 
 
 # --- matches -------------------------------------------------------------------------------
-def _spec(c: Competitor, kind: str) -> dict[str, Any]:
+def _spec(c: Competitor, kind: TournamentKind) -> dict[str, Any]:
     """What decides how a competitor plays: its name (rows carry it), its config and what that
-    resolves to here: every parameter of a negotiator, defaults included (a changed default changes
-    the ids, so ``--resume`` never mixes the two), and an LLM's endpoint and model from the
-    environment."""
+    resolves to here (``TournamentKind.effective``: every parameter of a negotiator, defaults
+    included, an LLM's endpoint and model from the environment)."""
     spec = c.model_dump(mode="json", exclude={"masking"} if c.masking is None else None)
-    if kind == "debate":
-        from game.tournament.debate import effective
-        spec["effective"] = effective(c)
-    if kind == "negotiation" and c.agent != "llm":
-        from agents.negotiators import from_kind, kind_params
-        neg = from_kind(c.agent, probe_utility(), **c.params)
-        spec["effective"] = {p: getattr(neg, p, None) for p in kind_params(c.agent)}
-    elif c.agent == "llm" or c.llm is not None:
-        from agents.llm.config import LLMConfig
-        try:
-            llm = LLMConfig.from_env(**(c.llm.settings() if c.llm else {}))
-        except ValueError as err:
-            raise InputError(f"competitor {c.name!r}: {err}") from None
-        spec["effective"] = {**spec.get("effective", {}), "base_url": llm.base_url, "model": llm.model}
+    effective = kind.effective(c)
+    if effective is not None:
+        spec["effective"] = effective
     return spec
 
 
-def expand(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> list[Match]:
-    """Every match of the round robin, in a fixed order."""
-    names = [c.name for c in cfg.competitors]
-    specs = {c.name: _spec(c, cfg.kind) for c in cfg.competitors}
-    out: list[Match] = []
+def iter_matches(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> Iterator[Match]:
+    """Every match of the round robin, in a fixed order: for each scenario, seed and repetition,
+    the kind's games of the scenario (``TournamentKind.seatings``)."""
+    kind = kind_for(cfg.kind)
+    specs = {c.name: _spec(c, kind) for c in cfg.competitors}
     limits = {"deadline": cfg.deadline, "turns": cfg.turns}
     for sid, sc in scenarios.items():
         content = digest(sc.get("scene") or sc.get("task") or [sid, sc.get("scene_id"), sc.get("content")])
-        if cfg.kind == "negotiation":
-            parties = [p["id"] for p in sc["scene"]["parties"]]
-            scene_first = sc["scene"].get("first") or parties[0]
-            openers = parties if cfg.openers == "both" else [scene_first]
-            pairs = [(x, y) for x, y in itertools.product(names, names) if x != y or cfg.self_play]
-            roles = [(dict(zip(parties, pair)), opener) for pair in pairs for opener in openers]
-        else:
-            role = "council" if cfg.kind == "debate" else "player"
-            roles = [({role: n}, None) for n in names]
+        roles = list(kind.seatings(cfg, sid, sc))
         for seed in cfg.seeds:
             for rep in range(cfg.repetitions):
                 for seats, opener in roles:
                     key = {"kind": cfg.kind, "scenario": sid, "content": content, "opener": opener, "seed": seed,
                            "rep": rep, "limits": limits,
                            "seats": [[role, name, specs[name]] for role, name in seats.items()]}
-                    out.append(Match(id=digest(key), kind=cfg.kind, scenario=sid, seats=seats, opener=opener,
-                                     seed=seed, rep=rep))
+                    mid = digest(key)
+                    yield Match(id=mid, kind=cfg.kind, scenario=sid, seats=seats, opener=opener, seed=seed, rep=rep,
+                                group=mid if kind.one_match_games else f"{sid}|{seed}|{rep}")
+
+
+def expand(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> list[Match]:
+    """Every match of the round robin, in a fixed order (``iter_matches``); two that are the same
+    game are an ``InputError``."""
+    out = list(iter_matches(cfg, scenarios))
     ids = [m.id for m in out]
     if len(set(ids)) != len(ids):  # two competitors with the same spec, or a scenario listed twice
         seen: set[str] = set()

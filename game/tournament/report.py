@@ -6,38 +6,20 @@ from __future__ import annotations
 
 import html
 import json
-import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from game.core.errors import InputError
+from game.core.files import write_atomic
+from game.tournament.kinds import KINDS
+from game.tournament.report_items import Figure, Report, ReportInput, Table, fmt_estimate, fmt_number, fmt_p
+from game.tournament.summary import TournamentSummary
+
+__all__ = ["Figure", "Report", "Table", "build_report", "render_html", "render_markdown", "write_report"]
 
 RESULTS, SCENARIOS, CONFIG = "results.jsonl", "scenarios.json", "tournament.json"
 REPORT_HTML, SUMMARY_MD = "report.html", "summary.md"
-
-
-@dataclass
-class Table:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-
-
-@dataclass
-class Figure:
-    title: str
-    caption: str
-    png: str  # base64
-
-
-@dataclass
-class Report:
-    title: str
-    facts: list[tuple[str, str]]
-    sections: list[tuple[str, list[Table | Figure | str]]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 # --- loading -------------------------------------------------------------------------
@@ -74,42 +56,16 @@ def _competitor_names(config: dict) -> list[str]:
 
 # --- formatting ----------------------------------------------------------------------------
 
-def _f(x: float | None, digits: int = 3) -> str:
-    if x is None:
-        return "—"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.{digits}f}"
-
-
-def _est(e, digits: int = 3) -> str:
-    if e is None:
-        return "—"
-    if e.n == 1 or e.lo == e.hi:
-        return _f(e.mean, digits)
-    return f"{_f(e.mean, digits)} [{_f(e.lo, digits)}, {_f(e.hi, digits)}]"
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "—"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def _sig_next(r) -> str:
     if r.differs_from_next is None:
         return "—" if r.p_next is None else "n/a"
-    return f"{'yes' if r.differs_from_next else 'no'} (p={_p(r.p_next)})"
+    return f"{'yes' if r.differs_from_next else 'no'} (p={fmt_p(r.p_next)})"
 
 
 # --- building ------------------------------------------------------------------------------
 
-def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int = 0,
-                 n_boot: int = 1000, plots: bool = True) -> tuple[Report, Any]:
-    """The report's content (tables, figures, notes) and the summary it is built on."""
-    from game.tournament.stats import METRICS, summarise
-    s = summarise(rows, seed=seed, n_boot=n_boot)
-    config = config if isinstance(config, dict) else {}
+def _title_and_facts(s: TournamentSummary, config: dict) -> tuple[str, list[tuple[str, str]]]:
+    """The report's title and its facts list (name, kind, counts, competitors, bootstrap)."""
     name = config.get("name")
     kind = config.get("kind") or ", ".join(s.kinds)
     configured = _competitor_names(config)
@@ -120,43 +76,56 @@ def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int
                              + ", ".join(configured or s.competitors)),
              ("bootstrap", (f"{s.n_boot} resamples, seed {s.seed}; significance: Wilcoxon "
                             f"signed-rank, Holm-corrected, alpha {s.alpha}"))]
-    rep = Report(title, facts, notes=list(s.notes))
+    return title, facts
 
-    ranking = Table("Ranking", ["rank", "competitor", "mu", "sigma", "ordinal", "mean points [95% CI]",
-                                "games", "matches", "differs significantly from next"],
-                    [[str(r.rank), r.competitor, _f(r.mu, 2), _f(r.sigma, 2), _f(r.ordinal, 2),
-                      _est(r.points), str(r.games), str(r.matches), _sig_next(r)] for r in s.ranking],
-                    "Ranked by the openskill (Plackett-Luce) ordinal mu − 3σ. 'games' are rated games; "
-                    "'matches' include self-play. 'differs significantly from next': the paired test "
-                    "against the competitor one rank below, significant and in the ranking's direction "
-                    "(Holm-adjusted p; n/a = they never met).")
-    present = [(k, lab) for k, lab in METRICS if any(k in s.metrics[c] for c in s.competitors)]
-    metrics = Table("Per-competitor metrics", ["competitor"] + [lab for _, lab in present],
-                    [[c] + [_est(s.metrics[c].get(k)) for k, _ in present] for c in s.competitors],
-                    "Means over each competitor's matches with bootstrap 95% CIs. LLM calls, tokens "
-                    "and cost are per match (both seats of a negotiation) unless the runner records "
-                    "them per seat.")
-    pairs = Table("Pairwise comparisons", ["A", "B", "shared games", "mean points A − B", "A wins-losses-ties",
-                                           "p", "p (Holm)", "significant"],
-                  [[p.a, p.b, str(p.n), f"{p.mean_diff:+.3f}", f"{p.wins}-{p.losses}-{p.ties}",
-                    _p(p.p_value), _p(p.p_holm), "yes" if p.significant else "no"] for p in s.pairwise],
-                  "Paired by game (the groups both played). Two-sided Wilcoxon signed-rank test on "
-                  "the differences; Holm correction over all pairs.")
-    overview: list[Table | Figure | str] = [ranking]
-    rep.sections.append(("Ranking", overview))
-    rep.sections.append(("Metrics", [metrics]))
-    rep.sections.append(("Pairwise", [pairs]))
 
-    plotting = plots
-    if plots:
-        from game.tournament import report_plots
-        if not report_plots.available():
-            plotting = False
-            rep.notes.append("matplotlib is not installed: the report has no plots "
-                             "(pip install matplotlib)")
-    else:
+def _ranking_table(s: TournamentSummary) -> Table:
+    return Table("Ranking", ["rank", "competitor", "mu", "sigma", "ordinal", "mean points [95% CI]",
+                             "games", "matches", "differs significantly from next"],
+                 [[str(r.rank), r.competitor, fmt_number(r.mu, 2), fmt_number(r.sigma, 2),
+                   fmt_number(r.ordinal, 2), fmt_estimate(r.points), str(r.games), str(r.matches), _sig_next(r)]
+                  for r in s.ranking],
+                 "Ranked by the openskill (Plackett-Luce) ordinal mu − 3σ. 'games' are rated games; "
+                 "'matches' include self-play. 'differs significantly from next': the paired test "
+                 "against the competitor one rank below, significant and in the ranking's direction "
+                 "(Holm-adjusted p; n/a = they never met).")
+
+
+def _metrics_table(s: TournamentSummary) -> Table:
+    from game.tournament.stats import metric_labels
+    present = [(k, lab) for k, lab in metric_labels() if any(k in s.metrics[c] for c in s.competitors)]
+    return Table("Per-competitor metrics", ["competitor"] + [lab for _, lab in present],
+                 [[c] + [fmt_estimate(s.metrics[c].get(k)) for k, _ in present] for c in s.competitors],
+                 "Means over each competitor's matches with bootstrap 95% CIs. LLM calls, tokens "
+                 "and cost are per match (both seats of a negotiation) unless the runner records "
+                 "them per seat.")
+
+
+def _pairwise_table(s: TournamentSummary) -> Table:
+    return Table("Pairwise comparisons", ["A", "B", "shared games", "mean points A − B", "A wins-losses-ties",
+                                          "p", "p (Holm)", "significant"],
+                 [[p.a, p.b, str(p.n), f"{p.mean_diff:+.3f}", f"{p.wins}-{p.losses}-{p.ties}",
+                   fmt_p(p.p_value), fmt_p(p.p_holm), "yes" if p.significant else "no"] for p in s.pairwise],
+                 "Paired by game (the groups both played). Two-sided Wilcoxon signed-rank test on "
+                 "the differences; Holm correction over all pairs.")
+
+
+def _can_plot(rep: Report, plots: bool) -> bool:
+    """Whether the report gets plots; when not, a note says why."""
+    if not plots:
         rep.notes.append("plots were turned off")
+        return False
+    from game.tournament import report_plots
+    if not report_plots.available():
+        rep.notes.append("matplotlib is not installed: the report has no plots "
+                         "(pip install matplotlib)")
+        return False
+    return True
 
+
+def _figure_maker(rep: Report, plotting: bool) -> Callable[..., None]:
+    """``figure(section, title, caption, make, *args)``: append ``make(*args)`` as a figure to
+    ``section``; a figure that fails becomes a note instead. Does nothing without plots."""
     def figure(section: list, title: str, caption: str, make, *args) -> None:
         if not plotting:
             return
@@ -165,64 +134,48 @@ def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int
         except Exception as e:  # noqa: BLE001 - a figure must not cost the whole report
             rep.notes.append(f"figure {title!r} failed: {type(e).__name__}: {str(e)[:120]}")
 
-    if plotting:
-        from game.tournament import report_plots as rp
-        figure(overview, "Ranking plot", "Left: rating mu with mu ± 3σ; the red tick is the ordinal "
-               "that ranks. Right: mean points with bootstrap 95% CI; green when the competitor "
-               "differs significantly from the next one.", rp.ranking_plot, s)
-        figure(rep.sections[2][1], "Pairwise heatmap", "Mean points of the row competitor minus the "
-               "column competitor over the games they shared; * = significant after Holm; blank = "
-               "never met.", rp.pairwise_heatmap, s)
+    return figure
 
-    if "negotiation" in s.kinds:
-        _negotiation_sections(rep, rows, scenarios or {}, s, figure, plotting)
-    if "debate" in s.kinds:
-        from game.tournament.debate import report_section
-        rep.sections.insert(1, report_section(s, config))
+
+def _summary_figures(rep: Report, s: TournamentSummary, figure: Callable[..., None]) -> None:
+    """The ranking plot (in the Ranking section) and the pairwise heatmap (in the Pairwise one)."""
+    from game.tournament import report_plots as rp
+    figure(rep.sections[0][1], "Ranking plot", "Left: rating mu with mu ± 3σ; the red tick is the ordinal "
+           "that ranks. Right: mean points with bootstrap 95% CI; green when the competitor "
+           "differs significantly from the next one.", rp.ranking_plot, s)
+    figure(rep.sections[2][1], "Pairwise heatmap", "Mean points of the row competitor minus the "
+           "column competitor over the games they shared; * = significant after Holm; blank = "
+           "never met.", rp.pairwise_heatmap, s)
+
+
+def _kind_sections(rep: Report, rows, s: TournamentSummary, scenarios: dict | None, config: dict, plotting: bool,
+                   figure: Callable[..., None]) -> None:
+    """Each kind present in ``rows`` adds its own sections, in registry order."""
+    by_kind: dict[str, list[dict]] = {}
+    for r in rows:
+        by_kind.setdefault(r["kind"], []).append(r)
+    for kind_name, plugin in KINDS.items():
+        if kind_name in by_kind:
+            plugin.report(rep, ReportInput(by_kind[kind_name], s, scenarios or {}, config, plotting, figure))
+
+
+def build_report(rows, scenarios: dict | None, config: dict | None, *, seed: int = 0,
+                 n_boot: int = 1000, plots: bool = True) -> tuple[Report, Any]:
+    """The report's content (tables, figures, notes) and the summary it is built on."""
+    from game.tournament.stats import summarise
+    s = summarise(rows, seed=seed, n_boot=n_boot)
+    config = config if isinstance(config, dict) else {}
+    title, facts = _title_and_facts(s, config)
+    rep = Report(title, facts, notes=list(s.notes))
+    rep.sections.append(("Ranking", [_ranking_table(s)]))
+    rep.sections.append(("Metrics", [_metrics_table(s)]))
+    rep.sections.append(("Pairwise", [_pairwise_table(s)]))
+    plotting = _can_plot(rep, plots)
+    figure = _figure_maker(rep, plotting)
+    if plotting:
+        _summary_figures(rep, s, figure)
+    _kind_sections(rep, rows, s, scenarios, config, plotting, figure)
     return rep, s
-
-
-def _negotiation_sections(rep: Report, rows, scenarios: dict, s, figure, plotting: bool) -> None:
-    from game.tournament.report_negotiation import (
-        Scenes,
-        human_comparison,
-        scatter_data,
-    )
-    scenes = Scenes(scenarios)
-    section: list[Table | Figure | str] = []
-    neg_rows = [r for r in rows if r["kind"] == "negotiation"]
-    agree_pts = [(c, s.metrics[c]["rounds"], s.metrics[c]["agreement"])
-                 for c in s.competitors if "agreement" in s.metrics[c] and "rounds" in s.metrics[c]]
-    section.append(Table("Agreement and length",
-                         ["competitor", "agreement rate [95% CI]", "mean rounds [95% CI]"],
-                         [[c, _est(s.metrics[c].get("agreement")), _est(s.metrics[c].get("rounds"), 1)]
-                          for c in s.competitors if "agreement" in s.metrics[c]]))
-    if not scenarios:
-        rep.notes.append(f"no scenes in {SCENARIOS}: utility scatters and the human comparison are left out")
-    if plotting:
-        from game.tournament import report_plots as rp
-        if agree_pts:
-            figure(section, "Agreement rate vs rounds", "One dot per competitor: share of its "
-                   "negotiations that ended in agreement against their mean length in rounds.",
-                   rp.agreement_rounds, agree_pts)
-        for d in scatter_data(neg_rows, scenes):
-            figure(section, f"Outcomes in {d.scenario}",
-                   f"{d.matches} matches. Each dot is one match's outcome in utility space "
-                   f"(x: {d.parties[0]}, y: {d.parties[1]}), coloured by pairing 'x-seat / y-seat'; "
-                   "x marks = no agreement (the reservation point); the line is the Pareto "
-                   "frontier; the star is the human outcome when known.", rp.utility_scatter, d)
-    human, n_sc = human_comparison(neg_rows, scenes, s.competitors)
-    if human:
-        section.append(Table(
-            "Compared with humans", ["who", "games", "agreement rate", "joint utility",
-                                     "Pareto-optimal share (of all games)"],
-            [[h.who, str(h.games), _f(h.agreement), _f(h.joint_utility), _f(h.pareto_share)] for h in human],
-            f"Over the {n_sc} scenario{'s' if n_sc != 1 else ''} with a recorded human outcome: "
-            "joint utility is the sum of both parties' utilities (reservations on no deal); "
-            "Pareto-optimal share is the share of outcomes no other outcome dominates "
-            "(game.negotiation.metrics)."))
-    rep.notes.extend(scenes.notes)
-    rep.sections.append(("Negotiation", section))
 
 
 # --- rendering -------------------------------------------------------------------------------
@@ -310,12 +263,6 @@ def render_markdown(rep: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def write_report(dir: Path | str, *, seed: int = 0, n_boot: int = 1000,
                  plots: bool = True) -> tuple[Path, Path]:
     """Read ``dir``'s results and write ``report.html`` and ``summary.md`` there; returns their
@@ -341,7 +288,7 @@ def write_report(dir: Path | str, *, seed: int = 0, n_boot: int = 1000,
     config = _load_json(d / CONFIG, "the tournament config")
     rep, _ = build_report(rows, scenarios, config, seed=seed, n_boot=n_boot, plots=plots)
     html_path, md_path = d / REPORT_HTML, d / SUMMARY_MD
-    _write(html_path, render_html(rep))
-    _write(md_path, render_markdown(rep))
+    write_atomic(html_path, render_html(rep))
+    write_atomic(md_path, render_markdown(rep))
     return html_path, md_path
 

@@ -9,8 +9,8 @@ import warnings
 from collections import Counter
 from collections.abc import Sequence
 
-from game.tournament.report_negotiation import ScatterData
-from game.tournament.stats import Estimate, TournamentSummary
+from game.tournament.kind_negotiation_report import ScatterData
+from game.tournament.summary import Estimate, TournamentSummary
 
 
 def available() -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from game.core.errors import InputError
+from game.core.files import write_atomic
 
 RESULTS = "results.jsonl"
 SCENARIOS = "scenarios.json"
@@ -101,9 +102,4 @@ class ResultsWriter:
 
 def write_json(path: Path, data: Any) -> None:
     """Write through a temporary file and rename, so the file is whole or absent."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=1, sort_keys=True))

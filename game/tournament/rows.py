@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from game.core.errors import InputError, did_you_mean
-
-KINDS = ("negotiation", "adventure", "council", "debate")
+from game.tournament.kinds import KINDS
 
 # --- row validation ---------------------------------------------------------------
 
@@ -39,7 +38,6 @@ _SEAT_OPTIONAL: dict[str, str] = {
     "correct": _BOOL, "redundancy": _NUM, "effective_ratio": _NUM, "tokens_per_member_round": _NUM,
     "recall": _NUM,
 }
-UNSCORED_KINDS = ("debate",)  # kinds whose seats may have null points (a game that scores nobody)
 
 
 def _type_ok(value: Any, kind: str) -> bool:
@@ -97,6 +95,7 @@ def validate_row(row: Any, *, where: str | None = None, index: int | None = None
             raise InputError(f"{loc}: field {name!r} must not be negative, got {row[name]!r}")
     if not row["seats"]:
         raise InputError(f"{loc}: field 'seats' is empty", hint="every match has at least one seat")
+    unscored_ok = KINDS[row["kind"]].unscored_games  # seats may have null points (a game that scores nobody)
     for i, seat in enumerate(row["seats"]):
         path = f"seats[{i}]"
         if not isinstance(seat, dict):
@@ -104,7 +103,7 @@ def validate_row(row: Any, *, where: str | None = None, index: int | None = None
         for name, kind in _SEAT_REQUIRED.items():
             if name not in seat:
                 raise InputError(f"{loc}: field '{path}.{name}' is missing")
-            if name == "points" and seat[name] is None and row["kind"] in UNSCORED_KINDS:
+            if name == "points" and seat[name] is None and unscored_ok:
                 continue
             if not _type_ok(seat[name], kind):
                 raise InputError(f"{loc}: field '{path}.{name}' must be a {kind}, got {_short(seat[name])}")

@@ -4,8 +4,9 @@ Backends: ``local`` (this process), ``processes`` (a process pool) and ``ray`` (
 or the one ``ray_address`` names; ``pip install 'parley[ray]'``). Each runs
 ``game.tournament.play.run_batch`` on the same payloads, so all three give the same rows (apart
 from ``wall_time``); only the order of lines in ``results.jsonl`` depends on which batch finished
-first. Rule-based negotiations and scripted debates go many to a batch; LLM, adventure and council
-matches one at a time, so the token and spend limits stop the run promptly.
+first. A kind's quick matches (``TournamentKind.quick_matches``: rule-based negotiations, scripted
+debates) go many to a batch; LLM matches and slow kinds' (adventure, council) one at a time, so the
+token and spend limits stop the run promptly.
 
 ``--resume`` skips every match whose row is in the file: a tournament killed at any instant and
 resumed ends with the same rows as one that ran through, and never plays a finished match twice.
@@ -22,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from game.core.errors import InputError
-from game.tournament.config import TournamentConfig
-from game.tournament.matches import Match, digest, expand, resolve_scenarios
+from game.tournament.kinds import kind_for
+from game.tournament.matches import expand, resolve_scenarios
+from game.tournament.model import Match, TournamentConfig, digest
 from game.tournament.results import CONFIG, RESULTS, SCENARIOS, ResultsWriter, finished_ids, write_json
 
 BACKENDS = ("local", "processes", "ray")
@@ -68,13 +70,13 @@ def _uses_llm(cfg: TournamentConfig) -> bool:
 
 
 def batches(p: Plan, workers: int, size: int | None = None) -> list[dict[str, Any]]:
-    """Payloads for ``run_batch``: many rule-based negotiations (scripted debates) each, one LLM,
-    adventure or council match each."""
+    """Payloads for ``run_batch``: many matches each when the kind's are quick (``quick_matches``:
+    rule-based negotiations, scripted debates) and no competitor is an LLM, else one each."""
     todo = p.todo
     if not todo:
         return []
     if size is None:
-        if p.config.kind not in ("negotiation", "debate") or _uses_llm(p.config):
+        if not kind_for(p.config.kind).quick_matches or _uses_llm(p.config):
             size = 1
         else:
             size = max(1, min(200, math.ceil(len(todo) / (max(1, workers) * 8))))
@@ -256,7 +258,8 @@ def estimate(p: Plan, workers: int, sample: int = 5) -> tuple[float | None, int]
     """Seconds the unfinished matches would take on ``workers`` workers, from timing up to
     ``sample`` of them here (LLM matches are not sampled: their time is the endpoint's), and how
     many matches involve an LLM."""
-    from game.tournament.play import _Context, play_match
+    from game.tournament.kind_base import MatchContext
+    from game.tournament.play import play_match
     todo = p.todo
     llm = {c.name for c in p.config.competitors if c.agent == "llm"}
     plain = [m for m in todo if not llm & set(m.seats.values())]
@@ -264,7 +267,7 @@ def estimate(p: Plan, workers: int, sample: int = 5) -> tuple[float | None, int]
         return None, len(todo)
     step = max(1, len(plain) // sample)
     picks = plain[::step][:sample]
-    ctx = _Context(p.config, p.scenarios)
+    ctx = MatchContext(p.config, p.scenarios)
     t = time.perf_counter()
     for m in picks:
         play_match(m, ctx)

@@ -239,7 +239,7 @@ def slug(text: str) -> str:
 
 def save_set(path: str | Path, scenario_set: ScenarioSet) -> Path:
     """Write ``scenario_set`` to ``path`` as JSON, atomically (an old file is never half-replaced)."""
-    from game.cli.commands import write_output
+    from game.core.files import write_output
     path = Path(path)
     write_output(path, dumps_set(scenario_set))
     return path

@@ -10,7 +10,8 @@
   fixed order: rows sorted by id, a group rated when its last row comes up. The
   ranking is by the *ordinal* ``mu - 3 sigma``.
 * **Per-competitor metrics** are means over the matches (rows) a competitor played,
-  self-play included, each with a percentile-bootstrap 95% CI drawn from
+  self-play included, of what every row gives and what its kind observes besides
+  (``TournamentKind.observe``: a negotiation's agreement), each with a percentile-bootstrap 95% CI drawn from
   the child ``stats, bootstrap, <competitor>, <metric>`` of the seed's tree (``game.core.seeds``) -
   deterministic.
 * **Pairwise comparisons**: for two competitors that met, the per-group difference
@@ -23,21 +24,22 @@ Heavy libraries (numpy, scipy, openskill) are imported inside the functions.
 
 from __future__ import annotations
 
-import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from game.core import seeds
 from game.core.errors import InputError
+from game.tournament.kinds import kind_for
 from game.tournament.rows import KINDS, ResultRows, read_results, validate_row, validate_rows
+from game.tournament.summary import ALPHA, Estimate, Pairwise, RankEntry, TournamentSummary
 
-__all__ = ["KINDS", "METRICS", "LiveRatings", "ResultRows", "read_results", "summarise", "validate_row",
-           "validate_rows"]
-ALPHA = 0.05
+__all__ = ["ALPHA", "KINDS", "METRICS", "Estimate", "LiveRatings", "Pairwise", "RankEntry", "ResultRows",
+           "TournamentSummary", "metric_labels", "read_results", "summarise", "validate_row", "validate_rows"]
 
-# (key, label) of every per-competitor metric, in table order
+# (key, label) of the per-competitor metrics, in table order (a kind's own come after: metric_labels)
 METRICS: tuple[tuple[str, str], ...] = (
     ("points", "points"),
     ("accuracy", "accuracy"),
@@ -61,6 +63,19 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("cost", "cost"),
     ("wall_time", "wall time (s)"),
 )
+
+
+def metric_labels() -> list[tuple[str, str]]:
+    """(key, label) of every per-competitor metric in table order: ``METRICS``, then the kinds' own
+    (``TournamentKind.metrics``)."""
+    out = list(METRICS)
+    known = {k for k, _ in out}
+    for kind in KINDS.values():
+        for key, label in kind.metrics:
+            if key not in known:
+                out.append((key, label))
+                known.add(key)
+    return out
 
 # --- per-row observations ---------------------------------------------------------------
 
@@ -89,11 +104,9 @@ def observations(row: dict) -> dict[str, dict[str, float]]:
     for seat in row["seats"]:
         by_comp.setdefault(seat["competitor"], []).append(seat)
     out: dict[str, dict[str, float]] = {}
-    neg = row["kind"] == "negotiation"
+    kind = kind_for(row["kind"])
     for comp, seats in by_comp.items():
         obs: dict[str, float | None] = {"points": _mean(_seat_values(seats, "points"))}
-        if neg and row["agreement"] is not None:
-            obs["agreement"] = float(row["agreement"])
         for key in ("utility", "advantage", "score", "invalid", "false_leads", "redundancy", "effective_ratio",
                     "tokens_per_member_round"):
             obs[key] = _mean(_seat_values(seats, key))
@@ -105,6 +118,7 @@ def observations(row: dict) -> dict[str, dict[str, float]]:
         for key in ("llm_calls", "llm_tokens", "cost"):
             own = _seat_values(seats, key)   # per-seat figures when the runner records them
             obs[key] = sum(own) if own else (None if row[key] is None else float(row[key]))
+        obs.update(kind.observe(row, seats))
         out[comp] = {k: v for k, v in obs.items() if v is not None}
     return out
 
@@ -145,9 +159,10 @@ def _ranks(points: Sequence[float]) -> list[int]:
 class LiveRatings:
     """Incremental openskill ratings for a live leaderboard.
 
-    ``update(row)`` rates a negotiation match at once; a multiplayer group (adventure,
-    council) is rated when it holds ``group_size`` rows (pass the number of competitors),
-    or at ``flush()`` when ``group_size`` is None. Fed the rows in id order and flushed,
+    ``update(row)`` rates a match that is a game of its own (its kind's ``one_match_games``:
+    a negotiation) at once; a multiplayer group (adventure, council, debate) is rated when it
+    holds ``group_size`` rows (pass the number of competitors), or at ``flush()`` when
+    ``group_size`` is None. Fed the rows in id order and flushed,
     it gives exactly :func:`rate`'s ratings; fed in completion order it is a close,
     order-dependent approximation (openskill updates are not commutative).
     """
@@ -196,7 +211,7 @@ class LiveRatings:
         self._pending.setdefault(g, []).append(row)
         self._count += 1
         self._last[g] = self._count
-        complete = row["kind"] == "negotiation" or (
+        complete = kind_for(row["kind"]).one_match_games or (
             self.group_size is not None and len(self._pending[g]) >= self.group_size)
         if not complete:
             return False
@@ -236,16 +251,6 @@ def rate(rows: Sequence[dict]) -> dict[str, Rating]:
 
 
 # --- statistics -------------------------------------------------------------------------
-
-@dataclass
-class Estimate:
-    """A mean with its bootstrap 95% CI over ``n`` observations."""
-
-    mean: float
-    lo: float
-    hi: float
-    n: int
-
 
 def bootstrap_mean(values: Sequence[float], *, seed: int | seeds.SeedTree = 0,
                    n_boot: int = 1000, level: float = 0.95) -> Estimate | None:
@@ -298,22 +303,6 @@ def paired_p_value(diffs: Sequence[float]) -> float:
     return 1.0 if math.isnan(p) else min(1.0, p)
 
 
-@dataclass
-class Pairwise:
-    """``a`` vs ``b`` over the groups both played: mean of points(a) - points(b)."""
-
-    a: str
-    b: str
-    n: int           # shared groups
-    mean_diff: float
-    wins: int        # groups where a scored more
-    losses: int
-    ties: int
-    p_value: float
-    p_holm: float
-    significant: bool
-
-
 def pairwise(rows: Sequence[dict], *, alpha: float = ALPHA,
              order: Sequence[str] | None = None) -> list[Pairwise]:
     """Paired comparisons of every two competitors that shared a group, Holm-corrected.
@@ -338,69 +327,15 @@ def pairwise(rows: Sequence[dict], *, alpha: float = ALPHA,
     return out
 
 
-@dataclass
-class RankEntry:
-    rank: int
-    competitor: str
-    mu: float
-    sigma: float
-    ordinal: float
-    games: int                 # rated games
-    matches: int               # matches played, self-play included
-    points: Estimate | None    # mean points with 95% CI
-    differs_from_next: bool | None  # significant vs the next competitor; None: last, or never met
-    p_next: float | None       # Holm-adjusted p-value vs the next competitor
-
-
-@dataclass
-class TournamentSummary:
-    kinds: list[str]
-    matches: int
-    groups: int
-    rated_games: int
-    self_play: int
-    competitors: list[str]     # in ranking order
-    ranking: list[RankEntry]
-    metrics: dict[str, dict[str, Estimate]]  # competitor -> metric -> estimate
-    pairwise: list[Pairwise]
-    seed: int
-    n_boot: int
-    alpha: float = ALPHA
-    notes: list[str] = field(default_factory=list)
-    unscored: int = 0          # groups that score nobody (debates with no known right decision)
-
-    def pair(self, a: str, b: str) -> tuple[float, Pairwise] | None:
-        """(mean points of a minus b, the comparison) or None if they never met."""
-        for p in self.pairwise:
-            if (p.a, p.b) == (a, b):
-                return p.mean_diff, p
-            if (p.a, p.b) == (b, a):
-                return -p.mean_diff, p
-        return None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able data (no NaN)."""
-        return asdict(self)
-
-    def to_json(self, **kw) -> str:
-        return json.dumps(self.to_dict(), allow_nan=False, **kw)
-
-
 def _metric_seed(seed: int, competitor: str, metric: str) -> seeds.SeedTree:
     return seeds.seed_tree(int(seed)).child("stats", "bootstrap", competitor, metric)
 
 
-def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int = 1000,
-              alpha: float = ALPHA) -> TournamentSummary:
-    """Ratings, per-competitor metrics with bootstrap CIs and Holm-corrected pairwise tests."""
-    notes = list(getattr(rows, "notes", []))
-    rows = validate_rows(rows)
-    if not rows:
-        raise InputError("no finished matches to summarise", hint="results.jsonl has no rows yet")
-    ratings = rate(rows)
-    groups = _groups(rows)
-    obs: dict[str, dict[str, list[float]]] = {c: {} for c in ratings}
-    matches = dict.fromkeys(ratings, 0)
+def _competitor_metrics(rows: Sequence[dict], competitors: Iterable[str], *, seed: int,
+                        n_boot: int) -> tuple[dict[str, dict[str, Estimate]], dict[str, int]]:
+    """Each competitor's metrics (bootstrap means of what its rows observe) and its match count."""
+    obs: dict[str, dict[str, list[float]]] = {c: {} for c in competitors}
+    matches = dict.fromkeys(obs, 0)
     for row in sorted(rows, key=lambda r: r["id"]):
         for comp, values in observations(row).items():
             matches[comp] += 1
@@ -409,17 +344,18 @@ def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int =
     metrics: dict[str, dict[str, Estimate]] = {}
     for comp in sorted(obs):
         metrics[comp] = {}
-        for key, _label in METRICS:
+        for key, _label in metric_labels():
             est = bootstrap_mean(obs[comp].get(key, []), seed=_metric_seed(seed, comp, key), n_boot=n_boot)
             if est is not None:
                 metrics[comp][key] = est
+    return metrics, matches
 
-    def sort_key(c: str):
-        pts = metrics[c].get("points")
-        return (-ratings[c].ordinal, -(pts.mean if pts else 0.0), c)
 
-    order = sorted(ratings, key=sort_key)
-    pairs = pairwise(rows, alpha=alpha, order=order)
+def _ranking(order: Sequence[str], ratings: Mapping[str, Rating], matches: Mapping[str, int],
+             metrics: Mapping[str, dict[str, Estimate]], pairs: Sequence[Pairwise],
+             notes: list[str]) -> list[RankEntry]:
+    """The ranking's entries, each with whether it differs significantly from the next one; a
+    competitor that ranks above one it loses to head to head (significantly) gets a note."""
     lookup = {(p.a, p.b): p for p in pairs}
     ranking = []
     for i, c in enumerate(order):
@@ -435,14 +371,34 @@ def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int =
                              f"(mean points {ahead:+.3f}, Holm p={p.p_holm:.3g})")
         ranking.append(RankEntry(i + 1, c, r.mu, r.sigma, r.ordinal, r.games, matches[c],
                                  metrics[c].get("points"), differs, None if p is None else p.p_holm))
+    return ranking
+
+
+def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int = 1000,
+              alpha: float = ALPHA) -> TournamentSummary:
+    """Ratings, per-competitor metrics with bootstrap CIs and Holm-corrected pairwise tests."""
+    notes = list(getattr(rows, "notes", []))
+    rows = validate_rows(rows)
+    if not rows:
+        raise InputError("no finished matches to summarise", hint="results.jsonl has no rows yet")
+    ratings = rate(rows)
+    groups = _groups(rows)
+    metrics, matches = _competitor_metrics(rows, ratings, seed=seed, n_boot=n_boot)
+
+    def sort_key(c: str):
+        pts = metrics[c].get("points")
+        return (-ratings[c].ordinal, -(pts.mean if pts else 0.0), c)
+
+    order = sorted(ratings, key=sort_key)
+    pairs = pairwise(rows, alpha=alpha, order=order)
+    ranking = _ranking(order, ratings, matches, metrics, pairs, notes)
     scored = [len(competitor_points(g)) for g in groups]
     self_play, unscored = scored.count(1), scored.count(0)
     if self_play:
         notes.append(f"{self_play} self-play game{'s' if self_play != 1 else ''} counted in the means "
                      "but not in ratings or pairwise comparisons")
-    if unscored:
-        from game.tournament.debate import unscored_note
-        notes.append(unscored_note(unscored))
+    for kind, n in sorted(Counter(g[0]["kind"] for g, k in zip(groups, scored) if k == 0).items()):
+        notes.append(kind_for(kind).unscored_note(n))
     return TournamentSummary(
         kinds=sorted({r["kind"] for r in rows}), matches=len(rows), groups=len(groups),
         rated_games=len(groups) - self_play - unscored, self_play=self_play, competitors=order,

@@ -14,15 +14,18 @@ from collections import deque
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
-from game.play.reply import Reply
 from game.core.types import PLAYER
+from game.play.reply import Reply
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 # screen name -> "module:Class" (imported when first opened)
 SCREENS_BY_NAME = {
@@ -79,7 +82,7 @@ class ParleyApp(App):
         self.make_game = make_game
         self.saves_base = saves_base
         self.spectate = spectate
-        self.game: Any = None
+        self.game: Game | None = None
         self.busy = False
         self.last_reply: Reply | None = None
         self.saved_by_us: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
@@ -109,7 +112,7 @@ class ParleyApp(App):
         except RuntimeError:  # the app's loop is closed: nothing is left to tell
             pass
 
-    def _game_built(self, game: Any) -> None:
+    def _game_built(self, game: Game) -> None:
         self.game, self.busy = game, False
         self.sub_title = game.spec.title
         self.screen.post_message(GameReady())
@@ -228,8 +231,8 @@ class ParleyApp(App):
     def _outage(self, error: Any) -> None:
         """The LLM endpoint failed during a turn (its NPCs finished it scripted): say so, and
         autosave as the line console does when it stops."""
-        from game.play.autosave import autosave_name, keep_other_autosave
         from game.core.errors import ParleyError
+        from game.play.autosave import autosave_name, keep_other_autosave
         try:
             keep_other_autosave(self.game, self.saves_base)
             folder = self.game.save(autosave_name(self.game), self.saves_base)

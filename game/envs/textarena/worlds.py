@@ -29,9 +29,12 @@ Importing this module registers, in TextArena's registry (``textarena.envs.regis
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from game.core.extras import require
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 require("textarena", "the TextArena environments (game.envs.textarena.worlds)")
 
@@ -66,7 +69,7 @@ class ParleyWorldEnv(ta.Env):
 
     def __init__(self, world: str | Path, max_turns: int = 300, **options: Any):
         self.world, self.max_turns, self.options = str(world), max_turns, options
-        self.game: Any = None
+        self.game: Game | None = None
 
     def reset(self, num_players: int = 1, seed: int | None = None) -> None:
         if num_players != 1:

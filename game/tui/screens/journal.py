@@ -10,16 +10,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Select, Static, TabbedContent, TabPane
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Header,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
 
 from game.tui.app import ReplyReady
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 OUTCOMES = ("admit", "quarantine", "reject")
 OUTCOME_STYLES = {"admit": "green", "quarantine": "yellow", "reject": "red"}
@@ -39,7 +50,7 @@ def heat(score: float) -> Text:
     return Text(f"{score:+.2f}".rjust(5), style=f"bold white on rgb({r},{g},{b})")
 
 
-def source_label(game: Any, source: str) -> str:
+def source_label(game: Game, source: str) -> str:
     return "your own eyes" if source == "observation" else f"{game.engine.name(source)} ({source})"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,9 +22,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Select, Static
 
+from game.core.types import PLAYER
 from game.tui.app import ParleyApp, ReplyReady
 from game.tui.widgets.budget_bar import SECTION_COLOURS, BudgetBar
-from game.core.types import PLAYER
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 FATE_STYLES = {"selected": "bold green", "masked": "yellow", "merged": "cyan", "summarised": "blue",
                "dropped": "red", "candidate": "dim"}
@@ -159,7 +162,7 @@ class MemoryScreen(Screen):
         self.rows = list(game.memory.optimizer.explain(self.agent, self.context.turn))
         self.draw(game)
 
-    def draw(self, game: Any) -> None:
+    def draw(self, game: Game) -> None:
         ctx, rows = self.context, self.rows
         name = game.engine.name(self.agent)
         self.query_one("#memory-who", Static).update(
@@ -208,7 +211,7 @@ class InspectApp(ParleyApp):
     inspecting = True
     CSS_PATH = str(Path(sys.modules[ParleyApp.__module__].__file__).with_name("parley.tcss"))
 
-    def __init__(self, game: Any, agent: str | None = None) -> None:
+    def __init__(self, game: Game, agent: str | None = None) -> None:
         super().__init__(lambda: game)
         self.game = game
         self.start_agent = agent

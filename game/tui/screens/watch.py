@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.padding import Padding
 from rich.text import Text
@@ -31,11 +31,20 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, RichLog, Static
 
 from game.core.errors import ParleyError, SaveError
-from game.play.reply import Reply
 from game.core.text import shown
-from game.tui.app import GameReady, ParleyApp, ReplyReady, TurnFailed
-from game.tui.widgets.controls import DEFAULT_SPEED, WatchControls, delay, faster, slower
 from game.core.types import PLAYER, Action, Event
+from game.play.reply import Reply
+from game.tui.app import GameReady, ParleyApp, ReplyReady, TurnFailed
+from game.tui.widgets.controls import (
+    DEFAULT_SPEED,
+    WatchControls,
+    delay,
+    faster,
+    slower,
+)
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 
 class TurnCancelled(ParleyError):
@@ -59,7 +68,7 @@ class StoppableSeat:
         return answer
 
 
-def watched_seat(game: Any) -> Any:
+def watched_seat(game: Game) -> Any:
     """The seat to watch (the game's, made from ``config.player``); the LLM player can be stopped."""
     seat = game.seat
     if seat is None:

@@ -4,12 +4,15 @@ exits taken (read from the player's own move events in the transcript)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from game.core.types import PLAYER
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 STEP = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0),
         "northeast": (1, -1), "northwest": (-1, -1), "southeast": (1, 1), "southwest": (-1, 1),
@@ -51,7 +54,7 @@ class MapTracker:
         self._place(dst, src, direction)
         self.edges.add((src, direction, dst))
 
-    def track(self, game: Any) -> None:
+    def track(self, game: Game) -> None:
         """Read the player's moves recorded since the last call (from the start for a new game)."""
         transcript = game.transcript
         if transcript is not self._transcript:
@@ -123,7 +126,7 @@ class Minimap(Static):
         super().__init__("", **kw)
         self.tracker = MapTracker()
 
-    def update_from(self, game: Any) -> None:
+    def update_from(self, game: Game) -> None:
         self.tracker.track(game)
         here = self.tracker.names.get(self.tracker.here or "", "")
         self.border_subtitle = here

@@ -3,7 +3,7 @@ turn, and the quest log. Clicking an exit, a person or a thing fills the command
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,6 +12,9 @@ from textual.message import Message
 from textual.widgets import Static
 
 from game.core.types import PLAYER
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 
 class Pick(Static):
@@ -35,7 +38,7 @@ def heading(text: str) -> Static:
     return Static(Text(text, style="bold underline"), classes="side-heading")
 
 
-def panel(game: Any) -> list[Any]:
+def panel(game: Game) -> list[Any]:
     """The widgets of the side panel for the player's current observation."""
     obs = game.engine.observe(PLAYER)
     scope = obs.scope
@@ -83,7 +86,7 @@ class Sidebar(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("Loading…", classes="dim")
 
-    async def show(self, game: Any) -> None:
+    async def show(self, game: Game) -> None:
         with self.app.batch_update():
             await self.remove_children()
             await self.mount_all(panel(game))

@@ -4,13 +4,16 @@ how the consistency gate holds it (told ·, disputed ?, verified ✓, false ✗)
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
 
 from game.core.types import PLAYER, EventKind
+
+if TYPE_CHECKING:
+    from game.play.session import Game
 
 PLAYER_STYLE = "bold #5fafff"
 PLAYER_WORDS = "#87afd7"
@@ -83,7 +86,7 @@ class Story(RichLog):
             text = text[: ECHO_CHARS - 1] + "…"
         self.note(f"> {text}", PLAYER_STYLE)
 
-    def event(self, ev: Any, game: Any) -> None:
+    def event(self, ev: Any, game: Game) -> None:
         self._add(("event", (ev, game.engine.name, set(game.spec.npcs))))
 
     def _add(self, entry: tuple[str, Any]) -> None:

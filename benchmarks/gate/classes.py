@@ -10,7 +10,8 @@ are emitted.
 from __future__ import annotations
 
 import numpy as np
-from gate_stream import (
+
+from benchmarks.gate.stream import (
     CLASS_WEIGHTS,
     DRAWS_PER_TURN,
     OBSERVE_RATE,
@@ -18,8 +19,8 @@ from gate_stream import (
     Write,
     band_of,
 )
-from gate_text import FUNCTIONAL, TOPIC
-from gate_writes import WriteClasses
+from benchmarks.gate.text import FUNCTIONAL, TOPIC
+from benchmarks.gate.writes import WriteClasses
 
 Sem = tuple[str, str, str, bool]
 SURFACE = {"alias": "alias", "synonym": "synonym", "units": "units", "number-words": "words",

@@ -37,8 +37,9 @@ added to the similarity baseline's known texts; ``trust`` ignores them.
 from __future__ import annotations
 
 import numpy as np
-from gate_stream import Observation, Write
-from gate_text import FUNCTIONAL
+
+from benchmarks.gate.stream import Observation, Write
+from benchmarks.gate.text import FUNCTIONAL
 
 ADMIT, REJECT, HOLD = "admit", "reject", "quarantine"
 HALF_LIFE = {"located_in": 30, "price": 40, "owned_by": 80}   # the world's change rates (gate_stream)

@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from context_logs import content_words
+from benchmarks.context.logs import content_words
 
 SITUATION_WEIGHT = 0.75   # the weight MEMO's default config gives the situation against the question
 COLLAPSE = 0.9

@@ -14,7 +14,7 @@ Three families, each a complete set of wordings and names for the four settings:
 
 No template string is shared by two families and the entity pools are
 disjoint, so held-out figures do not reward wordings seen while tuning. Every
-family has the same keys, so the generators in context_logs.py work unchanged.
+family has the same keys, so the generators in benchmarks/context/logs.py work unchanged.
 Every role has several templates. Placeholders: ``{s}`` seller, ``{item}``,
 ``{v}`` the needed value, ``{p}`` a price that is not needed, ``{cur}`` currency,
 ``{m}`` council member, ``{o}`` one-time speaker, ``{prop}`` a proposal's

@@ -8,7 +8,7 @@ the generator draws another class.
 
 from __future__ import annotations
 
-from gate_text import FUNCTIONAL, TOPIC
+from benchmarks.gate.text import FUNCTIONAL, TOPIC
 
 BANDS = ("trusted", "stranger", "untrusted")
 SURFACE_BASES = ("restatement", "true-update", "hallucination")

@@ -1,4 +1,4 @@
-"""Debate tournaments: competitors are council debate configurations, scenarios are debate tasks.
+"""The debate kind: competitors are council debate configurations, scenarios are debate tasks.
 
 A competitor is the whole council: its members (``agent = "scripted"``, the scripted debaters of
 ``game.council.debaters``, or ``"llm"``, every member an LLM on the competitor's endpoint) and the
@@ -17,14 +17,19 @@ per-competitor means.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from game.core.errors import Problem
+from game.core.errors import InputError, Problem
+from game.tournament.kind_base import MatchContext, is_council_scene, world_scene
+from game.tournament.model import (Competitor, GeneratedScenarios, ImportedScenarios, Match, Scenario,
+                                   TournamentConfig, WorldScenario, derived_seed, endpoint)
+from game.tournament.report_items import Report, ReportInput, Table, fmt_estimate
+from game.tournament.summary import TournamentSummary
 
 if TYPE_CHECKING:
     from game.council.context import MaskingConfig
-    from game.tournament.config import Competitor, TournamentConfig
-    from game.tournament.matches import Match
 
 AGENTS = ("scripted", "llm")
 ROLE = "council"  # the one seat of a debate match: the competitor holds the whole council
@@ -92,7 +97,6 @@ def competitor_problems(c: Competitor) -> list[tuple[str, str]]:
 def config_problems(cfg: TournamentConfig, file: str) -> list[Problem]:
     """What does not fit a debate tournament: each problem names its competitor or scenario."""
     from game.council.session import MAX_ROUNDS
-    from game.tournament.config import GeneratedScenarios, ImportedScenarios
     out: list[Problem] = []
     if cfg.turns is not None and cfg.turns > MAX_ROUNDS:
         out.append(Problem(f"a debate has at most {MAX_ROUNDS} rounds", file=file, path="turns"))
@@ -142,17 +146,15 @@ def entry(task: Any) -> dict[str, Any]:
 # --- playing -----------------------------------------------------------------------------
 def council_seed(m: Match) -> int:
     """The same for every competitor of the game (task, seed, repetition)."""
-    from game.tournament.matches import derived_seed
     return derived_seed(m.seed, m.rep) if m.rep else m.seed
 
 
-def play(m: Match, ctx: Any) -> dict[str, Any]:
+def play(m: Match, ctx: MatchContext) -> dict[str, Any]:
     """One competitor's debate of the match's task: the row fields ``play_match`` adds to."""
     from game.play.debates import run_debate
     from game.council.session import CouncilConfig
     from game.council.tasks import CouncilTask
     from game.play.episode import _usage
-    from game.tournament.matches import derived_seed
     comp = ctx.comps[m.seats[ROLE]]
     task = CouncilTask.model_validate(ctx.scenarios[m.scenario]["task"])
     rounds = {"max_rounds": ctx.cfg.turns} if ctx.cfg.turns else {}
@@ -192,9 +194,8 @@ COLUMNS = ("competitor", "members", "masking", "accuracy [95% CI]", "mean rounds
            "effective-turn ratio", "tokens / member-round", "scored games")
 
 
-def report_section(s: Any, config: dict[str, Any]) -> tuple[str, list[Any]]:
+def report_section(s: TournamentSummary, config: dict[str, Any]) -> tuple[str, list[Any]]:
     """The report's "Debate" section for a ``TournamentSummary`` (``config``: tournament.json's)."""
-    from game.tournament.report import Table
     caption = ("Per competitor (ranking order), over its debates: accuracy is the share of decisions that were "
                "right, on tasks with a known right decision (scored games), with a bootstrap 95% CI; mean rounds "
                "before the vote, redundancy (mean cosine of each statement to the earlier ones, hash embedder), "
@@ -204,9 +205,8 @@ def report_section(s: Any, config: dict[str, Any]) -> tuple[str, list[Any]]:
     return "Debate", [Table("Council debates", list(COLUMNS), table_rows(s, config), caption)]
 
 
-def table_rows(s: Any, config: dict[str, Any]) -> list[list[str]]:
+def table_rows(s: TournamentSummary, config: dict[str, Any]) -> list[list[str]]:
     """One row per competitor (ranking order) of the debate table, from a ``TournamentSummary``."""
-    from game.tournament.report import _est
     inner = config.get("config")  # tournament.json holds the config under "config"
     config = inner if isinstance(inner, dict) else config
     comps = {c.get("name"): c for c in config.get("competitors") or [] if isinstance(c, dict)}
@@ -218,9 +218,9 @@ def table_rows(s: Any, config: dict[str, Any]) -> list[list[str]]:
         mode += "".join(f", {k}={v}" for k, v in sorted(params.items())) if isinstance(params, dict) else ""
         met = s.metrics[name]
         acc = met.get("accuracy")
-        out.append([name, str(c.get("agent", "?")), mode, _est(acc), _est(met.get("rounds"), 2),
-                    _est(met.get("redundancy")), _est(met.get("effective_ratio")),
-                    _est(met.get("tokens_per_member_round"), 1), str(acc.n if acc else 0)])
+        out.append([name, str(c.get("agent", "?")), mode, fmt_estimate(acc), fmt_estimate(met.get("rounds"), 2),
+                    fmt_estimate(met.get("redundancy")), fmt_estimate(met.get("effective_ratio")),
+                    fmt_estimate(met.get("tokens_per_member_round"), 1), str(acc.n if acc else 0)])
     return out
 
 
@@ -230,3 +230,49 @@ def unscored_note(n: int) -> str:
             "are in the means")
 
 
+# --- the kind ----------------------------------------------------------------------------
+class DebateKind:
+    name = "debate"
+    quick_matches = True
+    one_match_games = False
+    unscored_games = True
+    metrics: tuple[tuple[str, str], ...] = ()  # accuracy, redundancy, ... are stats.METRICS
+
+    def config_problems(self, cfg: TournamentConfig, file: str) -> list[Problem]:
+        return config_problems(cfg, file)
+
+    def scenarios(self, cfg: TournamentConfig, source: Scenario, base: Path, where: str) -> dict[str, dict[str, Any]]:
+        """Scenario id -> {"task": a CouncilTask as a dict, "truth", "human": None} (and a world scene's
+        "world" path and "scene_id")."""
+        if isinstance(source, GeneratedScenarios):
+            return generated(source.generate, source.seed)
+        if not isinstance(source, WorldScenario):  # config_problems says so too
+            raise InputError(f"{where}: debate scenarios are generated tasks or a world's council scene")
+        path, world, _, sid = world_scene(source, base, where, "council", is_council_scene)
+        return {sid: {**from_scene(world.spec, source.scene), "world": path, "scene_id": source.scene}}
+
+    def effective(self, c: Competitor) -> dict[str, Any] | None:
+        """The masking, defaults included, and llm members' endpoint and model."""
+        out = effective(c)
+        return {**out, **endpoint(c)} if c.agent == "llm" or c.llm is not None else out
+
+    def seatings(self, cfg: TournamentConfig, sid: str,
+                 scenario: dict[str, Any]) -> Iterator[tuple[dict[str, str], str | None]]:
+        for c in cfg.competitors:
+            yield {ROLE: c.name}, None
+
+    def play(self, m: Match, ctx: MatchContext) -> dict[str, Any]:
+        return play(m, ctx)
+
+    def observe(self, row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, float]:
+        return {}  # accuracy and the debate's metrics come from the seats
+
+    def unscored_note(self, n: int) -> str:
+        return unscored_note(n)
+
+    def report(self, rep: Report, data: ReportInput) -> None:
+        """The "Debate" section, right after the ranking."""
+        rep.sections.insert(1, report_section(data.summary, data.config))
+
+
+DEBATE = DebateKind()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchmarks.lib.stats import resample_ci
+
 IN_MEMORY = ("admitted", "verified")
 KEYS = ("n", "tp", "fp", "fn", "tp_k", "fp_k", "fn_k", "tp_s", "fp_s", "fn_s", "tp_t", "fp_t", "fn_t",
         "n_false", "adm_false", "n_upd", "rej_upd", "quar_upd", "quar", "n_text", "none_text",
@@ -91,16 +93,17 @@ def metrics(c: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def summarize(per_seed: np.ndarray, rng: np.random.Generator, n_boot: int = 2000) -> dict[str, list[float]]:
-    """metric -> [pooled value, 2.5 %, 97.5 %] with seeds resampled (per_seed: (seeds, len(KEYS)))."""
+    """metric -> [pooled value, 2.5 %, 97.5 %] with seeds resampled (per_seed: (seeds, len(KEYS))); a
+    resample on which a metric is undefined (no writes of its kind) is left out of that interval."""
     point = metrics(per_seed.sum(0))
-    idx = rng.integers(0, len(per_seed), size=(n_boot, len(per_seed)))
-    boot = metrics(per_seed[idx].sum(1))
-    out = {}
-    for k, v in point.items():
-        b = boot[k][~np.isnan(boot[k])]
-        lo, hi = (np.percentile(b, [2.5, 97.5]) if len(b) else (np.nan, np.nan))
-        out[k] = [float(v), float(lo), float(hi)]
-    return out
+    names = list(point)
+
+    def pooled(*columns: np.ndarray, axis: int = -1) -> np.ndarray:
+        m = metrics(np.stack([c.sum(axis=axis) for c in columns], axis=-1))
+        return np.stack([m[k] for k in names])
+
+    lo, hi = resample_ci(tuple(per_seed.T), pooled, n_resamples=n_boot, seed=rng)
+    return {k: [float(point[k]), float(lo[i]), float(hi[i])] for i, k in enumerate(names)}
 
 
 def per_class(infos: list[dict], outcomes: list[list[str]], parsed=None) -> dict[str, dict[str, float]]:

@@ -1,5 +1,5 @@
-"""Negotiation-specific report data: scenes from ``scenarios.json``, outcome points for the
-utility scatter, and the comparison with human outcomes. No plotting here."""
+"""The negotiation kind's report data: scenes from ``scenarios.json``, outcome points for the
+utility scatter, and the comparison with human outcomes, from negotiation rows. No plotting here."""
 
 from __future__ import annotations
 
@@ -88,11 +88,10 @@ def _seat_order(row: dict, parties: Sequence[str]) -> list[dict]:
 
 
 def scatter_data(rows: Sequence[dict], scenes: Scenes, *, limit: int = SCATTER_SCENARIOS) -> list[ScatterData]:
-    """Outcome points of the ``limit`` negotiation scenarios with most matches (ties by id)."""
+    """Outcome points of the ``limit`` scenarios with most matches (ties by id), from negotiation rows."""
     counts: dict[str, int] = {}
     for r in rows:
-        if r["kind"] == "negotiation":
-            counts[r["scenario"]] = counts.get(r["scenario"], 0) + 1
+        counts[r["scenario"]] = counts.get(r["scenario"], 0) + 1
     out = []
     for sid in sorted(counts, key=lambda s: (-counts[s], s)):
         if len(out) >= limit:
@@ -105,7 +104,7 @@ def scatter_data(rows: Sequence[dict], scenes: Scenes, *, limit: int = SCATTER_S
         cloud = [(float(u0), float(u1)) for u0, u1 in M[:, :2]] if len(M) <= 20000 else []
         res = (float(a.reservations[0]), float(a.reservations[1]))
         pts: dict[str, list[tuple[float, float, bool]]] = {}
-        for r in sorted((r for r in rows if r["scenario"] == sid and r["kind"] == "negotiation"),
+        for r in sorted((r for r in rows if r["scenario"] == sid),
                         key=lambda r: r["id"]):
             seats = _seat_order(r, a.parties)
             label = " / ".join(s["competitor"] for s in seats[:2])
@@ -146,8 +145,9 @@ def human_comparison(rows: Sequence[dict], scenes: Scenes,
                      competitors: Sequence[str]) -> tuple[list[HumanRow], int]:
     """Humans' agreement rate, mean joint utility (sum of both utilities; reservations on no
     deal) and share of Pareto-optimal outcomes over the scenarios that carry a human outcome,
-    beside every competitor's over its matches in those same scenarios. Returns the rows
-    (humans first) and the number of scenarios used; no rows when no scenario has one."""
+    beside every competitor's over its matches (negotiation ``rows``) in those same scenarios.
+    Returns the rows (humans first) and the number of scenarios used; no rows when no scenario
+    has one."""
     used: list[str] = []
     agree: list[float] = []
     joint: list[float] = []
@@ -178,7 +178,7 @@ def human_comparison(rows: Sequence[dict], scenes: Scenes,
     chosen = set(used)
     per: dict[str, tuple[list, list, list]] = {c: ([], [], []) for c in competitors}
     for r in sorted(rows, key=lambda r: r["id"]):
-        if r["kind"] != "negotiation" or r["scenario"] not in chosen or r["agreement"] is None:
+        if r["scenario"] not in chosen or r["agreement"] is None:
             continue
         a = scenes.analysis(r["scenario"])
         m = outcome_metrics(a, r["agreement"], r["outcome"]) if a is not None else None

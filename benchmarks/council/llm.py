@@ -1,4 +1,4 @@
-"""The council benchmark with LLM members (``council_bench.py --llm URL``): the same held-out
+"""The council benchmark with LLM members (``python -m benchmarks.council_bench --llm URL``): the same held-out
 hidden-profile tasks, budget and council rules, every member an LLM debater, for the masking modes
 an LLM council can use (``subjective`` included). Sequential: one request per statement (and, for
 ``subjective``, one labelling request per member and round)."""

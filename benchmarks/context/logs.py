@@ -31,7 +31,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from context_phrasing import AMBIENT, CORRECTION, COUNCIL, FLOOD, RUMOURS, SETTINGS
+from benchmarks.context.phrasing import (
+    AMBIENT,
+    CORRECTION,
+    COUNCIL,
+    FLOOD,
+    RUMOURS,
+    SETTINGS,
+)
 
 AGENT = "player"
 SHARED = "shared"

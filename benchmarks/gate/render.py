@@ -11,7 +11,8 @@ no lexicon applied -- which is what the lexicon-free baselines get.
 from __future__ import annotations
 
 import numpy as np
-from gate_text import (
+
+from benchmarks.gate.text import (
     PARAPHRASES,
     PLAIN,
     PLAIN_REL,

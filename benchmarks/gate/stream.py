@@ -24,8 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from gate_render import Renderer
-from gate_text import (
+
+from benchmarks.gate.render import Renderer
+from benchmarks.gate.text import (
     FUNCTIONAL,
     ITEMS,
     PEOPLE,
@@ -222,7 +223,7 @@ def make_sources(rng: np.random.Generator) -> dict[str, Source]:
 
 def generate(seed: int, n_writes: int = 600) -> Stream:
     """The stream for one seed: about ``n_writes`` labelled writes with observations interleaved."""
-    from gate_classes import Generator
+    from benchmarks.gate.classes import Generator
     rng = np.random.default_rng([seed, 4021])
     world = make_world(rng, turns=n_writes + 20)
     stream = Stream(seed, world, make_sources(rng))

@@ -10,25 +10,19 @@ point estimate in that cell.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from context_baselines import BASELINES
+from benchmarks.context.baselines import BASELINES
+from benchmarks.lib.cli import write_json
+from benchmarks.lib.stats import mean_ci, paired_ci
 
 MEMO, COLD = "MEMO", "MEMO cold"
 GOAL_RECALL = 0.95
 GOAL_MARGIN = 0.10
 GOAL_P95_MS = {10_000: 10.0, 100_000: 30.0}
-
-
-def _ci(per_seed: np.ndarray, boot: int, rng: np.random.Generator) -> tuple[float, float]:
-    if len(per_seed) < 2:
-        return float(per_seed.mean()), float(per_seed.mean())
-    means = per_seed[rng.integers(0, len(per_seed), size=(boot, len(per_seed)))].mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
 def _groups(rows: list[dict]) -> dict[tuple, list[dict]]:
@@ -53,7 +47,7 @@ def summarise(rows: list[dict], boot: int = 2000) -> list[dict]:
             for r in mine:
                 by_seed[r["seed"]].append(r["hit"])
             per[method] = np.array([np.mean(by_seed[s]) for s in seeds])
-            lo, hi = _ci(per[method], boot, rng)
+            _, lo, hi = mean_ci(per[method], n_resamples=boot, seed=rng)
             cells.append({"family": family, "setting": setting, "length": length, "budget": budget,
                           "method": method, "recall": float(per[method].mean()), "lo": lo, "hi": hi,
                           "tokens": float(np.mean([r["tokens"] for r in mine])), "decisions": len(mine),
@@ -61,10 +55,9 @@ def summarise(rows: list[dict], boot: int = 2000) -> list[dict]:
         base = {m: v for m, v in per.items() if m in BASELINES}
         if MEMO in per and base:
             best = max(base, key=lambda m: (base[m].mean(), m))
-            diff = per[MEMO] - base[best]
-            lo, hi = _ci(diff, boot, rng)
+            diff, lo, hi = paired_ci(per[MEMO], base[best], n_resamples=boot, seed=rng)
             cells.append({"family": family, "setting": setting, "length": length, "budget": budget,
-                          "method": "MEMO - best", "best": best, "recall": float(diff.mean()), "lo": lo, "hi": hi,
+                          "method": "MEMO - best", "best": best, "recall": diff, "lo": lo, "hi": hi,
                           "losses": sorted(m for m in base if base[m].mean() > per[MEMO].mean())})
     return cells
 
@@ -191,7 +184,7 @@ def show(console, cells: list[dict], rows: list[dict], lat: list[dict], budgets:
 def save(path: Path, data: dict, console) -> None:
     """The results as JSON at ``path`` and, when matplotlib is installed, a PNG beside it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1))
+    write_json(path, data, indent=1)
     console.print(f"results: {path}")
     try:
         import matplotlib

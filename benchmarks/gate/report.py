@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
-from gate_run import describe
 from rich.markup import escape
 from rich.table import Table
+
+from benchmarks.gate.run import describe
 
 
 def ci(v: list[float], pct: bool = False) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from gate_stream import Observation
+from benchmarks.gate.stream import Observation
 
 RANK = {"admit": 0, "quarantine": 1, "reject": 2}
 FINAL_RANK = {"admitted": 0, "verified": 0, "quarantined": 1}

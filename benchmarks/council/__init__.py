@@ -1,0 +1,1 @@
+"""The council benchmark's parts (``benchmarks.council_bench``): LLM members (``llm``)."""

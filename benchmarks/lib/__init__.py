@@ -1,0 +1,1 @@
+"""What the benchmarks share: statistics (``stats``) and command-line helpers (``cli``)."""
