@@ -16,7 +16,7 @@ from game.core import seeds
 from game.core.seeds import SeedTree, derive, rng, seed_tree, sequence
 from tests.conftest import ROOT
 
-SEED = st.integers(min_value=0, max_value=2**64)
+SEED = st.integers(min_value=0, max_value=2**160)
 NAME = st.one_of(st.text(max_size=12), st.integers(min_value=-(2**40), max_value=2**40))
 PATH = st.lists(NAME, min_size=1, max_size=4).map(tuple)
 
@@ -63,6 +63,23 @@ def test_paths_do_not_collide_by_concatenation(seed, text, data):
 def test_a_child_of_a_child_is_the_joined_path(seed, a, b):
     assert seed_tree(seed).child(*a).child(*b) == seed_tree(seed).child(*a, *b)
     assert draws(rng(seed_tree(seed).child(*a), *b)) == draws(rng(seed, *a, *b))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=0, max_value=2**128 - 1), PATH)
+def test_a_child_is_the_seed_sequence_with_its_key_as_spawn_key(seed, path):
+    tree = seed_tree(seed).child(*path)
+    want = np.random.SeedSequence(seed, spawn_key=tree.key).generate_state(8).tolist()
+    assert tree.sequence().generate_state(8).tolist() == want
+
+
+def test_a_node_copies_and_pickles_as_itself():
+    import copy
+    import pickle
+    node = seed_tree(9).child("npc", "jory", 3)
+    for other in (copy.copy(node), copy.deepcopy(node), pickle.loads(pickle.dumps(node))):
+        assert other == node and other.path == node.path and draws(other.rng()) == draws(node.rng())
+        assert draws(other.child("x").rng()) == draws(node.child("x").rng())
 
 
 def test_name_types_and_splits_are_distinct():

@@ -9,8 +9,9 @@ stream, and a component renamed or reordered in a world keeps its neighbours' st
     rng(seed, "council", "session")                # shorthand for seed_tree(seed).child(...).rng()
     derive(seed, "aec", "episode", 3)              # a plain 32-bit seed, for an API that wants an int
 
-A child is ``numpy.random.SeedSequence(seed, spawn_key=K)`` where ``K`` is four 32-bit words of
-a BLAKE2b digest of its name path. Each name (a ``str``, or an ``int`` such as a turn number) is
+A child is ``numpy.random.SeedSequence`` of the seed's 32-bit words (little-endian, padded to
+four) followed by ``K``, four 32-bit words of a BLAKE2b digest of its name path: for a seed below
+2**128 the stream of ``SeedSequence(seed, spawn_key=K)``, built faster. Each name (a ``str``, or an ``int`` such as a turn number) is
 hashed with its type and length, so ``("ab", "c")``, ``("a", "bc")`` and ``("abc",)`` are three
 different children, ``"3"`` and ``3`` are different names, and ``child("a").child("b")`` is
 ``child("a", "b")``. The digest does not depend on the platform, the Python version or
@@ -104,10 +105,11 @@ def _root_seed(seed: int) -> int:
 class SeedTree:
     """The node of a seed tree at ``path`` below ``seed`` (see the module docstring)."""
 
-    __slots__ = ("_hash", "path", "seed")
+    __slots__ = ("_hash", "_words", "path", "seed")
 
     def __init__(self, seed: int, path: tuple[Name, ...] = ()):
         self.seed = _root_seed(seed)
+        self._words = self.seed.to_bytes(max(16, -(-self.seed.bit_length() // 32) * 4), "little")
         self.path: tuple[Name, ...] = ()
         self._hash = hashlib.blake2b(digest_size=_DIGEST, person=_PERSON)
         self._extend(tuple(path))
@@ -120,7 +122,7 @@ class SeedTree:
     def child(self, *names: Name) -> SeedTree:
         """The node ``names`` below this one (``child("a", "b")`` is ``child("a").child("b")``)."""
         out = SeedTree.__new__(SeedTree)
-        out.seed, out.path, out._hash = self.seed, self.path, self._hash.copy()
+        out.seed, out._words, out.path, out._hash = self.seed, self._words, self.path, self._hash.copy()
         out._extend(names)
         return out
 
@@ -134,7 +136,10 @@ class SeedTree:
 
     def sequence(self) -> np.random.SeedSequence:
         import numpy as np
-        return np.random.SeedSequence(self.seed, spawn_key=self.key)
+        if not self.path:
+            return np.random.SeedSequence(self.seed)
+        words = np.frombuffer(self._words + self._hash.digest(), dtype="<u4")
+        return np.random.SeedSequence(words.astype(np.uint32, copy=False))
 
     def rng(self) -> np.random.Generator:
         """A fresh ``numpy.random.Generator`` (PCG64) at the start of this node's stream."""
@@ -147,6 +152,9 @@ class SeedTree:
         if bits not in (32, 64):
             raise ValueError(f"bits must be 32 or 64, got {bits!r}")
         return int(self.sequence().generate_state(1, np.uint32 if bits == 32 else np.uint64)[0])
+
+    def __reduce__(self) -> tuple[type, tuple[int, tuple[Name, ...]]]:  # copy and pickle by seed and path
+        return SeedTree, (self.seed, self.path)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SeedTree) and (self.seed, self.key) == (other.seed, other.key)
