@@ -11,11 +11,11 @@ stream, and a component renamed or reordered in a world keeps its neighbours' st
 
 A child is ``numpy.random.SeedSequence`` of the seed's 32-bit words (little-endian, padded to
 four) followed by ``K``, four 32-bit words of a BLAKE2b digest of its name path: for a seed below
-2**128 the stream of ``SeedSequence(seed, spawn_key=K)``, built faster. Each name (a ``str``, or an ``int`` such as a turn number) is
-hashed with its type and length, so ``("ab", "c")``, ``("a", "bc")`` and ``("abc",)`` are three
-different children, ``"3"`` and ``3`` are different names, and ``child("a").child("b")`` is
-``child("a", "b")``. The digest does not depend on the platform, the Python version or
-``PYTHONHASHSEED``. The root itself (no name) is never drawn from.
+2**128 the stream of ``SeedSequence(seed, spawn_key=K)``, built faster. Each name (a ``str``, or
+an ``int`` such as a turn number) is hashed with its type and length, so ``("ab", "c")``, ``("a",
+"bc")`` and ``("abc",)`` are three different children, ``"3"`` and ``3`` are different names, and
+``child("a").child("b")`` is ``child("a", "b")``. The digest does not depend on the platform, the
+Python version or ``PYTHONHASHSEED``. The root itself (no name) is never drawn from.
 
 Seeds and names in use (one place to look; ``tests/test_seeds.py`` checks that every name used
 in ``game``, ``agents`` and ``memory`` is listed here). ``<seed>`` is the game seed unless said.
