@@ -221,8 +221,9 @@ class RandomNegotiator(_Base):
     offer at or above reservation with probability ``accept_prob``; walks away
     only if no outcome reaches reservation.
 
-    Each move draws from the child ``negotiator, random, <moves made>`` of ``seed``'s tree, so
-    it is reproducible and stateless (a restored session continues identically).
+    Each move takes two draws from the counter-based stream of the node ``negotiator, random``
+    of ``seed``'s tree (``game.core.seeds.counter_draws``), counted by the session's moves made:
+    reproducible and stateless (a restored session continues identically), and cheap per move.
     """
 
     PARAMS = ("seed", "accept_prob")
@@ -233,19 +234,18 @@ class RandomNegotiator(_Base):
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
-        self._moves = seeds.seed_tree(self.seed).child("negotiator", "random")
+        self._moves = seeds.seed_tree(self.seed).child("negotiator", "random").integer(64)
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
         self._choices = _views(utility).choices(utility.vector, utility.reservation)
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if self._choices.size == 0:
             return _WALK_AWAY
-        rng = self._moves.child(session.moves_made).rng()
+        accept_draw, pick = seeds.counter_draws(self._moves, session.moves_made)
         mine = self._standing_utility(session, party)
-        accept_draw = rng.random()
         if mine is not None and mine >= self.reservation and accept_draw < self.accept_prob:
             return _ACCEPT
-        k = int(self._choices[rng.integers(self._choices.size)])
+        k = int(self._choices[int(pick * self._choices.size)])
         return self._offer_move(k)
 
     def __repr__(self) -> str:

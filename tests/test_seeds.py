@@ -241,3 +241,17 @@ def test_npc_streams_do_not_depend_on_world_order(bazaar):
     for nid in a:
         assert draws(a[nid].voice.rng(request)) == draws(b[nid].voice.rng(request)) == \
             draws(rng(9, "npc", nid, "voice", 3, 2))
+
+
+def test_counter_draws_are_stateless_uniform_and_keyed():
+    from game.core.seeds import counter_draws, seed_tree
+    node = seed_tree(7).child("negotiator", "random")
+    key = node.integer(64)
+    assert node.draws(3) == counter_draws(key, 3) == counter_draws(key, 3)
+    assert counter_draws(key, 3) != counter_draws(key, 4) != counter_draws(key + 1, 4)
+    xs = [x for c in range(4000) for x in counter_draws(key, c)]
+    assert all(0.0 <= x < 1.0 for x in xs)
+    assert abs(sum(xs) / len(xs) - 0.5) < 0.02           # mean of 8,000 uniforms
+    assert abs(sum(x < 0.1 for x in xs) / len(xs) - 0.1) < 0.02
+    with pytest.raises(ValueError):
+        counter_draws(key, -1)
