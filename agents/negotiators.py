@@ -92,10 +92,15 @@ class TimeConcession(_TargetNegotiator):
     PARAMS = ("exponent", "opponent_model", "tolerance")
     __slots__ = ("exponent",)
 
-    def __init__(self, utility: UtilityFunction, exponent: float = 1.0, *,
-                 opponent_model: bool = False, tolerance: float = 0.05):
-        if not (isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
-                and math.isfinite(exponent) and exponent > 0):
+    def __init__(
+        self, utility: UtilityFunction, exponent: float = 1.0, *, opponent_model: bool = False, tolerance: float = 0.05
+    ):
+        if not (
+            isinstance(exponent, (int, float))
+            and not isinstance(exponent, bool)
+            and math.isfinite(exponent)
+            and exponent > 0
+        ):
             raise InputError(f"concession exponent must be a positive number, got {exponent!r}")
         super().__init__(utility, opponent_model, tolerance)
         self.exponent = float(exponent)
@@ -160,8 +165,15 @@ class NaiveTitForTat(_TargetNegotiator):
     _READS_OFFERS = True
     __slots__ = ("scale", "first_concession")
 
-    def __init__(self, utility: UtilityFunction, scale: float = 1.0, *, first_concession: float = 0.15,
-                 opponent_model: bool = False, tolerance: float = 0.05):
+    def __init__(
+        self,
+        utility: UtilityFunction,
+        scale: float = 1.0,
+        *,
+        first_concession: float = 0.15,
+        opponent_model: bool = False,
+        tolerance: float = 0.05,
+    ):
         super().__init__(utility, opponent_model, tolerance)
         self.scale = _number("scale", scale, 0.0, math.inf, lo_open=True)
         self.first_concession = _number("first_concession", first_concession, 0.0, 1.0)
@@ -178,8 +190,9 @@ class NaiveTitForTat(_TargetNegotiator):
 
     def __repr__(self) -> str:
         om = f", opponent_model=True, tolerance={self.tolerance}" if self.opponent_model else ""
-        return (f"NaiveTitForTat({self.utility.party!r}, scale={self.scale}, "
-                f"first_concession={self.first_concession}{om})")
+        return (
+            f"NaiveTitForTat({self.utility.party!r}, scale={self.scale}, first_concession={self.first_concession}{om})"
+        )
 
 
 class Aspiration(_TargetNegotiator):
@@ -191,8 +204,9 @@ class Aspiration(_TargetNegotiator):
     _READS_OFFERS = True
     __slots__ = ("rate",)
 
-    def __init__(self, utility: UtilityFunction, rate: float = 0.1, *,
-                 opponent_model: bool = False, tolerance: float = 0.05):
+    def __init__(
+        self, utility: UtilityFunction, rate: float = 0.1, *, opponent_model: bool = False, tolerance: float = 0.05
+    ):
         super().__init__(utility, opponent_model, tolerance)
         self.rate = _number("rate", rate, 0.0, 1.0, lo_open=True)
 
@@ -255,8 +269,12 @@ class RandomNegotiator(_Base):
 RuleNegotiator = TimeConcession | Hardliner | NaiveTitForTat | Aspiration | RandomNegotiator
 
 _CLASSES: dict[str, type] = {
-    "boulware": TimeConcession, "linear": TimeConcession, "conceder": TimeConcession,
-    "hardliner": Hardliner, "tit_for_tat": NaiveTitForTat, "aspiration": Aspiration,
+    "boulware": TimeConcession,
+    "linear": TimeConcession,
+    "conceder": TimeConcession,
+    "hardliner": Hardliner,
+    "tit_for_tat": NaiveTitForTat,
+    "aspiration": Aspiration,
     "random": RandomNegotiator,
 }
 
@@ -271,13 +289,16 @@ def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotia
     parameters and bad values raise :class:`~game.core.errors.InputError`.
     """
     if not isinstance(kind, str) or kind not in KINDS:
-        raise InputError(f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}",
-                         hint=did_you_mean(kind, KINDS))
+        raise InputError(
+            f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}", hint=did_you_mean(kind, KINDS)
+        )
     cls = _CLASSES[kind]
     unknown = sorted(p for p in params if p not in cls.PARAMS)
     if unknown:
-        raise InputError(f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
-                         hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}")
+        raise InputError(
+            f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
+            hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}",
+        )
     if kind in TIME_KINDS:
         params.setdefault("exponent", TIME_KINDS[kind])
     return cls(utility, **params)

@@ -46,23 +46,29 @@ def matching_facts(spec: Any, npc: str, topic: str) -> list[str]:
     out = []
     for fid in spec.npcs[npc].knowledge:
         f = spec.facts[fid]
-        if want in (_norm(f.topic), _norm(f.subject)) or want == _norm(fid) or \
-                (len(want) > 2 and want in _norm(f.subject).split()):
+        if (
+            want in (_norm(f.topic), _norm(f.subject))
+            or want == _norm(fid)
+            or (len(want) > 2 and want in _norm(f.subject).split())
+        ):
             out.append(fid)
     return out
 
 
 def claim_of(spec: Any, fid: str, speaker: str, turn: int) -> Claim:
     f = spec.facts[fid]
-    return Claim(subject=f.subject, relation=f.relation, object=f.object, topic=f.topic,
-                 speaker=speaker, turn=turn, fact_id=fid)
+    return Claim(
+        subject=f.subject, relation=f.relation, object=f.object, topic=f.topic, speaker=speaker, turn=turn, fact_id=fid
+    )
 
 
 def _fill(template: str, **values: Any) -> str:
     """Fill a template; unknown placeholders are left as written (worlds are checked at load)."""
+
     class Keep(dict):
         def __missing__(self, key: str) -> str:
             return "{" + key + "}"
+
     try:
         return template.format_map(Keep(values))
     except (ValueError, IndexError, AttributeError, TypeError):  # an unchecked world: say it as written
@@ -107,9 +113,14 @@ class Voice:
             topics = list(dict.fromkeys(self.spec.facts[k].topic for k in self.npc.knowledge))
             topic = topics[int(rng.integers(len(topics)))]
             fid = self.pick_fact([k for k in self.npc.knowledge if self.spec.facts[k].topic == topic], rng)
-            out.append(Utterance(self.entity, "rumour",
-                                 self.line("rumour", rng, text=self.spec.facts[fid].text, topic=_norm(topic)),
-                                 (claim_of(self.spec, fid, self.entity, request.turn),)))
+            out.append(
+                Utterance(
+                    self.entity,
+                    "rumour",
+                    self.line("rumour", rng, text=self.spec.facts[fid].text, topic=_norm(topic)),
+                    (claim_of(self.spec, fid, self.entity, request.turn),),
+                )
+            )
         return out
 
     def answer(self, request: Request) -> Utterance:
@@ -120,8 +131,12 @@ class Voice:
             return Utterance(self.entity, "refuse", self.line("refuse", rng, topic=_norm(topic)))
         fid = self.pick_fact(facts, rng)
         f = self.spec.facts[fid]
-        return Utterance(self.entity, "answer", self.line("answer", rng, text=f.text, topic=_norm(topic)),
-                         (claim_of(self.spec, fid, self.entity, request.turn),))
+        return Utterance(
+            self.entity,
+            "answer",
+            self.line("answer", rng, text=f.text, topic=_norm(topic)),
+            (claim_of(self.spec, fid, self.entity, request.turn),),
+        )
 
     def haggle(self, request: Request) -> Utterance:
         move = request.data.get("move", "offer")
@@ -158,8 +173,15 @@ class ScriptedNPC(BaseAgent):
     """An NPC: ``body`` (idle, wanderer, patrol, …) moves it; a :class:`Voice` speaks for it;
     it trades through a rule-based negotiator of kind ``negotiator``."""
 
-    def __init__(self, entity: str, spec: Any, seed: int, body: Any = None,
-                 negotiator: str = "linear", negotiator_params: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        entity: str,
+        spec: Any,
+        seed: int,
+        body: Any = None,
+        negotiator: str = "linear",
+        negotiator_params: dict[str, Any] | None = None,
+    ):
         super().__init__(entity)
         self.voice = Voice(spec, entity, seed)
         self.body = body
@@ -183,6 +205,7 @@ class ScriptedNPC(BaseAgent):
 
     def negotiator(self, scene: Any, party: str, utility: Any) -> Any:
         from agents.negotiators import from_kind
+
         return from_kind(self.negotiator_kind, utility, **self.negotiator_params)
 
     def get_state(self) -> dict[str, Any]:

@@ -156,8 +156,10 @@ class FrequencyModel:
         return dict(zip(self.space.issues, map(float, self.weights())))
 
     def value_preferences(self) -> dict[str, dict[str, float]]:
-        return {name: dict(zip(vals, map(float, sc)))
-                for name, vals, sc in zip(self.space.issues, self.space.values, self.value_scores())}
+        return {
+            name: dict(zip(vals, map(float, sc)))
+            for name, vals, sc in zip(self.space.issues, self.space.values, self.value_scores())
+        }
 
     def estimates(self) -> np.ndarray:
         """Estimated opponent utility of every outcome, in enumeration order (read-only)."""
@@ -165,7 +167,7 @@ class FrequencyModel:
             w, scores = self.weights(), self.value_scores()
             est = w[0] * scores[0]
             for wi, sc in zip(w[1:], scores[1:]):
-                est = np.add.outer(est, wi * sc).ravel()   # first issue slowest, as enumerated
+                est = np.add.outer(est, wi * sc).ravel()  # first issue slowest, as enumerated
             est = np.round(est, DECIMALS)
             est.setflags(write=False)
             self._cache = est
@@ -197,10 +199,10 @@ class OfferTrack:
         self.n = 0
         self.last: Any = None
         self.model = model
-        self.received = 0                 # opponent offers read
+        self.received = 0  # opponent offers read
         self.last_u: float | None = None  # own utility of the latest one
         self.best_u: float | None = None  # and of the best one
-        self.gains: list[float] = []      # positive step-to-step gains, in order
+        self.gains: list[float] = []  # positive step-to-step gains, in order
         self._conceded: float | None = 0.0
 
     @property
@@ -211,11 +213,12 @@ class OfferTrack:
             self._conceded = float(np.array(self.gains).sum())
         return self._conceded
 
-    def feed(self, hist: tuple, opponent: str, index_of: Callable[[tuple], int],
-             utility_of: Callable[[int], float]) -> None:
+    def feed(
+        self, hist: tuple, opponent: str, index_of: Callable[[tuple], int], utility_of: Callable[[int], float]
+    ) -> None:
         """Read ``hist[n:]`` (``Record``s): count the opponent's offers."""
         model = self.model
-        for rec in hist[self.n:]:
+        for rec in hist[self.n :]:
             if rec.party != opponent or rec.kind != "offer" or rec.terms is None:
                 continue
             k = index_of(rec.terms)
@@ -249,8 +252,15 @@ class SessionMemo(dict):
     def __reduce__(self):
         return (type(self), ())
 
-    def track(self, session: Any, party: str, space: OutcomeSpace, with_model: bool,
-              index_of: Callable[[tuple], int], utility_of: Callable[[int], float]) -> OfferTrack:
+    def track(
+        self,
+        session: Any,
+        party: str,
+        space: OutcomeSpace,
+        with_model: bool,
+        index_of: Callable[[tuple], int],
+        utility_of: Callable[[int], float],
+    ) -> OfferTrack:
         hist = session.history
         n = len(hist)
         key = (id(session), party)

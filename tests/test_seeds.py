@@ -76,6 +76,7 @@ def test_a_child_is_the_seed_sequence_with_its_key_as_spawn_key(seed, path):
 def test_a_node_copies_and_pickles_as_itself():
     import copy
     import pickle
+
     node = seed_tree(9).child("npc", "jory", 3)
     for other in (copy.copy(node), copy.deepcopy(node), pickle.loads(pickle.dumps(node))):
         assert other == node and other.path == node.path and draws(other.rng()) == draws(node.rng())
@@ -83,8 +84,10 @@ def test_a_node_copies_and_pickles_as_itself():
 
 
 def test_name_types_and_splits_are_distinct():
-    keys = {seed_tree(7).child(*p).key for p in [("ab", "c"), ("a", "bc"), ("abc",), ("a", "b", "c"),
-                                               ("3",), (3,), ("",), ("", "")]}
+    keys = {
+        seed_tree(7).child(*p).key
+        for p in [("ab", "c"), ("a", "bc"), ("abc",), ("a", "b", "c"), ("3",), (3,), ("",), ("", "")]
+    }
     assert len(keys) == 8
     assert seed_tree(7).key == () and seed_tree(7).sequence().entropy == 7
 
@@ -98,8 +101,17 @@ def test_the_digest_is_pinned():
 
 def test_the_digest_ignores_pythonhashseed():
     code = "from game.core.seeds import derive; print(derive(5, 'npc', 'jory', 'voice', 3, 1))"
-    outs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                           env={"PYTHONHASHSEED": h, "PATH": ""}).stdout for h in ("1", "2", "3")}
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": h, "PATH": ""},
+        ).stdout
+        for h in ("1", "2", "3")
+    }
     assert len(outs) == 1
 
 
@@ -142,9 +154,8 @@ def _documented_paths() -> list[tuple[str, ...]]:
 
 def _fits(names: tuple[str | None, ...], path: tuple[str, ...], at: int) -> bool:
     """``names`` (None: not a literal) match ``path`` from position ``at``."""
-    got = path[at:at + len(names)]
-    return len(got) == len(names) and all(
-        p.startswith("<") if n is None else n == p for n, p in zip(names, got))
+    got = path[at : at + len(names)]
+    return len(got) == len(names) and all(p.startswith("<") if n is None else n == p for n, p in zip(names, got))
 
 
 def _tree_calls(path) -> list[tuple[int, tuple[str | None, ...], str]]:
@@ -193,17 +204,24 @@ def test_every_name_in_use_is_documented():
 
 def test_no_generator_is_made_outside_the_tree():
     made = re.compile(r"default_rng\(|SeedSequence\(|PCG64\(|random\.Random\(|^\s*import random\b|^\s*from random ")
-    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in SOURCES if p.name != "seeds.py"
-                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if made.search(line)]
+    offenders = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in SOURCES
+        if p.name != "seeds.py"
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if made.search(line)
+    ]
     assert not offenders, offenders
 
 
 # --- components draw from their own children --------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def bazaar():
     from game.play.worlds import load_world
     from tests.conftest import WORLDS
+
     return load_world(WORLDS / "bazaar")
 
 
@@ -232,6 +250,7 @@ def test_npc_streams_do_not_depend_on_world_order(bazaar):
     """An NPC's streams are keyed by its id, not by its place in the world's list."""
     from agents.registry import npc_agents
     from game.core.types import Request
+
     reordered = dict(reversed(list(bazaar.spec.npcs.items())))
     world = type("World", (), {"spec": bazaar.spec.model_copy(update={"npcs": reordered})})()
     a, b = npc_agents(bazaar, 9), npc_agents(world, 9)
@@ -239,19 +258,23 @@ def test_npc_streams_do_not_depend_on_world_order(bazaar):
     assert {n: draws(g) for n, g in bodies(a).items()} == {n: draws(g) for n, g in bodies(b).items()}
     request = Request(kind="greet", asker="player", turn=3, seq=2)
     for nid in a:
-        assert draws(a[nid].voice.rng(request)) == draws(b[nid].voice.rng(request)) == \
-            draws(rng(9, "npc", nid, "voice", 3, 2))
+        assert (
+            draws(a[nid].voice.rng(request))
+            == draws(b[nid].voice.rng(request))
+            == draws(rng(9, "npc", nid, "voice", 3, 2))
+        )
 
 
 def test_counter_draws_are_stateless_uniform_and_keyed():
     from game.core.seeds import counter_draws, seed_tree
+
     node = seed_tree(7).child("negotiator", "random")
     key = node.integer(64)
     assert node.draws(3) == counter_draws(key, 3) == counter_draws(key, 3)
     assert counter_draws(key, 3) != counter_draws(key, 4) != counter_draws(key + 1, 4)
     xs = [x for c in range(4000) for x in counter_draws(key, c)]
     assert all(0.0 <= x < 1.0 for x in xs)
-    assert abs(sum(xs) / len(xs) - 0.5) < 0.02           # mean of 8,000 uniforms
+    assert abs(sum(xs) / len(xs) - 0.5) < 0.02  # mean of 8,000 uniforms
     assert abs(sum(x < 0.1 for x in xs) / len(xs) - 0.1) < 0.02
     with pytest.raises(ValueError):
         counter_draws(key, -1)

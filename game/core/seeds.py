@@ -72,7 +72,7 @@ if TYPE_CHECKING:  # numpy is imported when a stream is made, so importing this 
 __all__ = ["Name", "SeedTree", "basis_rng", "derive", "rng", "seed_tree", "sequence"]
 
 Name = str | int
-_DIGEST = 16          # bytes of BLAKE2b digest: four 32-bit words of spawn key
+_DIGEST = 16  # bytes of BLAKE2b digest: four 32-bit words of spawn key
 _PERSON = b"parley.seeds"
 
 
@@ -132,10 +132,11 @@ class SeedTree:
         if not self.path:
             return ()
         d = self._hash.digest()
-        return tuple(int.from_bytes(d[i:i + 4], "little") for i in range(0, _DIGEST, 4))
+        return tuple(int.from_bytes(d[i : i + 4], "little") for i in range(0, _DIGEST, 4))
 
     def sequence(self) -> np.random.SeedSequence:
         import numpy as np
+
         if not self.path:
             return np.random.SeedSequence(self.seed)
         words = np.frombuffer(self._words + self._hash.digest(), dtype="<u4")
@@ -144,11 +145,13 @@ class SeedTree:
     def rng(self) -> np.random.Generator:
         """A fresh ``numpy.random.Generator`` (PCG64) at the start of this node's stream."""
         import numpy as np
+
         return np.random.Generator(np.random.PCG64(self.sequence()))
 
     def integer(self, bits: int = 32) -> int:
         """A plain seed of ``bits`` bits (32 or 64) from this node, for APIs that take an int."""
         import numpy as np
+
         if bits not in (32, 64):
             raise ValueError(f"bits must be 32 or 64, got {bits!r}")
         return int(self.sequence().generate_state(1, np.uint32 if bits == 32 else np.uint64)[0])
@@ -171,8 +174,11 @@ class SeedTree:
         return hash((self.seed, self.key))
 
     def __repr__(self) -> str:
-        return f"seed_tree({self.seed}).child({', '.join(map(repr, self.path))})" if self.path \
+        return (
+            f"seed_tree({self.seed}).child({', '.join(map(repr, self.path))})"
+            if self.path
             else f"seed_tree({self.seed})"
+        )
 
 
 def seed_tree(seed: int | SeedTree) -> SeedTree:
@@ -199,6 +205,7 @@ def basis_rng(seed: int) -> np.random.Generator:
     """``numpy.random.default_rng(seed)``: only for Σ-Mem's projection basis (see the module
     docstring), whose saved states are coordinates in it."""
     import numpy as np
+
     return np.random.default_rng(_root_seed(seed))
 
 
@@ -220,6 +227,6 @@ def counter_draws(key: int, counter: int, n: int = 2) -> tuple[float, ...]:
     x = _splitmix64(key ^ ((counter * 0xD1B54A32D192ED03) & _MASK64))
     out = []
     for _ in range(n):
-        out.append((x >> 11) * 2.0 ** -53)
+        out.append((x >> 11) * 2.0**-53)
         x = _splitmix64(x)
     return tuple(out)

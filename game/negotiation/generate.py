@@ -17,10 +17,24 @@ def random_scenes(n: int, seed: int, deadline: int = 20) -> list[NegotiationScen
         issues = {f"i{j}": [f"v{v}" for v in range(int(rng.integers(3, 6)))] for j in range(k)}
         parties = []
         for pid in ("a", "b"):
-            parties.append({"id": pid, "weights": {iss: float(rng.random() + 0.1) for iss in issues},
-                            "values": {iss: {v: float(rng.random()) for v in vals} for iss, vals in issues.items()},
-                            "reservation": float(rng.uniform(0.0, 0.4))})
-        scenes.append(NegotiationScene.model_validate({
-            "type": "negotiation", "title": f"s{i}", "issues": issues, "parties": parties,
-            "deadline": deadline, "first": "a"}))
+            parties.append(
+                {
+                    "id": pid,
+                    "weights": {iss: float(rng.random() + 0.1) for iss in issues},
+                    "values": {iss: {v: float(rng.random()) for v in vals} for iss, vals in issues.items()},
+                    "reservation": float(rng.uniform(0.0, 0.4)),
+                }
+            )
+        scenes.append(
+            NegotiationScene.model_validate(
+                {
+                    "type": "negotiation",
+                    "title": f"s{i}",
+                    "issues": issues,
+                    "parties": parties,
+                    "deadline": deadline,
+                    "first": "a",
+                }
+            )
+        )
     return scenes
