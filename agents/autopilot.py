@@ -81,15 +81,16 @@ from agents.autopilot_nav import NavMixin
 from agents.autopilot_trust import TrustMixin
 from agents.base import BaseAgent
 from game.core.phrasing import phrase
+from game.core.seeds import rng as tree_rng
 from game.core.types import PLAYER, Action, Decision, Observation, Verb
 
 __all__ = ["STATE_VERSION", "TURN_COST", "Autopilot", "command_text", "make_autopilot", "seeded_rng"]
-TURN_COST = 0.05   # utility a negotiation gives up per extra turn spent haggling
+TURN_COST = 0.05  # utility a negotiation gives up per extra turn spent haggling
 
 
 def seeded_rng(seed: int) -> np.random.Generator:
     """The autopilot's own random stream for a game seed (independent of the engine's)."""
-    return np.random.default_rng(np.random.SeedSequence([int(seed), 1]))
+    return tree_rng(int(seed), "autopilot")
 
 
 def make_autopilot(seed: int, trust: Any | None = None) -> Autopilot:
@@ -106,7 +107,7 @@ def command_text(names: Observation | Mapping[str, str] | Any, action: Action | 
     locks: dict[str, str] = {}
     if isinstance(names, Observation):
         lookup: Callable[[str | None], str] = names.name
-        for n in (names.scope.nouns if names.scope is not None else ()):
+        for n in names.scope.nouns if names.scope is not None else ():
             if n.kind == "exit":
                 locks[n.id.split(":", 1)[1]] = n.name
     elif isinstance(names, Mapping):
@@ -125,14 +126,20 @@ class Autopilot(HaggleMixin, HintMixin, LockMixin, NavMixin, TrustMixin, MemoryM
     uses_context = True  # it is handed the player's memory context (and does not need it)
     passive = False
 
-    def __init__(self, rng: np.random.Generator | None = None, sigma: Any | None = None, *,
-                 ask: bool = True, turn_cost: float = TURN_COST):
+    def __init__(
+        self,
+        rng: np.random.Generator | None = None,
+        sigma: Any | None = None,
+        *,
+        ask: bool = True,
+        turn_cost: float = TURN_COST,
+    ):
         super().__init__(PLAYER)
         self.rng = rng if rng is not None else seeded_rng(0)
         self.sigma = sigma  # Σ-Mem to read (never written), or None: play without trust
         self.ask = bool(ask)
         self.turn_cost = float(turn_cost)
-        self._picked: str | None = None   # the place the last _step_to headed for (transient)
+        self._picked: str | None = None  # the place the last _step_to headed for (transient)
         self._obs: Observation | None = None  # the observation being answered (transient)
         self._reset_memory()
 
@@ -149,8 +156,14 @@ class Autopilot(HaggleMixin, HintMixin, LockMixin, NavMixin, TrustMixin, MemoryM
         self.last_turn = observation.turn
         return Decision(action)
 
-    def _do(self, verb: Verb, obj: str | None = None, target: str | None = None, text: str | None = None,
-            terms: Mapping[str, str] | None = None) -> Action:
+    def _do(
+        self,
+        verb: Verb,
+        obj: str | None = None,
+        target: str | None = None,
+        text: str | None = None,
+        terms: Mapping[str, str] | None = None,
+    ) -> Action:
         t = tuple(sorted(terms.items())) if terms is not None else None
         return Action(PLAYER, verb, obj=obj, target=target, text=text, terms=t)
 
@@ -159,15 +172,25 @@ class Autopilot(HaggleMixin, HintMixin, LockMixin, NavMixin, TrustMixin, MemoryM
         scene = obs.scene
         if scene and scene.get("type") == "negotiation":
             return self._negotiate(str(scene["id"]), scene, g)
-        return (self._local(obs, g) or self._navigate(g) or self._exhaust(g) or self._wander(g)
-                or self._do(Verb.WAIT))
+        return self._local(obs, g) or self._navigate(g) or self._exhaust(g) or self._wander(g) or self._do(Verb.WAIT)
 
     # --- goals -------------------------------------------------------------------------
     def _goals(self, obs: Observation) -> dict[str, Any]:
         """What still has to happen, read from the quest log (and the locks still shut)."""
-        g: dict[str, Any] = {"need": [], "keep": set(), "give": [], "drop": [], "at": [], "placed": set(),
-                             "open": [], "scenes": {}, "bought": set(), "held": set(obs.inventory),
-                             "gold": int(obs.gold), "max_turns": int(obs.max_turns)}
+        g: dict[str, Any] = {
+            "need": [],
+            "keep": set(),
+            "give": [],
+            "drop": [],
+            "at": [],
+            "placed": set(),
+            "open": [],
+            "scenes": {},
+            "bought": set(),
+            "held": set(obs.inventory),
+            "gold": int(obs.gold),
+            "max_turns": int(obs.max_turns),
+        }
         for q in obs.quests:
             if q.done:
                 continue
@@ -217,16 +240,16 @@ class Autopilot(HaggleMixin, HintMixin, LockMixin, NavMixin, TrustMixin, MemoryM
     def _needed_for_has(self, item: str) -> bool:
         """True if an unfinished quest still needs the player to hold ``item`` (so: don't give it yet)."""
         obs = self._obs
-        return obs is not None and any(o.kind == "has" and o.item == item and not q.done
-                                       for q in obs.quests for o in q.objectives)
+        return obs is not None and any(
+            o.kind == "has" and o.item == item and not q.done for q in obs.quests for o in q.objectives
+        )
 
     # --- councils ------------------------------------------------------------------------
     def _projected(self, sid: str, my_vote: str) -> bool:
         """Whether the motion would pass if the vote were called now (the stances last seen)."""
         c = self.councils[sid]
         members = c["members"]
-        yes = sum(1 for m, s in members.items()
-                  if (m == PLAYER and my_vote == "yes") or (m != PLAYER and s == "for"))
+        yes = sum(1 for m, s in members.items() if (m == PLAYER and my_vote == "yes") or (m != PLAYER and s == "for"))
         return yes / max(len(members), 1) > c["majority"]
 
     def _council_open(self, sid: str) -> bool:
@@ -255,9 +278,18 @@ class Autopilot(HaggleMixin, HintMixin, LockMixin, NavMixin, TrustMixin, MemoryM
                 return self._do(Verb.VOTE, text="yes")
             if outcome == "failed" and not self._projected(sid, "no"):
                 return self._do(Verb.VOTE, text="no")
-        return (self._persuade_here(g) or self._take_here(g) or self._unlock_here(g) or self._open_here(g) or self._favour(g)
-                or self._examine_here(g) or self._read_lock_here() or self._trade_here(g)
-                or self._talk_here(g) or self._question(g, npcs_here))
+        return (
+            self._persuade_here(g)
+            or self._take_here(g)
+            or self._unlock_here(g)
+            or self._open_here(g)
+            or self._favour(g)
+            or self._examine_here(g)
+            or self._read_lock_here()
+            or self._trade_here(g)
+            or self._talk_here(g)
+            or self._question(g, npcs_here)
+        )
 
     def _take_here(self, g: dict[str, Any]) -> Action | None:
         """Take what a quest needs or what looks like a key."""
@@ -275,8 +307,13 @@ class Autopilot(HaggleMixin, HintMixin, LockMixin, NavMixin, TrustMixin, MemoryM
     def _favour(self, g: dict[str, Any]) -> Action | None:
         """Give a spare item to someone here who was said to want it."""
         for n, iid in self.wants:
-            if iid in g["held"] and n in self._npcs_here() and f"{iid}>{n}" not in self.gave \
-                    and iid not in g["keep"] and iid not in g["wanted"]:
+            if (
+                iid in g["held"]
+                and n in self._npcs_here()
+                and f"{iid}>{n}" not in self.gave
+                and iid not in g["keep"]
+                and iid not in g["wanted"]
+            ):
                 return self._do(Verb.GIVE, iid, n)
         return None
 

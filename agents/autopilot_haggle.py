@@ -38,28 +38,29 @@ from typing import Any
 import numpy as np
 
 from agents.autopilot_merchant import MerchantModel, SceneTerms, TradeTerms, talk_observations
-from game.negotiation.utility import UtilityFunction
 from game.core.types import PLAYER, Action, Verb
+from game.negotiation.utility import UtilityFunction
 
-LOST = -1.0           # value of a needed deal that can no longer be struck
-MAX_TRADE_TRIES = 3   # re-open a failed negotiation at most this many times
-HASTE_TURNS = 30      # with fewer game turns left than this, every extra move costs as much as a deal
+LOST = -1.0  # value of a needed deal that can no longer be struck
+MAX_TRADE_TRIES = 3  # re-open a failed negotiation at most this many times
+HASTE_TURNS = 30  # with fewer game turns left than this, every extra move costs as much as a deal
 
 
-def plan_move(sim: Any, model: MerchantModel, me: np.ndarray, ok: np.ndarray, tries_left: int,
-              turn_cost: float) -> tuple[str, int | None]:
+def plan_move(
+    sim: Any, model: MerchantModel, me: np.ndarray, ok: np.ndarray, tries_left: int, turn_cost: float
+) -> tuple[str, int | None]:
     """The player's move now: ``("accept", None)``, ``("offer", outcome index)`` or
     ``("walk_away", None)``. ``me``: the player's utility per outcome; ``ok``: which outcomes
     it can pay for; ``tries_left``: sessions it may still open after this one."""
     total, m, d = 2 * sim.deadline, sim.moves_made, sim.deadline
     judged = [((x + 1) // 2 + 1) / d for x in range(m, total, 2) if x + 2 < total]  # safe offers
-    final = m + 2 * len(judged)                      # the player's last move
-    answered = final + 1 < total                     # the merchant answers the last move (gamble)
+    final = m + 2 * len(judged)  # the player's last move
+    answered = final + 1 < total  # the merchant answers the last move (gamble)
     standing = sim.standing_offer if sim.standing_party not in (None, PLAYER) else None
     s_idx = model.space.index(standing) if standing is not None else None
     s_val = float(me[s_idx]) if s_idx is not None and ok[s_idx] else None
     w = model.weights
-    counter_t = ((final - 1) // 2 + 1) / d           # when the merchant makes its last counter
+    counter_t = ((final - 1) // 2 + 1) / d  # when the merchant makes its last counter
     fc = model.offer_value(counter_t, me, ok, LOST)
     retry = float(w @ fc) - turn_cost * (d + 1) if tries_left > 0 else LOST
     gamble = np.full(me.size, -np.inf)
@@ -73,7 +74,7 @@ def plan_move(sim: Any, model: MerchantModel, me: np.ndarray, ok: np.ndarray, tr
     # each hypothesis's value of reaching the last move: accept the counter expected then, or gamble
     best_gamble = float(gamble.max()) if answered else -np.inf
     end = np.maximum(np.where(fc <= LOST + 1e-9, retry, fc), max(best_gamble, retry))
-    hold = _hold_matrix(model, judged, me, end, turn_cost)          # (hypotheses, outcomes)
+    hold = _hold_matrix(model, judged, me, end, turn_cost)  # (hypotheses, outcomes)
     return _pick(s_val, _weighted(w, hold, ok), me)
 
 
@@ -83,8 +84,9 @@ def _weighted(w: np.ndarray, hold: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return np.where(ok, values, -np.inf)
 
 
-def _hold_matrix(model: MerchantModel, judged: list[float], me: np.ndarray, end: np.ndarray,
-                 turn_cost: float) -> np.ndarray:
+def _hold_matrix(
+    model: MerchantModel, judged: list[float], me: np.ndarray, end: np.ndarray, turn_cost: float
+) -> np.ndarray:
     """Per hypothesis and outcome, the value of offering the outcome at every safe move until it is
     accepted, else ``end`` (per hypothesis) at the last move."""
     surv = np.ones((model.weights.size, me.size))
@@ -173,15 +175,17 @@ class HaggleMixin:
         if sid not in self.trades:
             return 0
         t = self.trades[sid]
-        seen = [self._price(sid, terms) for h in self.neg.get(sid, {}).get("log", ())
-                for kind, _, terms in talk_observations(h["history"], t["other"], int(t["deadline"]))
-                if kind in ("offer", "yes")]
+        seen = [
+            self._price(sid, terms)
+            for h in self.neg.get(sid, {}).get("log", ())
+            for kind, _, terms in talk_observations(h["history"], t["other"], int(t["deadline"]))
+            if kind in ("offer", "yes")
+        ]
         return min(seen) if seen else max(self._price(sid, o) for o in self._outcomes(sid))
 
     def _reserve(self, sid: str, g: dict[str, Any]) -> int:
         """Gold to keep back for the other trades still needed."""
-        return sum(self._expected_price(o) for o in g["trade"]
-                   if o != sid and o in self.trades and self._pays(o))
+        return sum(self._expected_price(o) for o in g["trade"] if o != sid and o in self.trades and self._pays(o))
 
     def _affordable_min(self, sid: str) -> int | None:
         """The lowest price the player might have to pay (None: terms not seen yet)."""

@@ -47,16 +47,25 @@ class HintMixin:
         names a gift: those come first)."""
         if g["give"]:
             return []
-        return [sid for sid, out in g["council"].items() if out == "passed" and sid in self.councils
-                and self._council_open(sid) and not self._projected(sid, "yes")]
+        return [
+            sid
+            for sid, out in g["council"].items()
+            if out == "passed" and sid in self.councils and self._council_open(sid) and not self._projected(sid, "yes")
+        ]
 
     def _hinted_items(self, g: dict[str, Any]) -> list[str]:
         """Items seen whose displayed words the quest prose uses (while a council needs swaying)."""
         if not self._swaying(g):
             return []
         qw = self._quest_words()
-        return [i for i, kind in self.kinds.items() if kind == "item" and i in self.names
-                and i not in self.fixed and words(" ".join(self.words.get(i, ()))) & qw]
+        return [
+            i
+            for i, kind in self.kinds.items()
+            if kind == "item"
+            and i in self.names
+            and i not in self.fixed
+            and words(" ".join(self.words.get(i, ()))) & qw
+        ]
 
     def _doubters(self, sid: str) -> list[str]:
         """Councillors not yet for the motion: named in the quest prose first, then the undecided."""
@@ -67,6 +76,7 @@ class HintMixin:
         def rank(m: str) -> tuple[int, int, int]:
             named = bool(words(" ".join(self.words.get(m, ()))) & qw)
             return (0 if named else 1, 0 if members[m] == "undecided" else 1, out.index(m))
+
         return sorted(out, key=rank)
 
     def _persuade_here(self, g: dict[str, Any]) -> Action | None:

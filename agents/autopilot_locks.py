@@ -37,8 +37,11 @@ class LockMixin:
 
     def _shut(self) -> list[str]:
         """Locks still shut: exits not opened, containers known to be locked."""
-        return [lid for lid, lk in self.locks.items()
-                if (":" in lid and not lk.get("open")) or (lk.get("container") and lk.get("locked"))]
+        return [
+            lid
+            for lid, lk in self.locks.items()
+            if (":" in lid and not lk.get("open")) or (lk.get("container") and lk.get("locked"))
+        ]
 
     def _lock_words(self, lid: str) -> set[str]:
         lk = self.locks.get(lid, {})
@@ -52,8 +55,9 @@ class LockMixin:
             return 0.0
         mine = self.words.get(item, [])
         lw = self._lock_words(lid)
-        named = any(words(" ".join(w)) & lw for i, w in self.words.items()
-                    if self.kinds.get(i) == "item" and i != lid)  # the lock's text names some item
+        named = any(
+            words(" ".join(w)) & lw for i, w in self.words.items() if self.kinds.get(i) == "item" and i != lid
+        )  # the lock's text names some item
         score = 2.0 * len(words(" ".join(mine)) & lw) + (1.0 if "key" in mine and not named else 0.0)
         if any(k == item and other != lid for other, k in self.fits.items()):
             score -= 1.5
@@ -68,8 +72,9 @@ class LockMixin:
         """Every held item not yet tried on ``lid``, best score first (for ``_exhaust``)."""
         if lid in self.fits:
             return []
-        scored = [(self._key_score(lid, i), k, i) for k, i in enumerate(held)
-                  if i != lid and [lid, i] not in self.tried]
+        scored = [
+            (self._key_score(lid, i), k, i) for k, i in enumerate(held) if i != lid and [lid, i] not in self.tried
+        ]
         return [i for _, _, i in sorted(scored, key=lambda x: (-x[0], x[1]))]
 
     def _lock_place(self, lid: str) -> str | None:
@@ -77,8 +82,11 @@ class LockMixin:
 
     def _loose(self, g: dict[str, Any]) -> list[str]:
         """Items seen lying about that it may still take (not known fixed, containers or placed)."""
-        return [i for i in self.seen_items if i not in g["held"] and i not in self.fixed
-                and i not in g["placed"] and i not in self.locks]
+        return [
+            i
+            for i in self.seen_items
+            if i not in g["held"] and i not in self.fixed and i not in g["placed"] and i not in self.locks
+        ]
 
     def _exhaust(self, g: dict[str, Any]) -> Action | None:
         """Nothing left to do or explore: take what lies about, try every held item on every shut lock."""
@@ -102,8 +110,13 @@ class LockMixin:
     def _key_like(self, g: dict[str, Any]) -> set[str]:
         """Items worth carrying for the locks: keys, and anything whose name matches a shut lock."""
         shut = self._shut()
-        return {i for i, kind in self.kinds.items() if kind == "item" and i not in shut
-                and ("key" in self.words.get(i, ()) or any(self._key_score(lid, i) > 0 for lid in shut))}
+        return {
+            i
+            for i, kind in self.kinds.items()
+            if kind == "item"
+            and i not in shut
+            and ("key" in self.words.get(i, ()) or any(self._key_score(lid, i) > 0 for lid in shut))
+        }
 
     def _held_order(self, g: dict[str, Any]) -> list[str]:
         obs = getattr(self, "_obs", None)
@@ -134,8 +147,12 @@ class LockMixin:
 
     def _open_here(self, g: dict[str, Any]) -> Action | None:
         for lid, lk in self.locks.items():
-            if lk.get("container") and not lk.get("open") and not lk.get("locked") and \
-                    (self.seen_items.get(lid) == self.here or lid in g["held"]):
+            if (
+                lk.get("container")
+                and not lk.get("open")
+                and not lk.get("locked")
+                and (self.seen_items.get(lid) == self.here or lid in g["held"])
+            ):
                 return Action("player", Verb.OPEN, obj=lid)
         return None
 

@@ -22,8 +22,10 @@ from game.core.types import PLAYER, Action, Observation
 
 STATE_VERSION = 5  # 5: words only from what is displayed (4 also read ids); older states are refused
 _WORD = re.compile(r"[a-z]+")
-_STOP = frozenset("the and with its you your for has have not this that there here into from any all one "
-                  "but out are was will can key keys lock locked unlock closed open door".split())
+_STOP = frozenset(
+    "the and with its you your for has have not this that there here into from any all one "
+    "but out are was will can key keys lock locked unlock closed open door".split()
+)
 TRADE_HINT = "open to trade"
 # how the quest log names an objective's item (the rest of the line names a person or place)
 _OBJECTIVE_ITEM = re.compile(r"^(?:have|open|leave|give) the (.+?)(?: at .*| to .*)?$", re.IGNORECASE)
@@ -40,33 +42,33 @@ class MemoryMixin:
     rng: Any
 
     def _reset_memory(self) -> None:
-        self.visited: dict[str, int] = {}          # location -> last turn stood there
-        self.places: list[str] = []                # locations in the order it learnt of them
-        self.exits: dict[str, list[str]] = {}      # location -> its exits (directions)
+        self.visited: dict[str, int] = {}  # location -> last turn stood there
+        self.places: list[str] = []  # locations in the order it learnt of them
+        self.exits: dict[str, list[str]] = {}  # location -> its exits (directions)
         self.edges: dict[str, dict[str, str]] = {}  # location -> direction -> where it led
         self.locks: dict[str, dict[str, Any]] = {}  # "loc:dir" or container id -> what it knows of the lock
-        self.tried: list[list[str]] = []           # [lock, item] that did not fit
-        self.fits: dict[str, str] = {}             # lock -> the item that opened it
-        self.words: dict[str, list[str]] = {}      # id -> the words of its displayed name and aliases
-        self.names: dict[str, str] = {}            # id -> its displayed name (items and NPCs in reach)
-        self.kinds: dict[str, str] = {}            # id -> "item" | "npc"
+        self.tried: list[list[str]] = []  # [lock, item] that did not fit
+        self.fits: dict[str, str] = {}  # lock -> the item that opened it
+        self.words: dict[str, list[str]] = {}  # id -> the words of its displayed name and aliases
+        self.names: dict[str, str] = {}  # id -> its displayed name (items and NPCs in reach)
+        self.kinds: dict[str, str] = {}  # id -> "item" | "npc"
         self.examined: list[str] = []
-        self.fixed: list[str] = []                 # items that would not budge
-        self.seen_items: dict[str, str] = {}       # item -> location it was last seen lying in
-        self.seen_npcs: dict[str, str] = {}        # npc -> location last seen
+        self.fixed: list[str] = []  # items that would not budge
+        self.seen_items: dict[str, str] = {}  # item -> location it was last seen lying in
+        self.seen_npcs: dict[str, str] = {}  # npc -> location last seen
         self.talked: dict[str, dict[str, Any]] = {}  # npc -> {"topics": [...], "trade": bool}
-        self.merchants: dict[str, str] = {}        # npc -> the trade scene it opens
-        self.no_trade: list[str] = []              # npcs that refused to trade
+        self.merchants: dict[str, str] = {}  # npc -> the trade scene it opens
+        self.no_trade: list[str] = []  # npcs that refused to trade
         self.trades: dict[str, dict[str, Any]] = {}  # scene -> public terms and the player's own party
         self.councils: dict[str, dict[str, Any]] = {}  # scene -> {"loc", "members", "majority", "status"}
-        self.hints: dict[str, list[str]] = {}      # thing -> places someone said it is
-        self.sellers: dict[str, str] = {}          # thing -> the NPC said to sell it
-        self.wants: list[list[str]] = []           # [npc, item] someone said the npc wants
-        self.gave: list[str] = []                  # "item>npc" given
-        self.asked: list[list[str]] = []           # [npc, thing] pairs already asked
-        self.neg: dict[str, dict[str, Any]] = {}   # scene -> {"tries": sessions opened, "log": sessions seen}
-        self.claims: list[list[str]] = []          # [speaker, subject, relation, object, topic] heard
-        self.followed: list[list[Any]] = []        # [thing, place, steps]: leads it walked toward
+        self.hints: dict[str, list[str]] = {}  # thing -> places someone said it is
+        self.sellers: dict[str, str] = {}  # thing -> the NPC said to sell it
+        self.wants: list[list[str]] = []  # [npc, item] someone said the npc wants
+        self.gave: list[str] = []  # "item>npc" given
+        self.asked: list[list[str]] = []  # [npc, thing] pairs already asked
+        self.neg: dict[str, dict[str, Any]] = {}  # scene -> {"tries": sessions opened, "log": sessions seen}
+        self.claims: list[list[str]] = []  # [speaker, subject, relation, object, topic] heard
+        self.followed: list[list[Any]] = []  # [thing, place, steps]: leads it walked toward
         self.pending: dict[str, Any] | None = None  # its last action (to read a refusal)
         self.here = ""
         self.turn = 0
@@ -74,10 +76,41 @@ class MemoryMixin:
         self.invalid = 0
         self.last_turn = -1
 
-    _SAVED = ("visited", "places", "exits", "edges", "locks", "tried", "fits", "words", "names", "kinds", "examined",
-              "fixed", "seen_items", "seen_npcs", "talked", "merchants", "no_trade", "trades", "councils",
-              "hints", "sellers", "wants", "gave", "asked", "neg", "claims", "followed", "pending", "here",
-              "turn", "actions", "invalid", "last_turn")
+    _SAVED = (
+        "visited",
+        "places",
+        "exits",
+        "edges",
+        "locks",
+        "tried",
+        "fits",
+        "words",
+        "names",
+        "kinds",
+        "examined",
+        "fixed",
+        "seen_items",
+        "seen_npcs",
+        "talked",
+        "merchants",
+        "no_trade",
+        "trades",
+        "councils",
+        "hints",
+        "sellers",
+        "wants",
+        "gave",
+        "asked",
+        "neg",
+        "claims",
+        "followed",
+        "pending",
+        "here",
+        "turn",
+        "actions",
+        "invalid",
+        "last_turn",
+    )
 
     def get_state(self) -> dict[str, Any]:
         out = {k: copy.deepcopy(getattr(self, k)) for k in self._SAVED}
@@ -85,8 +118,10 @@ class MemoryMixin:
 
     def set_state(self, state: dict[str, Any]) -> None:
         if state.get("version") != STATE_VERSION:
-            raise ValueError(f"autopilot state version {state.get('version')!r} is not {STATE_VERSION}: states "
-                             f"before {STATE_VERSION} held what the world file says, not what was seen")
+            raise ValueError(
+                f"autopilot state version {state.get('version')!r} is not {STATE_VERSION}: states "
+                f"before {STATE_VERSION} held what the world file says, not what was seen"
+            )
         missing = [k for k in self._SAVED if k not in state]
         if missing:
             raise ValueError(f"autopilot state lacks {', '.join(missing)}")
@@ -127,8 +162,7 @@ class MemoryMixin:
             self.words[n.id] = sorted(set(_WORD.findall(" ".join((n.name, *n.aliases)).lower())))
             if n.kind == "exit":
                 d = n.id.split(":", 1)[1]
-                lock = self.locks.setdefault(f"{here}:{d}", {"name": n.name, "text": "", "open": False,
-                                                            "read": False})
+                lock = self.locks.setdefault(f"{here}:{d}", {"name": n.name, "text": "", "open": False, "read": False})
                 lock["name"] = n.name
                 continue
             self.kinds[n.id] = n.kind
@@ -157,23 +191,31 @@ class MemoryMixin:
             return
         sid = str(scene.get("id"))
         if scene.get("type") == "council":
-            self.councils[sid] = {"loc": self.here, "majority": float(scene.get("majority", 0.5)),
-                                  "status": str(scene.get("status", "debating")),
-                                  "members": {str(m["id"]): str(m.get("stance", "undecided"))
-                                              for m in scene.get("members", ())}}
+            self.councils[sid] = {
+                "loc": self.here,
+                "majority": float(scene.get("majority", 0.5)),
+                "status": str(scene.get("status", "debating")),
+                "members": {str(m["id"]): str(m.get("stance", "undecided")) for m in scene.get("members", ())},
+            }
             return
         trade = scene.get("trade") or {}
         you = scene.get("you") or {}
         parties = [str(p) for p in scene.get("parties", ())]
-        self.trades[sid] = {"issues": {k: [str(v) for v in vs] for k, vs in scene.get("issues", {}).items()},
-                            "deadline": int(scene.get("deadline", 1)), "parties": parties,
-                            "first": str(scene.get("first") or (parties[0] if parties else PLAYER)),
-                            "other": next((p for p in parties if p != PLAYER), ""),
-                            "item": trade.get("item"), "seller": trade.get("seller"),
-                            "price_issue": trade.get("price_issue"),
-                            "you": {"weights": dict(you.get("weights", {})),
-                                    "values": {k: dict(v) for k, v in you.get("values", {}).items()},
-                                    "reservation": float(you.get("reservation", 0.0))}}
+        self.trades[sid] = {
+            "issues": {k: [str(v) for v in vs] for k, vs in scene.get("issues", {}).items()},
+            "deadline": int(scene.get("deadline", 1)),
+            "parties": parties,
+            "first": str(scene.get("first") or (parties[0] if parties else PLAYER)),
+            "other": next((p for p in parties if p != PLAYER), ""),
+            "item": trade.get("item"),
+            "seller": trade.get("seller"),
+            "price_issue": trade.get("price_issue"),
+            "you": {
+                "weights": dict(you.get("weights", {})),
+                "values": {k: dict(v) for k, v in you.get("values", {}).items()},
+                "reservation": float(you.get("reservation", 0.0)),
+            },
+        }
         other = self.trades[sid]["other"]
         if other:
             self.merchants[other] = sid
@@ -207,10 +249,13 @@ class MemoryMixin:
             elif kind == "trade_open" and data.get("scene"):
                 self.merchants[str(data.get("with"))] = str(data["scene"])
                 self.neg.setdefault(str(data["scene"]), {"tries": 1, "log": []}).setdefault("log", []).append(
-                    {"status": "open", "history": []})
+                    {"status": "open", "history": []}
+                )
         if kind == "talk" and data.get("npc"):
-            self.talked[str(data["npc"])] = {"topics": [str(t) for t in data.get("topics", ())],
-                                             "trade": TRADE_HINT in str(data.get("view", ""))}
+            self.talked[str(data["npc"])] = {
+                "topics": [str(t) for t in data.get("topics", ())],
+                "trade": TRADE_HINT in str(data.get("view", "")),
+            }
         if kind in ("offer", "accept", "reject", "walk_away") and data.get("scene"):
             self._talk_move(str(data["scene"]), ev.actor, kind, data.get("terms"))
         elif kind in ("agreement", "no_agreement") and data.get("scene"):
@@ -274,7 +319,7 @@ class MemoryMixin:
             self.claims.append(heard)
         subject, obj = heard[1], heard[3]
         if self.kinds.get(obj) == "npc" or obj in self.talked:
-            self.sellers.setdefault(subject, obj)   # "X is sold by / kept by <someone>"
+            self.sellers.setdefault(subject, obj)  # "X is sold by / kept by <someone>"
         elif self.kinds.get(subject) == "npc" and heard[2] == "wants":
             if [subject, obj] not in self.wants:
                 self.wants.append([subject, obj])

@@ -50,9 +50,9 @@ from game.negotiation.utility import UtilityFunction
 
 EXPONENTS = np.array([0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0])
 FLOORS = np.round(np.arange(0.0, 0.951, 0.05), 2)
-SIGMA = 0.08            # how far (est units) an observation may stray from a concession curve
-PAIR_SIGMA = 0.05       # how far an observed ordering may be violated by a utility hypothesis
-MAX_CELLS = 2_000_000   # utility hypotheses x outcomes kept in memory at most
+SIGMA = 0.08  # how far (est units) an observation may stray from a concession curve
+PAIR_SIGMA = 0.05  # how far an observed ordering may be violated by a utility hypothesis
+MAX_CELLS = 2_000_000  # utility hypotheses x outcomes kept in memory at most
 WEIGHT_STEPS = (10, 5, 4, 2, 1)
 
 
@@ -74,8 +74,9 @@ class SceneTerms:
     trade: TradeTerms | None = None
 
 
-def talk_observations(history: Sequence[Mapping[str, Any]], merchant: str,
-                      deadline: int) -> list[tuple[str, float, dict[str, str]]]:
+def talk_observations(
+    history: Sequence[Mapping[str, Any]], merchant: str, deadline: int
+) -> list[tuple[str, float, dict[str, str]]]:
     """What one session says about the merchant: ``("offer", t, terms)`` for each offer it made,
     ``("yes" | "no", t, terms)`` for each player offer it accepted or answered otherwise."""
     out: list[tuple[str, float, dict[str, str]]] = []
@@ -84,8 +85,7 @@ def talk_observations(history: Sequence[Mapping[str, Any]], merchant: str,
         party, kind, terms = rec.get("party"), rec.get("kind"), rec.get("terms")
         t = int(rec.get("round", 1)) / deadline
         if party == merchant:
-            if prev is not None and prev.get("party") != merchant and prev.get("kind") == "offer" \
-                    and prev.get("terms"):
+            if prev is not None and prev.get("party") != merchant and prev.get("kind") == "offer" and prev.get("terms"):
                 out.append(("yes" if kind == "accept" else "no", t, dict(prev["terms"])))
             if kind == "offer" and terms:
                 out.append(("offer", t, dict(terms)))
@@ -100,8 +100,10 @@ def _soft_ge(x: np.ndarray) -> np.ndarray:
 
 def _compositions(total: int, parts: int) -> np.ndarray:
     """Every way to split ``total`` into ``parts`` non-negative integers (rows)."""
-    rows = [np.diff((-1, *cut, total + parts - 1)) - 1
-            for cut in itertools.combinations(range(total + parts - 1), parts - 1)]
+    rows = [
+        np.diff((-1, *cut, total + parts - 1)) - 1
+        for cut in itertools.combinations(range(total + parts - 1), parts - 1)
+    ]
     return np.array(rows, dtype=float)
 
 
@@ -117,8 +119,7 @@ def _rankings(n: int) -> np.ndarray:
 class MerchantModel:
     """The player's beliefs about one merchant in one scene (see the module docstring)."""
 
-    def __init__(self, scene: Any, me: UtilityFunction, merchant: str,
-                 sessions: Sequence[Sequence[Mapping[str, Any]]]):
+    def __init__(self, scene: Any, me: UtilityFunction, merchant: str, sessions: Sequence[Sequence[Mapping[str, Any]]]):
         self.space = me.space
         self.deadline = int(scene.deadline)
         self.sessions = [talk_observations(h, merchant, self.deadline) for h in sessions]
@@ -126,7 +127,7 @@ class MerchantModel:
         self.price = self._price_scores(scene, merchant)
         contrib = self._learn_utility()
         top = max(float(self._sum(contrib).max()), 1e-9)  # the merchant's best outcome is worth 1 to it
-        self.contrib = [c / top for c in contrib]         # per issue: each value's share of est
+        self.contrib = [c / top for c in contrib]  # per issue: each value's share of est
         self.est = self._sum(self.contrib)
         self.step = self._steps()
         e, r = np.meshgrid(EXPONENTS, FLOORS, indexing="ij")
@@ -194,9 +195,9 @@ class MerchantModel:
         better, worse = self._pairs()
         w = np.full(len(hyp[0]), 1.0 / len(hyp[0]))
         if better:
-            u = self._sum(hyp)                                  # (hypotheses, outcomes)
-            gap = u[:, worse] - u[:, better]                    # > 0 violates the ordering
-            loss = (np.maximum(gap, 0.0) ** 2).sum(axis=1) / (2 * PAIR_SIGMA ** 2)
+            u = self._sum(hyp)  # (hypotheses, outcomes)
+            gap = u[:, worse] - u[:, better]  # > 0 violates the ordering
+            loss = (np.maximum(gap, 0.0) ** 2).sum(axis=1) / (2 * PAIR_SIGMA**2)
             w = np.exp(-(loss - loss.min()))
             w /= w.sum()
         return [w @ h for h in hyp]
@@ -237,7 +238,7 @@ class MerchantModel:
                 pen = np.maximum(tau - u, 0.0) ** 2
             else:
                 pen = np.maximum(u - tau, 0.0) ** 2
-            ll -= pen / (2 * SIGMA ** 2)
+            ll -= pen / (2 * SIGMA**2)
         w = np.exp(ll - ll.max())
         return w / w.sum()
 

@@ -45,8 +45,7 @@ class NavMixin:
         sold = {t.get("item") for t in self.trades.values()} | set(self.sellers) | g["bought"]
         out = []
         for thing in dict.fromkeys(g["need"] + g["open"]):
-            if thing in g["held"] or thing in self.seen_items or thing in sold or \
-                    self.locks.get(thing, {}).get("open"):
+            if thing in g["held"] or thing in self.seen_items or thing in sold or self.locks.get(thing, {}).get("open"):
                 continue
             out.append(thing)
         return out
@@ -70,8 +69,9 @@ class NavMixin:
         """Reachable places with exits not taken yet (that can be used), and those exits."""
         out: dict[str, list[str]] = {}
         for loc in dist:
-            todo = [d for d in self.exits.get(loc, ()) if d not in self.edges.get(loc, {})
-                    and self._passable(loc, d, g)]
+            todo = [
+                d for d in self.exits.get(loc, ()) if d not in self.edges.get(loc, {}) and self._passable(loc, d, g)
+            ]
             if todo:
                 out[loc] = todo
         return out
@@ -112,14 +112,24 @@ class NavMixin:
         out += [loc for item, loc in g["drop"] if item in held]
         for sid, outcome in g["council"].items():
             c = self.councils.get(sid)
-            if c and self._council_open(sid) and \
-                    self._projected(sid, "yes" if outcome == "passed" else "no") == (outcome == "passed"):
+            if (
+                c
+                and self._council_open(sid)
+                and self._projected(sid, "yes" if outcome == "passed" else "no") == (outcome == "passed")
+            ):
                 out.append(c["loc"])
         out += self._lock_targets(g)
         out += self._trade_targets(g)
         out += self._hint_targets(g)
-        out += [self.seen_npcs[n] for n, i in self.wants if i in held and n in self.seen_npcs
-                and i not in g["keep"] and i not in g["wanted"] and f"{i}>{n}" not in self.gave]
+        out += [
+            self.seen_npcs[n]
+            for n, i in self.wants
+            if i in held
+            and n in self.seen_npcs
+            and i not in g["keep"]
+            and i not in g["wanted"]
+            and f"{i}>{n}" not in self.gave
+        ]
         return out + g["at"]
 
     def _trade_targets(self, g: dict[str, Any]) -> list[str]:

@@ -11,7 +11,7 @@ from typing import Any
 from game.core.errors import InputError
 from game.core.types import Verb
 
-MAX_ASKS_PER_THING = 1   # ask at most this many NPCs where one needed thing is
+MAX_ASKS_PER_THING = 1  # ask at most this many NPCs where one needed thing is
 
 
 class TrustMixin:
@@ -64,8 +64,7 @@ class TrustMixin:
     def _informant(self, thing: str, talkers: list[str]) -> str | None:
         """M-Route: whom here to ask where ``thing`` is (None: ask nobody now)."""
         topic = self._topic_of(thing)
-        cands = [n for n in talkers if [n, thing] not in self.asked
-                 and (topic is None or topic in self._topics(n))]
+        cands = [n for n in talkers if [n, thing] not in self.asked and (topic is None or topic in self._topics(n))]
         if not cands:
             return None
         asked = [p for p in self.asked if p[1] == thing]
@@ -93,7 +92,7 @@ class TrustMixin:
         live = self._live_hints(thing)
         if self.sigma is None or len(live) < 2:
             return live
-        groups: dict[str, dict[str, str]] = {}   # relation -> {speaker: place} (a speaker's last claim)
+        groups: dict[str, dict[str, str]] = {}  # relation -> {speaker: place} (a speaker's last claim)
         topics: dict[str, str] = {}
         for speaker, subject, relation, obj, topic in self.claims:
             if subject == thing and obj in live:

@@ -22,8 +22,14 @@ class Idle(BaseAgent):
 class Wanderer(BaseAgent):
     """With probability ``p`` per turn, walks through a random exit leading to one of ``moves``."""
 
-    def __init__(self, entity: str, rng: np.random.Generator, moves: list[str] | None = None,
-                 p: float = 0.3, exits: dict[str, dict[str, str]] | None = None):
+    def __init__(
+        self,
+        entity: str,
+        rng: np.random.Generator,
+        moves: list[str] | None = None,
+        p: float = 0.3,
+        exits: dict[str, dict[str, str]] | None = None,
+    ):
         super().__init__(entity)
         self.rng, self.moves, self.p = rng, set(moves or []), float(p)
         self.exits = exits or {}

@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-import numpy as np
-
+from game.core import seeds
 from game.core.types import PLAYER, Action, Decision, Observation, Verb
 
 TRADE_HINT = "open to trade"
@@ -32,16 +31,16 @@ class BrutePlayer:
 
     def __init__(self, seed: int = 0):
         self.entity = PLAYER
-        self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 7]))
-        self.tried: list[list[Any]] = []           # [verb, obj, target] done once
+        self.rng = seeds.rng(int(seed), "brute")
+        self.tried: list[list[Any]] = []  # [verb, obj, target] done once
         self.edges: dict[str, dict[str, str]] = {}  # place -> direction -> where it led
         self.exits: dict[str, list[str]] = {}
-        self.traders: list[str] = []               # NPCs who said they trade
-        self.closed: list[str] = []                # containers seen closed
-        self.locked: list[str] = []                # containers seen locked
-        self.unlocked: list[str] = []              # containers it unlocked (to open again)
-        self.opened: list[str] = []                # "place:exit:dir" it unlocked
-        self.fixed: list[str] = []                 # items that would not be taken
+        self.traders: list[str] = []  # NPCs who said they trade
+        self.closed: list[str] = []  # containers seen closed
+        self.locked: list[str] = []  # containers seen locked
+        self.unlocked: list[str] = []  # containers it unlocked (to open again)
+        self.opened: list[str] = []  # "place:exit:dir" it unlocked
+        self.fixed: list[str] = []  # items that would not be taken
         self.pending: dict[str, Any] | None = None
 
     def observe(self, event: Any) -> None:
@@ -85,13 +84,21 @@ class BrutePlayer:
         self.pending = action.to_dict()
         return Decision(action)
 
-    def _do(self, verb: Verb, obj: str | None = None, target: str | None = None, text: str | None = None,
-            terms: dict[str, str] | None = None) -> Action:
-        return Action(PLAYER, verb, obj=obj, target=target, text=text,
-                      terms=tuple(sorted(terms.items())) if terms else None)
+    def _do(
+        self,
+        verb: Verb,
+        obj: str | None = None,
+        target: str | None = None,
+        text: str | None = None,
+        terms: dict[str, str] | None = None,
+    ) -> Action:
+        return Action(
+            PLAYER, verb, obj=obj, target=target, text=text, terms=tuple(sorted(terms.items())) if terms else None
+        )
 
-    def _once(self, verb: Verb, obj: str | None = None, target: str | None = None,
-              tag: str | None = None) -> Action | None:
+    def _once(
+        self, verb: Verb, obj: str | None = None, target: str | None = None, tag: str | None = None
+    ) -> Action | None:
         key = [verb.value, obj, target] + ([tag] if tag else [])
         if key in self.tried:
             return None
@@ -100,8 +107,12 @@ class BrutePlayer:
 
     # --- choosing ---------------------------------------------------------------------------
     def _needed(self, obs: Observation) -> set[str]:
-        return {o.item for q in obs.quests for o in q.objectives
-                if o.item and not o.done and o.kind in ("has", "gave", "item_at")}
+        return {
+            o.item
+            for q in obs.quests
+            for o in q.objectives
+            if o.item and not o.done and o.kind in ("has", "gave", "item_at")
+        }
 
     def _negotiate(self, obs: Observation, sc: dict[str, Any]) -> Action:
         trade, hist = sc.get("trade") or {}, sc.get("history") or []

@@ -31,25 +31,33 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.llm.errors import LLMError, LLMInvalidReply
 from memory.values import values
 
-MAX_SUMMARY = 300          # characters; a longer "summary" is not one
-MAX_LINES_SENT = 40        # memories shown for one summary (the best first, as the callers order them)
+MAX_SUMMARY = 300  # characters; a longer "summary" is not one
+MAX_LINES_SENT = 40  # memories shown for one summary (the best first, as the callers order them)
 MAX_LESSONS = 5
-KEEP = 2048                # answers remembered per path
+KEEP = 2048  # answers remembered per path
 
-SUMMARY_SYSTEM = ("You compress an agent's memories in a turn-based text game. Write one short sentence "
-                  "(under 30 words) that says what the listed memories amount to. Keep names as written and "
-                  "never state a number the memories do not state. Reply with one JSON object: "
-                  '{"summary": "..."}.')
-REFLECT_SYSTEM = ("You write an agent's reflection on its older memories in a turn-based text game: one "
-                  "short sentence (under 30 words) on what they show that is worth remembering. Keep names "
-                  "as written and never state a number the memories do not state. Reply with one JSON "
-                  'object: {"summary": "..."}.')
-RATE_SYSTEM = ("You rate how much a memory matters to an agent in a turn-based text game, from 0 (trivial: "
-               "walking, looking around) to 1 (crucial: agreements, prices, promises, a lie exposed, a goal "
-               'reached). Reply with one JSON object: {"importance": <number from 0 to 1>}.')
-LESSONS_SYSTEM = ("You turn a finished game into advice for the agent's next game. Reply with one JSON object: "
-                  f'{{"lessons": ["...", ...]}}, at most {MAX_LESSONS} short lessons, each one line as the '
-                  "request describes.")
+SUMMARY_SYSTEM = (
+    "You compress an agent's memories in a turn-based text game. Write one short sentence "
+    "(under 30 words) that says what the listed memories amount to. Keep names as written and "
+    "never state a number the memories do not state. Reply with one JSON object: "
+    '{"summary": "..."}.'
+)
+REFLECT_SYSTEM = (
+    "You write an agent's reflection on its older memories in a turn-based text game: one "
+    "short sentence (under 30 words) on what they show that is worth remembering. Keep names "
+    "as written and never state a number the memories do not state. Reply with one JSON "
+    'object: {"summary": "..."}.'
+)
+RATE_SYSTEM = (
+    "You rate how much a memory matters to an agent in a turn-based text game, from 0 (trivial: "
+    "walking, looking around) to 1 (crucial: agreements, prices, promises, a lie exposed, a goal "
+    'reached). Reply with one JSON object: {"importance": <number from 0 to 1>}.'
+)
+LESSONS_SYSTEM = (
+    "You turn a finished game into advice for the agent's next game. Reply with one JSON object: "
+    f'{{"lessons": ["...", ...]}}, at most {MAX_LESSONS} short lessons, each one line as the '
+    "request describes."
+)
 
 
 class Summary(BaseModel):
@@ -86,8 +94,10 @@ def checked_summary(reply: Summary, lines: Sequence[str]) -> Summary:
     known = {v for line in lines for v in values(line)}
     invented = [v for v in values(text) if v not in known]
     if invented:
-        raise ValueError(f"the summary states {', '.join(map(repr, invented))}, which no memory states; "
-                         "keep every number exactly as the memories give it")
+        raise ValueError(
+            f"the summary states {', '.join(map(repr, invented))}, which no memory states; "
+            "keep every number exactly as the memories give it"
+        )
     return Summary(summary=text)
 
 
@@ -118,12 +128,19 @@ class MemoLLM:
     def rate(self, text: str) -> float:
         """The memory's importance in [0, 1]. Raises ``LLMError`` when there is no valid rating
         (``ImportanceRater`` then keeps its rule score)."""
+
         def ask() -> float:
             reply = self.client.structured(
                 [{"role": "system", "content": RATE_SYSTEM}, {"role": "user", "content": f"Memory: {text}"}],
-                Rating, agent="memo:importance", turn=self.clock(), validate=clamped, max_repairs=0,
-                params=self.params)
+                Rating,
+                agent="memo:importance",
+                turn=self.clock(),
+                validate=clamped,
+                max_repairs=0,
+                params=self.params,
+            )
             return reply.importance
+
         rating = self._kept_or("importance", text, ask)
         if rating is None or not math.isfinite(rating):
             raise LLMInvalidReply("no importance rating for this memory", raw="", error="no rating")
@@ -132,11 +149,18 @@ class MemoLLM:
     def lessons(self, summary: str) -> list[str]:
         """Up to five lessons for the next game from ``memory.lessons.game_summary``; ``[]`` when
         the model gives none that can be used."""
+
         def ask() -> list[str]:
             reply = self.client.structured(
                 [{"role": "system", "content": LESSONS_SYSTEM}, {"role": "user", "content": summary}],
-                Lessons, agent="memo:insights", turn=self.clock(), max_repairs=1, params=self.params)
+                Lessons,
+                agent="memo:insights",
+                turn=self.clock(),
+                max_repairs=1,
+                params=self.params,
+            )
             return [one_line(x) for x in reply.lessons if one_line(x)][:MAX_LESSONS]
+
         return list(self._kept_or("insights", summary, ask) or [])
 
     # --- plumbing ----------------------------------------------------------------------
@@ -148,10 +172,16 @@ class MemoLLM:
         def ask() -> str:
             body = "Memories (most important first):\n" + "\n".join(f"- {x}" for x in shown)
             reply = self.client.structured(
-                [{"role": "system", "content": system}, {"role": "user", "content": body}], Summary,
-                agent=f"memo:{path}", turn=self.clock(), validate=lambda r: checked_summary(r, shown),
-                max_repairs=1, params=self.params)
+                [{"role": "system", "content": system}, {"role": "user", "content": body}],
+                Summary,
+                agent=f"memo:{path}",
+                turn=self.clock(),
+                validate=lambda r: checked_summary(r, shown),
+                max_repairs=1,
+                params=self.params,
+            )
             return reply.summary
+
         return self._kept_or(path, tuple(shown), ask) or ""
 
     def _kept_or(self, path: str, key: Any, ask: Callable[[], Any]) -> Any:

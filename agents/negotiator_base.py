@@ -22,8 +22,7 @@ from game.negotiation.utility import UtilityFunction
 # --- parameter checks ---------------------------------------------------------------
 
 
-def _number(name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False,
-            hi_open: bool = False) -> float:
+def _number(name: str, value: Any, lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise InputError(f"{name} must be a finite number, got {value!r}")
     bad_lo = value <= lo if lo_open else value < lo
@@ -58,8 +57,20 @@ class _Views:
     function and shared by all of them (read-only, or memos of immutable values), so a negotiator
     built for each game costs no sort."""
 
-    __slots__ = ("order", "sorted", "best", "best_u", "small", "ulist", "sorted_list", "order_list",
-                 "offers", "indices", "_choices", "plans")
+    __slots__ = (
+        "order",
+        "sorted",
+        "best",
+        "best_u",
+        "small",
+        "ulist",
+        "sorted_list",
+        "order_list",
+        "offers",
+        "indices",
+        "_choices",
+        "plans",
+    )
 
     def __init__(self, utility: UtilityFunction):
         u = utility.vector
@@ -74,10 +85,10 @@ class _Views:
         self.ulist: list[float] | None = u.tolist() if self.small else None
         self.sorted_list: list[float] | None = self.sorted.tolist() if self.small else None
         self.order_list: list[int] | None = self.order.tolist() if self.small else None
-        self.offers: dict[int, Move] = {}                  # outcome index -> its offer (immutable)
-        self.indices: dict[tuple, int] = {}                # offer terms -> outcome index
+        self.offers: dict[int, Move] = {}  # outcome index -> its offer (immutable)
+        self.indices: dict[tuple, int] = {}  # offer terms -> outcome index
         self._choices: dict[float, np.ndarray] = {}
-        self.plans: dict[tuple, dict[int, tuple]] = {}     # see _TargetNegotiator._step
+        self.plans: dict[tuple, dict[int, tuple]] = {}  # see _TargetNegotiator._step
 
     def choices(self, vector: np.ndarray, reservation: float) -> np.ndarray:
         """Indices of the outcomes worth at least ``reservation`` (read-only)."""
@@ -115,8 +126,19 @@ class _Base:
 
     PARAMS: ClassVar[tuple[str, ...]] = ()
     uses_context: ClassVar[bool] = False  # rule-based: a memory context would go unread
-    __slots__ = ("utility", "_order", "_sorted", "_best", "_rational", "_small", "_ulist", "_sorted_list",
-                 "_order_list", "_offers", "_indices")
+    __slots__ = (
+        "utility",
+        "_order",
+        "_sorted",
+        "_best",
+        "_rational",
+        "_small",
+        "_ulist",
+        "_sorted_list",
+        "_order_list",
+        "_offers",
+        "_indices",
+    )
 
     def __init__(self, utility: UtilityFunction):
         self.utility = utility
@@ -176,8 +198,11 @@ class _Base:
         """Outcome indices of the opponent's offers so far, oldest first (from the whole history)."""
         opp = session.opponent(party)
         index = self.utility.space.index
-        return [index(dict(r.terms)) for r in session.history
-                if r.party == opp and r.kind == "offer" and r.terms is not None]
+        return [
+            index(dict(r.terms))
+            for r in session.history
+            if r.party == opp and r.kind == "offer" and r.terms is not None
+        ]
 
 
 class _TargetNegotiator(_Base):
@@ -196,8 +221,12 @@ class _TargetNegotiator(_Base):
 
     def __getstate__(self):
         """Copies and pickles carry the parameters, never the memos (a copy starts empty)."""
-        slots = {name: getattr(self, name) for cls in type(self).__mro__
-                 for name in getattr(cls, "__slots__", ()) if hasattr(self, name)}
+        slots = {
+            name: getattr(self, name)
+            for cls in type(self).__mro__
+            for name in getattr(cls, "__slots__", ())
+            if hasattr(self, name)
+        }
         slots["_tracks"], slots["_plan"], slots["_plan_deadline"] = SessionMemo(), None, 0
         return (None, slots)
 
@@ -206,8 +235,14 @@ class _TargetNegotiator(_Base):
     def _track(self, session: Negotiation, party: str) -> OfferTrack:
         """What ``party`` has read of ``session``, fed up to its current history (the running
         figures of the offers received only for the kinds whose target reads them)."""
-        return self._tracks.track(session, party, self.utility.space, self.opponent_model,
-                                  self._index_of, self._u if self._READS_OFFERS else None)
+        return self._tracks.track(
+            session,
+            party,
+            self.utility.space,
+            self.opponent_model,
+            self._index_of,
+            self._u if self._READS_OFFERS else None,
+        )
 
     def _view(self, session: Negotiation, party: str) -> OfferTrack | None:
         return self._track(session, party) if (self.opponent_model or self._READS_OFFERS) else None
@@ -279,8 +314,9 @@ class _TargetNegotiator(_Base):
         elif not session.moves_made:
             k = band[2]  # type: ignore[index]
         else:
-            model = self._tracks.track(session, party, self.utility.space, True, self._index_of,
-                                       self._u if self._READS_OFFERS else None).model
+            model = self._tracks.track(
+                session, party, self.utility.space, True, self._index_of, self._u if self._READS_OFFERS else None
+            ).model
             k = model.best_of(band[0], band[1])  # type: ignore[union-attr, index]
         return self._offer_move(k)  # type: ignore[arg-type]
 
@@ -292,9 +328,18 @@ class _TargetNegotiator(_Base):
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if not self._rational:
             return _WALK_AWAY
-        view = (self._tracks.track(session, party, self.utility.space, self.opponent_model, self._index_of,
-                                   self._u if self._READS_OFFERS else None)
-                if self.opponent_model or self._READS_OFFERS else None)  # = self._view(session, party)
+        view = (
+            self._tracks.track(
+                session,
+                party,
+                self.utility.space,
+                self.opponent_model,
+                self._index_of,
+                self._u if self._READS_OFFERS else None,
+            )
+            if self.opponent_model or self._READS_OFFERS
+            else None
+        )  # = self._view(session, party)
         target = self._target(session, party, view)
         mine = self._standing_utility(session, party)
         if mine is not None and mine >= target and mine >= self.utility.reservation:

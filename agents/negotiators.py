@@ -61,6 +61,7 @@ from agents.negotiator_base import (  # noqa: F401  (re-exported)
     _views,
 )
 from agents.opponent_model import FrequencyModel, OfferTrack, fast_quantise
+from game.core import seeds
 from game.core.errors import InputError, did_you_mean
 from game.negotiation.runner import Move
 from game.negotiation.session import Negotiation
@@ -91,10 +92,15 @@ class TimeConcession(_TargetNegotiator):
     PARAMS = ("exponent", "opponent_model", "tolerance")
     __slots__ = ("exponent",)
 
-    def __init__(self, utility: UtilityFunction, exponent: float = 1.0, *,
-                 opponent_model: bool = False, tolerance: float = 0.05):
-        if not (isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
-                and math.isfinite(exponent) and exponent > 0):
+    def __init__(
+        self, utility: UtilityFunction, exponent: float = 1.0, *, opponent_model: bool = False, tolerance: float = 0.05
+    ):
+        if not (
+            isinstance(exponent, (int, float))
+            and not isinstance(exponent, bool)
+            and math.isfinite(exponent)
+            and exponent > 0
+        ):
             raise InputError(f"concession exponent must be a positive number, got {exponent!r}")
         super().__init__(utility, opponent_model, tolerance)
         self.exponent = float(exponent)
@@ -199,8 +205,15 @@ class NaiveTitForTat(_TargetNegotiator):
     _READS_OFFERS = True
     __slots__ = ("scale", "first_concession")
 
-    def __init__(self, utility: UtilityFunction, scale: float = 1.0, *, first_concession: float = 0.15,
-                 opponent_model: bool = False, tolerance: float = 0.05):
+    def __init__(
+        self,
+        utility: UtilityFunction,
+        scale: float = 1.0,
+        *,
+        first_concession: float = 0.15,
+        opponent_model: bool = False,
+        tolerance: float = 0.05,
+    ):
         super().__init__(utility, opponent_model, tolerance)
         self.scale = _number("scale", scale, 0.0, math.inf, lo_open=True)
         self.first_concession = _number("first_concession", first_concession, 0.0, 1.0)
@@ -217,8 +230,9 @@ class NaiveTitForTat(_TargetNegotiator):
 
     def __repr__(self) -> str:
         om = f", opponent_model=True, tolerance={self.tolerance}" if self.opponent_model else ""
-        return (f"NaiveTitForTat({self.utility.party!r}, scale={self.scale}, "
-                f"first_concession={self.first_concession}{om})")
+        return (
+            f"NaiveTitForTat({self.utility.party!r}, scale={self.scale}, first_concession={self.first_concession}{om})"
+        )
 
 
 class Aspiration(_TargetNegotiator):
@@ -230,8 +244,9 @@ class Aspiration(_TargetNegotiator):
     _READS_OFFERS = True
     __slots__ = ("rate",)
 
-    def __init__(self, utility: UtilityFunction, rate: float = 0.1, *,
-                 opponent_model: bool = False, tolerance: float = 0.05):
+    def __init__(
+        self, utility: UtilityFunction, rate: float = 0.1, *, opponent_model: bool = False, tolerance: float = 0.05
+    ):
         super().__init__(utility, opponent_model, tolerance)
         self.rate = _number("rate", rate, 0.0, 1.0, lo_open=True)
 
@@ -255,43 +270,36 @@ class Aspiration(_TargetNegotiator):
         return f"Aspiration({self.utility.party!r}, rate={self.rate}{om})"
 
 
-def _move_rng(seed: int, move: int) -> np.random.Generator:
-    """``np.random.default_rng([seed, move])``, the same stream, built faster: a seed sequence
-    reads a list of ints below 2**32 as the same 32-bit words as a uint32 array of them."""
-    if seed < 4294967296 and move < 4294967296:
-        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(np.array((seed, move), np.uint32))))
-    return np.random.default_rng([seed, move])
-
-
 class RandomNegotiator(_Base):
     """Random offers among outcomes at or above reservation; accepts a standing
     offer at or above reservation with probability ``accept_prob``; walks away
     only if no outcome reaches reservation.
 
-    Each move draws from ``np.random.default_rng([seed, session.moves_made])``, so
-    it is reproducible and stateless (a restored session continues identically).
+    Each move takes two draws from the counter-based stream of the node ``negotiator, random``
+    of ``seed``'s tree (``game.core.seeds.counter_draws``), counted by the session's moves made:
+    reproducible and stateless (a restored session continues identically), and cheap per move.
     """
 
     PARAMS = ("seed", "accept_prob")
-    __slots__ = ("seed", "accept_prob", "_choices")
+    __slots__ = ("seed", "accept_prob", "_choices", "_moves")
 
     def __init__(self, utility: UtilityFunction, seed: int = 0, accept_prob: float = 0.5):
         super().__init__(utility)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
+        self._moves = seeds.seed_tree(self.seed).child("negotiator", "random").integer(64)
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
         self._choices = _views(utility).choices(utility.vector, utility.reservation)
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
         if self._choices.size == 0:
             return _WALK_AWAY
-        rng = _move_rng(self.seed, session.moves_made)
+        accept_draw, pick = seeds.counter_draws(self._moves, session.moves_made)
         mine = self._standing_utility(session, party)
-        accept_draw = rng.random()
         if mine is not None and mine >= self.reservation and accept_draw < self.accept_prob:
             return _ACCEPT
-        k = int(self._choices[rng.integers(self._choices.size)])
+        k = int(self._choices[int(pick * self._choices.size)])
         return self._offer_move(k)
 
     def __repr__(self) -> str:
@@ -301,8 +309,12 @@ class RandomNegotiator(_Base):
 RuleNegotiator = TimeConcession | Hardliner | NaiveTitForTat | Aspiration | RandomNegotiator
 
 _CLASSES: dict[str, type] = {
-    "boulware": TimeConcession, "linear": TimeConcession, "conceder": TimeConcession,
-    "hardliner": Hardliner, "tit_for_tat": NaiveTitForTat, "aspiration": Aspiration,
+    "boulware": TimeConcession,
+    "linear": TimeConcession,
+    "conceder": TimeConcession,
+    "hardliner": Hardliner,
+    "tit_for_tat": NaiveTitForTat,
+    "aspiration": Aspiration,
     "random": RandomNegotiator,
 }
 
@@ -317,14 +329,17 @@ def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotia
     parameters and bad values raise :class:`~game.core.errors.InputError`.
     """
     if not isinstance(kind, str) or kind not in KINDS:
-        raise InputError(f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}",
-                         hint=did_you_mean(kind, KINDS))
+        raise InputError(
+            f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}", hint=did_you_mean(kind, KINDS)
+        )
     cls = _CLASSES[kind]
     unknown = [p for p in params if p not in cls.PARAMS] if params else None
     if unknown:
         unknown.sort()
-        raise InputError(f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
-                         hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}")
+        raise InputError(
+            f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
+            hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}",
+        )
     if kind in TIME_KINDS:
         params.setdefault("exponent", TIME_KINDS[kind])
     return cls(utility, **params)

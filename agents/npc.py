@@ -8,9 +8,9 @@ belief). Words come from dialogue templates by intent (the world's ``lines``, or
 the defaults below). Every answer carries structured claims with the fact id it
 restates, so the consistency gate and the reliability memory can check it.
 
-Randomness is stateless: each reply draws from a Generator seeded with the
-NPC's seed and the request's (turn, seq), so a loaded game speaks exactly as the
-original would have.
+Randomness is stateless: each reply draws from the game seed's child
+``npc, <id>, voice, <turn>, <seq>`` (``game.core.seeds``), so a loaded game speaks
+exactly as the original would have.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
+from game.core import seeds
 from game.core.types import Claim, Decision, Observation, Request, Utterance
 
 DEFAULT_LINES: dict[str, tuple[str, ...]] = {
@@ -45,23 +46,29 @@ def matching_facts(spec: Any, npc: str, topic: str) -> list[str]:
     out = []
     for fid in spec.npcs[npc].knowledge:
         f = spec.facts[fid]
-        if want in (_norm(f.topic), _norm(f.subject)) or want == _norm(fid) or \
-                (len(want) > 2 and want in _norm(f.subject).split()):
+        if (
+            want in (_norm(f.topic), _norm(f.subject))
+            or want == _norm(fid)
+            or (len(want) > 2 and want in _norm(f.subject).split())
+        ):
             out.append(fid)
     return out
 
 
 def claim_of(spec: Any, fid: str, speaker: str, turn: int) -> Claim:
     f = spec.facts[fid]
-    return Claim(subject=f.subject, relation=f.relation, object=f.object, topic=f.topic,
-                 speaker=speaker, turn=turn, fact_id=fid)
+    return Claim(
+        subject=f.subject, relation=f.relation, object=f.object, topic=f.topic, speaker=speaker, turn=turn, fact_id=fid
+    )
 
 
 def _fill(template: str, **values: Any) -> str:
     """Fill a template; unknown placeholders are left as written (worlds are checked at load)."""
+
     class Keep(dict):
         def __missing__(self, key: str) -> str:
             return "{" + key + "}"
+
     try:
         return template.format_map(Keep(values))
     except (ValueError, IndexError, AttributeError, TypeError):  # an unchecked world: say it as written
@@ -72,11 +79,13 @@ class Voice:
     """The rule-based speech of one NPC, from its world spec."""
 
     def __init__(self, spec: Any, entity: str, seed: int):
+        """``seed``: the game seed (the voice draws from its child ``npc, <entity>, voice``)."""
         self.spec, self.entity, self.seed = spec, entity, int(seed)
         self.npc = spec.npcs[entity]
+        self._tree = seeds.seed_tree(self.seed).child("npc", entity, "voice")
 
     def rng(self, request: Request) -> np.random.Generator:
-        return np.random.default_rng([self.seed, max(request.turn, 0), max(request.seq, 0)])
+        return self._tree.child(max(request.turn, 0), max(request.seq, 0)).rng()
 
     def line(self, intent: str, rng: np.random.Generator, **values: Any) -> str:
         bank = self.npc.lines.get(intent) or DEFAULT_LINES[intent]
@@ -104,9 +113,14 @@ class Voice:
             topics = list(dict.fromkeys(self.spec.facts[k].topic for k in self.npc.knowledge))
             topic = topics[int(rng.integers(len(topics)))]
             fid = self.pick_fact([k for k in self.npc.knowledge if self.spec.facts[k].topic == topic], rng)
-            out.append(Utterance(self.entity, "rumour",
-                                 self.line("rumour", rng, text=self.spec.facts[fid].text, topic=_norm(topic)),
-                                 (claim_of(self.spec, fid, self.entity, request.turn),)))
+            out.append(
+                Utterance(
+                    self.entity,
+                    "rumour",
+                    self.line("rumour", rng, text=self.spec.facts[fid].text, topic=_norm(topic)),
+                    (claim_of(self.spec, fid, self.entity, request.turn),),
+                )
+            )
         return out
 
     def answer(self, request: Request) -> Utterance:
@@ -117,8 +131,12 @@ class Voice:
             return Utterance(self.entity, "refuse", self.line("refuse", rng, topic=_norm(topic)))
         fid = self.pick_fact(facts, rng)
         f = self.spec.facts[fid]
-        return Utterance(self.entity, "answer", self.line("answer", rng, text=f.text, topic=_norm(topic)),
-                         (claim_of(self.spec, fid, self.entity, request.turn),))
+        return Utterance(
+            self.entity,
+            "answer",
+            self.line("answer", rng, text=f.text, topic=_norm(topic)),
+            (claim_of(self.spec, fid, self.entity, request.turn),),
+        )
 
     def haggle(self, request: Request) -> Utterance:
         move = request.data.get("move", "offer")
@@ -155,8 +173,15 @@ class ScriptedNPC(BaseAgent):
     """An NPC: ``body`` (idle, wanderer, patrol, …) moves it; a :class:`Voice` speaks for it;
     it trades through a rule-based negotiator of kind ``negotiator``."""
 
-    def __init__(self, entity: str, spec: Any, seed: int, body: Any = None,
-                 negotiator: str = "linear", negotiator_params: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        entity: str,
+        spec: Any,
+        seed: int,
+        body: Any = None,
+        negotiator: str = "linear",
+        negotiator_params: dict[str, Any] | None = None,
+    ):
         super().__init__(entity)
         self.voice = Voice(spec, entity, seed)
         self.body = body
@@ -180,6 +205,7 @@ class ScriptedNPC(BaseAgent):
 
     def negotiator(self, scene: Any, party: str, utility: Any) -> Any:
         from agents.negotiators import from_kind
+
         return from_kind(self.negotiator_kind, utility, **self.negotiator_params)
 
     def get_state(self) -> dict[str, Any]:
@@ -191,9 +217,3 @@ class ScriptedNPC(BaseAgent):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.entity!r}, body={type(self.body).__name__})"
-
-
-def voice_seed(seed: int, index: int, count: int) -> int:
-    """The voice seed of the ``index``-th of ``count`` NPCs in a game seeded ``seed``."""
-    ss = np.random.SeedSequence(seed).spawn(count)[index]
-    return int(ss.generate_state(1, np.uint64)[0])

@@ -57,8 +57,19 @@ _DIRECT = 12  # best_of scores at most this many outcomes term by term, more wit
 class FrequencyModel:
     """Value-frequency estimate of one opponent's utility over an outcome space."""
 
-    __slots__ = ("space", "n_offers", "_counts", "_unchanged", "_last", "_cache", "_scorer", "_grid", "_tops",
-                 "_w", "_ws")
+    __slots__ = (
+        "space",
+        "n_offers",
+        "_counts",
+        "_unchanged",
+        "_last",
+        "_cache",
+        "_scorer",
+        "_grid",
+        "_tops",
+        "_w",
+        "_ws",
+    )
 
     def __init__(self, space: OutcomeSpace):
         self.space = space
@@ -178,8 +189,10 @@ class FrequencyModel:
         each the same IEEE product :meth:`estimate_at` computes (cached until the next offer)."""
         ws = self._ws
         if ws is None:
-            ws = self._ws = [[wi * ((x + 1.0) / t) for x in c]
-                             for wi, c, t in zip(self._weights(), self._counts, [top + 1.0 for top in self._tops])]
+            ws = self._ws = [
+                [wi * ((x + 1.0) / t) for x in c]
+                for wi, c, t in zip(self._weights(), self._counts, [top + 1.0 for top in self._tops])
+            ]
         return ws
 
     def best_of(self, indices: Sequence[int], positions: Iterable[tuple[int, ...]] | None = None) -> int:
@@ -226,8 +239,7 @@ class FrequencyModel:
             c0, c1, c2 = counts
             t0, t1, t2 = tops[0] + 1.0, tops[1] + 1.0, tops[2] + 1.0
             for k, (a, b, c) in zip(indices, positions):
-                q = round((w0_ * ((c0[a] + 1.0) / t0) + w1_ * ((c1[b] + 1.0) / t1) + w2_ * ((c2[c] + 1.0) / t2))
-                          * 1e12)
+                q = round((w0_ * ((c0[a] + 1.0) / t0) + w1_ * ((c1[b] + 1.0) / t1) + w2_ * ((c2[c] + 1.0) / t2)) * 1e12)
                 if q > best_q or (q == best_q and k < best_k):
                     best_q, best_k = q, k
             return best_k
@@ -270,8 +282,10 @@ class FrequencyModel:
         return dict(zip(self.space.issues, map(float, self.weights())))
 
     def value_preferences(self) -> dict[str, dict[str, float]]:
-        return {name: dict(zip(vals, map(float, sc)))
-                for name, vals, sc in zip(self.space.issues, self.space.values, self.value_scores())}
+        return {
+            name: dict(zip(vals, map(float, sc)))
+            for name, vals, sc in zip(self.space.issues, self.space.values, self.value_scores())
+        }
 
     def estimates(self) -> np.ndarray:
         """Estimated opponent utility of every outcome, in enumeration order (read-only)."""
@@ -279,7 +293,7 @@ class FrequencyModel:
             w, scores = self.weights(), self.value_scores()
             est = w[0] * scores[0]
             for wi, sc in zip(w[1:], scores[1:]):
-                est = np.add.outer(est, wi * sc).ravel()   # first issue slowest, as enumerated
+                est = np.add.outer(est, wi * sc).ravel()  # first issue slowest, as enumerated
             est = np.round(est, DECIMALS)
             est.setflags(write=False)
             self._cache = est
@@ -312,10 +326,10 @@ class OfferTrack:
         self.n = 0
         self.last: Any = None
         self.model = model
-        self.received = 0                 # opponent offers read
+        self.received = 0  # opponent offers read
         self.last_u: float | None = None  # own utility of the latest one
         self.best_u: float | None = None  # and of the best one
-        self.gains: list[float] = []      # positive step-to-step gains, in order
+        self.gains: list[float] = []  # positive step-to-step gains, in order
         self._conceded: float | None = 0.0
 
     @property
@@ -326,15 +340,16 @@ class OfferTrack:
             self._conceded = float(np.array(self.gains).sum())
         return self._conceded
 
-    def feed(self, hist: tuple, opponent: str, index_of: Callable[[tuple], int],
-             utility_of: Callable[[int], float] | None) -> None:
+    def feed(
+        self, hist: tuple, opponent: str, index_of: Callable[[tuple], int], utility_of: Callable[[int], float] | None
+    ) -> None:
         """Read ``hist[n:]`` (``Record``s): count the opponent's offers (and, unless ``utility_of``
         is None, keep the running figures in own utility)."""
         model = self.model
         if utility_of is None:  # counted in runs of the very same terms object (repeated offers)
             run: tuple | None = None
             times = received = 0
-            for rec in hist[self.n:]:
+            for rec in hist[self.n :]:
                 if rec.party == opponent and rec.kind == "offer":
                     t = rec.terms
                     if t is None:
@@ -352,7 +367,7 @@ class OfferTrack:
             self.n = len(hist)
             self.last = hist[-1] if hist else None
             return
-        for rec in hist[self.n:]:
+        for rec in hist[self.n :]:
             if rec.party != opponent or rec.kind != "offer" or rec.terms is None:
                 continue
             k = index_of(rec.terms)
@@ -386,8 +401,15 @@ class SessionMemo(dict):
     def __reduce__(self):
         return (type(self), ())
 
-    def track(self, session: Any, party: str, space: OutcomeSpace, with_model: bool,
-              index_of: Callable[[tuple], int], utility_of: Callable[[int], float] | None) -> OfferTrack:
+    def track(
+        self,
+        session: Any,
+        party: str,
+        space: OutcomeSpace,
+        with_model: bool,
+        index_of: Callable[[tuple], int],
+        utility_of: Callable[[int], float] | None,
+    ) -> OfferTrack:
         hist = session.history
         n = len(hist)
         key = (id(session), party)

@@ -23,6 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agents.negotiators import KINDS as NEGOTIATOR_KINDS
+from game.core import seeds
 from game.core.errors import InputError, did_you_mean
 from game.negotiation.utility import UtilityFunction
 
@@ -37,9 +38,11 @@ RuleNegotiator = Literal[tuple(NEGOTIATOR_KINDS)]  # type: ignore[valid-type]
 
 # --- parameters per kind ------------------------------------------------------------
 
+
 def _negotiator_params_problem(kind: str, params: dict[str, Any]) -> str | None:
     """Why ``params`` cannot build a ``kind`` negotiator (tried on a toy utility), or None."""
     from agents.negotiators import from_kind
+
     toy = UtilityFunction("probe", {"x": ["a", "b"]}, {"x": 1.0}, {"x": {"a": 0.0, "b": 1.0}})
     try:
         from_kind(kind, toy, **params)
@@ -55,11 +58,14 @@ class Params(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    negotiator: Negotiator = Field("linear", description="how it haggles: " + ", ".join(NEGOTIATOR_KINDS)
-                                   + " (rule-based), or llm")
+    negotiator: Negotiator = Field(
+        "linear", description="how it haggles: " + ", ".join(NEGOTIATOR_KINDS) + " (rule-based), or llm"
+    )
     negotiator_params: dict[str, Any] | None = Field(
-        None, description="parameters of the negotiator kind, e.g. { exponent = 0.5 } for a time-based kind, "
-                          "{ epsilon = 0.1 } for hardliner, { rate = 0.9 } for aspiration")
+        None,
+        description="parameters of the negotiator kind, e.g. { exponent = 0.5 } for a time-based kind, "
+        "{ epsilon = 0.1 } for hardliner, { rate = 0.9 } for aspiration",
+    )
     goal: str | None = Field(None, description="a goal the NPC's memory context starts with")
 
     @field_validator("negotiator_params")
@@ -84,16 +90,19 @@ class DebaterParams(Params):
 class WandererParams(Params):
     """``wanderer``: with probability ``p`` per turn, walks through a random exit."""
 
-    moves: list[str] | None = Field(None, min_length=1,
-                                    description="location ids it may walk to (leave it out to wander anywhere)")
+    moves: list[str] | None = Field(
+        None, min_length=1, description="location ids it may walk to (leave it out to wander anywhere)"
+    )
     p: float = Field(0.3, ge=0.0, le=1.0, description="chance of moving each turn, in [0, 1]")
 
 
 class PatrolParams(Params):
     """``patrol``: walks a fixed route, one exit per turn, and loops."""
 
-    route: list[str] = Field(min_length=1, description="location ids in walking order; each next to the one "
-                                                       "before (and the last next to the first)")
+    route: list[str] = Field(
+        min_length=1,
+        description="location ids in walking order; each next to the one before (and the last next to the first)",
+    )
 
 
 class LLMParams(Params):
@@ -104,7 +113,8 @@ class LLMParams(Params):
     body_params: dict[str, Any] = Field(default_factory=dict, description="parameters of the body kind")
     persona: str | None = Field(None, description="overrides the NPC's persona in the LLM's prompt")
     fallback_negotiator: RuleNegotiator | None = Field(
-        None, description="rule-based negotiator used when the LLM's reply is unusable (default: linear)")
+        None, description="rule-based negotiator used when the LLM's reply is unusable (default: linear)"
+    )
 
 
 @dataclass(frozen=True)
@@ -112,10 +122,10 @@ class Build:
     """What a factory gets besides its parameters."""
 
     entity: str
-    rng: np.random.Generator      # the agent's own stream (movement, choices)
-    seed: int                     # the seed of its voice (stateless per reply)
+    rng: np.random.Generator  # the agent's own stream (movement, choices)
+    seed: int  # the game seed, which its voice draws from (stateless per reply)
     world: Any
-    llm: Any = None               # an agents.llm.LLMClient for LLM kinds
+    llm: Any = None  # an agents.llm.LLMClient for LLM kinds
 
 
 @dataclass(frozen=True)
@@ -146,8 +156,11 @@ def params_problems(kind: str, params: Any) -> list[ParamProblem]:
     An LLM kind's ``body_params`` are checked against its body kind's model."""
     model = _PARAMS.get(kind)
     if model is None:
-        return [ParamProblem((), f"unknown agent kind {kind!r}",
-                             did_you_mean(kind, _KINDS) or f"known kinds: {', '.join(kinds())}")]
+        return [
+            ParamProblem(
+                (), f"unknown agent kind {kind!r}", did_you_mean(kind, _KINDS) or f"known kinds: {', '.join(kinds())}"
+            )
+        ]
     if params is None:
         params = {}
     if not isinstance(params, dict):
@@ -161,14 +174,24 @@ def params_problems(kind: str, params: Any) -> list[ParamProblem]:
             loc = tuple(err["loc"])
             key = loc[-1] if loc else ""
             if err["type"] == "extra_forbidden":
-                out.append(ParamProblem(loc, f"unknown parameter {key!r} for agent kind {kind!r}",
-                                        did_you_mean(key, fields) or f"{kind} takes {', '.join(fields)}"))
+                out.append(
+                    ParamProblem(
+                        loc,
+                        f"unknown parameter {key!r} for agent kind {kind!r}",
+                        did_you_mean(key, fields) or f"{kind} takes {', '.join(fields)}",
+                    )
+                )
             elif err["type"] == "missing":
                 out.append(ParamProblem(loc, f"missing parameter {key!r} (agent kind {kind!r} needs it)"))
             elif err["type"] == "literal_error":
                 choices = re.findall(r"'([^']*)'", err.get("ctx", {}).get("expected", ""))
-                out.append(ParamProblem(loc, f"unknown {key} {err.get('input')!r}",
-                                        did_you_mean(err.get("input"), choices) or f"known: {', '.join(choices)}"))
+                out.append(
+                    ParamProblem(
+                        loc,
+                        f"unknown {key} {err.get('input')!r}",
+                        did_you_mean(err.get("input"), choices) or f"known: {', '.join(choices)}",
+                    )
+                )
             else:
                 msg = err["msg"].removeprefix("Value error, ")
                 if err["type"] != "value_error" and not isinstance(err.get("input"), dict | list):
@@ -179,8 +202,13 @@ def params_problems(kind: str, params: Any) -> list[ParamProblem]:
         body = params.get("body", "idle")
         if body in LLM_KINDS or body not in _PARAMS:
             known = [k for k in kinds() if k not in LLM_KINDS]
-            out.append(ParamProblem(("body",), f"unknown body kind {body!r}",
-                                    did_you_mean(body, known) or f"an LLM NPC moves like one of: {', '.join(known)}"))
+            out.append(
+                ParamProblem(
+                    ("body",),
+                    f"unknown body kind {body!r}",
+                    did_you_mean(body, known) or f"an LLM NPC moves like one of: {', '.join(known)}",
+                )
+            )
         else:
             for p in params_problems(body, params.get("body_params") or {}):
                 out.append(ParamProblem(("body_params", *p.loc), p.message, p.hint))
@@ -189,10 +217,12 @@ def params_problems(kind: str, params: Any) -> list[ParamProblem]:
 
 def register(kind: str, params: type[BaseModel] = IdleParams) -> Callable[[Factory], Factory]:
     """Register a factory ``fn(build, **params)`` for ``kind``; ``params`` declares what it takes."""
+
     def deco(fn: Factory) -> Factory:
         _KINDS[kind] = fn
         _PARAMS[kind] = params
         return fn
+
     return deco
 
 
@@ -200,23 +230,36 @@ def kinds() -> list[str]:
     return sorted(_KINDS)
 
 
-def create(kind: str, entity: str, *, rng: np.random.Generator, world: Any,
-           params: dict[str, Any] | None = None, seed: int = 0, llm: Any = None) -> Any:
+def create(
+    kind: str,
+    entity: str,
+    *,
+    rng: np.random.Generator,
+    world: Any,
+    params: dict[str, Any] | None = None,
+    seed: int = 0,
+    llm: Any = None,
+) -> Any:
     """Build an agent of ``kind`` for ``entity``; unknown kinds get a did-you-mean hint, and
     ``params`` are checked against the kind's parameter model (the one the loader uses)."""
     fn = _KINDS.get(kind)
     if fn is None:
-        raise InputError(f"unknown agent kind {kind!r} for {entity!r}",
-                         hint=did_you_mean(kind, _KINDS) or f"known kinds: {', '.join(kinds())}")
+        raise InputError(
+            f"unknown agent kind {kind!r} for {entity!r}",
+            hint=did_you_mean(kind, _KINDS) or f"known kinds: {', '.join(kinds())}",
+        )
     if kind in LLM_KINDS and llm is None:
-        raise InputError(f"{entity!r} is an LLM agent ({kind!r}) but no LLM endpoint is configured",
-                         hint="pass --llm URL (e.g. http://localhost:11434/v1 for Ollama) "
-                              "or set OPENAI_BASE_URL / OPENAI_API_KEY")
+        raise InputError(
+            f"{entity!r} is an LLM agent ({kind!r}) but no LLM endpoint is configured",
+            hint="pass --llm URL (e.g. http://localhost:11434/v1 for Ollama) or set OPENAI_BASE_URL / OPENAI_API_KEY",
+        )
     problems = params_problems(kind, params or {})
     if problems:
-        raise InputError(f"bad parameters for agent kind {kind!r} of {entity!r}: "
-                         + "; ".join(f"params{p.path}: {p.message}" for p in problems),
-                         hint=next((p.hint for p in problems if p.hint), None))
+        raise InputError(
+            f"bad parameters for agent kind {kind!r} of {entity!r}: "
+            + "; ".join(f"params{p.path}: {p.message}" for p in problems),
+            hint=next((p.hint for p in problems if p.hint), None),
+        )
     values = _PARAMS[kind].model_validate(params or {}).model_dump(exclude_unset=True)
     values.pop("goal", None)  # read by the memory context, not by the factory
     try:
@@ -229,11 +272,12 @@ def _exits(world: Any) -> dict[str, dict[str, str]]:
     return {lid: dict(loc.exits) for lid, loc in world.spec.locations.items()}
 
 
-def _npc(b: Build, body: Any, negotiator: str = "linear",
-         negotiator_params: dict[str, Any] | None = None) -> Any:
+def _npc(b: Build, body: Any, negotiator: str = "linear", negotiator_params: dict[str, Any] | None = None) -> Any:
     from agents.npc import ScriptedNPC
-    return ScriptedNPC(b.entity, b.world.spec, b.seed, body=body, negotiator=negotiator,
-                       negotiator_params=negotiator_params)
+
+    return ScriptedNPC(
+        b.entity, b.world.spec, b.seed, body=body, negotiator=negotiator, negotiator_params=negotiator_params
+    )
 
 
 @register("idle")
@@ -251,12 +295,14 @@ def _debater(b: Build, **params: Any) -> Any:
 @register("wanderer", WandererParams)
 def _wanderer(b: Build, moves: list[str] | None = None, p: float = 0.3, **params: Any) -> Any:
     from agents.basic import Wanderer
+
     return _npc(b, Wanderer(b.entity, b.rng, moves=moves, p=p, exits=_exits(b.world)), **params)
 
 
 @register("patrol", PatrolParams)
 def _patrol(b: Build, route: list[str], **params: Any) -> Any:
     from agents.basic import Patrol
+
     return _npc(b, Patrol(b.entity, route, _exits(b.world)), **params)
 
 
@@ -264,6 +310,7 @@ def _patrol(b: Build, route: list[str], **params: Any) -> Any:
 def _llm(b: Build, body: str = "idle", body_params: dict[str, Any] | None = None, **params: Any) -> Any:
     """Speaks, haggles and debates through an LLM; moves like ``body``."""
     from agents.llm.npc import LLMNPC
+
     base = create(body, b.entity, rng=b.rng, world=b.world, params=body_params, seed=b.seed)
     return LLMNPC.wrap(base, b.llm, **params)
 
@@ -275,18 +322,17 @@ def _llm_debater(b: Build, **params: Any) -> Any:
 
 
 def npc_agents(world: Any, seed: int, llm: Any = None, llm_npcs: Any = ()) -> dict[str, Any]:
-    """One agent per NPC from its spec, each with its own RNG stream and voice seed derived
-    from the game seed. ``llm_npcs``: NPC ids (or ``"all"``) to drive by the LLM ``llm``
-    whatever their configured kind (their movement is kept)."""
-    from agents.npc import voice_seed
-    n = len(world.spec.npcs)
-    streams = np.random.SeedSequence(seed).spawn(n)
+    """One agent per NPC from its spec; its body draws from the game seed's child
+    ``npc, <id>, body``, its voice from ``npc, <id>, voice``. ``llm_npcs``: NPC ids (or ``"all"``)
+    to drive by the LLM ``llm`` whatever their configured kind (their movement is kept)."""
+    tree = seeds.seed_tree(seed)
     out = {}
-    for i, ((nid, npc), ss) in enumerate(zip(world.spec.npcs.items(), streams)):
+    for nid, npc in world.spec.npcs.items():
         kind, params = npc.agent.kind, dict(npc.agent.params)
         if llm is not None and (llm_npcs == "all" or nid in llm_npcs) and kind not in LLM_KINDS:
             params = {"body": kind, "body_params": params}
             kind = "llm"
-        out[nid] = create(kind, nid, rng=np.random.default_rng(ss), world=world, params=params,
-                          seed=voice_seed(seed, i, n), llm=llm)
+        out[nid] = create(
+            kind, nid, rng=tree.child("npc", nid, "body").rng(), world=world, params=params, seed=seed, llm=llm
+        )
     return out

@@ -86,13 +86,17 @@ def callable_from(path: str) -> Callable[[str], str]:
     try:
         obj: Any = importlib.import_module(module)
     except ImportError as e:
-        raise InputError(f"player seat {path!r}: cannot import {module!r} ({e})",
-                         hint="the module must be importable from here (check PYTHONPATH)") from None
+        raise InputError(
+            f"player seat {path!r}: cannot import {module!r} ({e})",
+            hint="the module must be importable from here (check PYTHONPATH)",
+        ) from None
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # noqa: BLE001 - the module's own code failed (even sys.exit): say so
-        raise InputError(f"player seat {path!r}: importing {module!r} failed: {type(e).__name__}: {e}",
-                         hint="fix the module; nothing was played") from None
+        raise InputError(
+            f"player seat {path!r}: importing {module!r} failed: {type(e).__name__}: {e}",
+            hint="fix the module; nothing was played",
+        ) from None
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise InputError(f"player seat {path!r}: {module!r} has no {attr!r}")
@@ -110,16 +114,21 @@ def make_seat(kind: str, seed: int = 0, *, llm: Any = None, trust: Any = None) -
         return None
     if kind == "autopilot":
         from agents.autopilot import make_autopilot
+
         return make_autopilot(seed, trust=trust)
     if kind == "llm":
         if llm is None:
             raise InputError("the llm seat needs an LLM endpoint", hint="pass --llm URL (and --model NAME)")
         from agents.llm.player import LLMPlayer
+
         return LLMPlayer(llm)
     if kind.startswith("script:"):
-        return ScriptSeat.from_file(kind[len("script:"):])
+        return ScriptSeat.from_file(kind[len("script:") :])
     if ":" in kind:
         from agents.text_seat import ParleyPlayer
+
         return ParleyPlayer(callable_from(kind))
-    raise InputError(f"unknown player seat {kind!r}",
-                     hint=did_you_mean(kind, ["human", "autopilot", "llm"]) or f"seats: {', '.join(SEATS)}")
+    raise InputError(
+        f"unknown player seat {kind!r}",
+        hint=did_you_mean(kind, ["human", "autopilot", "llm"]) or f"seats: {', '.join(SEATS)}",
+    )

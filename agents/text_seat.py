@@ -18,8 +18,11 @@ def render(obs: Observation, context: Any = None, problem: str | None = None) ->
     if said:
         parts.append("Since your last turn:\n" + "\n".join(f"- {s}" for s in said))
     if obs.scene:
-        parts.append(f"You are negotiating: {obs.scene}" if obs.scene.get("type") == "negotiation"
-                     else f"The council is in session: {obs.scene}")
+        parts.append(
+            f"You are negotiating: {obs.scene}"
+            if obs.scene.get("type") == "negotiation"
+            else f"The council is in session: {obs.scene}"
+        )
     parts.append(f"You carry: {', '.join(map(obs.name, obs.inventory)) or 'nothing'}; gold {obs.gold}.")
     if context is not None:
         parts.append("You remember:\n" + context.text())

@@ -53,8 +53,15 @@ from game.negotiation.utility import utilities_for
 from game.world.spec import NegotiationScene
 
 MODELLED = ("boulware", "linear", "conceder", "tit_for_tat", "aspiration")
-SHORT = {"boulware": "Bw", "linear": "Li", "conceder": "Co", "hardliner": "Hd",
-         "tit_for_tat": "Tt", "aspiration": "As", "random": "Rd"}
+SHORT = {
+    "boulware": "Bw",
+    "linear": "Li",
+    "conceder": "Co",
+    "hardliner": "Hd",
+    "tit_for_tat": "Tt",
+    "aspiration": "As",
+    "random": "Rd",
+}
 T0 = time.perf_counter()
 
 
@@ -72,6 +79,7 @@ def agent_specs(kinds: list[str], with_om: bool = True) -> list[tuple[str, str, 
 
 def make_scenarios(n: int, seed: int, deadline: int) -> list[NegotiationScene]:
     from game.negotiation.generate import random_scenes
+
     return random_scenes(n, seed, deadline)
 
 
@@ -111,8 +119,13 @@ def bare_loop(scenes, utils, analyses) -> dict[str, float]:
         dt, n = play(s, negs)
         total += dt
         moves += n
-    return {"games": len(scenes), "moves": moves, "seconds": total,
-            "us_per_move": 1e6 * total / moves, "negotiations_per_s": len(scenes) / total}
+    return {
+        "games": len(scenes),
+        "moves": moves,
+        "seconds": total,
+        "us_per_move": 1e6 * total / moves,
+        "negotiations_per_s": len(scenes) / total,
+    }
 
 
 FIELDS = ("agree", "u_a", "u_b", "adv_a", "adv_b", "d_front", "d_nash", "rounds", "moves", "secs")
@@ -123,8 +136,10 @@ def round_robin(scenes, utils, analyses, specs, seed: int) -> dict[str, np.ndarr
     R = {f: np.full((S, A, A), np.nan) for f in FIELDS}
     step = max(1, S // 20)
     for i, (sc, u, an) in enumerate(zip(scenes, utils, analyses)):
-        negs = {p: [build(kind, params, u[p], seed, i, seat) for _, kind, params in specs]
-                for seat, p in enumerate(("a", "b"))}
+        negs = {
+            p: [build(kind, params, u[p], seed, i, seat) for _, kind, params in specs]
+            for seat, p in enumerate(("a", "b"))
+        }
         ra, rb = u["a"].reservation, u["b"].reservation
         for x in range(A):
             for y in range(A):
@@ -169,12 +184,16 @@ def per_kind(R, specs, base_us: float) -> dict[str, dict[str, float]]:
         }
         us_move = 1e6 * seat["secs"].sum() / seat["moves"].sum()
         out[label] = {
-            "seats": int(seat["agree"].size), "agreement_rate": _nanmean(seat["agree"]),
-            "mean_utility": _nanmean(seat["u"]), "mean_advantage": _nanmean(seat["adv"]),
-            "distance_to_frontier": _nanmean(seat["d_front"]), "distance_to_nash": _nanmean(seat["d_nash"]),
+            "seats": int(seat["agree"].size),
+            "agreement_rate": _nanmean(seat["agree"]),
+            "mean_utility": _nanmean(seat["u"]),
+            "mean_advantage": _nanmean(seat["adv"]),
+            "distance_to_frontier": _nanmean(seat["d_front"]),
+            "distance_to_nash": _nanmean(seat["d_nash"]),
             "rounds_to_agreement": _nanmean(seat["rounds"]),
             "negotiations_per_s": seat["secs"].size / seat["secs"].sum(),
-            "us_per_move": us_move, "cost_vs_bare_loop": us_move / base_us,
+            "us_per_move": us_move,
+            "cost_vs_bare_loop": us_move / base_us,
         }
     return out
 
@@ -185,10 +204,15 @@ def per_pairing(R, specs) -> dict[str, dict[str, float]]:
         for y, (ly, _, _) in enumerate(specs):
             cell = {f: R[f][:, x, y] for f in FIELDS}
             out[f"{lx} vs {ly}"] = {
-                "first": lx, "second": ly, "agreement_rate": _nanmean(cell["agree"]),
-                "mean_utility_first": _nanmean(cell["u_a"]), "mean_utility_second": _nanmean(cell["u_b"]),
-                "mean_advantage_first": _nanmean(cell["adv_a"]), "mean_advantage_second": _nanmean(cell["adv_b"]),
-                "distance_to_frontier": _nanmean(cell["d_front"]), "distance_to_nash": _nanmean(cell["d_nash"]),
+                "first": lx,
+                "second": ly,
+                "agreement_rate": _nanmean(cell["agree"]),
+                "mean_utility_first": _nanmean(cell["u_a"]),
+                "mean_utility_second": _nanmean(cell["u_b"]),
+                "mean_advantage_first": _nanmean(cell["adv_a"]),
+                "mean_advantage_second": _nanmean(cell["adv_b"]),
+                "distance_to_frontier": _nanmean(cell["d_front"]),
+                "distance_to_nash": _nanmean(cell["d_nash"]),
                 "rounds_to_agreement": _nanmean(cell["rounds"]),
                 "negotiations_per_s": cell["secs"].size / cell["secs"].sum(),
             }
@@ -205,11 +229,30 @@ def fmt(x: float, spec: str) -> str:
 
 
 def kind_table(kinds: dict[str, dict[str, float]]) -> str:
-    cols = [("kind", "", 15), ("agree", ".1%", 7), ("utility", ".3f", 8), ("advant.", ".3f", 8),
-            ("d_pareto", ".3f", 9), ("d_nash", ".3f", 7), ("rounds", ".1f", 7), ("neg/s", ",.0f", 8),
-            ("us/move", ".1f", 8), ("x bare", ".1f", 7)]
-    keys = [None, "agreement_rate", "mean_utility", "mean_advantage", "distance_to_frontier",
-            "distance_to_nash", "rounds_to_agreement", "negotiations_per_s", "us_per_move", "cost_vs_bare_loop"]
+    cols = [
+        ("kind", "", 15),
+        ("agree", ".1%", 7),
+        ("utility", ".3f", 8),
+        ("advant.", ".3f", 8),
+        ("d_pareto", ".3f", 9),
+        ("d_nash", ".3f", 7),
+        ("rounds", ".1f", 7),
+        ("neg/s", ",.0f", 8),
+        ("us/move", ".1f", 8),
+        ("x bare", ".1f", 7),
+    ]
+    keys = [
+        None,
+        "agreement_rate",
+        "mean_utility",
+        "mean_advantage",
+        "distance_to_frontier",
+        "distance_to_nash",
+        "rounds_to_agreement",
+        "negotiations_per_s",
+        "us_per_move",
+        "cost_vs_bare_loop",
+    ]
     head = " ".join(f"{name:<{w}}" if i == 0 else f"{name:>{w}}" for i, (name, _, w) in enumerate(cols))
     lines = [head, "-" * len(head)]
     for label, f in kinds.items():
@@ -234,6 +277,7 @@ def client_overhead() -> dict | None:
     """Run ``benchmarks.client_overhead.measure()``: the LLM client's overhead on a local server."""
     try:
         from benchmarks.client_overhead import measure
+
         log("running client_overhead.measure()")
         figures = measure()
     except Exception as e:  # an optional measurement: report, do not crash the bench
@@ -283,17 +327,25 @@ def main(argv: list[str] | None = None) -> None:
     rr = pairs["random vs random"] if "random" in args.agents else None
 
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, numpy {np.__version__}")
-    print(f"scenarios: {args.scenarios} (seed {args.seed}), 2-3 issues x 3-5 values "
-          f"({int(sizes.min())}-{int(sizes.max())} outcomes, mean {sizes.mean():.0f}), deadline {args.deadline}; "
-          f"{len(specs)} agents, {n_games:,} negotiations (both roles, self-play included) in {wall:.1f} s "
-          f"({n_games / wall:,.0f}/s incl. metrics)")
-    print(f"baseline, bare session loop (scripted offers, no decisions): {base['us_per_move']:.1f} us/move, "
-          f"{base['negotiations_per_s']:,.0f} negotiations/s of {2 * args.deadline} moves")
+    print(
+        f"scenarios: {args.scenarios} (seed {args.seed}), 2-3 issues x 3-5 values "
+        f"({int(sizes.min())}-{int(sizes.max())} outcomes, mean {sizes.mean():.0f}), deadline {args.deadline}; "
+        f"{len(specs)} agents, {n_games:,} negotiations (both roles, self-play included) in {wall:.1f} s "
+        f"({n_games / wall:,.0f}/s incl. metrics)"
+    )
+    print(
+        f"baseline, bare session loop (scripted offers, no decisions): {base['us_per_move']:.1f} us/move, "
+        f"{base['negotiations_per_s']:,.0f} negotiations/s of {2 * args.deadline} moves"
+    )
     if rr is not None:
-        print(f"baseline, random vs random: {rr['negotiations_per_s']:,.0f} negotiations/s, "
-              f"agreement {rr['agreement_rate']:.1%}, d_pareto {rr['distance_to_frontier']:.3f}")
-    print("\nper kind (per seat; u = r on disagreement; advantage = (u - r)/(1 - r); distances from the "
-          "reservation point on disagreement; rounds over agreements only):")
+        print(
+            f"baseline, random vs random: {rr['negotiations_per_s']:,.0f} negotiations/s, "
+            f"agreement {rr['agreement_rate']:.1%}, d_pareto {rr['distance_to_frontier']:.3f}"
+        )
+    print(
+        "\nper kind (per seat; u = r on disagreement; advantage = (u - r)/(1 - r); distances from the "
+        "reservation point on disagreement; rounds over agreements only):"
+    )
     print(kind_table(kinds))
     text, M = matrix(R, specs)
     print("\nagreement rate by pairing (row moves first):")
@@ -301,13 +353,21 @@ def main(argv: list[str] | None = None) -> None:
 
     co = client_overhead()
     if args.json:
-        out = {"config": {"scenarios": args.scenarios, "seed": args.seed, "deadline": args.deadline,
-                          "agents": [{"label": lb, "kind": k, "params": p} for lb, k, p in specs],
-                          "negotiations": n_games, "seconds": wall},
-               "baseline": {"bare_loop": base, "random_vs_random": rr},
-               "kinds": kinds, "pairings": pairs,
-               "agreement_matrix": {"labels": [lb for lb, _, _ in specs], "rows_first": M},
-               "client_overhead": co}
+        out = {
+            "config": {
+                "scenarios": args.scenarios,
+                "seed": args.seed,
+                "deadline": args.deadline,
+                "agents": [{"label": lb, "kind": k, "params": p} for lb, k, p in specs],
+                "negotiations": n_games,
+                "seconds": wall,
+            },
+            "baseline": {"bare_loop": base, "random_vs_random": rr},
+            "kinds": kinds,
+            "pairings": pairs,
+            "agreement_matrix": {"labels": [lb for lb, _, _ in specs], "rows_first": M},
+            "client_overhead": co,
+        }
         write_json(args.json, out)
         log(f"wrote {args.json}")
     log(f"done in {time.perf_counter() - T0:.1f} s")

@@ -87,6 +87,7 @@ KINDS = ("boulware", "linear", "conceder", "hardliner", "tit_for_tat", "aspirati
 
 # --- baselines ---------------------------------------------------------------------------
 
+
 class _SimpleHaggler(Autopilot):
     """Shared by the simple baselines: everything but the haggling is the honest autopilot's."""
 
@@ -133,8 +134,7 @@ class LinearAutopilot(_SimpleHaggler):
             t = min(moves / max(total - 1, 1), 1.0)
             return top - (top - me.reservation) * t
 
-        mine = min((o for o in opts if me(o) >= target(sim.moves_made) - 1e-9), key=me,
-                   default=max(opts, key=me))
+        mine = min((o for o in opts if me(o) >= target(sim.moves_made) - 1e-9), key=me, default=max(opts, key=me))
         if standing is not None and (last or me(standing) >= me(mine) - 1e-9):
             return self._do(Verb.ACCEPT)
         return self._do(Verb.OFFER, terms=mine)
@@ -145,38 +145,57 @@ PILOTS = {"honest": Autopilot, "first": FirstOfferAutopilot, "linear": LinearAut
 
 # --- generated worlds (not tuned on) ----------------------------------------------------------
 
+
 def hatch_text(key_id: str, key_name: str, halls: int = 6, decoy: bool = False) -> str:
     """A corridor of ``halls`` halls running east; the last has an oak hatch north to a vault with
     the gem the quest wants. The key lies in a crate half way; trinkets (and a decoy) about."""
-    lock = (f'locked = {{ north = {{ key = "{key_id}", name = "oak hatch", '
-            f'message = "The oak hatch will not budge." }} }}\n')
+    lock = (
+        f'locked = {{ north = {{ key = "{key_id}", name = "oak hatch", '
+        f'message = "The oak hatch will not budge." }} }}\n'
+    )
     lying = {1: ["rope"] + (["hatch_key"] if decoy else []), halls // 2: ["crate", "pebble"], halls - 2: ["bell"]}
     parts = [f'id = "hatch-v1"\ntitle = "The hatch"\nstart = "h0"\nmax_turns = {60 + 20 * halls}\n']
     for i in range(halls):
         exits = ([f'west = "h{i - 1}"'] if i else []) + [f'east = "h{i + 1}"' if i < halls - 1 else 'north = "vault"']
         things = ", ".join(f'"{t}"' for t in lying.get(i, ()))
-        parts.append(f'[locations.h{i}]\nname = "Hall {i + 1}"\ndescription = "A bare hall."\n'
-                     f'exits = {{ {", ".join(exits)} }}\n' + (lock if i == halls - 1 else "")
-                     + (f"items = [{things}]\n" if things else ""))
-    parts.append(f'[locations.vault]\nname = "Vault"\ndescription = "A small vault."\n'
-                 f'exits = {{ south = "h{halls - 1}" }}\nitems = ["gem"]\n')
-    items = {key_id: key_name, "gem": "green gem", "rope": "coil of rope", "pebble": "round pebble",
-             "bell": "brass bell", **({"hatch_key": "hatch key"} if decoy else {})}
+        parts.append(
+            f'[locations.h{i}]\nname = "Hall {i + 1}"\ndescription = "A bare hall."\n'
+            f"exits = {{ {', '.join(exits)} }}\n"
+            + (lock if i == halls - 1 else "")
+            + (f"items = [{things}]\n" if things else "")
+        )
+    parts.append(
+        f'[locations.vault]\nname = "Vault"\ndescription = "A small vault."\n'
+        f'exits = {{ south = "h{halls - 1}" }}\nitems = ["gem"]\n'
+    )
+    items = {
+        key_id: key_name,
+        "gem": "green gem",
+        "rope": "coil of rope",
+        "pebble": "round pebble",
+        "bell": "brass bell",
+        **({"hatch_key": "hatch key"} if decoy else {}),
+    }
     for iid, name in items.items():
         parts.append(f'[items.{iid}]\nname = "{name}"\naliases = ["{name.split()[-1]}"]\n')
-    parts.append(f'[items.crate]\nname = "wooden crate"\naliases = ["crate"]\nportable = false\n'
-                 f'container = true\ncontents = ["{key_id}"]\n')
-    parts.append('[quests.gem]\ntitle = "Get the gem"\ngoal = [{ kind = "has", item = "gem" }]\n'
-                 'reward = { score = 10 }\n')
+    parts.append(
+        f'[items.crate]\nname = "wooden crate"\naliases = ["crate"]\nportable = false\n'
+        f'container = true\ncontents = ["{key_id}"]\n'
+    )
+    parts.append(
+        '[quests.gem]\ntitle = "Get the gem"\ngoal = [{ kind = "has", item = "gem" }]\nreward = { score = 10 }\n'
+    )
     return "\n".join(parts)
 
 
 def generated_worlds(folder: Path) -> dict[str, Path]:
     """Write the generated worlds (see the module docstring) under ``folder``; name -> path."""
     from game.world.scaffold import TEMPLATES, scaffold_text
+
     texts = {f"tpl-{t}": scaffold_text(f"tpl-{t}", t) for t in TEMPLATES}
     texts["trade-hasonly"] = texts["tpl-trade"].replace(
-        '{ kind = "scene", scene = "buy_lantern", outcome = "agreement" }, ', "")
+        '{ kind = "scene", scene = "buy_lantern", outcome = "agreement" }, ', ""
+    )
     texts["hatch-token"] = hatch_text("token", "smooth token")
     texts["hatch-decoy"] = hatch_text("token", "smooth token", decoy=True)
     texts["hatch-long"] = hatch_text("oak_key", "oak key", halls=14)
@@ -190,10 +209,12 @@ def generated_worlds(folder: Path) -> dict[str, Path]:
 
 # --- playing and scoring -------------------------------------------------------------------
 
+
 def reservation_price(scene: Any, merchant: str, terms: dict[str, str]) -> int | None:
     """The lowest price at which the merchant's utility of ``terms`` (other issues as agreed)
     reaches its reservation (the truth, read for scoring only)."""
     from game.negotiation.utility import utilities_for
+
     them = utilities_for(scene)[merchant]
     issue = scene.trade.price_issue
     prices = sorted(scene.issues[issue], key=float)
@@ -203,14 +224,15 @@ def reservation_price(scene: Any, merchant: str, terms: dict[str, str]) -> int |
     return min(ok) if scene.trade.seller == merchant else max(ok)
 
 
-def play(world: Any, seed: int, player: str, kind: str | None = None,
-         turn_cost: float = TURN_COST) -> dict[str, Any]:
+def play(world: Any, seed: int, player: str, kind: str | None = None, turn_cost: float = TURN_COST) -> dict[str, Any]:
     """One game; the autopilot sees only the player's observations, the scoring reads the engine."""
     from game.negotiation.utility import utilities_for
     from game.world.spec import NegotiationScene
+
     game = Game(world, seed=seed, player_kind="autopilot")
     if kind is not None:
         from agents.negotiators import from_kind
+
         game.engine.scenes.factory = lambda scene, party, utility, params: from_kind(kind, utility)
     sigma = game.facts.sigma if game.facts is not None else None
     if player == "brute":
@@ -236,13 +258,25 @@ def play(world: Any, seed: int, player: str, kind: str | None = None,
         rp = reservation_price(scene, merchant, terms)
         log = getattr(pilot, "neg", {}).get(sid, {}).get("log", ())
         moves = sum(1 for h in log for r in h["history"] if r["party"] == PLAYER) + len(log)
-        deals.append({"scene": sid, "paid": paid, "reservation_price": rp, "moves": moves,
-                      "regret": None if rp is None else (paid - rp if scene.trade.seller == merchant else rp - paid),
-                      "utility": float(utilities_for(scene)[PLAYER](terms)), "sessions": len(log)})
-    return {"seed": seed, "won": bool(st.won),
-            "turns": int(finished if (st.won and finished is not None) else game.spec.max_turns),
-            "invalid": int(st.invalid.get(PLAYER, 0)), "deals": deals,
-            "moves": hashlib.sha256("\n".join(sequence).encode()).hexdigest()[:16]}
+        deals.append(
+            {
+                "scene": sid,
+                "paid": paid,
+                "reservation_price": rp,
+                "moves": moves,
+                "regret": None if rp is None else (paid - rp if scene.trade.seller == merchant else rp - paid),
+                "utility": float(utilities_for(scene)[PLAYER](terms)),
+                "sessions": len(log),
+            }
+        )
+    return {
+        "seed": seed,
+        "won": bool(st.won),
+        "turns": int(finished if (st.won and finished is not None) else game.spec.max_turns),
+        "invalid": int(st.invalid.get(PLAYER, 0)),
+        "deals": deals,
+        "moves": hashlib.sha256("\n".join(sequence).encode()).hexdigest()[:16],
+    }
 
 
 def summarise(games: list[dict[str, Any]]) -> dict[str, Any]:
@@ -252,26 +286,43 @@ def summarise(games: list[dict[str, Any]]) -> dict[str, Any]:
     regrets = [d["regret"] for d in deals if d["regret"] is not None]
     per_scene: dict[str, dict[str, Any]] = {}
     for d in deals:
-        s = per_scene.setdefault(d["scene"], {"n": 0, "paid": [], "rp": [], "regret": [], "utility": [],
-                                              "sessions": [], "moves": []})
+        s = per_scene.setdefault(
+            d["scene"], {"n": 0, "paid": [], "rp": [], "regret": [], "utility": [], "sessions": [], "moves": []}
+        )
         s["n"] += 1
-        for k, key in (("paid", "paid"), ("rp", "reservation_price"), ("regret", "regret"),
-                       ("utility", "utility"), ("sessions", "sessions"), ("moves", "moves")):
+        for k, key in (
+            ("paid", "paid"),
+            ("rp", "reservation_price"),
+            ("regret", "regret"),
+            ("utility", "utility"),
+            ("sessions", "sessions"),
+            ("moves", "moves"),
+        ):
             if d[key] is not None:
                 s[k].append(d[key])
-    return {"n": len(games), "wins": int(wins), "wilson95": wilson(int(wins), len(games)),
-            "distinct": len({g["moves"] for g in games}),
-            "turns_mean": float(turns.mean()), "turns_median": float(np.median(turns)),
-            "turns_p90": float(np.percentile(turns, 90)),
-            "regret_mean": float(np.mean(regrets)) if regrets else None,
-            "invalid_mean": float(np.mean([g["invalid"] for g in games])),
-            "scenes": {sid: {"deals": s["n"], "paid_mean": float(np.mean(s["paid"])),
-                             "reservation_price_mean": float(np.mean(s["rp"])) if s["rp"] else None,
-                             "regret_mean": float(np.mean(s["regret"])) if s["regret"] else None,
-                             "utility_mean": float(np.mean(s["utility"])),
-                             "sessions_mean": float(np.mean(s["sessions"])),
-                             "moves_mean": float(np.mean(s["moves"]))}
-                       for sid, s in per_scene.items()}}
+    return {
+        "n": len(games),
+        "wins": int(wins),
+        "wilson95": wilson(int(wins), len(games)),
+        "distinct": len({g["moves"] for g in games}),
+        "turns_mean": float(turns.mean()),
+        "turns_median": float(np.median(turns)),
+        "turns_p90": float(np.percentile(turns, 90)),
+        "regret_mean": float(np.mean(regrets)) if regrets else None,
+        "invalid_mean": float(np.mean([g["invalid"] for g in games])),
+        "scenes": {
+            sid: {
+                "deals": s["n"],
+                "paid_mean": float(np.mean(s["paid"])),
+                "reservation_price_mean": float(np.mean(s["rp"])) if s["rp"] else None,
+                "regret_mean": float(np.mean(s["regret"])) if s["regret"] else None,
+                "utility_mean": float(np.mean(s["utility"])),
+                "sessions_mean": float(np.mean(s["sessions"])),
+                "moves_mean": float(np.mean(s["moves"])),
+            }
+            for sid, s in per_scene.items()
+        },
+    }
 
 
 def _table(world: Any, seeds: range, players: tuple[str, ...], turn_cost: float) -> dict[str, Any]:
@@ -283,12 +334,24 @@ def _table(world: Any, seeds: range, players: tuple[str, ...], turn_cost: float)
     return out
 
 
-def run(worlds: list[str], seeds: range, players: tuple[str, ...], variants: range | None,
-        turn_cost: float = TURN_COST, generated: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {"seeds": [seeds.start, seeds.stop - 1], "worlds": {}, "variants": {},
-                           "generated": {}, "turn_cost": turn_cost}
+def run(
+    worlds: list[str],
+    seeds: range,
+    players: tuple[str, ...],
+    variants: range | None,
+    turn_cost: float = TURN_COST,
+    generated: bool = True,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "seeds": [seeds.start, seeds.stop - 1],
+        "worlds": {},
+        "variants": {},
+        "generated": {},
+        "turn_cost": turn_cost,
+    }
     if generated:
         import tempfile
+
         with tempfile.TemporaryDirectory() as tmp:
             for name, path in generated_worlds(Path(tmp)).items():
                 out["generated"][name] = _table(load_world(path), seeds, players, turn_cost)
@@ -299,8 +362,9 @@ def run(worlds: list[str], seeds: range, players: tuple[str, ...], variants: ran
             continue
         out["variants"][name] = {}
         for kind in KINDS:
-            out["variants"][name][kind] = {p: summarise([play(world, s, p, kind, turn_cost) for s in variants])
-                                           for p in ("honest", "linear")}
+            out["variants"][name][kind] = {
+                p: summarise([play(world, s, p, kind, turn_cost) for s in variants]) for p in ("honest", "linear")
+            }
     if variants is not None:
         out["variant_seeds"] = [variants.start, variants.stop - 1]
     return out
@@ -311,58 +375,87 @@ def _fmt(x: float | None, spec: str = ".2f") -> str:
 
 
 def _rows(tables: dict[str, Any]) -> list[str]:
-    head = f"{'world':<14} {'player':<7} {'wins':>6} {'95% CI':>13} {'distinct':>8} {'turns mean':>10} " \
-           f"{'median':>7} {'p90':>6} {'regret':>7} {'invalid':>7}"
+    head = (
+        f"{'world':<14} {'player':<7} {'wins':>6} {'95% CI':>13} {'distinct':>8} {'turns mean':>10} "
+        f"{'median':>7} {'p90':>6} {'regret':>7} {'invalid':>7}"
+    )
     lines = [head, "-" * len(head)]
     for name, rows in tables.items():
         for player, r in rows.items():
             lo, hi = r["wilson95"]
-            lines.append(f"{name:<14} {player:<7} {r['wins']:>3}/{r['n']:<2} {f'[{lo:.2f}, {hi:.2f}]':>13} "
-                         f"{r['distinct']:>8} {r['turns_mean']:>10.2f} {r['turns_median']:>7.1f} "
-                         f"{r['turns_p90']:>6.1f} {_fmt(r['regret_mean']):>7} {r['invalid_mean']:>7.2f}")
+            lines.append(
+                f"{name:<14} {player:<7} {r['wins']:>3}/{r['n']:<2} {f'[{lo:.2f}, {hi:.2f}]':>13} "
+                f"{r['distinct']:>8} {r['turns_mean']:>10.2f} {r['turns_median']:>7.1f} "
+                f"{r['turns_p90']:>6.1f} {_fmt(r['regret_mean']):>7} {r['invalid_mean']:>7.2f}"
+            )
     return lines
 
 
 def report(res: dict[str, Any]) -> str:
-    lines = [f"seeds {res['seeds'][0]}..{res['seeds'][1]} (memory off, trust on); distinct: different "
-             "action sequences among the seeds (the CI is over that many independent games at most)", ""]
+    lines = [
+        f"seeds {res['seeds'][0]}..{res['seeds'][1]} (memory off, trust on); distinct: different "
+        "action sequences among the seeds (the CI is over that many independent games at most)",
+        "",
+    ]
     lines += _rows(res["worlds"])
     if res.get("generated"):
         lines += ["", "generated worlds (not tuned on):"] + _rows(res["generated"])
-    lines += ["", "trades: price paid / merchant's reservation price for the terms agreed, regret, "
-              "player's utility, haggling moves (its own moves and trade openings), sessions"]
+    lines += [
+        "",
+        "trades: price paid / merchant's reservation price for the terms agreed, regret, "
+        "player's utility, haggling moves (its own moves and trade openings), sessions",
+    ]
     for name, rows in res["worlds"].items():
         for player, r in rows.items():
             for sid, s in r["scenes"].items():
-                lines.append(f"  {name:<8} {player:<7} {sid:<15} paid {s['paid_mean']:6.2f}  "
-                             f"reservation {_fmt(s['reservation_price_mean']):>6}  regret "
-                             f"{_fmt(s['regret_mean']):>6}  utility {s['utility_mean']:.3f}  "
-                             f"moves {s['moves_mean']:5.2f}  sessions {s['sessions_mean']:.2f}  ({s['deals']} deals)")
+                lines.append(
+                    f"  {name:<8} {player:<7} {sid:<15} paid {s['paid_mean']:6.2f}  "
+                    f"reservation {_fmt(s['reservation_price_mean']):>6}  regret "
+                    f"{_fmt(s['regret_mean']):>6}  utility {s['utility_mean']:.3f}  "
+                    f"moves {s['moves_mean']:5.2f}  sessions {s['sessions_mean']:.2f}  ({s['deals']} deals)"
+                )
     if res.get("variants"):
         a, b = res["variant_seeds"]
-        lines += ["", f"other merchants (every merchant's negotiator replaced; seeds {a}..{b}): "
-                  "wins, turns mean, regret mean, honest vs linear"]
+        lines += [
+            "",
+            f"other merchants (every merchant's negotiator replaced; seeds {a}..{b}): "
+            "wins, turns mean, regret mean, honest vs linear",
+        ]
         for name, kinds in res["variants"].items():
             for kind, rows in kinds.items():
                 h, o = rows["honest"], rows["linear"]
-                lines.append(f"  {name:<8} {kind:<12} honest {h['wins']:>2}/{h['n']:<2} {h['turns_mean']:6.1f} "
-                             f"{_fmt(h['regret_mean']):>6}   linear {o['wins']:>2}/{o['n']:<2} "
-                             f"{o['turns_mean']:6.1f} {_fmt(o['regret_mean']):>6}")
+                lines.append(
+                    f"  {name:<8} {kind:<12} honest {h['wins']:>2}/{h['n']:<2} {h['turns_mean']:6.1f} "
+                    f"{_fmt(h['regret_mean']):>6}   linear {o['wins']:>2}/{o['n']:<2} "
+                    f"{o['turns_mean']:6.1f} {_fmt(o['regret_mean']):>6}"
+                )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", type=seed_range, default=range(100, 150),
-                    help="game seeds A-B (default 100-149, held out: tuning used 0-49)")
+    ap.add_argument(
+        "--seeds",
+        type=seed_range,
+        default=range(100, 150),
+        help="game seeds A-B (default 100-149, held out: tuning used 0-49)",
+    )
     ap.add_argument("--worlds", default=DEFAULT_WORLDS, help=f"project worlds (default {DEFAULT_WORLDS})")
     ap.add_argument("--no-generated", action="store_true", help="skip the generated worlds")
     ap.add_argument("--players", default=",".join(PLAYERS))
-    ap.add_argument("--variants", type=seed_range, default=range(100, 110),
-                    help="seeds for the other-merchant table (default 100-109)")
+    ap.add_argument(
+        "--variants",
+        type=seed_range,
+        default=range(100, 110),
+        help="seeds for the other-merchant table (default 100-109)",
+    )
     ap.add_argument("--no-variants", action="store_true", help="skip the other-merchant table")
-    ap.add_argument("--turn-cost", type=float, default=TURN_COST,
-                    help=f"utility every player gives up per extra haggling move (default {TURN_COST})")
+    ap.add_argument(
+        "--turn-cost",
+        type=float,
+        default=TURN_COST,
+        help=f"utility every player gives up per extra haggling move (default {TURN_COST})",
+    )
     ap.add_argument("--quick", action="store_true", help="10 seeds, 3 variant seeds")
     ap.add_argument("--json", metavar="FILE", help="write every figure to FILE as JSON")
     args = ap.parse_args(argv)
@@ -375,8 +468,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown player {unknown[0]!r}; players are {', '.join(PILOTS)}")
     t0 = time.perf_counter()
-    res = run([w for w in args.worlds.split(",") if w], seeds, players, variants, args.turn_cost,
-              generated=not args.no_generated)
+    res = run(
+        [w for w in args.worlds.split(",") if w],
+        seeds,
+        players,
+        variants,
+        args.turn_cost,
+        generated=not args.no_generated,
+    )
     print(report(res))
     print(f"\n{time.perf_counter() - t0:.0f} s")
     if args.json:

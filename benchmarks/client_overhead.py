@@ -20,8 +20,10 @@ from agents.llm.config import LLMConfig
 from game.testing.scripted_server import ScriptedServer
 
 GOAL_MS = 1.0
-MESSAGES = [{"role": "system", "content": "You are a merchant in a harbor town."},
-            {"role": "user", "content": "What will you take for the brass lamp?"}]
+MESSAGES = [
+    {"role": "system", "content": "You are a merchant in a harbor town."},
+    {"role": "user", "content": "What will you take for the brass lamp?"},
+]
 
 
 def _p95(xs: list[float]) -> float:
@@ -34,8 +36,14 @@ def measure(n: int = 300, warmup: int = 30) -> dict[str, float]:
     import openai
 
     with ScriptedServer(["Twelve coins, and not a copper less."], loop=True) as server:
-        cfg = LLMConfig(base_url=server.base_url, api_key="bench", model="bench-model",
-                        temperature=0.7, max_tokens=64, max_retries=0)
+        cfg = LLMConfig(
+            base_url=server.base_url,
+            api_key="bench",
+            model="bench-model",
+            temperature=0.7,
+            max_tokens=64,
+            max_retries=0,
+        )
         raw = openai.OpenAI(base_url=server.base_url, api_key="bench", timeout=cfg.timeout, max_retries=0)
         llm = LLMClient(cfg)
 
@@ -53,7 +61,7 @@ def measure(n: int = 300, warmup: int = 30) -> dict[str, float]:
         clock = time.perf_counter
         for i in range(n):
             pair = ((call_raw, t_raw), (call_llm, t_llm))
-            for fn, out in (pair if i % 2 == 0 else pair[::-1]):
+            for fn, out in pair if i % 2 == 0 else pair[::-1]:
                 t0 = clock()
                 fn()
                 out.append((clock() - t0) * 1000.0)
@@ -62,8 +70,10 @@ def measure(n: int = 300, warmup: int = 30) -> dict[str, float]:
     raw_med, llm_med = statistics.median(t_raw), statistics.median(t_llm)
     return {
         "n": n,
-        "raw_median_ms": raw_med, "raw_p95_ms": _p95(t_raw),
-        "client_median_ms": llm_med, "client_p95_ms": _p95(t_llm),
+        "raw_median_ms": raw_med,
+        "raw_p95_ms": _p95(t_raw),
+        "client_median_ms": llm_med,
+        "client_p95_ms": _p95(t_llm),
         "overhead_ms": llm_med - raw_med,
         "paired_overhead_ms": statistics.median(b - a for a, b in zip(t_raw, t_llm)),
     }

@@ -115,6 +115,7 @@ class Runner:
 
     def __init__(self, budgets: list[int], builds: int, sweep_lengths=None):
         from memory.embedder import get_embedder
+
         self.emb = get_embedder("minilm")
         self.costs = Costs()
         self.all_budgets, self.builds, self.sweep = budgets, builds, sweep_lengths
@@ -149,8 +150,18 @@ class Runner:
 
     def _row(self, meta: dict, d, budget: int, method: str, shown: tuple[str, int]) -> None:
         text, tokens = shown
-        self.rows.append({**meta, "turn": d.turn, "label": d.label, "age": d.turn - d.planted, "budget": budget,
-                          "method": method, "hit": hit(d, text), "tokens": tokens})
+        self.rows.append(
+            {
+                **meta,
+                "turn": d.turn,
+                "label": d.label,
+                "age": d.turn - d.planted,
+                "budget": budget,
+                "method": method,
+                "hit": hit(d, text),
+                "tokens": tokens,
+            }
+        )
 
     def _views(self, log) -> dict[int, str]:
         """The situation at every periodic build: the last few lines the agent saw before that turn."""
@@ -170,6 +181,7 @@ class Runner:
         """MEMO and MEMO cold at every budget, fed the log turn by turn; contexts at decisions and,
         for MEMO, at the periodic builds of ``views``."""
         from memory.memo import Memo
+
         memos = {(MEMO, b): Memo(embedder=self.emb) for b in self.budgets}
         memos[(COLD, HEADLINE)] = Memo(embedder=self.emb)
         asks: dict[int, list] = {}
@@ -196,37 +208,71 @@ class Runner:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0],
-                                 epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", default="100-129",
-                    help="held-out seeds, phrasing --held-out-family; the goals are judged on them (default 100-129)")
-    ap.add_argument("--held-out-family", default="C", choices=FAMILIES,
-                    help="phrasing family of --seeds (default C, the blind one)")
-    ap.add_argument("--extra-seeds", default="none",
-                    help="a second held-out range in --extra-family, reported but not judged, e.g. 100-129 "
-                         "(default none)")
-    ap.add_argument("--extra-family", default="B", choices=FAMILIES, help="phrasing family of --extra-seeds (default B)")
-    ap.add_argument("--tune-seeds", default="none",
-                    help="tune seeds, phrasing family A, e.g. 0-9 (default none: the goals use held-out seeds)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n", 1)[0],
+        epilog=__doc__.split("\n\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument(
+        "--seeds",
+        default="100-129",
+        help="held-out seeds, phrasing --held-out-family; the goals are judged on them (default 100-129)",
+    )
+    ap.add_argument(
+        "--held-out-family", default="C", choices=FAMILIES, help="phrasing family of --seeds (default C, the blind one)"
+    )
+    ap.add_argument(
+        "--extra-seeds",
+        default="none",
+        help="a second held-out range in --extra-family, reported but not judged, e.g. 100-129 (default none)",
+    )
+    ap.add_argument(
+        "--extra-family", default="B", choices=FAMILIES, help="phrasing family of --extra-seeds (default B)"
+    )
+    ap.add_argument(
+        "--tune-seeds",
+        default="none",
+        help="tune seeds, phrasing family A, e.g. 0-9 (default none: the goals use held-out seeds)",
+    )
     ap.add_argument("--lengths", type=int, nargs="+", default=[1000, 5000], help="log lengths in turns")
-    ap.add_argument("--budgets", type=int, nargs="+", default=[200, 400, 800],
-                    help=f"token budgets; {HEADLINE} is the headline")
-    ap.add_argument("--sweep-lengths", type=int, nargs="*", default=[1000],
-                    help=f"lengths at which every budget is run; other lengths run B={HEADLINE} only (default 1000)")
+    ap.add_argument(
+        "--budgets", type=int, nargs="+", default=[200, 400, 800], help=f"token budgets; {HEADLINE} is the headline"
+    )
+    ap.add_argument(
+        "--sweep-lengths",
+        type=int,
+        nargs="*",
+        default=[1000],
+        help=f"lengths at which every budget is run; other lengths run B={HEADLINE} only (default 1000)",
+    )
     ap.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=SETTINGS)
-    ap.add_argument("--builds", type=int, default=20,
-                    help="contexts MEMO builds between decisions, evenly spaced over a log (default 20)")
-    ap.add_argument("--latency-sizes", type=int, nargs="*", default=[10_000, 100_000],
-                    help="store sizes for the latency part, each as a template-heavy and a distinct store "
-                         "(none to skip)")
-    ap.add_argument("--latency-minilm-max", type=int, default=10_000,
-                    help="distinct stores up to this size get MiniLM vectors, larger ones the hash embedder "
-                         "(default 10000)")
+    ap.add_argument(
+        "--builds",
+        type=int,
+        default=20,
+        help="contexts MEMO builds between decisions, evenly spaced over a log (default 20)",
+    )
+    ap.add_argument(
+        "--latency-sizes",
+        type=int,
+        nargs="*",
+        default=[10_000, 100_000],
+        help="store sizes for the latency part, each as a template-heavy and a distinct store (none to skip)",
+    )
+    ap.add_argument(
+        "--latency-minilm-max",
+        type=int,
+        default=10_000,
+        help="distinct stores up to this size get MiniLM vectors, larger ones the hash embedder (default 10000)",
+    )
     ap.add_argument("--latency-queries", type=int, default=100)
     ap.add_argument("--boot", type=int, default=2000, help="bootstrap resamples")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON results (a PNG goes beside it)")
-    ap.add_argument("--quick", action="store_true",
-                    help="200 turns, held-out seeds 100-101, no tune seeds, budget 400, latency at 2k memories")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="200 turns, held-out seeds 100-101, no tune seeds, budget 400, latency at 2k memories",
+    )
     return ap
 
 
@@ -235,13 +281,15 @@ def main(argv: list[str] | None = None) -> int:
     from rich.progress import Progress
 
     from benchmarks.context import report
+
     args = build_parser().parse_args(argv)
     if args.quick:
         args.seeds, args.tune_seeds, args.lengths, args.budgets = "100-101", "none", [200], [HEADLINE]
         args.latency_sizes, args.latency_queries = [2_000], 30
     held, tune, extra = seed_list(args.seeds), seed_list(args.tune_seeds), seed_list(args.extra_seeds)
-    ranges = [(f, seeds) for f, seeds in (("A", tune), (args.extra_family, extra), (args.held_out_family, held))
-              if seeds]
+    ranges = [
+        (f, seeds) for f, seeds in (("A", tune), (args.extra_family, extra), (args.held_out_family, held)) if seeds
+    ]
     for other in (held, extra):
         if set(other) & set(tune):
             raise SystemExit(f"tune and held-out seeds overlap: {sorted(set(other) & set(tune))}")
@@ -256,9 +304,11 @@ def main(argv: list[str] | None = None) -> int:
         args.budgets = sorted({*args.budgets, HEADLINE})
     console = Console(width=max(Console().width, 150))
     t0 = time.perf_counter()
-    console.print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {'; '.join(names.values())}; "
-                  f"lengths {args.lengths}; budgets {args.budgets}; MEMO builds {args.builds} contexts a log "
-                  "between decisions")
+    console.print(
+        f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {'; '.join(names.values())}; "
+        f"lengths {args.lengths}; budgets {args.budgets}; MEMO builds {args.builds} contexts a log "
+        "between decisions"
+    )
     jobs = [(s, fam, seed, n) for fam, seeds in ranges for n in args.lengths for s in args.settings for seed in seeds]
     partial = args.out.with_suffix(".rows.jsonl")
     partial.parent.mkdir(parents=True, exist_ok=True)
@@ -279,17 +329,33 @@ def main(argv: list[str] | None = None) -> int:
         lat = []
         if args.latency_sizes:
             progress.update(task, description="latency stores")
-            lat = latency(args.latency_sizes, args.latency_queries, held or extra or tune,
-                          args.held_out_family if held else args.extra_family if extra else "A", runner.emb,
-                          args.latency_minilm_max)
+            lat = latency(
+                args.latency_sizes,
+                args.latency_queries,
+                held or extra or tune,
+                args.held_out_family if held else args.extra_family if extra else "A",
+                runner.emb,
+                args.latency_minilm_max,
+            )
     results = report.summarise(runner.rows, args.boot)
-    goals = report.show(console, results, runner.rows, lat, args.budgets, HEADLINE, names,
-                        args.held_out_family if held else None)
+    goals = report.show(
+        console, results, runner.rows, lat, args.budgets, HEADLINE, names, args.held_out_family if held else None
+    )
     runtime = time.perf_counter() - t0
     console.print(f"runtime {runtime:.0f} s; load {os.getloadavg()[0]:.2f} at the end")
-    report.save(args.out, {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
-                           "methods": list(METHODS), "cells": results, "latency": lat, "goals": goals,
-                           "runtime_s": runtime, "rows": runner.rows}, console)
+    report.save(
+        args.out,
+        {
+            "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+            "methods": list(METHODS),
+            "cells": results,
+            "latency": lat,
+            "goals": goals,
+            "runtime_s": runtime,
+            "rows": runner.rows,
+        },
+        console,
+    )
     return 0
 
 

@@ -64,29 +64,144 @@ class Precomputed:
         return np.stack([self._vecs[t] for t in texts])
 
 
-_FIRST = ("Al", "Be", "Cor", "Da", "El", "Fen", "Gar", "Hal", "Is", "Jor", "Kel", "Lu", "Mor", "Ned", "Os", "Pim",
-          "Quil", "Ros", "Sal", "Tob", "Ul", "Vin", "Wil", "Yor", "Zan")
+_FIRST = (
+    "Al",
+    "Be",
+    "Cor",
+    "Da",
+    "El",
+    "Fen",
+    "Gar",
+    "Hal",
+    "Is",
+    "Jor",
+    "Kel",
+    "Lu",
+    "Mor",
+    "Ned",
+    "Os",
+    "Pim",
+    "Quil",
+    "Ros",
+    "Sal",
+    "Tob",
+    "Ul",
+    "Vin",
+    "Wil",
+    "Yor",
+    "Zan",
+)
 _LAST = ("ric", "wen", "da", "mund", "bert", "ina", "rik", "ola", "ston", "ette", "wick", "gard", "is", "o", "ulf")
-_THINGS = ("lantern", "ledger", "anvil", "violin", "telescope", "saddle", "kettle", "rope ladder", "chess set",
-           "bee hive", "grain sack", "oak chest", "copper pot", "fishing net", "map case", "wool cloak", "whetstone",
-           "clock spring", "seed drill", "bell rope", "quill box", "loom", "harp", "hand cart", "wine cask",
-           "salt barrel", "sword belt", "tar bucket", "snow shovel", "spindle")
-_PLACES = ("the mill", "the north tower", "the chapel crypt", "the river ford", "the orchard", "the tannery yard",
-           "the lighthouse", "the salt flats", "the quarry", "the old barracks", "the glassworks", "the sheep fold",
-           "the toll bridge", "the apiary", "the kiln shed", "the boathouse", "the granary", "the observatory",
-           "the rope walk", "the hunting lodge")
-_ADJ = ("red", "cracked", "brass", "heavy", "borrowed", "spare", "tiny", "green", "old", "new", "painted", "rusty",
-        "silver", "broken", "wooden", "striped")
-_TOWNS = ("Dunmere", "Ashby", "Kettleford", "Marrow", "Penhallow", "Rookwood", "Stillwater", "Thornaby", "Upcott",
-          "Wrexley", "Brackwell", "Caddon", "Elmsworth", "Greyhaven", "Larkspur", "Oxbury", "Pellor", "Sunder",
-          "Varn", "Yelland")
-_SHAPES = ("{a} keeps the {x} in {p}.", "{a} lent {b} the {x} for {n} days.", "Did {a} really sell the {x} to {b}?",
-           "The {x} was carried to {p} by {a}.", "{a} and {b} argued about the {x} near {p}.",
-           "According to {a}, {n} people saw {b} at {p}.", "{a} owes {b} {n} coins for mending the {x}.",
-           "{b} asked {a} to guard {p} until the {x} arrives.", "Nobody has used the {x} since {a} left {p}.",
-           "{a} painted the {x} blue before visiting {p}.", "Rumour says {b} hid a {x} under {p}.",
-           "{a} counted {n} crates of {x} parts at {p}.", "When {b} reached {p}, {a} had already fixed the {x}.",
-           "{a}'s cousin {b} wants the {x} back by the {n}th.")
+_THINGS = (
+    "lantern",
+    "ledger",
+    "anvil",
+    "violin",
+    "telescope",
+    "saddle",
+    "kettle",
+    "rope ladder",
+    "chess set",
+    "bee hive",
+    "grain sack",
+    "oak chest",
+    "copper pot",
+    "fishing net",
+    "map case",
+    "wool cloak",
+    "whetstone",
+    "clock spring",
+    "seed drill",
+    "bell rope",
+    "quill box",
+    "loom",
+    "harp",
+    "hand cart",
+    "wine cask",
+    "salt barrel",
+    "sword belt",
+    "tar bucket",
+    "snow shovel",
+    "spindle",
+)
+_PLACES = (
+    "the mill",
+    "the north tower",
+    "the chapel crypt",
+    "the river ford",
+    "the orchard",
+    "the tannery yard",
+    "the lighthouse",
+    "the salt flats",
+    "the quarry",
+    "the old barracks",
+    "the glassworks",
+    "the sheep fold",
+    "the toll bridge",
+    "the apiary",
+    "the kiln shed",
+    "the boathouse",
+    "the granary",
+    "the observatory",
+    "the rope walk",
+    "the hunting lodge",
+)
+_ADJ = (
+    "red",
+    "cracked",
+    "brass",
+    "heavy",
+    "borrowed",
+    "spare",
+    "tiny",
+    "green",
+    "old",
+    "new",
+    "painted",
+    "rusty",
+    "silver",
+    "broken",
+    "wooden",
+    "striped",
+)
+_TOWNS = (
+    "Dunmere",
+    "Ashby",
+    "Kettleford",
+    "Marrow",
+    "Penhallow",
+    "Rookwood",
+    "Stillwater",
+    "Thornaby",
+    "Upcott",
+    "Wrexley",
+    "Brackwell",
+    "Caddon",
+    "Elmsworth",
+    "Greyhaven",
+    "Larkspur",
+    "Oxbury",
+    "Pellor",
+    "Sunder",
+    "Varn",
+    "Yelland",
+)
+_SHAPES = (
+    "{a} keeps the {x} in {p}.",
+    "{a} lent {b} the {x} for {n} days.",
+    "Did {a} really sell the {x} to {b}?",
+    "The {x} was carried to {p} by {a}.",
+    "{a} and {b} argued about the {x} near {p}.",
+    "According to {a}, {n} people saw {b} at {p}.",
+    "{a} owes {b} {n} coins for mending the {x}.",
+    "{b} asked {a} to guard {p} until the {x} arrives.",
+    "Nobody has used the {x} since {a} left {p}.",
+    "{a} painted the {x} blue before visiting {p}.",
+    "Rumour says {b} hid a {x} under {p}.",
+    "{a} counted {n} crates of {x} parts at {p}.",
+    "When {b} reached {p}, {a} had already fixed the {x}.",
+    "{a}'s cousin {b} wants the {x} back by the {n}th.",
+)
 
 
 def _names() -> list[str]:
@@ -101,8 +216,9 @@ def distinct_texts(n: int, rng: np.random.Generator) -> list[str]:
         a, b = rng.choice(len(names), size=2, replace=False)
         thing = f"{_ADJ[int(rng.integers(len(_ADJ)))]} {_THINGS[int(rng.integers(len(_THINGS)))]}"
         place = f"{_PLACES[int(rng.integers(len(_PLACES)))]} at {_TOWNS[int(rng.integers(len(_TOWNS)))]}"
-        text = _SHAPES[int(rng.integers(len(_SHAPES)))].format(a=names[a], b=names[b], x=thing, p=place,
-                                                               n=int(rng.integers(2, 10_000)))
+        text = _SHAPES[int(rng.integers(len(_SHAPES)))].format(
+            a=names[a], b=names[b], x=thing, p=place, n=int(rng.integers(2, 10_000))
+        )
         out[text] = None
     return list(out)
 
@@ -110,11 +226,11 @@ def distinct_texts(n: int, rng: np.random.Generator) -> list[str]:
 @dataclass
 class Store:
     kind: str
-    vectors: str          # the embedder's name
+    vectors: str  # the embedder's name
     memo: object
-    lines: list[str]      # the agent's visible lines, oldest first
-    vecs: np.ndarray      # their vectors, as the store has them
-    asks: list[tuple[str, str]]   # (question, situation) to draw queries from
+    lines: list[str]  # the agent's visible lines, oldest first
+    vecs: np.ndarray  # their vectors, as the store has them
+    asks: list[tuple[str, str]]  # (question, situation) to draw queries from
     now: int
 
 
@@ -122,6 +238,7 @@ def template_store(size: int, seeds: list[int], family: str, emb) -> Store:
     """Lines of ``family`` logs (5,000 turns each, every setting in turn) until the store holds ``size``."""
     from benchmarks.context_bench import SETTINGS, split
     from memory.memo import Memo
+
     masked = MaskedDigits(emb)
     memo, offset, asks, lines, logs = Memo(embedder=masked), 0, [], [], 0
     while len(memo) < size:
@@ -142,12 +259,13 @@ def template_store(size: int, seeds: list[int], family: str, emb) -> Store:
 def distinct_store(size: int, emb, rng: np.random.Generator) -> Store:
     """``size`` distinct memories, 1-3 a turn, shared and private, embedded in one batch."""
     from memory.memo import Memo
+
     texts = distinct_texts(size, rng)
     pre = Precomputed(emb, texts)
     memo, lines, turn = Memo(embedder=pre), [], 0
     kinds = ("observation", "utterance", "fact", "claim")
     for k, text in enumerate(texts):
-        if len(memo) >= size:   # private memories are also consolidated into long-term ones
+        if len(memo) >= size:  # private memories are also consolidated into long-term ones
             break
         turn += int(rng.random() < 0.5)
         r = rng.random()
@@ -187,26 +305,44 @@ def time_store(store: Store, queries: int, emb, rng: np.random.Generator, costs:
     memo_ms, topk_ms = [], []
     for k, (question, situation) in enumerate(order):
         t0 = time.perf_counter()
-        store.memo.optimizer.build(AGENT, store.now, situation, focus=question, query_vector=sv[k],
-                                   focus_vector=qv[k], link_vector=lv[k] if links[k] else None, touch=True,
-                                   budget=HEADLINE)
+        store.memo.optimizer.build(
+            AGENT,
+            store.now,
+            situation,
+            focus=question,
+            query_vector=sv[k],
+            focus_vector=qv[k],
+            link_vector=lv[k] if links[k] else None,
+            touch=True,
+            budget=HEADLINE,
+        )
         t1 = time.perf_counter()
         top_k(pool, question, situation, qv[k], sv[k], HEADLINE, costs)
         t2 = time.perf_counter()
         if k >= WARM:
             memo_ms.append((t1 - t0) * 1e3)
             topk_ms.append((t2 - t1) * 1e3)
-    return {"store": store.kind, "vectors": store.vectors, "memories": len(store.memo), "visible": len(store.lines),
-            "near_dup": near_duplicate_share(store.vecs, rng), "queries": queries,
-            "memo_p50": float(np.percentile(memo_ms, 50)), "memo_p95": float(np.percentile(memo_ms, 95)),
-            "topk_p50": float(np.percentile(topk_ms, 50)), "topk_p95": float(np.percentile(topk_ms, 95))}
+    return {
+        "store": store.kind,
+        "vectors": store.vectors,
+        "memories": len(store.memo),
+        "visible": len(store.lines),
+        "near_dup": near_duplicate_share(store.vecs, rng),
+        "queries": queries,
+        "memo_p50": float(np.percentile(memo_ms, 50)),
+        "memo_p95": float(np.percentile(memo_ms, 95)),
+        "topk_p50": float(np.percentile(topk_ms, 50)),
+        "topk_p95": float(np.percentile(topk_ms, 95)),
+    }
 
 
-def latency(sizes: list[int], queries: int, seeds: list[int], family: str, emb,
-            minilm_max: int = 10_000, distinct: bool = True) -> list[dict]:
+def latency(
+    sizes: list[int], queries: int, seeds: list[int], family: str, emb, minilm_max: int = 10_000, distinct: bool = True
+) -> list[dict]:
     """One row per store kind and size: the template-heavy store of ``family`` logs, then the distinct one
     (MiniLM up to ``minilm_max`` memories, the hash embedder above)."""
     from memory.embedder import get_embedder
+
     costs, out = Costs(), []
     for size in sizes:
         rng = np.random.default_rng([seeds[0] if seeds else 0, size])
@@ -237,13 +373,22 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from memory.embedder import get_embedder
-    ap = argparse.ArgumentParser(description="MEMO build latency on a template-heavy and a distinct store per size "
-                                             "(query vectors given), beside the bare top-k search of the same store.")
-    ap.add_argument("--sizes", nargs="+", default=["10000:minilm", "100000:hash"],
-                    help="SIZE[:EMBEDDER] per run; both store kinds are built with that embedder "
-                         "(hash for 100k: MiniLM embeds some 100 texts a second here). Default: 10000:minilm 100000:hash")
+
+    ap = argparse.ArgumentParser(
+        description="MEMO build latency on a template-heavy and a distinct store per size "
+        "(query vectors given), beside the bare top-k search of the same store."
+    )
+    ap.add_argument(
+        "--sizes",
+        nargs="+",
+        default=["10000:minilm", "100000:hash"],
+        help="SIZE[:EMBEDDER] per run; both store kinds are built with that embedder "
+        "(hash for 100k: MiniLM embeds some 100 texts a second here). Default: 10000:minilm 100000:hash",
+    )
     ap.add_argument("--queries", type=int, default=200, help="builds timed per store (after %d warm-up)" % WARM)
-    ap.add_argument("--seeds", type=seed_list, default="100-107", help="held-out family C seeds for the template-heavy store")
+    ap.add_argument(
+        "--seeds", type=seed_list, default="100-107", help="held-out family C seeds for the template-heavy store"
+    )
     ap.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     args = ap.parse_args(argv)
     if args.queries < 1:
@@ -265,14 +410,22 @@ def main(argv: list[str] | None = None) -> int:
             store = template_store(size, seeds, "C", emb) if kind == "template" else distinct_store(size, emb, rng)
             row = time_store(store, args.queries, emb, rng, Costs())
             rows.append(row)
-            console.print(f"[{time.time() - t0:6.0f} s] {row['store']} {size:,} ({row['vectors']}): MEMO p95 "
-                          f"{row['memo_p95']:.1f} ms, top-k p95 {row['topk_p95']:.1f} ms")
+            console.print(
+                f"[{time.time() - t0:6.0f} s] {row['store']} {size:,} ({row['vectors']}): MEMO p95 "
+                f"{row['memo_p95']:.1f} ms, top-k p95 {row['topk_p95']:.1f} ms"
+            )
     table = Table(title="MEMO build latency (query vectors given)")
     for col in ("store", "vectors", "memories", "MEMO p50 / p95", "top-k p50 / p95", "ratio p95"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["store"], r["vectors"], f"{r['memories']:,}", f"{r['memo_p50']:.1f} / {r['memo_p95']:.1f} ms",
-                      f"{r['topk_p50']:.1f} / {r['topk_p95']:.1f} ms", f"{r['memo_p95'] / r['topk_p95']:.1f}x")
+        table.add_row(
+            r["store"],
+            r["vectors"],
+            f"{r['memories']:,}",
+            f"{r['memo_p50']:.1f} / {r['memo_p95']:.1f} ms",
+            f"{r['topk_p50']:.1f} / {r['topk_p95']:.1f} ms",
+            f"{r['memo_p95'] / r['topk_p95']:.1f}x",
+        )
     console.print(table)
     if args.out:
         write_json(args.out, rows, indent=1)

@@ -36,13 +36,13 @@ from typing import Any
 import numpy as np
 
 from benchmarks.lib.stats import mean_ci, paired_ci
-from game.council.debaters import DebaterConfig
 from game.council.context import MaskingConfig
-from game.play.debates import run_debate
+from game.council.debaters import DebaterConfig
 from game.council.session import CouncilConfig
 from game.council.tasks import hidden_profile_task
+from game.play.debates import run_debate
 
-TUNE_SEEDS = range(0, 100)
+TUNE_SEEDS = range(100)
 HELD_OUT = range(1000, 1300)
 QUICK_HELD_OUT = range(1000, 1100)
 BUDGET = 200  # context tokens for every mode (anchors and summary included)
@@ -55,14 +55,21 @@ BUDGET = 200  # context tokens for every mode (anchors and summary included)
 # kept at 0.3 and 0.8, the threshold the design names
 WINDOW = 6
 MEMO = {"controversy_weight": 0.3, "novelty_weight": 1.0, "redundancy": 0.8}
-COUNCIL = CouncilConfig(max_rounds=10, speaker_policy="fixed", consensus="either", variance_threshold=0.01,
-                        stable_rounds=3, crux_guard=True, stalemate_breaker=True)
+COUNCIL = CouncilConfig(
+    max_rounds=10,
+    speaker_policy="fixed",
+    consensus="either",
+    variance_threshold=0.01,
+    stable_rounds=3,
+    crux_guard=True,
+    stalemate_breaker=True,
+)
 VARIANCE_STOP = COUNCIL.model_copy(update={"consensus": "variance"})  # stops on low stance variance only
 DEBATER = DebaterConfig()  # defaults, never tuned
 MODES: dict[str, MaskingConfig] = {
     "none": MaskingConfig(mode="none", budget=BUDGET),
     "window": MaskingConfig(mode="window", budget=BUDGET, window=WINDOW),
-    "dedupe": MaskingConfig(mode="dedupe", budget=BUDGET),   # the simple baseline: first mentions only
+    "dedupe": MaskingConfig(mode="dedupe", budget=BUDGET),  # the simple baseline: first mentions only
     "memo": MaskingConfig(mode="memo", budget=BUDGET, **MEMO),
     "objective": MaskingConfig(mode="objective", budget=BUDGET),
 }
@@ -71,33 +78,56 @@ ABLATIONS: dict[str, tuple[MaskingConfig, CouncilConfig]] = {
     "none + long-term summary": (MODES["none"].model_copy(update={"long_term": True}), COUNCIL),
     "none, no crux guard": (MODES["none"], COUNCIL.model_copy(update={"crux_guard": False})),
     "memo, no crux guard": (MODES["memo"], COUNCIL.model_copy(update={"crux_guard": False})),
-    "memo, repeats by wording only (no evidence identity)": (MODES["memo"].model_copy(update={"same_evidence": False}),
-                                                             COUNCIL),
+    "memo, repeats by wording only (no evidence identity)": (
+        MODES["memo"].model_copy(update={"same_evidence": False}),
+        COUNCIL,
+    ),
     "none, unbounded budget": (MODES["none"].model_copy(update={"budget": 100_000}), COUNCIL),
     "none, stop on stance variance only": (MODES["none"], VARIANCE_STOP),
     "dedupe, stop on stance variance only": (MODES["dedupe"], VARIANCE_STOP),
     "memo, stop on stance variance only": (MODES["memo"], VARIANCE_STOP),
 }
-FIELDS = ("correct", "rounds", "redundancy", "redundancy_max", "self_redundancy", "effective_ratio",
-          "tokens_per_member_round", "recall", "interventions")
+FIELDS = (
+    "correct",
+    "rounds",
+    "redundancy",
+    "redundancy_max",
+    "self_redundancy",
+    "effective_ratio",
+    "tokens_per_member_round",
+    "recall",
+    "interventions",
+)
 
 
 def _one(job: tuple[int, dict[str, Any], dict[str, Any]]) -> dict[str, float]:
     seed, masking, council = job
-    _, m = run_debate(hidden_profile_task(seed), CouncilConfig(**{**council, "seed": seed}),
-                      MaskingConfig(**masking), debater_config=DEBATER)
+    _, m = run_debate(
+        hidden_profile_task(seed),
+        CouncilConfig(**{**council, "seed": seed}),
+        MaskingConfig(**masking),
+        debater_config=DEBATER,
+    )
     assert m is not None
     return {f: float(getattr(m, f) or 0.0) for f in FIELDS}
 
 
-def run_many(configs: dict[str, tuple[MaskingConfig, CouncilConfig]], seeds: range,
-             workers: int, label: str = "debates") -> dict[str, dict[str, np.ndarray]]:
+def run_many(
+    configs: dict[str, tuple[MaskingConfig, CouncilConfig]], seeds: range, workers: int, label: str = "debates"
+) -> dict[str, dict[str, np.ndarray]]:
     """Every config on every seed; {name: {field: array over seeds}} (seed order kept)."""
     jobs = [(s, mc.model_dump(), cc.model_dump()) for mc, cc in configs.values() for s in seeds]
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     rows: list[dict[str, float]] = []
-    with Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True, console=_console()) as bar:
+    with Progress(
+        TextColumn(f"[bold]{label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        console=_console(),
+    ) as bar:
         task = bar.add_task(label, total=len(jobs))
         if workers > 1:
             with ProcessPoolExecutor(workers) as pool:
@@ -111,13 +141,14 @@ def run_many(configs: dict[str, tuple[MaskingConfig, CouncilConfig]], seeds: ran
     n = len(seeds)
     out = {}
     for k, name in enumerate(configs):
-        chunk = rows[k * n:(k + 1) * n]
+        chunk = rows[k * n : (k + 1) * n]
         out[name] = {f: np.array([r[f] for r in chunk]) for f in FIELDS}
     return out
 
 
 def _console():
     from rich.console import Console
+
     return Console(stderr=True)
 
 
@@ -145,11 +176,13 @@ def tune(workers: int) -> dict[str, Any]:
     rules = {"": COUNCIL, " variance": VARIANCE_STOP}
     for (tag, rule), k in itertools.product(rules.items(), (2, 3, 4, 6, 8, 12)):
         configs[f"window k={k}{tag}"] = (MaskingConfig(mode="window", budget=BUDGET, window=k), rule)
-    for (tag, rule), cw, nw, rd in itertools.product(rules.items(), (0.1, 0.3, 1.0), (0.25, 0.5, 1.0),
-                                                     (0.7, 0.8, 0.9)):
+    for (tag, rule), cw, nw, rd in itertools.product(rules.items(), (0.1, 0.3, 1.0), (0.25, 0.5, 1.0), (0.7, 0.8, 0.9)):
         configs[f"memo cw={cw} nw={nw} red={rd}{tag}"] = (
-            MaskingConfig(mode="memo", budget=BUDGET, controversy_weight=cw, novelty_weight=nw, redundancy=rd,
-                          soft=min(0.7, rd)), rule)
+            MaskingConfig(
+                mode="memo", budget=BUDGET, controversy_weight=cw, novelty_weight=nw, redundancy=rd, soft=min(0.7, rd)
+            ),
+            rule,
+        )
     res = run_many(configs, TUNE_SEEDS, workers, "tuning")
     acc = {name: float(r["correct"].mean()) for name, r in res.items()}
     return {name: (acc[name] + acc[f"{name} variance"]) / 2 for name in acc if not name.endswith(" variance")}
@@ -161,21 +194,29 @@ def sweeps(seeds: range, workers: int, quick: bool) -> dict[str, dict[str, dict[
     cfg_c = {f"controversy {w}": (MODES["memo"].model_copy(update={"controversy_weight": w}), COUNCIL) for w in cws}
     cfg_k = {f"keep {k or 'all'}": (MODES["memo"].model_copy(update={"max_items": k}), COUNCIL) for k in keeps}
     budgets = (100, 150, 300) if quick else (100, 120, 150, 300)
-    cfg_b = {f"{mode} @ {b}": (MODES[mode].model_copy(update={"budget": b}), COUNCIL)
-             for b in budgets for mode in ("none", "dedupe", "memo")}
+    cfg_b = {
+        f"{mode} @ {b}": (MODES[mode].model_copy(update={"budget": b}), COUNCIL)
+        for b in budgets
+        for mode in ("none", "dedupe", "memo")
+    }
     res = run_many({**cfg_c, **cfg_k, **cfg_b}, seeds, workers, "sweeps")
     s = summary(res)
-    return {"controversy": {k: s[k] for k in cfg_c}, "keep": {k: s[k] for k in cfg_k},
-            "budget": {k: s[k] for k in cfg_b},
-            "budget_paired": {f"memo - dedupe @ {b}": paired(res, f"memo @ {b}", f"dedupe @ {b}") for b in budgets}}
+    return {
+        "controversy": {k: s[k] for k in cfg_c},
+        "keep": {k: s[k] for k in cfg_k},
+        "budget": {k: s[k] for k in cfg_b},
+        "budget_paired": {f"memo - dedupe @ {b}": paired(res, f"memo @ {b}", f"dedupe @ {b}") for b in budgets},
+    }
 
 
 def plot(path: str, seed: int) -> list[str]:
     from game.cli.plots import plot_flow
+
     out = []
     for mode in ("memo", "none"):
-        _, m = run_debate(hidden_profile_task(seed), COUNCIL.model_copy(update={"seed": seed}), MODES[mode],
-                          debater_config=DEBATER)
+        _, m = run_debate(
+            hidden_profile_task(seed), COUNCIL.model_copy(update={"seed": seed}), MODES[mode], debater_config=DEBATER
+        )
         assert m is not None
         p = Path(path)
         target = p if mode == "memo" else p.with_name(f"{p.stem}-none{p.suffix}")
@@ -188,19 +229,39 @@ def plot(path: str, seed: int) -> list[str]:
 def print_tables(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+
     con = Console(width=160)
-    con.print(f"held-out seeds {report['seeds']} ({report['n']} tasks); parameters fixed on tune seeds "
-              f"{report['tune_seeds']}; budget {BUDGET} tokens; window k={WINDOW}; memo {MEMO}")
+    con.print(
+        f"held-out seeds {report['seeds']} ({report['n']} tasks); parameters fixed on tune seeds "
+        f"{report['tune_seeds']}; budget {BUDGET} tokens; window k={WINDOW}; memo {MEMO}"
+    )
 
     def table(title: str, rows: dict[str, dict[str, Any]]) -> None:
         t = Table(title=title)
-        for col in ("mode", "accuracy [95% CI]", "rounds", "redund.", "redund. max", "self redund.",
-                    "effective", "ctx tokens", "recall"):
+        for col in (
+            "mode",
+            "accuracy [95% CI]",
+            "rounds",
+            "redund.",
+            "redund. max",
+            "self redund.",
+            "effective",
+            "ctx tokens",
+            "recall",
+        ):
             t.add_column(col, justify="right" if col != "mode" else "left")
         for name, r in rows.items():
-            t.add_row(name, f"{r['accuracy']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}]", f"{r['rounds']:.2f}",
-                      f"{r['redundancy']:.3f}", f"{r['redundancy_max']:.3f}", f"{r['self_redundancy']:.3f}",
-                      f"{r['effective_ratio']:.3f}", f"{r['tokens_per_member_round']:.0f}", f"{r['recall']:.3f}")
+            t.add_row(
+                name,
+                f"{r['accuracy']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}]",
+                f"{r['rounds']:.2f}",
+                f"{r['redundancy']:.3f}",
+                f"{r['redundancy_max']:.3f}",
+                f"{r['self_redundancy']:.3f}",
+                f"{r['effective_ratio']:.3f}",
+                f"{r['tokens_per_member_round']:.0f}",
+                f"{r['recall']:.3f}",
+            )
         con.print(t)
 
     table("Masking modes, same budget, held-out tasks", report["modes"])
@@ -224,8 +285,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", metavar="FILE", help="viewpoint flow of one held-out debate (memo; and none)")
     ap.add_argument("--no-sweeps", action="store_true")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    ap.add_argument("--llm", metavar="URL", help="LLM members through this OpenAI-compatible endpoint "
-                                                 "(key from $OPENAI_API_KEY) instead of the scripted ones")
+    ap.add_argument(
+        "--llm",
+        metavar="URL",
+        help="LLM members through this OpenAI-compatible endpoint "
+        "(key from $OPENAI_API_KEY) instead of the scripted ones",
+    )
     ap.add_argument("--model", help="the model for --llm (default $PARLEY_MODEL, else gpt-4o-mini)")
     ap.add_argument("--llm-tasks", type=int, default=30, metavar="N", help="held-out tasks for --llm (default 30)")
     ap.add_argument("--llm-cache", metavar="DIR", help="cache LLM replies here (a re-run makes no requests)")
@@ -241,13 +306,18 @@ def main(argv: list[str] | None = None) -> int:
     res = run_many({k: (v, COUNCIL) for k, v in MODES.items()}, seeds, args.workers, "modes")
     abl = run_many(ABLATIONS, seeds, args.workers, "ablations")
     report: dict[str, Any] = {
-        "seeds": f"{seeds.start}-{seeds.stop - 1}", "n": len(seeds),
-        "tune_seeds": f"{TUNE_SEEDS.start}-{TUNE_SEEDS.stop - 1}", "budget": BUDGET,
+        "seeds": f"{seeds.start}-{seeds.stop - 1}",
+        "n": len(seeds),
+        "tune_seeds": f"{TUNE_SEEDS.start}-{TUNE_SEEDS.stop - 1}",
+        "budget": BUDGET,
         "fixed": {"window": WINDOW, "memo": MEMO, "council": COUNCIL.model_dump(), "debater": DEBATER.model_dump()},
         "modes": summary(res),
-        "paired": {"memo - none": paired(res, "memo", "none"), "memo - window": paired(res, "memo", "window"),
-                   "memo - dedupe": paired(res, "memo", "dedupe"),
-                   "memo - objective": paired(res, "memo", "objective")},
+        "paired": {
+            "memo - none": paired(res, "memo", "none"),
+            "memo - window": paired(res, "memo", "window"),
+            "memo - dedupe": paired(res, "memo", "dedupe"),
+            "memo - objective": paired(res, "memo", "objective"),
+        },
         "ablations": summary(abl),
     }
     if not args.no_sweeps:
@@ -259,12 +329,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def llm_main(args: argparse.Namespace, t0: float) -> int:
     from benchmarks.council.llm import llm_client, run_llm
+
     seeds = range(HELD_OUT.start, HELD_OUT.start + max(1, args.llm_tasks))
     res = run_llm(llm_client(args.llm, args.model, args.llm_cache), seeds, MODES, COUNCIL, FIELDS)
-    report: dict[str, Any] = {"seeds": f"{seeds.start}-{seeds.stop - 1}", "n": len(seeds), "llm": True,
-                              "tune_seeds": f"{TUNE_SEEDS.start}-{TUNE_SEEDS.stop - 1}",
-                              "modes": summary(res),
-                              "paired": {f"memo - {b}": paired(res, "memo", b) for b in res if b != "memo"}}
+    report: dict[str, Any] = {
+        "seeds": f"{seeds.start}-{seeds.stop - 1}",
+        "n": len(seeds),
+        "llm": True,
+        "tune_seeds": f"{TUNE_SEEDS.start}-{TUNE_SEEDS.stop - 1}",
+        "modes": summary(res),
+        "paired": {f"memo - {b}": paired(res, "memo", b) for b in res if b != "memo"},
+    }
     return emit(report, args, t0)
 
 

@@ -23,8 +23,8 @@ import numpy as np
 
 from game.core.types import PLAYER, Action, Verb
 from game.engine.loop import Engine
-from game.testing import standard_engine
 from game.play.worlds import load_world
+from game.testing import standard_engine
 
 
 def scripted_actions(world, n: int, seed: int) -> list[Action]:
@@ -46,8 +46,9 @@ def scripted_actions(world, n: int, seed: int) -> list[Action]:
         elif r < 0.70:
             pool.append(Action(PLAYER, Verb.DROP, obj=items[rng.integers(len(items))]))
         elif r < 0.80 and npcs:
-            pool.append(Action(PLAYER, Verb.ASK, obj=npcs[rng.integers(len(npcs))],
-                               target=topics[rng.integers(len(topics))]))
+            pool.append(
+                Action(PLAYER, Verb.ASK, obj=npcs[rng.integers(len(npcs))], target=topics[rng.integers(len(topics))])
+            )
         elif r < 0.85 and npcs:
             pool.append(Action(PLAYER, Verb.TALK, obj=npcs[rng.integers(len(npcs))]))
         elif r < 0.90:
@@ -82,11 +83,15 @@ def bench_engine(world, steps: int, seed: int) -> dict[str, float]:
     def run(with_transcript: bool) -> tuple[float, int, int]:
         from game.play.compose import npc_agents
         from game.play.transcript import Transcript
+
         tally = [0]
 
         def fresh() -> Engine:
             actors = {k: Counted(v, tally) for k, v in npc_agents(world, seed).items()}
-            return standard_engine(world, seed=seed, actors=actors, transcript=Transcript() if with_transcript else None)
+            return standard_engine(
+                world, seed=seed, actors=actors, transcript=Transcript() if with_transcript else None
+            )
+
         eng = fresh()
         events = 0
         t = time.perf_counter()
@@ -99,9 +104,15 @@ def bench_engine(world, steps: int, seed: int) -> dict[str, float]:
     el, n, events = run(False)
     el_t, _, _ = run(True)
     per_step, base_per_step = el / n, base / len(actions)
-    return {"steps": n, "events": events, "steps_per_s": n / el, "steps_per_s_transcript": n / el_t,
-            "baseline_per_s": 1 / base_per_step, "cost_vs_baseline": per_step / base_per_step,
-            "transcript_overhead": el_t / el}
+    return {
+        "steps": n,
+        "events": events,
+        "steps_per_s": n / el,
+        "steps_per_s_transcript": n / el_t,
+        "baseline_per_s": 1 / base_per_step,
+        "cost_vs_baseline": per_step / base_per_step,
+        "transcript_overhead": el_t / el,
+    }
 
 
 def bench_negotiation(n_scenes: int, seed: int) -> dict[str, float]:
@@ -109,12 +120,14 @@ def bench_negotiation(n_scenes: int, seed: int) -> dict[str, float]:
     from game.negotiation.generate import random_scenes
     from game.negotiation.runner import run_negotiation
     from game.negotiation.utility import utilities_for
+
     scenes = random_scenes(n_scenes, seed, deadline=20)
     utils = [utilities_for(s) for s in scenes]
     # baseline: evaluate every offer made by walking each outcome space once
     t0 = time.perf_counter()
     for s, u in zip(scenes, utils):
         from game.negotiation.utility import outcome_space
+
         for o in outcome_space(s.issues)[:40]:
             u["a"](o)
             u["b"](o)
@@ -127,9 +140,14 @@ def bench_negotiation(n_scenes: int, seed: int) -> dict[str, float]:
         rounds += session.round
         agreements += session.status == "agreement"
     el = time.perf_counter() - t0
-    return {"negotiations": n_scenes, "rounds": rounds, "rounds_per_s": rounds / el,
-            "negotiations_per_s": n_scenes / el, "agreement_rate": agreements / n_scenes,
-            "cost_vs_utility_baseline": el / base}
+    return {
+        "negotiations": n_scenes,
+        "rounds": rounds,
+        "rounds_per_s": rounds / el,
+        "negotiations_per_s": n_scenes / el,
+        "agreement_rate": agreements / n_scenes,
+        "cost_vs_utility_baseline": el / base,
+    }
 
 
 def main() -> None:
@@ -143,18 +161,26 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, numpy {np.__version__}")
     print(f"world: {world.spec.id} ({len(world.spec.locations)} locations, {len(world.spec.npcs)} NPCs)")
     e = bench_engine(world, args.steps, args.seed)
-    print(f"adventure engine (one core, memory off, NPC agents on): {e['steps_per_s']:,.0f} steps/s "
-          f"({e['events']:,} events over {e['steps']:,} steps)")
-    print(f"  with in-memory JSONL transcript: {e['steps_per_s_transcript']:,.0f} steps/s "
-          f"(x{e['transcript_overhead']:.2f} time)")
-    print(f"  baseline (build Action + dict write): {e['baseline_per_s']:,.0f}/s; engine step costs "
-          f"x{e['cost_vs_baseline']:.1f} the baseline")
+    print(
+        f"adventure engine (one core, memory off, NPC agents on): {e['steps_per_s']:,.0f} steps/s "
+        f"({e['events']:,} events over {e['steps']:,} steps)"
+    )
+    print(
+        f"  with in-memory JSONL transcript: {e['steps_per_s_transcript']:,.0f} steps/s "
+        f"(x{e['transcript_overhead']:.2f} time)"
+    )
+    print(
+        f"  baseline (build Action + dict write): {e['baseline_per_s']:,.0f}/s; engine step costs "
+        f"x{e['cost_vs_baseline']:.1f} the baseline"
+    )
     goal = 20_000
     print(f"  goal >= {goal:,} steps/s: {'met' if e['steps_per_s'] >= goal else 'NOT met'}")
     n = bench_negotiation(args.scenes, args.seed)
-    print(f"negotiation: {n['rounds_per_s']:,.0f} rounds/s, {n['negotiations_per_s']:,.0f} negotiations/s "
-          f"over {n['negotiations']} generated scenes (agreement rate {n['agreement_rate']:.2f}); "
-          f"x{n['cost_vs_utility_baseline']:.1f} the cost of bare utility evaluation")
+    print(
+        f"negotiation: {n['rounds_per_s']:,.0f} rounds/s, {n['negotiations_per_s']:,.0f} negotiations/s "
+        f"over {n['negotiations']} generated scenes (agreement rate {n['agreement_rate']:.2f}); "
+        f"x{n['cost_vs_utility_baseline']:.1f} the cost of bare utility evaluation"
+    )
 
 
 if __name__ == "__main__":

@@ -59,14 +59,19 @@ from benchmarks.lib.cli import seed_list, write_json
 
 HERE = Path(__file__).resolve().parent
 
-GOALS = {"f1": (">=", 0.90), "f1_struct": (">=", 0.95), "poison_admitted": ("<=", 0.05),
-         "updates_rejected": ("<=", 0.05)}
+GOALS = {
+    "f1": (">=", 0.90),
+    "f1_struct": (">=", 0.95),
+    "poison_admitted": ("<=", 0.05),
+    "updates_rejected": ("<=", 0.05),
+}
 
 
 def make_embedder(kind: str):
     if kind == "none":
         return None
     from memory.embedder import get_embedder
+
     return get_embedder(kind)
 
 
@@ -74,6 +79,7 @@ def make_jury(url: str, model: str | None, seed: int):
     from agents.llm.client import LLMClient
     from agents.llm.config import LLMConfig
     from memory.jury import LLMJury
+
     cfg = LLMConfig.from_env(base_url=url, **({"model": model} if model else {}))
     return LLMJury(LLMClient(cfg, rng=np.random.default_rng([seed, 11])))
 
@@ -90,18 +96,33 @@ def tune(args, embedder, progress) -> dict:
         tables.append(SimilarityTable(stream.events, embedder))
         labels.append([w.label for w in stream.writes])
         progress.advance(task)
-    best = tune_similarity(tables, labels, {"similarity (F1-tuned)": strict_f1,
-                                            "similarity (balanced)": balanced_accuracy})
+    best = tune_similarity(
+        tables, labels, {"similarity (F1-tuned)": strict_f1, "similarity (balanced)": balanced_accuracy}
+    )
     progress.advance(task)
-    return {"thresholds": {k: list(v[0]) for k, v in best.items()},
-            "scores": {k: v[1] for k, v in best.items()}, "seeds": seeds}
+    return {
+        "thresholds": {k: list(v[0]) for k, v in best.items()},
+        "scores": {k: v[1] for k, v in best.items()},
+        "seeds": seeds,
+    }
 
 
 def evaluate(args, embedder, thresholds, jury, progress) -> dict:
     seeds = seed_list(args.seeds)
     why = gate_available() if not args.no_gate else "--no-gate"
-    res: dict = {"seeds": seeds, "infos": [], "streams": [], "outcomes": {}, "finals": {}, "counts": {},
-                 "gate_runs": [], "gate_missing": why, "latency_ms": [], "observe_ms": [], "errors": []}
+    res: dict = {
+        "seeds": seeds,
+        "infos": [],
+        "streams": [],
+        "outcomes": {},
+        "finals": {},
+        "counts": {},
+        "gate_runs": [],
+        "gate_missing": why,
+        "latency_ms": [],
+        "observe_ms": [],
+        "errors": [],
+    }
     task = progress.add_task("held-out seeds", total=len(seeds))
     for s in seeds:
         stream = generate(s, args.writes)
@@ -150,15 +171,25 @@ def stream_stats(res) -> dict:
     ws = [w for st in res["streams"] for w in st.writes]
     obs = sum(len(st.events) - len(st.writes) for st in res["streams"])
     by = lambda f: {k: sum(1 for w in ws if f(w) == k) for k in sorted({f(w) for w in ws})}
-    return {"writes": len(ws), "observations": obs, "false": sum(not w.label for w in ws),
-            "text": sum(w.mode == "text" for w in ws), "by_class": by(lambda w: w.cls),
-            "by_band": by(lambda w: w.band),
-            "false_by_band": by(lambda w: w.band if not w.label else "-"),
-            "updates_by_band": by(lambda w: w.band if w.update else "-"),
-            "calibration": {b: {"writes": len(g), "mean_credibility": float(np.mean([w.cred for w in g])),
-                                "true_share": float(np.mean([w.label for w in g]))}
-                            for b in ("trusted", "stranger", "untrusted", "sybil")
-                            if (g := [w for w in ws if w.band == b])}}
+    return {
+        "writes": len(ws),
+        "observations": obs,
+        "false": sum(not w.label for w in ws),
+        "text": sum(w.mode == "text" for w in ws),
+        "by_class": by(lambda w: w.cls),
+        "by_band": by(lambda w: w.band),
+        "false_by_band": by(lambda w: w.band if not w.label else "-"),
+        "updates_by_band": by(lambda w: w.band if w.update else "-"),
+        "calibration": {
+            b: {
+                "writes": len(g),
+                "mean_credibility": float(np.mean([w.cred for w in g])),
+                "true_share": float(np.mean([w.label for w in g])),
+            }
+            for b in ("trusted", "stranger", "untrusted", "sybil")
+            if (g := [w for w in ws if w.band == b])
+        },
+    }
 
 
 def main(argv=None) -> int:
@@ -166,8 +197,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default="100-119", help="held-out seeds, e.g. 100-119 or 100,105 (default 100-119)")
     ap.add_argument("--tune-seeds", default="0-9", help="seeds the similarity thresholds are tuned on (0-9)")
     ap.add_argument("--writes", type=int, default=600, help="scored writes per seed (default 600)")
-    ap.add_argument("--embedder", default="hash", choices=("hash", "minilm", "none"),
-                    help="for the similarity baseline and the gate's neighbours (default hash)")
+    ap.add_argument(
+        "--embedder",
+        default="hash",
+        choices=("hash", "minilm", "none"),
+        help="for the similarity baseline and the gate's neighbours (default hash)",
+    )
     ap.add_argument("--llm", metavar="URL", help="also run the gate with an LLM jury at this OpenAI-compatible URL")
     ap.add_argument("--llm-model", help="model name for --llm")
     ap.add_argument("--quick", action="store_true", help="5 held-out seeds, 3 tune seeds, 300 writes each")
@@ -182,6 +217,7 @@ def main(argv=None) -> int:
         args.writes = 300 if args.writes == 600 else args.writes
     from rich.console import Console
     from rich.progress import Progress
+
     console, t0 = Console(), time.perf_counter()
     embedder = make_embedder(args.embedder)
     jury = make_jury(args.llm, args.llm_model, 0) if args.llm else None
@@ -199,10 +235,17 @@ def main(argv=None) -> int:
 
 def _json(args, tuned, res, summ, stats) -> dict:
     lat = np.array(res["latency_ms"]) if res["latency_ms"] else np.array([np.nan])
-    return {"args": vars(args), "tuned": tuned, "stream": stats, "goals": GOALS, "gate_missing": res["gate_missing"],
-            "gate_errors": res["errors"][:50], "latency_ms": {"p50": float(np.nanpercentile(lat, 50)),
-                                                             "p95": float(np.nanpercentile(lat, 95))},
-            "methods": summ, "gate_failures": misdecided(res, 10) if "gate" in summ else {}}
+    return {
+        "args": vars(args),
+        "tuned": tuned,
+        "stream": stats,
+        "goals": GOALS,
+        "gate_missing": res["gate_missing"],
+        "gate_errors": res["errors"][:50],
+        "latency_ms": {"p50": float(np.nanpercentile(lat, 50)), "p95": float(np.nanpercentile(lat, 95))},
+        "methods": summ,
+        "gate_failures": misdecided(res, 10) if "gate" in summ else {},
+    }
 
 
 if __name__ == "__main__":

@@ -16,14 +16,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-WORLDS = {"harbor": "worlds/harbor", "bazaar": "worlds/bazaar", "council": "worlds/council",
-          "mini": "tests/fixtures/mini"}
+WORLDS = {
+    "harbor": "worlds/harbor",
+    "bazaar": "worlds/bazaar",
+    "council": "worlds/council",
+    "mini": "tests/fixtures/mini",
+}
 
 
 def engine_rounds_per_second(world: str, rounds: int = 300) -> float:
     """The baseline: the same world's engine alone, the player waiting, rounds per second."""
     from game.core.types import Action, Verb
     from game.play.session import Game
+
     game = Game(ROOT / world, seed=0)
     t = time.perf_counter()
     n = 0
@@ -42,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.table import Table
 
     from game.envs.gym_env import ParleyGymEnv, random_masked_episodes
+
     table = Table(title=f"{args.episodes} random masked episodes, full length")
     for col in ("world", "episodes", "steps", "wins", "steps/s", "engine rounds/s", "env / engine"):
         table.add_column(col, justify="left" if col == "world" else "right")

@@ -54,12 +54,21 @@ def line_shares(mods: dict[str, Path], pkgs: set[str]) -> Counter[str]:
 def import_graph(root: Path) -> dict[str, set[str]]:
     """module -> modules it imports (inside functions and TYPE_CHECKING blocks too), in a subprocess
     whose path starts at ``root`` so the measured checkout is the one imported."""
-    code = ("import grimp, json\n"
-            f"g = grimp.build_graph(*{PACKAGES!r}, exclude_type_checking_imports=False, cache_dir=None)\n"
-            "print(json.dumps({m: sorted(g.find_modules_directly_imported_by(m)) for m in g.modules}))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(root), "PATH": ""})
+    code = (
+        "import grimp, json\n"
+        f"g = grimp.build_graph(*{PACKAGES!r}, exclude_type_checking_imports=False, cache_dir=None)\n"
+        "print(json.dumps({m: sorted(g.find_modules_directly_imported_by(m)) for m in g.modules}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(root), "PATH": ""},
+    )
     import json
+
     return {k: set(v) for k, v in json.loads(out.stdout).items()}
 
 
@@ -119,8 +128,13 @@ def function_level_imports(mods: dict[str, Path], pkgs: set[str]) -> list[tuple[
             if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             for node in ast.walk(fn):
-                targets = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                    [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+                targets = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module]
+                    if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                    else []
+                )
                 for t in targets:
                     if t.split(".")[0] in PACKAGES and room(t, pkgs) != room(name, pkgs):
                         out.append((name, node.lineno, t))
@@ -142,9 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     graph = import_graph(root)
     spanning = [c for c in components(graph) if len({room(m, pkgs) for m in c}) > 1]
     inner = [c for c in components(graph) if len({room(m, pkgs) for m in c}) == 1]
-    print(f"import cycles spanning rooms: {len(spanning)}" + (
-        f" (largest: {max(map(len, spanning))} modules in "
-        f"{len({room(m, pkgs) for m in max(spanning, key=len)})} rooms)" if spanning else ""))
+    print(
+        f"import cycles spanning rooms: {len(spanning)}"
+        + (
+            f" (largest: {max(map(len, spanning))} modules in "
+            f"{len({room(m, pkgs) for m in max(spanning, key=len)})} rooms)"
+            if spanning
+            else ""
+        )
+    )
     for c in spanning:
         print("  " + ", ".join(c))
     print(f"import cycles inside one room: {len(inner)}")

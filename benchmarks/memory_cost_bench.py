@@ -53,8 +53,11 @@ class Recorder:
 
 def play(world: str, seed: int, rounds: int | None, memory: Any) -> tuple[list[float], Game]:
     """Play one game; each turn's wall time, in order."""
-    game = Game(ROOT / "worlds" / world, config=GameConfig(world=str(ROOT / "worlds" / world), seed=seed,
-                                                          player="autopilot"), memory=memory)
+    game = Game(
+        ROOT / "worlds" / world,
+        config=GameConfig(world=str(ROOT / "worlds" / world), seed=seed, player="autopilot"),
+        memory=memory,
+    )
     if isinstance(memory, dict):
         memory["embedder"].turn = lambda: game.engine.state.turn
     times = []
@@ -79,6 +82,7 @@ def new_texts(calls: list[tuple[int, list[str]]], turns: int) -> list[list[str]]
 
 def measure(world: str, seed: int, repeats: int, rounds: int | None) -> dict[str, Any]:
     from memory.embedder import MiniLMEmbedder, get_embedder
+
     real = get_embedder("minilm")
     off = on = None
     rec = None
@@ -108,19 +112,27 @@ def measure(world: str, seed: int, repeats: int, rounds: int | None) -> dict[str
     for turn, _ in rec.calls:
         calls[min(max(turn, 0), turns)] += 1
     per_turn = [c / r for c, r in zip(cost, ref) if r > 0]
-    return {"world": world, "seed": seed, "turns": turns,
-            "calls_per_turn": round(sum(calls) / turns, 2), "max_calls_in_a_turn": max(calls),
-            "texts_per_call": round(sum(len(t) for _, t in rec.calls) / max(len(rec.calls), 1), 1),
-            "new_texts_per_turn": round(sum(len(f) for f in fresh) / turns, 1),
-            "off_ms_per_turn": round(1000 * sum(off) / turns, 2), "on_ms_per_turn": round(1000 * sum(on) / turns, 2),
-            "reference_ms_per_turn": round(1000 * sum(ref) / turns, 2),
-            "ratio": round(sum(cost) / sum(ref), 2) if sum(ref) else None,
-            "median_ratio": round(statistics.median(per_turn), 2) if per_turn else None}
+    return {
+        "world": world,
+        "seed": seed,
+        "turns": turns,
+        "calls_per_turn": round(sum(calls) / turns, 2),
+        "max_calls_in_a_turn": max(calls),
+        "texts_per_call": round(sum(len(t) for _, t in rec.calls) / max(len(rec.calls), 1), 1),
+        "new_texts_per_turn": round(sum(len(f) for f in fresh) / turns, 1),
+        "off_ms_per_turn": round(1000 * sum(off) / turns, 2),
+        "on_ms_per_turn": round(1000 * sum(on) / turns, 2),
+        "reference_ms_per_turn": round(1000 * sum(ref) / turns, 2),
+        "ratio": round(sum(cost) / sum(ref), 2) if sum(ref) else None,
+        "median_ratio": round(statistics.median(per_turn), 2) if per_turn else None,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[1].split("Usage:")[0] + __doc__.split("\n\n", 2)[2],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n", 1)[1].split("Usage:")[0] + __doc__.split("\n\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--worlds", default="harbor,council", help="shipped worlds to play (default: harbor,council)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=3, help="games per setting; each turn's fastest time is kept")
@@ -129,23 +141,36 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     from memory.embedder import get_embedder
+
     get_embedder("minilm").load()
     load = time.perf_counter() - t0
     rows = [measure(w.strip(), args.seed, args.repeats, args.rounds) for w in args.worlds.split(",") if w.strip()]
     from rich.console import Console
     from rich.table import Table
+
     table = Table(title="Memory's cost per turn (x the embedder's own time on the turn's new texts, one batch)")
     for col in ("world", "turns", "calls/turn", "max calls", "texts/call", "new texts/turn", "ratio", "median"):
         table.add_column(col, justify="left" if col == "world" else "right")
     for r in rows:
-        table.add_row(r["world"], str(r["turns"]), str(r["calls_per_turn"]), str(r["max_calls_in_a_turn"]),
-                      str(r["texts_per_call"]), str(r["new_texts_per_turn"]), f"{r['ratio']}x", f"{r['median_ratio']}x")
+        table.add_row(
+            r["world"],
+            str(r["turns"]),
+            str(r["calls_per_turn"]),
+            str(r["max_calls_in_a_turn"]),
+            str(r["texts_per_call"]),
+            str(r["new_texts_per_turn"]),
+            f"{r['ratio']}x",
+            f"{r['median_ratio']}x",
+        )
     console = Console(width=130)
     console.print(table)
-    console.print(f"Model load (import torch + sentence-transformers, load MiniLM), once per process: {load:.1f} s. "
-                  "Goal: ratio <= 2x. Absolute times (ms per turn, off / on / reference): " +
-                  "; ".join(f"{r['world']} {r['off_ms_per_turn']} / {r['on_ms_per_turn']} / {r['reference_ms_per_turn']}"
-                            for r in rows))
+    console.print(
+        f"Model load (import torch + sentence-transformers, load MiniLM), once per process: {load:.1f} s. "
+        "Goal: ratio <= 2x. Absolute times (ms per turn, off / on / reference): "
+        + "; ".join(
+            f"{r['world']} {r['off_ms_per_turn']} / {r['on_ms_per_turn']} / {r['reference_ms_per_turn']}" for r in rows
+        )
+    )
     if args.json:
         write_json(args.json, {"load_seconds": round(load, 2), "worlds": rows})
     return 0

@@ -68,7 +68,7 @@ def queries(n_queries: int, seed: int):
 def fill(store, ids, vecs, metas, batch: int = 1000) -> float:
     t = time.perf_counter()
     for lo in range(0, len(ids), batch):
-        store.add(ids[lo:lo + batch], vecs[lo:lo + batch], metas[lo:lo + batch])
+        store.add(ids[lo : lo + batch], vecs[lo : lo + batch], metas[lo : lo + batch])
     return len(ids) / (time.perf_counter() - t)
 
 
@@ -91,19 +91,50 @@ def recall(got: list[list[str]], truth: list[list[str]]) -> float:
 
 def sentences(n: int, seed: int) -> list[str]:
     rng = np.random.default_rng(seed)
-    who = ["The harbor master", "Mara the merchant", "An old sailor", "The council clerk", "Ilse", "A stranger",
-           "The lighthouse keeper", "Captain Orla", "Young Tom", "The fishmonger"]
+    who = [
+        "The harbor master",
+        "Mara the merchant",
+        "An old sailor",
+        "The council clerk",
+        "Ilse",
+        "A stranger",
+        "The lighthouse keeper",
+        "Captain Orla",
+        "Young Tom",
+        "The fishmonger",
+    ]
     verb = ["says that", "swears that", "whispers that", "doubts that", "heard that", "believes that"]
-    what = ["the amulet", "the brass key", "a silver pearl", "the ledger", "the iron gate", "the map",
-            "the crate of spices", "the missing ship", "the council seal", "a sealed letter"]
-    where = ["is hidden in the crypt", "was sold at the bazaar", "lies under the old pier", "went north at dawn",
-             "is locked in the chapel", "was stolen last night", "costs twenty silver", "sank near the reef",
-             "is guarded by the watch", "was never real"]
+    what = [
+        "the amulet",
+        "the brass key",
+        "a silver pearl",
+        "the ledger",
+        "the iron gate",
+        "the map",
+        "the crate of spices",
+        "the missing ship",
+        "the council seal",
+        "a sealed letter",
+    ]
+    where = [
+        "is hidden in the crypt",
+        "was sold at the bazaar",
+        "lies under the old pier",
+        "went north at dawn",
+        "is locked in the chapel",
+        "was stolen last night",
+        "costs twenty silver",
+        "sank near the reef",
+        "is guarded by the watch",
+        "was never real",
+    ]
     when = ["", " before the storm", " on market day", " after the vote", " at low tide", " three turns ago"]
     out, seen = [], set()
     while len(out) < n:
-        s = (f"{who[rng.integers(len(who))]} {verb[rng.integers(len(verb))]} {what[rng.integers(len(what))]} "
-             f"{where[rng.integers(len(where))]}{when[rng.integers(len(when))]}")
+        s = (
+            f"{who[rng.integers(len(who))]} {verb[rng.integers(len(verb))]} {what[rng.integers(len(what))]} "
+            f"{where[rng.integers(len(where))]}{when[rng.integers(len(when))]}"
+        )
         if s in seen:
             s = f"{s} (note {len(out)})"
         seen.add(s)
@@ -113,6 +144,7 @@ def sentences(n: int, seed: int) -> list[str]:
 
 def bench_embedder(seed: int):
     from memory.embedder import MiniLMEmbedder, _load_model
+
     t = time.perf_counter()
     _load_model()
     load_s = time.perf_counter() - t
@@ -140,9 +172,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import chromadb
+
     affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"machine: {os.cpu_count()} cores ({affinity} usable), load average {os.getloadavg()[0]:.2f} at start;"
-          f" numpy {np.__version__}, chromadb {chromadb.__version__}", flush=True)
+    print(
+        f"machine: {os.cpu_count()} cores ({affinity} usable), load average {os.getloadavg()[0]:.2f} at start;"
+        f" numpy {np.__version__}, chromadb {chromadb.__version__}",
+        flush=True,
+    )
 
     rows = []  # (store, n, add/s, p50, p95, recall or None, note)
     notes = []
@@ -214,8 +250,10 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"embedder not measured: {exc}")
 
     print()
-    print(f"{'store':<8}{'n':>9}{'add vec/s':>12}{'p50 ms':>9}{'p95 ms':>9}{'recall@10':>11}"
-          f"  ({args.queries} queries, scope filter)")
+    print(
+        f"{'store':<8}{'n':>9}{'add vec/s':>12}{'p50 ms':>9}{'p95 ms':>9}{'recall@10':>11}"
+        f"  ({args.queries} queries, scope filter)"
+    )
     for store, n, rate, p50, p95, rec in rows:
         print(f"{store:<8}{n:>9,}{rate:>12,.0f}{p50:>9.2f}{p95:>9.2f}{rec:>11.3f}")
     for note in notes:
@@ -227,8 +265,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ef:>9}{r_all:>9.3f}{r_f:>10.3f}{a50:>9.2f}{a95:>9.2f}")
     if emb:
         print()
-        print(f"MiniLM (all-MiniLM-L6-v2, cpu): load {emb[0]:.1f} s; batched {emb[1]:,.0f} sentences/s "
-              f"(2,000 sentences, batch 64); single sentence p50 {emb[2]:.1f} ms, p95 {emb[3]:.1f} ms")
+        print(
+            f"MiniLM (all-MiniLM-L6-v2, cpu): load {emb[0]:.1f} s; batched {emb[1]:,.0f} sentences/s "
+            f"(2,000 sentences, batch 64); single sentence p50 {emb[2]:.1f} ms, p95 {emb[3]:.1f} ms"
+        )
         if len(emb) > 4:
             print(f"chroma (ef_search 100) recall@10 on 2,000 MiniLM sentence embeddings: {emb[4]:.3f}")
 

@@ -26,14 +26,24 @@ from concurrent.futures import ProcessPoolExecutor
 from benchmarks.lib.cli import seed_range, write_json
 
 GAMES = ("SimpleNegotiation-v0", "IteratedUltimatumGame-v0", "TwoDollar-v0")
-AGENTS = ("boulware", "linear", "conceder", "hardliner", "tit_for_tat", "aspiration", "baseline:random",
-          "baseline:accept", "baseline:greedy")
+AGENTS = (
+    "boulware",
+    "linear",
+    "conceder",
+    "hardliner",
+    "tit_for_tat",
+    "aspiration",
+    "baseline:random",
+    "baseline:accept",
+    "baseline:greedy",
+)
 OPPONENTS = ("random", "accept", "greedy", "linear", "inject:role", "inject:offer", "inject:own", "inject:game")
 
 
 def make(name: str, seed: int):
     from game.envs.textarena.baselines import AlwaysAccept, Greedy, Injector, RandomValid
     from game.envs.textarena.negotiation import NegotiatorAgent
+
     name = name.removeprefix("baseline:")
     if name.startswith("inject:"):
         return Injector(name.removeprefix("inject:"), seed)
@@ -48,6 +58,7 @@ def seeds_of(spec: str) -> list[int]:
 
 def run(game: str, agent: str, opponent: str, seeds: list[int]) -> dict[str, int]:
     from game.envs.textarena.baselines import play, verdict
+
     out = {"W": 0, "D": 0, "L": 0, "cut": 0, "invalid": 0, "opp_invalid": 0}
     for seed in seeds:
         for me in (0, 1):
@@ -73,18 +84,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     import textarena as ta
+
     seeds = seeds_of(args.seeds)
-    cells = [(g, a, o, seeds) for g in args.games.split(",") for a in args.agents.split(",")
-             for o in args.opponents.split(",")]
+    cells = [
+        (g, a, o, seeds)
+        for g in args.games.split(",")
+        for a in args.agents.split(",")
+        for o in args.opponents.split(",")
+    ]
     t0 = time.perf_counter()
-    print(f"textarena {ta.__version__}; seeds {seeds[0]}..{seeds[-1]}, each in both seats "
-          f"({2 * len(seeds)} games per cell)\n")
-    print(f"{'game':<26} {'agent':<16} {'opponent':<13} {'W':>4} {'D':>4} {'L':>4} {'cut':>4} {'invalid':>8} {'opp inv':>8}")
+    print(
+        f"textarena {ta.__version__}; seeds {seeds[0]}..{seeds[-1]}, each in both seats "
+        f"({2 * len(seeds)} games per cell)\n"
+    )
+    print(
+        f"{'game':<26} {'agent':<16} {'opponent':<13} {'W':>4} {'D':>4} {'L':>4} {'cut':>4} {'invalid':>8} {'opp inv':>8}"
+    )
     with ProcessPoolExecutor(max(1, args.jobs)) as pool:
         rows = list(pool.map(_cell, cells)) if args.jobs > 1 else [_cell(c) for c in cells]
     for r in rows:
-        print(f"{r['game']:<26} {r['agent']:<16} {r['opponent']:<13} {r['W']:>4} {r['D']:>4} {r['L']:>4} "
-              f"{r['cut']:>4} {r['invalid']:>8} {r['opp_invalid']:>8}")
+        print(
+            f"{r['game']:<26} {r['agent']:<16} {r['opponent']:<13} {r['W']:>4} {r['D']:>4} {r['L']:>4} "
+            f"{r['cut']:>4} {r['invalid']:>8} {r['opp_invalid']:>8}"
+        )
     bad = sum(r["invalid"] for r in rows if not r["agent"].startswith("baseline"))
     print(f"\ninvalid moves by the negotiator agents: {bad}; {time.perf_counter() - t0:.1f}s")
     if args.json:

@@ -59,9 +59,13 @@ from game.negotiation.utility import utilities_for
 GOAL = 20.0  # Parley at least this many times NegMAS's negotiations/s, every strategy
 MODELLED = ("boulware", "linear", "conceder", "tit_for_tat", "aspiration")
 NEGMAS = {
-    "boulware": "BoulwareTBNegotiator", "linear": "LinearTBNegotiator", "conceder": "ConcederTBNegotiator",
-    "hardliner": "ToughNegotiator", "tit_for_tat": "NaiveTitForTatNegotiator",
-    "aspiration": "AspirationNegotiator", "random": "RandomNegotiator",
+    "boulware": "BoulwareTBNegotiator",
+    "linear": "LinearTBNegotiator",
+    "conceder": "ConcederTBNegotiator",
+    "hardliner": "ToughNegotiator",
+    "tit_for_tat": "NaiveTitForTatNegotiator",
+    "aspiration": "AspirationNegotiator",
+    "random": "RandomNegotiator",
     "boulware+om": "AdditiveParetoFollowingTBNegotiator(boulware)",
     "linear+om": "AdditiveParetoFollowingTBNegotiator(linear)",
     "conceder+om": "AdditiveParetoFollowingTBNegotiator(conceder)",
@@ -69,7 +73,7 @@ NEGMAS = {
     "aspiration+om": "AdditiveParetoFollowingTBNegotiator(boulware)",
 }
 
-WORKER = r'''
+WORKER = r"""
 import json, sys, time, warnings
 warnings.filterwarnings("ignore")
 from negmas import SAOMechanism, make_issue
@@ -122,7 +126,7 @@ for rep in range(job["repeats"]):  # the whole round robin again; each game keep
                     games[g][4] = min(games[g][4], dt)
                 g += 1
 json.dump({"version": negmas.__version__, "games": games}, sys.stdout)
-'''
+"""
 
 
 def specs() -> list[tuple[str, str, dict]]:
@@ -154,8 +158,10 @@ def run_parley(scenes, utils, analyses, sp, seed: int) -> list[list]:
             for y, (_, ky, qy) in enumerate(sp):
                 game = (si * n + x) * n + y
                 t = time.process_time()
-                pair = {"a": from_kind(kx, u["a"], **_seeded(kx, qx, seed, game, 0)),
-                        "b": from_kind(ky, u["b"], **_seeded(ky, qy, seed, game, 1))}
+                pair = {
+                    "a": from_kind(kx, u["a"], **_seeded(kx, qx, seed, game, 0)),
+                    "b": from_kind(ky, u["b"], **_seeded(ky, qy, seed, game, 1)),
+                }
                 s = Negotiation(sc, utilities=u, analysis=analyses[si])
                 while s.is_open:
                     p = s.turn
@@ -180,8 +186,12 @@ def repeated(run, repeats: int) -> list[list]:
 
 
 def run_negmas(python: str, scenes, utils, sp, deadline: int, repeats: int) -> dict:
-    job = {"deadline": deadline, "repeats": repeats, "classes": [NEGMAS[label] for label, _, _ in sp],
-           "scenes": [scene_json(sc, u) for sc, u in zip(scenes, utils)]}
+    job = {
+        "deadline": deadline,
+        "repeats": repeats,
+        "classes": [NEGMAS[label] for label, _, _ in sp],
+        "scenes": [scene_json(sc, u) for sc, u in zip(scenes, utils)],
+    }
     with tempfile.TemporaryDirectory() as tmp:
         wpath, jpath = Path(tmp, "negmas_worker.py"), Path(tmp, "job.json")
         wpath.write_text(WORKER, encoding="utf-8")
@@ -206,30 +216,49 @@ def summarise(games, scenes, analyses, sp) -> dict[str, dict[str, float]]:
         welfare[si, x, y], dfront[si, x, y] = m.social_welfare, m.distance_to_frontier
     out = {}
     for j, (label, _, _) in enumerate(sp):
+
         def seat(M):
             return np.concatenate([M[:, j, :].ravel(), M[:, :, j].ravel()])
+
         s = seat(secs)
-        out[label] = {"seats": int(s.size), "cpu_seconds": float(s.sum()),
-                      "negotiations_per_s": s.size / s.sum(), "agreement_rate": float(seat(agree).mean()),
-                      "welfare": float(seat(welfare).mean()), "distance_to_pareto": float(seat(dfront).mean()),
-                      "self_play_games": len(scenes), "self_play_per_s": len(scenes) / secs[:, j, j].sum()}
-    out["all"] = {"seats": int(secs.size), "cpu_seconds": float(secs.sum()),
-                  "negotiations_per_s": secs.size / secs.sum(), "agreement_rate": float(agree.mean()),
-                  "welfare": float(welfare.mean()), "distance_to_pareto": float(dfront.mean()),
-                  "self_play_games": len(scenes) * A,
-                  "self_play_per_s": len(scenes) * A / np.trace(secs, axis1=1, axis2=2).sum()}
+        out[label] = {
+            "seats": int(s.size),
+            "cpu_seconds": float(s.sum()),
+            "negotiations_per_s": s.size / s.sum(),
+            "agreement_rate": float(seat(agree).mean()),
+            "welfare": float(seat(welfare).mean()),
+            "distance_to_pareto": float(seat(dfront).mean()),
+            "self_play_games": len(scenes),
+            "self_play_per_s": len(scenes) / secs[:, j, j].sum(),
+        }
+    out["all"] = {
+        "seats": int(secs.size),
+        "cpu_seconds": float(secs.sum()),
+        "negotiations_per_s": secs.size / secs.sum(),
+        "agreement_rate": float(agree.mean()),
+        "welfare": float(welfare.mean()),
+        "distance_to_pareto": float(dfront.mean()),
+        "self_play_games": len(scenes) * A,
+        "self_play_per_s": len(scenes) * A / np.trace(secs, axis1=1, axis2=2).sum(),
+    }
     return out
 
 
 def ratios(parley: dict, negmas: dict) -> dict[str, dict[str, float]]:
     """Parley's speed over NegMAS's per strategy: over all its seats, and in self-play."""
-    return {k: {"seats": parley[k]["negotiations_per_s"] / negmas[k]["negotiations_per_s"],
-                "self_play": parley[k]["self_play_per_s"] / negmas[k]["self_play_per_s"]} for k in parley}
+    return {
+        k: {
+            "seats": parley[k]["negotiations_per_s"] / negmas[k]["negotiations_per_s"],
+            "self_play": parley[k]["self_play_per_s"] / negmas[k]["self_play_per_s"],
+        }
+        for k in parley
+    }
 
 
 def print_table(parley: dict, negmas: dict | None, title: str) -> None:
     from rich.console import Console
     from rich.table import Table
+
     t = Table(title=title)
     t.add_column("strategy")
     t.add_column("Parley neg/s", justify="right")
@@ -246,11 +275,15 @@ def print_table(parley: dict, negmas: dict | None, title: str) -> None:
         row = [label, f"{f['negotiations_per_s']:,.0f}"]
         if negmas:
             g = negmas[label]
-            row += [NEGMAS.get(label, "(all)"), f"{g['negotiations_per_s']:,.0f}",
-                    f"{speed[label]['seats']:.1f}x", f"{speed[label]['self_play']:.1f}x",
-                    f"{f['agreement_rate']:.1%} / {g['agreement_rate']:.1%}",
-                    f"{f['welfare']:.3f} / {g['welfare']:.3f}",
-                    f"{f['distance_to_pareto']:.3f} / {g['distance_to_pareto']:.3f}"]
+            row += [
+                NEGMAS.get(label, "(all)"),
+                f"{g['negotiations_per_s']:,.0f}",
+                f"{speed[label]['seats']:.1f}x",
+                f"{speed[label]['self_play']:.1f}x",
+                f"{f['agreement_rate']:.1%} / {g['agreement_rate']:.1%}",
+                f"{f['welfare']:.3f} / {g['welfare']:.3f}",
+                f"{f['distance_to_pareto']:.3f} / {g['distance_to_pareto']:.3f}",
+            ]
         else:
             row += [f"{f['agreement_rate']:.1%}", f"{f['welfare']:.3f}", f"{f['distance_to_pareto']:.3f}"]
         t.add_row(*row)
@@ -262,8 +295,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenarios", type=int, default=44, help="generated scenes (default 44: >= 1,000 seats each)")
     ap.add_argument("--seed", type=int, default=0, help="scene generator seed (numpy Generator)")
     ap.add_argument("--deadline", type=int, default=20, help="rounds (NegMAS n_steps)")
-    ap.add_argument("--repeats", type=int, default=3,
-                    help="play the round robin this many times; each game counts its least CPU time (default 3)")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="play the round robin this many times; each game counts its least CPU time (default 3)",
+    )
     ap.add_argument("--negmas-python", metavar="PATH", help="python of a venv with negmas installed")
     ap.add_argument("--json", metavar="FILE", help="write every figure to FILE as JSON")
     args = ap.parse_args(argv)  # bad flags: exit 2
@@ -277,33 +314,51 @@ def main(argv: list[str] | None = None) -> int:
     utils = [utilities_for(s) for s in scenes]
     analyses = [NegotiationAnalysis(u) for u in utils]
     n = args.scenarios * len(sp) ** 2
-    print(f"{args.scenarios} scenes (seed {args.seed}), {len(sp)} strategies, {n:,} negotiations per framework "
-          f"(both role orders, self-play included), deadline {args.deadline}; CPU time per negotiation, "
-          f"the least of {args.repeats} repetitions", file=sys.stderr)
+    print(
+        f"{args.scenarios} scenes (seed {args.seed}), {len(sp)} strategies, {n:,} negotiations per framework "
+        f"(both role orders, self-play included), deadline {args.deadline}; CPU time per negotiation, "
+        f"the least of {args.repeats} repetitions",
+        file=sys.stderr,
+    )
     run_parley(scenes[:2], utils[:2], analyses[:2], sp, args.seed)  # warm-up
-    parley = summarise(repeated(lambda: run_parley(scenes, utils, analyses, sp, args.seed), args.repeats),
-                       scenes, analyses, sp)
+    parley = summarise(
+        repeated(lambda: run_parley(scenes, utils, analyses, sp, args.seed), args.repeats), scenes, analyses, sp
+    )
     negmas = version = None
     if args.negmas_python:
         print("running NegMAS in its own interpreter ...", file=sys.stderr)
         res = run_negmas(args.negmas_python, scenes, utils, sp, args.deadline, args.repeats)
         version = res["version"]
         negmas = summarise(res["games"], scenes, analyses, sp)
-    print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, numpy {np.__version__}"
-          + (f", negmas {version}" if version else ""))
+    print(
+        f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, numpy {np.__version__}"
+        + (f", negmas {version}" if version else "")
+    )
     print_table(parley, negmas, "negotiations/s per strategy seat (CPU time); quality per seat")
     if negmas is None:
-        print("No NegMAS comparison: install NegMAS in its own venv and pass its interpreter:\n"
-              "  python3 -m venv /tmp/negmas-venv && /tmp/negmas-venv/bin/pip install negmas\n"
-              "  python -m benchmarks.tournament_bench --negmas-python /tmp/negmas-venv/bin/python")
+        print(
+            "No NegMAS comparison: install NegMAS in its own venv and pass its interpreter:\n"
+            "  python3 -m venv /tmp/negmas-venv && /tmp/negmas-venv/bin/pip install negmas\n"
+            "  python -m benchmarks.tournament_bench --negmas-python /tmp/negmas-venv/bin/python"
+        )
     else:
         speed = ratios(parley, negmas)
         worst = min((r, k, how) for k, v in speed.items() if k != "all" for how, r in v.items())
-        print(f"lowest speed ratio: {worst[0]:.1f}x ({worst[1]}, {worst[2].replace('_', '-')}); goal >= {GOAL:g}x "
-              f"for every strategy, over its seats and in self-play: {'met' if worst[0] >= GOAL else 'NOT met'}")
+        print(
+            f"lowest speed ratio: {worst[0]:.1f}x ({worst[1]}, {worst[2].replace('_', '-')}); goal >= {GOAL:g}x "
+            f"for every strategy, over its seats and in self-play: {'met' if worst[0] >= GOAL else 'NOT met'}"
+        )
     if args.json:
-        write_json(args.json, {"config": vars(args), "negmas_version": version, "parley": parley, "negmas": negmas,
-                               "ratios": ratios(parley, negmas) if negmas else None})
+        write_json(
+            args.json,
+            {
+                "config": vars(args),
+                "negmas_version": version,
+                "parley": parley,
+                "negmas": negmas,
+                "ratios": ratios(parley, negmas) if negmas else None,
+            },
+        )
     return 0
 
 

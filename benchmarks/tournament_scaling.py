@@ -38,8 +38,12 @@ MODELLED = ("boulware", "linear", "tit_for_tat")
 def config(scenes: int) -> dict:
     comps = [{"name": k, "agent": k} for k in KINDS]
     comps += [{"name": f"{k}+om", "agent": k, "params": {"opponent_model": True}} for k in MODELLED]
-    return {"name": "scaling", "kind": "negotiation", "competitors": comps,
-            "scenarios": [{"generate": scenes, "seed": 11, "deadline": 20}]}
+    return {
+        "name": "scaling",
+        "kind": "negotiation",
+        "competitors": comps,
+        "scenarios": [{"generate": scenes, "seed": 11, "deadline": 20}],
+    }
 
 
 def digest(folder: Path) -> str:
@@ -51,13 +55,15 @@ def digest(folder: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--scenes", type=int, default=150, help="generated scenes (default 150)")
     ap.add_argument("--workers", type=int, default=2, help="workers for processes and ray (default 2)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per backend; the median is reported (default 3)")
-    ap.add_argument("--backends", nargs="+", default=["local", "processes", "ray"],
-                    choices=("local", "processes", "ray"))
+    ap.add_argument(
+        "--backends", nargs="+", default=["local", "processes", "ray"], choices=("local", "processes", "ray")
+    )
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
     if args.scenes < 1 or args.workers < 1 or args.repeats < 1:
@@ -89,20 +95,27 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(base, ignore_errors=True)
     med = {b: statistics.median(v) for b, v in times.items()}
-    print(f"\n{n:,} negotiations ({args.scenes} scenes x 90 ordered pairs x 2 openers), "
-          f"{args.workers} workers, median of {args.repeats}")
+    print(
+        f"\n{n:,} negotiations ({args.scenes} scenes x 90 ordered pairs x 2 openers), "
+        f"{args.workers} workers, median of {args.repeats}"
+    )
     print(f"{'backend':10s} {'seconds':>8s} {'matches/s':>10s} {'speed-up':>9s}")
     for b, s in med.items():
         up = med["local"] / s if "local" in med else float("nan")
         print(f"{b:10s} {s:8.2f} {n / s:10,.0f} {up:8.2f}x")
     if "ray" in med and "processes" in med:
-        print(f"ray overhead over the process pool: {(med['ray'] - med['processes']) / n * 1e6:,.0f} µs per match "
-              f"({med['ray'] - med['processes']:.2f} s in all, cluster start and stop included)")
+        print(
+            f"ray overhead over the process pool: {(med['ray'] - med['processes']) / n * 1e6:,.0f} µs per match "
+            f"({med['ray'] - med['processes']:.2f} s in all, cluster start and stop included)"
+        )
     same = len(set(digests.values())) == 1
     print(f"identical rows across backends: {'yes' if same else 'NO'} ({', '.join(sorted(set(digests.values())))})")
     if args.json:
-        write_json(args.json, {"matches": n, "workers": args.workers, "median_seconds": med,
-                               "all_seconds": times, "identical": same}, indent=1)
+        write_json(
+            args.json,
+            {"matches": n, "workers": args.workers, "median_seconds": med, "all_seconds": times, "identical": same},
+            indent=1,
+        )
     return 0 if same else 1
 
 

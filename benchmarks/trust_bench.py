@@ -71,8 +71,20 @@ from memory.peers import weighted_choice
 from memory.reputation import BetaReputation
 from memory.sigma import SigmaMem
 
-TOPICS = ["harbor prices", "smuggler routes", "crypt secrets", "gem location", "ship cargo", "guard patrols",
-          "tavern rumours", "the weather", "noble feuds", "market taxes", "temple relics", "caravan roads"]
+TOPICS = [
+    "harbor prices",
+    "smuggler routes",
+    "crypt secrets",
+    "gem location",
+    "ship cargo",
+    "guard patrols",
+    "tavern rumours",
+    "the weather",
+    "noble feuds",
+    "market taxes",
+    "temple relics",
+    "caravan roads",
+]
 K = len(TOPICS)
 VERIFY = 0.3
 CHECKPOINTS = [5, 10, 20, 40]
@@ -168,8 +180,9 @@ def vote_of(mem, topic: str, claims: dict, name: str = "") -> object:
 # --------------------------------------------------------------------------- 1. Theorem 1
 
 
-def theorem1(seed: int, runs: int, horizons: list[int], mus: list[float], gamma: float = 0.95,
-             batch: int = 100) -> dict:
+def theorem1(
+    seed: int, runs: int, horizons: list[int], mus: list[float], gamma: float = 0.95, batch: int = 100
+) -> dict:
     eta = 1 - gamma
     rows, cells = [], []
     for mi, mu in enumerate(mus):
@@ -187,15 +200,31 @@ def theorem1(seed: int, runs: int, horizons: list[int], mus: list[float], gamma:
         samples = {T: np.concatenate(v) for T, v in parts.items()}
         for T in horizons:
             s = samples[T]
-            mean_th = eta * mu * (1 - gamma ** T) / (1 - gamma)
-            sd_th = eta * math.sqrt((1 - mu ** 2) * (1 - gamma ** (2 * T)) / (1 - gamma ** 2))
+            mean_th = eta * mu * (1 - gamma**T) / (1 - gamma)
+            sd_th = eta * math.sqrt((1 - mu**2) * (1 - gamma ** (2 * T)) / (1 - gamma**2))
             em, es = abs(s.mean() - mean_th) / abs(mean_th), abs(s.std(ddof=1) - sd_th) / sd_th
             ok = bool(em <= 0.05 and es <= 0.05)
             cells.append({"mu": mu, "T": T, "mean_rel_err": float(em), "sd_rel_err": float(es), "pass": ok})
-            rows.append([f"{mu:.1f}", T, f"{s.mean():.4f}", f"{mean_th:.4f}", f"{100 * em:.1f}%",
-                         f"{s.std(ddof=1):.4f}", f"{sd_th:.4f}", f"{100 * es:.1f}%", "ok" if ok else "FAIL"])
-    print(table(f"1. Theorem 1: φᵀMφ after T aligned events (γ={gamma}, {runs} runs per cell)",
-                ["mu", "T", "mean", "theory", "err", "sd", "theory", "err", "≤5%"], rows))
+            rows.append(
+                [
+                    f"{mu:.1f}",
+                    T,
+                    f"{s.mean():.4f}",
+                    f"{mean_th:.4f}",
+                    f"{100 * em:.1f}%",
+                    f"{s.std(ddof=1):.4f}",
+                    f"{sd_th:.4f}",
+                    f"{100 * es:.1f}%",
+                    "ok" if ok else "FAIL",
+                ]
+            )
+    print(
+        table(
+            f"1. Theorem 1: φᵀMφ after T aligned events (γ={gamma}, {runs} runs per cell)",
+            ["mu", "T", "mean", "theory", "err", "sd", "theory", "err", "≤5%"],
+            rows,
+        )
+    )
     return {"cells": cells, "all_pass": all(c["pass"] for c in cells)}
 
 
@@ -213,7 +242,7 @@ def identification_pool(seed: int, P: int = 24):
     for p in np.flatnonzero(kinds == "topic"):
         lies[p, rng.permutation(K)[: int(rng.integers(1, 4))]] = True
     horizon = max(CHECKPOINTS) * K
-    turn = np.where(kinds == "sleeper", rng.integers(horizon // 4, 3 * horizon // 4, size=P), 10 ** 9)
+    turn = np.where(kinds == "sleeper", rng.integers(horizon // 4, 3 * horizon // 4, size=P), 10**9)
     return rng, np.where(lies, liar, honest), np.where(kinds[:, None] == "sleeper", liar, honest), turn, kinds, lies
 
 
@@ -246,8 +275,9 @@ def identification_run(seed: int, factories: dict[str, Factory]) -> dict[str, di
 # --------------------------------------------------------------------------- 3. decisions
 
 
-def decision_run(seed: int, ci_: int, cf: float, factories: dict[str, Factory], rounds: int,
-                 P: int = 10, k: int = 4) -> dict[str, np.ndarray]:
+def decision_run(
+    seed: int, ci_: int, cf: float, factories: dict[str, Factory], rounds: int, P: int = 10, k: int = 4
+) -> dict[str, np.ndarray]:
     rng = rng_for(seed, 3, ci_)
     peers = peer_ids(P)
     honesty = rng.uniform(0.6, 0.9, size=P)
@@ -263,8 +293,10 @@ def decision_run(seed: int, ci_: int, cf: float, factories: dict[str, Factory], 
         truth = int(rng.integers(k))
         wrong = [a for a in range(k) if a != truth]
         lie = wrong[int(rng.integers(k - 1))]
-        answers = [lie if liars[p, t] else truth if rng.random() < honesty[p] else wrong[int(rng.integers(k - 1))]
-                   for p in range(P)]
+        answers = [
+            lie if liars[p, t] else truth if rng.random() < honesty[p] else wrong[int(rng.integers(k - 1))]
+            for p in range(P)
+        ]
         claims = dict(zip(peers, answers))
         for name, m in mems.items():
             hit[name][r] = vote_of(m, TOPICS[t], claims, name) == truth
@@ -290,14 +322,15 @@ def decisions(seeds: list[int], factories: dict[str, Factory], rounds: int) -> d
             for name, h in decision_run(seed, ci_, cf, factories, rounds).items():
                 d = out[key].setdefault(name, {"all": [], "second_half": []})
                 d["all"].append(float(h.mean()))
-                d["second_half"].append(float(h[rounds // 2:].mean()))
+                d["second_half"].append(float(h[rounds // 2 :].mean()))
     return out
 
 
 def identification(seeds: list[int], factories: dict[str, Factory]) -> dict:
     """{method: {"auroc": {n: [per seed]}, "dragged": {n: [per seed]}}}."""
-    out: dict = {name: {"auroc": {n: [] for n in CHECKPOINTS}, "dragged": {n: [] for n in CHECKPOINTS}}
-                 for name in factories}
+    out: dict = {
+        name: {"auroc": {n: [] for n in CHECKPOINTS}, "dragged": {n: [] for n in CHECKPOINTS}} for name in factories
+    }
     for seed in seeds:
         for name, res in identification_run(seed, factories).items():
             for part in ("auroc", "dragged"):
@@ -325,12 +358,28 @@ def tune(seeds: list[int], rounds: int) -> dict:
         auc = np.mean([np.nanmean(v) for v in ident[name]["auroc"].values()])
         acc = np.mean([np.mean(dec[c][name]["all"]) for c in dec])
         obj[name] = {"auroc": float(auc), "accuracy": float(acc), "objective": float(0.5 * auc + 0.5 * acc)}
-    best = {fam: max((n for n in grid if n.startswith(fam)), key=lambda n: obj[n]["objective"])
-            for fam in ("beta (NPC, topic)", "beta (NPC) ", "Σ-Mem")}
-    rows = [[n, f"{o['auroc']:.4f}", f"{100 * o['accuracy']:.2f}", f"{o['objective']:.4f}",
-             "best" if n in best.values() else ""] for n, o in obj.items()]
-    print(table(f"0. Tuning on seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} seeds): objective = ½ mean AUROC "
-                f"(5-40 claims) + ½ mean accuracy (CF@30-90)", ["config", "AUROC", "acc %", "objective", ""], rows))
+    best = {
+        fam: max((n for n in grid if n.startswith(fam)), key=lambda n: obj[n]["objective"])
+        for fam in ("beta (NPC, topic)", "beta (NPC) ", "Σ-Mem")
+    }
+    rows = [
+        [
+            n,
+            f"{o['auroc']:.4f}",
+            f"{100 * o['accuracy']:.2f}",
+            f"{o['objective']:.4f}",
+            "best" if n in best.values() else "",
+        ]
+        for n, o in obj.items()
+    ]
+    print(
+        table(
+            f"0. Tuning on seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} seeds): objective = ½ mean AUROC "
+            f"(5-40 claims) + ½ mean accuracy (CF@30-90)",
+            ["config", "AUROC", "acc %", "objective", ""],
+            rows,
+        )
+    )
     return {"objective": obj, "best": best}
 
 
@@ -398,10 +447,12 @@ def delay_cell(values: list, horizon: int) -> str:
 # --------------------------------------------------------------------------- 5. transfer
 
 
-FAMILIES = {"treasure": ["buried treasure", "gold coins", "the jewel vault", "pirate chest"],
-            "weather": ["storms at sea", "the tides", "wind direction", "fog on the harbor"],
-            "trade": ["fish prices", "spice market", "grain tariffs", "merchant debts"],
-            "watch": ["night patrols", "the watch captain", "gate guards", "prison cells"]}
+FAMILIES = {
+    "treasure": ["buried treasure", "gold coins", "the jewel vault", "pirate chest"],
+    "weather": ["storms at sea", "the tides", "wind direction", "fog on the harbor"],
+    "trade": ["fish prices", "spice market", "grain tariffs", "merchant debts"],
+    "watch": ["night patrols", "the watch captain", "gate guards", "prison cells"],
+}
 
 
 def families(shuffled: bool = False) -> list[list[str]]:
@@ -413,8 +464,9 @@ def families(shuffled: bool = False) -> list[list[str]]:
     return [[fams[(f + i) % len(fams)][i] for i in range(len(fams[0]))] for f in range(len(fams))]
 
 
-def family_split(rng: np.random.Generator, shuffled: bool = False
-                 ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+def family_split(
+    rng: np.random.Generator, shuffled: bool = False
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     train, held = [], []
     for f, tps in enumerate(families(shuffled)):
         order = rng.permutation(len(tps))
@@ -444,8 +496,9 @@ def memory_key(name: str, topic: str, family: int) -> str:
     return list(FAMILIES)[family] if "family" in name else topic
 
 
-def transfer_run(seed: int, factories: dict[str, Factory], checkpoints: list[int], P: int = 20,
-                 shuffled: bool = False) -> dict:
+def transfer_run(
+    seed: int, factories: dict[str, Factory], checkpoints: list[int], P: int = 20, shuffled: bool = False
+) -> dict:
     """AUROC, honest vs lying (NPC, unseen topic) pairs, at the checkpoints (claims per declared topic)."""
     rng = rng_for(seed, 5)
     train, held = family_split(rng, shuffled)
@@ -472,8 +525,16 @@ def transfer_run(seed: int, factories: dict[str, Factory], checkpoints: list[int
     return out
 
 
-def transfer_decision_run(seed: int, ci_: int, cf: float, factories: dict[str, Factory], train_claims: int = 20,
-                          test_rounds: int = 60, P: int = 10, k: int = 4) -> dict[str, float]:
+def transfer_decision_run(
+    seed: int,
+    ci_: int,
+    cf: float,
+    factories: dict[str, Factory],
+    train_claims: int = 20,
+    test_rounds: int = 60,
+    P: int = 10,
+    k: int = 4,
+) -> dict[str, float]:
     """CF@x per family (x·P colluding liars on each family): trained on the declared topics (30 %
     of rounds verified), then M-Vote on rounds about the unseen topics with the memory frozen."""
     rng = rng_for(seed, 6, ci_)
@@ -490,8 +551,15 @@ def transfer_decision_run(seed: int, ci_: int, cf: float, factories: dict[str, F
         truth = int(rng.integers(k))
         wrong = [a for a in range(k) if a != truth]
         lie = wrong[int(rng.integers(k - 1))]
-        return tp, f, truth, [lie if liars[p, f] else truth if rng.random() < honesty[p]
-                              else wrong[int(rng.integers(k - 1))] for p in range(P)]
+        return (
+            tp,
+            f,
+            truth,
+            [
+                lie if liars[p, f] else truth if rng.random() < honesty[p] else wrong[int(rng.integers(k - 1))]
+                for p in range(P)
+            ],
+        )
 
     for _ in range(train_claims * len(train)):
         tp, f, truth, answers = ask(train)
@@ -513,7 +581,7 @@ def transfer_decision_run(seed: int, ci_: int, cf: float, factories: dict[str, F
 
 
 GAME, TUNED, BASE = "Σ-Mem (game)", "Σ-Mem (tuned)", "beta (NPC, topic)"
-BASE_FB = "beta (NPC, topic), route fallback"   # the beta with the fallback Σ-Mem's M-Vote uses
+BASE_FB = "beta (NPC, topic), route fallback"  # the beta with the fallback Σ-Mem's M-Vote uses
 
 
 def verdict(diff: tuple[float, float, float]) -> str:
@@ -526,16 +594,29 @@ def report_identification(ident: dict, seeds: list[int]) -> None:
     rows = [[name] + [fmt_ci(mean_ci(d["auroc"][n])) for n in CHECKPOINTS] for name, d in ident.items()]
     for mine in (GAME, TUNED):
         diffs = {n: paired_ci(ident[mine]["auroc"][n], ident[BASE]["auroc"][n]) for n in CHECKPOINTS}
-        rows.append([f"paired {mine} − {BASE}"] + [f"{fmt_ci(diffs[n], signed=True)} {verdict(diffs[n])}"
-                                                   for n in CHECKPOINTS])
-    print(table(f"2a. Liar identification: AUROC, honest vs lying (NPC, topic) pairs, after n claims per NPC and "
-                f"topic ({len(seeds)} seeds × 24 NPCs × {K} topics; {round(100 * VERIFY)}% of rounds verified)",
-                ["method \\ claims n"] + [str(n) for n in CHECKPOINTS], rows))
-    rows = [[name] + [fmt_ci(mean_ci(d["dragged"][n]), scale=100, digits=1) for n in CHECKPOINTS]
-            for name, d in ident.items()]
-    print(table("2b. Topic-specific liars on the topics where they tell the truth: % of those (NPC, topic) pairs "
-                "scoring below the honest median (50% = unbiased)", ["method \\ claims n"]
-                + [str(n) for n in CHECKPOINTS], rows))
+        rows.append(
+            [f"paired {mine} − {BASE}"] + [f"{fmt_ci(diffs[n], signed=True)} {verdict(diffs[n])}" for n in CHECKPOINTS]
+        )
+    print(
+        table(
+            f"2a. Liar identification: AUROC, honest vs lying (NPC, topic) pairs, after n claims per NPC and "
+            f"topic ({len(seeds)} seeds × 24 NPCs × {K} topics; {round(100 * VERIFY)}% of rounds verified)",
+            ["method \\ claims n"] + [str(n) for n in CHECKPOINTS],
+            rows,
+        )
+    )
+    rows = [
+        [name] + [fmt_ci(mean_ci(d["dragged"][n]), scale=100, digits=1) for n in CHECKPOINTS]
+        for name, d in ident.items()
+    ]
+    print(
+        table(
+            "2b. Topic-specific liars on the topics where they tell the truth: % of those (NPC, topic) pairs "
+            "scoring below the honest median (50% = unbiased)",
+            ["method \\ claims n"] + [str(n) for n in CHECKPOINTS],
+            rows,
+        )
+    )
 
 
 def report_decisions(dec: dict, seeds: list[int], rounds: int) -> None:
@@ -545,71 +626,127 @@ def report_decisions(dec: dict, seeds: list[int], rounds: int) -> None:
         rows = [[m] + [fmt_ci(mean_ci(dec[c][m][part]), scale=100, digits=1) for c in keys] for m in methods]
         for mine, other in ((GAME, BASE), (TUNED, BASE), (GAME, "majority vote")):
             d = {c: paired_ci(dec[c][mine][part], dec[c][other][part]) for c in keys}
-            rows.append([f"paired {mine} − {other}"]
-                        + [f"{fmt_ci(d[c], scale=100, digits=1, signed=True)} {verdict(d[c])}" for c in keys])
-        print(table(f"3. Decision accuracy (%), {label}: {len(seeds)} seeds × {rounds} rounds, 10 NPCs, 4 options, "
-                    f"colluding liars, {round(100 * VERIFY)}% of rounds verified", ["method \\ regime"] + keys, rows))
+            rows.append(
+                [f"paired {mine} − {other}"]
+                + [f"{fmt_ci(d[c], scale=100, digits=1, signed=True)} {verdict(d[c])}" for c in keys]
+            )
+        print(
+            table(
+                f"3. Decision accuracy (%), {label}: {len(seeds)} seeds × {rounds} rounds, 10 NPCs, 4 options, "
+                f"colluding liars, {round(100 * VERIFY)}% of rounds verified",
+                ["method \\ regime"] + keys,
+                rows,
+            )
+        )
 
 
 def report_sleepers(sl: dict, t0: int, horizon: int) -> None:
-    rows = [[name, delay_cell(d["below_median"], horizon), delay_cell(d["below_neutral"], horizon)]
-            for name, d in sl.items()]
-    print(table(f"4. Sleeper detection: rounds after the turn (round {t0}) until the sleeper scores below the honest "
-                f"median (below neutral) on at least half the {K} topics; mean [95% CI], misses count as {horizon}",
-                ["method", "< honest median", "< neutral"], rows,
-                note=f"  ({round(100 * VERIFY)}% of rounds verified: about one verified round per topic every "
-                     f"{1 / (VERIFY / K):.0f} rounds)"))
+    rows = [
+        [name, delay_cell(d["below_median"], horizon), delay_cell(d["below_neutral"], horizon)]
+        for name, d in sl.items()
+    ]
+    print(
+        table(
+            f"4. Sleeper detection: rounds after the turn (round {t0}) until the sleeper scores below the honest "
+            f"median (below neutral) on at least half the {K} topics; mean [95% CI], misses count as {horizon}",
+            ["method", "< honest median", "< neutral"],
+            rows,
+            note=f"  ({round(100 * VERIFY)}% of rounds verified: about one verified round per topic every "
+            f"{1 / (VERIFY / K):.0f} rounds)",
+        )
+    )
 
 
 def report_transfer(tr: dict, checkpoints: list[int], seeds: list[int]) -> None:
     a = tr["auroc"]
     rows = [[name] + [fmt_ci(mean_ci(a[name][n])) for n in checkpoints] for name in a]
     d = {n: paired_ci(a["Σ-Mem (game), hash names"][n], a["beta (NPC)"][n]) for n in checkpoints}
-    rows.append(["paired Σ-Mem (game, hash) − beta (NPC)"]
-                + [f"{fmt_ci(d[n], signed=True)} {verdict(d[n])}" for n in checkpoints])
-    print(table(f"5a. Transfer to unseen topics: AUROC, honest vs lying (NPC, unseen topic) pairs ({len(seeds)} seeds "
-                f"× 20 NPCs × 4 unseen topics; 12 declared topics trained, n claims per NPC and declared topic)",
-                ["method \\ claims n"] + [str(n) for n in checkpoints], rows,
-                note="  families: " + "; ".join(f"{f} = {', '.join(t)}" for f, t in FAMILIES.items())))
+    rows.append(
+        ["paired Σ-Mem (game, hash) − beta (NPC)"]
+        + [f"{fmt_ci(d[n], signed=True)} {verdict(d[n])}" for n in checkpoints]
+    )
+    print(
+        table(
+            f"5a. Transfer to unseen topics: AUROC, honest vs lying (NPC, unseen topic) pairs ({len(seeds)} seeds "
+            f"× 20 NPCs × 4 unseen topics; 12 declared topics trained, n claims per NPC and declared topic)",
+            ["method \\ claims n"] + [str(n) for n in checkpoints],
+            rows,
+            note="  families: " + "; ".join(f"{f} = {', '.join(t)}" for f, t in FAMILIES.items()),
+        )
+    )
     sh = tr.get("auroc_shuffled") or {}
     if sh:
         rows = [[name] + [fmt_ci(mean_ci(sh[name][n])) for n in checkpoints] for name in sh if "family" not in name]
-        print(table("5a'. Control: the same names, families shuffled so lying no longer follows the names' "
-                    "meaning (AUROC on unseen topics)", ["method \\ claims n"] + [str(n) for n in checkpoints], rows))
+        print(
+            table(
+                "5a'. Control: the same names, families shuffled so lying no longer follows the names' "
+                "meaning (AUROC on unseen topics)",
+                ["method \\ claims n"] + [str(n) for n in checkpoints],
+                rows,
+            )
+        )
     dec = tr["decisions"]
     keys = list(dec)
     rows = [[name] + [fmt_ci(mean_ci(dec[c][name]), scale=100, digits=1) for c in keys] for name in dec[keys[0]]]
-    print(table("5b. M-Vote accuracy (%) on unseen topics, memory frozen after 20 claims per declared topic "
-                "(10 NPCs, 4 options, liars collude per family)", ["method \\ regime"] + keys, rows))
+    print(
+        table(
+            "5b. M-Vote accuracy (%) on unseen topics, memory frozen after 20 claims per declared topic "
+            "(10 NPCs, 4 options, liars collude per family)",
+            ["method \\ regime"] + keys,
+            rows,
+        )
+    )
 
 
 def goals(res: dict) -> list[tuple[str, str, str]]:
     ident, dec = res["identification"], res["decisions"]["results"]
     auc20 = ident[GAME]["auroc"][20]
     d20 = paired_ci(auc20, ident[BASE]["auroc"][20])
-    out = [("Theorem 1: simulated mean and sd within 5% of theory (every cell)",
+    out = [
+        (
+            "Theorem 1: simulated mean and sd within 5% of theory (every cell)",
             "met" if res["theorem1"]["all_pass"] else "NOT met",
-            f"{sum(c['pass'] for c in res['theorem1']['cells'])}/{len(res['theorem1']['cells'])} cells"),
-           ("Σ-Mem (game) AUROC ≥ 0.95 after 20 claims", "met" if mean_ci(auc20)[0] >= 0.95 else "NOT met",
-            fmt_ci(mean_ci(auc20))),
-           (f"Σ-Mem (game) AUROC after 20 claims vs {BASE} (tuned)", verdict(d20), fmt_ci(d20, signed=True)),
-           ("Topic-specific liars below the honest median on truthful topics ≤ 55% (20 claims)",
+            f"{sum(c['pass'] for c in res['theorem1']['cells'])}/{len(res['theorem1']['cells'])} cells",
+        ),
+        (
+            "Σ-Mem (game) AUROC ≥ 0.95 after 20 claims",
+            "met" if mean_ci(auc20)[0] >= 0.95 else "NOT met",
+            fmt_ci(mean_ci(auc20)),
+        ),
+        (f"Σ-Mem (game) AUROC after 20 claims vs {BASE} (tuned)", verdict(d20), fmt_ci(d20, signed=True)),
+        (
+            "Topic-specific liars below the honest median on truthful topics ≤ 55% (20 claims)",
             "met" if mean_ci(ident[GAME]["dragged"][20])[0] <= 0.55 else "NOT met",
             f"{fmt_ci(mean_ci(ident[GAME]['dragged'][20]), 100, 1)} % (old default "
-            f"{fmt_ci(mean_ci(ident['Σ-Mem (old default)']['dragged'][20]), 100, 1)} %)")]
+            f"{fmt_ci(mean_ci(ident['Σ-Mem (old default)']['dragged'][20]), 100, 1)} %)",
+        ),
+    ]
     for c in dec:
         d = paired_ci(dec[c][GAME]["all"], dec[c][BASE]["all"])
-        out.append((f"M-Vote vs {BASE} weighted vote at {c} (all rounds)", verdict(d),
-                    fmt_ci(d, 100, 1, signed=True) + " pts"))
+        out.append(
+            (f"M-Vote vs {BASE} weighted vote at {c} (all rounds)", verdict(d), fmt_ci(d, 100, 1, signed=True) + " pts")
+        )
     d70 = paired_ci(dec["CF@70"][GAME]["all"], dec["CF@70"]["majority vote"]["all"])
-    out.append(("M-Vote beats majority vote by ≥ 10 points at CF@70", "met" if d70[1] >= 0.10 else "NOT met",
-                fmt_ci(d70, 100, 1, signed=True) + " pts"))
+    out.append(
+        (
+            "M-Vote beats majority vote by ≥ 10 points at CF@70",
+            "met" if d70[1] >= 0.10 else "NOT met",
+            fmt_ci(d70, 100, 1, signed=True) + " pts",
+        )
+    )
     d90 = paired_ci(dec["CF@90"][GAME]["all"], dec["CF@90"]["Σ-Mem (game), majority fallback"]["all"])
-    out.append(("Route fallback vs majority fallback at CF@90", verdict(d90), fmt_ci(d90, 100, 1, signed=True) + " pts"))
+    out.append(
+        ("Route fallback vs majority fallback at CF@90", verdict(d90), fmt_ci(d90, 100, 1, signed=True) + " pts")
+    )
     for cf in ("CF@70", "CF@90"):
         d = paired_ci(dec[cf][GAME]["all"], dec[cf][BASE_FB]["all"])
-        out.append((f"M-Vote vs beta (NPC, topic) with the same route fallback at {cf}", verdict(d),
-                    fmt_ci(d, 100, 1, signed=True) + " pts"))
+        out.append(
+            (
+                f"M-Vote vs beta (NPC, topic) with the same route fallback at {cf}",
+                verdict(d),
+                fmt_ci(d, 100, 1, signed=True) + " pts",
+            )
+        )
     ta = res["transfer"]["auroc"]
     dt = paired_ci(ta["Σ-Mem (game), hash names"][20], ta["beta (NPC)"][20])
     out.append(("Unseen topics: Σ-Mem (game) AUROC vs beta (NPC) (20 claims)", verdict(dt), fmt_ci(dt, signed=True)))
@@ -621,6 +758,7 @@ def goals(res: dict) -> list[tuple[str, str, str]]:
 
 def run_transfer(seeds: list[int], minilm, checkpoints: list[int]) -> dict:
     from memory.embedder import HashEmbedder
+
     factories = transfer_factories(minilm, HashEmbedder())
     au: dict = {}
     shuf: dict = {}
@@ -642,13 +780,25 @@ def run_transfer(seeds: list[int], minilm, checkpoints: list[int]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", type=seed_list, default="100-139", help="held-out seeds the tables report (default 100-139)")
-    ap.add_argument("--tune-seeds", type=seed_list, default="0-19",
-                    help="seeds the baselines' forgetting and the Σ-Mem (tuned) reference are tuned on (default 0-19)")
-    ap.add_argument("--quick", action="store_true", help="the first 5 tune and 8 held-out seeds, fewer Theorem 1 runs (a smoke run)")
+    ap.add_argument(
+        "--seeds", type=seed_list, default="100-139", help="held-out seeds the tables report (default 100-139)"
+    )
+    ap.add_argument(
+        "--tune-seeds",
+        type=seed_list,
+        default="0-19",
+        help="seeds the baselines' forgetting and the Σ-Mem (tuned) reference are tuned on (default 0-19)",
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="the first 5 tune and 8 held-out seeds, fewer Theorem 1 runs (a smoke run)"
+    )
     ap.add_argument("--json", metavar="FILE", help="write every per-seed figure to FILE as JSON")
-    ap.add_argument("--embedder", choices=["hash", "minilm"], default="hash",
-                    help="also run section 5 (unseen topics) with MiniLM topic embeddings (needs the model package)")
+    ap.add_argument(
+        "--embedder",
+        choices=["hash", "minilm"],
+        default="hash",
+        help="also run section 5 (unseen topics) with MiniLM topic embeddings (needs the model package)",
+    )
     args = ap.parse_args(argv)
     seeds, tune_seeds = args.seeds, args.tune_seeds
     if set(seeds) & set(tune_seeds):
@@ -658,15 +808,18 @@ def main(argv: list[str] | None = None) -> int:
     minilm = None
     if args.embedder == "minilm":
         from memory.embedder import EmbedderUnavailable, get_embedder
+
         try:
             minilm = get_embedder("minilm")
             minilm([tp for tps in FAMILIES.values() for tp in tps])
         except EmbedderUnavailable as exc:
             ap.error(f"--embedder minilm: {exc}")
     rounds = 40 * K
-    print(f"Σ-Mem trust benchmark  held-out seeds {seeds[0]}-{seeds[-1]} ({len(seeds)})  tune seeds "
-          f"{tune_seeds[0]}-{tune_seeds[-1]} ({len(tune_seeds)})  {'quick' if args.quick else 'full'}  "
-          f"K={K} topics, {round(100 * VERIFY)}% of rounds verified")
+    print(
+        f"Σ-Mem trust benchmark  held-out seeds {seeds[0]}-{seeds[-1]} ({len(seeds)})  tune seeds "
+        f"{tune_seeds[0]}-{tune_seeds[-1]} ({len(tune_seeds)})  {'quick' if args.quick else 'full'}  "
+        f"K={K} topics, {round(100 * VERIFY)}% of rounds verified"
+    )
     res: dict = {"seeds": seeds, "tune_seeds": tune_seeds, "quick": args.quick, "seconds": {}}
     t = time.perf_counter()
     res["tuning"] = tune(tune_seeds, rounds)
@@ -675,17 +828,25 @@ def main(argv: list[str] | None = None) -> int:
     log("tuning done")
     res["theorem1"] = theorem1(seeds[0], 1000 if args.quick else 4000, [20, 50, 200], [0.3, 0.6, 0.9])
     factories: dict[str, Factory] = {
-        GAME: sigma_game(), "Σ-Mem (game), majority fallback": sigma_game(),
-        TUNED: parse_sigma(best["Σ-Mem"]), "Σ-Mem (old default)": sigma_old(),
-        BASE: parse_beta(best["beta (NPC, topic)"]), BASE_FB: parse_beta(best["beta (NPC, topic)"]),
-        "beta (NPC)": parse_beta(best["beta (NPC) "])}
-    print(f"\n  tuned on the tune seeds: {BASE} = {best['beta (NPC, topic)']}; beta (NPC) = {best['beta (NPC) ']}; "
-          f"{TUNED} = {best['Σ-Mem']}. {GAME} = SigmaMem.for_world defaults (decay=topic, γ=0.95).")
+        GAME: sigma_game(),
+        "Σ-Mem (game), majority fallback": sigma_game(),
+        TUNED: parse_sigma(best["Σ-Mem"]),
+        "Σ-Mem (old default)": sigma_old(),
+        BASE: parse_beta(best["beta (NPC, topic)"]),
+        BASE_FB: parse_beta(best["beta (NPC, topic)"]),
+        "beta (NPC)": parse_beta(best["beta (NPC) "]),
+    }
+    print(
+        f"\n  tuned on the tune seeds: {BASE} = {best['beta (NPC, topic)']}; beta (NPC) = {best['beta (NPC) ']}; "
+        f"{TUNED} = {best['Σ-Mem']}. {GAME} = SigmaMem.for_world defaults (decay=topic, γ=0.95)."
+    )
     ident_f = {k: v for k, v in factories.items() if "fallback" not in k}
-    for name, fn in (("identification", lambda: identification(seeds, ident_f)),
-                     ("decisions", lambda: {"rounds": rounds, "results": decisions(seeds, factories, rounds)}),
-                     ("sleepers", lambda: sleepers(seeds, ident_f, 240, 480)),
-                     ("transfer", lambda: run_transfer(seeds, minilm, [5, 10, 20]))):
+    for name, fn in (
+        ("identification", lambda: identification(seeds, ident_f)),
+        ("decisions", lambda: {"rounds": rounds, "results": decisions(seeds, factories, rounds)}),
+        ("sleepers", lambda: sleepers(seeds, ident_f, 240, 480)),
+        ("transfer", lambda: run_transfer(seeds, minilm, [5, 10, 20])),
+    ):
         t = time.perf_counter()
         res[name] = fn()
         res["seconds"][name] = time.perf_counter() - t
@@ -695,9 +856,13 @@ def main(argv: list[str] | None = None) -> int:
     report_sleepers(res["sleepers"], 240, 480)
     report_transfer(res["transfer"], [5, 10, 20], seeds)
     res["goals"] = [{"goal": g, "status": st, "figures": f} for g, st, f in goals(res)]
-    print(table("Goals (held-out seeds; win / tie / loss = 95% CI of the paired difference above / across / "
-                "below 0)", ["goal", "status", "figures"], [[g["goal"], g["status"], g["figures"]]
-                                                            for g in res["goals"]]))
+    print(
+        table(
+            "Goals (held-out seeds; win / tie / loss = 95% CI of the paired difference above / across / below 0)",
+            ["goal", "status", "figures"],
+            [[g["goal"], g["status"], g["figures"]] for g in res["goals"]],
+        )
+    )
     res["seconds"]["total"] = time.perf_counter() - T0
     print(f"\nrun time {res['seconds']['total']:.1f} s")
     if args.json:

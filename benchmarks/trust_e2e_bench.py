@@ -84,11 +84,17 @@ def play(world: Any, seed: int, condition: str, carried: dict[str, Any] | None) 
     true_pairs, truth = truth_index(game.spec)
     false_leads = [(t, p, n) for t, p, n in pilot.followed if (t, p) not in true_pairs]
     false_claims = sum(1 for _, subj, rel, obj, _ in pilot.claims if truth.get((subj, rel, obj)) is False)
-    fig = {"seed": seed, "won": bool(st.won),
-           "turns": int(finished if (st.won and finished is not None) else game.spec.max_turns),
-           "false_leads": len(false_leads), "false_lead_steps": int(sum(n for _, _, n in false_leads)),
-           "leads": len(pilot.followed), "asks": int(asks), "false_claims": int(false_claims),
-           "false_lead_list": [[t, p] for t, p, _ in false_leads]}
+    fig = {
+        "seed": seed,
+        "won": bool(st.won),
+        "turns": int(finished if (st.won and finished is not None) else game.spec.max_turns),
+        "false_leads": len(false_leads),
+        "false_lead_steps": int(sum(n for _, _, n in false_leads)),
+        "leads": len(pilot.followed),
+        "asks": int(asks),
+        "false_claims": int(false_claims),
+        "false_lead_list": [[t, p] for t, p, _ in false_leads],
+    }
     return fig, game.facts.sigma.get_state()
 
 
@@ -106,7 +112,8 @@ def run(world_path: str, seeds: int) -> dict[str, Any]:
         fl = np.array([g["false_leads"] for g in games], dtype=np.float64)
         out["conditions"][cond] = {
             "win_rate": float(np.mean([g["won"] for g in games])),
-            "turns_mean": float(turns.mean()), "turns_median": float(np.median(turns)),
+            "turns_mean": float(turns.mean()),
+            "turns_median": float(np.median(turns)),
             "turns_p90": float(np.percentile(turns, 90)),
             "false_leads_mean": float(fl.mean()),
             "false_lead_steps_mean": float(np.mean([g["false_lead_steps"] for g in games])),
@@ -117,20 +124,23 @@ def run(world_path: str, seeds: int) -> dict[str, Any]:
             "games": games,
         }
         if cond == "carried":
-            out["final_trust"] = {p: {k: round(v, 4) for k, v in row.items()}
-                                  for p, row in _trust_table(carried).items()}
+            out["final_trust"] = {
+                p: {k: round(v, 4) for k, v in row.items()} for p, row in _trust_table(carried).items()
+            }
     base = out["conditions"]["off"]
     out["ratios"] = {}
     for cond in ("on", "carried"):
         c = out["conditions"][cond]
-        out["ratios"][f"{cond}/off"] = {k: _ratio(c[k], base[k]) for k in
-                                       ("turns_mean", "turns_median", "turns_p90", "false_leads_mean",
-                                        "false_lead_steps_mean")}
+        out["ratios"][f"{cond}/off"] = {
+            k: _ratio(c[k], base[k])
+            for k in ("turns_mean", "turns_median", "turns_p90", "false_leads_mean", "false_lead_steps_mean")
+        }
     return out
 
 
 def _trust_table(state: dict[str, Any]) -> dict[str, dict[str, float]]:
     from memory.sigma import SigmaMem
+
     return SigmaMem.from_state(state).trust_table()
 
 
@@ -140,22 +150,28 @@ def _ratio(a: float, b: float) -> float | None:
 
 def report(res: dict[str, Any]) -> str:
     lines = [f"world {res['world']}, seeds 0..{res['seeds'] - 1}", ""]
-    head = f"{'condition':<9} {'win':>5} {'turns mean':>10} {'median':>7} {'p90':>6} " \
-           f"{'false leads':>11} {'FL steps':>8} {'games w/ FL':>11} {'asks':>5} {'false claims':>12}"
+    head = (
+        f"{'condition':<9} {'win':>5} {'turns mean':>10} {'median':>7} {'p90':>6} "
+        f"{'false leads':>11} {'FL steps':>8} {'games w/ FL':>11} {'asks':>5} {'false claims':>12}"
+    )
     lines += [head, "-" * len(head)]
     for cond in CONDITIONS:
         c = res["conditions"][cond]
-        lines.append(f"{cond:<9} {c['win_rate']:>5.2f} {c['turns_mean']:>10.2f} {c['turns_median']:>7.1f} "
-                     f"{c['turns_p90']:>6.1f} {c['false_leads_mean']:>11.2f} {c['false_lead_steps_mean']:>8.2f} "
-                     f"{c['games_with_false_lead']:>11.2f} {c['asks_mean']:>5.2f} {c['false_claims_mean']:>12.2f}")
+        lines.append(
+            f"{cond:<9} {c['win_rate']:>5.2f} {c['turns_mean']:>10.2f} {c['turns_median']:>7.1f} "
+            f"{c['turns_p90']:>6.1f} {c['false_leads_mean']:>11.2f} {c['false_lead_steps_mean']:>8.2f} "
+            f"{c['games_with_false_lead']:>11.2f} {c['asks_mean']:>5.2f} {c['false_claims_mean']:>12.2f}"
+        )
     lines += ["", "ratios (condition / off; <1 is better)"]
     for name, r in res["ratios"].items():
-        lines.append(f"  {name:<12} " + "  ".join(
-            f"{k}={'n/a' if v is None else f'{v:.3f}'}" for k, v in r.items()))
+        lines.append(f"  {name:<12} " + "  ".join(f"{k}={'n/a' if v is None else f'{v:.3f}'}" for k, v in r.items()))
     if "final_trust" in res:
         topics = sorted({t for row in res["final_trust"].values() for t in row})
-        lines += ["", "carried Σ-Mem after the last game (score φᵀMφ per topic)",
-                  "  " + f"{'npc':<6}" + "".join(f"{t:>10}" for t in topics)]
+        lines += [
+            "",
+            "carried Σ-Mem after the last game (score φᵀMφ per topic)",
+            "  " + f"{'npc':<6}" + "".join(f"{t:>10}" for t in topics),
+        ]
         for p, row in res["final_trust"].items():
             lines.append("  " + f"{p:<6}" + "".join(f"{row.get(t, 0.0):>10.3f}" for t in topics))
     return "\n".join(lines)

@@ -56,6 +56,7 @@ def timed_game(world: str, memory: dict | None = None) -> tuple[Game, list[float
             return submit(text)
         finally:
             took.append(time.perf_counter() - t0)
+
     game.submit = timed
     return game, took
 
@@ -73,6 +74,7 @@ def game_with_models(world: str, memory: dict | None) -> Game:
     game = Game(world, seed=0, memory=memory)
     if memory and memory.get("embedder") == "minilm":
         from memory.embedder import MiniLMEmbedder
+
         MiniLMEmbedder().load()
     return game
 
@@ -93,6 +95,7 @@ async def play_app(world: str, lines: list[str]) -> tuple[list[float], list[floa
     """(keystroke-to-echo times, per-turn render times) for one run of the script in the app."""
     from textual.events import Key
     from textual.widgets import Input
+
     game, took = timed_game(world)
     app = ParleyApp(lambda: game)
     echo, render = [], []
@@ -105,9 +108,9 @@ async def play_app(world: str, lines: list[str]) -> tuple[list[float], list[floa
             key = Key("space" if ch == " " else ch, ch)
             key.set_sender(app)
             t0 = time.perf_counter()
-            app._driver.send_message(key)   # as a key from the terminal arrives (Pilot.press also waits for idle)
+            app._driver.send_message(key)  # as a key from the terminal arrives (Pilot.press also waits for idle)
             await until(lambda: box.value.endswith(ch))
-            await pilot._wait_for_screen()   # and the screen has handled what the key set off
+            await pilot._wait_for_screen()  # and the screen has handled what the key set off
             echo.append(time.perf_counter() - t0)
             await pilot.pause(0.02)
         box.value = ""
@@ -116,7 +119,7 @@ async def play_app(world: str, lines: list[str]) -> tuple[list[float], list[floa
             t0 = time.perf_counter()
             app.send(line)
             await until(lambda: app.last_reply is not before and len(took) > n)
-            await pilot._wait_for_screen()   # the active screen has handled the reply
+            await pilot._wait_for_screen()  # the active screen has handled the reply
             render.append(time.perf_counter() - t0 - took[n])
         assert game.engine.state.won, "the script did not win in the app"
     return echo, render
@@ -148,8 +151,10 @@ def play_console(world: str, lines: list[str]) -> list[float]:
 def paint_in_a_fresh_process(world: str) -> tuple[float, float, bool]:
     """``first_paint`` with memory on, in a new process: the model is loaded once per process."""
     import subprocess
-    out = subprocess.run([sys.executable, __file__, "--paint-once", "--world", world], capture_output=True,
-                         text=True, check=True).stdout
+
+    out = subprocess.run(
+        [sys.executable, __file__, "--paint-once", "--world", world], capture_output=True, text=True, check=True
+    ).stdout
     painted, ready, waiting = json.loads(out.strip().splitlines()[-1])
     return painted, ready, waiting
 
@@ -170,9 +175,17 @@ def main() -> int:
         print(json.dumps(asyncio.run(first_paint(args.world, {"embedder": "minilm"}))))
         return 0
     lines = script_lines(Path(args.script))
-    rows: dict[str, list[float]] = {k: [] for k in ("first paint", "game ready", "first paint (memory off)",
-                                                    "keystroke to echo", "per-turn render (app)",
-                                                    "per-turn render (console)")}
+    rows: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "first paint",
+            "game ready",
+            "first paint (memory off)",
+            "keystroke to echo",
+            "per-turn render (app)",
+            "per-turn render (console)",
+        )
+    }
     waited = 0
     for rep in range(args.reps):
         painted, ready, not_yet = paint_in_a_fresh_process(args.world)
@@ -187,14 +200,17 @@ def main() -> int:
         print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr)
     report(rows, args, lines, waited)
     if args.json:
-        write_json(args.json, {"reps": args.reps, "script": args.script, "cores": os.cpu_count(), "seconds": rows},
-                   indent=1)
+        write_json(
+            args.json, {"reps": args.reps, "script": args.script, "cores": os.cpu_count(), "seconds": rows}, indent=1
+        )
     return 0
 
 
 def report(rows: dict[str, list[float]], args, lines: list[str], waited: int) -> None:
-    print(f"\nParley terminal app, {args.world}, script {args.script} ({len(lines)} commands), {args.reps} reps, "
-          f"{os.cpu_count()} cores, headless {SIZE[0]}x{SIZE[1]}")
+    print(
+        f"\nParley terminal app, {args.world}, script {args.script} ({len(lines)} commands), {args.reps} reps, "
+        f"{os.cpu_count()} cores, headless {SIZE[0]}x{SIZE[1]}"
+    )
     print(f"{'measure':28} {'median':>11} {'p90':>11} {'max':>11} {'n':>5}  goal")
     for name, xs in rows.items():
         med = statistics.median(xs)
@@ -202,15 +218,24 @@ def report(rows: dict[str, list[float]], args, lines: list[str], waited: int) ->
         goal = GOALS.get(name)
         verdict = "" if goal is None else f"<= {ms(goal).strip()}: {'met' if med <= goal else 'MISSED'}"
         print(f"{name:28} {ms(med):>11} {ms(p90):>11} {ms(max(xs)):>11} {len(xs):>5}  {verdict}")
-    app, console = statistics.median(rows["per-turn render (app)"]), statistics.median(rows["per-turn render (console)"])
-    print(f"\nper-turn render, app / console (medians): {app / console:,.0f}x "
-          f"({ms(app).strip()} vs {ms(console).strip()})")
-    per_line = {i: statistics.median(rows["per-turn render (app)"][i::len(lines)]) for i in range(len(lines))}
+    app, console = (
+        statistics.median(rows["per-turn render (app)"]),
+        statistics.median(rows["per-turn render (console)"]),
+    )
+    print(
+        f"\nper-turn render, app / console (medians): {app / console:,.0f}x "
+        f"({ms(app).strip()} vs {ms(console).strip()})"
+    )
+    per_line = {i: statistics.median(rows["per-turn render (app)"][i :: len(lines)]) for i in range(len(lines))}
     slow = sorted(per_line, key=per_line.get, reverse=True)[:3]
-    print("slowest commands in the app (median render): " + ", ".join(f"{lines[i]!r} {ms(per_line[i]).strip()}"
-                                                                     for i in slow))
-    print(f"first paint before the game was built: {args.reps - waited} of {args.reps} runs "
-          f"(game ready with minilm after {ms(statistics.median(rows['game ready'])).strip()} median)")
+    print(
+        "slowest commands in the app (median render): "
+        + ", ".join(f"{lines[i]!r} {ms(per_line[i]).strip()}" for i in slow)
+    )
+    print(
+        f"first paint before the game was built: {args.reps - waited} of {args.reps} runs "
+        f"(game ready with minilm after {ms(statistics.median(rows['game ready'])).strip()} median)"
+    )
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ async def wait(pilot) -> None:
 async def shoot(world: str, commands: list[str], name: str, keys: tuple[str, ...] = ()) -> None:
     from game.play.session import Game
     from game.tui.app import ParleyApp
+
     app = ParleyApp(lambda: Game(ROOT / "worlds" / world, seed=0))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)

@@ -22,9 +22,11 @@ from memory.supersession import correct, says_it_corrects
 from memory.values import template_key, updates, values
 
 _WORD = re.compile(r"[a-z][a-z']{2,}")
-_STOP = frozenset("the and you your are was were this that with from have has had not but for into "
-                  "out over they them their there here what when where which who will would could "
-                  "should about than then its it's his her she him our ours".split())
+_STOP = frozenset(
+    "the and you your are was were this that with from have has had not but for into "
+    "out over they them their there here what when where which who will would could "
+    "should about than then its it's his her she him our ours".split()
+)
 
 
 class ScopeError(ParleyError):
@@ -40,6 +42,7 @@ def concepts(text: str) -> set[str]:
 class MemoryBank:
     def __init__(self, embedder: Any, store: Any = None, rater: ImportanceRater | None = None):
         from memory.store import make_store
+
         self.embedder = embedder
         self.store = store if store is not None else make_store("flat")
         self.rater = rater or ImportanceRater()
@@ -49,24 +52,36 @@ class MemoryBank:
         self._n = 0
         self._pending: list[str] = []
         self._seq = 0
-        self._vocab: dict[str, set[str]] = {}             # scope -> concepts seen
+        self._vocab: dict[str, set[str]] = {}  # scope -> concepts seen
         self._claims: dict[tuple[str, str], list[str]] = {}  # (subject, relation) -> claim ids
         self._anchors: list[str] = []
-        self._access: dict[str, dict[str, int]] = {}        # agent -> record -> turn last retrieved
-        self._groups: dict[tuple, list[str]] = {}           # (scope, speaker, kind, template) -> ids, oldest first
-        self._gkeys: dict[str, tuple] = {}                  # record -> its group key
-        self._newest: dict[tuple, str] = {}                 # group key -> its newest memory (the one indexed)
-        self._hidden: set[str] = set()                      # older group members, kept out of the store
+        self._access: dict[str, dict[str, int]] = {}  # agent -> record -> turn last retrieved
+        self._groups: dict[tuple, list[str]] = {}  # (scope, speaker, kind, template) -> ids, oldest first
+        self._gkeys: dict[str, tuple] = {}  # record -> its group key
+        self._newest: dict[tuple, str] = {}  # group key -> its newest memory (the one indexed)
+        self._hidden: set[str] = set()  # older group members, kept out of the store
         self._group_cache: dict[tuple, list[MemoryRecord]] = {}
-        self._corrections: list[str] = []                   # statements to check against older ones at flush
-        self._links: dict[str, Links] = {}                  # scope -> word/name co-occurrence (memory.linking)
+        self._corrections: list[str] = []  # statements to check against older ones at flush
+        self._links: dict[str, Links] = {}  # scope -> word/name co-occurrence (memory.linking)
         self._once: dict[str, dict[str, dict[str, None]]] = {}  # scope -> name -> memories naming it said once
 
     # --- writing -------------------------------------------------------------------
-    def add(self, scope: str, kind: str, text: str, turn: int, *, speaker: str | None = None,
-            topic: str | None = None, triple: tuple[str, str, str] | None = None,
-            references: Sequence[str] = (), anchor: bool = False, importance: float | None = None,
-            status: str = "active", tier: str = "working") -> MemoryRecord:
+    def add(
+        self,
+        scope: str,
+        kind: str,
+        text: str,
+        turn: int,
+        *,
+        speaker: str | None = None,
+        topic: str | None = None,
+        triple: tuple[str, str, str] | None = None,
+        references: Sequence[str] = (),
+        anchor: bool = False,
+        importance: float | None = None,
+        status: str = "active",
+        tier: str = "working",
+    ) -> MemoryRecord:
         self._seq += 1
         rid = f"m{self._seq}"
         seen = self._vocab.setdefault(scope, set())
@@ -74,11 +89,24 @@ class MemoryBank:
         novelty = (len(words - seen) / len(words)) if words else 0.0
         seen |= words
         self._links.setdefault(scope, Links()).add(words, text)
-        rec = MemoryRecord(id=rid, scope=scope, kind=kind, text=text, turn=turn, speaker=speaker,
-                           importance=self.rater(kind, text) if importance is None else importance,
-                           topic=topic, triple=triple, references=list(references),
-                           novelty=round(novelty, 6), last_access=turn, status=status, tier=tier,
-                           anchor=anchor, seq=self._seq)
+        rec = MemoryRecord(
+            id=rid,
+            scope=scope,
+            kind=kind,
+            text=text,
+            turn=turn,
+            speaker=speaker,
+            importance=self.rater(kind, text) if importance is None else importance,
+            topic=topic,
+            triple=triple,
+            references=list(references),
+            novelty=round(novelty, 6),
+            last_access=turn,
+            status=status,
+            tier=tier,
+            anchor=anchor,
+            seq=self._seq,
+        )
         self.records[rid] = rec
         if triple is not None and kind in ("claim", "fact"):
             self._note_claim(rec)
@@ -102,8 +130,9 @@ class MemoryBank:
         that says it corrects something is checked against older ones once it has a vector."""
         ids = self._groups.setdefault(self.group_key(rec), [])
         if not restoring and rec.kind in STATEMENTS and rec.status == "active":
-            self.supersede([i for i in ids if self.records[i].status == "active"
-                            and updates(self.records[i].text, rec.text)], rec)
+            self.supersede(
+                [i for i in ids if self.records[i].status == "active" and updates(self.records[i].text, rec.text)], rec
+            )
             if not ids and (says_it_corrects(rec.text) or rec.kind == "fact"):  # first of its wording
                 # (memory.supersession; a world fact may replace an older one without saying so)
                 self._corrections.append(rec.id)
@@ -130,8 +159,9 @@ class MemoryBank:
         if hit is None:
             if len(self._group_cache) > 4096:
                 self._group_cache.clear()
-            hit = self._group_cache[memo] = [self.records[i] for i in ids
-                                             if statuses is None or self.records[i].status in statuses]
+            hit = self._group_cache[memo] = [
+                self.records[i] for i in ids if statuses is None or self.records[i].status in statuses
+            ]
         return hit  # shared: callers must not change it
 
     def supersede(self, old_ids: Iterable[str], new: MemoryRecord) -> list[str]:
@@ -176,8 +206,12 @@ class MemoryBank:
         rivals: dict[tuple[str | None, str], str] = {}
         for rid in self._claims.get((rec.triple[0], rec.triple[1]), []):  # type: ignore[index]
             other = self.records[rid]
-            if other.id != rec.id and other.scope in sees and other.status != "superseded" \
-                    and other.triple[2] != rec.triple[2]:  # type: ignore[index]
+            if (
+                other.id != rec.id
+                and other.scope in sees
+                and other.status != "superseded"
+                and other.triple[2] != rec.triple[2]
+            ):  # type: ignore[index]
                 rivals.setdefault((other.speaker, other.triple[2]), other.id)  # type: ignore[index]
         return min(1.0, 0.5 * len(rivals)), sorted(rivals.values(), key=lambda i: self.records[i].seq)
 
@@ -186,9 +220,16 @@ class MemoryBank:
         a private claim touches its own scope; a shared claim or a fact touches every scope."""
         key = (rec.triple[0], rec.triple[1])  # type: ignore[index]
         if rec.status == "active":  # the same source now says otherwise: an update, not a rival
-            self.supersede([i for i in self._claims.get(key, []) if self.records[i].scope == rec.scope
-                            and self.records[i].speaker == rec.speaker
-                            and self.records[i].triple[2] != rec.triple[2]], rec)  # type: ignore[index]
+            self.supersede(
+                [
+                    i
+                    for i in self._claims.get(key, [])
+                    if self.records[i].scope == rec.scope
+                    and self.records[i].speaker == rec.speaker
+                    and self.records[i].triple[2] != rec.triple[2]
+                ],
+                rec,
+            )  # type: ignore[index]
         self._claims.setdefault(key, []).append(rec.id)
         rec.controversy, rivals = self._controversy(rec)
         rec.references.extend(r for r in rivals if r not in rec.references)
@@ -212,14 +253,14 @@ class MemoryBank:
         if not ids and not queries:
             return np.zeros((0, self._mat.shape[1]), dtype=np.float32) if with_queries else []
         vecs = np.asarray(self.embedder([self.records[i].text for i in ids] + queries), dtype=np.float32)
-        qvecs, vecs = vecs[len(ids):], vecs[: len(ids)]
+        qvecs, vecs = vecs[len(ids) :], vecs[: len(ids)]
         if ids:
             need = self._n + len(ids)
             if need > self._mat.shape[0]:
                 grown = np.zeros((max(need, 2 * self._mat.shape[0], 256), vecs.shape[1]), dtype=np.float32)
                 grown[: self._n] = self._mat[: self._n]
                 self._mat = grown
-            self._mat[self._n: need] = vecs
+            self._mat[self._n : need] = vecs
             for k, rid in enumerate(ids):
                 self._rows[rid] = self._n + k
             self._n = need
@@ -259,9 +300,15 @@ class MemoryBank:
             rec = self.records[rid]
             key = self.group_key(rec)
             cur = self._newest.get(key)
-            if cur is not None and cur != rid and rid in self._hidden and rec.status in LIVE \
-                    and self.records[cur].seq < rec.seq and self.records[cur].status not in LIVE:
-                self._hidden.discard(rid)      # back among the readable, and newer: index it again
+            if (
+                cur is not None
+                and cur != rid
+                and rid in self._hidden
+                and rec.status in LIVE
+                and self.records[cur].seq < rec.seq
+                and self.records[cur].status not in LIVE
+            ):
+                self._hidden.discard(rid)  # back among the readable, and newer: index it again
                 self._hidden.add(cur)
                 self._newest[key] = rid
                 self.store.delete([cur])
@@ -277,8 +324,9 @@ class MemoryBank:
                 self.store.add([elder.id], self._mat[[self._rows[elder.id]]], [elder.metadata()])
         indexed = [i for i in ids if i in self._rows and i not in self._hidden]
         if indexed:
-            self.store.add(indexed, self._mat[[self._rows[i] for i in indexed]],
-                           [self.records[i].metadata() for i in indexed])
+            self.store.add(
+                indexed, self._mat[[self._rows[i] for i in indexed]], [self.records[i].metadata() for i in indexed]
+            )
 
     def touch(self, ids: Iterable[str], turn: int, agent: str | None = None) -> None:
         """Retrieval refreshes recency, for the agent who retrieved (one agent's reading never
@@ -303,20 +351,36 @@ class MemoryBank:
         if rec is None:
             raise KeyError(f"no memory {rid!r}")
         if rec.scope not in readable_scopes(agent):
-            raise ScopeError(f"{agent!r} may not read {rid!r} (scope {rec.scope!r})",
-                             hint="agents read shared memory, world facts and their own private memory")
+            raise ScopeError(
+                f"{agent!r} may not read {rid!r} (scope {rec.scope!r})",
+                hint="agents read shared memory, world facts and their own private memory",
+            )
         return rec
 
-    def visible(self, agent: str, kinds: Sequence[str] | None = None, min_turn: int | None = None,
-                statuses: Sequence[str] | None = ("active",)) -> Iterator[MemoryRecord]:
+    def visible(
+        self,
+        agent: str,
+        kinds: Sequence[str] | None = None,
+        min_turn: int | None = None,
+        statuses: Sequence[str] | None = ("active",),
+    ) -> Iterator[MemoryRecord]:
         scopes = readable_scopes(agent)
         for rec in self.records.values():
-            if rec.scope in scopes and (kinds is None or rec.kind in kinds) and \
-                    (min_turn is None or rec.turn >= min_turn) and (statuses is None or rec.status in statuses):
+            if (
+                rec.scope in scopes
+                and (kinds is None or rec.kind in kinds)
+                and (min_turn is None or rec.turn >= min_turn)
+                and (statuses is None or rec.status in statuses)
+            ):
                 yield rec
 
-    def recent(self, agent: str, min_turn: int, kinds: Sequence[str] | None = None,
-               statuses: Sequence[str] | None = ("active",)) -> list[MemoryRecord]:
+    def recent(
+        self,
+        agent: str,
+        min_turn: int,
+        kinds: Sequence[str] | None = None,
+        statuses: Sequence[str] | None = ("active",),
+    ) -> list[MemoryRecord]:
         """Readable records written at ``min_turn`` or later, oldest first (scans back from the newest)."""
         scopes = readable_scopes(agent)
         out = []
@@ -324,25 +388,42 @@ class MemoryBank:
             rec = self.records[rid]
             if rec.turn < min_turn:
                 break
-            if rec.scope in scopes and (kinds is None or rec.kind in kinds) and \
-                    (statuses is None or rec.status in statuses):
+            if (
+                rec.scope in scopes
+                and (kinds is None or rec.kind in kinds)
+                and (statuses is None or rec.status in statuses)
+            ):
                 out.append(rec)
         out.reverse()
         return out
 
     def anchors(self, agent: str) -> list[MemoryRecord]:
         scopes = readable_scopes(agent)
-        return [self.records[i] for i in self._anchors
-                if self.records[i].scope in scopes and self.records[i].status == "active"]
+        return [
+            self.records[i]
+            for i in self._anchors
+            if self.records[i].scope in scopes and self.records[i].status == "active"
+        ]
 
-    def search(self, agent: str, vector: np.ndarray, k: int, kinds: Sequence[str] | None = None,
-               min_turn: int | None = None, statuses: Sequence[str] | None = ("active",)
-               ) -> list[tuple[MemoryRecord, float]]:
+    def search(
+        self,
+        agent: str,
+        vector: np.ndarray,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        min_turn: int | None = None,
+        statuses: Sequence[str] | None = ("active",),
+    ) -> list[tuple[MemoryRecord, float]]:
         """Top-k by cosine similarity among the agent's readable memories (never anyone else's)."""
         from memory.store import Where
+
         self.flush()
-        where = Where(scopes=readable_scopes(agent), kinds=tuple(kinds) if kinds else None,
-                      min_turn=min_turn, status=tuple(statuses) if statuses else None)
+        where = Where(
+            scopes=readable_scopes(agent),
+            kinds=tuple(kinds) if kinds else None,
+            min_turn=min_turn,
+            status=tuple(statuses) if statuses else None,
+        )
         hits = self.store.query(np.asarray(vector, dtype=np.float32), k, where)
         scopes = readable_scopes(agent)
         out = []
@@ -352,23 +433,41 @@ class MemoryBank:
                 out.append((rec, float(sim)))
         return out
 
-    def search_many(self, agent: str, vectors: Sequence[np.ndarray], k: int, kinds: Sequence[str] | None = None,
-                    min_turn: int | None = None, statuses: Sequence[str] | None = ("active",)
-                    ) -> list[list[tuple[MemoryRecord, float]]]:
+    def search_many(
+        self,
+        agent: str,
+        vectors: Sequence[np.ndarray],
+        k: int,
+        kinds: Sequence[str] | None = None,
+        min_turn: int | None = None,
+        statuses: Sequence[str] | None = ("active",),
+    ) -> list[list[tuple[MemoryRecord, float]]]:
         """``search`` for several query vectors; one pass over the store when it supports it."""
         from memory.store import Where
+
         if not hasattr(self.store, "query_many") or len(vectors) < 2:
             return [self.search(agent, v, k, kinds, min_turn, statuses) for v in vectors]
         self.flush()
         scopes = readable_scopes(agent)
-        where = Where(scopes=scopes, kinds=tuple(kinds) if kinds else None,
-                      min_turn=min_turn, status=tuple(statuses) if statuses else None)
+        where = Where(
+            scopes=scopes,
+            kinds=tuple(kinds) if kinds else None,
+            min_turn=min_turn,
+            status=tuple(statuses) if statuses else None,
+        )
         results = self.store.query_many(np.stack([np.asarray(v, dtype=np.float32) for v in vectors]), k, where)
-        return [[(self.records[rid], float(sim)) for rid, sim in hits
-                 if rid in self.records and self.records[rid].scope in scopes] for hits in results]
+        return [
+            [
+                (self.records[rid], float(sim))
+                for rid, sim in hits
+                if rid in self.records and self.records[rid].scope in scopes
+            ]
+            for hits in results
+        ]
 
-    def said_once_of(self, agent: str, names_: Iterable[str], most: int, statuses: Sequence[str] = LIVE,
-                     min_turn: int | None = None) -> list[MemoryRecord]:
+    def said_once_of(
+        self, agent: str, names_: Iterable[str], most: int, statuses: Sequence[str] = LIVE, min_turn: int | None = None
+    ) -> list[MemoryRecord]:
         """The newest ``most`` memories per name that name it and were said only once (no other of
         their template), from scopes the agent reads."""
         out: list[MemoryRecord] = []
@@ -407,10 +506,15 @@ class MemoryBank:
     # --- persistence -----------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
         """Records only: vectors are rebuilt from text on load (the embedder caches them)."""
-        return {"seq": self._seq, "records": [r.to_dict() for r in self.records.values()],
-                "corrections": list(self._corrections),  # statements still to be checked at the next flush
-                "access": {a: dict(sorted(v.items(), key=lambda kv: self.records[kv[0]].seq))
-                           for a, v in sorted(self._access.items())}}
+        return {
+            "seq": self._seq,
+            "records": [r.to_dict() for r in self.records.values()],
+            "corrections": list(self._corrections),  # statements still to be checked at the next flush
+            "access": {
+                a: dict(sorted(v.items(), key=lambda kv: self.records[kv[0]].seq))
+                for a, v in sorted(self._access.items())
+            },
+        }
 
     def set_state(self, state: dict[str, Any]) -> None:
         self.store.reset()
@@ -434,5 +538,6 @@ class MemoryBank:
             self._pending.append(rec.id)
         self._seq = int(state["seq"])
         self._corrections = [i for i in state.get("corrections", ()) if i in self.records]
-        self._access = {a: {k: int(t) for k, t in v.items() if k in self.records}
-                        for a, v in state.get("access", {}).items()}
+        self._access = {
+            a: {k: int(t) for k, t in v.items() if k in self.records} for a, v in state.get("access", {}).items()
+        }

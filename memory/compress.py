@@ -20,7 +20,14 @@ import numpy as np
 
 from memory.config import MemoConfig
 from memory.masking import ScoredMemory
-from memory.values import SLOT, VALUE, alike, template, template_key, values  # one rule for what a value is, shared with masking
+from memory.values import (  # one rule for what a value is, shared with masking
+    SLOT,
+    VALUE,
+    alike,
+    template,
+    template_key,
+    values,
+)
 
 
 @dataclass
@@ -34,8 +41,8 @@ class Item:
     first_turn: int
     anchor: bool
     members: list[ScoredMemory] = field(default_factory=list)
-    kind: str = "memory"            # memory | merged | summary
-    count: int = 1                  # how many memories the line stands for (repeats included)
+    kind: str = "memory"  # memory | merged | summary
+    count: int = 1  # how many memories the line stands for (repeats included)
 
     @property
     def rec(self):
@@ -55,7 +62,7 @@ def value_slots(text: str) -> tuple[tuple[str, str], ...]:
         if m.group("key"):
             out.append((m.group("kv"), m.group("key")))
             continue
-        after = _WORDS.match(text[m.end():].lstrip(" "))
+        after = _WORDS.match(text[m.end() :].lstrip(" "))
         before = _WORDS.findall(text[: m.start()])
         out.append((m.group("num"), after.group(0) if after else (before[-1] if before else "value")))
     return tuple(out)
@@ -145,8 +152,9 @@ def group_line(group: list, lead: str | None = None) -> str:
     return f"{texts[-1]} (x{len(texts)} in {len(tmpls)} wordings, {_span(turns)}{extra})"
 
 
-def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig,
-                     masked: list[ScoredMemory] = ()) -> list[Item]:
+def merge_duplicates(
+    kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig, masked: list[ScoredMemory] = ()
+) -> list[Item]:
     """Group kept candidates whose similarity to a group's head passes ``merge_similarity``.
 
     Candidates the mask dropped as redundant with a kept one (``masked``, with
@@ -166,11 +174,10 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
         c = kept[i]
         # the heads this one is close enough to, most alike first; anchors merge only with anchors
         # (a repeated agreement is one line, never lost)
-        hs = head_rows[:len(heads)]
+        hs = head_rows[: len(heads)]
         near = hs[close[i, hs]]
         near = near[np.argsort(-sim[i, near], kind="stable")].tolist() if len(near) else ()
-        j = next((h for h in near if alike(kept[h].rec.text, c.rec.text) and kept[h].rec.anchor == c.rec.anchor),
-                 None)
+        j = next((h for h in near if alike(kept[h].rec.text, c.rec.text) and kept[h].rec.anchor == c.rec.anchor), None)
         if j is not None:
             groups[j].append(i)
             continue
@@ -196,9 +203,19 @@ def merge_duplicates(kept: list[ScoredMemory], vecs: np.ndarray, cfg: MemoConfig
             m.fate, m.reason, m.into = "merged", f"near-duplicate of {head.id}", head.id
         if not head.group:
             count = len(turns)
-        items.append(Item(id=head.id, text=text, score=head.score, turn=max(turns), first_turn=min(turns),
-                          anchor=head.rec.anchor, members=members, kind="merged" if count > 1 else "memory",
-                          count=count))
+        items.append(
+            Item(
+                id=head.id,
+                text=text,
+                score=head.score,
+                turn=max(turns),
+                first_turn=min(turns),
+                anchor=head.rec.anchor,
+                members=members,
+                kind="merged" if count > 1 else "memory",
+                count=count,
+            )
+        )
     return items
 
 
@@ -210,7 +227,7 @@ def _plain(it: Item) -> bool:
     """The line is its memory's own words, at most with a plain count: nothing a join could drop
     (a series' values, a "superseded" mark, other wordings)."""
     text = it.rec.text
-    return it.text == text or (it.text.startswith(text) and _COUNTED.fullmatch(it.text[len(text):]) is not None)
+    return it.text == text or (it.text.startswith(text) and _COUNTED.fullmatch(it.text[len(text) :]) is not None)
 
 
 @lru_cache(maxsize=65536)
@@ -222,8 +239,9 @@ def _name_slots(text: str, speaker: str | None) -> tuple[tuple[str | None, str, 
         word = m.group(0)
         if m.start() == 0 and speaker != word.lower():
             continue  # a line's first word is a name only when it names the speaker ("Open" is not)
-        out.append((None if speaker is None or speaker == word.lower() else speaker,
-                    text[: m.start()], text[m.end():], word))
+        out.append(
+            (None if speaker is None or speaker == word.lower() else speaker, text[: m.start()], text[m.end() :], word)
+        )
     return tuple(out)
 
 
@@ -236,8 +254,7 @@ def join_substitutes(items: list[Item]) -> list[Item]:
     never "open"/"closed", "did"/"didn't" or "guilty"/"innocent" (changes or contradictions). The
     lines share scope and kind, each comes from the same speaker or from the person it names, they
     state the same values and carry nothing but their own words and a count. Anchors stay apart."""
-    cand = [it for it in items
-            if not it.anchor and _plain(it) and len(it.rec.text) < 200 and it.rec.status == "active"]
+    cand = [it for it in items if not it.anchor and _plain(it) and len(it.rec.text) < 200 and it.rec.status == "active"]
     buckets: dict[tuple, list[tuple[int, str]]] = {}
     for n, it in enumerate(cand):
         rec = it.rec
@@ -260,11 +277,22 @@ def join_substitutes(items: list[Item]) -> list[Item]:
         for it in group:
             if it is not head:
                 for c in it.members:
-                    c.fate, c.reason, c.into = "merged", f"the same line of another name, joined with {head.id}", head.id
-        item = Item(id=head.id, text=text, score=head.score, turn=max(it.turn for it in group),
-                    first_turn=min(it.first_turn for it in group), anchor=False,
-                    members=head.members + [c for it in group if it is not head for c in it.members],
-                    kind="merged", count=count)
+                    c.fate, c.reason, c.into = (
+                        "merged",
+                        f"the same line of another name, joined with {head.id}",
+                        head.id,
+                    )
+        item = Item(
+            id=head.id,
+            text=text,
+            score=head.score,
+            turn=max(it.turn for it in group),
+            first_turn=min(it.first_turn for it in group),
+            anchor=False,
+            members=head.members + [c for it in group if it is not head for c in it.members],
+            kind="merged",
+            count=count,
+        )
         joined.update((it.id, item) for it in group)
     return _replace(items, joined)
 
@@ -285,10 +313,17 @@ def _summary(members: list[Item], text: str, reason: str) -> Item:
     """One summary line standing for ``members``; every candidate in them is marked as summarised into it."""
     turns = [t for it in members for t in (it.first_turn, it.turn)]
     sid = f"sum:{members[0].id}"
-    summary = Item(id=sid, text=f"{text} [{_span(turns)}]", score=max(it.score for it in members),
-                   turn=max(turns), first_turn=min(turns), anchor=False,
-                   members=[c for it in members for c in it.members], kind="summary",
-                   count=sum(it.count for it in members))
+    summary = Item(
+        id=sid,
+        text=f"{text} [{_span(turns)}]",
+        score=max(it.score for it in members),
+        turn=max(turns),
+        first_turn=min(turns),
+        anchor=False,
+        members=[c for it in members for c in it.members],
+        kind="summary",
+        count=sum(it.count for it in members),
+    )
     for it in members:
         for c in it.members:
             if c.fate != "merged":
@@ -297,8 +332,9 @@ def _summary(members: list[Item], text: str, reason: str) -> Item:
     return summary
 
 
-def _series(old: list[Item], cfg: MemoConfig, llm: Callable[[list[str]], str] | None,
-            replaced: dict[str, Item]) -> None:
+def _series(
+    old: list[Item], cfg: MemoConfig, llm: Callable[[list[str]], str] | None, replaced: dict[str, Item]
+) -> None:
     """Same-template lines that differ only in their values (a run of offers) become one series line:
     oldest → latest, min, max and trend. They are never folded into one value."""
     groups: dict[tuple[str, str], list[Item]] = {}
@@ -319,8 +355,13 @@ def _series(old: list[Item], cfg: MemoConfig, llm: Callable[[list[str]], str] | 
         replaced.update((it.id, summary) for it in members)
 
 
-def _clusters(old: list[Item], vecs_of: Callable[[list[str]], np.ndarray], cfg: MemoConfig,
-              llm: Callable[[list[str]], str] | None, replaced: dict[str, Item]) -> None:
+def _clusters(
+    old: list[Item],
+    vecs_of: Callable[[list[str]], np.ndarray],
+    cfg: MemoConfig,
+    llm: Callable[[list[str]], str] | None,
+    replaced: dict[str, Item],
+) -> None:
     """Clusters of similar lines that state no values: the best two verbatim and a count of the rest."""
     if len(old) < cfg.cluster_min:
         return
@@ -343,8 +384,13 @@ def _clusters(old: list[Item], vecs_of: Callable[[list[str]], np.ndarray], cfg: 
         replaced.update((it.id, summary) for it in members)
 
 
-def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray], now: int, cfg: MemoConfig,
-                  llm: Callable[[list[str]], str] | None = None) -> list[Item]:
+def summarise_old(
+    items: list[Item],
+    vecs_of: Callable[[list[str]], np.ndarray],
+    now: int,
+    cfg: MemoConfig,
+    llm: Callable[[list[str]], str] | None = None,
+) -> list[Item]:
     """Replace older items by summary lines: a series line per run of same-template lines that
     differ in values, and one line per cluster of similar lines that state none. A line with
     values that belongs to no series stays verbatim: no value is ever hidden in "(+N similar)"."""
@@ -356,8 +402,7 @@ def summarise_old(items: list[Item], vecs_of: Callable[[list[str]], np.ndarray],
     old.sort(key=lambda it: (-it.score, it.rec.seq))
     replaced: dict[str, Item] = {}
     _series(old, cfg, llm, replaced)
-    _clusters([it for it in old if it.id not in replaced and not value_slots(it.rec.text)], vecs_of, cfg, llm,
-              replaced)
+    _clusters([it for it in old if it.id not in replaced and not value_slots(it.rec.text)], vecs_of, cfg, llm, replaced)
     return _replace(items, replaced)
 
 

@@ -11,10 +11,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class MaskConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    redundancy_drop: float = Field(0.95, ge=0, le=1, description="similarity to a selected memory that drops a candidate")
+    redundancy_drop: float = Field(
+        0.95, ge=0, le=1, description="similarity to a selected memory that drops a candidate"
+    )
     redundancy_soft: float = Field(0.85, ge=0, le=1, description="similarity above which a candidate is down-weighted")
     soft_penalty: float = Field(0.5, ge=0, le=1, description="score share removed when down-weighted")
-    self_repeat: float = Field(0.9, ge=0, le=1, description="similarity to the agent's own recent statements that masks")
+    self_repeat: float = Field(
+        0.9, ge=0, le=1, description="similarity to the agent's own recent statements that masks"
+    )
     own_statement_turns: int = Field(3, ge=0, description="how far back 'recent statements' reach")
     controversy_weight: float = Field(0.15, ge=0, description="score added per unit of controversy")
     novelty_weight: float = Field(0.1, ge=0, description="score added per unit of novelty")
@@ -34,40 +38,78 @@ class MemoConfig(BaseModel):
     w_relevance: float = Field(0.6, ge=0)
     w_recency: float = Field(0.2, ge=0)
     w_importance: float = Field(0.2, ge=0)
-    w_relevance_focus: float = Field(0.8, ge=0, le=1,
-                                     description="relevance weight when the agent faces a decision (a focus); "
-                                                 "recency and importance share the rest in their usual ratio")
-    recency_decay: float = Field(0.99, gt=0, le=1, description="recency = decay ** turns since last access (0.99: half-life ~70 turns)")
+    w_relevance_focus: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="relevance weight when the agent faces a decision (a focus); "
+        "recency and importance share the rest in their usual ratio",
+    )
+    recency_decay: float = Field(
+        0.99, gt=0, le=1, description="recency = decay ** turns since last access (0.99: half-life ~70 turns)"
+    )
     candidates: int = Field(48, ge=1, description="distinct memories (near-duplicates collapsed) kept as candidates")
-    rare_candidates: int = Field(16, ge=0, description="the most relevant memories said only once that are not "
-                                 "among the `candidates` join them: news must not be cut behind refrains")
-    pool_factor: int = Field(4, ge=1, description="hits read per query vector = candidates x pool_factor; the pool "
-                                                  "widens x4 while near-duplicates collapse it below `candidates`")
-    collapse_similarity: float = Field(0.9, ge=0, le=1, description="differently worded memories this similar are "
-                                                                    "one cluster before the candidate cut")
-    time_bands: int = Field(4, ge=1, description="the history is cut into this many bands; the best memory of each "
-                                                 "band and of each kind is always a candidate")
-    refresh_recency: bool = Field(False, description="a memory shown in a context counts as recent again (off: "
-                                                     "recency is the age of the newest statement of it, so what is "
-                                                     "shown every turn cannot keep itself on top)")
-    long_tier_recency: float = Field(0.5, ge=0, le=1, description="recency floor of the long-term tier "
-                                                                  "(reflections and what they consolidated)")
-    repeat_penalty: float = Field(0.15, ge=0, description="a line said n times with nothing changing (chatter, "
-                                  "a refrain) keeps score / (1 + repeat_penalty * ln n): what is said once "
-                                  "carries more news than what is said every turn")
-    link_names: int = Field(2, ge=0, description="names a focus is about but does not say (the seller of the item "
-                            "it asks about, linked through memories naming both: memory.linking) spelled out in one "
-                            "more query; 0: off")
-    link_boost: float = Field(0.1, ge=0, le=1, description="relevance (as a share of the best) added to a memory "
-                              "that names one of the focus's linked names: the question is about that person")
-    context_weight: float = Field(0.75, ge=0, le=1,
-                                  description="weight of the situation query against the focus (the decision at hand)")
+    rare_candidates: int = Field(
+        16,
+        ge=0,
+        description="the most relevant memories said only once that are not "
+        "among the `candidates` join them: news must not be cut behind refrains",
+    )
+    pool_factor: int = Field(
+        4,
+        ge=1,
+        description="hits read per query vector = candidates x pool_factor; the pool "
+        "widens x4 while near-duplicates collapse it below `candidates`",
+    )
+    collapse_similarity: float = Field(
+        0.9, ge=0, le=1, description="differently worded memories this similar are one cluster before the candidate cut"
+    )
+    time_bands: int = Field(
+        4,
+        ge=1,
+        description="the history is cut into this many bands; the best memory of each "
+        "band and of each kind is always a candidate",
+    )
+    refresh_recency: bool = Field(
+        False,
+        description="a memory shown in a context counts as recent again (off: "
+        "recency is the age of the newest statement of it, so what is "
+        "shown every turn cannot keep itself on top)",
+    )
+    long_tier_recency: float = Field(
+        0.5, ge=0, le=1, description="recency floor of the long-term tier (reflections and what they consolidated)"
+    )
+    repeat_penalty: float = Field(
+        0.15,
+        ge=0,
+        description="a line said n times with nothing changing (chatter, "
+        "a refrain) keeps score / (1 + repeat_penalty * ln n): what is said once "
+        "carries more news than what is said every turn",
+    )
+    link_names: int = Field(
+        2,
+        ge=0,
+        description="names a focus is about but does not say (the seller of the item "
+        "it asks about, linked through memories naming both: memory.linking) spelled out in one "
+        "more query; 0: off",
+    )
+    link_boost: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="relevance (as a share of the best) added to a memory "
+        "that names one of the focus's linked names: the question is about that person",
+    )
+    context_weight: float = Field(
+        0.75, ge=0, le=1, description="weight of the situation query against the focus (the decision at hand)"
+    )
     recent_turns: int = Field(2, ge=0, description="turns counted as recent history")
     turn_window: int | None = Field(None, ge=1, description="only retrieve memories from the last N turns")
     kinds: list[str] | None = Field(None, description="only retrieve these kinds (anchors always come)")
     budget: int = Field(400, ge=16, description="context token budget")
-    length_penalty: float = Field(0.5, ge=0, le=1,
-                                  description="lines fill the budget by score / tokens**length_penalty (0: by score)")
+    length_penalty: float = Field(
+        0.5, ge=0, le=1, description="lines fill the budget by score / tokens**length_penalty (0: by score)"
+    )
     merge_similarity: float = Field(0.88, ge=0, le=1, description="near-duplicates merged into one line")
     summarise_after: int = Field(10, ge=0, description="memories older than this many turns may be summarised")
     keep_verbatim: int = Field(12, ge=0, description="the best-scored lines are never summarised")

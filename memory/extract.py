@@ -28,19 +28,36 @@ _TOKEN = WORD_TOKEN
 _CLAUSE = re.compile(r"([.!?;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*)")
 # a clause with one of these asserts nothing of its own: a question's, a condition's, a guess's, a
 # doubt's, someone else's words, or the past (a wrong claim is worse than none)
-UNSURE = frozenset("if unless whether suppose supposing maybe perhaps possibly might may could would should "
-                   "doubt doubts wonder wonders unsure either or says said say claims claimed tells told tell "
-                   "swears swore reckons insists heard rumour rumor".split())
-UNSURE_PAIRS = frozenset({("used", "to"), ("last", "year"), ("last", "week"), ("not", "only"), ("years", "ago"),
-                          ("days", "ago"), ("more", "than"), ("less", "than"), ("fewer", "than"), ("at", "least"),
-                          ("at", "most"), ("up", "to")})
-ANYWHERE = frozenset("or either between times".split())   # a choice or a range: no one value
-NOT_A_VALUE = frozenset("between times room rooms no number page chapter gate door crate cell level floor wave "
-                        "pier dock row table seat box".split())   # a number after these is no value
+UNSURE = frozenset(
+    "if unless whether suppose supposing maybe perhaps possibly might may could would should "
+    "doubt doubts wonder wonders unsure either or says said say claims claimed tells told tell "
+    "swears swore reckons insists heard rumour rumor".split()
+)
+UNSURE_PAIRS = frozenset(
+    {
+        ("used", "to"),
+        ("last", "year"),
+        ("last", "week"),
+        ("not", "only"),
+        ("years", "ago"),
+        ("days", "ago"),
+        ("more", "than"),
+        ("less", "than"),
+        ("fewer", "than"),
+        ("at", "least"),
+        ("at", "most"),
+        ("up", "to"),
+    }
+)
+ANYWHERE = frozenset("or either between times".split())  # a choice or a range: no one value
+NOT_A_VALUE = frozenset(
+    "between times room rooms no number page chapter gate door crate cell level floor wave "
+    "pier dock row table seat box".split()
+)  # a number after these is no value
 PRONOUNS = frozenset("it it's its they they're them he he's she she's".split())
 BEFORE = ("before", "ahead of", "earlier than", "sooner than", "prior to")
 AFTER = ("after", "later than", "behind", "following")
-MAX_NAME = 6   # longest name or phrase, in tokens
+MAX_NAME = 6  # longest name or phrase, in tokens
 
 
 @dataclass(frozen=True)
@@ -52,11 +69,17 @@ class Extracted:
     object: str
     truth: bool = True
     topic: str | None = None
-    span: str = ""          # the clause it came from
+    span: str = ""  # the clause it came from
 
     def to_dict(self) -> dict:
-        return {"subject": self.subject, "relation": self.relation, "object": self.object, "truth": self.truth,
-                "topic": self.topic, "span": self.span}
+        return {
+            "subject": self.subject,
+            "relation": self.relation,
+            "object": self.object,
+            "truth": self.truth,
+            "topic": self.topic,
+            "span": self.span,
+        }
 
 
 def tokens(text: str) -> list[str]:
@@ -92,7 +115,7 @@ class _Mention:
     start: int
     end: int
     value: str
-    kind: str        # entity | number | relation | cue
+    kind: str  # entity | number | relation | cue
 
 
 class RuleExtractor:
@@ -108,7 +131,7 @@ class RuleExtractor:
         self._rels = _table(lexicon.relation_table(), stemmed=True)
         self._cues = {tuple(tokens(p)): d for d, ps in (("before", BEFORE), ("after", AFTER)) for p in ps}
         self._known: dict[str, set[str]] = {}
-        for (s, r) in lexicon.topics:
+        for s, r in lexicon.topics:
             self._known.setdefault(canonical(lexicon.entity(s) or s), set()).add(lexicon.relation(r) or r)
 
     # --- scanning ------------------------------------------------------------------
@@ -126,7 +149,7 @@ class RuleExtractor:
 
     def _longest(self, toks: list[str], i: int) -> _Mention | None:
         for n in range(min(MAX_NAME, len(toks) - i), 0, -1):
-            key = tuple(toks[i:i + n])
+            key = tuple(toks[i : i + n])
             stems = tuple(stem(t) for t in key)
             if stems in self._rels:
                 return _Mention(i, i + n, self._rels[stems], "relation")
@@ -173,9 +196,8 @@ class RuleExtractor:
         parts = _CLAUSE.split(str(text))
         for clause, end in zip(parts[0::2], parts[1::2] + [""]):
             toks = tokens(clause)
-            if self._unsure(toks, end):   # nothing asserted; "it" in the next one is still this
-                named = [m.value for m in self._scan(toks) if m.kind == "entity"
-                         and canonical(m.value) in self._known]
+            if self._unsure(toks, end):  # nothing asserted; "it" in the next one is still this
+                named = [m.value for m in self._scan(toks) if m.kind == "entity" and canonical(m.value) in self._known]
                 last = named[0] if named else last
                 continue
             c, last = self._clause(clause.strip(), toks, last)
@@ -186,9 +208,12 @@ class RuleExtractor:
     @staticmethod
     def _joined(toks: list[str], ms: list[_Mention], subj: _Mention, m: _Mention) -> bool:
         """Is mention ``m`` joined to the subject by "and", "or" or a comma (a co-subject)?"""
-        between = toks[subj.end:m.start]
-        return bool(between) and all(t in ("and", "or", "the", "a", "an") for t in between) and \
-            not any(x.kind != "entity" and subj.start < x.start < m.start for x in ms)
+        between = toks[subj.end : m.start]
+        return (
+            bool(between)
+            and all(t in ("and", "or", "the", "a", "an") for t in between)
+            and not any(x.kind != "entity" and subj.start < x.start < m.start for x in ms)
+        )
 
     def _clause(self, clause: str, toks: list[str], last: str | None) -> tuple[Extracted | None, str | None]:
         if not toks:
@@ -203,7 +228,7 @@ class RuleExtractor:
         named = [m for m in ms if m.kind == "relation"]
         cues = [m for m in ms if m.kind == "cue"]
         best: tuple[float, Extracted, int] | None = None
-        guessed: set[str] = set()   # relations read only from what the world knows (none named)
+        guessed: set[str] = set()  # relations read only from what the world knows (none named)
         for subj in ents:
             readings = self._relations(subj.value, named, cues)
             for rel, why in readings:
@@ -218,12 +243,15 @@ class RuleExtractor:
                 score += 2.0 if rel in self._known.get(canonical(subj.value), ()) else 0.0
                 if best is None or score > best[0]:
                     truth = not self._negated(toks, obj.start)
-                    best = (score, Extracted(subj.value, rel, obj.value, truth,
-                                             self.lex.topic(subj.value, rel) or rel, clause), obj.start)
-        if best is not None and any(t in UNSURE for t in toks[:best[2]]):
-            best = None   # "if", "maybe", "I doubt", "Lou says" ... before the claim: not asserted
+                    best = (
+                        score,
+                        Extracted(subj.value, rel, obj.value, truth, self.lex.topic(subj.value, rel) or rel, clause),
+                        obj.start,
+                    )
+        if best is not None and any(t in UNSURE for t in toks[: best[2]]):
+            best = None  # "if", "maybe", "I doubt", "Lou says" ... before the claim: not asserted
         if best is not None and not named and not cues and len(guessed) > 1:
-            best = None   # the world allows several readings and the words name none: no guess
+            best = None  # the world allows several readings and the words name none: no guess
         if best is None:  # what a following "it" may be about: the first thing the world says something of
             about = [m.value for m in ents if canonical(m.value) in self._known]
             return None, about[0] if about else last
@@ -254,8 +282,7 @@ class RuleExtractor:
                 out += [(r, 0.5) for r in known]
         return out
 
-    def _object(self, toks: list[str], subj: _Mention, rel: str, ms: list[_Mention],
-                named: bool) -> _Mention | None:
+    def _object(self, toks: list[str], subj: _Mention, rel: str, ms: list[_Mention], named: bool) -> _Mention | None:
         """The object of ``rel`` in the clause: a number for a numeric relation, else the nearest
         other entity after the subject (or before it, for an inverted clause). When the clause does
         not name the relation, only a value the world knows is claimed for it will do."""
@@ -264,8 +291,9 @@ class RuleExtractor:
             nums = [m for m in ms if m.kind == "number" and not (m.start and toks[m.start - 1] in NOT_A_VALUE)]
             after = [m for m in nums if m.start > subj.start]
             return (after or nums or [None])[0]
-        joined = {m.start for m in ms if m.kind == "entity" and m.start > subj.start
-                  and self._joined(toks, ms, subj, m)}   # "the gem and the lamp are in...": not an object
+        joined = {
+            m.start for m in ms if m.kind == "entity" and m.start > subj.start and self._joined(toks, ms, subj, m)
+        }  # "the gem and the lamp are in...": not an object
         others = [m for m in ms if m.kind == "entity" and m.value != subj.value and m.start not in joined]
         known = self.lex.known_objects(subj.value, rel)
         if known:  # a value the world knows is claimed wins; with no relation named, only such a value

@@ -37,34 +37,43 @@ class ReadClaims(BaseModel):
     claims: list[ReadClaim] = Field(default_factory=list, max_length=8)
 
 
-SYSTEM = ("You read what a character in a game says and list the claims it makes about the game world, as "
-          "triples (subject, relation, object), using only the listed entity ids and relation ids. A claim "
-          "that something is NOT so has negated = true. Leave out greetings, questions, opinions and anything "
-          "not about the listed relations. Reply with one JSON object: {\"claims\": [{\"subject\": id, "
-          "\"relation\": id, \"object\": id or value, \"negated\": false}, ...]} (an empty list if none).")
+SYSTEM = (
+    "You read what a character in a game says and list the claims it makes about the game world, as "
+    "triples (subject, relation, object), using only the listed entity ids and relation ids. A claim "
+    "that something is NOT so has negated = true. Leave out greetings, questions, opinions and anything "
+    'not about the listed relations. Reply with one JSON object: {"claims": [{"subject": id, '
+    '"relation": id, "object": id or value, "negated": false}, ...]} (an empty list if none).'
+)
 
 
 class LLMExtractor:
     """Rules first, then the LLM (see the module's doc)."""
 
-    def __init__(self, client: Any, lexicon: Lexicon, decide: Callable | None = None,
-                 when: Callable[[], bool] | None = None):
+    def __init__(
+        self, client: Any, lexicon: Lexicon, decide: Callable | None = None, when: Callable[[], bool] | None = None
+    ):
         self.client, self.lex, self.decide, self.when = client, lexicon, decide, when
         self.rules = RuleExtractor(lexicon)
 
     def vocabulary(self) -> str:
-        ents = "; ".join(f"{eid} ({', '.join(names[:3])})" if names else eid
-                         for eid, names in sorted(self.lex.entities.items()))
-        rels = "; ".join(f"{rid}" + (f" ({', '.join(i.aliases[:4])})" if i.aliases else "") +
-                         (f" [a number in {i.unit}]" if i.unit else " [a number]" if i.range else "")
-                         for rid, i in sorted(self.lex.relations.items()))
+        ents = "; ".join(
+            f"{eid} ({', '.join(names[:3])})" if names else eid for eid, names in sorted(self.lex.entities.items())
+        )
+        rels = "; ".join(
+            f"{rid}"
+            + (f" ({', '.join(i.aliases[:4])})" if i.aliases else "")
+            + (f" [a number in {i.unit}]" if i.unit else " [a number]" if i.range else "")
+            for rid, i in sorted(self.lex.relations.items())
+        )
         return f"Entities: {ents}\nRelations: {rels}"
 
     def _ask(self, text: str) -> list[dict[str, Any]]:
         if self.client is None:
             raise RuntimeError("no LLM to ask (a replay reads the recorded answers)")
-        messages = [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": f"{self.vocabulary()}\n\nWhat they say: {text}"}]
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"{self.vocabulary()}\n\nWhat they say: {text}"},
+        ]
         reply = self.client.structured(messages, ReadClaims, agent="extract", params={"temperature": 0.0})
         return [c.model_dump() for c in reply.claims]
 
@@ -74,6 +83,7 @@ class LLMExtractor:
             return found
         if self.decide is not None:
             from memory.recorded import recorded
+
             raw = recorded(self.decide, EXTRACT_KIND, EXTRACT_WHO, lambda: self._ask(text))
         else:
             raw = self._ask(text)

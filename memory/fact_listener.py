@@ -61,8 +61,16 @@ def claim_holds(obj: Any, truth: bool, claim: Mapping[str, Any], functional: boo
 class WorldFacts:
     """The gate, the reliability memory and the claim log of one game."""
 
-    def __init__(self, spec: Any, config: GateConfig | None = None, embedder: Any = None,
-                 sigma: SigmaMem | None = None, bank: Any = None, jury: Any = None, extractor: Any = None):
+    def __init__(
+        self,
+        spec: Any,
+        config: GateConfig | None = None,
+        embedder: Any = None,
+        sigma: SigmaMem | None = None,
+        bank: Any = None,
+        jury: Any = None,
+        extractor: Any = None,
+    ):
         self.spec = spec
         self.lexicon = Lexicon.from_spec(spec)
         relations = rules_of(self.lexicon)
@@ -71,14 +79,21 @@ class WorldFacts:
             # (decay on judgement: an NPC verified rarely still builds trust)
             sigma = SigmaMem.for_world(list(spec.npcs), topics, embedder=embedder)
         self.sigma = sigma
-        self.gate = ConsistencyGate(relations, config, embedder=embedder, credibility=self.credibility, jury=jury,
-                                    lexicon=self.lexicon, extractor=extractor)
-        self._read: dict[int, list[dict[str, Any]]] = {}   # event seq -> the claims read from its text
+        self.gate = ConsistencyGate(
+            relations,
+            config,
+            embedder=embedder,
+            credibility=self.credibility,
+            jury=jury,
+            lexicon=self.lexicon,
+            extractor=extractor,
+        )
+        self._read: dict[int, list[dict[str, Any]]] = {}  # event seq -> the claims read from its text
         self.bank = bank
-        self.claims: list[dict[str, Any]] = []         # every claim heard: speaker, triple, topic, turn
-        self.judged: set[int] = set()                  # claims (indices) already settled in Σ-Mem
-        self.records: dict[str, str] = {}              # gate fact id -> memory record id
-        self._by_key: dict[tuple[str, str], list[int]] = {}   # (subject, relation) -> claim indices
+        self.claims: list[dict[str, Any]] = []  # every claim heard: speaker, triple, topic, turn
+        self.judged: set[int] = set()  # claims (indices) already settled in Σ-Mem
+        self.records: dict[str, str] = {}  # gate fact id -> memory record id
+        self._by_key: dict[tuple[str, str], list[int]] = {}  # (subject, relation) -> claim indices
 
     # --- credibility -------------------------------------------------------------------
     def credibility(self, source: str, topic: str) -> float:
@@ -104,10 +119,18 @@ class WorldFacts:
         if ev.seq not in self._read:
             if len(self._read) > 16:
                 self._read.clear()
-            self._read[ev.seq] = [{"speaker": ev.actor, "subject": e.subject, "relation": e.relation,
-                                   "object": e.object, "topic": e.topic or e.relation, "truth": e.truth,
-                                   "read_from": e.span}
-                                  for e in self.gate.read(spoken(ev.text))]
+            self._read[ev.seq] = [
+                {
+                    "speaker": ev.actor,
+                    "subject": e.subject,
+                    "relation": e.relation,
+                    "object": e.object,
+                    "topic": e.topic or e.relation,
+                    "truth": e.truth,
+                    "read_from": e.span,
+                }
+                for e in self.gate.read(spoken(ev.text))
+            ]
         return self._read[ev.seq]
 
     def on_event(self, ev: Event) -> None:
@@ -124,8 +147,17 @@ class WorldFacts:
         for c in claims:
             truth = bool(c.get("truth", True))
             s, r, o = self.lexicon.resolve(c["subject"], c["relation"], c["object"])
-            self._note_claim({"speaker": c["speaker"], "subject": s, "relation": r, "object": o, "topic": c["topic"],
-                              "turn": ev.turn, **({} if truth else {"truth": False})})
+            self._note_claim(
+                {
+                    "speaker": c["speaker"],
+                    "subject": s,
+                    "relation": r,
+                    "object": o,
+                    "topic": c["topic"],
+                    "turn": ev.turn,
+                    **({} if truth else {"truth": False}),
+                }
+            )
             fid = c.get("fact_id")
             text = self.spec.facts[fid].text if fid in self.spec.facts else c.get("read_from", "")
             cands.append(ClaimCandidate(s, r, o, c["topic"], c["speaker"], ev.turn, text, truth=truth))
@@ -157,8 +189,9 @@ class WorldFacts:
         for i in range(start, len(self.claims)):
             c = self.claims[i]
             key = (norm(c["subject"]), norm(c["relation"]))
-            verified = [self.gate.facts[j] for j in self.gate._by_key.get(key, ())
-                        if self.gate.facts[j].status == "verified"]
+            verified = [
+                self.gate.facts[j] for j in self.gate._by_key.get(key, ()) if self.gate.facts[j].status == "verified"
+            ]
             if not verified:
                 continue
             functional = self.gate.rules.rule(c["relation"]).functional
@@ -170,8 +203,11 @@ class WorldFacts:
 
     def _verify(self, ev: Event) -> None:
         """Σ-Mem learns first, so the quarantine is re-checked with the new credibility."""
-        truths = [(self.spec.facts[fid], bool(t)) for fid, t in sorted(ev.data.get("truth", {}).items())
-                  if fid in self.spec.facts]
+        truths = [
+            (self.spec.facts[fid], bool(t))
+            for fid, t in sorted(ev.data.get("truth", {}).items())
+            if fid in self.spec.facts
+        ]
         by_topic: dict[str, dict[str, list[int]]] = {}
         for f, truth in truths:
             for who, outcome in self._verdicts(f, truth):
@@ -206,6 +242,7 @@ class WorldFacts:
         if self.bank is None:
             return
         from memory.records import FACTS
+
         refused: set[tuple[str, tuple[str, str, str]]] = set()
         held: dict[tuple[str, tuple[str, str, str]], bool] = {}
         for d in decisions:
@@ -226,9 +263,16 @@ class WorldFacts:
                 if rid is None:
                     if status == "rejected":
                         continue
-                    rec = self.bank.add(FACTS, "fact", f.text or f"{f.subject} {f.relation} {f.object}", f.turn,
-                                        speaker=f.source, topic=f.topic, triple=(f.subject, f.relation, f.object),
-                                        status=status)
+                    rec = self.bank.add(
+                        FACTS,
+                        "fact",
+                        f.text or f"{f.subject} {f.relation} {f.object}",
+                        f.turn,
+                        speaker=f.source,
+                        topic=f.topic,
+                        triple=(f.subject, f.relation, f.object),
+                        status=status,
+                    )
                     self.records[f.id] = rec.id
                 elif self.bank.records[rid].status != status:
                     self.bank.set_status([rid], status)
@@ -240,8 +284,9 @@ class WorldFacts:
     def _said(self, src: str, triple: tuple[str, str, str]) -> tuple[str, tuple[str, ...]]:
         return norm(src), tuple(norm(x) for x in self.lexicon.resolve(*triple))
 
-    def _mark_claims(self, refused: set[tuple[str, tuple[str, str, str]]],
-                     held: Mapping[tuple[str, tuple[str, str, str]], bool]) -> None:
+    def _mark_claims(
+        self, refused: set[tuple[str, tuple[str, str, str]]], held: Mapping[tuple[str, tuple[str, str, str]], bool]
+    ) -> None:
         """The raw claims agents heard follow the gate: a claim the gate rejected, or whose fact it
         purged, is masked wherever an agent's memory holds it; one it holds is marked disputed (and
         unmarked once decided). The memory runtime stored each claim as each listener heard it."""
@@ -252,8 +297,12 @@ class WorldFacts:
         speakers = {src for src, _ in gone} | {src for src, _ in marks}
         ids = []
         for r in self.bank.records.values():
-            if r.kind != "claim" or not r.triple or r.status not in ("active", "resolved", "consolidated") \
-                    or norm(r.speaker or "") not in speakers:   # resolve only what a touched source said
+            if (
+                r.kind != "claim"
+                or not r.triple
+                or r.status not in ("active", "resolved", "consolidated")
+                or norm(r.speaker or "") not in speakers
+            ):  # resolve only what a touched source said
                 continue
             key = self._said(r.speaker or "", r.triple)
             if key in gone:
@@ -265,8 +314,13 @@ class WorldFacts:
 
     # --- persistence -------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
-        return {"gate": self.gate.get_state(), "sigma": self.sigma.get_state(), "claims": self.claims,
-                "judged": sorted(self.judged), "records": dict(self.records)}
+        return {
+            "gate": self.gate.get_state(),
+            "sigma": self.sigma.get_state(),
+            "claims": self.claims,
+            "judged": sorted(self.judged),
+            "records": dict(self.records),
+        }
 
     def set_state(self, state: Mapping[str, Any]) -> None:
         self.gate.set_state(state["gate"])

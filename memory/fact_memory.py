@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from memory.gate_evidence import Bursts
 from memory.rule_judge import ClaimCandidate, Fact, RuleJudge, keywords, norm
 
-LIVE = ("admitted", "verified")          # statuses that count as evidence and are retrievable
-KEYWORD_FACTS = 8   # at most this many facts per shared keyword (the most recent)
+LIVE = ("admitted", "verified")  # statuses that count as evidence and are retrievable
+KEYWORD_FACTS = 8  # at most this many facts per shared keyword (the most recent)
 
 
 class GateConfig(BaseModel):
@@ -35,11 +35,16 @@ class GateConfig(BaseModel):
     cache: bool = True
     burst_size: int = Field(3, ge=2, description="agreeing strangers about something new that are held, not admitted")
     burst_window: int = Field(10, ge=0, description="turns within which agreeing strangers count as a burst")
-    strong: float = Field(0.8, ge=0.0, le=1.0,
-                          description="a contradiction is rejected only against a fact weighing at least this "
-                                      "(verified, or backed by trust); weaker disputes are held")
-    stranger_band: float = Field(0.1, ge=0.0, le=0.5,
-                                 description="a source within this of credibility 0.5 has no trust evidence")
+    strong: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="a contradiction is rejected only against a fact weighing at least this "
+        "(verified, or backed by trust); weaker disputes are held",
+    )
+    stranger_band: float = Field(
+        0.1, ge=0.0, le=0.5, description="a source within this of credibility 0.5 has no trust evidence"
+    )
 
     @model_validator(mode="after")
     def _order(self) -> GateConfig:
@@ -57,9 +62,9 @@ class Decision:
     votes: list[dict[str, Any]]
     score: float
     credibility: float
-    outcome: str                    # admit | quarantine | reject
+    outcome: str  # admit | quarantine | reject
     reason: str
-    fact: str | None = None         # the entry it created or confirmed
+    fact: str | None = None  # the entry it created or confirmed
     superseded: list[str] = field(default_factory=list)
     cached: bool = False
 
@@ -86,7 +91,7 @@ class FactMemory:
         self._next = 0
         self.judge_calls = 0
         self.bursts = Bursts()
-        self._heard_memo: tuple[tuple | None, set[str]] = (None, set())   # (version, relation) -> heard values
+        self._heard_memo: tuple[tuple | None, set[str]] = (None, set())  # (version, relation) -> heard values
 
     def _new_id(self) -> str:
         self._next += 1
@@ -98,8 +103,19 @@ class FactMemory:
             self._by_word.setdefault(w, []).append(f.id)
 
     def _add(self, c: ClaimCandidate, status: str, truth: bool | None = None) -> Fact:
-        f = Fact(self._new_id(), c.subject, c.relation, c.object, c.topic, c.source, c.turn, c.sentence(),
-                 status=status, truth=c.truth if truth is None else truth, sources=[c.source])
+        f = Fact(
+            self._new_id(),
+            c.subject,
+            c.relation,
+            c.object,
+            c.topic,
+            c.source,
+            c.turn,
+            c.sentence(),
+            status=status,
+            truth=c.truth if truth is None else truth,
+            sources=[c.source],
+        )
         self.facts[f.id] = f
         self._index(f)
         if self.embedder is not None:
@@ -170,8 +186,15 @@ class FactMemory:
         return out
 
     # --- reading ----------------------------------------------------------------------
-    def audit(self, *, source: str | None = None, outcome: str | None = None, subject: str | None = None,
-              topic: str | None = None, since: int | None = None) -> list[Decision]:
+    def audit(
+        self,
+        *,
+        source: str | None = None,
+        outcome: str | None = None,
+        subject: str | None = None,
+        topic: str | None = None,
+        since: int | None = None,
+    ) -> list[Decision]:
         """The decisions matching every given filter, oldest first."""
         out = []
         for d in self.decisions:
@@ -199,10 +222,15 @@ class FactMemory:
 
     # --- persistence ------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
-        return {"facts": [asdict(f) for f in self.facts.values()], "next": self._next, "version": self._version,
-                "cache": [[list(k[0]), k[1], k[2], k[3], k[4], v, k[5], k[6]] for k, v in self._cache.items()],
-                "decisions": [d.to_dict() for d in self.decisions], "judge_calls": self.judge_calls,
-                "heard": self.bursts.get_state()}
+        return {
+            "facts": [asdict(f) for f in self.facts.values()],
+            "next": self._next,
+            "version": self._version,
+            "cache": [[list(k[0]), k[1], k[2], k[3], k[4], v, k[5], k[6]] for k, v in self._cache.items()],
+            "decisions": [d.to_dict() for d in self.decisions],
+            "judge_calls": self.judge_calls,
+            "heard": self.bursts.get_state(),
+        }
 
     def set_state(self, state: Mapping[str, Any]) -> None:
         self._init_memory()
@@ -217,6 +245,16 @@ class FactMemory:
         self.judge_calls = int(state.get("judge_calls", 0))
         self._next = int(state.get("next", len(self.facts)))
         self._version = int(state.get("version", len(self.decisions) + len(self.facts)))
-        self._cache = {(tuple(row[0]), row[1], row[2], row[3], row[4], bool(row[6]) if len(row) > 6 else True,
-                        row[7] if len(row) > 7 else None): row[5] for row in state.get("cache", ())}
+        self._cache = {
+            (
+                tuple(row[0]),
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                bool(row[6]) if len(row) > 6 else True,
+                row[7] if len(row) > 7 else None,
+            ): row[5]
+            for row in state.get("cache", ())
+        }
         self.bursts.set_state(state.get("heard", {}))

@@ -57,22 +57,44 @@ from typing import Any
 
 import numpy as np
 
-from memory.gate_evidence import aged, backing, chain
 from memory.fact_memory import KEYWORD_FACTS, LIVE, Decision, FactMemory, GateConfig
+from memory.gate_evidence import aged, backing, chain
 from memory.rule_judge import ClaimCandidate, Fact, RelationRule, RuleJudge, Triple, keywords, norm
 
 # the claims, the facts and the rule judge live in memory.rule_judge, the fact memory and the
 # config in memory.fact_memory; all importable from here too
-__all__ = ["KEYWORD_FACTS", "LIVE", "OUTCOMES", "ClaimCandidate", "ConsistencyGate", "Decision", "Fact",
-           "GateConfig", "RelationRule", "RuleJudge", "Triple", "keywords", "norm"]
+__all__ = [
+    "KEYWORD_FACTS",
+    "LIVE",
+    "OUTCOMES",
+    "ClaimCandidate",
+    "ConsistencyGate",
+    "Decision",
+    "Fact",
+    "GateConfig",
+    "RelationRule",
+    "RuleJudge",
+    "Triple",
+    "keywords",
+    "norm",
+]
 
 OUTCOMES = ("admit", "quarantine", "reject")
 
 
 def rules_of(lexicon: Any) -> dict[str, RelationRule]:
     """The rule judge's relation rules from a lexicon's relations."""
-    return {rid: RelationRule(functional=i.functional, range=i.range, temporal=i.temporal, thresholds=i.thresholds,
-                              changes=i.changes, half_life=i.half_life) for rid, i in lexicon.relations.items()}
+    return {
+        rid: RelationRule(
+            functional=i.functional,
+            range=i.range,
+            temporal=i.temporal,
+            thresholds=i.thresholds,
+            changes=i.changes,
+            half_life=i.half_life,
+        )
+        for rid, i in lexicon.relations.items()
+    }
 
 
 class ConsistencyGate(FactMemory):
@@ -86,9 +108,16 @@ class ConsistencyGate(FactMemory):
     ``extractor``: reads free text for :meth:`hear` (default: the rule-based one of the lexicon).
     """
 
-    def __init__(self, relations: Mapping[str, RelationRule] | None = None, config: GateConfig | None = None,
-                 embedder: Any = None, credibility: Callable[[str, str], float] | None = None,
-                 jury: Any = None, lexicon: Any = None, extractor: Any = None):
+    def __init__(
+        self,
+        relations: Mapping[str, RelationRule] | None = None,
+        config: GateConfig | None = None,
+        embedder: Any = None,
+        credibility: Callable[[str, str], float] | None = None,
+        jury: Any = None,
+        lexicon: Any = None,
+        extractor: Any = None,
+    ):
         self.cfg = config or GateConfig()
         if relations is None and lexicon is not None:
             relations = rules_of(lexicon)
@@ -105,6 +134,7 @@ class ConsistencyGate(FactMemory):
     def extractor(self) -> Any:
         if self._extractor is None and self.lexicon is not None:
             from memory.extract import RuleExtractor
+
             self._extractor = RuleExtractor(self.lexicon, seen=self.heard_values)
         return self._extractor
 
@@ -132,11 +162,16 @@ class ConsistencyGate(FactMemory):
         ex = self.extractor
         return list(ex.extract(text)) if ex is not None else []
 
-    def hear(self, text: str, source: str, turn: int = 0, topic: str | None = None,
-             kind: str = "claim") -> list[Decision]:
+    def hear(
+        self, text: str, source: str, turn: int = 0, topic: str | None = None, kind: str = "claim"
+    ) -> list[Decision]:
         """Decide the claims a piece of free text makes (none found: no decision)."""
-        cands = [ClaimCandidate(e.subject, e.relation, e.object, topic or e.topic or "", source, turn, text,
-                                kind=kind, truth=e.truth) for e in self.read(text)]
+        cands = [
+            ClaimCandidate(
+                e.subject, e.relation, e.object, topic or e.topic or "", source, turn, text, kind=kind, truth=e.truth
+            )
+            for e in self.read(text)
+        ]
         return self.submit_many(cands) if cands else []
 
     # --- deciding ---------------------------------------------------------------------
@@ -161,13 +196,20 @@ class ConsistencyGate(FactMemory):
 
     def _cache_key(self, c: ClaimCandidate) -> tuple:
         when = c.turn if self.rules.rule(c.relation).changes else None  # old values fade: the turn matters
-        return (c.triple, c.source, norm(c.topic), round(self._cred(c.source, c.topic), 6), self._version, c.truth,
-                when)
+        return (
+            c.triple,
+            c.source,
+            norm(c.topic),
+            round(self._cred(c.source, c.topic), 6),
+            self._version,
+            c.truth,
+            when,
+        )
 
     def _contest(self, new: float, old: float) -> float:
         """The chance the newcomer is right when two sources disagree: ``new^k / (new^k + old^k)``."""
         k = self.cfg.sharpness
-        a, b = new ** k, old ** k
+        a, b = new**k, old**k
         return a / (a + b) if a + b > 0 else 0.5
 
     def invalidate(self) -> None:
@@ -223,17 +265,27 @@ class ConsistencyGate(FactMemory):
             out.append(d)
         return out
 
-    def _decide(self, c: ClaimCandidate, rel: list[tuple[Fact, str]], jury: float | None,
-                jury_error: str | None, held: Fact | None = None) -> Decision:
+    def _decide(
+        self,
+        c: ClaimCandidate,
+        rel: list[tuple[Fact, str]],
+        jury: float | None,
+        jury_error: str | None,
+        held: Fact | None = None,
+    ) -> Decision:
         """Score a candidate and apply the outcome. ``held``: the quarantined entry being re-checked."""
         held = held or self._held(c)
         backers = dict.fromkeys([c.source, *(held.sources if held is not None else ())])
         cred = 1.0 if c.kind == "observation" else backing(self._cred(s, c.topic) for s in backers)
-        related = [{"id": f.id, "text": f.text, "status": f.status, "source": f.source, "match": why}
-                   for f, why in rel]
+        related = [{"id": f.id, "text": f.text, "status": f.status, "source": f.source, "match": why} for f, why in rel]
         alone = self.rules.check_alone(c)
-        base = {"seq": len(self.decisions) + 1, "turn": c.turn, "candidate": asdict(c), "related": related,
-                "credibility": round(cred, 6)}
+        base = {
+            "seq": len(self.decisions) + 1,
+            "turn": c.turn,
+            "candidate": asdict(c),
+            "related": related,
+            "credibility": round(cred, 6),
+        }
         if alone:
             votes = [{"judge": "rule", "about": None, "vote": 0.0, "reason": alone}]
             return Decision(**base, votes=votes, score=0.0, outcome="reject", reason=alone)
@@ -261,8 +313,9 @@ class ConsistencyGate(FactMemory):
         self._apply(d, c, same, contradicted, held, jury, jury_error)
         return d
 
-    def _rule_votes(self, c: ClaimCandidate, rel: list[tuple[Fact, str]], cred: float
-                    ) -> tuple[list[dict[str, Any]], list[Fact], Fact | None]:
+    def _rule_votes(
+        self, c: ClaimCandidate, rel: list[tuple[Fact, str]], cred: float
+    ) -> tuple[list[dict[str, Any]], list[Fact], Fact | None]:
         """The rule judge's votes on the related facts, the facts the candidate contradicts, and
         the first fact it restates (None if none)."""
         votes: list[dict[str, Any]] = []
@@ -281,8 +334,16 @@ class ConsistencyGate(FactMemory):
             final = f.status == "verified" and not self.rules.rule(f.relation).changes
             contest = 0.0 if final else self._contest(cred, old)
             contradicted.append(f)
-            votes.append({"judge": "rule", "about": f.id, "vote": 0.0, "contest": round(contest, 6),
-                          "source_credibility": round(old, 6), "reason": why})
+            votes.append(
+                {
+                    "judge": "rule",
+                    "about": f.id,
+                    "vote": 0.0,
+                    "contest": round(contest, 6),
+                    "source_credibility": round(old, 6),
+                    "reason": why,
+                }
+            )
         link = self._chain_vote(c, cred, contradicted)
         if link is not None:
             votes.append(link[0])
@@ -303,13 +364,30 @@ class ConsistencyGate(FactMemory):
         final = all(f.status == "verified" and not self.rules.rule(f.relation).changes for f in path)
         contest = 0.0 if final else self._contest(cred, min(weights))
         why = "order chain: " + ", ".join(f"{f.subject} {f.relation} {f.object}" for f in path)
-        return ({"judge": "rule", "about": weakest.id, "vote": 0.0, "contest": round(contest, 6),
-                 "source_credibility": round(min(weights), 6), "reason": why}, weakest)
+        return (
+            {
+                "judge": "rule",
+                "about": weakest.id,
+                "vote": 0.0,
+                "contest": round(contest, 6),
+                "source_credibility": round(min(weights), 6),
+                "reason": why,
+            },
+            weakest,
+        )
 
     def _held(self, c: ClaimCandidate) -> Fact | None:
         """The quarantined entry asserting the same thing, if any."""
-        return next((self.facts[i] for i in self._by_key.get(c.key, ()) if self.facts[i].status == "quarantined"
-                     and self.facts[i].triple == c.triple and self.facts[i].truth == c.truth), None)
+        return next(
+            (
+                self.facts[i]
+                for i in self._by_key.get(c.key, ())
+                if self.facts[i].status == "quarantined"
+                and self.facts[i].triple == c.triple
+                and self.facts[i].truth == c.truth
+            ),
+            None,
+        )
 
     def _new(self, same: Fact | None, turn: int) -> bool:
         """Is the claim news: nothing verified backs it, and no source with trust evidence?"""
@@ -319,14 +397,23 @@ class ConsistencyGate(FactMemory):
 
     def _burst(self, c: ClaimCandidate) -> str | None:
         """Why to hold a claim about something new that a burst of strangers agrees on, or None."""
-        n, trusted = self.bursts.strangers(c.triple, c.truth, c.turn, self.cfg.burst_window,
-                                           lambda s: self._cred(s, c.topic), self.cfg.stranger_band)
+        n, trusted = self.bursts.strangers(
+            c.triple, c.truth, c.turn, self.cfg.burst_window, lambda s: self._cred(s, c.topic), self.cfg.stranger_band
+        )
         if n >= self.cfg.burst_size and not trusted:
             return f"a burst of {n} agreeing sources without trust about something new; held until evidence"
         return None
 
-    def _outcome(self, c: ClaimCandidate, score: float, cred: float, same: Fact | None, contradicted: list[Fact],
-                 jury_error: str | None, juried: bool = False) -> tuple[str, str]:
+    def _outcome(
+        self,
+        c: ClaimCandidate,
+        score: float,
+        cred: float,
+        same: Fact | None,
+        contradicted: list[Fact],
+        jury_error: str | None,
+        juried: bool = False,
+    ) -> tuple[str, str]:
         """The tier a score falls in, with the reason the audit trail gives. A low score rejects
         only on strong evidence: a contradicted fact that is verified or weighs ``strong``, or an LLM
         jury's verdict; a weak source against weak evidence, or a poor source's news, is held."""
@@ -335,9 +422,13 @@ class ConsistencyGate(FactMemory):
         if jury_error is not None and self.cfg.on_judge_error == "quarantine":
             return "quarantine", f"the LLM jury failed ({jury_error}); held for review"
         if score >= t_high:
-            return "admit", ("corroborates a known fact" if same is not None and not contradicted else
-                             f"supersedes {ids} (source credibility {cred:.2f})" if contradicted
-                             else "consistent with what is known")
+            return "admit", (
+                "corroborates a known fact"
+                if same is not None and not contradicted
+                else f"supersedes {ids} (source credibility {cred:.2f})"
+                if contradicted
+                else "consistent with what is known"
+            )
         if score < t_low:
             if contradicted:
                 final = any(f.status == "verified" and not self.rules.rule(f.relation).changes for f in contradicted)
@@ -347,11 +438,20 @@ class ConsistencyGate(FactMemory):
             if juried:
                 return "reject", "low consistency"
             return "quarantine", "news from a source with a poor record; held until evidence"
-        return "quarantine", (f"disputes {ids}; held until more evidence" if contradicted
-                              else "uncertain; held until more evidence")
+        return "quarantine", (
+            f"disputes {ids}; held until more evidence" if contradicted else "uncertain; held until more evidence"
+        )
 
-    def _apply(self, d: Decision, c: ClaimCandidate, same: Fact | None, contradicted: list[Fact], held: Fact | None,
-               jury: float | None, jury_error: str | None) -> None:
+    def _apply(
+        self,
+        d: Decision,
+        c: ClaimCandidate,
+        same: Fact | None,
+        contradicted: list[Fact],
+        held: Fact | None,
+        jury: float | None,
+        jury_error: str | None,
+    ) -> None:
         """Carry out a decision on world-fact memory and note the entry it touched in ``d.fact``."""
         if d.outcome == "admit":
             if same is not None and not contradicted:  # corroboration: no new entry
@@ -384,11 +484,11 @@ class ConsistencyGate(FactMemory):
             d.fact = held.id
 
     # --- ground truth -----------------------------------------------------------------
-    def observe(self, subject: str, relation: str, obj: str, truth: bool, turn: int, topic: str = "",
-                text: str = "") -> list[Decision]:
+    def observe(
+        self, subject: str, relation: str, obj: str, truth: bool, turn: int, topic: str = "", text: str = ""
+    ) -> list[Decision]:
         """A verified observation: record it, purge what it contradicts, and re-check the quarantine."""
-        c = self.normalise(ClaimCandidate(subject, relation, obj, topic, "observation", turn, text,
-                                          kind="observation"))
+        c = self.normalise(ClaimCandidate(subject, relation, obj, topic, "observation", turn, text, kind="observation"))
         truth = bool(truth)
         out: list[Decision] = []
         purged: list[str] = []
@@ -408,17 +508,32 @@ class ConsistencyGate(FactMemory):
                 purged.append(f.id)
         for f in [f for f in self.facts.values() if f.awaiting_jury and f.key == c.key]:
             f.awaiting_jury = False  # new evidence on its key: it may be decided again
-        existing = next((self.facts[i] for i in self._by_key.get(c.key, ())
-                         if self.facts[i].triple == c.triple and self.facts[i].truth == truth), None)
+        existing = next(
+            (
+                self.facts[i]
+                for i in self._by_key.get(c.key, ())
+                if self.facts[i].triple == c.triple and self.facts[i].truth == truth
+            ),
+            None,
+        )
         if existing is not None:
             self._set_status(existing, "verified")
             fact = existing
         else:
             fact = self._add(c, "verified", truth=truth)
-        d = Decision(seq=len(self.decisions) + 1, turn=turn, candidate=asdict(c), related=[], votes=[],
-                     score=1.0, credibility=1.0, outcome="admit",
-                     reason="verified observation" + (f"; purges {', '.join(purged)}" if purged else ""),
-                     fact=fact.id, superseded=purged)
+        d = Decision(
+            seq=len(self.decisions) + 1,
+            turn=turn,
+            candidate=asdict(c),
+            related=[],
+            votes=[],
+            score=1.0,
+            credibility=1.0,
+            outcome="admit",
+            reason="verified observation" + (f"; purges {', '.join(purged)}" if purged else ""),
+            fact=fact.id,
+            superseded=purged,
+        )
         self.decisions.append(d)
         out.append(d)
         out += self.recheck(turn)
@@ -436,4 +551,3 @@ class ConsistencyGate(FactMemory):
             self.decisions.append(d)
             out.append(d)
         return out
-

@@ -81,15 +81,22 @@ class Bursts:
         if all(s != source for s, _ in rows):
             rows.append((source, int(turn)))
 
-    def strangers(self, triple: tuple[str, str, str], truth: bool, turn: int, window: int,
-                  cred: Callable[[str], float], band: float) -> tuple[int, bool]:
+    def strangers(
+        self,
+        triple: tuple[str, str, str],
+        truth: bool,
+        turn: int,
+        window: int,
+        cred: Callable[[str], float],
+        band: float,
+    ) -> tuple[int, bool]:
         """(the most sources without trust evidence that asserted it within ``window`` turns of each
         other, up to ``turn``; whether any trusted source ever did). A source counts as a stranger
         within ``band`` of 0.5. A burst stays a burst when the claim is checked again later."""
         rows = self.heard.get(self.key(triple, truth), ())
         times = sorted(t for s, t in rows if t <= turn and abs(cred(s) - 0.5) <= band)
         most, lo = 0, 0
-        for hi, t in enumerate(times):   # the most strangers within any ``window`` turns, up to now
+        for hi, t in enumerate(times):  # the most strangers within any ``window`` turns, up to now
             while t - times[lo] > window:
                 lo += 1
             most = max(most, hi - lo + 1)

@@ -10,24 +10,43 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-BASE = {"agreement": 0.9, "quest": 0.9, "fact": 0.85, "rule": 0.8, "goal": 0.8, "reflection": 0.7,
-        "insight": 0.6, "offer": 0.6, "claim": 0.6, "utterance": 0.4, "observation": 0.2}
+BASE = {
+    "agreement": 0.9,
+    "quest": 0.9,
+    "fact": 0.85,
+    "rule": 0.8,
+    "goal": 0.8,
+    "reflection": 0.7,
+    "insight": 0.6,
+    "offer": 0.6,
+    "claim": 0.6,
+    "utterance": 0.4,
+    "observation": 0.2,
+}
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 # what a decision turns on: a limit, a condition, a deadline, a secret (a reservation price said once
 # matters more than the hundredth offer)
-_DECISIVE = re.compile(r"\b(?:least|lowest|highest|minimum|maximum|at most|no more than|no less than|floor|ceiling|"
-                       r"bottom line|walk away|only if|unless|on condition|provided that|deadline|no later than|"
-                       r"until|before (?:dawn|dusk|noon|midnight|the)|secret(?:ly)?|hidden|buried|password|"
-                       r"never tell|don't tell|swore|promised?|must not|refuses?)\b", re.I)
+_DECISIVE = re.compile(
+    r"\b(?:least|lowest|highest|minimum|maximum|at most|no more than|no less than|floor|ceiling|"
+    r"bottom line|walk away|only if|unless|on condition|provided that|deadline|no later than|"
+    r"until|before (?:dawn|dusk|noon|midnight|the)|secret(?:ly)?|hidden|buried|password|"
+    r"never tell|don't tell|swore|promised?|must not|refuses?)\b",
+    re.I,
+)
 
 
 class ImportanceRater:
     """Scores text by kind and content. ``key_terms`` are words that matter in this world
     (quest items, quest NPCs); ``llm`` is an optional callable returning a rating in [0, 1]."""
 
-    def __init__(self, key_terms: Iterable[str] = (), llm: Callable[[str], float] | None = None,
-                 llm_weight: float = 0.5, things: Iterable[str] = ()):
+    def __init__(
+        self,
+        key_terms: Iterable[str] = (),
+        llm: Callable[[str], float] | None = None,
+        llm_weight: float = 0.5,
+        things: Iterable[str] = (),
+    ):
         self.key_terms = {t.lower() for t in key_terms if t}
         self.things = {t.lower() for t in things if t}
         self.llm, self.llm_weight = llm, llm_weight

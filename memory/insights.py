@@ -32,11 +32,11 @@ from game.core.files import read_text, write_atomic
 FORMAT = "parley-insights"
 FORMAT_VERSION = 1
 SOURCES = ("rule", "llm")
-MAX_TEXT = 160            # characters per insight
-MAX_WEIGHT = 5.0          # reinforcement never pushes a weight above this
-REINFORCE_BONUS = 0.5     # weight gained when a game confirms an insight again
-MIN_WEIGHT = 0.05         # decay below this forgets the insight
-NEAR_DUPLICATE = 0.8      # Jaccard word similarity that counts as "the same insight"
+MAX_TEXT = 160  # characters per insight
+MAX_WEIGHT = 5.0  # reinforcement never pushes a weight above this
+REINFORCE_BONUS = 0.5  # weight gained when a game confirms an insight again
+MIN_WEIGHT = 0.05  # decay below this forgets the insight
+NEAR_DUPLICATE = 0.8  # Jaccard word similarity that counts as "the same insight"
 _ID_LEN = 10
 
 
@@ -73,7 +73,7 @@ def clip(text: str, limit: int = MAX_TEXT) -> str:
     if len(text) <= limit:
         return text
     cut = text[: limit - 3]
-    if " " in cut[limit // 2:]:
+    if " " in cut[limit // 2 :]:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(" ,;:-") + "..."
 
@@ -98,6 +98,7 @@ def insight_id(key: str, text: str, salt: int = 0) -> str:
 
 
 # --- the insight ----------------------------------------------------------------
+
 
 @dataclass
 class Insight:
@@ -142,9 +143,17 @@ class Insight:
             weight = _check_weight(d.get("weight", 1.0))
         except TypeError as e:
             raise ValueError(str(e)) from None
-        return cls(id=d["id"], text=d["text"], key=d["key"], topic=d["topic"], weight=weight,
-                   support=int(d.get("support", 1)), created_game=int(d.get("created_game", 0)),
-                   updated_game=int(d.get("updated_game", 0)), source=source)
+        return cls(
+            id=d["id"],
+            text=d["text"],
+            key=d["key"],
+            topic=d["topic"],
+            weight=weight,
+            support=int(d.get("support", 1)),
+            created_game=int(d.get("created_game", 0)),
+            updated_game=int(d.get("updated_game", 0)),
+            source=source,
+        )
 
 
 def as_context_lines(insights: Iterable[Insight]) -> list[str]:
@@ -153,6 +162,7 @@ def as_context_lines(insights: Iterable[Insight]) -> list[str]:
 
 
 # --- the bank -------------------------------------------------------------------
+
 
 class InsightBank:
     """Insights per agent configuration key, capped, decaying, persisted as JSON.
@@ -197,8 +207,7 @@ class InsightBank:
                 known = self.keys()
                 hint = f"keys with insights: {', '.join(known)}" if known else "the bank is empty"
                 raise KeyError(f"no insight {insight_id!r} for key {key!r}: no insights for that key ({hint})")
-            raise KeyError(f"no insight {insight_id!r} for key {key!r} "
-                           f"(known ids: {', '.join(sorted(held))})")
+            raise KeyError(f"no insight {insight_id!r} for key {key!r} (known ids: {', '.join(sorted(held))})")
         return held[insight_id]
 
     def __len__(self) -> int:
@@ -243,8 +252,17 @@ class InsightBank:
         while iid in held:  # an edited insight may keep the id this text would hash to
             salt += 1
             iid = insight_id(key, text, salt)
-        ins = Insight(id=iid, text=text, key=key, topic=topic, weight=w, support=1,
-                      created_game=self.game, updated_game=self.game, source=source)
+        ins = Insight(
+            id=iid,
+            text=text,
+            key=key,
+            topic=topic,
+            weight=w,
+            support=1,
+            created_game=self.game,
+            updated_game=self.game,
+            source=source,
+        )
         held[iid] = ins
         self._enforce_cap(key)
         return ins
@@ -257,8 +275,9 @@ class InsightBank:
         if new_text is not None:
             other = self.find_similar(key, new_text, exclude=insight_id)
             if other is not None:
-                raise ValueError(f"the new text near-duplicates insight {other.id!r} ({other.text!r}); "
-                                 f"remove one of them instead")
+                raise ValueError(
+                    f"the new text near-duplicates insight {other.id!r} ({other.text!r}); remove one of them instead"
+                )
             ins.text = new_text
         if new_weight is not None:
             ins.weight = new_weight
@@ -280,11 +299,15 @@ class InsightBank:
         Only ``key``'s insights when given, else every key's. Insights whose
         weight drops below ``MIN_WEIGHT`` are forgotten; they are returned.
         """
-        if isinstance(factor, bool) or not isinstance(factor, (int, float)) \
-                or not math.isfinite(factor) or not 0 < factor <= 1:
+        if (
+            isinstance(factor, bool)
+            or not isinstance(factor, (int, float))
+            or not math.isfinite(factor)
+            or not 0 < factor <= 1
+        ):
             raise ValueError(f"decay factor must be in (0, 1], got {factor!r}")
         dropped: list[Insight] = []
-        for k in ([key] if key is not None else sorted(self._by_key)):
+        for k in [key] if key is not None else sorted(self._by_key):
             for ins in sorted(self._by_key.get(k, {}).values(), key=lambda i: i.id):
                 if ins.updated_game >= self.game:
                     continue
@@ -302,15 +325,22 @@ class InsightBank:
         held = self._by_key.get(key, {})
         evicted = []
         if len(held) > self.cap:
-            for ins in sorted(held.values(), key=Insight.rank)[self.cap:]:
+            for ins in sorted(held.values(), key=Insight.rank)[self.cap :]:
                 evicted.append(held.pop(ins.id))
         return evicted
 
     # --- persistence ----------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": FORMAT_VERSION, "game": self.game,
-                "insights": {k: [i.to_dict() for i in sorted(v.values(), key=lambda i: i.id)]
-                             for k, v in sorted(self._by_key.items()) if v}}
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "game": self.game,
+            "insights": {
+                k: [i.to_dict() for i in sorted(v.values(), key=lambda i: i.id)]
+                for k, v in sorted(self._by_key.items())
+                if v
+            },
+        }
 
     def set_state(self, state: Mapping[str, Any]) -> None:
         """Restore a :meth:`get_state` snapshot; a bad one raises SaveError and changes nothing."""
@@ -326,8 +356,13 @@ class InsightBank:
             raise ValueError("this insight bank has no file")
         path = self.path
         hint = "the file was left as it is; fix it or move it away to start a new bank"
-        raw = read_text(path, limit=256 * 1024 * 1024, error=SaveError, hint=hint,
-                        missing_hint="an insight bank file is created by saving")
+        raw = read_text(
+            path,
+            limit=256 * 1024 * 1024,
+            error=SaveError,
+            hint=hint,
+            missing_hint="an insight bank file is created by saving",
+        )
         if not raw.strip():
             raise SaveError(f"{path}: empty file", hint=hint)
         try:
@@ -335,8 +370,10 @@ class InsightBank:
         except json.JSONDecodeError as e:
             raise SaveError(f"{path}:{e.lineno}:{e.colno}: corrupt insight bank ({e.msg})", hint=hint) from None
         except (ValueError, RecursionError) as e:
-            raise SaveError(f"{path}: corrupt insight bank ({'nested too deeply' if isinstance(e, RecursionError) else e})",
-                            hint=hint) from None
+            raise SaveError(
+                f"{path}: corrupt insight bank ({'nested too deeply' if isinstance(e, RecursionError) else e})",
+                hint=hint,
+            ) from None
         try:
             game, by_key = _parse_state(data)
         except ValueError as e:
@@ -378,8 +415,10 @@ def _parse_state(data: Any) -> tuple[int, dict[str, dict[str, Insight]]]:
     if data.get("format") != FORMAT:
         raise ValueError(f"not an insight bank (format {data.get('format')!r}, expected {FORMAT!r})")
     if data.get("version") != FORMAT_VERSION:
-        raise ValueError(f"insight bank version {data.get('version')!r} is not supported "
-                         f"(this Parley reads version {FORMAT_VERSION})")
+        raise ValueError(
+            f"insight bank version {data.get('version')!r} is not supported "
+            f"(this Parley reads version {FORMAT_VERSION})"
+        )
     game = data.get("game")
     if isinstance(game, bool) or not isinstance(game, int) or game < 0:
         raise ValueError(f"'game' must be a non-negative integer, got {game!r}")
@@ -404,14 +443,3 @@ def _parse_state(data: Any) -> tuple[int, dict[str, dict[str, Insight]]]:
         if held:
             by_key[key] = held
     return game, by_key
-
-
-_LESSONS = ("distill", "distill_with_sources", "game_summary", "update_from_game")
-
-
-def __getattr__(name: str) -> Any:
-    """The lesson drawing functions, from ``memory.lessons`` (loaded on first use: it imports this module)."""
-    if name in _LESSONS:
-        from memory import lessons
-        return getattr(lessons, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

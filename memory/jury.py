@@ -29,10 +29,12 @@ class JuryReply(BaseModel):
     verdicts: list[Verdict]
 
 
-SYSTEM = ("You check statements about a game world for consistency with what is already known. For each "
-          "numbered candidate, answer \"yes\" if it is consistent with its known facts, \"no\" if it contradicts "
-          "them, \"unsure\" if you cannot tell. Judge consistency only, not plausibility. Reply with one JSON "
-          "object: {\"verdicts\": [{\"id\": n, \"answer\": \"yes\"|\"no\"|\"unsure\"}, ...]}, one per candidate.")
+SYSTEM = (
+    "You check statements about a game world for consistency with what is already known. For each "
+    'numbered candidate, answer "yes" if it is consistent with its known facts, "no" if it contradicts '
+    'them, "unsure" if you cannot tell. Judge consistency only, not plausibility. Reply with one JSON '
+    'object: {"verdicts": [{"id": n, "answer": "yes"|"no"|"unsure"}, ...]}, one per candidate.'
+)
 
 
 class LLMJury:
@@ -47,7 +49,9 @@ class LLMJury:
     def prompt(items: list[tuple[Any, list[Any]]]) -> str:
         parts = []
         for n, (c, facts) in enumerate(items, 1):
-            known = "\n".join(f"   - {f.text or f'{f.subject} {f.relation} {f.object}'}" for f in facts) or "   - (none)"
+            known = (
+                "\n".join(f"   - {f.text or f'{f.subject} {f.relation} {f.object}'}" for f in facts) or "   - (none)"
+            )
             parts.append(f"{n}. Candidate: {c.sentence()} (from {c.source})\n   Known facts:\n{known}")
         return "\n\n".join(parts)
 
@@ -61,14 +65,18 @@ class LLMJury:
             if sorted(got) != sorted(ids):
                 raise ValueError(f"give exactly one verdict for each id {sorted(ids)}, got ids {sorted(got)}")
             return r
+
         totals = [0.0] * len(items)
         body = self.prompt(items)
         for k in range(self.samples):
             # the sample number keeps independent samples apart in a reply cache
-            messages = [{"role": "system", "content": SYSTEM},
-                        {"role": "user", "content": f"(sample {k + 1} of {self.samples})\n\n{body}"}]
-            reply = self.client.structured(messages, JuryReply, agent="jury", validate=complete,
-                                           params={"temperature": self.temperature})
+            messages = [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": f"(sample {k + 1} of {self.samples})\n\n{body}"},
+            ]
+            reply = self.client.structured(
+                messages, JuryReply, agent="jury", validate=complete, params={"temperature": self.temperature}
+            )
             for v in reply.verdicts:
                 totals[v.id - 1] += VOTE[v.answer]
         return [t / self.samples for t in totals]
@@ -88,6 +96,7 @@ class RecordedJury:
 
     def judge(self, items: list[tuple[Any, list[Any]]]) -> list[float]:
         from memory.recorded import recorded
+
         if not items:
             return []
 
@@ -95,8 +104,12 @@ class RecordedJury:
             if self.inner is None:
                 raise RuntimeError("no jury to ask (a replay reads the recorded verdicts)")
             return [float(s) for s in self.inner.judge(items)]
+
         scores = recorded(self.decide, JURY_KIND, JURY_WHO, ask)
-        if not isinstance(scores, list) or len(scores) != len(items) or \
-                not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores):
+        if (
+            not isinstance(scores, list)
+            or len(scores) != len(items)
+            or not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores)
+        ):
             raise ValueError(f"recorded jury verdicts do not fit a batch of {len(items)}: {str(scores)[:120]}")
         return [float(s) for s in scores]

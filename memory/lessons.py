@@ -23,10 +23,10 @@ from game.core.types import PLAYER, Event, EventKind
 from memory.insights import MAX_TEXT, Insight, InsightBank, _round, clip, near_duplicate, words
 
 TOPICS = ("quest", "trust", "negotiation", "council", "exploration", "moves", "general")
-LLM_WEIGHT = 0.75         # summariser lines start less trusted than rule lines
+LLM_WEIGHT = 0.75  # summariser lines start less trusted than rule lines
 MAX_LLM_LINES = 5
 
-Lesson = tuple[str, str, float]   # (topic, text, weight)
+Lesson = tuple[str, str, float]  # (topic, text, weight)
 
 
 def _as_dict(state: Any) -> dict[str, Any]:
@@ -94,16 +94,22 @@ def _truth(ctx: _Ctx) -> dict[str, bool]:
 
 
 def _same_triple(f: Any, claim: Mapping[str, Any]) -> bool:
-    return (same_value(f.subject, claim.get("subject")) and same_value(f.relation, claim.get("relation"))
-            and same_value(f.object, claim.get("object")))
+    return (
+        same_value(f.subject, claim.get("subject"))
+        and same_value(f.relation, claim.get("relation"))
+        and same_value(f.object, claim.get("object"))
+    )
 
 
 def _judge(ctx: _Ctx, claim: Mapping[str, Any], truth: Mapping[str, bool]) -> bool | None:
     """True/False when the game verified the claim (or a contradicting fact), else None."""
     s, r = claim.get("subject"), claim.get("relation")
     rel = ctx.spec.relations.get(r)
-    known = [(f.object, truth[fid]) for fid, f in ctx.spec.facts.items()
-             if fid in truth and same_value(f.subject, s) and same_value(f.relation, r)]
+    known = [
+        (f.object, truth[fid])
+        for fid, f in ctx.spec.facts.items()
+        if fid in truth and same_value(f.subject, s) and same_value(f.relation, r)
+    ]
     return verdict(known, claim.get("object"), functional=rel is not None and rel.functional)
 
 
@@ -126,16 +132,16 @@ def _trust_lessons(ctx: _Ctx) -> list[Lesson]:
         who, about = ctx.name(speaker), topic.replace("_", " ")
         checked = f"{len(vs)} claim{'s' if len(vs) != 1 else ''} checked"
         if n_false == 0:
-            out.append(("trust", f"{who}'s claims about {about} proved true ({checked})",
-                        min(2.0, 1.0 + 0.25 * (len(vs) - 1))))
+            out.append(
+                ("trust", f"{who}'s claims about {about} proved true ({checked})", min(2.0, 1.0 + 0.25 * (len(vs) - 1)))
+            )
         else:
             lie = next(t for v, t in vs if not v)
             verdict = "proved false" if n_true == 0 else f"were mixed ({n_true} true, {n_false} false)"
             head = f"{who}'s claims about {about} {verdict}"
             room = MAX_TEXT - len(head) - 4
             example = f': "{clip(lie, room)}"' if lie and room >= 20 else ""
-            out.append(("trust", head + example,
-                        min(2.0, 1.25 + 0.25 * (n_false - 1))))
+            out.append(("trust", head + example, min(2.0, 1.25 + 0.25 * (n_false - 1))))
     return out
 
 
@@ -161,8 +167,13 @@ def _negotiation_lessons(ctx: _Ctx) -> list[Lesson]:
         mine = [m for m in history if m.get("party") == ctx.agent and m.get("kind") == "offer"]
         opening = _terms_text(mine[0].get("terms")) if mine else None
         if status == "open":
-            out.append(("negotiation", f"{where} was left open at round {sess.get('round', rounds)}; "
-                        "close talks before leaving", 0.75))
+            out.append(
+                (
+                    "negotiation",
+                    f"{where} was left open at round {sess.get('round', rounds)}; close talks before leaving",
+                    0.75,
+                )
+            )
             continue
         u = (metrics.get("utilities") or {}).get(ctx.agent)
         res = (metrics.get("reservations") or {}).get(ctx.agent)
@@ -181,15 +192,30 @@ def _negotiation_lessons(ctx: _Ctx) -> list[Lesson]:
             if isinstance(u, (int, float)) and isinstance(nash_u, (int, float)):
                 nash = _terms_text(metrics.get("nash_terms"))
                 if u + 0.05 < nash_u:
-                    out.append(("negotiation", f"{where}: the Nash point ({nash}) was worth {nash_u:.2f}, "
-                                f"the deal {u:.2f}; open nearer it, concede slowly", 1.25))
+                    out.append(
+                        (
+                            "negotiation",
+                            f"{where}: the Nash point ({nash}) was worth {nash_u:.2f}, "
+                            f"the deal {u:.2f}; open nearer it, concede slowly",
+                            1.25,
+                        )
+                    )
                 else:
-                    out.append(("negotiation", f"{where}: the deal was worth {u:.2f}, at or above the "
-                                f"Nash point ({nash}); keep that approach", 1.0))
+                    out.append(
+                        (
+                            "negotiation",
+                            f"{where}: the deal was worth {u:.2f}, at or above the "
+                            f"Nash point ({nash}); keep that approach",
+                            1.0,
+                        )
+                    )
         else:
             by = sess.get("walked_away_by")
-            ended = (f"{'you' if by == ctx.agent else ctx.name(by)} walked away" if status == "walked_away"
-                     else "the deadline passed")
+            ended = (
+                f"{'you' if by == ctx.agent else ctx.name(by)} walked away"
+                if status == "walked_away"
+                else "the deadline passed"
+            )
             theirs = [m for m in history if m.get("party") == other and m.get("kind") == "offer"]
             last = f" ({ctx.name(other)} last offered {_terms_text(theirs[-1].get('terms'))})" if theirs else ""
             value = f", reservation utility {res:.2f}" if isinstance(res, (int, float)) else ""
@@ -213,8 +239,11 @@ def _goal_phrase(ctx: _Ctx, g: Any) -> str:
     if k == "scene":
         sc = ctx.spec.scenes.get(g.scene)
         title = sc.title if sc is not None else g.scene
-        return {"agreement": f"striking a deal for {title}", "passed": f"passing the vote on {title}",
-                "failed": f"defeating the vote on {title}"}.get(g.outcome, f"{g.outcome} in {title}")
+        return {
+            "agreement": f"striking a deal for {title}",
+            "passed": f"passing the vote on {title}",
+            "failed": f"defeating the vote on {title}",
+        }.get(g.outcome, f"{g.outcome} in {title}")
     return k
 
 
@@ -261,16 +290,22 @@ def _council_lessons(ctx: _Ctx) -> list[Lesson]:
         if ctx.agent not in members and not any(ev.data.get("scene") == sid for ev in ctx.events):
             continue
         for who, item in persuaded.get(sid, []):
-            out.append(("council", f"Council '{scene.title}': giving {ctx.the(item)} to {ctx.name(who)} "
-                        f"won their support", 1.25))
+            out.append(
+                (
+                    "council",
+                    f"Council '{scene.title}': giving {ctx.the(item)} to {ctx.name(who)} won their support",
+                    1.25,
+                )
+            )
         outcome = cs.get("outcome")
         votes = cs.get("votes") or {}
         if outcome in ("passed", "failed"):
             yes = sum(v == "yes" for v in votes.values())
             noes = sorted(ctx.name(p) for p, v in votes.items() if v != "yes" and p != ctx.agent)
             against = f"; voted no: {', '.join(noes)}" if noes else ""
-            out.append(("council", f"Council '{scene.title}': the motion {outcome} "
-                        f"{yes} to {len(votes) - yes}{against}", 1.0))
+            out.append(
+                ("council", f"Council '{scene.title}': the motion {outcome} {yes} to {len(votes) - yes}{against}", 1.0)
+            )
         elif cs.get("status") == "debating":
             out.append(("council", f"Council '{scene.title}' never came to a vote", 0.75))
     return out
@@ -294,10 +329,15 @@ def _exploration_lessons(ctx: _Ctx) -> list[Lesson]:
         elif ev.kind == EventKind.VERIFY:
             facts = [ctx.spec.facts[f] for f in ev.data.get("truth", {}) if f in ctx.spec.facts]
             topics = sorted({f.topic.replace("_", " ") for f in facts})
-            how = (ev.text.split(":", 1)[0].removeprefix("Verified by ")
-                   if ev.text.startswith("Verified by ") and ":" in ev.text else "Evidence found")
-            text = (f"{how[:1].upper()}{how[1:]} verified {len(facts)} fact{'s' if len(facts) != 1 else ''} "
-                    f"about {', '.join(topics)}")
+            how = (
+                ev.text.split(":", 1)[0].removeprefix("Verified by ")
+                if ev.text.startswith("Verified by ") and ":" in ev.text
+                else "Evidence found"
+            )
+            text = (
+                f"{how[:1].upper()}{how[1:]} verified {len(facts)} fact{'s' if len(facts) != 1 else ''} "
+                f"about {', '.join(topics)}"
+            )
         else:
             continue
         if text not in seen:
@@ -322,8 +362,14 @@ def _invalid_lessons(ctx: _Ctx) -> list[Lesson]:
 
 def _rule_lessons(ctx: _Ctx) -> list[Lesson]:
     out: list[Lesson] = []
-    for part in (_quest_lessons, _trust_lessons, _negotiation_lessons, _council_lessons,
-                 _exploration_lessons, _invalid_lessons):
+    for part in (
+        _quest_lessons,
+        _trust_lessons,
+        _negotiation_lessons,
+        _council_lessons,
+        _exploration_lessons,
+        _invalid_lessons,
+    ):
         for topic, text, weight in part(ctx):
             text = clip(text)
             if not any(near_duplicate(text, t) for _, t, _ in out):
@@ -331,8 +377,9 @@ def _rule_lessons(ctx: _Ctx) -> list[Lesson]:
     return out
 
 
-def game_summary(world_spec: Any, engine_state: Any, events: Iterable[Any] | None, agent_key: str,
-                 agent_id: str) -> str:
+def game_summary(
+    world_spec: Any, engine_state: Any, events: Iterable[Any] | None, agent_key: str, agent_id: str
+) -> str:
     """A compact text of the game, from the agent's side: what a summariser is given."""
     ctx = _Ctx(world_spec, engine_state, events, agent_id)
     return _summary(ctx, agent_key, _rule_lessons(ctx))
@@ -340,14 +387,18 @@ def game_summary(world_spec: Any, engine_state: Any, events: Iterable[Any] | Non
 
 def _summary(ctx: _Ctx, agent_key: str, lessons: list[Lesson]) -> str:
     st = ctx.state
-    lines = [f"World: {ctx.spec.title} ({ctx.spec.id}). Agent: {ctx.agent} (configuration {agent_key}).",
-             f"Turns: {st.get('turn', 0)}; score {st.get('score', 0)}; "
-             f"quests {len(st.get('quests_done', []))}/{len(ctx.spec.quests)}; "
-             f"{'won' if st.get('won') else 'not won'}; refused moves {st.get('invalid', {}).get(ctx.agent, 0)}.",
-             "Observed lessons:"]
+    lines = [
+        f"World: {ctx.spec.title} ({ctx.spec.id}). Agent: {ctx.agent} (configuration {agent_key}).",
+        f"Turns: {st.get('turn', 0)}; score {st.get('score', 0)}; "
+        f"quests {len(st.get('quests_done', []))}/{len(ctx.spec.quests)}; "
+        f"{'won' if st.get('won') else 'not won'}; refused moves {st.get('invalid', {}).get(ctx.agent, 0)}.",
+        "Observed lessons:",
+    ]
     lines += [f"- [{topic}] {text}" for topic, text, _ in lessons] or ["- (none)"]
-    lines.append(f"Reply with at most {MAX_LLM_LINES} short lines (under {MAX_TEXT} characters each) "
-                 f"of advice for the next game; a line may start with a topic ({', '.join(TOPICS)}) and ':'.")
+    lines.append(
+        f"Reply with at most {MAX_LLM_LINES} short lines (under {MAX_TEXT} characters each) "
+        f"of advice for the next game; a line may start with a topic ({', '.join(TOPICS)}) and ':'."
+    )
     return "\n".join(lines)
 
 
@@ -377,9 +428,14 @@ def _llm_lessons(summarise: Callable[[str], list[str]], summary: str, taken: lis
     return out
 
 
-def distill_with_sources(world_spec: Any, engine_state: Any, events: Iterable[Any] | None, agent_key: str,
-                         agent_id: str, summarise: Callable[[str], list[str]] | None = None
-                         ) -> list[tuple[str, str, float, str]]:
+def distill_with_sources(
+    world_spec: Any,
+    engine_state: Any,
+    events: Iterable[Any] | None,
+    agent_key: str,
+    agent_id: str,
+    summarise: Callable[[str], list[str]] | None = None,
+) -> list[tuple[str, str, float, str]]:
     """Like :func:`distill`, with each lesson's source ("rule" or "llm") as a fourth field."""
     ctx = _Ctx(world_spec, engine_state, events, agent_id)
     rules = _rule_lessons(ctx)
@@ -390,8 +446,14 @@ def distill_with_sources(world_spec: Any, engine_state: Any, events: Iterable[An
     return out
 
 
-def distill(world_spec: Any, engine_state: Any, events: Iterable[Any] | None, agent_key: str, agent_id: str,
-            summarise: Callable[[str], list[str]] | None = None) -> list[Lesson]:
+def distill(
+    world_spec: Any,
+    engine_state: Any,
+    events: Iterable[Any] | None,
+    agent_key: str,
+    agent_id: str,
+    summarise: Callable[[str], list[str]] | None = None,
+) -> list[Lesson]:
     """Lessons ``(topic, text, weight)`` from a finished or unfinished game, for one agent.
 
     ``world_spec`` is a WorldSpec (or a World), ``engine_state`` a GameState
@@ -401,13 +463,21 @@ def distill(world_spec: Any, engine_state: Any, events: Iterable[Any] | None, ag
     same game. With ``summarise`` (an LLM, when one is configured) its lines
     for :func:`game_summary` are appended after the rule lessons.
     """
-    return [(t, x, w) for t, x, w, _ in
-            distill_with_sources(world_spec, engine_state, events, agent_key, agent_id, summarise)]
+    return [
+        (t, x, w)
+        for t, x, w, _ in distill_with_sources(world_spec, engine_state, events, agent_key, agent_id, summarise)
+    ]
 
 
-def update_from_game(bank: InsightBank, world_spec: Any, engine_state: Any, events: Iterable[Any] | None,
-                     agent_key: str, agent_id: str,
-                     summarise: Callable[[str], list[str]] | None = None) -> list[Insight]:
+def update_from_game(
+    bank: InsightBank,
+    world_spec: Any,
+    engine_state: Any,
+    events: Iterable[Any] | None,
+    agent_key: str,
+    agent_id: str,
+    summarise: Callable[[str], list[str]] | None = None,
+) -> list[Insight]:
     """Distil a game into ``bank`` under ``agent_key``: add or reinforce each lesson,
     decay the key's other insights, count the game and save. Returns the insights
     added or reinforced (some may have been evicted by the cap)."""

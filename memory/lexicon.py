@@ -23,12 +23,25 @@ from typing import Any, Literal
 
 from game.core.claims import as_number, canonical
 
-ONES = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-                                    "fourteen fifteen sixteen seventeen eighteen nineteen".split())}
+ONES = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
 TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
 SCALES = {"hundred": 100, "thousand": 1000}
-EXTRA = {"a dozen": 12, "dozen": 12, "half a dozen": 6, "a score": 20, "a hundred": 100, "a thousand": 1000,
-         "a couple": 2, "a pair": 2}
+EXTRA = {
+    "a dozen": 12,
+    "dozen": 12,
+    "half a dozen": 6,
+    "a score": 20,
+    "a hundred": 100,
+    "a thousand": 1000,
+    "a couple": 2,
+    "a pair": 2,
+}
 NUMBER_WORDS = frozenset(ONES) | frozenset(TENS) | frozenset(SCALES) | {"dozen", "score", "and", "a"}
 # money words a number may carry whatever unit the relation names ("20 gold coins", "20 crowns")
 MONEY = frozenset("coin coins piece pieces gp each apiece".split())
@@ -69,13 +82,13 @@ def words_to_number(text: str) -> float | None:
 class RelationInfo:
     """What a relation means for claims: its synonyms and the rule judge's facts about it."""
 
-    aliases: tuple[str, ...] = ()      # other words for it, in structured claims and in text ("costs")
-    functional: bool = False           # at most one object per subject
+    aliases: tuple[str, ...] = ()  # other words for it, in structured claims and in text ("costs")
+    functional: bool = False  # at most one object per subject
     range: tuple[float, float] | None = None
     temporal: Literal["before", "after"] | None = None
-    unit: str | None = None            # the unit its numbers are in ("gold"): "20 gold" is 20
-    changes: bool = False              # its value changes over time (things move, prices change)
-    half_life: float = 30.0            # turns for an unverified value's weight to halve when it changes
+    unit: str | None = None  # the unit its numbers are in ("gold"): "20 gold" is 20
+    changes: bool = False  # its value changes over time (things move, prices change)
+    half_life: float = 30.0  # turns for an unverified value's weight to halve when it changes
     thresholds: tuple[float, float] | None = None
 
 
@@ -103,7 +116,7 @@ class Lexicon:
                 if not k:
                     continue
                 if k in self._names and self._names[k] not in (None, eid):
-                    self._names[k] = None          # shared by two entities: names neither
+                    self._names[k] = None  # shared by two entities: names neither
                 elif k not in self._names:
                     self._names[k] = eid
         self._names.update({_key(eid): eid for eid in self.entities})  # an id always names itself
@@ -205,11 +218,19 @@ class Lexicon:
                 if as_number(x) is None and _key(x) not in named:
                     ents.setdefault(x, [])
                     named.add(_key(x))
-        rels = {rid: RelationInfo(aliases=tuple(getattr(r, "aliases", ())), functional=r.functional, range=r.range,
-                                  temporal=r.temporal, unit=getattr(r, "unit", None),
-                                  changes=bool(getattr(r, "changes", False)),
-                                  half_life=float(getattr(r, "half_life", 30.0)), thresholds=r.thresholds)
-                for rid, r in spec.relations.items()}
+        rels = {
+            rid: RelationInfo(
+                aliases=tuple(getattr(r, "aliases", ())),
+                functional=r.functional,
+                range=r.range,
+                temporal=r.temporal,
+                unit=getattr(r, "unit", None),
+                changes=bool(getattr(r, "changes", False)),
+                half_life=float(getattr(r, "half_life", 30.0)),
+                thresholds=r.thresholds,
+            )
+            for rid, r in spec.relations.items()
+        }
         for f in spec.facts.values():
             rels.setdefault(f.relation, RelationInfo())
         topics = {(f.subject, f.relation): f.topic for f in spec.facts.values()}

@@ -18,9 +18,11 @@ from functools import lru_cache
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z']+")
 # capitalised words that are not names when they start a sentence
-_NOT_NAMES = frozenset("the a an this that these those it he she they we you i his her their our your my there "
-                       "here when where if then but and or so what who which why how yes no not one some "
-                       "every each all any".split())
+_NOT_NAMES = frozenset(
+    "the a an this that these those it he she they we you i his her their our your my there "
+    "here when where if then but and or so what who which why how yes no not one some "
+    "every each all any".split()
+)
 
 
 @lru_cache(maxsize=65536)
@@ -40,9 +42,11 @@ def names(text: str) -> frozenset[str]:
 
 
 # words of a question that say nothing about what it is about
-_ASKING = frozenset("how what when where which who whom whose why much many does did do can could would should "
-                    "will shall may might must get got make made give gave take took tell told say said know "
-                    "think want need like".split())
+_ASKING = frozenset(
+    "how what when where which who whom whose why much many does did do can could would should "
+    "will shall may might must get got make made give gave take took tell told say said know "
+    "think want need like".split()
+)
 MAX_WORDS, MAX_NAMES = 40, 8  # a longer memory (a list, a letter) counts its words but pairs none
 
 
@@ -66,8 +70,15 @@ class Links:
                 self.pairs.setdefault(w, Counter()).update(found)
 
 
-def linked(scopes: Iterable[Links], words: Iterable[str], mentioned: frozenset[str] | set[str], share: float = 0.6,
-           least: int = 3, most: int = 2, lift: float = 2.0) -> list[str]:
+def linked(
+    scopes: Iterable[Links],
+    words: Iterable[str],
+    mentioned: frozenset[str] | set[str],
+    share: float = 0.6,
+    least: int = 3,
+    most: int = 2,
+    lift: float = 2.0,
+) -> list[str]:
     """The names a question's ``words`` are about when it names nobody: a name that stands beside a
     word in at least ``share`` of the memories using it (seen ``least`` times or more), at least
     ``lift`` times as often as it stands in memories at all (a name in every line, "Market" in
@@ -86,8 +97,11 @@ def linked(scopes: Iterable[Links], words: Iterable[str], mentioned: frozenset[s
         together: Counter[str] = Counter()
         for s in scopes:
             together.update(s.pairs.get(w, {}))
-        strong = {name: k / n for name, k in together.items()
-                  if k / n >= share and k / n >= lift * sum(s.names.get(name, 0) for s in scopes) / total}
+        strong = {
+            name: k / n
+            for name, k in together.items()
+            if k / n >= share and k / n >= lift * sum(s.names.get(name, 0) for s in scopes) / total
+        }
         if 0 < len(strong) <= most:
             for name, p in strong.items():
                 best[name] = max(best.get(name, 0.0), p)

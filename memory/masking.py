@@ -29,18 +29,18 @@ class ScoredMemory:
     everything explain() reports."""
 
     rec: MemoryRecord
-    relevance: float = 0.0          # raw cosine similarity to the query
-    recency: float = 0.0            # raw decay ** age
+    relevance: float = 0.0  # raw cosine similarity to the query
+    recency: float = 0.0  # raw decay ** age
     importance: float = 0.0
-    norm: tuple[float, ...] = ()   # normalised relevance, recency, importance
+    norm: tuple[float, ...] = ()  # normalised relevance, recency, importance
     score: float = 0.0
     adjustments: list[str] = field(default_factory=list)
-    fate: str = "candidate"         # selected | masked | merged | summarised | dropped
+    fate: str = "candidate"  # selected | masked | merged | summarised | dropped
     reason: str = ""
-    into: str | None = None         # merged into / summarised into
+    into: str | None = None  # merged into / summarised into
     section: str | None = None
     group: list[MemoryRecord] = field(default_factory=list)  # the memories this one stands for (oldest first)
-    line: str | None = None         # its text in a context when it stands for a group or is history
+    line: str | None = None  # its text in a context when it stands for a group or is history
 
     @property
     def id(self) -> str:
@@ -72,8 +72,14 @@ def boost(cands: list[ScoredMemory], cfg: MaskConfig) -> None:
             c.adjustments.append(f"x{cfg.resolved_factor} resolved sub-goal")
 
 
-def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_ids: set[str],
-         cfg: MaskConfig, own_texts: list[str] | None = None) -> list[ScoredMemory]:
+def mask(
+    cands: list[ScoredMemory],
+    vecs: np.ndarray,
+    own_vecs: np.ndarray,
+    own_ids: set[str],
+    cfg: MaskConfig,
+    own_texts: list[str] | None = None,
+) -> list[ScoredMemory]:
     """Greedy redundancy suppression in score order. Returns the kept candidates (masked ones get a reason).
 
     ``vecs[i]`` is the vector of ``cands[i]``; ``own_vecs`` are the agent's own
@@ -97,7 +103,7 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
             continue
         best, j = 0.0, -1
         if kept:  # nothing less alike than redundancy_soft matters; a different value or a swapped word
-            sims = sim[i, kept_rows[:len(kept)]]  # is a different fact
+            sims = sim[i, kept_rows[: len(kept)]]  # is a different fact
             k = _closest(sims, cfg.redundancy_soft, lambda k: alike(texts[kept[k]], texts[i]))
             if k is not None:
                 best, j = float(sims[k]), k
@@ -106,10 +112,14 @@ def mask(cands: list[ScoredMemory], vecs: np.ndarray, own_vecs: np.ndarray, own_
             c.into = cands[kept[j]].id  # counted on that line by compression: "(x3, turns 4-9)"
             continue
         if own_sims is not None and c.id not in own_ids:
-            k = _closest(own_sims[i], cfg.self_repeat,
-                         lambda k: own_texts is None or same_claim(own_texts[k], texts[i]))
+            k = _closest(
+                own_sims[i], cfg.self_repeat, lambda k: own_texts is None or same_claim(own_texts[k], texts[i])
+            )
             if k is not None:
-                c.fate, c.reason = "masked", f"repeats the agent's own recent statement (similarity {own_sims[i, k]:.2f})"
+                c.fate, c.reason = (
+                    "masked",
+                    f"repeats the agent's own recent statement (similarity {own_sims[i, k]:.2f})",
+                )
                 continue
         if best >= cfg.redundancy_soft:
             c.score *= 1 - cfg.soft_penalty

@@ -36,12 +36,15 @@ MIN_BUDGET = 16  # the smallest budget MemoConfig accepts
 
 def check_scope(scope: str) -> str:
     """``shared``, ``facts`` or ``private:<agent>``; anything else is an InputError."""
-    if scope in (SHARED, FACTS) or (isinstance(scope, str) and scope.startswith("private:")
-                                    and scope.split(":", 1)[1].strip()):
+    if scope in (SHARED, FACTS) or (
+        isinstance(scope, str) and scope.startswith("private:") and scope.split(":", 1)[1].strip()
+    ):
         return scope
     hint = did_you_mean(scope, (SHARED, FACTS, "private:"))
-    raise InputError(f"unknown memory scope {scope!r}",
-                     hint=(hint + " " if hint else "") + "use 'shared', 'facts' or 'private:<agent>'")
+    raise InputError(
+        f"unknown memory scope {scope!r}",
+        hint=(hint + " " if hint else "") + "use 'shared', 'facts' or 'private:<agent>'",
+    )
 
 
 def check_kind(kind: str) -> str:
@@ -63,11 +66,20 @@ class Memo:
     callable for large clusters and reflections; ``reflect=False`` turns off consolidation
     of private memories into the long-term tier."""
 
-    def __init__(self, embedder: Any = "minilm", store: Any = "flat", config: MemoConfig | None = None, *,
-                 key_terms: Iterable[str] = (), summariser: Callable[[list[str]], str] | None = None,
-                 reflect: bool = True, store_options: dict | None = None):
+    def __init__(
+        self,
+        embedder: Any = "minilm",
+        store: Any = "flat",
+        config: MemoConfig | None = None,
+        *,
+        key_terms: Iterable[str] = (),
+        summariser: Callable[[list[str]], str] | None = None,
+        reflect: bool = True,
+        store_options: dict | None = None,
+    ):
         from memory.embedder import get_embedder
         from memory.store import make_store
+
         self.config = config or MemoConfig()
         emb = get_embedder(embedder) if isinstance(embedder, str) else embedder
         st = make_store(store, **(store_options or {})) if isinstance(store, str) else store
@@ -76,22 +88,43 @@ class Memo:
         self.reflector = Reflector(self.bank, self.config.reflection, llm=summariser) if reflect else None
         self._turn = 0
 
-    def add(self, text: str, *, turn: int, speaker: str | None = None, scope: str = SHARED,
-            kind: str = "observation", topic: str | None = None, importance: float | None = None,
-            anchor: bool = False, triple: tuple[str, str, str] | None = None) -> MemoryRecord:
+    def add(
+        self,
+        text: str,
+        *,
+        turn: int,
+        speaker: str | None = None,
+        scope: str = SHARED,
+        kind: str = "observation",
+        topic: str | None = None,
+        importance: float | None = None,
+        anchor: bool = False,
+        triple: tuple[str, str, str] | None = None,
+    ) -> MemoryRecord:
         """Remember ``text`` at ``turn`` (turns never go back). ``importance`` in [0, 1] overrides the
         rule-based rating; ``anchor=True`` keeps it in every context of its readers; ``triple``
         (subject, relation, object) on a claim or fact lets rival claims be found."""
         if not isinstance(text, str) or not text.strip():
             raise InputError("a memory needs some text")
         if not isinstance(turn, int) or turn < self._turn:
-            raise InputError(f"turn {turn!r} is before turn {self._turn}",
-                             hint="add events in turn order (recent history is read back from the newest)")
+            raise InputError(
+                f"turn {turn!r} is before turn {self._turn}",
+                hint="add events in turn order (recent history is read back from the newest)",
+            )
         if importance is not None and not 0.0 <= importance <= 1.0:
             raise InputError(f"importance {importance!r} is outside [0, 1]")
         scope, kind = check_scope(scope), check_kind(kind)
-        rec = self.bank.add(scope, kind, text, turn, speaker=speaker, topic=topic, importance=importance,
-                            anchor=anchor, triple=tuple(triple) if triple else None)  # type: ignore[arg-type]
+        rec = self.bank.add(
+            scope,
+            kind,
+            text,
+            turn,
+            speaker=speaker,
+            topic=topic,
+            importance=importance,
+            anchor=anchor,
+            triple=tuple(triple) if triple else None,
+        )  # type: ignore[arg-type]
         self._turn = turn
         if self.reflector is not None and scope.startswith("private:"):
             agent = scope.split(":", 1)[1]
@@ -99,9 +132,19 @@ class Memo:
             self.reflector.maybe_consolidate(agent, turn)
         return rec
 
-    def context(self, agent: str, turn: int, *, budget: int | None = None, focus: str | None = None,
-                query: str = "", anchors: Sequence[str] = (), priors: Sequence[str] = (),
-                touch: bool = True, history: bool = False) -> Context:
+    def context(
+        self,
+        agent: str,
+        turn: int,
+        *,
+        budget: int | None = None,
+        focus: str | None = None,
+        query: str = "",
+        anchors: Sequence[str] = (),
+        priors: Sequence[str] = (),
+        touch: bool = True,
+        history: bool = False,
+    ) -> Context:
         """What ``agent`` should see at ``turn``, within ``budget`` tokens (the config's when not given).
 
         ``focus`` is the decision at hand (a question, an offer to answer) and ``query`` the
@@ -113,8 +156,17 @@ class Memo:
             raise InputError("context needs an agent name")
         if budget is not None and (not isinstance(budget, int) or budget < MIN_BUDGET):
             raise InputError(f"budget {budget!r} is too small", hint=f"give at least {MIN_BUDGET} tokens")
-        return self.optimizer.build(agent, turn, query, focus=focus, priors=priors,
-                                    extra_anchors=anchors, touch=touch, budget=budget, history=history)
+        return self.optimizer.build(
+            agent,
+            turn,
+            query,
+            focus=focus,
+            priors=priors,
+            extra_anchors=anchors,
+            touch=touch,
+            budget=budget,
+            history=history,
+        )
 
     def explain(self, agent: str, turn: int) -> list[dict[str, Any]]:
         """Every candidate of ``agent``'s context at ``turn``: its scores and fate (selected, masked

@@ -18,9 +18,9 @@ candidate with its scores and fate.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-import math
 from typing import Any
 
 import numpy as np
@@ -36,9 +36,13 @@ from memory.values import values
 ONCE_READ = 512  # memories said once of a linked name read per build, newest first
 HISTORY = LIVE + ("superseded",)  # LIVE (memory.records): what contexts read
 SECTIONS = ("anchors", "priors", "shared", "private", "recent")
-TITLES = {"anchors": "Always remember", "priors": "Lessons from earlier games",
-          "shared": "Known to all", "private": "Your own observations and beliefs",
-          "recent": "Just now"}
+TITLES = {
+    "anchors": "Always remember",
+    "priors": "Lessons from earlier games",
+    "shared": "Known to all",
+    "private": "Your own observations and beliefs",
+    "recent": "Just now",
+}
 
 
 @dataclass
@@ -51,7 +55,7 @@ class Context:
     sections: dict[str, list[str]]
     tokens: int
     budget: int
-    ids: list[str] = field(default_factory=list)   # records shown, directly or heading a merged or series line
+    ids: list[str] = field(default_factory=list)  # records shown, directly or heading a merged or series line
 
     def text(self) -> str:
         parts = []
@@ -82,10 +86,16 @@ def _minmax(values: np.ndarray) -> np.ndarray:
 
 
 class ContextOptimizer:
-    def __init__(self, bank: Any, config: MemoConfig | None = None,
-                 count_tokens: Callable[[str], int] | None = None,
-                 summariser: Callable[[list[str]], str] | None = None, keep_explanations: int = 64):
+    def __init__(
+        self,
+        bank: Any,
+        config: MemoConfig | None = None,
+        count_tokens: Callable[[str], int] | None = None,
+        summariser: Callable[[list[str]], str] | None = None,
+        keep_explanations: int = 64,
+    ):
         from memory.tokens import count_tokens as default_count
+
         self.bank = bank
         self.cfg = config or MemoConfig()
         self._count = count_tokens or default_count
@@ -107,11 +117,23 @@ class ContextOptimizer:
         return n
 
     # --- the pipeline ------------------------------------------------------------------
-    def build(self, agent: str, turn: int, query: str, *, focus: str | None = None,
-              priors: Sequence[str] = (), extra_anchors: Sequence[str] = (), touch: bool = True,
-              query_vector: np.ndarray | None = None, focus_vector: np.ndarray | None = None,
-              budget: int | None = None, history: bool = False,
-              link_vector: np.ndarray | None = None, linked: Sequence[str] | None = None) -> Context:
+    def build(
+        self,
+        agent: str,
+        turn: int,
+        query: str,
+        *,
+        focus: str | None = None,
+        priors: Sequence[str] = (),
+        extra_anchors: Sequence[str] = (),
+        touch: bool = True,
+        query_vector: np.ndarray | None = None,
+        focus_vector: np.ndarray | None = None,
+        budget: int | None = None,
+        history: bool = False,
+        link_vector: np.ndarray | None = None,
+        linked: Sequence[str] | None = None,
+    ) -> Context:
         """The context for ``agent`` at ``turn``.
 
         ``query`` describes the situation (what the agent sees, what just happened,
@@ -127,8 +149,7 @@ class ContextOptimizer:
         cfg, bank = self.cfg, self.bank
         bank.flush()
         qvecs: list[tuple[np.ndarray, float]] = []
-        texts = [(query, cfg.context_weight if focus else 1.0, query_vector),
-                 (focus or "", 1.0, focus_vector)]
+        texts = [(query, cfg.context_weight if focus else 1.0, query_vector), (focus or "", 1.0, focus_vector)]
         names = self.linked_names(agent, focus) if linked is None else list(linked)
         if names:
             texts.append((self._spelled(focus, names), 1.0, link_vector))
@@ -144,8 +165,11 @@ class ContextOptimizer:
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
         vecs = bank.vectors(ids)
-        own = [r for r in bank.recent(agent, turn - cfg.mask.own_statement_turns, kinds=("utterance", "offer"))
-               if r.speaker == agent]
+        own = [
+            r
+            for r in bank.recent(agent, turn - cfg.mask.own_statement_turns, kinds=("utterance", "offer"))
+            if r.speaker == agent
+        ]
         own_vecs = bank.vectors([r.id for r in own])
         kept = mask(cands, vecs, own_vecs, {r.id for r in own}, cfg.mask, [r.text for r in own])
         row = {c.id: k for k, c in enumerate(cands)}
@@ -179,20 +203,32 @@ class ContextOptimizer:
     def _spelled(focus: str, names: list[str]) -> str:
         return f"{focus} ({', '.join(n.title() for n in names)})"
 
-    def _retrieve(self, agent: str, turn: int, qvecs: list[tuple[np.ndarray, float]],
-                  statuses: Sequence[str] = LIVE, names: Sequence[str] = ()) -> list[ScoredMemory]:
+    def _retrieve(
+        self,
+        agent: str,
+        turn: int,
+        qvecs: list[tuple[np.ndarray, float]],
+        statuses: Sequence[str] = LIVE,
+        names: Sequence[str] = (),
+    ) -> list[ScoredMemory]:
         """Candidates, near-duplicates collapsed before the cut (``memory.retrieval``); what was said
         only once of a linked name is always among them."""
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
         named = self._said_once_of(agent, names, qvecs, statuses, min_turn) if names else []
-        must = {r.id: r for r in bank.anchors(agent) + bank.recent(agent, turn - cfg.recent_turns,
-                                                                     kinds=cfg.kinds, statuses=statuses)
-                + [r for r in named if cfg.kinds is None or r.kind in cfg.kinds]}
+        must = {
+            r.id: r
+            for r in bank.anchors(agent)
+            + bank.recent(agent, turn - cfg.recent_turns, kinds=cfg.kinds, statuses=statuses)
+            + [r for r in named if cfg.kinds is None or r.kind in cfg.kinds]
+        }
         k, widened, before = cfg.candidates * cfg.pool_factor, 0, 0
         while True:
-            hits = bank.search_many(agent, [q for q, _ in qvecs], k, kinds=cfg.kinds, min_turn=min_turn,
-                                    statuses=statuses) if qvecs else []
+            hits = (
+                bank.search_many(agent, [q for q, _ in qvecs], k, kinds=cfg.kinds, min_turn=min_turn, statuses=statuses)
+                if qvecs
+                else []
+            )
             pool = dict(must)
             for found in hits:
                 for rec, _sim in found:
@@ -203,8 +239,14 @@ class ContextOptimizer:
             clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
             # widen while near-duplicates leave too few clusters, the store has more and widening still
             # finds new ones (a world with few distinct things need not be read whole every turn)
-            if len(clusters) >= cfg.candidates or not hits or all(len(h) < k for h in hits) or \
-                    k >= len(bank) or widened >= 2 or len(clusters) <= before:
+            if (
+                len(clusters) >= cfg.candidates
+                or not hits
+                or all(len(h) < k for h in hits)
+                or k >= len(bank)
+                or widened >= 2
+                or len(clusters) <= before
+            ):
                 break
             k, widened, before = k * 4, widened + 1, len(clusters)
         row = {r.id: i for i, r in enumerate(recs)}
@@ -218,9 +260,12 @@ class ContextOptimizer:
                 key = bank.group_key(rep)
                 other = [r for r in group if bank.group_key(r) != key]  # other wordings, joined by vector
                 group = sorted(kin + other, key=lambda r: r.seq) if other else kin
-            c = ScoredMemory(rec=rep, relevance=float(max(rel[i] for i in members)),
-                             importance=max(recs[i].importance for i in members),
-                             group=group if len(group) > 1 else [])
+            c = ScoredMemory(
+                rec=rep,
+                relevance=float(max(rel[i] for i in members)),
+                importance=max(recs[i].importance for i in members),
+                group=group if len(group) > 1 else [],
+            )
             if len(group) > 1:
                 c.line = self._group_line(group, turn)
             elif rep.status == "superseded":
@@ -230,8 +275,14 @@ class ContextOptimizer:
             cands.append(c)
         return sorted(cands, key=lambda c: c.rec.seq)
 
-    def _said_once_of(self, agent: str, names: Sequence[str], qvecs: list[tuple[np.ndarray, float]],
-                      statuses: Sequence[str], min_turn: int | None) -> list:
+    def _said_once_of(
+        self,
+        agent: str,
+        names: Sequence[str],
+        qvecs: list[tuple[np.ndarray, float]],
+        statuses: Sequence[str],
+        min_turn: int | None,
+    ) -> list:
         """The ``rare_candidates`` memories said only once that name a linked name and answer the
         queries best (a name may have hundreds; the one that matters can be the oldest)."""
         cfg, bank = self.cfg, self.bank
@@ -246,7 +297,9 @@ class ContextOptimizer:
     def _cost(self, items: list[Item], agent: str, turn: int) -> int:
         """Tokens the items would take with their section headers (an estimate: each line alone)."""
         secs = {self._section(it, agent, turn) for it in items}
-        return sum(self.count(f"- {it.text}") + 1 for it in items) + sum(self.count(f"## {TITLES[s]}") + 2 for s in secs)
+        return sum(self.count(f"- {it.text}") + 1 for it in items) + sum(
+            self.count(f"## {TITLES[s]}") + 2 for s in secs
+        )
 
     def _group_line(self, group: list, turn: int) -> str:
         """``group_line``, cached by the group's first and last member and size (groups only grow)."""
@@ -295,8 +348,9 @@ class ContextOptimizer:
         share = (1.0 - cfg.w_relevance_focus) / rest if rest else 0.0
         return cfg.w_relevance_focus, cfg.w_recency * share, cfg.w_importance * share
 
-    def _score(self, cands: list[ScoredMemory], turn: int, agent: str, focused: bool = False,
-               linked: Sequence[str] = ()) -> None:
+    def _score(
+        self, cands: list[ScoredMemory], turn: int, agent: str, focused: bool = False, linked: Sequence[str] = ()
+    ) -> None:
         cfg = self.cfg
         w_rel, w_rec, w_imp = self._weights(focused)
         rel = np.array([c.relevance for c in cands], dtype=np.float64)
@@ -338,8 +392,16 @@ class ContextOptimizer:
             return "shared"
         return "private"
 
-    def _assemble(self, agent: str, turn: int, query: str, items: list[Item],
-                  priors: Sequence[str], extra_anchors: Sequence[str], budget: int) -> Context:
+    def _assemble(
+        self,
+        agent: str,
+        turn: int,
+        query: str,
+        items: list[Item],
+        priors: Sequence[str],
+        extra_anchors: Sequence[str],
+        budget: int,
+    ) -> Context:
         """Anchors first (never dropped), then priors, then items by score while they fit the budget.
 
         Costs are estimated per line (the line, its bullet and newline) plus each
@@ -430,15 +492,29 @@ class ContextOptimizer:
     def _rows(kept: list) -> list[dict[str, Any]]:
         rows = []
         for c, status in sorted(kept, key=lambda cs: (-cs[0].score, cs[0].rec.seq)):
-            rows.append({"id": c.id, "kind": c.rec.kind, "scope": c.rec.scope, "turn": c.rec.turn,
-                         "text": c.rec.text, "relevance": round(c.relevance, 4), "recency": round(c.recency, 4),
-                         "importance": round(c.importance, 4),
-                         "normalised": dict(zip(("relevance", "recency", "importance"),
-                                                (round(x, 6) for x in c.norm))),
-                         "score": round(c.score, 4), "adjustments": list(c.adjustments),
-                         "fate": c.fate, "reason": c.reason, "into": c.into, "section": c.section,
-                         "anchor": c.rec.anchor, "stands_for": len(c.group) or 1,
-                         "line": c.line, "status": status})
+            rows.append(
+                {
+                    "id": c.id,
+                    "kind": c.rec.kind,
+                    "scope": c.rec.scope,
+                    "turn": c.rec.turn,
+                    "text": c.rec.text,
+                    "relevance": round(c.relevance, 4),
+                    "recency": round(c.recency, 4),
+                    "importance": round(c.importance, 4),
+                    "normalised": dict(zip(("relevance", "recency", "importance"), (round(x, 6) for x in c.norm))),
+                    "score": round(c.score, 4),
+                    "adjustments": list(c.adjustments),
+                    "fate": c.fate,
+                    "reason": c.reason,
+                    "into": c.into,
+                    "section": c.section,
+                    "anchor": c.rec.anchor,
+                    "stands_for": len(c.group) or 1,
+                    "line": c.line,
+                    "status": status,
+                }
+            )
         return rows
 
     def explain(self, agent: str, turn: int) -> list[dict[str, Any]]:
@@ -448,6 +524,7 @@ class ContextOptimizer:
             kept = self._explained[(agent, turn)]
         except KeyError:
             built = sorted(t for a, t in self._explained if a == agent)
-            raise KeyError(f"no context was built for {agent!r} at turn {turn}"
-                           + (f"; built turns: {built}" if built else "")) from None
+            raise KeyError(
+                f"no context was built for {agent!r} at turn {turn}" + (f"; built turns: {built}" if built else "")
+            ) from None
         return self._rows(kept)

@@ -53,8 +53,9 @@ def weighted_choice(answers: Sequence[Hashable], weights: Sequence[float]) -> Ha
     return best
 
 
-def fallback_choice(answers: Sequence[Hashable], weights: Sequence[float], scores: Sequence[float],
-                    fallback: str) -> Hashable:
+def fallback_choice(
+    answers: Sequence[Hashable], weights: Sequence[float], scores: Sequence[float], fallback: str
+) -> Hashable:
     """A reliability-weighted vote (:func:`weighted_choice`). When no weight is positive it falls
     back by ``fallback``: ``"route"`` takes the top-scored claimant's answer (a plain majority only
     when every score is equal, i.e. nothing tells them apart), ``"majority"`` the plain majority."""

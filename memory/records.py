@@ -12,8 +12,19 @@ from typing import Any
 
 SHARED = "shared"
 FACTS = "facts"
-KINDS = ("observation", "utterance", "offer", "agreement", "claim", "fact", "quest",
-         "insight", "reflection", "goal", "rule")
+KINDS = (
+    "observation",
+    "utterance",
+    "offer",
+    "agreement",
+    "claim",
+    "fact",
+    "quest",
+    "insight",
+    "reflection",
+    "goal",
+    "rule",
+)
 STATUSES = ("active", "resolved", "consolidated", "superseded", "quarantined", "rejected")
 # kinds that state how things are (a newer one of the same template, or a correction, supersedes an older one);
 # offers and observations are events in a series: all of them stay, compressed into a series line
@@ -48,11 +59,11 @@ class MemoryRecord:
     novelty: float = 0.0
     last_access: int = 0
     status: str = "active"
-    tier: str = "working"         # working | long
-    anchor: bool = False          # never dropped by masking or budget
+    tier: str = "working"  # working | long
+    anchor: bool = False  # never dropped by masking or budget
     superseded_by: str | None = None  # the newer memory that states the current value
-    seq: int = 0                  # write order, for deterministic ties
-    disputed: bool = False        # a claim the consistency gate holds until evidence: shown marked
+    seq: int = 0  # write order, for deterministic ties
+    disputed: bool = False  # a claim the consistency gate holds until evidence: shown marked
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

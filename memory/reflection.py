@@ -24,10 +24,10 @@ from memory.compress import VALUE, series, template, value_slots
 from memory.config import ReflectionConfig
 from memory.records import MemoryRecord, private
 
-FOLD = ("observation", "utterance")                  # summarised into reflections
+FOLD = ("observation", "utterance")  # summarised into reflections
 PROMOTE = ("claim", "fact", "agreement", "quest", "offer")  # kept verbatim in long-term memory
 _UNIT = re.compile(r"\S*?(?=[\s,;:]|$)(?:\s+[A-Za-z][\w'-]*)?")
-NEAR_EXACT = 0.97                                    # similarity at which two lines with the same values are one
+NEAR_EXACT = 0.97  # similarity at which two lines with the same values are one
 
 
 def _clip(text: str, limit: int = 90) -> str:
@@ -64,8 +64,15 @@ def _units(members: list[MemoryRecord], vecs: np.ndarray) -> list[tuple[float, i
     count: dict[int, list[int]] = {}
     for k in order:  # near-exact: same normalised text, or nearly the same vector and the same values
         r = members[k]
-        j = next((h for h in heads if _norm(members[h].text) == _norm(r.text) or
-                  (float(vecs[h] @ vecs[k]) >= NEAR_EXACT and _values(members[h].text) == _values(r.text))), None)
+        j = next(
+            (
+                h
+                for h in heads
+                if _norm(members[h].text) == _norm(r.text)
+                or (float(vecs[h] @ vecs[k]) >= NEAR_EXACT and _values(members[h].text) == _values(r.text))
+            ),
+            None,
+        )
         if j is None:
             heads.append(k)
             count[k] = [k]
@@ -92,8 +99,9 @@ def _units(members: list[MemoryRecord], vecs: np.ndarray) -> list[tuple[float, i
 
 
 class Reflector:
-    def __init__(self, bank: Any, config: ReflectionConfig | None = None,
-                 llm: Callable[[list[str]], str] | None = None):
+    def __init__(
+        self, bank: Any, config: ReflectionConfig | None = None, llm: Callable[[list[str]], str] | None = None
+    ):
         self.bank, self.cfg, self.llm = bank, config or ReflectionConfig(), llm
         self.pressure: dict[str, float] = {}
         self.tried: dict[str, int] = {}
@@ -105,7 +113,7 @@ class Reflector:
         """Consolidate if the agent's accumulated importance passed the threshold; return new reflection ids."""
         if self.pressure.get(agent, 0.0) < self.cfg.threshold:
             return []
-        if turn < self.tried.get(agent, -10**9) + self.cfg.working_turns:
+        if turn < self.tried.get(agent, -(10**9)) + self.cfg.working_turns:
             return []  # nothing was old enough at the last try; wait until some memory can have aged
         self.tried[agent] = turn
         made = self.consolidate(agent, turn)
@@ -116,8 +124,15 @@ class Reflector:
     def consolidate(self, agent: str, turn: int) -> list[str]:
         bank, cfg = self.bank, self.cfg
         scope = private(agent)
-        old = [r for r in bank.records.values() if r.scope == scope and r.tier == "working"
-               and r.status == "active" and not r.anchor and r.turn < turn - cfg.working_turns]
+        old = [
+            r
+            for r in bank.records.values()
+            if r.scope == scope
+            and r.tier == "working"
+            and r.status == "active"
+            and not r.anchor
+            and r.turn < turn - cfg.working_turns
+        ]
         for r in old:
             if r.kind in PROMOTE:
                 r.tier = "long"
@@ -148,9 +163,16 @@ class Reflector:
             else:
                 text = self._extractive(members, vecs[cluster])
             lo, hi = min(r.turn for r in members), max(r.turn for r in members)
-            rec = bank.add(scope, "reflection", f"Recalled from turns {lo}-{hi}: {text}", turn,
-                           speaker=agent, references=[r.id for r in members], tier="long",
-                           importance=max(r.importance for r in members))
+            rec = bank.add(
+                scope,
+                "reflection",
+                f"Recalled from turns {lo}-{hi}: {text}",
+                turn,
+                speaker=agent,
+                references=[r.id for r in members],
+                tier="long",
+                importance=max(r.importance for r in members),
+            )
             for r in members:
                 r.tier = "long"
             bank.set_status([r.id for r in members], "consolidated")

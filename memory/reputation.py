@@ -39,8 +39,15 @@ class BetaReputation(PeerMemory):
     ``BetaReputation(peers=(), topics=(), *, lam=0.95, topic_aware=True, allow_new_peers=True)``.
     """
 
-    def __init__(self, peers: Iterable[str] = (), topics: Iterable[str] = (), *, lam: float = 0.95,
-                 topic_aware: bool = True, allow_new_peers: bool = True):
+    def __init__(
+        self,
+        peers: Iterable[str] = (),
+        topics: Iterable[str] = (),
+        *,
+        lam: float = 0.95,
+        topic_aware: bool = True,
+        allow_new_peers: bool = True,
+    ):
         lam = float(lam)
         if not (0.0 < lam <= 1.0) or not math.isfinite(lam):
             raise InputError(f"forgetting factor lam must be in (0, 1], got {lam!r}")
@@ -155,9 +162,16 @@ class BetaReputation(PeerMemory):
     # ------------------------------------------------------------------ state
 
     def get_state(self) -> dict[str, Any]:
-        return {"version": STATE_VERSION, "lam": self.lam, "topic_aware": self.topic_aware,
-                "peers": list(self._peers), "topics": list(self._topics), "t": self._t,
-                "alpha": self._alpha.tolist(), "beta": self._beta.tolist()}
+        return {
+            "version": STATE_VERSION,
+            "lam": self.lam,
+            "topic_aware": self.topic_aware,
+            "peers": list(self._peers),
+            "topics": list(self._topics),
+            "t": self._t,
+            "alpha": self._alpha.tolist(),
+            "beta": self._beta.tolist(),
+        }
 
     def set_state(self, state: Mapping[str, Any]) -> None:
         try:
@@ -173,8 +187,10 @@ class BetaReputation(PeerMemory):
         if version != STATE_VERSION:
             raise InputError(f"beta reputation state version {version!r} is not supported")
         if lam != self.lam or aware != self.topic_aware:
-            raise InputError(f"beta reputation state has lam={lam!r}, topic_aware={aware!r}; "
-                             f"this one has lam={self.lam!r}, topic_aware={self.topic_aware!r}")
+            raise InputError(
+                f"beta reputation state has lam={lam!r}, topic_aware={aware!r}; "
+                f"this one has lam={self.lam!r}, topic_aware={self.topic_aware!r}"
+            )
         shape = (len(peers), len(topics) if aware else 1)
         if alpha.reshape(-1).size != shape[0] * shape[1] or beta.reshape(-1).size != shape[0] * shape[1]:
             raise InputError("beta reputation state arrays do not match its peers and topics")
@@ -193,5 +209,7 @@ class BetaReputation(PeerMemory):
         return rep
 
     def __repr__(self) -> str:
-        return (f"BetaReputation(peers={len(self._peers)}, topics={len(self._topics)}, lam={self.lam}, "
-                f"topic_aware={self.topic_aware}, t={self._t})")
+        return (
+            f"BetaReputation(peers={len(self._peers)}, topics={len(self._topics)}, lam={self.lam}, "
+            f"topic_aware={self.topic_aware}, t={self._t})"
+        )

@@ -31,8 +31,13 @@ from memory.records import MemoryRecord
 from memory.values import labels, substituted
 
 
-def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
-             key_of: Callable[[MemoryRecord], tuple], threshold: float) -> list[list[int]]:
+def collapse(
+    recs: Sequence[MemoryRecord],
+    rel: np.ndarray,
+    vecs: np.ndarray,
+    key_of: Callable[[MemoryRecord], tuple],
+    threshold: float,
+) -> list[list[int]]:
     """Clusters of ``recs`` (indexes), most relevant cluster first; each cluster lists its members
     in order of relevance.
 
@@ -86,8 +91,13 @@ def collapse(recs: Sequence[MemoryRecord], rel: np.ndarray, vecs: np.ndarray,
             head = recs[leaders[h]]
             # another wording of the same kind of thing; a statement that matters more than the cluster
             # (a reservation price among offers) is never folded into it
-            if best >= threshold and head.kind == r.kind and r.importance <= head.importance + 0.05 \
-                    and not substituted(head.text, r.text) and labels(head.text) == labels(r.text):
+            if (
+                best >= threshold
+                and head.kind == r.kind
+                and r.importance <= head.importance + 0.05
+                and not substituted(head.text, r.text)
+                and labels(head.text) == labels(r.text)
+            ):
                 # "the left goblet" is not "the right goblet", crate 12 is not crate 17
                 c = int(opened[h])
         if c is None:
@@ -105,8 +115,14 @@ def _band(turn: int, now: int, bands: int) -> int:
     return min(bands - 1, max(0, turn) * bands // max(1, now + 1))
 
 
-def cut(clusters: list[list[int]], recs: Sequence[MemoryRecord], now: int, cfg: MemoConfig,
-        must: set[int], said_once: Callable[[MemoryRecord], bool] = lambda r: False) -> list[list[int]]:
+def cut(
+    clusters: list[list[int]],
+    recs: Sequence[MemoryRecord],
+    now: int,
+    cfg: MemoConfig,
+    must: set[int],
+    said_once: Callable[[MemoryRecord], bool] = lambda r: False,
+) -> list[list[int]]:
     """The clusters kept as candidates (``clusters`` is in relevance order)."""
     keep = set(range(min(cfg.candidates, len(clusters))))
     # what was said once is news: the most relevant statements made only once get a place too, so a

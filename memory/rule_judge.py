@@ -26,9 +26,11 @@ def norm(s: str) -> str:
 
 
 _WORD = re.compile(r"[A-Za-z][a-z]+|-?\d+(?:\.\d+)?")
-STOPWORDS = frozenset("""a an the this that these those there here it its he she his her they them their we our
+STOPWORDS = frozenset(
+    """a an the this that these those there here it its he she his her they them their we our
 you your i my me and but or if so then than of in on at to for from by with into onto over under about as
-is are was were be been has have had do does did not no yes saw see says said what who where when why how""".split())
+is are was were be been has have had do does did not no yes saw see says said what who where when why how""".split()
+)
 
 
 def keywords(text: str) -> list[str]:
@@ -47,12 +49,12 @@ class RelationRule(BaseModel):
     """What the rule judge knows about one relation."""
 
     model_config = ConfigDict(extra="forbid")
-    functional: bool = False                      # at most one object per subject
-    range: tuple[float, float] | None = None      # numeric objects must lie inside
-    temporal: Literal["before", "after"] | None = None   # subject happens before/after object
+    functional: bool = False  # at most one object per subject
+    range: tuple[float, float] | None = None  # numeric objects must lie inside
+    temporal: Literal["before", "after"] | None = None  # subject happens before/after object
     thresholds: tuple[float, float] | None = None  # (t_low, t_high) for this relation
-    changes: bool = False                         # its value changes over time: old values lose weight
-    half_life: float = 30.0                       # turns for an old value's weight to halve (if it changes)
+    changes: bool = False  # its value changes over time: old values lose weight
+    half_life: float = 30.0  # turns for an old value's weight to halve (if it changes)
 
 
 class Triple:
@@ -79,11 +81,11 @@ class ClaimCandidate(Triple):
     relation: str
     object: str
     topic: str
-    source: str                      # NPC id, "player", "summary", or "observation"
+    source: str  # NPC id, "player", "summary", or "observation"
     turn: int = 0
     text: str = ""
-    kind: str = "claim"              # claim | statement | summary | observation
-    truth: bool = True               # False: a negation ("the gem is not in the well")
+    kind: str = "claim"  # claim | statement | summary | observation
+    truth: bool = True  # False: a negation ("the gem is not in the well")
 
     def sentence(self) -> str:
         if self.text:
@@ -103,11 +105,11 @@ class Fact(Triple):
     source: str
     turn: int
     text: str
-    status: str = "admitted"   # admitted | verified | quarantined | rejected | superseded | purged
-    truth: bool = True         # False only for verified negatives ("X is not in Y")
-    sources: list[str] = field(default_factory=list)   # who else asserted it
-    jury: float | None = None     # the LLM jury's score when it was held (re-checks reuse it)
-    awaiting_jury: bool = False   # held because the jury failed: only evidence or a new verdict frees it
+    status: str = "admitted"  # admitted | verified | quarantined | rejected | superseded | purged
+    truth: bool = True  # False only for verified negatives ("X is not in Y")
+    sources: list[str] = field(default_factory=list)  # who else asserted it
+    jury: float | None = None  # the LLM jury's score when it was held (re-checks reuse it)
+    awaiting_jury: bool = False  # held because the jury failed: only evidence or a new verdict frees it
 
 
 class RuleJudge:
@@ -157,8 +159,13 @@ class RuleJudge:
         r = self.rule(rel)
         if r.temporal and frel == rel and (s, o) == (fo, fs):
             return 0.0, f"temporal order: {f.subject} {f.relation} {f.object}"
-        if r.temporal and (s, o) == (fs, fo) and frel != rel and \
-                self.rule(frel).temporal and self.rule(frel).temporal != r.temporal:
+        if (
+            r.temporal
+            and (s, o) == (fs, fo)
+            and frel != rel
+            and self.rule(frel).temporal
+            and self.rule(frel).temporal != r.temporal
+        ):
             return 0.0, f"temporal order: {f.subject} {f.relation} {f.object}"
         return None
 

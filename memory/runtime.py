@@ -26,23 +26,53 @@ from memory.optimizer import Context, ContextOptimizer
 from memory.records import FACTS, SHARED, private
 from memory.reflection import Reflector
 
-KIND_OF = {"move": "observation", "look": "observation", "examine": "observation", "take": "observation",
-           "drop": "observation", "give": "observation", "open": "observation", "unlock": "observation",
-           "inventory": "observation", "persuaded": "observation", "council_open": "rule",
-           "talk": "utterance", "say": "utterance", "speech": "utterance", "council_result": "quest",
-           "trade_open": "offer", "offer": "offer", "accept": "offer", "reject": "offer",
-           "walk_away": "offer", "agreement": "agreement", "no_agreement": "offer",
-           "verify": "fact", "quest": "quest", "win": "quest", "timeout": "observation", "score": "quest"}
+KIND_OF = {
+    "move": "observation",
+    "look": "observation",
+    "examine": "observation",
+    "take": "observation",
+    "drop": "observation",
+    "give": "observation",
+    "open": "observation",
+    "unlock": "observation",
+    "inventory": "observation",
+    "persuaded": "observation",
+    "council_open": "rule",
+    "talk": "utterance",
+    "say": "utterance",
+    "speech": "utterance",
+    "council_result": "quest",
+    "trade_open": "offer",
+    "offer": "offer",
+    "accept": "offer",
+    "reject": "offer",
+    "walk_away": "offer",
+    "agreement": "agreement",
+    "no_agreement": "offer",
+    "verify": "fact",
+    "quest": "quest",
+    "win": "quest",
+    "timeout": "observation",
+    "score": "quest",
+}
 SKIP = {EventKind.WAIT, EventKind.INVALID}
 KEEP_VECTORS = 256  # query vectors kept by text between rounds (a round's are always kept)
 
 
 class GameMemory:
-    def __init__(self, spec: Any, embedder: Any = "minilm", store: Any = "flat",
-                 config: MemoConfig | None = None, priors: dict[str, Sequence[str]] | None = None,
-                 summariser: Callable[[list[str]], str] | None = None, store_options: dict | None = None):
+    def __init__(
+        self,
+        spec: Any,
+        embedder: Any = "minilm",
+        store: Any = "flat",
+        config: MemoConfig | None = None,
+        priors: dict[str, Sequence[str]] | None = None,
+        summariser: Callable[[list[str]], str] | None = None,
+        store_options: dict | None = None,
+    ):
         from memory.embedder import get_embedder
         from memory.store import make_store
+
         self.spec = spec
         self.cfg = config or MemoConfig()
         self.embedder_name = embedder if isinstance(embedder, str) else getattr(embedder, "name", "custom")
@@ -59,8 +89,11 @@ class GameMemory:
         self._vectors: dict[str, np.ndarray] = {}  # query and focus texts -> vectors, this round's first
         self.priors = {k: list(v) for k, v in (priors or {}).items()}
         self.quests_done: set[str] = set()
-        self._names = {PLAYER: spec.player.name, **{k: v.name for k, v in spec.npcs.items()},
-                       **{k: v.name for k, v in spec.items.items()}}
+        self._names = {
+            PLAYER: spec.player.name,
+            **{k: v.name for k, v in spec.npcs.items()},
+            **{k: v.name for k, v in spec.items.items()},
+        }
 
     # --- writing -------------------------------------------------------------------
     def on_event(self, ev: Event) -> None:
@@ -72,20 +105,41 @@ class GameMemory:
             for fid, truth in sorted(ev.data.get("truth", {}).items()):
                 f = self.spec.facts[fid]
                 text = f.text if truth else f"False: {f.text}"
-                self.bank.add(FACTS, "fact", text, ev.turn, speaker=ev.actor, topic=f.topic,
-                              triple=(f.subject, f.relation, f.object) if truth else None)
+                self.bank.add(
+                    FACTS,
+                    "fact",
+                    text,
+                    ev.turn,
+                    speaker=ev.actor,
+                    topic=f.topic,
+                    triple=(f.subject, f.relation, f.object) if truth else None,
+                )
             return
         claims = self.claims_of(ev) if self.claims_of is not None else (ev.data.get("claims") or [])
         anchor = kind == "agreement"
         for scope in readers:
             if claims:
                 for c in claims:
-                    rec = self.bank.add(scope, "claim", ev.text, ev.turn, speaker=c["speaker"], topic=c["topic"],
-                                        triple=(c["subject"], c["relation"], c["object"]))
+                    rec = self.bank.add(
+                        scope,
+                        "claim",
+                        ev.text,
+                        ev.turn,
+                        speaker=c["speaker"],
+                        topic=c["topic"],
+                        triple=(c["subject"], c["relation"], c["object"]),
+                    )
                     self._pressure(scope, rec.importance, ev.turn)
             else:
-                rec = self.bank.add(scope, kind, ev.text, ev.turn, speaker=ev.actor,
-                                    topic=ev.data.get("scene") or ev.data.get("topic"), anchor=anchor)
+                rec = self.bank.add(
+                    scope,
+                    kind,
+                    ev.text,
+                    ev.turn,
+                    speaker=ev.actor,
+                    topic=ev.data.get("scene") or ev.data.get("topic"),
+                    anchor=anchor,
+                )
                 self._pressure(scope, rec.importance, ev.turn)
         if ev.kind == EventKind.QUEST:
             self.quests_done.add(ev.data.get("quest"))
@@ -111,17 +165,24 @@ class GameMemory:
                 if ident in self._names:
                     names.add(self._names[ident].lower())
         mine = (private(PLAYER), SHARED)  # quests are the player's; NPCs' own memories are left alone
-        done = [r.id for r in self.bank.records.values()
-                if r.scope in mine and r.status == "active" and not r.anchor and r.kind not in ("quest", "fact")
-                and any(n in r.text.lower() for n in names)]
+        done = [
+            r.id
+            for r in self.bank.records.values()
+            if r.scope in mine
+            and r.status == "active"
+            and not r.anchor
+            and r.kind not in ("quest", "fact")
+            and any(n in r.text.lower() for n in names)
+        ]
         self.bank.set_status(done, "resolved")
 
     def _resolve_scene(self, sid: str | None) -> None:
         """Offers of a closed negotiation are resolved; the agreement itself is an anchor."""
         if not sid:
             return
-        done = [r.id for r in self.bank.records.values()
-                if r.topic == sid and r.kind == "offer" and r.status == "active"]
+        done = [
+            r.id for r in self.bank.records.values() if r.topic == sid and r.kind == "offer" and r.status == "active"
+        ]
         self.bank.set_status(done, "resolved")
 
     # --- reading -------------------------------------------------------------------
@@ -147,8 +208,10 @@ class GameMemory:
             return []
         sc = self.spec.scenes[obs.scene["id"]]
         issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in sc.issues.items())
-        return [f"Negotiation '{sc.title}': alternate offers over {issues}; "
-                f"deadline {sc.deadline} rounds; no deal leaves you at your reservation value."]
+        return [
+            f"Negotiation '{sc.title}': alternate offers over {issues}; "
+            f"deadline {sc.deadline} rounds; no deal leaves you at your reservation value."
+        ]
 
     def query_for(self, agent: str, obs: Observation, goals: list[str] | None = None) -> str:
         """The retrieval query: what the agent sees, what just happened, and its goals."""
@@ -172,10 +235,19 @@ class GameMemory:
         focus = focus or self.focus_for(agent, obs)
         names = self.optimizer.linked_names(agent, focus)  # looked up once for the text and the build
         qvec, fvec, lvec = self._vectors_for(query, focus, self.optimizer.linked_focus(agent, focus, names))
-        return self.optimizer.build(agent, obs.turn, query, focus=focus, query_vector=qvec, focus_vector=fvec,
-                                    link_vector=lvec, linked=names,
-                                    priors=self.priors.get(agent, ()),
-                                    extra_anchors=goals + self.scene_lines(obs), touch=touch)
+        return self.optimizer.build(
+            agent,
+            obs.turn,
+            query,
+            focus=focus,
+            query_vector=qvec,
+            focus_vector=fvec,
+            link_vector=lvec,
+            linked=names,
+            priors=self.priors.get(agent, ()),
+            extra_anchors=goals + self.scene_lines(obs),
+            touch=touch,
+        )
 
     def __call__(self, agent: str, obs: Observation) -> Context:
         """A context provider (``game.core.protocols.ContextProvider``): ``context(agent, obs)``."""
@@ -216,9 +288,15 @@ class GameMemory:
         getattr(self.bank.store, "drop", self.bank.store.reset)()
 
     def get_state(self) -> dict[str, Any]:
-        state = {"embedder": self.embedder_name, "store": self.store_name, "config": self.cfg.model_dump(),
-                 "bank": self.bank.get_state(), "reflector": self.reflector.get_state(),
-                 "priors": self.priors, "quests_done": sorted(self.quests_done)}
+        state = {
+            "embedder": self.embedder_name,
+            "store": self.store_name,
+            "config": self.cfg.model_dump(),
+            "bank": self.bank.get_state(),
+            "reflector": self.reflector.get_state(),
+            "priors": self.priors,
+            "quests_done": sorted(self.quests_done),
+        }
         if self.store_options:  # a Chroma server: the save reopens the game's own collection
             state["store_options"] = dict(self.store_options)
         return state

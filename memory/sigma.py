@@ -78,16 +78,25 @@ from typing import Any, Literal
 import numpy as np
 
 from game.core.errors import InputError, did_you_mean
-from memory.peers import (PeerMemory, check_peer_id, fallback_choice, log_odds_weight, outcome_value,
-                          weighted_choice)
+from game.core.seeds import basis_rng
+from memory.peers import PeerMemory, check_peer_id, fallback_choice, log_odds_weight, outcome_value, weighted_choice
 from memory.sigma_config import SigmaConfig, make_config
 from memory.sigma_state import STATE_VERSION, build, restore, state_of
 from memory.sigma_topics import TopicSpace, decay_along
 
 # the config and the helpers shared with the beta baseline live in memory.sigma_config and
 # memory.peers; they are importable from here too
-__all__ = ["STATE_VERSION", "PeerMemory", "SigmaConfig", "SigmaMem", "check_peer_id", "log_odds_weight",
-           "make_config", "outcome_value", "weighted_choice"]
+__all__ = [
+    "STATE_VERSION",
+    "PeerMemory",
+    "SigmaConfig",
+    "SigmaMem",
+    "check_peer_id",
+    "log_odds_weight",
+    "make_config",
+    "outcome_value",
+    "weighted_choice",
+]
 
 _TINY = 1e-250  # a diagonal entry of S at or below this counts as zero (no relation evidence yet)
 
@@ -106,9 +115,15 @@ class SigmaMem(PeerMemory):
     config fields, e.g. ``SigmaMem(["ann", "bo"], gamma=0.9)``.
     """
 
-    def __init__(self, peers: Iterable[str] = (), topics: Iterable[str] = (),
-                 config: SigmaConfig | Mapping[str, Any] | None = None, *,
-                 embedder: Any = None, **overrides: Any):
+    def __init__(
+        self,
+        peers: Iterable[str] = (),
+        topics: Iterable[str] = (),
+        config: SigmaConfig | Mapping[str, Any] | None = None,
+        *,
+        embedder: Any = None,
+        **overrides: Any,
+    ):
         if isinstance(embedder, str):  # a name is the config field ("hash" / "minilm"), not an object
             overrides["embedder"], embedder = embedder, None
         cfg = make_config(config, **overrides)
@@ -123,8 +138,9 @@ class SigmaMem(PeerMemory):
             raise InputError(f"duplicate topics in {topics!r}")
         if cfg.phi == "onehot":
             if not topics:
-                raise InputError("one-hot φ needs the topics registered up front",
-                                 hint="SigmaMem(peers, topics=[...], phi='onehot')")
+                raise InputError(
+                    "one-hot φ needs the topics registered up front", hint="SigmaMem(peers, topics=[...], phi='onehot')"
+                )
             cfg = cfg.model_copy(update={"r": len(topics)})
         elif cfg.phi == "topics":
             if len(topics) + cfg.spare < 1:
@@ -133,15 +149,20 @@ class SigmaMem(PeerMemory):
         self._cfg = cfg
         self._gamma, self._eta, self._gamma_g, self._eta_g = cfg.rates()
         self._embedder = embedder
-        self._embedder_name = getattr(embedder, "name", type(embedder).__name__) if embedder is not None else cfg.embedder
+        self._embedder_name = (
+            getattr(embedder, "name", type(embedder).__name__) if embedder is not None else cfg.embedder
+        )
         self._proj: np.ndarray | None = None
         self._phi_cache: dict[str, np.ndarray] = {}
         self._topics: list[str] = []
         self._topic_set: set[str] = set()
         self._onehot_index: dict[str, int] = {}
         temp = cfg.transfer_temp or (0.1 if self._embedder_name == "minilm" else 1.0)
-        self._space = TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed, cfg.transfer_pool) \
-            if cfg.phi == "topics" else None
+        self._space = (
+            TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed, cfg.transfer_pool)
+            if cfg.phi == "topics"
+            else None
+        )
         r = cfg.r
         self._peers: list[str] = []
         self._index: dict[str, int] = {}
@@ -160,8 +181,15 @@ class SigmaMem(PeerMemory):
     # ------------------------------------------------------------------ basics
 
     @classmethod
-    def for_world(cls, peers: Iterable[str] = (), topics: Iterable[str] = (), *, decay: str = "topic",
-                  embedder: Any = None, **overrides: Any) -> SigmaMem:
+    def for_world(
+        cls,
+        peers: Iterable[str] = (),
+        topics: Iterable[str] = (),
+        *,
+        decay: str = "topic",
+        embedder: Any = None,
+        **overrides: Any,
+    ) -> SigmaMem:
         """The game's Σ-Mem: ``phi="topics"`` over the world's declared ``topics`` (sorted, so the
         basis does not depend on the order they were listed in), so declared topics never blur
         however many there are (``r`` = their number + ``spare``, chosen automatically), and a
@@ -218,9 +246,11 @@ class SigmaMem(PeerMemory):
         if self._embedder is None:
             if self._cfg.embedder == "hash":
                 from memory.embedder import HashEmbedder
+
                 self._embedder = HashEmbedder()
             else:
                 from memory.embedder import get_embedder
+
                 self._embedder = get_embedder(self._cfg.embedder)
         fn = getattr(self._embedder, "embed", None) or self._embedder
         out = np.asarray(fn(texts), dtype=np.float64)
@@ -241,15 +271,17 @@ class SigmaMem(PeerMemory):
         elif self._cfg.phi == "onehot":
             k = self._onehot_index.get(topic)
             if k is None:
-                raise InputError(f"unknown topic {topic!r} for one-hot φ",
-                                 hint=did_you_mean(topic, self._onehot_index)
-                                 or f"registered topics: {', '.join(self._onehot_index)}")
+                raise InputError(
+                    f"unknown topic {topic!r} for one-hot φ",
+                    hint=did_you_mean(topic, self._onehot_index)
+                    or f"registered topics: {', '.join(self._onehot_index)}",
+                )
             vec = np.zeros(r)
             vec[k] = 1.0
         else:
             e = self._embed([topic])[0]
             if self._proj is None or self._proj.shape[1] != e.shape[0]:
-                rng = np.random.default_rng(self._cfg.seed)
+                rng = basis_rng(self._cfg.seed)  # the same basis as memory.sigma_topics
                 self._proj = rng.standard_normal((r, e.shape[0]))
             vec = self._proj @ e
             norm = float(np.linalg.norm(vec))
@@ -354,8 +386,9 @@ class SigmaMem(PeerMemory):
         w = log_odds_weight(self.normalised(self.scores(topic, peers)), self._cfg.clip)
         return {p: float(x) for p, x in zip(peers, w)}
 
-    def vote(self, topic: str, claims: Mapping[str, Hashable], *,
-             fallback: Literal["majority", "route"] = "route") -> Hashable:
+    def vote(
+        self, topic: str, claims: Mapping[str, Hashable], *, fallback: Literal["majority", "route"] = "route"
+    ) -> Hashable:
         """M-Vote: the answer with the largest total weight (see :meth:`weights`).
 
         Ties go to the answer claimed first (``claims`` order). When every weight
@@ -406,9 +439,15 @@ class SigmaMem(PeerMemory):
         idx = self._index.get(peer)
         return np.zeros((self.r, self.r)) if idx is None else self._M[idx].copy()
 
-    def posterior(self, topic: str, peers: Sequence[str] | None = None,
-                  z: Sequence[float] | Mapping[str, float] | None = None,
-                  w_g: float = 1.0, w_u: float = 1.0, eps: float | None = None) -> np.ndarray:
+    def posterior(
+        self,
+        topic: str,
+        peers: Sequence[str] | None = None,
+        z: Sequence[float] | Mapping[str, float] | None = None,
+        w_g: float = 1.0,
+        w_u: float = 1.0,
+        eps: float | None = None,
+    ) -> np.ndarray:
         """Posterior reliabilities ``θ̂`` of ``peers`` (default all) on ``topic``, in that order.
 
         Prior mean ``m = s`` (the scores), prior covariance ``Σ₀ = G + εI``; current
@@ -436,10 +475,16 @@ class SigmaMem(PeerMemory):
         A = w_g * np.eye(len(peers)) + w_u * sigma0
         return np.linalg.solve(A, w_g * m + w_u * (sigma0 @ zz))
 
-    def select(self, topic: str, claims: Mapping[str, Hashable],
-               z: Sequence[float] | Mapping[str, float] | None = None,
-               w_g: float = 1.0, w_u: float = 1.0, *,
-               fallback: Literal["majority", "route"] = "route") -> Hashable:
+    def select(
+        self,
+        topic: str,
+        claims: Mapping[str, Hashable],
+        z: Sequence[float] | Mapping[str, float] | None = None,
+        w_g: float = 1.0,
+        w_u: float = 1.0,
+        *,
+        fallback: Literal["majority", "route"] = "route",
+    ) -> Hashable:
         """Posterior selection: M-Vote with the posterior reliabilities in place of the scores.
 
         Each peer's weight is ``max(0, artanh(clip(θ̂_p (1 − γ)/η, ±clip)))`` with
@@ -474,5 +519,7 @@ class SigmaMem(PeerMemory):
         return build(cls, state, embedder)
 
     def __repr__(self) -> str:
-        return (f"SigmaMem(peers={len(self._peers)}, topics={len(self._topics)}, r={self.r}, "
-                f"phi={self._cfg.phi!r}, t={self._t})")
+        return (
+            f"SigmaMem(peers={len(self._peers)}, topics={len(self._topics)}, r={self.r}, "
+            f"phi={self._cfg.phi!r}, t={self._t})"
+        )

@@ -15,39 +15,67 @@ class SigmaConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    r: int = Field(16, ge=1, le=4096, description="dimension of φ (projection mode; one-hot uses the topic count, "
-                                                  "topics mode the declared topics plus spare)")
+    r: int = Field(
+        16,
+        ge=1,
+        le=4096,
+        description="dimension of φ (projection mode; one-hot uses the topic count, "
+        "topics mode the declared topics plus spare)",
+    )
     gamma: float = Field(0.95, gt=0, lt=1, description="per-event decay of every M_p")
     eta: float | None = Field(None, gt=0, description="learning rate of M_p (default 1 − gamma)")
     gamma_g: float | None = Field(None, gt=0, lt=1, description="per-event decay of S (default gamma)")
     eta_g: float | None = Field(None, gt=0, description="learning rate of S (default 1 − gamma_g)")
     decay: Literal["event", "judged", "topic"] = Field(
-        "event", description="event: every verified event decays every peer by gamma (the analysed model); "
-                             "judged: a write decays only the peers it judges, the others by gamma_idle, so "
-                             "trust builds for an NPC who is judged rarely; topic (the game's setting): a "
-                             "write decays the peers it judges only along the event's φ (their evidence on "
-                             "orthogonal topics is kept), every peer by gamma_idle, so trust on one topic "
-                             "does not fade while an NPC is judged on many others")
-    gamma_idle: float = Field(1.0, gt=0, le=1, description="decay: judged / topic: per-event decay of what an "
-                                                           "event does not judge, and of a tick (1: none)")
+        "event",
+        description="event: every verified event decays every peer by gamma (the analysed model); "
+        "judged: a write decays only the peers it judges, the others by gamma_idle, so "
+        "trust builds for an NPC who is judged rarely; topic (the game's setting): a "
+        "write decays the peers it judges only along the event's φ (their evidence on "
+        "orthogonal topics is kept), every peer by gamma_idle, so trust on one topic "
+        "does not fade while an NPC is judged on many others",
+    )
+    gamma_idle: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="decay: judged / topic: per-event decay of what an event does not judge, and of a tick (1: none)",
+    )
     phi: Literal["projection", "onehot", "topics"] = Field(
-        "projection", description="how a topic becomes φ: projection (seeded projection of its embedding to r "
-                                  "dims), onehot (registered topics only), topics (declared topics one-hot, "
-                                  "unseen ones mixed from the declared by name similarity plus an own direction "
-                                  "in spare dims; see memory.sigma_topics)")
+        "projection",
+        description="how a topic becomes φ: projection (seeded projection of its embedding to r "
+        "dims), onehot (registered topics only), topics (declared topics one-hot, "
+        "unseen ones mixed from the declared by name similarity plus an own direction "
+        "in spare dims; see memory.sigma_topics)",
+    )
     embedder: Literal["hash", "minilm"] = Field("hash", description="topic embedder (projection, topics modes)")
     seed: int = Field(0, ge=0, description="seed of the projection matrix")
-    spare: int = Field(16, ge=0, le=4096, description="topics mode: dims beyond the declared topics, for the "
-                                                      "unseen topics' own directions (r = declared + spare)")
-    transfer: float = Field(0.5, ge=0, le=1, description="topics mode: least share of an unseen topic's φ "
-                                                         "taken from the declared topics")
-    transfer_temp: float | None = Field(None, gt=0, description="topics mode: softmax temperature over the name "
-                                                               "similarities of an unseen topic to the declared "
-                                                               "ones (default 0.1 with MiniLM; 1.0 otherwise, "
-                                                               "where word overlap is weak evidence)")
-    transfer_pool: float = Field(0.5, ge=0, le=1, description="topics mode: share of an unseen topic's "
-                                                              "transfer spread evenly over the declared topics "
-                                                              "(the peer's pooled score), against names that mislead")
+    spare: int = Field(
+        16,
+        ge=0,
+        le=4096,
+        description="topics mode: dims beyond the declared topics, for the "
+        "unseen topics' own directions (r = declared + spare)",
+    )
+    transfer: float = Field(
+        0.5, ge=0, le=1, description="topics mode: least share of an unseen topic's φ taken from the declared topics"
+    )
+    transfer_temp: float | None = Field(
+        None,
+        gt=0,
+        description="topics mode: softmax temperature over the name "
+        "similarities of an unseen topic to the declared "
+        "ones (default 0.1 with MiniLM; 1.0 otherwise, "
+        "where word overlap is weak evidence)",
+    )
+    transfer_pool: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="topics mode: share of an unseen topic's "
+        "transfer spread evenly over the declared topics "
+        "(the peer's pooled score), against names that mislead",
+    )
     eps: float = Field(1e-3, gt=0, description="ridge added to G in the posterior prior covariance")
     clip: float = Field(0.99, gt=0, lt=1, description="|normalised score| cap before artanh in vote weights")
     allow_new_peers: bool = Field(True, description="add unknown peers on their first write (else an error)")
@@ -78,5 +106,7 @@ def make_config(config: SigmaConfig | Mapping[str, Any] | None = None, **overrid
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err.get("loc", ())) or "config"
-        raise InputError(f"Σ-Mem config {where}: {err['msg']} (got {err.get('input')!r})",
-                         hint=did_you_mean(where, SigmaConfig.model_fields)) from None
+        raise InputError(
+            f"Σ-Mem config {where}: {err['msg']} (got {err.get('input')!r})",
+            hint=did_you_mean(where, SigmaConfig.model_fields),
+        ) from None

@@ -48,17 +48,25 @@ def state_of(mem: SigmaMem) -> dict[str, Any]:
 
 def _parse(state: Mapping[str, Any]) -> dict[str, Any]:
     try:
-        out = {"version": state["version"], "config": dict(state["config"]),
-               "peers": [check_peer_id(p) for p in state["peers"]], "topics": list(state["topics"]),
-               "declared": list(state.get("declared", ())), "t": int(state["t"]),
-               "M": np.array(state["M"], dtype=np.float64), "S": np.array(state["S"], dtype=np.float64),
-               "c_num": np.array(state["c_num"], dtype=np.float64),
-               "c_den": np.array(state["c_den"], dtype=np.float64)}
+        out = {
+            "version": state["version"],
+            "config": dict(state["config"]),
+            "peers": [check_peer_id(p) for p in state["peers"]],
+            "topics": list(state["topics"]),
+            "declared": list(state.get("declared", ())),
+            "t": int(state["t"]),
+            "M": np.array(state["M"], dtype=np.float64),
+            "S": np.array(state["S"], dtype=np.float64),
+            "c_num": np.array(state["c_num"], dtype=np.float64),
+            "c_den": np.array(state["c_den"], dtype=np.float64),
+        }
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"Σ-Mem state is malformed: {exc!r}") from None
     if out["version"] not in SUPPORTED_VERSIONS:
-        raise InputError(f"Σ-Mem state version {out['version']!r} is not supported "
-                         f"(expected one of {', '.join(map(str, SUPPORTED_VERSIONS))})")
+        raise InputError(
+            f"Σ-Mem state version {out['version']!r} is not supported "
+            f"(expected one of {', '.join(map(str, SUPPORTED_VERSIONS))})"
+        )
     return out
 
 
@@ -93,20 +101,29 @@ def restore(mem: SigmaMem, state: Mapping[str, Any]) -> None:
     here = mem._cfg.model_dump()
     if saved != here and not _upgrade(mem, st, saved):
         diff = sorted(k for k in set(saved) | set(here) if saved.get(k) != here.get(k))
-        raise InputError(f"Σ-Mem state was saved with a different config (fields {', '.join(diff)})",
-                         hint="build the memory with SigmaMem.from_state(state)")
+        raise InputError(
+            f"Σ-Mem state was saved with a different config (fields {', '.join(diff)})",
+            hint="build the memory with SigmaMem.from_state(state)",
+        )
     if saved == here and mem._space is not None and st["declared"] != mem._space.declared:
-        raise InputError("Σ-Mem state was saved with other declared topics",
-                         hint="build the memory with SigmaMem.from_state(state)")
+        raise InputError(
+            "Σ-Mem state was saved with other declared topics", hint="build the memory with SigmaMem.from_state(state)"
+        )
     peers, topics = st["peers"], st["topics"]
     n, r = len(peers), mem._cfg.r
     M, S, c_num, c_den = st["M"], st["S"], st["c_num"], st["c_den"]
-    if len(set(peers)) != n or M.reshape(-1).size != n * r * r or S.reshape(-1).size != n * n \
-            or c_num.shape != (n,) or c_den.shape != (n,):
+    if (
+        len(set(peers)) != n
+        or M.reshape(-1).size != n * r * r
+        or S.reshape(-1).size != n * n
+        or c_num.shape != (n,)
+        or c_den.shape != (n,)
+    ):
         raise InputError("Σ-Mem state arrays do not match its peers and r")
     if mem._cfg.phi == "onehot" and set(topics) - set(mem._onehot_index):
-        raise InputError(f"Σ-Mem state names topics not registered here: "
-                         f"{sorted(set(topics) - set(mem._onehot_index))}")
+        raise InputError(
+            f"Σ-Mem state names topics not registered here: {sorted(set(topics) - set(mem._onehot_index))}"
+        )
     for tp in topics:
         mem.phi(tp)
     mem._peers = list(peers)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from game.core.errors import InputError
+from game.core.seeds import basis_rng
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -42,16 +43,26 @@ def _unit_rows(x: np.ndarray) -> np.ndarray:
 class TopicSpace:
     """The map topic -> φ of ``phi="topics"`` (see the module docstring)."""
 
-    def __init__(self, declared: Sequence[str], spare: int, transfer: float, temperature: float,
-                 seed: int, embed: Embed, pool: float = 0.0):
+    def __init__(
+        self,
+        declared: Sequence[str],
+        spare: int,
+        transfer: float,
+        temperature: float,
+        seed: int,
+        embed: Embed,
+        pool: float = 0.0,
+    ):
         self.declared = list(declared)
         self.index = {tp: i for i, tp in enumerate(self.declared)}
         self.k = len(self.declared)
         self.spare = int(spare)
         self.r = self.k + self.spare
         if self.r < 1:
-            raise InputError("topic φ needs declared topics or spare dimensions (r would be 0)",
-                             hint="declare the world's topics, or set spare >= 1")
+            raise InputError(
+                "topic φ needs declared topics or spare dimensions (r would be 0)",
+                hint="declare the world's topics, or set spare >= 1",
+            )
         self.transfer = float(transfer)
         self.pool = float(pool)
         self.temperature = float(temperature)
@@ -73,7 +84,7 @@ class TopicSpace:
 
     def _residual(self, e: np.ndarray) -> np.ndarray:
         if self._proj is None or self._proj.shape[1] != e.shape[0]:
-            self._proj = np.random.default_rng(self.seed).standard_normal((self.spare, e.shape[0]))
+            self._proj = basis_rng(self.seed).standard_normal((self.spare, e.shape[0]))
         v = self._proj @ e
         norm = float(np.linalg.norm(v))
         return v / norm if norm > 0 and math.isfinite(norm) else np.zeros(self.spare)
@@ -89,7 +100,7 @@ class TopicSpace:
         z = (a - a.max()) / self.temperature
         q = np.exp(z)
         q /= q.sum()
-        q = (1.0 - self.pool) * q + self.pool / self.k   # part spread evenly: the peer's pooled score
+        q = (1.0 - self.pool) * q + self.pool / self.k  # part spread evenly: the peer's pooled score
         tau = self.transfer + (1.0 - self.transfer) * max(0.0, float(a.max())) ** 2
         return q, (1.0 if self.spare == 0 else min(1.0, tau))
 
@@ -108,7 +119,7 @@ class TopicSpace:
         if self.k:
             vec[: self.k] = np.sqrt(tau * q)
         if self.spare:
-            vec[self.k:] = math.sqrt(max(0.0, 1.0 - tau)) * rho
+            vec[self.k :] = math.sqrt(max(0.0, 1.0 - tau)) * rho
         norm = float(np.linalg.norm(vec))
         if not math.isfinite(norm) or norm == 0.0:
             raise InputError(f"topic {topic!r} maps to a zero vector; cannot build φ")

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from game.core import seeds
 from game.core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -51,11 +52,11 @@ __all__ = ["projection_matrix", "steering_vector", "find_blocks", "model_width",
 
 # Attribute paths of the block list in common model families, tried before the generic search.
 _KNOWN_BLOCK_PATHS = (
-    "transformer.h",            # GPT-2, GPT-J, Bloom, Falcon
-    "model.layers",             # Llama, Mistral, Qwen, Gemma, Phi
-    "model.decoder.layers",     # OPT, BART-style decoders
-    "gpt_neox.layers",          # GPT-NeoX, Pythia
-    "transformer.blocks",       # MPT
+    "transformer.h",  # GPT-2, GPT-J, Bloom, Falcon
+    "model.layers",  # Llama, Mistral, Qwen, Gemma, Phi
+    "model.decoder.layers",  # OPT, BART-style decoders
+    "gpt_neox.layers",  # GPT-NeoX, Pythia
+    "transformer.blocks",  # MPT
     "transformer.layers",
     "layers",
     "h",
@@ -69,7 +70,7 @@ _WIDTH_ATTRS = ("hidden_size", "n_embd", "d_model", "dim", "embed_dim")
 
 @lru_cache(maxsize=32)
 def _projection(r: int, d_model: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "steering", "projection")
     P = rng.standard_normal((d_model, r))
     P /= np.linalg.norm(P, axis=0, keepdims=True)
     P.setflags(write=False)
@@ -93,8 +94,9 @@ def projection_matrix(r: int, d_model: int, seed: int = 0) -> np.ndarray:
     return _projection(r, d_model, seed).copy()
 
 
-def steering_vector(sigma: SigmaMem, peer: str, topic: str, d_model: int,
-                    gain: float = 1.0, seed: int = 0) -> np.ndarray:
+def steering_vector(
+    sigma: SigmaMem, peer: str, topic: str, d_model: int, gain: float = 1.0, seed: int = 0
+) -> np.ndarray:
     """``δ = gain · P · M_peer φ(topic)`` as a float64 array of shape ``(d_model,)``.
 
     ``P`` is :func:`projection_matrix` ``(sigma.r, d_model, seed)``. A peer Σ-Mem
@@ -151,13 +153,18 @@ def find_blocks(model: Any, path: str | None = None) -> torch.nn.ModuleList:
             return found
     best: torch.nn.ModuleList | None = None
     for _, module in model.named_modules():
-        if isinstance(module, torch.nn.ModuleList) and len(module) > 0 \
-                and len({type(m) for m in module}) == 1 \
-                and (best is None or len(module) > len(best)):
+        if (
+            isinstance(module, torch.nn.ModuleList)
+            and len(module) > 0
+            and len({type(m) for m in module}) == 1
+            and (best is None or len(module) > len(best))
+        ):
             best = module
     if best is None:
-        raise InputError(f"found no list of transformer blocks in {type(model).__name__}",
-                         hint="pass the blocks explicitly: ResidualSteerer(model, layers=[...modules...])")
+        raise InputError(
+            f"found no list of transformer blocks in {type(model).__name__}",
+            hint="pass the blocks explicitly: ResidualSteerer(model, layers=[...modules...])",
+        )
     return best
 
 
@@ -194,8 +201,14 @@ class ResidualSteerer:
     ``with ResidualSteerer(...) as s:``) detaches the hooks.
     """
 
-    def __init__(self, model: Any, layers: Sequence[int] | Sequence[Any] | None = None, *,
-                 blocks: str | Sequence[Any] | None = None, d_model: int | None = None):
+    def __init__(
+        self,
+        model: Any,
+        layers: Sequence[int] | Sequence[Any] | None = None,
+        *,
+        blocks: str | Sequence[Any] | None = None,
+        d_model: int | None = None,
+    ):
         import torch
 
         self.model = model
@@ -204,8 +217,11 @@ class ResidualSteerer:
             modules = list(layers)
             self.layer_indices: list[int] | None = None  # positions in the block list, when they are all in it
             try:
-                block_list = list(blocks) if blocks is not None and not isinstance(blocks, str) \
+                block_list = (
+                    list(blocks)
+                    if blocks is not None and not isinstance(blocks, str)
                     else list(find_blocks(model, blocks))
+                )
             except InputError:
                 block_list = []
             pos = [next((i for i, b in enumerate(block_list) if b is m), None) for m in modules]
@@ -225,8 +241,10 @@ class ResidualSteerer:
                 idx = []
                 for i in layers:
                     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -n <= i < n:
-                        raise InputError(f"layer index {i!r} is out of range for {n} blocks",
-                                         hint="give block indices in [-n, n) or the block modules themselves")
+                        raise InputError(
+                            f"layer index {i!r} is out of range for {n} blocks",
+                            hint="give block indices in [-n, n) or the block modules themselves",
+                        )
                     idx.append(int(i) % n)
                 if not idx:
                     raise InputError("layers must name at least one block (or be None for the upper half)")
@@ -236,7 +254,7 @@ class ResidualSteerer:
             raise InputError("the same block is listed twice in layers")
         self.modules: list[Any] = modules
         self.d_model: int | None = d_model if d_model is not None else model_width(model)
-        self._delta: Any = None          # torch tensor (float32 master copy) or None
+        self._delta: Any = None  # torch tensor (float32 master copy) or None
         self._cast: dict[tuple[Any, Any], Any] = {}
         self._handles = [m.register_forward_hook(self._hook) for m in modules]
 
@@ -300,8 +318,7 @@ class ResidualSteerer:
         finally:
             self._delta, self._cast = previous, previous_cast
 
-    def steer_peer(self, sigma: SigmaMem, peer: str, topic: str, gain: float = 1.0,
-                   seed: int = 0) -> Any:
+    def steer_peer(self, sigma: SigmaMem, peer: str, topic: str, gain: float = 1.0, seed: int = 0) -> Any:
         """``steer(steering_vector(sigma, peer, topic, self.d_model, gain, seed))``."""
         if self.d_model is None:
             raise InputError("the model's d_model is unknown", hint="pass ResidualSteerer(..., d_model=...)")
@@ -341,8 +358,10 @@ class ResidualSteerer:
             raise InputError(f"steering vector has length {d.shape[-1]}, the hidden state has width {hidden.shape[-1]}")
         if d.ndim == 2:
             if hidden.ndim != 3 or hidden.shape[0] != d.shape[0]:
-                raise InputError(f"a per-row steering vector {tuple(d.shape)} needs hidden states "
-                                 f"(batch={d.shape[0]}, seq, d_model), got {tuple(hidden.shape)}")
+                raise InputError(
+                    f"a per-row steering vector {tuple(d.shape)} needs hidden states "
+                    f"(batch={d.shape[0]}, seq, d_model), got {tuple(hidden.shape)}"
+                )
             d = d[:, None, :]
         return hidden + d
 

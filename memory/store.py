@@ -30,8 +30,16 @@ from memory.store_chroma import ChromaStore, game_collection
 from memory.store_flat import FlatStore
 
 STORE_KINDS = ("flat", "chroma")
-__all__ = ["STORE_KINDS", "ChromaStore", "FlatStore", "MetaValue", "VectorStore", "Where", "game_collection",
-           "make_store"]
+__all__ = [
+    "STORE_KINDS",
+    "ChromaStore",
+    "FlatStore",
+    "MetaValue",
+    "VectorStore",
+    "Where",
+    "game_collection",
+    "make_store",
+]
 
 
 def make_store(kind: str = "flat", **kw: Any) -> VectorStore:

@@ -95,8 +95,9 @@ class VectorStore(Protocol):
 # --------------------------------------------------------------------------- shared checks
 
 
-def _check_batch(ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict] | None,
-                 dim: int | None) -> tuple[list[str], np.ndarray, list[dict]]:
+def _check_batch(
+    ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict] | None, dim: int | None
+) -> tuple[list[str], np.ndarray, list[dict]]:
     """Validate one add(): returns ids, normalised float32 vectors, metadata dicts; last duplicate id wins."""
     if isinstance(ids, str):
         raise TypeError("ids must be a sequence of strings, not one string")

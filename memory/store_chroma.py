@@ -63,7 +63,7 @@ def _embedding_function_class() -> Any:
             return ["cosine", "ip", "l2"]
 
         @staticmethod
-        def build_from_config(config: dict[str, Any]) -> "ParleyEmbeddingFunction":
+        def build_from_config(config: dict[str, Any]) -> ParleyEmbeddingFunction:
             return ParleyEmbeddingFunction(kind=config.get("kind", "minilm"), dim=config.get("dim", 384))
 
         def get_config(self) -> dict[str, Any]:
@@ -93,8 +93,10 @@ def _http_client(host: str, port: int, settings: Any) -> Any:
     try:
         return chromadb.HttpClient(host=host, port=int(port), settings=settings)
     except Exception as e:
-        raise InputError(f"cannot reach a Chroma server at {host}:{port} ({type(e).__name__}: {e})",
-                         hint=f"start one with: chroma run --path DIR --port {port}") from None
+        raise InputError(
+            f"cannot reach a Chroma server at {host}:{port} ({type(e).__name__}: {e})",
+            hint=f"start one with: chroma run --path DIR --port {port}",
+        ) from None
 
 
 def _drop_collection(client: Any, name: str) -> None:
@@ -112,8 +114,13 @@ def when_unlocked(write: Any, **kw: Any) -> Any:
     """``write(**kw)``, retried with backoff for up to 10 s while another process (a game and a
     ``parley inspect`` of its save) holds the store's SQLite write lock."""
     from tenacity import retry, retry_if_exception, stop_after_delay, wait_exponential
-    again = retry(retry=retry_if_exception(_locked), wait=wait_exponential(multiplier=0.05, max=1.0),
-                  stop=stop_after_delay(10), reraise=True)
+
+    again = retry(
+        retry=retry_if_exception(_locked),
+        wait=wait_exponential(multiplier=0.05, max=1.0),
+        stop=stop_after_delay(10),
+        reraise=True,
+    )
     return again(write)(**kw)
 
 
@@ -135,11 +142,22 @@ class ChromaStore:
 
     TIE_MARGIN = 8
 
-    def __init__(self, collection: str = "parley", path: str | Path | None = None, host: str | None = None,
-                 port: int = 8000, ef_search: int = 200, ef_construction: int = 200,
-                 embedder: Any = "minilm"):
-        require("memory", "the Chroma vector store (--store chroma)", CHROMA,
-                hint="the default flat store needs no extra; --no-memory plays without agent memory")
+    def __init__(
+        self,
+        collection: str = "parley",
+        path: str | Path | None = None,
+        host: str | None = None,
+        port: int = 8000,
+        ef_search: int = 200,
+        ef_construction: int = 200,
+        embedder: Any = "minilm",
+    ):
+        require(
+            "memory",
+            "the Chroma vector store (--store chroma)",
+            CHROMA,
+            hint="the default flat store needs no extra; --no-memory plays without agent memory",
+        )
         import chromadb
         from chromadb.config import Settings
 
@@ -172,14 +190,16 @@ class ChromaStore:
             self._max_batch = int(self._client.get_max_batch_size())
         except Exception:
             self._max_batch = 5000
-        self._finalizer = (weakref.finalize(self, _drop_collection, self._client, self.name)
-                           if self.mode == "memory" else None)
+        self._finalizer = (
+            weakref.finalize(self, _drop_collection, self._client, self.name) if self.mode == "memory" else None
+        )
 
     def _open(self) -> Any:
         col = self._client.get_or_create_collection(
             name=self.name,
-            configuration={"hnsw": {"space": "cosine", "ef_search": self.ef_search,
-                                    "ef_construction": self.ef_construction}},
+            configuration={
+                "hnsw": {"space": "cosine", "ef_search": self.ef_search, "ef_construction": self.ef_construction}
+            },
             embedding_function=self._ef,
         )
         current = (col.configuration or {}).get("hnsw") or {}
@@ -195,8 +215,9 @@ class ChromaStore:
         step = max(1, self._max_batch)
         for s in range(0, len(ids), step):
             chunk = slice(s, s + step)
-            when_unlocked(self._col.upsert, ids=ids[chunk], embeddings=vecs[chunk],
-                          metadatas=[m or None for m in metas[chunk]])
+            when_unlocked(
+                self._col.upsert, ids=ids[chunk], embeddings=vecs[chunk], metadatas=[m or None for m in metas[chunk]]
+            )
 
     def query(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[tuple[str, float]]:
         if k <= 0:
@@ -209,8 +230,12 @@ class ChromaStore:
         q = _check_query(vector, None)
         # Fetch a few extra so that ties at the cut are resolved by id, not by index order.
         fetch = min(int(k) + self.TIE_MARGIN, n)
-        res = self._col.query(query_embeddings=q[None, :], n_results=fetch,
-                              where=None if where is None else where.to_chroma(), include=["distances"])
+        res = self._col.query(
+            query_embeddings=q[None, :],
+            n_results=fetch,
+            where=None if where is None else where.to_chroma(),
+            include=["distances"],
+        )
         ids = res["ids"][0]
         dists = res["distances"][0] if res.get("distances") else []
         return _order([(i, 1.0 - float(d)) for i, d in zip(ids, dists)])[:k]

@@ -30,6 +30,7 @@ def _one_blas_thread() -> Any:
     if _BLAS is None:
         try:
             from threadpoolctl import ThreadpoolController
+
             _BLAS = ThreadpoolController()
         except Exception:
             _BLAS = False
@@ -148,7 +149,7 @@ class FlatStore:
         if new:
             start = self._n
             self._ensure(start + len(new))
-            self._vecs[start:start + len(new)] = vecs[new] if len(new) != len(ids) else vecs
+            self._vecs[start : start + len(new)] = vecs[new] if len(new) != len(ids) else vecs
             for offset, n in enumerate(new):
                 r = start + offset
                 self._ids.append(ids[n])
@@ -238,7 +239,7 @@ class FlatStore:
             sims = sims_all[:, j]
             m = sims.shape[0]
             if k < m:
-                part = np.argpartition(sims, m - k)[m - k:]
+                part = np.argpartition(sims, m - k)[m - k :]
                 cut = sims[part].min()
                 cand = np.flatnonzero(sims >= cut - self.RESCORE_MARGIN)  # top k, ties and near-ties
             else:

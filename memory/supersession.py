@@ -46,21 +46,23 @@ STRONG = re.compile(
     r"\b(?:correction|corrected|instead|no longer|not any ?more|changed?(?! hands)|change of plans?|updated?|revised?|"
     r"moved|reset|raised|lowered|scratch that|(?:forget|scrap|ignore|disregard) (?:what|that)|(?:was|were|am|is|are) (?:wrong|mistaken)|rather than|"
     r"from (?:today|tomorrow|now on)|as of|"
-    r"new (?:plan|time|place|price|code|date|spot))\b", re.I)
+    r"new (?:plan|time|place|price|code|date|spot))\b",
+    re.I,
+)
 WEAK = re.compile(r"\b(?:now|actually|any ?more)\b", re.I)
-SIMILARITY = {"strong": 0.45, "weak": 0.55}   # how close a correction must be to the statement it replaces
+SIMILARITY = {"strong": 0.45, "weak": 0.55}  # how close a correction must be to the statement it replaces
 UNCUED_SIMILARITY = 0.5  # how close an uncued world fact must be to the older fact it replaces
-SAME_WORDS = 0.6        # ... and the share of their words (specifics aside) they must have in common
-ECHO_SIMILARITY = 0.5   # how close a repeat must be to the replaced statement
+SAME_WORDS = 0.6  # ... and the share of their words (specifics aside) they must have in common
+ECHO_SIMILARITY = 0.5  # how close a repeat must be to the replaced statement
 SPECIFIC_ECHO_SIMILARITY = 0.3  # ... when it states the very number or name that was replaced
-HOLDER_SLACK = 0.1      # what holds a corrected statement's place may be this much less alike
+HOLDER_SLACK = 0.1  # what holds a corrected statement's place may be this much less alike
 ECHO_KINDS = ("utterance", "claim", "fact")  # what repeats a value; goals and rules are the agent's own
-ECHO_NEIGHBOURS = 64    # older statements looked at per replaced statement, for its echoes
-NEIGHBOURS = 64         # older statements looked at per correction (a refrain on the subject can fill 16)
+ECHO_NEIGHBOURS = 64  # older statements looked at per replaced statement, for its echoes
+NEIGHBOURS = 64  # older statements looked at per correction (a refrain on the subject can fill 16)
 
 
 def says_it_corrects(text: str) -> str | None:
-    """"strong", "weak" or None: how plainly ``text`` says it replaces something (a question never does)."""
+    """ "strong", "weak" or None: how plainly ``text`` says it replaces something (a question never does)."""
     if "?" in text:
         return None
     return "strong" if STRONG.search(text) else "weak" if WEAK.search(text) else None
@@ -75,10 +77,12 @@ def specifics(text: str) -> set[str]:
 
 
 # words that tell two things of one kind apart: facts that differ in one of these are about different things
-CONTRASTS = frozenset("""left right upper lower inner outer front back north south east west northern southern
+CONTRASTS = frozenset(
+    """left right upper lower inner outer front back north south east west northern southern
 eastern western first second third fourth last next old new red blue green yellow white black grey gray brown
 golden silver iron copper wooden stone small large big little high low near far day night morning evening
-summer winter spring autumn men women his her their our my your own other""".split())
+summer winter spring autumn men women his her their our my your own other""".split()
+)
 
 
 _OPENING_OWNER = re.compile(r"^\W*([A-Z][\w-]*)'s\b")  # "Mara's strongbox ...": a name, though it opens
@@ -139,8 +143,11 @@ def replaces_specific(old_text: str, new_text: str, concepts) -> bool:
     kind of specific (numbers, or names) is replaced by another, they are about one thing
     (``another_thing``) and say the same of it (``_same_thing``)."""
     numbers, names_ = _swaps(old_text, new_text)
-    return numbers != names_ and not another_thing(old_text, new_text, concepts) \
+    return (
+        numbers != names_
+        and not another_thing(old_text, new_text, concepts)
         and _same_thing(old_text, new_text, concepts)
+    )
 
 
 def _reach(rec: MemoryRecord) -> tuple[str, ...] | None:
@@ -172,6 +179,7 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     """Supersede what ``rec`` (an indexed, active statement that says it corrects, or a world fact)
     replaces; returns the superseded ids."""
     from memory.store import Where
+
     vec = bank.vector_of(rec.id)
     said = says_it_corrects(rec.text)
     if said is None and rec.kind != "fact":
@@ -185,8 +193,7 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     for oid, sim in bank.store.query(vec, NEIGHBOURS, where):
         first = bank.records.get(oid)
         old = _holder(bank, first) if first is not None else None
-        if old is None or old.seq >= rec.seq or old.id == rec.id or old in found \
-                or not concepts(first.text) & words:
+        if old is None or old.seq >= rec.seq or old.id == rec.id or old in found or not concepts(first.text) & words:
             continue
         if sim < least or _rival(old, rec, cue):
             break
@@ -203,8 +210,13 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     # fact on its subject that states another value (the world holds one at a time)
     mine = specifics(rec.text)
     first = next((old for old in found if specifics(old.text) - mine), found[0])
-    targets = [first] + [old for old in found if old is not first and old.kind == rec.kind == "fact"
-                         and (said is None or replaces_specific(old.text, rec.text, concepts))]
+    targets = [first] + [
+        old
+        for old in found
+        if old is not first
+        and old.kind == rec.kind == "fact"
+        and (said is None or replaces_specific(old.text, rec.text, concepts))
+    ]
     done: list[str] = []
     for target in targets:
         done += bank.supersede([target.id], rec)
@@ -226,6 +238,7 @@ def _echoes(bank: Any, target: MemoryRecord, rec: MemoryRecord, vec, concepts, c
     hatch digits off her glove: 5142.") and sharing a word with the subject, or a line closer to the replaced statement than to the
     correction that repeats a word or value the correction no longer says."""
     from memory.store import Where
+
     mine, theirs = specifics(rec.text), specifics(target.text)
     # the specifics replaced, and their replacements; a name that is what the replaced statement is
     # about ("Captain Rhee guards the tower") is no value, and lines about her repeat nothing
@@ -244,8 +257,13 @@ def _echoes(bank: Any, target: MemoryRecord, rec: MemoryRecord, vec, concepts, c
         if old is None or old.seq >= rec.seq or old.id == rec.id or _rival(old, rec, cue):
             continue
         stated = specifics(old.text)
-        if gone and stated & gone and not stated & new and sim >= SPECIFIC_ECHO_SIMILARITY \
-                and concepts(old.text) - stated & subject:
+        if (
+            gone
+            and stated & gone
+            and not stated & new
+            and sim >= SPECIFIC_ECHO_SIMILARITY
+            and concepts(old.text) - stated & subject
+        ):
             done += bank.supersede([oid], rec)
             continue
         if sim < ECHO_SIMILARITY:

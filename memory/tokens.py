@@ -57,6 +57,7 @@ def _load() -> Any:
                 # single-threaded encoding is fast enough for counting.
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 from tokenizers import Tokenizer
+
                 tok = Tokenizer.from_file(str(path))
                 tok.no_truncation()
                 tok.no_padding()

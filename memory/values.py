@@ -37,17 +37,21 @@ def template_key(text: str) -> str:
     """``template`` compared loosely (case, spacing and closing punctuation do not matter), with the
     numbers that name something kept: "Crate 12 holds 40 arrows" and "Crate 17 holds 95 arrows" are
     two crates, not one crate's count changing (``updates``)."""
+
     def slot(m: re.Match) -> str:
         if m.group("key"):
             return f"{m.group('key')}={SLOT}"
         return SLOT if _is_value(text, m) else m.group(0)
+
     return " ".join(VALUE.sub(slot, _COUNT.sub(" ", text)).lower().split()).rstrip(" .!?'\"")
 
 
 # --- one fact or two? ---------------------------------------------------------------------------
 _TOKEN = re.compile(r"[a-z0-9']+")
-_FUNCTION = frozenset("a an the of to in on at by for from with and or but is are was were be been it its "
-                      "this that these those there here as so".split())
+_FUNCTION = frozenset(
+    "a an the of to in on at by for from with and or but is are was were be been it its "
+    "this that these those there here as so".split()
+)
 
 
 @lru_cache(maxsize=65536)
@@ -75,28 +79,36 @@ def alike(a: str, b: str) -> bool:
 
 # words after which a number is a value that can change ("the code is 4411", "leaves at 6", "for 70
 # crowns"); they win over everything below
-_LEADS = frozenset("is are was were be now at to for of costs cost about under over only just than from by "
-                   "pay pays paid asks ask wants want offers offer takes take charges charge sells buys into "
-                   "until till around near after before worth fetches fetched priced price reads reading "
-                   "set down up holds hold has have had contains stands shows left remain remains turn turns "
-                   "round rounds day days names name says say quotes quote bids bid counts count".split())
+_LEADS = frozenset(
+    "is are was were be now at to for of costs cost about under over only just than from by "
+    "pay pays paid asks ask wants want offers offer takes take charges charge sells buys into "
+    "until till around near after before worth fetches fetched priced price reads reading "
+    "set down up holds hold has have had contains stands shows left remain remains turn turns "
+    "round rounds day days names name says say quotes quote bids bid counts count".split()
+)
 # words after which a number names something ("room 12", "no. 4", "gate 2") even before a unit
-_NAMERS = frozenset("room rooms wave waves crate crates cell cells gate gates door doors level levels floor "
-                    "floors row rows page pages chapter chapters no number nos # pier piers dock docks berth "
-                    "berths ward wards block blocks sector sectors zone zones lot lots bay bays track tracks "
-                    "lane lanes platform platforms table tables seat seats stall stalls box boxes case cases "
-                    "unit units act acts part parts section sections phase phases squad squads team teams "
-                    "house houses tower towers vault vaults locker lockers slot slots".split())
+_NAMERS = frozenset(
+    "room rooms wave waves crate crates cell cells gate gates door doors level levels floor "
+    "floors row rows page pages chapter chapters no number nos # pier piers dock docks berth "
+    "berths ward wards block blocks sector sectors zone zones lot lots bay bays track tracks "
+    "lane lanes platform platforms table tables seat seats stall stalls box boxes case cases "
+    "unit units act acts part parts section sections phase phases squad squads team teams "
+    "house houses tower towers vault vaults locker lockers slot slots".split()
+)
 # words after a number that make it an amount after a lower-case word ("names 60 gold")
-_UNITS = frozenset("gold silver copper coin coins crown crowns mark marks piece pieces credit credits "
-                   "dollar dollars euro euros pound pounds percent % ducat ducats florin florins shilling "
-                   "shillings penny pennies dinar dinars dirham dirhams drachma drachmas denarii denarius "
-                   "sovereign sovereigns guilder guilders thaler thalers talent talents shekel shekels rupee "
-                   "rupees yen yuan coppers silvers bits".split())
+_UNITS = frozenset(
+    "gold silver copper coin coins crown crowns mark marks piece pieces credit credits "
+    "dollar dollars euro euros pound pounds percent % ducat ducats florin florins shilling "
+    "shillings penny pennies dinar dinars dirham dirhams drachma drachmas denarii denarius "
+    "sovereign sovereigns guilder guilders thaler thalers talent talents shekel shekels rupee "
+    "rupees yen yuan coppers silvers bits".split()
+)
 # --- the same claim again? (self-repeats) ---------------------------------------------------------
 # the number words memory.lexicon reads ("twenty-two"), found in free text
-_NUMBER_WORD = re.compile(r"\b(?:(?:" + "|".join(TENS) + r")(?:[- ](?:" + "|".join(list(ONES)[1:10]) + r"))?|(?:"
-                          + "|".join(ONES) + r"))\b", re.IGNORECASE)
+_NUMBER_WORD = re.compile(
+    r"\b(?:(?:" + "|".join(TENS) + r")(?:[- ](?:" + "|".join(list(ONES)[1:10]) + r"))?|(?:" + "|".join(ONES) + r"))\b",
+    re.IGNORECASE,
+)
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # words, numbers and "n't" forms, as the claim extractor (memory.extract) reads lower-cased text
 WORD_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+n't|[a-z]+|'s")

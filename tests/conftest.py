@@ -37,12 +37,14 @@ def demo_world(tmp_path: Path):
     """The `parley new-world` scaffold: a small, valid, winnable world."""
     from game.play.worlds import load_world
     from game.world.scaffold import scaffold_text
+
     return load_world(write_world(tmp_path / "demo", scaffold_text("demo")))
 
 
 @pytest.fixture
 def harbor():
     from game.play.worlds import load_world
+
     return load_world(WORLDS / "harbor")
 
 
@@ -51,11 +53,19 @@ def parley(*args: str, cwd: Path = ROOT, input: str | None = None, env: dict | N
     import os
     import subprocess
     import tempfile
+
     e = dict(os.environ)
     e.setdefault("PARLEY_SAVES", tempfile.mkdtemp(prefix="parley-saves-"))  # never write into the repo
     e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "game.cli.main", *args], cwd=cwd, input=input,
-                          capture_output=True, text=True, env=e, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "game.cli.main", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=300,
+    )
 
 
 @pytest.fixture
@@ -63,6 +73,7 @@ def serve():
     """serve(replies=None, responder=None, **kw) -> a running local scripted OpenAI-compatible
     server (game.testing.scripted_server), closed after the test."""
     from game.testing.scripted_server import ScriptedServer
+
     servers: list = []
 
     def start(replies=None, **kw):
@@ -77,6 +88,7 @@ def serve():
 
 def free_port() -> int:
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -84,6 +96,7 @@ def free_port() -> int:
 
 def _chroma_heartbeat(port: int) -> bool:
     import urllib.request
+
     try:
         with urllib.request.urlopen(f"http://localhost:{port}/api/v2/heartbeat", timeout=1) as r:
             return r.status == 200
@@ -99,6 +112,7 @@ def chroma_server(tmp_path_factory):
     import shutil
     import subprocess
     import time
+
     exe = Path(sys.executable).parent / "chroma"
     exe = str(exe) if exe.exists() else shutil.which("chroma")
     if exe is None:
@@ -106,8 +120,12 @@ def chroma_server(tmp_path_factory):
     port = free_port()
     data = tmp_path_factory.mktemp("chroma-data")
     log = open(data.parent / "chroma.log", "w")
-    proc = subprocess.Popen([exe, "run", "--path", str(data), "--host", "localhost", "--port", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+    proc = subprocess.Popen(
+        [exe, "run", "--path", str(data), "--host", "localhost", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+    )
     try:
         deadline = time.monotonic() + 30
         while not _chroma_heartbeat(port):
@@ -131,6 +149,7 @@ def reseal_transcript(folder, text: str) -> None:
     import json
 
     from game.play.save_files import transcript_digest
+
     path = Path(folder) / "save.json"
     data = json.loads(path.read_text())
     data["transcript"] = transcript_digest(text)
@@ -156,8 +175,11 @@ def snap_compare(snap_compare):
                 if inspect.isawaitable(result):
                     await result
             from textual.widgets import Input
+
             for widget in pilot.app.screen.query(Input):
                 widget.cursor_blink = False
             await pilot.pause()
+
         return snap_compare(app, *args, run_before=steady, **kwargs)
+
     return compare

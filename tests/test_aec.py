@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game.envs.aec import ParleyAEC, build_templates
-from game.engine.loop import INVALID_PENALTY
 from game.core.types import PLAYER, Action, Observation, Verb
+from game.engine.loop import INVALID_PENALTY
+from game.envs.aec import ParleyAEC, build_templates
 from game.play.worlds import load_world
 from game.world.scaffold import scaffold_text
 
@@ -120,14 +120,26 @@ def play_random(env: ParleyAEC, seed: int, steps: int, masked: bool = True):
 
 # --- catalogue, observation, mask ------------------------------------------------
 
+
 def test_catalogue_is_fixed_and_bound_to_the_actor(small_world):
     env = ParleyAEC(small_world)
     assert env.possible_agents == ["player", "keeper"]
     assert env.agents == ["player", "keeper"] and env.agent_selection == "player"
     labels = [env.action_label(i) for i in range(env.num_actions())]
     assert labels[:3] == ["wait", "look", "inventory"]
-    for want in ("go north", "go south", "take lamp", "drop lamp", "examine keeper", "talk keeper",
-                 "give lamp to keeper", "ask keeper about lamp", "accept", "vote yes", "vote no"):
+    for want in (
+        "go north",
+        "go south",
+        "take lamp",
+        "drop lamp",
+        "examine keeper",
+        "talk keeper",
+        "give lamp to keeper",
+        "ask keeper about lamp",
+        "accept",
+        "vote yes",
+        "vote no",
+    ):
         assert want in labels
     assert labels == [t.label() for t in build_templates(small_world.spec)]
     assert ParleyAEC(small_world).templates == env.templates  # deterministic order
@@ -142,6 +154,7 @@ def test_offer_actions_cover_every_outcome_of_tradeable_scenes():
     env = ParleyAEC(world)
     offers = [t for t in env.templates if t.verb is Verb.OFFER]
     from game.envs.aec import scene_outcomes, tradeable_scenes
+
     expected = [o for sid in tradeable_scenes(world.spec) for o in scene_outcomes(world.spec.scenes[sid])]
     assert [t.terms for t in offers] == expected
     assert offers, "harbor has a tradeable negotiation"
@@ -174,15 +187,15 @@ def test_action_mask_marks_the_exits_here(small_world):
     assert mask.dtype == np.int8 and set(np.unique(mask)) <= {0, 1}
     assert mask[idx(env, Verb.WAIT)] == 1
     assert go_labels(env, mask) == {"north"}
-    assert mask[idx(env, Verb.TALK, "keeper")] == 1            # the keeper is at the gate
-    assert mask[idx(env, Verb.TAKE, "lamp")] == 0              # the lamp is in the yard
-    assert mask[idx(env, Verb.ACCEPT)] == 0                    # no negotiation open
+    assert mask[idx(env, Verb.TALK, "keeper")] == 1  # the keeper is at the gate
+    assert mask[idx(env, Verb.TAKE, "lamp")] == 0  # the lamp is in the yard
+    assert mask[idx(env, Verb.ACCEPT)] == 0  # no negotiation open
     env.step(idx(env, Verb.GO, "north"))
-    env.step(idx(env, Verb.WAIT))                              # the keeper's turn
+    env.step(idx(env, Verb.WAIT))  # the keeper's turn
     mask = env.action_mask("player")
     assert go_labels(env, mask) == {"south"}
     assert mask[idx(env, Verb.TAKE, "lamp")] == 1
-    assert mask[idx(env, Verb.TALK, "keeper")] == 0            # left behind at the gate
+    assert mask[idx(env, Verb.TALK, "keeper")] == 0  # left behind at the gate
     assert go_labels(env, env.action_mask("keeper")) == {"north"}
 
 
@@ -194,26 +207,26 @@ def test_negotiation_and_vote_masks(market_world):
     trade, accept = idx(env, Verb.TRADE, "trader"), idx(env, Verb.ACCEPT)
     walk, yes, no = idx(env, Verb.WALK_AWAY), idx(env, Verb.VOTE, text="yes"), idx(env, Verb.VOTE, text="no")
     m = env.action_mask("player")
-    assert m[trade] == 1 and m[idx(env, Verb.TRADE, "keeper")] == 0   # the keeper does not trade
+    assert m[trade] == 1 and m[idx(env, Verb.TRADE, "keeper")] == 0  # the keeper does not trade
     assert not any(m[i] for i in offers.values()) and m[accept] == m[walk] == 0
-    assert m[yes] == m[no] == 1                                       # the moot sits at the gate
-    assert env.action_mask("keeper")[yes] == 1                        # a participant
-    assert env.action_mask("trader")[yes] == 0                        # not a participant
+    assert m[yes] == m[no] == 1  # the moot sits at the gate
+    assert env.action_mask("keeper")[yes] == 1  # a participant
+    assert env.action_mask("trader")[yes] == 0  # not a participant
     env.step(trade)
     assert env.engine.state.active_scene == "rope_deal"
     m = env.action_mask("player")
     assert m[offers[(("price", "2"),)]] == m[offers[(("price", "5"),)]] == 1
-    assert m[offers[(("price", "12"),)]] == 0                         # 10 gold cannot pay 12
-    assert m[walk] == 1 and m[accept] == 0 and m[trade] == 0          # nothing to accept yet
+    assert m[offers[(("price", "12"),)]] == 0  # 10 gold cannot pay 12
+    assert m[walk] == 1 and m[accept] == 0 and m[trade] == 0  # nothing to accept yet
     assert env.observe("player")[env.observation_layout["negotiation"]][0] == 1.0
     assert env.observe("trader")[env.observation_layout["negotiation"]][0] == 1.0
     assert env.observe("keeper")[env.observation_layout["negotiation"]][0] == 0.0
-    for npc in ("keeper", "trader"):                                  # only the player haggles here
+    for npc in ("keeper", "trader"):  # only the player haggles here
         nm = env.action_mask(npc)
         assert nm[walk] == nm[accept] == nm[trade] == 0 and not any(nm[i] for i in offers.values())
     env.step(idx(env, Verb.WAIT))
     env.step(idx(env, Verb.WAIT))
-    env.step(offers[(("price", "5"),)])                               # the trader answers at once
+    env.step(offers[(("price", "5"),)])  # the trader answers at once
     st = env.engine.state
     session = env.engine.scenes.session("rope_deal")
     m = env.action_mask("player")
@@ -226,7 +239,7 @@ def test_negotiation_and_vote_masks(market_world):
     env.step(idx(env, Verb.WAIT))
     env.step(idx(env, Verb.WAIT))
     assert env.agent_selection == "player"
-    env.step(idx(env, Verb.GO, "north"))                              # leaving the moot
+    env.step(idx(env, Verb.GO, "north"))  # leaving the moot
     assert env.action_mask("player")[yes] == 0
 
 
@@ -239,7 +252,7 @@ def test_masked_out_action_is_penalised_not_fatal(small_world):
     assert env.rewards["player"] == pytest.approx(-INVALID_PENALTY)
     assert env.engine.state.where["player"] == before
     assert env.engine.state.invalid["player"] == 1
-    env.step(idx(env, Verb.WAIT))                              # keeper
+    env.step(idx(env, Verb.WAIT))  # keeper
     _, reward, term, trunc, _ = env.last()
     assert env.agent_selection == "player" and reward == pytest.approx(-INVALID_PENALTY)
     assert not term and not trunc
@@ -281,7 +294,7 @@ def masked_actions_are_accepted(env: ParleyAEC, seed: int, steps: int) -> int:
             events = eng.apply(env.catalogue(agent)[i])
             bad = [e.text for e in events if e.kind == "invalid" and e.actor == agent]
             assert not bad, f"{agent}: masked-in {env.action_label(i)!r} refused: {bad}"
-            eng.set_state(copy.deepcopy(saved))   # Engine.set_state keeps references into its argument
+            eng.set_state(copy.deepcopy(saved))  # Engine.set_state keeps references into its argument
             probed += 1
         env.step(int(rng.choice(np.flatnonzero(mask))))
     return probed
@@ -295,6 +308,7 @@ def test_masked_in_actions_are_legal(fixture, request):
 
 # --- determinism and persistence ---------------------------------------------------
 
+
 def test_same_seed_same_actions_same_game(small_world):
     a, b = ParleyAEC(small_world), ParleyAEC(small_world)
     a.reset(seed=7)
@@ -302,7 +316,7 @@ def test_same_seed_same_actions_same_game(small_world):
     ta, tb = play_random(a, 3, 120, masked=False), play_random(b, 3, 120, masked=False)
     assert ta == tb
     assert a.state_hash() == b.state_hash()
-    a.reset(seed=7)                                             # a reset replays the same episode
+    a.reset(seed=7)  # a reset replays the same episode
     assert play_random(a, 3, 120, masked=False) == ta and a.state_hash() == b.state_hash()
 
 
@@ -318,12 +332,12 @@ def test_unseeded_resets_are_derived_deterministically(small_world):
 def test_get_state_set_state_round_trip(small_world):
     env = ParleyAEC(small_world)
     env.reset(seed=5)
-    play_random(env, 11, 9, masked=False)                       # mid-round: the keeper is to move
+    play_random(env, 11, 9, masked=False)  # mid-round: the keeper is to move
     snap = env.get_state()
     h, sel = env.state_hash(), env.agent_selection
     cont = play_random(env, 12, 30, masked=False)
     end_hash = env.state_hash()
-    for _ in range(2):                                          # the snapshot is not consumed
+    for _ in range(2):  # the snapshot is not consumed
         env.reset(seed=99)
         env.set_state(snap)
         assert env.state_hash() == h and env.agent_selection == sel
@@ -333,19 +347,20 @@ def test_get_state_set_state_round_trip(small_world):
 
 # --- the end of the game -------------------------------------------------------------
 
+
 def test_win_terminates_and_removes_every_agent(small_world):
     env = ParleyAEC(small_world)
     env.reset(seed=0)
     env.step(idx(env, Verb.GO, "north"))
     env.step(idx(env, Verb.WAIT))
-    env.step(idx(env, Verb.TAKE, "lamp"))                      # completes the only quest
+    env.step(idx(env, Verb.TAKE, "lamp"))  # completes the only quest
     assert env.engine.state.won
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env.agent_selection == "player"
     _, reward, term, trunc, info = env.last()
     assert reward == pytest.approx(10.0) and term and not trunc and info["won"] is True
     with pytest.raises(ValueError):
-        env.step(0)                                             # a dead agent may only pass None
+        env.step(0)  # a dead agent may only pass None
     order = []
     for agent in env.agent_iter(10):
         order.append(agent)
@@ -379,7 +394,7 @@ def test_npc_agents_mode_plays_scripted_npcs():
     start = dict(env.engine.state.where)
     trace = play_random(env, 4, 100)
     assert env.agents == [] and env.engine.state.turn == 40
-    assert len(trace) == 41                                     # 40 turns, then one None step
+    assert len(trace) == 41  # 40 turns, then one None step
     moved = {n for n in world.spec.npcs if env.engine.state.where[n] != start[n]}
     assert moved, "the wandering and patrolling NPCs move on their own"
 
@@ -398,17 +413,20 @@ def test_real_world_masks_and_exits(name):
 
 # --- PettingZoo ------------------------------------------------------------------------
 
+
 @pytest.fixture
 def pz():
     pytest.importorskip("pettingzoo")
     pytest.importorskip("gymnasium")
     import game.envs.pettingzoo_env as mod
+
     return mod
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
 def test_pettingzoo_api_and_seed_tests_small_world(pz, small_world):
     from pettingzoo.test import api_test, seed_test
+
     api_test(pz.raw_env(small_world), num_cycles=200)
     api_test(pz.env(small_world), num_cycles=200)
     api_test(pz.env(small_world, max_turns=5), num_cycles=200)  # plays to the end and removes agents
@@ -419,6 +437,7 @@ def test_pettingzoo_api_and_seed_tests_small_world(pz, small_world):
 @pytest.mark.parametrize("name", REAL_WORLDS or ["harbor"])
 def test_pettingzoo_api_and_seed_tests_real_worlds(pz, name):
     from pettingzoo.test import api_test, seed_test
+
     world = real_world(name)
     api_test(pz.env(world), num_cycles=200)
     seed_test(lambda: pz.env(world), num_cycles=50)
@@ -427,6 +446,7 @@ def test_pettingzoo_api_and_seed_tests_real_worlds(pz, name):
 
 def test_pettingzoo_spaces_and_observations(pz, small_world):
     import gymnasium
+
     e = pz.raw_env(small_world, render_mode="ansi")
     e.reset(seed=1)
     assert e.metadata["name"] == "parley_v0" and e.metadata["is_parallelizable"] is False
@@ -439,28 +459,34 @@ def test_pettingzoo_spaces_and_observations(pz, small_world):
         assert np.array_equal(obs["action_mask"], e.infos[agent]["action_mask"])
     assert "Gate" in e.render()
     assert e.state_space.contains(e.state())
-    wrapped = pz.env()                                          # the default world
+    wrapped = pz.env()  # the default world
     assert isinstance(wrapped.unwrapped, pz.ParleyPettingZooEnv)
 
 
 # --- optional dependency ------------------------------------------------------------------
 
+
 def _run(code: str) -> str:
     import subprocess
     import sys
+
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 
 def test_aec_imports_neither_pettingzoo_nor_gymnasium():
-    assert _run("import sys, game.envs.aec; print([m for m in ('pettingzoo', 'gymnasium') if m in sys.modules])") == "[]"
+    assert (
+        _run("import sys, game.envs.aec; print([m for m in ('pettingzoo', 'gymnasium') if m in sys.modules])") == "[]"
+    )
 
 
 @pytest.mark.parametrize("module", ["game.envs.pettingzoo_env", "game.envs.pettingzoo_parallel"])
 def test_missing_pettingzoo_gives_an_install_hint(module):
     """Without pettingzoo the import fails as ExtraMissing (still an ImportError), naming the extra."""
-    out = _run("import sys; sys.modules['pettingzoo'] = None\n"
-               "from game.core.extras import ExtraMissing\n"
-               f"try:\n    import {module}\nexcept ImportError as e:\n"
-               "    print(isinstance(e, ExtraMissing), e.extra, '|', e)")
+    out = _run(
+        "import sys; sys.modules['pettingzoo'] = None\n"
+        "from game.core.extras import ExtraMissing\n"
+        f"try:\n    import {module}\nexcept ImportError as e:\n"
+        "    print(isinstance(e, ExtraMissing), e.extra, '|', e)"
+    )
     assert out.startswith("True pettingzoo |") and "pip install 'parley-engine[pettingzoo]'" in out

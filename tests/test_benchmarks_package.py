@@ -28,16 +28,23 @@ def _runnable() -> list[str]:
 def test_every_benchmark_with_a_main_is_found():
     names = _runnable()
     assert {"engine_bench", "agents_bench", "tournament_bench", "gate_bench", "context_bench"} <= set(names)
-    assert not [p for p in BENCH.glob("*/*.py") if "def main(" in p.read_text(encoding="utf-8")], \
+    assert not [p for p in BENCH.glob("*/*.py") if "def main(" in p.read_text(encoding="utf-8")], (
         "a helper in a subpackage has a main: runnable benchmarks sit at the top of benchmarks/"
+    )
 
 
 @pytest.mark.parametrize("name", _runnable())
 def test_help_runs_as_a_module(name):
     """Import cost only (about a second at most): ``--help`` runs before any work."""
     env = {**os.environ, "PYTHONPATH": ""}
-    proc = subprocess.run([sys.executable, "-m", f"benchmarks.{name}", "--help"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{name}", "--help"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "usage:" in proc.stdout
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from agents.brute_player import BrutePlayer
-from game.play.session import Game
 from game.core.types import Decision
+from game.play.session import Game
 from game.play.worlds import load_world
 from tests.conftest import ROOT, WORLDS
 from tests.test_autopilot import hatch_world

@@ -20,6 +20,7 @@ def server(chroma_server):
 
 def _play(world, seed: int, memory: dict, moves: list[str]):
     from game.play.session import Game
+
     game = Game(world, seed=seed, memory=memory)
     for m in moves:
         game.submit(m)
@@ -43,6 +44,7 @@ def test_two_games_on_one_server_keep_their_own_memories(server):
     from game.play.session import Game
     from game.play.worlds import load_world
     from memory.config import MemoConfig
+
     world = load_world("worlds/harbor")
     on_server = {"embedder": "hash", "store": "chroma", "config": MemoConfig(), "store_options": dict(server)}
     flat = {"embedder": "hash", "store": "flat", "config": MemoConfig()}
@@ -56,8 +58,12 @@ def test_two_games_on_one_server_keep_their_own_memories(server):
         for game, ref in zip(games, alone):
             ref.memory.bank.flush()
             assert game.memory.bank.store.count() == game.memory.bank.indexed() == ref.memory.bank.indexed()
-            for query in ("the spyglass and its price", "what is north of here", "what am I carrying",
-                          "who is in the harbormaster's office"):
+            for query in (
+                "the spyglass and its price",
+                "what is north of here",
+                "what am I carrying",
+                "who is in the harbormaster's office",
+            ):
                 for agent in ("player", "dray", "jory"):
                     assert _top_k(game, agent, query) == _top_k(ref, agent, query), (agent, query)
         names = {g.memory.bank.store.name for g in games}
@@ -74,9 +80,14 @@ def test_saved_game_reopens_its_collection_and_drop_removes_it(server, tmp_path)
     from game.play.session import Game
     from game.play.worlds import load_world
     from memory.config import MemoConfig
+
     world = load_world("worlds/harbor")
-    game = _play(world, 5, {"embedder": "hash", "store": "chroma", "config": MemoConfig(),
-                            "store_options": dict(server)}, MOVES_A)
+    game = _play(
+        world,
+        5,
+        {"embedder": "hash", "store": "chroma", "config": MemoConfig(), "store_options": dict(server)},
+        MOVES_A,
+    )
     game.memory.bank.flush()
     name, n = game.memory.bank.store.name, game.memory.bank.store.count()
     assert n == game.memory.bank.indexed() > 0
@@ -121,9 +132,10 @@ def test_collection_names_are_valid_and_unique():
 
 
 def test_cli_flags_name_the_server():
-    from game.cli.main import build_parser
     from game.cli.commands import memory_options
+    from game.cli.main import build_parser
     from game.core.errors import InputError
+
     p = build_parser()
     args = p.parse_args(["play", "worlds/harbor", "--chroma-host", "db.local", "--chroma-port", "9001"])
     opts = memory_options(args)
@@ -134,6 +146,7 @@ def test_cli_flags_name_the_server():
     assert "store_options" not in memory_options(p.parse_args(["play", "worlds/harbor", "--store", "chroma"]))
     from game.cli.commands import episode_config
     from game.play.worlds import load_world
+
     run = p.parse_args(["run", "worlds/harbor", "--autopilot", "--chroma-host", "db.local"])
     mem = episode_config(run, load_world("worlds/harbor")).game.memory
     assert (mem.store, mem.chroma_host, mem.chroma_port) == ("chroma", "db.local", 8000)
@@ -141,5 +154,6 @@ def test_cli_flags_name_the_server():
 
 def test_unreachable_server_is_an_input_error():
     from game.core.errors import InputError
+
     with pytest.raises(InputError, match="cannot reach a Chroma server"):
         ChromaStore(collection="parley-x-s0-abc", host="localhost", port=free_port(), embedder="hash")

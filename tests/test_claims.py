@@ -12,16 +12,39 @@ from hypothesis import strategies as st
 from game.core.claims import as_number, canonical, same_value, settles, verdict
 
 
-@pytest.mark.parametrize("a, b", [("15", "15.0"), ("15", "15.00"), (" 15 ", "15"), ("15", 15), ("15", 15.0),
-                                  ("-5", "-5.0"), ("1e3", "1000"), ("0.50", ".5"), ("Iron_Key", "iron key"),
-                                  ("north-gate", "North Gate"), ("the  old\tmill", "The old mill")])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("15", "15.0"),
+        ("15", "15.00"),
+        (" 15 ", "15"),
+        ("15", 15),
+        ("15", 15.0),
+        ("-5", "-5.0"),
+        ("1e3", "1000"),
+        ("0.50", ".5"),
+        ("Iron_Key", "iron key"),
+        ("north-gate", "North Gate"),
+        ("the  old\tmill", "The old mill"),
+    ],
+)
 def test_the_same_value_spelled_differently(a, b):
     assert same_value(a, b)
     assert canonical(a) == canonical(b)
 
 
-@pytest.mark.parametrize("a, b", [("15", "16"), ("-5", "5"), ("15", "15 m"), ("1234567", "1234568"),
-                                  ("0.1234567", "0.1234568"), ("gem", "gems"), ("nan", "0")])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("15", "16"),
+        ("-5", "5"),
+        ("15", "15 m"),
+        ("1234567", "1234568"),
+        ("0.1234567", "0.1234568"),
+        ("gem", "gems"),
+        ("nan", "0"),
+    ],
+)
 def test_different_values(a, b):
     assert not same_value(a, b)
 
@@ -34,8 +57,8 @@ def test_only_finite_numbers_are_numbers():
 
 
 def test_settles():
-    assert settles("15", True, "15.0") is True                  # verified true, same value
-    assert settles("15", False, "15.0") is False                # verified false, same value
+    assert settles("15", True, "15.0") is True  # verified true, same value
+    assert settles("15", False, "15.0") is False  # verified false, same value
     assert settles("20", True, "15", functional=True) is False  # one value per subject, another one is true
     assert settles("20", True, "15", functional=False) is None  # several values may hold
     assert settles("20", False, "15", functional=True) is None  # that another value is false says nothing
@@ -52,8 +75,11 @@ def test_verdict_a_fact_about_the_claimed_value_decides_first():
 finite = st.floats(allow_nan=False, allow_infinity=False)
 
 
-@given(st.integers(min_value=-10 ** 15, max_value=10 ** 15), st.integers(min_value=0, max_value=4),
-       st.sampled_from(["", " ", "\t"]))
+@given(
+    st.integers(min_value=-(10**15), max_value=10**15),
+    st.integers(min_value=0, max_value=4),
+    st.sampled_from(["", " ", "\t"]),
+)
 def test_integers_with_trailing_zeros_are_the_same_value(n, zeros, pad):
     spelled = f"{pad}{n}.{'0' * zeros}{pad}" if zeros else f"{pad}{n}{pad}"
     assert same_value(str(n), spelled)
@@ -73,8 +99,12 @@ def test_the_normal_form_is_a_normal_form(x):
     assert same_value(x, x.upper()) == same_value(x.upper(), x)
 
 
-@given(st.one_of(st.text(max_size=8), st.integers(-50, 50).map(str)),
-       st.one_of(st.text(max_size=8), st.integers(-50, 50).map(str)), st.booleans(), st.booleans())
+@given(
+    st.one_of(st.text(max_size=8), st.integers(-50, 50).map(str)),
+    st.one_of(st.text(max_size=8), st.integers(-50, 50).map(str)),
+    st.booleans(),
+    st.booleans(),
+)
 def test_settles_agrees_with_same_value(fact_obj, claim_obj, true, functional):
     got = settles(fact_obj, true, claim_obj, functional)
     if same_value(fact_obj, claim_obj):
@@ -86,10 +116,16 @@ def test_settles_agrees_with_same_value(fact_obj, claim_obj, true, functional):
 
 # --- the callers treat "15" and "15.0" alike ------------------------------------------------------------
 
+
 def _spec(fact_object: str):
     rel = SimpleNamespace(functional=True, range=None, temporal=None, thresholds=None)
-    fact = SimpleNamespace(subject="tower", relation="height", object=fact_object, topic="towers",
-                           text=f"The tower is {fact_object} m tall")
+    fact = SimpleNamespace(
+        subject="tower",
+        relation="height",
+        object=fact_object,
+        topic="towers",
+        text=f"The tower is {fact_object} m tall",
+    )
     return SimpleNamespace(relations={"height": rel}, facts={"f1": fact}, npcs={"lou": None})
 
 
@@ -97,8 +133,10 @@ def _claim(obj: str) -> dict:
     return {"speaker": "lou", "subject": "tower", "relation": "height", "object": obj, "topic": "towers"}
 
 
-@pytest.mark.parametrize("fact_obj, claim_obj, proved", [("15", "15.0", True), ("15.00", "15", True),
-                                                         ("15", "16", False), ("1234568", "1234567", False)])
+@pytest.mark.parametrize(
+    "fact_obj, claim_obj, proved",
+    [("15", "15.0", True), ("15.00", "15", True), ("15", "16", False), ("1234568", "1234567", False)],
+)
 def test_lessons_judge_a_claim_by_its_value(fact_obj, claim_obj, proved):
     """The lessons of a game used to compare the strings: "15.0" about a tower verified at 15 was a lie."""
     from memory.lessons import _judge
@@ -107,8 +145,10 @@ def test_lessons_judge_a_claim_by_its_value(fact_obj, claim_obj, proved):
     assert _judge(ctx, _claim(claim_obj), {"f1": True}) is proved
 
 
-@pytest.mark.parametrize("fact_obj, claim_obj, proved", [("15", "15.0", True), ("15.00", "15", True),
-                                                         ("15", "16", False), ("1234568", "1234567", False)])
+@pytest.mark.parametrize(
+    "fact_obj, claim_obj, proved",
+    [("15", "15.0", True), ("15.00", "15", True), ("15", "16", False), ("1234568", "1234567", False)],
+)
 @pytest.mark.parametrize("claim_first", [True, False])
 def test_world_facts_judge_a_claim_by_its_value(fact_obj, claim_obj, proved, claim_first):
     """Σ-Mem learns that the speaker was right (or wrong), whether the claim came before the
@@ -118,7 +158,7 @@ def test_world_facts_judge_a_claim_by_its_value(fact_obj, claim_obj, proved, cla
     wf = WorldFacts(_spec(fact_obj))
     say = SimpleNamespace(kind="say", turn=1, data={"claims": [_claim(claim_obj)]})
     verify = SimpleNamespace(kind="verify", turn=2, data={"truth": {"f1": True}})
-    for ev in ([say, verify] if claim_first else [verify, say]):
+    for ev in [say, verify] if claim_first else [verify, say]:
         wf.on_event(ev)
     assert wf.judged == {0}
     score = wf.sigma.score("lou", "towers")
@@ -150,6 +190,7 @@ def test_claims_imports_neither_agents_nor_memory():
 
 def test_a_leading_article_does_not_make_another_value():
     from game.core.claims import canonical, same_value
+
     assert same_value("the sea cave", "sea_cave") and same_value("The Gem", "gem")
     assert same_value("an old map", "old-map") and canonical("a") == "a"
     assert not same_value("the well", "the chest")

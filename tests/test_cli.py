@@ -108,11 +108,15 @@ def test_play_line_mode_save_replay_and_saves_commands(tmp_path):
 
 
 def test_play_handles_nonsense_and_eof_then_autosaves(tmp_path):
-    r = parley("play", "--no-memory", MINI, input="\nxyzzy\ntkae key\nhelp\nwait\n", env={"PARLEY_SAVES": str(tmp_path)})
+    r = parley(
+        "play", "--no-memory", MINI, input="\nxyzzy\ntkae key\nhelp\nwait\n", env={"PARLEY_SAVES": str(tmp_path)}
+    )
     assert r.returncode == 0 and "Traceback" not in r.stderr
     assert "Did you mean 'take'?" in r.stdout
     assert "parley play --load autosave-mini-v1" in r.stdout
-    r = parley("play", "--no-memory", "--load", "autosave-mini-v1", input="inventory\n", env={"PARLEY_SAVES": str(tmp_path)})
+    r = parley(
+        "play", "--no-memory", "--load", "autosave-mini-v1", input="inventory\n", env={"PARLEY_SAVES": str(tmp_path)}
+    )
     assert r.returncode == 0 and "copper coin" in r.stdout
 
 
@@ -123,10 +127,21 @@ def test_refuses_foreign_agents_package(tmp_path):
     import os
     import subprocess
     import sys
+
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
-    r = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                        "from game.cli.main import main; sys.exit(main(['validate', 'tests/fixtures/mini']))",
-                        str(tmp_path)], cwd=ROOT, capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); "
+            "from game.cli.main import main; sys.exit(main(['validate', 'tests/fixtures/mini']))",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 2 and "resolves to" in r.stderr and "openai-agents" in r.stderr
 
 
@@ -171,6 +186,7 @@ def test_failed_run_leaves_existing_out_file(tmp_path):
 
 def test_load_with_world_moved(tmp_path):
     import shutil
+
     world = tmp_path / "w" / "mini"
     shutil.copytree(ROOT / MINI, world)
     saves = tmp_path / "saves"

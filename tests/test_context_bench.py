@@ -16,9 +16,13 @@ from benchmarks.context import phrasing as phr
 from benchmarks.context.baselines import BASELINES, Costs, Pool, mmr, top_k_collapse, top_k_collapse_newest
 from benchmarks.context.logs import SETTINGS, VISIBLE, Decision, Line, check_log, content_words, hit, make_log
 
-CASES = [(s, fam, seed, n, d) for s in SETTINGS
-         for fam, seed in (("A", 0), ("A", 7), ("B", 100), ("B", 129), ("C", 100), ("C", 129))
-         for n in (200, 1000) for d in ((1, 2) if s == "flood" else (1,))]
+CASES = [
+    (s, fam, seed, n, d)
+    for s in SETTINGS
+    for fam, seed in (("A", 0), ("A", 7), ("B", 100), ("B", 129), ("C", 100), ("C", 129))
+    for n in (200, 1000)
+    for d in ((1, 2) if s == "flood" else (1,))
+]
 
 
 @pytest.mark.parametrize("setting,family,seed,length,density", CASES)
@@ -92,8 +96,11 @@ def test_families_share_no_template_or_name():
     for f, g in combinations(phr.FAMILIES, 2):
         a, b = set(phr.templates(f)), set(phr.templates(g))
         assert a and b and not a & b, (f, g, sorted(a & b)[:3])
-        for table, keys in ((phr.FLOOD, ("sellers", "items")), (phr.COUNCIL, ("members", "outsiders", "conds")),
-                            (phr.RUMOURS, ("items", "places", "tellers", "locs"))):
+        for table, keys in (
+            (phr.FLOOD, ("sellers", "items")),
+            (phr.COUNCIL, ("members", "outsiders", "conds")),
+            (phr.RUMOURS, ("items", "places", "tellers", "locs")),
+        ):
             for k in keys:
                 assert not set(table[f][k]) & set(table[g][k]), (f, g, k)
         assert not set(phr.CORRECTION[f]) & set(phr.CORRECTION[g]), (f, g)
@@ -109,21 +116,21 @@ def test_every_family_has_the_same_keys():
     for table in (phr.AMBIENT, phr.FLOOD, phr.COUNCIL, phr.RUMOURS):
         assert _shape(table["C"]) == _shape(table["B"]) == _shape(table["A"])
     roles = {fam: {tuple(sorted(v)) for v in phr.CORRECTION[fam].values()} for fam in phr.FAMILIES}
-    assert len(set().union(*roles.values())) == 1, roles   # every subject of every family has the same roles
+    assert len(set().union(*roles.values())) == 1, roles  # every subject of every family has the same roles
     assert {len(phr.CORRECTION[f]) for f in phr.FAMILIES} == {4}
 
 
 @pytest.mark.parametrize("setting", SETTINGS)
 def test_family_c_logs_pass_check_log_over_many_seeds(setting):
     for seed in range(100, 112):
-        for d in ((1, 2) if setting == "flood" else (1,)):
-            log = make_log(setting, "C", seed, 300, d)   # make_log runs check_log
+        for d in (1, 2) if setting == "flood" else (1,):
+            log = make_log(setting, "C", seed, 300, d)  # make_log runs check_log
             assert log.decisions and log.family == "C"
 
 
 def _unit(*xs: float) -> np.ndarray:
     v = np.zeros(8, dtype=np.float32)
-    v[:len(xs)] = xs
+    v[: len(xs)] = xs
     return v / np.linalg.norm(v)
 
 
@@ -139,8 +146,8 @@ def test_collapse_newest_keeps_the_newest_of_near_duplicates():
     assert float(pool.vecs[0] @ pool.vecs[2]) >= 0.9 and float(pool.vecs[0] @ q) > float(pool.vecs[2] @ q)
     plain = top_k_collapse(pool, "q", "s", q, q, 400, costs)
     newest = top_k_collapse_newest(pool, "q", "s", q, q, 400, costs)
-    assert "1111" in plain.text and "2222" not in plain.text   # the most relevant of the pair
-    assert "2222" in newest.text and "1111" not in newest.text   # the newest of the pair
+    assert "1111" in plain.text and "2222" not in plain.text  # the most relevant of the pair
+    assert "2222" in newest.text and "1111" not in newest.text  # the newest of the pair
     assert other in newest.text and newest.lines == 2
     assert "top-k+collapse (newest)" in BASELINES
 
@@ -148,7 +155,7 @@ def test_collapse_newest_keeps_the_newest_of_near_duplicates():
 def test_mmr_considers_lines_beyond_the_most_relevant_hundreds():
     costs = Costs()
     texts = [f"Echo line number {k}." for k in range(250)] + ["A different line."]
-    vecs = [_unit(0.6, 0, 0.8)] * 250 + [_unit(0.55, 0.835, 0)]   # the distinct line ranks last
+    vecs = [_unit(0.6, 0, 0.8)] * 250 + [_unit(0.55, 0.835, 0)]  # the distinct line ranks last
     pool = _pool(texts, vecs, costs)
     q = _unit(1, 0, 0)
     two = int(pool.costs[0] + pool.costs[-1]) + 6
@@ -159,6 +166,7 @@ def test_mmr_considers_lines_beyond_the_most_relevant_hundreds():
 @pytest.fixture(scope="module")
 def minilm():
     from memory.embedder import get_embedder
+
     return get_embedder("minilm")
 
 
@@ -170,7 +178,7 @@ def test_every_baseline_changes_its_selection_when_the_question_changes(minilm):
     d1, d2 = log.decisions[0], log.decisions[1]
     vecs = minilm(texts + [d1.question, d2.question, d1.situation])
     costs = Costs()
-    pool = Pool(texts, np.array([ln.turn for ln in seen]), vecs[:len(texts)], costs.of(texts))
+    pool = Pool(texts, np.array([ln.turn for ln in seen]), vecs[: len(texts)], costs.of(texts))
     q1, q2, sv = vecs[len(texts)], vecs[len(texts) + 1], vecs[len(texts) + 2]
     for name, fn in BASELINES.items():
         a = fn(pool, d1.question, d1.situation, q1, sv, 200, costs)
@@ -183,6 +191,7 @@ def test_every_baseline_changes_its_selection_when_the_question_changes(minilm):
 def test_memo_builds_contexts_as_a_game_does(monkeypatch):
     from benchmarks import context_bench as cb
     from memory.memo import Memo
+
     calls = []
     original = Memo.context
 
@@ -205,6 +214,7 @@ def test_memo_builds_contexts_as_a_game_does(monkeypatch):
 @pytest.mark.slow
 def test_quick_run_prints_every_method(tmp_path, capsys, monkeypatch):
     from benchmarks import context_bench as cb
+
     monkeypatch.setenv("COLUMNS", "400")  # wide enough that no method's header wraps inside its cell
     out = tmp_path / "r.json"
     assert cb.main(["--quick", "--out", str(out)]) == 0
@@ -221,6 +231,7 @@ def test_quick_run_prints_every_method(tmp_path, capsys, monkeypatch):
 
 def test_latency_cli_times_both_stores_and_refuses_bad_sizes(tmp_path):
     from benchmarks import context_latency
+
     with pytest.raises(SystemExit) as bad:
         context_latency.main(["--sizes", "lots:minilm"])
     assert bad.value.code == 2

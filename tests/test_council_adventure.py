@@ -8,8 +8,8 @@ import tomllib
 
 import pytest
 
-from game.play.council_debate import SceneDebate, label
 from game.core.errors import WorldError
+from game.play.council_debate import SceneDebate, label
 from game.play.session import Game
 from game.play.worlds import load_world
 from tests.conftest import WORLDS
@@ -50,7 +50,9 @@ def test_members_speak_from_the_debate_and_their_memories_are_masked_contexts():
     d = debate(game)
     assert d.session.round == 4 and len(d.session.history) >= 3 * 6
     said = speeches(game)
-    assert len(said) >= 18 and all(st.text in "\n".join(said) for st in d.session.history if st.speaker != "coordinator")
+    assert len(said) >= 18 and all(
+        st.text in "\n".join(said) for st in d.session.history if st.speaker != "coordinator"
+    )
     ctx = d.contexts()
     assert set(ctx) == set(d.session.members)
     assert all(c.tokens <= 200 for c in ctx.values())
@@ -77,14 +79,14 @@ def test_evidence_handed_over_in_the_debate_is_stated_and_moves_the_undecided():
 
 
 def test_the_players_words_reach_the_members_memories():
-    game = play(TO_HALL + ['say the weir footings are cracked through at three points'])
+    game = play(TO_HALL + ["say the weir footings are cracked through at three points"])
     d = debate(game)
     heard = [st for st in d.session.history if st.speaker == "player"]
     assert heard and "cracked through" in heard[0].text and heard[0].round == 2
     # fresh words are in every member's memory; memo may let them go as the debate moves on
     d.hear("player", "Patch it with timber and the melt takes the mill.")
     assert all(c.statements[-1].speaker == "player" for c in d.contexts().values())
-    assert d.session.history[-1].confidence == 0.0   # no declared stance: nobody rebuts the gallery
+    assert d.session.history[-1].confidence == 0.0  # no declared stance: nobody rebuts the gallery
 
 
 def test_a_saved_debate_goes_on_as_the_unsaved_one(tmp_path):
@@ -102,6 +104,7 @@ def test_a_saved_debate_goes_on_as_the_unsaved_one(tmp_path):
 
 def test_a_council_without_debate_keeps_its_argument_banks(tmp_path):
     import shutil
+
     world = tmp_path / "council"
     shutil.copytree(WORLDS / "council", world)
     toml = world / "world.toml"
@@ -119,6 +122,7 @@ def test_a_council_without_debate_keeps_its_argument_banks(tmp_path):
 
 def test_a_bad_debate_table_is_a_located_world_error(tmp_path):
     import shutil
+
     world = tmp_path / "council"
     shutil.copytree(WORLDS / "council", world)
     toml = world / "world.toml"
@@ -130,46 +134,80 @@ def test_a_bad_debate_table_is_a_located_world_error(tmp_path):
 
 
 def test_a_member_won_over_by_evidence_stays_won_through_the_debate():
-    roll = ["go west", "go up", "take vestry key", "go down", "unlock chest with vestry key", "open chest",
-            "take flood roll", "go east", "go north", "give flood roll to fenn"]
+    roll = [
+        "go west",
+        "go up",
+        "take vestry key",
+        "go down",
+        "unlock chest with vestry key",
+        "open chest",
+        "take flood roll",
+        "go east",
+        "go north",
+        "give flood roll to fenn",
+    ]
     game = play(roll + ["wait", "wait", "wait"], seed=120)
     d = debate(game)
     assert d.session.round > 3 and d.session.task.member("fenn").persuadability == 0.1
     fenn = [st.stance for st in d.session.history if st.speaker == "fenn"]
-    given = next(i for i, st in enumerate(s for s in d.session.history if s.speaker == "fenn")
-                 if st.evidence == "item:flood_record")
-    assert all(p > 0.55 for p in fenn[given:])     # every stance he declared since reads "for"
+    given = next(
+        i
+        for i, st in enumerate(s for s in d.session.history if s.speaker == "fenn")
+        if st.evidence == "item:flood_record"
+    )
+    assert all(p > 0.55 for p in fenn[given:])  # every stance he declared since reads "for"
     assert game.engine.state.scenes[SCENE]["stances"]["fenn"] == "for"
 
 
-FETCH_BOTH = ["go west", "go up", "take vestry key", "go down", "unlock chest with vestry key", "open chest",
-              "take flood roll", "go east", "go south", "go south", "open satchel", "take report", "go north",
-              "go north"]
+FETCH_BOTH = [
+    "go west",
+    "go up",
+    "take vestry key",
+    "go down",
+    "unlock chest with vestry key",
+    "open chest",
+    "take flood roll",
+    "go east",
+    "go south",
+    "go south",
+    "open satchel",
+    "take report",
+    "go north",
+    "go north",
+]
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_evidence_handed_over_while_the_council_debates_carries_the_vote(seed):
-    game = play(FETCH_BOTH + ["go north", "give report to edda", "give flood roll to fenn", "wait", "vote yes"],
-                seed=seed)
+    game = play(
+        FETCH_BOTH + ["go north", "give report to edda", "give flood roll to fenn", "wait", "vote yes"], seed=seed
+    )
     cs = game.engine.state.scenes[SCENE]
     assert cs["persuaded"] == ["edda", "fenn"]
     assert cs["outcome"] == "passed" and cs["votes"]["edda"] == cs["votes"]["fenn"] == "yes"
 
 
 def test_evidence_wins_a_member_the_debate_already_leans_for():
-    """Shown the item, a member is won over (and states it) even if the debate had it 'for' already."""
-    game = play(FETCH_BOTH + ["go north", "give report to edda", "wait"], seed=9)
-    assert game.engine.state.scenes[SCENE]["stances"]["fenn"] == "for"   # the report swayed him (seed 9)
-    said = play(["give flood roll to fenn"], game=game)
-    assert any("Fenn Osric (member, for)" in t and "flood roll" in t for t in speeches(said))
-    assert any(st.evidence == "item:flood_record" for st in debate(game).session.history)
-    assert game.engine.state.scenes[SCENE]["persuaded"] == ["edda", "fenn"]
+    """Shown the item, a member is won over (and states it) even if the debate had it 'for' already:
+    on every seed of 0-11 whose debate has swayed him 'for' by the time he is shown it."""
+    leaning = 0
+    for seed in range(12):
+        game = play(FETCH_BOTH + ["go north", "give report to edda", "wait"], seed=seed)
+        if game.engine.state.scenes[SCENE]["stances"]["fenn"] != "for":
+            continue
+        leaning += 1
+        said = play(["give flood roll to fenn"], game=game)
+        assert any("Fenn Osric (member, for)" in t and "flood roll" in t for t in speeches(said)), seed
+        assert any(st.evidence == "item:flood_record" for st in debate(game).session.history), seed
+        assert game.engine.state.scenes[SCENE]["persuaded"] == ["edda", "fenn"], seed
+    assert leaning >= 2  # the case is tested on more than one seed
 
 
 def _damage(tmp_path, edit) -> str:
     import json
 
     from game.play.persistence import save_hash, save_header
+
     game = play(TO_HALL + ["say stone now", "wait"], seed=1)
     path = game.save("damaged", base=tmp_path)
     file = path / "save.json" if path.is_dir() else path
@@ -180,17 +218,24 @@ def _damage(tmp_path, edit) -> str:
     return "damaged"
 
 
-@pytest.mark.parametrize("edit, says", [
-    (lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}), "debate[3]: unknown debate op 'shout'"),
-    (lambda sc: sc["debate"][0]["reply"].pop("text"), "debate[0]: missing 'text'"),
-    (lambda sc: sc["debate"][1]["reply"].__setitem__("stance", "high"), "debate[1]: 'high' is not a number"),
-    (lambda sc: sc["debate"][2]["reply"].__setitem__("stance", 5.0), "debate[2]: 5.0 is not a number from 0 to 1"),
-    (lambda sc: sc["debate"].__setitem__(0, {**sc["debate"][0], "member": "nobody"}), "debate[0]: it is not 'nobody'"),
-    (lambda sc: sc.__setitem__("debate", "oops"), "a list of steps, not str"),
-    (lambda sc: sc["debate"].__setitem__(4, 7), "debate[4]: a step is a table, not int"),
-])
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}), "debate[3]: unknown debate op 'shout'"),
+        (lambda sc: sc["debate"][0]["reply"].pop("text"), "debate[0]: missing 'text'"),
+        (lambda sc: sc["debate"][1]["reply"].__setitem__("stance", "high"), "debate[1]: 'high' is not a number"),
+        (lambda sc: sc["debate"][2]["reply"].__setitem__("stance", 5.0), "debate[2]: 5.0 is not a number from 0 to 1"),
+        (
+            lambda sc: sc["debate"].__setitem__(0, {**sc["debate"][0], "member": "nobody"}),
+            "debate[0]: it is not 'nobody'",
+        ),
+        (lambda sc: sc.__setitem__("debate", "oops"), "a list of steps, not str"),
+        (lambda sc: sc["debate"].__setitem__(4, 7), "debate[4]: a step is a table, not int"),
+    ],
+)
 def test_a_damaged_debate_in_a_save_is_refused_on_load(tmp_path, edit, says):
     from game.core.errors import SaveError
+
     name = _damage(tmp_path, edit)
     with pytest.raises(SaveError) as err:
         Game.load(name, base=tmp_path)
@@ -199,6 +244,7 @@ def test_a_damaged_debate_in_a_save_is_refused_on_load(tmp_path, edit, says):
 
 def test_a_damaged_debate_is_exit_2_at_the_cli(tmp_path):
     from tests.conftest import parley
+
     _damage(tmp_path, lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}))
     r = parley("play", "--plain", "--load", "damaged", "--saves-dir", str(tmp_path), input="wait\nquit\n")
     assert r.returncode == 2 and "debate[3]" in r.stderr and "Traceback" not in r.stderr
@@ -217,12 +263,16 @@ def test_reading_a_debate_does_not_change_the_game():
     assert fresh.engine.state_hash() == h
 
 
-@pytest.mark.parametrize("change, says", [
-    (lambda t: t.replace('id = "bree"', 'id = "player"', 1), "at least two NPC members"),
-    (lambda t: t.replace("max_rounds = 4", "max_rounds = 500"), "at most 200 rounds"),
-])
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (lambda t: t.replace('id = "bree"', 'id = "player"', 1), "at least two NPC members"),
+        (lambda t: t.replace("max_rounds = 4", "max_rounds = 500"), "at most 200 rounds"),
+    ],
+)
 def test_world_validation_catches_a_debate_that_cannot_run(tmp_path, change, says):
     import shutil
+
     world = tmp_path / "council"
     shutil.copytree(WORLDS / "council", world)
     toml = world / "world.toml"
@@ -232,7 +282,11 @@ def test_world_validation_catches_a_debate_that_cannot_run(tmp_path, change, say
         end = text.index("# ---", start) if "# ---" in text[start:] else len(text)
         block = text[start:end]
         parts = block.split("[[scenes.weir_council.participants]]")
-        keep = "[[scenes.weir_council.participants]]" + parts[1] + '[[scenes.weir_council.participants]]\nid = "player"\n\n'
+        keep = (
+            "[[scenes.weir_council.participants]]"
+            + parts[1]
+            + '[[scenes.weir_council.participants]]\nid = "player"\n\n'
+        )
 
         text = text[:start] + keep + text[end:]
     else:

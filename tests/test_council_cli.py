@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from game.world.council_tasks import task_from_scene
 from game.core.errors import InputError
 from game.play.worlds import load_world
+from game.world.council_tasks import task_from_scene
 from tests.conftest import ROOT, parley
 
 COUNCIL = ROOT / "worlds" / "council"
@@ -25,8 +25,10 @@ def test_a_generated_task_debates_to_a_vote_with_metrics():
 
 
 def test_masking_modes_change_what_members_see_on_the_same_task():
-    out = {mode: json.loads(parley("debate", "--task-seed", "5", "--masking", mode, "--json").stdout)
-           for mode in ("none", "memo")}
+    out = {
+        mode: json.loads(parley("debate", "--task-seed", "5", "--masking", mode, "--json").stdout)
+        for mode in ("none", "memo")
+    }
     assert out["none"]["tokens_per_member_round"] > 0 and out["memo"]["tokens_per_member_round"] > 0
     assert out["none"]["flow"] != out["memo"]["flow"] or out["none"]["rounds"] != out["memo"]["rounds"]
 
@@ -38,22 +40,28 @@ def test_a_world_council_is_debated_by_its_npcs_and_the_flow_plot_is_written(tmp
     assert "The motion" in r.stdout and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     spec = load_world(COUNCIL).spec
     task = task_from_scene(spec)
-    npcs = [p.id for p in next(iter(s for s in spec.scenes.values() if s.type == "council")).participants
-            if p.id != "player"]
+    npcs = [
+        p.id
+        for p in next(iter(s for s in spec.scenes.values() if s.type == "council")).participants
+        if p.id != "player"
+    ]
     assert [m.id for m in task.members] == npcs and task.truth is None
     assert all(any(line.startswith(f"[1] {m}:") for line in r.stdout.splitlines()) for m in npcs[:1])
 
 
-@pytest.mark.parametrize("args, says", [
-    (("debate", "worlds/harbor"), "has no council scene"),
-    (("debate", str(COUNCIL), "--scene", "weir_councill"), "did you mean 'weir_council'"),
-    (("debate", "--masking", "everything"), "invalid choice"),
-    (("debate", "--rounds", "0"), "must be at least 1"),
-    (("debate", "--budget", "3"), "at least 16 tokens"),
-    (("debate", str(COUNCIL), "--task-seed", "4"), "does not apply to a world's scene"),
-    (("debate", "--masking", "subjective"), "needs LLM members"),
-    (("debate", "--model", "m"), "need --llm URL"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("debate", "worlds/harbor"), "has no council scene"),
+        (("debate", str(COUNCIL), "--scene", "weir_councill"), "did you mean 'weir_council'"),
+        (("debate", "--masking", "everything"), "invalid choice"),
+        (("debate", "--rounds", "0"), "must be at least 1"),
+        (("debate", "--budget", "3"), "at least 16 tokens"),
+        (("debate", str(COUNCIL), "--task-seed", "4"), "does not apply to a world's scene"),
+        (("debate", "--masking", "subjective"), "needs LLM members"),
+        (("debate", "--model", "m"), "need --llm URL"),
+    ],
+)
 def test_what_cannot_be_debated_is_an_input_error(args, says):
     r = parley(*args)
     assert r.returncode == 2 and says in r.stderr, r.stderr
@@ -69,15 +77,28 @@ def test_llm_members_debate_from_the_cli_over_http(serve):
     """--llm: every member is an LLM debater (the scripted server plays them), subjective masking on."""
     from game.council.tasks import hidden_profile_task
     from tests.test_council_llm import Model
+
     model = Model(hidden_profile_task(3), labels=lambda n, c: True)
     s = serve(responder=model)
-    r = parley("debate", "--task-seed", "3", "--masking", "subjective", "--rounds", "3", "--json",
-               "--llm", s.base_url, "--model", "council")
+    r = parley(
+        "debate",
+        "--task-seed",
+        "3",
+        "--masking",
+        "subjective",
+        "--rounds",
+        "3",
+        "--json",
+        "--llm",
+        s.base_url,
+        "--model",
+        "council",
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["masking"] == "subjective" and out["rounds"] >= 1
     members = {m.id for m in hidden_profile_task(3).members}
-    assert set(model.said) == members                       # every member labelled its peers' statements
+    assert set(model.said) == members  # every member labelled its peers' statements
     assert len(s.requests) >= out["rounds"] * len(members)  # and spoke through the endpoint
 
 
@@ -104,4 +125,4 @@ def test_the_council_benchmark_runs_llm_members_over_http(serve, capsys):
     assert out["llm"] and out["n"] == 2
     assert set(out["modes"]) == {"none", "window", "dedupe", "memo", "subjective"}
     assert "memo - subjective" in out["paired"] and "memo - none" in out["paired"]
-    assert len(s.requests) >= 2 * 5 * 3   # every mode, every task, at least a round of three members
+    assert len(s.requests) >= 2 * 5 * 3  # every mode, every task, at least a round of three members

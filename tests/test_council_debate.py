@@ -8,33 +8,41 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from game.council.debaters import DebaterConfig, ScriptedDebater
-from game.council.context import MaskingConfig
-from memory.debate_masking import Masker
-from game.council.metrics import effective, evaluate, redundancy, turning_points
 from game.cli.plots import plot_flow
+from game.council.context import MaskingConfig
+from game.council.debaters import DebaterConfig, ScriptedDebater
+from game.council.metrics import effective, evaluate, redundancy, turning_points
 from game.council.runner import view_for
-from game.play.debates import run_debate
 from game.council.session import COORDINATOR, CouncilConfig, CouncilError, CouncilSession, Reply
 from game.council.tasks import CouncilTask, Evidence, hidden_profile_task, hidden_profile_tasks, is_hidden_profile
+from game.play.debates import run_debate
+from memory.debate_masking import Masker
 from memory.embedder import get_embedder
 
 HASH = get_embedder("hash")
 
 
 def ev(eid: str, aspect: str, direction: int, weight: float = 1.0, text: str | None = None) -> Evidence:
-    return Evidence(id=eid, aspect=aspect, direction=direction, weight=weight,
-                    text=text or f"The {eid} report shows {aspect} is {'good' if direction > 0 else 'bad'}",
-                    gist=f"{aspect} {direction}")
+    return Evidence(
+        id=eid,
+        aspect=aspect,
+        direction=direction,
+        weight=weight,
+        text=text or f"The {eid} report shows {aspect} is {'good' if direction > 0 else 'bad'}",
+        gist=f"{aspect} {direction}",
+    )
 
 
 def small_task(stances=(0.3, 0.35, 0.4), private=((), (), ("p1",)), truth=None) -> CouncilTask:
     """Three members; p0/p1 on 'cost' (a crux: shared s0 points the other way), d0 on 'law'."""
     evidence = (ev("s0", "cost", -1), ev("p0", "cost", 1), ev("p1", "cost", 1), ev("d0", "law", 1, 0.3))
-    members = [{"id": f"m{i}", "role": "elder", "stance": s, "persuadability": 0.8, "private": list(p)}
-               for i, (s, p) in enumerate(zip(stances, private))]
-    return CouncilTask(motion="The council should build the bridge.", evidence=evidence, shared=("s0",),
-                       members=members, truth=truth)
+    members = [
+        {"id": f"m{i}", "role": "elder", "stance": s, "persuadability": 0.8, "private": list(p)}
+        for i, (s, p) in enumerate(zip(stances, private))
+    ]
+    return CouncilTask(
+        motion="The council should build the bridge.", evidence=evidence, shared=("s0",), members=members, truth=truth
+    )
 
 
 def play_round(s: CouncilSession, stance_of=None, evidence_of=None) -> str:
@@ -46,6 +54,7 @@ def play_round(s: CouncilSession, stance_of=None, evidence_of=None) -> str:
 
 
 # --- the session ------------------------------------------------------------------------------
+
 
 def test_variance_consensus_stops_when_nothing_crux_is_hidden():
     s = CouncilSession(small_task(private=((), (), ())), CouncilConfig(consensus="variance"))
@@ -72,8 +81,10 @@ def test_stable_majority_needs_k_rounds():
 
 
 def test_majority_flip_restarts_the_count_and_max_rounds_ends_it():
-    s = CouncilSession(small_task(private=((), (), ())),
-                       CouncilConfig(consensus="majority", stable_rounds=2, max_rounds=3, stalemate_breaker=False))
+    s = CouncilSession(
+        small_task(private=((), (), ())),
+        CouncilConfig(consensus="majority", stable_rounds=2, max_rounds=3, stalemate_breaker=False),
+    )
     play_round(s)
     play_round(s, stance_of={"m0": 0.9, "m1": 0.9})
     assert play_round(s, stance_of={"m0": 0.1, "m1": 0.1}) == "max_rounds"
@@ -94,11 +105,14 @@ def test_stalemate_breaker_asks_for_unstated_evidence_then_a_neutral_question():
     assert s.history[-1].speaker == COORDINATOR and "change your mind" in s.history[-1].text
 
 
-@pytest.mark.parametrize("policy,stances,first", [
-    ("fixed", (0.2, 0.5, 0.9), "m0"),
-    ("most-uncertain", (0.2, 0.52, 0.9), "m1"),
-    ("most-controversial", (0.3, 0.35, 0.95), "m2"),
-])
+@pytest.mark.parametrize(
+    "policy,stances,first",
+    [
+        ("fixed", (0.2, 0.5, 0.9), "m0"),
+        ("most-uncertain", (0.2, 0.52, 0.9), "m1"),
+        ("most-controversial", (0.3, 0.35, 0.95), "m2"),
+    ],
+)
 def test_speaker_policies(policy, stances, first):
     s = CouncilSession(small_task(stances=stances), CouncilConfig(speaker_policy=policy))
     assert s.speakers()[0] == first and sorted(s.speakers()) == ["m0", "m1", "m2"]
@@ -107,9 +121,18 @@ def test_speaker_policies(policy, stances, first):
 def test_random_policy_is_seeded_and_speakers_per_round_limits():
     orders = []
     for _ in range(2):
-        s = CouncilSession(small_task(), CouncilConfig(speaker_policy="random", seed=5, speakers_per_round=2,
-                                                       max_rounds=6, stalemate_breaker=False, consensus="majority",
-                                                       stable_rounds=9))
+        s = CouncilSession(
+            small_task(),
+            CouncilConfig(
+                speaker_policy="random",
+                seed=5,
+                speakers_per_round=2,
+                max_rounds=6,
+                stalemate_breaker=False,
+                consensus="majority",
+                stable_rounds=9,
+            ),
+        )
         got = []
         while s.is_open:
             got.append(tuple(s.speakers()))
@@ -143,10 +166,16 @@ def test_sampled_vote_is_seeded():
 
 # --- debaters see only their view ---------------------------------------------------------------
 
+
 def _views(task: CouncilTask, mode: str = "memo"):
     seen = []
-    run_debate(task, CouncilConfig(seed=1), MaskingConfig(mode=mode), embedder=HASH,
-               on_statement=lambda st, view: seen.append((st, view)))
+    run_debate(
+        task,
+        CouncilConfig(seed=1),
+        MaskingConfig(mode=mode),
+        embedder=HASH,
+        on_statement=lambda st, view: seen.append((st, view)),
+    )
     return seen
 
 
@@ -168,8 +197,15 @@ def test_a_scripted_debater_answers_the_same_whatever_it_cannot_see():
     masker = Masker(MaskingConfig(mode="none"))
     s = CouncilSession(task)
     view = view_for(s, "m0", masker)
-    other = task.model_copy(update={"truth": not task.truth, "members": (
-        task.members[0], *(m.model_copy(update={"stance": 0.99, "private": ()}) for m in task.members[1:]))})
+    other = task.model_copy(
+        update={
+            "truth": not task.truth,
+            "members": (
+                task.members[0],
+                *(m.model_copy(update={"stance": 0.99, "private": ()}) for m in task.members[1:]),
+            ),
+        }
+    )
     view2 = view_for(CouncilSession(other), "m0", masker)
     assert view == view2
     assert ScriptedDebater(seed=4).respond(view) == ScriptedDebater(seed=4).respond(view2)
@@ -206,6 +242,7 @@ def test_stance_moves_with_the_evidence_in_view_and_repeats_weigh_more():
 
 # --- metrics ---------------------------------------------------------------------------------------
 
+
 def test_metrics_on_a_hand_built_transcript():
     task = small_task(stances=(0.3, 0.35, 0.4), private=(("p0",), ("p1",), ()), truth=True)
     s = CouncilSession(task, CouncilConfig(consensus="majority", stable_rounds=1, crux_guard=False))
@@ -233,6 +270,7 @@ def test_plot_flow_writes_a_file(tmp_path):
 
 
 # --- tasks -------------------------------------------------------------------------------------------
+
 
 def test_task_generator_is_deterministic_and_builds_hidden_profiles():
     a, b = hidden_profile_tasks(range(20)), hidden_profile_tasks(range(20))
@@ -264,19 +302,37 @@ def test_a_full_debate_is_deterministic_and_reaches_a_vote():
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.dictionaries(st.sampled_from(["max_rounds", "min_rounds", "speakers_per_round", "variance_threshold",
-                                        "stable_rounds", "stalemate_delta", "majority", "speaker_policy",
-                                        "consensus", "vote"]),
-                       st.one_of(st.integers(-5, 300), st.floats(-1, 2), st.just(float("nan")), st.text(max_size=12),
-                                 st.none()), max_size=4))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "max_rounds",
+                "min_rounds",
+                "speakers_per_round",
+                "variance_threshold",
+                "stable_rounds",
+                "stalemate_delta",
+                "majority",
+                "speaker_policy",
+                "consensus",
+                "vote",
+            ]
+        ),
+        st.one_of(st.integers(-5, 300), st.floats(-1, 2), st.just(float("nan")), st.text(max_size=12), st.none()),
+        max_size=4,
+    )
+)
 def test_config_validation_fuzz(over):
     """Any config either validates into a usable session or fails with a ValidationError/CouncilError."""
     try:
         cfg = CouncilConfig(**over)
     except ValidationError:
         return
-    assert 1 <= cfg.max_rounds and 0 < cfg.majority < 1 and cfg.speaker_policy in (
-        "fixed", "random", "most-controversial", "most-uncertain")
+    assert (
+        1 <= cfg.max_rounds
+        and 0 < cfg.majority < 1
+        and cfg.speaker_policy in ("fixed", "random", "most-controversial", "most-uncertain")
+    )
     try:
         s = CouncilSession(small_task(), cfg)
     except CouncilError:

@@ -12,14 +12,14 @@ import pytest
 
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMConfig
+from game.council.context import MODES, MaskingConfig, MaskingConfigError, SubjectiveMaskingConfig, line
 from game.council.debaters import ScriptedDebater
 from game.council.llm import LABEL_SYSTEM, SYSTEM, LLMDebater, llm_council
-from game.council.context import MODES, MaskingConfig, MaskingConfigError, SubjectiveMaskingConfig, line
-from memory.debate_masking import Masker
 from game.council.runner import view_for
-from game.play.debates import run_debate
 from game.council.session import CouncilConfig, CouncilSession, Reply
 from game.council.tasks import CouncilTask, hidden_profile_task
+from game.play.debates import run_debate
+from memory.debate_masking import Masker
 from memory.embedder import get_embedder
 
 HASH = get_embedder("hash")
@@ -30,8 +30,15 @@ def words(text: str) -> int:
 
 
 def client(server, **kw) -> LLMClient:
-    cfg = {"base_url": server.base_url, "model": "council", "max_retries": 0, "backoff_base": 0.0,
-           "backoff_max": 0.0, "timeout": 5.0, **kw}
+    cfg = {
+        "base_url": server.base_url,
+        "model": "council",
+        "max_retries": 0,
+        "backoff_base": 0.0,
+        "backoff_max": 0.0,
+        "timeout": 5.0,
+        **kw,
+    }
     return LLMClient(LLMConfig(**cfg))
 
 
@@ -81,38 +88,55 @@ class Model:
         stance = round(1 / (1 + math.exp(-x)), 3)
         new = [e for e in own if e not in seen]
         if new:
-            return {"text": f"{self.by[new[0]].text}.", "kind": "evidence", "evidence": new[0],
-                    "stance": stance, "confidence": 0.7}
-        return {"text": f"I weigh it all at {stance}.", "kind": "restate", "evidence": None, "stance": stance,
-                "confidence": 0.6}
+            return {
+                "text": f"{self.by[new[0]].text}.",
+                "kind": "evidence",
+                "evidence": new[0],
+                "stance": stance,
+                "confidence": 0.7,
+            }
+        return {
+            "text": f"I weigh it all at {stance}.",
+            "kind": "restate",
+            "evidence": None,
+            "stance": stance,
+            "confidence": 0.6,
+        }
 
     def label(self, text: str) -> str:
         cands = re.findall(r"^(\d+)\. (.*)$", text, re.MULTILINE)
         keep = [self.labels(n, c) if self.labels else True for n, c in ((int(n), c) for n, c in cands)]
         self.said.setdefault(speaker(text), []).append({c for (_, c), k in zip(cands, keep) if k})
-        return json.dumps({"labels": [{"n": int(n), "label": "keep" if k else "mask"}
-                                      for (n, _), k in zip(cands, keep)]})
+        return json.dumps(
+            {"labels": [{"n": int(n), "label": "keep" if k else "mask"} for (n, _), k in zip(cands, keep)]}
+        )
 
 
 # --- a whole debate ----------------------------------------------------------------------------------
 
+
+def scripted_rest(task: CouncilTask) -> dict[str, ScriptedDebater]:
+    """Scripted debaters for the members after the three LLM ones (m0-m2); a task has 4 or 5 members."""
+    return {m.id: ScriptedDebater(seed=3 + i) for i, m in enumerate(task.members[3:])}
+
+
 def test_three_llm_members_debate_a_hidden_profile_task_to_a_vote(serve):
-    task = hidden_profile_task(8)                        # four members: three LLMs and one scripted
+    task = hidden_profile_task(8)  # three LLM members, the others scripted
     srv = serve(responder=Model(task))
     llm = client(srv)
-    debaters = {**llm_council(task, llm, ["m0", "m1", "m2"]), "m3": ScriptedDebater(seed=3)}
-    s, m = run_debate(task, CouncilConfig(seed=1, max_rounds=8), MaskingConfig(mode="memo"), debaters,
-                      embedder=HASH)
+    debaters = {**llm_council(task, llm, ["m0", "m1", "m2"]), **scripted_rest(task)}
+    s, m = run_debate(task, CouncilConfig(seed=1, max_rounds=8), MaskingConfig(mode="memo"), debaters, embedder=HASH)
     assert s.outcome.decision is not None and s.status in ("consensus", "max_rounds")
     llm_said = [st for st in s.history if st.speaker in ("m0", "m1", "m2")]
-    assert len(srv.requests) == len(llm_said) > 0        # one request a statement, no repairs
+    assert len(srv.requests) == len(llm_said) > 0  # one request a statement, no repairs
     assert {st.evidence for st in llm_said} >= {"p0", "p1", "p2"}  # each stated what it holds
-    assert all(not d.invalid for n, d in debaters.items() if n != "m3")
+    assert all(not debaters[n].invalid for n in ("m0", "m1", "m2"))
     assert set(llm.usage_by_agent()) == {"m0", "m1", "m2"} and llm.total().invalid == 0
     assert m.rounds == len(s.flow) - 1 and s.correct is not None
 
 
 # --- invalid replies ---------------------------------------------------------------------------------
+
 
 def _first_turn(task: CouncilTask):
     s = CouncilSession(task)
@@ -121,12 +145,21 @@ def _first_turn(task: CouncilTask):
 
 def test_an_unknown_evidence_id_goes_back_for_repair(serve):
     task = hidden_profile_task(8)
-    replies = [json.dumps({"text": "I have the treasurer's secret.", "kind": "evidence", "evidence": "p1",
-                           "stance": 0.4, "confidence": 0.5}),     # m1's private item: m0 cannot know it
-               json.dumps({"text": "Mine, then.", "kind": "evidence", "evidence": "p0", "stance": 1.7,
-                           "confidence": 0.5}),                    # a stance out of range
-               json.dumps({"text": "Mine, then.", "kind": "evidence", "evidence": "p0", "stance": 0.7,
-                           "confidence": 0.5})]
+    replies = [
+        json.dumps(
+            {
+                "text": "I have the treasurer's secret.",
+                "kind": "evidence",
+                "evidence": "p1",
+                "stance": 0.4,
+                "confidence": 0.5,
+            }
+        ),  # m1's private item: m0 cannot know it
+        json.dumps(
+            {"text": "Mine, then.", "kind": "evidence", "evidence": "p0", "stance": 1.7, "confidence": 0.5}
+        ),  # a stance out of range
+        json.dumps({"text": "Mine, then.", "kind": "evidence", "evidence": "p0", "stance": 0.7, "confidence": 0.5}),
+    ]
     srv = serve(replies)
     llm = client(srv)
     d = LLMDebater(llm)
@@ -136,7 +169,7 @@ def test_an_unknown_evidence_id_goes_back_for_repair(serve):
     assert not d.invalid and llm.total().invalid == 2 and len(srv.requests) == 3
     assert "'p1' is not one you hold" in parts(srv.requests[1])[1]
     assert "less than or equal to 1" in parts(srv.requests[2])[1]
-    s.say("m0", r)                                        # the session takes the repaired reply
+    s.say("m0", r)  # the session takes the repaired reply
 
 
 def test_a_reply_that_stays_bad_falls_back_to_a_restate_with_the_reason(serve):
@@ -162,6 +195,7 @@ def test_a_failing_endpoint_falls_back_too(serve):
 
 # --- subjective masking ------------------------------------------------------------------------------
 
+
 def three(seed: int = 8) -> CouncilTask:
     """A generated task cut to its first three members (all LLMs in the subjective tests)."""
     t = hidden_profile_task(seed)
@@ -180,25 +214,29 @@ def test_subjective_keeps_exactly_what_the_member_labelled_keep(serve):
     task = three()
     model = Model(task, labels=lambda n, c: "point 1-" in c or n == 1)
     llm = client(serve(responder=model))
-    s = CouncilSession(task, CouncilConfig(max_rounds=20, stalemate_breaker=False, consensus="majority",
-                                           stable_rounds=20))
+    s = CouncilSession(
+        task, CouncilConfig(max_rounds=20, stalemate_breaker=False, consensus="majority", stable_rounds=20)
+    )
     _talk(s, 3)
     masker = Masker(SubjectiveMaskingConfig(budget=4000), count=words, labellers=llm_council(task, llm))
     for m in s.members:
         ctx = masker.context(s, m)
         kept_lines = {line(st) for st in ctx.statements if st.speaker != m}
-        assert kept_lines == model.said[m][-1] and kept_lines      # exactly the keeps
+        assert kept_lines == model.said[m][-1] and kept_lines  # exactly the keeps
         assert all(st in ctx.statements for st in s.history if st.speaker == m)  # its own stay
-        assert all("labelled it mask" in ctx.masked[st.id] for st in s.history
-                   if st.speaker != m and line(st) not in kept_lines)
+        assert all(
+            "labelled it mask" in ctx.masked[st.id]
+            for st in s.history
+            if st.speaker != m and line(st) not in kept_lines
+        )
     asked = len(model.said["m0"])
     masker.context(s, "m0")
-    assert len(model.said["m0"]) == asked                 # one request per member per round
+    assert len(model.said["m0"]) == asked  # one request per member per round
     tight = Masker(SubjectiveMaskingConfig(budget=40), count=words, labellers=llm_council(task, llm))
     ctx = tight.context(s, "m1")
     assert ctx.tokens <= 40 and ctx.tokens == sum(words(x) for x in ctx.lines())
     assert {line(st) for st in ctx.statements if st.speaker != "m1"} <= model.said["m1"][-1]
-    assert len(ctx.statements) < len(s.history)           # the budget cut some of the keeps
+    assert len(ctx.statements) < len(s.history)  # the budget cut some of the keeps
 
 
 def test_a_failed_labelling_falls_back_to_recency_with_the_reason(serve):
@@ -243,12 +281,20 @@ def test_a_whole_subjective_debate_reaches_a_vote(serve):
 
 # --- a member sees only its view ---------------------------------------------------------------------
 
+
 def test_the_prompt_holds_nothing_beyond_the_view():
     task = hidden_profile_task(3)
     masker = Masker(MaskingConfig(mode="none"))
     view = view_for(CouncilSession(task), "m0", masker)
-    other = task.model_copy(update={"truth": not task.truth, "members": (
-        task.members[0], *(m.model_copy(update={"stance": 0.99, "private": ()}) for m in task.members[1:]))})
+    other = task.model_copy(
+        update={
+            "truth": not task.truth,
+            "members": (
+                task.members[0],
+                *(m.model_copy(update={"stance": 0.99, "private": ()}) for m in task.members[1:]),
+            ),
+        }
+    )
     view2 = view_for(CouncilSession(other), "m0", masker)
     assert LLMDebater.prompt(view) == LLMDebater.prompt(view2)
     text = LLMDebater.prompt(view)
@@ -268,15 +314,20 @@ def test_over_http_no_prompt_shows_unstated_private_evidence_of_others(serve):
         me = speaker(text)
         for m in task.members:
             for eid in m.private:
-                if m.id != me and eid not in stated and (task.item(eid).text in text
-                                                         or re.search(rf"\b{eid}\b", text)):
+                if m.id != me and eid not in stated and (task.item(eid).text in text or re.search(rf"\b{eid}\b", text)):
                     leaks.append(f"{me} saw {eid}")
         if "truth" in text.lower() or system not in (SYSTEM, LABEL_SYSTEM):
             leaks.append(f"unexpected prompt for {me}")
         return model(body)
+
     llm = client(serve(responder=respond))
-    debaters = {**llm_council(task, llm, ["m0", "m1", "m2"]), "m3": ScriptedDebater(seed=3)}
-    s, _ = run_debate(task, CouncilConfig(seed=2, max_rounds=6), MaskingConfig(mode="window", window=3),
-                      debaters, embedder=HASH,
-                      on_statement=lambda st, v: stated.add(st.evidence) if st.evidence else None)
+    debaters = {**llm_council(task, llm, ["m0", "m1", "m2"]), **scripted_rest(task)}
+    s, _ = run_debate(
+        task,
+        CouncilConfig(seed=2, max_rounds=6),
+        MaskingConfig(mode="window", window=3),
+        debaters,
+        embedder=HASH,
+        on_statement=lambda st, v: stated.add(st.evidence) if st.evidence else None,
+    )
     assert s.outcome.decision is not None and not leaks

@@ -7,9 +7,9 @@ import pytest
 from pydantic import ValidationError
 
 from game.council.context import MODES, MaskingConfig, line, settled
-from memory.debate_masking import Masker
 from game.council.session import CouncilConfig, CouncilSession, Reply
 from game.council.tasks import CouncilTask, Evidence, hidden_profile_task
+from memory.debate_masking import Masker
 from memory.embedder import get_embedder
 
 HASH = get_embedder("hash")
@@ -20,23 +20,38 @@ def words(text: str) -> int:
 
 
 def task() -> CouncilTask:
-    ev = [Evidence(id=f"e{i}", aspect=a, direction=d, weight=1.0, gist=f"{a} {d}",
-                   text=f"The {src} shows the bridge {what}")
-          for i, (a, d, src, what) in enumerate([
-              ("cost", -1, "treasurer's audit", "overruns the estimate by 40 percent"),
-              ("cost", 1, "mason's survey", "saves 12 crowns on every cart of stone"),
-              ("safety", 1, "physician's report", "cuts drownings at the ford by 9 a year"),
-              ("law", 1, "archivist's record", "is allowed by 3 clauses of the charter"),
-              ("trade", 1, "guild ledger", "brings 30 more barges each month")])]
-    members = [{"id": "m0", "stance": 0.3, "private": ["e1"]}, {"id": "m1", "stance": 0.4, "private": ["e2"]},
-               {"id": "m2", "stance": 0.6, "private": ["e3", "e4"]}]
-    return CouncilTask(motion="The council should build the bridge.", constraints=("Evidence is fact.",),
-                       evidence=ev, shared=("e0",), members=members)
+    ev = [
+        Evidence(
+            id=f"e{i}", aspect=a, direction=d, weight=1.0, gist=f"{a} {d}", text=f"The {src} shows the bridge {what}"
+        )
+        for i, (a, d, src, what) in enumerate(
+            [
+                ("cost", -1, "treasurer's audit", "overruns the estimate by 40 percent"),
+                ("cost", 1, "mason's survey", "saves 12 crowns on every cart of stone"),
+                ("safety", 1, "physician's report", "cuts drownings at the ford by 9 a year"),
+                ("law", 1, "archivist's record", "is allowed by 3 clauses of the charter"),
+                ("trade", 1, "guild ledger", "brings 30 more barges each month"),
+            ]
+        )
+    ]
+    members = [
+        {"id": "m0", "stance": 0.3, "private": ["e1"]},
+        {"id": "m1", "stance": 0.4, "private": ["e2"]},
+        {"id": "m2", "stance": 0.6, "private": ["e3", "e4"]},
+    ]
+    return CouncilTask(
+        motion="The council should build the bridge.",
+        constraints=("Evidence is fact.",),
+        evidence=ev,
+        shared=("e0",),
+        members=members,
+    )
 
 
 def session(rounds: list[list[tuple[str, Reply]]], **cfg) -> CouncilSession:
-    s = CouncilSession(task(), CouncilConfig(max_rounds=50, stalemate_breaker=False, consensus="majority",
-                                             stable_rounds=50, **cfg))
+    s = CouncilSession(
+        task(), CouncilConfig(max_rounds=50, stalemate_breaker=False, consensus="majority", stable_rounds=50, **cfg)
+    )
     for r in rounds:
         for m, reply in r:
             s.say(m, reply)
@@ -57,11 +72,28 @@ def busy() -> CouncilSession:
     """Six rounds: the shared point said again and again, private items, a rebuttal."""
     rounds = []
     for r in range(6):
-        rounds.append([("m0", R("evidence", E0, 0.3, 0.9 - r * 0.1, "e0", aspect="cost")),
-                       ("m1", R("evidence", E2 if r == 1 else f"Again, {E0.lower()}", 0.4, 0.3 + r * 0.1,
-                                "e2" if r == 1 else "e0", aspect="safety" if r == 1 else "cost")),
-                       ("m2", R("rebuttal", f"I disagree with m0: {E1}", 0.6, 0.6, "e1", target=3 * r,
-                                aspect="cost") if r == 2 else R("evidence", E1, 0.6, 0.5, "e1", aspect="cost"))])
+        rounds.append(
+            [
+                ("m0", R("evidence", E0, 0.3, 0.9 - r * 0.1, "e0", aspect="cost")),
+                (
+                    "m1",
+                    R(
+                        "evidence",
+                        E2 if r == 1 else f"Again, {E0.lower()}",
+                        0.4,
+                        0.3 + r * 0.1,
+                        "e2" if r == 1 else "e0",
+                        aspect="safety" if r == 1 else "cost",
+                    ),
+                ),
+                (
+                    "m2",
+                    R("rebuttal", f"I disagree with m0: {E1}", 0.6, 0.6, "e1", target=3 * r, aspect="cost")
+                    if r == 2
+                    else R("evidence", E1, 0.6, 0.5, "e1", aspect="cost"),
+                ),
+            ]
+        )
     return session(rounds)
 
 
@@ -104,17 +136,20 @@ def test_objective_keeps_only_the_most_confident_half():
 
 def test_memo_drops_repeats_and_keeps_each_item_once():
     s = busy()
-    ctx = Masker(MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=True), HASH,
-                 count=words).context(s, "m2")
+    ctx = Masker(
+        MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=True), HASH, count=words
+    ).context(s, "m2")
     texts = [x.text for x in ctx.statements]
     assert len(set(texts)) == len(texts)
     assert {x.evidence for x in ctx.statements} == {"e0", "e1", "e2"}
     assert any(r.startswith("restates evidence first stated in") for r in ctx.masked.values())
-    by_words = Masker(MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=False), HASH,
-                      count=words).context(s, "m2")   # without the identity rule, the cosine catches repeats
+    by_words = Masker(
+        MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=False), HASH, count=words
+    ).context(s, "m2")  # without the identity rule, the cosine catches repeats
     assert any(r.startswith("redundant with") for r in by_words.masked.values())
-    m1 = Masker(MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=False), HASH,
-                count=words).context(s, "m1")
+    m1 = Masker(
+        MaskingConfig(mode="memo", budget=4000, long_term=False, same_evidence=False), HASH, count=words
+    ).context(s, "m1")
     assert any(r.startswith("repeats the agent's own") for r in m1.masked.values())  # m0 echoing what m1 just said
     none = Masker(MaskingConfig(mode="none", budget=4000), count=words).context(s, "m2")
     assert len(none.statements) == len(s.history) > len(ctx.statements)
@@ -135,12 +170,20 @@ def test_memo_max_items_caps_the_statements():
 
 
 def test_long_term_summary_lists_settled_sub_questions_and_fades_them():
-    s = session([[("m0", R("evidence", E2, 0.5, 0.5, "e2", aspect="safety")),
-                  ("m1", R("evidence", E0, 0.5, 0.5, "e0", aspect="cost")),
-                  ("m2", R("evidence", E1, 0.5, 0.5, "e1", aspect="cost"))],
-                 [("m0", R("restate", "I hold my view.", 0.5, 0.5)),
-                  ("m1", R("restate", "So do I.", 0.5, 0.5)),
-                  ("m2", R("restate", "And I.", 0.5, 0.5))]])
+    s = session(
+        [
+            [
+                ("m0", R("evidence", E2, 0.5, 0.5, "e2", aspect="safety")),
+                ("m1", R("evidence", E0, 0.5, 0.5, "e0", aspect="cost")),
+                ("m2", R("evidence", E1, 0.5, 0.5, "e1", aspect="cost")),
+            ],
+            [
+                ("m0", R("restate", "I hold my view.", 0.5, 0.5)),
+                ("m1", R("restate", "So do I.", 0.5, 0.5)),
+                ("m2", R("restate", "And I.", 0.5, 0.5)),
+            ],
+        ]
+    )
     agreed, lines = settled(s)
     assert agreed == ("e2",) and lines == ("Settled, safety: safety 1",)  # cost has items both ways
     ctx = Masker(MaskingConfig(mode="memo", budget=4000), HASH, count=words).context(s, "m1")
@@ -148,11 +191,20 @@ def test_long_term_summary_lists_settled_sub_questions_and_fades_them():
     assert ctx.tokens == sum(words(x) for x in ctx.lines())
     off = Masker(MaskingConfig(mode="none", budget=4000), count=words).context(s, "m1")
     assert off.summary == () and off.agreed == ()
-    rebutted = session([[("m0", R("evidence", E2, 0.5, 0.5, "e2", aspect="safety")),
-                         ("m1", R("restate", "x", 0.5, 0.5)), ("m2", R("restate", "y", 0.5, 0.5))],
-                        [("m0", R("restate", "z", 0.5, 0.5)),
-                         ("m1", R("rebuttal", "Not so.", 0.5, 0.5, target=0, aspect="safety")),
-                         ("m2", R("restate", "w", 0.5, 0.5))]])
+    rebutted = session(
+        [
+            [
+                ("m0", R("evidence", E2, 0.5, 0.5, "e2", aspect="safety")),
+                ("m1", R("restate", "x", 0.5, 0.5)),
+                ("m2", R("restate", "y", 0.5, 0.5)),
+            ],
+            [
+                ("m0", R("restate", "z", 0.5, 0.5)),
+                ("m1", R("rebuttal", "Not so.", 0.5, 0.5, target=0, aspect="safety")),
+                ("m2", R("restate", "w", 0.5, 0.5)),
+            ],
+        ]
+    )
     assert settled(rebutted) == ((), ())
 
 
@@ -161,6 +213,7 @@ def test_the_default_counter_and_real_transcripts_stay_in_budget():
     s = CouncilSession(t)
     masker = Masker(MaskingConfig(mode="memo", budget=200), HASH)
     from game.council.runner import scripted_council, view_for
+
     deb = scripted_council(t, 0)
     for _ in range(3):
         for m in s.speakers():

@@ -22,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import game.core.files as files_mod
 import game.play.save_files as saves_mod
 from game.core.errors import InputError
-import game.core.files as files_mod
-from game.play.save_files import LOCK_FILE, SAVE_FILE, TRANSCRIPT_FILE
-from game.play.persistence import replay
-from game.play.session import Game
 from game.core.types import PLAYER, Action, Verb
+from game.play.persistence import replay
+from game.play.save_files import LOCK_FILE, SAVE_FILE, TRANSCRIPT_FILE
+from game.play.session import Game
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -108,9 +108,22 @@ def test_kill_9_at_random_instants_never_loses_the_save(tmp_path):
     # mostly anywhere in a few dozen saves; some early, during the load that starts each round
     delays = np.where(rng.random(kills) < 0.25, rng.uniform(0.0, 0.03, kills), rng.uniform(0.0, 0.25, kills))
     base = tmp_path / "saves"
-    proc = subprocess.Popen([sys.executable, "-c", ZYGOTE, str(ROOT), str(MINI), str(base), "k",
-                             str(ROOT / "tests" / "fixtures" / "mini_win.txt")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            ZYGOTE,
+            str(ROOT),
+            str(MINI),
+            str(base),
+            "k",
+            str(ROOT / "tests" / "fixtures" / "mini_win.txt"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seen_mid_write, turns = 0, []
 
     def fail(why: str) -> None:
@@ -160,8 +173,14 @@ def test_kill_9_of_parley_play_saving_from_stdin(tmp_path):
     for n, delay in enumerate(rng.uniform(0.0, 0.4, 8)):
         out, err = tmp_path / f"out{n}.txt", tmp_path / f"err{n}.txt"
         with script.open() as stdin, out.open("w") as fout, err.open("w") as ferr:
-            proc = subprocess.Popen([sys.executable, "-m", "game.cli.main", "play", "--no-memory", "worlds/harbor"],
-                                    cwd=ROOT, stdin=stdin, stdout=fout, stderr=ferr, env=env)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "game.cli.main", "play", "--no-memory", "worlds/harbor"],
+                cwd=ROOT,
+                stdin=stdin,
+                stdout=fout,
+                stderr=ferr,
+                env=env,
+            )
             deadline = time.monotonic() + 60
             while not out.read_text() and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.005)  # the title is out: the game is built and reads its input
@@ -172,12 +191,19 @@ def test_kill_9_of_parley_play_saving_from_stdin(tmp_path):
         assert "Traceback" not in err.read_text(), err.read_text()
         check_whole(base, "k")
     assert killed >= 6, "most runs were killed while playing"
-    r = subprocess.run([sys.executable, "-m", "game.cli.main", "replay", "k"], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "game.cli.main", "replay", "k"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0 and "replay ok" in r.stdout, r.stderr
 
 
 # --- a crash at every step, deterministically -------------------------------------------------
+
 
 class Crash(BaseException):
     """The process stops here: nothing after it runs (not even clean-up handlers' file calls)."""
@@ -204,6 +230,7 @@ class FaultyOS:
                 raise Crash(name)
             self.calls += 1
             return real(*a, **kw)
+
         return call
 
 
@@ -301,17 +328,44 @@ def test_a_crash_while_a_load_cleans_up_leaves_a_save_that_loads(tmp_path, monke
 
 # --- Hypothesis ----------------------------------------------------------------------------
 
-ANY_TEXT = st.text(st.one_of(st.characters(codec=None, exclude_categories=()),  # any code point
-                             st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, exclude_categories=()),
-                             st.sampled_from(["\ud83d", "\ude00", "\U0001f600", "\\", '"', "\n", "\x1b", "\u202e"])),
-                   max_size=40)
-NAMES = st.one_of(ANY_TEXT, st.sampled_from([".", "..", "...", "/", "../x", "/tmp/x", "~", "~/x", "a/../../b",
-                                             "\x00", "-", "_", " ", "CON", "x" * 300, "..\\x", "save.json"]),
-                  st.text(st.sampled_from("./\\-_ ~aZ9"), max_size=12))
+ANY_TEXT = st.text(
+    st.one_of(
+        st.characters(codec=None, exclude_categories=()),  # any code point
+        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, exclude_categories=()),
+        st.sampled_from(["\ud83d", "\ude00", "\U0001f600", "\\", '"', "\n", "\x1b", "\u202e"]),
+    ),
+    max_size=40,
+)
+NAMES = st.one_of(
+    ANY_TEXT,
+    st.sampled_from(
+        [
+            ".",
+            "..",
+            "...",
+            "/",
+            "../x",
+            "/tmp/x",
+            "~",
+            "~/x",
+            "a/../../b",
+            "\x00",
+            "-",
+            "_",
+            " ",
+            "CON",
+            "x" * 300,
+            "..\\x",
+            "save.json",
+        ]
+    ),
+    st.text(st.sampled_from("./\\-_ ~aZ9"), max_size=12),
+)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(name=NAMES)
 def test_any_save_name_saves_inside_the_saves_folder_or_is_refused(tmp_path_factory, name):
     top = tmp_path_factory.mktemp("names")
@@ -337,8 +391,9 @@ def test_any_save_name_saves_inside_the_saves_folder_or_is_refused(tmp_path_fact
         assert not (folder / SAVE_FILE).exists(), "remove by the same name deleted it"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(texts=st.lists(ANY_TEXT.filter(lambda t: t.strip()), min_size=1, max_size=3))
 def test_any_text_in_the_state_saves_loads_and_replays(tmp_path_factory, texts):
     base = tmp_path_factory.mktemp("text")

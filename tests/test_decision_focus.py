@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from game.play.session import Game
 from game.core.types import PLAYER
+from game.play.session import Game
 from memory.config import MemoConfig
 from memory.records import private
 from tests.conftest import ROOT
@@ -35,6 +35,7 @@ def game_with_spies(budget: int = 400, waits: int = 8, embedder: str = "hash"):
     def recording(agent, obs):
         seen.append((agent, obs, None))
         return provider(agent, obs)
+
     recording.prepare_round = getattr(game.memory, "prepare_round", None)
 
     def spy(agent, turn, query, **kw):
@@ -42,6 +43,7 @@ def game_with_spies(budget: int = 400, waits: int = 8, embedder: str = "hash"):
         assert a == agent
         seen[-1] = (agent, obs, kw.get("focus"))
         return build(agent, turn, query, **kw)
+
     game.engine.context_provider = recording
     game.memory.optimizer.build = spy
     return game, seen
@@ -71,9 +73,13 @@ def ranks_in(game, agent, obs, planted: str) -> tuple[bool, bool]:
     bank, room, old = game.memory.bank, obs.text.split(".")[0], obs.turn - 6
     assert old >= 0, "play a few turns first: the planted memories must be older than 'just now'"
     for k, thing in enumerate(THINGS):
-        for d, doing in enumerate(DOINGS[k % 3: k % 3 + 4], k % 3):
-            bank.add(private(agent), "observation",
-                     f"In the {room.lower()} a {SHADES[k]} {thing} {doing} by the {SPOTS[d]}.", old)
+        for d, doing in enumerate(DOINGS[k % 3 : k % 3 + 4], k % 3):
+            bank.add(
+                private(agent),
+                "observation",
+                f"In the {room.lower()} a {SHADES[k]} {thing} {doing} by the {SPOTS[d]}.",
+                old,
+            )
     bank.add(private(agent), "observation", planted, old)
     focused = game.memory.context(agent, obs, touch=False).text()
     plain = game.memory.context(agent, dataclasses.replace(obs, decision=None), touch=False).text()
@@ -91,7 +97,7 @@ def test_a_question_put_to_an_npc_is_its_focus():
     game, seen = game_with_spies(budget=120, embedder="minilm")
     listening(game, "liar")
     game.submit("ask lou about weather")
-    (decision, focus), = focus_of(seen, "liar")
+    ((decision, focus),) = focus_of(seen, "liar")
     assert decision == focus == "Tester asks you: what do you know about weather?"
     obs = next(o for a, o, _ in seen if a == "liar")
     assert ranks_in(game, "liar", obs, "The almanac says the weather turns to storms by midsummer.") == (True, False)
@@ -115,7 +121,10 @@ def test_the_council_motion_is_the_players_focus_and_the_speakers():
     obs, ctx = game.engine.turn_inputs(PLAYER)
     assert obs.decision == f"Council vote on the motion: {MOTION}"
     assert seen[-1][2] == obs.decision
-    assert ranks_in(game, PLAYER, obs, "Votes on filling the well: the miller will vote against the motion.") == (True, False)
+    assert ranks_in(game, PLAYER, obs, "Votes on filling the well: the miller will vote against the motion.") == (
+        True,
+        False,
+    )
 
 
 def test_the_offer_to_answer_is_each_partys_focus():
@@ -124,8 +133,9 @@ def test_the_offer_to_answer_is_each_partys_focus():
     for line in ("north", "trade with mara", "offer 10"):
         game.submit(line)
     haggles = focus_of(seen, "mara")
-    assert haggles and all(d == f and d.startswith("Negotiating the lamp: standing offer ") and "your move:" in d
-                           for d, f in haggles)
+    assert haggles and all(
+        d == f and d.startswith("Negotiating the lamp: standing offer ") and "your move:" in d for d, f in haggles
+    )
     obs, _ = game.engine.turn_inputs(PLAYER)
     standing = game.engine.scenes.session("buy_lamp").standing_offer
     assert obs.decision == seen[-1][2] == f"Negotiating the lamp: standing offer {standing}"
@@ -145,8 +155,10 @@ def test_a_question_an_npc_puts_to_the_player_is_its_focus():
     # the question is also in the situation ("just now"), so the line may rank in without the focus
     # too; with the question as the focus it counts for more
     assert ranks_in(game, PLAYER, obs, planted)[0]
-    assert relevance_of(game, PLAYER, obs, planted) > relevance_of(game, PLAYER, dataclasses.replace(obs, decision=None),
-                                                                   planted) + 0.05
+    assert (
+        relevance_of(game, PLAYER, obs, planted)
+        > relevance_of(game, PLAYER, dataclasses.replace(obs, decision=None), planted) + 0.05
+    )
 
 
 def test_the_parsers_clarify_question_is_the_focus():
@@ -188,5 +200,6 @@ def test_a_text_seats_retry_is_focused_on_the_parsers_question():
 
         def respond(self, observation, context, problem):
             return next(replies)
+
     game.read_reply(Seat(), *game.engine.turn_inputs(PLAYER))
     assert seen[-1][1].decision == seen[-1][2] == "Which key: the iron key or the brass key?"

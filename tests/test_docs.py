@@ -60,8 +60,14 @@ def test_the_docs_site_builds_strictly(tmp_path):
     for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"):
         pytest.importorskip(module, reason="the docs tools: pip install -e '.[docs]'")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-4000:]
     assert (tmp_path / "site" / "index.html").is_file()
     assert (tmp_path / "site" / "reference" / "game.play.session" / "index.html").is_file()

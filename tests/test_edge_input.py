@@ -27,18 +27,24 @@ MINI = "tests/fixtures/mini"
 SECRET = "pw-Zq81-SECRET"
 
 
-def run_cli(*args: str, stdin: bytes = b"", env: dict | None = None, saves: Path | None = None,
-            timeout: float = 300):
+def run_cli(*args: str, stdin: bytes = b"", env: dict | None = None, saves: Path | None = None, timeout: float = 300):
     """The real CLI in a subprocess, bytes in and out (stdin is raw bytes, as a pipe gives them)."""
     e = dict(os.environ)
     e["PARLEY_SAVES"] = str(saves) if saves is not None else e.get("PARLEY_SAVES", "/nonexistent-parley-saves")
     e.update(env or {})
-    r = subprocess.run([sys.executable, "-m", "game.cli.main", *args], cwd=ROOT, input=stdin,
-                       capture_output=True, env=e, timeout=timeout)
+    r = subprocess.run(
+        [sys.executable, "-m", "game.cli.main", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        env=e,
+        timeout=timeout,
+    )
     return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
 
 
 # -- game.core.text ---------------------------------------------------------------------------
+
 
 def test_clean_removes_what_a_terminal_would_obey():
     dirty = "say \udcff\udcfe hi \x1b[31mred\x1b[0m \x1b]0;title\x07\u202eevil\u2066 \x00\x07bell\r\n"
@@ -73,15 +79,18 @@ def test_shown_is_printable_and_encodable(text):
 
 # -- stdin -------------------------------------------------------------------------------
 
+
 def test_invalid_utf8_on_stdin_keeps_the_game(tmp_path):
     """Was: a traceback in state_hash during the end-of-input autosave, and no save."""
-    code, out, err = run_cli("play", "worlds/harbor", "--no-memory",
-                             stdin=b"n\nsay \xff\xfe hello\nsave mine\n", saves=tmp_path)
+    code, out, err = run_cli(
+        "play", "worlds/harbor", "--no-memory", stdin=b"n\nsay \xff\xfe hello\nsave mine\n", saves=tmp_path
+    )
     assert code == 0, err
     assert "Traceback" not in err and "Traceback" not in out
     assert "Saved to" in out and "Could not" not in out
     from game.play.persistence import replay
     from game.play.session import Game
+
     for name in ("mine", "autosave-harbor-v1"):
         game = Game.load(name, base=tmp_path)
         said = [r for r in game.transcript.records if '"say"' in r]
@@ -90,8 +99,9 @@ def test_invalid_utf8_on_stdin_keeps_the_game(tmp_path):
 
 
 def test_ansi_and_bidi_from_the_player_never_reach_terminal_or_transcript(tmp_path):
-    code, out, err = run_cli("play", MINI, "--no-memory",
-                             stdin="say \x1b[2J\x1b[31mhello\u202e there\nsave s\n".encode(), saves=tmp_path)
+    code, out, err = run_cli(
+        "play", MINI, "--no-memory", stdin="say \x1b[2J\x1b[31mhello\u202e there\nsave s\n".encode(), saves=tmp_path
+    )
     assert code == 0, err
     assert "\x1b" not in out and "\u202e" not in out and "hello there" in out
     folder = next(p for p in (tmp_path / "s").iterdir() if p.suffix == ".jsonl")
@@ -99,10 +109,19 @@ def test_ansi_and_bidi_from_the_player_never_reach_terminal_or_transcript(tmp_pa
     assert "hello there" in text and "\\u001b" not in text and "\x1b" not in text and "\u202e" not in text
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.sampled_from([b"", b"say ", b'"', b"take ", b"ask lou about ", b"save ", b"load "]),
-                          st.binary(max_size=30)).map(b"".join), min_size=1, max_size=6))
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([b"", b"say ", b'"', b"take ", b"ask lou about ", b"save ", b"load "]),
+            st.binary(max_size=30),
+        ).map(b"".join),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_factory, lines):
     """The console fed any bytes after the words that carry text into the game (decoded as
     Python decodes a pipe: surrogateescape) never raises, and the autosave it leaves loads
@@ -110,6 +129,7 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
     from game.cli.console import run_console
     from game.play.persistence import replay
     from game.play.session import Game
+
     saves = tmp_path_factory.mktemp("saves")
     game = Game(ROOT / MINI, seed=0)
     feed = [b"wait", *lines]  # one real turn, so there is something to autosave
@@ -137,11 +157,13 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
 
 # -- scripts -----------------------------------------------------------------------------
 
+
 @settings(max_examples=40, deadline=None)
 @given(st.binary(max_size=200))
 def test_arbitrary_script_bytes_are_an_input_error_at_worst(tmp_path_factory, raw):
     from game.play.episode import run_script, script_lines
     from game.play.session import Game
+
     path = tmp_path_factory.mktemp("s") / "script.txt"
     path.write_bytes(raw)
     lines = script_lines(str(path))
@@ -154,6 +176,7 @@ def test_arbitrary_script_bytes_are_an_input_error_at_worst(tmp_path_factory, ra
         assert str(path) in e.message
     game.engine.get_state()
     from game.play.persistence import save_hash
+
     save_hash(game.engine.get_state(), game.components())
 
 
@@ -169,8 +192,10 @@ def test_non_utf8_script_is_read_with_a_warning(tmp_path):
 
 # -- LLM replies -------------------------------------------------------------------------
 
+
 def test_llm_reply_text_and_json_strings_are_cleaned(serve):
     from agents.llm.client import LLMClient
+
     s = serve(["Ten coins.\x1b[2J\u202e", json.dumps({"say": "hi\u001b[31m\u202e there", "n": [1, "\x07x"]})])
     with LLMClient(LLMConfig(base_url=s.base_url, model="m", max_retries=0)) as llm:
         assert llm.chat([{"role": "user", "content": "?"}]).text == "Ten coins."
@@ -180,27 +205,40 @@ def test_llm_reply_text_and_json_strings_are_cleaned(serve):
 
 # -- --llm URLs --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("url, says", [
-    (f"http://admin:{SECRET}@[::1/v1", "not a valid URL"),
-    (f"http://host.example/v1?api_key={SECRET}", "query string"),
-    (f"http://host.example/v1#{SECRET}", "query string, fragment"),
-    (f"http://admin:{SECRET}@host.example:notaport/v1", "not a valid URL"),
-    ("http://host.example:99999/v1", "not a valid URL"),
-    ("ftp://host.example/v1", "must look like http://host:port/v1"),
-    ("http://host.example/v1\x1b[31m", "control characters"),
-    (f"http://admin:p/{SECRET}@host.example/v1", "not a valid URL"),
-    (f"http://host.example/{SECRET}@x/v1", "'@' outside user:password@host"),
-    (f"//admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
-    (f"http:/admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
-    (f"http:///admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
-    (f"http://host.example/v1;key={SECRET}", "';' parameters"),
-])
+
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        (f"http://admin:{SECRET}@[::1/v1", "not a valid URL"),
+        (f"http://host.example/v1?api_key={SECRET}", "query string"),
+        (f"http://host.example/v1#{SECRET}", "query string, fragment"),
+        (f"http://admin:{SECRET}@host.example:notaport/v1", "not a valid URL"),
+        ("http://host.example:99999/v1", "not a valid URL"),
+        ("ftp://host.example/v1", "must look like http://host:port/v1"),
+        ("http://host.example/v1\x1b[31m", "control characters"),
+        (f"http://admin:p/{SECRET}@host.example/v1", "not a valid URL"),
+        (f"http://host.example/{SECRET}@x/v1", "'@' outside user:password@host"),
+        (f"//admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
+        (f"http:/admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
+        (f"http:///admin:{SECRET}@host.example/v1", "must look like http://host:port/v1"),
+        (f"http://host.example/v1;key={SECRET}", "';' parameters"),
+    ],
+)
 def test_bad_llm_url_is_exit_2_without_secret_or_traceback(url, says, tmp_path):
     """Was: a traceback printing the password (IPv6), or requests to '/v1/?api_key=...chat/completions'
     with the secret on stderr, in the hint and in save.json."""
     for args, env in ((["--llm", url], {}), (["--llm", "env"], {"OPENAI_BASE_URL": url})):
-        code, out, err = run_cli("run", "worlds/harbor", "--autopilot", "--turns", "2", "--no-memory", *args,
-                                 env={"OPENAI_API_KEY": "sk-test", **env}, saves=tmp_path)
+        code, out, err = run_cli(
+            "run",
+            "worlds/harbor",
+            "--autopilot",
+            "--turns",
+            "2",
+            "--no-memory",
+            *args,
+            env={"OPENAI_API_KEY": "sk-test", **env},
+            saves=tmp_path,
+        )
         assert code == 2, (url, err)
         assert says in err and "Traceback" not in err
         assert SECRET not in err and SECRET not in out and "\x1b" not in err
@@ -210,8 +248,13 @@ def test_bad_llm_url_is_exit_2_without_secret_or_traceback(url, says, tmp_path):
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=60), st.from_regex(r"Z9q[0-9a-f]{8}", fullmatch=True))
 def test_redact_url_never_raises_and_never_shows_userinfo_or_query(prefix, secret):
-    for url in (f"http://u:{secret}@{prefix}/v1", f"https://{prefix}/v1?key={secret}", f"u:{secret}@host/v",
-                f"http://h/{prefix}#{secret}", prefix):
+    for url in (
+        f"http://u:{secret}@{prefix}/v1",
+        f"https://{prefix}/v1?key={secret}",
+        f"u:{secret}@host/v",
+        f"http://h/{prefix}#{secret}",
+        prefix,
+    ):
         out = redact_url(url)
         assert "\x1b" not in out and "\u202e" not in out
         if url != prefix and secret not in prefix:
@@ -227,8 +270,7 @@ def test_userinfo_url_is_redacted_in_saves_and_hints(serve, tmp_path):
     """A URL with credentials is accepted (basic auth), but never printed or saved."""
     s = serve(["Hello."] * 50)
     url = s.base_url.replace("http://", f"http://admin:{SECRET}@")
-    code, out, err = run_cli("play", MINI, "--no-memory", "--llm", url, "--model", "m",
-                             stdin=b"wait\n", saves=tmp_path)
+    code, out, err = run_cli("play", MINI, "--no-memory", "--llm", url, "--model", "m", stdin=b"wait\n", saves=tmp_path)
     assert code == 0, err
     assert SECRET not in out and SECRET not in err
     assert "continue with: parley play --load autosave-mini-v1 --llm URL" in out
@@ -239,11 +281,13 @@ def test_userinfo_url_is_redacted_in_saves_and_hints(serve, tmp_path):
 
 # -- files that are not files ------------------------------------------------------------
 
+
 def test_out_to_a_stream_writes_through_and_never_replaces_it(tmp_path):
     """Was: --out /dev/stdout (or any stream a user can write) was replaced by a regular file.
     Tested on a pipe of the test's own, never on a device of the machine."""
     import stat
     import threading
+
     fifo = tmp_path / "out.pipe"
     os.mkfifo(fifo)
     got: list[bytes] = []
@@ -254,15 +298,35 @@ def test_out_to_a_stream_writes_through_and_never_replaces_it(tmp_path):
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    code, out, err = run_cli("run", MINI, "--no-memory", "--quiet", "--script", "tests/fixtures/mini_win.txt",
-                             "--out", str(fifo), saves=tmp_path, timeout=60)
+    code, out, err = run_cli(
+        "run",
+        MINI,
+        "--no-memory",
+        "--quiet",
+        "--script",
+        "tests/fixtures/mini_win.txt",
+        "--out",
+        str(fifo),
+        saves=tmp_path,
+        timeout=60,
+    )
     reader.join(timeout=10)
     assert code == 0, err
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert got and got[0].startswith(b'{"hash":') and b'"type":"start"' in got[0].splitlines()[0]
     # the process's own stdout, as /dev/stdout resolves to it
-    code, out, err = run_cli("run", MINI, "--no-memory", "--quiet", "--script", "tests/fixtures/mini_win.txt",
-                             "--out", "/proc/self/fd/1", saves=tmp_path, timeout=60)
+    code, out, err = run_cli(
+        "run",
+        MINI,
+        "--no-memory",
+        "--quiet",
+        "--script",
+        "tests/fixtures/mini_win.txt",
+        "--out",
+        "/proc/self/fd/1",
+        saves=tmp_path,
+        timeout=60,
+    )
     assert code == 0, err
     assert out.startswith('{"hash":') and "WON" in out
 
@@ -290,8 +354,18 @@ def test_insight_bank_or_save_that_is_a_pipe_is_refused_at_once(tmp_path):
     """Was: --insights FIFO (and a save.json that is a FIFO) blocked for ever."""
     fifo = tmp_path / "bank.json"
     os.mkfifo(fifo)
-    code, out, err = run_cli("run", MINI, "--embedder", "hash", "--insights", str(fifo), "--script",
-                             "tests/fixtures/mini_win.txt", saves=tmp_path, timeout=60)
+    code, out, err = run_cli(
+        "run",
+        MINI,
+        "--embedder",
+        "hash",
+        "--insights",
+        str(fifo),
+        "--script",
+        "tests/fixtures/mini_win.txt",
+        saves=tmp_path,
+        timeout=60,
+    )
     assert code == 2 and "bank.json: is a named pipe (FIFO), not a regular file" in err, err
     (tmp_path / "s").mkdir()
     os.mkfifo(tmp_path / "s" / "save.json")
@@ -303,14 +377,18 @@ def test_insight_bank_or_save_that_is_a_pipe_is_refused_at_once(tmp_path):
 
 # -- what a hand-edited save or a bad flag prints ----------------------------------------------
 
+
 def test_hand_edited_save_is_shown_escaped_and_huge_numbers_are_corrupt_not_a_crash(tmp_path):
     """Was: control codes from save.json reached the terminal in `saves list/show`; an integer of
     5,000 digits crashed every command that reads saves (one bad save stopped `saves list`)."""
     code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"wait\nsave x\nsave y\n", saves=tmp_path)
     assert code == 0, err
-    for name, pattern, value in (("x", r'"id": "mini-v1"', '"id": "\\u001b]0;pwned\\u0007\\u001b[2J\\u202emini"'),
-                                 ("y", r'"turn": \d+', '"turn": ' + "9" * 5000)):
+    for name, pattern, value in (
+        ("x", r'"id": "mini-v1"', '"id": "\\u001b]0;pwned\\u0007\\u001b[2J\\u202emini"'),
+        ("y", r'"turn": \d+', '"turn": ' + "9" * 5000),
+    ):
         import re
+
         p = tmp_path / name / "save.json"
         p.write_text(re.sub(pattern, lambda _m, v=value: v, p.read_text(), count=1))
     code, out, err = run_cli("saves", "list", saves=tmp_path)
@@ -327,23 +405,36 @@ def test_hand_edited_save_is_shown_escaped_and_huge_numbers_are_corrupt_not_a_cr
 def test_folder_flags_that_are_not_folders_are_exit_2(tmp_path):
     code, out, err = run_cli("new-world", "q", "--dir", str(ROOT / "README.md"), saves=tmp_path)
     assert code == 2 and "cannot create" in err and "Not a directory" in err, err
-    code, out, err = run_cli("run", MINI, "--no-memory", "--quiet", "--script", "tests/fixtures/mini_win.txt",
-                             "--out", str(tmp_path), saves=tmp_path)
+    code, out, err = run_cli(
+        "run",
+        MINI,
+        "--no-memory",
+        "--quiet",
+        "--script",
+        "tests/fixtures/mini_win.txt",
+        "--out",
+        str(tmp_path),
+        saves=tmp_path,
+    )
     assert code == 2 and f"--out {tmp_path}: is a folder" in err and ".tmp" not in err, err
 
 
-@pytest.mark.parametrize("edit, says", [
-    (lambda e: e.__setitem__("seq", "x"), "seq is not a whole number"),
-    (lambda e: e["state"]["scenes"].__setitem__("ghost_deal", 7), "unknown or damaged scene"),
-    (lambda e: e["state"].__setitem__("active_scene", "ghost"), "active_scene is not a scene"),
-    (lambda e: e["state"]["where"].__setitem__("player", "atlantis"), "not a known place"),
-])
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (lambda e: e.__setitem__("seq", "x"), "seq is not a whole number"),
+        (lambda e: e["state"]["scenes"].__setitem__("ghost_deal", 7), "unknown or damaged scene"),
+        (lambda e: e["state"].__setitem__("active_scene", "ghost"), "active_scene is not a scene"),
+        (lambda e: e["state"]["where"].__setitem__("player", "atlantis"), "not a known place"),
+    ],
+)
 def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_path, edit, says):
     """The state hash has no secret: whoever edits a save can recompute it. Was: such a save
     loaded, then crashed mid-game (KeyError, AttributeError, TypeError)."""
     from game.core.errors import SaveError
     from game.play.persistence import save_hash, save_header
     from game.play.session import Game
+
     game = Game(ROOT / MINI, seed=0)
     game.act(game.parser.parse("wait", game.engine.scope()).action)
     folder = game.save("x", base=tmp_path)
@@ -360,8 +451,9 @@ def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_p
 def test_save_names_in_any_script_and_seed_with_load(tmp_path):
     """Was: `save é` and `save 日本` were refused as having no letter; `--seed` with `--load`
     was silently ignored."""
-    code, out, err = run_cli("play", MINI, "--no-memory", stdin="wait\nsave Église\nsave 日本\n".encode(),
-                             saves=tmp_path)
+    code, out, err = run_cli(
+        "play", MINI, "--no-memory", stdin="wait\nsave Église\nsave 日本\n".encode(), saves=tmp_path
+    )
     assert code == 0 and "Could not" not in out, out + err
     assert {"église", "日本"} <= {p.name for p in tmp_path.iterdir()}
     code, out, err = run_cli("play", "--load", "日本", "--no-memory", stdin=b"look\n", saves=tmp_path)
@@ -373,15 +465,19 @@ def test_save_names_in_any_script_and_seed_with_load(tmp_path):
 def test_wanderer_with_no_moves_is_refused(tmp_path):
     from game.play.worlds import collect_problems
     from tests.conftest import write_world
+
     text = (ROOT / "tests/fixtures/broken_agents/world.toml").read_text()
     folder = write_world(tmp_path / "w", text)
     (folder / "npcs").mkdir()
-    (folder / "npcs" / "gull.toml").write_text((ROOT / "tests/fixtures/broken_agents/npcs/gull.toml").read_text()
-                                                .replace('moves = ["square", "towers"], p = 7.5, speed = 2',
-                                                         "moves = []"))
+    (folder / "npcs" / "gull.toml").write_text(
+        (ROOT / "tests/fixtures/broken_agents/npcs/gull.toml")
+        .read_text()
+        .replace('moves = ["square", "towers"], p = 7.5, speed = 2', "moves = []")
+    )
     _, problems = collect_problems(folder)
-    assert any("npcs.gull.agent.params.moves" in (p.path or "") and "at least 1" in p.message for p in problems), \
-        [p.render() for p in problems]
+    assert any("npcs.gull.agent.params.moves" in (p.path or "") and "at least 1" in p.message for p in problems), [
+        p.render() for p in problems
+    ]
 
 
 def test_save_through_a_link_out_of_the_saves_folder_is_refused(tmp_path):
@@ -394,6 +490,7 @@ def test_save_through_a_link_out_of_the_saves_folder_is_refused(tmp_path):
     assert code == 0 and "Could not save" in out and "outside the saves folder" in out, out
     assert not any(elsewhere.iterdir())
     from game.play.session import Game
+
     Game(ROOT / MINI, seed=0).save("x", base=tmp_path / "other")  # a real save behind the link:
     (saves / "x").unlink()
     (saves / "x").symlink_to(tmp_path / "other" / "x")

@@ -11,8 +11,7 @@ import pytest
 
 import memory.embedder as emb
 from game.core.errors import InputError, ParleyError
-from memory.embedder import (INSTALL_HINT, EmbedderUnavailable, HashEmbedder, MiniLMEmbedder, cosine,
-                             get_embedder)
+from memory.embedder import INSTALL_HINT, EmbedderUnavailable, HashEmbedder, MiniLMEmbedder, cosine, get_embedder
 from tests.conftest import ROOT
 
 HEAVY = ("torch", "sentence_transformers", "chromadb", "openai", "transformers")
@@ -21,8 +20,7 @@ HEAVY = ("torch", "sentence_transformers", "chromadb", "openai", "transformers")
 def run_py(code: str, env: dict | None = None) -> str:
     e = dict(os.environ)
     e.update(env or {})
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         env=e, timeout=300)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=e, timeout=300)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -46,8 +44,7 @@ def test_minilm_shape_dtype_and_unit_norm(minilm):
 
 @pytest.mark.embeddings
 def test_minilm_related_sentences_are_closer(minilm):
-    a, b, c = minilm(["The amulet is hidden in the crypt", "The amulet lies in the crypt",
-                      "The price of fish rose"])
+    a, b, c = minilm(["The amulet is hidden in the crypt", "The amulet lies in the crypt", "The price of fish rose"])
     assert cosine(a, b) > 0.8
     assert cosine(a, b) > cosine(a, c) + 0.4
     assert cosine(b, c) < 0.3
@@ -69,7 +66,9 @@ def test_minilm_cache_hits_and_in_batch_duplicates():
 @pytest.mark.embeddings
 def test_minilm_lru_evicts_oldest():
     e = MiniLMEmbedder(cache_size=2)
-    e(["alpha"]); e(["beta"]); e(["alpha"])  # alpha becomes most recent
+    e(["alpha"])
+    e(["beta"])
+    e(["alpha"])  # alpha becomes most recent
     e(["gamma"])  # evicts beta
     before = e.stats()["encoded"]
     e(["alpha", "gamma"])
@@ -80,8 +79,10 @@ def test_minilm_lru_evicts_oldest():
 
 @pytest.mark.embeddings
 def test_minilm_batching_preserves_order():
-    texts = [f"Sailor number {i} asks about the {w}." for i, w in
-             enumerate(["tide", "storm", "pearl", "ledger", "tavern", "crypt", "gate", "key", "map", "ship"])]
+    texts = [
+        f"Sailor number {i} asks about the {w}."
+        for i, w in enumerate(["tide", "storm", "pearl", "ledger", "tavern", "crypt", "gate", "key", "map", "ship"])
+    ]
     batched = MiniLMEmbedder(batch_size=3, cache_size=0)(texts)
     single = np.vstack([MiniLMEmbedder(batch_size=1, cache_size=0)([t]) for t in texts])
     np.testing.assert_allclose(batched, single, atol=1e-4)
@@ -102,11 +103,13 @@ def test_get_embedder_shares_one_minilm(minilm):
 
 @pytest.mark.embeddings
 def test_minilm_is_lazy_in_a_fresh_process():
-    code = ("import sys, memory.embedder as e\n"
-            f"heavy = {HEAVY!r}\n"
-            "print(','.join(h for h in heavy if h in sys.modules) or '-')\n"
-            "v = e.get_embedder('minilm')(['a lazy cat'])\n"
-            "print(v.shape, 'torch' in sys.modules, 'sentence_transformers' in sys.modules)\n")
+    code = (
+        "import sys, memory.embedder as e\n"
+        f"heavy = {HEAVY!r}\n"
+        "print(','.join(h for h in heavy if h in sys.modules) or '-')\n"
+        "v = e.get_embedder('minilm')(['a lazy cat'])\n"
+        "print(v.shape, 'torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
+    )
     lines = run_py(code).splitlines()
     assert lines[0] == "-"
     assert lines[-1] == "(1, 384) True True"
@@ -158,8 +161,10 @@ def test_hash_embedder_deterministic_and_normalised():
 
 
 def test_hash_embedder_stable_across_processes():
-    code = ("import hashlib; from memory.embedder import HashEmbedder\n"
-            "print(hashlib.sha1(HashEmbedder()(['stable across runs', 'x y z']).tobytes()).hexdigest())")
+    code = (
+        "import hashlib; from memory.embedder import HashEmbedder\n"
+        "print(hashlib.sha1(HashEmbedder()(['stable across runs', 'x y z']).tobytes()).hexdigest())"
+    )
     here = __import__("hashlib").sha1(HashEmbedder()(["stable across runs", "x y z"]).tobytes()).hexdigest()
     assert run_py(code, {"PYTHONHASHSEED": "1"}) == here
     assert run_py(code, {"PYTHONHASHSEED": "2"}) == here
@@ -185,8 +190,10 @@ def test_cosine_helper():
 
 
 def test_import_loads_nothing_heavy():
-    code = (f"import sys, memory, memory.embedder, memory.tokens, memory.store; heavy = {HEAVY!r}; "
-            "print(','.join(h for h in heavy if h in sys.modules) or '-')")
+    code = (
+        f"import sys, memory, memory.embedder, memory.tokens, memory.store; heavy = {HEAVY!r}; "
+        "print(','.join(h for h in heavy if h in sys.modules) or '-')"
+    )
     assert run_py(code) == "-"
 
 
@@ -195,6 +202,7 @@ def test_import_loads_nothing_heavy():
 
 def test_token_counts_known_strings():
     from memory.tokens import count_tokens, token_counter_name
+
     assert token_counter_name() == "minilm-wordpiece"
     assert count_tokens("hello world") == 2
     assert count_tokens("Hello, world!") == 4
@@ -204,8 +212,14 @@ def test_token_counts_known_strings():
 
 def test_token_counts_grow_and_batch_matches():
     from memory.tokens import count_many, count_tokens
-    texts = ["", "a", "The amulet", "The amulet is hidden in the crypt beneath the chapel.",
-             "The amulet is hidden in the crypt beneath the chapel. " * 20]
+
+    texts = [
+        "",
+        "a",
+        "The amulet",
+        "The amulet is hidden in the crypt beneath the chapel.",
+        "The amulet is hidden in the crypt beneath the chapel. " * 20,
+    ]
     counts = count_many(texts)
     assert counts == [count_tokens(t) for t in texts]
     assert counts == sorted(counts) and counts[-1] > counts[-2] > counts[1]
@@ -214,14 +228,17 @@ def test_token_counts_grow_and_batch_matches():
 
 
 def test_token_counter_loads_no_torch():
-    code = ("import sys; from memory.tokens import count_tokens, token_counter_name\n"
-            "print(count_tokens('hello world'), token_counter_name(), 'torch' in sys.modules, "
-            "'transformers' in sys.modules)")
+    code = (
+        "import sys; from memory.tokens import count_tokens, token_counter_name\n"
+        "print(count_tokens('hello world'), token_counter_name(), 'torch' in sys.modules, "
+        "'transformers' in sys.modules)"
+    )
     assert run_py(code) == "2 minilm-wordpiece False False"
 
 
 def test_token_counter_regex_fallback(monkeypatch):
     import memory.tokens as tk
+
     monkeypatch.setattr(tk, "_tokenizer_file", lambda: None)
     monkeypatch.setattr(tk, "_tokenizer", None)
     monkeypatch.setattr(tk, "_name", None)

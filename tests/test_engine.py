@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from game.testing import standard_engine
 from game.core.types import PLAYER, Action, Verb
 from game.play.worlds import load_world
+from game.testing import standard_engine
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -18,8 +18,9 @@ def eng():
 
 
 def act(eng, verb, obj=None, target=None, text=None, terms=None, actor=PLAYER):
-    return eng.run_round(Action(actor, verb, obj=obj, target=target, text=text,
-                           terms=tuple(sorted(terms.items())) if terms else None))
+    return eng.run_round(
+        Action(actor, verb, obj=obj, target=target, text=text, terms=tuple(sorted(terms.items())) if terms else None)
+    )
 
 
 def kinds(events):
@@ -58,8 +59,12 @@ def test_take_rules(eng):
 
 
 def _to_vault(eng):
-    for v, o, t in [(Verb.TAKE, "iron_key", None), (Verb.TAKE, "brass_key", None),
-                    (Verb.UNLOCK, "exit:east", "iron_key"), (Verb.GO, "east", None)]:
+    for v, o, t in [
+        (Verb.TAKE, "iron_key", None),
+        (Verb.TAKE, "brass_key", None),
+        (Verb.UNLOCK, "exit:east", "iron_key"),
+        (Verb.GO, "east", None),
+    ]:
         act(eng, v, o, t)
 
 
@@ -223,6 +228,7 @@ def test_no_trade_when_the_seller_lacks_the_item(eng):
 
 def test_council_sits_where_the_player_starts(tmp_path):
     from tests.conftest import write_world
+
     text = (MINI / "world.toml").read_text().replace('start = "yard"', 'start = "hall"')
     e = standard_engine(load_world(write_world(tmp_path / "m", text)), seed=0)
     assert e.state.scenes["motion"]["announced"]

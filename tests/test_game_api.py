@@ -9,11 +9,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
+from game.core.errors import InputError
+from game.core.types import PLAYER, Action, Decision, EventKind, TurnResult, Verb
 from game.play.config import EpisodeConfig, GameConfig
 from game.play.episode import EpisodeResult, play_episode
-from game.core.errors import InputError
 from game.play.session import Game
-from game.core.types import PLAYER, Action, Decision, EventKind, TurnResult, Verb
 from tests.conftest import ROOT
 
 MINI = str(ROOT / "tests" / "fixtures" / "mini")
@@ -46,7 +46,7 @@ def test_submit_plays_a_command_and_returns_what_the_player_sees():
 
 def test_submit_answers_questions_unknowns_and_meta_without_a_turn():
     game = Game(MINI, seed=0, facts=False)
-    ask = game.submit("take key")        # an iron key and a brass key lie here
+    ask = game.submit("take key")  # an iron key and a brass key lie here
     assert ask.kind == "clarify" and ask.question and set(ask.options) == {"iron_key", "brass_key"}
     assert game.engine.state.turn == 0
     assert game.submit("brass").kind == "turn" and game.engine.state.item_at["brass_key"] == PLAYER
@@ -69,12 +69,14 @@ def test_the_journal_is_data_the_console_draws_as_text():
     titles = [t for t, _ in journal.sections]
     assert titles and all(entries for _, entries in journal.sections)
     from game.cli.console import journal as journal_text
+
     assert journal_text(game) == journal.text() and titles[0] in journal.text()
 
 
 def test_submit_after_the_end_says_the_game_is_over():
     game = Game(MINI, seed=0, facts=False)
     from game.play.episode import run_script, script_lines
+
     run_script(game, script_lines(MINI_WIN), MINI_WIN)
     assert game.engine.done and game.engine.state.won
     reply = game.submit("look")
@@ -111,11 +113,13 @@ def test_a_callable_seat_by_dotted_name_plays_through_the_one_parser():
 
 def test_a_seat_reply_without_a_command_is_asked_again_then_penalised():
     from game.envs.textarena.agents import ParleyPlayer
+
     prompts = []
 
     def fn(prompt: str) -> str:
         prompts.append(prompt)
         return "I would rather not say."
+
     game = Game(MINI, seed=0, facts=False)
     reply = game.play_turn(ParleyPlayer(fn, max_repairs=2))
     assert len(prompts) == 3 and "not usable" in prompts[1] and "not usable" not in prompts[0]
@@ -123,8 +127,15 @@ def test_a_seat_reply_without_a_command_is_asked_again_then_penalised():
     assert game.engine.state.invalid == {PLAYER: 1}
 
 
-@pytest.mark.parametrize("kind,hint", [("robot", "seats:"), ("nosuchmodule_xyz:f", "importable"),
-                                       ("tests.test_game_api:missing", "has no"), ("llm", "--llm")])
+@pytest.mark.parametrize(
+    "kind,hint",
+    [
+        ("robot", "seats:"),
+        ("nosuchmodule_xyz:f", "importable"),
+        ("tests.test_game_api:missing", "has no"),
+        ("llm", "--llm"),
+    ],
+)
 def test_unknown_seats_are_input_errors(kind, hint):
     game = Game(MINI, seed=0, facts=False, player_kind=kind)
     with pytest.raises(InputError) as e:
@@ -141,8 +152,7 @@ def test_a_human_seat_plays_only_through_submit():
 
 # --- episodes -----------------------------------------------------------------------------------------
 def test_an_adventure_episode_with_a_script_seat_wins_and_prints_nothing(capsys):
-    cfg = EpisodeConfig(game=GameConfig(world=MINI, seed=0, player=f"script:{MINI_WIN}", facts=False),
-                        transcript=True)
+    cfg = EpisodeConfig(game=GameConfig(world=MINI, seed=0, player=f"script:{MINI_WIN}", facts=False), transcript=True)
     result = play_episode(cfg)
     assert capsys.readouterr() == ("", "")
     assert result.status == "won" and result.won and result.winner == PLAYER
@@ -162,8 +172,9 @@ def test_an_adventure_episode_with_the_autopilot_and_a_turn_limit():
 
 
 def test_a_negotiation_episode_between_two_npcs():
-    cfg = EpisodeConfig(game=GameConfig(world="worlds/bazaar", seed=0, facts=False), kind="negotiation",
-                        scene="camel_hire")
+    cfg = EpisodeConfig(
+        game=GameConfig(world="worlds/bazaar", seed=0, facts=False), kind="negotiation", scene="camel_hire"
+    )
     result = play_episode(cfg)
     assert result.kind == "negotiation" and result.status in ("agreement", "no_agreement")
     assert set(result.utilities) and result.history and result.metrics["utilities"] == result.utilities
@@ -173,8 +184,12 @@ def test_a_negotiation_episode_between_two_npcs():
 
 
 def test_a_council_episode_ends_with_the_vote():
-    cfg = EpisodeConfig(game=GameConfig(world="worlds/council", seed=0, player="autopilot"), kind="council",
-                        scene="weir_council", turns=80)
+    cfg = EpisodeConfig(
+        game=GameConfig(world="worlds/council", seed=0, player="autopilot"),
+        kind="council",
+        scene="weir_council",
+        turns=80,
+    )
     result = play_episode(cfg)
     assert result.kind == "council" and result.status in ("passed", "failed", "debating")
     if result.status != "debating":
@@ -203,13 +218,24 @@ def test_a_human_seat_cannot_play_an_episode():
 # --- what the player's side hears and sees -------------------------------------------------------
 def test_world_fact_memory_hears_only_what_the_player_hears():
     game = Game(MINI, seed=0)
-    claim = {"subject": "gem", "relation": "located_at", "object": "vault", "topic": "gem", "speaker": "liar",
-             "turn": 0}
+    claim = {
+        "subject": "gem",
+        "relation": "located_at",
+        "object": "vault",
+        "topic": "gem",
+        "speaker": "liar",
+        "turn": 0,
+    }
     far = next(loc for loc in game.spec.locations if loc != game.engine.state.where[PLAYER])
     game.engine.emit("say", "liar", 'Lou says: "The gem is in the vault."', location=far, data={"claims": [claim]})
     assert game.facts.claims == [] and game.journal().empty
-    game.engine.emit("say", "liar", 'Lou says: "The gem is in the vault."', data={"claims": [claim]},
-                     location=game.engine.state.where[PLAYER])
+    game.engine.emit(
+        "say",
+        "liar",
+        'Lou says: "The gem is in the vault."',
+        data={"claims": [claim]},
+        location=game.engine.state.where[PLAYER],
+    )
     assert len(game.facts.claims) == 1 and not game.journal().empty
 
 
@@ -241,6 +267,7 @@ def exits(prompt: str) -> str:
 
 def test_a_seat_cannot_move_for_an_npc():
     from game.play.session import Game as G
+
     game = G(MINI, seed=0, facts=False)
 
     class Puppeteer:
@@ -254,16 +281,20 @@ def test_a_seat_cannot_move_for_an_npc():
 
         def set_state(self, state):
             return None
+
     where = game.engine.state.where["liar"]
     reply = game.play_turn(Puppeteer())
     assert reply.action == Action(PLAYER, Verb.WAIT) and "cannot be made for" in reply.fallback
     assert game.engine.state.where["liar"] == where and game.engine.state.invalid == {PLAYER: 1}
 
 
-@pytest.mark.parametrize("seat,needle", [("tests.test_game_api:raises", "RuntimeError: the seat broke"),
-                                         ("tests.test_game_api:exits", "SystemExit")])
+@pytest.mark.parametrize(
+    "seat,needle",
+    [("tests.test_game_api:raises", "RuntimeError: the seat broke"), ("tests.test_game_api:exits", "SystemExit")],
+)
 def test_a_seat_that_crashes_is_a_seat_error_that_names_it(seat, needle):
     from game.play.session import SeatError
+
     game = Game(MINI, seed=0, facts=False, player_kind=seat)
     with pytest.raises(SeatError, match=needle):
         game.play_turn()
@@ -277,18 +308,21 @@ def test_an_agent_that_returns_an_action_instead_of_a_decision_is_told_so():
     class Old(Scripted):
         def act(self, observation, context=None):
             return Action(PLAYER, Verb.WAIT)
+
     with pytest.raises(SeatError, match="not a game.core.types.Decision"):
         Game(MINI, seed=0, facts=False).play_turn(Old(PLAYER, []))
 
 
 def test_a_crashing_seat_exits_2_at_the_cli(tmp_path):
     from tests.conftest import parley
+
     r = parley("run", MINI, "--no-memory", "--player", "tests.test_game_api:raises")
     assert r.returncode == 2 and "the seat broke" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_the_out_file_never_overwrites_a_script_seat(tmp_path):
     from tests.conftest import parley
+
     script = tmp_path / "s.txt"
     script.write_text("look\n")
     r = parley("run", MINI, "--no-memory", "--player", f"script:{script}", "--out", str(tmp_path / "." / "s.txt"))
@@ -297,6 +331,7 @@ def test_the_out_file_never_overwrites_a_script_seat(tmp_path):
 
 def test_a_script_seat_played_turn_by_turn_stops_with_quit():
     from agents.seats import ScriptSeat
+
     game = Game(MINI, seed=0, facts=False)
     seat = ScriptSeat([(1, "take brass key"), (2, "save x"), (3, "north")], "s")
     kinds = [game.play_turn(seat) for _ in range(4)]
@@ -304,20 +339,25 @@ def test_a_script_seat_played_turn_by_turn_stops_with_quit():
     assert game.engine.state.invalid == {}
 
 
-@pytest.mark.parametrize("fields,needle", [
-    ({"kind": "negotiation"}, "needs scene"),
-    ({"kind": "adventure", "scene": "camel_hire"}, "for negotiation or council"),
-    ({"kind": "council", "scene": "x", "negotiators": ["linear"]}, "for negotiation episodes"),
-    ({"kind": "negotiation", "scene": "camel_hire", "turns": 3}, "for adventure and council"),
-])
+@pytest.mark.parametrize(
+    "fields,needle",
+    [
+        ({"kind": "negotiation"}, "needs scene"),
+        ({"kind": "adventure", "scene": "camel_hire"}, "for negotiation or council"),
+        ({"kind": "council", "scene": "x", "negotiators": ["linear"]}, "for negotiation episodes"),
+        ({"kind": "negotiation", "scene": "camel_hire", "turns": 3}, "for adventure and council"),
+    ],
+)
 def test_episode_configs_that_do_not_fit_their_kind_are_refused(fields, needle):
     from pydantic import ValidationError
+
     with pytest.raises(ValidationError, match=needle):
         EpisodeConfig(game=GameConfig(world=MINI), **fields)
 
 
 def test_game_config_refuses_what_cannot_work():
     from pydantic import ValidationError
+
     with pytest.raises(ValidationError):
         GameConfig(world=MINI, seed=-1)
     with pytest.raises(ValidationError, match="insights needs memory"):

@@ -11,10 +11,14 @@ from hypothesis import strategies as st
 
 from memory.gate import ClaimCandidate, ConsistencyGate, GateConfig, RelationRule
 
-RELATIONS = {"located_in": RelationRule(functional=True), "price": RelationRule(functional=True, range=(0, 100)),
-             "knows": RelationRule(), "arrives_before": RelationRule(temporal="before"),
-             "arrives_after": RelationRule(temporal="after"),
-             "strict": RelationRule(functional=True, thresholds=(0.6, 0.95))}
+RELATIONS = {
+    "located_in": RelationRule(functional=True),
+    "price": RelationRule(functional=True, range=(0, 100)),
+    "knows": RelationRule(),
+    "arrives_before": RelationRule(temporal="before"),
+    "arrives_after": RelationRule(temporal="after"),
+    "strict": RelationRule(functional=True, thresholds=(0.6, 0.95)),
+}
 CRED = {"trusted": 0.9, "stale": 0.3, "liar": 0.1}
 
 
@@ -47,10 +51,10 @@ def test_new_consistent_facts_are_admitted_and_repeats_corroborate():
     assert again.outcome == "admit" and again.fact == d.fact and "corroborates" in again.reason
     assert g.facts[d.fact].sources == ["anon", "trusted"] and len(g.live()) == 1
     # news from a source with a bad record is as good as its backers: 0.8 * 2c + 0.2 c
-    held = g.submit(cand("mask", "located_in", "attic", source="stale"))   # 0.8 * 0.6 + 0.06 = 0.54
+    held = g.submit(cand("mask", "located_in", "attic", source="stale"))  # 0.8 * 0.6 + 0.06 = 0.54
     assert held.outcome == "quarantine" and held.score == pytest.approx(0.54)
-    liar = g.submit(cand("lamp", "located_in", "cellar", source="liar"))   # 0.18: held, not rejected:
-    assert liar.outcome == "quarantine" and "poor record" in liar.reason   # nothing known says it is false
+    liar = g.submit(cand("lamp", "located_in", "cellar", source="liar"))  # 0.18: held, not rejected:
+    assert liar.outcome == "quarantine" and "poor record" in liar.reason  # nothing known says it is false
 
 
 def test_trusted_update_supersedes_a_stale_fact_and_untrusted_contradiction_is_rejected():
@@ -70,7 +74,7 @@ def test_trusted_update_supersedes_a_stale_fact_and_untrusted_contradiction_is_r
 def test_a_stranger_contradicting_a_trusted_source_is_rejected_and_trusted_updates_of_strangers_pass():
     g = gate()
     g.submit(cand("mask", "price", "48", source="trusted"))
-    d = g.submit(cand("mask", "price", "13", source="anon"))      # 0.25 / (0.25 + 0.81) -> 0.289
+    d = g.submit(cand("mask", "price", "13", source="anon"))  # 0.25 / (0.25 + 0.81) -> 0.289
     assert d.outcome == "reject" and d.score < 0.3
     g.submit(cand("mill", "located_in", "river", source="anon"))
     up = g.submit(cand("mill", "located_in", "hill", source="trusted"))
@@ -91,7 +95,7 @@ def test_the_cache_notices_credibility_changes():
     assert g.submit(cand("gem", "located_in", "well", source="src")).outcome == "reject"
     cred["src"] = 0.95
     d = g.submit(cand("gem", "located_in", "well", source="src"))
-    assert not d.cached and d.outcome == "quarantine"   # 0.8 * 0.585 + 0.19: now a dispute between equals
+    assert not d.cached and d.outcome == "quarantine"  # 0.8 * 0.585 + 0.19: now a dispute between equals
 
 
 def test_equal_credibility_disputes_are_quarantined_and_kept_out_of_evidence():
@@ -108,8 +112,8 @@ def test_equal_credibility_disputes_are_quarantined_and_kept_out_of_evidence():
 
 def test_verification_purges_a_poisoned_fact_and_resolves_the_quarantine():
     g = gate()
-    poison = g.submit(cand("gem", "located_in", "cave", source="trusted"))   # admitted early
-    held = g.submit(cand("gem", "located_in", "well", source="ann"))          # disputed, held
+    poison = g.submit(cand("gem", "located_in", "cave", source="trusted"))  # admitted early
+    held = g.submit(cand("gem", "located_in", "well", source="ann"))  # disputed, held
     assert poison.outcome == "admit" and held.outcome in ("quarantine", "reject")
     out = g.observe("gem", "located_in", "well", True, turn=5, topic="t")
     assert out[0].reason.startswith("verified observation; purges")
@@ -126,7 +130,7 @@ def test_recheck_admits_a_held_claim_once_its_source_proves_reliable():
     first = g.submit(cand("key", "located_in", "desk", source="ann"))
     held = g.submit(cand("key", "located_in", "shelf", source="bob"))
     assert held.outcome == "quarantine"
-    cred.update(bob=0.95, ann=0.1)   # bob proved right elsewhere, ann caught lying
+    cred.update(bob=0.95, ann=0.1)  # bob proved right elsewhere, ann caught lying
     (d,) = g.recheck(turn=9)
     assert d.outcome == "admit" and d.reason.startswith("re-checked:") and d.fact == held.fact
     assert g.facts[held.fact].status == "admitted" and g.facts[first.fact].status == "superseded"
@@ -145,7 +149,7 @@ def test_numeric_range_and_temporal_order_are_contradictions():
     assert d.outcome == "reject" and "outside the range" in d.reason
     assert g.submit(cand("lamp", "price", "cheap")).outcome == "reject"
     told_before(g, cand("lamp", "price", "40", source="stale"))
-    weak = g.submit(cand("lamp", "price", "45", source="liar"))   # a liar against a weakly held value
+    weak = g.submit(cand("lamp", "price", "45", source="liar"))  # a liar against a weakly held value
     assert weak.outcome == "quarantine" and "weakly held" in weak.reason
     g.submit(cand("ship", "arrives_before", "storm"))
     rev = g.submit(cand("storm", "arrives_before", "ship", source="liar"))
@@ -155,13 +159,13 @@ def test_numeric_range_and_temporal_order_are_contradictions():
     # non-functional relations take several objects
     g.submit(cand("ann", "knows", "bob"))
     assert g.submit(cand("ann", "knows", "cy", source="anon")).outcome == "admit"
-    assert g.submit(cand("ann", "knows", "dee", source="liar")).outcome == "quarantine"   # a liar's news
+    assert g.submit(cand("ann", "knows", "dee", source="liar")).outcome == "quarantine"  # a liar's news
 
 
 def test_per_relation_thresholds():
     g = gate()
-    assert g.submit(cand("x", "strict", "a", source="anon")).outcome == "quarantine"   # 0.9 < 0.95
-    assert g.submit(cand("y", "strict", "a")).outcome == "admit"                        # 0.98
+    assert g.submit(cand("x", "strict", "a", source="anon")).outcome == "quarantine"  # 0.9 < 0.95
+    assert g.submit(cand("y", "strict", "a")).outcome == "admit"  # 0.98
     # a dispute between equals scores 0.58: held under the defaults (0.3, 0.7), rejected below 0.6
     d = g.submit(cand("y", "strict", "b"))
     assert d.score == pytest.approx(0.58) and d.outcome == "reject"
@@ -171,12 +175,14 @@ def test_per_relation_thresholds():
 
 def test_related_facts_by_structure_meaning_and_keywords():
     from memory.embedder import get_embedder
+
     g = gate(embedder=get_embedder("hash"), config=GateConfig(k=3, similarity_floor=0.2))
     g.submit(cand("gem", "located_in", "chest", text="The red gem lies in the oak chest."))
     g.submit(cand("Captain Vane", "knows", "Mara", text="Captain Vane knows Mara of the harbour."))
     g.submit(cand("bell", "rings_at", "noon", text="The bell rings at 12 sharp."))
-    rel = {f.text: why for f, why in g.related(cand("gem", "located_in", "well",
-                                                   text="The red gem lies in the old well."))}
+    rel = {
+        f.text: why for f, why in g.related(cand("gem", "located_in", "well", text="The red gem lies in the old well."))
+    }
     assert rel["The red gem lies in the oak chest."] == "structured"
     kw = {f.text: why for f, why in g.related(cand("Mara", "owns", "boat", text="Mara owns a boat."))}
     assert kw.get("Captain Vane knows Mara of the harbour.") in ("keyword", "semantic")
@@ -220,7 +226,7 @@ def test_identical_candidates_reuse_the_cached_decision():
     jury = Fixed(1.0)
     g = gate(jury=jury)
     g.submit(cand("a", "knows", "b", source="x"))
-    g.submit(cand("q", "located_in", "r", source="y"))   # changes memory: the next is judged afresh
+    g.submit(cand("q", "located_in", "r", source="y"))  # changes memory: the next is judged afresh
     held = g.submit(cand("q", "located_in", "s", source="z"))
     again = g.submit(cand("q", "located_in", "s", source="z"))
     assert again.cached and again.outcome == held.outcome and jury.calls == [1, 1, 1]
@@ -233,7 +239,7 @@ def test_audit_is_queryable_and_state_round_trips():
     g.submit(cand("ann", "knows", "bob", source="trusted", topic="people", turn=3))
     g.observe("gem", "located_in", "chest", True, turn=4, topic="gem")
     assert [d.candidate["object"] for d in g.audit(source="liar")] == ["cave"]
-    assert [d.outcome for d in g.audit(subject="GEM")] == ["admit", "quarantine", "admit"]   # the truth purges it
+    assert [d.outcome for d in g.audit(subject="GEM")] == ["admit", "quarantine", "admit"]  # the truth purges it
     assert g.status_of("gem", "located_in", "cave") == "purged"
     assert len(g.audit(topic="people")) == 1 and len(g.audit(since=3)) == 2
     assert g.audit(outcome="reject") == [] and len(g.audit(outcome="quarantine")) == 1
@@ -245,7 +251,7 @@ def test_audit_is_queryable_and_state_round_trips():
     assert h.get_state() == g.get_state()
     assert h.submit(cand("gem", "located_in", "cave", source="liar")).outcome == "reject"
     new = h.submit(cand("boat", "located_in", "dock"))
-    assert new.fact not in g.facts   # fact ids continue after a load
+    assert new.fact not in g.facts  # fact ids continue after a load
 
 
 def test_bad_config_is_refused():
@@ -259,9 +265,18 @@ words = st.sampled_from(["gem", "chest", "well", "Mara", "12", "40", "ship", "st
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(words, st.sampled_from(sorted(RELATIONS) + ["other"]), words,
-                          st.sampled_from(["trusted", "stale", "liar", "anon", "observation"]),
-                          st.booleans()), max_size=25))
+@given(
+    st.lists(
+        st.tuples(
+            words,
+            st.sampled_from(sorted(RELATIONS) + ["other"]),
+            words,
+            st.sampled_from(["trusted", "stale", "liar", "anon", "observation"]),
+            st.booleans(),
+        ),
+        max_size=25,
+    )
+)
 def test_fuzz_any_stream_of_writes_keeps_the_memory_consistent(stream):
     g = gate()
     for s, r, o, src, verify in stream:
@@ -285,31 +300,33 @@ def test_fuzz_any_stream_of_writes_keeps_the_memory_consistent(stream):
 
 # --- the gate in a game --------------------------------------------------------------------
 
+
 def test_claims_in_a_played_game_are_gated_and_trust_moves_when_a_liar_is_caught(tmp_path):
-    from game.play.session import Game
     from game.core.types import PLAYER, Action, Verb
+    from game.play.session import Game
+
     game = Game("tests/fixtures/mini", seed=0)
     act = lambda *a, **k: game.act(Action(PLAYER, *a, **k))  # noqa: E731
-    act(Verb.ASK, obj="liar", target="gem")             # Lou lies: the gem is in the well
+    act(Verb.ASK, obj="liar", target="gem")  # Lou lies: the gem is in the well
     act(Verb.TAKE, obj="brass_key")
-    act(Verb.ASK, obj="liar", target="sky")             # true, and unrelated
+    act(Verb.ASK, obj="liar", target="sky")  # true, and unrelated
     g, facts = game.facts.gate, game.facts
     assert [d.outcome for d in g.decisions] == ["admit", "admit"]
-    assert g.status_of("gem", "located_in", "well") == "admitted"     # consistent is not true...
+    assert g.status_of("gem", "located_in", "well") == "admitted"  # consistent is not true...
     before = facts.trust_table()["liar"]["gem"]
-    act(Verb.GO, obj="west")                           # (the chest is east, behind the iron gate)
+    act(Verb.GO, obj="west")  # (the chest is east, behind the iron gate)
     act(Verb.GO, obj="east")
     act(Verb.TAKE, obj="iron_key")
     act(Verb.UNLOCK, obj="exit:east", target="iron_key")
     act(Verb.GO, obj="east")
     act(Verb.UNLOCK, obj="chest", target="brass_key")
-    act(Verb.OPEN, obj="chest")                        # ...the truth is verified and purges the lie
+    act(Verb.OPEN, obj="chest")  # ...the truth is verified and purges the lie
     assert g.status_of("gem", "located_in", "well") == "purged"
-    assert g.status_of("gem", "located_in", "well", truth=False) == "verified"   # known to be false now
+    assert g.status_of("gem", "located_in", "well", truth=False) == "verified"  # known to be false now
     assert g.status_of("gem", "located_in", "chest") == "verified"
     after = facts.trust_table()["liar"]["gem"]
     assert after < before == 0.0 and facts.credibility("liar", "gem") < 0.5
-    assert facts.trust_table()["liar"]["weather"] == 0.0              # per topic: the sky claim is unjudged
+    assert facts.trust_table()["liar"]["weather"] == 0.0  # per topic: the sky claim is unjudged
     # the audit is saved with the game
     game.save("gated", tmp_path)
     loaded = Game.load("gated", tmp_path)
@@ -319,9 +336,10 @@ def test_claims_in_a_played_game_are_gated_and_trust_moves_when_a_liar_is_caught
 
 
 def test_admitted_claims_reach_agent_memory_and_purged_ones_leave_it():
-    from game.play.session import Game
     from game.core.types import PLAYER, Action, Verb
+    from game.play.session import Game
     from memory.records import FACTS
+
     game = Game("tests/fixtures/mini", seed=0, memory={"embedder": "hash"})
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
     bank = game.memory.bank
@@ -334,8 +352,9 @@ def test_admitted_claims_reach_agent_memory_and_purged_ones_leave_it():
 
 
 def test_a_lie_about_something_already_verified_costs_trust_at_once():
-    from game.play.session import Game
     from game.core.types import PLAYER, Action, Verb
+    from game.play.session import Game
+
     game = Game("tests/fixtures/mini", seed=0)
     game.facts.gate.observe("gem", "located_in", "chest", True, turn=0, topic="gem")
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
@@ -344,6 +363,7 @@ def test_a_lie_about_something_already_verified_costs_trust_at_once():
 
 
 # --- the LLM jury over real HTTP --------------------------------------------------------------
+
 
 def test_llm_jury_votes_in_samples_batches_candidates_and_a_dead_jury_quarantines(serve):
     from agents.llm.client import LLMClient
@@ -354,11 +374,12 @@ def test_llm_jury_votes_in_samples_batches_candidates_and_a_dead_jury_quarantine
 
     def respond(body):
         return json.dumps({"verdicts": [{"id": i + 1, "answer": a} for i, a in enumerate(next(answers))]})
+
     s = serve(responder=respond)
     client = LLMClient(LLMConfig(base_url=s.base_url, model="judge", max_retries=0, timeout=5))
     g = gate(jury=LLMJury(client, samples=3))
     a, b = g.submit_many([cand("ann", "knows", "bob", text="Ann knows Bob."), cand("cy", "knows", "dee")])
-    assert len(s.requests) == 3 and g.judge_calls == 1          # one request per sample, both candidates in it
+    assert len(s.requests) == 3 and g.judge_calls == 1  # one request per sample, both candidates in it
     assert {r["temperature"] for r in s.requests} == {0.2}
     assert "sample 1 of 3" in s.requests[0]["messages"][-1]["content"]
     assert "Ann knows Bob." in s.requests[0]["messages"][-1]["content"]
@@ -374,15 +395,18 @@ def test_llm_jury_votes_in_samples_batches_candidates_and_a_dead_jury_quarantine
 
 def test_cli_trust_prints_the_table_and_the_audit(tmp_path):
     from tests.conftest import parley
+
     env = {"PARLEY_SAVES": str(tmp_path)}
-    script = "ask lou about gem\ntake brass key\ntake iron key\nunlock gate with iron key\ne\n" \
-             "unlock chest with brass key\nopen chest\nsave t1\nquit\n"
+    script = (
+        "ask lou about gem\ntake brass key\ntake iron key\nunlock gate with iron key\ne\n"
+        "unlock chest with brass key\nopen chest\nsave t1\nquit\n"
+    )
     r = parley("play", "tests/fixtures/mini", "--no-memory", input=script, env=env)
     assert r.returncode == 0, r.stderr
     r = parley("trust", "t1", "--audit", env=env)
     assert r.returncode == 0, r.stderr
     row = next(ln for ln in r.stdout.splitlines() if ln.startswith("liar"))
-    assert float(row.split()[1]) < 0                               # caught lying about the gem
+    assert float(row.split()[1]) < 0  # caught lying about the gem
     assert "gem located_in well -- consistent with what is known" in r.stdout
     assert "verified observation; purges" in r.stdout
     r = parley("trust", "t1", "--json", env=env)
@@ -398,11 +422,14 @@ def test_bad_relation_ranges_and_thresholds_are_reported_at_load(tmp_path):
     from pathlib import Path
 
     from game.play.worlds import collect_problems
+
     dst = tmp_path / "mini"
     shutil.copytree(Path("tests/fixtures/mini"), dst)
     text = (dst / "world.toml").read_text()
-    text = text.replace("[relations.located_in]\nfunctional = true",
-                        "[relations.located_in]\nfunctional = true\nrange = [10, 1]\nthresholds = [0.9, 0.2]")
+    text = text.replace(
+        "[relations.located_in]\nfunctional = true",
+        "[relations.located_in]\nfunctional = true\nrange = [10, 1]\nthresholds = [0.9, 0.2]",
+    )
     (dst / "world.toml").write_text(text)
     problems = "\n".join(str(p) for p in collect_problems(dst))
     assert "relations.located_in.range" in problems and "relations.located_in.thresholds" in problems
@@ -436,14 +463,16 @@ def test_a_loaded_game_continues_exactly_like_an_uninterrupted_one(tmp_path):
 def test_a_save_without_world_fact_memory_is_rebuilt_from_its_transcript(tmp_path):
     import json as _json
 
-    from game.play.session import Game
     from game.core.types import PLAYER, Action, Verb
+    from game.play.session import Game
+
     game = Game("tests/fixtures/mini", seed=0)
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
     folder = game.save("old", tmp_path)
     data = _json.loads((folder / "save.json").read_text())
     del data["components"]["facts"]
     from game.play.persistence import save_hash
+
     data["state_hash"] = save_hash(data["engine"], data["components"])
     (folder / "save.json").write_text(_json.dumps(data))
     loaded = Game.load("old", tmp_path)
@@ -463,9 +492,11 @@ def test_observations_purge_temporal_and_numeric_contradictions():
 
 def test_a_batch_is_decided_in_order_and_keywords_ignore_common_words():
     from memory.gate import keywords
+
     g = gate()
-    a, b = g.submit_many([cand("gem", "located_in", "chest", source="ann"),
-                          cand("gem", "located_in", "well", source="bob")])
+    a, b = g.submit_many(
+        [cand("gem", "located_in", "chest", source="ann"), cand("gem", "located_in", "well", source="bob")]
+    )
     assert a.outcome == "admit" and b.outcome == "quarantine"
     assert keywords("The gem is in the oak chest. There Mara waits at -5.") == ["-5", "mara"]
 
@@ -473,22 +504,36 @@ def test_a_batch_is_decided_in_order_and_keywords_ignore_common_words():
 def test_a_held_claim_keeps_the_jurys_verdict_on_recheck():
     jury = Fixed(0.0)
     g = gate(jury=jury)
-    d = g.submit(cand("ann", "knows", "bob", source="anon"))      # rule 1.0, jury 0.0: held
+    d = g.submit(cand("ann", "knows", "bob", source="anon"))  # rule 1.0, jury 0.0: held
     assert d.outcome == "quarantine"
-    g.observe("sky", "has_colour", "blue", True, turn=3)            # unrelated evidence
+    g.observe("sky", "has_colour", "blue", True, turn=3)  # unrelated evidence
     assert g.facts[d.fact].status == "quarantined"
     dead = gate(jury=Boom())
     held = dead.submit(cand("ann", "knows", "bob"))
     dead.observe("sky", "has_colour", "blue", True, turn=3)
-    assert dead.facts[held.fact].status == "quarantined"            # waits for a working jury
+    assert dead.facts[held.fact].status == "quarantined"  # waits for a working jury
 
 
 def test_the_journal_shows_the_player_what_is_disputed_and_whom_to_trust(tmp_path):
     from game.cli.console import run_console
     from game.play.session import Game
+
     game = Game("tests/fixtures/mini", seed=0)
-    lines = iter(["journal", "ask lou about gem", "journal", "take brass key", "take iron key",
-                  "unlock gate with iron key", "e", "unlock chest with brass key", "open chest", "notes", "quit"])
+    lines = iter(
+        [
+            "journal",
+            "ask lou about gem",
+            "journal",
+            "take brass key",
+            "take iron key",
+            "unlock gate with iron key",
+            "e",
+            "unlock chest with brass key",
+            "open chest",
+            "notes",
+            "quit",
+        ]
+    )
     out: list[str] = []
     run_console(game, saves_base=str(tmp_path), read=lambda _: next(lines), write=out.append)
     journals = [o for o in out if o.startswith(("Your journal", "Told", "Seen", "Disputed", "Proved"))]

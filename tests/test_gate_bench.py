@@ -75,16 +75,20 @@ def test_every_class_is_present_and_labels_are_mixed(streams):
 def test_trusted_liars_and_untrusted_truth_tellers(streams):
     for st in streams:
         kinds = {s.id: s.kind for s in st.sources.values()}
-        trusted_lies = [w for w in st.writes if w.band == "trusted" and not w.label
-                        and kinds.get(w.source) in ("liar-on-topic", "sometimes-liar")]
+        trusted_lies = [
+            w
+            for w in st.writes
+            if w.band == "trusted" and not w.label and kinds.get(w.source) in ("liar-on-topic", "sometimes-liar")
+        ]
         untrusted_truth = [w for w in st.writes if w.band == "untrusted" and w.label]
         assert len(trusted_lies) >= 10 and len(untrusted_truth) >= 30
         assert any(w.update for w in untrusted_truth)
         liar = next(s for s in st.sources.values() if s.kind == "liar-on-topic")
         topic = min(liar.honesty, key=liar.honesty.get)
         assert liar.honesty[topic] < 0.3 and liar.credibility[topic] >= 0.65  # trusted, and lying on it
-        assert all(s.credibility.get("trade", 0.5) <= 0.35 for s in st.sources.values()
-                   if s.kind == "untrusted-truthful")
+        assert all(
+            s.credibility.get("trade", 0.5) <= 0.35 for s in st.sources.values() if s.kind == "untrusted-truthful"
+        )
 
 
 def test_true_updates_come_from_every_credibility_band(streams):

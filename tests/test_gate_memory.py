@@ -6,13 +6,20 @@ from __future__ import annotations
 
 import pytest
 
-from game.play.session import Game
 from game.core.types import PLAYER
+from game.play.session import Game
 from tests.conftest import ROOT
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
-OPEN_CHEST = ["take brass key", "take iron key", "unlock gate with iron key", "e",
-              "unlock chest with brass key", "open chest", "w"]
+OPEN_CHEST = [
+    "take brass key",
+    "take iron key",
+    "unlock gate with iron key",
+    "e",
+    "unlock chest with brass key",
+    "open chest",
+    "w",
+]
 WELL = ("gem", "located_in", "well")
 
 
@@ -29,10 +36,13 @@ def player_context(game: Game) -> str:
 def test_refused_claims_leave_every_context(order):
     game = Game(MINI, seed=0, memory={"embedder": "hash"})
     ask = ["ask lou about gem"]
-    for cmd in (ask + OPEN_CHEST if order.startswith("claim") else OPEN_CHEST + ask):
+    for cmd in ask + OPEN_CHEST if order.startswith("claim") else OPEN_CHEST + ask:
         game.submit(cmd)
-    decisions = [d for d in game.facts.gate.decisions
-                 if (d.candidate["subject"], d.candidate["relation"], d.candidate["object"]) == WELL]
+    decisions = [
+        d
+        for d in game.facts.gate.decisions
+        if (d.candidate["subject"], d.candidate["relation"], d.candidate["object"]) == WELL
+    ]
     assert decisions, "Lou made the well claim"
     claims = well_claims(game)
     assert claims and all(r.status == "rejected" for r in claims)
@@ -51,6 +61,7 @@ def test_admitted_claims_stay():
 
 def test_articles_do_not_hide_a_contradiction_or_a_corroboration():
     from memory.gate import ClaimCandidate
+
     gate = Game(MINI, seed=0).facts.gate
     gate.observe("gem", "located_in", "chest", True, turn=1)
     lie = gate.submit(ClaimCandidate("the gem", "located_in", "well", "gem", "liar", 2, ""))

@@ -13,14 +13,18 @@ from tests.conftest import ROOT, warnings_raised
 gymnasium = pytest.importorskip("gymnasium")
 
 import game.envs.gym_env as gym_env  # noqa: E402  (after the skip: needs gymnasium)
-from game.envs.gym_env import random_masked_episodes  # noqa: E402
 from game.engine.loop import INVALID_PENALTY  # noqa: E402
+from game.envs.gym_env import random_masked_episodes  # noqa: E402
 from game.envs.gym_spaces import INFO_KEYS  # noqa: E402
 
 MINI = str(ROOT / "tests" / "fixtures" / "mini")
 # (gym id, make kwargs): every shipped world by its own id, and the test fixture through World-v0
-WORLDS = {"harbor": ("Parley/Harbor-v1", {}), "bazaar": ("Parley/Bazaar-v1", {}),
-          "council": ("Parley/Council-v1", {}), "mini": ("Parley/World-v0", {"world": MINI})}
+WORLDS = {
+    "harbor": ("Parley/Harbor-v1", {}),
+    "bazaar": ("Parley/Bazaar-v1", {}),
+    "council": ("Parley/Council-v1", {}),
+    "mini": ("Parley/World-v0", {"world": MINI}),
+}
 
 
 def make(name: str, **kw):
@@ -30,10 +34,12 @@ def make(name: str, **kw):
 
 # --- the checker and the ids -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("flat", [False, True], ids=["dict", "flat"])
 @pytest.mark.parametrize("name", list(WORLDS))
 def test_check_env_passes_without_warnings(name, flat):
     from gymnasium.utils.env_checker import check_env
+
     env = make(name, flat=flat, render_mode="ansi")
     assert warnings_raised(check_env, env) == []
     space = env.observation_space
@@ -46,7 +52,7 @@ def test_every_shipped_world_is_registered():
     assert {f.name for f in shipped.values()} == folders
     assert {"Parley/Harbor-v1", "Parley/Bazaar-v1", "Parley/Council-v1"} <= set(shipped)
     assert set(gym_env.REGISTERED) == {*shipped, "Parley/World-v0"}
-    assert gym_env.register_envs() == gym_env.REGISTERED           # idempotent
+    assert gym_env.register_envs() == gym_env.REGISTERED  # idempotent
     env = gymnasium.make("Parley/Harbor-v1")
     assert env.spec.id == "Parley/Harbor-v1" and env.unwrapped.aec.world.id == "harbor-v1"
     assert gymnasium.make("Parley/World-v0", world="bazaar").unwrapped.aec.world.id == "bazaar-v1"
@@ -61,19 +67,29 @@ def _run(code: str) -> str:
 
 
 def test_imports_are_lazy_and_the_registration_happens_on_import():
-    assert _run("import sys, game, game.envs.aec, game.engine.loop; "
-                "print([m for m in ('gymnasium', 'pettingzoo') if m in sys.modules])") == "[]"
-    assert _run("import gymnasium, game.envs.gym_env; print(gymnasium.make('Parley/Harbor-v1').spec.id)") \
+    assert (
+        _run(
+            "import sys, game, game.envs.aec, game.engine.loop; "
+            "print([m for m in ('gymnasium', 'pettingzoo') if m in sys.modules])"
+        )
+        == "[]"
+    )
+    assert (
+        _run("import gymnasium, game.envs.gym_env; print(gymnasium.make('Parley/Harbor-v1').spec.id)")
         == "Parley/Harbor-v1"
+    )
 
 
 def test_missing_gymnasium_names_the_extra():
-    out = _run("import sys; sys.modules['gymnasium'] = None\n"
-               "try:\n    import game.envs.gym_env\nexcept ImportError as e:\n    print(e)")
+    out = _run(
+        "import sys; sys.modules['gymnasium'] = None\n"
+        "try:\n    import game.envs.gym_env\nexcept ImportError as e:\n    print(e)"
+    )
     assert "pip install 'parley-engine[gym]'" in out
 
 
 # --- masks ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", list(WORLDS))
 def test_every_masked_in_action_is_accepted_and_a_masked_out_one_penalised(name):
@@ -125,6 +141,7 @@ def test_invalid_action_types_are_refused():
 
 # --- seeding, the end, rendering ----------------------------------------------------------------
 
+
 def _trace(env, seed: int, steps: int):
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
@@ -140,8 +157,8 @@ def _trace(env, seed: int, steps: int):
 def test_same_seed_same_episode_and_unseeded_resets_are_derived():
     a, b = make("harbor", flat=True), make("harbor", flat=True)
     assert _trace(a, 7, 60) == _trace(b, 7, 60)
-    assert _trace(a, 7, 60) == _trace(a, 7, 60)                   # a reset replays the episode
-    assert _trace(a, 8, 60)[1] != _trace(a, 7, 60)[1]             # the NPCs wander differently
+    assert _trace(a, 7, 60) == _trace(a, 7, 60)  # a reset replays the episode
+    assert _trace(a, 8, 60)[1] != _trace(a, 7, 60)[1]  # the NPCs wander differently
     a.reset(seed=3)
     b.reset(seed=3)
     for env in (a, b):
@@ -157,7 +174,7 @@ def test_unseeded_envs_draw_different_games_and_a_vector_env_is_not_n_copies():
         env.reset()
         seeds.add(env.aec.seed)
         first = env.aec.seed
-        env.reset()                                   # later unseeded resets derive from the drawn seed
+        env.reset()  # later unseeded resets derive from the drawn seed
         assert env.aec.seed != first
     assert len(seeds) == 4
     vec = gymnasium.make_vec("Parley/Harbor-v1", num_envs=3, vectorization_mode="sync", flat=True)
@@ -181,6 +198,7 @@ def test_turn_limit_truncates_and_the_episode_must_be_reset():
 
 
 # --- random play ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", list(WORLDS))
 def test_a_thousand_random_masked_episodes_of_short_games(name):

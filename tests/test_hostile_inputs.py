@@ -20,15 +20,21 @@ from game.play.session import Game
 from tests.conftest import ROOT, write_world
 from tests.test_edge_input import MINI, run_cli
 
-
 # -- signals ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_autosave_like_ctrl_c(tmp_path, sig):
     """Was: `kill` or a closed terminal ended `parley play` with no autosave (all progress lost)."""
     env = {**os.environ, "PARLEY_SAVES": str(tmp_path)}
-    p = subprocess.Popen([sys.executable, "-m", "game.cli.main", "play", MINI, "--no-memory"], cwd=ROOT, env=env,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "game.cli.main", "play", MINI, "--no-memory"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     p.stdin.write(b"take iron key\nwait\n")
     p.stdin.flush()
     out = b""
@@ -45,6 +51,7 @@ def test_sigterm_and_sighup_autosave_like_ctrl_c(tmp_path, sig):
 
 # -- sizes -----------------------------------------------------------------------------------
 
+
 def test_a_huge_line_is_refused_so_no_save_outgrows_what_loads():
     """Was: one 5 MB `say` made a 45 MB save; 56 of them a transcript no load would read."""
     for n in (MAX_INPUT + 1, 5_000_000):
@@ -54,6 +61,7 @@ def test_a_huge_line_is_refused_so_no_save_outgrows_what_loads():
 
 def test_a_save_too_large_to_load_is_never_written(tmp_path, monkeypatch):
     import game.play.save_files as saves
+
     game = Game(ROOT / MINI, seed=0, facts=False)
     game.save("s", base=tmp_path)
     before = (tmp_path / "s" / "save.json").read_text()
@@ -69,32 +77,55 @@ def test_a_save_too_large_to_load_is_never_written(tmp_path, monkeypatch):
 def test_a_deal_space_too_large_to_play_fails_validate(tmp_path):
     """Was: `validate` said ok, then `trade with` stopped the game and the autopilot ran out of memory."""
     from game.play.worlds import collect_problems
+
     text = (ROOT / MINI / "world.toml").read_text()
     issues = ", ".join(f"i{k} = [{', '.join(str(v) for v in range(9))}]" for k in range(7))
     import re
+
     text = re.sub(r"issues = \{[^}]*\}", "issues = { " + issues + " }", text, count=1)
     _, problems = collect_problems(write_world(tmp_path / "w", text))
-    assert any("4,782,969 possible deals" in p.message and "limit is 2,000,000" in p.message for p in problems), \
-        [p.render() for p in problems][:5]
+    assert any("4,782,969 possible deals" in p.message and "limit is 2,000,000" in p.message for p in problems), [
+        p.render() for p in problems
+    ][:5]
 
 
 # -- untrusted servers and files ---------------------------------------------------------------
 
+
 def test_odd_token_counts_from_a_server_or_the_cache_are_not_a_crash(serve, tmp_path):
     from agents.llm.client import LLMClient
     from agents.llm.config import LLMConfig
+
     def raw(content: str, usage: dict) -> dict:  # a 200 body exactly as a broken server sends it
-        return {"raw": json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                                   "choices": [{"index": 0, "finish_reason": "stop",
-                                                "message": {"role": "assistant", "content": content}}],
-                                   "usage": usage})}
-    s = serve([raw("Hi.", {"prompt_tokens": "x", "completion_tokens": None}),
-               raw("Ho.", {"prompt_tokens": -5, "completion_tokens": 10**30}), "Again."])
+        return {
+            "raw": json.dumps(
+                {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "m",
+                    "choices": [
+                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                    ],
+                    "usage": usage,
+                }
+            )
+        }
+
+    s = serve(
+        [
+            raw("Hi.", {"prompt_tokens": "x", "completion_tokens": None}),
+            raw("Ho.", {"prompt_tokens": -5, "completion_tokens": 10**30}),
+            "Again.",
+        ]
+    )
     cache = tmp_path / "cache"
     with LLMClient(LLMConfig(base_url=s.base_url, model="m", max_retries=0, cache_dir=str(cache))) as llm:
         a = llm.chat([{"role": "user", "content": "1"}])
         b = llm.chat([{"role": "user", "content": "2"}])
-    assert a.text == "Hi." and a.prompt_tokens > 0 and b.prompt_tokens > 0 and 0 <= b.completion_tokens < 100  # estimated
+    assert (
+        a.text == "Hi." and a.prompt_tokens > 0 and b.prompt_tokens > 0 and 0 <= b.completion_tokens < 100
+    )  # estimated
     files = sorted(cache.rglob("*.json"))
     assert len(files) == 2
     data = json.loads(files[0].read_text())
@@ -109,16 +140,34 @@ def test_odd_token_counts_from_a_server_or_the_cache_are_not_a_crash(serve, tmp_
 def test_a_deeply_nested_insight_bank_is_a_corrupt_file(tmp_path):
     bank = tmp_path / "deep.json"
     bank.write_text("[" * 100_000)
-    code, out, err = run_cli("run", MINI, "--embedder", "hash", "--insights", str(bank), "--script",
-                             "tests/fixtures/mini_win.txt", saves=tmp_path)
+    code, out, err = run_cli(
+        "run",
+        MINI,
+        "--embedder",
+        "hash",
+        "--insights",
+        str(bank),
+        "--script",
+        "tests/fixtures/mini_win.txt",
+        saves=tmp_path,
+    )
     assert code == 2 and "corrupt insight bank" in err and "Traceback" not in err, err
 
 
-@pytest.mark.parametrize("edit, says", [
-    (lambda d: d["engine"]["state"].__setitem__("unlocked", ["x:y", 5]), "unlocked holds something that is not text"),
-    (lambda d: d["engine"]["state"]["invalid"].__setitem__("player", "many"), "invalid.player is not a whole number"),
-    (lambda d: d["components"]["memory"].__setitem__("embedder", 123), "embedder 123 is not minilm or hash"),
-])
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (
+            lambda d: d["engine"]["state"].__setitem__("unlocked", ["x:y", 5]),
+            "unlocked holds something that is not text",
+        ),
+        (
+            lambda d: d["engine"]["state"]["invalid"].__setitem__("player", "many"),
+            "invalid.player is not a whole number",
+        ),
+        (lambda d: d["components"]["memory"].__setitem__("embedder", 123), "embedder 123 is not minilm or hash"),
+    ],
+)
 def test_more_forged_fields_are_refused_at_load(tmp_path, edit, says):
     """Was: the save loaded, then the first autosave crashed (TypeError), or `inspect` did."""
     game = Game(ROOT / MINI, seed=0, memory={"embedder": "hash"})
@@ -134,6 +183,7 @@ def test_more_forged_fields_are_refused_at_load(tmp_path, edit, says):
 
 def test_claims_from_a_save_are_shown_escaped_in_the_journal(tmp_path):
     from game.cli.console import journal
+
     game = Game(ROOT / MINI, seed=0)
     for cmd in ("ask lou about gem",):
         game.act(game.parser.parse(cmd, game.engine.scope()).action)
@@ -145,15 +195,32 @@ def test_claims_from_a_save_are_shown_escaped_in_the_journal(tmp_path):
 
 # -- flags -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("args, says", [
-    (["run", MINI, "--no-memory", "--autopilot", "--llm", ""], "--llm is empty"),
-    (["run", MINI, "--no-memory", "--autopilot", "--llm", "http://127.0.0.1:9/v1", "--llm-timeout", "inf"],
-     "timeout"),
-    (["run", MINI, "--no-memory", "--autopilot", "--llm", "http://127.0.0.1:9/v1", "--model", "\x1b]0;pwn\x07gpt"],
-     "model name has control characters"),
-    (["run", MINI, "--no-memory", "--autopilot", "--out", ""], "--out is empty"),
-    (["run", MINI, "--no-memory", "--autopilot", "--out", "README.md/x.jsonl"], "README.md is not a folder"),
-])
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["run", MINI, "--no-memory", "--autopilot", "--llm", ""], "--llm is empty"),
+        (
+            ["run", MINI, "--no-memory", "--autopilot", "--llm", "http://127.0.0.1:9/v1", "--llm-timeout", "inf"],
+            "timeout",
+        ),
+        (
+            [
+                "run",
+                MINI,
+                "--no-memory",
+                "--autopilot",
+                "--llm",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "\x1b]0;pwn\x07gpt",
+            ],
+            "model name has control characters",
+        ),
+        (["run", MINI, "--no-memory", "--autopilot", "--out", ""], "--out is empty"),
+        (["run", MINI, "--no-memory", "--autopilot", "--out", "README.md/x.jsonl"], "README.md is not a folder"),
+    ],
+)
 def test_flags_given_empty_or_impossible_are_exit_2(tmp_path, args, says):
     code, out, err = run_cli(*args, saves=tmp_path, timeout=120)
     assert code == 2 and says in err and "Traceback" not in err, err
@@ -176,6 +243,7 @@ class _RawServer:
     def __init__(self, length: int, chunk: bytes, pause: float):
         import socket
         import threading
+
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(4)
@@ -191,8 +259,9 @@ class _RawServer:
                 return
             try:
                 conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: %d\r\n\r\n" % self.length)
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % self.length
+                )
                 sent = 0
                 while sent < self.length and not self.stop:
                     conn.sendall(self.chunk)
@@ -214,6 +283,7 @@ def test_a_reply_that_drips_or_floods_is_cut_off(kind):
     4 GB body grew the process to 8 GB before failing."""
     from agents.llm.client import LLMClient, LLMError
     from agents.llm.config import LLMConfig
+
     server = _RawServer(10**6, b" ", 0.05) if kind == "drip" else _RawServer(10**10, b" " * 65536, 0.0)
     try:
         llm = LLMClient(LLMConfig(base_url=server.base_url, model="m", max_retries=0, timeout=1.5))
@@ -239,6 +309,7 @@ def test_validate_of_a_plain_file_names_the_file(tmp_path):
 
 # -- third round: data lost without a word, odd server shapes, held locks ----------------------
 
+
 def test_a_new_game_keeps_the_other_games_autosave(tmp_path):
     """Was: `parley play`, `look`, `quit` silently replaced the autosave of a long game."""
     code, out, err = run_cli("play", MINI, "--no-memory", stdin=b"take iron key\nwait\nwait\nquit\n", saves=tmp_path)
@@ -254,26 +325,35 @@ def test_a_new_game_keeps_the_other_games_autosave(tmp_path):
 
 
 def _completion(content, **extra) -> dict:
-    return {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-            **extra}
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        **extra,
+    }
 
 
-@pytest.mark.parametrize("body, text", [
-    (json.dumps(_completion([{"type": "text", "text": "lo"}, {"type": "text", "text": "ok"}])), "look"),
-    (json.dumps(_completion(7)), ""),
-    (json.dumps(_completion({"a": 1})), ""),
-    (json.dumps({**_completion("x"), "choices": "nope"}), ""),
-    (json.dumps([1, 2]), ""),
-    (json.dumps("just a string"), ""),
-    ('{"choices": ' + "9" * 5000 + "}", None),
-    ("[" * 100_000, None),
-])
+@pytest.mark.parametrize(
+    "body, text",
+    [
+        (json.dumps(_completion([{"type": "text", "text": "lo"}, {"type": "text", "text": "ok"}])), "look"),
+        (json.dumps(_completion(7)), ""),
+        (json.dumps(_completion({"a": 1})), ""),
+        (json.dumps({**_completion("x"), "choices": "nope"}), ""),
+        (json.dumps([1, 2]), ""),
+        (json.dumps("just a string"), ""),
+        ('{"choices": ' + "9" * 5000 + "}", None),
+        ("[" * 100_000, None),
+    ],
+)
 def test_odd_completion_shapes_are_text_or_a_clear_failure(serve, body, text):
     """Was: content as a list or number, choices as a string, a list body, a 5000-digit number or
     deep nesting crashed the game with a traceback."""
     from agents.llm.client import LLMClient, LLMError
     from agents.llm.config import LLMConfig
+
     s = serve([{"raw": body}])
     with LLMClient(LLMConfig(base_url=s.base_url, model="m", max_retries=0)) as llm:
         if text is None:
@@ -285,6 +365,7 @@ def test_odd_completion_shapes_are_text_or_a_clear_failure(serve, body, text):
 
 def test_json_nested_too_deeply_in_a_reply_is_an_invalid_reply():
     from agents.llm.client import extract_json_object
+
     with pytest.raises(ValueError, match="nested too deeply|no JSON object"):
         extract_json_object('{"a":' * 500 + "1" + "}" * 500)
 
@@ -292,14 +373,16 @@ def test_json_nested_too_deeply_in_a_reply_is_an_invalid_reply():
 def test_two_names_that_share_a_folder_are_asked_about(tmp_path):
     """Was: `save <64 a>x` then `save <64 a>y` (one folder, slugs cut at 64) overwrote without asking."""
     a = "a" * 64
-    code, out, err = run_cli("play", MINI, "--no-memory", stdin=f"wait\nsave {a}x\nwait\nsave {a}y\nn\n".encode(),
-                             saves=tmp_path)
+    code, out, err = run_cli(
+        "play", MINI, "--no-memory", stdin=f"wait\nsave {a}x\nwait\nsave {a}y\nn\n".encode(), saves=tmp_path
+    )
     assert out.count("Saved to") == 1 and "Overwrite save" in out and "left as it was" in out, out
     assert Game.load(a, base=tmp_path).engine.state.turn == 1
 
 
 def test_the_overwrite_question_shows_a_saved_world_id_escaped(tmp_path):
     from game.cli.console import run_console
+
     game = Game(ROOT / MINI, seed=0)
     path = game.save("slot", base=tmp_path) / "save.json"
     path.write_text(path.read_text().replace('"id": "mini-v1"', '"id": "\\u001b]0;PWNED\\u0007mini"'))
@@ -312,6 +395,7 @@ def test_the_overwrite_question_shows_a_saved_world_id_escaped(tmp_path):
             return next(answers)
         except StopIteration:
             raise EOFError from None
+
     run_console(game, saves_base=str(tmp_path), read=read, write=lambda _t: None)
     question = next(q for q in asked if "Overwrite" in q)
     assert "\x1b" not in question and "\\x1b]0;PWNED" in question
@@ -320,8 +404,10 @@ def test_the_overwrite_question_shows_a_saved_world_id_escaped(tmp_path):
 def test_numbers_too_big_to_play_fail_validate(tmp_path):
     """Was: `gold = <4300 nines>` validated, then crashed the game and its autosave."""
     from game.play.worlds import collect_problems
+
     text = (ROOT / MINI / "world.toml").read_text()
     import re
+
     text = re.sub(r"^gold = \d+", "gold = " + "9" * 40, text, count=1, flags=re.M)
     _, problems = collect_problems(write_world(tmp_path / "w", text))
     assert any("at most 1,000,000,000,000" in p.message for p in problems), [p.render() for p in problems]
@@ -344,6 +430,7 @@ def test_a_save_held_by_another_process_is_a_clear_error_not_a_hang(tmp_path, mo
     import fcntl
 
     import game.play.save_files as saves
+
     game = Game(ROOT / MINI, seed=0)
     folder = game.save("held", base=tmp_path)
     monkeypatch.setattr(saves, "LOCK_WAIT", 0.3)

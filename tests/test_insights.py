@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.play.episode import run_script, script_lines
 from game.core.errors import SaveError
+from game.play.episode import run_script, script_lines
 from game.play.session import Game
 from memory.insights import MAX_TEXT, MAX_WEIGHT, Insight, InsightBank, as_context_lines
 from memory.lessons import distill, distill_with_sources, game_summary, update_from_game
@@ -58,6 +58,7 @@ def texts(lessons, topic=None):
 
 # --- distillation from real games -------------------------------------------------
 
+
 def test_mini_game_is_won_and_the_liar_lied(mini_game):
     game, events = mini_game
     assert game.engine.state.won
@@ -82,8 +83,10 @@ def test_mini_trade_quest_council_and_refusals(mini_game):
     assert any("Nash point (price=15)" in t for t in neg)
     quests = texts(lessons, "quest")
     assert quests[0].startswith("Won in ") and "(3/3 quests)" in quests[0]
-    assert any(t.startswith("Quest 'Find the gem' was completed by getting the red gem and opening the oak chest")
-               for t in quests)
+    assert any(
+        t.startswith("Quest 'Find the gem' was completed by getting the red gem and opening the oak chest")
+        for t in quests
+    )
     assert any(t.startswith("Quest 'Buy the lamp' was completed by striking a deal for the lamp") for t in quests)
     council = texts(lessons, "council")
     assert "Council 'The well motion': giving the red gem to Elder won their support" in council
@@ -103,11 +106,13 @@ def test_harbor_insights(harbor_game):
     # (located_in is functional).
     assert any(t.startswith("Jory Flint's claims about treasure proved false") and "crypt" in t for t in trust)
     neg = texts(lessons, "negotiation")
-    assert ("Trade for a storm lantern with Mara Voss: opening at price=22 closed the deal in 1 round; "
-            "own utility 0.00") in neg
+    assert (
+        "Trade for a storm lantern with Mara Voss: opening at price=22 closed the deal in 1 round; own utility 0.00"
+    ) in neg
     quests = texts(lessons, "quest")
-    assert any(t.startswith("Quest 'A Promise Kept' was completed by giving Widow's Pearl to Orla Gannet")
-               for t in quests)
+    assert any(
+        t.startswith("Quest 'A Promise Kept' was completed by giving Widow's Pearl to Orla Gannet") for t in quests
+    )
     assert any(t.startswith("Quest 'The Gannet's Strongbox' was completed by opening the strongbox") for t in quests)
     assert "The lighthouse door at Shingle Beach opens with the lighthouse key" in texts(lessons, "exploration")
     assert not texts(lessons, "moves")
@@ -132,8 +137,10 @@ def test_unfinished_game_and_walking_away():
     assert texts(lessons, "quest")[0] == "Not won: 0/3 quests, score 0 after 5 turns (game unfinished)"
     assert "Quest 'Buy the lamp' was not completed in 5 turns" in texts(lessons, "quest")
     neg = texts(lessons, "negotiation")
-    assert neg == ["Trade for the lamp with Mara: no deal after opening at price=5; you walked away in round 2 "
-                   "(Mara last offered price=20), reservation utility 0.00"]
+    assert neg == [
+        "Trade for the lamp with Mara: no deal after opening at price=5; you walked away in round 2 "
+        "(Mara last offered price=20), reservation utility 0.00"
+    ]
     assert not texts(lessons, "trust")
 
 
@@ -141,11 +148,15 @@ def test_npc_agent_sees_its_own_negotiation():
     game, events = play(ROOT / "worlds" / "bazaar", script_lines(str(SCRIPTS / "bazaar_win.txt")))
     lessons = distill(game.spec, game.engine.state, events, "bazaar-v1/ozra/boulware", "ozra")
     assert {top for top, _, _ in lessons} == {"negotiation"}  # quests belong to the player
-    assert any(t.startswith("Trade for a pouch of saffron with Traveller: accepting Traveller's offer")
-               and "own utility 1.00" in t for t in texts(lessons))
+    assert any(
+        t.startswith("Trade for a pouch of saffron with Traveller: accepting Traveller's offer")
+        and "own utility 1.00" in t
+        for t in texts(lessons)
+    )
 
 
 # --- the summariser path (a plain function standing in for the configured LLM) -----
+
 
 def test_summarise_lines_are_added_as_llm_insights(mini_game):
     game, events = mini_game
@@ -154,11 +165,13 @@ def test_summarise_lines_are_added_as_llm_insights(mini_game):
     def summarise(summary: str) -> list[str]:
         seen.append(summary)
         liars = [line for line in summary.splitlines() if "proved false" in line]
-        return ["- trust: Ask Lou nothing about gems; check the chest instead",
-                "1. Buy early, haggle later",
-                liars[0].split("] ", 1)[1],          # repeats a rule line: dropped
-                "   ",                               # blank: dropped
-                "x" * 400]                           # clipped to MAX_TEXT
+        return [
+            "- trust: Ask Lou nothing about gems; check the chest instead",
+            "1. Buy early, haggle later",
+            liars[0].split("] ", 1)[1],  # repeats a rule line: dropped
+            "   ",  # blank: dropped
+            "x" * 400,
+        ]  # clipped to MAX_TEXT
 
     lessons = distill_with_sources(game.spec, game.engine.state, events, MINI_KEY, "player", summarise)
     assert len(seen) == 1
@@ -166,13 +179,16 @@ def test_summarise_lines_are_added_as_llm_insights(mini_game):
     assert summary == game_summary(game.spec, game.engine.state, events, MINI_KEY, "player")
     assert MINI_KEY in summary and "Lou's claims about gem proved false" in summary
     llm = [(t, x, w) for t, x, w, s in lessons if s == "llm"]
-    assert [(t, x) for t, x, _ in llm][:2] == [("trust", "Ask Lou nothing about gems; check the chest instead"),
-                                                ("general", "Buy early, haggle later")]
+    assert [(t, x) for t, x, _ in llm][:2] == [
+        ("trust", "Ask Lou nothing about gems; check the chest instead"),
+        ("general", "Buy early, haggle later"),
+    ]
     assert len(llm) == 3 and len(llm[2][1]) <= MAX_TEXT
     rules = [x for _, x, _, s in lessons if s == "rule"]
     assert rules == texts(distill(game.spec, game.engine.state, events, MINI_KEY, "player"))
-    assert [x for _, x, _ in distill(game.spec, game.engine.state, events, MINI_KEY, "player", summarise)] \
-        == [x for _, x, _, _ in lessons]
+    assert [x for _, x, _ in distill(game.spec, game.engine.state, events, MINI_KEY, "player", summarise)] == [
+        x for _, x, _, _ in lessons
+    ]
 
     bank = InsightBank(cap=40)
     update_from_game(bank, game.spec, game.engine.state, events, MINI_KEY, "player", summarise)
@@ -190,6 +206,7 @@ def test_summarise_must_return_strings(mini_game):
 
 
 # --- update_from_game across games ------------------------------------------------
+
 
 def test_update_from_game_reinforces_decays_and_saves(tmp_path, mini_game, harbor_game):
     path = tmp_path / "bank" / "insights.json"
@@ -229,6 +246,7 @@ def test_as_context_lines():
 
 
 # --- bank operations ------------------------------------------------------------
+
 
 def test_add_edit_remove():
     bank = InsightBank()
@@ -295,8 +313,9 @@ def test_near_duplicates_reinforce_instead_of_duplicating():
 
 def test_cap_evicts_the_weakest_with_a_deterministic_tie_break():
     bank = InsightBank(cap=3)
-    made = [bank.add("k", f"lesson number {n} about {w}", "general", weight=w)
-            for n, w in enumerate([1.0, 2.0, 1.0, 3.0])]
+    made = [
+        bank.add("k", f"lesson number {n} about {w}", "general", weight=w) for n, w in enumerate([1.0, 2.0, 1.0, 3.0])
+    ]
     kept = bank.for_agent("k", limit=None)
     assert len(kept) == 3
     ties = sorted([made[0], made[2]], key=lambda i: i.id)
@@ -341,6 +360,7 @@ def test_for_agent_order_and_limit():
 
 # --- persistence ------------------------------------------------------------------
 
+
 def test_persistence_round_trip(tmp_path):
     path = tmp_path / "insights.json"
     bank = InsightBank(path, cap=5)
@@ -360,25 +380,41 @@ def test_persistence_round_trip(tmp_path):
     assert mem.get_state() == bank.get_state() and mem.save() is None
     # a smaller cap applies on load, keeping the best
     small = InsightBank(cap=1)
-    small.set_state({**bank.get_state(), "insights": {"k": [
-        {**a.to_dict(), "key": "k", "id": "x1", "weight": 1.0},
-        {**a.to_dict(), "key": "k", "id": "x2", "weight": 2.0}]}})
+    small.set_state(
+        {
+            **bank.get_state(),
+            "insights": {
+                "k": [
+                    {**a.to_dict(), "key": "k", "id": "x1", "weight": 1.0},
+                    {**a.to_dict(), "key": "k", "id": "x2", "weight": 2.0},
+                ]
+            },
+        }
+    )
     assert [i.id for i in small.insights("k")] == ["x2"]
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json", "corrupt insight bank"),
-    ("", "empty file"),
-    ('{"format": "parley-insights", "version": 1, "game": 0, "insi', "corrupt insight bank"),
-    ('[]', "expected a JSON object"),
-    ('{"format": "other", "version": 1, "game": 0, "insights": {}}', "not an insight bank"),
-    ('{"format": "parley-insights", "version": 9, "game": 0, "insights": {}}', "version 9"),
-    ('{"format": "parley-insights", "version": 1, "game": -1, "insights": {}}', "'game'"),
-    ('{"format": "parley-insights", "version": 1, "game": 0, "insights": {"k": [{"id": "a"}]}}',
-     r"insights\['k'\]\[0\]"),
-    ('{"format": "parley-insights", "version": 1, "game": 0, "insights": {"k": [{"id": "a", "text": "t", '
-     '"key": "k", "topic": "x", "weight": 99}]}}', "out of range"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "corrupt insight bank"),
+        ("", "empty file"),
+        ('{"format": "parley-insights", "version": 1, "game": 0, "insi', "corrupt insight bank"),
+        ("[]", "expected a JSON object"),
+        ('{"format": "other", "version": 1, "game": 0, "insights": {}}', "not an insight bank"),
+        ('{"format": "parley-insights", "version": 9, "game": 0, "insights": {}}', "version 9"),
+        ('{"format": "parley-insights", "version": 1, "game": -1, "insights": {}}', "'game'"),
+        (
+            '{"format": "parley-insights", "version": 1, "game": 0, "insights": {"k": [{"id": "a"}]}}',
+            r"insights\['k'\]\[0\]",
+        ),
+        (
+            '{"format": "parley-insights", "version": 1, "game": 0, "insights": {"k": [{"id": "a", "text": "t", '
+            '"key": "k", "topic": "x", "weight": 99}]}}',
+            "out of range",
+        ),
+    ],
+)
 def test_corrupt_file_raises_save_error_and_is_left_untouched(tmp_path, content, message):
     path = tmp_path / "insights.json"
     path.write_text(content, encoding="utf-8")
@@ -414,8 +450,12 @@ def test_importing_the_module_loads_no_heavy_library():
 
 TEXTS = [f"lesson {w} {x}" for w in ("alpha", "beta", "gamma", "delta") for x in ("one", "two", "three")]
 op = st.one_of(
-    st.tuples(st.just("add"), st.sampled_from(["a", "b"]), st.sampled_from(TEXTS),
-              st.floats(min_value=0.0, max_value=MAX_WEIGHT, allow_nan=False)),
+    st.tuples(
+        st.just("add"),
+        st.sampled_from(["a", "b"]),
+        st.sampled_from(TEXTS),
+        st.floats(min_value=0.0, max_value=MAX_WEIGHT, allow_nan=False),
+    ),
     st.tuples(st.just("remove"), st.sampled_from(["a", "b"]), st.integers(0, 10), st.just(0.0)),
     st.tuples(st.just("decay"), st.just(""), st.just(""), st.floats(min_value=0.1, max_value=1.0)),
     st.tuples(st.just("game"), st.just(""), st.just(""), st.just(0.0)),
@@ -441,7 +481,8 @@ def test_cap_and_order_hold_after_any_operations(cap, ops):
             ranked = bank.for_agent(k, limit=None)
             assert len(ranked) <= cap
             assert [(-i.weight, -i.support, i.id) for i in ranked] == sorted(
-                (-i.weight, -i.support, i.id) for i in ranked)
+                (-i.weight, -i.support, i.id) for i in ranked
+            )
             assert len({i.id for i in ranked}) == len(ranked)
             assert bank.for_agent(k) == ranked[:5]
     state = bank.get_state()

@@ -14,11 +14,11 @@ import pytest
 
 from agents.llm.client import LLMClient, LLMError, LLMUnavailable
 from agents.llm.config import LLMConfig
-from game.testing.scripted_server import ScriptedServer
 from game.engine.loop import INVALID_PENALTY
 from game.engine.parser import Command
 from game.play.persistence import replay
 from game.play.session import Game
+from game.testing.scripted_server import ScriptedServer
 from tests.conftest import ROOT, WORLDS, parley
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -30,17 +30,20 @@ CLEAN_ENV = {"OPENAI_BASE_URL": "", "OPENAI_API_KEY": "", "PARLEY_MODEL": ""}
 
 # -- helpers ---------------------------------------------------------------------------
 
+
 def client(server: ScriptedServer, **kw) -> LLMClient:
     """A client that fails fast: no retries, no backoff, short timeout."""
-    settings = dict(base_url=server.base_url, model="test", max_retries=0, backoff_base=0.0,
-                    backoff_max=0.0, timeout=2.0)
+    settings = dict(
+        base_url=server.base_url, model="test", max_retries=0, backoff_base=0.0, backoff_max=0.0, timeout=2.0
+    )
     settings.update(kw)
     return LLMClient(LLMConfig(**settings))
 
 
 def npc_reply(text: str, *claims: tuple[str, str, str, str]) -> str:
-    return json.dumps({"text": text, "claims": [dict(zip(("subject", "relation", "object", "topic"), c))
-                                                for c in claims]})
+    return json.dumps(
+        {"text": text, "claims": [dict(zip(("subject", "relation", "object", "topic"), c)) for c in claims]}
+    )
 
 
 def move(action: str, offer: dict | None = None, message: str = "") -> str:
@@ -90,26 +93,40 @@ def system(body: dict) -> str:
 
 # -- 1. an NPC answers through the LLM ---------------------------------------------------
 
+
 def test_llm_npc_answers_with_claims_mapped_to_world_facts(serve):
-    s = serve([npc_reply("Mine is the best saffron in Qirath, friend. Tavish sells it too, they say.",
-                         ("saffron", "sold_by", "ozra", "wares"),
-                         ("saffron", "sold_by", "tavish", "wares"))])
+    s = serve(
+        [
+            npc_reply(
+                "Mine is the best saffron in Qirath, friend. Tavish sells it too, they say.",
+                ("saffron", "sold_by", "ozra", "wares"),
+                ("saffron", "sold_by", "tavish", "wares"),
+            )
+        ]
+    )
     llm = client(s)
     game = Game(BAZAAR, seed=0, llm=llm, llm_npcs={"ozra"})
     (say,) = of_kind(play(game, "go north", "go east", "ask ozra about wares"), "say")
     assert say.actor == "ozra" and say.perceivers[:1] == ("player",)
     assert say.text == 'Ozra Nayl says: "Mine is the best saffron in Qirath, friend. Tavish sells it too, they say."'
     real, invented = say.data["claims"]
-    assert real == {"subject": "saffron", "relation": "sold_by", "object": "ozra", "topic": "wares",
-                    "speaker": "ozra", "turn": 2, "fact_id": "saffron_sold_by_ozra"}
+    assert real == {
+        "subject": "saffron",
+        "relation": "sold_by",
+        "object": "ozra",
+        "topic": "wares",
+        "speaker": "ozra",
+        "turn": 2,
+        "fact_id": "saffron_sold_by_ozra",
+    }
     assert invented["object"] == "tavish" and invented["fact_id"] is None and invented["topic"] == "wares"
 
     (req,) = s.requests  # only Ozra is LLM-driven; walking there asked nobody
     sysmsg = system(req)
-    assert "You are Ozra Nayl" in sysmsg and "hennaed hands" in sysmsg           # name and persona
-    assert "The best saffron in Qirath is Ozra's" in sysmsg                        # what she knows
+    assert "You are Ozra Nayl" in sysmsg and "hennaed hands" in sysmsg  # name and persona
+    assert "The best saffron in Qirath is Ozra's" in sysmsg  # what she knows
     assert "Ozra would sooner burn her fine saffron" in sysmsg and "a falsehood you may tell" in sysmsg
-    assert "truthful about merchants 20% of the time" in sysmsg                    # her honesty profile
+    assert "truthful about merchants 20% of the time" in sysmsg  # her honesty profile
     assert "Traveller asks you about wares" in last_user(req)
     fmt = req["response_format"]
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "NpcReply"
@@ -122,10 +139,15 @@ def test_llm_npc_answers_with_claims_mapped_to_world_facts(serve):
 
 # -- 2. invalid replies: repair, then the scripted voice as a penalised fallback ---------
 
+
 def test_garbage_until_repairs_run_out_falls_back_to_the_scripted_voice(serve):
-    s = serve(["I am not JSON at all.",
-               json.dumps({"text": ""}),
-               npc_reply("Down the well.", ("gem", "located_in", "well", "dragons"))])
+    s = serve(
+        [
+            "I am not JSON at all.",
+            json.dumps({"text": ""}),
+            npc_reply("Down the well.", ("gem", "located_in", "well", "dragons")),
+        ]
+    )
     llm = client(s)  # max_repairs defaults to 2: three replies in all
     game = Game(MINI, seed=3, llm=llm, llm_npcs={"liar"})
     events = play(game, "ask lou about gem")
@@ -160,8 +182,12 @@ def test_a_penalised_fallback_replays_exactly(serve, tmp_path):
 
 
 def test_a_claim_on_an_unknown_topic_is_rejected_and_repaired(serve):
-    s = serve([npc_reply("Dragons took it.", ("gem", "located_in", "well", "dragons")),
-               npc_reply("The gem? Down the well, of course.", ("gem", "located_in", "well", "gem"))])
+    s = serve(
+        [
+            npc_reply("Dragons took it.", ("gem", "located_in", "well", "dragons")),
+            npc_reply("The gem? Down the well, of course.", ("gem", "located_in", "well", "gem")),
+        ]
+    )
     llm = client(s)
     game = Game(MINI, seed=0, llm=llm, llm_npcs={"liar"})
     events = play(game, "ask lou about gem")
@@ -176,11 +202,16 @@ def test_a_claim_on_an_unknown_topic_is_rejected_and_repaired(serve):
 
 # -- 3. the LLM negotiator at the table ----------------------------------------------------
 
+
 def test_llm_merchant_haggles_with_repairs_and_its_own_lines(serve):
-    s = serve([move("offer", {"price": "65", "lining": "none"}, "Sixty-five."),      # not a value
-               move("offer", {"price": "30", "lining": "silk"}, "Practically free."),  # below reservation
-               move("offer", {"price": "60", "lining": "wool"}, "Sixty, and I line it in wool."),
-               move("accept", None, "Silk it is, then.")])
+    s = serve(
+        [
+            move("offer", {"price": "65", "lining": "none"}, "Sixty-five."),  # not a value
+            move("offer", {"price": "30", "lining": "silk"}, "Practically free."),  # below reservation
+            move("offer", {"price": "60", "lining": "wool"}, "Sixty, and I line it in wool."),
+            move("accept", None, "Silk it is, then."),
+        ]
+    )
     llm = client(s)
     game = Game(BAZAAR, seed=0, llm=llm, llm_npcs={"tavish"})
     opened = play(game, "go north", "go west", "trade with tavish")
@@ -213,8 +244,11 @@ def test_llm_merchant_haggles_with_repairs_and_its_own_lines(serve):
 
 
 def test_llm_merchant_falls_back_to_its_rule_based_negotiator(serve):
-    s = serve(responder=BySchema(NegotiationReply=["nonsense"] * 3,
-                                 NpcReply=[npc_reply("Sixty, and not a thread of lining.")]))
+    s = serve(
+        responder=BySchema(
+            NegotiationReply=["nonsense"] * 3, NpcReply=[npc_reply("Sixty, and not a thread of lining.")]
+        )
+    )
     game = Game(BAZAAR, seed=0, llm=client(s), llm_npcs={"tavish"})
     events = play(game, "go north", "go west", "trade with tavish")
     (offer,) = of_kind(events, "offer", "tavish")
@@ -231,6 +265,7 @@ def test_llm_merchant_falls_back_to_its_rule_based_negotiator(serve):
 
 # -- 4. a standalone scene from the CLI ------------------------------------------------------
 
+
 def _ozra(body: dict) -> str:
     """Ozra's scripted play: accept a standing offer worth 0.5 or more, else offer 2 pouches for 3 bolts."""
     worth = re.search(r"\(worth ([0-9.]+) to you\)", last_user(body))
@@ -246,8 +281,21 @@ def usage_row(out: str, agent: str) -> list[str]:
 
 
 def _scene(server: ScriptedServer, *extra: str):
-    return parley("run", str(BAZAAR), "--scene", "spice_for_silk", "--negotiators", "llm,boulware",
-                  "--llm", server.base_url, "--model", "m", "--no-memory", *extra, env=CLEAN_ENV)
+    return parley(
+        "run",
+        str(BAZAAR),
+        "--scene",
+        "spice_for_silk",
+        "--negotiators",
+        "llm,boulware",
+        "--llm",
+        server.base_url,
+        "--model",
+        "m",
+        "--no-memory",
+        *extra,
+        env=CLEAN_ENV,
+    )
 
 
 def test_cli_scene_with_an_llm_negotiator(serve):
@@ -265,28 +313,55 @@ def test_cli_scene_with_an_llm_negotiator(serve):
 
 
 def test_cli_scene_flag_errors():
-    r = parley("run", str(BAZAAR), "--scene", "spice_for_silk", "--negotiators", "llm,boulware",
-               "--no-memory", env=CLEAN_ENV)
+    r = parley(
+        "run", str(BAZAAR), "--scene", "spice_for_silk", "--negotiators", "llm,boulware", "--no-memory", env=CLEAN_ENV
+    )
     assert r.returncode == 2 and "an llm negotiator needs --llm URL" in r.stderr
     r = parley("run", str(BAZAAR), "--scene", "spice_for_silk", "--negotiators", "foo,bar", "--no-memory")
     assert r.returncode == 2 and "unknown kind 'foo'" in r.stderr and "llm" in r.stderr
     r = parley("run", str(BAZAAR), "--scene", "spice_for_silk", "--negotiators", "bolware,llm", "--no-memory")
     assert r.returncode == 2 and "did you mean 'boulware'?" in r.stderr
-    r = parley("run", str(BAZAAR), "--scene", "cloak_deal", "--negotiators", "llm,boulware",
-               "--llm", "http://127.0.0.1:9/v1", "--no-memory", env=CLEAN_ENV)
+    r = parley(
+        "run",
+        str(BAZAAR),
+        "--scene",
+        "cloak_deal",
+        "--negotiators",
+        "llm,boulware",
+        "--llm",
+        "http://127.0.0.1:9/v1",
+        "--no-memory",
+        env=CLEAN_ENV,
+    )
     assert r.returncode == 2 and "has the player as a party" in r.stderr
 
 
 def test_cli_llm_settings_errors_exit_2_without_leaking_secrets():
-    r = parley("play", str(MINI), "--llm", "https://api.example.com/v1", "--no-memory", input="look\n",
-               env=CLEAN_ENV)
+    r = parley("play", str(MINI), "--llm", "https://api.example.com/v1", "--no-memory", input="look\n", env=CLEAN_ENV)
     assert r.returncode == 2 and "no API key for a remote endpoint" in r.stderr and "OPENAI_API_KEY" in r.stderr
-    r = parley("run", str(BAZAAR), "--scene", "camel_hire", "--no-memory",
-               "--llm", "ftp://user:sk-SECRET999@host/v1", env=CLEAN_ENV)
+    r = parley(
+        "run",
+        str(BAZAAR),
+        "--scene",
+        "camel_hire",
+        "--no-memory",
+        "--llm",
+        "ftp://user:sk-SECRET999@host/v1",
+        env=CLEAN_ENV,
+    )
     assert r.returncode == 2 and "base_url" in r.stderr
     assert "SECRET999" not in r.stderr + r.stdout
-    r = parley("play", str(MINI), "--llm", "http://127.0.0.1:9/v1", "--llm-npcs", "lou,nobody", "--no-memory",
-               input="look\n", env=CLEAN_ENV)
+    r = parley(
+        "play",
+        str(MINI),
+        "--llm",
+        "http://127.0.0.1:9/v1",
+        "--llm-npcs",
+        "lou,nobody",
+        "--no-memory",
+        input="look\n",
+        env=CLEAN_ENV,
+    )
     assert r.returncode == 2 and "no NPC 'lou'" in r.stderr
     r = parley("play", str(MINI), "--model", "m", "--no-memory", input="look\n", env=CLEAN_ENV)
     assert r.returncode == 2 and "need --llm URL" in r.stderr
@@ -294,12 +369,18 @@ def test_cli_llm_settings_errors_exit_2_without_leaking_secrets():
 
 # -- 5. replay needs no server ----------------------------------------------------------------
 
+
 def test_llm_game_replays_without_the_server(serve, tmp_path):
-    s = serve(responder=BySchema(
-        NpcReply=[npc_reply("In the chest, obviously.", ("gem", "located_in", "chest", "gem")),
-                  npc_reply("Lou's the name. Ask me anything."),
-                  npc_reply("Fifteen. A fair price for a fine lamp.")],
-        NegotiationReply=[move("accept")]))  # no message: Mara's LLM voice says the haggle line
+    s = serve(
+        responder=BySchema(
+            NpcReply=[
+                npc_reply("In the chest, obviously.", ("gem", "located_in", "chest", "gem")),
+                npc_reply("Lou's the name. Ask me anything."),
+                npc_reply("Fifteen. A fair price for a fine lamp."),
+            ],
+            NegotiationReply=[move("accept")],
+        )
+    )  # no message: Mara's LLM voice says the haggle line
     game = Game(MINI, seed=5, llm=client(s), llm_npcs="all")
     play(game, "ask lou about gem", "talk to lou", "go north", "trade with mara")
     events = play(game, "offer price=15")
@@ -308,7 +389,11 @@ def test_llm_game_replays_without_the_server(serve, tmp_path):
     assert "lamp" in game.engine.state.quests_done
     decisions = [json.loads(r) for r in game.transcript.records if '"decision"' in r]
     assert [(d["kind"], d["who"]) for d in decisions] == [
-        ("reply", "liar"), ("reply", "liar"), ("move", "mara"), ("reply", "mara")]
+        ("reply", "liar"),
+        ("reply", "liar"),
+        ("move", "mara"),
+        ("reply", "mara"),
+    ]
     game.save("llm-replay", base=tmp_path)
     n = len(s.requests)
     s.close()
@@ -319,16 +404,30 @@ def test_llm_game_replays_without_the_server(serve, tmp_path):
 
 # -- 6. the endpoint dies mid-game ------------------------------------------------------------
 
+
 def test_cli_dead_endpoint_autosaves_and_resumes_scripted(serve, tmp_path):
     s = serve([npc_reply("In the oak chest, friend."), {"die": True}])
     env = {**CLEAN_ENV, "PARLEY_SAVES": str(tmp_path)}
-    r = parley("play", str(MINI), "--llm", s.base_url, "--model", "m", "--no-memory", "--llm-timeout", "0.5",
-               "--llm-retries", "1", input="ask lou about gem\nask lou about weather\nlook\n", env=env)
+    r = parley(
+        "play",
+        str(MINI),
+        "--llm",
+        s.base_url,
+        "--model",
+        "m",
+        "--no-memory",
+        "--llm-timeout",
+        "0.5",
+        "--llm-retries",
+        "1",
+        input="ask lou about gem\nask lou about weather\nlook\n",
+        env=env,
+    )
     assert r.returncode == 1, (r.stdout, r.stderr)
     assert 'Lou says: "In the oak chest, friend."' in r.stdout
     assert f"parley: error: {s.base_url} (model 'm') failed after 2 attempt(s)" in r.stderr
     assert "finished the turn with their scripted fallbacks" in r.stderr and "is the server running?" in r.stderr
-    assert 'Lou says: "The sky is blue."' in r.stdout   # the failed turn was finished by Lou's scripted voice
+    assert 'Lou says: "The sky is blue."' in r.stdout  # the failed turn was finished by Lou's scripted voice
     assert "Progress saved to" in r.stdout and "continue with: parley play --load autosave-mini-v1" in r.stdout
     assert s.dead and len(s.requests) == 2
     save = json.loads((tmp_path / "autosave-mini-v1" / "save.json").read_text())
@@ -338,13 +437,14 @@ def test_cli_dead_endpoint_autosaves_and_resumes_scripted(serve, tmp_path):
     r = parley("play", "--load", "autosave-mini-v1", "--no-memory", input="ask lou about weather\n", env=env)
     assert r.returncode == 0, r.stderr
     assert f"note: this game's NPCs spoke through {s.base_url} (m)" in r.stderr
-    assert 'Lou says: "The sky is blue."' in r.stdout   # scripted now
-    assert "turn 3." in r.stdout                        # resumed at turn 2, played one more
+    assert 'Lou says: "The sky is blue."' in r.stdout  # scripted now
+    assert "turn 3." in r.stdout  # resumed at turn 2, played one more
     assert parley("replay", "autosave-mini-v1", env=env).returncode == 0
 
 
-@pytest.mark.parametrize("failure,raised", [({"status": 500}, LLMUnavailable),
-                                            ({"status": 404, "error": "model 'm' not found"}, LLMError)])
+@pytest.mark.parametrize(
+    "failure,raised", [({"status": 500}, LLMUnavailable), ({"status": 404, "error": "model 'm' not found"}, LLMError)]
+)
 def test_a_failed_turn_is_finished_scripted_and_the_save_replays(serve, tmp_path, failure, raised):
     """A dead (500, after retries) or refusing (404, not retried) endpoint mid-turn: the turn
     completes with scripted fallbacks, then the outage is reported, and the game stays replayable."""
@@ -365,6 +465,7 @@ def test_a_failed_turn_is_finished_scripted_and_the_save_replays(serve, tmp_path
 
 # -- 7. a council member argues through the LLM -------------------------------------------------
 
+
 def test_llm_member_speaks_in_the_debating_council_from_its_masked_memory(serve):
     text = "The barns are half empty; the tithe is spent to the last sack."
     s = serve([npc_reply(text, ("tithe", "suffices_for", "nothing", "tithe"))])
@@ -378,15 +479,15 @@ def test_llm_member_speaks_in_the_debating_council_from_its_masked_memory(serve)
     assert [c["fact_id"] for c in corvin.data["claims"]] == ["tithe_short"]
     debate = game.engine.council_debate("weir_council")
     said = {st.speaker: st for st in debate.session.history}
-    assert said["corvin"].text == text and said["corvin"].kind == "argument"   # his words, in the debate
+    assert said["corvin"].text == text and said["corvin"].kind == "argument"  # his words, in the debate
     for p in scene.participants:
-        if p.id not in ("player", "corvin"):   # the others are scripted debaters
+        if p.id not in ("player", "corvin"):  # the others are scripted debaters
             assert speeches[p.id].text.endswith(f'"{said[p.id].text}"'), p.id
     (req,) = s.requests
     ask = last_user(req)
     assert "You are the treasurer; your stance is against. Round 1." in ask
     assert "Stone, carts and masons for a whole season" in ask  # his argument bank as hints
-    memory = ask.split("What you remember of the debate so far:\n")[1]   # his masked context
+    memory = ask.split("What you remember of the debate so far:\n")[1]  # his masked context
     assert memory.startswith("Motion: That Hollin Ford rebuild") and said["wick"].text in memory
     assert "You are Councillor Corvin Lusk" in system(req)
     assert llm.usage_by_agent().keys() == {"corvin"}
@@ -394,15 +495,22 @@ def test_llm_member_speaks_in_the_debating_council_from_its_masked_memory(serve)
 
 def test_a_game_with_an_llm_member_in_a_debating_council_replays(serve, tmp_path):
     """The replay has no agents: the transcript says which member spoke in its own words."""
-    s = serve([npc_reply("The barns are half empty."), npc_reply("Stone is a fool's bargain."),
-               npc_reply("Not one sack to spare.")])
+    s = serve(
+        [
+            npc_reply("The barns are half empty."),
+            npc_reply("Stone is a fool's bargain."),
+            npc_reply("Not one sack to spare."),
+        ]
+    )
     game = Game(COUNCIL, seed=0, llm=client(s), llm_npcs={"corvin"})
     play(game, "go north")
     play(game, "say the footings are cracked")
     play(game, "wait")
     debate = game.engine.council_debate("weir_council")
-    assert [st.text for st in debate.session.history if st.speaker == "corvin"][:2] == \
-        ["The barns are half empty.", "Stone is a fool's bargain."]
+    assert [st.text for st in debate.session.history if st.speaker == "corvin"][:2] == [
+        "The barns are half empty.",
+        "Stone is a fool's bargain.",
+    ]
     game.save("llm-council", base=tmp_path)
     ok, *_ = replay("llm-council", base=tmp_path)
     assert ok
@@ -410,28 +518,42 @@ def test_a_game_with_an_llm_member_in_a_debating_council_replays(serve, tmp_path
 
 # -- 8. the API key never reaches a file ---------------------------------------------------------
 
+
 def test_api_key_is_never_written(serve, tmp_path):
     key = "sk-test-SECRET123"
-    s = serve(responder=BySchema(NpcReply=[npc_reply("In the chest.", ("gem", "located_in", "chest", "gem")),
-                                           npc_reply("Hello, Tester.")]))
+    s = serve(
+        responder=BySchema(
+            NpcReply=[npc_reply("In the chest.", ("gem", "located_in", "chest", "gem")), npc_reply("Hello, Tester.")]
+        )
+    )
     saves = tmp_path / "saves"
-    r = parley("play", str(MINI), "--llm", s.base_url, "--model", "m", "--no-memory",
-               "--llm-cache", str(saves / "cache"),
-               input="ask lou about gem\ntalk to lou\nsave keytest\nquit\n",
-               env={**CLEAN_ENV, "OPENAI_API_KEY": key, "PARLEY_SAVES": str(saves)})
+    r = parley(
+        "play",
+        str(MINI),
+        "--llm",
+        s.base_url,
+        "--model",
+        "m",
+        "--no-memory",
+        "--llm-cache",
+        str(saves / "cache"),
+        input="ask lou about gem\ntalk to lou\nsave keytest\nquit\n",
+        env={**CLEAN_ENV, "OPENAI_API_KEY": key, "PARLEY_SAVES": str(saves)},
+    )
     assert r.returncode == 0, r.stderr
     assert len(s.requests) == 2 and all(rec.authorized for rec in s.received)  # the key was used...
     files = [p for p in saves.rglob("*") if p.is_file()]
     names = {p.relative_to(saves).as_posix() for p in files}
     assert {"keytest/save.json", "keytest/transcript.jsonl", "autosave-mini-v1/save.json"} <= names
     assert any(n.startswith("cache/") for n in names)
-    for p in files:                                                              # ...and written nowhere
+    for p in files:  # ...and written nowhere
         assert b"SECRET123" not in p.read_bytes(), p
     assert "SECRET123" not in r.stdout + r.stderr
     assert "In the chest." in (saves / "keytest" / "transcript.jsonl").read_text()
 
 
 # -- 9. the reply cache --------------------------------------------------------------------------
+
 
 def test_cli_scene_rerun_is_served_from_the_cache(serve, tmp_path):
     s = serve(responder=_ozra)
@@ -455,21 +577,41 @@ def test_cli_scene_rerun_is_served_from_the_cache(serve, tmp_path):
 
 # -- an LLM in the player's seat -------------------------------------------------------------
 
+
 def test_cli_llm_player_plays_with_repairs(serve, tmp_path):
-    replies = iter([
-        json.dumps({"command": "take the iron key", "reason": "keys open things"}),
-        json.dumps({"command": "dance a jig", "reason": "fun"}),         # does not parse: repaired
-        json.dumps({"command": "go north", "reason": "the shop"}),
-    ])
+    replies = iter(
+        [
+            json.dumps({"command": "take the iron key", "reason": "keys open things"}),
+            json.dumps({"command": "dance a jig", "reason": "fun"}),  # does not parse: repaired
+            json.dumps({"command": "go north", "reason": "the shop"}),
+        ]
+    )
     s = serve(responder=lambda body: next(replies, json.dumps({"command": "wait"})))
     out = tmp_path / "run.jsonl"
-    r = parley("run", str(MINI), "--llm-player", "--llm", s.base_url, "--model", "m", "--llm-npcs", "none",
-               "--no-memory", "--turns", "3", "--out", str(out), env=CLEAN_ENV)
+    r = parley(
+        "run",
+        str(MINI),
+        "--llm-player",
+        "--llm",
+        s.base_url,
+        "--model",
+        "m",
+        "--llm-npcs",
+        "none",
+        "--no-memory",
+        "--turns",
+        "3",
+        "--out",
+        str(out),
+        env=CLEAN_ENV,
+    )
     assert r.returncode == 0, r.stderr
     assert "> take iron key" in r.stdout and "> go north" in r.stdout
     repair = s.requests[2]["messages"][-1]["content"]
     assert "'dance a jig' is not a command you can use now" in repair
-    assert "Mini" in s.requests[0]["messages"][0]["content"] and "Your quests" in s.requests[0]["messages"][0]["content"]
+    assert (
+        "Mini" in s.requests[0]["messages"][0]["content"] and "Your quests" in s.requests[0]["messages"][0]["content"]
+    )
     assert "world mini-v1 seed 0: turn 3" in r.stdout
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [a["verb"] for a in rows if a["type"] == "action" and a["actor"] == "player"] == ["take", "go", "wait"]
@@ -479,6 +621,7 @@ def test_cli_llm_player_plays_with_repairs(serve, tmp_path):
 
 def test_llm_player_that_never_gives_a_command_waits_and_is_penalised(serve):
     from agents.llm.player import LLMPlayer
+
     s = serve(["nonsense"] * 3)
     game = Game(MINI, seed=0, llm=client(s), llm_npcs=set())
     action, events = game.agent_turn(LLMPlayer(game.llm, game.engine))

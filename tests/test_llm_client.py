@@ -14,11 +14,10 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from agents.llm.cache import ResponseCache, cache_key
-from agents.llm.client import (LLMClient, LLMError, LLMInvalidReply, LLMUnavailable, Usage,
-                               extract_json_object)
+from agents.llm.client import LLMClient, LLMError, LLMInvalidReply, LLMUnavailable, Usage, extract_json_object
 from agents.llm.config import LOCAL_KEY, LLMConfig
-from game.testing.scripted_server import ScriptedServer, load_replies
 from game.core.errors import InputError, ParleyError
+from game.testing.scripted_server import ScriptedServer, load_replies
 from tests.conftest import ROOT
 
 FAKE_KEY = "sk-parley-TEST-7f3a9c1e5b2d-DO-NOT-LEAK"
@@ -31,8 +30,16 @@ class Offer(BaseModel):
 
 
 def make(server: ScriptedServer, sleeps: list | None = None, rng=None, **kw) -> LLMClient:
-    settings = dict(base_url=server.base_url, api_key=FAKE_KEY, model="test-model", timeout=2.0,
-                    max_retries=2, backoff_base=0.001, backoff_max=0.01, seed=0)
+    settings = dict(
+        base_url=server.base_url,
+        api_key=FAKE_KEY,
+        model="test-model",
+        timeout=2.0,
+        max_retries=2,
+        backoff_base=0.001,
+        backoff_max=0.01,
+        seed=0,
+    )
     settings.update(kw)
     sleep = sleeps.append if sleeps is not None else (lambda s: None)
     return LLMClient(LLMConfig(**settings), rng=rng, sleep=sleep)
@@ -40,10 +47,15 @@ def make(server: ScriptedServer, sleeps: list | None = None, rng=None, **kw) -> 
 
 # -- chat and accounting ------------------------------------------------------------
 
+
 def test_round_trip_and_usage_per_agent_and_turn(serve):
-    s = serve([{"content": "Ten coins.", "usage": {"prompt_tokens": 11, "completion_tokens": 3}},
-               {"content": "Twelve.", "usage": {"prompt_tokens": 20, "completion_tokens": 2}},
-               {"content": "No.", "usage": {"prompt_tokens": 5, "completion_tokens": 1}}])
+    s = serve(
+        [
+            {"content": "Ten coins.", "usage": {"prompt_tokens": 11, "completion_tokens": 3}},
+            {"content": "Twelve.", "usage": {"prompt_tokens": 20, "completion_tokens": 2}},
+            {"content": "No.", "usage": {"prompt_tokens": 5, "completion_tokens": 1}},
+        ]
+    )
     with make(s) as llm:
         r = llm.chat(USER, agent="mara", turn=1)
         assert (r.text, r.prompt_tokens, r.completion_tokens, r.cached) == ("Ten coins.", 11, 3, False)
@@ -53,8 +65,14 @@ def test_round_trip_and_usage_per_agent_and_turn(serve):
         by_agent, by_turn, total = llm.usage_by_agent(), llm.usage_by_turn(), llm.total()
     assert by_agent["mara"].calls == 2 and by_agent["mara"].prompt_tokens == 31
     assert by_agent["tom"].to_dict() | {"latency_ms": 0} == {
-        "calls": 1, "prompt_tokens": 5, "completion_tokens": 1, "latency_ms": 0,
-        "retries": 0, "cache_hits": 0, "invalid": 0}
+        "calls": 1,
+        "prompt_tokens": 5,
+        "completion_tokens": 1,
+        "latency_ms": 0,
+        "retries": 0,
+        "cache_hits": 0,
+        "invalid": 0,
+    }
     assert list(by_turn) == [1, 2] and by_turn[2].calls == 2 and by_turn[2].completion_tokens == 3
     assert (total.calls, total.prompt_tokens, total.completion_tokens, total.total_tokens) == (3, 36, 6, 42)
     assert total.latency_ms == pytest.approx(sum(u.latency_ms for u in by_agent.values()))
@@ -75,8 +93,15 @@ def test_missing_usage_is_estimated(serve):
 
 def test_usage_add_and_to_dict():
     u = Usage(calls=1, prompt_tokens=2).add(Usage(calls=2, completion_tokens=3, latency_ms=1.23456))
-    assert u.to_dict() == {"calls": 3, "prompt_tokens": 2, "completion_tokens": 3, "latency_ms": 1.235,
-                           "retries": 0, "cache_hits": 0, "invalid": 0}
+    assert u.to_dict() == {
+        "calls": 3,
+        "prompt_tokens": 2,
+        "completion_tokens": 3,
+        "latency_ms": 1.235,
+        "retries": 0,
+        "cache_hits": 0,
+        "invalid": 0,
+    }
 
 
 def test_empty_and_missing_content_are_empty_text(serve):
@@ -88,12 +113,14 @@ def test_empty_and_missing_content_are_empty_text(serve):
 
 def test_models_endpoint(serve):
     import openai
+
     s = serve()
     with openai.OpenAI(base_url=s.base_url, api_key="x", max_retries=0) as raw:
         assert [m.id for m in raw.models.list()] == ["scripted"]
 
 
 # -- structured output -----------------------------------------------------------------
+
 
 def test_structured_happy_path_sends_json_schema(serve):
     s = serve(['{"price": 12, "note": "fair"}'])
@@ -107,8 +134,9 @@ def test_structured_happy_path_sends_json_schema(serve):
 
 
 def test_structured_falls_back_to_json_object_and_remembers(serve):
-    s = serve([{"status": 400, "error": "response_format json_schema is not supported"},
-               '{"price": 3}', '{"price": 4}'])
+    s = serve(
+        [{"status": 400, "error": "response_format json_schema is not supported"}, '{"price": 3}', '{"price": 4}']
+    )
     system = {"role": "system", "content": "You are a merchant."}
     with make(s) as llm:
         assert llm.structured([system, *USER], Offer).price == 3
@@ -176,13 +204,15 @@ def test_empty_structured_reply_is_repaired(serve):
     assert "the reply was empty" in s.requests[1]["messages"][-1]["content"]
 
 
-@pytest.mark.parametrize("text", ['{"price": 1}', ' ```json\n{"price": 1}\n``` ', 'ok {"price": 1} bye',
-                                  'a {broken} then {"price": 1}'])
+@pytest.mark.parametrize(
+    "text", ['{"price": 1}', ' ```json\n{"price": 1}\n``` ', 'ok {"price": 1} bye', 'a {broken} then {"price": 1}']
+)
 def test_extract_json_object(text):
     assert extract_json_object(text) == {"price": 1}
 
 
 # -- retries and failures --------------------------------------------------------------
+
 
 def test_slow_reply_times_out_then_retry_succeeds(serve):
     s = serve([{"delay": 1.5, "content": "too late"}, "on time"])
@@ -212,7 +242,7 @@ def test_500_then_success_with_deterministic_jitter(serve):
 
     first, second = run(), run()
     rng = np.random.default_rng(7)
-    expected = [0.001 * 2 ** a * (0.5 + rng.random()) for a in range(2)]
+    expected = [0.001 * 2**a * (0.5 + rng.random()) for a in range(2)]
     assert first == second == pytest.approx(expected)
 
 
@@ -243,8 +273,9 @@ def test_persistent_5xx_is_unavailable(serve):
     assert "HTTP 500" in info.value.message and len(s.requests) == 2
 
 
-@pytest.mark.parametrize("status, hint", [(401, "OPENAI_API_KEY"), (403, "OPENAI_API_KEY"),
-                                          (404, "PARLEY_MODEL"), (400, "parameters")])
+@pytest.mark.parametrize(
+    "status, hint", [(401, "OPENAI_API_KEY"), (403, "OPENAI_API_KEY"), (404, "PARLEY_MODEL"), (400, "parameters")]
+)
 def test_client_errors_are_not_retried(serve, status, hint):
     s = serve([{"status": status, "error": f"nope ({status})"}, "unreachable"])
     sleeps: list[float] = []
@@ -258,8 +289,7 @@ def test_client_errors_are_not_retried(serve, status, hint):
 def test_concurrency_limit(serve):
     s = serve([{"delay": 0.15, "content": "x"}], loop=True)
     with make(s, concurrency=2, timeout=5) as llm:
-        threads = [threading.Thread(target=llm.chat, args=(USER,), kwargs={"agent": f"a{i}"})
-                   for i in range(6)]
+        threads = [threading.Thread(target=llm.chat, args=(USER,), kwargs={"agent": f"a{i}"}) for i in range(6)]
         for t in threads:
             t.start()
         for t in threads:
@@ -270,6 +300,7 @@ def test_concurrency_limit(serve):
 
 # -- cache ----------------------------------------------------------------------------------
 
+
 def test_cache_hit_makes_no_request(serve, tmp_path):
     s = serve(["first answer", "second answer", "third answer"])
     with make(s, cache_dir=str(tmp_path)) as llm:
@@ -277,8 +308,9 @@ def test_cache_hit_makes_no_request(serve, tmp_path):
         b = llm.chat(USER, agent="mara", turn=2)
         c = llm.chat(USER, agent="mara", temperature=0.1)  # other params: other key
     assert (a.text, b.text, c.text) == ("first answer", "first answer", "second answer")
-    assert b.cached and not a.cached and (b.prompt_tokens, b.completion_tokens) == (a.prompt_tokens,
-                                                                                    a.completion_tokens)
+    assert (
+        b.cached and not a.cached and (b.prompt_tokens, b.completion_tokens) == (a.prompt_tokens, a.completion_tokens)
+    )
     assert len(s.requests) == 2
     u = llm.usage_by_turn()[2]
     assert (u.calls, u.cache_hits, u.prompt_tokens) == (1, 1, 0)
@@ -304,20 +336,37 @@ def test_cache_key_ignores_none_and_order():
 
 # -- secrets -----------------------------------------------------------------------------
 
+
 def test_api_key_never_leaks(serve, tmp_path, caplog):
     caplog.set_level("DEBUG")
-    s = serve(["cached reply", {"status": 500, "error": f"echo {FAKE_KEY}"}, "ok",
-               {"status": 401, "error": f"bad key {FAKE_KEY}"}])
-    cfg = LLMConfig(base_url=s.base_url, api_key=FAKE_KEY, model="m", cache_dir=str(tmp_path),
-                    backoff_base=0.001, backoff_max=0.01)
+    s = serve(
+        [
+            "cached reply",
+            {"status": 500, "error": f"echo {FAKE_KEY}"},
+            "ok",
+            {"status": 401, "error": f"bad key {FAKE_KEY}"},
+        ]
+    )
+    cfg = LLMConfig(
+        base_url=s.base_url, api_key=FAKE_KEY, model="m", cache_dir=str(tmp_path), backoff_base=0.001, backoff_max=0.01
+    )
     llm = LLMClient(cfg, sleep=lambda _: None)
     llm.chat(USER)
     llm.chat([{"role": "user", "content": "again"}])  # a 500 echoing the key, then ok
     with pytest.raises(LLMError) as info:
         llm.chat([{"role": "user", "content": "third"}])
     llm.close()
-    texts = [repr(llm), str(llm), repr(cfg), str(cfg), json.dumps(cfg.public_dict()),
-             info.value.render(), str(info.value), caplog.text, repr(s.received)]
+    texts = [
+        repr(llm),
+        str(llm),
+        repr(cfg),
+        str(cfg),
+        json.dumps(cfg.public_dict()),
+        info.value.render(),
+        str(info.value),
+        caplog.text,
+        repr(s.received),
+    ]
     texts += [p.read_text() for p in tmp_path.rglob("*") if p.is_file()]
     assert len(texts) > 9
     for text in texts:
@@ -328,6 +377,7 @@ def test_api_key_never_leaks(serve, tmp_path, caplog):
 
 
 # -- config ------------------------------------------------------------------------------
+
 
 def test_config_from_env(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "https://llm.example.com/v1/")
@@ -351,9 +401,17 @@ def test_config_local_server_needs_no_key(monkeypatch):
         LLMClient(remote).chat(USER)
 
 
-@pytest.mark.parametrize("bad, field", [({"timeout": 0}, "timeout"), ({"concurrency": 0}, "concurrency"),
-                                        ({"temperature": 3}, "temperature"), ({"base_url": "localhost"}, "base_url"),
-                                        ({"structured": "xml"}, "structured"), ({"colour": 1}, "colour")])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"timeout": 0}, "timeout"),
+        ({"concurrency": 0}, "concurrency"),
+        ({"temperature": 3}, "temperature"),
+        ({"base_url": "localhost"}, "base_url"),
+        ({"structured": "xml"}, "structured"),
+        ({"colour": 1}, "colour"),
+    ],
+)
 def test_config_rejects_bad_values(bad, field):
     with pytest.raises(InputError) as info:
         LLMConfig.from_env(**bad)
@@ -361,6 +419,7 @@ def test_config_rejects_bad_values(bad, field):
 
 
 # -- the server itself, and import hygiene -------------------------------------------------
+
 
 def test_load_replies_json_and_jsonl(tmp_path):
     (tmp_path / "a.json").write_text('["hi", {"status": 500}]')
@@ -370,9 +429,14 @@ def test_load_replies_json_and_jsonl(tmp_path):
 
 def test_scripted_server_entry_point(tmp_path):
     import openai
+
     (tmp_path / "r.json").write_text('["from the command line"]')
-    proc = subprocess.Popen([sys.executable, "-m", "game.testing.scripted_server", "--replies",
-                             str(tmp_path / "r.json"), "--loop"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "game.testing.scripted_server", "--replies", str(tmp_path / "r.json"), "--loop"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
@@ -386,9 +450,11 @@ def test_scripted_server_entry_point(tmp_path):
 
 
 def test_llm_package_does_not_import_openai():
-    code = ("import sys, agents.llm, agents.llm.client, agents.llm.config, agents.llm.cache, "
-            "game.testing.scripted_server; from agents.llm import LLMClient; "
-            "print('openai' in sys.modules)")
+    code = (
+        "import sys, agents.llm, agents.llm.client, agents.llm.config, agents.llm.cache, "
+        "game.testing.scripted_server; from agents.llm import LLMClient; "
+        "print('openai' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -401,13 +467,27 @@ REAL_URL = os.environ.get("PARLEY_TEST_LLM_URL") or os.environ.get("PARLEY_LLM_B
 @pytest.mark.llm
 @pytest.mark.skipif(not REAL_URL, reason="set PARLEY_TEST_LLM_URL (and PARLEY_TEST_LLM_MODEL) to run")
 def test_real_endpoint(tmp_path: Path):
-    cfg = LLMConfig.from_env(base_url=REAL_URL, model=os.environ.get("PARLEY_TEST_LLM_MODEL"),
-                             temperature=0.0, max_tokens=64, timeout=120, max_retries=2)
+    cfg = LLMConfig.from_env(
+        base_url=REAL_URL,
+        model=os.environ.get("PARLEY_TEST_LLM_MODEL"),
+        temperature=0.0,
+        max_tokens=64,
+        timeout=120,
+        max_retries=2,
+    )
     with LLMClient(cfg) as llm:
         reply = llm.chat([{"role": "user", "content": "Say hello in one word."}], agent="probe", turn=0)
         assert reply.text.strip()
-        offer = llm.structured([{"role": "system", "content": "You haggle. Answer in JSON."},
-                                {"role": "user", "content": "Offer a price between 1 and 100 for a lamp."}],
-                               Offer, agent="probe", turn=0, validate=lambda o: None, max_repairs=3)
+        offer = llm.structured(
+            [
+                {"role": "system", "content": "You haggle. Answer in JSON."},
+                {"role": "user", "content": "Offer a price between 1 and 100 for a lamp."},
+            ],
+            Offer,
+            agent="probe",
+            turn=0,
+            validate=lambda o: None,
+            max_repairs=3,
+        )
         assert isinstance(offer.price, int)
         assert llm.total().calls >= 2

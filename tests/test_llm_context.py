@@ -7,9 +7,9 @@ import json
 
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMConfig
-from game.testing.scripted_server import ScriptedServer
-from game.play.session import Game
 from game.core.types import PLAYER, Action, Verb
+from game.play.session import Game
+from game.testing.scripted_server import ScriptedServer
 
 
 def npc_or_move(body: dict) -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from game.map import render as gmap
 from game.cli.main import main
+from game.map import render as gmap
 from game.play.worlds import load_world
 from tests.conftest import ROOT, WORLDS, parley, write_world
 
@@ -87,7 +87,8 @@ def test_locked_exits_are_drawn_dashed_in_their_colour(tmp_path):
 
     def colours(a, b):
         (ax, ay), (bx, by) = geo.centre(a), geo.centre(b)
-        return {_pixel(img, (ax + (bx - ax) * t / 100, ay + (by - ay) * t / 100)) for t in range(0, 101)}
+        return {_pixel(img, (ax + (bx - ax) * t / 100, ay + (by - ay) * t / 100)) for t in range(101)}
+
     assert gmap.LOCKED_EXIT in colours("yard", "vault") and gmap.BACKGROUND in colours("yard", "vault")
     assert gmap.OPEN_EXIT in colours("yard", "hall") and gmap.LOCKED_EXIT not in colours("yard", "hall")
 
@@ -102,8 +103,9 @@ def _mini_with(tmp_path: Path, cells: dict[str, str]) -> Path:
 
 
 def test_layout_honours_map_coordinates(tmp_path):
-    folder = _mini_with(tmp_path, {"yard": "{ x = 4, y = 2 }", "shop": "{ x = 0, y = 0 }",
-                                   "vault": "{ x = 4, y = 2 }"})  # vault clashes with yard: moved
+    folder = _mini_with(
+        tmp_path, {"yard": "{ x = 4, y = 2 }", "shop": "{ x = 0, y = 0 }", "vault": "{ x = 4, y = 2 }"}
+    )  # vault clashes with yard: moved
     world = load_world(folder)
     cells = gmap.layout(world.spec)
     assert cells["yard"] == (4, 2) and cells["shop"] == (0, 0)
@@ -121,6 +123,7 @@ def test_layout_honours_map_coordinates(tmp_path):
 
 def test_map_cells_are_validated(tmp_path):
     from game.core.errors import WorldError
+
     with pytest.raises(WorldError):
         load_world(_mini_with(tmp_path, {"yard": "{ x = 1, y = 2, z = 3 }"}))
 
@@ -143,7 +146,7 @@ def _tangled_world(tmp_path: Path) -> Path:
     }
     lines = ['id = "tangle-v1"', 'title = "Tangle"', 'start = "hub"', ""]
     for lid, exits in rooms.items():
-        lines.append(f"[locations.{lid}]\nname = \"{lid.title()}\"\ndescription = \"A room.\"")
+        lines.append(f'[locations.{lid}]\nname = "{lid.title()}"\ndescription = "A room."')
         lines.append("exits = { " + ", ".join(f'{d} = "{to}"' for d, to in exits.items()) + " }\n")
     return write_world(tmp_path / "tangle", "\n".join(lines))
 
@@ -168,6 +171,7 @@ def test_layout_without_coordinates_is_deterministic_and_collision_free(tmp_path
 
 def _harbor_save(saves: Path) -> Path:
     from game.play.session import Game
+
     game = Game(WORLDS / "harbor", seed=0)
     game.submit("north")  # to Market Row
     game.facts.sigma.write("treasure", {"ilse": -1, "hobb": 1})
@@ -193,8 +197,11 @@ def test_a_save_shows_where_everyone_is_and_whom_to_trust(tmp_path):
     for row in gmap.markers(state).values():
         for kind, ident, (x, y) in row:
             if kind == "npc":
-                found[ident] = sum(_pixel(img, (x + dx, y + dy)) == gmap.TRUST[trust[ident]]
-                                   for dx in range(-8, 9) for dy in range(-8, 9))
+                found[ident] = sum(
+                    _pixel(img, (x + dx, y + dy)) == gmap.TRUST[trust[ident]]
+                    for dx in range(-8, 9)
+                    for dy in range(-8, 9)
+                )
     assert set(found) == set(trust)
     assert all(count > 80 for count in found.values()), found
     # the same save by its folder, too
@@ -205,6 +212,7 @@ def test_bad_input_exit_codes(tmp_path, capsys):
     def run(*args: str) -> tuple[int, str]:
         code = main(["map", *args])
         return code, capsys.readouterr().err
+
     png = str(tmp_path / "m.png")
     assert run(str(tmp_path / "nowhere"), "--png", png)[0] == 2
     code, err = run("no-such-world-or-save", "--png", png, "--saves-dir", str(tmp_path))
@@ -240,8 +248,10 @@ def test_bad_input_exit_codes(tmp_path, capsys):
 
 # --- the live map ---------------------------------------------------------------------
 
+
 def test_state_file_writer_and_reader(tmp_path):
     from game.map.window import read_state, write_state
+
     state = gmap.world_map_state(load_world(MINI))
     path = tmp_path / "map.json"
     write_state(path, state)
@@ -257,6 +267,7 @@ def test_state_file_writer_and_reader(tmp_path):
 def test_follower_keeps_the_state_file_up_to_date(tmp_path):
     from game.map.window import MapFollower, read_state
     from game.play.session import Game
+
     game = Game(MINI, seed=0)
     notes: list[str] = []
     follower = MapFollower(game, notes.append, window=False)
@@ -282,6 +293,7 @@ def test_follower_keeps_the_state_file_up_to_date(tmp_path):
 def test_no_display_means_no_map_and_the_game_goes_on(tmp_path):
     from game.map.window import map_follower, map_unavailable
     from game.play.session import Game
+
     assert "no display" in map_unavailable()
     notes: list[str] = []
     follower = map_follower(Game(MINI, seed=0), notes.append)
@@ -291,10 +303,15 @@ def test_no_display_means_no_map_and_the_game_goes_on(tmp_path):
 def test_console_calls_on_reply():
     from game.cli.console import run_console
     from game.play.session import Game
+
     lines = iter(["north", "look", "quit"])
     seen: list = []
-    run_console(Game(MINI, seed=0), read=lambda _: next(lines), write=lambda _: None,
-                on_reply=lambda reply, game=None: seen.append(reply.kind))
+    run_console(
+        Game(MINI, seed=0),
+        read=lambda _: next(lines),
+        write=lambda _: None,
+        on_reply=lambda reply, game=None: seen.append(reply.kind),
+    )
     assert seen == ["turn", "turn", "meta"]
 
 
@@ -309,7 +326,10 @@ def test_play_with_map_and_no_display_plays_on(tmp_path):
 def test_map_modules_do_not_import_pygame():
     import subprocess
     import sys
-    code = ("import sys, game.map.render, game.map.window, game.cli.map, game.cli.console, game.cli.commands; "
-            "print('pygame' in sys.modules)")
+
+    code = (
+        "import sys, game.map.render, game.map.window, game.cli.map, game.cli.console, game.cli.commands; "
+        "print('pygame' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -44,8 +44,12 @@ def assert_no_value_hidden(opt, ctx, agent: str, turn: int) -> None:
     for tpl, values in runs.items():
         head = tpl.split("#")[0]
         lo, hi = min(values), max(values)
-        assert any(ln.startswith(head) and f"min {lo}" in ln and f"max {hi}" in ln for ln in shown), \
-            (tpl, lo, hi, shown)
+        assert any(ln.startswith(head) and f"min {lo}" in ln and f"max {hi}" in ln for ln in shown), (
+            tpl,
+            lo,
+            hi,
+            shown,
+        )
     assert not any(re.search(r"\d", ln) and "similar)" in ln for ln in shown), shown
 
 
@@ -74,12 +78,25 @@ def test_a_run_of_offers_becomes_a_series_line_not_one_value(bank):
 
 
 def test_similar_lines_with_different_values_are_never_hidden_in_a_cluster(bank):
-    for t, s in enumerate(["Mara says the spyglass is worth 120 gold to any captain.",
-                           "Mara now asks 100 gold for the spyglass, she says to the captain.",
-                           "Mara says she would take 95 gold for the spyglass from a captain."], 1):
+    for t, s in enumerate(
+        [
+            "Mara says the spyglass is worth 120 gold to any captain.",
+            "Mara now asks 100 gold for the spyglass, she says to the captain.",
+            "Mara says she would take 95 gold for the spyglass from a captain.",
+        ],
+        1,
+    ):
         bank.add(P, "utterance", s, t, speaker="mara")
-    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, summarise_after=5, keep_verbatim=0, cluster_similarity=0.2,
-                                            mask=MaskConfig(redundancy_drop=0.99, redundancy_soft=0.99)))
+    opt = ContextOptimizer(
+        bank,
+        MemoConfig(
+            recent_turns=0,
+            summarise_after=5,
+            keep_verbatim=0,
+            cluster_similarity=0.2,
+            mask=MaskConfig(redundancy_drop=0.99, redundancy_soft=0.99),
+        ),
+    )
     text = opt.build("player", 40, "Mara spyglass gold captain", touch=False).text()
     for value in ("120", "100", "95"):
         assert f" {value} gold" in text, text
@@ -87,12 +104,27 @@ def test_similar_lines_with_different_values_are_never_hidden_in_a_cluster(bank)
 
 
 def test_similar_lines_without_values_are_still_summarised(bank):
-    for t, s in enumerate(["Jory boasts about the Gannet's last voyage.", "Jory brags about sailing the Gannet.",
-                           "Jory tells a tall tale about the Gannet's voyage.", "Jory again boasts of the Gannet."], 1):
+    for t, s in enumerate(
+        [
+            "Jory boasts about the Gannet's last voyage.",
+            "Jory brags about sailing the Gannet.",
+            "Jory tells a tall tale about the Gannet's voyage.",
+            "Jory again boasts of the Gannet.",
+        ],
+        1,
+    ):
         bank.add(P, "utterance", s, t, speaker="jory")
-    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, summarise_after=5, keep_verbatim=0, cluster_similarity=0.2,
-                                            merge_similarity=0.99,
-                                            mask=MaskConfig(redundancy_drop=0.99, redundancy_soft=0.99)))
+    opt = ContextOptimizer(
+        bank,
+        MemoConfig(
+            recent_turns=0,
+            summarise_after=5,
+            keep_verbatim=0,
+            cluster_similarity=0.2,
+            merge_similarity=0.99,
+            mask=MaskConfig(redundancy_drop=0.99, redundancy_soft=0.99),
+        ),
+    )
     text = opt.build("player", 40, "what did Jory say about the Gannet", touch=False, budget=45).text()
     assert "(+2 similar) [turns 1-4]" in text
 
@@ -100,11 +132,16 @@ def test_similar_lines_without_values_are_still_summarised(bank):
 def test_an_llm_summary_of_a_series_keeps_the_values(bank):
     for t, price in enumerate((120, 110, 104, 100, 97, 95, 99), 1):
         bank.add(P, "offer", f"Mara offers the spyglass for {price} gold.", t, speaker="mara")
-    opt = ContextOptimizer(bank, MemoConfig(recent_turns=0, summarise_after=2, keep_verbatim=0, llm_cluster_min=6),
-                           summariser=lambda texts: "Mara keeps lowering her price.")
+    opt = ContextOptimizer(
+        bank,
+        MemoConfig(recent_turns=0, summarise_after=2, keep_verbatim=0, llm_cluster_min=6),
+        summariser=lambda texts: "Mara keeps lowering her price.",
+    )
     text = opt.build("player", 50, "spyglass price", touch=False).text()
-    assert "Mara keeps lowering her price. (7 times, oldest → latest; gold: 120 → 99, min 95, max 120, " \
-           "falling overall)" in text, text
+    assert (
+        "Mara keeps lowering her price. (7 times, oldest → latest; gold: 120 → 99, min 95, max 120, "
+        "falling overall)" in text
+    ), text
 
 
 def reflect(bank, turn: int, **cfg) -> str:
@@ -141,8 +178,9 @@ def test_a_reflection_says_which_of_two_values_is_newer(bank):
         bank.add(P, "observation", "Mara polishes the brass spyglass in her shop.", t)
     bank.add(P, "observation", board.format(86), 14)
     text = reflect(bank, 40, cluster_similarity=0.3)
-    assert "prices the brass spyglass at 120 → 86 gold. (2 times, oldest → latest; min 86, max 120, falling)" \
-        in text, text
+    assert "prices the brass spyglass at 120 → 86 gold. (2 times, oldest → latest; min 86, max 120, falling)" in text, (
+        text
+    )
 
 
 def test_differently_worded_values_are_dated_and_in_order(bank):
@@ -165,8 +203,13 @@ def test_a_flood_of_offers_keeps_its_series_with_minilm():
         if t % 3 == 0:
             bank.add(P, "observation", "Mara's shelves hold a spyglass, two lanterns and a coil of rope.", t)
     opt = ContextOptimizer(bank, MemoConfig(candidates=200, budget=800))
-    ctx = opt.build("player", 300, "What is the lowest price the seller would accept?",
-                    focus="buy the spyglass from Mara", touch=False)
+    ctx = opt.build(
+        "player",
+        300,
+        "What is the lowest price the seller would accept?",
+        focus="buy the spyglass from Mara",
+        touch=False,
+    )
     assert_no_value_hidden(opt, ctx, "player", 300)
     assert any("→" in ln and "min" in ln for ln in lines(ctx)), ctx.text()
 
@@ -174,6 +217,7 @@ def test_a_flood_of_offers_keeps_its_series_with_minilm():
 def test_masking_keeps_lines_that_differ_only_in_a_key_value_apart():
     """mood=calm and mood=angry are different facts; masking used to compare numbers only."""
     from memory.masking import numbers
+
     assert numbers("Mara's mood=calm today") != numbers("Mara's mood=angry today")
     assert numbers("an offer of price=40 gold") != numbers("an offer of price=43 gold")
     assert numbers("Offer at 1,200 gold") == ("1,200",)

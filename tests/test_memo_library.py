@@ -29,14 +29,14 @@ def fill(memo, turns: int = 200) -> None:
         elif t % 4 == 2:
             memo.add(f"Bob walks past the {g} and counts his coins.", scope="private:bob", speaker="bob", turn=t)
         else:
-            memo.add(f"Ilse says the {g} came from the north on ship {t}.", speaker="ilse", kind="utterance",
-                     turn=t)
+            memo.add(f"Ilse says the {g} came from the north on ship {t}.", speaker="ilse", kind="utterance", turn=t)
         if t == 20:
             memo.add(FACT, speaker="mara", scope="private:bob", kind="claim", turn=t)
 
 
 def market():
     from memory.memo import Memo
+
     memo = Memo(embedder="hash")
     fill(memo)
     return memo
@@ -46,6 +46,7 @@ def test_memory_only_use_needs_no_world():
     """Add events, build a context, explain it: no world spec, engine or observation anywhere."""
     from memory.memo import Memo
     from memory.optimizer import Context
+
     memo = Memo(embedder="hash", store="flat")
     fill(memo)
     assert len(memo) >= 201  # the events, and any reflections consolidated from Bob's private ones
@@ -94,6 +95,7 @@ def test_explain_matches_the_context():
 def test_a_per_call_budget_leaves_the_shared_config_alone():
     from memory.config import MemoConfig
     from memory.memo import Memo
+
     cfg = MemoConfig(budget=300)
     memo = Memo(embedder="hash", config=cfg)
     fill(memo)
@@ -115,6 +117,7 @@ def test_optimizer_build_takes_a_budget_for_one_call():
 
 def test_scopes_stay_private():
     from memory.memo import Memo
+
     memo = Memo(embedder="hash")
     memo.add("Bob hides the key under the third barrel.", scope="private:bob", speaker="bob", turn=1)
     memo.add("The harbor bell rings.", turn=2)
@@ -122,16 +125,20 @@ def test_scopes_stay_private():
     assert "third barrel" not in memo.context("ilse", 3, focus="where is the key?").text()
 
 
-@pytest.mark.parametrize("kw, message", [
-    (dict(scope="privat:bob"), "unknown memory scope"),
-    (dict(scope="private:"), "unknown memory scope"),
-    (dict(kind="offr"), "did you mean 'offer'"),
-    (dict(importance=2.0), "outside"),
-    (dict(turn=1), "before turn 5"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(scope="privat:bob"), "unknown memory scope"),
+        (dict(scope="private:"), "unknown memory scope"),
+        (dict(kind="offr"), "did you mean 'offer'"),
+        (dict(importance=2.0), "outside"),
+        (dict(turn=1), "before turn 5"),
+    ],
+)
 def test_bad_input_is_an_input_error(kw, message):
     from game.core.errors import InputError
     from memory.memo import Memo
+
     memo = Memo(embedder="hash")
     memo.add("The harbor bell rings.", turn=5)
     with pytest.raises(InputError) as err:
@@ -162,6 +169,7 @@ def test_the_readme_example_runs():
 def test_focus_finds_a_fact_by_meaning():
     """With MiniLM, a focus that shares no names with the fact still brings it in."""
     from memory.memo import Memo
+
     memo = Memo(embedder="minilm")
     fill(memo, turns=60)
     question = "What would the seller accept?"

@@ -50,8 +50,13 @@ def memory_of(body: dict) -> str:
 class Model:
     """Scripted replies per MEMO path; ``rating(text)`` answers an importance request."""
 
-    def __init__(self, summary=SUMMARY, reflection=REFLECTION, rating=lambda text: 0.9,
-                 lessons=("insights: ask Constable Dray before you trust Jory",)):
+    def __init__(
+        self,
+        summary=SUMMARY,
+        reflection=REFLECTION,
+        rating=lambda text: 0.9,
+        lessons=("insights: ask Constable Dray before you trust Jory",),
+    ):
         self.summary, self.reflection, self.rating, self.lessons = summary, reflection, rating, lessons
 
     def __call__(self, body: dict):
@@ -67,8 +72,15 @@ class Model:
 
 
 def game_with(llm, paths, seed=1, memo=None, **kw) -> Game:
-    cfg = GameConfig(world="worlds/harbor", seed=seed, player="autopilot", llm_npcs=[], memo_llm=paths,
-                     memory=MemorySettings(embedder="hash", memo=memo), **kw)
+    cfg = GameConfig(
+        world="worlds/harbor",
+        seed=seed,
+        player="autopilot",
+        llm_npcs=[],
+        memo_llm=paths,
+        memory=MemorySettings(embedder="hash", memo=memo),
+        **kw,
+    )
     return Game("worlds/harbor", config=cfg, llm=llm)
 
 
@@ -105,8 +117,9 @@ def test_reflections_and_importance_carry_the_models_answers_and_every_call_is_c
             assert r.importance == round(0.5 * rater(r.kind, r.text) + 0.5 * 0.9, 6), r.text
     sent = requests_by_path(s)
     usage = llm.usage_by_agent()
-    assert {f"memo:{p}": u.calls for p, u in ((k.split(":")[1], v) for k, v in usage.items())} == \
-        {f"memo:{p}": n for p, n in sent.items()}
+    assert {f"memo:{p}": u.calls for p, u in ((k.split(":")[1], v) for k, v in usage.items())} == {
+        f"memo:{p}": n for p, n in sent.items()
+    }
     assert sent["importance"] == len({r.text for r in records if r.kind != "reflection"})  # one call per text
     assert all(u.prompt_tokens > 0 and u.completion_tokens > 0 and u.invalid == 0 for u in usage.values())
     by_turn = llm.usage_by_turn()
@@ -131,12 +144,14 @@ def test_the_summariser_writes_the_summary_lines_of_a_context(serve):
 def test_malformed_replies_fall_back_to_the_rules_and_are_counted(serve):
     """A summary that states a number no memory states is sent back once, then the extractive
     summary stands; a rating that is not one keeps the rule score; one out of range is clamped."""
+
     def rating(text: str):
         if "goes" in text:
-            return 7          # clamped to 1
+            return 7  # clamped to 1
         if "says" in text:
             return "I would say it matters a great deal."  # no JSON: the rule score stands
         return {"content": json.dumps({"importance": "high"})}
+
     s = serve(responder=Model(summary="SUMMED: 412 gulls and 99 nets", reflection="REFLECTED 77 times", rating=rating))
     llm = client(s)
     game = game_with(llm, "summarise,reflect,importance", memo=EAGER)
@@ -153,8 +168,9 @@ def test_malformed_replies_fall_back_to_the_rules_and_are_counted(serve):
     texts = [r.text for r in game.memory.bank.records.values()]
     assert not any("412" in t or "77 times" in t or "SUMMED" in t for t in texts)
     reflections = [t for t in texts if t.startswith("Recalled")]
-    assert reflections == [t for t in (r.text for r in reference.memory.bank.records.values())
-                           if t.startswith("Recalled")]  # the extractive reflections, word for word
+    assert reflections == [
+        t for t in (r.text for r in reference.memory.bank.records.values()) if t.startswith("Recalled")
+    ]  # the extractive reflections, word for word
     ctx = game.memory.context("player", game.engine.observe("player")).text()
     assert "SUMMED" not in ctx and ctx == reference.memory.context("player", reference.engine.observe("player")).text()
     usage = llm.usage_by_agent()
@@ -163,8 +179,9 @@ def test_malformed_replies_fall_back_to_the_rules_and_are_counted(serve):
         assert usage[f"memo:{path}"].invalid == usage[f"memo:{path}"].calls == sent[path] > 0
     repairs = [b for b in s.requests if path_of(b) in ("reflect", "summarise") and len(b["messages"]) > 2]
     assert repairs and all("which no memory states" in b["messages"][-1]["content"] for b in repairs)
-    assert usage["memo:importance"].invalid == sum(1 for b in s.requests if path_of(b) == "importance"
-                                                   and "goes" not in memory_of(b))
+    assert usage["memo:importance"].invalid == sum(
+        1 for b in s.requests if path_of(b) == "importance" and "goes" not in memory_of(b)
+    )
     assert game.engine.state.to_dict() == reference.engine.state.to_dict()
 
 
@@ -185,17 +202,28 @@ def test_a_failing_endpoint_loses_no_memory_and_the_game_goes_on(serve):
 
 def test_insight_distillation_adds_the_models_lessons(serve, tmp_path):
     from memory.insights import InsightBank
+
     s = serve(responder=Model(lessons=["trust: Jory Flint's treasure talk is bait", "", "- Carry a lantern below"]))
     llm = client(s)
     bank = InsightBank(tmp_path / "insights.json")
-    cfg = GameConfig(world="worlds/harbor", seed=1, player="autopilot", llm_npcs=[], memo_llm="insights",
-                     memory=MemorySettings(embedder="hash"), insights=str(tmp_path / "insights.json"))
+    cfg = GameConfig(
+        world="worlds/harbor",
+        seed=1,
+        player="autopilot",
+        llm_npcs=[],
+        memo_llm="insights",
+        memory=MemorySettings(embedder="hash"),
+        insights=str(tmp_path / "insights.json"),
+    )
     game = Game("worlds/harbor", config=cfg, llm=llm, insights=bank)
     autoplay(game, 20)
     assert game.learn() > 0
     player = bank.insights(game.agent_keys()["player"])
     llm_lines = [(i.topic, i.text) for i in player if i.source == "llm"]
-    assert ("trust", "Jory Flint's treasure talk is bait") in llm_lines and ("general", "Carry a lantern below") in llm_lines
+    assert ("trust", "Jory Flint's treasure talk is bait") in llm_lines and (
+        "general",
+        "Carry a lantern below",
+    ) in llm_lines
     assert any(i.source == "rule" for i in player)
     assert llm.usage_by_agent()["memo:insights"].calls == len(s.requests) == len(game.agent_keys())
 
@@ -210,16 +238,23 @@ def test_paths_are_validated_with_a_suggestion():
     with pytest.raises(ValueError, match="extra"):
         MemorySettings(memo_llm="all")  # the paths are the game's choice, beside llm_npcs and jury
     from game.core.errors import InputError
+
     with pytest.raises(InputError, match="needs an LLM endpoint"):
         Game("worlds/harbor", memory={"embedder": "hash"}, memo_llm=["reflect"])
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--memo-llm", "reflekt", "--llm", "http://127.0.0.1:9/v1"], "did you mean 'reflect'?"),
-    (["--memo-llm", "summarise,importance"], "--memo-llm summarise,importance needs an LLM endpoint"),
-    (["--memo-llm", "all", "--no-memory", "--llm", "http://127.0.0.1:9/v1"], "needs agent memory"),
-    (["--scene", "spice_for_silk", "--memo-llm", "all", "--llm", "http://127.0.0.1:9/v1"], "a --scene run has none"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--memo-llm", "reflekt", "--llm", "http://127.0.0.1:9/v1"], "did you mean 'reflect'?"),
+        (["--memo-llm", "summarise,importance"], "--memo-llm summarise,importance needs an LLM endpoint"),
+        (["--memo-llm", "all", "--no-memory", "--llm", "http://127.0.0.1:9/v1"], "needs agent memory"),
+        (
+            ["--scene", "spice_for_silk", "--memo-llm", "all", "--llm", "http://127.0.0.1:9/v1"],
+            "a --scene run has none",
+        ),
+    ],
+)
 def test_cli_refuses_bad_memo_llm_with_exit_2(args, says):
     world = "worlds/bazaar" if "--scene" in args else "worlds/harbor"
     seat = [] if "--scene" in args else ["--autopilot"]
@@ -232,9 +267,26 @@ def test_cli_refuses_bad_memo_llm_with_exit_2(args, says):
 
 def test_cli_run_counts_memo_calls_in_the_usage_table(serve):
     s = serve(responder=Model())
-    r = parley("run", "worlds/harbor", "--autopilot", "--turns", "20", "--quiet", "--embedder", "hash",
-               "--no-insights", "--llm", s.base_url, "--model", "m", "--llm-npcs", "none",
-               "--memo-llm", "reflect,importance", env=CLEAN_ENV)
+    r = parley(
+        "run",
+        "worlds/harbor",
+        "--autopilot",
+        "--turns",
+        "20",
+        "--quiet",
+        "--embedder",
+        "hash",
+        "--no-insights",
+        "--llm",
+        s.base_url,
+        "--model",
+        "m",
+        "--llm-npcs",
+        "none",
+        "--memo-llm",
+        "reflect,importance",
+        env=CLEAN_ENV,
+    )
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines() if line.strip().startswith("memo:")}
     sent = requests_by_path(s)
@@ -246,13 +298,16 @@ def test_cli_run_counts_memo_calls_in_the_usage_table(serve):
 def _collections(server) -> set[str]:
     import chromadb
     from chromadb.config import Settings
-    return {c.name for c in chromadb.HttpClient(**server, settings=Settings(anonymized_telemetry=False))
-            .list_collections()}
+
+    return {
+        c.name for c in chromadb.HttpClient(**server, settings=Settings(anonymized_telemetry=False)).list_collections()
+    }
 
 
 def _server_game(chroma_server, seed: int) -> Game:
-    game = Game("worlds/harbor", seed=seed, memory={"embedder": "hash", "store": "chroma",
-                                                     "store_options": dict(chroma_server)})
+    game = Game(
+        "worlds/harbor", seed=seed, memory={"embedder": "hash", "store": "chroma", "store_options": dict(chroma_server)}
+    )
     for line in ("look", "talk to mara", "north"):
         game.submit(line)
     game.memory.bank.flush()
@@ -285,6 +340,7 @@ def test_saves_rm_of_a_flat_save_says_nothing_of_chroma(tmp_path):
 
 def test_saves_rm_with_the_server_gone_removes_the_save_and_names_the_collection(chroma_server, tmp_path):
     from tests.conftest import free_port
+
     game = _server_game(chroma_server, 12)
     name = game.memory.bank.store.name
     folder = game.save("gone", base=tmp_path)
@@ -307,9 +363,11 @@ def test_saves_rm_with_the_server_gone_removes_the_save_and_names_the_collection
 
 def test_an_episode_drops_its_server_collection_unless_asked_to_keep_it(chroma_server):
     from game.play.episode import play_episode
+
     before = _collections(chroma_server)
-    memory = MemorySettings(embedder="hash", store="chroma", chroma_host=chroma_server["host"],
-                            chroma_port=chroma_server["port"])
+    memory = MemorySettings(
+        embedder="hash", store="chroma", chroma_host=chroma_server["host"], chroma_port=chroma_server["port"]
+    )
     game = GameConfig(world="worlds/harbor", seed=4, player="autopilot", memory=memory)
     dropped = play_episode(EpisodeConfig(game=game, turns=5))
     assert any(n.startswith("memory: dropped Chroma collection parley-harbor-v1-s4-") for n in dropped.notes)
@@ -320,12 +378,26 @@ def test_an_episode_drops_its_server_collection_unless_asked_to_keep_it(chroma_s
     assert _collections(chroma_server) == before | {name}
     import chromadb
     from chromadb.config import Settings
+
     chromadb.HttpClient(**chroma_server, settings=Settings(anonymized_telemetry=False)).delete_collection(name)
 
 
 def test_cli_run_on_a_server_says_what_became_of_the_collection(chroma_server):
-    base = ["run", "worlds/harbor", "--autopilot", "--turns", "3", "--quiet", "--embedder", "hash", "--no-insights",
-            "--chroma-host", chroma_server["host"], "--chroma-port", str(chroma_server["port"])]
+    base = [
+        "run",
+        "worlds/harbor",
+        "--autopilot",
+        "--turns",
+        "3",
+        "--quiet",
+        "--embedder",
+        "hash",
+        "--no-insights",
+        "--chroma-host",
+        chroma_server["host"],
+        "--chroma-port",
+        str(chroma_server["port"]),
+    ]
     before = _collections(chroma_server)
     r = parley(*base)
     assert r.returncode == 0 and "parley: memory: dropped Chroma collection parley-harbor-v1-s0-" in r.stderr, r.stderr
@@ -335,4 +407,5 @@ def test_cli_run_on_a_server_says_what_became_of_the_collection(chroma_server):
     (name,) = _collections(chroma_server) - before
     import chromadb
     from chromadb.config import Settings
+
     chromadb.HttpClient(**chroma_server, settings=Settings(anonymized_telemetry=False)).delete_collection(name)

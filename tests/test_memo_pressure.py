@@ -15,14 +15,18 @@ from memory.records import private
 pytestmark = pytest.mark.embeddings
 
 RESERVATION = "Overheard: the clockmaker told her apprentice 70 crowns is the floor for the orrery."
-WORDINGS = ("Vessa offers the orrery for {p} crowns.", "Vessa: 'The orrery is yours at {p} crowns, final.'",
-            "Vessa lowers her ask on the orrery to {p} crowns.")
+WORDINGS = (
+    "Vessa offers the orrery for {p} crowns.",
+    "Vessa: 'The orrery is yours at {p} crowns, final.'",
+    "Vessa lowers her ask on the orrery to {p} crowns.",
+)
 QUESTION = "What is the lowest price the seller would settle for?"
 
 
 @pytest.fixture(scope="module")
 def emb():
     from memory.embedder import get_embedder
+
     return get_embedder("minilm")
 
 
@@ -40,8 +44,12 @@ def flood(emb, seed: int, turns: int = 300, reveal: int = 20, every: int = 0, bu
             memo.add(f"The stall shows {int(rng.integers(2, 9))} brass clocks and the orrery.", turn=t)
         if rng.random() < 0.5:
             thing = ("sextant", "astrolabe", "music box")[int(rng.integers(3))]
-            memo.add(f"Brann sells the {thing} for {int(rng.integers(20, 140))} crowns.", turn=t, speaker="brann",
-                     kind="offer")
+            memo.add(
+                f"Brann sells the {thing} for {int(rng.integers(20, 140))} crowns.",
+                turn=t,
+                speaker="brann",
+                kind="offer",
+            )
         if every and t % every == 0:
             memo.context("bob", t, budget=budget, focus="What should I offer next?", query="At the stall.")
     return memo
@@ -81,8 +89,29 @@ def test_building_every_turn_does_not_reinforce_the_flood(emb):
 
 def test_the_budget_is_filled_when_there_is_more_to_say(emb):
     memo = Memo(embedder=emb)
-    for t, thing in enumerate(("anchor", "bell", "compass", "drum", "ewer", "flute", "gong", "harp", "inkwell",
-                               "jug", "kettle", "lamp", "mirror", "needle", "oar", "pipe", "quill", "rope"), 1):
+    for t, thing in enumerate(
+        (
+            "anchor",
+            "bell",
+            "compass",
+            "drum",
+            "ewer",
+            "flute",
+            "gong",
+            "harp",
+            "inkwell",
+            "jug",
+            "kettle",
+            "lamp",
+            "mirror",
+            "needle",
+            "oar",
+            "pipe",
+            "quill",
+            "rope",
+        ),
+        1,
+    ):
         memo.add(f"The {thing} in the clockmaker's back room is worth {10 + t} crowns.", turn=t)
     ctx = memo.context("bob", 40, budget=150, focus="What is in the back room and what is it worth?")
     assert ctx.tokens >= 0.8 * 150
@@ -95,8 +124,12 @@ def test_a_correction_supersedes_the_stale_value(emb):
     memo.add("The night ferry to Skarr leaves at dawn from pier four.", turn=2, speaker="hobb", kind="utterance")
     for t in range(3, 60):
         memo.add(f"Gulls wheel over the harbour; {t % 7 + 2} fishing boats come in.", turn=t)
-    memo.add("Change of plan: the night ferry to Skarr now sails at dusk from pier four.", turn=60, speaker="hobb",
-             kind="utterance")
+    memo.add(
+        "Change of plan: the night ferry to Skarr now sails at dusk from pier four.",
+        turn=60,
+        speaker="hobb",
+        kind="utterance",
+    )
     ctx = memo.context("bob", 80, budget=200, focus="When can I get a boat to Skarr?")
     assert "dusk" in ctx.text() and "dawn" not in ctx.text()
     old = memo.context("bob", 81, budget=300, focus="When can I get a boat to Skarr?", history=True)
@@ -121,22 +154,44 @@ def test_offers_stay_a_series_not_a_supersession(emb):
 
 def test_a_claim_revised_by_its_own_source_supersedes_but_a_rival_stays(emb):
     memo = Memo(embedder=emb)
-    memo.add("Jory: the strongbox is in the crypt.", turn=1, speaker="jory", kind="claim",
-             triple=("strongbox", "in", "crypt"))
-    memo.add("Ilse: the strongbox is in the sea cave.", turn=2, speaker="ilse", kind="claim",
-             triple=("strongbox", "in", "sea cave"))
+    memo.add(
+        "Jory: the strongbox is in the crypt.",
+        turn=1,
+        speaker="jory",
+        kind="claim",
+        triple=("strongbox", "in", "crypt"),
+    )
+    memo.add(
+        "Ilse: the strongbox is in the sea cave.",
+        turn=2,
+        speaker="ilse",
+        kind="claim",
+        triple=("strongbox", "in", "sea cave"),
+    )
     recs = list(memo.bank.records.values())
-    assert recs[0].controversy == 0.5 and recs[0].status == "active"   # a rival, not an update
-    memo.add("Jory: I was wrong, the strongbox is under the pier.", turn=3, speaker="jory", kind="claim",
-             triple=("strongbox", "in", "pier"))
+    assert recs[0].controversy == 0.5 and recs[0].status == "active"  # a rival, not an update
+    memo.add(
+        "Jory: I was wrong, the strongbox is under the pier.",
+        turn=3,
+        speaker="jory",
+        kind="claim",
+        triple=("strongbox", "in", "pier"),
+    )
     assert recs[0].status == "superseded" and recs[1].status == "active"
 
 
 def test_a_quarantined_fact_replaces_nothing(emb):
     memo = Memo(embedder=emb)
     a = memo.bank.add("facts", "fact", "The key is in the well.", 1, speaker="jory", triple=("key", "in", "well"))
-    memo.bank.add("facts", "fact", "The key is in the barn.", 2, speaker="jory", triple=("key", "in", "barn"),
-                  status="quarantined")
+    memo.bank.add(
+        "facts",
+        "fact",
+        "The key is in the barn.",
+        2,
+        speaker="jory",
+        triple=("key", "in", "barn"),
+        status="quarantined",
+    )
     assert a.status == "active"
 
 
@@ -151,10 +206,14 @@ def test_the_long_term_tier_has_a_recency_floor(emb):
 
 def test_what_a_decision_turns_on_is_rated_more_important():
     from memory.importance import ImportanceRater
+
     rate = ImportanceRater()
-    assert rate("utterance", "She says 70 crowns is the least she would take.") > \
-        rate("utterance", "She says 70 crowns is a fair price today.")
-    assert rate("utterance", "The password is hidden under the bell.") > rate("utterance", "The bell is under the arch.")
+    assert rate("utterance", "She says 70 crowns is the least she would take.") > rate(
+        "utterance", "She says 70 crowns is a fair price today."
+    )
+    assert rate("utterance", "The password is hidden under the bell.") > rate(
+        "utterance", "The bell is under the arch."
+    )
 
 
 def test_a_limit_worded_like_the_flood_is_not_folded_into_it(emb):
@@ -162,7 +221,10 @@ def test_a_limit_worded_like_the_flood_is_not_folded_into_it(emb):
     memo = Memo(embedder=emb)
     limit = "Vessa says she would sell the orrery for 70 crowns at the very least."
     memo.add(limit, turn=5, speaker="vessa", kind="utterance")
-    wordings = ("Vessa says she would sell the orrery for {p} crowns.", "Vessa says she will sell the orrery at {p} crowns.")
+    wordings = (
+        "Vessa says she would sell the orrery for {p} crowns.",
+        "Vessa says she will sell the orrery at {p} crowns.",
+    )
     for t in range(6, 200):
         memo.add(wordings[t % 2].format(p=120 - t % 40), turn=t, speaker="vessa", kind="utterance")
     assert float(emb([limit])[0] @ emb([wordings[0].format(p=90)])[0]) >= 0.85  # worded alike indeed
@@ -232,34 +294,40 @@ def _status_after(emb, old: str, new: str, focus: str) -> str:
     return first.status
 
 
-@pytest.mark.parametrize("old, new", [
-    ("Mara's strongbox code is 1234.", "Bram's strongbox code is 5678."),        # a name and a number: two boxes
-    ("The east gate code is 4969.", "The west gate code is 2804."),             # a contrasting word
-    ("Barrel 7 in the cellar is poisoned.", "Cask 9 in the cellar is poisoned."),  # two numbered things
-    ("The well behind the inn is dry.", "The well behind the mill has water."),   # no specific replaced
-    # found by a hostile review: other facts of one subject, worded alike or not
-    ("The ferry leaves at 8.", "The ferry ticket costs 3 silver."),
-    ("The inn serves wine at 5 silver.", "The inn serves ale at 3 silver."),
-    ("The bounty on the wolf is 50 gold.", "The bounty on the bandit chief is 200 gold."),
-    ("The well is 30 feet deep.", "The well was dug 200 years ago."),
-    ("The feast starts at 7 in the great hall.", "The council meeting starts at 9 in the great hall."),
-    ("Mara sets the vault code to 1234.", "Bram sets the vault code to 5678."),
-    ("Oakvale has 300 people.", "Riverton has 800 people."),
-    ("On Monday the market opens at 8.", "On Tuesday the market opens at 8."),
-    ("The password for the cellar is Falcon.", "The password for the attic is Raven."),
-    ("Gerda's tavern closes at midnight.", "Olaf's smithy closes at midnight."),
-    ("Captain Rhee guards the north tower.", "Captain Voss guards the north tower."),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("Mara's strongbox code is 1234.", "Bram's strongbox code is 5678."),  # a name and a number: two boxes
+        ("The east gate code is 4969.", "The west gate code is 2804."),  # a contrasting word
+        ("Barrel 7 in the cellar is poisoned.", "Cask 9 in the cellar is poisoned."),  # two numbered things
+        ("The well behind the inn is dry.", "The well behind the mill has water."),  # no specific replaced
+        # found by a hostile review: other facts of one subject, worded alike or not
+        ("The ferry leaves at 8.", "The ferry ticket costs 3 silver."),
+        ("The inn serves wine at 5 silver.", "The inn serves ale at 3 silver."),
+        ("The bounty on the wolf is 50 gold.", "The bounty on the bandit chief is 200 gold."),
+        ("The well is 30 feet deep.", "The well was dug 200 years ago."),
+        ("The feast starts at 7 in the great hall.", "The council meeting starts at 9 in the great hall."),
+        ("Mara sets the vault code to 1234.", "Bram sets the vault code to 5678."),
+        ("Oakvale has 300 people.", "Riverton has 800 people."),
+        ("On Monday the market opens at 8.", "On Tuesday the market opens at 8."),
+        ("The password for the cellar is Falcon.", "The password for the attic is Raven."),
+        ("Gerda's tavern closes at midnight.", "Olaf's smithy closes at midnight."),
+        ("Captain Rhee guards the north tower.", "Captain Voss guards the north tower."),
+    ],
+)
 def test_two_world_facts_of_one_kind_both_stand(emb, old, new):
     assert _status_after(emb, old, new, "codes, barrels and wells?") == "active"
 
 
-@pytest.mark.parametrize("old, new", [
-    ("The treasure is in crate 12.", "Correction: the treasure is actually in crate 17."),
-    ("The prisoner is held in cell 4.", "The prisoner was moved to cell 9."),
-    ("The meeting is in room 12 at 5.", "Change of plans: the meeting is in room 14 at 7."),
-    ("The gate is guarded by Mara from 6.", "Correction: the gate is guarded by Bram from 8."),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("The treasure is in crate 12.", "Correction: the treasure is actually in crate 17."),
+        ("The prisoner is held in cell 4.", "The prisoner was moved to cell 9."),
+        ("The meeting is in room 12 at 5.", "Change of plans: the meeting is in room 14 at 7."),
+        ("The gate is guarded by Mara from 6.", "Correction: the gate is guarded by Bram from 8."),
+    ],
+)
 def test_a_correction_may_move_a_thing_to_another_numbered_place(emb, old, new):
     assert _status_after(emb, old, new, "where?") == "superseded"
 
@@ -281,8 +349,9 @@ def test_an_update_takes_only_the_lines_that_repeat_it(emb):
 
 def test_an_uncued_fact_from_another_source_is_no_correction(emb):
     memo = Memo(embedder=emb)
-    kept = memo.add("The abbot receives pilgrims after Lauds.", turn=1, kind="fact", speaker="bob",
-                    scope=private("bob"))
+    kept = memo.add(
+        "The abbot receives pilgrims after Lauds.", turn=1, kind="fact", speaker="bob", scope=private("bob")
+    )
     memo.add("The abbot receives pilgrims after Vespers.", turn=5, kind="fact", speaker="alice")
     memo.context("bob", 6, focus="when?")
     assert kept.status == "active"
@@ -328,15 +397,22 @@ def test_a_swapped_word_is_another_fact_not_a_duplicate(emb):
     memo.add("The red key opens the north door.", turn=3, kind="fact")
     memo.add("The blue key opens the north door.", turn=4, kind="fact")
     text = memo.context("bob", 10, budget=300, focus="Which goblet is safe, and which key opens the door?").text()
-    for line in ("The left goblet is poisoned.", "The right goblet is poisoned.", "The red key opens the north door.",
-                 "The blue key opens the north door."):
+    for line in (
+        "The left goblet is poisoned.",
+        "The right goblet is poisoned.",
+        "The red key opens the north door.",
+        "The blue key opens the north door.",
+    ):
         assert line in text, text
 
 
-@pytest.mark.parametrize("old, new", [
-    ("The treasury door is the third on the left.", "Don't open the wrong door, the treasury door is trapped."),
-    ("The pass through the mountains is open.", "Any update on the pass through the mountains? Nobody knows."),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("The treasury door is the third on the left.", "Don't open the wrong door, the treasury door is trapped."),
+        ("The pass through the mountains is open.", "Any update on the pass through the mountains? Nobody knows."),
+    ],
+)
 def test_a_cue_word_in_passing_supersedes_nothing(emb, old, new):
     memo = Memo(embedder=emb)
     kept = memo.add(old, turn=1, kind="fact")
@@ -351,8 +427,12 @@ def test_another_speaker_overrides_only_by_saying_so_plainly(emb):
     memo.add("Actually the relic is under the red tile by the altar.", turn=2, speaker="thief", kind="utterance")
     memo.context("bob", 3, focus="where is the relic?")
     assert priest.status == "active"
-    memo.add("Change of plan: the relic was moved under the green tile by the altar.", turn=4, speaker="bishop",
-             kind="utterance")
+    memo.add(
+        "Change of plan: the relic was moved under the green tile by the altar.",
+        turn=4,
+        speaker="bishop",
+        kind="utterance",
+    )
     memo.context("bob", 5, focus="where is the relic?")
     assert priest.status == "superseded" or memo.bank.records["m2"].status == "superseded"
 
@@ -380,18 +460,22 @@ def test_a_quarantined_newest_member_does_not_hide_its_group(emb):
 
 
 # --- a number inside a quote or after a verb is a value; refrains yield to news; swaps join -------
-@pytest.mark.parametrize("text, kept", [
-    ("'118 gold for the sextant, final offer,' says Wenna.", ()),
-    ("Hobb holds up the compass and names 60 gold.", ()),
-    ("Hobb 60 gold, take it or leave it.", ("60",)),  # unsure: a label (costs a line, never a fact)
-    ("barrel 9 is poisoned.", ("9",)),
-    ("Vault 3 gold bars are missing.", ("3",)),
-    ("Crate 12 holds 40 arrows.", ("12",)),
-    ("Meet me in room 12 at 6.", ("12",)),
-    ("The Harbor 9 sails at dawn.", ("9",)),
-])
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        ("'118 gold for the sextant, final offer,' says Wenna.", ()),
+        ("Hobb holds up the compass and names 60 gold.", ()),
+        ("Hobb 60 gold, take it or leave it.", ("60",)),  # unsure: a label (costs a line, never a fact)
+        ("barrel 9 is poisoned.", ("9",)),
+        ("Vault 3 gold bars are missing.", ("3",)),
+        ("Crate 12 holds 40 arrows.", ("12",)),
+        ("Meet me in room 12 at 6.", ("12",)),
+        ("The Harbor 9 sails at dawn.", ("9",)),
+    ],
+)
 def test_numbers_that_name_something_and_numbers_that_change(text, kept):
     from memory.values import labels
+
     assert labels(text) == kept
 
 
@@ -400,14 +484,22 @@ def test_quoted_offers_with_the_price_first_are_one_series(emb):
     memo = Memo(embedder=emb)
     rng = np.random.default_rng(3)
     for t in range(1, 61):
-        memo.add(f"'{int(rng.integers(70, 120))} gold for the sextant, final offer,' says Wenna.", turn=t,
-                 speaker="wenna", kind="offer")
+        memo.add(
+            f"'{int(rng.integers(70, 120))} gold for the sextant, final offer,' says Wenna.",
+            turn=t,
+            speaker="wenna",
+            kind="offer",
+        )
     text = memo.context("bob", 61, budget=400, focus="What does the sextant cost?").text()
     assert text.count("says Wenna") == 1 and "60 times" in text, text
 
 
-REFRAINS = ("Orla asks how the wall would be enforced.", "Bram praises the wall as long overdue.",
-            "Edda argues that the wall will hurt the market.", "Corwin reads the wall proposal aloud again.")
+REFRAINS = (
+    "Orla asks how the wall would be enforced.",
+    "Bram praises the wall as long overdue.",
+    "Edda argues that the wall will hurt the market.",
+    "Corwin reads the wall proposal aloud again.",
+)
 ONCE = "Pellam calls the wall a waste of the town's money."
 
 
@@ -454,12 +546,20 @@ def _sellers(memo: Memo) -> None:
     floor = {"Ossian": 46, "Hobb": 53, "Wenna": 61, "Jory": 38}
     for t in range(1, 301):
         for who, item in sell.items():
-            memo.add(f"{who} offers the {item} for {int(rng.integers(60, 110))} gold.", turn=t, speaker=who.lower(),
-                     kind="offer")
+            memo.add(
+                f"{who} offers the {item} for {int(rng.integers(60, 110))} gold.",
+                turn=t,
+                speaker=who.lower(),
+                kind="offer",
+            )
         for k, who in enumerate(sell):
             if t == 30 * (k + 1):  # each floor overheard once; the hourglass seller's is the oldest
-                memo.add(f"Overheard behind the stall: {who} would accept anything down to {floor[who]} gold.",
-                         turn=t, scope=private("bob"), kind="claim")
+                memo.add(
+                    f"Overheard behind the stall: {who} would accept anything down to {floor[who]} gold.",
+                    turn=t,
+                    scope=private("bob"),
+                    kind="claim",
+                )
 
 
 def test_a_question_about_a_thing_finds_what_its_seller_said(emb):
@@ -471,8 +571,11 @@ def test_a_question_about_a_thing_finds_what_its_seller_said(emb):
         memo = Memo(embedder=emb, config=MemoConfig(link_names=names))
         _sellers(memo)
         memo.context("bob", 301, budget=300, focus=question)
-        rel = {r["text"].split(":")[1].split()[0]: r["relevance"] for r in memo.explain("bob", 301)
-               if r["text"].startswith("Overheard")}
+        rel = {
+            r["text"].split(":")[1].split()[0]: r["relevance"]
+            for r in memo.explain("bob", 301)
+            if r["text"].startswith("Overheard")
+        }
         margins[names] = rel["Ossian"] - max(v for k, v in rel.items() if k != "Ossian")
         if names:
             assert memo.optimizer.linked_focus("bob", question) == question + " (Ossian)"
@@ -493,8 +596,12 @@ def test_what_names_the_linked_seller_counts_as_more_to_the_point(emb):
         memo = Memo(embedder=emb, config=MemoConfig(link_boost=boost))
         _sellers(memo)
         for k, who in enumerate(("Tamsin", "Idris", "Maelon", "Briony", "Cadoc", "Elowen")):
-            memo.add(f"{who} heard an hourglass fetched {40 + 9 * k} gold at the guild auction.", turn=301,
-                     speaker=who.lower(), kind="utterance")
+            memo.add(
+                f"{who} heard an hourglass fetched {40 + 9 * k} gold at the guild auction.",
+                turn=301,
+                speaker=who.lower(),
+                kind="utterance",
+            )
         memo.context("bob", 302, budget=300, focus=question)
         rows[boost] = {r["text"]: r["normalised"]["relevance"] for r in memo.explain("bob", 302)}
     floor = "Overheard behind the stall: Ossian would accept anything down to 46 gold."
@@ -530,6 +637,7 @@ def test_what_was_said_once_of_a_linked_name_is_always_a_candidate(emb):
 def test_a_weak_candidate_does_not_move_the_others_scores(emb):
     """Relevance is a share of the best candidate's, not stretched between the best and the worst:
     a memory that has nothing to do with the question changes no other memory's relevance term."""
+
     def scores(extra: bool) -> dict[str, float]:
         memo = Memo(embedder=emb, config=MemoConfig(recent_turns=0))
         memo.add("The ferry to the isle leaves at dawn from pier 4.", turn=1, kind="fact")
@@ -538,18 +646,22 @@ def test_a_weak_candidate_does_not_move_the_others_scores(emb):
             memo.add("Goats graze on the hill above the mill.", turn=1, kind="observation")
         memo.context("bob", 5, budget=400, focus="When does the ferry leave?")
         return {r["text"]: r["normalised"]["relevance"] for r in memo.explain("bob", 5)}
+
     plain, more = scores(False), scores(True)
     for text, rel in plain.items():
         assert more[text] == pytest.approx(rel, abs=1e-6), text
 
 
 # --- what the review of the mechanisms above found ---------------------------------------------
-@pytest.mark.parametrize("a, b", [
-    ("Ossian did poison the well.", "Ossian didn't poison the well."),
-    ("The prisoner is guilty of arson.", "The prisoner is innocent of arson."),
-    ("The north bridge is open.", "The north bridge is closed."),
-    ("Open the north gate.", "Close the north gate."),
-])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("Ossian did poison the well.", "Ossian didn't poison the well."),
+        ("The prisoner is guilty of arson.", "The prisoner is innocent of arson."),
+        ("The north bridge is open.", "The north bridge is closed."),
+        ("Open the north gate.", "Close the north gate."),
+    ],
+)
 def test_changes_and_contradictions_never_join(emb, a, b):
     memo = Memo(embedder=emb)
     memo.add(a, turn=1, speaker="guard", kind="utterance")
@@ -578,8 +690,12 @@ def test_a_join_keeps_speakers_apart_and_drops_nothing_a_line_carried(emb):
 def test_the_most_relevant_warning_leads_however_often_it_is_repeated(emb):
     memo = Memo(embedder=emb)
     warning = "Warning from the guard: the ice on the lake is thin, crossing it means drowning."
-    chatter = ["Skaters gathered on the frozen lake last winter.", "A fox trotted across the frozen lake at dawn.",
-               "The lake looks solid and white this morning.", "Fishermen cut holes in the lake ice for pike."]
+    chatter = [
+        "Skaters gathered on the frozen lake last winter.",
+        "A fox trotted across the frozen lake at dawn.",
+        "The lake looks solid and white this morning.",
+        "Fishermen cut holes in the lake ice for pike.",
+    ]
     for t in range(1, 41):
         memo.add(warning, turn=t, speaker="guard", kind="utterance")
         memo.add(chatter[t % 4] if t > 36 else f"Turn {t}: the wind drops.", turn=t)
@@ -589,21 +705,23 @@ def test_the_most_relevant_warning_leads_however_often_it_is_repeated(emb):
 
 def test_links_ignore_openers_everywhere_names_lists_and_named_questions():
     from memory.linking import Links, linked, names
+
     links = Links()
     for k in range(30):
         who, thing = ("Ossian", "hourglass") if k % 2 else ("Hobb", "compass")
         text = f"Overheard at the Market: {who} polishes the {thing} ({k})."
-        links.add({w for w in text.lower().replace(":", " ").replace(".", " ").split() if w.isalpha()} - {"the", "at"},
-                  text)
+        links.add(
+            {w for w in text.lower().replace(":", " ").replace(".", " ").split() if w.isalpha()} - {"the", "at"}, text
+        )
     for _ in range(3):
         guests = "Bram, Hobb, Orla, Sedge and Wenna are invited to the wedding feast."
         links.add({"bram", "hobb", "orla", "sedge", "wenna", "invited", "wedding", "feast"}, guests)
     assert "overheard" in names("Overheard at the Market: Ossian polishes the hourglass.")
-    assert linked([links], {"hourglass"}, set()) == ["ossian"]         # not "market", not "overheard"
+    assert linked([links], {"hourglass"}, set()) == ["ossian"]  # not "market", not "overheard"
     assert linked([links], {"how", "cheap", "hourglass"}, set()) == ["ossian"]
-    assert linked([links], {"wedding", "feast"}, set()) == []           # a guest list points at nobody
-    assert linked([links], {"hourglass"}, {"hobb"}) == []               # the question names someone
+    assert linked([links], {"wedding", "feast"}, set()) == []  # a guest list points at nobody
+    assert linked([links], {"hourglass"}, {"hobb"}) == []  # the question names someone
     long = " ".join(f"Name{k} sold word{k}" for k in range(100))
     before = sum(len(c) for c in links.pairs.values())
     links.add({f"word{k}" for k in range(100)}, long)
-    assert sum(len(c) for c in links.pairs.values()) == before         # a long memory pairs nothing
+    assert sum(len(c) for c in links.pairs.values()) == before  # a long memory pairs nothing

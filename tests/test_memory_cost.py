@@ -36,8 +36,11 @@ def play(batching: bool = True, rounds: int = ROUNDS, seed: int = 3):
     """Harbor with the autopilot and MiniLM memory (the embedder passed as a memory option, as
     ``game.play.compose`` takes it); the world-fact gate is off (it embeds claims on its own)."""
     emb = Counting()
-    game = Game(WORLDS / "harbor", config=GameConfig(world=str(WORLDS / "harbor"), seed=seed, player="autopilot",
-                                                     facts=False), memory={"embedder": emb})
+    game = Game(
+        WORLDS / "harbor",
+        config=GameConfig(world=str(WORLDS / "harbor"), seed=seed, player="autopilot", facts=False),
+        memory={"embedder": emb},
+    )
     emb.turn = lambda: game.engine.state.turn
     game.memory.batching = batching
     contexts: list[tuple[int, str, str]] = []
@@ -47,6 +50,7 @@ def play(batching: bool = True, rounds: int = ROUNDS, seed: int = 3):
         ctx = provider(agent, obs)
         contexts.append((obs.turn, agent, ctx.text()))
         return ctx
+
     recording.prepare_round = getattr(game.memory, "prepare_round", None)
     game.engine.context_provider = recording
     while not game.engine.done and game.engine.state.turn < rounds:

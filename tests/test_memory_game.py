@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from game.core.types import Decision
 from game.play.episode import run_script, script_lines
 from game.play.session import Game
-from game.core.types import Decision
 from memory.records import FACTS, SHARED, private
 from tests.conftest import ROOT, WORLDS, parley
 
@@ -77,6 +77,7 @@ def test_save_load_keeps_memory_and_contexts(tmp_path):
 
 def test_insights_become_priors_in_the_next_game(tmp_path):
     from memory.insights import InsightBank
+
     bank = InsightBank(tmp_path / "insights.json")
     first = play_mini(insights=bank)
     assert first.engine.state.won
@@ -89,8 +90,15 @@ def test_insights_become_priors_in_the_next_game(tmp_path):
 
 def test_cli_inspect_explains_a_context(tmp_path):
     saves = tmp_path / "saves"
-    r = parley("play", str(MINI), "--saves-dir", str(saves), "--embedder", "hash",
-               input="take iron key\nask lou about gem\nn\ntrade with mara\nsave s\nquit\n")
+    r = parley(
+        "play",
+        str(MINI),
+        "--saves-dir",
+        str(saves),
+        "--embedder",
+        "hash",
+        input="take iron key\nask lou about gem\nn\ntrade with mara\nsave s\nquit\n",
+    )
     assert r.returncode == 0, r.stderr
     r = parley("inspect", "s", "--saves-dir", str(saves), "--agent", "player")
     assert r.returncode == 0, r.stderr
@@ -108,8 +116,17 @@ def test_cli_inspect_explains_a_context(tmp_path):
 
 def test_cli_autopilot_with_memory_records_insights(tmp_path):
     out = tmp_path / "h.jsonl"
-    r = parley("run", str(WORLDS / "harbor"), "--autopilot", "--seed", "2", "--quiet", "--out", str(out),
-               env={"PARLEY_SAVES": str(tmp_path)})
+    r = parley(
+        "run",
+        str(WORLDS / "harbor"),
+        "--autopilot",
+        "--seed",
+        "2",
+        "--quiet",
+        "--out",
+        str(out),
+        env={"PARLEY_SAVES": str(tmp_path)},
+    )
     assert r.returncode == 0, r.stderr
     assert "WON" in r.stdout and "lessons recorded" in r.stdout
     data = json.loads((tmp_path / "insights.json").read_text())

@@ -22,7 +22,7 @@ from game.negotiation.metrics import (
     pareto_frontier,
 )
 from game.negotiation.runner import Move, Negotiator, run_negotiation
-from game.negotiation.session import NegotiationError, Negotiation
+from game.negotiation.session import Negotiation, NegotiationError
 from game.negotiation.utility import UtilityFunction, outcome_space, utilities_for, utility_matrix
 from game.world.spec import NegotiationScene
 
@@ -31,32 +31,54 @@ from game.world.spec import NegotiationScene
 
 def market(**over) -> NegotiationScene:
     """Price x quality. Player: (0.7, 0.3); merchant: (0.6, 0.4), opposite tastes."""
-    d = {"type": "negotiation", "title": "t",
-         "issues": {"price": ["10", "20", "30"], "quality": ["low", "high"]},
-         "parties": [
-             {"id": "player", "weights": {"price": 0.7, "quality": 0.3},
-              "values": {"price": {"10": 1.0, "20": 0.5, "30": 0.0},
-                         "quality": {"low": 0.0, "high": 1.0}},
-              "reservation": 0.2},
-             {"id": "merchant", "weights": {"price": 0.6, "quality": 0.4},
-              "values": {"price": {"10": 0.0, "20": 0.5, "30": 1.0},
-                         "quality": {"low": 1.0, "high": 0.0}},
-              "reservation": 0.3}],
-         "deadline": 6}
+    d = {
+        "type": "negotiation",
+        "title": "t",
+        "issues": {"price": ["10", "20", "30"], "quality": ["low", "high"]},
+        "parties": [
+            {
+                "id": "player",
+                "weights": {"price": 0.7, "quality": 0.3},
+                "values": {"price": {"10": 1.0, "20": 0.5, "30": 0.0}, "quality": {"low": 0.0, "high": 1.0}},
+                "reservation": 0.2,
+            },
+            {
+                "id": "merchant",
+                "weights": {"price": 0.6, "quality": 0.4},
+                "values": {"price": {"10": 0.0, "20": 0.5, "30": 1.0}, "quality": {"low": 1.0, "high": 0.0}},
+                "reservation": 0.3,
+            },
+        ],
+        "deadline": 6,
+    }
     d.update(over)
     return NegotiationScene.model_validate(d)
 
 
 def one_issue(points: dict[str, tuple[float, float]], r=(0.0, 0.0), deadline=4) -> NegotiationScene:
     """A single-issue scene whose outcomes have the given (player, merchant) utilities."""
-    return NegotiationScene.model_validate({
-        "type": "negotiation", "title": "deal", "issues": {"deal": list(points)},
-        "parties": [
-            {"id": "player", "weights": {"deal": 1.0},
-             "values": {"deal": {k: v[0] for k, v in points.items()}}, "reservation": r[0]},
-            {"id": "merchant", "weights": {"deal": 1.0},
-             "values": {"deal": {k: v[1] for k, v in points.items()}}, "reservation": r[1]}],
-        "deadline": deadline})
+    return NegotiationScene.model_validate(
+        {
+            "type": "negotiation",
+            "title": "deal",
+            "issues": {"deal": list(points)},
+            "parties": [
+                {
+                    "id": "player",
+                    "weights": {"deal": 1.0},
+                    "values": {"deal": {k: v[0] for k, v in points.items()}},
+                    "reservation": r[0],
+                },
+                {
+                    "id": "merchant",
+                    "weights": {"deal": 1.0},
+                    "values": {"deal": {k: v[1] for k, v in points.items()}},
+                    "reservation": r[1],
+                },
+            ],
+            "deadline": deadline,
+        }
+    )
 
 
 P, M = "player", "merchant"
@@ -71,10 +93,10 @@ def test_utility_hand_computed():
     u = utilities_for(market())
     up, um = u[P], u[M]
     assert list(u) == [P, M]
-    assert up({"price": "20", "quality": "high"}) == 0.65       # 0.7*0.5 + 0.3*1
+    assert up({"price": "20", "quality": "high"}) == 0.65  # 0.7*0.5 + 0.3*1
     assert up({"price": "10", "quality": "high"}) == 1.0
     assert up({"price": "30", "quality": "low"}) == 0.0
-    assert um({"price": "20", "quality": "low"}) == 0.7         # 0.6*0.5 + 0.4*1
+    assert um({"price": "20", "quality": "low"}) == 0.7  # 0.6*0.5 + 0.4*1
     assert um({"price": "10", "quality": "high"}) == 0.0
     assert (up.best, up.worst, um.best, um.worst) == (1.0, 0.0, 1.0, 0.0)
     assert up.reservation == 0.2 and um.reservation == 0.3
@@ -96,9 +118,10 @@ def test_weights_are_normalised():
 
 def test_values_not_spanning_unit_interval_are_not_rescaled():
     issues = {"price": ["10", "20"], "quality": ["low", "high"]}
-    u = UtilityFunction("a", issues, {"price": 1, "quality": 1},
-                        {"price": {"10": 1.0, "20": 0.0}, "quality": {"low": 0.2, "high": 0.6}})
-    assert u.best == 0.8 and u.worst == 0.1   # 0.5*1 + 0.5*0.6 ; 0.5*0 + 0.5*0.2
+    u = UtilityFunction(
+        "a", issues, {"price": 1, "quality": 1}, {"price": {"10": 1.0, "20": 0.0}, "quality": {"low": 0.2, "high": 0.6}}
+    )
+    assert u.best == 0.8 and u.worst == 0.1  # 0.5*1 + 0.5*0.6 ; 0.5*0 + 0.5*0.2
 
 
 def test_missing_weight_and_value_count_as_zero_and_zero_weights_fail():
@@ -115,7 +138,7 @@ def test_outcome_space_order_and_size():
     space = outcome_space(issues)
     assert len(space) == 24
     assert space[0] == {"a": "1", "b": "x", "c": "p"}
-    assert space[1] == {"a": "1", "b": "x", "c": "q"}        # last issue fastest
+    assert space[1] == {"a": "1", "b": "x", "c": "q"}  # last issue fastest
     assert space[-1] == {"a": "2", "b": "z", "c": "s"}
     assert space == [dict(zip(issues, combo)) for combo in itertools.product(*issues.values())]
     u = UtilityFunction("a", issues, {"a": 1}, {})
@@ -133,8 +156,12 @@ def test_pareto_frontier_hand_worked():
     a = analyse(market())
     assert a.frontier.tolist() == [0, 1, 2, 4]
     got = {tuple(sorted(t.items())) for t in a.frontier_offers()}
-    want = {(("price", "10"), ("quality", "low")), (("price", "10"), ("quality", "high")),
-            (("price", "20"), ("quality", "low")), (("price", "30"), ("quality", "low"))}
+    want = {
+        (("price", "10"), ("quality", "low")),
+        (("price", "10"), ("quality", "high")),
+        (("price", "20"), ("quality", "low")),
+        (("price", "30"), ("quality", "low")),
+    }
     assert got == want
 
 
@@ -177,7 +204,7 @@ def test_ks_tie_breaks_on_welfare_then_order():
     # Nash products .15, .15, .15 ; welfare .8, .85, .8 -> index 1
     assert nash_point(U, np.zeros(2)) == 1
     U2 = np.array([[0.4, 0.6], [0.6, 0.4], [0.1, 0.1]])
-    assert nash_point(U2, np.zeros(2)) == 0          # equal product and welfare: earliest
+    assert nash_point(U2, np.zeros(2)) == 0  # equal product and welfare: earliest
     assert kalai_smorodinsky_point(U2, np.zeros(2)) == 0
 
 
@@ -187,7 +214,7 @@ def test_no_rational_outcome_gives_none():
     assert m.nash_terms is None and m.ks_terms is None
     assert m.distance_to_nash is None and m.distance_to_ks is None
     assert not m.agreement and m.utilities == (0.8, 0.8)
-    assert m.pareto_optimal                           # no outcome beats disagreement for both
+    assert m.pareto_optimal  # no outcome beats disagreement for both
     assert m.distance_to_frontier == pytest.approx(np.hypot(0.3, 0.3))
 
 
@@ -196,7 +223,7 @@ def test_evaluate_metrics_of_outcomes():
     for k in a.frontier:
         m = a.evaluate(int(k))
         assert m.pareto_optimal and m.distance_to_frontier == 0.0
-    m = evaluate(utilities_for(market()), OFFER_A)   # (.65, .3): nearest frontier point (.7, .4)
+    m = evaluate(utilities_for(market()), OFFER_A)  # (.65, .3): nearest frontier point (.7, .4)
     assert isinstance(m, OutcomeMetrics)
     assert not m.pareto_optimal
     assert m.distance_to_frontier == pytest.approx(np.hypot(0.05, 0.1))
@@ -220,7 +247,7 @@ def test_turns_counter_offers_and_accept():
     assert s.legal_moves(P) == ("offer", "walk_away") and s.legal_moves(M) == ()
     s.offer(P, OFFER_A)
     assert s.turn == M and s.standing_offer == OFFER_A and s.standing_party == P and s.round == 1
-    s.offer(M, OFFER_B)                                 # counter-offer replaces the standing one
+    s.offer(M, OFFER_B)  # counter-offer replaces the standing one
     assert s.standing_offer == OFFER_B and s.standing_party == M
     assert s.turn == P and s.round == 2
     s.accept(P)
@@ -261,7 +288,7 @@ def test_deadline_gives_no_agreement():
     assert s.round == 2 and s.time == 1.0
     s.offer(P, OFFER_A)
     assert s.status == "open"
-    s.offer(M, OFFER_B)                                 # last move of the last round
+    s.offer(M, OFFER_B)  # last move of the last round
     assert s.status == "no_agreement" and s.turn is None and s.round == 2
     with pytest.raises(NegotiationError):
         s.accept(P)
@@ -285,8 +312,11 @@ def test_illegal_moves_explain_themselves():
     with pytest.raises(NegotiationError, match="unknown issue 'prise'") as e:
         s.offer(P, {"prise": "10", "quality": "low"})
     assert "'price'" in e.value.hint
-    with pytest.raises(NegotiationError, match=r"'25' is not a value of issue 'price'; "
-                                               r"choose one of '10', '20', '30'"):
+    with pytest.raises(
+        NegotiationError,
+        match=r"'25' is not a value of issue 'price'; "
+        r"choose one of '10', '20', '30'",
+    ):
         s.offer(P, {"price": "25", "quality": "low"})
     with pytest.raises(NegotiationError) as e:
         s.offer(P, {"price": "10", "quality": "hihg"})
@@ -301,11 +331,12 @@ def test_illegal_moves_explain_themselves():
     assert isinstance(e.value, ActionError)
     with pytest.raises(NegotiationError, match="still open"):
         s.outcome_metrics()
-    assert s.history == () and s.turn == P              # failed moves change nothing
+    assert s.history == () and s.turn == P  # failed moves change nothing
 
 
 def _play_on(session, negs):
     from game.negotiation.runner import apply_move
+
     while session.is_open:
         p = session.turn
         apply_move(session, p, negs[p].respond(session, p))
@@ -317,6 +348,7 @@ def test_state_round_trip_mid_negotiation():
     negs = {P: from_kind("boulware", u[P]), M: from_kind("linear", u[M])}
     s = Negotiation(sc)
     from game.negotiation.runner import apply_move
+
     for _ in range(5):
         p = s.turn
         apply_move(s, p, negs[p].respond(s, p))
@@ -352,7 +384,7 @@ def test_set_state_rejects_bad_snapshots():
     fresh = Negotiation(market())
     with pytest.raises(SaveError):
         fresh.set_state(wrong)
-    assert fresh.history == () and fresh.turn == P       # untouched on failure
+    assert fresh.history == () and fresh.turn == P  # untouched on failure
 
 
 # --- runner and baseline ---------------------------------------------------------
@@ -401,11 +433,11 @@ def test_time_concession_targets_and_moves():
     flat = TimeConcession(utilities_for(one_issue({"x": (0.5, 0), "y": (0.5, 0), "z": (1, 0)}))[P])
     assert flat.offer_index(1.0) == 0 and flat.offer_index(0.0) == 2
     s = Negotiation(market(deadline=2))
-    s.offer(P, OFFER_A)                       # merchant gets .3 = its reservation
+    s.offer(P, OFFER_A)  # merchant gets .3 = its reservation
     mer = TimeConcession(utilities_for(market())[M], 1.0)
     assert mer.respond(s, M).kind == "offer"  # t=.5, target .65 > .3
     s.offer(M, OFFER_B)
-    s.offer(P, OFFER_A)                       # round 2, t=1: target = reservation .3
+    s.offer(P, OFFER_A)  # round 2, t=1: target = reservation .3
     assert mer.respond(s, M) == Move.accept()
 
 
@@ -440,11 +472,17 @@ def scenes(draw) -> NegotiationScene:
         weights = {i: draw(unit) for i in issues}
         weights["i0"] = draw(st.floats(0.01, 1.0))
         values = {i: {v: draw(unit) for v in vs} for i, vs in issues.items()}
-        parties.append({"id": pid, "weights": weights, "values": values,
-                        "reservation": draw(unit)})
-    return NegotiationScene.model_validate({
-        "type": "negotiation", "title": "random", "issues": issues, "parties": parties,
-        "deadline": draw(st.integers(1, 8)), "first": draw(st.sampled_from([None, M]))})
+        parties.append({"id": pid, "weights": weights, "values": values, "reservation": draw(unit)})
+    return NegotiationScene.model_validate(
+        {
+            "type": "negotiation",
+            "title": "random",
+            "issues": issues,
+            "parties": parties,
+            "deadline": draw(st.integers(1, 8)),
+            "first": draw(st.sampled_from([None, M])),
+        }
+    )
 
 
 prop = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -499,8 +537,7 @@ def test_prop_nash_and_ks_optimal(sc):
 
 
 @prop
-@given(scenes(), st.sampled_from(sorted(KINDS)), st.sampled_from(sorted(TIME_KINDS)),
-       st.floats(0.05, 10.0))
+@given(scenes(), st.sampled_from(sorted(KINDS)), st.sampled_from(sorted(TIME_KINDS)), st.floats(0.05, 10.0))
 def test_prop_time_concession_respects_reservation(sc, k1, k2, e):
     u = utilities_for(sc)
     negs = {P: from_kind(k1, u[P]), M: from_kind(k2, u[M], exponent=e)}

@@ -36,12 +36,15 @@ def reference_move(neg, session: Negotiation, party: str) -> Move:
     u = neg.utility
     vec, r = u.vector, u.reservation
     if isinstance(neg, (Hardliner, RandomNegotiator)):
-        return neg.respond(session, party)        # no history-dependent state to check
+        return neg.respond(session, party)  # no history-dependent state to check
     if not vec.max() >= r:
         return Move.walk_away()
     opp = session.opponent(party)
-    received = [u.space.index(dict(rec.terms)) for rec in session.history
-                if rec.party == opp and rec.kind == "offer" and rec.terms is not None]
+    received = [
+        u.space.index(dict(rec.terms))
+        for rec in session.history
+        if rec.party == opp and rec.kind == "offer" and rec.terms is not None
+    ]
     if isinstance(neg, TimeConcession):
         t = min(max(session.time, 0.0), 1.0)
         target = max(r, quantise(r + (1.0 - r) * (1.0 - t ** (1.0 / neg.exponent))))
@@ -75,12 +78,16 @@ def reference_move(neg, session: Negotiation, party: str) -> Move:
 
 
 SPECS = [
-    ("boulware", {}), ("linear", {"opponent_model": True}),
+    ("boulware", {}),
+    ("linear", {"opponent_model": True}),
     ("conceder", {"opponent_model": True, "tolerance": 0.2}),
-    ("tit_for_tat", {"first_concession": 0.0}), ("tit_for_tat", {"opponent_model": True}),
+    ("tit_for_tat", {"first_concession": 0.0}),
+    ("tit_for_tat", {"opponent_model": True}),
     ("tit_for_tat", {"first_concession": 0.3, "scale": 2.0, "opponent_model": True, "tolerance": 0.1}),
-    ("aspiration", {}), ("aspiration", {"opponent_model": True, "rate": 0.3}),
-    ("hardliner", {}), ("random", {"seed": 5, "accept_prob": 0.3}),
+    ("aspiration", {}),
+    ("aspiration", {"opponent_model": True, "rate": 0.3}),
+    ("hardliner", {}),
+    ("random", {"seed": 5, "accept_prob": 0.3}),
 ]
 
 
@@ -132,8 +139,9 @@ def test_interleaved_sessions_copies_and_restores_share_one_instance():
     u = utilities_for(sc)
     for kind, params in SPECS[:8]:
         shared = {p: from_kind(kind, u[p], **params) for p in ("a", "b")}
-        alone = run_negotiation(sc, {p: from_kind(kind, u[p], **params) for p in ("a", "b")},
-                                utilities=u)[0].get_state()
+        alone = run_negotiation(sc, {p: from_kind(kind, u[p], **params) for p in ("a", "b")}, utilities=u)[
+            0
+        ].get_state()
         sessions = [Negotiation(sc, utilities=u) for _ in range(3)]
         step = 0
         while any(s.is_open for s in sessions):
@@ -144,12 +152,12 @@ def test_interleaved_sessions_copies_and_restores_share_one_instance():
                 move = shared[p].respond(s, p)
                 assert move == reference_move(shared[p], s, p)
                 apply_move(s, p, move)
-                if step == 7 and i == 1:       # rewind in place: same object, new records
+                if step == 7 and i == 1:  # rewind in place: same object, new records
                     half = Negotiation(sc, utilities=u)
                     for rec in s.history[:3]:
                         half.play(rec.party, rec.kind, dict(rec.terms) if rec.terms else None)
                     s.set_state(half.get_state())
-                if step == 9 and i == 2:       # a copy continues beside its original
+                if step == 9 and i == 2:  # a copy continues beside its original
                     sessions.append(s.copy())
             step += 1
         for s in sessions:
@@ -162,10 +170,10 @@ def test_memo_is_bounded_and_survives_copy_and_pickle():
     neg = from_kind("linear", u["a"], opponent_model=True)
     other = from_kind("boulware", u["b"])
     live = []
-    for i in range(1000):                      # thousands of sessions through one instance
+    for i in range(1000):  # thousands of sessions through one instance
         s, _ = run_negotiation(sc, {"a": neg, "b": other}, utilities=u)
         if i % 5 == 0:
-            live.append(s)                     # some stay alive, so eviction must drop live ones too
+            live.append(s)  # some stay alive, so eviction must drop live ones too
         assert len(neg._tracks) <= MAX_TRACKED
     gc.collect()
     # an evicted but live session is rebuilt from its history: the same move as from scratch
@@ -205,8 +213,14 @@ def test_public_figures_match_whole_history_formulas():
 
 def test_fast_quantise_and_estimate_at_are_numpy_bit_for_bit():
     rng = np.random.default_rng(11)
-    xs = np.concatenate([rng.random(20000), rng.random(5000) * 3 - 1,
-                         np.round(rng.random(5000), 12) + 5e-13, [0.0, 1.0, 0.5e-12, 1.5e-12, 2.5e-12]])
+    xs = np.concatenate(
+        [
+            rng.random(20000),
+            rng.random(5000) * 3 - 1,
+            np.round(rng.random(5000), 12) + 5e-13,
+            [0.0, 1.0, 0.5e-12, 1.5e-12, 2.5e-12],
+        ]
+    )
     for x in xs.tolist():
         assert fast_quantise(x) == quantise(x)
     for sc in random_scenes(10, 4):
@@ -225,8 +239,13 @@ def test_first_concession_is_a_checked_parameter():
     assert "first_concession" in kind_params("tit_for_tat")
     assert from_kind("tit_for_tat", u).first_concession == 0.15
     assert from_kind("tit_for_tat", u, first_concession=0).first_concession == 0.0
-    for bad, match in ((-0.1, r"first_concession must be in \[0, 1\]"), (1.5, "must be in"),
-                       ("0.1", "finite number"), (math.nan, "finite number"), (True, "finite number")):
+    for bad, match in (
+        (-0.1, r"first_concession must be in \[0, 1\]"),
+        (1.5, "must be in"),
+        ("0.1", "finite number"),
+        (math.nan, "finite number"),
+        (True, "finite number"),
+    ):
         with pytest.raises(InputError, match=match):
             from_kind("tit_for_tat", u, first_concession=bad)
 
@@ -237,29 +256,33 @@ def test_first_concession_only_by_the_opener_and_once():
     a, b = NaiveTitForTat(u["a"], first_concession=0.1), NaiveTitForTat(u["b"], first_concession=0.1)
     s = Negotiation(sc, utilities=u)
     best_a, best_b = u["a"].best, u["b"].best
-    assert a.current_target(s, "a") == max(u["a"].reservation, best_a)      # opens at its best
+    assert a.current_target(s, "a") == max(u["a"].reservation, best_a)  # opens at its best
     apply_move(s, "a", a.respond(s, "a"))
-    assert b.current_target(s, "b") == max(u["b"].reservation, best_b)      # the answerer waits
+    assert b.current_target(s, "b") == max(u["b"].reservation, best_b)  # the answerer waits
     apply_move(s, "b", b.respond(s, "b"))
     assert a.current_target(s, "a") == max(u["a"].reservation, quantise(best_a - 0.1))
 
 
 def _self_play_agreements(first_concession: float, opponent_model: bool = False) -> int:
     n = 0
-    for sc in random_scenes(40, 7):
-        u = utilities_for(sc)
-        negs = {p: from_kind("tit_for_tat", u[p], first_concession=first_concession,
-                             opponent_model=opponent_model) for p in ("a", "b")}
-        n += run_negotiation(sc, negs, utilities=u)[1].agreement
+    for seed in range(10):
+        for sc in random_scenes(40, seed):
+            u = utilities_for(sc)
+            negs = {
+                p: from_kind("tit_for_tat", u[p], first_concession=first_concession, opponent_model=opponent_model)
+                for p in ("a", "b")
+            }
+            n += run_negotiation(sc, negs, utilities=u)[1].agreement
     return n
 
 
 def test_first_concession_breaks_the_self_play_deadlock():
-    """40 generated scenes, tit-for-tat against itself: measured 3/40 agreements without the first
-    concession and 27/40 (28/40 with the opponent model) with the default 0.15; asserted with margin."""
-    assert _self_play_agreements(0.0) <= 6
-    assert _self_play_agreements(0.15) >= 21          # a majority
-    assert _self_play_agreements(0.15, opponent_model=True) >= 21
+    """400 generated scenes (10 sets of 40), tit-for-tat against itself: measured 17/400 agreements
+    without the first concession, 204/400 with the default 0.15 and 255/400 with the opponent model
+    as well (one set of 40 alone ranges from 15 to 27 with 0.15); asserted with margin."""
+    assert _self_play_agreements(0.0) <= 40  # under 10%
+    assert _self_play_agreements(0.15) >= 170  # about half
+    assert _self_play_agreements(0.15, opponent_model=True) >= 170
 
 
 def test_first_concession_zero_is_the_old_tit_for_tat():

@@ -42,9 +42,16 @@ def scenes(draw, max_values: int = 4, deadline=st.integers(1, 10), reservation=u
         weights["i0"] = draw(st.floats(0.01, 1.0))
         values = {i: {v: draw(unit) for v in vs} for i, vs in issues.items()}
         parties.append({"id": pid, "weights": weights, "values": values, "reservation": draw(reservation)})
-    return NegotiationScene.model_validate({
-        "type": "negotiation", "title": "random", "issues": issues, "parties": parties,
-        "deadline": draw(deadline), "first": draw(st.sampled_from([None, M]))})
+    return NegotiationScene.model_validate(
+        {
+            "type": "negotiation",
+            "title": "random",
+            "issues": issues,
+            "parties": parties,
+            "deadline": draw(deadline),
+            "first": draw(st.sampled_from([None, M])),
+        }
+    )
 
 
 MODELLED = ("boulware", "linear", "conceder", "tit_for_tat", "aspiration")
@@ -81,14 +88,28 @@ def binary_scene(n_issues=3, n_values=3, mine=None, deadline=10, r=(0.0, 0.0), c
     """Merchant: equal weights, one-hot values (its favourite value per issue is worth ``cap``,
     1 by default); the player's utility is ``mine`` or ordered by value position."""
     issues = {f"i{k}": [f"v{j}" for j in range(n_values)] for k in range(n_issues)}
-    mine = mine or {"weights": {i: 1.0 for i in issues},
-                    "values": {i: {v: j / (n_values - 1) for j, v in enumerate(vs)} for i, vs in issues.items()}}
+    mine = mine or {
+        "weights": {i: 1.0 for i in issues},
+        "values": {i: {v: j / (n_values - 1) for j, v in enumerate(vs)} for i, vs in issues.items()},
+    }
     fav = {i: vs[-1 - (k % n_values)] for k, (i, vs) in enumerate(issues.items())}
-    return NegotiationScene.model_validate({
-        "type": "negotiation", "title": "binary", "issues": issues, "deadline": deadline,
-        "parties": [{"id": P, **mine, "reservation": r[0]},
-                    {"id": M, "weights": {i: 1.0 for i in issues},
-                     "values": {i: {fav[i]: cap} for i in issues}, "reservation": r[1]}]})
+    return NegotiationScene.model_validate(
+        {
+            "type": "negotiation",
+            "title": "binary",
+            "issues": issues,
+            "deadline": deadline,
+            "parties": [
+                {"id": P, **mine, "reservation": r[0]},
+                {
+                    "id": M,
+                    "weights": {i: 1.0 for i in issues},
+                    "values": {i: {fav[i]: cap} for i in issues},
+                    "reservation": r[1],
+                },
+            ],
+        }
+    )
 
 
 # --- the API --------------------------------------------------------------------------
@@ -98,9 +119,15 @@ def test_kinds_and_from_kind():
     assert set(KINDS) == {"boulware", "linear", "conceder", "hardliner", "tit_for_tat", "aspiration", "random"}
     assert all(isinstance(v, str) and v for v in KINDS.values())
     u = utilities_for(binary_scene())[P]
-    classes = {"boulware": TimeConcession, "linear": TimeConcession, "conceder": TimeConcession,
-               "hardliner": Hardliner, "tit_for_tat": NaiveTitForTat, "aspiration": Aspiration,
-               "random": RandomNegotiator}
+    classes = {
+        "boulware": TimeConcession,
+        "linear": TimeConcession,
+        "conceder": TimeConcession,
+        "hardliner": Hardliner,
+        "tit_for_tat": NaiveTitForTat,
+        "aspiration": Aspiration,
+        "random": RandomNegotiator,
+    }
     for kind, cls in classes.items():
         assert type(from_kind(kind, u)) is cls
     assert {k: from_kind(k, u).exponent for k in TIME_KINDS} == TIME_KINDS
@@ -109,21 +136,24 @@ def test_kinds_and_from_kind():
     assert kind_params("hardliner") == ("epsilon",)
 
 
-@pytest.mark.parametrize("kind, params, match", [
-    ("bolware", {}, "unknown negotiator kind 'bolware'"),
-    ("hardliner", {"exponent": 1.0}, "unknown 'exponent'"),
-    ("random", {"rate": 0.1}, "unknown 'rate'"),
-    ("linear", {"exponent": -1}, "positive number"),
-    ("linear", {"tolerance": 2.0}, r"tolerance must be in \[0, 1\]"),
-    ("conceder", {"opponent_model": "yes"}, "true or false"),
-    ("aspiration", {"rate": 0.0}, r"rate must be in \(0, 1\]"),
-    ("aspiration", {"rate": float("nan")}, "finite number"),
-    ("tit_for_tat", {"scale": 0}, "scale must be in"),
-    ("hardliner", {"epsilon": 1.0}, "epsilon must be in"),
-    ("random", {"seed": -1}, "non-negative integer"),
-    ("random", {"seed": 1.5}, "non-negative integer"),
-    ("random", {"accept_prob": 1.5}, "accept_prob must be in"),
-])
+@pytest.mark.parametrize(
+    "kind, params, match",
+    [
+        ("bolware", {}, "unknown negotiator kind 'bolware'"),
+        ("hardliner", {"exponent": 1.0}, "unknown 'exponent'"),
+        ("random", {"rate": 0.1}, "unknown 'rate'"),
+        ("linear", {"exponent": -1}, "positive number"),
+        ("linear", {"tolerance": 2.0}, r"tolerance must be in \[0, 1\]"),
+        ("conceder", {"opponent_model": "yes"}, "true or false"),
+        ("aspiration", {"rate": 0.0}, r"rate must be in \(0, 1\]"),
+        ("aspiration", {"rate": float("nan")}, "finite number"),
+        ("tit_for_tat", {"scale": 0}, "scale must be in"),
+        ("hardliner", {"epsilon": 1.0}, "epsilon must be in"),
+        ("random", {"seed": -1}, "non-negative integer"),
+        ("random", {"seed": 1.5}, "non-negative integer"),
+        ("random", {"accept_prob": 1.5}, "accept_prob must be in"),
+    ],
+)
 def test_bad_params(kind, params, match):
     u = utilities_for(binary_scene())[P]
     with pytest.raises(InputError, match=match):
@@ -136,6 +166,7 @@ def test_did_you_mean_and_world_check_kinds():
         from_kind("tit_for_tatt", u)
     assert e.value.hint == "did you mean 'tit_for_tat'?"
     from game.play.wiring import rule_negotiator as default_negotiator
+
     assert isinstance(default_negotiator(None, P, u, {"negotiator": "aspiration"}), Aspiration)
 
 
@@ -157,11 +188,11 @@ def test_prop_concession_curves(r, e, ts):
 
 
 def test_named_curves_hand_values():
-    u = utilities_for(binary_scene())[P]     # reservation 0
+    u = utilities_for(binary_scene())[P]  # reservation 0
     b, lin, c = (from_kind(k, u) for k in ("boulware", "linear", "conceder"))
     assert lin.target(0.5) == 0.5
-    assert b.target(0.5) == quantise(1 - 0.5 ** 5)            # 0.96875
-    assert c.target(0.5) == quantise(1 - 0.5 ** 0.2)          # ~0.1294
+    assert b.target(0.5) == quantise(1 - 0.5**5)  # 0.96875
+    assert c.target(0.5) == quantise(1 - 0.5**0.2)  # ~0.1294
 
 
 # --- the reservation guarantee, every kind against every kind ------------------------------
@@ -187,7 +218,7 @@ def test_prop_reservation_guarantee_all_pairs(sc, a, b):
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_every_kind_walks_away_when_nothing_is_rational(kind):
-    sc = binary_scene(r=(0.0, 0.9), cap=0.8)     # the merchant's best (0.8) is below 0.9
+    sc = binary_scene(r=(0.0, 0.9), cap=0.8)  # the merchant's best (0.8) is below 0.9
     u = utilities_for(sc)
     s = Negotiation(sc, first=M)
     assert from_kind(kind, u[M]).respond(s, M) == Move.walk_away()
@@ -212,8 +243,12 @@ def test_prop_hardliner_never_changes_its_offer(sc, other):
 
 
 @prop
-@given(scenes(deadline=st.integers(3, 10)), st.lists(st.integers(0, 10**6), min_size=1, max_size=10),
-       st.sampled_from([0.5, 1.0, 2.0]), st.booleans())
+@given(
+    scenes(deadline=st.integers(3, 10)),
+    st.lists(st.integers(0, 10**6), min_size=1, max_size=10),
+    st.sampled_from([0.5, 1.0, 2.0]),
+    st.booleans(),
+)
 def test_prop_tit_for_tat_mirrors_concessions(sc, picks, scale, model):
     """Target drops by scale * (opponent's gain step) exactly when the opponent concedes."""
     u = utilities_for(sc)
@@ -276,7 +311,7 @@ def test_aspiration_accepts_once_target_met():
     u = utilities_for(sc)
     asp = Aspiration(u[M], rate=0.2)
     s = Negotiation(sc)
-    s.offer(P, u[P].space.terms(0))     # worth 0 to the merchant: favourite values are v2, v1, v0
+    s.offer(P, u[P].space.terms(0))  # worth 0 to the merchant: favourite values are v2, v1, v0
     assert asp.respond(s, M).kind == "offer"
     k_fav = u[M].space.index({"i0": "v2", "i1": "v1", "i2": "v0"})
     s2 = Negotiation(sc)
@@ -286,8 +321,10 @@ def test_aspiration_accepts_once_target_met():
 
 def _random_history(sc, seed, other_seed=99):
     u = utilities_for(sc)
-    negs = {P: RandomNegotiator(u[P], seed=seed, accept_prob=0.2),
-            M: RandomNegotiator(u[M], seed=other_seed, accept_prob=0.2)}
+    negs = {
+        P: RandomNegotiator(u[P], seed=seed, accept_prob=0.2),
+        M: RandomNegotiator(u[M], seed=other_seed, accept_prob=0.2),
+    }
     s, _ = run_negotiation(sc, negs, utilities=u)
     return s.get_state()
 
@@ -320,8 +357,8 @@ def test_model_ranks_repeated_values_higher():
     sc = binary_scene(n_issues=2, n_values=3)
     space = utilities_for(sc)[P].space
     model = FrequencyModel(space)
-    assert np.all(model.estimates() == 1.0)       # no evidence: flat
-    for v1 in ("v0", "v1", "v2", "v0"):           # i0 always v2, i1 changes every time
+    assert np.all(model.estimates() == 1.0)  # no evidence: flat
+    for v1 in ("v0", "v1", "v2", "v0"):  # i0 always v2, i1 changes every time
         model.observe({"i0": "v2", "i1": v1})
     prefs, w = model.value_preferences(), model.issue_weights()
     assert prefs["i0"]["v2"] == 1.0 and prefs["i0"]["v2"] > prefs["i0"]["v1"] == prefs["i0"]["v0"]
@@ -361,22 +398,30 @@ def _modelled_vs_plain(sc, kind, tol, t_or_target, opp_rounds):
 
 
 @prop
-@given(st.integers(2, 3), st.integers(2, 4), st.floats(0.0, 1.0), st.sampled_from([0.02, 0.05, 0.2]),
-       st.integers(1, 5), st.sampled_from(sorted(MODELLED)), st.data())
-def test_prop_modelled_offer_gives_opponent_at_least_as_much(n_issues, n_values, target, tol, rounds, kind,
-                                                             data):
+@given(
+    st.integers(2, 3),
+    st.integers(2, 4),
+    st.floats(0.0, 1.0),
+    st.sampled_from([0.02, 0.05, 0.2]),
+    st.integers(1, 5),
+    st.sampled_from(sorted(MODELLED)),
+    st.data(),
+)
+def test_prop_modelled_offer_gives_opponent_at_least_as_much(n_issues, n_values, target, tol, rounds, kind, data):
     """Same own-target band: the modelled offer is worth as much to me (in band) and at least as
     much to the opponent, both by the model's estimate and by the opponent's true utility."""
     issues = [f"i{k}" for k in range(n_issues)]
-    mine = {"weights": {i: data.draw(st.floats(0.01, 1.0)) for i in issues},
-            "values": {i: {f"v{j}": data.draw(unit) for j in range(n_values)} for i in issues}}
+    mine = {
+        "weights": {i: data.draw(st.floats(0.01, 1.0)) for i in issues},
+        "values": {i: {f"v{j}": data.draw(unit) for j in range(n_values)} for i in issues},
+    }
     sc = binary_scene(n_issues, n_values, mine=mine)
     u, model, kp, km = _modelled_vs_plain(sc, kind, tol, quantise(target), rounds)
     if kp is None:
         assert km is None
         return
     t = quantise(target)
-    if t <= u[P].at(kp) <= quantise(t + tol):       # the band is not empty
+    if t <= u[P].at(kp) <= quantise(t + tol):  # the band is not empty
         assert t <= u[P].at(km) <= quantise(t + tol)
     else:
         assert km == kp
@@ -386,21 +431,23 @@ def test_prop_modelled_offer_gives_opponent_at_least_as_much(n_issues, n_values,
 
 def test_modelled_offer_strictly_better_for_opponent_hand_case():
     # I only care about i0; on i1 I am indifferent, the merchant wants v2 (see binary_scene)
-    sc = binary_scene(2, 3, mine={"weights": {"i0": 1.0, "i1": 0.0},
-                                  "values": {"i0": {"v0": 0.0, "v1": 0.5, "v2": 1.0}}})
+    sc = binary_scene(
+        2, 3, mine={"weights": {"i0": 1.0, "i1": 0.0}, "values": {"i0": {"v0": 0.0, "v1": 0.5, "v2": 1.0}}}
+    )
     u, model, kp, km = _modelled_vs_plain(sc, "linear", 0.05, 0.5, 3)
-    assert u[P].space.terms(kp) == {"i0": "v1", "i1": "v0"}       # earliest of the equals
-    assert u[P].space.terms(km) == {"i0": "v1", "i1": "v1"}       # the merchant's favourite on i1
+    assert u[P].space.terms(kp) == {"i0": "v1", "i1": "v0"}  # earliest of the equals
+    assert u[P].space.terms(km) == {"i0": "v1", "i1": "v1"}  # the merchant's favourite on i1
     assert u[P].at(km) == u[P].at(kp) and u[M].at(km) > u[M].at(kp)
 
 
 def test_modelled_negotiation_in_session():
-    sc = binary_scene(2, 3, mine={"weights": {"i0": 1.0, "i1": 0.0},
-                                  "values": {"i0": {"v0": 0.0, "v1": 0.5, "v2": 1.0}}}, deadline=2)
+    sc = binary_scene(
+        2, 3, mine={"weights": {"i0": 1.0, "i1": 0.0}, "values": {"i0": {"v0": 0.0, "v1": 0.5, "v2": 1.0}}}, deadline=2
+    )
     u = utilities_for(sc)
     s = Negotiation(sc, first=M)
-    s.offer(M, {"i0": "v0", "i1": "v1"})     # worthless to me; shows the merchant likes i1=v1
-    move = TimeConcession(u[P], opponent_model=True).respond(s, P)   # t=.5: target .5, i0=v1
+    s.offer(M, {"i0": "v0", "i1": "v1"})  # worthless to me; shows the merchant likes i1=v1
+    move = TimeConcession(u[P], opponent_model=True).respond(s, P)  # t=.5: target .5, i0=v1
     assert move.terms_dict == {"i0": "v1", "i1": "v1"}
     assert TimeConcession(u[P]).respond(s, P).terms_dict == {"i0": "v1", "i1": "v0"}
 
@@ -415,7 +462,7 @@ def test_prop_stateless_save_restore(sc, a, b):
     whole, _ = run_negotiation(sc, {P: build(a, u[P]), M: build(b, u[M])}, utilities=u)
     negs = {P: build(a, u[P]), M: build(b, u[M])}
     s = Negotiation(sc, utilities=u)
-    for _ in range(sc.deadline):          # half of the 2 * deadline moves
+    for _ in range(sc.deadline):  # half of the 2 * deadline moves
         if not s.is_open:
             break
         p = s.turn

@@ -11,10 +11,10 @@ import pytest
 
 from agents.npc import ScriptedNPC, Voice, matching_facts
 from agents.registry import create, kinds, npc_agents
-from game.testing import standard_engine
 from game.core.errors import InputError
 from game.core.types import PLAYER, Action, Request, Verb
 from game.play.worlds import collect_problems, load_world
+from game.testing import standard_engine
 
 MINI = Path(__file__).parent / "fixtures" / "mini"
 
@@ -45,8 +45,8 @@ def truth(world, claims: list[dict]) -> list[bool]:
 
 def test_claims_follow_the_per_topic_honesty_profile():
     world = load_world(MINI)
-    gem = ask_many(world, "liar", "gem", 50)     # honesty on gem: 0.0 -> always the false version
-    sky = ask_many(world, "liar", "sky", 50)     # default 1.0 -> always true
+    gem = ask_many(world, "liar", "gem", 50)  # honesty on gem: 0.0 -> always the false version
+    sky = ask_many(world, "liar", "sky", 50)  # default 1.0 -> always true
     assert len(gem) == 50 and not any(truth(world, gem))
     assert len(sky) == 50 and all(truth(world, sky))
     assert {c["speaker"] for c in gem} == {"liar"}
@@ -57,13 +57,18 @@ def test_partial_honesty_tells_the_truth_at_about_its_rate(tmp_path):
     world = load_world(variant(tmp_path, "topics = { gem = 0.0 }", "topics = { gem = 0.3 }"))
     claims = ask_many(world, "liar", "gem", 600, seed=11)
     rate = float(np.mean(truth(world, claims)))
-    assert abs(rate - 0.3) < 0.07, rate   # ~4 standard deviations of a binomial(600, 0.3)
-    assert ask_many(world, "liar", "gem", 40, seed=11) == claims[:40]   # same seed, same words
+    assert abs(rate - 0.3) < 0.07, rate  # ~4 standard deviations of a binomial(600, 0.3)
+    assert ask_many(world, "liar", "gem", 40, seed=11) == claims[:40]  # same seed, same words
 
 
 def test_an_npc_that_only_knows_the_truth_never_lies_even_with_low_honesty(tmp_path):
-    world = load_world(variant(tmp_path, 'knowledge = ["gem_in_chest"]\nagent', 'knowledge = ["gem_in_chest"]\n'
-                               'honesty = { default = 0.0 }\nagent'))
+    world = load_world(
+        variant(
+            tmp_path,
+            'knowledge = ["gem_in_chest"]\nagent',
+            'knowledge = ["gem_in_chest"]\nhonesty = { default = 0.0 }\nagent',
+        )
+    )
     assert all(truth(world, ask_many(world, "mara", "gem", 20)))
 
 
@@ -74,9 +79,13 @@ def test_unknown_topics_are_refused_without_claims():
 
 
 def test_world_dialogue_templates_and_rumours(tmp_path):
-    folder = variant(tmp_path, 'wants = { coin = 5 }', 'wants = { coin = 5 }\nrumour = 1.0\n'
-                     'lines = { answer = ["Between us, {player}: {text}"], rumour = ["Psst. {text}"], '
-                     'greet = ["Well met, {player}. I am {name}."] }')
+    folder = variant(
+        tmp_path,
+        "wants = { coin = 5 }",
+        "wants = { coin = 5 }\nrumour = 1.0\n"
+        'lines = { answer = ["Between us, {player}: {text}"], rumour = ["Psst. {text}"], '
+        'greet = ["Well met, {player}. I am {name}."] }',
+    )
     world = load_world(folder)
     eng = standard_engine(world, seed=3)
     events = eng.run_round(Action(PLAYER, Verb.TALK, obj="liar"))
@@ -92,25 +101,37 @@ def test_world_dialogue_templates_and_rumours(tmp_path):
 
 
 def test_bad_template_placeholders_are_reported_with_their_path(tmp_path):
-    folder = variant(tmp_path, 'wants = { coin = 5 }', 'wants = { coin = 5 }\n'
-                     'lines = { refuse = ["No idea about {topik}."], answer = ["{text"] }')
+    folder = variant(
+        tmp_path,
+        "wants = { coin = 5 }",
+        'wants = { coin = 5 }\nlines = { refuse = ["No idea about {topik}."], answer = ["{text"] }',
+    )
     problems = collect_problems(folder)
     text = "\n".join(str(p) for p in problems)
     assert "npcs.liar.lines.refuse[0]" in text and "{topik}" in text and "topic" in text
     assert "npcs.liar.lines.answer[0]" in text and "malformed" in text
-    folder = variant(tmp_path / "b", 'wants = { coin = 5 }', 'wants = { coin = 5 }\n'
-                     'lines = { greet = ["{name:d}"], rumour = ["{text!x}"] }')
+    folder = variant(
+        tmp_path / "b",
+        "wants = { coin = 5 }",
+        'wants = { coin = 5 }\nlines = { greet = ["{name:d}"], rumour = ["{text!x}"] }',
+    )
     text = "\n".join(str(p) for p in collect_problems(folder))
     assert "npcs.liar.lines.greet[0]" in text and "npcs.liar.lines.rumour[0]" in text and "format spec" in text
 
 
 def test_bad_negotiator_params_are_reported_at_load(tmp_path):
-    folder = variant(tmp_path, 'params = { negotiator = "boulware" }',
-                     'params = { negotiator = "boulware", negotiator_params = { exponent = -1 } }')
+    folder = variant(
+        tmp_path,
+        'params = { negotiator = "boulware" }',
+        'params = { negotiator = "boulware", negotiator_params = { exponent = -1 } }',
+    )
     text = "\n".join(str(p) for p in collect_problems(folder))
     assert "npcs.mara.agent.params.negotiator_params" in text and "exponent" in text
-    folder = variant(tmp_path / "b", 'params = { negotiator = "boulware" }',
-                     'params = { negotiator = "hardliner", negotiator_params = { speed = 2 } }')
+    folder = variant(
+        tmp_path / "b",
+        'params = { negotiator = "boulware" }',
+        'params = { negotiator = "hardliner", negotiator_params = { speed = 2 } }',
+    )
     text = "\n".join(str(p) for p in collect_problems(folder))
     assert "npcs.mara.agent.params.negotiator_params" in text and "speed" in text
 
@@ -120,6 +141,7 @@ def test_negotiator_params_reach_standalone_scenes_and_trading(tmp_path):
     accepts what a strict one refuses)."""
     from game.negotiation.utility import utilities_for
     from game.play.wiring import rule_negotiator as default_negotiator
+
     world = load_world(MINI)
     scene = world.spec.scenes["buy_lamp"]
     u = utilities_for(scene)["mara"]
@@ -147,21 +169,31 @@ def test_council_members_argue_from_the_bank_for_their_stance(tmp_path):
     sc = next(s for s in world.spec.scenes.values() if getattr(s, "type", "") == "council")
     member = next(p for p in sc.participants if p.id != PLAYER and p.stance != "for" and p.arguments)
     v = Voice(world.spec, member.id, 5)
-    data = {"round": 0, "stance": member.stance, "initial": member.stance, "arguments": member.arguments,
-            "converted": ["Now I see it."]}
+    data = {
+        "round": 0,
+        "stance": member.stance,
+        "initial": member.stance,
+        "arguments": member.arguments,
+        "converted": ["Now I see it."],
+    }
     (before,) = v.reply(Request("speech", PLAYER, 1, 1, topic=sc.motion, data=data))
     (after,) = v.reply(Request("speech", PLAYER, 2, 2, topic=sc.motion, data={**data, "stance": "for"}))
     assert before.text == member.arguments[0] and after.text == "Now I see it."
-    (default,) = v.reply(Request("speech", PLAYER, 2, 3, topic=sc.motion,
-                                 data={**data, "stance": "for", "converted": []}))
+    (default,) = v.reply(
+        Request("speech", PLAYER, 2, 3, topic=sc.motion, data={**data, "stance": "for", "converted": []})
+    )
     assert "changed my mind" in default.text
 
 
 def test_every_npc_kind_builds_from_config_and_llm_kinds_need_an_endpoint():
     world = load_world("worlds/bazaar")
     rng = np.random.default_rng(0)
-    for kind, params in (("idle", {}), ("debater", {}), ("wanderer", {"p": 0.5}),
-                         ("patrol", {"route": ["fountain_court", "spice_row"]})):
+    for kind, params in (
+        ("idle", {}),
+        ("debater", {}),
+        ("wanderer", {"p": 0.5}),
+        ("patrol", {"route": ["fountain_court", "spice_row"]}),
+    ):
         a = create(kind, "ozra", rng=rng, world=world, params=params, seed=1)
         assert isinstance(a, ScriptedNPC) and a.entity == "ozra"
         assert a.passive == (kind in ("idle", "debater"))
@@ -204,6 +236,7 @@ def test_replay_uses_recorded_decisions_not_agents(tmp_path):
     from game.play.persistence import replay
     from game.play.session import Game
     from tests.conftest import forge_transcript
+
     game = Game(MINI, seed=4)
     for cmd in ("ask lou about gem", "talk to lou", "north", "trade with mara", "offer price=20", "look"):
         parsed = game.parser.parse(cmd, game.engine.scope())
@@ -229,6 +262,7 @@ def test_a_replay_that_runs_out_of_decisions_says_where(tmp_path):
     from game.play.persistence import replay
     from game.play.session import Game
     from tests.conftest import forge_transcript
+
     game = Game(MINI, seed=4)
     game.act(Action(PLAYER, Verb.ASK, obj="liar", target="gem"))
     folder = game.save("short", tmp_path)

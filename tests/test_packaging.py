@@ -26,11 +26,35 @@ from tests.conftest import ROOT, SCRIPTS
 
 pytestmark = pytest.mark.slow
 
-HEAVY = ("torch", "chromadb", "textual", "openai", "pygame", "sentence_transformers", "ray", "scipy",
-         "matplotlib", "openskill", "textarena", "transformers", "rich")
+HEAVY = (
+    "torch",
+    "chromadb",
+    "textual",
+    "openai",
+    "pygame",
+    "sentence_transformers",
+    "ray",
+    "scipy",
+    "matplotlib",
+    "openskill",
+    "textarena",
+    "transformers",
+    "rich",
+)
 # the core's dependencies and the pettingzoo extra's, pinned to what this environment runs
-PINNED = ("numpy", "pydantic", "filelock", "pydantic-core", "annotated-types", "typing-extensions", "typing-inspection",
-          "pettingzoo", "gymnasium", "cloudpickle", "farama-notifications")
+PINNED = (
+    "numpy",
+    "pydantic",
+    "filelock",
+    "pydantic-core",
+    "annotated-types",
+    "typing-extensions",
+    "typing-inspection",
+    "pettingzoo",
+    "gymnasium",
+    "cloudpickle",
+    "farama-notifications",
+)
 SOURCES = ("pyproject.toml", "README.md", "game", "agents", "memory", "worlds")
 WIN = SCRIPTS / "harbor_win.txt"
 
@@ -44,8 +68,9 @@ class Venv:
         self.env.update(PARLEY_SAVES=str(work / "saves"), PYTHONDONTWRITEBYTECODE="1")
 
     def run(self, *args: str | Path, timeout: float = 120, **kw) -> subprocess.CompletedProcess:
-        return subprocess.run([str(a) for a in args], cwd=self.work, env=self.env, capture_output=True,
-                              text=True, timeout=timeout, **kw)
+        return subprocess.run(
+            [str(a) for a in args], cwd=self.work, env=self.env, capture_output=True, text=True, timeout=timeout, **kw
+        )
 
     def py(self, code: str) -> str:
         r = self.run(self.python, "-c", textwrap.dedent(code))
@@ -58,6 +83,7 @@ def venv(tmp_path_factory) -> Venv:
     """The fresh install, made once per test session: under pytest-xdist the workers share one
     (the first builds it under a lock in the session's common temporary folder, the rest reuse it)."""
     import fcntl
+
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # this session's folder, above every worker's own
@@ -83,8 +109,12 @@ def _install(base: Path) -> None:
         else:
             shutil.copy2(path, src / name)
     dist = base / "dist"
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                        "-w", str(dist), str(src)], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     (wheel,) = dist.glob("parley_engine-*.whl")
     root = base / "venv"
@@ -105,27 +135,41 @@ def _install(base: Path) -> None:
 
 
 def test_the_core_install_holds_numpy_and_pydantic_and_nothing_heavy(venv):
-    out = json.loads(venv.py(f"""
+    out = json.loads(
+        venv.py(f"""
         import importlib.util, importlib.metadata as md, json, game
         print(json.dumps({{"game": game.__file__,
                           "present": [m for m in {HEAVY!r} if importlib.util.find_spec(m) is not None],
                           "light": [m for m in ("numpy", "pydantic") if importlib.util.find_spec(m) is None],
                           "requires": md.requires("parley-engine")}}))
-    """))
+    """)
+    )
     assert Path(out["game"]).is_relative_to(venv.root), out["game"]  # the wheel's copy, not the tree's
     assert out["present"] == [], f"a core install pulled in {out['present']}"
     assert out["light"] == []
     core = sorted(r.split(">")[0].split("=")[0].strip() for r in out["requires"] if "extra ==" not in r)
     assert core == ["filelock", "numpy", "pydantic"]
     extras = {r.split("extra ==")[1].strip().strip("'\"") for r in out["requires"] if "extra ==" in r}
-    assert {"memory", "tui", "map", "llm", "scale", "tournament", "gym", "pettingzoo", "textarena", "all",
-            "dev"} <= extras
+    assert {
+        "memory",
+        "tui",
+        "map",
+        "llm",
+        "scale",
+        "tournament",
+        "gym",
+        "pettingzoo",
+        "textarena",
+        "all",
+        "dev",
+    } <= extras
     torch = [r for r in out["requires"] if r.startswith("torch")]
     assert torch and all("==2.13.0" in r for r in torch), torch  # pinned: anything else pulls CUDA
 
 
 def test_shipped_worlds_load_by_id_and_by_repository_path(venv):
-    out = json.loads(venv.py("""
+    out = json.loads(
+        venv.py("""
         import json
         from pathlib import Path
         from game.core.errors import InputError
@@ -143,7 +187,8 @@ def test_shipped_worlds_load_by_id_and_by_repository_path(venv):
             hint = e.hint
         print(json.dumps({"ids": ids, "loaded": loaded, "by_path": [by_path.id, str(by_path.folder)],
                           "by_name": by_name.id, "hint": hint}))
-    """))
+    """)
+    )
     assert {"harbor-v1", "council-v1", "bazaar-v1"} <= set(out["ids"])
     assert all(out["loaded"][i] == i for i in out["ids"])
     assert out["by_path"][0] == "harbor-v1" and Path(out["by_path"][1]).is_relative_to(venv.root)
@@ -216,10 +261,19 @@ def test_the_gymnasium_env_runs_in_the_core_install(venv):
 def _on_a_terminal(venv: Venv, *args: str) -> tuple[int, str]:
     """Run ``parley ARGS`` with a pseudo-terminal as stdin and stdout (so ``play`` picks the app)."""
     import pty
+
     master, slave = pty.openpty()
     try:
-        r = subprocess.run([str(venv.parley), *args], cwd=venv.work, env=venv.env, stdin=slave, stdout=slave,
-                           stderr=subprocess.PIPE, text=True, timeout=120)
+        r = subprocess.run(
+            [str(venv.parley), *args],
+            cwd=venv.work,
+            env=venv.env,
+            stdin=slave,
+            stdout=slave,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     finally:
         os.close(slave)
         os.close(master)
@@ -237,7 +291,7 @@ def test_a_feature_whose_extra_is_missing_says_which_extra(venv):
         "llm": ["run", "harbor-v1", "--script", str(WIN), "--no-memory", "--llm", "http://127.0.0.1:9/v1"],
         "map": ["map", "harbor-v1", "--png", "harbor.png"],
         "tournament": ["tournament", "report", "nowhere"],
-        "tournament ": ["debate", "--plot", "flow.png"],   # refused before the debate runs
+        "tournament ": ["debate", "--plot", "flow.png"],  # refused before the debate runs
     }
     for extra, args in cases.items():
         r = venv.run(venv.parley, *args)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.engine.parser import (HELP_TEXT, Clarify, Command, Meta, Noun, Parser, Scope, Unknown)
 from game.core.types import Action, Verb
+from game.engine.parser import HELP_TEXT, Clarify, Command, Meta, Noun, Parser, Scope, Unknown
 
 NOUNS = (
     Noun("brass_key", "brass key", where="inventory"),
@@ -132,75 +132,132 @@ def test_non_compass_exit_name() -> None:
     assert parse("go portal", scope) == act(Verb.GO, obj="portal")
 
 
-@pytest.mark.parametrize("text, direction", [
-    ("s", "south"), ("w", "west"), ("u", "up"), ("d", "down"), ("ne", "northeast"),
-    ("nw", "northwest"), ("se", "southeast"), ("sw", "southwest"), ("in", "in"),
-    ("out", "out"), ("north east", "northeast"), ("go south-west", "southwest"),
-])
+@pytest.mark.parametrize(
+    "text, direction",
+    [
+        ("s", "south"),
+        ("w", "west"),
+        ("u", "up"),
+        ("d", "down"),
+        ("ne", "northeast"),
+        ("nw", "northwest"),
+        ("se", "southeast"),
+        ("sw", "southwest"),
+        ("in", "in"),
+        ("out", "out"),
+        ("north east", "northeast"),
+        ("go south-west", "southwest"),
+    ],
+)
 def test_every_direction_abbreviation(text: str, direction: str) -> None:
-    scope = Scope(exits=("north", "south", "east", "west", "up", "down", "in", "out",
-                         "northeast", "northwest", "southeast", "southwest"))
+    scope = Scope(
+        exits=(
+            "north",
+            "south",
+            "east",
+            "west",
+            "up",
+            "down",
+            "in",
+            "out",
+            "northeast",
+            "northwest",
+            "southeast",
+            "southwest",
+        )
+    )
     assert parse(text, scope) == act(Verb.GO, obj=direction)
 
 
 # ---------------------------------------------------------------- meta commands
 
-@pytest.mark.parametrize("text, expected", [
-    ("save", Meta("save")),
-    ("save MyGame", Meta("save", "MyGame")),
-    ("save slot two.", Meta("save", "slot two")),
-    ("load", Meta("load")),
-    ("load MyGame", Meta("load", "MyGame")),
-    ("help", Meta("help")),
-    ("?", Meta("help")),
-    ("quit", Meta("quit")),
-    ("q", Meta("quit")),
-    ("exit", Meta("quit")),
-    ("QUIT!", Meta("quit")),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("save", Meta("save")),
+        ("save MyGame", Meta("save", "MyGame")),
+        ("save slot two.", Meta("save", "slot two")),
+        ("load", Meta("load")),
+        ("load MyGame", Meta("load", "MyGame")),
+        ("help", Meta("help")),
+        ("?", Meta("help")),
+        ("quit", Meta("quit")),
+        ("q", Meta("quit")),
+        ("exit", Meta("quit")),
+        ("QUIT!", Meta("quit")),
+    ],
+)
 def test_meta(text: str, expected: Meta) -> None:
     assert parse(text) == expected
 
 
 def test_help_text_mentions_every_command() -> None:
-    for word in ("go", "look", "examine", "take", "drop", "give", "open", "unlock", "talk",
-                 "ask", "say", "inventory", "wait", "trade", "offer", "counter", "accept",
-                 "reject", "walk away", "vote", "save", "load", "help", "quit"):
+    for word in (
+        "go",
+        "look",
+        "examine",
+        "take",
+        "drop",
+        "give",
+        "open",
+        "unlock",
+        "talk",
+        "ask",
+        "say",
+        "inventory",
+        "wait",
+        "trade",
+        "offer",
+        "counter",
+        "accept",
+        "reject",
+        "walk away",
+        "vote",
+        "save",
+        "load",
+        "help",
+        "quit",
+    ):
         assert word in HELP_TEXT
 
 
 # ---------------------------------------------------------------- helpful failures
 
-@pytest.mark.parametrize("text, fragment", [
-    ("", "Say something — type 'help' for commands."),
-    ("   ", "Say something"),
-    ("...", "Say something"),
-    ("go west", "Exits: north, east"),
-    ("west", "Exits: north, east"),
-    ("go sideways", "Exits: north, east"),
-    ("go nrth", "did you mean 'north'?"),
-    ("go", "Go where? Exits: north, east."),
-    ("take all", "Name one thing"),
-    ("take", "Take what?"),
-    ("x", "Examine what?"),
-    ("take the sword", "You see no sword here."),
-    ("examine purple elephant", "You see no purple elephant here."),
-    ("take tom", "You can't take Old Tom."),
-    ("talk to the lamp", "You can't talk to the lantern."),
-    ("give coin", "Give the silver coin to whom?"),
-    ("give coin to lamp", "can't give things to the lantern"),
-    ("ask tom", "Ask Old Tom about what?"),
-    ("ask tom about", "Ask Old Tom about what?"),
-    ("ask", "Ask whom about what?"),
-    ("say", "Say what?"),
-    ('"', "Say what?"),
-    ("tkae lamp", "I don't know the verb 'tkae'. Did you mean 'take'? Type 'help' for commands."),
-    ("xyzzy", "I don't know the verb 'xyzzy'. Type 'help' for commands."),
-    ("lamp", "What do you want to do with the lantern?"),
-    ("take it", "not sure what 'it' means"),
-    ("vote yes", "There is no vote to cast here."),
-    ("leave", "not negotiating"),
-])
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("", "Say something — type 'help' for commands."),
+        ("   ", "Say something"),
+        ("...", "Say something"),
+        ("go west", "Exits: north, east"),
+        ("west", "Exits: north, east"),
+        ("go sideways", "Exits: north, east"),
+        ("go nrth", "did you mean 'north'?"),
+        ("go", "Go where? Exits: north, east."),
+        ("take all", "Name one thing"),
+        ("take", "Take what?"),
+        ("x", "Examine what?"),
+        ("take the sword", "You see no sword here."),
+        ("examine purple elephant", "You see no purple elephant here."),
+        ("take tom", "You can't take Old Tom."),
+        ("talk to the lamp", "You can't talk to the lantern."),
+        ("give coin", "Give the silver coin to whom?"),
+        ("give coin to lamp", "can't give things to the lantern"),
+        ("ask tom", "Ask Old Tom about what?"),
+        ("ask tom about", "Ask Old Tom about what?"),
+        ("ask", "Ask whom about what?"),
+        ("say", "Say what?"),
+        ('"', "Say what?"),
+        ("tkae lamp", "I don't know the verb 'tkae'. Did you mean 'take'? Type 'help' for commands."),
+        ("xyzzy", "I don't know the verb 'xyzzy'. Type 'help' for commands."),
+        ("lamp", "What do you want to do with the lantern?"),
+        ("take it", "not sure what 'it' means"),
+        ("vote yes", "There is no vote to cast here."),
+        ("leave", "not negotiating"),
+    ],
+)
 def test_unknown_messages(text: str, fragment: str) -> None:
     result = parse(text)
     assert isinstance(result, Unknown), result
@@ -220,15 +277,24 @@ def test_pronoun_refers_to_last_noun() -> None:
 
 # ---------------------------------------------------------------- ambiguity and clarification
 
+
 def test_ambiguous_key_asks_back() -> None:
     result = parse("examine key")
     assert result == Clarify("Which key: the brass key or the iron key?", ("brass_key", "iron_key"))
 
 
-@pytest.mark.parametrize("answer, chosen", [
-    ("brass", "brass_key"), ("the iron key", "iron_key"), ("1", "brass_key"), ("2", "iron_key"),
-    ("Brass Key.", "brass_key"), ("iron_key", "iron_key"), ("the brass one", "brass_key"),
-])
+@pytest.mark.parametrize(
+    "answer, chosen",
+    [
+        ("brass", "brass_key"),
+        ("the iron key", "iron_key"),
+        ("1", "brass_key"),
+        ("2", "iron_key"),
+        ("Brass Key.", "brass_key"),
+        ("iron_key", "iron_key"),
+        ("the brass one", "brass_key"),
+    ],
+)
 def test_clarification_completes_pending_command(answer: str, chosen: str) -> None:
     p = Parser()
     assert isinstance(p.parse("drop key", SCOPE), Clarify)
@@ -268,12 +334,12 @@ def test_exact_name_beats_partial() -> None:
 
 
 def test_where_preference() -> None:
-    scope = Scope(nouns=(Noun("brass_key", "brass key", where="inventory"),
-                         Noun("iron_key", "iron key", where="room")))
+    scope = Scope(nouns=(Noun("brass_key", "brass key", where="inventory"), Noun("iron_key", "iron key", where="room")))
     assert parse("take key", scope) == act(Verb.TAKE, obj="iron_key")
     assert parse("drop key", scope) == act(Verb.DROP, obj="brass_key")
-    assert parse("give key to tom", Scope(nouns=scope.nouns + (NOUNS[4],))) == \
-        act(Verb.GIVE, obj="brass_key", target="old_tom")
+    assert parse("give key to tom", Scope(nouns=scope.nouns + (NOUNS[4],))) == act(
+        Verb.GIVE, obj="brass_key", target="old_tom"
+    )
 
 
 def test_talk_without_object() -> None:
@@ -304,19 +370,23 @@ def test_unlock_without_key_asks_back() -> None:
 
 # ---------------------------------------------------------------- negotiation
 
-@pytest.mark.parametrize("text, terms", [
-    ("offer price=15 quality=high", (("price", "15"), ("quality", "high"))),
-    ("offer price 15, quality high", (("price", "15"), ("quality", "high"))),
-    ("offer quality=low price=10", (("price", "10"), ("quality", "low"))),
-    ("offer 15", (("price", "15"),)),
-    ("offer high", (("quality", "high"),)),
-    ("offer 12 gold", (("price", "12"),)),
-    ("offer 15 for high quality", (("price", "15"), ("quality", "high"))),
-    ("offer price is 12 and quality is low", (("price", "12"), ("quality", "low"))),
-    ("counter 12", (("price", "12"),)),
-    ("counter offer price=10", (("price", "10"),)),
-    ("OFFER Price=15.", (("price", "15"),)),
-])
+
+@pytest.mark.parametrize(
+    "text, terms",
+    [
+        ("offer price=15 quality=high", (("price", "15"), ("quality", "high"))),
+        ("offer price 15, quality high", (("price", "15"), ("quality", "high"))),
+        ("offer quality=low price=10", (("price", "10"), ("quality", "low"))),
+        ("offer 15", (("price", "15"),)),
+        ("offer high", (("quality", "high"),)),
+        ("offer 12 gold", (("price", "12"),)),
+        ("offer 15 for high quality", (("price", "15"), ("quality", "high"))),
+        ("offer price is 12 and quality is low", (("price", "12"), ("quality", "low"))),
+        ("counter 12", (("price", "12"),)),
+        ("counter offer price=10", (("price", "10"),)),
+        ("OFFER Price=15.", (("price", "15"),)),
+    ],
+)
 def test_offers(text: str, terms: tuple) -> None:
     assert parse(text, TRADING) == act(Verb.OFFER, terms=terms)
 
@@ -330,29 +400,29 @@ def test_single_issue_offer() -> None:
 
 def test_multiword_and_underscored_issues() -> None:
     scope = Scope(negotiation={"delivery_date": ("next_week", "today")})
-    assert parse("offer delivery date next week", scope) == \
-        act(Verb.OFFER, terms=(("delivery_date", "next_week"),))
-    assert parse("offer delivery_date=today", scope) == \
-        act(Verb.OFFER, terms=(("delivery_date", "today"),))
+    assert parse("offer delivery date next week", scope) == act(Verb.OFFER, terms=(("delivery_date", "next_week"),))
+    assert parse("offer delivery_date=today", scope) == act(Verb.OFFER, terms=(("delivery_date", "today"),))
 
 
 def test_value_shared_by_two_issues_is_ambiguous() -> None:
     scope = Scope(negotiation={"price": ("10", "12"), "quantity": ("10", "20")})
     result = parse("offer 10", scope)
     assert isinstance(result, Unknown) and "price or quantity" in result.message
-    assert parse("offer 20 10", scope) == \
-        act(Verb.OFFER, terms=(("price", "10"), ("quantity", "20")))
+    assert parse("offer 20 10", scope) == act(Verb.OFFER, terms=(("price", "10"), ("quantity", "20")))
 
 
-@pytest.mark.parametrize("text, fragments", [
-    ("offer quality=hgih", ["'hgih' is not a valid quality", "low, high", "Did you mean 'high'?"]),
-    ("offer price=16", ["'16' is not a valid price", "10, 12, 15"]),
-    ("offer qualty=high", ["'qualty'", "Did you mean 'quality'?", "price (10, 12, 15)"]),
-    ("offer colour=red", ["'colour'", "quality (low, high)"]),
-    ("offer price", ["What price?", "10, 12, 15"]),
-    ("offer", ["Offer what?", "offer price=10"]),
-    ("offer 15 12", ["price twice"]),
-])
+@pytest.mark.parametrize(
+    "text, fragments",
+    [
+        ("offer quality=hgih", ["'hgih' is not a valid quality", "low, high", "Did you mean 'high'?"]),
+        ("offer price=16", ["'16' is not a valid price", "10, 12, 15"]),
+        ("offer qualty=high", ["'qualty'", "Did you mean 'quality'?", "price (10, 12, 15)"]),
+        ("offer colour=red", ["'colour'", "quality (low, high)"]),
+        ("offer price", ["What price?", "10, 12, 15"]),
+        ("offer", ["Offer what?", "offer price=10"]),
+        ("offer 15 12", ["price twice"]),
+    ],
+)
 def test_invalid_offers(text: str, fragments: list[str]) -> None:
     result = parse(text, TRADING)
     assert isinstance(result, Unknown), result
@@ -360,20 +430,29 @@ def test_invalid_offers(text: str, fragments: list[str]) -> None:
         assert fragment in result.message
 
 
-@pytest.mark.parametrize("text, verb", [
-    ("accept", Verb.ACCEPT), ("deal", Verb.ACCEPT), ("accept the deal", Verb.ACCEPT),
-    ("reject", Verb.REJECT), ("no deal", Verb.REJECT), ("decline", Verb.REJECT),
-    ("walk away", Verb.WALK_AWAY), ("leave the table", Verb.WALK_AWAY), ("leave", Verb.WALK_AWAY),
-])
+@pytest.mark.parametrize(
+    "text, verb",
+    [
+        ("accept", Verb.ACCEPT),
+        ("deal", Verb.ACCEPT),
+        ("accept the deal", Verb.ACCEPT),
+        ("reject", Verb.REJECT),
+        ("no deal", Verb.REJECT),
+        ("decline", Verb.REJECT),
+        ("walk away", Verb.WALK_AWAY),
+        ("leave the table", Verb.WALK_AWAY),
+        ("leave", Verb.WALK_AWAY),
+    ],
+)
 def test_deal_verbs(text: str, verb: Verb) -> None:
     assert parse(text, TRADING) == act(verb)
 
 
-@pytest.mark.parametrize("text", ["offer 15", "counter 12", "accept", "deal", "reject",
-                                  "no deal", "walk away", "leave the table"])
+@pytest.mark.parametrize(
+    "text", ["offer 15", "counter 12", "accept", "deal", "reject", "no deal", "walk away", "leave the table"]
+)
 def test_negotiation_verbs_need_open_negotiation(text: str) -> None:
-    assert parse(text) == Unknown(
-        "You are not negotiating with anyone. Try 'trade with <merchant>'.")
+    assert parse(text) == Unknown("You are not negotiating with anyone. Try 'trade with <merchant>'.")
 
 
 def test_plain_leave_goes_out_when_not_negotiating() -> None:
@@ -382,10 +461,19 @@ def test_plain_leave_goes_out_when_not_negotiating() -> None:
 
 # ---------------------------------------------------------------- council
 
-@pytest.mark.parametrize("text, vote", [
-    ("vote yes", "yes"), ("vote no", "no"), ("vote for", "yes"), ("vote against", "no"),
-    ("Vote YES!", "yes"), ("vote aye", "yes"), ("vote nay", "no"),
-])
+
+@pytest.mark.parametrize(
+    "text, vote",
+    [
+        ("vote yes", "yes"),
+        ("vote no", "no"),
+        ("vote for", "yes"),
+        ("vote against", "no"),
+        ("Vote YES!", "yes"),
+        ("vote aye", "yes"),
+        ("vote nay", "no"),
+    ],
+)
 def test_votes(text: str, vote: str) -> None:
     assert parse(text, COUNCIL) == act(Verb.VOTE, text=vote)
 
@@ -398,20 +486,116 @@ def test_vote_needs_a_choice() -> None:
 # ---------------------------------------------------------------- fuzzing: never raises
 
 RESULT_TYPES = (Command, Meta, Clarify, Unknown)
-FULL = Scope(nouns=NOUNS, exits=("north", "east", "portal"), topics=("amulet", "harbor_master"),
-             negotiation={**NEGOTIATION, "delivery_date": ("today", "next_week"), "free": ()},
-             council=True)
+FULL = Scope(
+    nouns=NOUNS,
+    exits=("north", "east", "portal"),
+    topics=("amulet", "harbor_master"),
+    negotiation={**NEGOTIATION, "delivery_date": ("today", "next_week"), "free": ()},
+    council=True,
+)
 SCOPES = st.sampled_from([SCOPE, TRADING, COUNCIL, FULL, Scope(), Scope(nouns=(NOUNS[6],))])
-VERB_WORDS = ["go", "n", "walk", "to", "look", "l", "at", "x", "examine", "take", "get", "pick",
-              "up", "drop", "put", "down", "give", "open", "unlock", "with", "talk", "ask",
-              "about", "say", "i", "inv", "z", "wait", "trade", "buy", "from", "offer",
-              "counter", "accept", "deal", "no", "reject", "walk", "away", "leave", "vote",
-              "yes", "for", "against", "save", "load", "help", "?", "quit", "q", "exit", "all",
-              "it", "1", "2", "0", "99999999999999999999", "the", "a", "an", "=", ",", '"', "'"]
-NOUN_WORDS = ["brass", "iron", "key", "lamp", "lantern", "old", "tom", "mara", "merchant",
-              "gate", "north", "east", "amulet", "harbor_master", "price", "15", "quality",
-              "high", "low", "delivery", "date", "next_week", "free", "exit:north", "coin",
-              "¹", "²", "İ", "ß", "ǅ", "\u0000", "٣", "\n", "\t"]
+VERB_WORDS = [
+    "go",
+    "n",
+    "walk",
+    "to",
+    "look",
+    "l",
+    "at",
+    "x",
+    "examine",
+    "take",
+    "get",
+    "pick",
+    "up",
+    "drop",
+    "put",
+    "down",
+    "give",
+    "open",
+    "unlock",
+    "with",
+    "talk",
+    "ask",
+    "about",
+    "say",
+    "i",
+    "inv",
+    "z",
+    "wait",
+    "trade",
+    "buy",
+    "from",
+    "offer",
+    "counter",
+    "accept",
+    "deal",
+    "no",
+    "reject",
+    "walk",
+    "away",
+    "leave",
+    "vote",
+    "yes",
+    "for",
+    "against",
+    "save",
+    "load",
+    "help",
+    "?",
+    "quit",
+    "q",
+    "exit",
+    "all",
+    "it",
+    "1",
+    "2",
+    "0",
+    "99999999999999999999",
+    "the",
+    "a",
+    "an",
+    "=",
+    ",",
+    '"',
+    "'",
+]
+NOUN_WORDS = [
+    "brass",
+    "iron",
+    "key",
+    "lamp",
+    "lantern",
+    "old",
+    "tom",
+    "mara",
+    "merchant",
+    "gate",
+    "north",
+    "east",
+    "amulet",
+    "harbor_master",
+    "price",
+    "15",
+    "quality",
+    "high",
+    "low",
+    "delivery",
+    "date",
+    "next_week",
+    "free",
+    "exit:north",
+    "coin",
+    "¹",
+    "²",
+    "İ",
+    "ß",
+    "ǅ",
+    "\u0000",
+    "٣",
+    "\n",
+    "\t",
+]
 PHRASES = st.lists(st.sampled_from(VERB_WORDS + NOUN_WORDS), max_size=8).map(" ".join)
 
 

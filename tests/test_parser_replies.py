@@ -7,17 +7,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.envs.textarena.agents import ParleyPlayer
-from game.engine.parser import NO_COMMAND, SENTENCE, Command, Parser, Unknown, reply_candidates
-from game.play.session import Game
 from game.core.types import PLAYER, Action, Verb
+from game.engine.parser import NO_COMMAND, SENTENCE, Command, Parser, Unknown, reply_candidates
+from game.envs.textarena.agents import ParleyPlayer
+from game.play.session import Game
 from tests.test_parser import SCOPE, TRADING, act
 
 MINI = "tests/fixtures/mini"
 
 
-@pytest.mark.parametrize("text", ["I will go north.", "I accept.", "I think I should take the lantern",
-                                  "I go north", "i look around"])
+@pytest.mark.parametrize(
+    "text", ["I will go north.", "I accept.", "I think I should take the lantern", "I go north", "i look around"]
+)
 def test_a_sentence_starting_with_i_is_not_inventory(text):
     got = Parser().parse(text, TRADING)
     assert isinstance(got, Unknown) and got.message == SENTENCE
@@ -30,30 +31,48 @@ def test_i_alone_is_still_the_inventory(text):
     assert Parser().parse(text, SCOPE) == act(Verb.INVENTORY)
 
 
-@pytest.mark.parametrize("reply, scope, want", [
-    ("I accept. [Accept]", TRADING, act(Verb.ACCEPT)),
-    ("Let me think. [go north]", SCOPE, act(Verb.GO, obj="north")),
-    ("Action: go north", SCOPE, act(Verb.GO, obj="north")),
-    ("I'll head out.\n**Action:** take lamp", SCOPE, act(Verb.TAKE, obj="lantern")),
-    ("Reasoning: the gate is locked.\nCommand = unlock gate with iron key", SCOPE,
-     act(Verb.UNLOCK, obj="exit:north", target="iron_key")),
-    ("I should look around first.\n```\nlook\n```", SCOPE, act(Verb.LOOK)),
-    ("The room is dark.\nI need light.\ntake the lantern.", SCOPE, act(Verb.TAKE, obj="lantern")),
-    ('"go north"', SCOPE, act(Verb.GO, obj="north")),
-    ("Final answer: n", SCOPE, act(Verb.GO, obj="north")),
-    ("[Offer: price=12 quality=high]", TRADING, act(Verb.OFFER, terms=(("price", "12"), ("quality", "high")))),
-    ("First [look], then [go north]", SCOPE, act(Verb.GO, obj="north")),  # the last bracket is the move
-    ("I should look around… take lamp", SCOPE, act(Verb.TAKE, obj="lantern")),  # reasoning, then the move
-    ("Nothing here... go north", SCOPE, act(Verb.GO, obj="north")),
-    ("The lamp would help. Take the lantern.", SCOPE, act(Verb.TAKE, obj="lantern")),
-    ("Dark in here — take lamp", SCOPE, act(Verb.TAKE, obj="lantern")),
-])
+@pytest.mark.parametrize(
+    "reply, scope, want",
+    [
+        ("I accept. [Accept]", TRADING, act(Verb.ACCEPT)),
+        ("Let me think. [go north]", SCOPE, act(Verb.GO, obj="north")),
+        ("Action: go north", SCOPE, act(Verb.GO, obj="north")),
+        ("I'll head out.\n**Action:** take lamp", SCOPE, act(Verb.TAKE, obj="lantern")),
+        (
+            "Reasoning: the gate is locked.\nCommand = unlock gate with iron key",
+            SCOPE,
+            act(Verb.UNLOCK, obj="exit:north", target="iron_key"),
+        ),
+        ("I should look around first.\n```\nlook\n```", SCOPE, act(Verb.LOOK)),
+        ("The room is dark.\nI need light.\ntake the lantern.", SCOPE, act(Verb.TAKE, obj="lantern")),
+        ('"go north"', SCOPE, act(Verb.GO, obj="north")),
+        ("Final answer: n", SCOPE, act(Verb.GO, obj="north")),
+        ("[Offer: price=12 quality=high]", TRADING, act(Verb.OFFER, terms=(("price", "12"), ("quality", "high")))),
+        ("First [look], then [go north]", SCOPE, act(Verb.GO, obj="north")),  # the last bracket is the move
+        ("I should look around… take lamp", SCOPE, act(Verb.TAKE, obj="lantern")),  # reasoning, then the move
+        ("Nothing here... go north", SCOPE, act(Verb.GO, obj="north")),
+        ("The lamp would help. Take the lantern.", SCOPE, act(Verb.TAKE, obj="lantern")),
+        ("Dark in here — take lamp", SCOPE, act(Verb.TAKE, obj="lantern")),
+    ],
+)
 def test_commands_are_taken_from_where_a_model_puts_them(reply, scope, want):
     assert Parser().parse_reply(reply, scope) == want
 
 
-@pytest.mark.parametrize("reply", ["", "   ", "Hmm.", "I am not sure what to do.", "[???]", "Action: dance",
-                                   "save game", "We should go north.", "You go north!"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "   ",
+        "Hmm.",
+        "I am not sure what to do.",
+        "[???]",
+        "Action: dance",
+        "save game",
+        "We should go north.",
+        "You go north!",
+    ],
+)
 def test_a_reply_without_a_command_says_so(reply):
     got = Parser().parse_reply(reply, SCOPE)
     assert isinstance(got, Unknown) and got.message.startswith(NO_COMMAND), got
@@ -74,13 +93,40 @@ def test_a_reply_never_leaves_a_question_pending():
 
 
 PRONOUNS = ["I", "We", "You", "He", "She", "It", "They", "i", "we"]
-WORDS = ["go", "north", "take", "lantern", "look", "accept", "the", "will", "should", "now", "inventory", "wait",
-         "give", "coin", "to", "Old", "Tom", "offer", "12", "n", "i", "deal", "vote", "yes"]
+WORDS = [
+    "go",
+    "north",
+    "take",
+    "lantern",
+    "look",
+    "accept",
+    "the",
+    "will",
+    "should",
+    "now",
+    "inventory",
+    "wait",
+    "give",
+    "coin",
+    "to",
+    "Old",
+    "Tom",
+    "offer",
+    "12",
+    "n",
+    "i",
+    "deal",
+    "vote",
+    "yes",
+]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(PRONOUNS), st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
-       st.sampled_from(["", ".", "!", "?", ",", "..."]))
+@given(
+    st.sampled_from(PRONOUNS),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
+    st.sampled_from(["", ".", "!", "?", ",", "..."]),
+)
 def test_no_sentence_that_starts_with_a_pronoun_is_a_command(pronoun, words, end):
     reply = " ".join([pronoun, *words]) + end
     for scope in (SCOPE, TRADING):
@@ -93,9 +139,14 @@ PROSE = st.text(alphabet=st.characters(categories=("L", "Zs"), max_codepoint=0x2
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(COMMANDS), PROSE, PROSE,
-       st.sampled_from(["{a} [{c}] {b}", "{a}\nAction: {c}", "{a}\n```\n{c}\n```\n", "{a}\n{b}\n{c}",
-                        "{a}\nCommand: {c}.", "{c}"]))
+@given(
+    st.sampled_from(COMMANDS),
+    PROSE,
+    PROSE,
+    st.sampled_from(
+        ["{a} [{c}] {b}", "{a}\nAction: {c}", "{a}\n```\n{c}\n```\n", "{a}\n{b}\n{c}", "{a}\nCommand: {c}.", "{c}"]
+    ),
+)
 def test_a_command_wrapped_in_prose_reads_as_the_command(cmd, a, b, template):
     want = Parser().parse(cmd, SCOPE)
     assert isinstance(want, Command)

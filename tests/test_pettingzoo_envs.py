@@ -20,11 +20,16 @@ from game.envs.aec import ParleyAEC  # noqa: E402
 from game.envs.gym_spaces import INFO_KEYS, info_for, observation  # noqa: E402
 from game.play.worlds import load_world  # noqa: E402
 
-WORLDS = {"harbor": ROOT / "worlds" / "harbor", "bazaar": ROOT / "worlds" / "bazaar",
-          "council": ROOT / "worlds" / "council", "mini": ROOT / "tests" / "fixtures" / "mini"}
-DICT_OBS_WARNINGS = {"Observation is not a NumPy array",
-                     "Observation space for each agent probably should be gymnasium.spaces.box or "
-                     "gymnasium.spaces.discrete"}
+WORLDS = {
+    "harbor": ROOT / "worlds" / "harbor",
+    "bazaar": ROOT / "worlds" / "bazaar",
+    "council": ROOT / "worlds" / "council",
+    "mini": ROOT / "tests" / "fixtures" / "mini",
+}
+DICT_OBS_WARNINGS = {
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
+}
 
 
 def caught(fn, *args, **kw) -> set[str]:
@@ -33,9 +38,11 @@ def caught(fn, *args, **kw) -> set[str]:
 
 # --- the AEC env: names and warnings -------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", list(WORLDS))
 def test_api_test_passes_without_warnings_with_flat_observations(name):
     from pettingzoo.test import api_test
+
     assert caught(api_test, pz.env(WORLDS[name], flat=True), num_cycles=200) == set()
     assert caught(api_test, pz.env(WORLDS[name], flat=True, max_turns=4), num_cycles=200) == set()
 
@@ -46,6 +53,7 @@ def test_dict_observations_keep_only_pettingzoos_dict_warnings(name):
     PettingZoo's own games). The dict is PettingZoo's action-mask convention, so it stays the
     default; ``flat=True`` is the warning-free form. The agent-name warning is gone."""
     from pettingzoo.test import api_test
+
     assert caught(api_test, pz.env(WORLDS[name]), num_cycles=100) <= DICT_OBS_WARNINGS
 
 
@@ -60,7 +68,7 @@ def test_agents_are_seats_mapped_to_parley_ids():
     assert e.agent_selection == "npc_0"
     wrapped = pz.env(WORLDS["mini"])
     assert wrapped.unwrapped.parley_ids["npc_1"] == "liar"
-    old = pz.raw_env(WORLDS["mini"], agent_names="parley")       # the names before the rename
+    old = pz.raw_env(WORLDS["mini"], agent_names="parley")  # the names before the rename
     assert old.possible_agents == ["player", "mara", "liar", "elder", "clerk"]
     with pytest.raises(ValueError):
         pz.raw_env(WORLDS["mini"], agent_names="numbers")
@@ -79,10 +87,12 @@ def test_flat_observation_is_the_vector_then_the_mask():
 
 # --- the parallel env ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("flat", [False, True], ids=["dict", "flat"])
 @pytest.mark.parametrize("name", list(WORLDS))
 def test_parallel_api_and_seed_tests(name, flat):
     from pettingzoo.test import parallel_api_test, parallel_seed_test
+
     world = load_world(WORLDS[name])
     assert caught(parallel_api_test, pz.parallel_env(world, flat=flat), num_cycles=200) == set()
     assert caught(parallel_api_test, pz.parallel_env(world, flat=flat, max_turns=4), num_cycles=200) == set()
@@ -131,20 +141,29 @@ def test_a_game_won_part_way_through_a_round_ends_it_for_everyone(demo_world):
 
 # --- the guard: nothing hidden reaches an observation or an info ---------------------------------
 
+
 def _hidden_twin(world):
     """The same world with everything a player cannot see changed: NPC honesty, wants and
     knowledge, the truth of every fact, every NPC party's reservation, every council member's stance
     and what persuades it."""
     spec = world.spec
-    npcs = {k: n.model_copy(update={"honesty": n.honesty.model_copy(update={"default": 1.0 - n.honesty.default,
-                                                                             "topics": {}}),
-                                    "wants": {}, "knowledge": []}) for k, n in spec.npcs.items()}
+    npcs = {
+        k: n.model_copy(
+            update={
+                "honesty": n.honesty.model_copy(update={"default": 1.0 - n.honesty.default, "topics": {}}),
+                "wants": {},
+                "knowledge": [],
+            }
+        )
+        for k, n in spec.npcs.items()
+    }
     facts = {k: f.model_copy(update={"true": not f.true}) for k, f in spec.facts.items()}
     scenes = {}
     for sid, sc in spec.scenes.items():
         if sc.type == "negotiation":
-            parties = [p if p.id == "player" else p.model_copy(update={"reservation": 1.0 - p.reservation})
-                       for p in sc.parties]
+            parties = [
+                p if p.id == "player" else p.model_copy(update={"reservation": 1.0 - p.reservation}) for p in sc.parties
+            ]
             scenes[sid] = sc.model_copy(update={"parties": parties})
         else:
             flip = {"for": "against", "against": "undecided", "undecided": "for"}
@@ -193,20 +212,23 @@ def test_the_guard_is_not_vacuous(monkeypatch):
     twin.set_state(real.get_state())
     assert np.array_equal(observation(real, "player", True), observation(twin, "player", True))
     honest = ParleyAEC.observe
-    monkeypatch.setattr(ParleyAEC, "observe", lambda self, agent: np.append(
-        honest(self, agent), np.float32(self.spec.npcs["liar"].honesty.default)))
+    monkeypatch.setattr(
+        ParleyAEC,
+        "observe",
+        lambda self, agent: np.append(honest(self, agent), np.float32(self.spec.npcs["liar"].honesty.default)),
+    )
     assert not np.array_equal(observation(real, "player", True), observation(twin, "player", True))
 
 
 def test_a_bad_action_in_a_parallel_round_is_refused_before_anyone_acts():
     from game.envs.pettingzoo_env import parallel_env
+
     pe = parallel_env("council-v1")
     obs, _ = pe.reset(seed=0)
     turn = pe.aec.engine.state.turn
     with pytest.raises(ValueError, match="not an index"):
         pe.step({"player_0": 1, "npc_3": 10**6})
-    assert pe.aec.engine.state.turn == turn and pe.aec.agent_selection == "player"   # nothing was played
+    assert pe.aec.engine.state.turn == turn and pe.aec.agent_selection == "player"  # nothing was played
     legal = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in pe.agents}
-    pe.step(legal)                                                                   # and the env goes on
+    pe.step(legal)  # and the env goes on
     assert pe.aec.engine.state.turn == turn + 1
-

@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from game.core.types import PLAYER, Action, Verb
 from game.engine import predicates as P
 from game.envs.aec import ParleyAEC
-from game.core.types import PLAYER, Action, Verb
 from game.play.worlds import load_world
 from tests.conftest import ROOT, SHIPPED
 
 WORLDS = [*SHIPPED, ROOT / "tests" / "fixtures" / "mini"]
 IDS = [w.name for w in WORLDS]
-SEQUENCES = 60       # seeded random action sequences per world (4 worlds: 240)
-STEPS = 40           # AEC steps per sequence
-CHECK_EVERY = 3      # the rules are asked about the whole catalogue every few steps
+SEQUENCES = 60  # seeded random action sequences per world (4 worlds: 240)
+STEPS = 40  # AEC steps per sequence
+CHECK_EVERY = 3  # the rules are asked about the whole catalogue every few steps
 
 
 @pytest.fixture(scope="module", params=WORLDS, ids=IDS)
@@ -78,8 +78,9 @@ def _disagreements(env: ParleyAEC, agent: str, checked: set[int] | None = None) 
     offered_refused: list[str] = []
     hidden_allowed: list[str] = []
     for i, t in enumerate(env.templates):
-        if not mask[i] and (agent != PLAYER or (checked is not None and i not in checked)
-                            or not _mask_is_exact(env, t)):
+        if not mask[i] and (
+            agent != PLAYER or (checked is not None and i not in checked) or not _mask_is_exact(env, t)
+        ):
             continue
         why = _refusal(eng, t.bind(agent))
         where = f"turn {eng.state.turn} {agent}: {t.label()}"
@@ -165,8 +166,11 @@ def test_masks_and_rules_agree_while_haggling(world, purse):
             if eng.state.active_scene is None:
                 break
             mask = env.action_mask(PLAYER)
-            on = [env.templates[i] for i in np.flatnonzero(mask) if env.templates[i].verb in
-                  (Verb.OFFER, Verb.ACCEPT, Verb.WALK_AWAY)]
+            on = [
+                env.templates[i]
+                for i in np.flatnonzero(mask)
+                if env.templates[i].verb in (Verb.OFFER, Verb.ACCEPT, Verb.WALK_AWAY)
+            ]
             if not on:
                 break
             eng.apply(on[0].bind(PLAYER))
@@ -189,6 +193,7 @@ def test_reach_matches_the_parser_scope_and_the_observation(world):
 
 def test_every_item_place_is_reported_once(world):
     from game.testing import standard_engine
+
     eng = standard_engine(world, seed=0)
     st, spec = eng.state, world.spec
     for actor in (PLAYER, *spec.npcs):
@@ -208,6 +213,7 @@ def test_topics(world):
 
 def test_askable_needs_the_npc_present(world):
     from game.testing import standard_engine
+
     eng = standard_engine(world, seed=0)
     st, spec = eng.state, world.spec
     for npc in spec.npcs:
@@ -225,6 +231,7 @@ def _trade_scene(spec):
 
 def test_affordability_binds_the_buyer_only(world):
     from game.testing import standard_engine
+
     spec = world.spec
     sid, scene = _trade_scene(spec)
     st = standard_engine(world, seed=0).state
@@ -236,9 +243,9 @@ def test_affordability_binds_the_buyer_only(world):
     st.gold[seller] = 0
     assert P.unaffordable_price(spec, st, sid, buyer, top) == prices[-1]
     assert not P.affordable(spec, st, sid, buyer, top)
-    assert P.affordable(spec, st, sid, seller, top)        # the seller may ask anything
-    assert P.affordable(spec, st, sid, buyer, None)        # no terms, nothing to pay
-    assert P.affordable(spec, st, sid, buyer, {})          # terms without a price
+    assert P.affordable(spec, st, sid, seller, top)  # the seller may ask anything
+    assert P.affordable(spec, st, sid, buyer, None)  # no terms, nothing to pay
+    assert P.affordable(spec, st, sid, buyer, {})  # terms without a price
     st.gold[buyer] = prices[-1]
     assert P.affordable(spec, st, sid, buyer, top)
 
@@ -246,6 +253,7 @@ def test_affordability_binds_the_buyer_only(world):
 def test_the_rules_refuse_what_the_buyer_cannot_pay(world):
     """The trade scene's own refusal and the predicate agree on the price and the purse."""
     from game.testing import standard_engine
+
     spec = world.spec
     sid, scene = _trade_scene(spec)
     if P.buyer_of(scene) != PLAYER:

@@ -37,12 +37,16 @@ def jury_server(serve, fail_batches=()):
             return {"status": 500, "error": "the jury is out"}
         n = len(re.findall(r"^\d+\. Candidate:", text, re.M))
         return json.dumps({"verdicts": [{"id": i + 1, "answer": "no"} for i in range(n)]})
+
     return serve(responder=respond)
 
 
 def client(server) -> LLMClient:
-    return LLMClient(LLMConfig(base_url=server.base_url, model="judge", max_retries=0, backoff_base=0.0,
-                               backoff_max=0.0, timeout=5.0))
+    return LLMClient(
+        LLMConfig(
+            base_url=server.base_url, model="judge", max_retries=0, backoff_base=0.0, backoff_max=0.0, timeout=5.0
+        )
+    )
 
 
 def play(game: Game, *first: str) -> Game:
@@ -65,7 +69,7 @@ def test_a_jury_game_records_its_verdicts_and_replays_every_part_without_the_ser
     assert game.engine.state.won
     verdicts = decisions(game, "jury")
     assert [d["who"] for d in verdicts] == ["gate", "gate"]
-    assert verdicts[0]["value"] == [0.0]                          # three samples of "no"
+    assert verdicts[0]["value"] == [0.0]  # three samples of "no"
     assert verdicts[1]["value"]["error"]["type"] == "LLMUnavailable"  # the failure is recorded too
     failed = [d for d in game.facts.gate.decisions if "jury failed" in d.reason]
     assert len(failed) == 1 and failed[0].outcome == "quarantine"
@@ -75,7 +79,7 @@ def test_a_jury_game_records_its_verdicts_and_replays_every_part_without_the_ser
     report = replay_report("jury", tmp_path)
     assert report.ok, report
     assert tuple(report.parts) == ("engine", "gate", "sigma", "claims") and report.notes == []
-    assert len(s.requests) == asked                              # nothing was asked of the jury again
+    assert len(s.requests) == asked  # nothing was asked of the jury again
     ok, got, want = replay("jury", tmp_path)
     assert ok and got == want == game.engine.state_hash()
     r = parley("replay", "jury", "--saves-dir", str(tmp_path), env=CLEAN_ENV)
@@ -102,8 +106,9 @@ def test_an_edited_gate_or_sigma_state_is_a_replay_mismatch(serve, tmp_path):
 
     def trust_lou(facts):
         facts["sigma"]["S"] = [[v + 0.5 for v in row] for row in facts["sigma"]["S"]]
+
     tamper(folder, trust_lou)
-    Game.load("sigma", tmp_path)                                  # the hash agrees: it loads
+    Game.load("sigma", tmp_path)  # the hash agrees: it loads
     report = replay_report("sigma", tmp_path)
     assert not report.ok and report.diverged == ["sigma"]
     assert report.parts["engine"][0] == report.parts["engine"][1]
@@ -115,6 +120,7 @@ def test_an_edited_gate_or_sigma_state_is_a_replay_mismatch(serve, tmp_path):
     def admit_everything(facts):
         for f in facts["gate"]["facts"]:
             f["status"] = "admitted"
+
     tamper(folder, admit_everything)
     report = replay_report("gate", tmp_path)
     assert not report.ok and report.diverged == ["gate"]
@@ -123,6 +129,7 @@ def test_an_edited_gate_or_sigma_state_is_a_replay_mismatch(serve, tmp_path):
 
 def test_an_edited_jury_verdict_is_caught(serve, tmp_path):
     from tests.conftest import forge_transcript
+
     s = jury_server(serve)
     game = Game(MINI, seed=0, llm=client(s), llm_npcs=[], jury=True)
     play(game, "ask lou about gem")

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from game.play.episode import run_script, script_lines
 from game.core.errors import SaveError
-from game.play.save_files import FORMAT_VERSION, list_saves, read_save, remove, resolve
+from game.play.episode import run_script, script_lines
 from game.play.persistence import replay
+from game.play.save_files import FORMAT_VERSION, list_saves, read_save, remove, resolve
 from game.play.session import Game
 from tests.conftest import ROOT
 
@@ -29,7 +29,11 @@ def test_save_load_continue_matches_uninterrupted(tmp_path):
     folder = game.save("mid", tmp_path)
     assert (folder / "save.json").is_file() and (folder / "transcript.jsonl").is_file()
     data = read_save(folder)
-    assert data["format_version"] == FORMAT_VERSION and data["world"]["id"] == "mini-v1" and data["turn"] == game.engine.state.turn
+    assert (
+        data["format_version"] == FORMAT_VERSION
+        and data["world"]["id"] == "mini-v1"
+        and data["turn"] == game.engine.state.turn
+    )
     assert "rng" in data["engine"]
     loaded = Game.load("mid", tmp_path)
     assert loaded.engine.state_hash() == game.engine.state_hash()
@@ -42,6 +46,7 @@ def test_save_load_continue_matches_uninterrupted(tmp_path):
 
 def test_replay_matches_and_detects_tampering(tmp_path):
     from tests.conftest import reseal_transcript
+
     game, _ = half_played()
     folder = game.save("r", tmp_path)
     ok, got, want = replay("r", tmp_path)
@@ -69,6 +74,7 @@ def test_missing_transcript_is_refused(tmp_path):
 
 def test_agent_state_is_covered_by_the_hash(tmp_path):
     from tests.conftest import WORLDS
+
     game = Game(WORLDS / "harbor", seed=1)
     assert game.agents, "harbor has NPCs that act"
     run_script(game, [(1, "wait"), (2, "wait")], "x")
@@ -162,6 +168,7 @@ def test_write_atomic_text_bytes_mode_and_folders(tmp_path):
     import stat
 
     from game.core.files import open_dir, write_atomic
+
     text = tmp_path / "new" / "deeper" / "a.txt"
     assert write_atomic(text, "é\r\nline\n") == text  # missing folders are made
     assert text.read_bytes() == "é\r\nline\n".encode()  # no newline translation
@@ -184,6 +191,7 @@ def test_write_atomic_text_bytes_mode_and_folders(tmp_path):
 
 def test_write_atomic_failure_keeps_the_old_file_and_names_it(tmp_path):
     from game.core.files import write_atomic
+
     target = tmp_path / "busy"
     (target / "inside").mkdir(parents=True)  # replacing a folder that holds files fails for real
     with pytest.raises(OSError) as info:
@@ -215,6 +223,7 @@ def test_list_resolve_remove(tmp_path):
 
 def test_world_changed_since_save_is_refused(tmp_path):
     import shutil
+
     wcopy = tmp_path / "mini"
     shutil.copytree(MINI, wcopy)
     game = Game(wcopy, seed=0)
@@ -227,9 +236,11 @@ def test_world_changed_since_save_is_refused(tmp_path):
 
 # --- crash-safe layout, hash coverage, names, overwrite question, confined load ---------------
 
+
 def console(game, saves, lines):
     """Run the line console on ``lines``; returns everything it wrote and the prompts it asked."""
     from game.cli.console import run_console
+
     feed, out, prompts = iter(lines), [], []
 
     def read(prompt):
@@ -272,6 +283,7 @@ def test_edited_seed_turn_or_world_is_refused(tmp_path, field):
 def test_a_save_hashed_the_old_way_still_loads(tmp_path):
     """Saves made before the hash covered seed, turn and world keep loading."""
     from game.play.persistence import save_hash
+
     game, _ = half_played()
     folder = game.save("old", tmp_path)
     data = json.loads((folder / "save.json").read_text())
@@ -285,6 +297,7 @@ def test_a_save_hashed_the_old_way_still_loads(tmp_path):
 def test_names_without_a_letter_or_digit_are_refused(tmp_path, name):
     from game.core.errors import InputError
     from game.play.save_files import slugify
+
     with pytest.raises(InputError) as ei:
         slugify(name)
     assert "not a usable save name" in ei.value.message and "letter or digit" in ei.value.hint
@@ -357,11 +370,16 @@ def test_load_by_the_name_that_was_saved(tmp_path):
 
 def test_leftovers_are_cleaned_on_load_and_save_and_others_files_kept(tmp_path):
     from game.play.save_files import pending_name, read_save, transcript_digest
+
     game, _ = half_played()
     folder = game.save("lo", tmp_path)
     assert sorted(p.name for p in folder.iterdir()) == [".lock", "save.json", "transcript.jsonl"]
-    junk = [".save.json.k3j4h5.tmp", ".transcript.jsonl.aaaa.tmp", ".transcript-0123456789abcdef.jsonl.b.tmp",
-            "transcript-0123456789abcdef.jsonl"]
+    junk = [
+        ".save.json.k3j4h5.tmp",
+        ".transcript.jsonl.aaaa.tmp",
+        ".transcript-0123456789abcdef.jsonl.b.tmp",
+        "transcript-0123456789abcdef.jsonl",
+    ]
     mine = ["notes.txt", "transcript-notes.jsonl", ".hidden.tmp", "transcript-0123.jsonl", "save.json.bak"]
     for name in junk + mine:
         (folder / name).write_text("x")
@@ -388,6 +406,7 @@ def test_leftovers_are_cleaned_on_load_and_save_and_others_files_kept(tmp_path):
 
 def test_remove_takes_generation_files_too(tmp_path):
     from game.play.save_files import pending_name, read_save
+
     game, _ = half_played()
     folder = game.save("g", tmp_path)
     (folder / pending_name(read_save(folder)["transcript"])).write_text("pending\n")
@@ -399,8 +418,9 @@ def test_remove_takes_generation_files_too(tmp_path):
 def test_lone_surrogates_and_unicode_line_breaks_in_the_state_save_and_replay(tmp_path):
     """Was: UnicodeEncodeError in state_hash; and text with \\x85 or \\u2028 split a transcript
     record in two on load."""
-    from game.engine.state import canonical_json, state_hash
     from game.core.types import PLAYER, Action, Verb
+    from game.engine.state import canonical_json, state_hash
+
     game, _ = half_played()
     for text in ("bad \udcff\udcfe bytes", "split \ud83d\ude00 pair", "next\x85line\u2028and\u2029para"):
         game.act(Action(PLAYER, Verb.SAY, text=text))

@@ -38,8 +38,10 @@ outcome = st.one_of(st.sampled_from([1, -1]), st.floats(-1.0, 1.0, allow_nan=Fal
 
 
 def events_st(min_judged: int = 0, max_judged: int = len(PEERS), ticks: bool = True, values=outcome):
-    ev = st.tuples(st.sampled_from(TOPICS),
-                   st.dictionaries(st.sampled_from(PEERS), values, min_size=min_judged, max_size=max_judged))
+    ev = st.tuples(
+        st.sampled_from(TOPICS),
+        st.dictionaries(st.sampled_from(PEERS), values, min_size=min_judged, max_size=max_judged),
+    )
     one = st.one_of(st.none(), ev) if ticks else ev
     return st.lists(one, max_size=25)
 
@@ -81,7 +83,7 @@ def is_psd(A: np.ndarray, tol: float = 1e-9) -> bool:
 def test_M_symmetric_and_norm_bound(mode, gamma, events):
     mem = run(make(mode, gamma), events)
     eta = 1 - gamma
-    bound = eta * (1 - gamma ** mem.t) / (1 - gamma)
+    bound = eta * (1 - gamma**mem.t) / (1 - gamma)
     for p in PEERS:
         M = mem.M(p)
         assert np.array_equal(M, M.T)
@@ -109,7 +111,7 @@ def test_aligned_positive_events_reach_the_geometric_sum():
     mem = SigmaMem(["ann"], gamma=0.9)
     for _ in range(30):
         mem.write("harbor prices", {"ann": 1})
-    assert mem.score("ann", "harbor prices") == pytest.approx(0.1 * (1 - 0.9 ** 30) / 0.1, rel=1e-12)
+    assert mem.score("ann", "harbor prices") == pytest.approx(0.1 * (1 - 0.9**30) / 0.1, rel=1e-12)
     assert np.linalg.norm(mem.phi("harbor prices")) == pytest.approx(1.0)
 
 
@@ -160,8 +162,10 @@ def test_colluders_correlate_and_oppose_the_honest():
     rng = np.random.default_rng(3)
     for _ in range(60):
         lie = -1 if rng.random() < 0.9 else 1
-        mem.write("harbor prices", {"h1": 1 if rng.random() < 0.8 else -1, "h2": 1 if rng.random() < 0.8 else -1,
-                                    "l1": lie, "l2": lie})
+        mem.write(
+            "harbor prices",
+            {"h1": 1 if rng.random() < 0.8 else -1, "h2": 1 if rng.random() < 0.8 else -1, "l1": lie, "l2": lie},
+        )
     G = mem.G()
     assert G[2, 3] > 0.9
     assert G[0, 2] < 0 and G[1, 3] < 0
@@ -206,8 +210,7 @@ def test_permuting_peers_permutes_results(mode, events, perm, data):
     for topic in TOPICS:
         assert np.allclose(b.scores(topic), P @ a.scores(topic), atol=1e-12)
         assert np.allclose(b.scores(topic, PEERS), a.scores(topic, PEERS), atol=1e-12)
-        assert np.allclose(b.posterior(topic, perm, z=P @ np.array(z)), P @ a.posterior(topic, PEERS, z=z),
-                           atol=1e-8)
+        assert np.allclose(b.posterior(topic, perm, z=P @ np.array(z)), P @ a.posterior(topic, PEERS, z=z), atol=1e-8)
         sa, sb = a.scores(topic, PEERS), b.scores(topic, PEERS)
         if np.array_equal(sa, sb):  # identical per-peer arithmetic: decisions agree exactly
             claims = {p: "xy"[i % 2] for i, p in enumerate(PEERS)}
@@ -325,8 +328,12 @@ def test_ties_go_to_the_first_candidate_and_answer():
 
 
 @SETTINGS
-@given(modes, events_st(), st.lists(st.floats(-1, 1), min_size=len(PEERS), max_size=len(PEERS)),
-       st.sampled_from([(1.0, 1.0), (2.0, 0.5), (0.0, 1.0), (1.0, 0.0)]))
+@given(
+    modes,
+    events_st(),
+    st.lists(st.floats(-1, 1), min_size=len(PEERS), max_size=len(PEERS)),
+    st.sampled_from([(1.0, 1.0), (2.0, 0.5), (0.0, 1.0), (1.0, 0.0)]),
+)
 def test_posterior_matches_the_closed_form(mode, events, z, wts):
     mem = run(make(mode), events)
     w_g, w_u = wts
@@ -405,7 +412,9 @@ def test_beta_reputation_basics():
 
 @pytest.mark.parametrize("module", ["memory.sigma", "memory.reputation"])
 def test_no_heavy_imports(module):
-    code = (f"import sys, {module}; "
-            "print(','.join(h for h in ('torch', 'chromadb', 'openai', 'sentence_transformers') if h in sys.modules))")
+    code = (
+        f"import sys, {module}; "
+        "print(','.join(h for h in ('torch', 'chromadb', 'openai', 'sentence_transformers') if h in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

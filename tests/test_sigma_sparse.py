@@ -39,7 +39,7 @@ def test_idle_decay_and_ticks():
     sm.write("gem", {"n1": 1})  # n0 not judged: the slower idle rate
     assert sm.score("n0", "gem") == pytest.approx(0.99 * s0)
     sm.tick(5)
-    assert sm.score("n0", "gem") == pytest.approx(0.99 ** 6 * s0)
+    assert sm.score("n0", "gem") == pytest.approx(0.99**6 * s0)
     still = SigmaMem(peers=NPCS, topics=["gem"], phi="onehot", decay="judged")
     still.write("gem", {"n0": 1})
     s = still.score("n0", "gem")
@@ -63,6 +63,7 @@ def test_topic_decay_also_builds_trust_when_judged_rarely():
 def test_the_game_decays_on_judgement_and_saves_it():
     from game.play.session import Game
     from tests.conftest import ROOT
+
     game = Game(ROOT / "tests" / "fixtures" / "mini", seed=0)
     assert game.facts.sigma.config.decay == "topic"  # decay on judgement, on the judged topic only
     state = game.facts.sigma.get_state()

@@ -22,8 +22,20 @@ from memory.sigma import SigmaMem
 from memory.sigma_state import STATE_VERSION
 from memory.sigma_topics import decay_along
 
-TOPICS = ["harbor prices", "smuggler routes", "crypt secrets", "gem location", "ship cargo", "guard patrols",
-          "tavern rumours", "the weather", "noble feuds", "market taxes", "temple relics", "caravan roads"]
+TOPICS = [
+    "harbor prices",
+    "smuggler routes",
+    "crypt secrets",
+    "gem location",
+    "ship cargo",
+    "guard patrols",
+    "tavern rumours",
+    "the weather",
+    "noble feuds",
+    "market taxes",
+    "temple relics",
+    "caravan roads",
+]
 K = len(TOPICS)
 
 
@@ -63,14 +75,17 @@ def gram(mem: SigmaMem) -> np.ndarray:
 def test_old_default_blurs_twelve_topics_declared_topics_do_not():
     old = SigmaMem()  # hashed projection, r = 16
     G = gram(old)
-    cross = (G ** 2).sum(axis=1) - 1.0  # Σ_{j≠i} cos²(φ_i, φ_j)
+    cross = (G**2).sum(axis=1) - 1.0  # Σ_{j≠i} cos²(φ_i, φ_j)
     assert old.r == 16 and cross.mean() > 0.4  # the blur (≈ 0.65 per topic in the report)
     new = SigmaMem.for_world(["ann"], TOPICS)
     assert new.config.phi == "topics" and new.r == K + new.config.spare  # r grows with the topic count
     assert np.array_equal(gram(new), np.eye(K))  # exactly orthogonal
     many = [f"topic {i}" for i in range(40)]
-    assert np.array_equal(np.stack([SigmaMem.for_world([], many).phi(t) for t in many]) @
-                          np.stack([SigmaMem.for_world([], many).phi(t) for t in many]).T, np.eye(40))
+    assert np.array_equal(
+        np.stack([SigmaMem.for_world([], many).phi(t) for t in many])
+        @ np.stack([SigmaMem.for_world([], many).phi(t) for t in many]).T,
+        np.eye(40),
+    )
 
 
 def test_liars_identified_and_topic_specific_liars_not_dragged():
@@ -108,6 +123,7 @@ def test_the_game_uses_declared_topic_phi_and_transfers_in_play():
     declare gets its credibility from the transfer, not a flat 0.5."""
     from game.play.session import Game
     from tests.conftest import ROOT
+
     game = Game(ROOT / "tests" / "fixtures" / "mini", seed=0)
     sigma = game.facts.sigma
     assert sigma.config.phi == "topics" and sigma.declared == ["gem", "weather"]

@@ -32,7 +32,8 @@ class TinyCausalLM(nn.Module):
         self.pos = nn.Embedding(CTX, D)
         self.h = nn.ModuleList(
             nn.TransformerEncoderLayer(D, nhead=2, dim_feedforward=32, dropout=0.0, batch_first=True)
-            for _ in range(n_layers))
+            for _ in range(n_layers)
+        )
         self.ln_f = nn.LayerNorm(D)
         self.lm_head = nn.Linear(D, VOCAB, bias=False)
 
@@ -198,8 +199,10 @@ def test_only_the_upper_half_is_hooked(model, ids, sigma):
     delta = steering_vector(sigma, "honest", TOPIC, D, gain=GAIN)
     seen: dict[int, list] = {i: [] for i in range(N_LAYERS)}
     steerer = ResidualSteerer(model)
-    spies = [blk.register_forward_hook(lambda m, a, out, i=i: seen[i].append(out.detach().clone()))
-             for i, blk in enumerate(model.h)]  # registered after the steerer: they see steered outputs
+    spies = [
+        blk.register_forward_hook(lambda m, a, out, i=i: seen[i].append(out.detach().clone()))
+        for i, blk in enumerate(model.h)
+    ]  # registered after the steerer: they see steered outputs
     try:
         assert steerer.layer_indices == [2, 3]
         assert [len(b._forward_hooks) for b in model.h] == [1, 1, 2, 2]
@@ -324,7 +327,6 @@ def test_tiny_random_gpt2(sigma):
 
 
 def test_import_does_not_load_torch():
-    code = ("import sys, memory.steering, game.engine.loop; "
-            "print('torch' in sys.modules)")
+    code = "import sys, memory.steering, game.engine.loop; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

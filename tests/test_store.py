@@ -33,8 +33,12 @@ def dataset(seed: int, n: int, d: int = DIM):
     ids = [f"m{i:04d}" for i in range(n)]
     metas = []
     for i in range(n):
-        m = {"scope": SCOPES[int(rng.integers(len(SCOPES)))], "kind": KINDS[int(rng.integers(len(KINDS)))],
-             "turn": int(rng.integers(0, 50)), "status": STATUSES[int(rng.integers(2))]}
+        m = {
+            "scope": SCOPES[int(rng.integers(len(SCOPES)))],
+            "kind": KINDS[int(rng.integers(len(KINDS)))],
+            "turn": int(rng.integers(0, 50)),
+            "status": STATUSES[int(rng.integers(2))],
+        }
         if i % 11 == 0:
             del m["status"]  # some rows lack a key: they never match a filter on it
         metas.append(m)
@@ -93,8 +97,7 @@ def test_where_normalises_and_translates():
     assert w.scopes == ("a", "b") and w.kinds == ("fact",)
     assert Where().is_empty() and Where().to_chroma() is None
     assert Where(scopes=("a",)).to_chroma() == {"scope": {"$in": ["a"]}}
-    assert Where(scopes=("a",), min_turn=3).to_chroma() == {
-        "$and": [{"scope": {"$in": ["a"]}}, {"turn": {"$gte": 3}}]}
+    assert Where(scopes=("a",), min_turn=3).to_chroma() == {"$and": [{"scope": {"$in": ["a"]}}, {"turn": {"$gte": 3}}]}
     assert Where(status=()).matches_nothing()
 
 
@@ -218,7 +221,7 @@ def test_flat_grows_past_initial_capacity():
     ids, vecs, metas = dataset(13, 300)
     s = FlatStore()
     for lo in range(0, 300, 7):
-        s.add(ids[lo:lo + 7], vecs[lo:lo + 7], metas[lo:lo + 7])
+        s.add(ids[lo : lo + 7], vecs[lo : lo + 7], metas[lo : lo + 7])
     assert s.count() == 300
     q = vecs[123]
     assert s.query(q, 1)[0][0] == "m0123"
@@ -238,14 +241,22 @@ def test_chroma_persists_across_processes(tmp_path):
     again = ChromaStore(collection="notes", path=path)
     assert again.count() == 60 and [i for i, _ in again.query(q, 8, where)] == want
     # and from a brand-new process: the data is on disk
-    code = ("import json, sys, numpy as np\n"
-            "from memory.store import ChromaStore, Where\n"
-            "s = ChromaStore(collection='notes', path=sys.argv[1], ef_search=50)\n"
-            "q = np.array(json.loads(sys.argv[2]), dtype=np.float32)\n"
-            "w = Where(scopes=('world', 'npc:mara'), min_turn=5)\n"
-            "print(json.dumps([s.count(), [i for i, _ in s.query(q, 8, w)], s.ef_search]))\n")
-    out = subprocess.run([sys.executable, "-c", code, str(path), json.dumps(q.tolist())], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    code = (
+        "import json, sys, numpy as np\n"
+        "from memory.store import ChromaStore, Where\n"
+        "s = ChromaStore(collection='notes', path=sys.argv[1], ef_search=50)\n"
+        "q = np.array(json.loads(sys.argv[2]), dtype=np.float32)\n"
+        "w = Where(scopes=('world', 'npc:mara'), min_turn=5)\n"
+        "print(json.dumps([s.count(), [i for i, _ in s.query(q, 8, w)], s.ef_search]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path), json.dumps(q.tolist())],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ),
+    )
     assert out.returncode == 0, out.stderr
     count, got, ef = json.loads(out.stdout.strip().splitlines()[-1])
     assert count == 60 and got == want and ef == 50
@@ -256,7 +267,8 @@ def test_chroma_in_memory_stores_are_private():
     v = unit(np.random.default_rng(16), 1)
     a.add(["only-in-a"], v, [{}])
     assert a.count() == 1 and b.count() == 0
-    a.close(); b.close()
+    a.close()
+    b.close()
 
 
 def test_chroma_collection_settings(tmp_path):
@@ -270,9 +282,15 @@ def test_chroma_collection_settings(tmp_path):
 
 # --------------------------------------------------------------------------- property test (FlatStore)
 
-meta_st = st.fixed_dictionaries({}, optional={
-    "scope": st.sampled_from(SCOPES[:3]), "kind": st.sampled_from(KINDS),
-    "turn": st.integers(0, 20), "status": st.sampled_from(STATUSES)})
+meta_st = st.fixed_dictionaries(
+    {},
+    optional={
+        "scope": st.sampled_from(SCOPES[:3]),
+        "kind": st.sampled_from(KINDS),
+        "turn": st.integers(0, 20),
+        "status": st.sampled_from(STATUSES),
+    },
+)
 where_st = st.builds(
     Where,
     scopes=st.none() | st.lists(st.sampled_from(SCOPES), max_size=3).map(tuple),
@@ -280,13 +298,22 @@ where_st = st.builds(
     min_turn=st.none() | st.integers(-1, 21),
     status=st.none() | st.lists(st.sampled_from(STATUSES), min_size=1, max_size=2).map(tuple),
 )
-op_st = st.tuples(st.sampled_from(["add", "add", "add", "delete"]), st.integers(0, 25),  # id number
-                  st.integers(0, 2**32 - 1), meta_st)
+op_st = st.tuples(
+    st.sampled_from(["add", "add", "add", "delete"]),
+    st.integers(0, 25),  # id number
+    st.integers(0, 2**32 - 1),
+    meta_st,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ops=st.lists(op_st, min_size=1, max_size=60), where=st.none() | where_st,
-       k=st.integers(1, 12), qseed=st.integers(0, 2**32 - 1), dupes=st.booleans())
+@given(
+    ops=st.lists(op_st, min_size=1, max_size=60),
+    where=st.none() | where_st,
+    k=st.integers(1, 12),
+    qseed=st.integers(0, 2**32 - 1),
+    dupes=st.booleans(),
+)
 def test_flat_equals_brute_force(ops, where, k, qseed, dupes):
     d = 6
     s = FlatStore()
@@ -305,31 +332,39 @@ def test_flat_equals_brute_force(ops, where, k, qseed, dupes):
     q = unit(np.random.default_rng(qseed), 1, d)[0]
     got = s.query(q, k, where)
     # reference: filtered, scored one row at a time
-    ref = sorted(((i, float(np.dot(v, q))) for i, (v, m) in model.items() if where is None or where.matches(m)),
-                 key=lambda p: (-p[1], p[0]))
+    ref = sorted(
+        ((i, float(np.dot(v, q))) for i, (v, m) in model.items() if where is None or where.matches(m)),
+        key=lambda p: (-p[1], p[0]),
+    )
     assert len(got) == min(k, len(ref))
     assert got == sorted(got, key=lambda p: (-p[1], p[0]))
     sims = dict(ref)
     for i, sim in got:
         assert i in sims and sim == pytest.approx(sims[i], abs=1e-5)
-    np.testing.assert_allclose([x for _, x in got], [x for _, x in ref[:len(got)]], atol=1e-5)
+    np.testing.assert_allclose([x for _, x in got], [x for _, x in ref[: len(got)]], atol=1e-5)
     if len(got) == k and len(ref) > k:  # nothing clearly better was left out
         cut = got[-1][1]
         returned = {i for i, _ in got}
         assert all(i in returned for i, x in ref if x > cut + 1e-5)
     if dupes:  # exact ties are broken by id
-        assert [i for i, _ in got] == [i for i, _ in ref[:len(got)]]
+        assert [i for i, _ in got] == [i for i, _ in ref[: len(got)]]
 
 
 def test_query_many_matches_one_query_per_vector():
     from memory.store import FlatStore, Where
+
     rng = np.random.default_rng(7)
     vecs = rng.standard_normal((500, 384)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     store = FlatStore()
-    store.add([f"r{i}" for i in range(500)], vecs,
-              [{"scope": "shared" if i % 3 else "private:a", "kind": "observation", "turn": i, "status": "active"}
-               for i in range(500)])
+    store.add(
+        [f"r{i}" for i in range(500)],
+        vecs,
+        [
+            {"scope": "shared" if i % 3 else "private:a", "kind": "observation", "turn": i, "status": "active"}
+            for i in range(500)
+        ],
+    )
     qs = vecs[:3] + 0.01
     for where in (None, Where(scopes=("shared",)), Where(scopes=("private:a",), min_turn=100)):
         assert store.query_many(qs, 10, where) == [store.query(q, 10, where) for q in qs]
@@ -341,6 +376,7 @@ def test_a_write_is_retried_while_the_database_is_locked():
     from chromadb.errors import InternalError
 
     from memory.store_chroma import when_unlocked
+
     calls = []
 
     def write(n: int) -> int:

@@ -53,6 +53,7 @@ def test_golden_files_pin_a_transcript_and_name_the_first_difference(tmp_path, m
 
 def test_standard_engine_speaks_through_the_standard_voices():
     from game.play.worlds import load_world
+
     eng = standard_engine(load_world(MINI), seed=3)
     npc = next(iter(eng.spec.npcs))
     assert eng.voice(npc) is eng.voice(npc)  # built once, from the injected factory

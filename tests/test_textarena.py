@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from agents.basic import Scripted
-from game.envs.textarena.agents import ParleyPlayer, TextAgent
-from game.engine.parser import Command, Parser
-from game.play.session import Game
 from game.core.types import PLAYER, Action, Verb
+from game.engine.parser import Command, Parser
+from game.envs.textarena.agents import ParleyPlayer, TextAgent
+from game.play.session import Game
 
 
 def test_a_parley_agent_answers_text_with_commands_the_parser_reads_back():
     game = Game("tests/fixtures/mini", seed=0)
-    actions = [Action(PLAYER, Verb.ASK, obj="liar", target="gem"), Action(PLAYER, Verb.TAKE, obj="iron_key"),
-               Action(PLAYER, Verb.GO, obj="north"), None]
-    agent = TextAgent(Scripted(PLAYER, [a for a in actions if a is not None]), observe=lambda: game.engine.observe(PLAYER))
+    actions = [
+        Action(PLAYER, Verb.ASK, obj="liar", target="gem"),
+        Action(PLAYER, Verb.TAKE, obj="iron_key"),
+        Action(PLAYER, Verb.GO, obj="north"),
+        None,
+    ]
+    agent = TextAgent(
+        Scripted(PLAYER, [a for a in actions if a is not None]), observe=lambda: game.engine.observe(PLAYER)
+    )
     parser = Parser()
     for want in actions[:3]:
         line = agent("You are in the yard.")
@@ -21,7 +27,7 @@ def test_a_parley_agent_answers_text_with_commands_the_parser_reads_back():
         parsed = parser.parse(line, game.engine.scope())
         assert isinstance(parsed, Command) and parsed.action == want, line
         game.act(parsed.action)
-    assert agent("anything") == "wait"   # the scripted agent has run out
+    assert agent("anything") == "wait"  # the scripted agent has run out
 
 
 def test_without_an_engine_the_text_is_the_observation():
@@ -31,6 +37,7 @@ def test_without_an_engine_the_text_is_the_observation():
         def act(self, observation, context=None):
             seen.append(observation.text)
             return Action(PLAYER, Verb.OFFER, terms=(("price", "12"),))
+
     agent = TextAgent(Echo(PLAYER, []))
     assert agent("Mara asks 15 gold.") == "offer price=12"
     assert seen == ["Mara asks 15 gold."]
@@ -44,6 +51,7 @@ def test_a_text_function_plays_the_player_seat_and_bad_replies_are_penalised():
     def fn(text: str) -> str:
         prompts.append(text)
         return next(replies)
+
     player = ParleyPlayer(fn, game.engine)
     a, _ = game.agent_turn(player)
     assert a == Action(PLAYER, Verb.TAKE, obj="iron_key")
@@ -58,6 +66,7 @@ def test_a_text_function_plays_the_player_seat_and_bad_replies_are_penalised():
 
 def test_a_text_players_penalty_survives_save_and_replay(tmp_path):
     from game.play.persistence import replay
+
     game = Game("tests/fixtures/mini", seed=0)
     player = ParleyPlayer(lambda text: "dance wildly", game.engine)
     game.agent_turn(player)

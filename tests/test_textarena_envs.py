@@ -16,6 +16,7 @@ from tests.conftest import ROOT, SCRIPTS  # noqa: E402
 @pytest.fixture(scope="module")
 def ids():
     import game.envs.textarena.worlds
+
     return game.envs.textarena.worlds.ENV_IDS
 
 
@@ -32,15 +33,19 @@ def play(env_id: str, replies, seed: int = 0, num_players: int = 1):
 
 def test_registered_ids(ids):
     from textarena.envs.registration import ENV_REGISTRY
+
     assert ids == ["Parley-Harbor-v1", "Parley-Bazaar-v1", "Parley-Council-v1", "Parley-Negotiation-v0"]
     assert set(ids) <= set(ENV_REGISTRY)
     import game.envs.textarena.worlds
+
     assert game.envs.textarena.worlds.register() == ids  # idempotent
 
 
 def test_importing_game_or_the_engine_registers_nothing_and_loads_no_textarena():
-    code = ("import sys, game, game.engine.loop, game.play.session, game.envs.textarena.agents, game.envs.textarena.negotiation; "
-            "print('textarena' in sys.modules)")
+    code = (
+        "import sys, game, game.engine.loop, game.play.session, game.envs.textarena.agents, game.envs.textarena.negotiation; "
+        "print('textarena' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -48,8 +53,12 @@ def test_importing_game_or_the_engine_registers_nothing_and_loads_no_textarena()
 @pytest.mark.parametrize("world", ["harbor", "bazaar", "council"])
 def test_a_walkthrough_wins_through_textarena_with_reasoning_before_each_command(ids, world):
     lines = [cmd for _, cmd in script_lines(str(SCRIPTS / f"{world}_win.txt"))]
-    styles = ["I should look around first, then act. [{}]", "Thinking it over...\nAction: {}", "{}",
-              "Plan: keep going.\n```\n{}\n```"]
+    styles = [
+        "I should look around first, then act. [{}]",
+        "Thinking it over...\nAction: {}",
+        "{}",
+        "Plan: keep going.\n```\n{}\n```",
+    ]
     replies = iter([styles[i % len(styles)].format(c) for i, c in enumerate(lines)] + ["wait"] * 50)
     env, seen, (rewards, info) = play(f"Parley-{world.title()}-v1", replies)
     assert rewards == {0: 1.0}, info
@@ -89,6 +98,7 @@ def test_the_negotiation_env_reads_moves_with_parleys_parser(ids):
 
 def test_a_scripted_pair_plays_the_parley_negotiation_env_to_the_deadline(ids):
     from game.negotiation.generate import random_scenes
+
     scene = random_scenes(1, 1)[0]
     offer = "[offer " + " ".join(f"{i}={v[0]}" for i, v in scene.issues.items()) + "]"
     replies = iter([offer, "No. [reject]"] * scene.deadline)

@@ -39,7 +39,9 @@ def test_rule_negotiators_make_no_invalid_moves_and_beat_a_random_player(game, k
 
 @pytest.mark.parametrize("game", GAMES)
 def test_negotiators_facing_each_other_stay_valid(game):
-    wdl, bad = record(game, lambda: NegotiatorAgent.rule("boulware"), lambda s: NegotiatorAgent.rule("linear"), range(4))
+    wdl, bad = record(
+        game, lambda: NegotiatorAgent.rule("boulware"), lambda s: NegotiatorAgent.rule("linear"), range(4)
+    )
     assert bad == 0 and sum(wdl.values()) == 4
 
 
@@ -81,8 +83,7 @@ def test_the_adapter_reads_only_its_own_text():
     pid, obs = env.get_observation()
     agent = NegotiatorAgent.rule("boulware")
     table, move = agent.decide(obs)
-    assert table.me == 0 and table.info["have"] == {
-        r: int(q) for r, q in re.findall(r"\[(\w+)\]\s+Qty:\s*(\d+)", obs)}
+    assert table.me == 0 and table.info["have"] == {r: int(q) for r, q in re.findall(r"\[(\w+)\]\s+Qty:\s*(\d+)", obs)}
     assert agent(obs) == agent(obs) and agent(obs).startswith("[Offer: ")
     with pytest.raises(ValueError, match="not an observation of a TextArena negotiation game"):
         agent("You are in a dark room.")
@@ -107,9 +108,11 @@ def test_the_llm_negotiator_as_a_textarena_agent(serve):
         if "Legal moves now: offer, accept" in user:
             return json.dumps({"action": "accept", "offer": None, "message": "Deal [Reject] noise."})
         return json.dumps({"action": "offer", "offer": {"player0_share": "1.40"}, "message": "I need this."})
+
     server = serve(responder=responder)
-    client = LLMClient(LLMConfig(base_url=server.base_url, model="test", max_retries=0, backoff_base=0.0,
-                                 backoff_max=0.0, timeout=5.0))
+    client = LLMClient(
+        LLMConfig(base_url=server.base_url, model="test", max_retries=0, backoff_base=0.0, backoff_max=0.0, timeout=5.0)
+    )
     llm = NegotiatorAgent.llm(client)
     rewards, invalid = play("TwoDollar-v0", {0: llm, 1: AlwaysAccept(0)}, seed=2)
     assert invalid == {0: 0, 1: 0} and rewards[0] == 1 and len(server.requests) == 1
@@ -138,8 +141,10 @@ def _payoff_of_standing(env, game: str, me: int) -> float | None:
     if not offer or offer["from_player"] == me:
         return None
     val = gs["player_values"][me]
-    return float(sum(q * val[r] for r, q in offer["offered_resources"].items())
-                 - sum(q * val[r] for r, q in offer["requested_resources"].items()))
+    return float(
+        sum(q * val[r] for r, q in offer["offered_resources"].items())
+        - sum(q * val[r] for r, q in offer["requested_resources"].items())
+    )
 
 
 def audited(game: str, agent, opponent, seed: int, me: int, **env_args) -> tuple[int, list[float]]:
@@ -164,6 +169,7 @@ FLOORS = {"SimpleNegotiation-v0": 1.0, "IteratedUltimatumGame-v0": 25.0, "TwoDol
 @pytest.mark.parametrize("game", GAMES)
 def test_forged_game_events_in_the_chat_cause_no_invalid_move_and_no_accept_below_the_floor(game):
     from game.envs.textarena.baselines import TRICKS, Injector
+
     for kind in KINDS:
         for trick in TRICKS:
             for seed in range(2):
@@ -187,6 +193,7 @@ def test_ultimatum_role_comes_from_the_game_not_the_proposers_chat():
 
 def test_textarena_lets_a_player_write_game_lines_and_the_reader_ignores_them():
     from game.envs.textarena.baselines import Injector
+
     env = ta.make("IteratedUltimatumGame-v0")
     env.reset(num_players=2, seed=0)
     env.step(Injector("game")(env.get_observation()[1]))
@@ -197,10 +204,13 @@ def test_textarena_lets_a_player_write_game_lines_and_the_reader_ignores_them():
     assert table.info["proposer"] == 0 and table.info["round"] == 1 and table.standing == (0, "50")
 
 
-@pytest.mark.parametrize("roles", [["high_tension", "vanilla"], ["x_rounds", "high_tension"], ["1_60_dollar", "vanilla"]])
+@pytest.mark.parametrize(
+    "roles", [["high_tension", "vanilla"], ["x_rounds", "high_tension"], ["1_60_dollar", "vanilla"]]
+)
 def test_two_dollar_roles_hold_against_forged_proposals(roles):
     """Review repros B and C: a fake generous proposal, a fake past proposal of the agent's own."""
     from game.envs.textarena.baselines import Injector
+
     for kind in KINDS:
         for trick in ("offer", "own", "game"):
             bad, taken = audited("TwoDollar-v0", NegotiatorAgent.rule(kind), Injector(trick), 0, 0, player_roles=roles)
@@ -210,6 +220,7 @@ def test_two_dollar_roles_hold_against_forged_proposals(roles):
 
 def test_greedy_is_valid_and_a_cut_game_is_not_a_draw():
     from game.envs.textarena.baselines import Greedy, verdict
+
     for game in GAMES:
         wdl, bad = record(game, lambda: Greedy(), RandomValid, range(4))
         assert bad == 0, game

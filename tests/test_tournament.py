@@ -91,11 +91,14 @@ def test_config_errors_say_where_and_what(tmp_path):
         return e.value.render()
 
     assert "competitor names repeat: boulware" in problem(
-        write(tmp_path, RULES.replace("GEN", "3").replace('name = "random"', 'name = "boulware"')))
+        write(tmp_path, RULES.replace("GEN", "3").replace('name = "random"', 'name = "boulware"'))
+    )
     assert "adventure scenarios are worlds" in problem(
-        {"kind": "adventure", "competitors": [{"name": "a", "agent": "autopilot"}], "scenarios": [{"generate": 3}]})
+        {"kind": "adventure", "competitors": [{"name": "a", "agent": "autopilot"}], "scenarios": [{"generate": 3}]}
+    )
     assert "unknown seat 'autopilott'" in problem(
-        {"kind": "adventure", "competitors": [{"name": "a", "agent": "autopilott"}], "scenarios": [{"world": "h"}]})
+        {"kind": "adventure", "competitors": [{"name": "a", "agent": "autopilott"}], "scenarios": [{"world": "h"}]}
+    )
 
 
 def test_schema_describes_the_config():
@@ -103,28 +106,62 @@ def test_schema_describes_the_config():
     assert schema["title"] == "Parley tournament"
     assert {"kind", "competitors", "scenarios", "seeds", "repetitions", "limits"} <= set(schema["properties"])
     jsonschema = pytest.importorskip("jsonschema")
-    example = json.loads(json.dumps(load_config(ROOT / "examples/tournaments/negotiation.toml")[0]
-                                    .model_dump(mode="json")))
+    example = json.loads(
+        json.dumps(load_config(ROOT / "examples/tournaments/negotiation.toml")[0].model_dump(mode="json"))
+    )
     jsonschema.validate(example, schema)
 
 
-_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.floats(allow_nan=True),
-                  st.text(max_size=12))
-_tree = st.recursive(_leaf, lambda ch: st.one_of(st.lists(ch, max_size=4),
-                                                 st.dictionaries(st.sampled_from(
-                                                     ["kind", "name", "agent", "params", "competitors", "scenarios",
-                                                      "generate", "world", "scene", "seeds", "imported", "limits",
-                                                      "x"]), ch, max_size=5)), max_leaves=20)
+_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.floats(allow_nan=True), st.text(max_size=12))
+_tree = st.recursive(
+    _leaf,
+    lambda ch: st.one_of(
+        st.lists(ch, max_size=4),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "kind",
+                    "name",
+                    "agent",
+                    "params",
+                    "competitors",
+                    "scenarios",
+                    "generate",
+                    "world",
+                    "scene",
+                    "seeds",
+                    "imported",
+                    "limits",
+                    "x",
+                ]
+            ),
+            ch,
+            max_size=5,
+        ),
+    ),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(_tree, st.fixed_dictionaries({"kind": st.sampled_from(["negotiation", "adventure", "council"]),
-                                               "competitors": st.lists(st.dictionaries(
-                                                   st.sampled_from(["name", "agent", "params", "memory"]), _leaf,
-                                                   max_size=4), max_size=3),
-                                               "scenarios": st.lists(st.dictionaries(
-                                                   st.sampled_from(["generate", "seed", "world", "scene"]), _leaf,
-                                                   max_size=3), max_size=2)})))
+@given(
+    st.one_of(
+        _tree,
+        st.fixed_dictionaries(
+            {
+                "kind": st.sampled_from(["negotiation", "adventure", "council"]),
+                "competitors": st.lists(
+                    st.dictionaries(st.sampled_from(["name", "agent", "params", "memory"]), _leaf, max_size=4),
+                    max_size=3,
+                ),
+                "scenarios": st.lists(
+                    st.dictionaries(st.sampled_from(["generate", "seed", "world", "scene"]), _leaf, max_size=3),
+                    max_size=2,
+                ),
+            }
+        ),
+    )
+)
 def test_any_config_data_is_accepted_or_an_input_error(data):
     try:
         parse_config(data, "fuzz.toml")
@@ -150,17 +187,22 @@ def test_round_robin_covers_every_role_and_opener_with_stable_ids(tmp_path):
     ids2 = {m.id for m in plan(cfg2, base2).matches}
     assert {m.id for m in p.matches} < ids2
     # changing a competitor's params changes its matches' ids only
-    cfg3, _ = load_config(write(tmp_path, RULES.replace("GEN", "4").replace("opponent_model = true",
-                                                                             "opponent_model = false")))
+    cfg3, _ = load_config(
+        write(tmp_path, RULES.replace("GEN", "4").replace("opponent_model = true", "opponent_model = false"))
+    )
     ids3 = {m.id for m in plan(cfg3, base).matches}
     kept = {m.id for m in p.matches if "linear+om" not in m.seats.values()}
     assert kept <= ids3 and not ({m.id for m in p.matches} - kept) & ids3
 
 
 def test_world_scenes_and_errors(tmp_path):
-    cfg = parse_config({"kind": "negotiation", "competitors": [{"name": "b", "agent": "boulware"},
-                                                               {"name": "c", "agent": "conceder"}],
-                        "scenarios": [{"world": str(BAZAAR), "scene": "spice_for_silk"}]})
+    cfg = parse_config(
+        {
+            "kind": "negotiation",
+            "competitors": [{"name": "b", "agent": "boulware"}, {"name": "c", "agent": "conceder"}],
+            "scenarios": [{"world": str(BAZAAR), "scene": "spice_for_silk"}],
+        }
+    )
     sc = resolve_scenarios(cfg, tmp_path)
     assert list(sc) == ["bazaar-v1:spice_for_silk"]
     assert len(expand(cfg, sc)) == 4
@@ -183,8 +225,9 @@ def test_results_rows_are_scored_and_complete(tmp_path):
         assert r["group"] == r["id"] and len(r["seats"]) == 2
         for s in r["seats"]:
             if r["agreement"]:
-                assert s["advantage"] == pytest.approx((s["utility"] - s["reservation"]) / (1 - s["reservation"]),
-                                                       abs=2e-6)
+                assert s["advantage"] == pytest.approx(
+                    (s["utility"] - s["reservation"]) / (1 - s["reservation"]), abs=2e-6
+                )
             else:
                 assert s["advantage"] == 0 and s["utility"] == s["reservation"]
             assert s["points"] == s["advantage"]
@@ -256,17 +299,34 @@ def test_results_reader_never_crashes(tmp_path_factory, blob):
 
 
 def test_killed_at_any_instant_and_resumed_gives_the_same_results(tmp_path):
-    cfg_path = write(tmp_path, RULES.replace("GEN", "120"))
-    assert parley("tournament", str(cfg_path), "--out", str(tmp_path / "whole"), "--quiet",
-                  "--no-report").returncode == 0
+    cfg_path = write(tmp_path, RULES.replace("GEN", "400"))
+    started = time.monotonic()
+    assert (
+        parley("tournament", str(cfg_path), "--out", str(tmp_path / "whole"), "--quiet", "--no-report").returncode == 0
+    )
+    whole = time.monotonic() - started  # the kills land inside a run however fast this machine plays
     out = tmp_path / "killed"
     env = dict(os.environ, PARLEY_SAVES=str(tmp_path / "saves"))
-    cmd = [sys.executable, "-m", "game.cli.main", "tournament", str(cfg_path), "--out", str(out), "--quiet",
-           "--no-report"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "game.cli.main",
+        "tournament",
+        str(cfg_path),
+        "--out",
+        str(out),
+        "--quiet",
+        "--no-report",
+    ]
     kills = 0
-    for delay in (0.9, 1.3, 1.1):
-        proc = subprocess.Popen(cmd + (["--resume"] if kills else []), cwd=ROOT, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for delay in (0.45 * whole, 0.65 * whole, 0.55 * whole):
+        proc = subprocess.Popen(
+            cmd + (["--resume"] if kills else []),
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(delay)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
@@ -314,13 +374,22 @@ def test_example_configs_load():
 
 # --- adventures, councils, LLM competitors -------------------------------------------------
 def test_adventure_and_council_tournaments(tmp_path):
-    for kind, scen in (("adventure", {"world": str(ROOT / "worlds" / "harbor")}),
-                       ("council", {"world": str(ROOT / "worlds" / "council"), "scene": "weir_council"})):
-        cfg = parse_config({"kind": kind, "seeds": [0, 1], "turns": 120,
-                            "competitors": [{"name": "auto", "agent": "autopilot"},
-                                            {"name": "auto+memo", "agent": "autopilot", "memory": True,
-                                             "embedder": "hash"}],
-                            "scenarios": [scen]})
+    for kind, scen in (
+        ("adventure", {"world": str(ROOT / "worlds" / "harbor")}),
+        ("council", {"world": str(ROOT / "worlds" / "council"), "scene": "weir_council"}),
+    ):
+        cfg = parse_config(
+            {
+                "kind": kind,
+                "seeds": [0, 1],
+                "turns": 120,
+                "competitors": [
+                    {"name": "auto", "agent": "autopilot"},
+                    {"name": "auto+memo", "agent": "autopilot", "memory": True, "embedder": "hash"},
+                ],
+                "scenarios": [scen],
+            }
+        )
         out = tmp_path / kind
         summary = run(plan(cfg, tmp_path), out)
         assert summary.played == 4
@@ -341,13 +410,21 @@ def test_llm_competitor_and_token_limit(tmp_path, serve):
         if "Standing offer" in text:
             return json.dumps({"action": "accept", "offer": None, "message": "Agreed."})
         return json.dumps({"action": "offer", "offer": {}, "message": "Hm."})  # not an offer: repaired, then fallback
+
     s = serve(responder=reply)
-    data = {"kind": "negotiation", "limits": {"llm_tokens": 1},
-            "competitors": [{"name": "bot", "agent": "llm",
-                             "llm": {"endpoint": s.base_url, "model": "m", "max_retries": 0,
-                                     "usd_per_1k_tokens": 0.5}},
-                            {"name": "boulware", "agent": "boulware"}],
-            "scenarios": [{"generate": 3, "seed": 1}]}
+    data = {
+        "kind": "negotiation",
+        "limits": {"llm_tokens": 1},
+        "competitors": [
+            {
+                "name": "bot",
+                "agent": "llm",
+                "llm": {"endpoint": s.base_url, "model": "m", "max_retries": 0, "usd_per_1k_tokens": 0.5},
+            },
+            {"name": "boulware", "agent": "boulware"},
+        ],
+        "scenarios": [{"generate": 3, "seed": 1}],
+    }
     os.environ.pop("OPENAI_API_KEY", None)
     cfg = parse_config(data)
     p = plan(cfg, tmp_path)
@@ -366,18 +443,27 @@ def test_llm_competitor_and_token_limit(tmp_path, serve):
 def test_resume_never_mixes_names_settings_or_worlds(tmp_path):
     cfg, base = load_config(write(tmp_path, RULES.replace("GEN", "2")))
     run(plan(cfg, base), tmp_path / "out")
-    swapped = RULES.replace("GEN", "2").replace('name = "boulware"', 'name = "tmp"') \
-        .replace('name = "random"', 'name = "boulware"').replace('name = "tmp"', 'name = "random"')
+    swapped = (
+        RULES.replace("GEN", "2")
+        .replace('name = "boulware"', 'name = "tmp"')
+        .replace('name = "random"', 'name = "boulware"')
+        .replace('name = "tmp"', 'name = "random"')
+    )
     cfg2, _ = load_config(write(tmp_path, swapped, "swapped.toml"))
     with pytest.raises(InputError, match="holds another tournament"):
         run(plan(cfg2, base), tmp_path / "out", resume=True)
     # a changed default is a changed match, even when the config text is the same
     ids = {m.id for m in plan(cfg, base).matches}
     import agents.negotiators as negotiators
+
     old = negotiators.NaiveTitForTat.__init__.__kwdefaults__["first_concession"]
-    tft = parse_config({"kind": "negotiation", "competitors": [{"name": "t", "agent": "tit_for_tat"},
-                                                               {"name": "b", "agent": "boulware"}],
-                        "scenarios": [{"generate": 1}]})
+    tft = parse_config(
+        {
+            "kind": "negotiation",
+            "competitors": [{"name": "t", "agent": "tit_for_tat"}, {"name": "b", "agent": "boulware"}],
+            "scenarios": [{"generate": 1}],
+        }
+    )
     before = {m.id for m in plan(tft, base).matches}
     negotiators.NaiveTitForTat.__init__.__kwdefaults__["first_concession"] = old + 0.05
     try:
@@ -387,10 +473,12 @@ def test_resume_never_mixes_names_settings_or_worlds(tmp_path):
     assert ids == {m.id for m in plan(cfg, base).matches}
     # an edited world is another scenario
     import shutil
+
     world = tmp_path / "harbor"
     shutil.copytree(ROOT / "worlds" / "harbor", world)
-    adv = parse_config({"kind": "adventure", "competitors": [{"name": "a", "agent": "autopilot"}],
-                        "scenarios": [{"world": "harbor"}]})
+    adv = parse_config(
+        {"kind": "adventure", "competitors": [{"name": "a", "agent": "autopilot"}], "scenarios": [{"world": "harbor"}]}
+    )
     first = {m.id for m in plan(adv, tmp_path).matches}
     text = (world / "world.toml").read_text()
     (world / "world.toml").write_text(text.replace("max_turns = ", "max_turns = 1", 1))
@@ -398,9 +486,11 @@ def test_resume_never_mixes_names_settings_or_worlds(tmp_path):
 
 
 def test_scenario_ids_must_not_collide_and_foreign_rows_are_refused(tmp_path):
-    data = {"kind": "negotiation", "competitors": [{"name": "b", "agent": "boulware"},
-                                                   {"name": "c", "agent": "conceder"}],
-            "scenarios": [{"generate": 2, "seed": 0}, {"generate": 3, "seed": 0, "deadline": 4}]}
+    data = {
+        "kind": "negotiation",
+        "competitors": [{"name": "b", "agent": "boulware"}, {"name": "c", "agent": "conceder"}],
+        "scenarios": [{"generate": 2, "seed": 0}, {"generate": 3, "seed": 0, "deadline": 4}],
+    }
     with pytest.raises(InputError) as e:
         plan(parse_config(data), tmp_path)
     assert "scenarios[1]: scenario 'gen0-0' is also in scenarios[0]" in e.value.render()
@@ -442,9 +532,24 @@ def _descendants(pid: int) -> set[int]:
 def test_pool_workers_exit_when_the_run_is_killed(tmp_path):
     cfg_path = write(tmp_path, RULES.replace("GEN", "200"))
     out = tmp_path / "o"
-    proc = subprocess.Popen([sys.executable, "-m", "game.cli.main", "tournament", str(cfg_path), "--out", str(out),
-                             "--quiet", "--no-report", "--workers", "2"], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "game.cli.main",
+            "tournament",
+            str(cfg_path),
+            "--out",
+            str(out),
+            "--quiet",
+            "--no-report",
+            "--workers",
+            "2",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     kids: set[int] = set()
     for _ in range(100):  # until the pool is up and has written something
         time.sleep(0.1)
@@ -458,6 +563,9 @@ def test_pool_workers_exit_when_the_run_is_killed(tmp_path):
     alive = kids
     while alive and time.time() < deadline:
         time.sleep(0.2)
-        alive = {k for k in alive if Path(f"/proc/{k}").exists()
-                 and (Path(f"/proc/{k}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z")}
+        alive = {
+            k
+            for k in alive
+            if Path(f"/proc/{k}").exists() and (Path(f"/proc/{k}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z")
+        }
     assert not alive, f"orphaned processes left: {sorted(alive)}"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from game.play.debates import run_debate
+from game.core.errors import InputError
 from game.council.session import CouncilConfig
 from game.council.tasks import hidden_profile_task
-from game.core.errors import InputError
+from game.play.debates import run_debate
 from game.tournament.config import load_config, parse_config
 from game.tournament.kind_debate import masking_config
 from game.tournament.report import write_report
@@ -72,9 +72,9 @@ def test_the_cli_and_the_library_play_the_same_debates(small, tmp_path):
     cfg, base = load_config(cfg_path)
     p = plan(cfg, base)
     assert len(p.matches) == 6 * 3 and {m.kind for m in p.matches} == {"debate"}
-    assert len({m.group for m in p.matches}) == 6            # one rated game per task
+    assert len({m.group for m in p.matches}) == 6  # one rated game per task
     run(p, tmp_path / "lib")
-    assert rows_of(tmp_path / "lib") == rows_of(cli)          # deterministic, and the same either way
+    assert rows_of(tmp_path / "lib") == rows_of(cli)  # deterministic, and the same either way
     run(plan(cfg, base), tmp_path / "procs", backend="processes", workers=2)
     assert rows_of(tmp_path / "procs") == rows_of(cli)
     # a row is the debate itself: the same as running the council engine on the task directly
@@ -118,8 +118,9 @@ def test_the_example_runs_the_benchmarks_parameters(tmp_path):
 
 
 def test_a_bad_masking_is_a_located_error_with_exit_2(tmp_path):
-    text = SMALL.replace('masking = "objective"', 'masking = "objectiv"') \
-        .replace(f"params = {MEMO}", "params = { budget = 3, windw = 2 }")
+    text = SMALL.replace('masking = "objective"', 'masking = "objectiv"').replace(
+        f"params = {MEMO}", "params = { budget = 3, windw = 2 }"
+    )
     bad = write(tmp_path, text, "bad.toml")
     r = parley("tournament", str(bad))
     assert r.returncode == 2
@@ -128,43 +129,66 @@ def test_a_bad_masking_is_a_located_error_with_exit_2(tmp_path):
     assert "did you mean 'objective'" in r.stderr
     assert "competitors[1].params.budget: competitor 'memo'" in r.stderr
     assert "competitors[1].params.windw" in r.stderr and "did you mean 'window'" in r.stderr
-    for comp, why in (({"name": "s", "agent": "scripted", "masking": "subjective"}, "needs llm members"),
-                      ({"name": "a", "agent": "autopilot"}, "unknown debate agent"),
-                      ({"name": "m", "agent": "scripted", "memory": True}, "memory is for"),
-                      ({"name": "p", "agent": "scripted", "params": {"mode": "none"}}, "masking = ")):
+    for comp, why in (
+        ({"name": "s", "agent": "scripted", "masking": "subjective"}, "needs llm members"),
+        ({"name": "a", "agent": "autopilot"}, "unknown debate agent"),
+        ({"name": "m", "agent": "scripted", "memory": True}, "memory is for"),
+        ({"name": "p", "agent": "scripted", "params": {"mode": "none"}}, "masking = "),
+    ):
         with pytest.raises(InputError) as e:
             parse_config({"kind": "debate", "competitors": [comp], "scenarios": [{"generate": 1}]}, "x.toml")
         assert why in e.value.render() and f"competitor {comp['name']!r}" in e.value.render()
     with pytest.raises(InputError) as e:
-        parse_config({"kind": "debate", "competitors": [{"name": "a", "agent": "scripted"}],
-                      "scenarios": [{"imported": "x.json"}]})
+        parse_config(
+            {
+                "kind": "debate",
+                "competitors": [{"name": "a", "agent": "scripted"}],
+                "scenarios": [{"imported": "x.json"}],
+            }
+        )
     assert "scenarios[0]: debate scenarios are generated" in e.value.render()
 
 
 def test_masking_is_refused_outside_debates():
     for kind, comps, scen in (
-            ("negotiation", [{"name": "b", "agent": "boulware", "masking": "memo"},
-                             {"name": "c", "agent": "conceder"}], {"generate": 1}),
-            ("council", [{"name": "a", "agent": "autopilot", "masking": "none"}],
-             {"world": str(ROOT / "worlds" / "council"), "scene": "weir_council"})):
+        (
+            "negotiation",
+            [{"name": "b", "agent": "boulware", "masking": "memo"}, {"name": "c", "agent": "conceder"}],
+            {"generate": 1},
+        ),
+        (
+            "council",
+            [{"name": "a", "agent": "autopilot", "masking": "none"}],
+            {"world": str(ROOT / "worlds" / "council"), "scene": "weir_council"},
+        ),
+    ):
         with pytest.raises(InputError) as e:
             parse_config({"kind": kind, "competitors": comps, "scenarios": [scen]}, "t.toml")
         assert "competitors[0]: masking is for debate competitors" in e.value.render()
 
 
 def test_a_world_council_scene_debates_without_a_rating(tmp_path):
-    cfg = parse_config({"kind": "debate", "seeds": [0, 1], "turns": 8,
-                        "competitors": [{"name": "none", "agent": "scripted", "masking": "none"},
-                                        {"name": "memo", "agent": "scripted"}],
-                        "scenarios": [{"world": str(ROOT / "worlds" / "council"), "scene": "weir_council"},
-                                      {"generate": 2, "seed": 1000}]})
+    cfg = parse_config(
+        {
+            "kind": "debate",
+            "seeds": [0, 1],
+            "turns": 8,
+            "competitors": [
+                {"name": "none", "agent": "scripted", "masking": "none"},
+                {"name": "memo", "agent": "scripted"},
+            ],
+            "scenarios": [
+                {"world": str(ROOT / "worlds" / "council"), "scene": "weir_council"},
+                {"generate": 2, "seed": 1000},
+            ],
+        }
+    )
     p = plan(cfg, tmp_path)
     assert len(p.matches) == 2 * 3 * 2
     run(p, tmp_path / "o")
     rows = read_results(tmp_path / "o" / "results.jsonl")
     world = [r for r in rows if r["scenario"].endswith(":weir_council")]
-    assert len(world) == 4 and all(r["seats"][0]["points"] is None and r["seats"][0]["correct"] is None
-                                   for r in world)
+    assert len(world) == 4 and all(r["seats"][0]["points"] is None and r["seats"][0]["correct"] is None for r in world)
     assert all(1 <= r["rounds"] <= 8 and r["outcome"]["decision"] in (True, False) for r in world)
     s = summarise(rows)
     assert s.unscored == 2 and s.rated_games == 4 and s.groups == 6
@@ -182,16 +206,30 @@ def test_a_world_council_scene_debates_without_a_rating(tmp_path):
 
 def test_llm_members_against_the_scripted_server(serve, tmp_path):
     from tests.test_council_llm import Model
+
     task = hidden_profile_task(8)
     srv = serve(responder=Model(task))
     llm = {"endpoint": srv.base_url, "model": "council", "max_retries": 0, "timeout": 5.0, "usd_per_1k_tokens": 0.5}
     os.environ.pop("OPENAI_API_KEY", None)
-    cfg = parse_config({"kind": "debate", "seeds": [0], "turns": 6,
-                        "competitors": [{"name": "llm-memo", "agent": "llm", "llm": llm},
-                                        {"name": "llm-subjective", "agent": "llm", "masking": "subjective",
-                                         "params": {"candidates": 8}, "llm": llm},
-                                        {"name": "scripted", "agent": "scripted"}],
-                        "scenarios": [{"generate": 1, "seed": 8}]})
+    cfg = parse_config(
+        {
+            "kind": "debate",
+            "seeds": [0],
+            "turns": 6,
+            "competitors": [
+                {"name": "llm-memo", "agent": "llm", "llm": llm},
+                {
+                    "name": "llm-subjective",
+                    "agent": "llm",
+                    "masking": "subjective",
+                    "params": {"candidates": 8},
+                    "llm": llm,
+                },
+                {"name": "scripted", "agent": "scripted"},
+            ],
+            "scenarios": [{"generate": 1, "seed": 8}],
+        }
+    )
     run(plan(cfg, tmp_path), tmp_path / "o")
     rows = {r["seats"][0]["competitor"]: r for r in read_results(tmp_path / "o" / "results.jsonl")}
     for name in ("llm-memo", "llm-subjective"):

@@ -32,8 +32,12 @@ from game.tournament.importers import (
 )
 from game.tournament.scenario_set import as_id, split_scene
 
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 ITEMS = ("book", "hat", "ball")
 
 
@@ -43,28 +47,32 @@ def exact(points: int, total: int) -> float:
 
 # --- Deal or No Deal ---------------------------------------------------------------------------
 
+
 def dond_line(mine, theirs, turns, output):
     dialogue = " ".join(f"{who}: {text} <eos>" for who, text in turns[:-1]) + f" {turns[-1][0]}: <selection>"
-    return (f"<input> {' '.join(map(str, mine))} </input> <dialogue> {dialogue} </dialogue> "
-            f"<output> {output} </output> <partner_input> {' '.join(map(str, theirs))} </partner_input>")
+    return (
+        f"<input> {' '.join(map(str, mine))} </input> <dialogue> {dialogue} </dialogue> "
+        f"<output> {output} </output> <partner_input> {' '.join(map(str, theirs))} </partner_input>"
+    )
 
 
 def split(you, them):
-    return " ".join(f"item{i}={n}" for i, n in enumerate(you)) + " " + \
-        " ".join(f"item{i}={n}" for i, n in enumerate(them))
+    return (
+        " ".join(f"item{i}={n}" for i, n in enumerate(you)) + " " + " ".join(f"item{i}={n}" for i, n in enumerate(them))
+    )
 
 
 def mirror(turns):
     return [("THEM" if w == "YOU" else "YOU", t) for w, t in turns]
 
 
-P1 = (2, 2, 3, 2, 1, 0)   # 2 books worth 2, 3 hats worth 2, 1 ball worth 0 (max 10)
-P2 = (2, 0, 3, 1, 1, 7)   # the same pile: books 0, hats 1, ball 7 (max 10)
+P1 = (2, 2, 3, 2, 1, 0)  # 2 books worth 2, 3 hats worth 2, 1 ball worth 0 (max 10)
+P2 = (2, 0, 3, 1, 1, 7)  # the same pile: books 0, hats 1, ball 7 (max 10)
 T1 = [("THEM", "i need the ball"), ("YOU", "then i take the rest"), ("THEM", "deal"), ("YOU", "")]
 T2 = [("YOU", "half each ?"), ("THEM", "no"), ("YOU", "")]
 T3 = [("YOU", "all for me"), ("THEM", "never"), ("YOU", "")]
-Q1 = (1, 4, 2, 1, 3, 2)   # 1 book 4, 2 hats 1, 3 balls 2 (max 12)
-Q2 = (1, 0, 2, 5, 3, 0)   # books 0, hats 5, balls 0 (max 10)
+Q1 = (1, 4, 2, 1, 3, 2)  # 1 book 4, 2 hats 1, 3 balls 2 (max 12)
+Q2 = (1, 0, 2, 5, 3, 0)  # books 0, hats 5, balls 0 (max 10)
 DISAGREE = " ".join(["<disagree>"] * 6)
 NO_AGREEMENT = " ".join(["<no_agreement>"] * 6)
 
@@ -97,8 +105,13 @@ def test_dond_scenarios_dedup_and_outcomes(dond_file):
     s = import_dond(dond_file)
     assert s.source == "dond" and s.skipped == []
     assert [x.id for x in s.scenarios] == ["dond-1", "dond-3", "dond-6", "dond-7", "dond-9"]
-    assert [x.origin for x in s.scenarios] == ["train.txt:1,2", "train.txt:3,4", "train.txt:6",
-                                              "train.txt:7,8", "train.txt:9"]
+    assert [x.origin for x in s.scenarios] == [
+        "train.txt:1,2",
+        "train.txt:3,4",
+        "train.txt:6",
+        "train.txt:7,8",
+        "train.txt:9",
+    ]
     endings = [x.human.ending for x in s.scenarios]
     assert endings == ["agreement", "disagree", "no_agreement", "inconsistent", "invalid_split"]
     assert [x.human.agreement for x in s.scenarios] == [True, False, False, False, False]
@@ -144,7 +157,7 @@ def test_split_scene_is_exact_for_every_dond_context():
     additive utility of every split equals points / max points to the last rounded digit."""
     n = 0
     for counts in itertools.product(range(1, 5), repeat=3):
-        for pa in itertools.product(range(0, 11), repeat=3):
+        for pa in itertools.product(range(11), repeat=3):
             if sum(c * v for c, v in zip(counts, pa)) != 10 or n > 400:
                 continue
             pb = (pa[2], pa[0], pa[1])
@@ -160,17 +173,28 @@ def test_split_scene_is_exact_for_every_dond_context():
     assert n > 100
 
 
-@pytest.mark.parametrize("line, message", [
-    ("<input> 1 2 3 </input> <dialogue> YOU: hi </dialogue> <output> x </output> "
-     "<partner_input> 1 1 1 1 1 1 </partner_input>", "<input> needs 6 numbers"),
-    (DOND_LINES[0].replace("<partner_input>", "<partner>"), "no <partner_input>"),
-    (DOND_LINES[0].replace("item2=1 </output>", "item2=one </output>"), "entry 6"),
-    (DOND_LINES[0].replace(DOND_LINES[0][DOND_LINES[0].index("<output>"):DOND_LINES[0].index("</output>")],
-                           "<output> " + " ".join(["<lost>"] * 6) + " "), "unknown token"),
-    (dond_line((2, 0, 3, 0, 1, 0), P2, T2, DISAGREE), "worth 0 points"),
-    (dond_line((3, 2, 3, 2, 1, 0), P2, T2, DISAGREE), "counts [3, 3, 1] differ"),
-    (dond_line((99, 1, 1, 1, 1, 1), (99, 1, 1, 1, 1, 1), T2, DISAGREE), "more than 20"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (
+            "<input> 1 2 3 </input> <dialogue> YOU: hi </dialogue> <output> x </output> "
+            "<partner_input> 1 1 1 1 1 1 </partner_input>",
+            "<input> needs 6 numbers",
+        ),
+        (DOND_LINES[0].replace("<partner_input>", "<partner>"), "no <partner_input>"),
+        (DOND_LINES[0].replace("item2=1 </output>", "item2=one </output>"), "entry 6"),
+        (
+            DOND_LINES[0].replace(
+                DOND_LINES[0][DOND_LINES[0].index("<output>") : DOND_LINES[0].index("</output>")],
+                "<output> " + " ".join(["<lost>"] * 6) + " ",
+            ),
+            "unknown token",
+        ),
+        (dond_line((2, 0, 3, 0, 1, 0), P2, T2, DISAGREE), "worth 0 points"),
+        (dond_line((3, 2, 3, 2, 1, 0), P2, T2, DISAGREE), "counts [3, 3, 1] differ"),
+        (dond_line((99, 1, 1, 1, 1, 1), (99, 1, 1, 1, 1, 1), T2, DISAGREE), "more than 20"),
+    ],
+)
 def test_dond_malformed_line_names_file_and_line(tmp_path, line, message):
     p = tmp_path / "bad.txt"
     p.write_text(DOND_LINES[0] + "\n" + DOND_LINES[1] + "\n" + line + "\n", encoding="utf-8")
@@ -195,16 +219,48 @@ def test_dond_missing_empty_and_binary_files(tmp_path):
         import_dond(tmp_path)
 
 
-DOND_TOKENS = ["<input>", "</input>", "<dialogue>", "</dialogue>", "<output>", "</output>",
-               "<partner_input>", "</partner_input>", "YOU:", "THEM:", "<eos>", "<selection>",
-               "item0=1", "item1=0", "item2=2", "item3=1", "<disagree>", "<disconnect>", "0", "1", "2",
-               "3", "10", "4", "99999999", "-1", "x", "\n", "\u202e", "٣"]
+DOND_TOKENS = [
+    "<input>",
+    "</input>",
+    "<dialogue>",
+    "</dialogue>",
+    "<output>",
+    "</output>",
+    "<partner_input>",
+    "</partner_input>",
+    "YOU:",
+    "THEM:",
+    "<eos>",
+    "<selection>",
+    "item0=1",
+    "item1=0",
+    "item2=2",
+    "item3=1",
+    "<disagree>",
+    "<disconnect>",
+    "0",
+    "1",
+    "2",
+    "3",
+    "10",
+    "4",
+    "99999999",
+    "-1",
+    "x",
+    "\n",
+    "\u202e",
+    "٣",
+]
 
 
 @FUZZ
-@given(st.lists(st.one_of(st.sampled_from(DOND_TOKENS),
-                          st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)), max_size=40),
-       st.sampled_from(DOND_LINES[:4]))
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(DOND_TOKENS), st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)),
+        max_size=40,
+    ),
+    st.sampled_from(DOND_LINES[:4]),
+)
 def test_dond_fuzz_only_input_errors(tmp_path, tokens, good):
     p = tmp_path / "fuzz.txt"
     p.write_text(good + "\n" + " ".join(tokens), encoding="utf-8")
@@ -229,24 +285,32 @@ def test_dond_fuzz_bytes(tmp_path, raw):
 
 # --- CaSiNo ------------------------------------------------------------------------------------
 
+
 def casino_dialogue(did, prios1, prios2, logs, points=None):
     def info(prios, pts):
-        d = {"value2issue": dict(zip(("High", "Medium", "Low"), prios)),
-             "value2reason": {"High": "x", "Medium": "y", "Low": "z"}}
+        d = {
+            "value2issue": dict(zip(("High", "Medium", "Low"), prios)),
+            "value2reason": {"High": "x", "Medium": "y", "Low": "z"},
+        }
         if pts is not None:
             d["outcomes"] = {"points_scored": pts, "satisfaction": "Slightly satisfied"}
         return d
+
     pts = points or (None, None)
-    return {"dialogue_id": did,
-            "chat_logs": [{"text": t, "task_data": td, "id": who} for who, t, td in logs],
-            "participant_info": {"mturk_agent_1": info(prios1, pts[0]), "mturk_agent_2": info(prios2, pts[1])},
-            "annotations": []}
+    return {
+        "dialogue_id": did,
+        "chat_logs": [{"text": t, "task_data": td, "id": who} for who, t, td in logs],
+        "participant_info": {"mturk_agent_1": info(prios1, pts[0]), "mturk_agent_2": info(prios2, pts[1])},
+        "annotations": [],
+    }
 
 
 def deal(you, they):
     keys = ("Food", "Water", "Firewood")
-    return {"issue2youget": {k: str(v) for k, v in zip(keys, you)},
-            "issue2theyget": {k: str(v) for k, v in zip(keys, they)}}
+    return {
+        "issue2youget": {k: str(v) for k, v in zip(keys, you)},
+        "issue2theyget": {k: str(v) for k, v in zip(keys, they)},
+    }
 
 
 A1, A2 = "mturk_agent_1", "mturk_agent_2"
@@ -254,23 +318,49 @@ CASINO = [
     # agent 2 writes first (a = agent 2) and submits; agent 1 accepts.
     # agent 2: Food High 5, Firewood Medium 4, Water Low 3 -> gets food 1, water 1, firewood 3 = 5+3+12 = 20
     # agent 1: Water High 5, Food Medium 4, Firewood Low 3 -> gets food 2, water 2 = 8+10 = 18
-    casino_dialogue(548, ("Water", "Food", "Firewood"), ("Food", "Firewood", "Water"), [
-        (A2, "hi", {}), (A1, "hello", {}),
-        (A2, "Submit-Deal", deal((2, 1, 3), (1, 2, 0))), (A1, "Reject-Deal", {"data": "reject_deal"}),
-        (A2, "Submit-Deal", deal((1, 1, 3), (2, 2, 0))), (A1, "Accept-Deal", {"data": "accept_deal"})],
-        points=(18, 20)),
+    casino_dialogue(
+        548,
+        ("Water", "Food", "Firewood"),
+        ("Food", "Firewood", "Water"),
+        [
+            (A2, "hi", {}),
+            (A1, "hello", {}),
+            (A2, "Submit-Deal", deal((2, 1, 3), (1, 2, 0))),
+            (A1, "Reject-Deal", {"data": "reject_deal"}),
+            (A2, "Submit-Deal", deal((1, 1, 3), (2, 2, 0))),
+            (A1, "Accept-Deal", {"data": "accept_deal"}),
+        ],
+        points=(18, 20),
+    ),
     # agent 1 first (a = agent 1); agent 2 submits (so issue2youget is b's share); agent 1 accepts.
     # agent 1: Firewood 5, Water 4, Food 3 -> gets firewood 3, water 1, food 1 = 15+4+3 = 22
     # agent 2: Firewood 5, Water 4, Food 3 -> gets water 2, food 2 = 8+6 = 14
-    casino_dialogue(953, ("Firewood", "Water", "Food"), ("Firewood", "Water", "Food"), [
-        (A1, "hello", {}), (A2, "Submit-Deal", deal((2, 2, 0), (1, 1, 3))),
-        (A1, "Accept-Deal", {"data": "accept_deal"})], points=(22, 14)),
+    casino_dialogue(
+        953,
+        ("Firewood", "Water", "Food"),
+        ("Firewood", "Water", "Food"),
+        [
+            (A1, "hello", {}),
+            (A2, "Submit-Deal", deal((2, 2, 0), (1, 1, 3))),
+            (A1, "Accept-Deal", {"data": "accept_deal"}),
+        ],
+        points=(22, 14),
+    ),
     # a walk-away: both get 5 points
-    casino_dialogue(7, ("Food", "Water", "Firewood"), ("Food", "Water", "Firewood"), [
-        (A1, "Hi", {}), (A2, "No deal.", {}), (A2, "Walk-Away", {"data": "walk_away"})], points=(5, 5)),
+    casino_dialogue(
+        7,
+        ("Food", "Water", "Firewood"),
+        ("Food", "Water", "Firewood"),
+        [(A1, "Hi", {}), (A2, "No deal.", {}), (A2, "Walk-Away", {"data": "walk_away"})],
+        points=(5, 5),
+    ),
     # ends on a rejected deal: no agreement
-    casino_dialogue(8, ("Food", "Water", "Firewood"), ("Water", "Food", "Firewood"), [
-        (A2, "Submit-Deal", deal((3, 3, 3), (0, 0, 0))), (A1, "Reject-Deal", {"data": "reject_deal"})]),
+    casino_dialogue(
+        8,
+        ("Food", "Water", "Firewood"),
+        ("Water", "Food", "Firewood"),
+        [(A2, "Submit-Deal", deal((3, 3, 3), (0, 0, 0))), (A1, "Reject-Deal", {"data": "reject_deal"})],
+    ),
 ]
 
 
@@ -339,19 +429,32 @@ def _broken(k, **change):
     return rec
 
 
-@pytest.mark.parametrize("record, message", [
-    ("not a dialogue", "a dialogue is a JSON object"),
-    (_broken(0, participant_info={"mturk_agent_1": {}}), "participant_info: needs exactly two agents"),
-    (_broken(0, chat_logs=[{"text": "Accept-Deal", "task_data": {}, "id": A1}]), "Accept-Deal with no deal"),
-    (_broken(0, chat_logs=[{"text": "Submit-Deal", "task_data": deal((3, 3, 3), (1, 0, 0)), "id": A1},
-                           {"text": "Accept-Deal", "task_data": {}, "id": A2}]), "do not add up to 3"),
-    (_broken(0, chat_logs=[{"text": "Submit-Deal", "task_data": deal((9, 0, 0), (0, 3, 3)), "id": A1}]),
-     "issue2youget.Food: 9 is not a count"),
-    (_broken(0, chat_logs=[{"text": "hi", "id": "someone"}]), "is not one of the participants"),
-    (_broken(0, chat_logs=[{"text": "hi", "id": [A1]}]), "is not one of the participants"),
-    (_broken(0, dialogue_id=[1]), "dialogue_id"),
-    (_broken(0, dialogue_id=953), "dialogue_id repeats record 2"),
-])
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        ("not a dialogue", "a dialogue is a JSON object"),
+        (_broken(0, participant_info={"mturk_agent_1": {}}), "participant_info: needs exactly two agents"),
+        (_broken(0, chat_logs=[{"text": "Accept-Deal", "task_data": {}, "id": A1}]), "Accept-Deal with no deal"),
+        (
+            _broken(
+                0,
+                chat_logs=[
+                    {"text": "Submit-Deal", "task_data": deal((3, 3, 3), (1, 0, 0)), "id": A1},
+                    {"text": "Accept-Deal", "task_data": {}, "id": A2},
+                ],
+            ),
+            "do not add up to 3",
+        ),
+        (
+            _broken(0, chat_logs=[{"text": "Submit-Deal", "task_data": deal((9, 0, 0), (0, 3, 3)), "id": A1}]),
+            "issue2youget.Food: 9 is not a count",
+        ),
+        (_broken(0, chat_logs=[{"text": "hi", "id": "someone"}]), "is not one of the participants"),
+        (_broken(0, chat_logs=[{"text": "hi", "id": [A1]}]), "is not one of the participants"),
+        (_broken(0, dialogue_id=[1]), "dialogue_id"),
+        (_broken(0, dialogue_id=953), "dialogue_id repeats record 2"),
+    ],
+)
 def test_casino_malformed_record_names_file_and_record(tmp_path, record, message):
     records = [CASINO[0], CASINO[1], record]
     records[0] = _broken(0, dialogue_id=1)
@@ -369,8 +472,11 @@ def test_casino_bad_priorities_and_files(tmp_path):
     rec["participant_info"][A1]["value2issue"] = {"High": "Food", "Medium": "Food", "Low": "Water"}
     p = tmp_path / "c.json"
     p.write_text(json.dumps([rec]), encoding="utf-8")
-    with pytest.raises(InputError, match=r"record 1 \(dialogue_id 548\): participant_info.mturk_agent_1"
-                                         r".value2issue: issue 'Food' has two priorities"):
+    with pytest.raises(
+        InputError,
+        match=r"record 1 \(dialogue_id 548\): participant_info.mturk_agent_1"
+        r".value2issue: issue 'Food' has two priorities",
+    ):
         import_casino(p)
     p.write_text('[{"dialogue_id": 1,\n "chat_logs": [}', encoding="utf-8")
     with pytest.raises(InputError, match=r"c.json:2:16: not JSON"):
@@ -386,9 +492,21 @@ def test_casino_bad_priorities_and_files(tmp_path):
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=True) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12)
-CASINO_KEYS = ["dialogue_id", "chat_logs", "participant_info", "text", "task_data", "id", "value2issue",
-               "issue2youget", "issue2theyget", "Food", "High"]
+    max_leaves=12,
+)
+CASINO_KEYS = [
+    "dialogue_id",
+    "chat_logs",
+    "participant_info",
+    "text",
+    "task_data",
+    "id",
+    "value2issue",
+    "issue2youget",
+    "issue2theyget",
+    "Food",
+    "High",
+]
 
 
 def _mutate(data, path, value):
@@ -453,8 +571,10 @@ DOMAIN = """<negotiation_template>
 
 
 def profile(food, music, weights, reservation=None, discount=None, issue_type="discrete"):
-    items = lambda vals: "\n".join(f'<item index="{i}" value="{v}" evaluation="{e}"></item>'  # noqa: E731
-                                   for i, (v, e) in enumerate(vals.items(), start=1))
+    items = lambda vals: "\n".join(
+        f'<item index="{i}" value="{v}" evaluation="{e}"></item>'  # noqa: E731
+        for i, (v, e) in enumerate(vals.items(), start=1)
+    )
     extra = ""
     if discount is not None:
         extra += f'<discount_factor value="{discount}"></discount_factor>\n'
@@ -475,12 +595,15 @@ def profile(food, music, weights, reservation=None, discount=None, issue_type="d
 """
 
 
-PROF1 = profile({"Chips and Nuts": 3.0, "Catering": 1.0, "Finger-Food": 2.0}, {"DJ": 40, "Band": 10},
-                (0.25, 0.75), reservation=0.5, discount=0.9)
-PROF2 = profile({"Chips and Nuts": 0.0, "Catering": 8.0, "Finger-Food": 4.0}, {"DJ": 0, "Band": 0},
-                (0.6, 0.4))
-PROF3 = profile({"Chips and Nuts": 1, "Catering": 1, "Finger-Food": 4}, {"DJ": 2, "Band": 1}, (1, 1),
-                reservation=0.25)
+PROF1 = profile(
+    {"Chips and Nuts": 3.0, "Catering": 1.0, "Finger-Food": 2.0},
+    {"DJ": 40, "Band": 10},
+    (0.25, 0.75),
+    reservation=0.5,
+    discount=0.9,
+)
+PROF2 = profile({"Chips and Nuts": 0.0, "Catering": 8.0, "Finger-Food": 4.0}, {"DJ": 0, "Band": 0}, (0.6, 0.4))
+PROF3 = profile({"Chips and Nuts": 1, "Catering": 1, "Finger-Food": 4}, {"DJ": 2, "Band": 1}, (1, 1), reservation=0.25)
 
 
 @pytest.fixture
@@ -496,8 +619,7 @@ def genius_dir(tmp_path):
     two = d / "two"
     two.mkdir()
     (two / "Small-A-domain.xml").write_text(DOMAIN, encoding="utf-8")
-    (two / "Small-B-domain.xml").write_text(DOMAIN.replace('value="Band"', 'value="Orchestra"'),
-                                            encoding="utf-8")
+    (two / "Small-B-domain.xml").write_text(DOMAIN.replace('value="Band"', 'value="Orchestra"'), encoding="utf-8")
     (two / "Small-A-prof1.xml").write_text(PROF1, encoding="utf-8")
     (two / "Small-A-prof2.xml").write_text(PROF2, encoding="utf-8")
     (two / "Small-B-prof1.xml").write_text(PROF3.replace('value="Band"', 'value="Orchestra"'), encoding="utf-8")
@@ -509,14 +631,20 @@ def test_genius_pairs_normalisation_and_grouping(genius_dir):
     s = import_genius(genius_dir)
     assert s.source == "genius" and s.skipped == []
     assert [x.id for x in s.scenarios] == [
-        "genius-party-1-utility-2-utility", "genius-party-1-utility-3-utility",
-        "genius-party-2-utility-3-utility", "genius-small-a-prof1-prof2", "genius-small-b-prof1-prof2"]
+        "genius-party-1-utility-2-utility",
+        "genius-party-1-utility-3-utility",
+        "genius-party-2-utility-3-utility",
+        "genius-small-a-prof1-prof2",
+        "genius-small-b-prof1-prof2",
+    ]
     x = s.scenarios[0]
     assert x.human is None
     assert x.scene.issues == {"food": ["Chips and Nuts", "Catering", "Finger-Food"], "music_style": ["DJ", "Band"]}
     a, b = x.scene.parties
-    assert a.values == {"food": {"Chips and Nuts": 1.0, "Catering": 1 / 3, "Finger-Food": 2 / 3},
-                        "music_style": {"DJ": 1.0, "Band": 0.25}}
+    assert a.values == {
+        "food": {"Chips and Nuts": 1.0, "Catering": 1 / 3, "Finger-Food": 2 / 3},
+        "music_style": {"DJ": 1.0, "Band": 0.25},
+    }
     assert a.weights == {"food": 0.25, "music_style": 0.75} and a.reservation == 0.5
     assert b.values["food"] == {"Chips and Nuts": 0.0, "Catering": 1.0, "Finger-Food": 0.5}
     assert b.values["music_style"] == {"DJ": 0.0, "Band": 0.0}  # all-zero issue stays 0
@@ -535,23 +663,46 @@ def test_genius_single_domain_takes_every_profile(tmp_path):
     assert [x.id for x in s.scenarios] == ["genius-windfarm-pie-a-pie-b"]
 
 
-@pytest.mark.parametrize("name, text, message", [
-    ("party1_utility.xml", PROF1.replace("</objective>", "<issue name="), "party1_utility.xml: line"),
-    ("party1_utility.xml", PROF1.replace('evaluation="2.0"', 'evaluation="lots"'),
-     "issue 'Food', value 'Finger-Food': evaluation: 'lots' is not a number"),
-    ("party1_utility.xml", PROF1.replace('evaluation="2.0"', 'evaluation="-2"'), "is negative"),
-    ("party1_utility.xml", PROF1.replace('<item index="2" value="Catering" evaluation="1.0"></item>', ""),
-     "no evaluation for value 'Catering'"),
-    ("party1_utility.xml", PROF1.replace('<weight index="2" value="0.75"></weight>', ""),
-     "no <weight> for issue 'Music Style'"),
-    ("party1_utility.xml", PROF1.replace('<reservation value="0.5">', '<reservation value="1.5">'),
-     "not in [0, 1]"),
-    ("party1_utility.xml", profile({"Chips and Nuts": 1, "Catering": 1, "Finger-Food": 1}, {"DJ": 1, "Band": 1},
-                                   (1, 1), issue_type="integer"), "only discrete issues are supported"),
-    ("party1_utility.xml", '<!DOCTYPE x [<!ENTITY a "aaaa">]><utility_space/>', "document type declaration"),
-    ("party_domain.xml", DOMAIN.replace('value="DJ"', 'value="Band"'), "value 'Band' appears twice"),
-    ("party_domain.xml", '<!DOCTYPE x [<!ENTITY a "aaaa">]><utility_space/>'.encode("utf-16"), "UTF-16"),
-])
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        ("party1_utility.xml", PROF1.replace("</objective>", "<issue name="), "party1_utility.xml: line"),
+        (
+            "party1_utility.xml",
+            PROF1.replace('evaluation="2.0"', 'evaluation="lots"'),
+            "issue 'Food', value 'Finger-Food': evaluation: 'lots' is not a number",
+        ),
+        ("party1_utility.xml", PROF1.replace('evaluation="2.0"', 'evaluation="-2"'), "is negative"),
+        (
+            "party1_utility.xml",
+            PROF1.replace('<item index="2" value="Catering" evaluation="1.0"></item>', ""),
+            "no evaluation for value 'Catering'",
+        ),
+        (
+            "party1_utility.xml",
+            PROF1.replace('<weight index="2" value="0.75"></weight>', ""),
+            "no <weight> for issue 'Music Style'",
+        ),
+        (
+            "party1_utility.xml",
+            PROF1.replace('<reservation value="0.5">', '<reservation value="1.5">'),
+            "not in [0, 1]",
+        ),
+        (
+            "party1_utility.xml",
+            profile(
+                {"Chips and Nuts": 1, "Catering": 1, "Finger-Food": 1},
+                {"DJ": 1, "Band": 1},
+                (1, 1),
+                issue_type="integer",
+            ),
+            "only discrete issues are supported",
+        ),
+        ("party1_utility.xml", '<!DOCTYPE x [<!ENTITY a "aaaa">]><utility_space/>', "document type declaration"),
+        ("party_domain.xml", DOMAIN.replace('value="DJ"', 'value="Band"'), "value 'Band' appears twice"),
+        ("party_domain.xml", '<!DOCTYPE x [<!ENTITY a "aaaa">]><utility_space/>'.encode("utf-16"), "UTF-16"),
+    ],
+)
 def test_genius_malformed_file_names_file(genius_dir, name, text, message):
     target = genius_dir / "partydomain" / name
     target.write_bytes(text) if isinstance(text, bytes) else target.write_text(text, encoding="utf-8")
@@ -565,13 +716,18 @@ def test_genius_malformed_file_names_file(genius_dir, name, text, message):
 def test_genius_reads_what_genius_tolerates(tmp_path):
     """A bare & in a value, a comment before the XML declaration, the objective's own weight and
     issues straight under <utility_space> (the oldest files)."""
-    old_domain = DOMAIN.replace('<objective index="0" name="Party" type="objective" etype="objective">', "") \
-        .replace("</objective>", "").replace("Catering", "Drinks & Food")
+    old_domain = (
+        DOMAIN.replace('<objective index="0" name="Party" type="objective" etype="objective">', "")
+        .replace("</objective>", "")
+        .replace("Catering", "Drinks & Food")
+    )
     (tmp_path / "old_domain.xml").write_text(old_domain, encoding="utf-8")
     p1 = PROF1.replace("Catering", "Drinks & Food").replace(
-        "</objective>", '<weight index="0" value="1.0"></weight>\n</objective>')
-    (tmp_path / "old_1.xml").write_text('<!-- profile 1 -->\n<?xml version="1.0" encoding="utf-8"?>\n' + p1,
-                                        encoding="utf-8")
+        "</objective>", '<weight index="0" value="1.0"></weight>\n</objective>'
+    )
+    (tmp_path / "old_1.xml").write_text(
+        '<!-- profile 1 -->\n<?xml version="1.0" encoding="utf-8"?>\n' + p1, encoding="utf-8"
+    )
     (tmp_path / "old_2.xml").write_text(PROF2.replace("Catering", "Drinks &amp; Food"), encoding="utf-8")
     s = import_genius(tmp_path)
     assert s.scenarios[0].scene.issues["food"] == ["Chips and Nuts", "Drinks & Food", "Finger-Food"]
@@ -588,16 +744,40 @@ def test_genius_bad_folders(tmp_path):
         import_genius(tmp_path)
 
 
-XML_TOKENS = ["<utility_space>", "</utility_space>", "<negotiation_template>", "</negotiation_template>",
-              "<objective>", "</objective>", '<issue name="A" index="1">', '<issue name="B" type="real">',
-              "</issue>", '<item value="x" evaluation="1"/>', '<item value="x"/>', '<item value="y" evaluation="nan"/>',
-              '<weight index="1" value="0.5"/>', '<weight index="9" value="-1"/>', '<reservation value="2"/>',
-              '<discount_factor value="x"/>', "<!DOCTYPE a>", "&amp;", "&bogus;", "<", ">", '"', "\x00", "é"]
+XML_TOKENS = [
+    "<utility_space>",
+    "</utility_space>",
+    "<negotiation_template>",
+    "</negotiation_template>",
+    "<objective>",
+    "</objective>",
+    '<issue name="A" index="1">',
+    '<issue name="B" type="real">',
+    "</issue>",
+    '<item value="x" evaluation="1"/>',
+    '<item value="x"/>',
+    '<item value="y" evaluation="nan"/>',
+    '<weight index="1" value="0.5"/>',
+    '<weight index="9" value="-1"/>',
+    '<reservation value="2"/>',
+    '<discount_factor value="x"/>',
+    "<!DOCTYPE a>",
+    "&amp;",
+    "&bogus;",
+    "<",
+    ">",
+    '"',
+    "\x00",
+    "é",
+]
 
 
 @FUZZ
-@given(st.lists(st.sampled_from(XML_TOKENS), max_size=25), st.lists(st.sampled_from(XML_TOKENS), max_size=25),
-       st.binary(max_size=60))
+@given(
+    st.lists(st.sampled_from(XML_TOKENS), max_size=25),
+    st.lists(st.sampled_from(XML_TOKENS), max_size=25),
+    st.binary(max_size=60),
+)
 def test_genius_fuzz_only_input_errors(tmp_path, dom_tokens, prof_tokens, raw):
     d = tmp_path / "g"
     d.mkdir(exist_ok=True)
@@ -611,8 +791,24 @@ def test_genius_fuzz_only_input_errors(tmp_path, dom_tokens, prof_tokens, raw):
             pass
 
 
-ATTR_VALUES = ["", "x", "-1", "1e999", "nan", "0", "2", "Food", "Music Style", "Catering", "integer", "1.5",
-               "&", "<", '"', "\u202e"]
+ATTR_VALUES = [
+    "",
+    "x",
+    "-1",
+    "1e999",
+    "nan",
+    "0",
+    "2",
+    "Food",
+    "Music Style",
+    "Catering",
+    "integer",
+    "1.5",
+    "&",
+    "<",
+    '"',
+    "\u202e",
+]
 
 
 def _edit_lines(text, edits):
@@ -627,14 +823,20 @@ def _edit_lines(text, edits):
             q = lines[k].find('"')
             r = lines[k].find('"', q + 1)
             if q >= 0 and r > q:
-                lines[k] = lines[k][:q + 1] + value.replace('"', "&quot;").replace("<", "&lt;") + lines[k][r:]
+                lines[k] = lines[k][: q + 1] + value.replace('"', "&quot;").replace("<", "&lt;") + lines[k][r:]
         if not lines:
             lines = [""]
     return "\n".join(lines)
 
 
-edits = st.lists(st.tuples(st.integers(0, 100), st.sampled_from(["drop", "dup", "attr"]),
-                           st.sampled_from(ATTR_VALUES) | st.text(max_size=5)), max_size=4)
+edits = st.lists(
+    st.tuples(
+        st.integers(0, 100),
+        st.sampled_from(["drop", "dup", "attr"]),
+        st.sampled_from(ATTR_VALUES) | st.text(max_size=5),
+    ),
+    max_size=4,
+)
 
 
 @FUZZ
@@ -655,6 +857,7 @@ def test_genius_fuzz_edited_files(tmp_path, dom_edits, p1_edits, p2_edits):
 
 
 # --- the set file ------------------------------------------------------------------------------
+
 
 def test_round_trip_save_load(tmp_path, dond_file, casino_file, genius_dir):
     for s in (import_dond(dond_file), import_casino(casino_file), import_genius(genius_dir)):
@@ -720,8 +923,9 @@ def test_models_check_human_outcomes():
         HumanOutcome(agreement=True)
     with pytest.raises(ValueError, match="outcome must be null"):
         HumanOutcome(agreement=False, outcome={"book": "1"})
-    ok = ImportedScenario(id="x-1", scene=scene, human=HumanOutcome(agreement=True, outcome={"book": "1"},
-                                                                     utilities={"a": 1.0, "b": 0.0}))
+    ok = ImportedScenario(
+        id="x-1", scene=scene, human=HumanOutcome(agreement=True, outcome={"book": "1"}, utilities={"a": 1.0, "b": 0.0})
+    )
     assert ok.human.utilities == {"a": 1.0, "b": 0.0}
     with pytest.raises(ValueError, match="human outcome issues"):
         ImportedScenario(id="x-1", scene=scene, human=HumanOutcome(agreement=True, outcome={"hat": "1"}))
@@ -750,13 +954,20 @@ def test_load_set_fuzz_mutated_json(tmp_path, path, value):
         pass
 
 
-SET_TEXT = ScenarioSet(source="dond", scenarios=[
-    ImportedScenario(id="t-1", scene=split_scene("t", "", [("book", 2), ("hat", 1)], [1, 2], [3, 1]),
-                     human=HumanOutcome(agreement=True, outcome={"book": "1", "hat": "0"},
-                                        utilities={"a": 0.25, "b": 4 / 7}))]).model_dump_json()
+SET_TEXT = ScenarioSet(
+    source="dond",
+    scenarios=[
+        ImportedScenario(
+            id="t-1",
+            scene=split_scene("t", "", [("book", 2), ("hat", 1)], [1, 2], [3, 1]),
+            human=HumanOutcome(agreement=True, outcome={"book": "1", "hat": "0"}, utilities={"a": 0.25, "b": 4 / 7}),
+        )
+    ],
+).model_dump_json()
 
 
 # --- summaries and the CLI body ----------------------------------------------------------------
+
 
 def test_human_summary(dond_file, casino_file, genius_dir):
     h = human_summary(import_dond(dond_file))
@@ -780,9 +991,11 @@ def test_run_import_writes_and_summarises(tmp_path, dond_file, casino_file, geni
     path, text = run_import("dond", str(dond_file), None)
     assert path == Path("dond-train.json") == default_out("dond", dond_file)
     assert load_set(tmp_path / path).source == "dond"
-    assert text.startswith(f"Imported 5 scenarios from {dond_file} (Deal or No Deal) into dond-train.json: "
-                           "3 issues each (book, hat, ball); 5 with a human outcome, of which the people "
-                           "agreed in 1 (20.0%)")
+    assert text.startswith(
+        f"Imported 5 scenarios from {dond_file} (Deal or No Deal) into dond-train.json: "
+        "3 issues each (book, hat, ball); 5 with a human outcome, of which the people "
+        "agreed in 1 (20.0%)"
+    )
     path, text = run_import("casino", str(casino_file), str(tmp_path / "out" / "c.json"))
     assert path == tmp_path / "out" / "c.json" and path.exists()
     assert "4 scenarios" in text and "agreed in 2 (50.0%)" in text
@@ -810,15 +1023,19 @@ def test_as_id():
 # --- the CLI and a tournament on an imported set ------------------------------------------
 def test_cli_import_then_tournament_against_the_humans(dond_file, tmp_path):
     from tests.conftest import parley
+
     out = tmp_path / "set.json"
     r = parley("import", "dond", str(dond_file), "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "scenarios" in r.stdout and out.exists()
     n = len(load_set(out).scenarios)
     cfg = tmp_path / "t.toml"
-    cfg.write_text('name = "dond"\nkind = "negotiation"\nself_play = true\n'
-                   '[[competitors]]\nname = "boulware"\nagent = "boulware"\n'
-                   '[[scenarios]]\nimported = "set.json"\n', encoding="utf-8")
+    cfg.write_text(
+        'name = "dond"\nkind = "negotiation"\nself_play = true\n'
+        '[[competitors]]\nname = "boulware"\nagent = "boulware"\n'
+        '[[scenarios]]\nimported = "set.json"\n',
+        encoding="utf-8",
+    )
     r = parley("tournament", str(cfg), "--out", str(tmp_path / "run"), "--quiet")
     assert r.returncode == 0, r.stderr
     assert f"{n * 2} matches played" in r.stdout  # self-play, both openers

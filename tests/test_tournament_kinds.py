@@ -41,21 +41,30 @@ class DiceKind:
         for n, c in enumerate(cfg.competitors):
             sides = c.params.get("sides", 6)
             if c.agent != "die" or not isinstance(sides, int) or not 2 <= sides <= 100:
-                out.append(Problem("a dice competitor is agent = \"die\" with 2 to 100 sides", file=file,
-                                   path=f"competitors[{n}]"))
-        out += [Problem("dice tables are generated (generate = N)", file=file, path=f"scenarios[{n}]")
-                for n, s in enumerate(cfg.scenarios) if not isinstance(s, GeneratedScenarios)]
+                out.append(
+                    Problem(
+                        'a dice competitor is agent = "die" with 2 to 100 sides', file=file, path=f"competitors[{n}]"
+                    )
+                )
+        out += [
+            Problem("dice tables are generated (generate = N)", file=file, path=f"scenarios[{n}]")
+            for n, s in enumerate(cfg.scenarios)
+            if not isinstance(s, GeneratedScenarios)
+        ]
         return out
 
     def scenarios(self, cfg: TournamentConfig, source: Any, base: Path, where: str) -> dict[str, dict[str, Any]]:
-        return {f"table{source.seed}-{i}": {"rolls": 3 + i, "content": f"{source.seed}-{i}", "human": None}
-                for i in range(source.generate)}
+        return {
+            f"table{source.seed}-{i}": {"rolls": 3 + i, "content": f"{source.seed}-{i}", "human": None}
+            for i in range(source.generate)
+        }
 
     def effective(self, c: Competitor) -> dict[str, Any] | None:
         return {"sides": c.params.get("sides", 6)}
 
-    def seatings(self, cfg: TournamentConfig, sid: str,
-                 scenario: dict[str, Any]) -> Iterator[tuple[dict[str, str], str | None]]:
+    def seatings(
+        self, cfg: TournamentConfig, sid: str, scenario: dict[str, Any]
+    ) -> Iterator[tuple[dict[str, str], str | None]]:
         for a in cfg.competitors:
             for b in cfg.competitors:
                 if a.name != b.name:
@@ -70,12 +79,30 @@ class DiceKind:
         total = {role: sum(t) for role, t in thrown.items()}
         best = max(total.values())
         winners = [r for r, t in total.items() if t == best]
-        seats = [{"role": role, "competitor": name, "points": (1.0 if len(winners) == 1 else 0.5) * (role in winners),
-                  "won": role in winners and len(winners) == 1, "sixes": thrown[role].count(6)}
-                 for role, name in m.seats.items()]
-        return {"status": "played", "agreement": None, "outcome": total, "rounds": rolls, "seats": seats,
-                "welfare": None, "pareto_distance": None, "nash_distance": None, "ks_distance": None,
-                "llm_calls": 0, "llm_tokens": 0, "cost": 0.0}
+        seats = [
+            {
+                "role": role,
+                "competitor": name,
+                "points": (1.0 if len(winners) == 1 else 0.5) * (role in winners),
+                "won": role in winners and len(winners) == 1,
+                "sixes": thrown[role].count(6),
+            }
+            for role, name in m.seats.items()
+        ]
+        return {
+            "status": "played",
+            "agreement": None,
+            "outcome": total,
+            "rounds": rolls,
+            "seats": seats,
+            "welfare": None,
+            "pareto_distance": None,
+            "nash_distance": None,
+            "ks_distance": None,
+            "llm_calls": 0,
+            "llm_tokens": 0,
+            "cost": 0.0,
+        }
 
     def observe(self, row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, float]:
         return {"sixes": float(sum(s["sixes"] for s in seats))}
@@ -88,8 +115,9 @@ class DiceKind:
         for row in data.rows:
             for seat in row["seats"]:
                 sixes[seat["competitor"]] = sixes.get(seat["competitor"], 0) + seat["sixes"]
-        rep.sections.append(("Dice", [Table("Sixes", ["competitor", "sixes"],
-                                            [[c, str(sixes[c])] for c in data.summary.competitors])]))
+        rep.sections.append(
+            ("Dice", [Table("Sixes", ["competitor", "sixes"], [[c, str(sixes[c])] for c in data.summary.competitors])])
+        )
 
 
 @pytest.fixture
@@ -101,11 +129,18 @@ def dice():
         KINDS.pop("dice")
 
 
-DICE = {"name": "dice night", "kind": "dice", "seeds": [0, 1], "repetitions": 2,
-        "competitors": [{"name": "d6", "agent": "die", "params": {"sides": 6}},
-                        {"name": "d8", "agent": "die", "params": {"sides": 8}},
-                        {"name": "d30", "agent": "die", "params": {"sides": 30}}],
-        "scenarios": [{"generate": 2, "seed": 5}]}
+DICE = {
+    "name": "dice night",
+    "kind": "dice",
+    "seeds": [0, 1],
+    "repetitions": 2,
+    "competitors": [
+        {"name": "d6", "agent": "die", "params": {"sides": 6}},
+        {"name": "d8", "agent": "die", "params": {"sides": 8}},
+        {"name": "d30", "agent": "die", "params": {"sides": 30}},
+    ],
+    "scenarios": [{"generate": 2, "seed": 5}],
+}
 
 
 def test_a_registered_kind_is_planned_played_rated_and_reported(dice, tmp_path):
@@ -121,8 +156,7 @@ def test_a_registered_kind_is_planned_played_rated_and_reported(dice, tmp_path):
     assert (summary.played, summary.total) == (48, 48)
     rows = read_results(out / "results.jsonl")  # the rows pass the schema check
     assert {r["kind"] for r in rows} == {"dice"} and {r["rounds"] for r in rows} == {3, 4}
-    assert json.loads((out / "scenarios.json").read_text())["table5-1"] == {"rolls": 4, "content": "5-1",
-                                                                           "human": None}
+    assert json.loads((out / "scenarios.json").read_text())["table5-1"] == {"rolls": 4, "content": "5-1", "human": None}
 
     s = summarise(rows)
     assert s.rated_games == 48 and s.competitors[0] == "d30" and s.competitors[-1] == "d6"
@@ -194,8 +228,11 @@ def test_the_check_sees_a_dispatch():
 
 
 def test_only_the_kind_modules_name_kinds():
-    shared = [p for p in sorted((ROOT / "game" / "tournament").glob("*.py"))
-              if p.name != "kinds.py" and not p.name.startswith("kind_")]
+    shared = [
+        p
+        for p in sorted((ROOT / "game" / "tournament").glob("*.py"))
+        if p.name != "kinds.py" and not p.name.startswith("kind_")
+    ]
     shared.append(ROOT / "game" / "cli" / "tournament.py")
     assert len(shared) > 10
     found = {str(p.relative_to(ROOT)): lines for p in shared if (lines := dispatches(p.read_text()))}

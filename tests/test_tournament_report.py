@@ -18,22 +18,31 @@ from tests.test_tournament_stats import adventure_rows, known_tournament, neg_ro
 
 EVIL = "<b>bold</b> & co"
 
-MARKET = {"type": "negotiation", "title": "market",
-          "issues": {"price": ["10", "20", "30"], "quality": ["low", "high"]},
-          "parties": [
-              {"id": "a", "weights": {"price": 0.7, "quality": 0.3},
-               "values": {"price": {"10": 1.0, "20": 0.5, "30": 0.0}, "quality": {"low": 0.0, "high": 1.0}},
-               "reservation": 0.2},
-              {"id": "b", "weights": {"price": 0.6, "quality": 0.4},
-               "values": {"price": {"10": 0.0, "20": 0.5, "30": 1.0}, "quality": {"low": 1.0, "high": 0.0}},
-               "reservation": 0.3}],
-          "deadline": 6}
-PARETO = {"price": "10", "quality": "high"}      # (1.0, 0.0): on the frontier
-DOMINATED = {"price": "30", "quality": "high"}   # (0.3, 0.6): dominated by 20/low (0.35, 0.7)
+MARKET = {
+    "type": "negotiation",
+    "title": "market",
+    "issues": {"price": ["10", "20", "30"], "quality": ["low", "high"]},
+    "parties": [
+        {
+            "id": "a",
+            "weights": {"price": 0.7, "quality": 0.3},
+            "values": {"price": {"10": 1.0, "20": 0.5, "30": 0.0}, "quality": {"low": 0.0, "high": 1.0}},
+            "reservation": 0.2,
+        },
+        {
+            "id": "b",
+            "weights": {"price": 0.6, "quality": 0.4},
+            "values": {"price": {"10": 0.0, "20": 0.5, "30": 1.0}, "quality": {"low": 1.0, "high": 0.0}},
+            "reservation": 0.3,
+        },
+    ],
+    "deadline": 6,
+}
+PARETO = {"price": "10", "quality": "high"}  # (1.0, 0.0): on the frontier
+DOMINATED = {"price": "30", "quality": "high"}  # (0.3, 0.6): dominated by 20/low (0.35, 0.7)
 
 
-def tournament_dir(tmp_path: Path, rows: list[dict], scenarios: dict | None = None,
-                   config: dict | None = None) -> Path:
+def tournament_dir(tmp_path: Path, rows: list[dict], scenarios: dict | None = None, config: dict | None = None) -> Path:
     d = tmp_path / "t"
     d.mkdir(exist_ok=True)
     (d / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -46,18 +55,22 @@ def tournament_dir(tmp_path: Path, rows: list[dict], scenarios: dict | None = No
 
 def negotiation_fixture(tmp_path: Path) -> Path:
     rows = known_tournament(10)
-    for i, r in enumerate(rows):   # rename one competitor to something HTML-hostile
+    for i, r in enumerate(rows):  # rename one competitor to something HTML-hostile
         for s in r["seats"]:
             if s["competitor"] == "even2":
                 s["competitor"] = EVIL
         r["scenario"] = f"gen0-s{i % 2}"
         r["outcome"] = PARETO if i % 3 else DOMINATED
     rows.append(neg_row("strong", EVIL, 0.0, 0.0, scenario="gen0-s0", agreement=False, key="nodeal"))
-    scenarios = {"gen0-s0": {"scene": MARKET, "human": {"agreement": True, "outcome": PARETO,
-                                                          "utilities": None}},
-                 "gen0-s1": {"scene": MARKET, "human": None}}
-    config = {"name": "smoke <cup>", "kind": "negotiation",
-              "competitors": [{"name": "strong"}, {"name": "even1"}, {"name": EVIL}]}
+    scenarios = {
+        "gen0-s0": {"scene": MARKET, "human": {"agreement": True, "outcome": PARETO, "utilities": None}},
+        "gen0-s1": {"scene": MARKET, "human": None},
+    }
+    config = {
+        "name": "smoke <cup>",
+        "kind": "negotiation",
+        "competitors": [{"name": "strong"}, {"name": "even1"}, {"name": EVIL}],
+    }
     return tournament_dir(tmp_path, rows, scenarios, config)
 
 
@@ -86,8 +99,13 @@ def test_writes_both_files(neg_report):
     assert (d / "report.html").is_file() and (d / "summary.md").is_file()
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
     assert "smoke &lt;cup&gt;" in page and "negotiation" in page
-    for title in ("Ranking plot", "Pairwise heatmap", "Agreement rate vs rounds", "Outcomes in gen0-s0",
-                  "Compared with humans"):
+    for title in (
+        "Ranking plot",
+        "Pairwise heatmap",
+        "Agreement rate vs rounds",
+        "Outcomes in gen0-s0",
+        "Compared with humans",
+    ):
         assert title in page, title
     assert "matplotlib is not installed" not in page
 
@@ -123,7 +141,7 @@ def test_summary_tables_parse(neg_report):
     assert ranking[2][1] == "strong" and ranking[2][-1].startswith("yes")
     human = next(t for t in tables if t[0][0] == "who")
     assert human[2][0] == "humans"
-    assert human[2][2:] == ["1.000", "1.000", "1.000"]   # agreed, u = 1.0 + 0.0, Pareto-optimal
+    assert human[2][2:] == ["1.000", "1.000", "1.000"]  # agreed, u = 1.0 + 0.0, Pareto-optimal
     assert {row[0] for row in human[3:]} == {"strong", "even1", r"\<b\>bold\</b\> & co"}
     even1 = next(row for row in human if row[0] == "even1")
     # some of even1's matches in gen0-s0 end on the dominated outcome (joint utility 0.9)
@@ -148,11 +166,13 @@ def test_adventure_report_without_extras(tmp_path):
 
 def test_report_without_matplotlib(tmp_path):
     d = tournament_dir(tmp_path, adventure_rows(4))
-    code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from pathlib import Path\nfrom game.tournament.report import write_report\n"
-            f"h, m = write_report(Path({str(d)!r}))\n"
-            "t = h.read_text(); assert 'matplotlib is not installed' in t and 'data:image' not in t\n"
-            "print('ok')")
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from pathlib import Path\nfrom game.tournament.report import write_report\n"
+        f"h, m = write_report(Path({str(d)!r}))\n"
+        "t = h.read_text(); assert 'matplotlib is not installed' in t and 'data:image' not in t\n"
+        "print('ok')"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
@@ -177,8 +197,11 @@ def test_errors_have_hints(tmp_path):
 
 def test_torn_line_noted_and_bad_scene_tolerated(tmp_path):
     rows = known_tournament(2)
-    d = tournament_dir(tmp_path, rows, scenarios={"gen0-s0": {"scene": {"type": "negotiation"},
-                                                             "human": {"agreement": False, "outcome": None}}})
+    d = tournament_dir(
+        tmp_path,
+        rows,
+        scenarios={"gen0-s0": {"scene": {"type": "negotiation"}, "human": {"agreement": False, "outcome": None}}},
+    )
     with open(d / "results.jsonl", "a") as f:
         f.write('{"id": "zz", "kind": "nego')
     _, md_path = write_report(d, plots=False)

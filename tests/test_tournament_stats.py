@@ -33,40 +33,100 @@ def match_id(*parts) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
-def neg_seat(role: str, competitor: str, points: float, reservation: float = 0.3,
-             agreement: bool = True) -> dict:
+def neg_seat(role: str, competitor: str, points: float, reservation: float = 0.3, agreement: bool = True) -> dict:
     utility = reservation + points * (1 - reservation) if agreement else reservation
-    return {"role": role, "competitor": competitor, "points": points, "utility": utility,
-            "reservation": reservation, "advantage": points, "won": None, "score": None,
-            "invalid": None, "false_leads": None}
+    return {
+        "role": role,
+        "competitor": competitor,
+        "points": points,
+        "utility": utility,
+        "reservation": reservation,
+        "advantage": points,
+        "won": None,
+        "score": None,
+        "invalid": None,
+        "false_leads": None,
+    }
 
 
-def neg_row(a: str, b: str, pa: float, pb: float, *, scenario: str = "gen0-s0", rep: int = 0,
-            seed: int = 0, agreement: bool = True, rounds: int = 5, outcome: dict | None = None,
-            key=()) -> dict:
+def neg_row(
+    a: str,
+    b: str,
+    pa: float,
+    pb: float,
+    *,
+    scenario: str = "gen0-s0",
+    rep: int = 0,
+    seed: int = 0,
+    agreement: bool = True,
+    rounds: int = 5,
+    outcome: dict | None = None,
+    key=(),
+) -> dict:
     mid = match_id("neg", a, b, scenario, rep, seed, key)
     if not agreement:
         pa = pb = 0.0
     seats = [neg_seat("a", a, pa, agreement=agreement), neg_seat("b", b, pb, agreement=agreement)]
-    return {"id": mid, "kind": "negotiation", "scenario": scenario, "rep": rep, "seed": seed,
-            "group": mid, "status": "agreement" if agreement else "no_agreement",
-            "agreement": agreement, "outcome": (outcome or {"i0": "v1"}) if agreement else None,
-            "rounds": rounds, "seats": seats,
-            "welfare": seats[0]["utility"] + seats[1]["utility"], "pareto_distance": 0.05,
-            "nash_distance": 0.1, "ks_distance": 0.12,
-            "llm_calls": 0, "llm_tokens": 0, "cost": 0.0, "wall_time": 0.01}
+    return {
+        "id": mid,
+        "kind": "negotiation",
+        "scenario": scenario,
+        "rep": rep,
+        "seed": seed,
+        "group": mid,
+        "status": "agreement" if agreement else "no_agreement",
+        "agreement": agreement,
+        "outcome": (outcome or {"i0": "v1"}) if agreement else None,
+        "rounds": rounds,
+        "seats": seats,
+        "welfare": seats[0]["utility"] + seats[1]["utility"],
+        "pareto_distance": 0.05,
+        "nash_distance": 0.1,
+        "ks_distance": 0.12,
+        "llm_calls": 0,
+        "llm_tokens": 0,
+        "cost": 0.0,
+        "wall_time": 0.01,
+    }
 
 
-def adv_row(competitor: str, scenario: str, seed: int, rep: int, points: float, won: bool,
-            kind: str = "adventure") -> dict:
-    return {"id": match_id(kind, competitor, scenario, seed, rep), "kind": kind, "scenario": scenario,
-            "rep": rep, "seed": seed, "group": f"{scenario}|{seed}|{rep}",
-            "status": "won" if won else "lost", "agreement": None, "outcome": None, "rounds": 12,
-            "seats": [{"role": "player", "competitor": competitor, "points": points, "utility": None,
-                       "reservation": None, "advantage": None, "won": won, "score": int(points * 10),
-                       "invalid": 1, "false_leads": 0}],
-            "welfare": None, "pareto_distance": None, "nash_distance": None, "ks_distance": None,
-            "llm_calls": 3, "llm_tokens": 100, "cost": 0.01, "wall_time": 0.5}
+def adv_row(
+    competitor: str, scenario: str, seed: int, rep: int, points: float, won: bool, kind: str = "adventure"
+) -> dict:
+    return {
+        "id": match_id(kind, competitor, scenario, seed, rep),
+        "kind": kind,
+        "scenario": scenario,
+        "rep": rep,
+        "seed": seed,
+        "group": f"{scenario}|{seed}|{rep}",
+        "status": "won" if won else "lost",
+        "agreement": None,
+        "outcome": None,
+        "rounds": 12,
+        "seats": [
+            {
+                "role": "player",
+                "competitor": competitor,
+                "points": points,
+                "utility": None,
+                "reservation": None,
+                "advantage": None,
+                "won": won,
+                "score": int(points * 10),
+                "invalid": 1,
+                "false_leads": 0,
+            }
+        ],
+        "welfare": None,
+        "pareto_distance": None,
+        "nash_distance": None,
+        "ks_distance": None,
+        "llm_calls": 3,
+        "llm_tokens": 100,
+        "cost": 0.01,
+        "wall_time": 0.5,
+    }
 
 
 STRONG, EVEN1, EVEN2 = "strong", "even1", "even2"
@@ -113,7 +173,7 @@ def test_known_tournament_ranking_and_significance(known):
     assert abs(diff) < 1e-9 and not p.significant and p.p_holm > 0.5
     assert s.ranking[0].differs_from_next is True
     assert s.ranking[1].differs_from_next is False
-    assert s.ranking[2].differs_from_next is None   # last
+    assert s.ranking[2].differs_from_next is None  # last
     # Holm: the adjusted p is at least the raw one, and the set is monotone in raw order
     for p in s.pairwise:
         assert p.p_holm >= p.p_value
@@ -129,7 +189,7 @@ def test_cis_contain_true_means(known):
         assert est.n == 40
         agr = s.metrics[comp]["agreement"]
         assert (agr.mean, agr.lo, agr.hi) == (1.0, 1.0, 1.0)
-    assert "win_rate" not in s.metrics[STRONG]   # negotiation rows carry no adventure fields
+    assert "win_rate" not in s.metrics[STRONG]  # negotiation rows carry no adventure fields
 
 
 def test_summary_deterministic_and_json(known):
@@ -248,16 +308,19 @@ def test_live_ratings_validate_rows():
 # --- validation and reading --------------------------------------------------------
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (lambda r: r.pop("group"), "group"),
-    (lambda r: r.__setitem__("rep", "0"), "rep"),
-    (lambda r: r.__setitem__("kind", "negotiaton"), "kind"),
-    (lambda r: r.__setitem__("seats", []), "seats"),
-    (lambda r: r["seats"][1].__setitem__("points", True), "seats[1].points"),
-    (lambda r: r["seats"][0].__setitem__("points", float("nan")), "seats[0].points"),
-    (lambda r: r["seats"][0].pop("competitor"), "seats[0].competitor"),
-    (lambda r: r.__setitem__("welfare", "high"), "welfare"),
-])
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda r: r.pop("group"), "group"),
+        (lambda r: r.__setitem__("rep", "0"), "rep"),
+        (lambda r: r.__setitem__("kind", "negotiaton"), "kind"),
+        (lambda r: r.__setitem__("seats", []), "seats"),
+        (lambda r: r["seats"][1].__setitem__("points", True), "seats[1].points"),
+        (lambda r: r["seats"][0].__setitem__("points", float("nan")), "seats[0].points"),
+        (lambda r: r["seats"][0].pop("competitor"), "seats[0].competitor"),
+        (lambda r: r.__setitem__("welfare", "high"), "welfare"),
+    ],
+)
 def test_bad_rows_name_row_and_field(mutate, field):
     rows = known_tournament(2)
     mutate(rows[1])
@@ -290,7 +353,7 @@ def test_read_results_torn_last_line(tmp_path):
     got = read_results(p)
     assert got == rows and len(got.notes) == 1 and "torn" in got.notes[0] and ":7" in got.notes[0]
     # a torn multibyte character is torn too; trailing blank lines are fine
-    p.write_bytes(p.read_bytes().rsplit(b"\n", 1)[0] + b"\n{\"id\": \"\xc3")
+    p.write_bytes(p.read_bytes().rsplit(b"\n", 1)[0] + b'\n{"id": "\xc3')
     assert read_results(p).notes
     write_lines(p, rows, tail=b"\n\n")
     assert read_results(p).notes == [] and read_results(p) == rows
@@ -321,10 +384,17 @@ def test_read_results_corrupt_middle_line(tmp_path):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.one_of(st.binary(max_size=40),
-                          st.sampled_from([b"{}", b"[]", b"null", b"1e999", b"[" * 3000, b'"x"',
-                                           json.dumps(neg_row("p", "q", 0.2, 0.3)).encode()])),
-                max_size=6))
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=40),
+            st.sampled_from(
+                [b"{}", b"[]", b"null", b"1e999", b"[" * 3000, b'"x"', json.dumps(neg_row("p", "q", 0.2, 0.3)).encode()]
+            ),
+        ),
+        max_size=6,
+    )
+)
 def test_read_results_fuzz(tmp_path, lines):
     p = tmp_path / "fuzz.jsonl"
     p.write_bytes(b"\n".join(lines))
@@ -337,8 +407,10 @@ def test_read_results_fuzz(tmp_path, lines):
 
 
 def test_import_is_light():
-    code = ("import sys, game.tournament.stats, game.tournament.report; "
-            "print(','.join(m for m in ('numpy', 'scipy', 'openskill', 'matplotlib') if m in sys.modules))")
+    code = (
+        "import sys, game.tournament.stats, game.tournament.report; "
+        "print(','.join(m for m in ('numpy', 'scipy', 'openskill', 'matplotlib') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from game.play.session import Game
 from game.core.types import PLAYER
+from game.play.session import Game
 
 pytest.importorskip("textual")
 
@@ -32,9 +32,12 @@ MINI = ROOT / "tests" / "fixtures" / "mini"
 SIZE = (120, 40)
 ASK = ["ask jory about strongbox", "go east", "talk to ilse", "ask ilse about strongbox"]
 # the harbor walkthrough up to opening the strongbox: the claims about it are verified there
-WALK = [ln.strip() for ln in (ROOT / "tests" / "scripts" / "harbor_win.txt").read_text().splitlines()
-        if ln.strip() and not ln.startswith("#")]
-TO_STRONGBOX = ["ask jory about strongbox", *WALK[:WALK.index("open strongbox") + 1]]
+WALK = [
+    ln.strip()
+    for ln in (ROOT / "tests" / "scripts" / "harbor_win.txt").read_text().splitlines()
+    if ln.strip() and not ln.startswith("#")
+]
+TO_STRONGBOX = ["ask jory about strongbox", *WALK[: WALK.index("open strongbox") + 1]]
 
 
 def harbor(memory: bool = False, played: tuple[str, ...] = ()) -> Game:
@@ -82,12 +85,12 @@ async def test_memory_inspector_lists_what_explain_reports():
         assert isinstance(screen, MemoryScreen) and screen.agent == PLAYER
         assert screen.listed() == [(r["id"], r["fate"]) for r in rows]
         assert screen.rows == rows and screen.context.sections == sections
-        assert {"selected", "masked"} <= {r["fate"] for r in rows}   # Jory's claim was heard twice
+        assert {"selected", "masked"} <= {r["fate"] for r in rows}  # Jory's claim was heard twice
         masked = next(r for r in rows if r["fate"] == "masked")
         table = screen.query_one("#memory-candidates", DataTable)
         assert table.get_cell(masked["id"], "why") == clip(why(masked), 60)
-        assert "stands for 3" in why({**masked, "stands_for": 3})   # a collapsed cluster says how many
-        assert not screen.query("#memory-agent")   # a person playing sees only their own memory
+        assert "stands for 3" in why({**masked, "stands_for": 3})  # a collapsed cluster says how many
+        assert not screen.query("#memory-agent")  # a person playing sees only their own memory
         bar = screen.query_one("#memory-budget")
         assert (bar.used, bar.budget) == (screen.context.tokens, screen.context.budget)
         await pilot.press("escape")
@@ -135,23 +138,23 @@ async def test_journal_shows_what_jory_said():
         assert "Told, and nothing contradicts it" in text and "crypt" in text and "Jory Flint" in text
         await pilot.press("escape")
         await pilot.pause()
-        await play(pilot, ["journal"])   # typed, it opens the same screen
+        await play(pilot, ["journal"])  # typed, it opens the same screen
         assert isinstance(app.screen, JournalScreen)
 
 
 async def test_trust_heat_table_and_audit_filters():
-    app = ParleyApp(lambda: harbor(played=tuple(TO_STRONGBOX[:-1])))   # the walk, up to the strongbox
+    app = ParleyApp(lambda: harbor(played=tuple(TO_STRONGBOX[:-1])))  # the walk, up to the strongbox
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f2", "t")
         await pilot.pause()
         screen = app.screen
         table = screen.query_one("#trust-table", DataTable)
-        assert table.get_cell("jory", "treasure").plain.strip() == "·"   # nothing verified yet
-        await play(pilot, TO_STRONGBOX[-1:])   # open it: the claims about where it was are settled
+        assert table.get_cell("jory", "treasure").plain.strip() == "·"  # nothing verified yet
+        await play(pilot, TO_STRONGBOX[-1:])  # open it: the claims about where it was are settled
         assert app.screen is screen
         trust = app.game.facts.trust_table()
-        assert trust["jory"]["treasure"] < 0 < trust["ilse"]["treasure"]   # the box was in the sea cave
+        assert trust["jory"]["treasure"] < 0 < trust["ilse"]["treasure"]  # the box was in the sea cave
         liar = table.get_cell("jory", "treasure")
         assert liar.plain.strip() == f"{trust['jory']['treasure']:+.2f}" and "on rgb(" in str(liar.style)
         assert table.get_cell("ilse", "treasure").plain.strip() == f"{trust['ilse']['treasure']:+.2f}"
@@ -180,9 +183,10 @@ async def test_parley_inspect_tui_builds_the_inspector(tmp_path, monkeypatch):
     import sys
 
     from game.cli.main import main
+
     harbor(memory=True, played=tuple(ASK)).save("dock", base=tmp_path)
     argv = ["inspect", "dock", "--agent", "ilse", "--saves-dir", str(tmp_path), "--tui"]
-    assert main(argv) == 2   # piped, not a terminal: an error, and no app
+    assert main(argv) == 2  # piped, not a terminal: an error, and no app
     built = []
     monkeypatch.setattr(InspectApp, "run", lambda self, *a, **k: built.append(self) or 0)
 

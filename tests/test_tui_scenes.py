@@ -22,6 +22,7 @@ def anyio_backend():
 
 def make_app(world: str):
     from game.tui.app import ParleyApp
+
     return ParleyApp(lambda: Game(WORLDS / world, seed=0))
 
 
@@ -61,6 +62,7 @@ async def click(pilot, selector: str) -> None:
 async def choose(pilot, selector: str, value: str) -> None:
     """Pick ``value`` in a Select with the keyboard, as a player would."""
     from textual.widgets import Select
+
     select = pilot.app.screen.query_one(selector, Select)
     values = [v for _, v in select._options]
     steps = values.index(value) - values.index(select.value)
@@ -87,6 +89,7 @@ async def open_cloak_trade(pilot) -> None:
 @pytest.mark.anyio
 async def test_a_multi_issue_trade_is_struck_with_the_selectors():
     from textual.widgets import DataTable
+
     app = make_app("bazaar")
     async with app.run_test(size=SIZE) as pilot:
         await open_cloak_trade(pilot)
@@ -97,7 +100,7 @@ async def test_a_multi_issue_trade_is_struck_with_the_selectors():
         await choose(pilot, "#issue-0", "40")
         await click(pilot, "#neg-offer")
         assert "You offer lining=silk, price=40" in app.last_reply.text
-        assert app.focused is screen.query_one("#neg-command")   # not left on Offer (Enter would offer again)
+        assert app.focused is screen.query_one("#neg-command")  # not left on Offer (Enter would offer again)
         # Tavish counters (price 40, wool): the selectors follow the offer on the table
         assert screen.chosen() == {"price": "40", "lining": "wool"}
         assert screen.query_one(DataTable).row_count == 3
@@ -107,7 +110,7 @@ async def test_a_multi_issue_trade_is_struck_with_the_selectors():
         scene = app.game.engine.state.scenes["cloak_deal"]
         assert scene["outcome"] == "agreement"
         assert scene["session"]["agreement"] == {"price": "50", "lining": "wool"}
-        assert shown(app) == "PlayScreen"          # back to the story when the talks end
+        assert shown(app) == "PlayScreen"  # back to the story when the talks end
         assert any(n.title == "Deal struck" and "cloak" in n.message for n in app._notifications)
         assert "cloak" in app.game.engine.observe("player").inventory
 
@@ -133,10 +136,10 @@ async def test_the_council_is_won_with_evidence_and_the_vote_buttons():
         walk = script("council_win.txt")
         assert walk[-3:] == ["give report to edda", "give flood roll to fenn", "vote yes"]
         await send(pilot, walk[0])
-        assert shown(app) == "CouncilScreen"       # the council sits in the town hall
+        assert shown(app) == "CouncilScreen"  # the council sits in the town hall
         await send(pilot, "go south")
-        assert shown(app) == "PlayScreen"          # and is left behind with it
-        for line in walk[3:-3]:   # (after the "look" and "go south" above)
+        assert shown(app) == "PlayScreen"  # and is left behind with it
+        for line in walk[3:-3]:  # (after the "look" and "go south" above)
             await send(pilot, line)
         assert shown(app) == "CouncilScreen"
         for item, member in (("surveyor_report", "edda"), ("flood_record", "fenn")):
@@ -166,8 +169,10 @@ async def test_a_debating_council_shows_declared_stances_and_each_members_masked
         assert shown(app) == "CouncilScreen" and screen.scene["debate"]
         debate = app.game.engine.council_debate("weir_council")
         declared = {m["id"]: m["declared"] for m in screen.scene["members"] if "declared" in m}
-        assert declared == {m: round(st.stance, 3) for m, st in
-                            ((s.speaker, s) for s in debate.session.history if s.speaker in debate.session.members)}
+        assert declared == {
+            m: round(st.stance, 3)
+            for m, st in ((s.speaker, s) for s in debate.session.history if s.speaker in debate.session.members)
+        }
         stances = str(screen.query_one("#council-stances").render())
         assert f"{declared['corvin']:.2f}" in stances and f"{declared['wick']:.2f}" in stances
         memory = screen.query_one("#council-memory")
@@ -185,6 +190,7 @@ async def test_a_debating_council_shows_declared_stances_and_each_members_masked
 
 def test_the_offer_plot_marks_both_sides_the_reservation_and_the_deadline():
     from game.tui.widgets.offer_plot import render_offer_plot
+
     game = Game(WORLDS / "bazaar", seed=0)
     for line in ("go north", "go east", "trade with ozra", "offer price=16 grade=fine extras=cardamom"):
         game.submit(line)
@@ -193,18 +199,24 @@ def test_the_offer_plot_marks_both_sides_the_reservation_and_the_deadline():
     rows = text.splitlines()
     assert "Worth to you" in text and "Price" in text and "you have 20 gold" in text
     assert any("●" in r for r in rows) and any("◆" in r for r in rows)
-    assert sum("┃" in r for r in rows) >= 10                # the deadline column
-    assert any(r.count("┄") > 20 for r in rows)              # the reservation (and the gold) lines
+    assert sum("┃" in r for r in rows) >= 10  # the deadline column
+    assert any(r.count("┄") > 20 for r in rows)  # the reservation (and the gold) lines
     assert max(len(r) for r in rows) <= 56
 
 
 def test_snapshot_negotiation_screen(snap_compare):
     async def before(pilot):
         await ready(pilot)
-        for line in ("go north", "go east", "trade with ozra", "offer price=16 grade=fine extras=cardamom",
-                     "offer price=20 grade=fine extras=pepper"):
+        for line in (
+            "go north",
+            "go east",
+            "trade with ozra",
+            "offer price=16 grade=fine extras=cardamom",
+            "offer price=20 grade=fine extras=pepper",
+        ):
             await send(pilot, line)
         await choose(pilot, "#issue-1", "fair")
+
     assert snap_compare(make_app("bazaar"), terminal_size=SIZE, run_before=before)
 
 
@@ -215,6 +227,7 @@ def test_snapshot_council_screen(snap_compare):
             await send(pilot, line)
         pilot.app.screen.query_one("#council-speeches").scroll_end(animate=False)
         await pilot.pause()
+
     assert snap_compare(make_app("council"), terminal_size=SIZE, run_before=before)
 
 
@@ -232,7 +245,7 @@ async def test_typing_on_a_scene_screen_never_presses_a_button():
         assert app.last_reply.said == "look"
         assert app.game.engine.state.scenes["weir_council"]["status"] == "debating"
         before = app.last_reply
-        await pilot.press(*"say", "ctrl+n")   # the vote keys work while the command line has the focus
+        await pilot.press(*"say", "ctrl+n")  # the vote keys work while the command line has the focus
         await settle(pilot, before)
         assert app.last_reply.said == "vote no"
         assert app.game.engine.state.scenes["weir_council"]["votes"]["player"] == "no"
@@ -258,9 +271,13 @@ async def test_negotiation_keys_work_from_the_command_line_at_80x24(key, outcome
         assert app.focused is screen.query_one("#neg-command")
         keys = footer_keys(screen)
         assert {keys.get(k) for k in ("ctrl+o", "ctrl+a", "ctrl+r", "ctrl+w")} == {
-            "Offer", "Accept", "Reject", "Walk away"}
+            "Offer",
+            "Accept",
+            "Reject",
+            "Walk away",
+        }
         left = screen.query_one("#neg-left")
-        for bid in ("#neg-offer", "#neg-accept", "#neg-reject", "#neg-walk"):   # all four fit at 80 columns
+        for bid in ("#neg-offer", "#neg-accept", "#neg-reject", "#neg-walk"):  # all four fit at 80 columns
             assert inside(left, screen.query_one(bid)), bid
         before = app.last_reply
         await pilot.press(*"say hi", key)
@@ -280,13 +297,13 @@ async def test_the_council_vote_buttons_scroll_into_view_at_80x24():
         assert shown(app) == "CouncilScreen"
         assert {"ctrl+y", "ctrl+n"} <= set(footer_keys(screen))
         left, yes = screen.query_one("#council-left"), screen.query_one("#council-yes")
-        for _ in range(10):   # Tab through the left column to the vote button
+        for _ in range(10):  # Tab through the left column to the vote button
             if app.focused is yes:
                 break
             await pilot.press("tab")
             await pilot.pause()
         assert app.focused is yes
-        await pilot.pause(0.3)   # (the scroll to the focused widget)
+        await pilot.pause(0.3)  # (the scroll to the focused widget)
         assert inside(left, yes)
         before = app.last_reply
         await pilot.press("enter")
@@ -309,4 +326,4 @@ async def test_council_speeches_rewrap_after_a_resize():
         await pilot.pause(0.3)
         width = log.scrollable_content_region.width
         assert width < 40 and max(s.cell_length for s in log.lines) <= width
-        assert " ".join(s.text.strip() for s in log.lines).split() == text.split()   # the same words
+        assert " ".join(s.text.strip() for s in log.lines).split() == text.split()  # the same words

@@ -61,7 +61,7 @@ async def test_watch_the_autopilot_win_mini(tmp_path):
         assert state.won and state.done
         text = story(app)
         assert "Watching autopilot play." in text
-        assert "Move   1  ▸ take iron key" in text and "Move  23  ▸ vote yes" in text   # each move, numbered
+        assert "Move   1  ▸ take iron key" in text and "Move  23  ▸ vote yes" in text  # each move, numbered
         # the final move does not advance the game's turn counter: the end line gives both
         assert state.turn == 22
         assert f"Won in 23 moves (turn 22): score {state.score}, quests 3/3." in text
@@ -72,13 +72,14 @@ async def test_watch_the_autopilot_win_mini(tmp_path):
 
 async def test_the_memory_inspector_opens_while_the_game_plays_on(tmp_path):
     from game.tui.screens.memory import MemoryScreen
+
     app = watch_app(tmp_path, speed=16.0, memory={"embedder": "hash"})
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.game is not None and app.game.engine.state.turn >= 1)
         await pilot.press("f3")
         assert isinstance(app.screen, MemoryScreen)
         turn = app.game.engine.state.turn
-        await until(pilot, lambda: app.game.engine.state.turn >= turn + 2)   # it plays on under the inspector
+        await until(pilot, lambda: app.game.engine.state.turn >= turn + 2)  # it plays on under the inspector
         await pilot.press("escape")
         screen = watching(app)
         await until(pilot, lambda: screen.ended)
@@ -92,7 +93,7 @@ async def test_pause_stops_turns_and_space_resumes(tmp_path):
         await pilot.press("space")
         screen = watching(app)
         assert screen.paused
-        await until(pilot, lambda: not app.busy)   # a turn already under way finishes
+        await until(pilot, lambda: not app.busy)  # a turn already under way finishes
         turn = app.game.engine.state.turn
         await pilot.pause(0.5)
         assert app.game.engine.state.turn == turn and not app.busy
@@ -101,7 +102,7 @@ async def test_pause_stops_turns_and_space_resumes(tmp_path):
 
 
 async def test_step_plays_exactly_one_turn(tmp_path):
-    app = watch_app(tmp_path, speed=0.5)   # the first turn would start two seconds in
+    app = watch_app(tmp_path, speed=0.5)  # the first turn would start two seconds in
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.game is not None and watching(app).seat is not None)
         await pilot.press("s")
@@ -110,7 +111,7 @@ async def test_step_plays_exactly_one_turn(tmp_path):
         await until(pilot, lambda: screen.turns == 1 and not app.busy)
         await pilot.press("right")
         await until(pilot, lambda: screen.turns == 2 and not app.busy)
-        await pilot.pause(2.5)   # longer than the speed's delay: nothing more is played
+        await pilot.pause(2.5)  # longer than the speed's delay: nothing more is played
         assert screen.turns == 2 and app.game.engine.state.turn == 2
         assert "Move   2  ▸ take brass key" in story(app)
 
@@ -127,8 +128,11 @@ async def test_speed_keys(tmp_path):
 def scripted_save(tmp_path, lines: int) -> str:
     """A save of a game played by typed commands (the first ``lines`` of mini's winning script)."""
     game = Game(MINI, seed=0)
-    script = [s for s in (ROOT / "tests" / "fixtures" / "mini_win.txt").read_text().splitlines()
-              if s.strip() and not s.startswith("#")]
+    script = [
+        s
+        for s in (ROOT / "tests" / "fixtures" / "mini_win.txt").read_text().splitlines()
+        if s.strip() and not s.startswith("#")
+    ]
     for line in script[:lines]:
         assert game.submit(line).kind == "turn", line
     game.save("scripted", base=tmp_path)
@@ -145,7 +149,7 @@ async def test_replay_tui_reaches_the_end_and_reports_a_match(tmp_path):
         assert "Move   1  ▸ take iron key" in text and "Move   9  ▸ go north" in text
         assert "Replay complete: the replayed state matches the save" in text
     ok, got, want = run.verdict
-    assert ok and (ok, got, want) == replay(name, base=tmp_path)   # the same verdict as `parley replay`
+    assert ok and (ok, got, want) == replay(name, base=tmp_path)  # the same verdict as `parley replay`
     assert run.engine.state.turn == 9
 
 
@@ -161,13 +165,14 @@ async def test_replay_tui_steps_one_round_at_a_time(tmp_path):
             await pilot.press("s")
         await until(pilot, lambda: screen.ended)
         assert screen.turns == 4 and app.replay.verdict[0]
-        await pilot.press("f3")   # no live game in a replay: a note, not a crash
+        await pilot.press("f3")  # no live game in a replay: a note, not a crash
         assert isinstance(app.screen, WatchScreen)
 
 
 def fast_client(server) -> LLMClient:
-    return LLMClient(LLMConfig(base_url=server.base_url, model="test", max_retries=0, backoff_base=0.0,
-                               backoff_max=0.0, timeout=2.0))
+    return LLMClient(
+        LLMConfig(base_url=server.base_url, model="test", max_retries=0, backoff_base=0.0, backoff_max=0.0, timeout=2.0)
+    )
 
 
 def npc_reply(text: str) -> str:
@@ -186,7 +191,7 @@ async def test_an_llm_outage_is_a_notification_and_autosaves(serve, tmp_path):
         assert "scripted fallbacks" in note.message and "Progress saved to" in note.message
         screen = watching(app)
         await until(pilot, lambda: screen.paused and not app.busy)
-        assert app.game.engine.state.turn == 2   # the failed turn was finished by scripted voices
+        assert app.game.engine.state.turn == 2  # the failed turn was finished by scripted voices
         assert 'Lou says: "The sky is blue."' in story(app)
     save = json.loads((saves / "autosave-mini-v1" / "save.json").read_text())
     assert save["turn"] == 2 and save["llm"]["base_url"] == s.base_url
@@ -198,18 +203,18 @@ async def test_escape_discards_the_llm_players_answer_before_its_move(serve, tmp
     s = serve([{"delay": 0.6, "content": answer}, answer])
     app = watch_app(tmp_path, seat="llm", speed=math.inf, llm=fast_client(s), llm_npcs=set())
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: len(s.requests) == 1)   # the model is thinking
-        await until(pilot, lambda: "working…" in app.sub_title)   # the spinner in the header
+        await until(pilot, lambda: len(s.requests) == 1)  # the model is thinking
+        await until(pilot, lambda: "working…" in app.sub_title)  # the spinner in the header
         await pilot.press("escape")
         screen = watching(app)
         await until(pilot, lambda: not app.busy and screen.state == "stopped")
         assert "the model's answer was discarded; nothing was played" in story(app)
         assert app.game.engine.state.turn == 0 and screen.turns == 0
-        assert len(app.game.transcript.records) == 1   # only the start record: nothing was played
+        assert len(app.game.transcript.records) == 1  # only the start record: nothing was played
         await pilot.press("s")
         await until(pilot, lambda: screen.turns == 1 and not app.busy)
         assert app.game.engine.state.turn == 1 and "▸ take iron key" in story(app)
-        await until(pilot, lambda: app.sub_title == "Mini")   # idle: the plain title again
+        await until(pilot, lambda: app.sub_title == "Mini")  # idle: the plain title again
 
 
 def test_watch_screen_snapshot(snap_compare, tmp_path):
@@ -219,6 +224,6 @@ def test_watch_screen_snapshot(snap_compare, tmp_path):
         for n in (1, 2, 3):
             await pilot.press("s")
             await until(pilot, lambda: watching(app).turns == n and not app.busy)
-        await pilot.pause(0.2)   # the spinner's next tick puts the plain title back
+        await pilot.pause(0.2)  # the spinner's next tick puts the plain title back
 
     assert snap_compare(watch_app(tmp_path, speed=0.5), terminal_size=SIZE, run_before=three_steps)

@@ -15,13 +15,13 @@ from tests.conftest import ROOT, parley, write_world
 
 MINI_TEXT = (ROOT / "tests" / "fixtures" / "mini" / "world.toml").read_text()
 BROKEN_AGENTS = ROOT / "tests" / "fixtures" / "broken_agents"
-PLAYER_PARTY = '''[[scenes.buy_lamp.parties]]
+PLAYER_PARTY = """[[scenes.buy_lamp.parties]]
 id = "player"
 weights = { price = 1.0 }
 values = { price = { "5" = 1.0, "10" = 0.66, "15" = 0.33, "20" = 0.0 } }
 reservation = 0.0
 
-'''
+"""
 
 
 def rendered(tmp_path, text, name="w", files=None):
@@ -41,14 +41,17 @@ def mini(old, new, count=1):
 
 # --- agent parameters: validate and run agree ------------------------------------------
 
+
 def test_broken_agents_fixture_reports_each_param_with_file_and_field():
     world, problems = collect_problems(BROKEN_AGENTS)
     assert world is None
     got = {(p.file.rsplit("/", 1)[-1], p.path): p.render() for p in problems}
-    assert set(got) == {("world.toml", "npcs.clerk.agent.params.negotiatr"),
-                        ("gull.toml", "npcs.gull.agent.params.p"),
-                        ("gull.toml", "npcs.gull.agent.params.speed"),
-                        ("warden.toml", "npcs.warden.agent.params.route[1]")}
+    assert set(got) == {
+        ("world.toml", "npcs.clerk.agent.params.negotiatr"),
+        ("gull.toml", "npcs.gull.agent.params.p"),
+        ("gull.toml", "npcs.gull.agent.params.speed"),
+        ("warden.toml", "npcs.warden.agent.params.route[1]"),
+    }
     assert "did you mean 'negotiator'?" in got[("world.toml", "npcs.clerk.agent.params.negotiatr")]
     assert "7.5" in got[("gull.toml", "npcs.gull.agent.params.p")]
     assert "unknown parameter 'speed'" in got[("gull.toml", "npcs.gull.agent.params.speed")]
@@ -65,21 +68,31 @@ def test_validate_and_run_reject_the_same_params():
     assert "npcs/gull.toml: npcs.gull.agent.params.speed" in r.stderr
 
 
-@pytest.mark.parametrize("agent,path,expect", [
-    ('{ kind = "patrol", params = { route = ["yard", "shop", "atic"] } }', "route[2]", "unknown location 'atic'"),
-    ('{ kind = "patrol", params = { route = ["yard", "vault", "hall"] } }', "route[2]", "no exit from 'vault' to 'hall'"),
-    ('{ kind = "patrol", params = { route = ["shop", "yard"] } }', "route[0]", "starts at 'shop'"),
-    ('{ kind = "patrol", params = { route = [] } }', "route", "at least 1 item"),
-    ('{ kind = "patrol" }', "route", "missing parameter 'route'"),
-    ('{ kind = "wanderer", params = { p = 7.5 } }', "p", "less than or equal to 1"),
-    ('{ kind = "wanderer", params = { moves = ["shop", "vaul"] } }', "moves[1]", "did you mean 'vault'?"),
-    ('{ kind = "wanderer", params = { speed = 3 } }', "speed", "unknown parameter 'speed'"),
-    ('{ kind = "llm", params = { body = "patrol", body_params = { route = ["yard", "atic"] } } }',
-     "body_params.route[1]", "unknown location 'atic'"),
-    ('{ kind = "llm", params = { body = "wanderer", body_params = { p = 2 } } }', "body_params.p", "less than"),
-    ('{ kind = "llm", params = { body = "wandrer" } }', "body", "did you mean 'wanderer'?"),
-    ('{ kind = "llm", params = { mood = "grim" } }', "mood", "unknown parameter 'mood' for agent kind 'llm'"),
-])
+@pytest.mark.parametrize(
+    "agent,path,expect",
+    [
+        ('{ kind = "patrol", params = { route = ["yard", "shop", "atic"] } }', "route[2]", "unknown location 'atic'"),
+        (
+            '{ kind = "patrol", params = { route = ["yard", "vault", "hall"] } }',
+            "route[2]",
+            "no exit from 'vault' to 'hall'",
+        ),
+        ('{ kind = "patrol", params = { route = ["shop", "yard"] } }', "route[0]", "starts at 'shop'"),
+        ('{ kind = "patrol", params = { route = [] } }', "route", "at least 1 item"),
+        ('{ kind = "patrol" }', "route", "missing parameter 'route'"),
+        ('{ kind = "wanderer", params = { p = 7.5 } }', "p", "less than or equal to 1"),
+        ('{ kind = "wanderer", params = { moves = ["shop", "vaul"] } }', "moves[1]", "did you mean 'vault'?"),
+        ('{ kind = "wanderer", params = { speed = 3 } }', "speed", "unknown parameter 'speed'"),
+        (
+            '{ kind = "llm", params = { body = "patrol", body_params = { route = ["yard", "atic"] } } }',
+            "body_params.route[1]",
+            "unknown location 'atic'",
+        ),
+        ('{ kind = "llm", params = { body = "wanderer", body_params = { p = 2 } } }', "body_params.p", "less than"),
+        ('{ kind = "llm", params = { body = "wandrer" } }', "body", "did you mean 'wanderer'?"),
+        ('{ kind = "llm", params = { mood = "grim" } }', "mood", "unknown parameter 'mood' for agent kind 'llm'"),
+    ],
+)
 def test_agent_params_are_checked_per_kind(tmp_path, agent, path, expect):
     text = mini('location = "yard"\nknowledge', f'location = "yard"\nagent = {agent}\nknowledge')
     msgs = rendered(tmp_path, text)
@@ -88,6 +101,7 @@ def test_agent_params_are_checked_per_kind(tmp_path, agent, path, expect):
 
 def test_create_uses_the_same_models_as_the_loader():
     from agents.registry import create, params_problems
+
     world = load_world(ROOT / "tests" / "fixtures" / "mini")
     rng = np.random.default_rng(0)
     for kind, params in (("wanderer", {"p": 7.5}), ("patrol", {"route": []}), ("idle", {"speed": 1})):
@@ -102,8 +116,12 @@ def test_create_uses_the_same_models_as_the_loader():
 def test_goal_param_is_accepted_and_reaches_the_memory_context(tmp_path):
     """memory.runtime reads agent.params.goal; the loader and the registry accept it."""
     from agents.registry import npc_agents
-    text = mini('location = "yard"\nknowledge', 'location = "yard"\n'
-                'agent = { kind = "idle", params = { goal = "Mislead everyone about the gem." } }\nknowledge')
+
+    text = mini(
+        'location = "yard"\nknowledge',
+        'location = "yard"\n'
+        'agent = { kind = "idle", params = { goal = "Mislead everyone about the gem." } }\nknowledge',
+    )
     world = load_world(write_world(tmp_path / "g", text))
     assert set(npc_agents(world, seed=0)) == set(world.spec.npcs)
 
@@ -112,6 +130,7 @@ def test_schema_lists_params_per_kind():
     import jsonschema
 
     from game.play.worlds import json_schema
+
     schema = json_schema()
     agent = schema["$defs"]["AgentSpec"]
     assert set(agent["properties"]["kind"]["enum"]) >= {"idle", "wanderer", "patrol", "llm"}
@@ -119,17 +138,28 @@ def test_schema_lists_params_per_kind():
     assert schema["$defs"]["PatrolParams"]["required"] == ["route"]
 
     def doc(agent):
-        return {"id": "a-v1", "title": "t", "start": "x", "locations": {"x": {"name": "X", "description": "d"}},
-                "npcs": {"n": {"name": "N", "location": "x", "agent": agent}}}
+        return {
+            "id": "a-v1",
+            "title": "t",
+            "start": "x",
+            "locations": {"x": {"name": "X", "description": "d"}},
+            "npcs": {"n": {"name": "N", "location": "x", "agent": agent}},
+        }
+
     jsonschema.validate(doc({"kind": "wanderer", "params": {"p": 0.5}}), schema)
     jsonschema.validate(doc({"params": {"negotiator": "boulware"}}), schema)
-    for bad in ({"kind": "wanderer", "params": {"p": 7.5}}, {"kind": "wanderer", "params": {"speed": 1}},
-                {"kind": "patrol", "params": {}}, {"params": {"route": ["x"]}}):
+    for bad in (
+        {"kind": "wanderer", "params": {"p": 7.5}},
+        {"kind": "wanderer", "params": {"speed": 1}},
+        {"kind": "patrol", "params": {}},
+        {"params": {"route": ["x"]}},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(doc(bad), schema)
 
 
 # --- errors in the author's vocabulary -----------------------------------------------------
+
 
 def test_scene_written_with_kind_instead_of_type(tmp_path):
     [msg] = rendered(tmp_path, mini('type = "negotiation"', 'kind = "negotiation"'))
@@ -148,10 +178,14 @@ def test_quest_condition_missing_or_unknown_kind(tmp_path):
     text = mini('{ kind = "has", item = "gem" }', '{ type = "has", item = "gem" }')
     text = text.replace('{ kind = "opened", item = "chest" }', '{ kind = "openned", item = "chest" }')
     msgs = rendered(tmp_path, text)
-    assert any("quests.gem.goal[0]: missing key 'kind' (has, at, item_at, gave, opened or scene)" in m
-               and 'did you mean kind = "has"?' in m for m in msgs), msgs
-    assert any("quests.gem.goal[1].kind: unknown condition kind 'openned'" in m
-               and "did you mean 'opened'?" in m for m in msgs), msgs
+    assert any(
+        "quests.gem.goal[0]: missing key 'kind' (has, at, item_at, gave, opened or scene)" in m
+        and 'did you mean kind = "has"?' in m
+        for m in msgs
+    ), msgs
+    assert any(
+        "quests.gem.goal[1].kind: unknown condition kind 'openned'" in m and "did you mean 'opened'?" in m for m in msgs
+    ), msgs
     assert not any("tag" in m for m in msgs)
 
 
@@ -162,26 +196,35 @@ def test_literal_values_get_did_you_mean(tmp_path):
 
 # --- numbers where names go ------------------------------------------------------------
 
+
 def test_numbers_are_accepted_as_names_but_booleans_are_not(tmp_path):
-    text = mini('issues = { price = ["5", "10", "15", "20"] }', 'issues = { price = [5, 10, 15, 20] }')
-    text = text.replace('values = { price = { "5" = 1.0, "10" = 0.66, "15" = 0.33, "20" = 0.0 } }',
-                        'values = { price = { 5 = 1.0, 10 = 0.66, 15 = 0.33, 20 = 0.0 } }')
-    text = text.replace('object = "blue"', 'object = 2.5').replace('name = "rock"', 'name = 42')
+    text = mini('issues = { price = ["5", "10", "15", "20"] }', "issues = { price = [5, 10, 15, 20] }")
+    text = text.replace(
+        'values = { price = { "5" = 1.0, "10" = 0.66, "15" = 0.33, "20" = 0.0 } }',
+        "values = { price = { 5 = 1.0, 10 = 0.66, 15 = 0.33, 20 = 0.0 } }",
+    )
+    text = text.replace('object = "blue"', "object = 2.5").replace('name = "rock"', "name = 42")
     text = text.replace('aliases = ["gem"]', 'aliases = ["gem", 7]')
     spec = load_world(write_world(tmp_path / "n", text)).spec
     assert spec.scenes["buy_lamp"].issues["price"] == ["5", "10", "15", "20"]
     assert spec.scenes["buy_lamp"].parties[0].values["price"]["5"] == 1.0
     assert spec.facts["sky_blue"].object == "2.5"
     assert spec.items["rock"].name == "42" and spec.items["gem"].aliases == ["gem", "7"]
-    spec = load_world(write_world(tmp_path / "f", text.replace("issues = { price = [5, 10, 15, 20] }",
-                                                               "issues = { price = [5.0, 10, 15, 20] }"))).spec
+    spec = load_world(
+        write_world(
+            tmp_path / "f",
+            text.replace("issues = { price = [5, 10, 15, 20] }", "issues = { price = [5.0, 10, 15, 20] }"),
+        )
+    ).spec
     assert spec.scenes["buy_lamp"].issues["price"] == ["5", "10", "15", "20"]  # 5.0 is the price 5
-    msgs = rendered(tmp_path, mini('issues = { price = ["5", "10", "15", "20"] }',
-                                   'issues = { price = ["5", "10", "15", true] }'))
+    msgs = rendered(
+        tmp_path, mini('issues = { price = ["5", "10", "15", "20"] }', 'issues = { price = ["5", "10", "15", true] }')
+    )
     assert any("scenes.buy_lamp.issues.price[3]" in m and "valid string" in m for m in msgs), msgs
 
 
 # --- the player's default party in a trade -------------------------------------------------
+
 
 def test_trade_without_player_party_gets_the_buyer_default(tmp_path):
     text = mini(PLAYER_PARTY, "")
@@ -195,11 +238,14 @@ def test_trade_without_player_party_gets_the_buyer_default(tmp_path):
 
 def test_trade_with_only_the_player_id_and_other_issues(tmp_path):
     text = mini(PLAYER_PARTY, '[[scenes.buy_lamp.parties]]\nid = "player"\n\n')
-    text = text.replace('issues = { price = ["5", "10", "15", "20"] }',
-                        'issues = { price = [5, 10, 15, 20], wick = ["short", "long"] }')
-    text = text.replace('id = "mara"\nweights = { price = 1.0 }\nvalues = { price = { "5" = 0.0, "10" = 0.4, "15" = 0.7, "20" = 1.0 } }',
-                        'id = "mara"\nweights = { price = 1.0, wick = 0.0 }\n'
-                        'values = { price = { "5" = 0.0, "10" = 0.4, "15" = 0.7, "20" = 1.0 }, wick = { short = 1.0, long = 0.0 } }')
+    text = text.replace(
+        'issues = { price = ["5", "10", "15", "20"] }', 'issues = { price = [5, 10, 15, 20], wick = ["short", "long"] }'
+    )
+    text = text.replace(
+        'id = "mara"\nweights = { price = 1.0 }\nvalues = { price = { "5" = 0.0, "10" = 0.4, "15" = 0.7, "20" = 1.0 } }',
+        'id = "mara"\nweights = { price = 1.0, wick = 0.0 }\n'
+        'values = { price = { "5" = 0.0, "10" = 0.4, "15" = 0.7, "20" = 1.0 }, wick = { short = 1.0, long = 0.0 } }',
+    )
     spec = load_world(write_world(tmp_path / "t", text)).spec
     player = spec.scenes["buy_lamp"].parties[0]
     assert player.weights == {"price": 1.0, "wick": 0.0}
@@ -215,6 +261,7 @@ def test_party_defaults_only_for_the_player_in_a_trade(tmp_path):
 
 def test_schema_documents_the_player_default():
     from game.play.worlds import json_schema
+
     party = json_schema()["$defs"]["PartySpec"]
     assert party["required"] == ["id"]
     assert "lower price" in party["properties"]["weights"]["description"]
@@ -231,6 +278,7 @@ def test_game_plays_through_a_default_player_trade(tmp_path):
 
 
 # --- new-world templates ---------------------------------------------------------------
+
 
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_every_template_validates_and_wins(tmp_path, template):
@@ -274,9 +322,10 @@ def test_default_template_is_adventure_and_unknown_templates_are_input_errors(tm
 
 # --- text is cleaned at the edge ------------------------------------------------------------
 
+
 def test_strings_and_keys_from_world_files_are_cleaned(tmp_path):
     text = mini('name = "Lou"', 'name = "L\\u001b[31mo\\u202eu\\u0007"')
-    text = text.replace("[npcs.elder]", "[npcs.\"eld\u202eer\"]")
+    text = text.replace("[npcs.elder]", '[npcs."eld\u202eer"]')
     spec = load_world(write_world(tmp_path / "c", text)).spec
     assert spec.npcs["liar"].name == "Lou"
     assert "elder" in spec.npcs
@@ -290,9 +339,12 @@ def test_keys_that_clash_once_cleaned_are_reported(tmp_path):
 
 # --- relations for claims in words -------------------------------------------------------
 
+
 def test_a_relation_alias_naming_two_relations_is_a_located_problem(tmp_path):
-    text = mini("[relations.located_in]\nfunctional = true\n",
-                '[relations.located_in]\nfunctional = true\naliases = ["is kept in", "has colour"]\n')
+    text = mini(
+        "[relations.located_in]\nfunctional = true\n",
+        '[relations.located_in]\nfunctional = true\naliases = ["is kept in", "has colour"]\n',
+    )
     [msg] = rendered(tmp_path, text)
     assert "relations.located_in.aliases[1]" in msg and "has_colour" in msg
 
@@ -300,14 +352,21 @@ def test_a_relation_alias_naming_two_relations_is_a_located_problem(tmp_path):
 def test_relation_words_units_and_change_reach_the_gate(tmp_path):
     from game.play.worlds import load_world
     from memory.fact_listener import WorldFacts
-    text = mini("[relations.located_in]\nfunctional = true\n",
-                '[relations.located_in]\nfunctional = true\naliases = ["is kept in"]\nchanges = true\n'
-                'half_life = 12\n')
+
+    text = mini(
+        "[relations.located_in]\nfunctional = true\n",
+        '[relations.located_in]\nfunctional = true\naliases = ["is kept in"]\nchanges = true\nhalf_life = 12\n',
+    )
     folder = write_world(tmp_path / "w", text)
     wf = WorldFacts(load_world(folder).spec)
     assert wf.gate.rules.rule("located_in").changes and wf.gate.rules.rule("located_in").half_life == 12
     (claim,) = wf.gate.read("The red gem is kept in the oak chest.")
     assert (claim.subject, claim.relation, claim.object) == ("gem", "located_in", "chest")
-    [msg] = rendered(tmp_path, mini("[relations.located_in]\nfunctional = true\n",
-                                    "[relations.located_in]\nfunctional = true\nhalf_life = 0\n"), name="bad")
+    [msg] = rendered(
+        tmp_path,
+        mini(
+            "[relations.located_in]\nfunctional = true\n", "[relations.located_in]\nfunctional = true\nhalf_life = 0\n"
+        ),
+        name="bad",
+    )
     assert "relations.located_in.half_life" in msg

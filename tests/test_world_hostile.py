@@ -13,11 +13,8 @@ from hypothesis import strategies as st
 
 from game.core import files
 from game.core.errors import InputError, Problem, WorldError
-from game.world.loader import (
-    MAX_FILE_BYTES,
-    resolve_world_path,
-)
 from game.play.worlds import collect_problems, load_world
+from game.world.loader import MAX_FILE_BYTES, resolve_world_path
 from game.world.scaffold import scaffold_text
 from tests.conftest import ROOT, write_world
 
@@ -38,19 +35,31 @@ def messages(folder):
 def cli(*args, timeout=60, limit_memory=False):
     """The real CLI in a subprocess that cannot hang the suite (nor, with ``limit_memory``,
     eat the machine's memory)."""
+
     def cap():  # pragma: no cover - runs in the child
         import resource
+
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
     import tempfile
+
     env = dict(os.environ, PARLEY_SAVES=tempfile.mkdtemp(prefix="parley-saves-"))
     try:
-        return subprocess.run([sys.executable, "-m", "game.cli.main", *args], cwd=ROOT, capture_output=True,
-                              text=True, timeout=timeout, env=env, preexec_fn=cap if limit_memory else None)
+        return subprocess.run(
+            [sys.executable, "-m", "game.cli.main", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            preexec_fn=cap if limit_memory else None,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"`parley {' '.join(args)}` hung for {timeout}s")
 
 
 # --- nesting ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("nest", ["[" * 400 + "]" * 400, "{ a = " * 400 + "1" + " }" * 400])
 def test_deep_nesting_in_world_toml_is_a_located_problem(tmp_path, nest):
@@ -77,6 +86,7 @@ def test_integer_too_long_to_convert_is_a_problem(tmp_path):
 
 
 # --- what is read: regular files only, under 10 MB, symlinks inside the folder -------------
+
 
 @posix_only
 def test_fifo_among_npcs_is_refused_without_blocking(tmp_path):
@@ -205,12 +215,14 @@ def test_content_hash_comes_from_the_bytes_read_once(monkeypatch):
     before); no file is opened a second time, unchecked, to hash it."""
     import hashlib
     from pathlib import Path
+
     folder = ROOT / "tests" / "fixtures" / "mini"
     h = hashlib.sha256()
     h.update(b"world.toml\0" + (folder / "world.toml").read_bytes() + b"\0")
 
     def refuse(self):
         raise AssertionError(f"{self} read again, without the loader's checks")
+
     monkeypatch.setattr(Path, "read_bytes", refuse)
     monkeypatch.setattr(Path, "read_text", refuse)
     assert load_world(folder).content_hash == h.hexdigest()[:16]
@@ -218,17 +230,24 @@ def test_content_hash_comes_from_the_bytes_read_once(monkeypatch):
 
 # --- text at the edge ----------------------------------------------------------------------
 
+
 def test_problem_render_escapes_control_and_bidi_characters():
-    p = Problem("unknown location 'ga\u202eet'", file="w\x1b[31m/world.toml", path="npcs.x\u202e",
-                hint="did you mean '\u202egate'?")
+    p = Problem(
+        "unknown location 'ga\u202eet'",
+        file="w\x1b[31m/world.toml",
+        path="npcs.x\u202e",
+        hint="did you mean '\u202egate'?",
+    )
     out = p.render()
     assert "\u202e" not in out and "\x1b" not in out
     assert "\\u202e" in out and "\\x1b" in out
 
 
 def test_validate_never_prints_a_bidi_override_raw(tmp_path):
-    folder = write_world(tmp_path / "evil\u202eworld",
-                         GOOD.replace('title = "Demo"', 'title = "Demo"\n"bogus\u202e" = 1\nmax_turns = "ma\u202eny"'))
+    folder = write_world(
+        tmp_path / "evil\u202eworld",
+        GOOD.replace('title = "Demo"', 'title = "Demo"\n"bogus\u202e" = 1\nmax_turns = "ma\u202eny"'),
+    )
     r = cli("validate", str(folder))
     assert r.returncode == 2
     assert "\u202e" not in r.stdout + r.stderr
@@ -241,6 +260,7 @@ def test_validate_never_prints_a_bidi_override_raw(tmp_path):
 
 # --- fuzzing: arbitrary bytes never raise anything but WorldError / InputError ---------------
 
+
 def _only_clean_errors(folder):
     try:
         w, problems = collect_problems(folder)
@@ -252,16 +272,24 @@ def _only_clean_errors(folder):
         pass
 
 
-HOSTILE = st.builds(lambda key, opener, n, tail: key + opener * n + tail,
-                    st.sampled_from([b"x = ", b"name = ", b"[a]\nb = "]),
-                    st.sampled_from([b"[", b"{ a = ", b"[{ a = "]), st.integers(0, 700), st.binary(max_size=10))
+HOSTILE = st.builds(
+    lambda key, opener, n, tail: key + opener * n + tail,
+    st.sampled_from([b"x = ", b"name = ", b"[a]\nb = "]),
+    st.sampled_from([b"[", b"{ a = ", b"[{ a = "]),
+    st.integers(0, 700),
+    st.binary(max_size=10),
+)
 """Bytes an attacker would try: deep nesting, truncated or not."""
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(raw=st.one_of(st.binary(max_size=400),
-                     st.builds(lambda a, b: GOOD.encode()[:a] + b, st.integers(0, len(GOOD)), st.binary(max_size=60)),
-                     HOSTILE))
+@given(
+    raw=st.one_of(
+        st.binary(max_size=400),
+        st.builds(lambda a, b: GOOD.encode()[:a] + b, st.integers(0, len(GOOD)), st.binary(max_size=60)),
+        HOSTILE,
+    )
+)
 def test_fuzz_world_toml_bytes(tmp_path, raw):
     folder = tmp_path / "fz"
     folder.mkdir(exist_ok=True)
@@ -273,9 +301,13 @@ NPC = b'name = "Guard"\nlocation = "yard"\nagent = { kind = "patrol", params = {
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(raw=st.one_of(st.binary(max_size=400),
-                     st.builds(lambda a, b: NPC[:a] + b + NPC[a:], st.integers(0, len(NPC)), st.binary(max_size=20)),
-                     HOSTILE))
+@given(
+    raw=st.one_of(
+        st.binary(max_size=400),
+        st.builds(lambda a, b: NPC[:a] + b + NPC[a:], st.integers(0, len(NPC)), st.binary(max_size=20)),
+        HOSTILE,
+    )
+)
 def test_fuzz_npc_file_bytes(tmp_path, raw):
     folder = write_world(tmp_path / "fz", GOOD)
     (folder / "npcs").mkdir(exist_ok=True)

@@ -42,9 +42,11 @@ def test_unknown_location_gets_did_you_mean(tmp_path):
 
 
 def test_every_cross_reference_error_is_reported(tmp_path):
-    text = (GOOD.replace('north = "yard"', 'north = "yrad"')
-            .replace('items = ["lamp"]', 'items = ["lamp", "sword"]')
-            .replace('knowledge = ["lamp_in_yard",', 'knowledge = ["lamp_in_yrd",'))
+    text = (
+        GOOD.replace('north = "yard"', 'north = "yrad"')
+        .replace('items = ["lamp"]', 'items = ["lamp", "sword"]')
+        .replace('knowledge = ["lamp_in_yard",', 'knowledge = ["lamp_in_yrd",')
+    )
     msgs = problems_of(tmp_path, text)
     assert len(msgs) == 3
     assert any("locations.gate.exits.north" in m and "did you mean 'yard'" in m for m in msgs)
@@ -53,7 +55,7 @@ def test_every_cross_reference_error_is_reported(tmp_path):
 
 
 def test_unknown_key_and_wrong_type(tmp_path):
-    text = GOOD.replace('value = 3', 'value = "three"\ndescripton = "x"')
+    text = GOOD.replace("value = 3", 'value = "three"\ndescripton = "x"')
     msgs = problems_of(tmp_path, text)
     assert any("items.lamp.descripton" in m and "did you mean 'description'" in m for m in msgs)
     assert any("items.lamp.value" in m and "'three'" in m for m in msgs)
@@ -104,6 +106,7 @@ def test_load_world_raises_with_all_problems(tmp_path):
 
 def test_committed_schema_is_current():
     from game.cli.world import schema_text
+
     committed = (ROOT / "worlds" / "schema" / "world.schema.json").read_text()
     assert committed == schema_text(), "regenerate with `make schema`"
 
@@ -113,6 +116,7 @@ def test_shipped_world_validates_against_models_and_schema(folder):
     import tomllib
 
     import jsonschema
+
     world = load_world(folder)
     assert world.spec.id.endswith("-v1")
     schema = json.loads((ROOT / "worlds" / "schema" / "world.schema.json").read_text())
@@ -128,9 +132,13 @@ def test_shipped_worlds_exist():
 # --- fuzzing: the loader never raises anything but a clean report ----------------
 
 _toml_scalar = st.one_of(st.integers(-5, 5), st.booleans(), st.text(max_size=8), st.floats(allow_nan=False))
-_toml_value = st.recursive(_toml_scalar, lambda c: st.one_of(st.lists(c, max_size=3),
-                                                             st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), c, max_size=3)),
-                           max_leaves=12)
+_toml_value = st.recursive(
+    _toml_scalar,
+    lambda c: st.one_of(
+        st.lists(c, max_size=3), st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), c, max_size=3)
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -144,11 +152,31 @@ def test_fuzz_raw_bytes(tmp_path, raw):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(doc=st.dictionaries(st.sampled_from(["id", "title", "start", "locations", "items", "npcs", "facts",
-                                            "quests", "scenes", "player", "relations", "bogus"]),
-                           _toml_value, max_size=8))
+@given(
+    doc=st.dictionaries(
+        st.sampled_from(
+            [
+                "id",
+                "title",
+                "start",
+                "locations",
+                "items",
+                "npcs",
+                "facts",
+                "quests",
+                "scenes",
+                "player",
+                "relations",
+                "bogus",
+            ]
+        ),
+        _toml_value,
+        max_size=8,
+    )
+)
 def test_fuzz_structured_documents(tmp_path, doc):
     import tomli_w
+
     folder = tmp_path / "fz2"
     folder.mkdir(exist_ok=True)
     (folder / "world.toml").write_text(tomli_w.dumps(doc))
@@ -177,21 +205,43 @@ def test_fuzz_mutated_scaffold(tmp_path, data):
 MINI_TEXT = (ROOT / "tests" / "fixtures" / "mini" / "world.toml").read_text()
 
 
-@pytest.mark.parametrize("old,new,expect", [
-    ('inventory = ["lamp"]\ntrade', 'trade', "does not start with the item 'lamp'"),
-    ('reward = { score = 5 }\n\n[quests.vote]', 'reward = { score = 5, items = ["rock"] }\n\n[quests.vote]',
-     "reward item 'rock' is already placed"),
-    ('scene = "motion", outcome = "passed"', 'scene = "motion", outcome = "agreement"',
-     "outcome 'agreement' cannot happen in scene 'motion'"),
-    ('kind = "idle", params = { negotiator = "boulware" }', 'kind = "idle", params = { negotiator = "bouldware" }',
-     "did you mean 'boulware'?"),
-    ('location = "yard"\nknowledge', 'location = "yard"\nagent = { kind = "wandrer" }\nknowledge',
-     "did you mean 'wanderer'?"),
-    ('issues = { price = ["5", "10", "15", "20"] }', 'issues = { price = ["5", "10", "15", "²"] }',
-     "not a whole number of gold"),
-    ('[items.seal]', '[items.box_a]\nname = "a"\ncontainer = true\ncontents = ["box_b"]\n'
-     '[items.box_b]\nname = "b"\ncontainer = true\ncontents = ["box_a"]\n\n[items.seal]', "inside itself"),
-])
+@pytest.mark.parametrize(
+    "old,new,expect",
+    [
+        ('inventory = ["lamp"]\ntrade', "trade", "does not start with the item 'lamp'"),
+        (
+            "reward = { score = 5 }\n\n[quests.vote]",
+            'reward = { score = 5, items = ["rock"] }\n\n[quests.vote]',
+            "reward item 'rock' is already placed",
+        ),
+        (
+            'scene = "motion", outcome = "passed"',
+            'scene = "motion", outcome = "agreement"',
+            "outcome 'agreement' cannot happen in scene 'motion'",
+        ),
+        (
+            'kind = "idle", params = { negotiator = "boulware" }',
+            'kind = "idle", params = { negotiator = "bouldware" }',
+            "did you mean 'boulware'?",
+        ),
+        (
+            'location = "yard"\nknowledge',
+            'location = "yard"\nagent = { kind = "wandrer" }\nknowledge',
+            "did you mean 'wanderer'?",
+        ),
+        (
+            'issues = { price = ["5", "10", "15", "20"] }',
+            'issues = { price = ["5", "10", "15", "²"] }',
+            "not a whole number of gold",
+        ),
+        (
+            "[items.seal]",
+            '[items.box_a]\nname = "a"\ncontainer = true\ncontents = ["box_b"]\n'
+            '[items.box_b]\nname = "b"\ncontainer = true\ncontents = ["box_a"]\n\n[items.seal]',
+            "inside itself",
+        ),
+    ],
+)
 def test_semantic_checks(tmp_path, old, new, expect):
     assert old in MINI_TEXT
     msgs = problems_of(tmp_path, MINI_TEXT.replace(old, new, 1))
@@ -202,8 +252,9 @@ def test_validate_checks_the_world_that_play_would_load(tmp_path, monkeypatch):
     """A world under ./worlds wins over a shipped one of the same name, for validate as for play."""
     import shutil
 
-    from game.world.loader import resolve_world_path
     from game.play.worlds import collect_problems
+    from game.world.loader import resolve_world_path
+
     monkeypatch.chdir(tmp_path)
     local = tmp_path / "worlds" / "harbor"
     shutil.copytree(ROOT / "worlds" / "harbor", local)
@@ -213,5 +264,5 @@ def test_validate_checks_the_world_that_play_would_load(tmp_path, monkeypatch):
     world, problems = collect_problems("harbor")
     assert world is None and any("start" in p.render() for p in problems)
     shutil.rmtree(local)
-    world, problems = collect_problems("harbor")            # no local copy: the shipped world
+    world, problems = collect_problems("harbor")  # no local copy: the shipped world
     assert world is not None and not problems

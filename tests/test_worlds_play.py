@@ -9,8 +9,12 @@ from game.testing import assert_golden, play_script
 from tests.conftest import ROOT, SCRIPTS, WORLDS
 
 GOLDEN = ROOT / "tests" / "golden"
-CASES = [("harbor", "harbor_win.txt"), ("bazaar", "bazaar_win.txt"), ("council", "council_win.txt"),
-         ("../tests/fixtures/mini", "../fixtures/mini_win.txt")]
+CASES = [
+    ("harbor", "harbor_win.txt"),
+    ("bazaar", "bazaar_win.txt"),
+    ("council", "council_win.txt"),
+    ("../tests/fixtures/mini", "../fixtures/mini_win.txt"),
+]
 
 
 def play(world: str, script: str, seed: int) -> Game:
@@ -54,6 +58,7 @@ def test_harbor_has_rumours_both_true_and_false(harbor):
 def test_seeds_change_what_a_dishonest_npc_says(harbor):
     """A partly honest NPC's answers depend on the seed (drawn from the game's Generator)."""
     from game.core.types import PLAYER, Action, Verb
+
     spec = harbor.spec
     npc, topic = next((nid, t) for nid, n in spec.npcs.items() for t, p in n.honesty.topics.items() if 0 < p < 1)
     said = set()

@@ -19,8 +19,7 @@ from game.core.files import read_limited, write_atomic
 
 def cache_key(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
     """The sha256 hex digest of the canonical request (``None`` params dropped)."""
-    payload = {"model": model, "messages": messages,
-               "params": {k: v for k, v in params.items() if v is not None}}
+    payload = {"model": model, "messages": messages, "params": {k: v for k, v in params.items() if v is not None}}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -25,27 +25,26 @@ from pydantic import BaseModel
 
 from agents.llm.cache import ResponseCache, cache_key
 from agents.llm.config import LOCAL_KEY, LLMConfig, redact_url
-from agents.llm.errors import (
-    LLMError,
-    LLMInvalidReply,
-    LLMUnavailable,
-    _FormatUnsupported,
-)
-from agents.llm.replies import (
-    _count,
-    _reply_text,
-    _status_message,
-    describe_error,
-    extract_json_object,
-)
+from agents.llm.errors import LLMError, LLMInvalidReply, LLMUnavailable, _FormatUnsupported
+from agents.llm.replies import _count, _reply_text, _status_message, describe_error, extract_json_object
 from agents.llm.usage import Reply, Usage
+from game.core import seeds
 from game.core.extras import require
 from game.core.text import clean
 
 # the errors, the reply and usage records and the JSON reader live in their own modules;
 # they are importable from here too
-__all__ = ["LLMClient", "LLMError", "LLMInvalidReply", "LLMUnavailable", "Message", "Reply", "Usage",
-           "describe_error", "extract_json_object"]
+__all__ = [
+    "LLMClient",
+    "LLMError",
+    "LLMInvalidReply",
+    "LLMUnavailable",
+    "Message",
+    "Reply",
+    "Usage",
+    "describe_error",
+    "extract_json_object",
+]
 
 log = logging.getLogger("parley.llm")
 
@@ -67,6 +66,7 @@ def _openai() -> Any:
     if _sdk_module is None:
         _require_sdk()
         import openai
+
         _sdk_module = openai
     return _sdk_module
 
@@ -91,17 +91,18 @@ def _schema_name(model: type[BaseModel]) -> str:
 
 # -- the client --------------------------------------------------------------
 
+
 class LLMClient:
     """Talks to one OpenAI-compatible endpoint and model; safe to share between threads."""
 
-    def __init__(self, config: LLMConfig | None = None, *, rng: Any = None,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self, config: LLMConfig | None = None, *, rng: Any = None, sleep: Callable[[float], None] = time.sleep
+    ):
         if _sdk_module is None:  # said when the client is made, not at its first request mid-game
             _require_sdk()
         self.config = cfg = config if config is not None else LLMConfig.from_env()
         if rng is None:
-            import numpy as np
-            rng = np.random.default_rng(cfg.seed if cfg.seed is not None else 0)
+            rng = seeds.rng(cfg.seed if cfg.seed is not None else 0, "llm", "client")
         self._rng = rng
         self._sleep = sleep
         self._sem = threading.BoundedSemaphore(cfg.concurrency)
@@ -110,8 +111,11 @@ class LLMClient:
         self._cache = ResponseCache(cfg.cache_dir) if cfg.cache_dir else None
         self._secret = cfg.api_key.get_secret_value() if cfg.api_key is not None else None
         self._where = f"{redact_url(cfg.base_url) or OPENAI_URL} (model {cfg.model!r})"
-        self._params = {k: v for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens),
-                                          ("seed", cfg.seed)) if v is not None}
+        self._params = {
+            k: v
+            for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens), ("seed", cfg.seed))
+            if v is not None
+        }
         self._mode = "json_schema" if cfg.structured == "auto" else cfg.structured
         self._total = Usage()
         self._by_agent: dict[str, Usage] = {}
@@ -172,15 +176,21 @@ class LLMClient:
             with self._lock:
                 if self._sdk_client is None:
                     if self._secret is None:
-                        raise LLMError(f"no API key for {self._where}",
-                                       hint="set OPENAI_API_KEY, or point --llm / OPENAI_BASE_URL "
-                                            "at a local server")
+                        raise LLMError(
+                            f"no API key for {self._where}",
+                            hint="set OPENAI_API_KEY, or point --llm / OPENAI_BASE_URL at a local server",
+                        )
                     cfg = self.config
                     from agents.llm.transport import bounded_client
+
                     http = bounded_client(cfg.timeout)
-                    self._sdk_client = _openai().OpenAI(base_url=cfg.base_url or OPENAI_URL,
-                                                        api_key=self._secret, http_client=http,
-                                                        timeout=cfg.timeout, max_retries=0)
+                    self._sdk_client = _openai().OpenAI(
+                        base_url=cfg.base_url or OPENAI_URL,
+                        api_key=self._secret,
+                        http_client=http,
+                        timeout=cfg.timeout,
+                        max_retries=0,
+                    )
                 client = self._sdk_client
         return client
 
@@ -194,7 +204,7 @@ class LLMClient:
         cfg = self.config
         with self._lock:
             jitter = 0.5 + float(self._rng.random())
-        return min(cfg.backoff_max, cfg.backoff_base * (2 ** attempt) * jitter)
+        return min(cfg.backoff_max, cfg.backoff_base * (2**attempt) * jitter)
 
     def _retry_after(self, exc: Any) -> float | None:
         headers = getattr(getattr(exc, "response", None), "headers", None)
@@ -224,27 +234,36 @@ class LLMClient:
         where = self._where
         if status in (400, 422) and "response_format" in kw and any(w in msg.lower() for w in _FORMAT_WORDS):
             cls = _FormatUnsupported if fallback else LLMError
-            return cls(f"{where} does not support response_format "
-                       f"{kw['response_format'].get('type')!r} (HTTP {status}): {msg}",
-                       hint="use structured='json_object' or leave it on 'auto'")
+            return cls(
+                f"{where} does not support response_format "
+                f"{kw['response_format'].get('type')!r} (HTTP {status}): {msg}",
+                hint="use structured='json_object' or leave it on 'auto'",
+            )
         if status == 401:
-            return LLMError(f"{where} rejected the API key (HTTP 401): {msg}",
-                            hint="check OPENAI_API_KEY (local servers usually need none)")
+            return LLMError(
+                f"{where} rejected the API key (HTTP 401): {msg}",
+                hint="check OPENAI_API_KEY (local servers usually need none)",
+            )
         if status == 403:
-            return LLMError(f"{where} refused access (HTTP 403): {msg}",
-                            hint="check that OPENAI_API_KEY may use this model")
+            return LLMError(
+                f"{where} refused access (HTTP 403): {msg}", hint="check that OPENAI_API_KEY may use this model"
+            )
         if status == 404:
-            return LLMError(f"{where} not found (HTTP 404): {msg}",
-                            hint="check the model name / PARLEY_MODEL, and that the URL ends in /v1")
-        return LLMError(f"{where} rejected the request (HTTP {status}): {msg}",
-                        hint="check the request parameters (temperature, max_tokens, response_format)")
+            return LLMError(
+                f"{where} not found (HTTP 404): {msg}",
+                hint="check the model name / PARLEY_MODEL, and that the URL ends in /v1",
+            )
+        return LLMError(
+            f"{where} rejected the request (HTTP {status}): {msg}",
+            hint="check the request parameters (temperature, max_tokens, response_format)",
+        )
 
-    def _send(self, messages: list[Message], kw: dict[str, Any], agent: str, turn: int | None,
-              fallback: bool) -> Any:
+    def _send(self, messages: list[Message], kw: dict[str, Any], agent: str, turn: int | None, fallback: bool) -> Any:
         """One completion, retried by ``tenacity`` on 429 (after its ``Retry-After``), 408, 409, 5xx,
         timeouts, connection errors and bodies that do not read; any other status is refused at
         once. Each retry is counted in the usage of ``agent`` and ``turn``."""
         import tenacity
+
         oa = _openai()
         create = self._sdk().chat.completions.create
         cfg = self.config
@@ -264,22 +283,37 @@ class LLMClient:
             return self._backoff(state.attempt_number - 1) if after is None else after
 
         def before_sleep(state: tenacity.RetryCallState) -> None:
-            log.debug("%s: %s; retry %d in %.3fs", self._where, self._failure(state.outcome.exception()),
-                      state.attempt_number, state.next_action.sleep)  # type: ignore[union-attr]
+            log.debug(
+                "%s: %s; retry %d in %.3fs",
+                self._where,
+                self._failure(state.outcome.exception()),
+                state.attempt_number,
+                state.next_action.sleep,
+            )  # type: ignore[union-attr]
             self._record(agent, turn, Usage(retries=1))
 
-        transient = (oa.APIStatusError, oa.APIConnectionError, oa.APIResponseValidationError, ValueError, RecursionError)
+        transient = (
+            oa.APIStatusError,
+            oa.APIConnectionError,
+            oa.APIResponseValidationError,
+            ValueError,
+            RecursionError,
+        )
         try:
             return tenacity.Retrying(
                 retry=tenacity.retry_if_exception_type(transient),
-                stop=tenacity.stop_after_attempt(cfg.max_retries + 1), wait=wait, sleep=self._sleep,
-                before_sleep=before_sleep)(attempt)
+                stop=tenacity.stop_after_attempt(cfg.max_retries + 1),
+                wait=wait,
+                sleep=self._sleep,
+                before_sleep=before_sleep,
+            )(attempt)
         except tenacity.RetryError as gave_up:
             last = self._failure(gave_up.last_attempt.exception())
         raise LLMUnavailable(
             f"{self._where} failed after {cfg.max_retries + 1} attempt(s); last error: {last}",
             hint="is the server running? check --llm URL / OPENAI_BASE_URL"
-                 + ("" if "HTTP" not in last else " and the server's log"))
+            + ("" if "HTTP" not in last else " and the server's log"),
+        )
 
     def _failure(self, exc: BaseException | None) -> str:
         """What went wrong in one attempt, for the log and the final error."""
@@ -295,13 +329,27 @@ class LLMClient:
 
     # -- public calls --------------------------------------------------------------
 
-    def chat(self, messages: list[Message], *, agent: str = "?", turn: int | None = None,
-             response_format: dict[str, Any] | None = None, **params: Any) -> Reply:
+    def chat(
+        self,
+        messages: list[Message],
+        *,
+        agent: str = "?",
+        turn: int | None = None,
+        response_format: dict[str, Any] | None = None,
+        **params: Any,
+    ) -> Reply:
         """One chat completion. ``params`` override the config's temperature, max_tokens, seed."""
         return self._chat(messages, agent, turn, response_format, params, False)
 
-    def _chat(self, messages: list[Message], agent: str, turn: int | None,
-              response_format: dict[str, Any] | None, params: dict[str, Any], fallback: bool) -> Reply:
+    def _chat(
+        self,
+        messages: list[Message],
+        agent: str,
+        turn: int | None,
+        response_format: dict[str, Any] | None,
+        params: dict[str, Any],
+        fallback: bool,
+    ) -> Reply:
         t0 = time.perf_counter()
         kw = self._params
         if params or response_format is not None:
@@ -316,8 +364,13 @@ class LLMClient:
             if hit is not None and isinstance(hit.get("text"), str):
                 ms = (time.perf_counter() - t0) * 1000.0
                 self._record(agent, turn, Usage(calls=1, cache_hits=1, latency_ms=ms))
-                return Reply(clean(hit["text"]), _count(hit.get("prompt_tokens")),
-                             _count(hit.get("completion_tokens")), ms, cached=True)
+                return Reply(
+                    clean(hit["text"]),
+                    _count(hit.get("prompt_tokens")),
+                    _count(hit.get("completion_tokens")),
+                    ms,
+                    cached=True,
+                )
         if self.outage is not None:
             raise self.outage
         try:
@@ -337,15 +390,30 @@ class LLMClient:
         self._record(agent, turn, Usage(calls=1, prompt_tokens=pt, completion_tokens=ct, latency_ms=ms))
         if key is not None:
             try:
-                self._cache.put(key, {"text": text, "prompt_tokens": pt,  # type: ignore[union-attr]
-                                      "completion_tokens": ct, "model": self.config.model})
+                self._cache.put(
+                    key,
+                    {
+                        "text": text,
+                        "prompt_tokens": pt,  # type: ignore[union-attr]
+                        "completion_tokens": ct,
+                        "model": self.config.model,
+                    },
+                )
             except OSError as exc:  # a full or read-only disk costs the cache, not the game
                 log.warning("LLM cache write failed: %s", exc)
         return Reply(text, pt, ct, ms, cached=False)
 
-    def structured(self, messages: list[Message], schema_model: type[M], *, agent: str = "?",
-                   turn: int | None = None, validate: Callable[[M], Any] | None = None,
-                   max_repairs: int | None = None, params: dict[str, Any] | None = None) -> M:
+    def structured(
+        self,
+        messages: list[Message],
+        schema_model: type[M],
+        *,
+        agent: str = "?",
+        turn: int | None = None,
+        validate: Callable[[M], Any] | None = None,
+        max_repairs: int | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> M:
         """Ask for one JSON object matching ``schema_model``; repair bad replies.
 
         ``validate(obj)`` may raise ``ValueError`` for a reply that fits the
@@ -361,9 +429,14 @@ class LLMClient:
             while True:
                 mode = self._mode
                 try:
-                    reply = self._chat(self._with_format(convo, mode, schema), agent, turn,
-                                       self._response_format(mode, schema_model, schema), params or {},
-                                       self.config.structured == "auto" and mode in _NEXT_MODE)
+                    reply = self._chat(
+                        self._with_format(convo, mode, schema),
+                        agent,
+                        turn,
+                        self._response_format(mode, schema_model, schema),
+                        params or {},
+                        self.config.structured == "auto" and mode in _NEXT_MODE,
+                    )
                     break
                 except _FormatUnsupported as exc:
                     log.info("%s; falling back to %s", exc.message, _NEXT_MODE[mode])
@@ -383,21 +456,30 @@ class LLMClient:
             self._record(agent, turn, Usage(invalid=1))
             if attempt < repairs:
                 convo.append({"role": "assistant", "content": raw})
-                convo.append({"role": "user", "content": f"Your reply was invalid: {error.rstrip('.')}. "
-                                                         "Reply with one JSON object matching the schema."})
+                convo.append(
+                    {
+                        "role": "user",
+                        "content": f"Your reply was invalid: {error.rstrip('.')}. "
+                        "Reply with one JSON object matching the schema.",
+                    }
+                )
         raise LLMInvalidReply(
             f"{agent}: no valid {schema_model.__name__} from {self._where} after "
             f"{repairs + 1} replies; last error: {error}",
-            raw=raw, error=error,
-            hint="try a stronger model, or raise max_repairs")
+            raw=raw,
+            error=error,
+            hint="try a stronger model, or raise max_repairs",
+        )
 
     # -- structured-output formats -------------------------------------------------
 
     @staticmethod
     def _response_format(mode: str, schema_model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any] | None:
         if mode == "json_schema":
-            return {"type": "json_schema",
-                    "json_schema": {"name": _schema_name(schema_model), "schema": schema, "strict": False}}
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": _schema_name(schema_model), "schema": schema, "strict": False},
+            }
         if mode == "json_object":
             return {"type": "json_object"}
         return None
@@ -407,8 +489,9 @@ class LLMClient:
         """Without json_schema support, the schema goes into the system message."""
         if mode == "json_schema":
             return convo
-        note = ("Reply with one JSON object, and nothing else, matching this JSON Schema:\n"
-                + json.dumps(schema, separators=(",", ":"), sort_keys=True))
+        note = "Reply with one JSON object, and nothing else, matching this JSON Schema:\n" + json.dumps(
+            schema, separators=(",", ":"), sort_keys=True
+        )
         if convo and convo[0].get("role") == "system":
             first = dict(convo[0])
             first["content"] = f"{first.get('content') or ''}\n\n{note}".lstrip()

@@ -54,7 +54,7 @@ def redact_url(url: str | None) -> str | None:
         return url
     s = str(url)
     m = _SCHEME.match(s)
-    head, rest = (s[: m.end()], s[m.end():]) if m else ("", s.lstrip("/"))
+    head, rest = (s[: m.end()], s[m.end() :]) if m else ("", s.lstrip("/"))
     if not m:
         head = s[: len(s) - len(rest)]
     if "@" in rest:
@@ -80,8 +80,10 @@ def check_base_url(url: str) -> str:
     if "@" in v and "@" not in parts.netloc:
         raise ValueError(f"has an '@' outside user:password@host, got {redact_url(v)!r}")
     if "?" in v or "#" in v or ";" in v:
-        raise ValueError(f"must not have a query string, fragment or ';' parameters, got {redact_url(v)!r}; "
-                         "put the key in OPENAI_API_KEY, never in the URL")
+        raise ValueError(
+            f"must not have a query string, fragment or ';' parameters, got {redact_url(v)!r}; "
+            "put the key in OPENAI_API_KEY, never in the URL"
+        )
     return v
 
 
@@ -161,8 +163,10 @@ class LLMConfig(BaseModel):
                 else:
                     got = "" if isinstance(value, dict) else f" (got {shown(repr(value))})"
                 lines.append(f"{where}: {msg}{got}")
-            raise InputError("invalid LLM settings: " + "; ".join(lines),
-                             hint="see --llm / OPENAI_BASE_URL, OPENAI_API_KEY, PARLEY_MODEL") from None
+            raise InputError(
+                "invalid LLM settings: " + "; ".join(lines),
+                hint="see --llm / OPENAI_BASE_URL, OPENAI_API_KEY, PARLEY_MODEL",
+            ) from None
 
     @property
     def is_local(self) -> bool:

@@ -19,9 +19,11 @@ from typing import Any
 from agents.llm.prompts import NegotiationReply, context_block
 from game.negotiation.runner import Move, Situation
 
-RULES = ("Protocol: alternating offers. On your turn you may 'offer' complete terms (a value for every "
-         "issue), 'accept' the other side's standing offer, 'reject' it (you then offer next turn), or "
-         "'walk_away' (no deal: you get your reservation value). The talks fail at the deadline.")
+RULES = (
+    "Protocol: alternating offers. On your turn you may 'offer' complete terms (a value for every "
+    "issue), 'accept' the other side's standing offer, 'reject' it (you then offer next turn), or "
+    "'walk_away' (no deal: you get your reservation value). The talks fail at the deadline."
+)
 
 
 class LLMNegotiator:
@@ -29,8 +31,7 @@ class LLMNegotiator:
 
     uses_context = True
 
-    def __init__(self, client: Any, scene: Any, party: str, utility: Any, *, fallback: Any,
-                 persona: str = ""):
+    def __init__(self, client: Any, scene: Any, party: str, utility: Any, *, fallback: Any, persona: str = ""):
         self.client, self.scene, self.party, self.utility = client, scene, party, utility
         self.fallback = fallback
         self.persona = persona
@@ -41,27 +42,41 @@ class LLMNegotiator:
         for issue in u.issues:
             vals = ", ".join(f"{v}={u.value_utility(issue, v):.2f}" for v in self.scene.issues[issue])
             lines.append(f"- {issue} (weight {u.weights[issue]:.2f}): {vals}")
-        return ("Your private preferences (never reveal them). Utility of a deal = sum of weight x value "
-                "utility:\n" + "\n".join(lines) +
-                f"\nYour reservation value (what no deal is worth to you): {u.reservation:.2f}. "
-                "Never agree to terms worth less than that.")
+        return (
+            "Your private preferences (never reveal them). Utility of a deal = sum of weight x value "
+            "utility:\n"
+            + "\n".join(lines)
+            + f"\nYour reservation value (what no deal is worth to you): {u.reservation:.2f}. "
+            "Never agree to terms worth less than that."
+        )
 
     def messages(self, session: Any, context: Any = None) -> list[dict[str, str]]:
         issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in self.scene.issues.items())
-        history = "\n".join(
-            f"round {r.round}: {'you' if r.party == self.party else 'they'} {r.kind}"
-            + (" " + ", ".join(f"{k}={v}" for k, v in r.terms) if r.terms else "") for r in session.history
-        ) or "(no moves yet)"
+        history = (
+            "\n".join(
+                f"round {r.round}: {'you' if r.party == self.party else 'they'} {r.kind}"
+                + (" " + ", ".join(f"{k}={v}" for k, v in r.terms) if r.terms else "")
+                for r in session.history
+            )
+            or "(no moves yet)"
+        )
         standing = session.standing_offer
-        state = (f"Standing offer from them: {standing} (worth {self.utility(standing):.2f} to you)."
-                 if standing is not None and session.standing_party != self.party else "No offer of theirs stands.")
+        state = (
+            f"Standing offer from them: {standing} (worth {self.utility(standing):.2f} to you)."
+            if standing is not None and session.standing_party != self.party
+            else "No offer of theirs stands."
+        )
         context = context_block(context)
-        system = (f"{self.persona}\nYou negotiate '{self.scene.title}' as party {self.party!r}. "
-                  f"{RULES}\nIssues and possible values: {issues}.\n{self.utility_summary()}\n"
-                  "Reply with one JSON object: {\"action\": \"offer\"|\"accept\"|\"reject\"|\"walk_away\", "
-                  "\"offer\": {issue: value} for offers else null, \"message\": one short line you say}.")
-        user = (f"Round {session.round} of {self.scene.deadline}.\nHistory:\n{history}\n{state}\n"
-                f"Legal moves now: {', '.join(session.legal_moves(self.party))}. Your move?{context}")
+        system = (
+            f"{self.persona}\nYou negotiate '{self.scene.title}' as party {self.party!r}. "
+            f"{RULES}\nIssues and possible values: {issues}.\n{self.utility_summary()}\n"
+            'Reply with one JSON object: {"action": "offer"|"accept"|"reject"|"walk_away", '
+            '"offer": {issue: value} for offers else null, "message": one short line you say}.'
+        )
+        user = (
+            f"Round {session.round} of {self.scene.deadline}.\nHistory:\n{history}\n{state}\n"
+            f"Legal moves now: {', '.join(session.legal_moves(self.party))}. Your move?{context}"
+        )
         return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user}]
 
     def check(self, session: Any) -> Callable[[NegotiationReply], NegotiationReply]:
@@ -76,30 +91,40 @@ class LLMNegotiator:
                     if issue not in r.offer:
                         raise ValueError(f"the offer misses issue {issue!r} (values: {', '.join(vals)})")
                     if str(r.offer[issue]) not in vals:
-                        raise ValueError(f"{r.offer[issue]!r} is not a value of {issue!r} "
-                                         f"(values: {', '.join(vals)})")
+                        raise ValueError(f"{r.offer[issue]!r} is not a value of {issue!r} (values: {', '.join(vals)})")
                 extra = set(r.offer) - set(self.scene.issues)
                 if extra:
                     raise ValueError(f"unknown issues in the offer: {', '.join(sorted(extra))}")
                 worth = self.utility({k: str(v) for k, v in r.offer.items()})
                 if worth < self.utility.reservation:
-                    raise ValueError(f"that offer is worth {worth:.2f} to you, below your reservation "
-                                     f"value {self.utility.reservation:.2f}")
+                    raise ValueError(
+                        f"that offer is worth {worth:.2f} to you, below your reservation "
+                        f"value {self.utility.reservation:.2f}"
+                    )
             if r.action == "accept":
                 worth = self.utility(session.standing_offer)
                 if worth < self.utility.reservation:
-                    raise ValueError(f"accepting gives you {worth:.2f}, below your reservation value "
-                                     f"{self.utility.reservation:.2f}; offer or walk away instead")
+                    raise ValueError(
+                        f"accepting gives you {worth:.2f}, below your reservation value "
+                        f"{self.utility.reservation:.2f}; offer or walk away instead"
+                    )
             return r
+
         return validate
 
     def respond(self, session: Any, party: str, situation: Situation | None = None) -> Move:
         from agents.llm.errors import LLMError, LLMInvalidReply
+
         situation = situation or Situation()
         turn = situation.turn if situation.turn is not None else session.round
         try:
-            r = self.client.structured(self.messages(session, situation.context), NegotiationReply, agent=party,
-                                       turn=turn, validate=self.check(session))
+            r = self.client.structured(
+                self.messages(session, situation.context),
+                NegotiationReply,
+                agent=party,
+                turn=turn,
+                validate=self.check(session),
+            )
         except LLMInvalidReply as e:
             move = self.fallback.respond(session, party)
             return Move(move.kind, move.terms, fallback=f"unusable negotiation move ({e.error})")

@@ -29,24 +29,41 @@ class LLMNPC(ScriptedNPC):
     uses_context = True
     speaks_freely = True  # its own words (a debating council hears them; see game.play.council_debate)
 
-    def __init__(self, entity: str, spec: Any, seed: int, client: Any, body: Any = None,
-                 negotiator: str = "llm", negotiator_params: dict[str, Any] | None = None,
-                 persona: str | None = None, fallback_negotiator: str = "linear"):
-        super().__init__(entity, spec, seed, body=body, negotiator=negotiator,
-                         negotiator_params=negotiator_params)
+    def __init__(
+        self,
+        entity: str,
+        spec: Any,
+        seed: int,
+        client: Any,
+        body: Any = None,
+        negotiator: str = "llm",
+        negotiator_params: dict[str, Any] | None = None,
+        persona: str | None = None,
+        fallback_negotiator: str = "linear",
+    ):
+        super().__init__(entity, spec, seed, body=body, negotiator=negotiator, negotiator_params=negotiator_params)
         self.client = client
         self.persona = persona or spec.npcs[entity].persona
         self.fallback_negotiator = fallback_negotiator
         self._invalid: str | None = None
 
     @classmethod
-    def wrap(cls, base: ScriptedNPC, client: Any, negotiator: str = "llm",
-             persona: str | None = None, **params: Any) -> LLMNPC:
+    def wrap(
+        cls, base: ScriptedNPC, client: Any, negotiator: str = "llm", persona: str | None = None, **params: Any
+    ) -> LLMNPC:
         """An LLM NPC with ``base``'s body and voice; its rule-based negotiator becomes the fallback."""
         fallback = base.negotiator_kind if base.negotiator_kind != "llm" else "linear"
-        npc = cls(base.entity, base.voice.spec, base.voice.seed, client, body=base.body,
-                  negotiator=negotiator, negotiator_params=params.pop("negotiator_params", None),
-                  persona=persona, fallback_negotiator=params.pop("fallback_negotiator", fallback))
+        npc = cls(
+            base.entity,
+            base.voice.spec,
+            base.voice.seed,
+            client,
+            body=base.body,
+            negotiator=negotiator,
+            negotiator_params=params.pop("negotiator_params", None),
+            persona=persona,
+            fallback_negotiator=params.pop("fallback_negotiator", fallback),
+        )
         if params:
             raise TypeError(f"unexpected parameters {', '.join(sorted(params))}")
         return npc
@@ -63,16 +80,19 @@ class LLMNPC(ScriptedNPC):
         for fid in npc.knowledge:
             f = spec.facts[fid]
             honesty = npc.honesty.for_topic(f.topic)
-            beliefs.append(f"- [{f.topic}] {f.text} (subject={f.subject!r}, relation={f.relation!r}, "
-                           f"object={f.object!r}){'' if f.true else ' — a falsehood you may tell'}"
-                           + ("" if honesty >= 1 else f" — you are truthful about {f.topic} "
-                              f"{honesty:.0%} of the time"))
+            beliefs.append(
+                f"- [{f.topic}] {f.text} (subject={f.subject!r}, relation={f.relation!r}, "
+                f"object={f.object!r}){'' if f.true else ' — a falsehood you may tell'}"
+                + ("" if honesty >= 1 else f" — you are truthful about {f.topic} {honesty:.0%} of the time")
+            )
         knows = "\n".join(beliefs) or "- nothing of note"
-        return (f"You are {npc.name}, a character in the text game world '{spec.title}'. "
-                f"{self.persona or ''}\nStay in character; speak in one to three short sentences.\n"
-                f"What you know or claim to know:\n{knows}\n"
-                "Reply with one JSON object: {\"text\": your words, \"claims\": the world facts your "
-                "words assert, each {subject, relation, object, topic}; [] if none}.")
+        return (
+            f"You are {npc.name}, a character in the text game world '{spec.title}'. "
+            f"{self.persona or ''}\nStay in character; speak in one to three short sentences.\n"
+            f"What you know or claim to know:\n{knows}\n"
+            'Reply with one JSON object: {"text": your words, "claims": the world facts your '
+            "words assert, each {subject, relation, object, topic}; [] if none}."
+        )
 
     def request_prompt(self, request: Request) -> str:
         player = self.voice.spec.player.name
@@ -86,39 +106,55 @@ class LLMNPC(ScriptedNPC):
             return f"You are haggling with {player}. Your move: {d.get('move')} {terms}. Say one line to go with it."
         if request.kind == "speech":
             bank = d.get("converted") if d.get("stance") == "for" and d.get("initial") != "for" else d.get("arguments")
-            return (f"The council debates the motion: {request.topic}. You are the {d.get('role')}; your "
-                    f"stance is {d.get('stance')}. Round {int(d.get('round', 0)) + 1}. Make one argument"
-                    + (f" (points you might make: {'; '.join(bank)})" if bank else "") + "."
-                    + ("\nWhat you remember of the debate so far:\n" + "\n".join(d["debate"])
-                       if d.get("debate") else ""))
+            return (
+                f"The council debates the motion: {request.topic}. You are the {d.get('role')}; your "
+                f"stance is {d.get('stance')}. Round {int(d.get('round', 0)) + 1}. Make one argument"
+                + (f" (points you might make: {'; '.join(bank)})" if bank else "")
+                + "."
+                + ("\nWhat you remember of the debate so far:\n" + "\n".join(d["debate"]) if d.get("debate") else "")
+            )
         return f"{player} addresses you."
 
     def check(self, reply: NpcReply) -> NpcReply:
         topics = {_norm(f.topic) for f in self.voice.spec.facts.values()}
         for c in reply.claims:
             if _norm(c.topic) not in topics:
-                raise ValueError(f"claim topic {c.topic!r} is not a topic of this world "
-                                 f"(topics: {', '.join(sorted(topics))})")
+                raise ValueError(
+                    f"claim topic {c.topic!r} is not a topic of this world (topics: {', '.join(sorted(topics))})"
+                )
         return reply
 
     def _claim(self, c: ClaimOut, turn: int) -> Claim:
         """A claim from the reply; one that restates a known fact carries the fact id."""
         spec = self.voice.spec
         key = (_norm(c.subject), _norm(c.relation), _norm(c.object))
-        fid = next((k for k, f in spec.facts.items()
-                    if (_norm(f.subject), _norm(f.relation), _norm(f.object)) == key), None)
-        topic = spec.facts[fid].topic if fid else next(
-            (f.topic for f in spec.facts.values() if _norm(f.topic) == _norm(c.topic)), c.topic)
-        return Claim(subject=c.subject, relation=c.relation, object=c.object, topic=topic,
-                     speaker=self.entity, turn=turn, fact_id=fid)
+        fid = next(
+            (k for k, f in spec.facts.items() if (_norm(f.subject), _norm(f.relation), _norm(f.object)) == key), None
+        )
+        topic = (
+            spec.facts[fid].topic
+            if fid
+            else next((f.topic for f in spec.facts.values() if _norm(f.topic) == _norm(c.topic)), c.topic)
+        )
+        return Claim(
+            subject=c.subject,
+            relation=c.relation,
+            object=c.object,
+            topic=topic,
+            speaker=self.entity,
+            turn=turn,
+            fact_id=fid,
+        )
 
     def reply(self, request: Request, context: Any = None) -> list[Utterance]:
         from agents.llm.client import LLMError, LLMInvalidReply
-        messages = [{"role": "system", "content": self.system_prompt()},
-                    {"role": "user", "content": self.request_prompt(request) + context_block(context)}]
+
+        messages = [
+            {"role": "system", "content": self.system_prompt()},
+            {"role": "user", "content": self.request_prompt(request) + context_block(context)},
+        ]
         try:
-            out = self.client.structured(messages, NpcReply, agent=self.entity, turn=request.turn,
-                                         validate=self.check)
+            out = self.client.structured(messages, NpcReply, agent=self.entity, turn=request.turn, validate=self.check)
         except LLMInvalidReply as e:
             self._invalid = f"unusable LLM reply ({e.error})"
             return self.voice.reply(request)
@@ -130,10 +166,18 @@ class LLMNPC(ScriptedNPC):
     # --- trading ---------------------------------------------------------------------
     def negotiator(self, scene: Any, party: str, utility: Any) -> Any:
         from agents.negotiators import from_kind
+
         fallback = from_kind(self.fallback_negotiator, utility)
         if self.negotiator_kind != "llm":
             return from_kind(self.negotiator_kind, utility, **self.negotiator_params)
         from agents.llm.negotiator import LLMNegotiator
-        return LLMNegotiator(self.client, scene, party, utility, fallback=fallback,
-                             persona=f"You are {self.voice.npc.name}. {self.persona or ''}".strip(),
-                             **self.negotiator_params)
+
+        return LLMNegotiator(
+            self.client,
+            scene,
+            party,
+            utility,
+            fallback=fallback,
+            persona=f"You are {self.voice.npc.name}. {self.persona or ''}".strip(),
+            **self.negotiator_params,
+        )

@@ -35,19 +35,27 @@ class LLMPlayer:
 
     def system_prompt(self, observation: Observation) -> str:
         quests = "\n".join(f"- {q.title}: {q.description}" for q in observation.quests if not q.done) or "- explore"
-        return (f"You play the text adventure {observation.briefing}\nYour quests:\n{quests}\n"
-                "Each turn, reply with one JSON object {\"command\": one command, \"reason\": a few words}. "
-                f"Commands you can use:\n{self.help}")
+        return (
+            f"You play the text adventure {observation.briefing}\nYour quests:\n{quests}\n"
+            'Each turn, reply with one JSON object {"command": one command, "reason": a few words}. '
+            f"Commands you can use:\n{self.help}"
+        )
 
     def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
         from agents.llm.errors import LLMError, LLMInvalidReply
         from agents.text_seat import render
-        messages = [{"role": "system", "content": self.system_prompt(observation)},
-                    {"role": "user", "content": f"Turn {observation.turn}.\n{render(observation, context, problem)}"
-                                                "\nYour command?"}]
+
+        messages = [
+            {"role": "system", "content": self.system_prompt(observation)},
+            {
+                "role": "user",
+                "content": f"Turn {observation.turn}.\n{render(observation, context, problem)}\nYour command?",
+            },
+        ]
         try:
-            reply = self.client.structured(messages, PlayerReply, agent=self.entity, turn=observation.turn,
-                                           max_repairs=0)
+            reply = self.client.structured(
+                messages, PlayerReply, agent=self.entity, turn=observation.turn, max_repairs=0
+            )
         except LLMInvalidReply as e:  # not the JSON asked for: the game parses what it said, or asks again
             return e.raw
         except LLMError:  # the endpoint is down: the game reports the outage

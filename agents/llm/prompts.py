@@ -27,8 +27,7 @@ class NpcReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1, max_length=600, description="the words spoken, in character")
-    claims: list[ClaimOut] = Field(default_factory=list, max_length=4,
-                                   description="world facts asserted in the text")
+    claims: list[ClaimOut] = Field(default_factory=list, max_length=4, description="world facts asserted in the text")
 
 
 class NegotiationReply(BaseModel):

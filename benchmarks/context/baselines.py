@@ -34,10 +34,10 @@ import numpy as np
 
 from benchmarks.context.logs import content_words
 
-SITUATION_WEIGHT = 0.75   # the weight MEMO's default config gives the situation against the question
+SITUATION_WEIGHT = 0.75  # the weight MEMO's default config gives the situation against the question
 COLLAPSE = 0.9
 MMR_LAMBDA = 0.7
-ROUND = 16   # lines the newest-collapse baseline looks ahead at a time
+ROUND = 16  # lines the newest-collapse baseline looks ahead at a time
 
 
 def render(lines: list[str]) -> str:
@@ -49,6 +49,7 @@ class Costs:
 
     def __init__(self):
         from memory.tokens import count_many, count_tokens
+
         self._many, self.count = count_many, count_tokens
         self._cache: dict[str, int] = {}
 
@@ -167,8 +168,7 @@ def _distinct(pool: Pool) -> tuple[np.ndarray, np.ndarray]:
     return first, last
 
 
-def top_k_collapse_newest(pool: Pool, question: str, situation: str, qvec, svec, budget: int,
-                          costs: Costs) -> Shown:
+def top_k_collapse_newest(pool: Pool, question: str, situation: str, qvec, svec, budget: int, costs: Costs) -> Shown:
     """Walk lines by relevance; the first line of a group of near-duplicates stands for it and the newest
     line at cosine >= COLLAPSE to it is shown (a group whose newest line does not fit is passed over).
     Lines near a line already standing or shown are skipped. Works on distinct texts, ``ROUND`` at a
@@ -180,7 +180,7 @@ def top_k_collapse_newest(pool: Pool, question: str, situation: str, qvec, svec,
     order = np.argsort(-(np.maximum(SITUATION_WEIGHT * (uvecs @ svec), uvecs @ qvec)), kind="stable")
     pos = np.empty(len(order), dtype=np.int64)
     pos[order] = np.arange(len(order))
-    covered = np.zeros(len(order), dtype=bool)   # near a text that stood for a group or was shown
+    covered = np.zeros(len(order), dtype=bool)  # near a text that stood for a group or was shown
     chosen, used, at = [], 0, 0
     cheapest = int(pool.costs.min())
     while at < len(order) and budget - used >= cheapest:
@@ -188,7 +188,7 @@ def top_k_collapse_newest(pool: Pool, question: str, situation: str, qvec, svec,
         if not len(cand):
             break
         at = int(pos[cand[-1]]) + 1
-        near = uvecs @ uvecs[cand].T >= COLLAPSE                  # distinct texts x candidates
+        near = uvecs @ uvecs[cand].T >= COLLAPSE  # distinct texts x candidates
         newest = np.where(near, last[:, None], -1).argmax(axis=0)  # the distinct text said last
         near |= uvecs @ uvecs[newest].T >= COLLAPSE
         for i, u in enumerate(cand):
@@ -197,8 +197,11 @@ def top_k_collapse_newest(pool: Pool, question: str, situation: str, qvec, svec,
             covered |= near[:, i]
             line = int(last[newest[i]])
             c = int(pool.costs[line])
-            if line in chosen or used + c > budget or (
-                    chosen and float((pool.vecs[chosen] @ pool.vecs[line]).max()) >= COLLAPSE):
+            if (
+                line in chosen
+                or used + c > budget
+                or (chosen and float((pool.vecs[chosen] @ pool.vecs[line]).max()) >= COLLAPSE)
+            ):
                 continue
             chosen.append(line)
             used += c
@@ -215,12 +218,12 @@ def mmr(pool: Pool, question: str, situation: str, qvec, svec, budget: int, cost
     fits = cost_o <= budget
     chosen, used, m = [], 0, min(len(order), 256)
     front = pool.vecs[order[:m]]
-    best = np.zeros(m)   # max cosine to the chosen lines (0 before any is chosen), frontier only
+    best = np.zeros(m)  # max cosine to the chosen lines (0 before any is chosen), frontier only
     while fits.any():
         gain = np.where(fits[:m], MMR_LAMBDA * rel_o[:m] - (1 - MMR_LAMBDA) * best, -np.inf)
         j = int(np.argmax(gain))
-        if m < len(order) and gain[j] < MMR_LAMBDA * rel_o[m]:   # a line beyond the frontier might do better
-            grow = order[m:min(len(order), 2 * m)]
+        if m < len(order) and gain[j] < MMR_LAMBDA * rel_o[m]:  # a line beyond the frontier might do better
+            grow = order[m : min(len(order), 2 * m)]
             extra = pool.vecs[grow] @ pool.vecs[chosen].T if chosen else np.zeros((len(grow), 1))
             best = np.concatenate([best, np.maximum(extra.max(axis=1), 0.0)])
             front, m = np.concatenate([front, pool.vecs[grow]]), m + len(grow)
@@ -228,7 +231,7 @@ def mmr(pool: Pool, question: str, situation: str, qvec, svec, budget: int, cost
         chosen.append(int(order[j]))
         used += int(cost_o[j])
         fits[j] = False
-        fits &= cost_o <= budget - used   # a line that does not fit now never will
+        fits &= cost_o <= budget - used  # a line that does not fit now never will
         best = np.maximum(best, front @ pool.vecs[order[j]])
     return _fit(pool, chosen, budget, costs)
 

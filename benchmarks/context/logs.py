@@ -31,14 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchmarks.context.phrasing import (
-    AMBIENT,
-    CORRECTION,
-    COUNCIL,
-    FLOOD,
-    RUMOURS,
-    SETTINGS,
-)
+from benchmarks.context.phrasing import AMBIENT, CORRECTION, COUNCIL, FLOOD, RUMOURS, SETTINGS
 
 AGENT = "player"
 SHARED = "shared"
@@ -46,10 +39,12 @@ MINE = f"private:{AGENT}"
 OTHERS = ("private:keeper", "private:guard")
 VISIBLE = (SHARED, "facts", MINE)
 
-STOP = frozenset("""a an the and or but if of to in on at by for with from into onto over under about as is are was
+STOP = frozenset(
+    """a an the and or but if of to in on at by for with from into onto over under about as is are was
 were be been being do does did done have has had what which who whom whose when where why how this that these those
 it its it's you your yours he she they them their there here than then so not no only can could would should will
-shall may might must let lets s t up out off all any some one each just even very too again still now""".split())
+shall may might must let lets s t up out off all any some one each just even very too again still now""".split()
+)
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -74,16 +69,16 @@ class Line:
 
 @dataclass(frozen=True)
 class Decision:
-    turn: int                      # the context is built at this turn, from the lines of earlier turns
-    question: str                  # the focus
-    situation: str                 # what the agent sees: a few recent lines
-    answer: tuple[str, ...]        # every token must be shown
-    stale: tuple[str, ...]         # superseded values: none may be shown
-    fact: str                      # the line that states the current answer
-    fact_lines: tuple[str, ...]    # every line about this fact (statements, echoes, corrections)
-    asked: str                     # the asked thing: the only words the question may share with fact_lines
-    label: str                     # distance (early/middle/late), correction state, or question type
-    planted: int                   # turn of ``fact``
+    turn: int  # the context is built at this turn, from the lines of earlier turns
+    question: str  # the focus
+    situation: str  # what the agent sees: a few recent lines
+    answer: tuple[str, ...]  # every token must be shown
+    stale: tuple[str, ...]  # superseded values: none may be shown
+    fact: str  # the line that states the current answer
+    fact_lines: tuple[str, ...]  # every line about this fact (statements, echoes, corrections)
+    asked: str  # the asked thing: the only words the question may share with fact_lines
+    label: str  # distance (early/middle/late), correction state, or question type
+    planted: int  # turn of ``fact``
 
 
 _TURNS = re.compile(r"\bturns? \d+(?:\s*[-–]\s*\d+)?", re.IGNORECASE)
@@ -167,7 +162,7 @@ class Writer:
 
 def flood(w: Writer, density: int) -> list[Decision]:
     F, L, rng = FLOOD[w.family], w.length, w.rng
-    pairs = rng.permutation(len(F["sellers"]))[:4]   # a seller always sells the same item in a family
+    pairs = rng.permutation(len(F["sellers"]))[:4]  # a seller always sells the same item in a family
     sellers, items = [F["sellers"][int(k)] for k in pairs], [F["items"][int(k)] for k in pairs]
     floors = [int(v) for v in rng.choice(np.arange(35, 76), size=4, replace=False)]
     reserved = set(floors[:3])
@@ -199,16 +194,29 @@ def flood(w: Writer, density: int) -> list[Decision]:
                 w.add(t, w.pick(F["stock"]).format(s=s, item=item), "observation", SHARED, s.lower())
             else:
                 x = w.pick([i for i in F["items"] if i != item])
-                text = w.pick(F["other_sale"]).format(s=w.pick(F["sellers"]), x=x, p=free(5 * int(rng.integers(4, 33))),
-                                                      cur=F["cur"])
+                text = w.pick(F["other_sale"]).format(
+                    s=w.pick(F["sellers"]), x=x, p=free(5 * int(rng.integers(4, 33))), cur=F["cur"]
+                )
                 w.add(t, text, "utterance", SHARED, s.lower())
             have += 1
         w.fill(t, have)
     out = []
     for k in range(3):
         text, planted = facts[k]
-        out.append(Decision(L, w.pick(F["question"]).format(item=items[k]), w.situation(L, about=sellers[k]),
-                            (str(floors[k]),), (), text, (text,), items[k], labels[k], planted))
+        out.append(
+            Decision(
+                L,
+                w.pick(F["question"]).format(item=items[k]),
+                w.situation(L, about=sellers[k]),
+                (str(floors[k]),),
+                (),
+                text,
+                (text,),
+                items[k],
+                labels[k],
+                planted,
+            )
+        )
     return out
 
 
@@ -225,7 +233,7 @@ def _values(spec, rng: np.random.Generator, n: int, taken: set[str]) -> list[str
 def correction(w: Writer, density: int) -> list[Decision]:
     C, L, rng = CORRECTION[w.family], w.length, w.rng
     names = [str(s) for s in rng.permutation(list(C))[:3]]
-    events: dict[int, list[tuple[str, int, str]]] = {}   # turn -> (subject, value index, role)
+    events: dict[int, list[tuple[str, int, str]]] = {}  # turn -> (subject, value index, role)
     plan, taken = {}, set()
     for name in names:
         n_fix = int(rng.integers(1, 3))
@@ -233,20 +241,27 @@ def correction(w: Writer, density: int) -> list[Decision]:
         taken |= set(vals)
         times = [w.at(float(rng.uniform(0.01, 0.3)))] + sorted(w.at(float(f)) for f in rng.uniform(0.4, 0.95, n_fix))
         times = sorted(set(times))
-        vals = vals[:len(times)]
+        vals = vals[: len(times)]
         plan[name] = (vals, times)
         for i, t in enumerate(times):
             events.setdefault(t, []).append((name, i, "state" if i == 0 else "correct"))
             nxt = times[i + 1] if i + 1 < len(times) else L - 1
             for e in rng.integers(t + 1, max(t + 2, nxt), size=int(rng.integers(1, 4))):
                 events.setdefault(int(e), []).append((name, i, "echo"))
-    said: dict[str, list[tuple[str, int, str]]] = {n: [] for n in names}   # subject -> (line, turn, role)
+    said: dict[str, list[tuple[str, int, str]]] = {n: [] for n in names}  # subject -> (line, turn, role)
     for t in range(L):
         have = 0
         for name, i, role in events.get(t, ()):
             text = w.pick(C[name][role]).format(v=plan[name][0][i])
-            said[name].append((w.add(t, text, "fact" if role != "echo" else "utterance",
-                                     SHARED if role != "state" else MINE, "crowd"), t, role))
+            said[name].append(
+                (
+                    w.add(
+                        t, text, "fact" if role != "echo" else "utterance", SHARED if role != "state" else MINE, "crowd"
+                    ),
+                    t,
+                    role,
+                )
+            )
             have += 1
         if rng.random() < 0.3 * density:
             w.add(t, w.pick(C[w.pick(names)]["chatter"]), "utterance", SHARED, "crowd")
@@ -259,12 +274,35 @@ def correction(w: Writer, density: int) -> list[Decision]:
         stated = [(text, t) for text, t, role in said[name] if role != "echo"]
         if len(times) > 1 and times[1] > times[0] + 2:
             mid = int(rng.integers(times[0] + 2, times[1]))
-            out.append(Decision(mid, w.pick(C[name]["question"]), w.situation(mid), (vals[0],), (), stated[0][0],
-                                lines, C[name]["asked"], "before correction", stated[0][1]))
+            out.append(
+                Decision(
+                    mid,
+                    w.pick(C[name]["question"]),
+                    w.situation(mid),
+                    (vals[0],),
+                    (),
+                    stated[0][0],
+                    lines,
+                    C[name]["asked"],
+                    "before correction",
+                    stated[0][1],
+                )
+            )
         n = len(times) - 1
-        out.append(Decision(L, w.pick(C[name]["question"]), w.situation(L), (vals[-1],), tuple(vals[:-1]),
-                            stated[-1][0], lines, C[name]["asked"],
-                            "never corrected" if n == 0 else f"after {n} correction{'s' * (n > 1)}", stated[-1][1]))
+        out.append(
+            Decision(
+                L,
+                w.pick(C[name]["question"]),
+                w.situation(L),
+                (vals[-1],),
+                tuple(vals[:-1]),
+                stated[-1][0],
+                lines,
+                C[name]["asked"],
+                "never corrected" if n == 0 else f"after {n} correction{'s' * (n > 1)}",
+                stated[-1][1],
+            )
+        )
     return sorted(out, key=lambda d: d.turn)
 
 
@@ -299,8 +337,9 @@ def council(w: Writer, density: int) -> list[Decision]:
     out = []
     for kind, who, para, answer, text, t in facts:
         q = w.pick(C["ask_" + kind]).format(m=who, para=para)
-        out.append(Decision(L, q, w.situation(L), (answer,), (), text, (text,), who if kind == "condition" else "",
-                            kind, t))
+        out.append(
+            Decision(L, q, w.situation(L), (answer,), (), text, (text,), who if kind == "condition" else "", kind, t)
+        )
     return out
 
 
@@ -317,8 +356,12 @@ def rumours(w: Writer, density: int) -> list[Decision]:
         if t in plants:
             k = plants[t]
             teller = w.pick(R["tellers"])
-            facts[k] = (w.add(t, w.pick(R["fact"]).format(t=teller, item=items[k], place=places[k]), "claim", MINE,
-                              teller.lower()), t)
+            facts[k] = (
+                w.add(
+                    t, w.pick(R["fact"]).format(t=teller, item=items[k], place=places[k]), "claim", MINE, teller.lower()
+                ),
+                t,
+            )
             have += 1
         for _ in range(int(rng.integers(1, 1 + density))):
             w.add(t, w.pick(R["move"]).format(loc=w.pick(R["locs"])), "observation", MINE)
@@ -331,8 +374,20 @@ def rumours(w: Writer, density: int) -> list[Decision]:
     out = []
     for k in range(3):
         text, planted = facts[k]
-        out.append(Decision(L, w.pick(R["question"]).format(item=items[k]), w.situation(L), (places[k],), (), text,
-                            (text,), items[k], labels[k], planted))
+        out.append(
+            Decision(
+                L,
+                w.pick(R["question"]).format(item=items[k]),
+                w.situation(L),
+                (places[k],),
+                (),
+                text,
+                (text,),
+                items[k],
+                labels[k],
+                planted,
+            )
+        )
     return out
 
 

@@ -15,21 +15,26 @@ LLM_MODES = ("none", "window", "dedupe", "memo", "subjective")
 def llm_client(url: str, model: str | None, cache: str | None = None) -> Any:
     from agents.llm.client import LLMClient
     from agents.llm.config import LLMConfig
+
     return LLMClient(LLMConfig.from_env(base_url=url, model=model, cache_dir=cache))
 
 
-def run_llm(client: Any, seeds: range, modes: dict[str, Any], council: Any,
-            fields: tuple[str, ...]) -> dict[str, dict[str, np.ndarray]]:
+def run_llm(
+    client: Any, seeds: range, modes: dict[str, Any], council: Any, fields: tuple[str, ...]
+) -> dict[str, dict[str, np.ndarray]]:
     """Every mode on every task with LLM members; {mode: {field: array over tasks}}."""
     from rich.progress import Progress
 
-    from game.council.llm import llm_council
     from game.council.context import SubjectiveMaskingConfig
-    from game.play.debates import run_debate
+    from game.council.llm import llm_council
     from game.council.tasks import hidden_profile_task
+    from game.play.debates import run_debate
+
     budget = modes["memo"].budget
-    configs = {**{k: v for k, v in modes.items() if k in LLM_MODES},
-               "subjective": SubjectiveMaskingConfig(budget=budget)}
+    configs = {
+        **{k: v for k, v in modes.items() if k in LLM_MODES},
+        "subjective": SubjectiveMaskingConfig(budget=budget),
+    }
     rows: dict[str, list[dict[str, float]]] = {k: [] for k in configs}
     with Progress(transient=True) as bar:
         job = bar.add_task("LLM debates", total=len(configs) * len(seeds))

@@ -42,7 +42,7 @@ from benchmarks.gate.stream import Observation, Write
 from benchmarks.gate.text import FUNCTIONAL
 
 ADMIT, REJECT, HOLD = "admit", "reject", "quarantine"
-HALF_LIFE = {"located_in": 30, "price": 40, "owned_by": 80}   # the world's change rates (gate_stream)
+HALF_LIFE = {"located_in": 30, "price": 40, "owned_by": 80}  # the world's change rates (gate_stream)
 
 
 def surface(w: Write) -> tuple[str, str, str, bool]:
@@ -69,7 +69,7 @@ class ContestDict:
         key = self._key(s, r, o, functional)
         held = self.store.get(key)
         value = o if functional else truth
-        if functional and not truth:                       # "s r not o"
+        if functional and not truth:  # "s r not o"
             if held is None or held[0] != o:
                 return ADMIT
             if self.contest and w.cred > held[1]:
@@ -103,7 +103,7 @@ class HoldBand:
 
     def __init__(self, news_below: float = 0.5, fresh: float = 0.25) -> None:
         self.news_below, self.fresh = news_below, fresh
-        self.store: dict[tuple, tuple[object, float, int]] = {}   # key -> (value, credibility, turn)
+        self.store: dict[tuple, tuple[object, float, int]] = {}  # key -> (value, credibility, turn)
 
     def decide(self, w: Write) -> str:
         functional = w.relation in FUNCTIONAL

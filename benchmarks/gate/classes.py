@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.gate.stream import (
-    CLASS_WEIGHTS,
-    DRAWS_PER_TURN,
-    OBSERVE_RATE,
-    Observation,
-    Write,
-    band_of,
-)
+from benchmarks.gate.stream import CLASS_WEIGHTS, DRAWS_PER_TURN, OBSERVE_RATE, Observation, Write, band_of
 from benchmarks.gate.text import FUNCTIONAL, TOPIC
 from benchmarks.gate.writes import WriteClasses
 
 Sem = tuple[str, str, str, bool]
-SURFACE = {"alias": "alias", "synonym": "synonym", "units": "units", "number-words": "words",
-           "paraphrase": "paraphrase"}
+SURFACE = {
+    "alias": "alias",
+    "synonym": "synonym",
+    "units": "units",
+    "number-words": "words",
+    "paraphrase": "paraphrase",
+}
 
 
 class Generator(WriteClasses):
@@ -34,8 +32,8 @@ class Generator(WriteClasses):
         self.ideal: dict[tuple[str, str], str] = {}
         self.mentioned: set[tuple[str, str]] = set()
         self.poisoned: set[tuple[str, str]] = set()
-        self.said: list[Sem] = []                       # true person facts stated so far
-        self.pairs: set[tuple[str, str, str]] = set()   # person facts mentioned so far
+        self.said: list[Sem] = []  # true person facts stated so far
+        self.pairs: set[tuple[str, str, str]] = set()  # person facts mentioned so far
         self.chains: list[tuple[str, str, str, int]] = []
         self.pending: list[tuple[int, tuple]] = []
         self.updates = self.sybils = 0
@@ -63,8 +61,11 @@ class Generator(WriteClasses):
 
     def source(self, topic: str, label: bool, bands=None, exclude=()) -> str | None:
         """A named source, drawn in proportion to its honesty on the topic (dishonesty for a false claim)."""
-        cands = [s for s in self.stream.sources.values() if s.id not in exclude
-                 and (bands is None or band_of(s.credibility.get(topic, 0.5)) in bands)]
+        cands = [
+            s
+            for s in self.stream.sources.values()
+            if s.id not in exclude and (bands is None or band_of(s.credibility.get(topic, 0.5)) in bands)
+        ]
         if not cands:
             return None
         w = np.array([s.honesty[topic] if label else 1 - s.honesty[topic] for s in cands])
@@ -81,8 +82,27 @@ class Generator(WriteClasses):
         key = (s, r)
         update = bool(label and truth and r in FUNCTIONAL and key in self.mentioned and self.ideal.get(key) != o)
         cred = self.stream.credibility(source, TOPIC[r])
-        self.stream.events.append(Write(self.n, self.turn, cls, label, s, r, o, truth, TOPIC[r], source, cred,
-                                        band_of(cred, source), update, mode, form, text, base or cls))
+        self.stream.events.append(
+            Write(
+                self.n,
+                self.turn,
+                cls,
+                label,
+                s,
+                r,
+                o,
+                truth,
+                TOPIC[r],
+                source,
+                cred,
+                band_of(cred, source),
+                update,
+                mode,
+                form,
+                text,
+                base or cls,
+            )
+        )
         self.n += 1
         if r in FUNCTIONAL:
             self.mentioned.add(key)
@@ -123,8 +143,11 @@ class Generator(WriteClasses):
 
     def keys(self, rels=FUNCTIONAL, current: bool | None = None) -> list[tuple[str, str]]:
         """Functional keys in the ideal memory; current=True: its value is still true; False: stale."""
-        return [k for k in sorted(self.ideal) if k[1] in rels and (
-            current is None or (self.ideal[k] == self.world.value(*k, self.turn)) == current)]
+        return [
+            k
+            for k in sorted(self.ideal)
+            if k[1] in rels and (current is None or (self.ideal[k] == self.world.value(*k, self.turn)) == current)
+        ]
 
     def sem_new(self, label: bool, rels=FUNCTIONAL) -> Sem | None:
         w = self.world
@@ -132,8 +155,15 @@ class Generator(WriteClasses):
         if fresh and (rels != FUNCTIONAL or self.rng.random() < 0.65):
             s, r = self.pick(fresh)
             return (s, r, w.value(s, r, self.turn) if label else self.false_value(s, r), True)
-        pairs = [(a, b) for a in w.people for b in w.people if a != b and ((a, b) in w.knows) == label
-                 and (a, "knows", b) not in self.pairs and (b, "knows", a) not in self.pairs]
+        pairs = [
+            (a, b)
+            for a in w.people
+            for b in w.people
+            if a != b
+            and ((a, b) in w.knows) == label
+            and (a, "knows", b) not in self.pairs
+            and (b, "knows", a) not in self.pairs
+        ]
         p = self.pick(pairs)
         return None if p is None or rels != FUNCTIONAL else (p[0], "knows", p[1], True)
 
@@ -163,8 +193,9 @@ class Generator(WriteClasses):
         if held:
             k = self.pick(self.keys(current=False))
             return None if k is None else (k[0], k[1], self.ideal[k], True)
-        opts = [(k, v) for k in self.keys() for v in self.world.history(*k, self.turn)
-                if v != now(k) and v != self.ideal[k]]
+        opts = [
+            (k, v) for k in self.keys() for v in self.world.history(*k, self.turn) if v != now(k) and v != self.ideal[k]
+        ]
         pick = self.pick(opts)
         return None if pick is None else (pick[0][0], pick[0][1], pick[1], True)
 
@@ -183,11 +214,14 @@ class Generator(WriteClasses):
         return None if p is None else (p[0], "knows", p[1], False)
 
     def base_sem(self, base: str, rels=FUNCTIONAL) -> Sem | None:
-        return {"restatement": lambda: self.sem_restate(rels), "true-update": lambda: self.sem_update(rels),
-                "hallucination": lambda: self.sem_hallucination(rels),
-                "new-true": lambda: self.sem_new(True, rels), "negation-true": lambda: self.sem_negation(True),
-                "negation-false": lambda: self.sem_negation(False)}[base]()
+        return {
+            "restatement": lambda: self.sem_restate(rels),
+            "true-update": lambda: self.sem_update(rels),
+            "hallucination": lambda: self.sem_hallucination(rels),
+            "new-true": lambda: self.sem_new(True, rels),
+            "negation-true": lambda: self.sem_negation(True),
+            "negation-false": lambda: self.sem_negation(False),
+        }[base]()
 
     def said_by(self, sem: Sem, label: bool, **kw) -> str | None:
         return self.source(TOPIC[sem[1]], label, **kw)
-

@@ -12,11 +12,38 @@ import numpy as np
 from benchmarks.lib.stats import resample_ci
 
 IN_MEMORY = ("admitted", "verified")
-KEYS = ("n", "tp", "fp", "fn", "tp_k", "fp_k", "fn_k", "tp_s", "fp_s", "fn_s", "tp_t", "fp_t", "fn_t",
-        "n_false", "adm_false", "n_upd", "rej_upd", "quar_upd", "quar", "n_text", "none_text",
-        "n_false_fin", "fin_false_in", "n_true_end", "fin_true_out",
-        "parsed_runs", "n_struct", "wrong_struct", "wrong_text",
-        *(f"{k}_{b}" for b in ("trusted", "stranger", "untrusted") for k in ("n_upd", "rej_upd")))
+KEYS = (
+    "n",
+    "tp",
+    "fp",
+    "fn",
+    "tp_k",
+    "fp_k",
+    "fn_k",
+    "tp_s",
+    "fp_s",
+    "fn_s",
+    "tp_t",
+    "fp_t",
+    "fn_t",
+    "n_false",
+    "adm_false",
+    "n_upd",
+    "rej_upd",
+    "quar_upd",
+    "quar",
+    "n_text",
+    "none_text",
+    "n_false_fin",
+    "fin_false_in",
+    "n_true_end",
+    "fin_true_out",
+    "parsed_runs",
+    "n_struct",
+    "wrong_struct",
+    "wrong_text",
+    *(f"{k}_{b}" for b in ("trusted", "stranger", "untrusted") for k in ("n_upd", "rej_upd")),
+)
 
 
 def write_info(stream) -> dict[str, np.ndarray]:
@@ -30,8 +57,7 @@ def write_info(stream) -> dict[str, np.ndarray]:
         "mode": np.array([x.mode for x in ws], object),
         "band": np.array([x.band for x in ws], object),
         "update": np.array([x.update for x in ws], bool),
-        "true_end": np.array([x.truth and w.holds(x.subject, x.relation, x.object, x.truth, end) for x in ws],
-                             bool),
+        "true_end": np.array([x.truth and w.holds(x.subject, x.relation, x.object, x.truth, end) for x in ws], bool),
     }
 
 
@@ -75,12 +101,17 @@ def metrics(c: np.ndarray) -> dict[str, np.ndarray]:
     g = {k: c[..., i] for i, k in enumerate(KEYS)}
     f1 = lambda tp, fp, fn: _div(2 * tp, 2 * tp + fp + fn)
     out = {
-        "precision": _div(g["tp"], g["tp"] + g["fp"]), "recall": _div(g["tp"], g["tp"] + g["fn"]),
-        "f1": f1(g["tp"], g["fp"], g["fn"]), "f1_kept_out": f1(g["tp_k"], g["fp_k"], g["fn_k"]),
-        "f1_struct": f1(g["tp_s"], g["fp_s"], g["fn_s"]), "f1_text": f1(g["tp_t"], g["fp_t"], g["fn_t"]),
+        "precision": _div(g["tp"], g["tp"] + g["fp"]),
+        "recall": _div(g["tp"], g["tp"] + g["fn"]),
+        "f1": f1(g["tp"], g["fp"], g["fn"]),
+        "f1_kept_out": f1(g["tp_k"], g["fp_k"], g["fn_k"]),
+        "f1_struct": f1(g["tp_s"], g["fp_s"], g["fn_s"]),
+        "f1_text": f1(g["tp_t"], g["fp_t"], g["fn_t"]),
         "poison_admitted": _div(g["adm_false"], g["n_false"]),
-        "updates_rejected": _div(g["rej_upd"], g["n_upd"]), "updates_held": _div(g["quar_upd"], g["n_upd"]),
-        "quarantine_rate": _div(g["quar"], g["n"]), "extraction_miss": _div(g["none_text"], g["n_text"]),
+        "updates_rejected": _div(g["rej_upd"], g["n_upd"]),
+        "updates_held": _div(g["quar_upd"], g["n_upd"]),
+        "quarantine_rate": _div(g["quar"], g["n"]),
+        "extraction_miss": _div(g["none_text"], g["n_text"]),
         "final_poison_in_memory": _div(g["fin_false_in"], g["n_false_fin"]),
         "final_true_missing": _div(g["fin_true_out"], g["n_true_end"]),
         "misparsed_struct": _div(g["wrong_struct"], g["n_struct"]),

@@ -19,17 +19,26 @@ def ci(v: list[float], pct: bool = False) -> str:
 
 
 def print_report(console, args, tuned, res, summ, stats, goals) -> None:
-    console.print(f"[bold]Gate benchmark[/bold]: held-out seeds {args.seeds}, {args.writes} writes each, "
-                  f"embedder {args.embedder}; {stats['writes']} writes ({stats['false']} false, "
-                  f"{stats['text']} as text), {stats['observations']} observations")
-    console.print("credibility vs truth by band: " + "; ".join(
-        f"{b} {c['writes']} writes, mean credibility {c['mean_credibility']:.2f}, {100 * c['true_share']:.0f}% true"
-        for b, c in stats["calibration"].items()))
-    console.print("true updates by band: " + ", ".join(
-        f"{k} {v}" for k, v in stats["updates_by_band"].items() if k != "-"))
+    console.print(
+        f"[bold]Gate benchmark[/bold]: held-out seeds {args.seeds}, {args.writes} writes each, "
+        f"embedder {args.embedder}; {stats['writes']} writes ({stats['false']} false, "
+        f"{stats['text']} as text), {stats['observations']} observations"
+    )
+    console.print(
+        "credibility vs truth by band: "
+        + "; ".join(
+            f"{b} {c['writes']} writes, mean credibility {c['mean_credibility']:.2f}, {100 * c['true_share']:.0f}% true"
+            for b, c in stats["calibration"].items()
+        )
+    )
+    console.print(
+        "true updates by band: " + ", ".join(f"{k} {v}" for k, v in stats["updates_by_band"].items() if k != "-")
+    )
     for name, (lo, hi) in (tuned["thresholds"] or {}).items():
-        console.print(f"{name}: thresholds tuned on seeds {args.tune_seeds}: t_low {lo}, t_high {hi} "
-                      f"(tune score {tuned['scores'][name]:.3f})")
+        console.print(
+            f"{name}: thresholds tuned on seeds {args.tune_seeds}: t_low {lo}, t_high {hi} "
+            f"(tune score {tuned['scores'][name]:.3f})"
+        )
     if res["gate_missing"]:
         console.print(f"[yellow]gate not run: {res['gate_missing']}[/yellow]")
     _headline(console, summ)
@@ -48,29 +57,53 @@ def _headline(console, summ) -> None:
         t.add_column(c)
     for name, s in summ.items():
         m = s["metrics"]
-        t.add_row(name, ci(m["precision"]), ci(m["recall"]), ci(m["f1"]), ci(m["f1_kept_out"]),
-                  ci(m["f1_struct"]), ci(m["f1_text"]))
+        t.add_row(
+            name,
+            ci(m["precision"]),
+            ci(m["recall"]),
+            ci(m["f1"]),
+            ci(m["f1_kept_out"]),
+            ci(m["f1_struct"]),
+            ci(m["f1_text"]),
+        )
     m = next(iter(summ.values()))["metrics"]
-    t.add_row("[dim](reference: reject everything)[/dim]", "", "1.000", f"[dim]{m['reject_all_f1'][0]:.3f}[/dim]",
-              "", "", "")
+    t.add_row(
+        "[dim](reference: reject everything)[/dim]", "", "1.000", f"[dim]{m['reject_all_f1'][0]:.3f}[/dim]", "", "", ""
+    )
     console.print(t)
 
 
 def _errors(console, summ) -> None:
     t = Table(title="Error rates (95% CI)")
-    for c in ("method", "poison admitted", "true updates rejected", "… held / admitted", "… rejected: trusted / stranger / untrusted",
-              "quarantined", "nothing extracted", "misparsed text / struct", "end: false in memory",
-              "end: true missing"):
+    for c in (
+        "method",
+        "poison admitted",
+        "true updates rejected",
+        "… held / admitted",
+        "… rejected: trusted / stranger / untrusted",
+        "quarantined",
+        "nothing extracted",
+        "misparsed text / struct",
+        "end: false in memory",
+        "end: true missing",
+    ):
         t.add_column(c)
     for name, s in summ.items():
         m = s["metrics"]
         bands = " / ".join(_pct(m[f"updates_rejected_{b}"][0]) for b in ("trusted", "stranger", "untrusted"))
         admitted = 1 - m["updates_rejected"][0] - m["updates_held"][0]
-        t.add_row(name, ci(m["poison_admitted"], True), ci(m["updates_rejected"], True),
-                  f"{_pct(m['updates_held'][0])} / {_pct(admitted)}", bands,
-                  ci(m["quarantine_rate"], True), ci(m["extraction_miss"], True),
-                  f"{_pct(m['misparsed_text'][0])} / {_pct(m['misparsed_struct'][0])}",
-                  ci(m["final_poison_in_memory"], True), ci(m["final_true_missing"], True))
+        t.add_row(
+            name,
+            ci(m["poison_admitted"], True),
+            ci(m["updates_rejected"], True),
+            f"{_pct(m['updates_held'][0])} / {_pct(admitted)}",
+            bands,
+            ci(m["quarantine_rate"], True),
+            ci(m["extraction_miss"], True),
+            f"{_pct(m['misparsed_text'][0])} / {_pct(m['misparsed_struct'][0])}",
+            ci(m["final_poison_in_memory"], True),
+            ci(m["final_true_missing"], True),
+        )
     console.print(t)
 
 
@@ -88,20 +121,41 @@ def _classes(console, summ, stats) -> None:
     first = next(iter(summ.values()))["per_class"]
     for cls in sorted(first, key=list(stats["by_class"]).index):
         row = first[cls]
-        t.add_row(cls, str(row["n"]), _pct(row["n_false"] / row["n"]),
-                  *(_pct(s["per_class"][cls]["correct"]) for s in summ.values()))
+        t.add_row(
+            cls,
+            str(row["n"]),
+            _pct(row["n_false"] / row["n"]),
+            *(_pct(s["per_class"][cls]["correct"]) for s in summ.values()),
+        )
     console.print(t)
 
 
 def _gate_classes(console, table) -> None:
     t = Table(title="The gate per class: outcome shares among true claims | among false claims")
-    for c in ("class", "n true", "true: rej", "quar", "adm", "none", "n false", "false: rej", "quar", "adm",
-              "none", "misparsed"):
+    for c in (
+        "class",
+        "n true",
+        "true: rej",
+        "quar",
+        "adm",
+        "none",
+        "n false",
+        "false: rej",
+        "quar",
+        "adm",
+        "none",
+        "misparsed",
+    ):
         t.add_column(c)
     for cls, r in sorted(table.items()):
-        t.add_row(cls, str(r["n_true"]), *(_pct(r[f"true_{o}"]) for o in ("reject", "quarantine", "admit", "none")),
-                  str(r["n_false"]), *(_pct(r[f"false_{o}"]) for o in ("reject", "quarantine", "admit", "none")),
-                  _pct(r["misparsed"]))
+        t.add_row(
+            cls,
+            str(r["n_true"]),
+            *(_pct(r[f"true_{o}"]) for o in ("reject", "quarantine", "admit", "none")),
+            str(r["n_false"]),
+            *(_pct(r[f"false_{o}"]) for o in ("reject", "quarantine", "admit", "none")),
+            _pct(r["misparsed"]),
+        )
     console.print(t)
 
 
@@ -124,11 +178,22 @@ def misdecided(res, limit: int) -> dict[str, list[dict]]:
             wrong = (outcome == "reject") == w.label
             rows = out.setdefault(w.cls, [])
             if wrong and len(rows) < limit:
-                rows.append({"seed": stream.seed, "turn": w.turn, "write": w.text or repr(w.form),
-                             "meaning": f"{w.subject} {w.relation} {'' if w.truth else 'NOT '}{w.object}",
-                             "base": w.base, "source": w.source, "cred": round(w.cred, 2), "band": w.band,
-                             "label": "true" if w.label else "false", "outcome": outcome,
-                             "gate": describe(ds), "final": fin})
+                rows.append(
+                    {
+                        "seed": stream.seed,
+                        "turn": w.turn,
+                        "write": w.text or repr(w.form),
+                        "meaning": f"{w.subject} {w.relation} {'' if w.truth else 'NOT '}{w.object}",
+                        "base": w.base,
+                        "source": w.source,
+                        "cred": round(w.cred, 2),
+                        "band": w.band,
+                        "label": "true" if w.label else "false",
+                        "outcome": outcome,
+                        "gate": describe(ds),
+                        "final": fin,
+                    }
+                )
     return out
 
 
@@ -140,16 +205,26 @@ def _examples(console, res, limit: int) -> None:
         t.add_column(c)
     for cls, rows in misdecided(res, limit).items():
         for r in rows:
-            t.add_row(cls, escape(r["write"]), r["meaning"], f"{r['band']} ({r['cred']})", r["label"],
-                      escape(r["gate"]), r["final"])
+            t.add_row(
+                cls,
+                escape(r["write"]),
+                r["meaning"],
+                f"{r['band']} ({r['cred']})",
+                r["label"],
+                escape(r["gate"]),
+                r["final"],
+            )
     console.print(t)
 
 
 def _latency(console, res) -> None:
     import numpy as np
+
     if res["latency_ms"]:
         lat, obs = np.array(res["latency_ms"]), np.array(res["observe_ms"] or [np.nan])
-        console.print(f"gate latency per write: p50 {np.percentile(lat, 50):.2f} ms, p95 {np.percentile(lat, 95):.2f} "
-                      f"ms; per observation p50 {np.nanpercentile(obs, 50):.2f} ms")
+        console.print(
+            f"gate latency per write: p50 {np.percentile(lat, 50):.2f} ms, p95 {np.percentile(lat, 95):.2f} "
+            f"ms; per observation p50 {np.nanpercentile(obs, 50):.2f} ms"
+        )
     if res["errors"]:
         console.print(f"[red]{len(res['errors'])} writes raised in the gate[/red], e.g. {res['errors'][0]}")

@@ -20,7 +20,7 @@ FINAL_RANK = {"admitted": 0, "verified": 0, "quarantined": 1}
 
 
 def gate_available() -> str:
-    """"" if the gate's lexicon API imports, else why not."""
+    """ "" if the gate's lexicon API imports, else why not."""
     try:
         from memory.gate import ClaimCandidate, ConsistencyGate  # noqa: F401
         from memory.lexicon import Lexicon, RelationInfo  # noqa: F401
@@ -32,6 +32,7 @@ def gate_available() -> str:
 def build_gate(stream, embedder=None, jury=None):
     from memory.gate import ConsistencyGate
     from memory.lexicon import Lexicon, RelationInfo
+
     spec = stream.lexicon_spec()
     relations = {k: RelationInfo(**v) for k, v in spec["relations"].items()}
     lex = Lexicon(entities=spec["entities"], relations=relations, topics=spec["topics"])
@@ -49,7 +50,7 @@ class GateRun:
     latency_ms: list[float] = field(default_factory=list)
     observe_ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    parsed: list[str] = field(default_factory=list)   # per write: "ok", "wrong" (not the meaning) or "none"
+    parsed: list[str] = field(default_factory=list)  # per write: "ok", "wrong" (not the meaning) or "none"
 
 
 def _canon(s, r, o, truth) -> tuple:
@@ -85,9 +86,15 @@ def _merge(decisions) -> str:
 
 def _submit(gate, w):
     from memory.gate import ClaimCandidate
+
     s, r, o, truth = w.form
-    return [gate.submit(ClaimCandidate(subject=s, relation=r, object=o, topic=w.topic, source=w.source,
-                                       turn=w.turn, text="", truth=truth))]
+    return [
+        gate.submit(
+            ClaimCandidate(
+                subject=s, relation=r, object=o, topic=w.topic, source=w.source, turn=w.turn, text="", truth=truth
+            )
+        )
+    ]
 
 
 def run_gate(stream, embedder=None, jury=None) -> GateRun:
@@ -120,8 +127,10 @@ def describe(decisions) -> str:
     parts = []
     for d in decisions:
         c = d.candidate if isinstance(d.candidate, dict) else {}
-        bits = [f"[{c.get('subject')} {c.get('relation')} {'' if c.get('truth', True) else 'NOT '}{c.get('object')}]",
-                d.outcome]
+        bits = [
+            f"[{c.get('subject')} {c.get('relation')} {'' if c.get('truth', True) else 'NOT '}{c.get('object')}]",
+            d.outcome,
+        ]
         for attr in ("reason", "score"):
             v = getattr(d, attr, None)
             if v not in (None, ""):

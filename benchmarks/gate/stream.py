@@ -40,16 +40,39 @@ from benchmarks.gate.text import (
 )
 
 CLASS_WEIGHTS = {
-    "new-true": 7, "new-false": 6, "correction": 3, "restatement": 7, "true-update": 9, "hallucination": 7,
-    "stale": 3, "stale-held": 2, "alias": 6, "synonym": 6, "paraphrase": 9, "units": 4, "number-words": 4,
-    "negation": 6, "temporal": 3, "chain": 4, "collusion": 2, "corroboration": 2, "sybil": 1.2, "repeat": 2,
+    "new-true": 7,
+    "new-false": 6,
+    "correction": 3,
+    "restatement": 7,
+    "true-update": 9,
+    "hallucination": 7,
+    "stale": 3,
+    "stale-held": 2,
+    "alias": 6,
+    "synonym": 6,
+    "paraphrase": 9,
+    "units": 4,
+    "number-words": 4,
+    "negation": 6,
+    "temporal": 3,
+    "chain": 4,
+    "collusion": 2,
+    "corroboration": 2,
+    "sybil": 1.2,
+    "repeat": 2,
 }
 CLASSES = tuple(CLASS_WEIGHTS)
 BANDS = ("trusted", "stranger", "untrusted")
-OBSERVE_RATE = 0.2       # verified observations per turn (about one event in ten)
+OBSERVE_RATE = 0.2  # verified observations per turn (about one event in ten)
 DRAWS_PER_TURN = 2
-SOURCE_KINDS = (("honest", 5), ("liar-on-topic", 2), ("sometimes-liar", 1), ("untrusted-truthful", 2),
-                ("untrusted-liar", 3), ("stranger", 3))
+SOURCE_KINDS = (
+    ("honest", 5),
+    ("liar-on-topic", 2),
+    ("sometimes-liar", 1),
+    ("untrusted-truthful", 2),
+    ("untrusted-liar", 3),
+    ("stranger", 3),
+)
 
 
 def band_of(cred: float, source: str = "") -> str:
@@ -62,8 +85,8 @@ def band_of(cred: float, source: str = "") -> str:
 class Source:
     id: str
     kind: str
-    honesty: dict[str, float]          # topic -> probability that what it says is true (hidden)
-    credibility: dict[str, float]      # topic -> what the gate is told (strangers: not in the table)
+    honesty: dict[str, float]  # topic -> probability that what it says is true (hidden)
+    credibility: dict[str, float]  # topic -> what the gate is told (strangers: not in the table)
 
 
 @dataclass(frozen=True)
@@ -71,20 +94,20 @@ class Write:
     idx: int
     turn: int
     cls: str
-    label: bool                        # the claim is true at its turn: it should not be rejected
-    subject: str                       # the meaning, in canonical ids (a price as digits)
+    label: bool  # the claim is true at its turn: it should not be rejected
+    subject: str  # the meaning, in canonical ids (a price as digits)
     relation: str
     object: str
-    truth: bool                        # False: a negation ("the gem is not in the well")
+    truth: bool  # False: a negation ("the gem is not in the well")
     topic: str
     source: str
     cred: float
     band: str
-    update: bool                       # a true value that differs from what was said before
-    mode: str                          # "struct" (gate.submit) or "text" (gate.hear)
-    form: tuple[str, str, str, bool]   # subject, relation, object, truth as written (fields or text spans)
-    text: str                          # the sentence (text mode); "" for structured writes
-    base: str = ""                     # for surface classes: the situation underneath (restatement, ...)
+    update: bool  # a true value that differs from what was said before
+    mode: str  # "struct" (gate.submit) or "text" (gate.hear)
+    form: tuple[str, str, str, bool]  # subject, relation, object, truth as written (fields or text spans)
+    text: str  # the sentence (text mode); "" for structured writes
+    base: str = ""  # for surface classes: the situation underneath (restatement, ...)
 
 
 @dataclass(frozen=True)
@@ -131,8 +154,13 @@ class World:
         return fact == truth
 
     def values(self, relation: str) -> list[str]:
-        return self.places if relation == "located_in" else self.people if relation == "owned_by" else \
-            [str(p) for p in PRICES]
+        return (
+            self.places
+            if relation == "located_in"
+            else self.people
+            if relation == "owned_by"
+            else [str(p) for p in PRICES]
+        )
 
 
 @dataclass
@@ -168,8 +196,9 @@ def _next_price(rng: np.random.Generator, old: str) -> str:
     return str(PRICES[j if j != i else (i + 1 if i + 1 < len(PRICES) else i - 1)])
 
 
-def make_world(rng: np.random.Generator, turns: int, n_items: int = 36, n_places: int = 14,
-               n_people: int = 14) -> World:
+def make_world(
+    rng: np.random.Generator, turns: int, n_items: int = 36, n_places: int = 14, n_people: int = 14
+) -> World:
     pick = lambda pool, n: [pool[i] for i in sorted(rng.choice(len(pool), n, replace=False))]
     items, places, people = pick(ITEMS, n_items), pick(PLACES, n_places), pick(PEOPLE, n_people)
     names = {e: list(a) for e, a in items + places + people}
@@ -189,7 +218,7 @@ def make_world(rng: np.random.Generator, turns: int, n_items: int = 36, n_places
                         v = str(rng.choice([x for x in world.values(relation) if x != v]))
                     line.append((t, v))
             world.timeline[(item, relation)] = line
-    pairs = [(a, b) for i, a in enumerate(people) for b in people[i + 1:] if rng.random() < 0.3]
+    pairs = [(a, b) for i, a in enumerate(people) for b in people[i + 1 :] if rng.random() < 0.3]
     world.knows = frozenset(pairs + [(b, a) for a, b in pairs])
     world.rank = {p: i for i, p in enumerate(rng.permutation(people).tolist())}
     return world
@@ -224,6 +253,7 @@ def make_sources(rng: np.random.Generator) -> dict[str, Source]:
 def generate(seed: int, n_writes: int = 600) -> Stream:
     """The stream for one seed: about ``n_writes`` labelled writes with observations interleaved."""
     from benchmarks.gate.classes import Generator
+
     rng = np.random.default_rng([seed, 4021])
     world = make_world(rng, turns=n_writes + 20)
     stream = Stream(seed, world, make_sources(rng))

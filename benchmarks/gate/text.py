@@ -10,57 +10,178 @@ gate uses to normalise claims.
 from __future__ import annotations
 
 ITEMS = [
-    ("gem", ["red gem", "ruby"]), ("sword", ["old sword", "blade"]), ("map", ["sea map", "chart"]),
-    ("key", ["iron key"]), ("lamp", ["brass lamp", "lantern"]), ("ring", ["silver ring"]),
-    ("tome", ["spell book", "grimoire"]), ("cloak", ["grey cloak", "mantle"]), ("flute", ["bone flute"]),
-    ("crown", ["golden crown", "circlet"]), ("dagger", ["black dagger", "dirk"]),
-    ("compass", ["brass compass"]), ("amulet", ["jade amulet", "charm"]),
-    ("goblet", ["silver goblet", "chalice"]), ("scroll", ["sealed scroll"]),
-    ("shield", ["oak shield", "buckler"]), ("helm", ["steel helm", "helmet"]), ("bow", ["yew bow", "longbow"]),
-    ("harp", ["little harp", "lyre"]), ("mirror", ["hand mirror", "looking glass"]),
-    ("idol", ["stone idol", "statuette"]), ("locket", ["golden locket"]), ("spyglass", ["telescope"]),
-    ("hourglass", ["sand glass"]), ("anchor", ["ship anchor"]), ("saddle", ["leather saddle"]),
-    ("drum", ["war drum"]), ("mask", ["white mask"]), ("lute", ["cedar lute"]),
-    ("candlestick", ["candelabra"]), ("tiara", ["diamond tiara"]), ("staff", ["walking stick"]),
-    ("pendant", ["moon pendant"]), ("urn", ["funeral urn"]), ("bell", ["brass bell"]),
-    ("quill", ["silver quill"]), ("orb", ["crystal orb", "seeing stone"]), ("whistle", ["tin whistle"]),
-    ("banner", ["war banner", "flag"]), ("brooch", ["emerald brooch"]),
+    ("gem", ["red gem", "ruby"]),
+    ("sword", ["old sword", "blade"]),
+    ("map", ["sea map", "chart"]),
+    ("key", ["iron key"]),
+    ("lamp", ["brass lamp", "lantern"]),
+    ("ring", ["silver ring"]),
+    ("tome", ["spell book", "grimoire"]),
+    ("cloak", ["grey cloak", "mantle"]),
+    ("flute", ["bone flute"]),
+    ("crown", ["golden crown", "circlet"]),
+    ("dagger", ["black dagger", "dirk"]),
+    ("compass", ["brass compass"]),
+    ("amulet", ["jade amulet", "charm"]),
+    ("goblet", ["silver goblet", "chalice"]),
+    ("scroll", ["sealed scroll"]),
+    ("shield", ["oak shield", "buckler"]),
+    ("helm", ["steel helm", "helmet"]),
+    ("bow", ["yew bow", "longbow"]),
+    ("harp", ["little harp", "lyre"]),
+    ("mirror", ["hand mirror", "looking glass"]),
+    ("idol", ["stone idol", "statuette"]),
+    ("locket", ["golden locket"]),
+    ("spyglass", ["telescope"]),
+    ("hourglass", ["sand glass"]),
+    ("anchor", ["ship anchor"]),
+    ("saddle", ["leather saddle"]),
+    ("drum", ["war drum"]),
+    ("mask", ["white mask"]),
+    ("lute", ["cedar lute"]),
+    ("candlestick", ["candelabra"]),
+    ("tiara", ["diamond tiara"]),
+    ("staff", ["walking stick"]),
+    ("pendant", ["moon pendant"]),
+    ("urn", ["funeral urn"]),
+    ("bell", ["brass bell"]),
+    ("quill", ["silver quill"]),
+    ("orb", ["crystal orb", "seeing stone"]),
+    ("whistle", ["tin whistle"]),
+    ("banner", ["war banner", "flag"]),
+    ("brooch", ["emerald brooch"]),
 ]
 PLACES = [
-    ("chest", ["oak chest"]), ("well", ["old well"]), ("mill", ["old mill", "watermill"]),
-    ("cellar", ["wine cellar"]), ("tower", ["north tower"]), ("docks", ["harbour", "wharf"]),
-    ("chapel", ["stone chapel"]), ("stable", ["stables"]), ("vault", ["bank vault"]), ("forge", ["smithy"]),
-    ("library", ["reading room"]), ("attic", ["loft"]), ("cave", ["sea cave"]),
-    ("tavern", ["inn", "alehouse"]), ("garden", ["herb garden"]), ("crypt", ["family crypt"]),
-    ("barn", ["hay barn"]), ("lighthouse", ["beacon"]), ("bridge", ["stone bridge"]), ("kitchen", ["scullery"]),
+    ("chest", ["oak chest"]),
+    ("well", ["old well"]),
+    ("mill", ["old mill", "watermill"]),
+    ("cellar", ["wine cellar"]),
+    ("tower", ["north tower"]),
+    ("docks", ["harbour", "wharf"]),
+    ("chapel", ["stone chapel"]),
+    ("stable", ["stables"]),
+    ("vault", ["bank vault"]),
+    ("forge", ["smithy"]),
+    ("library", ["reading room"]),
+    ("attic", ["loft"]),
+    ("cave", ["sea cave"]),
+    ("tavern", ["inn", "alehouse"]),
+    ("garden", ["herb garden"]),
+    ("crypt", ["family crypt"]),
+    ("barn", ["hay barn"]),
+    ("lighthouse", ["beacon"]),
+    ("bridge", ["stone bridge"]),
+    ("kitchen", ["scullery"]),
 ]
 PEOPLE = [
-    ("ada", ["Ada Finch"]), ("bram", ["Bram Hollow"]), ("cora", ["Cora Vance"]), ("dov", ["Dov Reed"]),
-    ("elin", ["Elin Marsh"]), ("fenn", ["Fenn Stroud"]), ("gwen", ["Gwen Ashby"]), ("hale", ["Hale Dunmore"]),
-    ("ivo", ["Ivo Crane"]), ("juno", ["Juno Pike"]), ("kell", ["Kell Brant"]), ("lark", ["Lark Sutton"]),
-    ("mira", ["Mira Holt"]), ("nils", ["Nils Barrow"]), ("odo", ["Odo Penn"]), ("pia", ["Pia Wren"]),
-    ("quin", ["Quin Darrow"]), ("rhea", ["Rhea Cobb"]), ("sten", ["Sten Fairweather"]), ("tova", ["Tova Lind"]),
+    ("ada", ["Ada Finch"]),
+    ("bram", ["Bram Hollow"]),
+    ("cora", ["Cora Vance"]),
+    ("dov", ["Dov Reed"]),
+    ("elin", ["Elin Marsh"]),
+    ("fenn", ["Fenn Stroud"]),
+    ("gwen", ["Gwen Ashby"]),
+    ("hale", ["Hale Dunmore"]),
+    ("ivo", ["Ivo Crane"]),
+    ("juno", ["Juno Pike"]),
+    ("kell", ["Kell Brant"]),
+    ("lark", ["Lark Sutton"]),
+    ("mira", ["Mira Holt"]),
+    ("nils", ["Nils Barrow"]),
+    ("odo", ["Odo Penn"]),
+    ("pia", ["Pia Wren"]),
+    ("quin", ["Quin Darrow"]),
+    ("rhea", ["Rhea Cobb"]),
+    ("sten", ["Sten Fairweather"]),
+    ("tova", ["Tova Lind"]),
 ]
-SOURCE_NAMES = ["mara", "tobin", "oswin", "greta", "pell", "wyn", "harl", "sabine", "rook", "ysolde", "bertil",
-                "nadia", "corwin", "edda", "falk", "linnea", "marek", "sorrel", "agna", "brisk"]
-PRICES = [5, 8, 10, 12, 15, 20, 25, 30, 35, 40, 45, 50, 60, 70, 75, 80, 90, 100, 120, 150, 175, 200, 250,
-          300, 350, 400, 450]
+SOURCE_NAMES = [
+    "mara",
+    "tobin",
+    "oswin",
+    "greta",
+    "pell",
+    "wyn",
+    "harl",
+    "sabine",
+    "rook",
+    "ysolde",
+    "bertil",
+    "nadia",
+    "corwin",
+    "edda",
+    "falk",
+    "linnea",
+    "marek",
+    "sorrel",
+    "agna",
+    "brisk",
+]
+PRICES = [
+    5,
+    8,
+    10,
+    12,
+    15,
+    20,
+    25,
+    30,
+    35,
+    40,
+    45,
+    50,
+    60,
+    70,
+    75,
+    80,
+    90,
+    100,
+    120,
+    150,
+    175,
+    200,
+    250,
+    300,
+    350,
+    400,
+    450,
+]
 
 # relation id -> what the game's lexicon knows about it (fields of memory.lexicon.RelationInfo)
 RELATIONS = {
-    "located_in": {"aliases": ("is in", "lies in", "is hidden in", "is kept in"), "functional": True,
-                   "changes": True, "half_life": 30},
-    "price": {"aliases": ("costs", "sells for", "is priced at"), "functional": True, "changes": True,
-              "half_life": 40, "range": (1, 500), "unit": "gold"},
-    "owned_by": {"aliases": ("belongs to", "is owned by", "is the property of"), "functional": True,
-                 "changes": True, "half_life": 80},
+    "located_in": {
+        "aliases": ("is in", "lies in", "is hidden in", "is kept in"),
+        "functional": True,
+        "changes": True,
+        "half_life": 30,
+    },
+    "price": {
+        "aliases": ("costs", "sells for", "is priced at"),
+        "functional": True,
+        "changes": True,
+        "half_life": 40,
+        "range": (1, 500),
+        "unit": "gold",
+    },
+    "owned_by": {
+        "aliases": ("belongs to", "is owned by", "is the property of"),
+        "functional": True,
+        "changes": True,
+        "half_life": 80,
+    },
     "knows": {"aliases": ("is acquainted with", "has met")},
     "arrives_before": {"aliases": ("comes before", "gets in ahead of"), "temporal": "before"},
     "arrives_after": {"aliases": ("comes after",), "temporal": "after"},
 }
 FUNCTIONAL = ("located_in", "price", "owned_by")
-TOPIC = {"located_in": "whereabouts", "price": "trade", "owned_by": "ownership", "knows": "people",
-         "arrives_before": "arrivals", "arrives_after": "arrivals"}
+TOPIC = {
+    "located_in": "whereabouts",
+    "price": "trade",
+    "owned_by": "ownership",
+    "knows": "people",
+    "arrives_before": "arrivals",
+    "arrives_after": "arrivals",
+}
 TOPICS = ("whereabouts", "trade", "ownership", "people", "arrivals")
 PERSON_RELATIONS = ("knows", "arrives_before", "arrives_after")
 
@@ -73,18 +194,28 @@ PLAIN = {
     "arrives_before": ("{s} arrives before {o}.", "{s} does not arrive before {o}."),
     "arrives_after": ("{s} arrives after {o}.", "{s} does not arrive after {o}."),
 }
-PLAIN_REL = {"located_in": "is in", "price": "costs", "owned_by": "belongs to", "knows": "knows",
-             "arrives_before": "arrives before", "arrives_after": "arrives after"}
+PLAIN_REL = {
+    "located_in": "is in",
+    "price": "costs",
+    "owned_by": "belongs to",
+    "knows": "knows",
+    "arrives_before": "arrives before",
+    "arrives_after": "arrives after",
+}
 # relation synonyms the lexicon lists, used with a sentence frame: (frame, the phrase as written)
 SYNONYM_FRAMES = {
-    "located_in": [("The {s} lies in the {o}.", "lies in"), ("The {s} is hidden in the {o}.", "is hidden in"),
-                   ("The {s} is kept in the {o}.", "is kept in")],
+    "located_in": [
+        ("The {s} lies in the {o}.", "lies in"),
+        ("The {s} is hidden in the {o}.", "is hidden in"),
+        ("The {s} is kept in the {o}.", "is kept in"),
+    ],
     "price": [("The {s} sells for {o}.", "sells for"), ("The {s} is priced at {o}.", "is priced at")],
-    "owned_by": [("The {s} is owned by {o}.", "is owned by"), ("The {s} is the property of {o}.",
-                                                              "is the property of")],
+    "owned_by": [
+        ("The {s} is owned by {o}.", "is owned by"),
+        ("The {s} is the property of {o}.", "is the property of"),
+    ],
     "knows": [("{s} is acquainted with {o}.", "is acquainted with"), ("{s} has met {o}.", "has met")],
-    "arrives_before": [("{s} comes before {o}.", "comes before"), ("{s} gets in ahead of {o}.",
-                                                                   "gets in ahead of")],
+    "arrives_before": [("{s} comes before {o}.", "comes before"), ("{s} gets in ahead of {o}.", "gets in ahead of")],
     "arrives_after": [("{s} comes after {o}.", "comes after")],
 }
 
@@ -139,8 +270,28 @@ PARAPHRASES = [
 UNIT_FORMS = ["{n} gold", "{n} gold coins", "{n} gold pieces", "{n} coins", "{n}gp"]
 WORD_FORMS = ["{w}", "{w} gold", "{w} gold coins"]
 
-_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 _TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 
 
@@ -155,7 +306,7 @@ def number_words(n: int, rng_pick: int = 0) -> str:
         tens, ones = divmod(n, 10)
         return _TENS[tens] + (f"-{_ONES[ones]}" if ones else "")
     hundreds, rest = divmod(n, 100)
-    head = ("a hundred" if hundreds == 1 and rng_pick % 2 == 0 else f"{_ONES[hundreds]} hundred")
+    head = "a hundred" if hundreds == 1 and rng_pick % 2 == 0 else f"{_ONES[hundreds]} hundred"
     if not rest:
         return head
     return f"{head} and {number_words(rest)}" if rng_pick % 2 == 0 else f"{head} {number_words(rest)}"

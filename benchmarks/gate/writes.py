@@ -98,8 +98,12 @@ class WriteClasses:
         if not chains:
             return False
         x, _, z, _ = self.pick(chains)
-        options = [((z, "arrives_before", x, True), False), ((x, "arrives_after", z, True), False),
-                   ((x, "arrives_before", z, True), True), ((z, "arrives_after", x, True), True)]
+        options = [
+            ((z, "arrives_before", x, True), False),
+            ((x, "arrives_after", z, True), False),
+            ((x, "arrives_before", z, True), True),
+            ((z, "arrives_after", x, True), True),
+        ]
         sem, label = self.pick(options)
         return self._one(cls, sem, label)
 
@@ -115,8 +119,9 @@ class WriteClasses:
                 break
             chosen.append(src)
         for i, src in enumerate(chosen):
-            self.pending.append((self.turn + (0 if i == 0 else int(self.rng.integers(0, 3))),
-                                 (cls, sem, src, "plain", "hallucination")))
+            self.pending.append(
+                (self.turn + (0 if i == 0 else int(self.rng.integers(0, 3))), (cls, sem, src, "plain", "hallucination"))
+            )
         return bool(chosen)
 
     def c_corroboration(self, cls):
@@ -131,8 +136,9 @@ class WriteClasses:
                 break
             chosen.append(src)
         for i, src in enumerate(chosen):
-            self.pending.append((self.turn + (0 if i == 0 else int(self.rng.integers(0, 3))),
-                                 (cls, sem, src, "plain", "corroboration")))
+            self.pending.append(
+                (self.turn + (0 if i == 0 else int(self.rng.integers(0, 3))), (cls, sem, src, "plain", "corroboration"))
+            )
         return bool(chosen)
 
     def c_sybil(self, cls):
@@ -153,6 +159,7 @@ class WriteClasses:
         src = self.said_by(sem, label)
         offsets = [0, int(self.rng.integers(1, 4)), int(self.rng.integers(4, 8))]
         for off in offsets:
-            self.pending.append((self.turn + off, (cls, sem, src, "plain", "restatement" if label else
-                                                   "hallucination")))
+            self.pending.append(
+                (self.turn + off, (cls, sem, src, "plain", "restatement" if label else "hallucination"))
+            )
         return True

@@ -20,9 +20,14 @@ RESAMPLES = 2000
 Seed = int | np.random.Generator
 
 
-def resample_ci(samples: Sequence[np.ndarray], statistic: Callable[..., np.ndarray], *,
-                n_resamples: int = RESAMPLES, seed: Seed = SEED,
-                confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def resample_ci(
+    samples: Sequence[np.ndarray],
+    statistic: Callable[..., np.ndarray],
+    *,
+    n_resamples: int = RESAMPLES,
+    seed: Seed = SEED,
+    confidence: float = 0.95,
+) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) of a percentile bootstrap interval of ``statistic(*samples, axis=-1)``.
 
     The samples are paired (one index drawn per resample serves all of them); the statistic may
@@ -36,8 +41,16 @@ def resample_ci(samples: Sequence[np.ndarray], statistic: Callable[..., np.ndarr
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     with warnings.catch_warnings():  # scipy warns when a NaN resample makes the interval NaN: handled below
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        res = stats.bootstrap(tuple(samples), statistic, paired=True, vectorized=True, n_resamples=n_resamples,
-                              confidence_level=confidence, method="percentile", rng=rng)
+        res = stats.bootstrap(
+            tuple(samples),
+            statistic,
+            paired=True,
+            vectorized=True,
+            n_resamples=n_resamples,
+            confidence_level=confidence,
+            method="percentile",
+            rng=rng,
+        )
     low, high = np.asarray(res.confidence_interval.low), np.asarray(res.confidence_interval.high)
     if np.isnan(low).any() or np.isnan(high).any():
         alpha = (1 - confidence) / 2
@@ -58,8 +71,9 @@ def _difference(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
     return (a - b).mean(axis=axis)
 
 
-def mean_ci(values, *, n_resamples: int = RESAMPLES, seed: Seed = SEED,
-            confidence: float = 0.95) -> tuple[float, float, float]:
+def mean_ci(
+    values, *, n_resamples: int = RESAMPLES, seed: Seed = SEED, confidence: float = 0.95
+) -> tuple[float, float, float]:
     """The mean of the finite values and its percentile bootstrap interval (NaN, NaN, NaN for none)."""
     v = _finite(values)
     v = v[np.isfinite(v)]
@@ -69,8 +83,9 @@ def mean_ci(values, *, n_resamples: int = RESAMPLES, seed: Seed = SEED,
     return float(v.mean()), float(lo), float(hi)
 
 
-def paired_ci(a, b, *, n_resamples: int = RESAMPLES, seed: Seed = SEED,
-              confidence: float = 0.95) -> tuple[float, float, float]:
+def paired_ci(
+    a, b, *, n_resamples: int = RESAMPLES, seed: Seed = SEED, confidence: float = 0.95
+) -> tuple[float, float, float]:
     """Mean of ``a - b`` over the pairs where both are finite, and its percentile bootstrap interval
     resampling the pairs (NaN, NaN, NaN for no pair)."""
     x, y = _finite(a), _finite(b)

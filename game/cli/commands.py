@@ -18,6 +18,7 @@ def memory_options(args: Namespace) -> dict | None:
     if args.no_memory:
         return None
     from memory.config import MemoConfig
+
     cfg = MemoConfig() if args.budget is None else MemoConfig(budget=args.budget)
     store, server = chroma_server(args)
     options = {"embedder": args.embedder or "minilm", "store": store, "config": cfg}
@@ -32,26 +33,42 @@ def memory_fallback(args: Namespace) -> None:
     if args.no_memory:
         return
     from game.core.extras import CHROMA, MINILM, ExtraMissing, install_command, missing
+
     hint = "--embedder hash keeps memory on without it; --no-memory plays without agent memory"
     if getattr(args, "chroma_host", None) is not None or args.store == "chroma":
         gone = missing("memory", CHROMA)
         if gone:
-            raise ExtraMissing("the Chroma vector store (--store chroma)", "memory", gone,
-                               hint="--no-memory plays without agent memory")
+            raise ExtraMissing(
+                "the Chroma vector store (--store chroma)",
+                "memory",
+                gone,
+                hint="--no-memory plays without agent memory",
+            )
     if (args.embedder or "minilm") != "minilm":
         return
     gone = missing("memory", MINILM)
     if not gone:
         return
-    asked = [flag for flag, on in (("--embedder minilm", args.embedder), ("--store", args.store),
-                                   ("--chroma-host", getattr(args, "chroma_host", None)),
-                                   ("--budget", args.budget), ("--insights", args.insights),
-                                   ("--memo-llm", getattr(args, "memo_llm", None) or None)) if on is not None]
+    asked = [
+        flag
+        for flag, on in (
+            ("--embedder minilm", args.embedder),
+            ("--store", args.store),
+            ("--chroma-host", getattr(args, "chroma_host", None)),
+            ("--budget", args.budget),
+            ("--insights", args.insights),
+            ("--memo-llm", getattr(args, "memo_llm", None) or None),
+        )
+        if on is not None
+    ]
     if asked:
         raise ExtraMissing(f"agent memory ({', '.join(asked)})", "memory", gone, hint=hint)
     args.no_memory = True
-    print(f"parley: note: agent memory is off: its MiniLM embedder needs the 'memory' extra "
-          f"({install_command('memory')}); {hint}", file=sys.stderr)
+    print(
+        f"parley: note: agent memory is off: its MiniLM embedder needs the 'memory' extra "
+        f"({install_command('memory')}); {hint}",
+        file=sys.stderr,
+    )
 
 
 def chroma_server(args: Namespace) -> tuple[str, dict]:
@@ -76,34 +93,48 @@ def insight_bank(args: Namespace):
         return None
     from game.play.save_files import saves_dir
     from memory.insights import InsightBank
+
     return InsightBank(args.insights or saves_dir(getattr(args, "saves_dir", None)) / "insights.json")
 
 
 def llm_client(args: Namespace, seed: int):
     """The LLM client the --llm flags describe, or None. Bad settings are input errors (exit 2)."""
     if getattr(args, "llm", None) is not None and not args.llm.strip():
-        raise InputError("--llm is empty", hint="give the endpoint's URL, e.g. --llm http://localhost:11434/v1, or 'env'")
+        raise InputError(
+            "--llm is empty", hint="give the endpoint's URL, e.g. --llm http://localhost:11434/v1, or 'env'"
+        )
     memo_llm_paths(args)
     if not getattr(args, "llm", None):
         if getattr(args, "model", None) or getattr(args, "llm_cache", None) or getattr(args, "llm_jury", False):
-            raise InputError("--model, --llm-cache and --llm-jury need --llm URL",
-                             hint="e.g. --llm http://localhost:11434/v1")
+            raise InputError(
+                "--model, --llm-cache and --llm-jury need --llm URL", hint="e.g. --llm http://localhost:11434/v1"
+            )
         return None
     from agents.llm.config import LLMConfig
-    cfg = LLMConfig.from_env(base_url=None if args.llm == "env" else args.llm, model=args.model,
-                             timeout=args.llm_timeout, cache_dir=args.llm_cache, max_retries=args.llm_retries)
+
+    cfg = LLMConfig.from_env(
+        base_url=None if args.llm == "env" else args.llm,
+        model=args.model,
+        timeout=args.llm_timeout,
+        cache_dir=args.llm_cache,
+        max_retries=args.llm_retries,
+    )
     if cfg.base_url is None and args.llm == "env":
         raise InputError("--llm env: OPENAI_BASE_URL is not set", hint="export OPENAI_BASE_URL=http://host:port/v1")
     if cfg.api_key is None and not cfg.is_local:
-        raise InputError(f"--llm {cfg.public_dict()['base_url']}: no API key for a remote endpoint",
-                         hint="export OPENAI_API_KEY=... (it is never saved); local servers need none")
+        raise InputError(
+            f"--llm {cfg.public_dict()['base_url']}: no API key for a remote endpoint",
+            hint="export OPENAI_API_KEY=... (it is never saved); local servers need none",
+        )
     from game.play.compose import new_client
+
     return new_client(cfg, seed)
 
 
 def memo_llm_paths(args: Namespace) -> list[str]:
     """The MEMO paths --memo-llm names (checked by argparse); they need --llm and memory (exit 2)."""
     from game.play.compose import check_memo_llm
+
     paths = list(getattr(args, "memo_llm", None) or [])
     check_memo_llm(paths, getattr(args, "llm", None) or None, None if getattr(args, "no_memory", False) else "on")
     return paths
@@ -117,11 +148,14 @@ def llm_npc_ids(args: Namespace, world) -> object:
     if raw == "none":
         return set()
     from game.core.errors import did_you_mean
+
     ids = [x.strip() for x in raw.split(",") if x.strip()]
     for nid in ids:
         if nid not in world.spec.npcs:
-            raise InputError(f"--llm-npcs: no NPC {nid!r} in {world.spec.id}",
-                             hint=did_you_mean(nid, world.spec.npcs) or f"NPCs: {', '.join(world.spec.npcs)}")
+            raise InputError(
+                f"--llm-npcs: no NPC {nid!r} in {world.spec.id}",
+                hint=did_you_mean(nid, world.spec.npcs) or f"NPCs: {', '.join(world.spec.npcs)}",
+            )
     return set(ids)
 
 
@@ -134,10 +168,14 @@ def print_llm_usage(client, out=print) -> None:
         return
     out(f"LLM usage ({client.config.model}):")
     w = max(12, *(len(a) for a in by_agent))  # memo:importance and the like
-    out(f"  {'agent':{w}} {'calls':>5} {'prompt':>7} {'compl.':>7} {'ms':>8} {'retries':>7} {'cached':>6} {'invalid':>7}")
+    out(
+        f"  {'agent':{w}} {'calls':>5} {'prompt':>7} {'compl.':>7} {'ms':>8} {'retries':>7} {'cached':>6} {'invalid':>7}"
+    )
     for agent, u in sorted(by_agent.items()):
-        out(f"  {agent:{w}} {u.calls:>5} {u.prompt_tokens:>7} {u.completion_tokens:>7} {u.latency_ms:>8.0f} "
-            f"{u.retries:>7} {u.cache_hits:>6} {u.invalid:>7}")
+        out(
+            f"  {agent:{w}} {u.calls:>5} {u.prompt_tokens:>7} {u.completion_tokens:>7} {u.latency_ms:>8.0f} "
+            f"{u.retries:>7} {u.cache_hits:>6} {u.invalid:>7}"
+        )
 
 
 def cmd_play(args: Namespace) -> int:
@@ -151,15 +189,18 @@ def cmd_play(args: Namespace) -> int:
     tui = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
     if getattr(args, "map", False):  # said now, before the terminal app takes the screen
         from game.map.window import map_unavailable
+
         why = map_unavailable()
         if why is not None:
             print(f"map: {why}; playing on without it", file=sys.stderr)
             args.map = False
     if tui:
         from game.play.worlds import load_world
+
         if not args.load:
             load_world(args.world or "worlds/harbor")  # a bad world is an error before the screen opens
         from game.tui import run_tui
+
         _autosave_on_signals()
         maps: list = []
         try:
@@ -175,9 +216,11 @@ def cmd_play(args: Namespace) -> int:
     if not args.load:
         _mention_autosave(game, args.saves_dir)
     from game.cli.console import run_console
+
     follower = None
     if getattr(args, "map", False):
         from game.map.window import map_follower
+
         follower = map_follower(game)
     try:
         return run_console(game, saves_base=args.saves_dir, on_reply=follower)
@@ -192,6 +235,7 @@ def _with_map(game, args: Namespace, maps: list):
     if not getattr(args, "map", False):
         return game
     from game.map.window import map_follower
+
     follower = map_follower(game)
     maps.append(follower)
     submit = game.submit
@@ -209,6 +253,7 @@ def cmd_watch(args: Namespace) -> int:
     """``parley watch``: the terminal app plays the seat's game (pause, step, speed); leaving it
     says the score and autosaves an unfinished game, as after play."""
     from game.play.worlds import load_world
+
     world = load_world(args.world)  # a bad world or seat is an error before the screen opens
     memory_fallback(args)
     llm = llm_client(args, args.seed)
@@ -220,21 +265,35 @@ def cmd_watch(args: Namespace) -> int:
         raise InputError(f"--player {args.player}: no such file", hint="script:FILE, one command per line")
     if args.player not in ("autopilot", "llm") and ":" not in args.player:
         from agents.seats import make_seat
+
         make_seat(args.player)  # an unknown seat name is an input error, with a suggestion
     elif ":" in args.player and not args.player.startswith("script:"):
         from agents.seats import callable_from
+
         callable_from(args.player)
     npcs = llm_npc_ids(args, world)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise InputError("parley watch needs a terminal",
-                         hint=f"for a headless run: parley run {args.world} --player {args.player}")
+        raise InputError(
+            "parley watch needs a terminal", hint=f"for a headless run: parley run {args.world} --player {args.player}"
+        )
 
     def make_game():
         from game.play.session import Game
-        return Game(world, seed=args.seed, player_kind=args.player, memory=memory_options(args),
-                    insights=insight_bank(args), llm=llm, llm_npcs=npcs, jury=args.llm_jury,
-                    memo_llm=memo_llm_paths(args))
+
+        return Game(
+            world,
+            seed=args.seed,
+            player_kind=args.player,
+            memory=memory_options(args),
+            insights=insight_bank(args),
+            llm=llm,
+            llm_npcs=npcs,
+            jury=args.llm_jury,
+            memo_llm=memo_llm_paths(args),
+        )
+
     from game.tui.screens.watch import run_watch
+
     _autosave_on_signals()
     try:
         return run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir)
@@ -245,37 +304,68 @@ def cmd_watch(args: Namespace) -> int:
 def _play_game(args: Namespace, seed: int, llm):
     """The game ``parley play``'s flags describe: loaded from a save, or new."""
     from game.play.session import Game
+
     if args.load:
         wanted = getattr(args, "llm_npcs", "all") or "all"
-        game = Game.load(args.load, base=args.saves_dir, world_path=args.world, llm=llm,
-                         llm_npcs="all" if wanted == "all" else
-                         {x.strip() for x in wanted.split(",") if x.strip() and wanted != "none"},
-                         jury=args.llm_jury, memo_llm=memo_llm_paths(args))
+        game = Game.load(
+            args.load,
+            base=args.saves_dir,
+            world_path=args.world,
+            llm=llm,
+            llm_npcs="all"
+            if wanted == "all"
+            else {x.strip() for x in wanted.split(",") if x.strip() and wanted != "none"},
+            jury=args.llm_jury,
+            memo_llm=memo_llm_paths(args),
+        )
         if llm is not None:
             llm_npc_ids(args, game.world)  # unknown ids are input errors here too
         if isinstance(game.saved_llm, dict) and game.saved_llm and llm is None:
             from agents.llm.config import redact_url
             from game.core.text import shown
-            print(f"note: this game's NPCs spoke through {redact_url(str(game.saved_llm.get('base_url')))} "
-                  f"({shown(game.saved_llm.get('model'))}); without --llm they are scripted now", file=sys.stderr)
-        asked = [f for f, on in (("--embedder", args.embedder), ("--store", args.store),
-                                 ("--chroma-host", getattr(args, "chroma_host", None)),
-                                 ("--chroma-port", getattr(args, "chroma_port", None)),
-                                 ("--budget", args.budget)) if on is not None]
+
+            print(
+                f"note: this game's NPCs spoke through {redact_url(str(game.saved_llm.get('base_url')))} "
+                f"({shown(game.saved_llm.get('model'))}); without --llm they are scripted now",
+                file=sys.stderr,
+            )
+        asked = [
+            f
+            for f, on in (
+                ("--embedder", args.embedder),
+                ("--store", args.store),
+                ("--chroma-host", getattr(args, "chroma_host", None)),
+                ("--chroma-port", getattr(args, "chroma_port", None)),
+                ("--budget", args.budget),
+            )
+            if on is not None
+        ]
         if (game.memory is not None and args.no_memory) or (game.memory is None and asked):
-            raise InputError(f"the save was made with memory {'on' if game.memory else 'off'}; "
-                             "memory settings come from the save and cannot be changed with --load",
-                             hint="drop the memory flags, or start a new game with them")
+            raise InputError(
+                f"the save was made with memory {'on' if game.memory else 'off'}; "
+                "memory settings come from the save and cannot be changed with --load",
+                hint="drop the memory flags, or start a new game with them",
+            )
         if asked:
-            raise InputError(f"{', '.join(asked)} cannot be changed with --load",
-                             hint="memory settings come from the save")
+            raise InputError(
+                f"{', '.join(asked)} cannot be changed with --load", hint="memory settings come from the save"
+            )
         if game.memory is not None:
             game.insights = insight_bank(args)
     else:
         from game.play.worlds import load_world
+
         world = load_world(args.world or "worlds/harbor")
-        game = Game(world, seed=seed, memory=memory_options(args), insights=insight_bank(args),
-                    llm=llm, llm_npcs=llm_npc_ids(args, world), jury=args.llm_jury, memo_llm=memo_llm_paths(args))
+        game = Game(
+            world,
+            seed=seed,
+            memory=memory_options(args),
+            insights=insight_bank(args),
+            llm=llm,
+            llm_npcs=llm_npc_ids(args, world),
+            jury=args.llm_jury,
+            memo_llm=memo_llm_paths(args),
+        )
     return game
 
 
@@ -284,13 +374,17 @@ def _mention_autosave(game, saves_base) -> None:
     from game.core.errors import ParleyError
     from game.play.autosave import autosave_name
     from game.play.save_files import read_save, save_folder
+
     name = autosave_name(game)
     try:
         data = read_save(save_folder(name, saves_base))
     except (ParleyError, OSError):
         return
-    print(f"note: an autosave of this world exists (turn {data['turn']}); continue it with "
-          f"`parley play --load {name}`. If you play on, it is kept as {name}-previous.", file=sys.stderr)
+    print(
+        f"note: an autosave of this world exists (turn {data['turn']}); continue it with "
+        f"`parley play --load {name}`. If you play on, it is kept as {name}-previous.",
+        file=sys.stderr,
+    )
 
 
 def _autosave_on_signals() -> None:
@@ -310,6 +404,7 @@ def _autosave_on_signals() -> None:
 def print_turn(reply) -> None:
     """Print a turn as a headless run shows it: the command, then what the player perceived."""
     from game.core.text import shown
+
     print(f"> {shown(reply.said if reply.typed else reply.command or 'wait')}")
     for line in reply.lines:
         print("  " + line)
@@ -318,6 +413,7 @@ def print_turn(reply) -> None:
 def episode_config(args: Namespace, world) -> object:
     """The EpisodeConfig that ``parley run``'s flags describe."""
     from game.play.config import EpisodeConfig, GameConfig, MemorySettings
+
     if args.llm_player:
         player = "llm"
     elif args.autopilot:
@@ -333,17 +429,29 @@ def episode_config(args: Namespace, world) -> object:
     memory = None
     if not args.no_memory:
         store, server = chroma_server(args)
-        memory = MemorySettings(embedder=args.embedder or "minilm", store=store,
-                                chroma_host=server.get("host"), chroma_port=server.get("port", 8000),
-                                memo=None if args.budget is None else {"budget": args.budget})
+        memory = MemorySettings(
+            embedder=args.embedder or "minilm",
+            store=store,
+            chroma_host=server.get("host"),
+            chroma_port=server.get("port", 8000),
+            memo=None if args.budget is None else {"budget": args.budget},
+        )
     npcs = llm_npc_ids(args, world)
-    game = GameConfig(world=str(world.folder), seed=args.seed, player=player, memory=memory,
-                      jury=args.llm_jury, llm_npcs=npcs if npcs == "all" else sorted(npcs),
-                      trust=not args.no_trust, memo_llm=memo_llm_paths(args))
+    game = GameConfig(
+        world=str(world.folder),
+        seed=args.seed,
+        player=player,
+        memory=memory,
+        jury=args.llm_jury,
+        llm_npcs=npcs if npcs == "all" else sorted(npcs),
+        trust=not args.no_trust,
+        memo_llm=memo_llm_paths(args),
+    )
     keep = bool(getattr(args, "keep_memory", False))
     if args.council:
-        return EpisodeConfig(game=game, kind="council", scene=args.council, turns=args.turns,
-                             transcript=bool(args.out), keep_memory=keep)
+        return EpisodeConfig(
+            game=game, kind="council", scene=args.council, turns=args.turns, transcript=bool(args.out), keep_memory=keep
+        )
     return EpisodeConfig(game=game, turns=args.turns, transcript=bool(args.out), keep_memory=keep)
 
 
@@ -352,32 +460,45 @@ def cmd_run(args: Namespace) -> int:
     if args.out is not None and not args.out.strip():
         raise InputError("--out is empty", hint="give a file name, or leave --out out")
     if not (args.script or args.scene or args.llm_player or args.autopilot or args.player or args.council):
-        raise InputError("nothing to run: say who plays",
-                         hint="--script FILE, --autopilot, --player SEAT, --llm-player, --scene ID or --council ID")
+        raise InputError(
+            "nothing to run: say who plays",
+            hint="--script FILE, --autopilot, --player SEAT, --llm-player, --scene ID or --council ID",
+        )
     if args.scene:
         if args.council:
             raise InputError("--council and --scene are two different runs", hint="give one of them")
         return _run_scene(args)
     from game.play.episode import play_episode
     from game.play.worlds import load_world
+
     if args.negotiators:
-        raise InputError("--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware")
+        raise InputError(
+            "--negotiators works with --scene", hint="e.g. parley run WORLD --scene ID --negotiators llm,boulware"
+        )
     memory_fallback(args)
     llm = llm_client(args, args.seed)
     if (args.llm_player or args.player == "llm") and llm is None:
-        raise InputError(f"{'--llm-player' if args.llm_player else '--player llm'} needs --llm URL",
-                         hint="e.g. --llm http://localhost:11434/v1 --model llama3.1")
+        raise InputError(
+            f"{'--llm-player' if args.llm_player else '--player llm'} needs --llm URL",
+            hint="e.g. --llm http://localhost:11434/v1 --model llama3.1",
+        )
     world = load_world(args.world)
     config = episode_config(args, world)
     bank = insight_bank(args)
-    result = play_episode(config, llm=llm, insights=bank,
-                          on_turn=None if args.quiet else print_turn,
-                          on_note=lambda note: print(f"parley: {note}", file=sys.stderr))
+    result = play_episode(
+        config,
+        llm=llm,
+        insights=bank,
+        on_turn=None if args.quiet else print_turn,
+        on_note=lambda note: print(f"parley: {note}", file=sys.stderr),
+    )
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
         write_output(Path(args.out), result.transcript or "")
-    print(f"world {result.world} seed {result.seed}: turn {result.turn}, score {result.score}, "
-          f"quests {len(result.quests_done)}/{result.quests_total}, {'WON' if result.won else 'not won'}"
-          f", state {result.state_hash}")
+    print(
+        f"world {result.world} seed {result.seed}: turn {result.turn}, score {result.score}, "
+        f"quests {len(result.quests_done)}/{result.quests_total}, {'WON' if result.won else 'not won'}"
+        f", state {result.state_hash}"
+    )
     if args.out:
         print(f"transcript: {args.out}")
     if result.learned:
@@ -390,14 +511,21 @@ def _run_scene(args: Namespace) -> int:
     from game.play.config import EpisodeConfig, GameConfig
     from game.play.episode import play_episode
     from game.play.worlds import load_world
+
     if args.memo_llm or args.keep_memory:
-        raise InputError(f"{'--memo-llm' if args.memo_llm else '--keep-memory'} is for games with memory; "
-                         "a --scene run has none", hint="leave it out, or play the scene inside a game")
+        raise InputError(
+            f"{'--memo-llm' if args.memo_llm else '--keep-memory'} is for games with memory; a --scene run has none",
+            hint="leave it out, or play the scene inside a game",
+        )
     world = load_world(args.world)
     kinds = _scene_kinds(args, world.spec.scenes.get(args.scene))
     llm = llm_client(args, args.seed)
-    config = EpisodeConfig(game=GameConfig(world=str(world.folder), seed=args.seed, player="human", facts=False),
-                           kind="negotiation", scene=args.scene, negotiators=kinds)
+    config = EpisodeConfig(
+        game=GameConfig(world=str(world.folder), seed=args.seed, player="human", facts=False),
+        kind="negotiation",
+        scene=args.scene,
+        negotiators=kinds,
+    )
     result = play_episode(config, llm=llm)
     for note in result.notes:
         print(f"  {note}")
@@ -407,9 +535,20 @@ def _run_scene(args: Namespace) -> int:
             print(f"  round {m['round']:>2}  {m['party']:10} {m['kind']:9} {terms}")
     print(format_metrics(args.scene, result.status, result.agreement, result.metrics))
     if args.out:
-        write_output(Path(args.out), json.dumps({"scene": args.scene, "status": result.status,
-                                                 "agreement": result.agreement, "history": result.history,
-                                                 "metrics": result.metrics}, indent=1) + "\n")
+        write_output(
+            Path(args.out),
+            json.dumps(
+                {
+                    "scene": args.scene,
+                    "status": result.status,
+                    "agreement": result.agreement,
+                    "history": result.history,
+                    "metrics": result.metrics,
+                },
+                indent=1,
+            )
+            + "\n",
+        )
         print(f"result: {args.out}")
     print_llm_usage(llm)
     return 0
@@ -421,27 +560,36 @@ def _scene_kinds(args: Namespace, scene) -> list | None:
         return None
     from agents.negotiators import KINDS
     from game.core.errors import did_you_mean
+
     kinds = [k.strip() for k in args.negotiators.split(",")]
     if len(kinds) != len(scene.parties):
-        raise InputError(f"--negotiators needs {len(scene.parties)} kinds (one per party: "
-                         f"{', '.join(p.id for p in scene.parties)}), got {len(kinds)}")
+        raise InputError(
+            f"--negotiators needs {len(scene.parties)} kinds (one per party: "
+            f"{', '.join(p.id for p in scene.parties)}), got {len(kinds)}"
+        )
     known = [*KINDS, "llm"]
     for k in kinds:
         if k not in known:
-            raise InputError(f"--negotiators: unknown kind {k!r}", hint=did_you_mean(k, known) or f"kinds: {', '.join(known)}")
+            raise InputError(
+                f"--negotiators: unknown kind {k!r}", hint=did_you_mean(k, known) or f"kinds: {', '.join(known)}"
+            )
     return kinds
 
 
 def format_metrics(scene_id: str, status: str, agreement: dict | None, d: dict) -> str:
     """A short human summary of a closed negotiation's outcome metrics (``OutcomeMetrics.to_dict()``)."""
+
     def terms(t):
         return ", ".join(f"{k}={v}" for k, v in t.items()) if t else "none"
+
     lines = [f"{scene_id}: {status}" + (f" on {terms(agreement)}" if agreement else "")]
     for p in d["utilities"]:
         lines.append(f"  {p:10} utility {d['utilities'][p]:.3f} (reservation {d['reservations'][p]:.3f})")
-    lines.append(f"  social welfare {d['social_welfare']:.3f} of max {d['max_social_welfare']:.3f}; "
-                 f"Pareto-optimal: {'yes' if d['pareto_optimal'] else 'no'} "
-                 f"(distance {d['distance_to_frontier']:.3f}, frontier {d['frontier_size']} of {d['outcome_count']})")
+    lines.append(
+        f"  social welfare {d['social_welfare']:.3f} of max {d['max_social_welfare']:.3f}; "
+        f"Pareto-optimal: {'yes' if d['pareto_optimal'] else 'no'} "
+        f"(distance {d['distance_to_frontier']:.3f}, frontier {d['frontier_size']} of {d['outcome_count']})"
+    )
     if d.get("nash_terms"):
         lines.append(f"  Nash point {terms(d['nash_terms'])} (distance {d['distance_to_nash']:.3f})")
     if d.get("ks_terms"):

@@ -5,17 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from game.core.types import PLAYER
-from game.play.autosave import (  # noqa: F401  (re-exported)
-    autosave_name,
-    farewell,
-    journal,
-    keep_other_autosave,
-    save_as,
-)
+from game.play.autosave import autosave_name, farewell, journal, keep_other_autosave, save_as  # noqa: F401  (re-exported)
 
 
-def run_console(game, saves_base: str | None = None, read: Callable[[str], str] = input,
-                write: Callable[[str], None] = print, on_reply: Callable[..., None] | None = None) -> int:
+def run_console(
+    game,
+    saves_base: str | None = None,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], None] = print,
+    on_reply: Callable[..., None] | None = None,
+) -> int:
     """Read commands until quit or the end of the game, showing each ``Reply``; save, load and
     quit are carried out here. ``on_reply(reply)`` is called with each reply as it comes (and
     ``on_reply(reply, game)`` after a load, with the loaded game). Returns the exit code."""
@@ -45,14 +44,17 @@ def run_console(game, saves_base: str | None = None, read: Callable[[str], str] 
                 write(save_as(game, reply.arg or "quicksave", saves_base, read, ours))
             elif reply.meta == "load":
                 try:
-                    loaded = Game.load(reply.arg or "quicksave", saves_base, llm=game.llm,
-                                       llm_npcs=game.llm_npcs or "all", inside=True)
+                    loaded = Game.load(
+                        reply.arg or "quicksave", saves_base, llm=game.llm, llm_npcs=game.llm_npcs or "all", inside=True
+                    )
                     loaded.insights = game.insights if loaded.memory is not None else None
                     game = loaded
                     if on_reply is not None:
                         on_reply(reply, game)
-                    write(f"Loaded. Turn {game.engine.state.turn}.\n" +
-                          game.engine.describe(PLAYER, game.engine.state.where[PLAYER]))
+                    write(
+                        f"Loaded. Turn {game.engine.state.turn}.\n"
+                        + game.engine.describe(PLAYER, game.engine.state.where[PLAYER])
+                    )
                 except ParleyError as e:
                     write(f"Could not load: {e.render()}")
                 except OSError as e:

@@ -13,12 +13,16 @@ from game.core.errors import InputError
 def _task(args: Namespace) -> Any:
     if args.world is None or args.world.startswith("hidden-profile"):
         from game.council.tasks import hidden_profile_task
+
         return hidden_profile_task(args.task_seed)
     if args.task_seed is not None and args.task_seed != 0:
-        raise InputError("--task-seed picks a generated task; it does not apply to a world's scene",
-                         hint="parley debate --task-seed N  (no world), or parley debate WORLD --scene ID")
-    from game.world.council_tasks import task_from_scene
+        raise InputError(
+            "--task-seed picks a generated task; it does not apply to a world's scene",
+            hint="parley debate --task-seed N  (no world), or parley debate WORLD --scene ID",
+        )
     from game.play.worlds import load_world
+    from game.world.council_tasks import task_from_scene
+
     return task_from_scene(load_world(args.world).spec, args.scene)
 
 
@@ -26,6 +30,7 @@ def _members(args: Namespace, task: Any) -> tuple[Any, Any]:
     """(debaters, masking config): LLM members when --llm is given, else scripted ones."""
     from game.cli.commands import llm_client
     from game.council.context import MaskingConfig, SubjectiveMaskingConfig
+
     client = llm_client(args, args.seed)
     if args.masking == "subjective":
         if client is None:
@@ -36,35 +41,45 @@ def _members(args: Namespace, task: Any) -> tuple[Any, Any]:
     if client is None:
         return None, masking
     from game.council.llm import llm_council
+
     return llm_council(task, client), masking
 
 
 def cmd_debate(args: Namespace) -> int:
-    from game.play.debates import run_debate
     from game.council.session import CouncilConfig
+    from game.play.debates import run_debate
+
     if args.plot:  # before the debate, not after it
         from game.core.extras import require
+
         require("tournament", "parley debate --plot", ("matplotlib",))
     task = _task(args)
     cfg = CouncilConfig(max_rounds=args.rounds, seed=args.seed, speaker_policy=args.speakers)
     debaters, masking = _members(args, task)
+
     def said(st: Any, view: Any) -> None:
         if not args.quiet and not args.json:
             print(f"[{st.round}] {st.speaker}: {st.text}")
+
     session, m = run_debate(task, cfg, masking, debaters, on_statement=said)
     assert m is not None
     if args.plot:
         from game.cli.plots import plot_flow
+
         plot_flow(m.flow, args.plot, title=f"{task.id}: {args.masking} masking")
     if args.json:
         print(json.dumps({"task": task.id, "masking": args.masking, **m.to_dict()}, indent=2, default=str))
         return 0
     decided = "passes" if m.decision else "fails"
     right = "" if m.correct is None else (" (right)" if m.correct else " (wrong)")
-    print(f"\nThe motion {decided}{right}: {m.yes_share:.0%} yes after {m.rounds} round(s) "
-          f"({m.stop_reason or 'the last round'}).")
-    print(f"redundancy {m.redundancy:.3f} (self {m.self_redundancy:.3f}), effective turns {m.effective_ratio:.0%}, "
-          f"{m.tokens_per_member_round:.0f} context tokens per member per round")
+    print(
+        f"\nThe motion {decided}{right}: {m.yes_share:.0%} yes after {m.rounds} round(s) "
+        f"({m.stop_reason or 'the last round'})."
+    )
+    print(
+        f"redundancy {m.redundancy:.3f} (self {m.self_redundancy:.3f}), effective turns {m.effective_ratio:.0%}, "
+        f"{m.tokens_per_member_round:.0f} context tokens per member per round"
+    )
     if args.plot:
         print(f"viewpoint flow written to {args.plot}")
     return 0

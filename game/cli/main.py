@@ -7,35 +7,10 @@ it needs.
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
 import sys
 from pathlib import Path
 
-from game import __version__
-
-EPILOG = """examples:
-  parley play                          play the default world (harbor)
-  parley play worlds/council --seed 7  play another world with a seed
-  parley play --load mysave            continue a saved game
-  parley run worlds/harbor --script tests/scripts/harbor_win.txt --out run.jsonl
-  parley run worlds/bazaar --scene spice_for_silk   a standalone negotiation between NPCs
-  parley run worlds/harbor --autopilot --seed 3 --out run.jsonl   the autopilot plays
-  parley play --llm http://localhost:11434/v1 --model llama3.1   NPCs speak through Ollama
-  parley run worlds/bazaar --scene spice_for_silk --negotiators llm,boulware --llm URL
-  parley validate worlds/*/            check world folders (exit 2 on any error)
-  parley new-world my-world            scaffold a world that validates
-  parley new-world my-market --template trade   (or council) a trading or council starter world
-  parley saves list | show NAME | rm NAME
-  parley replay NAME                   re-run a save's transcript and check its state hash
-  parley watch worlds/harbor --player autopilot   watch an agent play in the terminal app
-  parley replay NAME --tui             step through a save's transcript in the terminal app
-  parley inspect NAME --agent ilse     what an agent remembers this turn, and why (MEMO explain)
-  parley trust NAME --audit            whom to trust on what, and every claim the gate admitted or refused
-  parley map worlds/harbor --png harbor.png   draw a world's map (or a save's: where everyone is now)
-  parley tournament examples/tournaments/negotiation.toml   a headless round robin with ratings and a report
-  parley import dond test.txt          Deal or No Deal dialogues as a tournament scenario set
-"""
+from game.cli.arguments import build_parser
 
 
 def _project_root() -> Path:
@@ -47,6 +22,7 @@ def check_packages() -> None:
     import importlib.util
 
     from game.core.errors import InputError
+
     root = _project_root()
     for name in ("agents", "memory"):
         spec = importlib.util.find_spec(name)
@@ -55,320 +31,23 @@ def check_packages() -> None:
             raise InputError(
                 f"the package {name!r} resolves to {origin or 'nothing'}, not to this project ({root})",
                 hint=f"another installed package is named {name!r} (e.g. openai-agents); "
-                     "uninstall it or run Parley from its own virtualenv (`make play`)")
+                "uninstall it or run Parley from its own virtualenv (`make play`)",
+            )
 
 
-def _count(text: str) -> int:
-    """argparse type: a whole number >= 0."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {n}")
-    return n
-
-
-def _budget(text: str) -> int:
-    n = _count(text)
-    if n < 16:
-        raise argparse.ArgumentTypeError(f"must be at least 16 tokens, got {n}")
-    return n
-
-
-def _memo_llm(text: str) -> list[str]:
-    """argparse type: MEMO paths an LLM drives (``game.play.config.memo_llm_paths``)."""
-    from game.play.config import memo_llm_paths
-    try:
-        return memo_llm_paths(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _memory_flags(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("memory (MEMO context optimizer)")
-    g.add_argument("--no-memory", action="store_true", help="turn agent memory off (faster, no embedder)")
-    g.add_argument("--embedder", choices=("minilm", "hash"), default=None,
-                   help="minilm (default; bundled all-MiniLM-L6-v2) or hash (deterministic, no model)")
-    g.add_argument("--store", choices=("flat", "chroma"), default=None,
-                   help="vector store: flat numpy index (default) or a Chroma collection (in memory, or on "
-                        "the server --chroma-host names)")
-    g.add_argument("--chroma-host", metavar="H", default=None,
-                   help="a Chroma server (chroma run ...); each game gets its own collection there (implies "
-                        "--store chroma)")
-    g.add_argument("--chroma-port", metavar="P", type=int, default=None, help="the Chroma server's port (default 8000)")
-    g.add_argument("--budget", type=_budget, default=None, help="context token budget per agent turn (default 400, at least 16)")
-    g.add_argument("--insights", metavar="FILE", default=None,
-                   help="insight bank carried across games (default: <saves>/insights.json)")
-    g.add_argument("--no-insights", action="store_true", help="neither read nor update the insight bank")
-    g.add_argument("--memo-llm", metavar="PATHS", type=_memo_llm, default=[],
-                   help="let the LLM (--llm) summarise old memories, write reflections, rate importance and/or "
-                        "distil insights: a comma list of summarise,reflect,importance,insights, or all "
-                        "(default: none; rule-based). Each is extra LLM calls; a bad reply falls back to the rules")
-
-
-def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
-    g = p.add_argument_group("LLM agents (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, llama.cpp, LM Studio)")
-    g.add_argument("--llm", metavar="URL", default=None,
-                   help="endpoint base URL, e.g. http://localhost:11434/v1 (Ollama) or "
-                        "https://api.openai.com/v1; 'env' takes $OPENAI_BASE_URL. The key comes from "
-                        "$OPENAI_API_KEY and is never saved")
-    g.add_argument("--model", default=None, help="model name (default $PARLEY_MODEL, else gpt-4o-mini)")
-    if not scene:
-        g.add_argument("--llm-npcs", metavar="IDS", default="all",
-                       help="comma-separated NPC ids the LLM drives (default: all; 'none' for none); the rest keep "
-                            "their configured kinds")
-    g.add_argument("--llm-timeout", type=float, default=None, metavar="S", help="seconds per request (default 30)")
-    g.add_argument("--llm-retries", type=_count, default=None, metavar="N",
-                   help="retries on 429, 5xx, timeouts and dropped connections (default 4, with backoff)")
-    if not scene:
-        g.add_argument("--llm-jury", action="store_true",
-                       help="the consistency gate also asks the LLM whether each NPC claim fits what is known "
-                            "(3 samples per batch of claims)")
-    g.add_argument("--llm-cache", metavar="DIR", default=None,
-                   help="cache replies on disk here; a re-run with the same prompts makes no requests")
-
-
-def _speed(text: str) -> float:
-    """argparse type: turns per second (above 0), or ``max``."""
-    if text.strip().lower() == "max":
-        return float("inf")
-    try:
-        speed = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected turns per second or 'max', got {text!r}") from None
-    if not speed > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0 (or 'max'), got {text}")
-    return speed
-
-
-def _watch_parser(sub: Any) -> None:
-    """``parley watch``: the terminal app plays an agent's game."""
-    w = sub.add_parser("watch", help="watch an agent play a world in the terminal app (pause, step, speed)")
-    w.add_argument("world", help="world folder")
-    w.add_argument("--player", metavar="SEAT", default="autopilot",
-                   help="who plays: autopilot (default), llm (needs --llm URL), script:FILE, or module:function")
-    w.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
-    w.add_argument("--speed", type=_speed, default=2.0, metavar="N",
-                   help="turns per second (default 2), or max; + and - change it while watching")
-    w.add_argument("--saves-dir", metavar="DIR", help="where the autosave goes (default ./saves or $PARLEY_SAVES)")
-    _memory_flags(w)
-    _llm_flags(w)
-
-
-def _run_parser(sub: Any) -> None:
-    """``parley run``: a headless episode (a script, a seat, a negotiation or a council scene)."""
-    run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
-    run.add_argument("world", help="world folder")
-    src = run.add_mutually_exclusive_group()
-    src.add_argument("--script", metavar="FILE", help="commands, one per line (# comments)")
-    src.add_argument("--scene", metavar="ID", help="run a negotiation scene between its NPC parties")
-    src.add_argument("--llm-player", action="store_true",
-                     help="let an LLM play (needs --llm URL); each reply must be a command that parses")
-    src.add_argument("--autopilot", action="store_true",
-                     help="let the built-in heuristic player play (default --turns: the world's max_turns)")
-    src.add_argument("--player", metavar="SEAT",
-                     help="who plays the player's seat: autopilot, llm, script:FILE, or module:function "
-                          "(an importable str -> str callable that reads what a player is shown and answers "
-                          "with a command)")
-    run.add_argument("--council", metavar="ID",
-                     help="play until the council scene ID has voted (with --autopilot, --player or --script; "
-                          "alone: the autopilot plays)")
-    run.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
-    run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
-    run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")
-    run.add_argument("--quiet", action="store_true", help="print only the summary")
-    run.add_argument("--no-trust", action="store_true",
-                     help="with --autopilot: ignore what Σ-Mem has learned about whom to trust")
-    run.add_argument("--negotiators", metavar="KINDS", default=None,
-                     help="with --scene: negotiator kinds for the two parties, e.g. boulware,llm "
-                          "(default: each NPC's configured kind)")
-    run.add_argument("--keep-memory", action="store_true",
-                     help="with --chroma-host: keep the run's collection on the server (by default it is dropped "
-                          "when the run ends; its name is printed)")
-    _memory_flags(run)
-    _llm_flags(run)
-
-
-def _workers(text: str) -> int:
-    n = _count(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
-
-
-TOURNAMENT_EPILOG = """examples:
-  parley tournament examples/tournaments/negotiation.toml                 run, with progress and a report
-  parley tournament examples/tournaments/negotiation.toml --dry-run       count the matches, estimate the time
-  parley tournament CONFIG.toml --backend processes --workers 2           a process pool
-  parley tournament CONFIG.toml --backend ray --ray-address auto          an existing Ray cluster
-  parley tournament CONFIG.toml --out DIR --resume                        continue a stopped run
-  parley tournament report DIR                                            rebuild report.html and summary.md
-  parley tournament schema > tournament.schema.json                       the config's JSON Schema
-"""
-
-
-def _tournament_parsers(sub: Any) -> None:
-    t = sub.add_parser("tournament", help="run a headless agent-vs-agent tournament from a TOML config; "
-                                          "'tournament report DIR' rebuilds its report",
-                       description="Run every competitor against every other in every role, on every scenario, "
-                                   "seed and repetition; results go to DIR/results.jsonl one line per finished "
-                                   "match, then ratings and a report (report.html, summary.md).",
-                       epilog=TOURNAMENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    t.add_argument("target", metavar="CONFIG|report|schema",
-                   help="a tournament file (.toml or .json), or 'report' (then DIR), or 'schema'")
-    t.add_argument("dir", metavar="DIR", nargs="?", help="with report: the tournament's folder")
-    t.add_argument("--out", metavar="DIR", help="where results and the report go (default tournaments/<name>)")
-    t.add_argument("--workers", type=_workers, default=1, metavar="N", help="parallel workers (default 1)")
-    t.add_argument("--backend", choices=("local", "processes", "ray"), default=None,
-                   help="local: this process (the default with one worker); processes: a process pool (the "
-                        "default with more); ray: a Ray cluster (pip install 'parley[ray]')")
-    t.add_argument("--ray-address", metavar="ADDR", default=None,
-                   help="join this Ray cluster (e.g. auto, or ray://host:10001); default: start a local one")
-    t.add_argument("--resume", action="store_true", help="continue the run in --out: finished matches are skipped")
-    t.add_argument("--dry-run", action="store_true", help="print the match count and a time estimate; play nothing")
-    t.add_argument("--quiet", action="store_true", help="log lines instead of the progress bar")
-    t.add_argument("--no-report", action="store_true", help="write results only (build the report later)")
-
-    im = sub.add_parser("import", help="turn a negotiation dataset into a scenario set for tournaments",
-                        description="Read a public negotiation dataset (not shipped: fetch it yourself) into a "
-                                    "scenario set (JSON) that a tournament lists as  [[scenarios]] imported = FILE. "
-                                    "The humans' outcomes come along, so reports can compare agents with people.")
-    im.add_argument("format", choices=("dond", "casino", "genius"),
-                    help="dond: Deal or No Deal (src/data/negotiate/*.txt); casino: CaSiNo (casino.json); "
-                         "genius: a folder of GENIUS XML domain and profile files")
-    im.add_argument("source", metavar="FILE|DIR", help="the dataset file (or GENIUS folder)")
-    im.add_argument("--out", metavar="FILE", help="the scenario set to write (default: ./<format>-<name>.json)")
-    im.add_argument("--skip-bad", action="store_true",
-                    help="list malformed records in the set's 'skipped' instead of stopping at the first")
-
-
-DEBATE_EPILOG = """examples:
-  parley debate                                    a generated hidden-profile task, memo masking
-  parley debate --task-seed 7 --masking none       the same kind of task without masking
-  parley debate worlds/council --scene weir_council   the council of a world, headless (NPCs only)
-  parley debate --masking window --plot flow.png   the viewpoint flow (each member's stance per round)
-  parley debate --llm http://localhost:11434/v1 --model llama3.1 --masking subjective
-                                                   LLM members; each labels its peers' statements keep/mask
-"""
-
-
-def _debate_parser(sub: Any) -> None:
-    d = sub.add_parser("debate", help="a council debate with masked working memory, headless",
-                       description="Run a council debate: members speak in rounds from what their masked "
-                                   "working memory shows them, a coordinator stops on consensus (not while "
-                                   "decisive evidence is unstated) and the council votes. Prints the "
-                                   "transcript, the decision, redundancy and effective turns.",
-                       epilog=DEBATE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    d.add_argument("world", nargs="?", metavar="WORLD",
-                   help="a world with a council scene (default: a generated hidden-profile task)")
-    d.add_argument("--scene", metavar="ID", help="the council scene (needed when the world has several)")
-    d.add_argument("--task-seed", type=_count, default=0, metavar="N",
-                   help="which generated hidden-profile task (no WORLD; default 0)")
-    d.add_argument("--masking", choices=("none", "window", "dedupe", "memo", "objective", "subjective"),
-                   default="memo",
-                   help="the members' working memory: none (full history), window (last statements), "
-                        "dedupe (the first mention of each evidence item), memo (redundancy, controversy, "
-                        "novelty, anchors; the default), objective (the most confident speakers), "
-                        "subjective (each LLM member labels its peers' statements; needs --llm)")
-    d.add_argument("--rounds", type=_workers, default=10, metavar="N", help="most rounds (default 10)")
-    d.add_argument("--budget", type=_budget, default=200, metavar="TOKENS",
-                   help="context tokens per member per turn, the same for every mode (default 200)")
-    d.add_argument("--speakers", choices=("fixed", "random", "most-controversial", "most-uncertain"),
-                   default="fixed", help="who the coordinator gives the floor to, in what order")
-    d.add_argument("--seed", type=_count, default=0, help="the debate's seed (default 0)")
-    d.add_argument("--plot", metavar="FILE", help="write the viewpoint flow (stance per member per round) as a PNG")
-    d.add_argument("--json", action="store_true", help="print the metrics as JSON")
-    d.add_argument("--quiet", action="store_true", help="do not print the transcript")
-    _llm_flags(d, scene=True)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="parley", description="Parley: turn-based text games for LLM agents and people.",
-                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"parley {__version__}")
-    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
-
-    play = sub.add_parser("play", help="play a world in the terminal (line mode)")
-    play.add_argument("world", nargs="?", default=None,
-                      help="world folder (default: worlds/harbor; with --load, where the save's world now lives)")
-    play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
-    play.add_argument("--seed", type=_count, default=None, help="random seed (default 0; a loaded game keeps its own)")
-    play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
-    play.add_argument("--plain", action="store_true",
-                      help="the line console instead of the terminal app (also used when input is piped)")
-    play.add_argument("--map", action="store_true",
-                      help="also show a live map in a window (needs pygame and a display)")
-    _memory_flags(play)
-    _llm_flags(play)
-
-    _run_parser(sub)
-    _watch_parser(sub)
-
-    val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
-    val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")
-
-    sch = sub.add_parser("schema", help="print or write the JSON Schema for world.toml")
-    sch.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
-    sch.add_argument("--check", metavar="FILE", help="exit 2 if FILE differs from the generated schema")
-
-    new = sub.add_parser("new-world", help="scaffold a new world folder that validates")
-    new.add_argument("name", help="world name, e.g. my-keep (becomes id my-keep-v1)")
-    new.add_argument("--dir", default="worlds", help="parent folder (default: worlds)")
-    new.add_argument("--template", choices=("adventure", "trade", "council"), default="adventure",
-                     help="adventure (default: a lamp to find and a keeper who lies about treasure), "
-                          "trade (a merchant and a negotiation) or council (a debate and a vote)")
-
-    saves = sub.add_parser("saves", help="list, show or remove saves")
-    saves.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
-    ssub = saves.add_subparsers(dest="saves_cmd", metavar="ACTION", required=True)
-    ssub.add_parser("list", help="list saves")
-    show = ssub.add_parser("show", help="show one save")
-    show.add_argument("name")
-    rm = ssub.add_parser("rm", help="delete a save")
-    rm.add_argument("name")
-
-    ins = sub.add_parser("inspect", help="explain an agent's memory context in a save (MEMO)")
-    ins.add_argument("save", help="save slug or folder")
-    ins.add_argument("--agent", default="player", help="player or an NPC id (default: player)")
-    ins.add_argument("--saves-dir", metavar="DIR")
-    ins.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    ins.add_argument("--all", action="store_true", help="list every candidate, not just the top 40")
-    ins.add_argument("--tui", action="store_true",
-                     help="browse it in the terminal app: any agent, every candidate, the journal (F2)")
-
-    rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
-    rep.add_argument("save", help="save slug or folder")
-    rep.add_argument("--saves-dir", metavar="DIR")
-    rep.add_argument("--tui", action="store_true", help="step through the transcript in the terminal app")
-    rep.add_argument("--speed", type=_speed, default=2.0, metavar="N",
-                     help="with --tui: rounds per second (default 2), or max")
-
-    mp = sub.add_parser("map", help="draw a world (its start) or a save (where everyone is now) into a PNG")
-    mp.add_argument("target", metavar="WORLD|SAVE", help="world folder or name, or save folder or name")
-    mp.add_argument("--png", "--out", dest="png", metavar="FILE", required=True,
-                    help="the picture to write (a .png file)")
-    mp.add_argument("--saves-dir", metavar="DIR")
-
-    _tournament_parsers(sub)
-    _debate_parser(sub)
-
-    tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
-    tr.add_argument("save", help="save slug or folder")
-    tr.add_argument("--saves-dir", metavar="DIR")
-    tr.add_argument("--audit", action="store_true", help="also list every gate decision")
-    tr.add_argument("--source", metavar="NPC", help="with --audit: only claims from this source")
-    tr.add_argument("--outcome", choices=("admit", "quarantine", "reject"), help="with --audit: only this outcome")
-    tr.add_argument("--json", action="store_true", help="print everything as JSON")
-    return p
-
-
-# where each command's ``cmd_*`` function lives (the rest: game.cli.commands)
-COMMAND_MODULES = {"validate": "game.cli.world", "schema": "game.cli.world",
-                   "new-world": "game.cli.world", "saves": "game.cli.saves",
-                   "replay": "game.cli.saves", "trust": "game.cli.saves", "inspect": "game.cli.saves",
-                   "map": "game.cli.map", "tournament": "game.cli.tournament",
-                   "import": "game.cli.tournament", "debate": "game.cli.debate"}
+COMMAND_MODULES = {
+    "validate": "game.cli.world",
+    "schema": "game.cli.world",
+    "new-world": "game.cli.world",
+    "saves": "game.cli.saves",
+    "replay": "game.cli.saves",
+    "trust": "game.cli.saves",
+    "inspect": "game.cli.saves",
+    "map": "game.cli.map",
+    "tournament": "game.cli.tournament",
+    "import": "game.cli.tournament",
+    "debate": "game.cli.debate",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -381,9 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     from game.core.errors import ParleyError
+
     try:
         check_packages()
         import importlib
+
         module = importlib.import_module(COMMAND_MODULES.get(args.cmd, "game.cli.commands"))
         return getattr(module, f"cmd_{args.cmd.replace('-', '_')}")(args)
     except ParleyError as e:
@@ -397,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # output piped into `head` and the like
         import os
+
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except KeyboardInterrupt:
@@ -404,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except OSError as e:  # disk full, permissions, missing folders: say which file
         from game.core.text import shown
+
         where = f"{shown(e.filename)}: " if e.filename else ""
         print(f"parley: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1

@@ -25,6 +25,7 @@ def map_target(target: str, saves_dir: str | None = None) -> tuple[dict[str, Any
     from game.core.errors import SaveError
     from game.map.render import save_map_state, world_map_state
     from game.play.worlds import load_world
+
     p = Path(target)
     if not target.strip():
         raise InputError("no world or save given", hint="e.g. parley map worlds/harbor --png harbor.png")
@@ -33,8 +34,10 @@ def map_target(target: str, saves_dir: str | None = None) -> tuple[dict[str, Any
         return state, folder
     if os.path.lexists(p):
         if p.is_dir() and not (p / "world.toml").exists():
-            raise InputError(f"{shown(target)!r} holds neither world.toml nor save.json",
-                             hint="give a world folder or a save (folder or name)")
+            raise InputError(
+                f"{shown(target)!r} holds neither world.toml nor save.json",
+                hint="give a world folder or a save (folder or name)",
+            )
         world = load_world(p)
         return world_map_state(world), world.folder
     try:  # a bare name: a save in the saves folder, else a world under ./worlds
@@ -46,8 +49,10 @@ def map_target(target: str, saves_dir: str | None = None) -> tuple[dict[str, Any
     try:
         world = load_world(target)
     except InputError:
-        raise InputError(f"no world or save named {shown(target)!r}",
-                         hint="give a world folder (with world.toml), a save folder, or a save's name") from None
+        raise InputError(
+            f"no world or save named {shown(target)!r}",
+            hint="give a world folder (with world.toml), a save folder, or a save's name",
+        ) from None
     return world_map_state(world), world.folder
 
 
@@ -70,8 +75,10 @@ def check_png_path(out: str, keep: Path) -> Path:
     if mode is not None or os.path.islink(path):
         real, base = os.path.realpath(path), os.path.realpath(keep)
         if real.startswith(base.rstrip(os.sep) + os.sep):
-            raise InputError(f"--png {shown(out)}: would overwrite a file in {shown(str(keep))}",
-                             hint="write the picture somewhere else")
+            raise InputError(
+                f"--png {shown(out)}: would overwrite a file in {shown(str(keep))}",
+                hint="write the picture somewhere else",
+            )
     parent = path.parent
     if not parent.is_dir():
         raise InputError(f"--png {shown(out)}: no folder {shown(str(parent))}", hint="create it first")
@@ -81,6 +88,7 @@ def check_png_path(out: str, keep: Path) -> Path:
 def cmd_map(args: Namespace) -> int:
     """``parley map TARGET --png FILE``."""
     from game.map.render import require_pygame, save_png
+
     if args.png is None:
         raise InputError("say where to draw the map", hint="e.g. parley map worlds/harbor --png harbor.png")
     require_pygame()

@@ -7,12 +7,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def plot_flow(flow: Sequence[dict[str, float]], path: str | Path, title: str = "Viewpoint flow",
-              labels: dict[str, str] | None = None) -> Path:
+def plot_flow(
+    flow: Sequence[dict[str, float]],
+    path: str | Path,
+    title: str = "Viewpoint flow",
+    labels: dict[str, str] | None = None,
+) -> Path:
     """Each member's stance per round, as a PNG (or SVG, by the suffix) at ``path``."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     path = Path(path)
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     try:

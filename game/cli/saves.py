@@ -13,8 +13,9 @@ def cmd_saves(args: Namespace) -> int:
     import time
 
     from game.core.errors import SaveError
-    from game.play.save_files import list_saves, read_save, remove, resolve
     from game.core.text import shown
+    from game.play.save_files import list_saves, read_save, remove, resolve
+
     base = args.saves_dir
     if args.saves_cmd == "list":
         rows = list_saves(base)
@@ -29,13 +30,17 @@ def cmd_saves(args: Namespace) -> int:
         folder = resolve(args.name, base)
         data = read_save(folder)
         st = data["engine"]["state"]
-        if not all(isinstance(st.get(k), t) for k, t in (("score", int), ("quests_done", list),
-                                                          ("where", dict), ("gold", dict))):
+        if not all(
+            isinstance(st.get(k), t)
+            for k, t in (("score", int), ("quests_done", list), ("where", dict), ("gold", dict))
+        ):
             raise SaveError(f"{folder / 'save.json'}: engine.state is damaged", hint="it was left as it is")
         w = data["world"]
         print(shown(f"save     {folder}\nworld    {w['id']} ({w['path']}, hash {w['hash']})"))
         print(f"seed     {data['seed']}\nturn     {data['turn']}\nscore    {shown(st['score'])}")
-        print(f"quests   {shown(', '.join(map(str, st['quests_done'])) or 'none')}\nstate    {shown(data['state_hash'])}")
+        print(
+            f"quests   {shown(', '.join(map(str, st['quests_done'])) or 'none')}\nstate    {shown(data['state_hash'])}"
+        )
         print(f"player   at {shown(st['where'].get('player'))} with {shown(st['gold'].get('player'))} gold")
         return 0
     server = saved_collection(args.name, base)
@@ -51,6 +56,7 @@ def saved_collection(name: str, base) -> dict | None:
     """The Chroma server collection a save's memory lives in (host, port, collection), or None."""
     from game.core.errors import ParleyError
     from game.play.save_files import read_save, resolve
+
     try:
         mem = read_save(resolve(name, base, inside=True))["components"].get("memory") or {}
         server = mem.get("store_options") or {}
@@ -62,8 +68,9 @@ def saved_collection(name: str, base) -> dict | None:
 def drop_collection(server: dict, base) -> str:
     """Drop a removed save's collection from its Chroma server, unless another save still uses it
     (an autosave and a named save of one game share it); the line that says what happened."""
-    from game.play.save_files import list_saves
     from game.core.text import shown
+    from game.play.save_files import list_saves
+
     name, where = server["collection"], f"{server['host']}:{server['port']}"
     others = [i.slug for i in list_saves(base) if saved_collection(i.slug, base) == server]
     if others:
@@ -71,14 +78,18 @@ def drop_collection(server: dict, base) -> str:
     try:
         import chromadb
         from chromadb.config import Settings
-        client = chromadb.HttpClient(host=server["host"], port=int(server["port"]),
-                                     settings=Settings(anonymized_telemetry=False))
+
+        client = chromadb.HttpClient(
+            host=server["host"], port=int(server["port"]), settings=Settings(anonymized_telemetry=False)
+        )
         if name not in {c.name for c in client.list_collections()}:
             return shown(f"Chroma collection {name} was already gone from {where}")
         client.delete_collection(name)
     except Exception as e:  # the server is down or refuses: the save is gone, say what is left behind
-        return shown(f"warning: could not drop Chroma collection {name} on {where} ({type(e).__name__}: "
-                     f"{str(e)[:200]}); delete it later with a Chroma client: client.delete_collection({name!r})")
+        return shown(
+            f"warning: could not drop Chroma collection {name} on {where} ({type(e).__name__}: "
+            f"{str(e)[:200]}); delete it later with a Chroma client: client.delete_collection({name!r})"
+        )
     return shown(f"dropped Chroma collection {name} from {where}")
 
 
@@ -87,8 +98,10 @@ def cmd_replay(args: Namespace) -> int:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise InputError("--tui needs a terminal", hint="leave --tui out to replay and check the save here")
         from game.tui.screens.watch import run_replay
+
         return run_replay(args.save, args.saves_dir, args.speed)
     from game.play.persistence import replay_report
+
     report = replay_report(args.save, base=args.saves_dir)
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -102,78 +115,117 @@ def cmd_replay(args: Namespace) -> int:
         return 1
     print(f"replay MISMATCH in {', '.join(report.diverged)}:", file=sys.stderr)
     for part, (mine, saved) in report.parts.items():
-        print(f"  {part:7} replayed {mine}, save says {saved}" + ("  <- differs" if mine != saved else ""),
-              file=sys.stderr)
+        print(
+            f"  {part:7} replayed {mine}, save says {saved}" + ("  <- differs" if mine != saved else ""),
+            file=sys.stderr,
+        )
     return 1
 
 
 def cmd_trust(args: Namespace) -> int:
     """Σ-Mem trust per NPC and topic, credibility, and (with --audit) the gate's decisions."""
-    from game.play.session import Game
     from game.core.text import shown
+    from game.play.session import Game
+
     game = Game.load(args.save, base=args.saves_dir)
     if game.facts is None:
         raise InputError(f"save {args.save!r} has no world-fact memory")
     facts, gate = game.facts, game.facts.gate
     if args.source is not None and args.source not in game.spec.npcs:
         from game.core.errors import did_you_mean
-        raise InputError(f"--source: no NPC {args.source!r} in {game.spec.id}",
-                         hint=did_you_mean(args.source, game.spec.npcs) or f"NPCs: {', '.join(game.spec.npcs)}")
+
+        raise InputError(
+            f"--source: no NPC {args.source!r} in {game.spec.id}",
+            hint=did_you_mean(args.source, game.spec.npcs) or f"NPCs: {', '.join(game.spec.npcs)}",
+        )
     table = facts.trust_table()
     audit = gate.audit(source=args.source, outcome=args.outcome) if (args.audit or args.json) else []
     if args.json:
-        print(json.dumps({"turn": game.engine.state.turn, "trust": table,
-                          "credibility": {p: {t: facts.credibility(p, t) for t in row} for p, row in table.items()},
-                          "facts": [vars(f) for f in gate.facts.values()],
-                          "audit": [d.to_dict() for d in audit]}, indent=1, default=list))
+        print(
+            json.dumps(
+                {
+                    "turn": game.engine.state.turn,
+                    "trust": table,
+                    "credibility": {p: {t: facts.credibility(p, t) for t in row} for p, row in table.items()},
+                    "facts": [vars(f) for f in gate.facts.values()],
+                    "audit": [d.to_dict() for d in audit],
+                },
+                indent=1,
+                default=list,
+            )
+        )
         return 0
     topics = sorted({t for row in table.values() for t in row})
-    print(f"trust at turn {game.engine.state.turn} (Σ-Mem score per topic, -1 liar .. +1 reliable; "
-          f"0 = no verified claims yet)")
+    print(
+        f"trust at turn {game.engine.state.turn} (Σ-Mem score per topic, -1 liar .. +1 reliable; "
+        f"0 = no verified claims yet)"
+    )
     width = max([len("npc"), *map(len, table)])
     print(f"{'npc':{width}}  " + "  ".join(f"{t[:10]:>10}" for t in topics))
     for npc, row in table.items():
         print(f"{npc:{width}}  " + "  ".join(f"{row.get(t, 0.0):>+10.3f}" for t in topics))
     counts = {o: len(gate.audit(outcome=o)) for o in ("admit", "quarantine", "reject")}
     live = {s: sum(f.status == s for f in gate.facts.values()) for s in ("admitted", "verified", "quarantined")}
-    print(f"\ngate: {counts['admit']} admitted, {counts['quarantine']} quarantined, {counts['reject']} rejected "
-          f"decisions; world facts now {live['verified']} verified, {live['admitted']} admitted, "
-          f"{live['quarantined']} held")
+    print(
+        f"\ngate: {counts['admit']} admitted, {counts['quarantine']} quarantined, {counts['reject']} rejected "
+        f"decisions; world facts now {live['verified']} verified, {live['admitted']} admitted, "
+        f"{live['quarantined']} held"
+    )
     if args.audit:
         print(f"\n{'#':>4} {'turn':>4} {'source':12} {'outcome':10} {'score':>5} {'cred':>5}  claim -- reason")
         for d in audit:
             c = d.candidate
-            print(shown(f"{d.seq:>4} {d.turn:>4} {c['source'][:12]:12} {d.outcome:10} {d.score:5.2f} "
-                        f"{d.credibility:5.2f}  {c['subject']} {c['relation']} {c['object']} -- {d.reason}"))
+            print(
+                shown(
+                    f"{d.seq:>4} {d.turn:>4} {c['source'][:12]:12} {d.outcome:10} {d.score:5.2f} "
+                    f"{d.credibility:5.2f}  {c['subject']} {c['relation']} {c['object']} -- {d.reason}"
+                )
+            )
     return 0
 
 
 def cmd_inspect(args: Namespace) -> int:
     """Rebuild an agent's context from a save (without touching recency) and explain every candidate."""
-    from game.play.session import Game
     from game.core.text import shown
+    from game.play.session import Game
+
     game = Game.load(args.save, base=args.saves_dir)
     if game.memory is None:
-        raise InputError(f"save {args.save!r} was made with memory off",
-                         hint="play with memory on (the default) to inspect contexts")
+        raise InputError(
+            f"save {args.save!r} was made with memory off", hint="play with memory on (the default) to inspect contexts"
+        )
     eng = game.engine
     if args.agent not in eng.state.where:
         from game.core.errors import did_you_mean
-        raise InputError(f"no agent {args.agent!r} in {game.spec.id}",
-                         hint=did_you_mean(args.agent, eng.order) or f"agents: {', '.join(eng.order)}")
+
+        raise InputError(
+            f"no agent {args.agent!r} in {game.spec.id}",
+            hint=did_you_mean(args.agent, eng.order) or f"agents: {', '.join(eng.order)}",
+        )
     if getattr(args, "tui", False):  # the memory inspector screen over this save; nothing is played or saved
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise InputError("--tui needs a terminal", hint="leave --tui out to print the explanation here")
         from game.tui.screens.memory import InspectApp
+
         return int(InspectApp(game, args.agent).run() or 0)
     ctx = game.memory.context(args.agent, eng.observe(args.agent), touch=False)
     rows = game.memory.optimizer.explain(args.agent, ctx.turn)
     if args.json:
-        print(json.dumps({"agent": args.agent, "turn": ctx.turn, "tokens": ctx.tokens, "budget": ctx.budget,
-                          "context": ctx.sections, "candidates": rows}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "agent": args.agent,
+                    "turn": ctx.turn,
+                    "tokens": ctx.tokens,
+                    "budget": ctx.budget,
+                    "context": ctx.sections,
+                    "candidates": rows,
+                },
+                indent=1,
+            )
+        )
         return 0
-    print(f"context for {args.agent} at turn {ctx.turn}: {ctx.tokens} tokens of {ctx.budget}, "
-          f"{len(rows)} candidates\n")
+    print(f"context for {args.agent} at turn {ctx.turn}: {ctx.tokens} tokens of {ctx.budget}, {len(rows)} candidates\n")
     print(shown(ctx.text()) or "(empty)")
     fates: dict[str, int] = {}
     for r in rows:
@@ -184,8 +236,12 @@ def cmd_inspect(args: Namespace) -> int:
     for r in listed:
         why = r["reason"] + (f" -> {r['into']}" if r["into"] else "")
         extra = f" [{'; '.join(r['adjustments'])}]" if r["adjustments"] else ""
-        print(shown(f"{r['id']:>6} {r['fate']:10} {r['score']:6.3f} {r['relevance']:5.2f} {r['recency']:5.2f} "
-                    f"{r['importance']:5.2f}  {why}{extra}\n{'':>41}{r['text'][:100]}"))
+        print(
+            shown(
+                f"{r['id']:>6} {r['fate']:10} {r['score']:6.3f} {r['relevance']:5.2f} {r['recency']:5.2f} "
+                f"{r['importance']:5.2f}  {why}{extra}\n{'':>41}{r['text'][:100]}"
+            )
+        )
     if len(rows) > len(listed):
         print(f"... {len(rows) - len(listed)} more (use --all)")
     return 0

@@ -21,29 +21,37 @@ def cmd_tournament(args: Namespace) -> int:
     target = args.target
     if target == "schema":
         from game.tournament.config import tournament_schema
+
         print(json.dumps(tournament_schema(), indent=2))
         return 0
     from game.core.extras import require
+
     require("tournament", "parley tournament")  # ratings (openskill), statistics (scipy), plots, live table
     if target == "report":
         if not args.dir:
-            raise InputError("parley tournament report needs the tournament's folder",
-                             hint="parley tournament report tournaments/NAME")
+            raise InputError(
+                "parley tournament report needs the tournament's folder",
+                hint="parley tournament report tournaments/NAME",
+            )
         return _report(Path(args.dir))
     if args.dir:
         raise InputError(f"unexpected argument {args.dir!r}", hint="parley tournament CONFIG.toml [--out DIR]")
     from game.tournament.config import load_config
     from game.tournament.runner import estimate, plan, run
+
     cfg, base = load_config(target)
     p = plan(cfg, base)
     out = Path(args.out) if args.out else Path("tournaments") / _slug(cfg.name)
     if args.dry_run:
         from game.tournament.results import RESULTS, finished_ids
+
         rows, _ = finished_ids(out / RESULTS, repair=False) if args.resume else ([], None)
         p.done = {r["id"] for r in rows} & {m.id for m in p.matches}
         secs, llm = estimate(p, args.workers)
-        print(f"{cfg.name}: {len(p.matches):,} matches ({cfg.kind}; {len(cfg.competitors)} competitors, "
-              f"{len(p.scenarios):,} scenarios, {len(cfg.seeds)} seed(s) x {cfg.repetitions} repetition(s))")
+        print(
+            f"{cfg.name}: {len(p.matches):,} matches ({cfg.kind}; {len(cfg.competitors)} competitors, "
+            f"{len(p.scenarios):,} scenarios, {len(cfg.seeds)} seed(s) x {cfg.repetitions} repetition(s))"
+        )
         if p.done:
             print(f"  {len(p.done):,} finished in {out}, {len(p.todo):,} to play")
         if secs is not None:
@@ -56,16 +64,26 @@ def cmd_tournament(args: Namespace) -> int:
     live = _Live(p, quiet=args.quiet)
     try:
         with live:
-            summary = run(p, out, backend=backend, workers=args.workers, resume=args.resume,
-                          ray_address=args.ray_address, on_rows=live.update)
+            summary = run(
+                p,
+                out,
+                backend=backend,
+                workers=args.workers,
+                resume=args.resume,
+                ray_address=args.ray_address,
+                on_rows=live.update,
+            )
     except KeyboardInterrupt:
-        print(f"\ninterrupted; finished matches are in {out / 'results.jsonl'} (continue with --resume)",
-              file=sys.stderr)
+        print(
+            f"\ninterrupted; finished matches are in {out / 'results.jsonl'} (continue with --resume)", file=sys.stderr
+        )
         return 130
     for note in summary.notes:
         print(f"note: {note}", file=sys.stderr)
-    print(f"{summary.played:,} matches played, {summary.skipped:,} already finished, of {summary.total:,} "
-          f"({_duration(summary.seconds)}) -> {out / 'results.jsonl'}")
+    print(
+        f"{summary.played:,} matches played, {summary.skipped:,} already finished, of {summary.total:,} "
+        f"({_duration(summary.seconds)}) -> {out / 'results.jsonl'}"
+    )
     if summary.stopped:
         print(f"stopped early: {summary.stopped}; continue with --resume after raising the limit")
     if not args.no_report and (summary.played or summary.skipped):
@@ -75,6 +93,7 @@ def cmd_tournament(args: Namespace) -> int:
 
 def _report(folder: Path) -> int:
     from game.tournament.report import write_report
+
     html, md = write_report(folder)
     print(f"report: {html}\nsummary: {md}")
     return 0
@@ -95,6 +114,7 @@ class _Live:
     def __init__(self, p: Any, quiet: bool):
         from game.tournament.kinds import kind_for
         from game.tournament.stats import LiveRatings
+
         self.total, self.done = len(p.todo), 0
         self.quiet = quiet or not sys.stderr.isatty()
         # a game of several matches (every competitor's on one scenario instance) is rated once all are in
@@ -111,11 +131,26 @@ class _Live:
             return self
         from rich.console import Console, Group
         from rich.live import Live
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
-        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TaskProgressColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
-                                 TextColumn("ETA"), TimeRemainingColumn())
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
         self.task = self.progress.add_task(self.name, total=self.total, rate="")
         self._group = Group
         self._live = Live(Group(self.progress), console=Console(stderr=True), refresh_per_second=4)
@@ -141,6 +176,7 @@ class _Live:
 
     def _table(self) -> Any:
         from rich.table import Table
+
         t = Table(title="top 5 (openskill, mu - 3 sigma)", title_justify="left", box=None)
         for col in ("#", "competitor", "rating", "games"):
             t.add_column(col, justify="left" if col == "competitor" else "right")
@@ -154,13 +190,17 @@ class _Live:
             return
         self._last_log = now
         top = ", ".join(f"{n} {o:.2f}" for n, o, _ in self.ratings.top(3))
-        print(f"[{now - self._t0:7.1f}s] {self.done:,}/{self.total:,} matches" + (f"; top: {top}" if top else ""),
-              file=sys.stderr, flush=True)
+        print(
+            f"[{now - self._t0:7.1f}s] {self.done:,}/{self.total:,} matches" + (f"; top: {top}" if top else ""),
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def cmd_import(args: Namespace) -> int:
     from game.tournament.importers import run_import
+
     path, summary = run_import(args.format, args.source, args.out, skip_bad=args.skip_bad)
     print(summary)
-    print(f"wrote {path}; use it in a tournament as  [[scenarios]] imported = \"{path}\"")
+    print(f'wrote {path}; use it in a tournament as  [[scenarios]] imported = "{path}"')
     return 0

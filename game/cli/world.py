@@ -7,8 +7,8 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from game.core.files import write_output
 from game.core.errors import InputError
+from game.core.files import write_output
 
 
 def cmd_validate(args: Namespace) -> int:
@@ -19,6 +19,7 @@ def cmd_validate(args: Namespace) -> int:
 
     from game.core.text import shown
     from game.play.worlds import collect_problems
+
     folders: list[Path] = []
     for raw in args.paths:
         p = Path(raw)
@@ -39,8 +40,10 @@ def cmd_validate(args: Namespace) -> int:
         world, problems = collect_problems(folder)
         if world is not None:
             s = world.spec
-            print(f"ok   {shown(folder)}  ({shown(s.id)}: {len(s.locations)} locations, {len(s.npcs)} NPCs, "
-                  f"{len(s.quests)} quests, {len(s.scenes)} scenes)")
+            print(
+                f"ok   {shown(folder)}  ({shown(s.id)}: {len(s.locations)} locations, {len(s.npcs)} NPCs, "
+                f"{len(s.quests)} quests, {len(s.scenes)} scenes)"
+            )
         else:
             bad += 1
             print(f"FAIL {shown(folder)}  ({len(problems)} problem{'s' if len(problems) != 1 else ''})")
@@ -54,6 +57,7 @@ def cmd_validate(args: Namespace) -> int:
 
 def schema_text() -> str:
     from game.play.worlds import json_schema
+
     return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
 
 
@@ -61,6 +65,7 @@ def cmd_schema(args: Namespace) -> int:
     text = schema_text()
     if args.check:
         from game.core.files import read_text
+
         current = read_text(args.check)
         if current != text:
             print(f"{args.check} is stale; regenerate it with `parley schema --out {args.check}`", file=sys.stderr)
@@ -82,10 +87,13 @@ def cmd_new_world(args: Namespace) -> int:
     from game.core.text import shown
     from game.play.worlds import collect_problems
     from game.world.scaffold import scaffold_text
+
     name = args.name.strip().lower()
     if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
-        raise InputError(f"world name {shown(args.name)!r} must be lowercase letters, digits and dashes",
-                         hint="e.g. parley new-world my-keep")
+        raise InputError(
+            f"world name {shown(args.name)!r} must be lowercase letters, digits and dashes",
+            hint="e.g. parley new-world my-keep",
+        )
     template = getattr(args, "template", None) or "adventure"
     text = scaffold_text(name, template)  # an unknown template is an input error, before any folder is made
     folder = Path(args.dir) / name
@@ -94,13 +102,17 @@ def cmd_new_world(args: Namespace) -> int:
     try:
         folder.mkdir(parents=True)
     except OSError as e:
-        raise InputError(f"cannot create {folder}: {e.strerror}", hint="--dir must be a folder you can write to") from None
+        raise InputError(
+            f"cannot create {folder}: {e.strerror}", hint="--dir must be a folder you can write to"
+        ) from None
     (folder / "world.toml").write_text(text, encoding="utf-8")
     world, problems = collect_problems(folder)
     if world is None:  # pragma: no cover - every template is tested to validate
         for p in problems:
             print(p.render(), file=sys.stderr)
         return 1
-    print(f"created {shown(folder / 'world.toml')} ({world.spec.id}, {template} template); "
-          f"try: parley play {shown(folder)}")
+    print(
+        f"created {shown(folder / 'world.toml')} ({world.spec.id}, {template} template); "
+        f"try: parley play {shown(folder)}"
+    )
     return 0

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 _SPACES = re.compile(r"\s+")
 _ARTICLE = re.compile(r"^(?:the|a|an) (?=\S)")
-_EXACT_INT = 2 ** 53   # integral floats below this print as plain integers
+_EXACT_INT = 2**53  # integral floats below this print as plain integers
 
 
 def as_number(value: object) -> float | None:

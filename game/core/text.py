@@ -17,7 +17,7 @@ import re
 import unicodedata
 
 # C0 and C1 controls except tab and newline; DEL.
-_CONTROLS = "".join(chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)))
+_CONTROLS = "".join(chr(c) for c in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)))
 # Bidirectional embeddings, overrides and isolates; marks that reorder text; zero-width tricks.
 _BIDI = "\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 _UNSAFE = re.compile(f"[{re.escape(_CONTROLS + _BIDI)}]")

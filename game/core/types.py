@@ -13,8 +13,20 @@ from enum import Enum, StrEnum
 from typing import Any
 
 PLAYER = "player"
-DIRECTIONS = ("north", "south", "east", "west", "up", "down", "in", "out",
-              "northeast", "northwest", "southeast", "southwest")
+DIRECTIONS = (
+    "north",
+    "south",
+    "east",
+    "west",
+    "up",
+    "down",
+    "in",
+    "out",
+    "northeast",
+    "northwest",
+    "southeast",
+    "southwest",
+)
 
 
 class Verb(str, Enum):
@@ -33,12 +45,12 @@ class Verb(str, Enum):
     SAY = "say"
     INVENTORY = "inventory"
     WAIT = "wait"
-    TRADE = "trade"        # open a negotiation with a merchant
-    OFFER = "offer"        # offer or counter-offer in a negotiation
+    TRADE = "trade"  # open a negotiation with a merchant
+    OFFER = "offer"  # offer or counter-offer in a negotiation
     ACCEPT = "accept"
     REJECT = "reject"
     WALK_AWAY = "walk_away"
-    VOTE = "vote"          # council scenes
+    VOTE = "vote"  # council scenes
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +59,9 @@ class Action:
 
     actor: str
     verb: Verb
-    obj: str | None = None       # item, NPC, direction or topic
-    target: str | None = None    # second object: give X *to Y*, unlock X *with Y*
-    text: str | None = None      # say "..."; vote yes/no
+    obj: str | None = None  # item, NPC, direction or topic
+    target: str | None = None  # second object: give X *to Y*, unlock X *with Y*
+    text: str | None = None  # say "..."; vote yes/no
     terms: tuple[tuple[str, str], ...] | None = None  # offer: ((issue, value), ...)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,9 +77,14 @@ class Action:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Action:
         terms = d.get("terms")
-        return cls(actor=d["actor"], verb=Verb(d["verb"]), obj=d.get("obj"),
-                   target=d.get("target"), text=d.get("text"),
-                   terms=tuple(sorted(terms.items())) if terms is not None else None)
+        return cls(
+            actor=d["actor"],
+            verb=Verb(d["verb"]),
+            obj=d.get("obj"),
+            target=d.get("target"),
+            text=d.get("text"),
+            terms=tuple(sorted(terms.items())) if terms is not None else None,
+        )
 
 
 class EventKind(StrEnum):
@@ -123,7 +140,7 @@ class Claim:
     topic: str
     speaker: str
     turn: int
-    fact_id: str | None = None   # the world fact it restates, if any (hidden from agents)
+    fact_id: str | None = None  # the world fact it restates, if any (hidden from agents)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -157,9 +174,16 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"turn": self.turn, "seq": self.seq, "kind": str(self.kind), "actor": self.actor,
-             "text": self.text, "location": self.location,
-             "perceivers": list(self.perceivers), "public": self.public}
+        d = {
+            "turn": self.turn,
+            "seq": self.seq,
+            "kind": str(self.kind),
+            "actor": self.actor,
+            "text": self.text,
+            "location": self.location,
+            "perceivers": list(self.perceivers),
+            "public": self.public,
+        }
         if self.data:
             d["data"] = self.data
         return d
@@ -190,9 +214,17 @@ class Event:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Event:
-        return cls(turn=d["turn"], seq=d["seq"], kind=event_kind(d["kind"]), actor=d["actor"], text=d["text"],
-                   location=d.get("location"), perceivers=tuple(d.get("perceivers", ())),
-                   public=bool(d.get("public", False)), data=dict(d.get("data", {})))
+        return cls(
+            turn=d["turn"],
+            seq=d["seq"],
+            kind=event_kind(d["kind"]),
+            actor=d["actor"],
+            text=d["text"],
+            location=d.get("location"),
+            perceivers=tuple(d.get("perceivers", ())),
+            public=bool(d.get("public", False)),
+            data=dict(d.get("data", {})),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,19 +234,19 @@ class Observation:
     actor: str
     turn: int
     location: str
-    text: str                                  # room description as prose
-    visible: tuple[str, ...] = ()              # ids of items and NPCs in sight
+    text: str  # room description as prose
+    visible: tuple[str, ...] = ()  # ids of items and NPCs in sight
     exits: tuple[str, ...] = ()
     inventory: tuple[str, ...] = ()
     gold: int = 0
-    recent: tuple[Event, ...] = ()             # events perceived since the last turn
-    scene: dict[str, Any] | None = None        # open negotiation, if any
+    recent: tuple[Event, ...] = ()  # events perceived since the last turn
+    scene: dict[str, Any] | None = None  # open negotiation, if any
     # what a player is also shown (None for NPCs): the parser's scope (the nouns, exits, topics
     # and negotiation issues it may name right now), the display names of the ids in this
     # observation, the quest log, the score and the turn limit
-    briefing: str = ""                         # the world's title and introduction
-    scope: Any = None                          # a game.engine.parser.Scope
-    names: tuple[tuple[str, str], ...] = ()    # (id, display name)
+    briefing: str = ""  # the world's title and introduction
+    scope: Any = None  # a game.engine.parser.Scope
+    names: tuple[tuple[str, str], ...] = ()  # (id, display name)
     quests: tuple[QuestView, ...] = ()
     score: int = 0
     max_turns: int = 0
@@ -227,10 +259,18 @@ class Observation:
         return dict(self.names).get(ident or "", ident or "something")
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"actor": self.actor, "turn": self.turn, "location": self.location,
-             "text": self.text, "visible": list(self.visible), "exits": list(self.exits),
-             "inventory": list(self.inventory), "gold": self.gold,
-             "recent": [e.to_dict() for e in self.recent], "scene": self.scene}
+        d = {
+            "actor": self.actor,
+            "turn": self.turn,
+            "location": self.location,
+            "text": self.text,
+            "visible": list(self.visible),
+            "exits": list(self.exits),
+            "inventory": list(self.inventory),
+            "gold": self.gold,
+            "recent": [e.to_dict() for e in self.recent],
+            "scene": self.scene,
+        }
         if self.quests:
             d["quests"] = [q.to_dict() for q in self.quests]
             d["score"], d["max_turns"] = self.score, self.max_turns
@@ -303,8 +343,9 @@ class TurnResult:
         total = dict(self.rewards)
         for k, v in other.rewards:
             total[k] = total.get(k, 0.0) + v
-        return TurnResult(self.events + other.events, tuple(total.items()),
-                          self.penalties + other.penalties, other.done)
+        return TurnResult(
+            self.events + other.events, tuple(total.items()), self.penalties + other.penalties, other.done
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,10 +374,18 @@ class Utterance:
     claims: tuple[Claim, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"speaker": self.speaker, "intent": self.intent, "text": self.text,
-                "claims": [c.to_dict() for c in self.claims]}
+        return {
+            "speaker": self.speaker,
+            "intent": self.intent,
+            "text": self.text,
+            "claims": [c.to_dict() for c in self.claims],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Utterance:
-        return cls(speaker=d["speaker"], intent=d["intent"], text=d["text"],
-                   claims=tuple(Claim(**c) for c in d.get("claims", ())))
+        return cls(
+            speaker=d["speaker"],
+            intent=d["intent"],
+            text=d["text"],
+            claims=tuple(Claim(**c) for c in d.get("claims", ())),
+        )

@@ -35,9 +35,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.core.errors import InputError
 from game.council.session import COORDINATOR, CouncilSession, Statement
 from game.council.tasks import Evidence
-from game.core.errors import InputError
 
 MODES = ("none", "window", "dedupe", "memo", "objective")
 LLM_MODES = ("subjective",)  # modes only LLM members can use (SubjectiveMaskingConfig)
@@ -53,14 +53,19 @@ class MaskingConfig(BaseModel):
     redundancy: float = Field(0.8, ge=0.0, le=1.0, description="memo: cosine that drops a statement as redundant")
     soft: float = Field(0.7, ge=0.0, le=1.0, description="memo: cosine above which a statement is down-weighted")
     soft_penalty: float = Field(0.5, ge=0.0, le=1.0)
-    self_repeat: float = Field(0.8, ge=0.0, le=1.0, description="memo: cosine to the member's own recent statements that masks")
+    self_repeat: float = Field(
+        0.8, ge=0.0, le=1.0, description="memo: cosine to the member's own recent statements that masks"
+    )
     own_recent: int = Field(2, ge=0, description="memo: the member's recent statements masked against")
     controversy_weight: float = Field(0.3, ge=0.0, le=10.0)
     novelty_weight: float = Field(1.0, ge=0.0, le=10.0)
     resolved_factor: float = Field(0.3, ge=0.0, le=1.0, description="memo: score kept on settled sub-questions")
     recency_decay: float = Field(0.8, gt=0.0, le=1.0, description="memo: recency = decay ** rounds ago")
-    same_evidence: bool = Field(True, description="memo: a statement raising evidence already stated is redundant "
-                                                  "with its first mention (by the item it cites, whatever the wording)")
+    same_evidence: bool = Field(
+        True,
+        description="memo: a statement raising evidence already stated is redundant "
+        "with its first mention (by the item it cites, whatever the wording)",
+    )
 
     @property
     def uses_long_term(self) -> bool:
@@ -105,9 +110,9 @@ class Context:
     round: int
     anchors: tuple[str, ...]
     summary: tuple[str, ...]
-    agreed: tuple[str, ...]           # evidence ids the summary states as agreed facts
+    agreed: tuple[str, ...]  # evidence ids the summary states as agreed facts
     statements: tuple[Statement, ...]
-    evidence: dict[str, Evidence]     # the items named by kept statements or the summary
+    evidence: dict[str, Evidence]  # the items named by kept statements or the summary
     masked: dict[int, str] = field(default_factory=dict)
     tokens: int = 0
 
@@ -140,9 +145,11 @@ def _check_labellers(labellers: Mapping[str, Any]) -> None:
     bad = sorted(m for m, d in labellers.items() if not isinstance(d, Labeller))
     if bad or not labellers:
         who = f"{', '.join(bad)} cannot label statements" if bad else "the masker was given no labellers"
-        raise MaskingConfigError(f"masking mode 'subjective' needs LLM members; {who}",
-                                 hint="give every member an LLM debater (game.council.llm.LLMDebater), passed "
-                                      "to the Masker as labellers, or pick another mode")
+        raise MaskingConfigError(
+            f"masking mode 'subjective' needs LLM members; {who}",
+            hint="give every member an LLM debater (game.council.llm.LLMDebater), passed "
+            "to the Masker as labellers, or pick another mode",
+        )
 
 
 def _objective(hist: Sequence[Statement]) -> list[int]:
@@ -169,8 +176,11 @@ def settled(session: CouncilSession) -> tuple[tuple[str, ...], tuple[str, ...]]:
     agreed: list[str] = []
     lines: list[str] = []
     for aspect, ids in sorted(aspects.items()):
-        if aspect in disputed or len({by[e].direction for e in ids}) != 1 \
-                or min(hist[session.stated[e]].round for e in ids) >= session.round:
+        if (
+            aspect in disputed
+            or len({by[e].direction for e in ids}) != 1
+            or min(hist[session.stated[e]].round for e in ids) >= session.round
+        ):
             continue
         agreed += sorted(ids)
         lines.append(f"Settled, {aspect}: " + "; ".join(by[e].gist for e in sorted(ids)))

@@ -29,6 +29,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.core.seeds import SeedTree, rng
 from game.council.context import Context
 from game.council.session import COORDINATOR, Reply, Statement
 from game.council.tasks import Evidence
@@ -42,11 +43,11 @@ class View:
     role: str
     motion: str
     round: int
-    prior: float                      # its stance after its briefing, before the debate
-    stance: float                     # its stance when it last spoke
+    prior: float  # its stance after its briefing, before the debate
+    stance: float  # its stance when it last spoke
     persuadability: float
-    own: tuple[Evidence, ...]         # its private evidence
-    shared: tuple[Evidence, ...]      # everyone's briefing
+    own: tuple[Evidence, ...]  # its private evidence
+    shared: tuple[Evidence, ...]  # everyone's briefing
     context: Context
 
     def known(self) -> dict[str, Evidence]:
@@ -98,9 +99,10 @@ def _side(x: float) -> str:
 class ScriptedDebater:
     """A rule-based member (see the module doc); seeded, so a debate replays exactly."""
 
-    def __init__(self, config: DebaterConfig | None = None, seed: int | list[int] = 0):
+    def __init__(self, config: DebaterConfig | None = None, seed: int | SeedTree = 0):
+        """``seed``: a node of a seed tree to draw from, or a plain seed (its child ``council, debater``)."""
         self.config = config or DebaterConfig()
-        self.rng = np.random.default_rng(seed)
+        self.rng = seed.rng() if isinstance(seed, SeedTree) else rng(seed, "council", "debater")
 
     # --- belief -------------------------------------------------------------------------------
 
@@ -117,8 +119,9 @@ class ScriptedDebater:
             e = known[eid]
             rep = cfg.repetition_gain * math.log(n)
             delta += e.direction * e.weight * (rep if eid in briefing else 1.0 + rep)
-        social = sum((2 * s.stance - 1) * s.confidence for s in ctx.statements
-                     if s.speaker not in (view.member, COORDINATOR))
+        social = sum(
+            (2 * s.stance - 1) * s.confidence for s in ctx.statements if s.speaker not in (view.member, COORDINATOR)
+        )
         x = _logit(view.prior) + view.persuadability * (delta + cfg.conformity * social)
         return float(min(max(1.0 / (1.0 + math.exp(-x)), 0.01), 0.99))
 
@@ -135,8 +138,9 @@ class ScriptedDebater:
         ctx = view.context
         seen = {s.evidence for s in ctx.statements if s.evidence} | set(ctx.agreed)
         options: list[tuple[float, str, Evidence | None, Statement | None]] = []
-        question = next((s for s in reversed(ctx.statements) if s.speaker == COORDINATOR
-                         and s.round >= view.round - 1), None)
+        question = next(
+            (s for s in reversed(ctx.statements) if s.speaker == COORDINATOR and s.round >= view.round - 1), None
+        )
         for e in view.own:
             if e.id in seen:
                 continue
@@ -167,32 +171,61 @@ class ScriptedDebater:
         """The opposing claim in view that drew the most rebuttals and questions (latest on ties);
         words from outside the council (no declared confidence) are not claims to rebut."""
         known = view.known()
-        opposing = [s for s in view.context.statements
-                    if s.speaker not in (view.member, COORDINATOR) and s.confidence > 0
-                    and ((known[s.evidence].direction != sign) if s.evidence and s.kind == "evidence"
-                         else (s.stance > 0.5) != (sign > 0))]
+        opposing = [
+            s
+            for s in view.context.statements
+            if s.speaker not in (view.member, COORDINATOR)
+            and s.confidence > 0
+            and (
+                (known[s.evidence].direction != sign)
+                if s.evidence and s.kind == "evidence"
+                else (s.stance > 0.5) != (sign > 0)
+            )
+        ]
         if not opposing:
             return None
         drew = Counter(s.target for s in view.context.statements if s.target is not None)
         return max(opposing, key=lambda s: (drew[s.id], s.id))
 
-    def _say(self, view: View, kind: str, ev: Evidence | None, tgt: Statement | None,
-             stance: float, conf: float) -> Reply:
+    def _say(
+        self, view: View, kind: str, ev: Evidence | None, tgt: Statement | None, stance: float, conf: float
+    ) -> Reply:
         side = _side(stance)
         if kind in ("evidence", "answer"):
             assert ev is not None
             lead = "To the chair's question: " if kind == "answer" else ""
-            return Reply("evidence", f"{lead}{_sentence(ev.text)}", stance, conf, ev.id,
-                         tgt.id if tgt is not None else None, ev.aspect)
+            return Reply(
+                "evidence",
+                f"{lead}{_sentence(ev.text)}",
+                stance,
+                conf,
+                ev.id,
+                tgt.id if tgt is not None else None,
+                ev.aspect,
+            )
         if ev is None:
             aspect = tgt.aspect if tgt is not None else None
             text = f"I {side} the motion; the case on {aspect or 'the whole'} is not made."
-            return Reply("argument" if kind == "restate" else kind, text, stance, conf,
-                         target=tgt.id if tgt is not None else None, aspect=aspect)
+            return Reply(
+                "argument" if kind == "restate" else kind,
+                text,
+                stance,
+                conf,
+                target=tgt.id if tgt is not None else None,
+                aspect=aspect,
+            )
         if kind == "rebuttal":
             assert tgt is not None
-            return Reply("rebuttal", f"I disagree with {tgt.speaker}: {_sentence(ev.text)}", stance, conf, ev.id, tgt.id,
-                         ev.aspect)
+            return Reply(
+                "rebuttal",
+                f"I disagree with {tgt.speaker}: {_sentence(ev.text)}",
+                stance,
+                conf,
+                ev.id,
+                tgt.id,
+                ev.aspect,
+            )
         lead = "Again" if ev in view.own else "As was said"
-        return Reply("restate", f"{lead}: {_sentence(ev.text)} I {side} the motion.", stance, conf, ev.id,
-                     aspect=ev.aspect)
+        return Reply(
+            "restate", f"{lead}: {_sentence(ev.text)} I {side} the motion.", stance, conf, ev.id, aspect=ev.aspect
+        )

@@ -24,11 +24,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from game.council.debaters import View
+from game.core.errors import ParleyError
 from game.council.context import LabelRequest
+from game.council.debaters import View
 from game.council.session import Reply
 from game.council.tasks import CouncilTask, Evidence
-from game.core.errors import ParleyError
 
 KIND = Literal["argument", "evidence", "rebuttal", "restate", "question"]
 
@@ -56,14 +56,20 @@ class LabelReply(BaseModel):
     labels: list[Label]
 
 
-SYSTEM = ("You are a member of a town council debating a motion; at the end every member votes yes or no. "
-          "Argue from the evidence you hold and what you have heard. Evidence you hold privately counts only "
-          "once you state it. Reply with one JSON object and nothing else.")
-LABEL_SYSTEM = ("You are a member of a town council. Your memory of the debate is limited: label each numbered "
-                "statement of the other speakers \"keep\" (new evidence, a strong argument, an open dispute) or "
-                "\"mask\" (a repeat, or settled). Reply with one JSON object and nothing else.")
-REPLY_FORMAT = ('{"text": "...", "kind": "argument"|"evidence"|"rebuttal"|"restate"|"question", '
-                '"evidence": "<id>"|null, "target": <statement #>|null, "stance": 0..1, "confidence": 0..1}')
+SYSTEM = (
+    "You are a member of a town council debating a motion; at the end every member votes yes or no. "
+    "Argue from the evidence you hold and what you have heard. Evidence you hold privately counts only "
+    "once you state it. Reply with one JSON object and nothing else."
+)
+LABEL_SYSTEM = (
+    "You are a member of a town council. Your memory of the debate is limited: label each numbered "
+    'statement of the other speakers "keep" (new evidence, a strong argument, an open dispute) or '
+    '"mask" (a repeat, or settled). Reply with one JSON object and nothing else.'
+)
+REPLY_FORMAT = (
+    '{"text": "...", "kind": "argument"|"evidence"|"rebuttal"|"restate"|"question", '
+    '"evidence": "<id>"|null, "target": <statement #>|null, "stance": 0..1, "confidence": 0..1}'
+)
 
 
 @dataclass(frozen=True)
@@ -105,24 +111,35 @@ class LLMDebater:
         heard = [e for eid, e in sorted(ctx.evidence.items()) if eid not in briefing]
         memory = [*ctx.anchors, *ctx.summary]
         for s in ctx.statements:
-            tags = ", ".join(x for x in (s.kind, f"cites {s.evidence}" if s.evidence else "",
-                                         f"answers #{s.target}" if s.target is not None else "") if x)
+            tags = ", ".join(
+                x
+                for x in (
+                    s.kind,
+                    f"cites {s.evidence}" if s.evidence else "",
+                    f"answers #{s.target}" if s.target is not None else "",
+                )
+                if x
+            )
             memory.append(f"#{s.id} [{s.speaker}] ({tags}) {s.text}")
         allowed = ", ".join(sorted(view.known()))
-        parts = [f"You are council member {view.member} (the {view.role}). Round {view.round}.",
-                 f"Motion: {view.motion}",
-                 (f"Your stance before the debate: {view.prior:.2f}; when you last spoke: {view.stance:.2f} "
-                  "(the probability that you vote yes)."),
-                 f"How open you are to persuasion: {view.persuadability:.2f} (0 closed, 1 open).",
-                 "Evidence only you hold (the council has not heard it unless your memory shows it):",
-                 *([_item(e) for e in view.own] or ["- (none)"]),
-                 "Evidence every member was briefed with:",
-                 *([_item(e) for e in view.shared] or ["- (none)"]),
-                 *(["Evidence others have stated:", *(_item(e) for e in heard)] if heard else []),
-                 "Your memory of the debate (parts may be masked):",
-                 *(memory if ctx.statements else [*memory, "(nothing has been said yet)"]),
-                 f"Give your next statement as {REPLY_FORMAT}.",
-                 f"\"evidence\" must be one of {allowed} or null; \"target\" one of the # above or null."]
+        parts = [
+            f"You are council member {view.member} (the {view.role}). Round {view.round}.",
+            f"Motion: {view.motion}",
+            (
+                f"Your stance before the debate: {view.prior:.2f}; when you last spoke: {view.stance:.2f} "
+                "(the probability that you vote yes)."
+            ),
+            f"How open you are to persuasion: {view.persuadability:.2f} (0 closed, 1 open).",
+            "Evidence only you hold (the council has not heard it unless your memory shows it):",
+            *([_item(e) for e in view.own] or ["- (none)"]),
+            "Evidence every member was briefed with:",
+            *([_item(e) for e in view.shared] or ["- (none)"]),
+            *(["Evidence others have stated:", *(_item(e) for e in heard)] if heard else []),
+            "Your memory of the debate (parts may be masked):",
+            *(memory if ctx.statements else [*memory, "(nothing has been said yet)"]),
+            f"Give your next statement as {REPLY_FORMAT}.",
+            f'"evidence" must be one of {allowed} or null; "target" one of the # above or null.',
+        ]
         return "\n".join(parts)
 
     def messages(self, view: View) -> list[dict[str, str]]:
@@ -138,37 +155,51 @@ class LLMDebater:
 
         def validate(r: DebateReply) -> DebateReply:
             if r.evidence is not None and r.evidence not in known:
-                raise ValueError(f"evidence {r.evidence!r} is not one you hold or have heard; "
-                                 f"use one of {', '.join(sorted(known))} or null")
+                raise ValueError(
+                    f"evidence {r.evidence!r} is not one you hold or have heard; "
+                    f"use one of {', '.join(sorted(known))} or null"
+                )
             if r.target is not None and r.target not in visible:
-                raise ValueError(f"statement #{r.target} is not in your memory of the debate; "
-                                 f"use one of {sorted(visible)} or null")
+                raise ValueError(
+                    f"statement #{r.target} is not in your memory of the debate; use one of {sorted(visible)} or null"
+                )
             if r.kind == "evidence" and r.evidence is None:
                 raise ValueError("a statement of kind 'evidence' must name the evidence id it raises")
             if not r.text.strip():
                 raise ValueError("the statement text is empty")
             return r
+
         return validate
 
     def respond(self, view: View) -> Reply:
         try:
-            r = self.client.structured(self.messages(view), DebateReply, agent=view.member, turn=view.round,
-                                       validate=self.check(view), max_repairs=self.max_repairs,
-                                       params=self.params)
+            r = self.client.structured(
+                self.messages(view),
+                DebateReply,
+                agent=view.member,
+                turn=view.round,
+                validate=self.check(view),
+                max_repairs=self.max_repairs,
+                params=self.params,
+            )
         except ParleyError as exc:  # repairs ran out (LLMInvalidReply) or the endpoint failed (LLMError)
             why = getattr(exc, "error", None) or exc.message
             self.invalid.append(Invalid(view.round, f"{type(exc).__name__}: {why}"))
             return self.fallback(view)
         self._confidence = r.confidence
         known = view.known()
-        aspect = known[r.evidence].aspect if r.evidence is not None else next(
-            (s.aspect for s in view.context.statements if s.id == r.target), None)
+        aspect = (
+            known[r.evidence].aspect
+            if r.evidence is not None
+            else next((s.aspect for s in view.context.statements if s.id == r.target), None)
+        )
         return Reply(r.kind, r.text.strip(), r.stance, r.confidence, r.evidence, r.target, aspect)
 
     def fallback(self, view: View) -> Reply:
         """Restate its position at its last stance."""
-        return Reply("restate", f"I hold to my position: I {_side(view.stance)} the motion.", view.stance,
-                     self._confidence)
+        return Reply(
+            "restate", f"I hold to my position: I {_side(view.stance)} the motion.", view.stance, self._confidence
+        )
 
     def final_stance(self, view: View) -> float:
         """Its vote's stance: the one it stated last."""
@@ -185,18 +216,28 @@ class LLMDebater:
             if got != list(range(1, n + 1)):
                 raise ValueError(f"label each statement 1-{n} exactly once, got numbers {got}")
             return r
+
         listing = "\n".join(f"{i}. {c}" for i, c in enumerate(request.candidates, 1))
-        user = (f"You are council member {request.member} (the {request.role}). Round {request.round}.\n"
-                f"Motion: {request.motion}\nStatements to label:\n{listing}\n"
-                'Reply {"labels": [{"n": 1, "label": "keep"|"mask"}, ...]}, one label per statement.')
-        out = self.client.structured([{"role": "system", "content": LABEL_SYSTEM}, {"role": "user", "content": user}],
-                                     LabelReply, agent=request.member, turn=request.round, validate=complete,
-                                     max_repairs=self.max_repairs, params=self.params)
+        user = (
+            f"You are council member {request.member} (the {request.role}). Round {request.round}.\n"
+            f"Motion: {request.motion}\nStatements to label:\n{listing}\n"
+            'Reply {"labels": [{"n": 1, "label": "keep"|"mask"}, ...]}, one label per statement.'
+        )
+        out = self.client.structured(
+            [{"role": "system", "content": LABEL_SYSTEM}, {"role": "user", "content": user}],
+            LabelReply,
+            agent=request.member,
+            turn=request.round,
+            validate=complete,
+            max_repairs=self.max_repairs,
+            params=self.params,
+        )
         return [x.n for x in sorted(out.labels, key=lambda x: x.n) if x.label == "keep"]
 
 
-def llm_council(task: CouncilTask, client: Any, members: Sequence[str] | None = None,
-                **kw: Any) -> dict[str, LLMDebater]:
+def llm_council(
+    task: CouncilTask, client: Any, members: Sequence[str] | None = None, **kw: Any
+) -> dict[str, LLMDebater]:
     """LLM debaters for ``members`` (default: all) of ``task``, sharing ``client``."""
     ids = [m.id for m in task.members] if members is None else list(members)
     return {m: LLMDebater(client, **kw) for m in ids}

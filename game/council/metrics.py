@@ -27,6 +27,7 @@ import numpy as np
 
 from game.council.session import COORDINATOR, CouncilSession, Statement
 
+
 @dataclass
 class DebateMetrics:
     decision: bool | None
@@ -111,10 +112,19 @@ def evaluate(session: CouncilSession, vectors: Callable[[list[str]], np.ndarray]
     eff = effective(session)
     toks = [t for _, _, t in session.tokens]
     return DebateMetrics(
-        decision=session.outcome.decision, correct=session.correct, yes_share=session.outcome.yes_share,
-        rounds=session.round, stop_reason=session.stop_reason, statements=len(said),
-        redundancy=red, redundancy_max=red_max, self_redundancy=self_redundancy(said, vecs),
-        effective_ratio=float(np.mean(eff)) if eff else 0.0, tokens=int(sum(toks)),
+        decision=session.outcome.decision,
+        correct=session.correct,
+        yes_share=session.outcome.yes_share,
+        rounds=session.round,
+        stop_reason=session.stop_reason,
+        statements=len(said),
+        redundancy=red,
+        redundancy_max=red_max,
+        self_redundancy=self_redundancy(said, vecs),
+        effective_ratio=float(np.mean(eff)) if eff else 0.0,
+        tokens=int(sum(toks)),
         tokens_per_member_round=float(np.mean(toks)) if toks else 0.0,
-        turning_points=turning_points(session), flow=[dict(f) for f in session.flow],
-        interventions=len(session.interventions))
+        turning_points=turning_points(session),
+        flow=[dict(f) for f in session.flow],
+        interventions=len(session.interventions),
+    )

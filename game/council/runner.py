@@ -3,12 +3,11 @@ A whole debate to its vote is ``game.play.debates.run_debate``, which picks the 
 
 from __future__ import annotations
 
-
-from game.council.debaters import DebaterConfig, ScriptedDebater, View
+from game.core.seeds import seed_tree
 from game.council.context import ContextBuilder
+from game.council.debaters import DebaterConfig, ScriptedDebater, View
 from game.council.session import CouncilSession
 from game.council.tasks import CouncilTask
-
 
 
 def view_for(session: CouncilSession, member: str, masker: ContextBuilder) -> View:
@@ -17,10 +16,22 @@ def view_for(session: CouncilSession, member: str, masker: ContextBuilder) -> Vi
     spec = task.member(member)
     by = task.by_id()
     ctx = masker.context(session, member)
-    return View(member, spec.role, task.motion, session.round, spec.stance, session.stances[member],
-                spec.persuadability, tuple(by[e] for e in spec.private), tuple(by[e] for e in task.shared), ctx)
+    return View(
+        member,
+        spec.role,
+        task.motion,
+        session.round,
+        spec.stance,
+        session.stances[member],
+        spec.persuadability,
+        tuple(by[e] for e in spec.private),
+        tuple(by[e] for e in task.shared),
+        ctx,
+    )
 
 
-def scripted_council(task: CouncilTask, seed: int = 0,
-                     config: DebaterConfig | None = None) -> dict[str, ScriptedDebater]:
-    return {m.id: ScriptedDebater(config, seed=[seed, i]) for i, m in enumerate(task.members)}
+def scripted_council(
+    task: CouncilTask, seed: int = 0, config: DebaterConfig | None = None
+) -> dict[str, ScriptedDebater]:
+    tree = seed_tree(seed).child("council", "debater")
+    return {m.id: ScriptedDebater(config, seed=tree.child(m.id)) for m in task.members}

@@ -32,8 +32,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from game.council.tasks import CouncilTask, Evidence
+from game.core import seeds
 from game.core.errors import ActionError
+from game.council.tasks import CouncilTask, Evidence
 
 COORDINATOR = "coordinator"
 MAX_ROUNDS = 200  # the most rounds a debate holds (a world's debating council, a debate tournament)
@@ -104,7 +105,7 @@ class CouncilSession:
         if self.config.min_rounds > self.config.max_rounds:
             raise CouncilError(f"min_rounds {self.config.min_rounds} exceeds max_rounds {self.config.max_rounds}")
         self.members: tuple[str, ...] = tuple(m.id for m in task.members)
-        self.rng = np.random.default_rng([self.config.seed, 7])
+        self.rng = seeds.rng(self.config.seed, "council", "session")
         self.crux = task.crux_aspects()
         self.stances: dict[str, float] = {m.id: m.stance for m in task.members}
         self.history: list[Statement] = []
@@ -135,8 +136,12 @@ class CouncilSession:
     def unstated(self, crux_only: bool = False) -> list[tuple[str, str]]:
         """(member, evidence id) of privately held evidence nobody has stated yet."""
         by = self.task.by_id()
-        return [(m.id, e) for m in self.task.members for e in m.private
-                if e not in self.stated and (not crux_only or by[e].aspect in self.crux)]
+        return [
+            (m.id, e)
+            for m in self.task.members
+            for e in m.private
+            if e not in self.stated and (not crux_only or by[e].aspect in self.crux)
+        ]
 
     def majority_yes(self, stances: Mapping[str, float] | None = None) -> bool:
         st = self.stances if stances is None else stances
@@ -165,7 +170,7 @@ class CouncilSession:
         asked = [m for m in self._asked if m in ms]
         ms = asked + [m for m in ms if m not in asked]
         k = self.config.speakers_per_round or len(ms)
-        self._order = ms[:max(k, len(asked))]
+        self._order = ms[: max(k, len(asked))]
         return list(self._order)
 
     def say(self, member: str, reply: Reply, context_tokens: int = 0) -> Statement:
@@ -190,10 +195,18 @@ class CouncilSession:
             raise CouncilError(f"unknown evidence {reply.evidence!r}")
         if reply.target is not None and not 0 <= reply.target < len(self.history):
             raise CouncilError(f"statement {reply.target} does not exist")
-        st = Statement(id=len(self.history), round=self.round, speaker=speaker, kind=reply.kind, text=reply.text,
-                       stance=float(np.clip(reply.stance, 0.0, 1.0)),
-                       confidence=float(np.clip(reply.confidence, 0.0, 1.0)),
-                       evidence=reply.evidence, target=reply.target, aspect=reply.aspect)
+        st = Statement(
+            id=len(self.history),
+            round=self.round,
+            speaker=speaker,
+            kind=reply.kind,
+            text=reply.text,
+            stance=float(np.clip(reply.stance, 0.0, 1.0)),
+            confidence=float(np.clip(reply.confidence, 0.0, 1.0)),
+            evidence=reply.evidence,
+            target=reply.target,
+            aspect=reply.aspect,
+        )
         self.history.append(st)
         if st.evidence is not None:
             self.stated.setdefault(st.evidence, st.id)
@@ -208,8 +221,14 @@ class CouncilSession:
             raise CouncilError(f"{speaker!r} speaks in turn, not from the gallery")
         return self._append(speaker, Reply("argument", text, 0.5, 0.0))
 
-    def bring(self, member: str, evidence: Evidence, stance: float, text: str | None = None,
-              persuadability: float | None = None) -> Statement:
+    def bring(
+        self,
+        member: str,
+        evidence: Evidence,
+        stance: float,
+        text: str | None = None,
+        persuadability: float | None = None,
+    ) -> Statement:
         """New evidence reaches ``member`` from outside the debate (an item the player hands over):
         it joins the task as ``member``'s own, the member's stance becomes ``stance``, and the
         member states it out of turn (in ``text``, else the evidence's words), so it is in the
@@ -223,8 +242,7 @@ class CouncilSession:
         self.task = self.task.with_evidence(member, evidence, stance, persuadability)
         self.crux = self.task.crux_aspects()
         said = text or f"{evidence.text.rstrip('.')}."
-        st = self._append(member, Reply("evidence", said, stance, 1.0, evidence.id,
-                                        aspect=evidence.aspect))
+        st = self._append(member, Reply("evidence", said, stance, 1.0, evidence.id, aspect=evidence.aspect))
         self.stances[member] = st.stance
         self.after.append(dict(self.stances))
         return st
@@ -262,16 +280,21 @@ class CouncilSession:
         if cfg.consensus in ("variance", "either") and self.variance() < cfg.variance_threshold:
             return "variance"
         k = cfg.stable_rounds
-        if cfg.consensus in ("majority", "either") and len(self._majorities) >= k \
-                and len(set(self._majorities[-k:])) == 1:
+        if (
+            cfg.consensus in ("majority", "either")
+            and len(self._majorities) >= k
+            and len(set(self._majorities[-k:])) == 1
+        ):
             return "majority"
         return None
 
     def _stalled(self) -> bool:
         k = self.config.stalemate_rounds
-        if len(self.flow) < k + 1 or (self.interventions and self.history[self.interventions[-1]].round > self.round - k):
+        if len(self.flow) < k + 1 or (
+            self.interventions and self.history[self.interventions[-1]].round > self.round - k
+        ):
             return False
-        moves = [max(abs(b[m] - a[m]) for m in self.members) for a, b in zip(self.flow[-k - 1:], self.flow[-k:])]
+        moves = [max(abs(b[m] - a[m]) for m in self.members) for a, b in zip(self.flow[-k - 1 :], self.flow[-k:])]
         return max(moves) < self.config.stalemate_delta
 
     def _break_stalemate(self) -> None:
@@ -313,5 +336,7 @@ class CouncilSession:
         return self.outcome.decision == self.task.truth
 
     def __repr__(self) -> str:
-        return (f"CouncilSession({self.task.id!r}, {self.status}, round {self.round}/{self.config.max_rounds}, "
-                f"{len(self.history)} statements)")
+        return (
+            f"CouncilSession({self.task.id!r}, {self.status}, round {self.round}/{self.config.max_rounds}, "
+            f"{len(self.history)} statements)"
+        )

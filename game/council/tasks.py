@@ -19,6 +19,8 @@ from collections.abc import Iterable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from game.core import seeds
+
 ASPECTS: dict[str, tuple[str, str]] = {  # aspect: (phrase when the evidence favours the motion, against it)
     "cost": ("comes in {n} percent under the estimate", "overruns the estimate by {n} percent"),
     "safety": ("cuts accidents by {n} in a year", "adds {n} injuries a year on the works"),
@@ -29,14 +31,33 @@ ASPECTS: dict[str, tuple[str, str]] = {  # aspect: (phrase when the evidence fav
     "health": ("keeps {n} wells free of river fever", "fouls {n} wells with standing water"),
     "support": ("has {n} signatures from the lower wards", "drew {n} protesters to the square"),
 }
-SOURCES = ("the treasurer's audit", "a mason's survey", "the harbour master's log", "the guild ledger",
-           "the physician's report", "a clerk's tally", "the engineer's study", "the archivist's record",
-           "the ferryman's account", "the watch captain's note")
-PLANS = ("the stone bridge", "the river dredging", "the grain levy", "the new sluice gates", "the toll road",
-         "the east granary", "the flood wall", "the market charter")
+SOURCES = (
+    "the treasurer's audit",
+    "a mason's survey",
+    "the harbour master's log",
+    "the guild ledger",
+    "the physician's report",
+    "a clerk's tally",
+    "the engineer's study",
+    "the archivist's record",
+    "the ferryman's account",
+    "the watch captain's note",
+)
+PLANS = (
+    "the stone bridge",
+    "the river dredging",
+    "the grain levy",
+    "the new sluice gates",
+    "the toll road",
+    "the east granary",
+    "the flood wall",
+    "the market charter",
+)
 ROLES = ("treasurer", "engineer", "elder", "merchant", "physician", "captain", "clerk")
-CONSTRAINTS = ("Every item of evidence stated is a verified fact; the dispute is what it adds up to.",
-               "The motion passes with a strict majority of yes votes.")
+CONSTRAINTS = (
+    "Every item of evidence stated is a verified fact; the dispute is what it adds up to.",
+    "The motion passes with a strict majority of yes votes.",
+)
 
 
 class Evidence(BaseModel):
@@ -112,17 +133,21 @@ class CouncilTask(BaseModel):
                 return m
         raise KeyError(mid)
 
-    def with_evidence(self, member: str, evidence: Evidence, stance: float,
-                      persuadability: float | None = None) -> CouncilTask:
+    def with_evidence(
+        self, member: str, evidence: Evidence, stance: float, persuadability: float | None = None
+    ) -> CouncilTask:
         """This task with ``evidence`` added as ``member``'s own and ``member``'s stance (and, if
         given, persuadability) set (new evidence that reached it from outside the debate)."""
         update: dict[str, object] = {"stance": stance}
         if persuadability is not None:
             update["persuadability"] = persuadability
-        members = tuple(m.model_copy(update={"private": (*m.private, evidence.id), **update})
-                        if m.id == member else m for m in self.members)
-        return type(self).model_validate({**self.model_dump(), "evidence": (*self.evidence, evidence),
-                                          "members": members})
+        members = tuple(
+            m.model_copy(update={"private": (*m.private, evidence.id), **update}) if m.id == member else m
+            for m in self.members
+        )
+        return type(self).model_validate(
+            {**self.model_dump(), "evidence": (*self.evidence, evidence), "members": members}
+        )
 
     def pooled(self) -> float:
         """Signed weight of all evidence held in the room."""
@@ -149,15 +174,22 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def _evidence(rng: np.random.Generator, eid: str, aspect: str, direction: int, weight: float,
-              plan: str, used: set[str]) -> Evidence:
+def _evidence(
+    rng: np.random.Generator, eid: str, aspect: str, direction: int, weight: float, plan: str, used: set[str]
+) -> Evidence:
     src = str(rng.choice([s for s in SOURCES if s not in used] or list(SOURCES)))
     used.add(src)
     n = int(rng.integers(3, 90))
     phrase = ASPECTS[aspect][0 if direction > 0 else 1].format(n=n)
     text = f"{src[0].upper()}{src[1:]} shows {plan} {phrase}"
-    return Evidence(id=eid, aspect=aspect, direction=direction, weight=round(weight, 3), text=text,
-                    gist=f"{aspect} {'for' if direction > 0 else 'against'} ({n})")
+    return Evidence(
+        id=eid,
+        aspect=aspect,
+        direction=direction,
+        weight=round(weight, 3),
+        text=text,
+        gist=f"{aspect} {'for' if direction > 0 else 'against'} ({n})",
+    )
 
 
 def _draw(rng: np.random.Generator, index: int) -> CouncilTask:
@@ -181,8 +213,7 @@ def _draw(rng: np.random.Generator, index: int) -> CouncilTask:
         privates[i].append(e.id)
     for j in range(int(rng.integers(1, 3))):  # side items held by someone, small, either way
         i = int(rng.integers(0, n_members))
-        e = _evidence(rng, f"d{j}", others[1 + j], int(rng.choice([-1, 1])), float(rng.uniform(0.2, 0.5)),
-                      plan, used)
+        e = _evidence(rng, f"d{j}", others[1 + j], int(rng.choice([-1, 1])), float(rng.uniform(0.2, 0.5)), plan, used)
         ev.append(e)
         privates[i].append(e.id)
     by = {e.id: e for e in ev}
@@ -191,12 +222,25 @@ def _draw(rng: np.random.Generator, index: int) -> CouncilTask:
     for i in range(n_members):
         own = sum(by[e].direction * by[e].weight for e in [*shared, *privates[i]])
         bias = float(rng.normal(0.0, 0.25))
-        members.append(MemberSpec(id=f"m{i}", role=str(roles[i]), stance=round(_sigmoid(bias + own), 4),
-                                  persuadability=round(float(rng.uniform(0.5, 1.0)), 3),
-                                  private=tuple(privates[i])))
+        members.append(
+            MemberSpec(
+                id=f"m{i}",
+                role=str(roles[i]),
+                stance=round(_sigmoid(bias + own), 4),
+                persuadability=round(float(rng.uniform(0.5, 1.0)), 3),
+                private=tuple(privates[i]),
+            )
+        )
     verb = "adopt" if rng.random() < 0.5 else "fund"
-    return CouncilTask(id=f"hp{index}", motion=f"The council should {verb} {plan}.", constraints=CONSTRAINTS,
-                       evidence=tuple(ev), shared=tuple(shared), members=tuple(members), truth=None)
+    return CouncilTask(
+        id=f"hp{index}",
+        motion=f"The council should {verb} {plan}.",
+        constraints=CONSTRAINTS,
+        evidence=tuple(ev),
+        shared=tuple(shared),
+        members=tuple(members),
+        truth=None,
+    )
 
 
 def is_hidden_profile(task: CouncilTask) -> bool:
@@ -207,7 +251,7 @@ def is_hidden_profile(task: CouncilTask) -> bool:
 
 def hidden_profile_task(seed: int) -> CouncilTask:
     """The hidden-profile task of ``seed`` (same seed, same task)."""
-    rng = np.random.default_rng([seed, 15])
+    rng = seeds.rng(seed, "council", "task")
     for _ in range(100):
         task = _draw(rng, seed)
         if is_hidden_profile(task) and abs(task.pooled()) >= 0.5:

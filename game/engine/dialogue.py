@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from game.core.types import Action, Request, Utterance
 from game.engine import predicates
 from game.engine.rules import Refusal
-from game.core.types import Action, Request, Utterance
 
 if TYPE_CHECKING:
     from game.engine.loop import Engine
@@ -39,10 +39,12 @@ def _listener(eng: Engine, a: Action) -> str:
 
 def utterances(eng: Engine, npc: str, request: Request) -> list[Utterance]:
     """What ``npc`` says to ``request`` (recorded, so replays reproduce it without agents)."""
+
     def ask() -> tuple[list[dict], str | None]:
         voice = eng.voice(npc)
         said = voice.reply(request, eng.context_for(npc, voice, request))
         return [u.to_dict() for u in said], voice.take_invalid()
+
     return [Utterance.from_dict(d) for d in eng.decide("reply", npc, ask)]
 
 
@@ -60,17 +62,27 @@ def do_talk(eng: Engine, a: Action) -> None:
         extra += f" ({spec.name} is open to trade.)"
     for i, u in enumerate(said):
         if u.intent == "greet":
-            eng.emit("talk", a.actor, _quote(eng, u), listener=npc, view=_quote(eng, u) + extra,
-                     data={"npc": npc, "topics": topics, "intent": "greet",
-                           "claims": [c.to_dict() for c in u.claims]})
+            eng.emit(
+                "talk",
+                a.actor,
+                _quote(eng, u),
+                listener=npc,
+                view=_quote(eng, u) + extra,
+                data={"npc": npc, "topics": topics, "intent": "greet", "claims": [c.to_dict() for c in u.claims]},
+            )
         else:
             say(eng, u, a.actor)
 
 
 def say(eng: Engine, u: Utterance, to: str, **data) -> None:
     """Emit an NPC's words to ``to``, with its claims."""
-    eng.emit("say", u.speaker, _quote(eng, u), listener=to,
-             data={"intent": u.intent, "claims": [c.to_dict() for c in u.claims], **data})
+    eng.emit(
+        "say",
+        u.speaker,
+        _quote(eng, u),
+        listener=to,
+        data={"intent": u.intent, "claims": [c.to_dict() for c in u.claims], **data},
+    )
 
 
 def do_ask(eng: Engine, a: Action) -> None:

@@ -2,8 +2,9 @@
 
 A turn is the player's action, then each NPC's, then ``end_round``. Every
 action resolves through the rules into events; each event records who
-perceived it. Randomness comes from one seeded ``numpy.random.Generator`` per
-game. Same world + seed + actions ⇒ the same transcript, byte for byte.
+perceived it. Randomness comes from the game's seed tree (``game.core.seeds``; the
+engine's own stream is its child ``engine``). Same world + seed + actions ⇒ the same
+transcript, byte for byte.
 
 This module imports no UI, LLM, embedding or vector-store library, and neither the
 ``agents`` nor the ``memory`` package (``tests/test_layering.py``): NPC agents, the voice of an
@@ -18,20 +19,10 @@ from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, Protocol
 
-import numpy as np
-
+from game.core import seeds
 from game.core.errors import NotInjected
 from game.core.protocols import Agent, NegotiatorFactory, Voice, VoiceFactory
-from game.core.types import (
-    PLAYER,
-    Action,
-    Decision,
-    Event,
-    EventKind,
-    Observation,
-    TurnResult,
-    Verb,
-)
+from game.core.types import PLAYER, Action, Decision, Event, EventKind, Observation, TurnResult, Verb
 from game.engine import dialogue, observation, rules
 from game.engine.perception import perceivers
 from game.engine.quests import newly_complete
@@ -57,6 +48,7 @@ class ReplayDivergence(ValueError):
 def _turn_result(method: Callable[..., Any]) -> Callable[..., TurnResult]:
     """Wrap an engine entry point so that it returns a ``TurnResult``: the events it emitted, the
     rewards it gave and the penalties it recorded (calls nested inside it count in its result)."""
+
     @wraps(method)
     def wrapper(self: Engine, *args: Any, **kwargs: Any) -> TurnResult:
         if self._depth == 0:
@@ -75,6 +67,7 @@ def _turn_result(method: Callable[..., Any]) -> Callable[..., TurnResult]:
         result = TurnResult(tuple(self._events[start:]), rewards, self._penalties - penalties, self.state.done)
         self.last = result
         return result
+
     return wrapper
 
 
@@ -85,12 +78,18 @@ class TranscriptSink(Protocol):
 class Engine:
     """One game: world spec, mutable state, RNG, NPC actors and the event log."""
 
-    def __init__(self, world: Any, seed: int = 0, actors: dict[str, Agent] | None = None,
-                 negotiator_factory: NegotiatorFactory | None = None,
-                 transcript: TranscriptSink | None = None, *,
-                 voice_factory: VoiceFactory | None = None,
-                 default_negotiator: NegotiatorFactory | None = None,
-                 debate_factory: Callable[[Any, str], Any] | None = None):
+    def __init__(
+        self,
+        world: Any,
+        seed: int = 0,
+        actors: dict[str, Agent] | None = None,
+        negotiator_factory: NegotiatorFactory | None = None,
+        transcript: TranscriptSink | None = None,
+        *,
+        voice_factory: VoiceFactory | None = None,
+        default_negotiator: NegotiatorFactory | None = None,
+        debate_factory: Callable[[Any, str], Any] | None = None,
+    ):
         """``actors``: the NPC agents by id. ``voice_factory(engine, npc)``: the voice of an NPC whose
         agent has no ``reply``. ``negotiator_factory``: if given, every party trades through it;
         else an NPC trades through its voice's own ``negotiator`` and any other party through
@@ -101,7 +100,7 @@ class Engine:
         self.world = world
         self.spec = world.spec
         self.seed = int(seed)
-        self.rng = np.random.default_rng(self.seed)
+        self.rng = seeds.rng(self.seed, "engine")
         self.state = GameState.from_spec(self.spec)
         self.order: tuple[str, ...] = (PLAYER, *self.spec.npcs)
         self.actors: dict[str, Agent] = dict(actors or {})
@@ -123,10 +122,12 @@ class Engine:
         self._depth = 0
         self._penalties = 0
         self._seq = 0
-        self._names = {PLAYER: self.spec.player.name,
-                       **{k: v.name for k, v in self.spec.npcs.items()},
-                       **{k: v.name for k, v in self.spec.items.items()},
-                       **{k: v.name for k, v in self.spec.locations.items()}}
+        self._names = {
+            PLAYER: self.spec.player.name,
+            **{k: v.name for k, v in self.spec.npcs.items()},
+            **{k: v.name for k, v in self.spec.items.items()},
+            **{k: v.name for k, v in self.spec.locations.items()},
+        }
         self._asks = 0
         self._voices: dict[str, Any] = {}
         # replaying a transcript: agents' recorded decisions, consumed in order instead of asking agents
@@ -159,19 +160,37 @@ class Engine:
         return " ".join(parts)
 
     # --- events ------------------------------------------------------------------
-    def emit(self, kind: EventKind | str, actor: str, text: str, *, view: str | None = None,
-             location: str | None = None, listener: str | None = None, public: bool = False,
-             private: bool = False, also_at: str | None = None,
-             data: dict[str, Any] | None = None) -> Event:
+    def emit(
+        self,
+        kind: EventKind | str,
+        actor: str,
+        text: str,
+        *,
+        view: str | None = None,
+        location: str | None = None,
+        listener: str | None = None,
+        public: bool = False,
+        private: bool = False,
+        also_at: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> Event:
         loc = location if location is not None else self.state.where.get(actor)
-        who = (actor,) if private else perceivers(self.state, self.order, loc, actor, listener,
-                                                   public, also_at)
+        who = (actor,) if private else perceivers(self.state, self.order, loc, actor, listener, public, also_at)
         payload = dict(data or {})
         if view is not None:
             payload["view"] = view
         self._seq += 1
-        ev = Event(turn=self.state.turn, seq=self._seq, kind=EventKind(kind), actor=actor, text=text,
-                   location=loc, perceivers=who, public=public, data=payload)
+        ev = Event(
+            turn=self.state.turn,
+            seq=self._seq,
+            kind=EventKind(kind),
+            actor=actor,
+            text=text,
+            location=loc,
+            perceivers=who,
+            public=public,
+            data=payload,
+        )
         for e in who:
             self.recent[e].append(ev)
         self._events.append(ev)
@@ -193,8 +212,7 @@ class Engine:
         """Ground truth observed: record the truth of each fact and announce it to witnesses."""
         truth = {f: self.spec.facts[f].true for f in fact_ids}
         self.state.verified.update(truth)
-        lines = [self.spec.facts[f].text + ("" if t else " — that turns out to be false")
-                 for f, t in truth.items()]
+        lines = [self.spec.facts[f].text + ("" if t else " — that turns out to be false") for f, t in truth.items()]
         self.emit("verify", actor, f"Verified by {how}: " + " ".join(lines), data={"truth": truth})
 
     # --- agents' decisions ----------------------------------------------------------
@@ -250,8 +268,9 @@ class Engine:
             return
         self._prepared = self.state.turn
         provider = self.context_provider
-        hook = getattr(provider, "prepare_round", None) or \
-            getattr(getattr(provider, "__self__", None), "prepare_round", None)  # GameMemory.context
+        hook = getattr(provider, "prepare_round", None) or getattr(
+            getattr(provider, "__self__", None), "prepare_round", None
+        )  # GameMemory.context
         if hook is None:
             return
         requests = [(first, obs)]
@@ -261,7 +280,6 @@ class Engine:
                 requests.append((npc, self.observe(npc)))
         hook(requests)
 
-
     def penalise(self, who: str, reason: str, log: bool = True) -> None:
         """Record a penalised invalid move. ``log``: write a ``penalty`` record so a replay applies
         it too (decisions carry their own reason instead)."""
@@ -270,8 +288,7 @@ class Engine:
         self.state.invalid[who] = self.state.invalid.get(who, 0) + 1
         self._credit(who, -INVALID_PENALTY)
         self._penalties += 1
-        self.emit("invalid", who, f"{self.name(who)} fumbled: {reason}", private=True,
-                  data={"fallback": True})
+        self.emit("invalid", who, f"{self.name(who)} fumbled: {reason}", private=True, data={"fallback": True})
 
     def decide(self, kind: str, who: str, compute: Callable[[], tuple[Any, str | None]]) -> Any:
         """An agent's decision (a reply, a negotiation move, a speech), logged to the transcript.
@@ -282,8 +299,9 @@ class Engine:
                 raise ReplayDivergence(f"the transcript has no recorded {kind} for {who!r}")
             rec = self.replay_decisions.popleft()
             if rec.get("kind") != kind or rec.get("who") != who:
-                raise ReplayDivergence(f"expected a recorded {kind} by {who!r}, found {rec.get('kind')} "
-                                       f"by {rec.get('who')!r}")
+                raise ReplayDivergence(
+                    f"expected a recorded {kind} by {who!r}, found {rec.get('kind')} by {rec.get('who')!r}"
+                )
             value, reason = rec["value"], rec.get("invalid")
         else:
             value, reason = compute()
@@ -349,12 +367,22 @@ class Engine:
             st.gold[PLAYER] += q.reward.gold
             for it in q.reward.items:
                 st.item_at[it] = PLAYER
-            self.emit("quest", PLAYER, f"Quest complete: {q.title} (+{q.reward.score} points).",
-                      public=True, data={"quest": qid, "reward": q.reward.model_dump()})
+            self.emit(
+                "quest",
+                PLAYER,
+                f"Quest complete: {q.title} (+{q.reward.score} points).",
+                public=True,
+                data={"quest": qid, "reward": q.reward.model_dump()},
+            )
         if self.spec.quests and len(st.quests_done) == len(self.spec.quests) and not st.done:
             st.done = st.won = True
-            self.emit("win", PLAYER, f"You have completed every quest. Final score: {st.score}.",
-                      public=True, data={"score": st.score})
+            self.emit(
+                "win",
+                PLAYER,
+                f"You have completed every quest. Final score: {st.score}.",
+                public=True,
+                data={"score": st.score},
+            )
 
     @_turn_result
     def end_round(self) -> None:
@@ -388,8 +416,7 @@ class Engine:
             self.penalise(decision.action.actor if decision.action is not None else actor, decision.fallback)
 
     @_turn_result
-    def npc_phase(self, actors: dict[str, Agent] | None = None,
-                  after: Callable[[], None] | None = None) -> None:
+    def npc_phase(self, actors: dict[str, Agent] | None = None, after: Callable[[], None] | None = None) -> None:
         """Each NPC with an agent acts once, in world order (``after`` runs after each action)."""
         actors = self.actors if actors is None else actors
         for npc in self.order[1:]:
@@ -403,14 +430,16 @@ class Engine:
             if decision.action is not None and after is not None:
                 after()
 
-    def turn_inputs(self, agent: str, wants_context: bool = True, question: str | None = None
-                    ) -> tuple[Observation] | tuple[Observation, Any]:
+    def turn_inputs(
+        self, agent: str, wants_context: bool = True, question: str | None = None
+    ) -> tuple[Observation] | tuple[Observation, Any]:
         """What an agent's ``act`` receives: its observation, and its memory context when memory is on
         (agents that declare ``uses_context = False`` are spared the work). ``question``: one put to
         it now (the parser's clarify question), its decision instead of the one the state shows."""
         obs = self.observe(agent)
         if question is not None:
             import dataclasses
+
             obs = dataclasses.replace(obs, decision=question)
         if self.context_provider is None or not wants_context:
             return (obs,)
@@ -429,9 +458,14 @@ class Engine:
 
     # --- persistence --------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
-        return {"state": self.state.to_dict(), "rng": self.rng.bit_generator.state, "seq": self._seq,
-                "seed": self.seed, "asks": self._asks,
-                "recent": {e: [ev.to_dict() for ev in q] for e, q in self.recent.items() if q}}
+        return {
+            "state": self.state.to_dict(),
+            "rng": self.rng.bit_generator.state,
+            "seq": self._seq,
+            "seed": self.seed,
+            "asks": self._asks,
+            "recent": {e: [ev.to_dict() for ev in q] for e, q in self.recent.items() if q},
+        }
 
     def set_state(self, data: dict[str, Any]) -> None:
         """Restore a saved state; ``ValueError`` if it cannot belong to this world."""
@@ -440,13 +474,14 @@ class Engine:
         if not isinstance(data["seq"], int) or isinstance(data["seq"], bool):
             problems.append(f"seq is not a whole number: {data['seq']!r}")
         if problems:
-            raise ValueError("; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
+            raise ValueError(
+                "; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
+            )
         # saves store keys sorted; restore the world's own order so prose and perception match
         st.where = {e: st.where[e] for e in self.order if e in st.where}
         st.item_at = {i: st.item_at[i] for i in self.spec.items if i in st.item_at}
         self.state = st
-        self.rng = np.random.default_rng()
-        self.rng.bit_generator.state = data["rng"]
+        self.rng.bit_generator.state = data["rng"]  # the saved stream replaces this game's own
         self._seq = data["seq"]
         self._asks = int(data.get("asks", 0))
         self.seed = data["seed"]

@@ -17,10 +17,10 @@ from game.core.types import PLAYER
 class Noun:
     """Something the player can refer to right now."""
 
-    id: str              # item id, npc id, or "exit:<direction>" for a locked door/gate
-    name: str            # display name, e.g. "brass key", "Old Tom", "iron gate"
+    id: str  # item id, npc id, or "exit:<direction>" for a locked door/gate
+    name: str  # display name, e.g. "brass key", "Old Tom", "iron gate"
     aliases: tuple[str, ...] = ()
-    kind: str = "item"   # "item" | "npc" | "exit"
+    kind: str = "item"  # "item" | "npc" | "exit"
     where: str = "room"  # "room" | "inventory" | "container"
 
 

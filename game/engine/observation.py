@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from game.core.types import PLAYER, Event, Observation, Request
 from game.engine import predicates
 from game.engine.quests import quest_log
-from game.core.types import PLAYER, Event, Observation, Request
 
 
 def observe(engine: Any, actor: str, request: Request | None = None) -> Observation:
@@ -20,20 +20,33 @@ def observe(engine: Any, actor: str, request: Request | None = None) -> Observat
     visible = predicates.in_sight(st, actor)
     scene = scene_view(engine) if actor == PLAYER else None
     inventory = tuple(st.items_in(actor))
-    seen = dict(location=loc, visible=visible, exits=tuple(engine.spec.locations[loc].exits),
-                inventory=inventory, gold=st.gold.get(actor, 0), scene=scene,
-                recent=tuple(as_seen(e, actor) for e in engine.recent[actor]))
+    seen = dict(
+        location=loc,
+        visible=visible,
+        exits=tuple(engine.spec.locations[loc].exits),
+        inventory=inventory,
+        gold=st.gold.get(actor, 0),
+        scene=scene,
+        recent=tuple(as_seen(e, actor) for e in engine.recent[actor]),
+    )
     if actor == PLAYER:  # a player is also shown its parser scope, the names and the quest log
         names = scope(engine, actor)
         named = dict.fromkeys((loc, *visible, *inventory, *(n.id for n in names.nouns)))
-        seen.update(scope=names, briefing=f"{engine.spec.title}\n\n{engine.spec.intro.strip()}",
-                    names=tuple((i, engine.name(i)) for i in named), quests=quest_log(engine.spec, st), score=st.score, max_turns=engine.spec.max_turns)
+        seen.update(
+            scope=names,
+            briefing=f"{engine.spec.title}\n\n{engine.spec.intro.strip()}",
+            names=tuple((i, engine.name(i)) for i in named),
+            quests=quest_log(engine.spec, st),
+            score=st.score,
+            max_turns=engine.spec.max_turns,
+        )
     seen["decision"] = decision(engine, actor, scene, seen["recent"], request)
     return Observation(actor=actor, turn=st.turn, text=engine.describe(actor, loc), **seen)
 
 
-def decision(engine: Any, actor: str, scene: dict[str, Any] | None, recent: tuple[Event, ...],
-             request: Request | None = None) -> str | None:
+def decision(
+    engine: Any, actor: str, scene: dict[str, Any] | None, recent: tuple[Event, ...], request: Request | None = None
+) -> str | None:
     """The decision ``actor`` faces, in words it could read for itself (public terms and what was
     said to it; never a utility, a reservation or a fact's truth): what it is asked to say
     (``request``), else the open negotiation's standing offer (for either party), else the council
@@ -86,25 +99,47 @@ def scene_view(engine: Any) -> dict[str, Any] | None:
         sid = st.active_scene
         sc, s = engine.spec.scenes[sid], engine.scenes.session(sid)
         own = next((p for p in sc.parties if p.id == PLAYER), None)
-        return {"id": sid, "type": "negotiation", "title": sc.title, "turn": s.turn,
-                "standing_offer": s.standing_offer, "round": s.round, "deadline": sc.deadline,
-                "issues": {k: list(v) for k, v in sc.issues.items()},
-                "parties": [p.id for p in sc.parties], "first": sc.first or sc.parties[0].id,
-                "trade": sc.trade.model_dump() if sc.trade is not None else None,
-                "history": [m.to_dict() for m in s.history],
-                "you": own.model_dump() if own is not None else None}
+        return {
+            "id": sid,
+            "type": "negotiation",
+            "title": sc.title,
+            "turn": s.turn,
+            "standing_offer": s.standing_offer,
+            "round": s.round,
+            "deadline": sc.deadline,
+            "issues": {k: list(v) for k, v in sc.issues.items()},
+            "parties": [p.id for p in sc.parties],
+            "first": sc.first or sc.parties[0].id,
+            "trade": sc.trade.model_dump() if sc.trade is not None else None,
+            "history": [m.to_dict() for m in s.history],
+            "you": own.model_dump() if own is not None else None,
+        }
     sid = engine.scenes.council_here(PLAYER)
     if sid is None:
         return None
     sc, cs = engine.spec.scenes[sid], st.scenes.get(sid, {})
     stances = cs.get("stances", {})
     declared = declared_stances(cs.get("debate", ()))
-    return {"id": sid, "type": "council", "title": sc.title, "motion": sc.motion,
-            "status": cs.get("status", "debating"), "round": cs.get("round", 0),
-            "max_rounds": sc.max_rounds, "majority": sc.majority, "debate": sc.debate is not None,
-            "members": [{"id": p.id, "role": p.role, "stance": stances.get(p.id, p.stance),
-                         **({"declared": declared[p.id]} if p.id in declared else {})}
-                        for p in sc.participants]}
+    return {
+        "id": sid,
+        "type": "council",
+        "title": sc.title,
+        "motion": sc.motion,
+        "status": cs.get("status", "debating"),
+        "round": cs.get("round", 0),
+        "max_rounds": sc.max_rounds,
+        "majority": sc.majority,
+        "debate": sc.debate is not None,
+        "members": [
+            {
+                "id": p.id,
+                "role": p.role,
+                "stance": stances.get(p.id, p.stance),
+                **({"declared": declared[p.id]} if p.id in declared else {}),
+            }
+            for p in sc.participants
+        ],
+    }
 
 
 def declared_stances(log: Any) -> dict[str, float]:
@@ -124,6 +159,7 @@ def declared_stances(log: Any) -> dict[str, float]:
 def scope(engine: Any, actor: str = PLAYER) -> Any:
     """What the parser may match for this actor right now."""
     from game.engine.nouns import Noun, Scope
+
     st, spec = engine.state, engine.spec
     loc = st.where[actor]
     nouns: list[Noun] = []
@@ -138,9 +174,14 @@ def scope(engine: Any, actor: str = PLAYER) -> Any:
     negotiation = None
     if st.active_scene is not None:
         negotiation = {k: tuple(v) for k, v in spec.scenes[st.active_scene].issues.items()}
-    return Scope(actor=actor, nouns=tuple(nouns), exits=tuple(spec.locations[loc].exits),
-                 topics=tuple(predicates.world_topics(spec)), negotiation=negotiation,
-                 council=engine.scenes.council_here(actor) is not None)
+    return Scope(
+        actor=actor,
+        nouns=tuple(nouns),
+        exits=tuple(spec.locations[loc].exits),
+        topics=tuple(predicates.world_topics(spec)),
+        negotiation=negotiation,
+        council=engine.scenes.council_here(actor) is not None,
+    )
 
 
 PRIVATE_EVENT_DATA = ("metrics",)  # an outcome's analysis: both parties' utilities and reservations
@@ -163,8 +204,8 @@ def as_seen(ev: Event, viewer: str) -> Event:
     if not hides_fact and not private:
         return ev
     import dataclasses
+
     data = {k: v for k, v in ev.data.items() if k not in private}
     if hides_fact:
-        data["claims"] = [{k: v for k, v in c.items() if k != "fact_id"} if isinstance(c, dict) else c
-                          for c in claims]
+        data["claims"] = [{k: v for k, v in c.items() if k != "fact_id"} if isinstance(c, dict) else c for c in claims]
     return dataclasses.replace(ev, data=data)

@@ -17,17 +17,32 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from game.engine import nouns
 from game.core.errors import did_you_mean
-from game.engine.nouns import Noun, Scope
-from game.engine.parser_offers import offer_terms
-from game.engine.parser_replies import reply_candidates
 from game.core.phrasing import HELP_TEXT  # noqa: F401  (the command language; front ends import it from here)
 from game.core.text import clean
 from game.core.types import DIRECTIONS, Action, Verb
+from game.engine import nouns
+from game.engine.nouns import Noun, Scope
+from game.engine.parser_offers import offer_terms
+from game.engine.parser_replies import reply_candidates
 
-__all__ = ["EMPTY", "HELP_TEXT", "MAX_INPUT", "NO_COMMAND", "NOT_NEGOTIATING", "SENTENCE", "Clarify",
-           "Command", "Meta", "Noun", "Parsed", "Parser", "Scope", "Unknown", "reply_candidates"]
+__all__ = [
+    "EMPTY",
+    "HELP_TEXT",
+    "MAX_INPUT",
+    "NO_COMMAND",
+    "NOT_NEGOTIATING",
+    "SENTENCE",
+    "Clarify",
+    "Command",
+    "Meta",
+    "Noun",
+    "Parsed",
+    "Parser",
+    "Scope",
+    "Unknown",
+    "reply_candidates",
+]
 
 
 @dataclass(frozen=True)
@@ -37,7 +52,7 @@ class Command:
 
 @dataclass(frozen=True)
 class Meta:
-    name: str                 # "save" | "load" | "help" | "quit" | "journal"
+    name: str  # "save" | "load" | "help" | "quit" | "journal"
     arg: str | None = None
 
 
@@ -56,8 +71,9 @@ class Unknown:
 Parsed = Command | Meta | Clarify | Unknown
 
 EMPTY = "Say something — type 'help' for commands."
-SENTENCE = ("That reads like a sentence, not a command. Type a command such as 'go north' "
-            "('i' alone lists what you carry).")
+SENTENCE = (
+    "That reads like a sentence, not a command. Type a command such as 'go north' ('i' alone lists what you carry)."
+)
 NO_COMMAND = "The reply holds no command"
 MAX_INPUT = 2000  # characters in one command: a longer line is refused, so no line can swell a save
 NOT_NEGOTIATING = "You are not negotiating with anyone. Try 'trade with <merchant>'."
@@ -66,8 +82,20 @@ _YES = frozenset({"yes", "y", "aye", "yea", "for", "ok", "okay", "sure"})
 _NO = frozenset({"no", "n", "nay", "against"})
 _PRONOUNS = frozenset({"it", "them", "him", "her"})
 _DIRS: dict[str, str] = {d: d for d in DIRECTIONS}
-_DIRS.update({"n": "north", "s": "south", "e": "east", "w": "west", "u": "up", "d": "down",
-              "upstairs": "up", "downstairs": "down", "inside": "in", "outside": "out"})
+_DIRS.update(
+    {
+        "n": "north",
+        "s": "south",
+        "e": "east",
+        "w": "west",
+        "u": "up",
+        "d": "down",
+        "upstairs": "up",
+        "downstairs": "down",
+        "inside": "in",
+        "outside": "out",
+    }
+)
 for _ns in ("north", "south"):
     for _ew in ("east", "west"):
         for _alias in (_ns[0] + _ew[0], f"{_ns} {_ew}", f"{_ns}-{_ew}"):
@@ -113,8 +141,8 @@ def _cmd(scope: Scope, verb: Verb, **kw: object) -> Command:
 @dataclass
 class _Ctx:
     scope: Scope
-    raw: str            # stripped original text (case preserved)
-    tokens: list[str]   # lowercase tokens after the verb, articles kept
+    raw: str  # stripped original text (case preserved)
+    tokens: list[str]  # lowercase tokens after the verb, articles kept
 
 
 Then = Callable[[Noun], Parsed]
@@ -125,7 +153,7 @@ class Parser:
 
     def __init__(self) -> None:
         self._pending: tuple[tuple[Noun, ...], Then] | None = None
-        self._last: str | None = None   # id of the last noun referred to, for "it"
+        self._last: str | None = None  # id of the last noun referred to, for "it"
 
     def parse(self, text: str, scope: Scope) -> Parsed:
         if len(text) <= 4 * MAX_INPUT:  # never spend time cleaning a megabyte line
@@ -161,7 +189,7 @@ class Parser:
     # ------------------------------------------------------------------ dispatch
 
     def _parse(self, raw: str, scope: Scope) -> Parsed:
-        if raw[:1] in ("\"", "'", "“", "‘"):
+        if raw[:1] in ('"', "'", "“", "‘"):
             return self._say(raw[1:], scope)
         tokens = nouns.TOKEN.findall(raw.lower())
         words = [t for t in tokens if t not in nouns.ARTICLES]
@@ -186,7 +214,7 @@ class Parser:
             if name is not None:
                 # the tokens after the size-th non-article token (articles kept for offers)
                 seen = [i for i, t in enumerate(tokens) if t not in nouns.ARTICLES]
-                ctx = _Ctx(scope, raw, tokens[seen[size - 1] + 1:])
+                ctx = _Ctx(scope, raw, tokens[seen[size - 1] + 1 :])
                 return getattr(self, "_v_" + name)(words[size:], ctx)
         found = nouns.match(nouns.phrase(words), scope, nouns.KINDS_ALL, ())
         if found:
@@ -198,8 +226,9 @@ class Parser:
 
     # ------------------------------------------------------------------ nouns
 
-    def _resolve(self, words: list[str], scope: Scope, kinds: Iterable[str],
-                 prefer: tuple[str, ...], verb: str, then: Then) -> Parsed:
+    def _resolve(
+        self, words: list[str], scope: Scope, kinds: Iterable[str], prefer: tuple[str, ...], verb: str, then: Then
+    ) -> Parsed:
         phrase = nouns.phrase(words)
         if not phrase:
             return Unknown(f"{verb.capitalize()} what?")
@@ -224,6 +253,7 @@ class Parser:
         def done(n: Noun) -> Parsed:
             self._last = n.id
             return then(n)
+
         self._pending = (tuple(nouns), done)
         return Clarify(question, tuple(n.id for n in nouns))
 
@@ -251,8 +281,11 @@ class Parser:
 
     def _go(self, words: list[str], scope: Scope) -> Parsed:
         exits = list(scope.exits)
-        exits += [n.id.split(":", 1)[1] for n in scope.nouns
-                  if n.kind == "exit" and n.id.startswith("exit:") and n.id[5:] not in exits]
+        exits += [
+            n.id.split(":", 1)[1]
+            for n in scope.nouns
+            if n.kind == "exit" and n.id.startswith("exit:") and n.id[5:] not in exits
+        ]
         listing = f"Exits: {', '.join(exits)}." if exits else "There are no obvious exits."
         words = [w for w in words if w not in ("through", "towards", "toward", "to")]
         if not words:
@@ -272,11 +305,11 @@ class Parser:
     def _v_go(self, rest: list[str], c: _Ctx) -> Parsed:
         return self._go(rest, c.scope)
 
-    def _one(self, rest: list[str], c: _Ctx, verb: Verb, kinds: Iterable[str],
-             prefer: tuple[str, ...] = (), word: str = "") -> Parsed:
+    def _one(
+        self, rest: list[str], c: _Ctx, verb: Verb, kinds: Iterable[str], prefer: tuple[str, ...] = (), word: str = ""
+    ) -> Parsed:
         """A verb with one noun: resolve it and build the action."""
-        return self._resolve(rest, c.scope, kinds, prefer, word or verb.value,
-                             lambda n: _cmd(c.scope, verb, obj=n.id))
+        return self._resolve(rest, c.scope, kinds, prefer, word or verb.value, lambda n: _cmd(c.scope, verb, obj=n.id))
 
     def _v_look(self, rest: list[str], c: _Ctx) -> Parsed:
         if not rest or rest == ["around"]:
@@ -290,7 +323,7 @@ class Parser:
 
     def _v_take(self, rest: list[str], c: _Ctx) -> Parsed:
         if "from" in rest:
-            rest = rest[:rest.index("from")]
+            rest = rest[: rest.index("from")]
         if rest[-1:] == ["up"]:
             rest = rest[:-1]
         if rest[:1] in (["all"], ["everything"]):
@@ -307,7 +340,7 @@ class Parser:
         item, who = rest, []
         if "to" in rest:
             i = rest.index("to")
-            item, who = rest[:i], rest[i + 1:]
+            item, who = rest[:i], rest[i + 1 :]
         else:  # "give tom the key"
             for k in range(1, len(rest)):
                 npcs = nouns.match(nouns.phrase(rest[:k]), scope, ("npc",), ())
@@ -318,8 +351,15 @@ class Parser:
         def to_whom(thing: Noun) -> Parsed:
             if not who:
                 return Unknown(f"Give {nouns.the(thing)} to whom?")
-            return self._resolve(who, scope, ("npc",), (), "give things to",
-                                 lambda npc: _cmd(scope, Verb.GIVE, obj=thing.id, target=npc.id))
+            return self._resolve(
+                who,
+                scope,
+                ("npc",),
+                (),
+                "give things to",
+                lambda npc: _cmd(scope, Verb.GIVE, obj=thing.id, target=npc.id),
+            )
+
         return self._resolve(item, scope, ("item",), ("inventory",), "give", to_whom)
 
     def _v_open(self, rest: list[str], c: _Ctx) -> Parsed:
@@ -330,21 +370,28 @@ class Parser:
         thing, key = rest, []
         if "with" in rest:
             i = rest.index("with")
-            thing, key = rest[:i], rest[i + 1:]
+            thing, key = rest[:i], rest[i + 1 :]
 
         def with_what(obj: Noun) -> Parsed:
             def done(k: Noun) -> Parsed:
                 return _cmd(scope, Verb.UNLOCK, obj=obj.id, target=k.id)
+
             if key:
                 return self._resolve(key, scope, ("item",), ("inventory",), "unlock with", done)
-            keys = nouns.unique(n for n in scope.nouns if n.kind == "item" and n.where == "inventory"
-                                and ("key" in n.id.lower() or any("key" in ws for ws in nouns.names(n))))
+            keys = nouns.unique(
+                n
+                for n in scope.nouns
+                if n.kind == "item"
+                and n.where == "inventory"
+                and ("key" in n.id.lower() or any("key" in ws for ws in nouns.names(n)))
+            )
             if not keys:
                 return Unknown("Unlock it with what?")
             if len(keys) == 1:
                 return self._ask(f"Unlock {nouns.the(obj)} with {nouns.the(keys[0])}?", keys, done)
             names = nouns.or_list([nouns.the(k) for k in keys])
             return self._ask(f"Unlock {nouns.the(obj)} with which: {names}?", keys, done)
+
         return self._resolve(thing, scope, ("item", "exit"), (), "unlock", with_what)
 
     # ------------------------------------------------------------------ people
@@ -358,12 +405,13 @@ class Parser:
         who, about = rest, None
         if "about" in rest:
             i = rest.index("about")
-            who, about = rest[:i], nouns.phrase(rest[i + 1:])
+            who, about = rest[:i], nouns.phrase(rest[i + 1 :])
 
         def ask(npc: Noun) -> Parsed:
             if not about:
                 return Unknown(f"Ask {npc.name} about what?")
             return self._topic(npc, about, c.scope)
+
         if not nouns.phrase(who):
             if about is None:
                 return Unknown("Ask whom about what? Try 'ask <someone> about <topic>'.")
@@ -373,6 +421,7 @@ class Parser:
     def _topic(self, npc: Noun, about: list[str], scope: Scope) -> Parsed:
         def ask(topic: str) -> Command:
             return _cmd(scope, Verb.ASK, obj=npc.id, target=topic)
+
         topics = {nouns.key(t): t for t in scope.topics}
         said = " ".join(about)
         if said in topics:
@@ -408,7 +457,7 @@ class Parser:
     def _v_trade(self, rest: list[str], c: _Ctx) -> Parsed:
         for sep in ("from", "with"):
             if sep in rest:
-                rest = rest[rest.index(sep) + 1:]
+                rest = rest[rest.index(sep) + 1 :]
 
         if not nouns.phrase(rest):
             return self._someone(c.scope, lambda n: _cmd(c.scope, Verb.TRADE, obj=n.id))

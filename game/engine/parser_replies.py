@@ -10,8 +10,9 @@ import re
 from game.core.text import clean
 
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,200})\]")
-_LABEL = re.compile(r"^\s*(?:[*_#>-]+\s*)?(?:final\s+)?(?:action|command|move|answer)\s*[*_]*\s*[:=]\s*[*_]*\s*(.+?)\s*$",
-                    re.I | re.M)
+_LABEL = re.compile(
+    r"^\s*(?:[*_#>-]+\s*)?(?:final\s+)?(?:action|command|move|answer)\s*[*_]*\s*[:=]\s*[*_]*\s*(.+?)\s*$", re.I | re.M
+)
 _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
 
 

@@ -21,6 +21,7 @@ CARRIED, IN_ROOM, IN_CONTAINER = "inventory", "room", "container"
 
 # --- seeing and reaching ---------------------------------------------------------
 
+
 def item_place(spec: Any, state: Any, actor: str, iid: str) -> str | None:
     """Where ``actor`` finds item ``iid``: carried, lying in the room, inside an open container
     that is carried or in the room, or None when it is out of reach."""
@@ -93,11 +94,16 @@ def container_locked(spec: Any, state: Any, iid: str) -> bool:
 def can_open(spec: Any, state: Any, actor: str, iid: str) -> bool:
     """Whether ``actor`` can open item ``iid``: a closed, unlocked container within reach."""
     item = spec.items[iid]
-    return (item.container and iid not in state.opened and not container_locked(spec, state, iid)
-            and reachable(spec, state, actor, iid))
+    return (
+        item.container
+        and iid not in state.opened
+        and not container_locked(spec, state, iid)
+        and reachable(spec, state, actor, iid)
+    )
 
 
 # --- paying ---------------------------------------------------------------------
+
 
 def buyer_of(scene: Any) -> str | None:
     """The party of a trade scene who pays (the one that is not the seller), or None."""
@@ -118,8 +124,7 @@ def price_of(scene: Any, terms: Mapping[str, str] | None) -> int | None:
         return None
 
 
-def unaffordable_price(spec: Any, state: Any, sid: str, actor: str,
-                       terms: Mapping[str, str] | None) -> int | None:
+def unaffordable_price(spec: Any, state: Any, sid: str, actor: str, terms: Mapping[str, str] | None) -> int | None:
     """The price ``actor`` cannot pay if it offered or accepted ``terms`` in scene ``sid``, or
     None when it may. Only the buyer is held to its gold; the seller may ask anything."""
     scene = spec.scenes[sid]
@@ -137,6 +142,7 @@ def affordable(spec: Any, state: Any, sid: str, actor: str, terms: Mapping[str, 
 
 
 # --- asking ---------------------------------------------------------------------
+
 
 def world_topics(spec: Any) -> list[str]:
     """Every topic anyone can be asked about (the topics of the world's facts, in order)."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.engine.state import GameState
 from game.core.types import PLAYER, Objective, QuestView
+from game.engine.state import GameState
 
 
 def holds(cond: Any, st: GameState) -> bool:
@@ -28,38 +28,51 @@ def holds(cond: Any, st: GameState) -> bool:
 def newly_complete(spec: Any, st: GameState) -> list[str]:
     """Quests whose every goal now holds and that were not complete before."""
     done = set(st.quests_done)
-    return [qid for qid, q in spec.quests.items()
-            if qid not in done and all(holds(c, st) for c in q.goal)]
+    return [qid for qid, q in spec.quests.items() if qid not in done and all(holds(c, st) for c in q.goal)]
 
 
-
-SCENE_GOALS = {"agreement": "Strike a deal over {}", "no_agreement": "Let the talks over {} fail",
-               "passed": "See {} pass", "failed": "See {} fail"}
+SCENE_GOALS = {
+    "agreement": "Strike a deal over {}",
+    "no_agreement": "Let the talks over {} fail",
+    "passed": "See {} pass",
+    "failed": "See {} fail",
+}
 
 
 def objective(cond: Any, spec: Any, st: GameState) -> Objective:
     """One goal condition as a quest log line a player is shown."""
+
     def name(ident: str | None) -> str:
         for table in (spec.items, spec.npcs, spec.locations, spec.scenes):
             if ident in table:
                 obj = table[ident]
                 return getattr(obj, "name", None) or getattr(obj, "title", None) or ident
         return ident or "?"
+
     k = cond.kind
     item, npc = getattr(cond, "item", None), getattr(cond, "npc", None)
     location, scene = getattr(cond, "location", None), getattr(cond, "scene", None)
-    text = {"has": lambda: f"Have the {name(item)}",
-            "at": lambda: f"Be at {name(location)}",
-            "item_at": lambda: f"Leave the {name(item)} at {name(location)}",
-            "gave": lambda: f"Give the {name(item)} to {name(npc)}",
-            "opened": lambda: f"Open the {name(item)}",
-            "scene": lambda: SCENE_GOALS[cond.outcome].format(name(scene))}[k]()
+    text = {
+        "has": lambda: f"Have the {name(item)}",
+        "at": lambda: f"Be at {name(location)}",
+        "item_at": lambda: f"Leave the {name(item)} at {name(location)}",
+        "gave": lambda: f"Give the {name(item)} to {name(npc)}",
+        "opened": lambda: f"Open the {name(item)}",
+        "scene": lambda: SCENE_GOALS[cond.outcome].format(name(scene)),
+    }[k]()
     return Objective(kind=k, text=text, item=item, npc=npc, location=location, scene=scene, done=holds(cond, st))
 
 
 def quest_log(spec: Any, st: GameState) -> tuple[QuestView, ...]:
     """The player's quest log: each quest's title, description and objectives, as shown in the game."""
     done = set(st.quests_done)
-    return tuple(QuestView(id=qid, title=q.title, description=q.description,
-                           objectives=tuple(objective(c, spec, st) for c in q.goal), done=qid in done)
-                 for qid, q in spec.quests.items())
+    return tuple(
+        QuestView(
+            id=qid,
+            title=q.title,
+            description=q.description,
+            objectives=tuple(objective(c, spec, st) for c in q.goal),
+            done=qid in done,
+        )
+        for qid, q in spec.quests.items()
+    )

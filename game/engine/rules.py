@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from game.engine import predicates
 from game.core.types import PLAYER, Action, Verb
+from game.engine import predicates
 
 if TYPE_CHECKING:
     from game.engine.loop import Engine
@@ -49,8 +49,15 @@ def do_go(eng: Engine, a: Action) -> None:
     if a.actor == PLAYER and st.active_scene is not None:
         eng.scenes.leave_table(a.actor)
     st.where[a.actor] = dest
-    eng.emit("move", a.actor, f"{eng.name(a.actor)} goes {d}.", location=dest, also_at=here,
-             view=eng.describe(a.actor, dest), data={"from": here, "to": dest, "dir": d})
+    eng.emit(
+        "move",
+        a.actor,
+        f"{eng.name(a.actor)} goes {d}.",
+        location=dest,
+        also_at=here,
+        view=eng.describe(a.actor, dest),
+        data={"from": here, "to": dest, "dir": d},
+    )
     if a.actor == PLAYER:
         eng.scenes.on_arrive(dest)
 
@@ -87,8 +94,13 @@ def do_take(eng: Engine, a: Action) -> None:
     _need(reachable(eng, a.actor, iid), f"You see no {eng.name(iid)} here.")
     _need(eng.spec.items[iid].portable, f"The {eng.name(iid)} won't budge.")
     st.item_at[iid] = a.actor
-    eng.emit("take", a.actor, f"{eng.name(a.actor)} takes the {eng.name(iid)}.",
-             view=f"Taken: the {eng.name(iid)}.", data={"item": iid})
+    eng.emit(
+        "take",
+        a.actor,
+        f"{eng.name(a.actor)} takes the {eng.name(iid)}.",
+        view=f"Taken: the {eng.name(iid)}.",
+        data={"item": iid},
+    )
 
 
 def do_drop(eng: Engine, a: Action) -> None:
@@ -96,8 +108,13 @@ def do_drop(eng: Engine, a: Action) -> None:
     st = eng.state
     _need(st.item_at.get(iid) == a.actor, f"You don't have the {eng.name(iid)}.")
     st.item_at[iid] = st.where[a.actor]
-    eng.emit("drop", a.actor, f"{eng.name(a.actor)} drops the {eng.name(iid)}.",
-             view=f"Dropped: the {eng.name(iid)}.", data={"item": iid})
+    eng.emit(
+        "drop",
+        a.actor,
+        f"{eng.name(a.actor)} drops the {eng.name(iid)}.",
+        view=f"Dropped: the {eng.name(iid)}.",
+        data={"item": iid},
+    )
 
 
 def do_give(eng: Engine, a: Action) -> None:
@@ -109,10 +126,15 @@ def do_give(eng: Engine, a: Action) -> None:
     st.item_at[iid] = to  # type: ignore[assignment]
     st.gave.add(f"{iid}>{to}")
     points = eng.spec.npcs[to].wants.get(iid, 0) if to in eng.spec.npcs else 0
-    thanks = " \"Just what I needed,\" they say." if points else ""
-    eng.emit("give", a.actor, f"{eng.name(a.actor)} gives the {eng.name(iid)} to {eng.name(to)}.",
-             listener=to, view=f"You give the {eng.name(iid)} to {eng.name(to)}.{thanks}",
-             data={"item": iid, "to": to, "points": points})
+    thanks = ' "Just what I needed," they say.' if points else ""
+    eng.emit(
+        "give",
+        a.actor,
+        f"{eng.name(a.actor)} gives the {eng.name(iid)} to {eng.name(to)}.",
+        listener=to,
+        view=f"You give the {eng.name(iid)} to {eng.name(to)}.{thanks}",
+        data={"item": iid, "to": to, "points": points},
+    )
     if points and a.actor == PLAYER:
         eng.add_score(points, f"{eng.name(to)} is grateful")
     eng.scenes.on_give(a.actor, iid, to)  # type: ignore[arg-type]
@@ -139,8 +161,13 @@ def do_open(eng: Engine, a: Action) -> None:
     for c in inside:
         st.item_at[c] = here
     seen = f" Inside: {eng.list_names(inside)}." if inside else " It is empty."
-    eng.emit("open", a.actor, f"{eng.name(a.actor)} opens the {eng.name(iid)}.{seen}",
-             view=f"You open the {eng.name(iid)}.{seen}", data={"item": iid, "contents": inside})
+    eng.emit(
+        "open",
+        a.actor,
+        f"{eng.name(a.actor)} opens the {eng.name(iid)}.{seen}",
+        view=f"You open the {eng.name(iid)}.{seen}",
+        data={"item": iid, "contents": inside},
+    )
     if item.reveals:
         eng.verify(item.reveals, a.actor, f"opening the {eng.name(iid)}")
 
@@ -158,8 +185,13 @@ def do_unlock(eng: Engine, a: Action) -> None:
         _need(predicates.exit_locked(eng.spec, st, here, d), f"The {lock.name} is already unlocked.")  # type: ignore[union-attr]
         _need(lock.key == key, f"The {eng.name(key)} doesn't fit the {lock.name}.")  # type: ignore[union-attr]
         st.unlocked.add(f"{here}:{d}")
-        eng.emit("unlock", a.actor, f"{eng.name(a.actor)} unlocks the {lock.name} to the {d}.",  # type: ignore[union-attr]
-                 view=f"You unlock the {lock.name} with the {eng.name(key)}.", data={"exit": d, "key": key})  # type: ignore[union-attr]
+        eng.emit(
+            "unlock",
+            a.actor,
+            f"{eng.name(a.actor)} unlocks the {lock.name} to the {d}.",  # type: ignore[union-attr]
+            view=f"You unlock the {lock.name} with the {eng.name(key)}.",
+            data={"exit": d, "key": key},
+        )  # type: ignore[union-attr]
         return
     iid = _item(eng, target, "unlock")
     _need(reachable(eng, a.actor, iid), f"You see no {eng.name(iid)} here.")
@@ -168,23 +200,26 @@ def do_unlock(eng: Engine, a: Action) -> None:
     _need(iid not in st.unlocked, f"The {eng.name(iid)} is already unlocked.")
     _need(item.locked_with == key, f"The {eng.name(key)} doesn't fit the {eng.name(iid)}.")
     st.unlocked.add(iid)
-    eng.emit("unlock", a.actor, f"{eng.name(a.actor)} unlocks the {eng.name(iid)}.",
-             view=f"You unlock the {eng.name(iid)} with the {eng.name(key)}.", data={"item": iid, "key": key})
+    eng.emit(
+        "unlock",
+        a.actor,
+        f"{eng.name(a.actor)} unlocks the {eng.name(iid)}.",
+        view=f"You unlock the {eng.name(iid)} with the {eng.name(key)}.",
+        data={"item": iid, "key": key},
+    )
 
 
 def do_inventory(eng: Engine, a: Action) -> None:
     carried = eng.state.items_in(a.actor)
     gold = eng.state.gold.get(a.actor, 0)
     text = f"You carry {eng.list_names(carried)}" if carried else "You carry nothing"
-    eng.emit("inventory", a.actor, f"{text}, and {gold} gold.", private=True,
-             data={"items": carried, "gold": gold})
+    eng.emit("inventory", a.actor, f"{text}, and {gold} gold.", private=True, data={"items": carried, "gold": gold})
 
 
 def do_say(eng: Engine, a: Action) -> None:
     text = (a.text or "").strip()
     _need(bool(text), "Say what?")
-    eng.emit("say", a.actor, f'{eng.name(a.actor)} says: "{text}"', view=f'You say: "{text}"',
-             data={"message": text})
+    eng.emit("say", a.actor, f'{eng.name(a.actor)} says: "{text}"', view=f'You say: "{text}"', data={"message": text})
     eng.scenes.on_say(a.actor, text)
 
 
@@ -194,7 +229,15 @@ def do_wait(eng: Engine, a: Action) -> None:
 
 
 HANDLERS = {
-    Verb.GO: do_go, Verb.LOOK: do_look, Verb.EXAMINE: do_examine, Verb.TAKE: do_take,
-    Verb.DROP: do_drop, Verb.GIVE: do_give, Verb.OPEN: do_open, Verb.UNLOCK: do_unlock,
-    Verb.INVENTORY: do_inventory, Verb.SAY: do_say, Verb.WAIT: do_wait,
+    Verb.GO: do_go,
+    Verb.LOOK: do_look,
+    Verb.EXAMINE: do_examine,
+    Verb.TAKE: do_take,
+    Verb.DROP: do_drop,
+    Verb.GIVE: do_give,
+    Verb.OPEN: do_open,
+    Verb.UNLOCK: do_unlock,
+    Verb.INVENTORY: do_inventory,
+    Verb.SAY: do_say,
+    Verb.WAIT: do_wait,
 }

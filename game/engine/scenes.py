@@ -18,15 +18,19 @@ from game.engine.scenes_council import CouncilScenes
 from game.engine.scenes_trade import TradeScenes
 
 if TYPE_CHECKING:
-    from game.engine.loop import Engine
     from game.core.protocols import NegotiatorFactory
+    from game.engine.loop import Engine
 
 __all__ = ["CouncilScenes", "SceneManager", "TradeScenes"]
 
 
 class SceneManager(TradeScenes, CouncilScenes):
-    def __init__(self, eng: Engine, negotiator_factory: NegotiatorFactory | None = None,
-                 default_negotiator: NegotiatorFactory | None = None):
+    def __init__(
+        self,
+        eng: Engine,
+        negotiator_factory: NegotiatorFactory | None = None,
+        default_negotiator: NegotiatorFactory | None = None,
+    ):
         """``negotiator_factory``: every party trades through it (None: each NPC through its voice's
         own negotiator). ``default_negotiator``: for a party with no negotiator of its own."""
         self.eng = eng

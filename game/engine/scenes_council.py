@@ -19,8 +19,7 @@ class CouncilScenes:
     eng: Engine
 
     def _councils_at(self, loc: str) -> list[str]:
-        return [sid for sid, sc in self.eng.spec.scenes.items()
-                if isinstance(sc, CouncilScene) and sc.location == loc]
+        return [sid for sid, sc in self.eng.spec.scenes.items() if isinstance(sc, CouncilScene) and sc.location == loc]
 
     def council_here(self, actor: str = PLAYER) -> str | None:
         for sid in self._councils_at(self.eng.state.where[actor]):
@@ -32,8 +31,12 @@ class CouncilScenes:
         st = self.eng.state.scenes.get(sid)
         if st is None:
             sc = self.eng.spec.scenes[sid]
-            st = {"status": "debating", "round": 0, "announced": False,
-                  "stances": {p.id: p.stance for p in sc.participants}}
+            st = {
+                "status": "debating",
+                "round": 0,
+                "announced": False,
+                "stances": {p.id: p.stance for p in sc.participants},
+            }
             self.eng.state.scenes[sid] = st
         return st
 
@@ -43,8 +46,12 @@ class CouncilScenes:
             if cs["status"] == "debating" and not cs.get("announced"):
                 cs["announced"] = True
                 sc = self.eng.spec.scenes[sid]
-                self.eng.emit("council_open", PLAYER, f"The council is in session. Motion: {sc.motion}",
-                              data={"scene": sid, "motion": sc.motion})
+                self.eng.emit(
+                    "council_open",
+                    PLAYER,
+                    f"The council is in session. Motion: {sc.motion}",
+                    data={"scene": sid, "motion": sc.motion},
+                )
 
     def on_give(self, giver: str, item: str, to: str) -> None:
         """Evidence wins a participant's support, wherever it is handed over, until the vote."""
@@ -63,8 +70,12 @@ class CouncilScenes:
                     if sc.debate is not None:
                         cs["persuaded"] = [*won, to]
                     cs["stances"][to] = "for"
-                    self.eng.emit("persuaded", to, f"{self.eng.name(to)} studies the {self.eng.name(item)} "
-                                  f"and declares support for the motion.", data={"scene": sid, "item": item})
+                    self.eng.emit(
+                        "persuaded",
+                        to,
+                        f"{self.eng.name(to)} studies the {self.eng.name(item)} and declares support for the motion.",
+                        data={"scene": sid, "item": item},
+                    )
                     if sc.debate is not None:
                         self._bring(sid, sc, to, item)
 
@@ -106,9 +117,13 @@ class CouncilScenes:
         cs["votes"] = votes
         cs["status"] = "passed" if share > sc.majority else "failed"
         cs["outcome"] = cs["status"]
-        self.eng.emit("council_result", a.actor,
-                      f"The council votes {yes} to {len(votes) - yes}: the motion {cs['status']}.",
-                      public=True, data={"scene": sid, "votes": votes, "outcome": cs["status"]})
+        self.eng.emit(
+            "council_result",
+            a.actor,
+            f"The council votes {yes} to {len(votes) - yes}: the motion {cs['status']}.",
+            public=True,
+            data={"scene": sid, "votes": votes, "outcome": cs["status"]},
+        )
 
     def end_round(self) -> None:
         """Council members speak one argument per round while the player attends."""
@@ -124,21 +139,44 @@ class CouncilScenes:
             return
         r = cs["round"]
         from game.engine.dialogue import utterances
+
         eng = self.eng
         for p in sc.participants:
             if p.id == PLAYER:
                 continue
             stance = cs["stances"][p.id]
-            req = Request("speech", PLAYER, eng.state.turn, eng.next_ask(), topic=sc.motion,
-                          data={"scene": sid, "round": r, "stance": stance, "initial": p.stance,
-                                "role": p.role, "arguments": list(p.arguments), "converted": list(p.converted)})
+            req = Request(
+                "speech",
+                PLAYER,
+                eng.state.turn,
+                eng.next_ask(),
+                topic=sc.motion,
+                data={
+                    "scene": sid,
+                    "round": r,
+                    "stance": stance,
+                    "initial": p.stance,
+                    "role": p.role,
+                    "arguments": list(p.arguments),
+                    "converted": list(p.converted),
+                },
+            )
             said = utterances(eng, p.id, req)
             arg = said[0].text if said else ""
             if not arg:
                 continue
-            eng.emit("speech", p.id, f'{eng.name(p.id)} ({p.role}, {stance}): "{arg}"', location=sc.location,
-                     data={"scene": sid, "round": r, "stance": stance,
-                           "claims": [c.to_dict() for u in said for c in u.claims]})
+            eng.emit(
+                "speech",
+                p.id,
+                f'{eng.name(p.id)} ({p.role}, {stance}): "{arg}"',
+                location=sc.location,
+                data={
+                    "scene": sid,
+                    "round": r,
+                    "stance": stance,
+                    "claims": [c.to_dict() for u in said for c in u.claims],
+                },
+            )
         cs["round"] = r + 1
 
     def _debate_round(self, sid: str, sc: Any, cs: dict[str, Any]) -> None:
@@ -149,8 +187,9 @@ class CouncilScenes:
         won = set(cs.get("persuaded", ()))
         labels = {m: v for m, v in debate.labels().items() if m not in won}  # as the round left them
         for st in said:
-            self._speak(sid, sc, st, labels.get(st.speaker, "for" if st.speaker in won else ""),
-                        claims.get(st.speaker, []))
+            self._speak(
+                sid, sc, st, labels.get(st.speaker, "for" if st.speaker in won else ""), claims.get(st.speaker, [])
+            )
         if said:  # once the debate is over, stances move only with evidence handed over
             cs["stances"].update(labels)
         cs["round"] += 1
@@ -169,29 +208,58 @@ class CouncilScenes:
         their masked memory of the debate holds; their claims kept for the speech event. None
         for a member without one (a scripted debater speaks for it)."""
         from game.engine.dialogue import utterances
+
         spec = {p.id: p for p in sc.participants}
 
         def speak(member: str, view: Any) -> str | None:
             if not self._speaks_freely(member):
                 return None
             eng, p = self.eng, spec[member]
-            req = Request("speech", PLAYER, eng.state.turn, eng.next_ask(), topic=sc.motion,
-                          data={"scene": sid, "round": cs["round"], "stance": cs["stances"][member],
-                                "initial": p.stance, "role": p.role, "arguments": list(p.arguments),
-                                "converted": list(p.converted), "debate": view.context.lines()})
+            req = Request(
+                "speech",
+                PLAYER,
+                eng.state.turn,
+                eng.next_ask(),
+                topic=sc.motion,
+                data={
+                    "scene": sid,
+                    "round": cs["round"],
+                    "stance": cs["stances"][member],
+                    "initial": p.stance,
+                    "role": p.role,
+                    "arguments": list(p.arguments),
+                    "converted": list(p.converted),
+                    "debate": view.context.lines(),
+                },
+            )
             said = utterances(eng, member, req)
             claims[member] = [c.to_dict() for u in said for c in u.claims]
             return said[0].text if said else ""
+
         return speak
 
     def _speak(self, sid: str, sc: Any, st: Any, stance: str, claims: list[dict[str, Any]] | None = None) -> None:
-        data = {"scene": sid, "round": st.round, "stance": stance, "statement": st.id, "kind": st.kind,
-                "confidence": round(st.confidence, 3), "p": round(st.stance, 3), "claims": claims or []}
+        data = {
+            "scene": sid,
+            "round": st.round,
+            "stance": stance,
+            "statement": st.id,
+            "kind": st.kind,
+            "confidence": round(st.confidence, 3),
+            "p": round(st.stance, 3),
+            "claims": claims or [],
+        }
         if st.speaker == "coordinator":  # the chair's words, or the presiding member's
-            chair = next((p.id for p in sc.participants if p.role == "chair"), None) or \
-                next(p.id for p in sc.participants if p.id != PLAYER)
+            chair = next((p.id for p in sc.participants if p.role == "chair"), None) or next(
+                p.id for p in sc.participants if p.id != PLAYER
+            )
             self.eng.emit("speech", chair, st.text, location=sc.location, data={**data, "stance": "chair"})
             return
         role = next(p.role for p in sc.participants if p.id == st.speaker)
-        self.eng.emit("speech", st.speaker, f'{self.eng.name(st.speaker)} ({role}, {stance}): "{st.text}"',
-                      location=sc.location, data=data)
+        self.eng.emit(
+            "speech",
+            st.speaker,
+            f'{self.eng.name(st.speaker)} ({role}, {stance}): "{st.text}"',
+            location=sc.location,
+            data=data,
+        )

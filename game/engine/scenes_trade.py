@@ -99,10 +99,15 @@ class TradeScenes:
         self._sessions[sid] = Negotiation(scene)
         st.active_scene = sid
         issues = "; ".join(f"{k}: {', '.join(v)}" for k, v in scene.issues.items())
-        eng.emit("trade_open", a.actor, f"{eng.name(a.actor)} begins to haggle with {eng.name(npc)}.",
-                 listener=npc, view=f"You begin to haggle with {eng.name(npc)} over {scene.title}. "
-                 f"Issues: {issues}. Deadline: {scene.deadline} rounds.",
-                 data={"scene": sid, "with": npc})
+        eng.emit(
+            "trade_open",
+            a.actor,
+            f"{eng.name(a.actor)} begins to haggle with {eng.name(npc)}.",
+            listener=npc,
+            view=f"You begin to haggle with {eng.name(npc)} over {scene.title}. "
+            f"Issues: {issues}. Deadline: {scene.deadline} rounds.",
+            data={"scene": sid, "with": npc},
+        )
         self._sync(sid)
         self._npc_moves(sid)
 
@@ -140,29 +145,51 @@ class TradeScenes:
                         terms[issue] = standing[issue]
                 missing = [i for i in scene.issues if i not in terms]
                 if missing:
-                    raise Refusal(f"Your offer must name {', '.join(missing)} "
-                                  f"(e.g. offer {' '.join(f'{i}={scene.issues[i][0]}' for i in missing)}).")
+                    raise Refusal(
+                        f"Your offer must name {', '.join(missing)} "
+                        f"(e.g. offer {' '.join(f'{i}={scene.issues[i][0]}' for i in missing)})."
+                    )
                 self._check_affordable(sid, a.actor, terms)
                 s.offer(a.actor, terms)
                 text = ", ".join(f"{k}={v}" for k, v in terms.items())
-                eng.emit("offer", a.actor, f"{eng.name(a.actor)} offers {text}.{quote}",
-                         listener=self._other(sid, a.actor),
-                         view=f"You offer {text} (round {s.round} of {scene.deadline}).",
-                         data={"scene": sid, "terms": terms, **said})
+                eng.emit(
+                    "offer",
+                    a.actor,
+                    f"{eng.name(a.actor)} offers {text}.{quote}",
+                    listener=self._other(sid, a.actor),
+                    view=f"You offer {text} (round {s.round} of {scene.deadline}).",
+                    data={"scene": sid, "terms": terms, **said},
+                )
             elif a.verb is Verb.ACCEPT:
                 if s.standing_offer is not None:
                     self._check_affordable(sid, a.actor, s.standing_offer)
                 s.accept(a.actor)
-                eng.emit("accept", a.actor, f"{eng.name(a.actor)} accepts.{quote}", listener=self._other(sid, a.actor),
-                         view="You accept.", data={"scene": sid, **said})
+                eng.emit(
+                    "accept",
+                    a.actor,
+                    f"{eng.name(a.actor)} accepts.{quote}",
+                    listener=self._other(sid, a.actor),
+                    view="You accept.",
+                    data={"scene": sid, **said},
+                )
             elif a.verb is Verb.REJECT:
                 s.reject(a.actor)
-                eng.emit("reject", a.actor, f"{eng.name(a.actor)} rejects the offer.{quote}",
-                         listener=self._other(sid, a.actor), data={"scene": sid, **said})
+                eng.emit(
+                    "reject",
+                    a.actor,
+                    f"{eng.name(a.actor)} rejects the offer.{quote}",
+                    listener=self._other(sid, a.actor),
+                    data={"scene": sid, **said},
+                )
             else:
                 s.walk_away(a.actor)
-                eng.emit("walk_away", a.actor, f"{eng.name(a.actor)} walks away from the table.{quote}",
-                         listener=self._other(sid, a.actor), data={"scene": sid, **said})
+                eng.emit(
+                    "walk_away",
+                    a.actor,
+                    f"{eng.name(a.actor)} walks away from the table.{quote}",
+                    listener=self._other(sid, a.actor),
+                    data={"scene": sid, **said},
+                )
         except NegotiationError as e:
             raise Refusal(str(e)) from None
         self._sync(sid)
@@ -193,15 +220,27 @@ class TradeScenes:
                 if m.line:
                     out["line"] = m.line
                 return out, m.fallback
+
             m = eng.decide("move", party, choose)
-            verb = {"offer": Verb.OFFER, "accept": Verb.ACCEPT, "reject": Verb.REJECT,
-                    "walk_away": Verb.WALK_AWAY}[m["kind"]]
+            verb = {"offer": Verb.OFFER, "accept": Verb.ACCEPT, "reject": Verb.REJECT, "walk_away": Verb.WALK_AWAY}[
+                m["kind"]
+            ]
             terms = tuple(sorted(m["terms"].items())) if m["terms"] else None
             line = m.get("line")
             if line is None and party in eng.spec.npcs:
                 from game.engine.dialogue import utterances
-                said = utterances(eng, party, Request("haggle", self._other(sid, party), eng.state.turn,
-                                                      eng.next_ask(), data={"move": m["kind"], "terms": m["terms"]}))
+
+                said = utterances(
+                    eng,
+                    party,
+                    Request(
+                        "haggle",
+                        self._other(sid, party),
+                        eng.state.turn,
+                        eng.next_ask(),
+                        data={"move": m["kind"], "terms": m["terms"]},
+                    ),
+                )
                 line = said[0].text if said else None
             try:
                 self.move(sid, Action(actor=party, verb=verb, terms=terms), line=line)
@@ -227,15 +266,30 @@ class TradeScenes:
             if st.item_at.get(t.item) == t.seller:
                 st.item_at[t.item] = buyer
             terms = ", ".join(f"{k}={v}" for k, v in s.agreement.items())
-            you = (f"Deal: you buy the {eng.name(t.item)} from {eng.name(t.seller)} ({terms}) "
-                   f"and pay {price} gold." if buyer == PLAYER else None)
-            eng.emit("agreement", t.seller, f"Deal: {eng.name(buyer)} buys the {eng.name(t.item)} "
-                     f"from {eng.name(t.seller)} ({terms}).", listener=buyer,
-                     data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics,
-                           **({"you": you} if you else {})})
+            you = (
+                f"Deal: you buy the {eng.name(t.item)} from {eng.name(t.seller)} ({terms}) and pay {price} gold."
+                if buyer == PLAYER
+                else None
+            )
+            eng.emit(
+                "agreement",
+                t.seller,
+                f"Deal: {eng.name(buyer)} buys the {eng.name(t.item)} from {eng.name(t.seller)} ({terms}).",
+                listener=buyer,
+                data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics, **({"you": you} if you else {})},
+            )
         elif s.status == "agreement":
-            eng.emit("agreement", scene.parties[0].id, f"Agreement reached: {dict(s.agreement)}.",
-                     data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics})
+            eng.emit(
+                "agreement",
+                scene.parties[0].id,
+                f"Agreement reached: {dict(s.agreement)}.",
+                data={"scene": sid, "terms": dict(s.agreement), "metrics": metrics},
+            )
         else:
-            eng.emit("no_agreement", scene.parties[0].id, f"The talks over {scene.title} end without a deal.",
-                     listener=scene.parties[1].id, data={"scene": sid, "status": s.status, "metrics": metrics})
+            eng.emit(
+                "no_agreement",
+                scene.parties[0].id,
+                f"The talks over {scene.title} end without a deal.",
+                listener=scene.parties[1].id,
+                data={"scene": sid, "status": s.status, "metrics": metrics},
+            )

@@ -50,18 +50,18 @@ def canonical_json(obj: Any) -> str:
 @dataclass
 class GameState:
     turn: int = 0
-    where: dict[str, str] = field(default_factory=dict)        # entity -> location
-    item_at: dict[str, str] = field(default_factory=dict)      # item -> location | entity | container | NOWHERE
-    gold: dict[str, int] = field(default_factory=dict)         # entity -> gold
-    unlocked: set[str] = field(default_factory=set)            # "loc:dir" exits and container ids
-    opened: set[str] = field(default_factory=set)              # containers opened
-    gave: set[str] = field(default_factory=set)                # "item>npc"
-    verified: dict[str, bool] = field(default_factory=dict)    # fact id -> truth observed
+    where: dict[str, str] = field(default_factory=dict)  # entity -> location
+    item_at: dict[str, str] = field(default_factory=dict)  # item -> location | entity | container | NOWHERE
+    gold: dict[str, int] = field(default_factory=dict)  # entity -> gold
+    unlocked: set[str] = field(default_factory=set)  # "loc:dir" exits and container ids
+    opened: set[str] = field(default_factory=set)  # containers opened
+    gave: set[str] = field(default_factory=set)  # "item>npc"
+    verified: dict[str, bool] = field(default_factory=dict)  # fact id -> truth observed
     scenes: dict[str, dict[str, Any]] = field(default_factory=dict)  # scene id -> scene state
-    active_scene: str | None = None                            # player's open negotiation
+    active_scene: str | None = None  # player's open negotiation
     quests_done: list[str] = field(default_factory=list)
     score: int = 0
-    invalid: dict[str, int] = field(default_factory=dict)      # entity -> invalid moves
+    invalid: dict[str, int] = field(default_factory=dict)  # entity -> invalid moves
     done: bool = False
     won: bool = False
 
@@ -98,21 +98,42 @@ class GameState:
     # --- persistence -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {
-            "turn": self.turn, "where": dict(self.where), "item_at": dict(self.item_at),
-            "gold": dict(self.gold), "unlocked": sorted(self.unlocked), "opened": sorted(self.opened),
-            "gave": sorted(self.gave), "verified": dict(self.verified),
-            "scenes": copy.deepcopy(self.scenes), "active_scene": self.active_scene,
-            "quests_done": list(self.quests_done), "score": self.score,
-            "invalid": dict(self.invalid), "done": self.done, "won": self.won,
+            "turn": self.turn,
+            "where": dict(self.where),
+            "item_at": dict(self.item_at),
+            "gold": dict(self.gold),
+            "unlocked": sorted(self.unlocked),
+            "opened": sorted(self.opened),
+            "gave": sorted(self.gave),
+            "verified": dict(self.verified),
+            "scenes": copy.deepcopy(self.scenes),
+            "active_scene": self.active_scene,
+            "quests_done": list(self.quests_done),
+            "score": self.score,
+            "invalid": dict(self.invalid),
+            "done": self.done,
+            "won": self.won,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
-        return cls(turn=d["turn"], where=dict(d["where"]), item_at=dict(d["item_at"]),
-                   gold=dict(d["gold"]), unlocked=set(d["unlocked"]), opened=set(d["opened"]),
-                   gave=set(d["gave"]), verified=dict(d["verified"]), scenes=copy.deepcopy(d["scenes"]),
-                   active_scene=d["active_scene"], quests_done=list(d["quests_done"]),
-                   score=d["score"], invalid=dict(d["invalid"]), done=d["done"], won=d["won"])
+        return cls(
+            turn=d["turn"],
+            where=dict(d["where"]),
+            item_at=dict(d["item_at"]),
+            gold=dict(d["gold"]),
+            unlocked=set(d["unlocked"]),
+            opened=set(d["opened"]),
+            gave=set(d["gave"]),
+            verified=dict(d["verified"]),
+            scenes=copy.deepcopy(d["scenes"]),
+            active_scene=d["active_scene"],
+            quests_done=list(d["quests_done"]),
+            score=d["score"],
+            invalid=dict(d["invalid"]),
+            done=d["done"],
+            won=d["won"],
+        )
 
 
 def state_hash(obj: Any) -> str:

@@ -34,23 +34,39 @@ from typing import Any
 
 import numpy as np
 
-from game.envs.aec_actions import (MAX_OFFER_OUTCOMES, ActionTemplate, CatalogueIndex, build_templates,
-                              scene_outcomes, tradeable_scenes)
-from game.envs.aec_encoding import GOLD_SCALE, Encoding
-from game.engine.loop import Engine
+from game.core import seeds
 from game.core.types import PLAYER, Action, Observation
-from game.world.loader import World
+from game.engine.loop import Engine
+from game.envs.aec_actions import (
+    MAX_OFFER_OUTCOMES,
+    ActionTemplate,
+    CatalogueIndex,
+    build_templates,
+    scene_outcomes,
+    tradeable_scenes,
+)
+from game.envs.aec_encoding import GOLD_SCALE, Encoding
 from game.play.worlds import load_world
+from game.world.loader import World
 
-__all__ = ["GOLD_SCALE", "MAX_OFFER_OUTCOMES", "ActionTemplate", "ParleyAEC", "build_templates",
-           "masked_actions", "scene_outcomes", "tradeable_scenes"]
+__all__ = [
+    "GOLD_SCALE",
+    "MAX_OFFER_OUTCOMES",
+    "ActionTemplate",
+    "ParleyAEC",
+    "build_templates",
+    "masked_actions",
+    "scene_outcomes",
+    "tradeable_scenes",
+]
 
 
 # --- the environment -----------------------------------------------------------
 
+
 def _derive_seed(base: int, episode: int) -> int:
     """A seed for the ``episode``-th unseeded reset after a reset with seed ``base``."""
-    return int(np.random.SeedSequence([int(base) & 0xFFFFFFFF, int(episode)]).generate_state(1)[0])
+    return seeds.derive(int(base), "aec", "episode", int(episode))
 
 
 class ParleyAEC:
@@ -71,8 +87,14 @@ class ParleyAEC:
 
     metadata = {"name": "parley_v0", "is_parallelizable": False, "render_modes": ["ansi"]}
 
-    def __init__(self, world: World | str | Path, max_turns: int | None = None,
-                 npc_agents: bool = False, llm: Any = None, llm_npcs: Any = "all"):
+    def __init__(
+        self,
+        world: World | str | Path,
+        max_turns: int | None = None,
+        npc_agents: bool = False,
+        llm: Any = None,
+        llm_npcs: Any = "all",
+    ):
         self.llm, self.llm_npcs = llm, llm_npcs  # an agents.llm.LLMClient driving NPC agents, if any
         self.world: World = world if isinstance(world, World) else load_world(world)
         self.spec = self.world.spec
@@ -110,6 +132,7 @@ class ParleyAEC:
         # world-configured agents, so they act, speak, haggle and debate in their own voices
         from game.play.config import GameConfig
         from game.play.session import Game
+
         npcs = self.llm_npcs if self.llm_npcs == "all" else sorted(self.llm_npcs)
         config = GameConfig(world=str(world.folder), seed=self.seed, facts=False, llm_npcs=npcs)
         self.game = Game(world, config=config, llm=self.llm, agents=None if self.npc_agents else {})
@@ -191,10 +214,15 @@ class ParleyAEC:
     def last(self, observe: bool = True) -> tuple[np.ndarray | None, float, bool, bool, dict[str, Any]]:
         agent = self.agent_selection
         obs = self.observe(agent) if observe else None
-        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
-    def agent_iter(self, max_iter: int = 2 ** 63):
+    def agent_iter(self, max_iter: int = 2**63):
         """Yield ``agent_selection`` until no agents remain (step it inside the loop)."""
         while self.agents and max_iter > 0:
             max_iter -= 1
@@ -303,12 +331,18 @@ class ParleyAEC:
         return {
             "engine": self.engine.get_state(),
             "aec": {
-                "seed": self.seed, "max_turns": self.max_turns, "base_seed": self._base_seed,
-                "episode": self._episode, "agents": list(self.agents),
-                "agent_selection": self.agent_selection, "turn_ix": self._turn_ix,
-                "skip": self._skip_agent_selection, "rewards": dict(self.rewards),
+                "seed": self.seed,
+                "max_turns": self.max_turns,
+                "base_seed": self._base_seed,
+                "episode": self._episode,
+                "agents": list(self.agents),
+                "agent_selection": self.agent_selection,
+                "turn_ix": self._turn_ix,
+                "skip": self._skip_agent_selection,
+                "rewards": dict(self.rewards),
                 "cumulative_rewards": dict(self._cumulative_rewards),
-                "terminations": dict(self.terminations), "truncations": dict(self.truncations),
+                "terminations": dict(self.terminations),
+                "truncations": dict(self.truncations),
             },
             "npc_agents": {k: a.get_state() for k, a in self._npc_actors.items()},
         }

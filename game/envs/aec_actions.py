@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from game.engine import predicates
 from game.core.types import DIRECTIONS, PLAYER, Action, Verb
+from game.engine import predicates
 
-MAX_OFFER_OUTCOMES = 200   # negotiation scenes with more complete outcomes get no OFFER actions
+MAX_OFFER_OUTCOMES = 200  # negotiation scenes with more complete outcomes get no OFFER actions
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -30,11 +30,10 @@ class ActionTemplate:
     target: str | None = None
     text: str | None = None
     terms: tuple[tuple[str, str], ...] | None = None
-    scene: str | None = None     # OFFER: the negotiation scene the terms belong to
+    scene: str | None = None  # OFFER: the negotiation scene the terms belong to
 
     def bind(self, actor: str) -> Action:
-        return Action(actor=actor, verb=self.verb, obj=self.obj, target=self.target,
-                      text=self.text, terms=self.terms)
+        return Action(actor=actor, verb=self.verb, obj=self.obj, target=self.target, text=self.text, terms=self.terms)
 
     def label(self) -> str:
         v = self.verb.value.replace("_", " ")
@@ -54,6 +53,7 @@ class ActionTemplate:
 def tradeable_scenes(spec: Any) -> list[str]:
     """Negotiation scenes the player can open with ``trade``, in NPC order, once each."""
     from game.negotiation.spec import NegotiationScene
+
     out: dict[str, None] = {}
     for npc in spec.npcs.values():
         sid = npc.trade
@@ -90,8 +90,7 @@ def build_templates(spec: Any) -> list[ActionTemplate]:
     OFFER each complete outcome of each tradeable negotiation scene (scenes with
     more than ``MAX_OFFER_OUTCOMES`` outcomes are skipped).
     """
-    t: list[ActionTemplate] = [ActionTemplate(Verb.WAIT), ActionTemplate(Verb.LOOK),
-                               ActionTemplate(Verb.INVENTORY)]
+    t: list[ActionTemplate] = [ActionTemplate(Verb.WAIT), ActionTemplate(Verb.LOOK), ActionTemplate(Verb.INVENTORY)]
     used = {d for loc in spec.locations.values() for d in loc.exits}
     t += [ActionTemplate(Verb.GO, obj=d) for d in DIRECTIONS if d in used]
     items, npcs = list(spec.items), list(spec.npcs)

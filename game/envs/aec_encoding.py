@@ -28,9 +28,18 @@ class Encoding:
         self.item_ix = {k: i for i, k in enumerate(self.items)}
         self.ent_ix = {k: i for i, k in enumerate(entities)}
         L, I, E, Q = len(self.locs), len(self.items), len(entities), len(self.quests)
-        sizes = [("location", L), ("carried", I), ("visible_items", I), ("present", E),
-                 ("self", E), ("turn", 1), ("gold", 1), ("negotiation", 1), ("council", 1),
-                 ("quests", Q)]
+        sizes = [
+            ("location", L),
+            ("carried", I),
+            ("visible_items", I),
+            ("present", E),
+            ("self", E),
+            ("turn", 1),
+            ("gold", 1),
+            ("negotiation", 1),
+            ("council", 1),
+            ("quests", Q),
+        ]
         self.layout: dict[str, slice] = {}
         pos = 0
         for name, n in sizes:
@@ -39,8 +48,9 @@ class Encoding:
         self.observation_size = pos
         holders = [*self.locs, *entities, *self.items, ""]
         self.holder_ix = {h: i for i, h in enumerate(holders)}
-        self.state_size = (E * L + I * len(holders) + E + 1 + 2 * I + Q + 2
-                           + sum(len(loc.locked) for loc in spec.locations.values()))
+        self.state_size = (
+            E * L + I * len(holders) + E + 1 + 2 * I + Q + 2 + sum(len(loc.locked) for loc in spec.locations.values())
+        )
         self.locked_exits = [f"{lid}:{d}" for lid, loc in spec.locations.items() for d in loc.locked]
 
     def observe(self, eng: Any, agent: str, max_turns: int) -> np.ndarray:

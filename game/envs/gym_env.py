@@ -38,14 +38,20 @@ try:
     from gymnasium import spaces
 except ImportError as e:  # pragma: no cover - exercised only without the optional dependency
     from game.core.extras import ExtraMissing
-    raise ExtraMissing("game.envs.gym_env (the Gymnasium environment)", "gym", ("gymnasium",),
-                       hint="game.envs.aec.ParleyAEC offers the same game without it") from e
+
+    raise ExtraMissing(
+        "game.envs.gym_env (the Gymnasium environment)",
+        "gym",
+        ("gymnasium",),
+        hint="game.envs.aec.ParleyAEC offers the same game without it",
+    ) from e
 
 import numpy as np
 
+from game.core import seeds
+from game.core.types import PLAYER
 from game.envs.aec import ParleyAEC
 from game.envs.gym_spaces import info_for, observation, observation_layout, observation_space, resolve_world
-from game.core.types import PLAYER
 from game.world.loader import World
 
 NAMESPACE = "Parley"
@@ -64,8 +70,14 @@ class ParleyGymEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, world: World | str | Path = DEFAULT_WORLD, flat: bool = False,
-                 max_turns: int | None = None, render_mode: str | None = None, llm: Any = None):
+    def __init__(
+        self,
+        world: World | str | Path = DEFAULT_WORLD,
+        flat: bool = False,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+        llm: Any = None,
+    ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
@@ -120,6 +132,7 @@ class ParleyGymEnv(gymnasium.Env):
 
 # --- registration ----------------------------------------------------------------------
 
+
 def gym_id(world_id: str) -> str:
     """``harbor-v1`` -> ``Parley/Harbor-v1`` (an id without a version gets ``-v0``)."""
     name, sep, version = world_id.rpartition("-v")
@@ -132,6 +145,7 @@ def shipped_worlds() -> dict[str, Path]:
     """Gym id -> folder, for every shipped world (``game.world.shipped``: the repository's
     ``worlds/`` or an installed wheel's; their ids are read, the worlds are not loaded)."""
     from game.world.shipped import shipped_worlds as by_world_id
+
     return {gym_id(wid): folder for wid, folder in by_world_id().items()}
 
 
@@ -155,8 +169,7 @@ def random_masked_episodes(env: Any, episodes: int, seed: int) -> tuple[int, int
     Generator, checking every step: the mask is the info's mask and not empty, no masked-in
     action is refused, every observation is in the space. Returns (steps, wins); a failed check
     raises ``RuntimeError`` naming the step."""
-    import numpy as np
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "gym", "random-play")
     steps = wins = 0
     for ep in range(episodes):
         obs, info = env.reset(seed=int(rng.integers(1 << 31)))

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from game.envs.aec import ParleyAEC
 from game.core.types import PLAYER
+from game.envs.aec import ParleyAEC
 from game.world.loader import World
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,8 +58,12 @@ def observation_space(aec: ParleyAEC, flat: bool) -> spaces.Space:
     n, k = aec.observation_size, aec.num_actions()
     if flat:
         return spaces.Box(0.0, 1.0, (n + k,), dtype=np.float32)
-    return spaces.Dict({"observation": spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
-                        "action_mask": spaces.Box(0, 1, (k,), dtype=np.int8)})
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, (n,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (k,), dtype=np.int8),
+        }
+    )
 
 
 def observation_layout(aec: ParleyAEC, flat: bool) -> dict[str, slice]:

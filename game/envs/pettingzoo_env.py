@@ -37,8 +37,13 @@ try:
     from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 except ImportError as e:  # exercised without the optional deps (tests/test_pettingzoo_envs.py)
     from game.core.extras import ExtraMissing
-    raise ExtraMissing("game.envs.pettingzoo_env (the PettingZoo environments)", "pettingzoo", ("pettingzoo", "gymnasium"),
-                       hint="game.envs.aec.ParleyAEC offers the same game without them") from e
+
+    raise ExtraMissing(
+        "game.envs.pettingzoo_env (the PettingZoo environments)",
+        "pettingzoo",
+        ("pettingzoo", "gymnasium"),
+        hint="game.envs.aec.ParleyAEC offers the same game without them",
+    ) from e
 
 import numpy as np
 
@@ -58,7 +63,7 @@ class Seats:
     def _seat(self, aec: ParleyAEC, agent_names: str, flat: bool) -> None:
         self.aec, self.flat = aec, bool(flat)
         self.seats: dict[str, str] = seat_names(list(aec.possible_agents), agent_names)  # Parley id -> name
-        self.parley_ids: dict[str, str] = {v: k for k, v in self.seats.items()}          # name -> Parley id
+        self.parley_ids: dict[str, str] = {v: k for k, v in self.seats.items()}  # name -> Parley id
         self.possible_agents = [self.seats[a] for a in aec.possible_agents]
         self.observation_spaces = {a: observation_space(aec, self.flat) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(aec.num_actions()) for a in self.possible_agents}
@@ -99,9 +104,15 @@ class ParleyPettingZooEnv(Seats, AECEnv):
 
     metadata = {"name": "parley_v0", "is_parallelizable": False, "render_modes": ["ansi"]}
 
-    def __init__(self, world: World | str | Path = DEFAULT_WORLD, max_turns: int | None = None,
-                 npc_agents: bool = False, render_mode: str | None = None, flat: bool = False,
-                 agent_names: str = "seats"):
+    def __init__(
+        self,
+        world: World | str | Path = DEFAULT_WORLD,
+        max_turns: int | None = None,
+        npc_agents: bool = False,
+        render_mode: str | None = None,
+        flat: bool = False,
+        agent_names: str = "seats",
+    ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
@@ -158,4 +169,5 @@ def env(world: World | str | Path = DEFAULT_WORLD, **kw: Any) -> AECEnv:
 def parallel_env(world: World | str | Path = DEFAULT_WORLD, **kw: Any):
     """The same game as a ``pettingzoo.ParallelEnv``: ``game.envs.pettingzoo_parallel.ParleyParallelEnv``."""
     from game.envs.pettingzoo_parallel import ParleyParallelEnv
+
     return ParleyParallelEnv(world, **kw)

@@ -39,8 +39,13 @@ try:
     from pettingzoo import ParallelEnv
 except ImportError as e:  # exercised without the optional deps (tests/test_aec.py)
     from game.core.extras import ExtraMissing
-    raise ExtraMissing("game.envs.pettingzoo_parallel (the PettingZoo parallel environment)", "pettingzoo",
-                       ("pettingzoo", "gymnasium"), hint="game.envs.aec.ParleyAEC offers the same game without them") from e
+
+    raise ExtraMissing(
+        "game.envs.pettingzoo_parallel (the PettingZoo parallel environment)",
+        "pettingzoo",
+        ("pettingzoo", "gymnasium"),
+        hint="game.envs.aec.ParleyAEC offers the same game without them",
+    ) from e
 
 import numpy as np
 
@@ -55,9 +60,15 @@ class ParleyParallelEnv(Seats, ParallelEnv):
 
     metadata = {"name": "parley_parallel_v0", "render_modes": ["ansi"]}
 
-    def __init__(self, world: World | str | Path = DEFAULT_WORLD, max_turns: int | None = None,
-                 npc_agents: bool = False, render_mode: str | None = None, flat: bool = False,
-                 agent_names: str = "seats"):
+    def __init__(
+        self,
+        world: World | str | Path = DEFAULT_WORLD,
+        max_turns: int | None = None,
+        npc_agents: bool = False,
+        render_mode: str | None = None,
+        flat: bool = False,
+        agent_names: str = "seats",
+    ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
@@ -68,8 +79,10 @@ class ParleyParallelEnv(Seats, ParallelEnv):
         """A new episode (see ``ParleyAEC.reset`` for seeding); every agent's observation and info."""
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.possible_agents)
-        return ({a: self.observe(a) for a in self.agents},
-                {a: info_for(self.aec, self.parley_ids[a]) for a in self.agents})
+        return (
+            {a: self.observe(a) for a in self.agents},
+            {a: info_for(self.aec, self.parley_ids[a]) for a in self.agents},
+        )
 
     def _actions(self, actions: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(actions) - set(self.agents), key=str)
@@ -77,8 +90,9 @@ class ParleyParallelEnv(Seats, ParallelEnv):
             raise ValueError(f"actions for agents that are not live: {unknown}; live: {self.agents}")
         n = self.aec.num_actions()
         for a, act in actions.items():  # every action checked before any is played: a round is whole
-            if act is not None and not (isinstance(act, (int, np.integer)) and not isinstance(act, bool)
-                                        and 0 <= int(act) < n):
+            if act is not None and not (
+                isinstance(act, (int, np.integer)) and not isinstance(act, bool) and 0 <= int(act) < n
+            ):
                 raise ValueError(f"action {act!r} for {a!r} is not an index of the {n} actions (or None)")
         return {self.parley_ids[a]: act for a, act in actions.items()}
 
@@ -100,11 +114,13 @@ class ParleyParallelEnv(Seats, ParallelEnv):
                 rewards[a] += r
         done = aec.engine.state.done
         named = self.seats
-        out = ({named[a]: self.observe(named[a]) for a in live},
-               {named[a]: float(r) for a, r in rewards.items()},
-               {named[a]: bool(done and aec.terminations[a]) for a in live},
-               {named[a]: bool(done and aec.truncations[a]) for a in live},
-               {named[a]: info_for(aec, a) for a in live})
+        out = (
+            {named[a]: self.observe(named[a]) for a in live},
+            {named[a]: float(r) for a, r in rewards.items()},
+            {named[a]: bool(done and aec.terminations[a]) for a in live},
+            {named[a]: bool(done and aec.truncations[a]) for a in live},
+            {named[a]: info_for(aec, a) for a in live},
+        )
         if done:
             self.agents = []
         return out

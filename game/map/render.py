@@ -30,9 +30,18 @@ if TYPE_CHECKING:
 
 STATE_VERSION = 1
 OFFSETS: dict[str, tuple[int, int]] = {
-    "north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0),
-    "northeast": (1, -1), "northwest": (-1, -1), "southeast": (1, 1), "southwest": (-1, 1),
-    "up": (1, -1), "down": (-1, 1), "in": (1, 1), "out": (-1, -1),
+    "north": (0, -1),
+    "south": (0, 1),
+    "east": (1, 0),
+    "west": (-1, 0),
+    "northeast": (1, -1),
+    "northwest": (-1, -1),
+    "southeast": (1, 1),
+    "southwest": (-1, 1),
+    "up": (1, -1),
+    "down": (-1, 1),
+    "in": (1, 1),
+    "out": (-1, -1),
 }
 assert set(OFFSETS) == set(DIRECTIONS)
 
@@ -59,8 +68,10 @@ TRUST = {"trusted": (52, 168, 84), "lying": (210, 52, 52), "unknown": (150, 150,
 
 # --- layout ---------------------------------------------------------------------------
 
-def _free_near(cell: tuple[int, int], taken: set[tuple[int, int]],
-               source: tuple[int, int] | None = None) -> tuple[int, int]:
+
+def _free_near(
+    cell: tuple[int, int], taken: set[tuple[int, int]], source: tuple[int, int] | None = None
+) -> tuple[int, int]:
     """``cell`` if free, else the nearest free cell, ring by ring around it; within a ring the
     cells closest to ``source`` (the room it is reached from) first, then in a fixed order."""
     if cell not in taken:
@@ -69,11 +80,16 @@ def _free_near(cell: tuple[int, int], taken: set[tuple[int, int]],
     sx, sy = source if source is not None else cell
     r = 1
     while True:
-        ring = [(x + dx, y + dy) for dy in range(-r, r + 1) for dx in range(-r, r + 1)
-                if max(abs(dx), abs(dy)) == r and (x + dx, y + dy) not in taken]
+        ring = [
+            (x + dx, y + dy)
+            for dy in range(-r, r + 1)
+            for dx in range(-r, r + 1)
+            if max(abs(dx), abs(dy)) == r and (x + dx, y + dy) not in taken
+        ]
         if ring:
-            return min(ring, key=lambda c: (abs(c[0] - x) + abs(c[1] - y),
-                                            max(abs(c[0] - sx), abs(c[1] - sy)), c[1], c[0]))
+            return min(
+                ring, key=lambda c: (abs(c[0] - x) + abs(c[1] - y), max(abs(c[0] - sx), abs(c[1] - sy)), c[1], c[0])
+            )
         r += 1
 
 
@@ -128,6 +144,7 @@ def layout(spec: Any) -> dict[str, tuple[int, int]]:
 
 # --- what is where --------------------------------------------------------------------
 
+
 def trust_level(row: dict[str, float] | None) -> str:
     """``lying`` if the NPC was caught lying on any topic, ``trusted`` if it was found right on
     some topic and never wrong, else ``unknown``."""
@@ -139,12 +156,14 @@ def trust_level(row: dict[str, float] | None) -> str:
     return "unknown"
 
 
-def map_state(spec: Any, state: Any = None, trust: dict[str, dict[str, float]] | None = None,
-              label: str = "") -> dict[str, Any]:
+def map_state(
+    spec: Any, state: Any = None, trust: dict[str, dict[str, float]] | None = None, label: str = ""
+) -> dict[str, Any]:
     """What a drawing needs (plain JSON): ``state`` is a ``game.engine.state.GameState`` (None: the
     world's start), ``trust`` a Σ-Mem trust table (None: nothing known yet)."""
     if state is None:
         from game.engine.state import GameState
+
         state = GameState.from_spec(spec)
     cells = layout(spec)
     rooms = {lid: {"name": str(loc.name), "cell": list(cells[lid])} for lid, loc in spec.locations.items()}
@@ -156,16 +175,26 @@ def map_state(spec: Any, state: Any = None, trust: dict[str, dict[str, float]] |
             key = (lid, to) if lid < to else (to, lid)
             locked = d in loc.locked and f"{lid}:{d}" not in state.unlocked
             exits[key] = exits.get(key, False) or locked
-    npcs = [{"id": nid, "name": str(npc.name), "at": state.where.get(nid),
-             "trust": trust_level((trust or {}).get(nid))} for nid, npc in spec.npcs.items()]
+    npcs = [
+        {"id": nid, "name": str(npc.name), "at": state.where.get(nid), "trust": trust_level((trust or {}).get(nid))}
+        for nid, npc in spec.npcs.items()
+    ]
     items: dict[str, list[str]] = {}
     for iid, at in state.item_at.items():
         if at in rooms and iid in spec.items:
             items.setdefault(at, []).append(str(spec.items[iid].name))
-    return {"version": STATE_VERSION, "world": spec.id, "title": str(spec.title), "label": label,
-            "turn": state.turn, "rooms": rooms,
-            "exits": [[a, b, "locked" if lk else "open"] for (a, b), lk in sorted(exits.items())],
-            "player": state.where.get(PLAYER), "npcs": npcs, "items": items}
+    return {
+        "version": STATE_VERSION,
+        "world": spec.id,
+        "title": str(spec.title),
+        "label": label,
+        "turn": state.turn,
+        "rooms": rooms,
+        "exits": [[a, b, "locked" if lk else "open"] for (a, b), lk in sorted(exits.items())],
+        "player": state.where.get(PLAYER),
+        "npcs": npcs,
+        "items": items,
+    }
 
 
 def world_map_state(world: Any) -> dict[str, Any]:
@@ -179,8 +208,9 @@ def game_map_state(game: Game) -> dict[str, Any]:
     return map_state(game.spec, game.engine.state, trust, label="")
 
 
-def save_map_state(ref: str | Path, base: str | Path | None = None,
-                   world_path: str | Path | None = None) -> tuple[dict[str, Any], Any, Path]:
+def save_map_state(
+    ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None
+) -> tuple[dict[str, Any], Any, Path]:
     """A save as it stands: (map state, its world, its folder). Reads the save without
     changing it and without building its agents or memory; Σ-Mem trust comes from the save's
     world-fact component. A damaged save is a ``SaveError``."""
@@ -188,6 +218,7 @@ def save_map_state(ref: str | Path, base: str | Path | None = None,
     from game.engine.state import GameState, state_problems
     from game.play.persistence import check_hash, world_for
     from game.play.save_files import read_save, resolve
+
     folder = resolve(ref, base)
     where = folder / "save.json"
     data = read_save(folder)
@@ -202,16 +233,19 @@ def save_map_state(ref: str | Path, base: str | Path | None = None,
         facts = data.get("components", {}).get("facts")
         if facts is not None:
             from memory.fact_listener import WorldFacts
+
             wf = WorldFacts(world.spec)
             wf.set_state(facts)
             trust = wf.trust_table()
     except Exception as e:  # any damage inside the state is the save's fault, never a crash
-        raise SaveError(f"{where}: game state is damaged ({type(e).__name__}: {e})",
-                        hint="the file was left as it is") from None
+        raise SaveError(
+            f"{where}: game state is damaged ({type(e).__name__}: {e})", hint="the file was left as it is"
+        ) from None
     return map_state(world.spec, state, trust, label=f"save {folder.name}"), world, folder
 
 
 # --- geometry ---------------------------------------------------------------------------
+
 
 def _squeeze(values: list[int]) -> dict[int, int]:
     """Column (or row) numbers to positions from 0, with any run of empty ones shortened to one."""
@@ -247,8 +281,10 @@ def geometry(state: dict[str, Any]) -> Geometry:
     ys = _squeeze([r["cell"][1] for r in rooms.values()])
     cols, rows = max(xs.values()) + 1, max(ys.values()) + 1
     if cols > MAX_SPAN or rows > MAX_SPAN:
-        raise InputError(f"the map is {cols} x {rows} cells; at most {MAX_SPAN} x {MAX_SPAN} can be drawn",
-                         hint="give the locations' map cells closer together")
+        raise InputError(
+            f"the map is {cols} x {rows} cells; at most {MAX_SPAN} x {MAX_SPAN} can be drawn",
+            hint="give the locations' map cells closer together",
+        )
     width = max(MIN_WIDTH, 2 * MARGIN + cols * CELL_W)
     left0 = (width - cols * CELL_W) // 2
     boxes = {}
@@ -262,6 +298,7 @@ def geometry(state: dict[str, Any]) -> Geometry:
 
 # --- drawing ---------------------------------------------------------------------------
 
+
 def require_pygame() -> Any:
     """The pygame module, or an ``InputError`` saying how to install it."""
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -269,6 +306,7 @@ def require_pygame() -> Any:
         import pygame
     except ImportError:
         from game.core.extras import ExtraMissing
+
         raise ExtraMissing("the map", "map", ["pygame"]) from None
     return pygame
 
@@ -291,13 +329,19 @@ def _dashed(pg: Any, surface: Any, colour: tuple, a: tuple[int, int], b: tuple[i
     t = 0.0
     while t < length:
         e = min(t + dash, length)
-        pg.draw.line(surface, colour, (round(a[0] + ux * t), round(a[1] + uy * t)),
-                     (round(a[0] + ux * e), round(a[1] + uy * e)), width)
+        pg.draw.line(
+            surface,
+            colour,
+            (round(a[0] + ux * t), round(a[1] + uy * t)),
+            (round(a[0] + ux * e), round(a[1] + uy * e)),
+            width,
+        )
         t = e + gap
 
 
-def marker_positions(box: tuple[int, int, int, int], here: bool, npcs: list[dict[str, Any]],
-                     items: list[str]) -> list[tuple[str, str, tuple[int, int]]]:
+def marker_positions(
+    box: tuple[int, int, int, int], here: bool, npcs: list[dict[str, Any]], items: list[str]
+) -> list[tuple[str, str, tuple[int, int]]]:
     """Where the markers go along the bottom of a room's box, as (kind, id, centre): the player
     (``player``), each NPC (``npc``, its id) and each item (``item``, its name), as many as fit."""
     left, top, w, h = box
@@ -325,8 +369,12 @@ def markers(state: dict[str, Any], geo: Geometry | None = None) -> dict[str, lis
     by_room: dict[str, list[dict[str, Any]]] = {}
     for n in state["npcs"]:
         by_room.setdefault(n.get("at"), []).append(n)
-    return {lid: marker_positions(geo.rooms[lid], lid == state.get("player"), by_room.get(lid, []),
-                                  state["items"].get(lid, [])) for lid in state["rooms"]}
+    return {
+        lid: marker_positions(
+            geo.rooms[lid], lid == state.get("player"), by_room.get(lid, []), state["items"].get(lid, [])
+        )
+        for lid in state["rooms"]
+    }
 
 
 def _markers(pg: Any, surface: Any, font: Any, state: dict[str, Any], geo: Geometry) -> None:
@@ -348,9 +396,13 @@ def _markers(pg: Any, surface: Any, font: Any, state: dict[str, Any], geo: Geome
 def _legend(pg: Any, surface: Any, font: Any, geo: Geometry, npcs: list[dict[str, Any]]) -> None:
     y = geo.legend_top + 14
     x = MARGIN
-    for label, colour, r in (("you", PLAYER_DOT, 7), ("trusted", TRUST["trusted"], 7),
-                             ("caught lying", TRUST["lying"], 7), ("unknown", TRUST["unknown"], 7),
-                             ("item", ITEM_DOT, 3)):
+    for label, colour, r in (
+        ("you", PLAYER_DOT, 7),
+        ("trusted", TRUST["trusted"], 7),
+        ("caught lying", TRUST["lying"], 7),
+        ("unknown", TRUST["unknown"], 7),
+        ("item", ITEM_DOT, 3),
+    ):
         pg.draw.circle(surface, colour, (x + 7, y), r)
         text = font.render(label, True, TEXT_LIGHT)
         surface.blit(text, (x + 18, y - text.get_height() // 2))
@@ -376,8 +428,9 @@ def draw(state: dict[str, Any]) -> Any:
     initials = pg.font.Font(None, 18)
     initials.set_bold(True)
     turn = f"turn {state.get('turn', 0)}" + (f", {state['label']}" if state.get("label") else "")
-    title = title_font.render(_fit(title_font, f"{state.get('title', '')} ({turn})", geo.size[0] - 2 * MARGIN),
-                              True, TEXT_LIGHT)
+    title = title_font.render(
+        _fit(title_font, f"{state.get('title', '')} ({turn})", geo.size[0] - 2 * MARGIN), True, TEXT_LIGHT
+    )
     surface.blit(title, (MARGIN, (TITLE_H - title.get_height()) // 2 + 4))
     for a, b, kind in state["exits"]:
         if a in geo.rooms and b in geo.rooms:
@@ -403,6 +456,7 @@ def save_png(state: dict[str, Any], path: str | Path) -> Path:
     import io
 
     from game.core.files import write_atomic
+
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     pg = require_pygame()
     png = io.BytesIO()

@@ -37,6 +37,7 @@ POLL_SECONDS = 0.25
 
 # --- the state file ----------------------------------------------------------------------
 
+
 def write_state(path: str | Path, state: dict[str, Any]) -> None:
     """Write a map state as JSON, atomically (``game.core.files.write_atomic``)."""
     write_atomic(path, json.dumps(state, ensure_ascii=False))
@@ -49,20 +50,27 @@ def read_state(path: str | Path) -> dict[str, Any] | None:
             data = json.load(fh)
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("rooms"), dict) \
-            or not isinstance(data.get("exits"), list) or not isinstance(data.get("npcs"), list) \
-            or not isinstance(data.get("items"), dict):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("rooms"), dict)
+        or not isinstance(data.get("exits"), list)
+        or not isinstance(data.get("npcs"), list)
+        or not isinstance(data.get("items"), dict)
+    ):
         return None
     return data
 
 
 # --- the game's side -------------------------------------------------------------------
 
+
 def map_unavailable() -> str | None:
     """Why no map window can be opened here (pygame missing, no display), or None."""
     import importlib.util
+
     if importlib.util.find_spec("pygame") is None:
         from game.core.extras import install_command
+
         return f"the map window needs the 'map' extra: {install_command('map')} (pygame is not installed)"
     if sys.platform.startswith("linux") or "bsd" in sys.platform:
         if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
@@ -88,11 +96,15 @@ class MapFollower:
         if window:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "game.map.window", str(self.path), str(os.getpid())],
-                cwd=str(Path(__file__).resolve().parents[2]), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                cwd=str(Path(__file__).resolve().parents[2]),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
 
     def update(self) -> None:
         from game.map.render import game_map_state
+
         try:
             write_state(self.path, game_map_state(self.game))
         except Exception as e:  # the map is an extra: it never stops the game
@@ -135,6 +147,7 @@ def map_follower(game: Game, note: Callable[[str], None] | None = None, window: 
     """A callable to give each reply to (``follower(reply)``, or ``follower(reply, new_game)``
     after a load) that keeps a live map window up to date. When no window can be opened (no
     display, no pygame) ``note`` says so and a callable that does nothing is returned."""
+
     def say(text: str) -> None:
         print(text, file=sys.stderr)
 
@@ -153,10 +166,12 @@ def _nothing(reply: Any = None, game: Game | None = None) -> None:
 
 # --- the window's side -----------------------------------------------------------------
 
+
 def run_window(path: str | Path, parent: int | None = None) -> int:
     """Show the map in ``path`` in a window until it is closed, the file disappears or the
     parent process ends. Returns an exit code (``NO_WINDOW`` if no window could be opened)."""
     from game.map.render import draw, require_pygame
+
     path = Path(path)
     try:
         pg = require_pygame()
@@ -213,8 +228,11 @@ def _show(pg: Any, screen: Any, picture: Any) -> None:
     sw, sh = screen.get_size()
     pw, ph = picture.get_size()
     scale = min(sw / pw, sh / ph)
-    shown = picture if abs(scale - 1) < 1e-3 else pg.transform.smoothscale(
-        picture, (max(1, int(pw * scale)), max(1, int(ph * scale))))
+    shown = (
+        picture
+        if abs(scale - 1) < 1e-3
+        else pg.transform.smoothscale(picture, (max(1, int(pw * scale)), max(1, int(ph * scale))))
+    )
     screen.fill((30, 34, 46))
     screen.blit(shown, shown.get_rect(center=(sw // 2, sh // 2)))
     pg.display.flip()

@@ -17,13 +17,24 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "UtilityFunction": "utility", "OutcomeSpace": "utility", "outcome_space": "utility",
-    "utilities_for": "utility", "utility_matrix": "utility",
-    "NegotiationAnalysis": "metrics", "OutcomeMetrics": "metrics", "analyse": "metrics",
-    "evaluate": "metrics", "pareto_frontier": "metrics", "nash_point": "metrics",
+    "UtilityFunction": "utility",
+    "OutcomeSpace": "utility",
+    "outcome_space": "utility",
+    "utilities_for": "utility",
+    "utility_matrix": "utility",
+    "NegotiationAnalysis": "metrics",
+    "OutcomeMetrics": "metrics",
+    "analyse": "metrics",
+    "evaluate": "metrics",
+    "pareto_frontier": "metrics",
+    "nash_point": "metrics",
     "kalai_smorodinsky_point": "metrics",
-    "Negotiation": "session", "NegotiationError": "session",
-    "Move": "runner", "Negotiator": "runner", "run_negotiation": "runner", "apply_move": "runner",
+    "Negotiation": "session",
+    "NegotiationError": "session",
+    "Move": "runner",
+    "Negotiator": "runner",
+    "run_negotiation": "runner",
+    "apply_move": "runner",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -111,12 +111,12 @@ class OutcomeMetrics:
 
     parties: tuple[str, ...]
     agreement: bool
-    terms: Terms | None                 # the agreed offer, issue order; None = disagreement
-    utilities: tuple[float, ...]        # reservation values on disagreement
+    terms: Terms | None  # the agreed offer, issue order; None = disagreement
+    utilities: tuple[float, ...]  # reservation values on disagreement
     reservations: tuple[float, ...]
     social_welfare: float
     individually_rational: bool
-    pareto_optimal: bool                # no outcome dominates it
+    pareto_optimal: bool  # no outcome dominates it
     distance_to_frontier: float
     nash_terms: Terms | None
     nash_utilities: tuple[float, ...] | None
@@ -133,24 +133,32 @@ class OutcomeMetrics:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict; per-party figures keyed by party id."""
+
         def by_party(xs):
             return None if xs is None else dict(zip(self.parties, xs))
 
         def terms(t):
             return None if t is None else dict(t)
 
-        return {"agreement": self.agreement, "terms": terms(self.terms),
-                "utilities": by_party(self.utilities), "reservations": by_party(self.reservations),
-                "social_welfare": self.social_welfare,
-                "individually_rational": self.individually_rational,
-                "pareto_optimal": self.pareto_optimal,
-                "distance_to_frontier": self.distance_to_frontier,
-                "nash_terms": terms(self.nash_terms), "nash_utilities": by_party(self.nash_utilities),
-                "distance_to_nash": self.distance_to_nash,
-                "ks_terms": terms(self.ks_terms), "ks_utilities": by_party(self.ks_utilities),
-                "distance_to_ks": self.distance_to_ks,
-                "max_social_welfare": self.max_social_welfare,
-                "frontier_size": self.frontier_size, "outcome_count": self.outcome_count}
+        return {
+            "agreement": self.agreement,
+            "terms": terms(self.terms),
+            "utilities": by_party(self.utilities),
+            "reservations": by_party(self.reservations),
+            "social_welfare": self.social_welfare,
+            "individually_rational": self.individually_rational,
+            "pareto_optimal": self.pareto_optimal,
+            "distance_to_frontier": self.distance_to_frontier,
+            "nash_terms": terms(self.nash_terms),
+            "nash_utilities": by_party(self.nash_utilities),
+            "distance_to_nash": self.distance_to_nash,
+            "ks_terms": terms(self.ks_terms),
+            "ks_utilities": by_party(self.ks_utilities),
+            "distance_to_ks": self.distance_to_ks,
+            "max_social_welfare": self.max_social_welfare,
+            "frontier_size": self.frontier_size,
+            "outcome_count": self.outcome_count,
+        }
 
 
 class NegotiationAnalysis:
@@ -191,20 +199,27 @@ class NegotiationAnalysis:
             p = self.matrix[k]
             pareto = k in self._frontier_set
         F = self.matrix[self.frontier]
-        d_front = 0.0 if (k is not None and pareto) else float(
-            np.sqrt(((F - p) ** 2).sum(axis=1)).min())
+        d_front = 0.0 if (k is not None and pareto) else float(np.sqrt(((F - p) ** 2).sum(axis=1)).min())
         return OutcomeMetrics(
-            parties=self.parties, agreement=k is not None, terms=self._terms(k),
-            utilities=tuple(map(float, p)), reservations=tuple(map(float, self.reservations)),
+            parties=self.parties,
+            agreement=k is not None,
+            terms=self._terms(k),
+            utilities=tuple(map(float, p)),
+            reservations=tuple(map(float, self.reservations)),
             social_welfare=float(np.round(p.sum(), DECIMALS)),
             individually_rational=bool((p >= self.reservations).all()),
-            pareto_optimal=pareto, distance_to_frontier=d_front,
-            nash_terms=self._terms(self.nash), nash_utilities=self._point(self.nash),
+            pareto_optimal=pareto,
+            distance_to_frontier=d_front,
+            nash_terms=self._terms(self.nash),
+            nash_utilities=self._point(self.nash),
             distance_to_nash=None if self.nash is None else _dist(p, self.matrix[self.nash]),
-            ks_terms=self._terms(self.ks), ks_utilities=self._point(self.ks),
+            ks_terms=self._terms(self.ks),
+            ks_utilities=self._point(self.ks),
             distance_to_ks=None if self.ks is None else _dist(p, self.matrix[self.ks]),
             max_social_welfare=self.max_social_welfare,
-            frontier_size=int(self.frontier.size), outcome_count=self.space.size)
+            frontier_size=int(self.frontier.size),
+            outcome_count=self.space.size,
+        )
 
 
 Source = Union["NegotiationScene", Mapping[str, UtilityFunction], NegotiationAnalysis]

@@ -14,6 +14,7 @@ from game.negotiation.utility import UtilityFunction, utilities_for
 if TYPE_CHECKING:
     from game.negotiation.spec import NegotiationScene
 
+
 def apply_move(session: Negotiation, party: str, move: Move) -> Record:
     """Play ``move`` for ``party`` (raises :class:`NegotiationError` if illegal)."""
     terms = move.terms
@@ -22,11 +23,15 @@ def apply_move(session: Negotiation, party: str, move: Move) -> Record:
     return session.play(party, move.kind, move.terms_dict)
 
 
-def run_negotiation(scene: NegotiationScene, negotiators: Mapping[str, Negotiator],
-                    max_steps: int | None = None, *, on_move: Callable[[str, Move], None] | None = None,
-                    utilities: Mapping[str, UtilityFunction] | None = None,
-                    analysis: NegotiationAnalysis | None = None,
-                    ) -> tuple[Negotiation, OutcomeMetrics]:
+def run_negotiation(
+    scene: NegotiationScene,
+    negotiators: Mapping[str, Negotiator],
+    max_steps: int | None = None,
+    *,
+    on_move: Callable[[str, Move], None] | None = None,
+    utilities: Mapping[str, UtilityFunction] | None = None,
+    analysis: NegotiationAnalysis | None = None,
+) -> tuple[Negotiation, OutcomeMetrics]:
     """Let two negotiators play ``scene`` to the end; return the session and its metrics.
 
     The protocol closes the session after at most ``2 * deadline`` moves;
@@ -41,13 +46,15 @@ def run_negotiation(scene: NegotiationScene, negotiators: Mapping[str, Negotiato
     session = Negotiation(scene, utilities=utilities, analysis=analysis)
     for pid in session.parties:
         if pid not in negotiators:
-            raise InputError(f"no negotiator for party {pid!r}",
-                             hint=did_you_mean(pid, [str(k) for k in negotiators])
-                             or f"parties are {', '.join(session.parties)}")
+            raise InputError(
+                f"no negotiator for party {pid!r}",
+                hint=did_you_mean(pid, [str(k) for k in negotiators]) or f"parties are {', '.join(session.parties)}",
+            )
     extra = set(negotiators) - set(session.parties)
     if extra:
-        raise InputError(f"negotiators for unknown parties {sorted(extra)!r}",
-                         hint=f"parties are {', '.join(session.parties)}")
+        raise InputError(
+            f"negotiators for unknown parties {sorted(extra)!r}", hint=f"parties are {', '.join(session.parties)}"
+        )
     steps = 0
     while session.is_open and (max_steps is None or steps < max_steps):
         party = session.turn

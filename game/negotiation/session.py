@@ -25,8 +25,8 @@ from game.core.errors import ActionError, SaveError, did_you_mean
 
 if TYPE_CHECKING:
     from game.negotiation.metrics import NegotiationAnalysis, OutcomeMetrics
-    from game.negotiation.utility import UtilityFunction
     from game.negotiation.spec import NegotiationScene
+    from game.negotiation.utility import UtilityFunction
 
 Terms = tuple[tuple[str, str], ...]
 STATUSES = ("open", "agreement", "no_agreement", "walked_away")
@@ -61,9 +61,14 @@ def _quote(xs) -> str:
 class Negotiation:
     """State of one negotiation between the two parties of a scene."""
 
-    def __init__(self, scene: NegotiationScene, *, first: str | None = None,
-                 utilities: Mapping[str, UtilityFunction] | None = None,
-                 analysis: NegotiationAnalysis | None = None):
+    def __init__(
+        self,
+        scene: NegotiationScene,
+        *,
+        first: str | None = None,
+        utilities: Mapping[str, UtilityFunction] | None = None,
+        analysis: NegotiationAnalysis | None = None,
+    ):
         self.scene = scene
         self.parties: tuple[str, str] = tuple(p.id for p in scene.parties)  # type: ignore[assignment]
         if len(self.parties) != 2 or self.parties[0] == self.parties[1]:
@@ -74,8 +79,10 @@ class Negotiation:
         self.deadline: int = scene.deadline
         opener = first if first is not None else (scene.first or self.parties[0])
         if opener not in self.parties:
-            raise NegotiationError(f"unknown opening party {opener!r}; parties are {_quote(self.parties)}",
-                                   hint=did_you_mean(opener, self.parties))
+            raise NegotiationError(
+                f"unknown opening party {opener!r}; parties are {_quote(self.parties)}",
+                hint=did_you_mean(opener, self.parties),
+            )
         self.first: str = opener
         self._order = (opener, self.opponent(opener))
         if utilities is None and analysis is not None:
@@ -183,8 +190,9 @@ class Negotiation:
         """Accept the opponent's standing offer: the talks end in agreement."""
         self._check_turn(party, "accept")
         if self._standing is None or self._standing[0] == party:
-            raise NegotiationError("there is no offer to accept",
-                                   hint=f"make an offer with {_quote(self.issues)}, or walk away")
+            raise NegotiationError(
+                "there is no offer to accept", hint=f"make an offer with {_quote(self.issues)}, or walk away"
+            )
         t = self._standing[1]
         self._agreement = t
         self._status = "agreement"
@@ -217,8 +225,7 @@ class Negotiation:
             return self.reject(party)
         if kind == "walk_away":
             return self.walk_away(party)
-        raise NegotiationError(f"unknown move {kind!r}; moves are {_quote(MOVES)}",
-                               hint=did_you_mean(kind, MOVES))
+        raise NegotiationError(f"unknown move {kind!r}; moves are {_quote(MOVES)}", hint=did_you_mean(kind, MOVES))
 
     def is_checked(self, terms: Any) -> bool:
         """Whether ``terms`` is already what :meth:`check_terms` returns for a valid offer: a
@@ -229,10 +236,10 @@ class Negotiation:
         if type(terms) is not tuple or len(terms) != len(self._value_sets):
             return False
         for pair, (name, ok) in zip(terms, self._value_sets.items()):
-            if type(pair) is not tuple or len(pair) != 2 or pair[0] != name:
+            if type(pair) is not tuple or len(pair) != 2:
                 return False
-            v = pair[1]
-            if type(v) is not str or v not in ok:
+            i, v = pair
+            if type(i) is not str or i != name or type(v) is not str or v not in ok:
                 return False
         self._checked[id(terms)] = terms
         return True
@@ -257,24 +264,28 @@ class Negotiation:
                 raise NegotiationError(f"an offer must map issues to values, got {terms!r}") from None
         for issue, value in terms.items():
             if issue not in self.issues:
-                raise NegotiationError(f"unknown issue {issue!r}; issues are {_quote(self.issues)}",
-                                       hint=did_you_mean(issue, self.issues))
+                raise NegotiationError(
+                    f"unknown issue {issue!r}; issues are {_quote(self.issues)}", hint=did_you_mean(issue, self.issues)
+                )
             if not isinstance(value, str) or value not in self._value_sets[issue]:
                 vals = self.issues[issue]
-                raise NegotiationError(f"{value!r} is not a value of issue {issue!r}; "
-                                       f"choose one of {_quote(vals)}",
-                                       hint=did_you_mean(str(value), vals))
+                raise NegotiationError(
+                    f"{value!r} is not a value of issue {issue!r}; choose one of {_quote(vals)}",
+                    hint=did_you_mean(str(value), vals),
+                )
         if len(terms) != len(self.issues):
             missing = [i for i in self.issues if i not in terms]
-            raise NegotiationError(f"incomplete offer: no value for {_quote(missing)}; "
-                                   f"an offer names every issue ({_quote(self.issues)})",
-                                   hint=f"{missing[0]} is one of {_quote(self.issues[missing[0]])}")
+            raise NegotiationError(
+                f"incomplete offer: no value for {_quote(missing)}; an offer names every issue ({_quote(self.issues)})",
+                hint=f"{missing[0]} is one of {_quote(self.issues[missing[0]])}",
+            )
         return tuple((i, terms[i]) for i in self.issues)
 
     def _unknown_party(self, party: str) -> NegotiationError:
-        return NegotiationError(f"{party!r} is not a party to this negotiation; "
-                                f"parties are {_quote(self.parties)}",
-                                hint=did_you_mean(party, self.parties))
+        return NegotiationError(
+            f"{party!r} is not a party to this negotiation; parties are {_quote(self.parties)}",
+            hint=did_you_mean(party, self.parties),
+        )
 
     def _check_turn(self, party: str, what: str) -> None:
         if self._status != "open":
@@ -283,8 +294,9 @@ class Negotiation:
             raise self._unknown_party(party)
         turn = self._order[self._moves % 2]  # self.turn: the talks are open
         if party != turn:
-            raise NegotiationError(f"cannot {what}: it is the turn of {turn!r}, not {party!r}",
-                                   hint=f"wait for {turn!r} to move")
+            raise NegotiationError(
+                f"cannot {what}: it is the turn of {turn!r}, not {party!r}", hint=f"wait for {turn!r} to move"
+            )
 
     def _record(self, party: str, kind: str, terms: Terms | None) -> Record:
         rec = Record(min(self._moves // 2 + 1, self.deadline), party, kind, terms)  # self.round
@@ -302,6 +314,7 @@ class Negotiation:
         """Each party's utility function (built from the scene on first use)."""
         if self._utilities is None:
             from game.negotiation.utility import utilities_for
+
             self._utilities = utilities_for(self.scene)
         return self._utilities
 
@@ -310,6 +323,7 @@ class Negotiation:
         """Frontier, Nash and KS points of this scene (computed once)."""
         if self._analysis is None:
             from game.negotiation.metrics import NegotiationAnalysis
+
             self._analysis = NegotiationAnalysis(self.utilities)
         return self._analysis
 
@@ -332,8 +346,9 @@ class Negotiation:
             "round": self.round,
             "moves": self._moves,
             "turn": self.turn,
-            "standing": None if self._standing is None else
-            {"party": self._standing[0], "terms": dict(self._standing[1])},
+            "standing": None
+            if self._standing is None
+            else {"party": self._standing[0], "terms": dict(self._standing[1])},
             "agreement": self.agreement,
             "walked_away_by": self._walked,
             "history": [r.to_dict() for r in self._history],
@@ -347,29 +362,32 @@ class Negotiation:
         """
         try:
             if state.get("version") != STATE_VERSION:
-                raise SaveError(f"negotiation state version {state.get('version')!r}, "
-                                f"expected {STATE_VERSION}")
+                raise SaveError(f"negotiation state version {state.get('version')!r}, expected {STATE_VERSION}")
             if list(state.get("parties", ())) != list(self.parties):
-                raise SaveError(f"negotiation state is for parties {state.get('parties')!r}, "
-                                f"this scene has {list(self.parties)!r}")
+                raise SaveError(
+                    f"negotiation state is for parties {state.get('parties')!r}, this scene has {list(self.parties)!r}"
+                )
             if state.get("deadline", self.deadline) != self.deadline:
-                raise SaveError(f"negotiation state has deadline {state.get('deadline')!r}, "
-                                f"this scene has {self.deadline}")
-            replay = Negotiation(self.scene, first=state.get("first", self.first),
-                                        utilities=self._utilities, analysis=self._analysis)
+                raise SaveError(
+                    f"negotiation state has deadline {state.get('deadline')!r}, this scene has {self.deadline}"
+                )
+            replay = Negotiation(
+                self.scene, first=state.get("first", self.first), utilities=self._utilities, analysis=self._analysis
+            )
             for i, rec in enumerate(state.get("history", ())):
                 try:
                     replay.play(rec["party"], rec["kind"], rec.get("terms"))
                 except NegotiationError as e:
                     raise SaveError(f"negotiation history move {i}: {e.message}") from None
                 if rec.get("round", replay._history[-1].round) != replay._history[-1].round:
-                    raise SaveError(f"negotiation history move {i}: round {rec.get('round')!r} "
-                                    f"should be {replay._history[-1].round}")
+                    raise SaveError(
+                        f"negotiation history move {i}: round {rec.get('round')!r} "
+                        f"should be {replay._history[-1].round}"
+                    )
             got = replay.get_state()
             for key in ("status", "moves", "round", "turn", "standing", "agreement", "walked_away_by"):
                 if key in state and state[key] != got[key]:
-                    raise SaveError(f"negotiation state {key}={state[key]!r} does not match "
-                                    f"its history ({got[key]!r})")
+                    raise SaveError(f"negotiation state {key}={state[key]!r} does not match its history ({got[key]!r})")
         except NegotiationError as e:
             raise SaveError(f"bad negotiation state: {e.message}") from None
         except (KeyError, TypeError, AttributeError, ValueError) as e:
@@ -387,13 +405,20 @@ class Negotiation:
         return other
 
     @classmethod
-    def from_state(cls, scene: NegotiationScene, state: Mapping[str, Any], *,
-                   utilities: Mapping[str, UtilityFunction] | None = None) -> Negotiation:
+    def from_state(
+        cls,
+        scene: NegotiationScene,
+        state: Mapping[str, Any],
+        *,
+        utilities: Mapping[str, UtilityFunction] | None = None,
+    ) -> Negotiation:
         """A session of ``scene`` restored from ``state``."""
         s = cls(scene, utilities=utilities)
         s.set_state(state)
         return s
 
     def __repr__(self) -> str:
-        return (f"Negotiation({self.parties[0]!r} vs {self.parties[1]!r}, {self._status}, "
-                f"round {self.round}/{self.deadline}, turn={self.turn!r})")
+        return (
+            f"Negotiation({self.parties[0]!r} vs {self.parties[1]!r}, {self._status}, "
+            f"round {self.round}/{self.deadline}, turn={self.turn!r})"
+        )

@@ -16,17 +16,21 @@ from pydantic import Field, model_validator
 from game.core.specs import Id, Name, Spec, Unit
 from game.core.types import PLAYER
 
-_DEFAULT_NOTE = ("; required, except for the player's party in a trade scene, where it defaults to preferring "
-                 "a lower price (linear utility from 1 at the lowest price to 0 at the highest; as the seller, "
-                 "the reverse) with every other issue neutral (0.5) and weight 0")
+_DEFAULT_NOTE = (
+    "; required, except for the player's party in a trade scene, where it defaults to preferring "
+    "a lower price (linear utility from 1 at the lowest price to 0 at the highest; as the seller, "
+    "the reverse) with every other issue neutral (0.5) and weight 0"
+)
 
 
 class PartySpec(Spec):
     id: str = Field(description="'player' or an NPC id")
     weights: dict[Id, Annotated[float, Field(ge=0)]] | None = Field(
-        None, description="issue -> weight (normalised to sum 1)" + _DEFAULT_NOTE)
+        None, description="issue -> weight (normalised to sum 1)" + _DEFAULT_NOTE
+    )
     values: dict[Id, dict[Name, Unit]] | None = Field(
-        None, description="issue -> value -> utility of that value in [0, 1]" + _DEFAULT_NOTE)
+        None, description="issue -> value -> utility of that value in [0, 1]" + _DEFAULT_NOTE
+    )
     reservation: Unit = Field(0.0, description="utility of no agreement")
 
 
@@ -36,8 +40,7 @@ class TradeSpec(Spec):
     price_issue: Id = Field(description="issue whose agreed value is the price in gold")
 
 
-def trade_party_default(issues: dict[str, list[str]], trade: TradeSpec, seller: bool = False,
-                        ) -> dict[str, Any]:
+def trade_party_default(issues: dict[str, list[str]], trade: TradeSpec, seller: bool = False) -> dict[str, Any]:
     """The player's weights and values in a trade scene that does not spell them out: the price
     issue has weight 1 and utility linear in the price, 1 at the lowest and 0 at the highest
     (reversed for a ``seller``); every other issue has weight 0 and utility 0.5 for each value."""
@@ -66,9 +69,11 @@ class NegotiationScene(Spec):
     description: str = ""
     issues: dict[Id, list[Name]] = Field(min_length=1, description="issue -> possible values")
     parties: list[PartySpec] = Field(
-        min_length=1, max_length=2,
+        min_length=1,
+        max_length=2,
         description="the two parties; in a trade scene the player's party may be left out (it is then added "
-                    "first, with the default weights and values)")
+        "first, with the default weights and values)",
+    )
     deadline: int = Field(10, ge=1, description="rounds before the talks fail")
     first: str | None = Field(None, description="party who opens; defaults to the first")
     trade: TradeSpec | None = None

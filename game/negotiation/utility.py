@@ -63,8 +63,10 @@ class OutcomeSpace:
         for s in self.sizes:
             size *= s
         if size > MAX_OUTCOMES:
-            raise InputError(f"outcome space too large: {size} outcomes (limit {MAX_OUTCOMES})",
-                             hint="use fewer issues or fewer values per issue")
+            raise InputError(
+                f"outcome space too large: {size} outcomes (limit {MAX_OUTCOMES})",
+                hint="use fewer issues or fewer values per issue",
+            )
         self.size = size
         strides, acc = [], 1
         for s in reversed(self.sizes):
@@ -133,9 +135,14 @@ class UtilityFunction:
 
     __slots__ = ("party", "space", "weights", "reservation", "_value_utils", "_vector", "__weakref__")
 
-    def __init__(self, party: str, issues: Mapping[str, Sequence[str]],
-                 weights: Mapping[str, float], values: Mapping[str, Mapping[str, float]],
-                 reservation: float = 0.0):
+    def __init__(
+        self,
+        party: str,
+        issues: Mapping[str, Sequence[str]],
+        weights: Mapping[str, float],
+        values: Mapping[str, Mapping[str, float]],
+        reservation: float = 0.0,
+    ):
         self.party = party
         self.space = space_for(issues)
         raw = np.array([float(weights.get(i, 0.0)) for i in self.space.issues])
@@ -143,8 +150,7 @@ class UtilityFunction:
             raise InputError(f"party {party!r}: weights must be finite and non-negative")
         total = raw.sum()
         if total <= 0:
-            raise InputError(f"party {party!r}: weights sum to zero",
-                             hint="give some issue a positive weight")
+            raise InputError(f"party {party!r}: weights sum to zero", hint="give some issue a positive weight")
         w = raw / total
         self.weights: dict[str, float] = dict(zip(self.space.issues, map(float, w)))
         vus = []
@@ -204,8 +210,7 @@ class UtilityFunction:
         return float(self._vector.min())
 
     def __repr__(self) -> str:
-        return (f"UtilityFunction({self.party!r}, weights={self.weights!r}, "
-                f"reservation={self.reservation!r})")
+        return f"UtilityFunction({self.party!r}, weights={self.weights!r}, reservation={self.reservation!r})"
 
 
 def utilities_for(scene: NegotiationScene) -> dict[str, UtilityFunction]:

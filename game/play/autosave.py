@@ -99,6 +99,7 @@ def farewell(game, saves_base, write) -> None:
             to_terminal(text)
         except (OSError, ValueError):  # the terminal is gone (SIGHUP, closed pipe): keep saving
             pass
+
     st = game.engine.state
     write(f"Score {st.score}, quests {len(st.quests_done)}/{len(game.spec.quests)}, turn {st.turn}.")
     if st.done and game.insights is not None:

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from game.core import seeds
 from game.core.errors import InputError
 from game.core.types import PLAYER
 from game.engine.loop import Engine
@@ -48,6 +47,7 @@ def llm_client(llm: Any, config: GameConfig) -> Any:
     if llm is None and config.llm is None:
         return None
     from agents.llm.config import LLMConfig
+
     if llm is None:
         settings = {k: v for k, v in config.llm.model_dump().items() if v is not None}
         llm = LLMConfig.from_env(**settings)
@@ -59,12 +59,14 @@ def llm_client(llm: Any, config: GameConfig) -> Any:
 def new_client(config: Any, seed: int) -> Any:
     """An ``agents.llm.LLMClient`` for an ``LLMConfig``, its retry jitter seeded from the game seed."""
     from agents.llm.client import LLMClient
-    return LLMClient(config, rng=np.random.default_rng([seed, 7]))
+
+    return LLMClient(config, rng=seeds.rng(seed, "llm", "client"))
 
 
 def npc_agents(world: World, seed: int, llm: Any = None, llm_npcs: Any = ()) -> dict[str, Any]:
     """One agent per NPC from its spec (see ``agents.registry.npc_agents``)."""
     from agents.registry import npc_agents as build
+
     return build(world, seed, llm=llm, llm_npcs=llm_npcs)
 
 
@@ -77,15 +79,20 @@ def memory_for(spec: Any, memory: Any, config: GameConfig, insights: Any, keys: 
         return None
     if isinstance(memory, MemorySettings):
         from memory.config import MemoConfig
+
         settings = memory
-        memory = {"embedder": settings.embedder, "store": settings.store,
-                  "config": MemoConfig.model_validate(settings.memo or {})}
+        memory = {
+            "embedder": settings.embedder,
+            "store": settings.store,
+            "config": MemoConfig.model_validate(settings.memo or {}),
+        }
         if settings.chroma_host is not None:
             memory["store_options"] = {"host": settings.chroma_host, "port": settings.chroma_port}
     if isinstance(memory, dict) and memory.get("store") == "chroma":
         memory = with_game_collection(memory, spec.id, config.seed)
     if isinstance(memory, dict):
         from memory.runtime import GameMemory
+
         priors = None
         if insights is not None:
             priors = {agent: insights.context_lines(key) for agent, key in keys.items()}
@@ -97,6 +104,7 @@ def with_game_collection(memory: dict, world_id: str, seed: int) -> dict:
     """Chroma memory options with the game's own collection (``memory.store.game_collection``:
     world, seed and a new game id), unless they name one already (a loaded game's)."""
     from memory.store_chroma import game_collection
+
     options = dict(memory.get("store_options") or {})
     if "collection" not in options:
         options["collection"] = game_collection(world_id, seed)
@@ -108,20 +116,24 @@ def facts_for(spec: Any, memory: Any, llm: Any, jury: bool, decide: Any = None) 
     ``decide``: the engine's ``decide``; the jury's verdicts are then recorded in the transcript
     as decisions (``memory.jury.RecordedJury``), so a replay needs no LLM."""
     from memory.fact_listener import WorldFacts
+
     bank = memory.bank if memory is not None else None
     judge = None
     if jury:
         if llm is None:
             raise InputError("the LLM jury needs an LLM endpoint", hint="pass --llm URL with --llm-jury")
         from memory.jury import LLMJury, RecordedJury
+
         judge = LLMJury(llm) if decide is None else RecordedJury(LLMJury(llm), decide)
     extractor = None
     if jury and decide is not None:  # the gate asks the LLM: it also reads what the rules cannot
         from memory.extract_llm import LLMExtractor
         from memory.lexicon import Lexicon
+
         extractor = LLMExtractor(llm, Lexicon.from_spec(spec), decide)
-    facts = WorldFacts(spec, embedder=bank.embedder if bank is not None else None, bank=bank, jury=judge,
-                       extractor=extractor)
+    facts = WorldFacts(
+        spec, embedder=bank.embedder if bank is not None else None, bank=bank, jury=judge, extractor=extractor
+    )
     if memory is not None:  # agent memory stores the claims the gate reads from free text too
         memory.claims_of = facts.claims_of
     return facts
@@ -134,8 +146,10 @@ def check_memo_llm(paths: list[str], client: Any, memory: Any) -> None:
         return
     flag = f"--memo-llm {','.join(paths)}"
     if client is None:
-        raise InputError(f"{flag} needs an LLM endpoint", hint="add --llm URL (e.g. --llm http://localhost:11434/v1 "
-                                                               "--model llama3.1), or leave --memo-llm out")
+        raise InputError(
+            f"{flag} needs an LLM endpoint",
+            hint="add --llm URL (e.g. --llm http://localhost:11434/v1 --model llama3.1), or leave --memo-llm out",
+        )
     if memory is None:
         raise InputError(f"{flag} needs agent memory", hint="drop --no-memory, or leave --memo-llm out")
 
@@ -148,6 +162,7 @@ def memo_llm_for(memory: Any, client: Any, paths: list[str], clock: Any) -> Any:
     if not paths:
         return None
     from agents.memo_llm import MemoLLM
+
     memo = MemoLLM(client, clock)
     if "summarise" in paths:
         memory.optimizer.summariser = memo.summarise
@@ -161,6 +176,7 @@ def memo_llm_for(memory: Any, client: Any, paths: list[str], clock: Any) -> Any:
 def insight_bank(insights: Any, config: GameConfig) -> Any:
     if insights is None and config.insights is not None:
         from memory.insights import InsightBank
+
         insights = InsightBank(config.insights)
     return insights
 
@@ -177,15 +193,24 @@ def heard_by(who: str, listener: Any) -> Any:
     """``listener`` for the events ``who`` perceives only: world-fact memory is the player's
     journal and the trust it reads, so it hears what the player hears (never a claim made out
     of earshot)."""
+
     def hear(event: Any) -> None:
         if who in event.perceivers:
             listener(event)
+
     return hear
 
 
-def compose(world: World | str | Path, config: GameConfig, transcript_path: str | Path | None = None, *,
-            agents: dict[str, Any] | None = None, memory: Any = None, insights: Any = None,
-            llm: Any = None) -> Parts:
+def compose(
+    world: World | str | Path,
+    config: GameConfig,
+    transcript_path: str | Path | None = None,
+    *,
+    agents: dict[str, Any] | None = None,
+    memory: Any = None,
+    insights: Any = None,
+    llm: Any = None,
+) -> Parts:
     """Build a game's parts. ``agents``, ``memory`` (a ``GameMemory`` or its options), ``insights``
     (an ``InsightBank``) and ``llm`` (an ``LLMClient`` or ``LLMConfig``) are live parts that
     replace what ``config`` would build; listeners are wired in order: memory, then facts."""
@@ -207,5 +232,15 @@ def compose(world: World | str | Path, config: GameConfig, transcript_path: str 
     if config.facts:
         facts = facts_for(w.spec, mem, client, config.jury, engine.decide)
         engine.listeners.append(heard_by(PLAYER, facts.on_event))
-    return Parts(world=w, config=config, transcript=transcript, llm=client, agents=agents, engine=engine,
-                 memory=mem, facts=facts, insights=insights, memo_llm=memo)
+    return Parts(
+        world=w,
+        config=config,
+        transcript=transcript,
+        llm=client,
+        agents=agents,
+        engine=engine,
+        memory=mem,
+        facts=facts,
+        insights=insights,
+        memo_llm=memo,
+    )

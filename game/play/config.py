@@ -36,8 +36,11 @@ def memo_llm_paths(value: Any) -> list[str]:
             wanted.add(name)
         else:
             hint = did_you_mean(name, [*MEMO_LLM_PATHS, "all"])
-            raise ValueError(f"unknown MEMO LLM path {name!r}" + (f" ({hint})" if hint else "")
-                             + f"; the paths are {', '.join(MEMO_LLM_PATHS)} (or all)")
+            raise ValueError(
+                f"unknown MEMO LLM path {name!r}"
+                + (f" ({hint})" if hint else "")
+                + f"; the paths are {', '.join(MEMO_LLM_PATHS)} (or all)"
+            )
     return [p for p in MEMO_LLM_PATHS if p in wanted]
 
 
@@ -50,8 +53,9 @@ class MemorySettings(_Config):
 
     embedder: str = Field("minilm", description="minilm (the bundled MiniLM) or hash (fast, for tests)")
     store: Literal["flat", "chroma"] = "flat"
-    chroma_host: str | None = Field(None, min_length=1, description="a Chroma server (store chroma; None: an "
-                                                                    "embedded in-memory collection)")
+    chroma_host: str | None = Field(
+        None, min_length=1, description="a Chroma server (store chroma; None: an embedded in-memory collection)"
+    )
     chroma_port: int = Field(8000, ge=1, le=65535, description="the Chroma server's port")
     memo: dict[str, Any] | None = Field(None, description="memory.config.MemoConfig fields (None: defaults)")
 
@@ -77,16 +81,20 @@ class GameConfig(_Config):
 
     world: str = Field(description="a world folder, its world.toml, or a world id under ./worlds")
     seed: int = Field(0, ge=0)
-    player: str = Field("human", description="the player's seat: human, autopilot, llm, script:FILE, "
-                                             "or module:function (a str -> str callable)")
+    player: str = Field(
+        "human",
+        description="the player's seat: human, autopilot, llm, script:FILE, or module:function (a str -> str callable)",
+    )
     memory: MemorySettings | None = None
     facts: bool = Field(True, description="NPC claims go through the consistency gate; Σ-Mem learns trust")
     jury: bool = Field(False, description="the gate also asks the LLM (needs llm)")
     llm: LLMSettings | None = None
     llm_npcs: Literal["all"] | list[str] = Field("all", description="NPCs the LLM drives (when llm is set)")
-    memo_llm: list[str] = Field(default_factory=list,
-                                description="MEMO paths the LLM drives (needs an LLM and memory): summarise, "
-                                            "reflect, importance, insights; a comma list or 'all' is accepted")
+    memo_llm: list[str] = Field(
+        default_factory=list,
+        description="MEMO paths the LLM drives (needs an LLM and memory): summarise, "
+        "reflect, importance, insights; a comma list or 'all' is accepted",
+    )
     insights: str | None = Field(None, description="path of the cross-game insight bank (needs memory)")
     trust: bool = Field(True, description="the autopilot reads the game's Σ-Mem")
 
@@ -117,8 +125,11 @@ class EpisodeConfig(_Config):
     negotiators: list[str] | None = Field(None, description="negotiation: a kind per party (None: the NPCs' own)")
     turns: int | None = Field(None, ge=0, description="stop after this many turns (None: the world's limit)")
     transcript: bool = Field(False, description="keep the transcript text in the result")
-    keep_memory: bool = Field(False, description="keep the game's Chroma server collection after the episode "
-                                                 "(by default an episode drops the collection it made)")
+    keep_memory: bool = Field(
+        False,
+        description="keep the game's Chroma server collection after the episode "
+        "(by default an episode drops the collection it made)",
+    )
 
     @model_validator(mode="after")
     def _fits_kind(self) -> EpisodeConfig:

@@ -19,13 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from game.council.debaters import ScriptedDebater, View
-from game.world.council_tasks import PERSUADABLE, task_from_scene
+from game.core.seeds import seed_tree
 from game.council.context import Context, MaskingConfig
-from memory.debate_masking import Masker
+from game.council.debaters import ScriptedDebater, View
 from game.council.runner import view_for
 from game.council.session import CouncilConfig, CouncilError, CouncilSession, Reply, Statement
 from game.council.tasks import Evidence
+from game.world.council_tasks import PERSUADABLE, task_from_scene
+from memory.debate_masking import Masker
 
 if TYPE_CHECKING:
     from memory.embedder import Embedder
@@ -61,9 +62,16 @@ class SceneDebate:
     """The debate of council scene ``scene_id`` in ``spec``, replayed from ``log`` (a list kept in
     the scene's state; this object appends to it)."""
 
-    def __init__(self, spec: Any, scene_id: str, seed: int, log: list[dict[str, Any]] | None,
-                 embedder: Embedder | None = None, names: dict[str, str] | None = None,
-                 keep: Callable[[list[dict[str, Any]]], None] | None = None):
+    def __init__(
+        self,
+        spec: Any,
+        scene_id: str,
+        seed: int,
+        log: list[dict[str, Any]] | None,
+        embedder: Embedder | None = None,
+        names: dict[str, str] | None = None,
+        keep: Callable[[list[dict[str, Any]]], None] | None = None,
+    ):
         """``log``: the debate so far (None: not begun); ``keep(log)`` stores a new log in the
         scene's state when the first thing happens (reading a debate never changes the game)."""
         self.spec = spec
@@ -72,13 +80,19 @@ class SceneDebate:
         if cfg is None:
             raise ValueError(f"council scene {scene_id!r} declares no debate")
         self.seed = int(seed)
+        self._debaters = seed_tree(self.seed).child("council", "scene", scene_id, "debater")
         self.log: list[dict[str, Any]] = [] if log is None else log
         self._keep = keep if log is None else None
         self.names = names or {}
         self.masking = MaskingConfig(mode=cfg.masking, budget=cfg.budget)
         # the council debates all its rounds (the player calls the vote): no early consensus stop
-        self.config = CouncilConfig(max_rounds=self.scene.max_rounds, min_rounds=self.scene.max_rounds,
-                                    speaker_policy=cfg.speaker_policy, crux_guard=False, seed=self.seed)
+        self.config = CouncilConfig(
+            max_rounds=self.scene.max_rounds,
+            min_rounds=self.scene.max_rounds,
+            speaker_policy=cfg.speaker_policy,
+            crux_guard=False,
+            seed=self.seed,
+        )
         self._embedder = embedder
         self._masker: Masker | None = None
         self.session = CouncilSession(task_from_scene(spec, scene_id), self.config)
@@ -100,9 +114,19 @@ class SceneDebate:
         kind = op["op"]
         if kind == "say":
             r = op["reply"]
-            return s.say(op["member"], Reply(_text(r["kind"]), _text(r["text"]), _share(r["stance"]),
-                                             _share(r["confidence"]), r.get("evidence"), r.get("target"),
-                                             r.get("aspect")), int(op.get("tokens", 0)))
+            return s.say(
+                op["member"],
+                Reply(
+                    _text(r["kind"]),
+                    _text(r["text"]),
+                    _share(r["stance"]),
+                    _share(r["confidence"]),
+                    r.get("evidence"),
+                    r.get("target"),
+                    r.get("aspect"),
+                ),
+                int(op.get("tokens", 0)),
+            )
         if kind == "end":
             s.end_round()
             return None
@@ -110,8 +134,13 @@ class SceneDebate:
             return s.hear(_text(op["speaker"]), _text(op["text"]))
         if kind == "bring":
             p = op.get("persuadability")
-            return s.bring(op["member"], Evidence.model_validate(op["evidence"]), _share(op["stance"]), op.get("text"),
-                           None if p is None else _share(p))
+            return s.bring(
+                op["member"],
+                Evidence.model_validate(op["evidence"]),
+                _share(op["stance"]),
+                op.get("text"),
+                None if p is None else _share(p),
+            )
         raise ValueError(f"unknown debate op {kind!r}")
 
     def _do(self, op: dict[str, Any]) -> Statement | None:
@@ -129,6 +158,7 @@ class SceneDebate:
         if self._masker is None:
             if self._embedder is None:
                 from memory.embedder import get_embedder
+
                 self._embedder = get_embedder("hash")
             self._masker = Masker(self.masking, self._embedder)
         return self._masker
@@ -164,11 +194,23 @@ class SceneDebate:
             if words:
                 reply = Reply("argument", words, s.stances[member], VOICED)
             else:
-                reply = ScriptedDebater(seed=[self.seed, s.members.index(member), s.round]).respond(view)
-            self._do({"op": "say", "member": member, "tokens": view.context.tokens,
-                      "reply": {"kind": reply.kind, "text": self._named(reply.text), "stance": reply.stance,
-                                "confidence": reply.confidence, "evidence": reply.evidence,
-                                "target": reply.target, "aspect": reply.aspect}})
+                reply = ScriptedDebater(seed=self._debaters.child(member, s.round)).respond(view)
+            self._do(
+                {
+                    "op": "say",
+                    "member": member,
+                    "tokens": view.context.tokens,
+                    "reply": {
+                        "kind": reply.kind,
+                        "text": self._named(reply.text),
+                        "stance": reply.stance,
+                        "confidence": reply.confidence,
+                        "evidence": reply.evidence,
+                        "target": reply.target,
+                        "aspect": reply.aspect,
+                    },
+                }
+            )
         self._do({"op": "end"})
         return s.history[start:]
 
@@ -185,12 +227,25 @@ class SceneDebate:
         if not s.is_open or member not in s.members or eid in s.task.by_id():
             return None
         said = f"I have seen the {name} myself: {description}" if description else f"I have seen the {name} myself."
-        ev = Evidence(id=eid, aspect=f"the {name}", direction=1, weight=self.scene.debate.evidence_weight,
-                      text=f"The {name}: {description}" if description else f"The {name}",
-                      gist=(description or name)[:60])
+        ev = Evidence(
+            id=eid,
+            aspect=f"the {name}",
+            direction=1,
+            weight=self.scene.debate.evidence_weight,
+            text=f"The {name}: {description}" if description else f"The {name}",
+            gist=(description or name)[:60],
+        )
         # a member won over by evidence is as firm as one who took a side from the start
-        return self._do({"op": "bring", "member": member, "stance": WON, "persuadability": PERSUADABLE["for"],
-                         "evidence": ev.model_dump(), "text": said})
+        return self._do(
+            {
+                "op": "bring",
+                "member": member,
+                "stance": WON,
+                "persuadability": PERSUADABLE["for"],
+                "evidence": ev.model_dump(),
+                "text": said,
+            }
+        )
 
     def _named(self, text: str) -> str:
         """Member ids in a debater's words, as the world names them."""

@@ -19,11 +19,17 @@ if TYPE_CHECKING:
     from memory.embedder import Embedder
 
 
-def run_debate(task: CouncilTask, config: CouncilConfig | None = None, masking: MaskingConfig | None = None,
-               debaters: Mapping[str, Debater] | None = None, *, embedder: Embedder | None = None,
-               debater_config: DebaterConfig | None = None,
-               on_statement: Callable[[Statement, View], None] | None = None,
-               metrics: bool = True) -> tuple[CouncilSession, DebateMetrics | None]:
+def run_debate(
+    task: CouncilTask,
+    config: CouncilConfig | None = None,
+    masking: MaskingConfig | None = None,
+    debaters: Mapping[str, Debater] | None = None,
+    *,
+    embedder: Embedder | None = None,
+    debater_config: DebaterConfig | None = None,
+    on_statement: Callable[[Statement, View], None] | None = None,
+    metrics: bool = True,
+) -> tuple[CouncilSession, DebateMetrics | None]:
     """Debate ``task`` to the vote; returns the session and (``metrics``) its metrics.
 
     ``debaters`` default to scripted ones seeded from ``config.seed``; ``embedder`` (default: the
@@ -32,6 +38,7 @@ def run_debate(task: CouncilTask, config: CouncilConfig | None = None, masking: 
     masking = masking or MaskingConfig()
     if embedder is None:
         from memory.embedder import get_embedder
+
         embedder = get_embedder("hash")
     session = CouncilSession(task, config)
     debaters = dict(debaters) if debaters is not None else scripted_council(task, config.seed, debater_config)

@@ -15,13 +15,7 @@ from game.core.text import shown
 from game.core.types import PLAYER, Action
 from game.engine.loop import Engine, ReplayDivergence
 from game.engine.state import state_hash
-from game.play.save_files import (
-    TRANSCRIPT_FILE,
-    open_save,
-    resolve,
-    save_folder,
-    write_save,
-)
+from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve, save_folder, write_save
 from game.play.transcript import Transcript
 from game.play.wiring import engine_defaults
 from game.play.worlds import load_world
@@ -37,9 +31,11 @@ def save_game(game: Game, name: str, base: str | Path | None = None) -> Path:
     folder = save_folder(name, base)
     engine, components = game.engine.get_state(), game.components()
     payload = {
-        "world": {"id": game.spec.id, "hash": game.world.content_hash,
-                  "path": str(game.world.folder.resolve())},
-        "seed": game.seed, "turn": game.engine.state.turn, "engine": engine, "components": components,
+        "world": {"id": game.spec.id, "hash": game.world.content_hash, "path": str(game.world.folder.resolve())},
+        "seed": game.seed,
+        "turn": game.engine.state.turn,
+        "engine": engine,
+        "components": components,
         # where the LLM NPCs were served from (never the key), so a resumed game can say so
         "llm": game.llm.config.public_dict() if game.llm is not None else None,
     }
@@ -54,37 +50,66 @@ def memory_settings(data: dict[str, Any], where: Path) -> dict[str, Any] | None:
         return None
     try:
         from memory.config import MemoConfig
-        memory = {"embedder": mem_state["embedder"], "store": mem_state.get("store", "flat"),
-                  "config": MemoConfig.model_validate(mem_state["config"])}
+
+        memory = {
+            "embedder": mem_state["embedder"],
+            "store": mem_state.get("store", "flat"),
+            "config": MemoConfig.model_validate(mem_state["config"]),
+        }
     except Exception as e:
         raise SaveError(f"{where}: memory settings are damaged ({type(e).__name__}: {e})") from None
     if memory["store"] not in ("flat", "chroma"):
         memory["store"] = "flat"
     server = mem_state.get("store_options")
     if memory["store"] == "chroma" and server:  # a Chroma server: reopen the game's own collection
-        if not (isinstance(server, dict) and isinstance(server.get("host"), str)
-                and isinstance(server.get("port"), int) and isinstance(server.get("collection"), str)):
-            raise SaveError(f"{where}: memory settings are damaged (store_options {shown(repr(server))})",
-                            hint="the file was left as it is")
+        if not (
+            isinstance(server, dict)
+            and isinstance(server.get("host"), str)
+            and isinstance(server.get("port"), int)
+            and isinstance(server.get("collection"), str)
+        ):
+            raise SaveError(
+                f"{where}: memory settings are damaged (store_options {shown(repr(server))})",
+                hint="the file was left as it is",
+            )
         memory["store_options"] = {k: server[k] for k in ("host", "port", "collection")}
     from memory.embedder import KINDS as EMBEDDERS
+
     if memory["embedder"] not in EMBEDDERS:
-        raise SaveError(f"{where}: memory settings are damaged (embedder {shown(repr(memory['embedder']))} "
-                        f"is not {' or '.join(EMBEDDERS)})", hint="the file was left as it is")
+        raise SaveError(
+            f"{where}: memory settings are damaged (embedder {shown(repr(memory['embedder']))} "
+            f"is not {' or '.join(EMBEDDERS)})",
+            hint="the file was left as it is",
+        )
     return memory
 
 
-def load_game(cls: type, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None,
-              llm: Any = None, llm_npcs: Any = "all", jury: bool = False, inside: bool = False,
-              memo_llm: Any = ()) -> Any:
+def load_game(
+    cls: type,
+    ref: str | Path,
+    base: str | Path | None = None,
+    world_path: str | Path | None = None,
+    llm: Any = None,
+    llm_npcs: Any = "all",
+    jury: bool = False,
+    inside: bool = False,
+    memo_llm: Any = (),
+) -> Any:
     """Load a save into a new ``cls`` game (see ``Game.load``)."""
     folder = resolve(ref, base, inside=inside)
     data, transcript = open_save(folder)
     where = folder / "save.json"
     check_hash(data, where)
     world = world_for(data, where, world_path)
-    game = cls(world, seed=data["seed"], memory=memory_settings(data, where), llm=llm,
-               llm_npcs=llm_npcs if llm_npcs == "all" else sorted(llm_npcs), jury=jury, memo_llm=memo_llm)
+    game = cls(
+        world,
+        seed=data["seed"],
+        memory=memory_settings(data, where),
+        llm=llm,
+        llm_npcs=llm_npcs if llm_npcs == "all" else sorted(llm_npcs),
+        jury=jury,
+        memo_llm=memo_llm,
+    )
     game.saved_llm = data.get("llm")
     game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
     try:
@@ -100,8 +125,9 @@ def load_game(cls: type, ref: str | Path, base: str | Path | None = None, world_
             if "debate" in st and getattr(game.spec.scenes[sid], "debate", None) is not None:
                 game.engine.council_debate(sid)
     except Exception as e:  # any damage inside the state is the save's fault, never a crash
-        raise SaveError(f"{where}: engine state is damaged ({type(e).__name__}: {e})",
-                        hint="the file was left as it is") from None
+        raise SaveError(
+            f"{where}: engine state is damaged ({type(e).__name__}: {e})", hint="the file was left as it is"
+        ) from None
     game.transcript.records = [line for line in transcript.split("\n") if line]  # not splitlines: \x85, \u2028 are text
     if game.facts is not None and "facts" not in data["components"]:
         # a save from before world-fact memory: hear the game again, without a jury (a replay
@@ -121,8 +147,11 @@ def save_header(data: dict[str, Any]) -> dict[str, Any]:
     is left out on purpose: it only says where to look, and the world found is checked
     against the hash; ``llm`` only records where the NPCs spoke from; the transcript is bound
     by its own digest and checked by replay."""
-    return {"seed": data["seed"], "turn": data["turn"],
-            "world": {"id": data["world"]["id"], "hash": data["world"]["hash"]}}
+    return {
+        "seed": data["seed"],
+        "turn": data["turn"],
+        "world": {"id": data["world"]["id"], "hash": data["world"]["hash"]},
+    }
 
 
 def save_hash(engine: dict[str, Any], components: dict[str, Any], header: dict[str, Any] | None = None) -> str:
@@ -140,18 +169,19 @@ def check_hash(data: dict[str, Any], where: Path) -> None:
     hint = "the save was edited or damaged; it was left as it is"
     engine = data["engine"]
     if "seed" in engine and engine["seed"] != data["seed"]:
-        raise SaveError(f"{where}: seed {data['seed']} does not match the engine's seed {engine['seed']!r}",
-                        hint=hint)
+        raise SaveError(f"{where}: seed {data['seed']} does not match the engine's seed {engine['seed']!r}", hint=hint)
     if engine["state"].get("turn") != data["turn"]:
-        raise SaveError(f"{where}: turn {data['turn']} does not match the engine's turn "
-                        f"{engine['state'].get('turn')!r}", hint=hint)
+        raise SaveError(
+            f"{where}: turn {data['turn']} does not match the engine's turn {engine['state'].get('turn')!r}", hint=hint
+        )
     want = data["state_hash"]
     if want == save_hash(engine, data["components"], save_header(data)):
         return
     if want == save_hash(engine, data["components"]):
         return  # a save made before the hash covered the seed, turn and world
-    raise SaveError(f"{where}: state hash mismatch (the seed, turn, world or game state is not what was saved)",
-                    hint=hint)
+    raise SaveError(
+        f"{where}: state hash mismatch (the seed, turn, world or game state is not what was saved)", hint=hint
+    )
 
 
 def world_for(data: dict[str, Any], where: Path, world_path: str | Path | None) -> World:
@@ -166,16 +196,18 @@ def world_for(data: dict[str, Any], where: Path, world_path: str | Path | None) 
         except InputError as e:
             last = e
     if world is None:
-        raise SaveError(f"{where}: cannot find world {wanted['id']!r} (was at {wanted['path']})",
-                        hint="pass the world folder: parley play WORLD --load SAVE") from last
+        raise SaveError(
+            f"{where}: cannot find world {wanted['id']!r} (was at {wanted['path']})",
+            hint="pass the world folder: parley play WORLD --load SAVE",
+        ) from last
     if world.spec.id != wanted["id"]:
         raise SaveError(f"{where}: save is for world {wanted['id']!r}, not {world.spec.id!r}")
     if world.content_hash != wanted["hash"]:
-        raise SaveError(f"{where}: world {world.spec.id!r} changed since this save "
-                        f"(hash {world.content_hash} vs {wanted['hash']})",
-                        hint="restore the world files the save was made with")
+        raise SaveError(
+            f"{where}: world {world.spec.id!r} changed since this save (hash {world.content_hash} vs {wanted['hash']})",
+            hint="restore the world files the save was made with",
+        )
     return world
-
 
 
 # --- replay ---------------------------------------------------------------------------------
@@ -253,8 +285,10 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
     report.parts["engine"] = (state_hash(eng.get_state()), want)
     if eng.replay_decisions:
         left = eng.replay_decisions[0]
-        report.diverged_at = (blamed(f"{left.get('kind')} by {left.get('who')!r}"),
-                              f"diverged: recorded {left.get('kind')} by {left.get('who')!r} was never asked for")
+        report.diverged_at = (
+            blamed(f"{left.get('kind')} by {left.get('who')!r}"),
+            f"diverged: recorded {left.get('kind')} by {left.get('who')!r} was never asked for",
+        )
         return report
     comps = data["components"]
     if facts is not None:
@@ -283,8 +317,8 @@ def transcript_records(text: str, tpath: Path) -> list[tuple[int, dict[str, Any]
 def blamed(what: str) -> str:
     """The part a cut-short replay blames: the gate when a jury verdict was out of step."""
     from memory.jury import JURY_KIND, JURY_WHO
-    return "gate" if f"{JURY_KIND} by {JURY_WHO!r}" in what or f"{JURY_KIND} for {JURY_WHO!r}" in what \
-        else "engine"
+
+    return "gate" if f"{JURY_KIND} by {JURY_WHO!r}" in what or f"{JURY_KIND} for {JURY_WHO!r}" in what else "engine"
 
 
 def replay_listeners(eng: Engine, data: dict[str, Any], where: Path, notes: list[str]) -> tuple[Any, Any]:
@@ -297,12 +331,14 @@ def replay_listeners(eng: Engine, data: dict[str, Any], where: Path, notes: list
     settings = memory_settings(data, where)
     if settings is not None:
         from memory.runtime import GameMemory
+
         mem = GameMemory(spec, embedder=settings["embedder"], store="flat", config=settings["config"])
         mem.priors = {k: list(v) for k, v in comps["memory"].get("priors", {}).items()}
         eng.listeners.append(mem.on_event)
     if "facts" not in comps:
-        notes.append("the save holds no world-fact state (world facts off, or an older save): "
-                      "gate, Σ-Mem and claims not checked")
+        notes.append(
+            "the save holds no world-fact state (world facts off, or an older save): gate, Σ-Mem and claims not checked"
+        )
         return mem, None
     return mem, replay_world_facts(eng, mem)
 
@@ -311,6 +347,7 @@ def replay_world_facts(eng: Engine, mem: Any = None) -> Any:
     """World-fact memory on a replaying engine: it asks for the gate's recorded decisions (jury
     verdicts, extractor answers) where the game made them."""
     from game.play.compose import facts_for
+
     facts = facts_for(eng.spec, mem, None, False)
     facts.gate._extractor = replay_extractor(eng, facts.lexicon)
     eng.listeners.append(replay_facts_listener(eng, facts))
@@ -332,6 +369,7 @@ def replay_extractor(eng: Engine, lexicon: Any) -> Any:
     """The claim extractor of a replay: the rules, and the LLM's recorded answers where the
     transcript has one next (a game played with ``--llm-jury`` asked the LLM what rules missed)."""
     from memory.extract_llm import EXTRACT_KIND, EXTRACT_WHO, LLMExtractor
+
     return LLMExtractor(None, lexicon, eng.decide, when=lambda: recorded_next(eng, EXTRACT_WHO, EXTRACT_KIND))
 
 
@@ -340,22 +378,28 @@ def replay_facts_listener(eng: Engine, facts: Any) -> Any:
     exactly when the transcript recorded a verdict next (among the gate's records next, for this
     turn): a game may have been played with the jury in one session and without it in another."""
     from memory.jury import JURY_KIND, JURY_WHO, RecordedJury
+
     jury = RecordedJury(None, eng.decide)
 
     def hear(event: Any) -> None:
         if PLAYER in event.perceivers:
             facts.gate.jury = jury if recorded_next(eng, JURY_WHO, JURY_KIND) else None
             facts.on_event(event)
+
     return hear
 
 
 def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[str, str]]:
     """(replayed, saved) digests of the gate, Σ-Mem and the claim log of world-fact memory."""
+
     def claims(st: dict[str, Any]) -> dict[str, Any]:
         return {k: st.get(k) for k in ("claims", "judged", "records")}
-    return {"gate": (state_hash(got["gate"]), state_hash(want.get("gate"))),
-            "sigma": (state_hash(got["sigma"]), state_hash(want.get("sigma"))),
-            "claims": (state_hash(claims(got)), state_hash(claims(want)))}
+
+    return {
+        "gate": (state_hash(got["gate"]), state_hash(want.get("gate"))),
+        "sigma": (state_hash(got["sigma"]), state_hash(want.get("sigma"))),
+        "claims": (state_hash(claims(got)), state_hash(claims(want))),
+    }
 
 
 def memory_body(st: dict[str, Any]) -> dict[str, Any]:
@@ -363,10 +407,12 @@ def memory_body(st: dict[str, Any]) -> dict[str, Any]:
     text, kind, scope, status, importance...), reflection pressure and finished quests. Reading
     memory (a context) is not in the transcript, so when memories were last read is left out."""
     bank, refl = st["bank"], st.get("reflector") or {}
-    return {"records": [{k: v for k, v in r.items() if k != "last_access"} for r in bank["records"]],
-            "corrections": list(bank.get("corrections", ())),
-            "reflector": {"pressure": dict(refl.get("pressure", {})), "tried": dict(refl.get("tried", {}))},
-            "quests_done": sorted(st.get("quests_done", ()))}
+    return {
+        "records": [{k: v for k, v in r.items() if k != "last_access"} for r in bank["records"]],
+        "corrections": list(bank.get("corrections", ())),
+        "reflector": {"pressure": dict(refl.get("pressure", {})), "tried": dict(refl.get("tried", {}))},
+        "quests_done": sorted(st.get("quests_done", ())),
+    }
 
 
 def memory_digest(mem: Any) -> str:
@@ -382,6 +428,7 @@ def saved_memory_digest(saved: dict[str, Any], like: Any) -> str:
     if not saved["bank"].get("corrections"):
         return state_hash(memory_body(saved))
     from memory.runtime import GameMemory
+
     copy = GameMemory(like.spec, embedder=like.bank.embedder, store="flat", config=like.cfg)
     copy.set_state(saved)
     return memory_digest(copy)

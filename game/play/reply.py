@@ -14,14 +14,14 @@ ReplyKind = Literal["turn", "clarify", "unknown", "meta", "over"]
 @dataclass(frozen=True)
 class JournalEntry:
     text: str
-    sources: tuple[str, ...] = ()   # display names of who said it
+    sources: tuple[str, ...] = ()  # display names of who said it
 
 
 @dataclass(frozen=True)
 class Journal:
     """What the player was told, what is disputed, what proved true or false, whom to trust."""
 
-    sections: tuple[tuple[str, tuple[JournalEntry, ...]], ...] = ()   # (title, entries), non-empty only
+    sections: tuple[tuple[str, tuple[JournalEntry, ...]], ...] = ()  # (title, entries), non-empty only
     trust: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = ()  # (NPC name, ((topic, score), ...))
 
     @property
@@ -39,8 +39,12 @@ class Journal:
         if self.trust:
             lines.append("Whom to trust, by what was verified:")
             for who, row in self.trust:
-                lines.append(f"  - {who}: " + ", ".join(
-                    f"{t.replace('_', ' ')} {'reliable' if s > 0 else 'caught lying'} ({s:+.2f})" for t, s in row))
+                lines.append(
+                    f"  - {who}: "
+                    + ", ".join(
+                        f"{t.replace('_', ' ')} {'reliable' if s > 0 else 'caught lying'} ({s:+.2f})" for t, s in row
+                    )
+                )
         return "\n".join(lines)
 
 
@@ -56,14 +60,14 @@ class Reply:
     """
 
     kind: ReplyKind
-    said: str = ""                              # the command (or agent reply) this answers
-    typed: bool = False                         # ``said`` was typed by a person (``Game.submit``)
-    command: str = ""                           # the move played, as a command line
+    said: str = ""  # the command (or agent reply) this answers
+    typed: bool = False  # ``said`` was typed by a person (``Game.submit``)
+    command: str = ""  # the move played, as a command line
     lines: tuple[str, ...] = ()
-    action: Action | None = None                # the move played (a turn)
-    fallback: str | None = None                 # why the seat's reply gave no usable command
+    action: Action | None = None  # the move played (a turn)
+    fallback: str | None = None  # why the seat's reply gave no usable command
     result: TurnResult | None = None
-    events: tuple[Event, ...] = ()              # the turn's events the viewer perceived
+    events: tuple[Event, ...] = ()  # the turn's events the viewer perceived
     question: str | None = None
     options: tuple[str, ...] = ()
     message: str | None = None
@@ -72,12 +76,12 @@ class Reply:
     journal: Journal | None = None
     score: int = 0
     score_change: int = 0
-    quests_done: tuple[str, ...] = ()           # quests completed by this turn
+    quests_done: tuple[str, ...] = ()  # quests completed by this turn
     done: bool = False
     won: bool = False
     turn: int = 0
-    llm: dict[str, Any] = field(default_factory=dict)   # LLM calls and tokens spent in this turn
-    outage: Exception | None = None             # the LLM endpoint failed during this turn
+    llm: dict[str, Any] = field(default_factory=dict)  # LLM calls and tokens spent in this turn
+    outage: Exception | None = None  # the LLM endpoint failed during this turn
 
     @property
     def text(self) -> str:

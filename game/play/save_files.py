@@ -67,8 +67,16 @@ TRANSCRIPT_FILE = "transcript.jsonl"
 LOCK_FILE = ".lock"  # the folder's lock (empty; kept between saves, deleted with the save)
 _PENDING = re.compile(r"transcript-[0-9a-f]{16}\.jsonl")  # a transcript written before its commit
 _TEMP = re.compile(r"\.(?:save\.json|transcript(?:-[0-9a-f]{16})?\.jsonl)\..+\.tmp")  # our temp files
-_REQUIRED = {"format_version": int, "world": dict, "seed": int, "turn": int, "engine": dict,
-             "components": dict, "state_hash": str, "transcript": str}
+_REQUIRED = {
+    "format_version": int,
+    "world": dict,
+    "seed": int,
+    "turn": int,
+    "engine": dict,
+    "components": dict,
+    "state_hash": str,
+    "transcript": str,
+}
 NAME_RULE = "a save name needs a letter or digit; use letters, digits, spaces, - or _"
 
 
@@ -104,8 +112,10 @@ def save_folder(name: str, base: str | Path | None = None) -> Path:
     root = saves_dir(base)
     folder = root / slugify(name)
     if folder.is_symlink() and folder.resolve().parent != root.resolve():
-        raise SaveError(f"{folder} is a link to {_shown(str(folder.resolve()))}, outside the saves folder",
-                        hint="remove the link, or save under another name")
+        raise SaveError(
+            f"{folder} is a link to {_shown(str(folder.resolve()))}, outside the saves folder",
+            hint="remove the link, or save under another name",
+        )
     return folder
 
 
@@ -129,8 +139,10 @@ def _locked(folder: Path) -> Iterator[None]:
         lock.acquire()
         held = True
     except Timeout:  # before OSError: a Timeout is a TimeoutError
-        raise SaveError(f"{folder}: in use by another process for more than {LOCK_WAIT:g} s",
-                        hint="another Parley (or a tool) holds this save; try again when it is done") from None
+        raise SaveError(
+            f"{folder}: in use by another process for more than {LOCK_WAIT:g} s",
+            hint="another Parley (or a tool) holds this save; try again when it is done",
+        ) from None
     except OSError:
         held = False
     try:
@@ -152,8 +164,12 @@ class SaveInfo:
 
 
 def _is_path(ref: str) -> bool:
-    return (ref in (".", "..") or ref.startswith("~") or Path(ref).is_absolute()
-            or any(sep in ref for sep in ("/", "\\", os.sep, os.altsep or "/")))
+    return (
+        ref in (".", "..")
+        or ref.startswith("~")
+        or Path(ref).is_absolute()
+        or any(sep in ref for sep in ("/", "\\", os.sep, os.altsep or "/"))
+    )
 
 
 def resolve(ref: str | Path, base: str | Path | None = None, inside: bool = False) -> Path:
@@ -165,8 +181,10 @@ def resolve(ref: str | Path, base: str | Path | None = None, inside: bool = Fals
     ref_s = str(ref)
     if inside:
         if _is_path(ref_s):
-            raise SaveError(f"load takes the name of a save in {root}, not a path: {_shown(ref_s)}",
-                            hint="to play a save from elsewhere, start with: parley play --load PATH")
+            raise SaveError(
+                f"load takes the name of a save in {root}, not a path: {_shown(ref_s)}",
+                hint="to play a save from elsewhere, start with: parley play --load PATH",
+            )
         slugify(ref_s)  # a name with no letter or digit is an InputError, as when saving
     else:
         p = Path(ref)
@@ -191,8 +209,10 @@ def resolve(ref: str | Path, base: str | Path | None = None, inside: bool = Fals
         except (OSError, ValueError):
             continue
     known = [i.slug for i in list_saves(base)]
-    raise SaveError(f"no save {_shown(ref_s)!r}", hint=did_you_mean(ref_s, known)
-                    or (f"saves: {', '.join(known)}" if known else "no saves yet"))
+    raise SaveError(
+        f"no save {_shown(ref_s)!r}",
+        hint=did_you_mean(ref_s, known) or (f"saves: {', '.join(known)}" if known else "no saves yet"),
+    )
 
 
 def transcript_digest(text: str) -> str:
@@ -212,20 +232,24 @@ def write_save(folder: Path, payload: dict[str, Any], transcript_text: str) -> P
     payload = {"format_version": FORMAT_VERSION, **payload, "transcript": digest}
     size = len(transcript_text.encode("utf-8", "surrogatepass"))
     if size > SAVE_LIMIT:  # never write what a load would refuse; the previous save stays whole
-        raise SaveError(f"{folder}: the transcript would be {size:,} bytes; a save holds at most {SAVE_LIMIT:,}",
-                        hint="the previous save in this folder was kept")
+        raise SaveError(
+            f"{folder}: the transcript would be {size:,} bytes; a save holds at most {SAVE_LIMIT:,}",
+            hint="the previous save in this folder was kept",
+        )
     text = json.dumps(payload, indent=1, sort_keys=True) + "\n"  # ASCII: every string escaped
     if len(text) > SAVE_LIMIT:
-        raise SaveError(f"{folder}: save.json would be {len(text):,} bytes; a save holds at most {SAVE_LIMIT:,}",
-                        hint="the previous save in this folder was kept")
+        raise SaveError(
+            f"{folder}: save.json would be {len(text):,} bytes; a save holds at most {SAVE_LIMIT:,}",
+            hint="the previous save in this folder was kept",
+        )
     folder.mkdir(parents=True, exist_ok=True)
     with _folder(folder) as dfd:
         pending = folder / pending_name(digest)
         write_atomic(pending, transcript_text, dir_fd=dfd)  # 1. the new transcript, beside the old
         write_atomic(folder / SAVE_FILE, text, dir_fd=dfd)  # 2. commit
-        os.replace(pending, folder / TRANSCRIPT_FILE)      # 3. the stable name
+        os.replace(pending, folder / TRANSCRIPT_FILE)  # 3. the stable name
         fsync_dir(dfd)
-        _tidy(folder, dfd, digest)                         # 4. leftovers of this or earlier writes
+        _tidy(folder, dfd, digest)  # 4. leftovers of this or earlier writes
     return folder
 
 
@@ -246,8 +270,13 @@ def _tidy(folder: Path, dfd: int | None, digest: str) -> list[str]:
 
 def _read_text(path: Path, missing_hint: str) -> str:
     """A save file's text: a regular file (never a pipe or a device) of at most ``SAVE_LIMIT``."""
-    return read_text(path, limit=SAVE_LIMIT, error=SaveError, missing_hint=missing_hint,
-                     hint="the file is damaged; it was left as it is")
+    return read_text(
+        path,
+        limit=SAVE_LIMIT,
+        error=SaveError,
+        missing_hint=missing_hint,
+        hint="the file is damaged; it was left as it is",
+    )
 
 
 def read_save(folder: Path) -> dict[str, Any]:
@@ -258,8 +287,10 @@ def read_save(folder: Path) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as e:
-        raise SaveError(f"{path}:{e.lineno}:{e.colno}: corrupt save ({e.msg})",
-                        hint="the save is truncated or damaged; it was left as it is") from None
+        raise SaveError(
+            f"{path}:{e.lineno}:{e.colno}: corrupt save ({e.msg})",
+            hint="the save is truncated or damaged; it was left as it is",
+        ) from None
     except RecursionError:
         raise SaveError(f"{path}: corrupt save (nested too deeply)") from None
     except ValueError as e:  # e.g. an integer of thousands of digits
@@ -272,21 +303,27 @@ def read_save(folder: Path) -> dict[str, Any]:
         if not isinstance(data[key], typ) or (typ is int and isinstance(data[key], bool)):
             raise SaveError(f"{path}: {key} should be {typ.__name__}, got {type(data[key]).__name__}")
     if data["format_version"] != FORMAT_VERSION:
-        raise SaveError(f"{path}: save format {data['format_version']} is not supported "
-                        f"(this Parley reads format {FORMAT_VERSION})",
-                        hint="the save was made by another version of Parley; it was left as it is")
+        raise SaveError(
+            f"{path}: save format {data['format_version']} is not supported "
+            f"(this Parley reads format {FORMAT_VERSION})",
+            hint="the save was made by another version of Parley; it was left as it is",
+        )
     for key in ("id", "hash", "path"):
         if not isinstance(data["world"].get(key), str):
             raise SaveError(f"{path}: world.{key} missing or not a string")
     if data["seed"] < 0:
         raise SaveError(f"{path}: seed {data['seed']} is negative")
     if not isinstance(data["engine"].get("state"), dict):
-        raise SaveError(f"{path}: engine.state missing or not an object", hint="the save is damaged; it was left as it is")
+        raise SaveError(
+            f"{path}: engine.state missing or not an object", hint="the save is damaged; it was left as it is"
+        )
     if not isinstance(data["components"].get("agents", {}), dict):
         raise SaveError(f"{path}: components.agents should be an object")
     if not re.fullmatch(r"[0-9a-f]{16}", data["transcript"]):
-        raise SaveError(f"{path}: transcript digest {_shown(data['transcript'])!r} is not 16 hex digits",
-                        hint="the save is damaged; it was left as it is")
+        raise SaveError(
+            f"{path}: transcript digest {_shown(data['transcript'])!r} is not 16 hex digits",
+            hint="the save is damaged; it was left as it is",
+        )
     return data
 
 
@@ -310,8 +347,10 @@ def _transcript_text(folder: Path, data: dict[str, Any]) -> tuple[str, Path]:
             pass
     if text is None:
         raise missing
-    raise SaveError(f"{path}: does not match save.json (digest {transcript_digest(text)}, "
-                    f"expected {want})", hint="the transcript was edited, truncated or belongs to another save")
+    raise SaveError(
+        f"{path}: does not match save.json (digest {transcript_digest(text)}, expected {want})",
+        hint="the transcript was edited, truncated or belongs to another save",
+    )
 
 
 def read_transcript(folder: Path, data: dict[str, Any]) -> str:
@@ -347,8 +386,17 @@ def list_saves(base: str | Path | None = None) -> list[SaveInfo]:
         try:
             data = read_save(d)
             st = data["engine"]["state"]
-            out.append(SaveInfo(d.name, d, data["world"]["id"], data["turn"], st.get("score", 0),
-                                bool(st.get("done")), f.stat().st_mtime))
+            out.append(
+                SaveInfo(
+                    d.name,
+                    d,
+                    data["world"]["id"],
+                    data["turn"],
+                    st.get("score", 0),
+                    bool(st.get("done")),
+                    f.stat().st_mtime,
+                )
+            )
         except (SaveError, KeyError, TypeError, AttributeError, ValueError):
             out.append(SaveInfo(d.name, d, "(corrupt)", -1, 0, False, f.stat().st_mtime))
     return out
@@ -372,8 +420,10 @@ def remove(ref: str, base: str | Path | None = None) -> Path:
             continue
     if folder is None:
         known = [i.slug for i in list_saves(base)]
-        raise SaveError(f"no save named {_shown(str(ref))!r} in {root}",
-                        hint=did_you_mean(str(ref), known) or "give a save's name as `parley saves list` shows it")
+        raise SaveError(
+            f"no save named {_shown(str(ref))!r} in {root}",
+            hint=did_you_mean(str(ref), known) or "give a save's name as `parley saves list` shows it",
+        )
     with _folder(folder) as dfd:
         for name in (SAVE_FILE, TRANSCRIPT_FILE):
             with contextlib.suppress(FileNotFoundError):

@@ -27,15 +27,27 @@ from game.world.loader import World
 class Game:
     """Everything a running game needs; see the module docstring."""
 
-    def __init__(self, world: World | str | Path, seed: int = 0, transcript_path: str | Path | None = None, *,
-                 config: GameConfig | None = None, agents: dict[str, Any] | None = None, memory: Any = None,
-                 insights: Any = None, llm: Any = None, player_kind: str = "human", **options: Any):
+    def __init__(
+        self,
+        world: World | str | Path,
+        seed: int = 0,
+        transcript_path: str | Path | None = None,
+        *,
+        config: GameConfig | None = None,
+        agents: dict[str, Any] | None = None,
+        memory: Any = None,
+        insights: Any = None,
+        llm: Any = None,
+        player_kind: str = "human",
+        **options: Any,
+    ):
         """``config`` (a ``GameConfig``), or its fields as keyword arguments (``player_kind`` is its
         ``player``; ``llm_npcs``, ``facts``, ``jury``...). Live parts replace what the config would
         build: ``agents`` (NPC agents by id), ``memory`` (a ``memory.runtime.GameMemory`` or a dict
         of its options), ``insights`` (a ``memory.insights.InsightBank``), ``llm`` (an
         ``agents.llm.LLMClient`` or ``LLMConfig``). See ``game.play.compose.compose``."""
         from game.play.compose import compose
+
         if config is not None and (options or player_kind != "human" or seed != 0):
             raise TypeError("Game() takes a config or its fields (seed, player_kind, ...), not both")
         if config is None:
@@ -47,8 +59,9 @@ class Game:
         self.transcript, self.llm, self.agents, self.engine = parts.transcript, parts.llm, parts.agents, parts.engine
         self.memory, self.facts, self.insights = parts.memory, parts.facts, parts.insights
         self.memo_llm = parts.memo_llm
-        self.llm_npcs = (config.llm_npcs if config.llm_npcs == "all" else set(config.llm_npcs)) \
-            if self.llm is not None else ()
+        self.llm_npcs = (
+            (config.llm_npcs if config.llm_npcs == "all" else set(config.llm_npcs)) if self.llm is not None else ()
+        )
         self.saved_llm: dict[str, Any] | None = None
         self.loaded_from: Path | None = None
         self.parser = Parser()
@@ -59,7 +72,9 @@ class Game:
         return self.world.spec
 
     def intro(self) -> str:
-        return f"{self.spec.title}\n\n{self.spec.intro}\n\n" + self.engine.describe(PLAYER, self.engine.state.where[PLAYER])
+        return f"{self.spec.title}\n\n{self.spec.intro}\n\n" + self.engine.describe(
+            PLAYER, self.engine.state.where[PLAYER]
+        )
 
     def player_inputs(self) -> tuple:
         """The player's observation, plus its memory context when memory is on."""
@@ -71,6 +86,7 @@ class Game:
         """The agent in the player's seat, made from ``config.player`` (None for ``human``)."""
         if self._seat is None and self.player_kind != "human":
             from agents.seats import make_seat
+
             trust = self.facts.sigma if self.facts is not None and self.config.trust else None
             self._seat = make_seat(self.player_kind, self.seed, llm=self.llm, trust=trust)
         return self._seat
@@ -89,8 +105,9 @@ class Game:
         if isinstance(parsed, Command):
             return self._turn(Decision(parsed.action), text, typed=True)
         if isinstance(parsed, Clarify):
-            return Reply("clarify", said=text, lines=(parsed.question,), question=parsed.question,
-                         options=tuple(parsed.options))
+            return Reply(
+                "clarify", said=text, lines=(parsed.question,), question=parsed.question, options=tuple(parsed.options)
+            )
         if isinstance(parsed, Meta):
             arg = meta_arg(text, parsed)
             if parsed.name == "help":
@@ -123,11 +140,16 @@ class Game:
         elif isinstance(seat, Agent):
             decision, said = guarded(seat, seat.act, *inputs), ""
             if not isinstance(decision, Decision):
-                raise SeatError(f"player seat {type(seat).__name__}: act() returned {type(decision).__name__}, "
-                                "not a game.core.types.Decision", hint="return Decision(action) (or Decision(None))")
+                raise SeatError(
+                    f"player seat {type(seat).__name__}: act() returned {type(decision).__name__}, "
+                    "not a game.core.types.Decision",
+                    hint="return Decision(action) (or Decision(None))",
+                )
         else:
-            raise SeatError(f"{type(seat).__name__} is neither an Agent (act) nor a TextSeat (respond)",
-                            hint="see game.core.protocols")
+            raise SeatError(
+                f"{type(seat).__name__} is neither an Agent (act) nor a TextSeat (respond)",
+                hint="see game.core.protocols",
+            )
         return self._turn(decision, said)
 
     def read_reply(self, seat: TextSeat, observation: Any, context: Any = None) -> tuple[Decision, str]:
@@ -139,8 +161,10 @@ class Game:
             if reply is None:
                 reply = ""
             if not isinstance(reply, str):
-                raise SeatError(f"player seat {type(seat).__name__}: its reply is {type(reply).__name__}, not text",
-                                hint="a text seat returns the command as a str")
+                raise SeatError(
+                    f"player seat {type(seat).__name__}: its reply is {type(reply).__name__}, not text",
+                    hint="a text seat returns the command as a str",
+                )
             parsed = self.parser.parse_reply(reply, observation.scope)
             if isinstance(parsed, Command):
                 return Decision(parsed.action), reply
@@ -181,22 +205,40 @@ class Game:
         def exit_name(direction: str) -> str:
             lock = here.locked.get(direction)
             return lock.name if lock is not None else direction
+
         return phrase(action, self.engine.name, exit_name)
 
     def _turn(self, decision: Decision, said: str, typed: bool = False) -> Reply:
         if decision.action is not None and decision.action.actor != PLAYER:  # a seat plays the player only
-            decision = Decision(Action(PLAYER, Verb.WAIT), fallback=f"a player's move cannot be made for "
-                                f"{self.engine.name(decision.action.actor)}")
+            decision = Decision(
+                Action(PLAYER, Verb.WAIT),
+                fallback=f"a player's move cannot be made for {self.engine.name(decision.action.actor)}",
+            )
         st = self.engine.state
         score, done_before, turn = st.score, list(st.quests_done), st.turn
         command = self.command_text(decision.action)
         result = self.engine.run_round(decision)
         events = seen_events(result)
         outage = self.take_outage(result)
-        return Reply("turn", said=said, typed=typed, command=command, lines=tuple(ev.seen_by(PLAYER) for ev in events), action=decision.action,
-                     fallback=decision.fallback, result=result, events=events, score=st.score,
-                     score_change=st.score - score, quests_done=tuple(q for q in st.quests_done if q not in done_before),
-                     done=st.done, won=st.won, turn=st.turn, llm=self.llm_usage(turn), outage=outage)
+        return Reply(
+            "turn",
+            said=said,
+            typed=typed,
+            command=command,
+            lines=tuple(ev.seen_by(PLAYER) for ev in events),
+            action=decision.action,
+            fallback=decision.fallback,
+            result=result,
+            events=events,
+            score=st.score,
+            score_change=st.score - score,
+            quests_done=tuple(q for q in st.quests_done if q not in done_before),
+            done=st.done,
+            won=st.won,
+            turn=st.turn,
+            llm=self.llm_usage(turn),
+            outage=outage,
+        )
 
     def take_outage(self, result: TurnResult | None = None) -> Exception | None:
         """The LLM outage that happened during the last turn, as an error that says so (and clears
@@ -205,8 +247,11 @@ class Game:
         if outage is None:
             return None
         self.llm.outage = None
-        err = type(outage)(f"{outage.message} (turn {self.engine.state.turn}; the LLM agents finished "
-                           "the turn with their scripted fallbacks)", hint=outage.hint)
+        err = type(outage)(
+            f"{outage.message} (turn {self.engine.state.turn}; the LLM agents finished "
+            "the turn with their scripted fallbacks)",
+            hint=outage.hint,
+        )
         err.events = list(result.events if result is not None else ())
         return err
 
@@ -217,8 +262,12 @@ class Game:
         u = self.llm.usage_by_turn().get(turn)
         if u is None:
             return {}
-        return {"calls": u.calls, "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
-                "latency_ms": u.latency_ms}
+        return {
+            "calls": u.calls,
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "latency_ms": u.latency_ms,
+        }
 
     # --- what the player knows ------------------------------------------------------
     def journal(self) -> Journal:
@@ -228,9 +277,13 @@ class Game:
         if facts is None or not facts.gate.facts:
             return Journal()
         name = self.engine.name
-        titles = {"verified": "Seen with your own eyes", "admitted": "Told, and nothing contradicts it",
-                  "quarantined": "Disputed: people disagree; find evidence", "purged": "Proved false",
-                  "rejected": "Contradicts what you know"}
+        titles = {
+            "verified": "Seen with your own eyes",
+            "admitted": "Told, and nothing contradicts it",
+            "quarantined": "Disputed: people disagree; find evidence",
+            "purged": "Proved false",
+            "rejected": "Contradicts what you know",
+        }
         rows: dict[str, list[JournalEntry]] = {k: [] for k in titles}
         for f in facts.gate.facts.values():
             if f.status not in rows or (f.status == "verified" and not f.truth):
@@ -248,6 +301,7 @@ class Game:
     def agent_keys(self) -> dict[str, str]:
         """Each agent's configuration key in the insight bank: world / entity / agent kind."""
         from game.play.compose import agent_keys
+
         return agent_keys(self.spec, self.player_kind)
 
     def learn(self) -> int:
@@ -255,13 +309,15 @@ class Game:
         path ``insights``, the LLM adds its own lessons per agent); returns how many."""
         if self.insights is None:
             return 0
-        from memory.insights import distill_with_sources
+        from memory.lessons import distill_with_sources
+
         events = [json.loads(r) for r in self.transcript.records]
         summarise = self.memo_llm.lessons if self.memo_llm is not None and "insights" in self.config.memo_llm else None
         n = 0
         for agent, key in self.agent_keys().items():
-            for topic, text, weight, source in distill_with_sources(self.spec, self.engine.state, events, key, agent,
-                                                                    summarise):
+            for topic, text, weight, source in distill_with_sources(
+                self.spec, self.engine.state, events, key, agent, summarise
+            ):
                 self.insights.add(key, text, topic, weight, source)
                 n += 1
             self.insights.decay(key=key)
@@ -284,9 +340,17 @@ class Game:
         return save_game(self, name, base)
 
     @classmethod
-    def load(cls, ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None,
-             llm: Any = None, llm_npcs: Any = "all", jury: bool = False, inside: bool = False,
-             memo_llm: Any = ()) -> Game:
+    def load(
+        cls,
+        ref: str | Path,
+        base: str | Path | None = None,
+        world_path: str | Path | None = None,
+        llm: Any = None,
+        llm_npcs: Any = "all",
+        jury: bool = False,
+        inside: bool = False,
+        memo_llm: Any = (),
+    ) -> Game:
         """Load a save by name, folder or save.json path (``inside``: only a save in the saves
         folder, by name, as typed in the game). Finishes an interrupted save's clean-up. ``llm``,
         ``llm_npcs``, ``jury`` and ``memo_llm`` are this session's choices, not the save's."""
@@ -330,5 +394,7 @@ def guarded(seat: Any, call: Any, *args: Any) -> Any:
     except (ParleyError, KeyboardInterrupt):
         raise
     except BaseException as e:  # noqa: BLE001 - user code in the seat: report it, never crash
-        raise SeatError(f"player seat {getattr(seat, 'name', type(seat).__name__)} failed: "
-                        f"{type(e).__name__}: {e}", hint="fix the seat's code; the game so far is unchanged") from None
+        raise SeatError(
+            f"player seat {getattr(seat, 'name', type(seat).__name__)} failed: {type(e).__name__}: {e}",
+            hint="fix the seat's code; the game so far is unchanged",
+        ) from None

@@ -17,24 +17,30 @@ from game.core.protocols import AgentKinds
 def agent_kinds() -> AgentKinds:
     """The registered agent kinds and their parameter models (``agents.registry``)."""
     import agents.registry
+
     return agents.registry
 
 
 def scripted_voice(engine: Any, npc: str) -> Any:
-    """The world's scripted voice for ``npc`` (``agents.npc.ScriptedNPC``), seeded from the game
-    seed and the NPC's place in the world, trading through the negotiator its params name."""
-    from agents.npc import ScriptedNPC, voice_seed
+    """The world's scripted voice for ``npc`` (``agents.npc.ScriptedNPC``), drawing from the game
+    seed's child ``npc, <npc>, voice``, trading through the negotiator its params name."""
+    from agents.npc import ScriptedNPC
+
     spec = engine.spec
-    npcs = list(spec.npcs)
     params = spec.npcs[npc].agent.params
-    return ScriptedNPC(npc, spec, voice_seed(engine.seed, npcs.index(npc), len(npcs)),
-                       negotiator=params.get("negotiator", "linear"),
-                       negotiator_params=params.get("negotiator_params"))
+    return ScriptedNPC(
+        npc,
+        spec,
+        engine.seed,
+        negotiator=params.get("negotiator", "linear"),
+        negotiator_params=params.get("negotiator_params"),
+    )
 
 
 def rule_negotiator(scene: Any, party: str, utility: Any, params: dict[str, Any]) -> Any:
     """The NPC's rule-based negotiator (``params["negotiator"]``: any kind in ``agents.negotiators.KINDS``)."""
     from agents.negotiators import from_kind
+
     kind = params.get("negotiator", "linear")
     return from_kind(kind, utility, **(params.get("negotiator_params") or {}))
 
@@ -43,11 +49,13 @@ def council_debate(engine: Any, scene_id: str) -> Any:
     """The scripted debate of a council scene (``game.play.council_debate.SceneDebate``), over the
     log kept in the scene's state."""
     from game.play.council_debate import SceneDebate
+
     st = engine.state.scenes.get(scene_id) or {}
     names = {p.id: engine.name(p.id) for p in engine.spec.scenes[scene_id].participants}
 
     def keep(log: list[Any]) -> None:  # the debate's first step: its log joins the scene's state
         engine.state.scenes.setdefault(scene_id, st)["debate"] = log
+
     return SceneDebate(engine.spec, scene_id, engine.seed, st.get("debate"), names=names, keep=keep)
 
 

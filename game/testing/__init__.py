@@ -21,9 +21,12 @@ from importlib import import_module
 from typing import Any
 
 _WHERE = {
-    "check_world": "game.testing.worlds", "assert_world_valid": "game.testing.worlds",
-    "play_script": "game.testing.worlds", "assert_script_wins": "game.testing.worlds",
-    "standard_engine": "game.testing.worlds", "assert_golden": "game.testing.golden",
+    "check_world": "game.testing.worlds",
+    "assert_world_valid": "game.testing.worlds",
+    "play_script": "game.testing.worlds",
+    "assert_script_wins": "game.testing.worlds",
+    "standard_engine": "game.testing.worlds",
+    "assert_golden": "game.testing.golden",
     "ScriptedServer": "game.testing.scripted_server",
 }
 __all__ = sorted(_WHERE)

@@ -52,17 +52,27 @@ def _rough_tokens(text: str) -> int:
 
 
 def _error_body(status: int, message: str) -> dict[str, Any]:
-    kind = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-            404: "not_found_error", 429: "rate_limit_error"}.get(status, "server_error")
+    kind = {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        429: "rate_limit_error",
+    }.get(status, "server_error")
     return {"error": {"message": message, "type": kind, "param": None, "code": None}}
 
 
 class ScriptedServer:
     """An OpenAI-compatible server answering from a script. Use as a context manager."""
 
-    def __init__(self, replies: list[Spec] | None = None,
-                 responder: Callable[[dict[str, Any]], Spec] | None = None,
-                 host: str = "127.0.0.1", port: int = 0, loop: bool = False):
+    def __init__(
+        self,
+        replies: list[Spec] | None = None,
+        responder: Callable[[dict[str, Any]], Spec] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        loop: bool = False,
+    ):
         self.replies: list[Spec] = list(replies or [])
         self.responder = responder
         self.loop = loop
@@ -81,8 +91,12 @@ class ScriptedServer:
         self._httpd.owner = self  # type: ignore[attr-defined]
         h, p = self._httpd.server_address[:2]
         self.host, self.port = str(h), int(p)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"scripted-llm-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"scripted-llm-{self.port}",
+            daemon=True,
+        )
         self._thread.start()
 
     @property
@@ -141,8 +155,7 @@ class ScriptedServer:
             if self._next >= len(self.replies) and self.loop and self.replies:
                 self._next = 0
             if self._next >= len(self.replies):
-                return {"status": 500, "error": f"scripted server: script exhausted after "
-                                                f"{len(self.replies)} replies"}
+                return {"status": 500, "error": f"scripted server: script exhausted after {len(self.replies)} replies"}
             spec = self.replies[self._next]
             self._next += 1
             return spec
@@ -175,23 +188,29 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _record(self, body: Any) -> None:
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"}
-        rec = Received(self.command, self.path, body, headers, "authorization" in
-                       {k.lower() for k in self.headers.keys()})
+        rec = Received(
+            self.command, self.path, body, headers, "authorization" in {k.lower() for k in self.headers.keys()}
+        )
         with self.owner._lock:
             self.owner.received.append(rec)
             if self.command == "POST" and isinstance(body, dict):
                 self.owner.requests.append(body)
 
-    def _send(self, status: int, payload: Any = None, raw: bytes | None = None,
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self, status: int, payload: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         data = raw if raw is not None else json.dumps(payload).encode()
         try:
             phrase = HTTPStatus(status).phrase
         except ValueError:
             phrase = ""
-        lines = [f"HTTP/1.1 {status} {phrase}", f"Server: {self.server_version}",
-                 f"Date: {self.date_time_string()}", "Content-Type: application/json",
-                 f"Content-Length: {len(data)}"]
+        lines = [
+            f"HTTP/1.1 {status} {phrase}",
+            f"Server: {self.server_version}",
+            f"Date: {self.date_time_string()}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(data)}",
+        ]
         lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
         try:  # one write for head and body: no small-packet stalls
             self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
@@ -206,8 +225,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._hang_up()
         self._record(None)
         if self.path.rstrip("/") in ("/v1/models", "/models"):
-            return self._send(200, {"object": "list", "data": [
-                {"id": "scripted", "object": "model", "created": 0, "owned_by": "parley"}]})
+            return self._send(
+                200,
+                {"object": "list", "data": [{"id": "scripted", "object": "model", "created": 0, "owned_by": "parley"}]},
+            )
         self._send(404, _error_body(404, f"no route {self.path}"))
 
     def do_POST(self) -> None:
@@ -259,8 +280,7 @@ class _Handler(BaseHTTPRequestHandler):
             message = spec.get("error") or f"scripted error {status}"
             return self._send(status, _error_body(status, str(message)), headers=headers)
         content = spec.get("content", "")
-        prompt = "".join(str(m.get("content") or "") for m in body.get("messages") or []
-                         if isinstance(m, dict))
+        prompt = "".join(str(m.get("content") or "") for m in body.get("messages") or [] if isinstance(m, dict))
         with owner._lock:
             n = len(owner.requests)
         reply: dict[str, Any] = {
@@ -268,8 +288,14 @@ class _Handler(BaseHTTPRequestHandler):
             "object": "chat.completion",
             "created": int(time.time()),
             "model": str(spec.get("model") or body.get("model") or "scripted"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": spec.get("finish_reason", "stop"), "logprobs": None}],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": spec.get("finish_reason", "stop"),
+                    "logprobs": None,
+                }
+            ],
         }
         usage = spec.get("usage", True)
         if usage is not False:
@@ -300,8 +326,10 @@ def load_replies(path: str | Path) -> list[Spec]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m game.testing.scripted_server",
-                                 description="Serve scripted replies as an OpenAI-compatible endpoint.")
+    ap = argparse.ArgumentParser(
+        prog="python -m game.testing.scripted_server",
+        description="Serve scripted replies as an OpenAI-compatible endpoint.",
+    )
     ap.add_argument("--replies", required=True, help="JSON list of reply specs, or JSONL")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0, help="0 picks a free port")

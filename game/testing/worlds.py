@@ -28,6 +28,7 @@ def play_script(world: str | Path | World, script: str | Path, seed: int = 0, **
     """A game of ``world`` (seeded) played from the command script at ``script`` until it ends
     (the script or the game). A line that does not parse raises an input error (file:line)."""
     from game.play.episode import run_script, script_lines
+
     game = Game(world, seed=seed, **game_options)
     run_script(game, script_lines(str(script)), str(script))
     return game

@@ -21,11 +21,31 @@ from pydantic import ValidationError
 
 from game.core.errors import InputError, Problem, WorldError
 from game.tournament.kinds import KINDS, kind_for
-from game.tournament.model import (Competitor, GeneratedScenarios, ImportedScenarios, Limits, LLMEndpoint, Scenario,
-                                   TournamentConfig, WorldScenario)
+from game.tournament.model import (
+    Competitor,
+    GeneratedScenarios,
+    ImportedScenarios,
+    Limits,
+    LLMEndpoint,
+    Scenario,
+    TournamentConfig,
+    WorldScenario,
+)
 
-__all__ = ["Competitor", "GeneratedScenarios", "ImportedScenarios", "LLMEndpoint", "Limits", "Scenario",
-           "TournamentConfig", "WorldScenario", "kind_problems", "load_config", "parse_config", "tournament_schema"]
+__all__ = [
+    "Competitor",
+    "GeneratedScenarios",
+    "ImportedScenarios",
+    "LLMEndpoint",
+    "Limits",
+    "Scenario",
+    "TournamentConfig",
+    "WorldScenario",
+    "kind_problems",
+    "load_config",
+    "parse_config",
+    "tournament_schema",
+]
 
 
 def kind_problems(cfg: TournamentConfig, file: str) -> list[Problem]:
@@ -59,6 +79,7 @@ def _loc(loc: tuple[Any, ...]) -> str:
 
 def _problems(err: ValidationError, file: str) -> list[Problem]:
     from game.core.errors import did_you_mean
+
     seen: set[tuple[str, str]] = set()
     out = []
     for e in err.errors():
@@ -87,16 +108,22 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str]:
         if isinstance(part, int):
             continue
         if part in ("GeneratedScenarios", "WorldScenario", "ImportedScenarios"):
-            model = {"GeneratedScenarios": GeneratedScenarios, "WorldScenario": WorldScenario,
-                     "ImportedScenarios": ImportedScenarios}[part]
+            model = {
+                "GeneratedScenarios": GeneratedScenarios,
+                "WorldScenario": WorldScenario,
+                "ImportedScenarios": ImportedScenarios,
+            }[part]
             continue
         field = getattr(model, "model_fields", {}).get(part)
         if field is None:
             return []
         ann = field.annotation
         for cand in (Competitor, Limits, LLMEndpoint):
-            if ann is cand or cand in getattr(ann, "__args__", ()) or \
-                    any(cand in getattr(a, "__args__", ()) for a in getattr(ann, "__args__", ())):
+            if (
+                ann is cand
+                or cand in getattr(ann, "__args__", ())
+                or any(cand in getattr(a, "__args__", ()) for a in getattr(ann, "__args__", ()))
+            ):
                 model = cand
                 break
         else:
@@ -126,6 +153,7 @@ def load_config(path: str | Path) -> tuple[TournamentConfig, Path]:
     """Read a TOML (or JSON) tournament file; returns the config and the folder its paths are
     relative to."""
     from game.core.files import read_limited
+
     p = Path(path)
     raw, why = read_limited(p)
     if raw is None:

@@ -36,6 +36,7 @@ from typing import Any
 
 from game.core.errors import InputError
 from game.core.text import shown
+from game.negotiation.spec import NegotiationScene
 from game.tournament.scenario_set import (
     DEFAULT_DEADLINE,
     MAX_SET_BYTES,
@@ -51,10 +52,12 @@ COUNT = 3
 PRIORITY_POINTS = {"high": 5, "medium": 4, "low": 3}
 MAX_POINTS = COUNT * sum(PRIORITY_POINTS.values())  # 36
 WALK_AWAY_POINTS = 5
-NOTES = ("CaSiNo (Chawla et al. 2021). Issues food/water/firewood, 3 packages each: how many party a "
-         "gets; b gets the rest. Points per package High 5, Medium 4, Low 3; utility = points / 36. "
-         "Reservation = the walk-away points (5 each, from the dataset's README) / 36. a = the agent "
-         "who wrote first.")
+NOTES = (
+    "CaSiNo (Chawla et al. 2021). Issues food/water/firewood, 3 packages each: how many party a "
+    "gets; b gets the rest. Points per package High 5, Medium 4, Low 3; utility = points / 36. "
+    "Reservation = the walk-away points (5 each, from the dataset's README) / 36. a = the agent "
+    "who wrote first."
+)
 HINT = "give CaSiNo's casino.json (a JSON list of dialogues)"
 
 
@@ -118,26 +121,39 @@ def _priorities(info: Any, agent: str) -> dict[str, int]:
     return out
 
 
-def _record(rec: Any, walk_away_points: int, deadline: int, name: str, number: int):
-    """(id, origin, scene, human) of one dialogue record."""
-    if not isinstance(rec, dict):
-        raise _Bad("a dialogue is a JSON object")
+# a submitted deal: (submitter, issue2youget, issue2theyget, index of its Submit-Deal in the log)
+_Deal = tuple[str, dict[str, int], dict[str, int], int]
+
+
+def _dialogue_id(rec: dict) -> int | str | None:
+    """The record's ``dialogue_id`` (None when it has none), checked to be a number."""
     did = rec.get("dialogue_id")
-    if isinstance(did, bool) or not (did is None or isinstance(did, int)
-                                     or (isinstance(did, str) and did.isascii() and did.isdigit() and len(did) < 20)):
+    if isinstance(did, bool) or not (
+        did is None
+        or isinstance(did, int)
+        or (isinstance(did, str) and did.isascii() and did.isdigit() and len(did) < 20)
+    ):
         raise _Bad(f"dialogue_id: {shown(repr(did)[:40])} is not a number")
-    sid = f"casino-{int(did)}" if did is not None else f"casino-r{number}"
+    return did
+
+
+def _participants(rec: dict) -> tuple[dict, list[str], dict[str, dict[str, int]]]:
+    """``participant_info``, its two agents in order and each agent's points per package by issue."""
     info = rec.get("participant_info")
     if not isinstance(info, dict) or len(info) != 2 or not all(isinstance(k, str) for k in info):
         raise _Bad("participant_info: needs exactly two agents")
     agents = sorted(info)
-    points = {agent: _priorities(info[agent], agent) for agent in agents}
+    return info, agents, {agent: _priorities(info[agent], agent) for agent in agents}
+
+
+def _read_log(rec: dict, info: dict, agents: list[str]) -> tuple[str | None, _Deal | None, str]:
+    """(who wrote first, the accepted deal or None, the ending) of the record's chat log."""
     logs = rec.get("chat_logs")
     if not isinstance(logs, list):
         raise _Bad("chat_logs: missing or not a list")
-    first = None
-    deal = None  # (submitter, youget, theyget, index)
-    accepted = None
+    first: str | None = None
+    deal: _Deal | None = None
+    accepted: _Deal | None = None
     ending = "unfinished"
     for k, entry in enumerate(logs):
         if not isinstance(entry, dict):
@@ -161,17 +177,59 @@ def _record(rec: Any, walk_away_points: int, deadline: int, name: str, number: i
         elif text == "Walk-Away":
             ending = "walk_away"
             break
+    return first, accepted, ending
+
+
+def _outcome(accepted: _Deal | None, a: str) -> dict[str, str] | None:
+    """The accepted deal as an outcome (how many of each issue party ``a`` gets), None for no deal."""
+    if accepted is None:
+        return None
+    submitter, you, they, k = accepted
+    for issue in ISSUES:
+        if you[issue] + they[issue] != COUNT:
+            raise _Bad(
+                f"chat_logs[{k}].task_data: {issue} shares {you[issue]} + {they[issue]} do not add up to {COUNT}"
+            )
+    a_gets = you if submitter == a else they
+    return {issue: str(a_gets[issue]) for issue in ISSUES}
+
+
+def _human(
+    scene: NegotiationScene,
+    outcome: dict[str, str] | None,
+    pa: list[int],
+    pb: list[int],
+    walk_away_points: int,
+    ending: str,
+) -> HumanOutcome:
+    """What the people got: the deal's points, or the walk-away points on no deal."""
+    if outcome is not None:
+        got = {
+            "a": sum(p * int(outcome[i]) for p, i in zip(pa, ISSUES)),
+            "b": sum(p * (COUNT - int(outcome[i])) for p, i in zip(pb, ISSUES)),
+        }
+    else:
+        got = {"a": walk_away_points, "b": walk_away_points}
+    return HumanOutcome(
+        agreement=outcome is not None,
+        outcome=outcome,
+        utilities=scene_utilities(scene, outcome),
+        points={p: float(v) for p, v in got.items()},
+        ending=ending,
+    )
+
+
+def _record(rec: Any, walk_away_points: int, deadline: int, name: str, number: int):
+    """(id, origin, scene, human) of one dialogue record."""
+    if not isinstance(rec, dict):
+        raise _Bad("a dialogue is a JSON object")
+    did = _dialogue_id(rec)
+    sid = f"casino-{int(did)}" if did is not None else f"casino-r{number}"
+    info, agents, points = _participants(rec)
+    first, accepted, ending = _read_log(rec, info, agents)
     a = first if first is not None else agents[0]
     b = agents[1] if a == agents[0] else agents[0]
-    outcome = None
-    if accepted is not None:
-        submitter, you, they, k = accepted
-        for issue in ISSUES:
-            if you[issue] + they[issue] != COUNT:
-                raise _Bad(f"chat_logs[{k}].task_data: {issue} shares {you[issue]} + {they[issue]} "
-                           f"do not add up to {COUNT}")
-        a_gets = you if submitter == a else they
-        outcome = {issue: str(a_gets[issue]) for issue in ISSUES}
+    outcome = _outcome(accepted, a)
     pa = [points[a][i] for i in ISSUES]
     pb = [points[b][i] for i in ISSUES]
     res = walk_away_points / MAX_POINTS
@@ -180,30 +238,38 @@ def _record(rec: Any, walk_away_points: int, deadline: int, name: str, number: i
         "Share out 3 food, 3 water and 3 firewood packages. Each issue is how many party a gets; b gets "
         f"the rest. Points per package: a {dict(zip(ISSUES, pa))}, b {dict(zip(ISSUES, pb))}; walking "
         f"away gives each {walk_away_points}.",
-        [(i, COUNT) for i in ISSUES], pa, pb, reservation_a=res, reservation_b=res, deadline=deadline)
-    if outcome is not None:
-        got = {"a": sum(p * int(outcome[i]) for p, i in zip(pa, ISSUES)),
-               "b": sum(p * (COUNT - int(outcome[i])) for p, i in zip(pb, ISSUES))}
-    else:
-        got = {"a": walk_away_points, "b": walk_away_points}
-    human = HumanOutcome(agreement=outcome is not None, outcome=outcome,
-                         utilities=scene_utilities(scene, outcome),
-                         points={p: float(v) for p, v in got.items()}, ending=ending)
+        [(i, COUNT) for i in ISSUES],
+        pa,
+        pb,
+        reservation_a=res,
+        reservation_b=res,
+        deadline=deadline,
+    )
+    human = _human(scene, outcome, pa, pb, walk_away_points, ending)
     origin = f"{name} record {number}" + (f" (dialogue_id {did})" if did is not None else "") + f"; a = {a}, b = {b}"
     return sid, origin, scene, human
 
 
-def import_casino(path: str | Path, *, skip_bad: bool = False, walk_away_points: int = WALK_AWAY_POINTS,
-                  deadline: int = DEFAULT_DEADLINE) -> ScenarioSet:
+def import_casino(
+    path: str | Path,
+    *,
+    skip_bad: bool = False,
+    walk_away_points: int = WALK_AWAY_POINTS,
+    deadline: int = DEFAULT_DEADLINE,
+) -> ScenarioSet:
     """Read CaSiNo's JSON list of dialogues into a ``ScenarioSet`` (see the module docstring).
 
     A malformed record raises ``InputError`` naming ``FILE: record N (dialogue_id D): FIELD`` and
     what is wrong; with ``skip_bad`` it is left out and listed in the set's ``skipped``. Records are
     numbered from 1 in file order."""
     from game.core.files import read_text
+
     where = shown(str(path))
-    if isinstance(walk_away_points, bool) or not isinstance(walk_away_points, int) \
-            or not 0 <= walk_away_points <= MAX_POINTS:
+    if (
+        isinstance(walk_away_points, bool)
+        or not isinstance(walk_away_points, int)
+        or not 0 <= walk_away_points <= MAX_POINTS
+    ):
         raise InputError(f"walk_away_points must be a whole number 0..{MAX_POINTS}, not {walk_away_points!r}")
     text = read_text(path, limit=MAX_SET_BYTES, hint=HINT)
     try:
@@ -220,8 +286,11 @@ def import_casino(path: str | Path, *, skip_bad: bool = False, walk_away_points:
     seen: dict[str, int] = {}
     for number, rec in enumerate(data, start=1):
         label = f"record {number}"
-        if isinstance(rec, dict) and isinstance(rec.get("dialogue_id"), (int, str)) \
-                and not isinstance(rec.get("dialogue_id"), bool):
+        if (
+            isinstance(rec, dict)
+            and isinstance(rec.get("dialogue_id"), (int, str))
+            and not isinstance(rec.get("dialogue_id"), bool)
+        ):
             label += f" (dialogue_id {shown(str(rec['dialogue_id'])[:20])})"
         try:
             sid, origin, scene, human = _record(rec, walk_away_points, deadline, name, number)
@@ -236,8 +305,13 @@ def import_casino(path: str | Path, *, skip_bad: bool = False, walk_away_points:
         seen[sid] = number
         scenarios.append(ImportedScenario(id=sid, origin=origin, scene=scene, human=human))
     if not scenarios:
-        raise InputError(f"{where}: no dialogues found" + (f" ({len(skipped)} malformed records skipped)"
-                                                          if skipped else ""), hint=HINT)
-    notes = NOTES if walk_away_points == WALK_AWAY_POINTS else NOTES.replace(
-        "5 each, from the dataset's README", f"{walk_away_points} each, set on import")
+        raise InputError(
+            f"{where}: no dialogues found" + (f" ({len(skipped)} malformed records skipped)" if skipped else ""),
+            hint=HINT,
+        )
+    notes = (
+        NOTES
+        if walk_away_points == WALK_AWAY_POINTS
+        else NOTES.replace("5 each, from the dataset's README", f"{walk_away_points} each, set on import")
+    )
     return ScenarioSet(source="casino", origin=name, notes=notes, skipped=skipped, scenarios=scenarios)

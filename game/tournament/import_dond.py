@@ -57,9 +57,11 @@ MAX_COUNT = 20
 MAX_POINTS = 1000
 """The most points one item may be worth (the dataset has 0-10)."""
 ENDINGS = ("disagree", "no_agreement", "disconnect")
-NOTES = ("Deal or No Deal (Lewis et al. 2017). Issues book/hat/ball: how many party a gets; b gets "
-         "the rest. Utility = points / max points (no deal: 0). a = the first speaker. The two views "
-         "of a dialogue are merged by (a's input, b's input, utterances from a's view).")
+NOTES = (
+    "Deal or No Deal (Lewis et al. 2017). Issues book/hat/ball: how many party a gets; b gets "
+    "the rest. Utility = points / max points (no deal: 0). a = the first speaker. The two views "
+    "of a dialogue are merged by (a's input, b's input, utterances from a's view)."
+)
 
 _SECTION = re.compile(r"<(input|dialogue|output|partner_input)>(.*?)</\1>", re.S)
 _SPLIT = re.compile(r"^item([0-9])=([0-9]{1,4})$")
@@ -98,7 +100,7 @@ def _turns(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     turns = []
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        turns.append((m.group(1), text[m.end():end].strip()))
+        turns.append((m.group(1), text[m.end() : end].strip()))
     first = turns[0][0] if turns else "YOU"
     return first, tuple(turns)
 
@@ -111,8 +113,11 @@ def _output(text: str) -> tuple[str, tuple[int, ...] | None]:
     if all(p.startswith("<") and p.endswith(">") for p in parts):
         token = parts[0][1:-1]
         if token not in ENDINGS:
-            raise _Bad(f"<output>: unknown token {shown(parts[0][:30])!r} (expected "
-                       + ", ".join(f"<{e}>" for e in ENDINGS) + ")")
+            raise _Bad(
+                f"<output>: unknown token {shown(parts[0][:30])!r} (expected "
+                + ", ".join(f"<{e}>" for e in ENDINGS)
+                + ")"
+            )
         return token, None
     got = []
     for i, p in enumerate(parts):
@@ -151,6 +156,7 @@ def import_dond(path: str | Path, *, skip_bad: bool = False, deadline: int = DEF
     A malformed line raises ``InputError`` naming ``FILE:LINE`` and what is wrong; with
     ``skip_bad`` it is left out and listed in the set's ``skipped``. Blank lines are ignored."""
     from game.core.files import read_text
+
     where = shown(str(path))
     text = read_text(path, limit=MAX_SET_BYTES, hint="give a Deal or No Deal .txt file (src/data/negotiate)")
     groups: dict[tuple, dict] = {}
@@ -163,8 +169,11 @@ def import_dond(path: str | Path, *, skip_bad: bool = False, deadline: int = DEF
         except _Bad as e:
             msg = f"{where}:{n}: {e}"
             if not skip_bad:
-                raise InputError(msg, hint="each line: <input> ... </input> <dialogue> ... </dialogue> "
-                                           "<output> ... </output> <partner_input> ... </partner_input>") from None
+                raise InputError(
+                    msg,
+                    hint="each line: <input> ... </input> <dialogue> ... </dialogue> "
+                    "<output> ... </output> <partner_input> ... </partner_input>",
+                ) from None
             skipped.append(msg)
             continue
         if first == "YOU":  # this line is party a's view
@@ -182,9 +191,10 @@ def import_dond(path: str | Path, *, skip_bad: bool = False, deadline: int = DEF
     for g in groups.values():
         scenarios.append(_scenario(g, name, deadline))
     if not scenarios:
-        raise InputError(f"{where}: no dialogues found" + (f" ({len(skipped)} malformed lines skipped)"
-                                                          if skipped else ""),
-                         hint="give a Deal or No Deal .txt file (src/data/negotiate)")
+        raise InputError(
+            f"{where}: no dialogues found" + (f" ({len(skipped)} malformed lines skipped)" if skipped else ""),
+            hint="give a Deal or No Deal .txt file (src/data/negotiate)",
+        )
     return ScenarioSet(source="dond", origin=name, notes=NOTES, skipped=skipped, scenarios=scenarios)
 
 
@@ -198,7 +208,11 @@ def _scenario(g: dict, name: str, deadline: int) -> ImportedScenario:
     scene = split_scene(
         f"DoND {lines[0]}",
         f"Divide {pile}. Each issue is how many of that item party a gets; b gets the rest.",
-        items, pa, pb, deadline=deadline)
+        items,
+        pa,
+        pb,
+        deadline=deadline,
+    )
     views = g["views"]
     kinds = {k for k, _ in views}
     splits = {s for _, s in views}
@@ -216,11 +230,19 @@ def _scenario(g: dict, name: str, deadline: int) -> ImportedScenario:
     else:
         ending = next(iter(kinds))
     if outcome is not None:
-        points = {"a": float(sum(v * k for v, k in zip(pa, a_gets))),
-                  "b": float(sum(v * (c - k) for v, k, c in zip(pb, a_gets, counts)))}
+        points = {
+            "a": float(sum(v * k for v, k in zip(pa, a_gets))),
+            "b": float(sum(v * (c - k) for v, k, c in zip(pb, a_gets, counts))),
+        }
     else:
         points = {"a": 0.0, "b": 0.0}
-    human = HumanOutcome(agreement=outcome is not None, outcome=outcome,
-                         utilities=scene_utilities(scene, outcome), points=points, ending=ending)
-    return ImportedScenario(id=f"dond-{lines[0]}", origin=f"{name}:" + ",".join(map(str, lines)),
-                            scene=scene, human=human)
+    human = HumanOutcome(
+        agreement=outcome is not None,
+        outcome=outcome,
+        utilities=scene_utilities(scene, outcome),
+        points=points,
+        ending=ending,
+    )
+    return ImportedScenario(
+        id=f"dond-{lines[0]}", origin=f"{name}:" + ",".join(map(str, lines)), scene=scene, human=human
+    )

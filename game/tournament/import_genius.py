@@ -45,25 +45,22 @@ import math
 import os
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from game.core.errors import InputError
 from game.core.text import shown
-from game.tournament.scenario_set import (
-    DEFAULT_DEADLINE,
-    ImportedScenario,
-    ScenarioSet,
-    as_id,
-    slug,
-)
+from game.tournament.scenario_set import DEFAULT_DEADLINE, ImportedScenario, ScenarioSet, as_id, slug
 
 MAX_XML_BYTES = 50 * 1024 * 1024
 MAX_FILES = 5000
 """The most .xml files read from one folder tree."""
-NOTES = ("GENIUS domains and profiles. Each pair of a domain's profiles is a scenario (a = the first "
-         "by file name). Evaluations are divided by each issue's largest; weights as given "
-         "(normalised to sum 1); reservation values kept; discount factors ignored.")
+NOTES = (
+    "GENIUS domains and profiles. Each pair of a domain's profiles is a scenario (a = the first "
+    "by file name). Evaluations are divided by each issue's largest; weights as given "
+    "(normalised to sum 1); reservation values kept; discount factors ignored."
+)
 HINT = "give a folder holding a GENIUS domain .xml and its profile .xml files"
 
 
@@ -113,8 +110,8 @@ def _parse_xml(raw: bytes) -> ET.Element:
     # XML declaration after a leading comment
     raw = _BARE_AMP.sub(b"&amp;", raw)
     decl = _DECL.search(raw)
-    if decl is not None and raw[:decl.start()].strip(b" \t\r\n\xef\xbb\xbf"):
-        raw = raw[:decl.start()] + raw[decl.end():]
+    if decl is not None and raw[: decl.start()].strip(b" \t\r\n\xef\xbb\xbf"):
+        raw = raw[: decl.start()] + raw[decl.end() :]
     try:
         if DET is not None:
             return DET.fromstring(raw, forbid_dtd=True)
@@ -249,8 +246,10 @@ def _check_profile(domain: Domain, prof: Profile) -> None:
                 raise _Bad(f"issue {shown(issue[:60])!r}: no evaluation for value {shown(v[:60])!r}")
         extra = [v for v in table if v not in values]
         if extra:
-            raise _Bad(f"issue {shown(issue[:60])!r}: value {shown(extra[0][:60])!r} is not in domain "
-                       f"{shown(domain.path.name)}")
+            raise _Bad(
+                f"issue {shown(issue[:60])!r}: value {shown(extra[0][:60])!r} is not in domain "
+                f"{shown(domain.path.name)}"
+            )
         if issue not in prof.weights:
             raise _Bad(f"no <weight> for issue {shown(issue[:60])!r}")
     extra_issues = [i for i in prof.evaluations if i not in domain.issues]
@@ -275,13 +274,87 @@ def _xml_files(folder: Path) -> dict[Path, list[Path]]:
     return out
 
 
+def _read_folder(files: list[Path], bad: Callable[[str], None]) -> tuple[list[Domain], list[Profile]]:
+    """One folder's domains and profiles, in file order; a file that cannot be read or is malformed
+    goes to ``bad``, one that is neither a domain nor a profile is passed over."""
+    from game.core.files import read_limited
+    from game.negotiation.utility import MAX_OUTCOMES
+
+    local: list[Domain] = []
+    profiles: list[Profile] = []
+    for f in files:
+        fname = shown(str(f))
+        raw, problem = read_limited(f, limit=MAX_XML_BYTES)
+        if raw is None:
+            bad(f"{fname}: {problem[0]}")  # type: ignore[index]
+            continue
+        try:
+            root = _parse_xml(raw)
+            if root.tag not in ("negotiation_template", "utility_space"):
+                continue  # not a domain or a profile
+            obj = _objective(root)
+            if _is_profile(root, obj):
+                profiles.append(_read_profile(root, obj, f))
+            else:
+                name, issues = _read_domain(obj)
+                size = math.prod(len(v) for v in issues.values())
+                if size > MAX_OUTCOMES:
+                    raise _Bad(f"{size} outcomes; the limit is {MAX_OUTCOMES}")
+                local.append(Domain(f, name or f.stem, issues))
+        except _Bad as e:
+            bad(f"{fname}: {e}")
+    return local, profiles
+
+
+def _attach_profiles(local: list[Domain], profiles: list[Profile], bad: Callable[[str], None]) -> None:
+    """Give each profile to the folder's domain whose file name begins its name (the longest such;
+    the only domain when none does), if it fits that domain; the rest go to ``bad``."""
+    for prof in profiles:
+        owners = [d for d in local if prof.path.stem.lower().startswith(d.prefix.lower())]
+        if not owners and len(local) == 1:
+            owners = local
+        if not owners:
+            bad(
+                f"{shown(str(prof.path))}: belongs to no domain (no domain file's name begins its name)"
+                if local
+                else f"{shown(str(prof.path))}: no domain file in its folder"
+            )
+            continue
+        dom = max(owners, key=lambda d: len(d.prefix))
+        try:
+            _check_profile(dom, prof)
+        except _Bad as e:
+            bad(f"{shown(str(prof.path))}: {e}")
+            continue
+        dom.profiles.append(prof)
+
+
+def _pair_scenarios(domains: list[Domain], folder: Path, deadline: int, skipped: list[str]) -> list[ImportedScenario]:
+    """A scenario for every two profiles of each domain; a domain with fewer is listed in ``skipped``."""
+    scenarios: list[ImportedScenario] = []
+    ids: set[str] = set()
+    for dom in domains:
+        if len(dom.profiles) < 2:
+            skipped.append(
+                f"{shown(str(dom.path))}: {len(dom.profiles)} profile"
+                f"{'s' if len(dom.profiles) != 1 else ''}; a scenario needs two"
+            )
+            continue
+        for i, pa in enumerate(dom.profiles):
+            for pb in dom.profiles[i + 1 :]:
+                s = _scenario(dom, pa, pb, folder, deadline, ids)
+                ids.add(s.id)
+                scenarios.append(s)
+    return scenarios
+
+
 def import_genius(folder: str | Path, *, skip_bad: bool = False, deadline: int = DEFAULT_DEADLINE) -> ScenarioSet:
     """Read GENIUS domains and profiles under ``folder`` into a ``ScenarioSet`` (see the module
     docstring). A malformed file raises ``InputError`` naming the file and what is wrong in it
     (issue, value, line for bad XML); with ``skip_bad`` it is left out and listed in ``skipped``.
     XML files that are neither domains nor profiles (logs, repositories) are ignored."""
-    from game.core.files import path_problem, read_limited
-    from game.negotiation.utility import MAX_OUTCOMES
+    from game.core.files import path_problem
+
     folder = Path(folder)
     where = shown(str(folder))
     why = path_problem(folder, want="folder")
@@ -296,76 +369,32 @@ def import_genius(folder: str | Path, *, skip_bad: bool = False, deadline: int =
         skipped.append(msg)
 
     domains: list[Domain] = []
-    for sub, files in _xml_files(folder).items():
-        local: list[Domain] = []
-        profiles: list[Profile] = []
-        for f in files:
-            fname = shown(str(f))
-            raw, problem = read_limited(f, limit=MAX_XML_BYTES)
-            if raw is None:
-                bad(f"{fname}: {problem[0]}")  # type: ignore[index]
-                continue
-            try:
-                root = _parse_xml(raw)
-                if root.tag not in ("negotiation_template", "utility_space"):
-                    continue  # not a domain or a profile
-                obj = _objective(root)
-                if _is_profile(root, obj):
-                    profiles.append(_read_profile(root, obj, f))
-                else:
-                    name, issues = _read_domain(obj)
-                    size = math.prod(len(v) for v in issues.values())
-                    if size > MAX_OUTCOMES:
-                        raise _Bad(f"{size} outcomes; the limit is {MAX_OUTCOMES}")
-                    local.append(Domain(f, name or f.stem, issues))
-            except _Bad as e:
-                bad(f"{fname}: {e}")
-        for prof in profiles:
-            owners = [d for d in local if prof.path.stem.lower().startswith(d.prefix.lower())]
-            if not owners and len(local) == 1:
-                owners = local
-            if not owners:
-                bad(f"{shown(str(prof.path))}: belongs to no domain (no domain file's name begins its name)"
-                    if local else f"{shown(str(prof.path))}: no domain file in its folder")
-                continue
-            dom = max(owners, key=lambda d: len(d.prefix))
-            try:
-                _check_profile(dom, prof)
-            except _Bad as e:
-                bad(f"{shown(str(prof.path))}: {e}")
-                continue
-            dom.profiles.append(prof)
+    for files in _xml_files(folder).values():
+        local, profiles = _read_folder(files, bad)
+        _attach_profiles(local, profiles, bad)
         domains += local
-    scenarios: list[ImportedScenario] = []
-    ids: set[str] = set()
-    for dom in domains:
-        if len(dom.profiles) < 2:
-            skipped.append(f"{shown(str(dom.path))}: {len(dom.profiles)} profile"
-                           f"{'s' if len(dom.profiles) != 1 else ''}; a scenario needs two")
-            continue
-        for i, pa in enumerate(dom.profiles):
-            for pb in dom.profiles[i + 1:]:
-                s = _scenario(dom, pa, pb, folder, deadline, ids)
-                ids.add(s.id)
-                scenarios.append(s)
+    scenarios = _pair_scenarios(domains, folder, deadline, skipped)
     if not scenarios:
-        raise InputError(f"{where}: no scenarios: found {len(domains)} domain"
-                         f"{'s' if len(domains) != 1 else ''} and "
-                         f"{sum(len(d.profiles) for d in domains)} matching profiles"
-                         + (f"; {len(skipped)} problems: {skipped[0]}" if skipped else ""), hint=HINT)
-    return ScenarioSet(source="genius", origin=folder.name or str(folder), notes=NOTES, skipped=skipped,
-                       scenarios=scenarios)
+        raise InputError(
+            f"{where}: no scenarios: found {len(domains)} domain"
+            f"{'s' if len(domains) != 1 else ''} and "
+            f"{sum(len(d.profiles) for d in domains)} matching profiles"
+            + (f"; {len(skipped)} problems: {skipped[0]}" if skipped else ""),
+            hint=HINT,
+        )
+    return ScenarioSet(
+        source="genius", origin=folder.name or str(folder), notes=NOTES, skipped=skipped, scenarios=scenarios
+    )
 
 
 def _label(prof: Profile, dom: Domain) -> str:
     stem = prof.path.stem
     if dom.prefix and stem.lower().startswith(dom.prefix.lower()):
-        stem = stem[len(dom.prefix):]
+        stem = stem[len(dom.prefix) :]
     return slug(stem.strip("-_. ") or prof.path.stem)
 
 
-def _scenario(dom: Domain, pa: Profile, pb: Profile, folder: Path, deadline: int,
-              ids: set[str]) -> ImportedScenario:
+def _scenario(dom: Domain, pa: Profile, pb: Profile, folder: Path, deadline: int, ids: set[str]) -> ImportedScenario:
     names: dict[str, str] = {}
     for raw in dom.issues:
         names[raw] = as_id(raw, names.values())
@@ -377,8 +406,14 @@ def _scenario(dom: Domain, pa: Profile, pb: Profile, folder: Path, deadline: int
             table = prof.evaluations[raw]
             top = max(table[v] for v in vals)
             values[names[raw]] = {v: (table[v] / top if top > 0 else 0.0) for v in vals}
-        parties.append({"id": pid, "weights": {names[raw]: prof.weights[raw] for raw in dom.issues},
-                        "values": values, "reservation": prof.reservation})
+        parties.append(
+            {
+                "id": pid,
+                "weights": {names[raw]: prof.weights[raw] for raw in dom.issues},
+                "values": values,
+                "reservation": prof.reservation,
+            }
+        )
 
     def rel(p: Path) -> str:
         try:
@@ -387,15 +422,26 @@ def _scenario(dom: Domain, pa: Profile, pb: Profile, folder: Path, deadline: int
             return str(p)
 
     from game.negotiation.spec import NegotiationScene
+
     discounts = [p.discount for p in (pa, pb) if p.discount is not None and p.discount != 1.0]
-    desc = (f"GENIUS domain {dom.name} ({rel(dom.path)}): a = {rel(pa.path)}, b = {rel(pb.path)}."
-            + (" Discount factors ignored." if discounts else ""))
-    scene = NegotiationScene.model_validate({
-        "type": "negotiation", "title": f"{dom.name}: {_label(pa, dom)} vs {_label(pb, dom)}",
-        "description": desc, "issues": issues, "parties": parties, "deadline": deadline, "first": "a"})
+    desc = f"GENIUS domain {dom.name} ({rel(dom.path)}): a = {rel(pa.path)}, b = {rel(pb.path)}." + (
+        " Discount factors ignored." if discounts else ""
+    )
+    scene = NegotiationScene.model_validate(
+        {
+            "type": "negotiation",
+            "title": f"{dom.name}: {_label(pa, dom)} vs {_label(pb, dom)}",
+            "description": desc,
+            "issues": issues,
+            "parties": parties,
+            "deadline": deadline,
+            "first": "a",
+        }
+    )
     base = f"genius-{slug(dom.prefix or dom.path.stem)}-{_label(pa, dom)}-{_label(pb, dom)}"[:190]
     sid, n = base, 2
     while sid in ids:
         sid, n = f"{base}-{n}", n + 1
-    return ImportedScenario(id=sid, origin=f"{rel(dom.path)} + {rel(pa.path)} + {rel(pb.path)}",
-                            scene=scene, human=None)
+    return ImportedScenario(
+        id=sid, origin=f"{rel(dom.path)} + {rel(pa.path)} + {rel(pb.path)}", scene=scene, human=None
+    )

@@ -22,18 +22,24 @@ from game.core.text import shown
 from game.tournament.import_casino import import_casino
 from game.tournament.import_dond import import_dond
 from game.tournament.import_genius import import_genius
-from game.tournament.scenario_set import (
-    HumanOutcome,
-    ImportedScenario,
-    ScenarioSet,
-    human_summary,
-    load_set,
-    save_set,
-)
+from game.tournament.scenario_set import HumanOutcome, ImportedScenario, ScenarioSet, human_summary, load_set, save_set
 
-__all__ = ["FORMATS", "HumanOutcome", "ImportedScenario", "ScenarioSet", "default_out", "human_summary",
-           "import_casino", "import_dond", "import_genius", "import_set", "load_set", "run_import",
-           "save_set", "summary_text"]
+__all__ = [
+    "FORMATS",
+    "HumanOutcome",
+    "ImportedScenario",
+    "ScenarioSet",
+    "default_out",
+    "human_summary",
+    "import_casino",
+    "import_dond",
+    "import_genius",
+    "import_set",
+    "load_set",
+    "run_import",
+    "save_set",
+    "summary_text",
+]
 
 FORMATS: dict[str, tuple[str, Callable[..., ScenarioSet]]] = {
     "dond": ("Deal or No Deal", import_dond),
@@ -44,8 +50,10 @@ FORMATS: dict[str, tuple[str, Callable[..., ScenarioSet]]] = {
 
 def _format(fmt: str) -> str:
     if fmt not in FORMATS:
-        raise InputError(f"unknown dataset format {shown(fmt)!r}; the formats are {', '.join(FORMATS)}",
-                         hint=did_you_mean(fmt, FORMATS))
+        raise InputError(
+            f"unknown dataset format {shown(fmt)!r}; the formats are {', '.join(FORMATS)}",
+            hint=did_you_mean(fmt, FORMATS),
+        )
     return fmt
 
 
@@ -75,11 +83,15 @@ def summary_text(scenario_set: ScenarioSet, src: str | Path, out: str | Path) ->
     else:
         issues = f"{counts[0]}-{counts[-1]} issues each"
     h = human_summary(scenario_set)
-    text = (f"Imported {n} scenario{'s' if n != 1 else ''} from {shown(str(src))} ({label}) into "
-            f"{shown(str(out))}: {issues}; {h['with_human']} with a human outcome")
+    text = (
+        f"Imported {n} scenario{'s' if n != 1 else ''} from {shown(str(src))} ({label}) into "
+        f"{shown(str(out))}: {issues}; {h['with_human']} with a human outcome"
+    )
     if h["with_human"]:
-        text += (f", of which the people agreed in {h['agreements']} ({h['agreement_rate']:.1%}); "
-                 f"mean joint utility {h['mean_joint_utility']:.3f} (no deal = 0)")
+        text += (
+            f", of which the people agreed in {h['agreements']} ({h['agreement_rate']:.1%}); "
+            f"mean joint utility {h['mean_joint_utility']:.3f} (no deal = 0)"
+        )
         if h["pareto_optimal_share"] is not None:
             text += f", {h['pareto_optimal_share']:.1%} of agreements Pareto-optimal"
     text += "."

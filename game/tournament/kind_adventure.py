@@ -17,8 +17,7 @@ from typing import Any
 
 from game.core.errors import InputError, Problem
 from game.tournament.kind_base import MatchContext, world_scene
-from game.tournament.model import (Competitor, Match, Scenario, TournamentConfig, WorldScenario, derived_seed,
-                                   endpoint)
+from game.tournament.model import Competitor, Match, Scenario, TournamentConfig, WorldScenario, derived_seed, endpoint
 from game.tournament.report_items import Report, ReportInput
 
 SEATS = ("autopilot", "llm")  # player seats besides script:FILE and module:function
@@ -40,8 +39,10 @@ class AdventureKind:
                 out.append(Problem(why, file=file, path=f"competitors[{n}]"))
         for n, s in enumerate(cfg.scenarios):
             if not isinstance(s, WorldScenario):
-                why = (f"{self.name} scenarios are worlds (world = ...); generated and imported sets are "
-                       "negotiation scenes")
+                why = (
+                    f"{self.name} scenarios are worlds (world = ...); generated and imported sets are "
+                    "negotiation scenes"
+                )
             else:
                 why = self._scene_problem(s)
             if why:
@@ -62,33 +63,60 @@ class AdventureKind:
         """An LLM seat's (or its endpoint's) endpoint and model."""
         return endpoint(c) if c.agent == "llm" or c.llm is not None else None
 
-    def seatings(self, cfg: TournamentConfig, sid: str,
-                 scenario: dict[str, Any]) -> Iterator[tuple[dict[str, str], str | None]]:
+    def seatings(
+        self, cfg: TournamentConfig, sid: str, scenario: dict[str, Any]
+    ) -> Iterator[tuple[dict[str, str], str | None]]:
         for c in cfg.competitors:
             yield {"player": c.name}, None
 
     def play(self, m: Match, ctx: MatchContext) -> dict[str, Any]:
         from game.play.config import EpisodeConfig, GameConfig, LLMSettings, MemorySettings
         from game.play.episode import play_episode
+
         comp = ctx.comps[m.seats["player"]]
         sc = ctx.scenarios[m.scenario]
         llm = None
         if comp.llm is not None:
             llm = LLMSettings(**comp.llm.settings())
-        game = GameConfig(world=sc["world"], seed=derived_seed(m.seed, m.rep) if m.rep else m.seed, player=comp.agent,
-                          memory=MemorySettings(embedder=comp.embedder) if comp.memory else None, llm=llm,
-                          llm_npcs=[])  # NPCs stay rule-based: every competitor meets the same world
+        game = GameConfig(
+            world=sc["world"],
+            seed=derived_seed(m.seed, m.rep) if m.rep else m.seed,
+            player=comp.agent,
+            memory=MemorySettings(embedder=comp.embedder) if comp.memory else None,
+            llm=llm,
+            llm_npcs=[],
+        )  # NPCs stay rule-based: every competitor meets the same world
         ep = EpisodeConfig(game=game, kind=self.name, scene=sc.get("scene_id"), turns=ctx.cfg.turns)
         res = play_episode(ep)
         share = len(res.quests_done) / res.quests_total if res.quests_total else 0.0
         points = float(res.won) + share
-        seat = {"role": "player", "competitor": comp.name, "points": round(points, 6), "utility": None,
-                "reservation": None, "advantage": None, "won": bool(res.won), "score": int(res.score),
-                "invalid": int(res.invalid.get("player", 0)), "false_leads": res.false_leads}
+        seat = {
+            "role": "player",
+            "competitor": comp.name,
+            "points": round(points, 6),
+            "utility": None,
+            "reservation": None,
+            "advantage": None,
+            "won": bool(res.won),
+            "score": int(res.score),
+            "invalid": int(res.invalid.get("player", 0)),
+            "false_leads": res.false_leads,
+        }
         cost = res.llm_tokens / 1000 * comp.llm.usd_per_1k_tokens if comp.llm else 0.0
-        return {"status": res.status, "agreement": None, "outcome": None, "rounds": int(res.turns), "seats": [seat],
-                "welfare": None, "pareto_distance": None, "nash_distance": None, "ks_distance": None,
-                "llm_calls": int(res.llm_calls), "llm_tokens": int(res.llm_tokens), "cost": round(cost, 6)}
+        return {
+            "status": res.status,
+            "agreement": None,
+            "outcome": None,
+            "rounds": int(res.turns),
+            "seats": [seat],
+            "welfare": None,
+            "pareto_distance": None,
+            "nash_distance": None,
+            "ks_distance": None,
+            "llm_calls": int(res.llm_calls),
+            "llm_tokens": int(res.llm_tokens),
+            "cost": round(cost, 6),
+        }
 
     def observe(self, row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, float]:
         return {}

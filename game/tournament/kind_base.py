@@ -44,18 +44,22 @@ class MatchContext:
         """A new client per match (its usage is that match's alone; its retry jitter seeded by the match)."""
         if comp.name not in self._clients:
             from agents.llm.config import LLMConfig
+
             self._clients[comp.name] = LLMConfig.from_env(**(comp.llm.settings() if comp.llm else {}))
         from game.play.compose import new_client
+
         return new_client(self._clients[comp.name], seed)
 
 
-def world_scene(src: WorldScenario, base: Path, where: str, label: str | None = None,
-                fits: Callable[[Any], bool] | None = None) -> tuple[str, Any, str, str]:
+def world_scene(
+    src: WorldScenario, base: Path, where: str, label: str | None = None, fits: Callable[[Any], bool] | None = None
+) -> tuple[str, Any, str, str]:
     """Load the scenario's world: (its path, the world, a digest of its spec: an edited world gives new
     match ids, the scenario id). With ``label``, the scenario is the world's scene ``src.scene``, which
     must be one that ``fits`` (an ``InputError`` at ``where`` naming the ones that do); the id is
     ``world:scene``. Without, the world's adventure; the id is the world's."""
     from game.play.worlds import load_world
+
     cand = base / src.world
     path = str(cand.resolve()) if cand.exists() else src.world
     world = load_world(path)
@@ -64,8 +68,10 @@ def world_scene(src: WorldScenario, base: Path, where: str, label: str | None = 
         return path, world, content, world.spec.id
     ok = [k for k, v in world.spec.scenes.items() if fits(v)]
     if src.scene not in ok:
-        raise InputError(f"{where}: no {label} scene {src.scene!r} in world {world.spec.id}",
-                         hint=did_you_mean(src.scene or "", ok) or f"{label} scenes: {', '.join(ok) or 'none'}")
+        raise InputError(
+            f"{where}: no {label} scene {src.scene!r} in world {world.spec.id}",
+            hint=did_you_mean(src.scene or "", ok) or f"{label} scenes: {', '.join(ok) or 'none'}",
+        )
     return path, world, content, f"{world.spec.id}:{src.scene}"
 
 

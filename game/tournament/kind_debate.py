@@ -23,8 +23,17 @@ from typing import TYPE_CHECKING, Any
 
 from game.core.errors import InputError, Problem
 from game.tournament.kind_base import MatchContext, is_council_scene, world_scene
-from game.tournament.model import (Competitor, GeneratedScenarios, ImportedScenarios, Match, Scenario,
-                                   TournamentConfig, WorldScenario, derived_seed, endpoint)
+from game.tournament.model import (
+    Competitor,
+    GeneratedScenarios,
+    ImportedScenarios,
+    Match,
+    Scenario,
+    TournamentConfig,
+    WorldScenario,
+    derived_seed,
+    endpoint,
+)
 from game.tournament.report_items import Report, ReportInput, Table, fmt_estimate
 from game.tournament.summary import TournamentSummary
 
@@ -48,17 +57,21 @@ def masking_config(c: Competitor) -> MaskingConfig:
     """The competitor's masking (``MaskingProblem`` naming the field when its mode or params are bad)."""
     from pydantic import ValidationError
 
-    from game.council.context import LLM_MODES, MODES, MaskingConfig, SubjectiveMaskingConfig
     from game.core.errors import did_you_mean
+    from game.council.context import LLM_MODES, MODES, MaskingConfig, SubjectiveMaskingConfig
+
     mode = c.masking or "memo"
     if mode not in (*MODES, *LLM_MODES):
         hint = did_you_mean(mode, [*MODES, *LLM_MODES])
-        raise MaskingProblem(f"unknown masking mode {mode!r}" + (f" ({hint})" if hint else "")
-                             + f"; modes: {', '.join(MODES)}, and {', '.join(LLM_MODES)} for llm members")
+        raise MaskingProblem(
+            f"unknown masking mode {mode!r}"
+            + (f" ({hint})" if hint else "")
+            + f"; modes: {', '.join(MODES)}, and {', '.join(LLM_MODES)} for llm members"
+        )
     if mode in LLM_MODES and c.agent != "llm":
-        raise MaskingProblem(f"masking {mode!r} needs llm members (agent = \"llm\"): they label what they keep")
+        raise MaskingProblem(f'masking {mode!r} needs llm members (agent = "llm"): they label what they keep')
     if "mode" in c.params:
-        raise MaskingProblem("give the mode as masking = \"...\", not in params", "params.mode")
+        raise MaskingProblem('give the mode as masking = "...", not in params', "params.mode")
     model = SubjectiveMaskingConfig if mode in LLM_MODES else MaskingConfig
     try:
         return model(mode=mode, **c.params)
@@ -70,6 +83,7 @@ def masking_config(c: Competitor) -> MaskingConfig:
                 return str(err["msg"]).removeprefix("Value error, ")
             hint = did_you_mean(str(err["loc"][-1]), fields)
             return "unknown masking parameter" + (f" ({hint})" if hint else "") + f"; fields: {', '.join(fields)}"
+
         found = [("params." + ".".join(str(p) for p in err["loc"]), why(err)) for err in e.errors()]
         raise MaskingProblem(found[0][1], found[0][0], found[1:]) from None
 
@@ -77,16 +91,21 @@ def masking_config(c: Competitor) -> MaskingConfig:
 def competitor_problems(c: Competitor) -> list[tuple[str, str]]:
     """(the field at fault, what is wrong) for each problem of a debate competitor."""
     from game.core.errors import did_you_mean
+
     if c.agent not in AGENTS:
         hint = did_you_mean(c.agent, AGENTS)
-        return [("agent", f"unknown debate agent {c.agent!r}" + (f" ({hint})" if hint else "")
-                 + f"; agents: {', '.join(AGENTS)}")]
+        return [
+            (
+                "agent",
+                f"unknown debate agent {c.agent!r}" + (f" ({hint})" if hint else "") + f"; agents: {', '.join(AGENTS)}",
+            )
+        ]
     if c.memory:
         return [("memory", "memory is for adventure and council competitors; debate members mask with masking")]
     if "embedder" in c.model_fields_set:
         return [("embedder", "debates use the hash embedder (as parley debate and the benchmark do)")]
     if c.llm is not None and c.agent != "llm":
-        return [("llm", "an endpoint is for agent = \"llm\"")]
+        return [("llm", 'an endpoint is for agent = "llm"')]
     try:
         masking_config(c)
     except MaskingProblem as e:
@@ -97,17 +116,22 @@ def competitor_problems(c: Competitor) -> list[tuple[str, str]]:
 def config_problems(cfg: TournamentConfig, file: str) -> list[Problem]:
     """What does not fit a debate tournament: each problem names its competitor or scenario."""
     from game.council.session import MAX_ROUNDS
+
     out: list[Problem] = []
     if cfg.turns is not None and cfg.turns > MAX_ROUNDS:
         out.append(Problem(f"a debate has at most {MAX_ROUNDS} rounds", file=file, path="turns"))
     for n, c in enumerate(cfg.competitors):
-        out += [Problem(f"competitor {c.name!r}: {why}", file=file, path=f"competitors[{n}].{field}")
-                for field, why in competitor_problems(c)]
+        out += [
+            Problem(f"competitor {c.name!r}: {why}", file=file, path=f"competitors[{n}].{field}")
+            for field, why in competitor_problems(c)
+        ]
     for n, s in enumerate(cfg.scenarios):
         why = None
         if isinstance(s, ImportedScenarios):
-            why = ("debate scenarios are generated hidden-profile tasks (generate = N) or a world's council scene "
-                   "(world, scene); imported sets are negotiation scenes")
+            why = (
+                "debate scenarios are generated hidden-profile tasks (generate = N) or a world's council scene "
+                "(world, scene); imported sets are negotiation scenes"
+            )
         elif isinstance(s, GeneratedScenarios):
             why = "deadline is for negotiation scenes" if "deadline" in s.model_fields_set else None
         elif not s.scene:
@@ -127,6 +151,7 @@ def effective(c: Competitor) -> dict[str, Any]:
 def generated(count: int, seed: int) -> dict[str, dict[str, Any]]:
     """Scenario id -> entry for the hidden-profile tasks of seeds ``seed`` .. ``seed + count - 1``."""
     from game.council.tasks import hidden_profile_task
+
     out = {}
     for k in range(seed, seed + count):
         task = hidden_profile_task(k)
@@ -136,6 +161,7 @@ def generated(count: int, seed: int) -> dict[str, dict[str, Any]]:
 
 def from_scene(spec: Any, scene_id: str) -> dict[str, Any]:
     from game.world.council_tasks import task_from_scene
+
     return entry(task_from_scene(spec, scene_id))
 
 
@@ -151,10 +177,11 @@ def council_seed(m: Match) -> int:
 
 def play(m: Match, ctx: MatchContext) -> dict[str, Any]:
     """One competitor's debate of the match's task: the row fields ``play_match`` adds to."""
-    from game.play.debates import run_debate
     from game.council.session import CouncilConfig
     from game.council.tasks import CouncilTask
+    from game.play.debates import run_debate
     from game.play.episode import _usage
+
     comp = ctx.comps[m.seats[ROLE]]
     task = CouncilTask.model_validate(ctx.scenarios[m.scenario]["task"])
     rounds = {"max_rounds": ctx.cfg.turns} if ctx.cfg.turns else {}
@@ -162,6 +189,7 @@ def play(m: Match, ctx: MatchContext) -> dict[str, Any]:
     client = debaters = None
     if comp.agent == "llm":
         from game.council.llm import llm_council
+
         client = ctx.client(comp, derived_seed(m.seed, m.rep, m.scenario, ROLE))
         debaters = llm_council(task, client)
     try:
@@ -175,33 +203,70 @@ def play(m: Match, ctx: MatchContext) -> dict[str, Any]:
     used = _usage(client)
     tokens = int(used.get("llm_tokens", 0))
     invalid = sum(len(d.invalid) for d in (debaters or {}).values())
-    seat = {"role": ROLE, "competitor": comp.name, "points": None if met.correct is None else float(met.correct),
-            "utility": None, "reservation": None, "advantage": None, "won": None, "score": None,
-            "invalid": invalid, "false_leads": None, "correct": met.correct,
-            "redundancy": round(met.redundancy, 6), "effective_ratio": round(met.effective_ratio, 6),
-            "tokens_per_member_round": round(met.tokens_per_member_round, 6),
-            "recall": None if met.recall is None else round(met.recall, 6)}
+    seat = {
+        "role": ROLE,
+        "competitor": comp.name,
+        "points": None if met.correct is None else float(met.correct),
+        "utility": None,
+        "reservation": None,
+        "advantage": None,
+        "won": None,
+        "score": None,
+        "invalid": invalid,
+        "false_leads": None,
+        "correct": met.correct,
+        "redundancy": round(met.redundancy, 6),
+        "effective_ratio": round(met.effective_ratio, 6),
+        "tokens_per_member_round": round(met.tokens_per_member_round, 6),
+        "recall": None if met.recall is None else round(met.recall, 6),
+    }
     cost = tokens / 1000 * comp.llm.usd_per_1k_tokens if comp.llm else 0.0
-    outcome = {"decision": met.decision, "yes_share": round(met.yes_share, 6), "stop_reason": met.stop_reason,
-               "statements": met.statements}
-    return {"status": session.status, "agreement": None, "outcome": outcome, "rounds": int(met.rounds),
-            "seats": [seat], "welfare": None, "pareto_distance": None, "nash_distance": None, "ks_distance": None,
-            "llm_calls": int(used.get("llm_calls", 0)), "llm_tokens": tokens, "cost": round(cost, 6)}
+    outcome = {
+        "decision": met.decision,
+        "yes_share": round(met.yes_share, 6),
+        "stop_reason": met.stop_reason,
+        "statements": met.statements,
+    }
+    return {
+        "status": session.status,
+        "agreement": None,
+        "outcome": outcome,
+        "rounds": int(met.rounds),
+        "seats": [seat],
+        "welfare": None,
+        "pareto_distance": None,
+        "nash_distance": None,
+        "ks_distance": None,
+        "llm_calls": int(used.get("llm_calls", 0)),
+        "llm_tokens": tokens,
+        "cost": round(cost, 6),
+    }
 
 
 # --- the report ----------------------------------------------------------------------------
-COLUMNS = ("competitor", "members", "masking", "accuracy [95% CI]", "mean rounds", "redundancy",
-           "effective-turn ratio", "tokens / member-round", "scored games")
+COLUMNS = (
+    "competitor",
+    "members",
+    "masking",
+    "accuracy [95% CI]",
+    "mean rounds",
+    "redundancy",
+    "effective-turn ratio",
+    "tokens / member-round",
+    "scored games",
+)
 
 
 def report_section(s: TournamentSummary, config: dict[str, Any]) -> tuple[str, list[Any]]:
     """The report's "Debate" section for a ``TournamentSummary`` (``config``: tournament.json's)."""
-    caption = ("Per competitor (ranking order), over its debates: accuracy is the share of decisions that were "
-               "right, on tasks with a known right decision (scored games), with a bootstrap 95% CI; mean rounds "
-               "before the vote, redundancy (mean cosine of each statement to the earlier ones, hash embedder), "
-               "effective-turn ratio (the share of members' statements that bring something: a first mention of "
-               "evidence, a first rebuttal, a moved stance) and context tokens a member reads per turn are over all "
-               "its debates, scored or not, with bootstrap 95% CIs.")
+    caption = (
+        "Per competitor (ranking order), over its debates: accuracy is the share of decisions that were "
+        "right, on tasks with a known right decision (scored games), with a bootstrap 95% CI; mean rounds "
+        "before the vote, redundancy (mean cosine of each statement to the earlier ones, hash embedder), "
+        "effective-turn ratio (the share of members' statements that bring something: a first mention of "
+        "evidence, a first rebuttal, a moved stance) and context tokens a member reads per turn are over all "
+        "its debates, scored or not, with bootstrap 95% CIs."
+    )
     return "Debate", [Table("Council debates", list(COLUMNS), table_rows(s, config), caption)]
 
 
@@ -218,16 +283,28 @@ def table_rows(s: TournamentSummary, config: dict[str, Any]) -> list[list[str]]:
         mode += "".join(f", {k}={v}" for k, v in sorted(params.items())) if isinstance(params, dict) else ""
         met = s.metrics[name]
         acc = met.get("accuracy")
-        out.append([name, str(c.get("agent", "?")), mode, fmt_estimate(acc), fmt_estimate(met.get("rounds"), 2),
-                    fmt_estimate(met.get("redundancy")), fmt_estimate(met.get("effective_ratio")),
-                    fmt_estimate(met.get("tokens_per_member_round"), 1), str(acc.n if acc else 0)])
+        out.append(
+            [
+                name,
+                str(c.get("agent", "?")),
+                mode,
+                fmt_estimate(acc),
+                fmt_estimate(met.get("rounds"), 2),
+                fmt_estimate(met.get("redundancy")),
+                fmt_estimate(met.get("effective_ratio")),
+                fmt_estimate(met.get("tokens_per_member_round"), 1),
+                str(acc.n if acc else 0),
+            ]
+        )
     return out
 
 
 def unscored_note(n: int) -> str:
-    return (f"{n} debate game{'s' if n != 1 else ''} on tasks with no known right decision (world council "
-            "scenes): not rated and not in the accuracy; their rounds, redundancy, effective turns and tokens "
-            "are in the means")
+    return (
+        f"{n} debate game{'s' if n != 1 else ''} on tasks with no known right decision (world council "
+        "scenes): not rated and not in the accuracy; their rounds, redundancy, effective turns and tokens "
+        "are in the means"
+    )
 
 
 # --- the kind ----------------------------------------------------------------------------
@@ -256,8 +333,9 @@ class DebateKind:
         out = effective(c)
         return {**out, **endpoint(c)} if c.agent == "llm" or c.llm is not None else out
 
-    def seatings(self, cfg: TournamentConfig, sid: str,
-                 scenario: dict[str, Any]) -> Iterator[tuple[dict[str, str], str | None]]:
+    def seatings(
+        self, cfg: TournamentConfig, sid: str, scenario: dict[str, Any]
+    ) -> Iterator[tuple[dict[str, str], str | None]]:
         for c in cfg.competitors:
             yield {ROLE: c.name}, None
 

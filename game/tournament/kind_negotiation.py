@@ -19,8 +19,17 @@ from typing import Any
 
 from game.core.errors import InputError, Problem
 from game.tournament.kind_base import MatchContext, world_scene
-from game.tournament.model import (Competitor, GeneratedScenarios, ImportedScenarios, Match, Scenario,
-                                   TournamentConfig, WorldScenario, derived_seed, endpoint)
+from game.tournament.model import (
+    Competitor,
+    GeneratedScenarios,
+    ImportedScenarios,
+    Match,
+    Scenario,
+    TournamentConfig,
+    WorldScenario,
+    derived_seed,
+    endpoint,
+)
 from game.tournament.report_items import Figure, Report, ReportInput, Table, fmt_estimate, fmt_number
 from game.tournament.results import SCENARIOS
 
@@ -36,16 +45,26 @@ class NegotiationKind:
     def config_problems(self, cfg: TournamentConfig, file: str) -> list[Problem]:
         out: list[Problem] = []
         if len(cfg.competitors) < 2 and not cfg.self_play:
-            out.append(Problem("a negotiation tournament needs two competitors (or self_play = true)", file=file,
-                               path="competitors"))
+            out.append(
+                Problem(
+                    "a negotiation tournament needs two competitors (or self_play = true)",
+                    file=file,
+                    path="competitors",
+                )
+            )
         for n, c in enumerate(cfg.competitors):
             why = "masking is for debate competitors" if c.masking is not None else _negotiator_problem(c)
             if why:
                 out.append(Problem(why, file=file, path=f"competitors[{n}]"))
         for n, s in enumerate(cfg.scenarios):
             if isinstance(s, WorldScenario) and not s.scene:
-                out.append(Problem("a negotiation scenario from a world needs scene (a negotiation scene's id)",
-                                   file=file, path=f"scenarios[{n}]"))
+                out.append(
+                    Problem(
+                        "a negotiation scenario from a world needs scene (a negotiation scene's id)",
+                        file=file,
+                        path=f"scenarios[{n}]",
+                    )
+                )
         return out
 
     # --- scenarios and matches ----------------------------------------------------------
@@ -54,11 +73,15 @@ class NegotiationKind:
         out: dict[str, dict[str, Any]] = {}
         if isinstance(source, GeneratedScenarios):
             from game.negotiation.generate import random_scenes
+
             for i, scene in enumerate(random_scenes(source.generate, source.seed, source.deadline)):
-                out[f"gen{source.seed}-{i}"] = {"scene": scene.model_dump(mode="json", exclude_none=True),
-                                                "human": None}
+                out[f"gen{source.seed}-{i}"] = {
+                    "scene": scene.model_dump(mode="json", exclude_none=True),
+                    "human": None,
+                }
         elif isinstance(source, ImportedScenarios):
             from game.tournament.importers import load_set
+
             items = load_set(base / source.imported).scenarios
             for item in items[: source.limit] if source.limit else items:
                 human = item.human.model_dump(mode="json") if item.human is not None else None
@@ -78,11 +101,13 @@ class NegotiationKind:
         if c.agent == "llm":
             return endpoint(c)
         from agents.negotiators import from_kind, kind_params
+
         neg = from_kind(c.agent, probe_utility(), **c.params)
         return {p: getattr(neg, p, None) for p in kind_params(c.agent)}
 
-    def seatings(self, cfg: TournamentConfig, sid: str,
-                 scenario: dict[str, Any]) -> Iterator[tuple[dict[str, str], str | None]]:
+    def seatings(
+        self, cfg: TournamentConfig, sid: str, scenario: dict[str, Any]
+    ) -> Iterator[tuple[dict[str, str], str | None]]:
         names = [c.name for c in cfg.competitors]
         parties = [p["id"] for p in scenario["scene"]["parties"]]
         openers = parties if cfg.openers == "both" else [scenario["scene"].get("first") or parties[0]]
@@ -96,6 +121,7 @@ class NegotiationKind:
         from agents.negotiators import from_kind
         from game.negotiation.runner import run_negotiation
         from game.play.episode import _usage
+
         scene, utils, analysis = ctx.per_scenario(m.scenario, m.opener, functools.partial(_analysed, opener=m.opener))
         negs: dict[str, Any] = {}
         clients: dict[str, Any] = {}
@@ -103,10 +129,16 @@ class NegotiationKind:
             comp = ctx.comps[name]
             if comp.agent == "llm":
                 from agents.llm.negotiator import LLMNegotiator
+
                 client = clients[party] = ctx.client(comp, derived_seed(m.seed, m.rep, m.scenario, party))
-                negs[party] = LLMNegotiator(client, scene, party, utils[party],
-                                            fallback=from_kind("linear", utils[party]),
-                                            persona=f"You negotiate as party {party}.")
+                negs[party] = LLMNegotiator(
+                    client,
+                    scene,
+                    party,
+                    utils[party],
+                    fallback=from_kind("linear", utils[party]),
+                    persona=f"You negotiate as party {party}.",
+                )
             else:
                 negs[party] = _rule_negotiator(comp, m, party, utils[party])
         invalid = {p: 0 for p in m.seats}
@@ -114,6 +146,7 @@ class NegotiationKind:
         def on_move(party: str, move: Any) -> None:
             if move.fallback:
                 invalid[party] += 1
+
         try:
             session, metrics = run_negotiation(scene, negs, utilities=utils, analysis=analysis, on_move=on_move)
         finally:
@@ -127,9 +160,20 @@ class NegotiationKind:
         for party, name in m.seats.items():
             u, r = float(metrics.utility(party)), float(metrics.reservations[metrics.parties.index(party)])
             adv = (u - r) / (1 - r) if agreed and r < 1 else 0.0
-            seats.append({"role": party, "competitor": name, "points": round(adv, 6), "utility": round(u, 6),
-                          "reservation": round(r, 6), "advantage": round(adv, 6), "won": None, "score": None,
-                          "invalid": invalid[party], "false_leads": None})
+            seats.append(
+                {
+                    "role": party,
+                    "competitor": name,
+                    "points": round(adv, 6),
+                    "utility": round(u, 6),
+                    "reservation": round(r, 6),
+                    "advantage": round(adv, 6),
+                    "won": None,
+                    "score": None,
+                    "invalid": invalid[party],
+                    "false_leads": None,
+                }
+            )
         calls = tokens = 0
         cost = 0.0
         for party, client in clients.items():
@@ -138,12 +182,20 @@ class NegotiationKind:
             calls, tokens = calls + c, tokens + t
             llm = ctx.comps[m.seats[party]].llm
             cost += t / 1000 * llm.usd_per_1k_tokens if llm else 0.0
-        return {"status": session.status, "agreement": agreed, "outcome": dict(session.agreement) if agreed else None,
-                "rounds": int(session.round), "seats": seats,
-                "welfare": round(float(metrics.social_welfare), 6),
-                "pareto_distance": round(float(metrics.distance_to_frontier), 6),
-                "nash_distance": _rounded(metrics.distance_to_nash), "ks_distance": _rounded(metrics.distance_to_ks),
-                "llm_calls": calls, "llm_tokens": tokens, "cost": round(cost, 6)}
+        return {
+            "status": session.status,
+            "agreement": agreed,
+            "outcome": dict(session.agreement) if agreed else None,
+            "rounds": int(session.round),
+            "seats": seats,
+            "welfare": round(float(metrics.social_welfare), 6),
+            "pareto_distance": round(float(metrics.distance_to_frontier), 6),
+            "nash_distance": _rounded(metrics.distance_to_nash),
+            "ks_distance": _rounded(metrics.distance_to_ks),
+            "llm_calls": calls,
+            "llm_tokens": tokens,
+            "cost": round(cost, 6),
+        }
 
     # --- statistics and the report ------------------------------------------------------
     def observe(self, row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, float]:
@@ -155,40 +207,72 @@ class NegotiationKind:
     def report(self, rep: Report, data: ReportInput) -> None:
         """A "Negotiation" section at the end: agreement and length, outcome scatters, the human comparison."""
         from game.tournament.kind_negotiation_report import Scenes, human_comparison, scatter_data
+
         s, scenes = data.summary, Scenes(data.scenarios)
         section: list[Table | Figure | str] = []
-        agree_pts = [(c, s.metrics[c]["rounds"], s.metrics[c]["agreement"])
-                     for c in s.competitors if "agreement" in s.metrics[c] and "rounds" in s.metrics[c]]
-        section.append(Table("Agreement and length",
-                             ["competitor", "agreement rate [95% CI]", "mean rounds [95% CI]"],
-                             [[c, fmt_estimate(s.metrics[c].get("agreement")),
-                               fmt_estimate(s.metrics[c].get("rounds"), 1)]
-                              for c in s.competitors if "agreement" in s.metrics[c]]))
+        agree_pts = [
+            (c, s.metrics[c]["rounds"], s.metrics[c]["agreement"])
+            for c in s.competitors
+            if "agreement" in s.metrics[c] and "rounds" in s.metrics[c]
+        ]
+        section.append(
+            Table(
+                "Agreement and length",
+                ["competitor", "agreement rate [95% CI]", "mean rounds [95% CI]"],
+                [
+                    [c, fmt_estimate(s.metrics[c].get("agreement")), fmt_estimate(s.metrics[c].get("rounds"), 1)]
+                    for c in s.competitors
+                    if "agreement" in s.metrics[c]
+                ],
+            )
+        )
         if not data.scenarios:
             rep.notes.append(f"no scenes in {SCENARIOS}: utility scatters and the human comparison are left out")
         if data.plotting:
             from game.tournament import report_plots as rp
+
             if agree_pts:
-                data.figure(section, "Agreement rate vs rounds", "One dot per competitor: share of its "
-                            "negotiations that ended in agreement against their mean length in rounds.",
-                            rp.agreement_rounds, agree_pts)
+                data.figure(
+                    section,
+                    "Agreement rate vs rounds",
+                    "One dot per competitor: share of its "
+                    "negotiations that ended in agreement against their mean length in rounds.",
+                    rp.agreement_rounds,
+                    agree_pts,
+                )
             for d in scatter_data(data.rows, scenes):
-                data.figure(section, f"Outcomes in {d.scenario}",
-                            f"{d.matches} matches. Each dot is one match's outcome in utility space "
-                            f"(x: {d.parties[0]}, y: {d.parties[1]}), coloured by pairing 'x-seat / y-seat'; "
-                            "x marks = no agreement (the reservation point); the line is the Pareto "
-                            "frontier; the star is the human outcome when known.", rp.utility_scatter, d)
+                data.figure(
+                    section,
+                    f"Outcomes in {d.scenario}",
+                    f"{d.matches} matches. Each dot is one match's outcome in utility space "
+                    f"(x: {d.parties[0]}, y: {d.parties[1]}), coloured by pairing 'x-seat / y-seat'; "
+                    "x marks = no agreement (the reservation point); the line is the Pareto "
+                    "frontier; the star is the human outcome when known.",
+                    rp.utility_scatter,
+                    d,
+                )
         human, n_sc = human_comparison(data.rows, scenes, s.competitors)
         if human:
-            section.append(Table(
-                "Compared with humans", ["who", "games", "agreement rate", "joint utility",
-                                         "Pareto-optimal share (of all games)"],
-                [[h.who, str(h.games), fmt_number(h.agreement), fmt_number(h.joint_utility),
-                  fmt_number(h.pareto_share)] for h in human],
-                f"Over the {n_sc} scenario{'s' if n_sc != 1 else ''} with a recorded human outcome: "
-                "joint utility is the sum of both parties' utilities (reservations on no deal); "
-                "Pareto-optimal share is the share of outcomes no other outcome dominates "
-                "(game.negotiation.metrics)."))
+            section.append(
+                Table(
+                    "Compared with humans",
+                    ["who", "games", "agreement rate", "joint utility", "Pareto-optimal share (of all games)"],
+                    [
+                        [
+                            h.who,
+                            str(h.games),
+                            fmt_number(h.agreement),
+                            fmt_number(h.joint_utility),
+                            fmt_number(h.pareto_share),
+                        ]
+                        for h in human
+                    ],
+                    f"Over the {n_sc} scenario{'s' if n_sc != 1 else ''} with a recorded human outcome: "
+                    "joint utility is the sum of both parties' utilities (reservations on no deal); "
+                    "Pareto-optimal share is the share of outcomes no other outcome dominates "
+                    "(game.negotiation.metrics).",
+                )
+            )
         rep.notes.extend(scenes.notes)
         rep.sections.append(("Negotiation", section))
 
@@ -200,12 +284,16 @@ def _negotiator_problem(c: Competitor) -> str | None:
     from agents.negotiators import KINDS as NEG_KINDS
     from agents.negotiators import from_kind
     from game.core.errors import did_you_mean
+
     if c.agent == "llm":
         return "an llm negotiator takes no params" if c.params else None
     if c.agent not in NEG_KINDS:
         hint = did_you_mean(c.agent, [*NEG_KINDS, "llm"])
-        return (f"unknown negotiator {c.agent!r}" + (f" ({hint})" if hint else "")
-                + f"; kinds: {', '.join([*NEG_KINDS, 'llm'])}")
+        return (
+            f"unknown negotiator {c.agent!r}"
+            + (f" ({hint})" if hint else "")
+            + f"; kinds: {', '.join([*NEG_KINDS, 'llm'])}"
+        )
     if c.memory:
         return "memory is for adventure and council competitors"
     try:
@@ -221,16 +309,20 @@ def probe_utility() -> Any:
     reading their defaults)."""
     from game.negotiation.generate import random_scenes
     from game.negotiation.utility import utilities_for
+
     return utilities_for(random_scenes(1, 0)[0])["a"]
 
 
 def _world_scene(src: WorldScenario, base: Path, where: str) -> dict[str, dict[str, Any]]:
     from game.world.spec import NegotiationScene
+
     _, world, _, sid = world_scene(src, base, where, "negotiation", lambda v: isinstance(v, NegotiationScene))
     scene = world.spec.scenes[src.scene]
     if any(p.id == "player" for p in scene.parties):
-        raise InputError(f"{where}: scene {src.scene!r} has the player as a party",
-                         hint="a negotiation tournament plays scenes between two NPCs")
+        raise InputError(
+            f"{where}: scene {src.scene!r} has the player as a party",
+            hint="a negotiation tournament plays scenes between two NPCs",
+        )
     return {sid: {"scene": scene.model_dump(mode="json", exclude_none=True), "human": None}}
 
 
@@ -239,6 +331,7 @@ def _analysed(scenario: dict[str, Any], opener: str | None) -> tuple[Any, Any, A
     from game.negotiation.metrics import analyse
     from game.negotiation.utility import utilities_for
     from game.world.spec import NegotiationScene
+
     data = dict(scenario["scene"])
     if opener is not None:
         data["first"] = opener
@@ -248,6 +341,7 @@ def _analysed(scenario: dict[str, Any], opener: str | None) -> tuple[Any, Any, A
 
 def _rule_negotiator(comp: Competitor, m: Match, party: str, utility: Any) -> Any:
     from agents.negotiators import from_kind, kind_params
+
     params = dict(comp.params)
     if "seed" in kind_params(comp.agent) and "seed" not in params:
         params["seed"] = derived_seed(m.seed, m.rep, m.scenario, party)

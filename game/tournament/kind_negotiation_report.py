@@ -36,6 +36,7 @@ class Scenes:
             try:
                 from game.negotiation.metrics import analyse
                 from game.negotiation.spec import NegotiationScene
+
                 parsed = NegotiationScene.model_validate(scene)
                 result = analyse(parsed)
                 if len(result.parties) != 2:
@@ -71,8 +72,8 @@ class ScatterData:
     scenario: str
     title: str
     parties: tuple[str, str]
-    cloud: list[tuple[float, float]]       # every outcome (omitted for huge spaces)
-    frontier: list[tuple[float, float]]    # Pareto frontier, sorted by the first party's utility
+    cloud: list[tuple[float, float]]  # every outcome (omitted for huge spaces)
+    frontier: list[tuple[float, float]]  # Pareto frontier, sorted by the first party's utility
     reservation: tuple[float, float]
     points: dict[str, list[tuple[float, float, bool]]]  # "x-comp / y-comp" -> (u0, u1, agreed)
     human: list[tuple[float, float]] = field(default_factory=list)
@@ -104,8 +105,7 @@ def scatter_data(rows: Sequence[dict], scenes: Scenes, *, limit: int = SCATTER_S
         cloud = [(float(u0), float(u1)) for u0, u1 in M[:, :2]] if len(M) <= 20000 else []
         res = (float(a.reservations[0]), float(a.reservations[1]))
         pts: dict[str, list[tuple[float, float, bool]]] = {}
-        for r in sorted((r for r in rows if r["scenario"] == sid),
-                        key=lambda r: r["id"]):
+        for r in sorted((r for r in rows if r["scenario"] == sid), key=lambda r: r["id"]):
             seats = _seat_order(r, a.parties)
             label = " / ".join(s["competitor"] for s in seats[:2])
             k = _index(a, r["outcome"]) if r["agreement"] else None
@@ -123,8 +123,19 @@ def scatter_data(rows: Sequence[dict], scenes: Scenes, *, limit: int = SCATTER_S
             if m is not None:
                 human.append((m.utilities[0], m.utilities[1]))
         title = getattr(getattr(a, "space", None), "issues", ())
-        out.append(ScatterData(sid, f"{sid} ({len(title)} issues, {a.space.size} outcomes)",
-                               (a.parties[0], a.parties[1]), cloud, front, res, pts, human, counts[sid]))
+        out.append(
+            ScatterData(
+                sid,
+                f"{sid} ({len(title)} issues, {a.space.size} outcomes)",
+                (a.parties[0], a.parties[1]),
+                cloud,
+                front,
+                res,
+                pts,
+                human,
+                counts[sid],
+            )
+        )
     return out
 
 
@@ -141,8 +152,7 @@ def _avg(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def human_comparison(rows: Sequence[dict], scenes: Scenes,
-                     competitors: Sequence[str]) -> tuple[list[HumanRow], int]:
+def human_comparison(rows: Sequence[dict], scenes: Scenes, competitors: Sequence[str]) -> tuple[list[HumanRow], int]:
     """Humans' agreement rate, mean joint utility (sum of both utilities; reservations on no
     deal) and share of Pareto-optimal outcomes over the scenarios that carry a human outcome,
     beside every competitor's over its matches (negotiation ``rows``) in those same scenarios.
@@ -169,8 +179,11 @@ def human_comparison(rows: Sequence[dict], scenes: Scenes,
             pareto.append(float(m.pareto_optimal))
         else:
             utils = h.get("utilities")
-            if isinstance(utils, dict) and utils and all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in utils.values()):
+            if (
+                isinstance(utils, dict)
+                and utils
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in utils.values())
+            ):
                 joint.append(float(sum(utils.values())))
     if not used:
         return [], 0

@@ -62,8 +62,9 @@ class TournamentKind(Protocol):
         match ids: a changed default gives new ids, so ``--resume`` never mixes the two. None: nothing."""
         ...
 
-    def seatings(self, cfg: TournamentConfig, sid: str,
-                 scenario: dict[str, Any]) -> Iterator[tuple[dict[str, str], str | None]]:
+    def seatings(
+        self, cfg: TournamentConfig, sid: str, scenario: dict[str, Any]
+    ) -> Iterator[tuple[dict[str, str], str | None]]:
         """The games of one scenario instance: who holds which seat (role -> competitor name, in
         role order) and who opens (a role, or None), in a fixed order."""
         ...
@@ -105,8 +106,10 @@ def kind_for(name: Any, where: str | None = None) -> TournamentKind:
     kind = KINDS.get(name) if isinstance(name, str) else None
     if kind is None:
         shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
-        raise InputError((f"{where}: " if where else "") + f"unknown tournament kind {shown}; kinds: "
-                         + ", ".join(KINDS), hint=did_you_mean(name, KINDS))
+        raise InputError(
+            (f"{where}: " if where else "") + f"unknown tournament kind {shown}; kinds: " + ", ".join(KINDS),
+            hint=did_you_mean(name, KINDS),
+        )
     return kind
 
 

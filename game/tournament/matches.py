@@ -40,15 +40,18 @@ def resolve_scenarios(cfg: TournamentConfig, base: Path) -> dict[str, dict[str, 
         except WorldError:
             raise  # it names the world's files and every problem in them
         except InputError as e:
-            raise InputError(e.message if e.message.startswith(where) else f"{where}: {e.message}",
-                             hint=e.hint) from None
+            raise InputError(
+                e.message if e.message.startswith(where) else f"{where}: {e.message}", hint=e.hint
+            ) from None
         if not found:
             raise InputError(f"{where}: no scenarios", hint="an imported set with none, or a limit of 0")
         for sid in found:
             if sid in out:
-                raise InputError(f"{where}: scenario {sid!r} is also in {origin[sid]}",
-                                 hint="each scenario id must be unique: give generated sets other seeds, import "
-                                      "sets from differently named files, or list a world scene once")
+                raise InputError(
+                    f"{where}: scenario {sid!r} is also in {origin[sid]}",
+                    hint="each scenario id must be unique: give generated sets other seeds, import "
+                    "sets from differently named files, or list a world scene once",
+                )
             origin[sid] = where
         out.update(found)
     return out
@@ -78,12 +81,27 @@ def iter_matches(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) ->
         for seed in cfg.seeds:
             for rep in range(cfg.repetitions):
                 for seats, opener in roles:
-                    key = {"kind": cfg.kind, "scenario": sid, "content": content, "opener": opener, "seed": seed,
-                           "rep": rep, "limits": limits,
-                           "seats": [[role, name, specs[name]] for role, name in seats.items()]}
+                    key = {
+                        "kind": cfg.kind,
+                        "scenario": sid,
+                        "content": content,
+                        "opener": opener,
+                        "seed": seed,
+                        "rep": rep,
+                        "limits": limits,
+                        "seats": [[role, name, specs[name]] for role, name in seats.items()],
+                    }
                     mid = digest(key)
-                    yield Match(id=mid, kind=cfg.kind, scenario=sid, seats=seats, opener=opener, seed=seed, rep=rep,
-                                group=mid if kind.one_match_games else f"{sid}|{seed}|{rep}")
+                    yield Match(
+                        id=mid,
+                        kind=cfg.kind,
+                        scenario=sid,
+                        seats=seats,
+                        opener=opener,
+                        seed=seed,
+                        rep=rep,
+                        group=mid if kind.one_match_games else f"{sid}|{seed}|{rep}",
+                    )
 
 
 def expand(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> list[Match]:
@@ -94,7 +112,9 @@ def expand(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> list[
     if len(set(ids)) != len(ids):  # two competitors with the same spec, or a scenario listed twice
         seen: set[str] = set()
         dup = next(m for m in out if m.id in seen or seen.add(m.id))  # type: ignore[func-returns-value]
-        raise InputError(f"two matches are the same game ({dup.scenario}, {', '.join(dup.seats.values())})",
-                         hint="two competitors have the same agent and params, or a scenario is listed twice; "
-                              "give them different params or drop one")
+        raise InputError(
+            f"two matches are the same game ({dup.scenario}, {', '.join(dup.seats.values())})",
+            hint="two competitors have the same agent and params, or a scenario is listed twice; "
+            "give them different params or drop one",
+        )
     return out

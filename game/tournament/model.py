@@ -20,8 +20,7 @@ class _Model(BaseModel):
 class LLMEndpoint(_Model):
     """An OpenAI-compatible endpoint for an LLM competitor (the key comes from $OPENAI_API_KEY)."""
 
-    endpoint: str | None = Field(None, description="base URL, e.g. http://localhost:11434/v1 (None: "
-                                                   "$OPENAI_BASE_URL)")
+    endpoint: str | None = Field(None, description="base URL, e.g. http://localhost:11434/v1 (None: $OPENAI_BASE_URL)")
     model: str | None = Field(None, description="model name (None: $PARLEY_MODEL, else gpt-4o-mini)")
     timeout: float | None = Field(None, gt=0, le=3600, description="seconds per request")
     max_retries: int | None = Field(None, ge=0, le=50)
@@ -30,26 +29,43 @@ class LLMEndpoint(_Model):
 
     def settings(self) -> dict[str, Any]:
         """The fields given, as ``LLMConfig`` / ``LLMSettings`` name them (unset ones come from the environment)."""
-        return {k: v for k, v in {"base_url": self.endpoint, "model": self.model, "timeout": self.timeout,
-                                  "max_retries": self.max_retries, "cache_dir": self.cache_dir}.items()
-                if v is not None}
+        return {
+            k: v
+            for k, v in {
+                "base_url": self.endpoint,
+                "model": self.model,
+                "timeout": self.timeout,
+                "max_retries": self.max_retries,
+                "cache_dir": self.cache_dir,
+            }.items()
+            if v is not None
+        }
 
 
 class Competitor(_Model):
     """One contestant: an agent kind with its parameters."""
 
     name: str = Field(min_length=1, max_length=60, description="shown in tables; unique in the tournament")
-    agent: str = Field(description="negotiation: a negotiator kind (boulware, linear, conceder, hardliner, "
-                                   "tit_for_tat, aspiration, random) or llm; adventure/council: the player's "
-                                   "seat: autopilot, llm, script:FILE or module:function; debate: the council "
-                                   "members: scripted or llm")
-    params: dict[str, Any] = Field(default_factory=dict, description="negotiation: the negotiator kind's "
-                                   "parameters (e.g. exponent, opponent_model); debate: the masking mode's "
-                                   "(budget, window, redundancy, ...: game.council.context.MaskingConfig)")
-    masking: str | None = Field(None, description="debate: the members' masking mode (none, window, dedupe, "
-                                                  "memo, objective; subjective for llm); unset: memo")
-    memory: bool = Field(False, description="adventure/council: agent memory (MEMO) on, so memory can be "
-                                            "ablated as a competitor option")
+    agent: str = Field(
+        description="negotiation: a negotiator kind (boulware, linear, conceder, hardliner, "
+        "tit_for_tat, aspiration, random) or llm; adventure/council: the player's "
+        "seat: autopilot, llm, script:FILE or module:function; debate: the council "
+        "members: scripted or llm"
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="negotiation: the negotiator kind's "
+        "parameters (e.g. exponent, opponent_model); debate: the masking mode's "
+        "(budget, window, redundancy, ...: game.council.context.MaskingConfig)",
+    )
+    masking: str | None = Field(
+        None,
+        description="debate: the members' masking mode (none, window, dedupe, "
+        "memo, objective; subjective for llm); unset: memo",
+    )
+    memory: bool = Field(
+        False, description="adventure/council: agent memory (MEMO) on, so memory can be ablated as a competitor option"
+    )
     embedder: Literal["minilm", "hash"] = Field("minilm", description="the memory's embedder (with memory)")
     llm: LLMEndpoint | None = Field(None, description="the endpoint an llm competitor (or its NPCs) uses")
 
@@ -100,19 +116,27 @@ class TournamentConfig(_Model):
     for every seed and repetition."""
 
     name: str = Field("tournament", min_length=1, max_length=120)
-    kind: str = Field(description="what is played: a kind of game.tournament.kinds (negotiation, adventure, "
-                                  "council, debate)")
+    kind: str = Field(
+        description="what is played: a kind of game.tournament.kinds (negotiation, adventure, council, debate)"
+    )
     competitors: list[Competitor] = Field(min_length=1)
     scenarios: list[Scenario] = Field(min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, description="base seeds (each >= 0)")
     repetitions: int = Field(1, ge=1, le=10_000, description="plays of each pairing per scenario and seed")
-    openers: Literal["both", "scene"] = Field("both", description="negotiation: both: each pairing also plays "
-                                                                   "with the other party opening; scene: the "
-                                                                   "scene's opener only")
+    openers: Literal["both", "scene"] = Field(
+        "both",
+        description="negotiation: both: each pairing also plays "
+        "with the other party opening; scene: the "
+        "scene's opener only",
+    )
     self_play: bool = Field(False, description="negotiation: a competitor also meets itself")
     deadline: int | None = Field(None, ge=1, le=1000, description="negotiation: override every scene's deadline")
-    turns: int | None = Field(None, ge=1, description="adventure/council: stop each game after this many turns; "
-                                                       "debate: the council's max_rounds (default 10, at most 200)")
+    turns: int | None = Field(
+        None,
+        ge=1,
+        description="adventure/council: stop each game after this many turns; "
+        "debate: the council's max_rounds (default 10, at most 200)",
+    )
     limits: Limits = Field(default_factory=Limits)
 
     @field_validator("seeds")
@@ -164,6 +188,7 @@ def endpoint(c: Competitor) -> dict[str, Any]:
     """The LLM endpoint and model a competitor's config resolves to here (unset fields come from the
     environment), as its match ids see them; a bad setting is an ``InputError`` naming it."""
     from agents.llm.config import LLMConfig
+
     try:
         llm = LLMConfig.from_env(**(c.llm.settings() if c.llm else {}))
     except ValueError as err:

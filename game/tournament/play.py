@@ -36,8 +36,15 @@ def run_batch(payload: dict[str, Any]) -> list[dict[str, Any]]:
 def play_match(m: Match, ctx: MatchContext) -> dict[str, Any]:
     start = time.perf_counter()
     row = kind_for(m.kind).play(m, ctx)
-    base = {"id": m.id, "kind": m.kind, "scenario": m.scenario, "rep": m.rep, "seed": m.seed, "group": m.group,
-            "opener": m.opener}
+    base = {
+        "id": m.id,
+        "kind": m.kind,
+        "scenario": m.scenario,
+        "rep": m.rep,
+        "seed": m.seed,
+        "group": m.group,
+        "opener": m.opener,
+    }
     out = {**base, **row}
     out["wall_time"] = round(time.perf_counter() - start, 6)
     return out

@@ -33,6 +33,7 @@ def _label(text: str, width: int = 28) -> str:
 def _figure(w: float, h: float):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(w, h), dpi=100)
     FigureCanvasAgg(fig)
     return fig
@@ -60,8 +61,14 @@ def ranking_plot(s: TournamentSummary) -> str:
         ax1.plot([r.ordinal], [y], "|", color="#c33", ms=14, mew=2)
         if r.points is not None:
             p = r.points
-            ax2.errorbar([p.mean], [y], xerr=[[p.mean - p.lo], [p.hi - p.mean]], fmt="o",
-                         color="#264" if r.differs_from_next else "#555", capsize=4)
+            ax2.errorbar(
+                [p.mean],
+                [y],
+                xerr=[[p.mean - p.lo], [p.hi - p.mean]],
+                fmt="o",
+                color="#264" if r.differs_from_next else "#555",
+                capsize=4,
+            )
     ax1.set_yticks(ys, [f"{r.rank}. {_label(c)}" for r, c in zip(s.ranking, comps)])
     ax1.set_xlabel("rating: mu (dot), mu ± 3σ (bar), ordinal (red tick)")
     ax2.set_xlabel("mean points, 95% bootstrap CI")
@@ -76,6 +83,7 @@ def pairwise_heatmap(s: TournamentSummary) -> str:
     """Cell (row i, column j): mean points of i minus j over the groups they shared;
     '*' marks a Holm-significant difference, blank cells never met."""
     import numpy as np
+
     comps = s.competitors
     n = len(comps)
     M = np.full((n, n), np.nan)
@@ -99,8 +107,15 @@ def pairwise_heatmap(s: TournamentSummary) -> str:
         for i in range(n):
             for j in range(n):
                 if np.isfinite(M[i, j]):
-                    ax.text(j, i, f"{round(float(M[i, j]), 2) + 0.0:+.2f}{'*' if sig[i, j] else ''}", ha="center", va="center",
-                            fontsize=8, color="white" if abs(M[i, j]) > 0.6 * lim else "black")
+                    ax.text(
+                        j,
+                        i,
+                        f"{round(float(M[i, j]), 2) + 0.0:+.2f}{'*' if sig[i, j] else ''}",
+                        ha="center",
+                        va="center",
+                        fontsize=8,
+                        color="white" if abs(M[i, j]) > 0.6 * lim else "black",
+                    )
     ax.set_title("Pairwise: row minus column (* = significant, Holm)")
     return _png(fig)
 
@@ -118,8 +133,18 @@ def utility_scatter(data: ScatterData) -> str:
         ax.plot(fx, fy, "-o", color="#333", ms=3, lw=1, label="Pareto frontier", zorder=2)
     ax.axvline(data.reservation[0], ls="--", color="#999", lw=0.8)
     ax.axhline(data.reservation[1], ls="--", color="#999", lw=0.8)
-    colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-               "#17becf", "#bcbd22", "#7f7f7f"]
+    colours = [
+        "#1f77b4",
+        "#ff7f0e",
+        "#2ca02c",
+        "#d62728",
+        "#9467bd",
+        "#8c564b",
+        "#e377c2",
+        "#17becf",
+        "#bcbd22",
+        "#7f7f7f",
+    ]
     points = data.points
     if len(points) > len(colours):  # too many pairings to tell apart: colour by who held the first seat
         merged: dict[str, list] = {}
@@ -136,12 +161,21 @@ def utility_scatter(data: ScatterData) -> str:
             if not counts:
                 continue
             xy = sorted(counts)
-            ax.scatter([p[0] for p in xy], [p[1] for p in xy], s=[25 + 12 * min(counts[p], 25) for p in xy],
-                       marker=marker, color=c, alpha=0.6, label=name, zorder=3)
+            ax.scatter(
+                [p[0] for p in xy],
+                [p[1] for p in xy],
+                s=[25 + 12 * min(counts[p], 25) for p in xy],
+                marker=marker,
+                color=c,
+                alpha=0.6,
+                label=name,
+                zorder=3,
+            )
             name = None
     if data.human:
-        ax.scatter(*zip(*data.human), s=160, marker="*", color="gold", edgecolor="black",
-                   label="human outcome", zorder=4)
+        ax.scatter(
+            *zip(*data.human), s=160, marker="*", color="gold", edgecolor="black", label="human outcome", zorder=4
+        )
     ax.set_xlabel(f"utility of {_label(data.parties[0])}")
     ax.set_ylabel(f"utility of {_label(data.parties[1])}")
     ax.set_title(_label(data.title, 60), fontsize=10)
@@ -158,8 +192,16 @@ def agreement_rounds(points: Sequence[tuple[str, Estimate, Estimate]]) -> str:
     stacked: dict[tuple[float, float], int] = {}
     for name, rounds, agree in points:
         x, y = rounds.mean, agree.mean
-        ax.errorbar([x], [y], xerr=[[x - rounds.lo], [rounds.hi - x]], yerr=[[y - agree.lo], [agree.hi - y]],
-                    fmt="o", color="#246", ecolor="#9ab", capsize=3)
+        ax.errorbar(
+            [x],
+            [y],
+            xerr=[[x - rounds.lo], [rounds.hi - x]],
+            yerr=[[y - agree.lo], [agree.hi - y]],
+            fmt="o",
+            color="#246",
+            ecolor="#9ab",
+            capsize=3,
+        )
         k = stacked.get((round(x, 3), round(y, 3)), 0)
         stacked[(round(x, 3), round(y, 3))] = k + 1
         ax.annotate(_label(name, 20), (x, y), textcoords="offset points", xytext=(6, 4 - 11 * k), fontsize=8)

@@ -29,8 +29,8 @@ def parse_results(raw: bytes, path: Path | str) -> tuple[list[dict[str, Any]], l
     other line that is not a JSON object is damage in the middle, an ``InputError`` naming it."""
     *whole, tail = raw.split(b"\n")
     if not tail.strip() and whole and any(w.strip() for w in whole):  # blank lines after the last line: a
-        while whole and not whole[-1].strip():                       # torn line with a newline added by
-            whole.pop()                                              # an editor counts as the last line
+        while whole and not whole[-1].strip():  # torn line with a newline added by
+            whole.pop()  # an editor counts as the last line
         tail = whole.pop()
     rows: list[dict[str, Any]] = []
     numbers: list[int] = []
@@ -49,9 +49,11 @@ def parse_results(raw: bytes, path: Path | str) -> tuple[list[dict[str, Any]], l
         elif n == len(whole) + 1:
             return rows, numbers, line
         else:
-            raise InputError(f"{path}:{n}: corrupt line, not a result row ({why}); the file is damaged in the middle",
-                             hint="only the last line may be torn by a crash: move the file aside and re-run "
-                                  "without --resume, or delete the bad line")
+            raise InputError(
+                f"{path}:{n}: corrupt line, not a result row ({why}); the file is damaged in the middle",
+                hint="only the last line may be torn by a crash: move the file aside and re-run "
+                "without --resume, or delete the bad line",
+            )
     return rows, numbers, b""
 
 

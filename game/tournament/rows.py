@@ -20,22 +20,43 @@ from game.tournament.kinds import KINDS
 _STR, _INT, _NUM, _BOOL, _DICT, _LIST = "string", "integer", "number", "boolean", "object", "list"
 # top-level field -> (type, nullable)
 _ROW_FIELDS: dict[str, tuple[str, bool]] = {
-    "id": (_STR, False), "kind": (_STR, False), "scenario": (_STR, False),
-    "rep": (_INT, False), "seed": (_INT, False), "group": (_STR, False),
-    "status": (_STR, False), "agreement": (_BOOL, True), "outcome": (_DICT, True),
-    "rounds": (_INT, True), "seats": (_LIST, False),
-    "welfare": (_NUM, True), "pareto_distance": (_NUM, True),
-    "nash_distance": (_NUM, True), "ks_distance": (_NUM, True),
-    "llm_calls": (_INT, True), "llm_tokens": (_INT, True),
-    "cost": (_NUM, True), "wall_time": (_NUM, True),
+    "id": (_STR, False),
+    "kind": (_STR, False),
+    "scenario": (_STR, False),
+    "rep": (_INT, False),
+    "seed": (_INT, False),
+    "group": (_STR, False),
+    "status": (_STR, False),
+    "agreement": (_BOOL, True),
+    "outcome": (_DICT, True),
+    "rounds": (_INT, True),
+    "seats": (_LIST, False),
+    "welfare": (_NUM, True),
+    "pareto_distance": (_NUM, True),
+    "nash_distance": (_NUM, True),
+    "ks_distance": (_NUM, True),
+    "llm_calls": (_INT, True),
+    "llm_tokens": (_INT, True),
+    "cost": (_NUM, True),
+    "wall_time": (_NUM, True),
 }
 _SEAT_REQUIRED: dict[str, str] = {"role": _STR, "competitor": _STR, "points": _NUM}
 _SEAT_OPTIONAL: dict[str, str] = {
-    "utility": _NUM, "reservation": _NUM, "advantage": _NUM, "won": _BOOL,
-    "score": _NUM, "invalid": _NUM, "false_leads": _NUM,
-    "llm_calls": _NUM, "llm_tokens": _NUM, "cost": _NUM,
+    "utility": _NUM,
+    "reservation": _NUM,
+    "advantage": _NUM,
+    "won": _BOOL,
+    "score": _NUM,
+    "invalid": _NUM,
+    "false_leads": _NUM,
+    "llm_calls": _NUM,
+    "llm_tokens": _NUM,
+    "cost": _NUM,
     # debate: the decision right (null: the task has no known right one) and the debate's metrics
-    "correct": _BOOL, "redundancy": _NUM, "effective_ratio": _NUM, "tokens_per_member_round": _NUM,
+    "correct": _BOOL,
+    "redundancy": _NUM,
+    "effective_ratio": _NUM,
+    "tokens_per_member_round": _NUM,
     "recall": _NUM,
 }
 
@@ -74,22 +95,28 @@ def validate_row(row: Any, *, where: str | None = None, index: int | None = None
     :class:`InputError` (``where`` names the row, e.g. ``results.jsonl:12``)."""
     loc = _where(row, where, index)
     if not isinstance(row, dict):
-        raise InputError(f"{loc}: a result row must be a JSON object, got {type(row).__name__}",
-                         hint="each line of results.jsonl is one match as a JSON object")
+        raise InputError(
+            f"{loc}: a result row must be a JSON object, got {type(row).__name__}",
+            hint="each line of results.jsonl is one match as a JSON object",
+        )
     for name, (kind, nullable) in _ROW_FIELDS.items():
         if name not in row:
-            raise InputError(f"{loc}: field {name!r} is missing",
-                             hint=did_you_mean(name, [k for k in row if isinstance(k, str)]))
+            raise InputError(
+                f"{loc}: field {name!r} is missing", hint=did_you_mean(name, [k for k in row if isinstance(k, str)])
+            )
         value = row[name]
         if value is None and nullable:
             continue
         if not _type_ok(value, kind):
             null = " or null" if nullable else ""
-            raise InputError(f"{loc}: field {name!r} must be a{'n' if kind[0] in 'aeio' else ''} "
-                             f"{kind}{null}, got {_short(value)}")
+            raise InputError(
+                f"{loc}: field {name!r} must be a{'n' if kind[0] in 'aeio' else ''} {kind}{null}, got {_short(value)}"
+            )
     if row["kind"] not in KINDS:
-        raise InputError(f"{loc}: field 'kind' is {_short(row['kind'])}, not one of {', '.join(KINDS)}",
-                         hint=did_you_mean(row["kind"], KINDS))
+        raise InputError(
+            f"{loc}: field 'kind' is {_short(row['kind'])}, not one of {', '.join(KINDS)}",
+            hint=did_you_mean(row["kind"], KINDS),
+        )
     for name in ("rep", "rounds", "llm_calls", "llm_tokens"):
         if row[name] is not None and row[name] < 0:
             raise InputError(f"{loc}: field {name!r} must not be negative, got {row[name]!r}")
@@ -110,8 +137,7 @@ def validate_row(row: Any, *, where: str | None = None, index: int | None = None
         for name, kind in _SEAT_OPTIONAL.items():
             value = seat.get(name)
             if value is not None and not _type_ok(value, kind):
-                raise InputError(f"{loc}: field '{path}.{name}' must be a {kind} or null, "
-                                 f"got {_short(value)}")
+                raise InputError(f"{loc}: field '{path}.{name}' must be a {kind} or null, got {_short(value)}")
     return row
 
 
@@ -126,18 +152,23 @@ def validate_rows(rows: Iterable[Any], wheres: Sequence[str] | None = None) -> l
         loc = _where(row, where, i)
         rid = row["id"]
         if rid in seen:
-            raise InputError(f"{loc}: duplicate match id {rid!r} (also row {seen[rid] + 1})",
-                             hint="every match is recorded once; remove the repeated line")
+            raise InputError(
+                f"{loc}: duplicate match id {rid!r} (also row {seen[rid] + 1})",
+                hint="every match is recorded once; remove the repeated line",
+            )
         seen[rid] = i
         first = group_kind.setdefault(row["group"], (row["kind"], i))
         if first[0] != row["kind"]:
-            raise InputError(f"{loc}: field 'kind' is {row['kind']!r} but group {row['group']!r} "
-                             f"is {first[0]!r} (row {first[1] + 1})")
+            raise InputError(
+                f"{loc}: field 'kind' is {row['kind']!r} but group {row['group']!r} "
+                f"is {first[0]!r} (row {first[1] + 1})"
+            )
         out.append(row)
     return out
 
 
 # --- reading results.jsonl ----------------------------------------------------------
+
 
 class ResultRows(list):
     """The rows of a results file (a list of dicts) plus ``notes`` about what was skipped."""
@@ -153,21 +184,23 @@ def read_results(path: str | Path) -> ResultRows:
     and described in ``.notes``; a corrupt line anywhere else, or valid JSON that is not a valid
     row, raises :class:`InputError` with ``file:line``. A whole last row missing its newline is kept."""
     from game.tournament.results import parse_results
+
     path = Path(path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise InputError(f"{path}: no such results file",
-                         hint="run the tournament first; it writes results.jsonl") from None
+        raise InputError(
+            f"{path}: no such results file", hint="run the tournament first; it writes results.jsonl"
+        ) from None
     except OSError as e:
         raise InputError(f"{path}: cannot read results: {e.strerror or e}") from None
     rows, numbers, torn = parse_results(data, path)
     notes = []
     if torn:
         last = data.count(b"\n") + 1
-        notes.append(f"{path.name}:{last}: skipped a torn last line ({len(torn)} bytes; "
-                     "an interrupted write) - that match is not counted")
+        notes.append(
+            f"{path.name}:{last}: skipped a torn last line ({len(torn)} bytes; "
+            "an interrupted write) - that match is not counted"
+        )
     validate_rows(rows, [f"{path}:{n}" for n in numbers])
     return ResultRows(rows, notes)
-
-

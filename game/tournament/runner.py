@@ -83,36 +83,46 @@ def batches(p: Plan, workers: int, size: int | None = None) -> list[dict[str, An
     cfg = p.config.model_dump(mode="json")
     out = []
     for i in range(0, len(todo), size):
-        chunk = todo[i:i + size]
+        chunk = todo[i : i + size]
         sids = dict.fromkeys(m.scenario for m in chunk)
-        out.append({"config": cfg, "scenarios": {s: p.scenarios[s] for s in sids},
-                    "matches": [m.model_dump(mode="json") for m in chunk]})
+        out.append(
+            {
+                "config": cfg,
+                "scenarios": {s: p.scenarios[s] for s in sids},
+                "matches": [m.model_dump(mode="json") for m in chunk],
+            }
+        )
     return out
 
 
 # --- backends ------------------------------------------------------------------------------
 def _local(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], **_: Any) -> Iterator[list[dict]]:
     from game.tournament.play import run_batch
+
     for p in payloads:
         if stop():
             return
         yield run_batch(p)
 
 
-def _processes(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool],
-               **_: Any) -> Iterator[list[dict]]:
+def _processes(
+    payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], **_: Any
+) -> Iterator[list[dict]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     from game.tournament.play import run_batch
+
     # workers fork from a clean server process that has imported the player once: quick to start, and
     # never a fork of this process, which runs threads (the progress display, BLAS)
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["game.tournament.play", "agents.negotiators", "game.negotiation.metrics",
-                                "game.negotiation.runner"])
+    ctx.set_forkserver_preload(
+        ["game.tournament.play", "agents.negotiators", "game.negotiation.metrics", "game.negotiation.runner"]
+    )
     queue = list(reversed(payloads))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
-                             initargs=(os.getpid(),)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_watch_parent, initargs=(os.getpid(),)
+    ) as pool:
         running: set = set()
         try:
             while queue or running:
@@ -142,15 +152,20 @@ def _watch_parent(pid: int) -> None:
                 os._exit(1)
             except PermissionError:  # the pid was reused by another user's process: ours is gone
                 os._exit(1)
+
     threading.Thread(target=watch, name="parley-parent-watch", daemon=True).start()
 
 
-def _ray(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], address: str | None = None,
-         **_: Any) -> Iterator[list[dict]]:
+def _ray(
+    payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], address: str | None = None, **_: Any
+) -> Iterator[list[dict]]:
     from game.core.extras import require
+
     require("scale", "the ray backend (--backend ray)")
     import ray
+
     from game.tournament.play import run_batch
+
     started = not ray.is_initialized()
     if started:
         kw: dict[str, Any] = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
@@ -186,17 +201,22 @@ def prepare(p: Plan, out: Path, resume: bool) -> list[str]:
     results, meta = out / RESULTS, out / CONFIG
     notes: list[str] = []
     if results.exists() and results.stat().st_size and not resume:
-        raise InputError(f"{out} already holds results ({results.name})",
-                         hint="add --resume to continue that tournament, or give another --out")
+        raise InputError(
+            f"{out} already holds results ({results.name})",
+            hint="add --resume to continue that tournament, or give another --out",
+        )
     if resume and meta.exists():
         import json
+
         try:
             old = json.loads(meta.read_text(encoding="utf-8")).get("fingerprint")
         except (ValueError, OSError, AttributeError):
             old = None
         if old is not None and old != p.fingerprint:
-            raise InputError(f"{out} holds another tournament (its matches differ from this config's)",
-                             hint="resume with the config that started it, or give another --out")
+            raise InputError(
+                f"{out} holds another tournament (its matches differ from this config's)",
+                hint="resume with the config that started it, or give another --out",
+            )
     rows, note = finished_ids(results)
     if note:
         notes.append(note)
@@ -204,23 +224,42 @@ def prepare(p: Plan, out: Path, resume: bool) -> list[str]:
     seen: set[str] = set()
     for n, r in enumerate(rows, 1):
         if r["id"] in seen:
-            raise InputError(f"{results}: match {r['id']} appears twice (row {n})",
-                             hint="a results file holds each match once; remove the copy, or start another --out")
+            raise InputError(
+                f"{results}: match {r['id']} appears twice (row {n})",
+                hint="a results file holds each match once; remove the copy, or start another --out",
+            )
         if r["id"] not in ids:
-            raise InputError(f"{results}: row {n} ({r['id']}) is not a match of this tournament",
-                             hint="the file was edited or comes from another config; start another --out")
+            raise InputError(
+                f"{results}: row {n} ({r['id']}) is not a match of this tournament",
+                hint="the file was edited or comes from another config; start another --out",
+            )
         seen.add(r["id"])
     p.done = seen
-    write_json(meta, {"name": p.config.name, "kind": p.config.kind, "fingerprint": p.fingerprint,
-                      "matches": len(p.matches), "config": p.config.model_dump(mode="json")})
-    write_json(out / SCENARIOS, {k: {kk: vv for kk, vv in v.items() if kk != "world"}
-                                 for k, v in p.scenarios.items()})
+    write_json(
+        meta,
+        {
+            "name": p.config.name,
+            "kind": p.config.kind,
+            "fingerprint": p.fingerprint,
+            "matches": len(p.matches),
+            "config": p.config.model_dump(mode="json"),
+        },
+    )
+    write_json(out / SCENARIOS, {k: {kk: vv for kk, vv in v.items() if kk != "world"} for k, v in p.scenarios.items()})
     return notes
 
 
-def run(p: Plan, out: Path, *, backend: str = "local", workers: int = 1, resume: bool = False,
-        ray_address: str | None = None, batch_size: int | None = None,
-        on_rows: Callable[[list[dict[str, Any]]], None] | None = None) -> RunSummary:
+def run(
+    p: Plan,
+    out: Path,
+    *,
+    backend: str = "local",
+    workers: int = 1,
+    resume: bool = False,
+    ray_address: str | None = None,
+    batch_size: int | None = None,
+    on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
+) -> RunSummary:
     """Play every unfinished match of ``p`` into ``out``; ``on_rows`` sees each finished batch."""
     if backend not in _BACKENDS:
         raise InputError(f"unknown backend {backend!r}", hint="choose local, processes or ray")
@@ -249,9 +288,15 @@ def run(p: Plan, out: Path, *, backend: str = "local", workers: int = 1, resume:
                 spent["cost"] += float(r.get("cost") or 0.0)
             if on_rows is not None:
                 on_rows(rows)
-    return RunSummary(total=len(p.matches), skipped=skipped, played=played,
-                      stopped=stopped[0] if stopped else None, seconds=time.perf_counter() - start,
-                      notes=notes, out=out)
+    return RunSummary(
+        total=len(p.matches),
+        skipped=skipped,
+        played=played,
+        stopped=stopped[0] if stopped else None,
+        seconds=time.perf_counter() - start,
+        notes=notes,
+        out=out,
+    )
 
 
 def estimate(p: Plan, workers: int, sample: int = 5) -> tuple[float | None, int]:
@@ -260,6 +305,7 @@ def estimate(p: Plan, workers: int, sample: int = 5) -> tuple[float | None, int]
     many matches involve an LLM."""
     from game.tournament.kind_base import MatchContext
     from game.tournament.play import play_match
+
     todo = p.todo
     llm = {c.name for c in p.config.competitors if c.agent == "llm"}
     plain = [m for m in todo if not llm & set(m.seats.values())]

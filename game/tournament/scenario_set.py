@@ -59,8 +59,9 @@ UTILITY_TOLERANCE = 1e-9
 """How far a stored human utility may be from the scene's own utility of that outcome."""
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-ScenarioId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=200,
-                                  description="stable id, e.g. dond-17")]
+ScenarioId = Annotated[
+    str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=200, description="stable id, e.g. dond-17")
+]
 
 
 class _Model(BaseModel):
@@ -72,9 +73,11 @@ class HumanOutcome(_Model):
 
     agreement: bool
     outcome: dict[str, str] | None = Field(
-        None, description="the agreed offer, issue -> value in the scene's names; null on no deal")
+        None, description="the agreed offer, issue -> value in the scene's names; null on no deal"
+    )
     utilities: dict[str, Unit] | None = Field(
-        None, description="each party's normalised utility (its reservation on no deal)")
+        None, description="each party's normalised utility (its reservation on no deal)"
+    )
     points: dict[str, float] | None = Field(None, description="the dataset's own score per party, if any")
     ending: str = Field("", max_length=80, description="how it ended, in the dataset's terms")
 
@@ -116,8 +119,9 @@ class ImportedScenario(_Model):
             return self
         if h.outcome is not None:
             if set(h.outcome) != set(scene.issues):
-                raise ValueError(f"human outcome issues {sorted(h.outcome)!r} are not the scene's "
-                                 f"{sorted(scene.issues)!r}")
+                raise ValueError(
+                    f"human outcome issues {sorted(h.outcome)!r} are not the scene's {sorted(scene.issues)!r}"
+                )
             for issue, value in h.outcome.items():
                 if value not in scene.issues[issue]:
                     raise ValueError(f"human outcome: {value!r} is not a value of issue {issue!r}")
@@ -129,8 +133,9 @@ class ImportedScenario(_Model):
                 want = uf(h.outcome) if h.outcome is not None else uf.reservation
                 if abs(h.utilities[pid] - want) > UTILITY_TOLERANCE:
                     what = "of the agreed outcome" if h.outcome is not None else "on no deal (the reservation)"
-                    raise ValueError(f"human utility of {pid!r} is {h.utilities[pid]!r}, but the scene gives "
-                                     f"{want!r} {what}")
+                    raise ValueError(
+                        f"human utility of {pid!r} is {h.utilities[pid]!r}, but the scene gives {want!r} {what}"
+                    )
         return self
 
 
@@ -168,6 +173,7 @@ class ScenarioSet(_Model):
 def _utilities(scene: NegotiationScene) -> dict:
     """``utilities_for(scene)``, with its ``InputError`` turned into a validation error."""
     from game.negotiation.utility import utilities_for
+
     try:
         return utilities_for(scene)
     except InputError as e:
@@ -176,10 +182,18 @@ def _utilities(scene: NegotiationScene) -> dict:
 
 # --- building scenes -----------------------------------------------------------------------
 
-def split_scene(title: str, description: str, items: Sequence[tuple[str, int]],
-                points_a: Sequence[int | float], points_b: Sequence[int | float], *,
-                reservation_a: float = 0.0, reservation_b: float = 0.0,
-                deadline: int = DEFAULT_DEADLINE) -> NegotiationScene:
+
+def split_scene(
+    title: str,
+    description: str,
+    items: Sequence[tuple[str, int]],
+    points_a: Sequence[int | float],
+    points_b: Sequence[int | float],
+    *,
+    reservation_a: float = 0.0,
+    reservation_b: float = 0.0,
+    deadline: int = DEFAULT_DEADLINE,
+) -> NegotiationScene:
     """A scene dividing piles of items (DoND, CaSiNo): one issue per item type, whose values are how
     many of it party ``a`` gets (``"0"`` .. ``"count"``); ``b`` gets the rest.
 
@@ -201,16 +215,24 @@ def split_scene(title: str, description: str, items: Sequence[tuple[str, int]],
             else:
                 values[name] = {str(k): (count - k) / count for k in range(count + 1)}
         parties.append({"id": pid, "weights": weights, "values": values, "reservation": res})
-    return NegotiationScene.model_validate({
-        "type": "negotiation", "title": title, "description": description, "issues": issues,
-        "parties": parties, "deadline": deadline, "first": "a"})
+    return NegotiationScene.model_validate(
+        {
+            "type": "negotiation",
+            "title": title,
+            "description": description,
+            "issues": issues,
+            "parties": parties,
+            "deadline": deadline,
+            "first": "a",
+        }
+    )
 
 
 def scene_utilities(scene: NegotiationScene, outcome: Mapping[str, str] | None) -> dict[str, float]:
     """Each party's utility of ``outcome`` in ``scene`` (its reservation when ``outcome`` is None)."""
     from game.negotiation.utility import utilities_for
-    return {pid: (uf(outcome) if outcome is not None else uf.reservation)
-            for pid, uf in utilities_for(scene).items()}
+
+    return {pid: (uf(outcome) if outcome is not None else uf.reservation) for pid, uf in utilities_for(scene).items()}
 
 
 _ID_BAD = re.compile(r"[^a-z0-9]+")
@@ -237,9 +259,11 @@ def slug(text: str) -> str:
 
 # --- reading and writing ---------------------------------------------------------------------
 
+
 def save_set(path: str | Path, scenario_set: ScenarioSet) -> Path:
     """Write ``scenario_set`` to ``path`` as JSON, atomically (an old file is never half-replaced)."""
     from game.core.files import write_output
+
     path = Path(path)
     write_output(path, dumps_set(scenario_set))
     return path
@@ -260,13 +284,15 @@ def load_set(path: str | Path) -> ScenarioSet:
     ``InputError`` saying where: ``FILE:LINE:COL`` for bad JSON, ``FILE: scenarios.3.scene...`` for
     a bad field (with the scenario's id when it has one)."""
     from game.core.files import read_text
+
     where = shown(str(path))
     text = read_text(path, limit=MAX_SET_BYTES, hint="give a scenario set written by `parley import`")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise InputError(f"{where}:{e.lineno}:{e.colno}: not JSON: {e.msg}",
-                         hint="give a scenario set written by `parley import`") from None
+        raise InputError(
+            f"{where}:{e.lineno}:{e.colno}: not JSON: {e.msg}", hint="give a scenario set written by `parley import`"
+        ) from None
     except (ValueError, RecursionError) as e:  # too-long numbers, nesting beyond the parser's depth
         raise InputError(f"{where}: not usable JSON: {shown(str(e)[:200])}") from None
     return parse_set(data, where)
@@ -275,11 +301,15 @@ def load_set(path: str | Path) -> ScenarioSet:
 def parse_set(data: Any, where: str = "scenario set") -> ScenarioSet:
     """Validate decoded JSON as a ``ScenarioSet``; ``InputError`` names ``where`` and the field."""
     if not isinstance(data, dict):
-        raise InputError(f"{where}: a scenario set is a JSON object, not {_kind(data)}",
-                         hint="give a scenario set written by `parley import`")
+        raise InputError(
+            f"{where}: a scenario set is a JSON object, not {_kind(data)}",
+            hint="give a scenario set written by `parley import`",
+        )
     if data.get("format", FORMAT) != FORMAT:
-        raise InputError(f"{where}: format: {shown(repr(data.get('format'))[:80])} is not {FORMAT!r}",
-                         hint="give a scenario set written by `parley import`")
+        raise InputError(
+            f"{where}: format: {shown(repr(data.get('format'))[:80])} is not {FORMAT!r}",
+            hint="give a scenario set written by `parley import`",
+        )
     try:
         return ScenarioSet.model_validate(data)
     except ValidationError as e:
@@ -289,8 +319,14 @@ def parse_set(data: Any, where: str = "scenario set") -> ScenarioSet:
 
 
 def _kind(value: Any) -> str:
-    return {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _first_problem(e: ValidationError, data: Any) -> str:
@@ -308,12 +344,13 @@ def _first_problem(e: ValidationError, data: Any) -> str:
             label = f" (scenario {shown(sid[:80])!r})"
     msg = err.get("msg", "invalid")
     if err.get("type") == "value_error" and msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
+        msg = msg[len("Value error, ") :]
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     return f"{shown(path)}{label}: {shown(msg[:300])}{more}"
 
 
 # --- the humans' record ------------------------------------------------------------------------
+
 
 def human_summary(scenario_set: ScenarioSet) -> dict[str, Any]:
     """How the people in the dataset did, for a tournament report to show beside the agents:
@@ -329,6 +366,7 @@ def human_summary(scenario_set: ScenarioSet) -> dict[str, Any]:
     * ``mean_distance_to_frontier`` over agreements; None without agreements.
     """
     from game.negotiation.metrics import analyse
+
     n_human = n_agree = n_pareto = 0
     joint = joint_res = dist = 0.0
     per_party = {p: 0.0 for p in PARTIES}

@@ -12,7 +12,8 @@
 * **Per-competitor metrics** are means over the matches (rows) a competitor played,
   self-play included, of what every row gives and what its kind observes besides
   (``TournamentKind.observe``: a negotiation's agreement), each with a percentile-bootstrap 95% CI drawn from
-  ``numpy.random.default_rng`` seeded by (seed, competitor, metric) - deterministic.
+  the child ``stats, bootstrap, <competitor>, <metric>`` of the seed's tree (``game.core.seeds``) -
+  deterministic.
 * **Pairwise comparisons**: for two competitors that met, the per-group difference
   of their points (paired by group), its mean, a two-sided Wilcoxon signed-rank
   p-value (zero differences dropped; all zero gives p = 1), and Holm's step-down
@@ -24,19 +25,33 @@ Heavy libraries (numpy, scipy, openskill) are imported inside the functions.
 from __future__ import annotations
 
 import math
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from game.core import seeds
 from game.core.errors import InputError
 from game.tournament.kinds import kind_for
 from game.tournament.rows import KINDS, ResultRows, read_results, validate_row, validate_rows
 from game.tournament.summary import ALPHA, Estimate, Pairwise, RankEntry, TournamentSummary
 
-__all__ = ["ALPHA", "KINDS", "METRICS", "Estimate", "LiveRatings", "Pairwise", "RankEntry", "ResultRows",
-           "TournamentSummary", "metric_labels", "read_results", "summarise", "validate_row", "validate_rows"]
+__all__ = [
+    "ALPHA",
+    "KINDS",
+    "METRICS",
+    "Estimate",
+    "LiveRatings",
+    "Pairwise",
+    "RankEntry",
+    "ResultRows",
+    "TournamentSummary",
+    "metric_labels",
+    "read_results",
+    "summarise",
+    "validate_row",
+    "validate_rows",
+]
 
 # (key, label) of the per-competitor metrics, in table order (a kind's own come after: metric_labels)
 METRICS: tuple[tuple[str, str], ...] = (
@@ -76,7 +91,9 @@ def metric_labels() -> list[tuple[str, str]]:
                 known.add(key)
     return out
 
+
 # --- per-row observations ---------------------------------------------------------------
+
 
 def _mean(xs: Sequence[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
@@ -106,8 +123,16 @@ def observations(row: dict) -> dict[str, dict[str, float]]:
     kind = kind_for(row["kind"])
     for comp, seats in by_comp.items():
         obs: dict[str, float | None] = {"points": _mean(_seat_values(seats, "points"))}
-        for key in ("utility", "advantage", "score", "invalid", "false_leads", "redundancy", "effective_ratio",
-                    "tokens_per_member_round"):
+        for key in (
+            "utility",
+            "advantage",
+            "score",
+            "invalid",
+            "false_leads",
+            "redundancy",
+            "effective_ratio",
+            "tokens_per_member_round",
+        ):
             obs[key] = _mean(_seat_values(seats, key))
         won = [float(s["won"]) for s in seats if s.get("won") is not None]
         obs["win_rate"] = _mean(won)
@@ -115,7 +140,7 @@ def observations(row: dict) -> dict[str, dict[str, float]]:
         for key in ("welfare", "pareto_distance", "nash_distance", "ks_distance", "rounds", "wall_time"):
             obs[key] = None if row[key] is None else float(row[key])
         for key in ("llm_calls", "llm_tokens", "cost"):
-            own = _seat_values(seats, key)   # per-seat figures when the runner records them
+            own = _seat_values(seats, key)  # per-seat figures when the runner records them
             obs[key] = sum(own) if own else (None if row[key] is None else float(row[key]))
         obs.update(kind.observe(row, seats))
         out[comp] = {k: v for k, v in obs.items() if v is not None}
@@ -135,6 +160,7 @@ def _groups(rows: Sequence[dict]) -> list[list[dict]]:
 
 # --- ratings ---------------------------------------------------------------------------
 
+
 @dataclass
 class Rating:
     competitor: str
@@ -146,6 +172,7 @@ class Rating:
 
 def _model():
     from openskill.models import PlackettLuce
+
     return PlackettLuce()
 
 
@@ -175,7 +202,7 @@ class LiveRatings:
         self._last: dict[str, int] = {}
         self._count = 0
         self.self_play = 0  # groups not rated: fewer than two distinct competitors
-        self.unscored = 0   # groups not rated: no seat has points (debates with no known right decision)
+        self.unscored = 0  # groups not rated: no seat has points (debates with no known right decision)
 
     def _ensure(self, competitor: str) -> None:
         if competitor not in self._ratings:
@@ -211,7 +238,8 @@ class LiveRatings:
         self._count += 1
         self._last[g] = self._count
         complete = kind_for(row["kind"]).one_match_games or (
-            self.group_size is not None and len(self._pending[g]) >= self.group_size)
+            self.group_size is not None and len(self._pending[g]) >= self.group_size
+        )
         if not complete:
             return False
         return self.rate_group(self._pending.pop(g))
@@ -234,7 +262,7 @@ class LiveRatings:
         """The best ``n`` (all when None) as (competitor, ordinal, rated games), best first."""
         rows = [(c, float(r.mu - 3 * r.sigma), self._games[c]) for c, r in self._ratings.items()]
         rows.sort(key=lambda t: (-t[1], t[0]))
-        return rows if n is None else rows[:max(n, 0)]
+        return rows if n is None else rows[: max(n, 0)]
 
 
 def rate(rows: Sequence[dict]) -> dict[str, Rating]:
@@ -251,10 +279,14 @@ def rate(rows: Sequence[dict]) -> dict[str, Rating]:
 
 # --- statistics -------------------------------------------------------------------------
 
-def bootstrap_mean(values: Sequence[float], *, seed: int | Sequence[int] = 0,
-                   n_boot: int = 1000, level: float = 0.95) -> Estimate | None:
-    """Percentile-bootstrap CI of the mean (None for no values). Deterministic in ``seed``."""
+
+def bootstrap_mean(
+    values: Sequence[float], *, seed: int | seeds.SeedTree = 0, n_boot: int = 1000, level: float = 0.95
+) -> Estimate | None:
+    """Percentile-bootstrap CI of the mean (None for no values). Deterministic in ``seed``: a node
+    of a seed tree to draw from, or a plain seed (its child ``stats, bootstrap``)."""
     import numpy as np
+
     x = np.asarray(values, dtype=float)
     n = x.size
     if n == 0:
@@ -262,7 +294,7 @@ def bootstrap_mean(values: Sequence[float], *, seed: int | Sequence[int] = 0,
     mean = float(x.mean())
     if n == 1 or n_boot <= 0 or np.all(x == x[0]):
         return Estimate(mean, mean, mean, int(n))
-    rng = np.random.default_rng(seed)
+    rng = seed.rng() if isinstance(seed, seeds.SeedTree) else seeds.rng(seed, "stats", "bootstrap")
     means = np.empty(n_boot)
     chunk = max(1, 2_000_000 // n)
     for start in range(0, n_boot, chunk):
@@ -294,6 +326,7 @@ def paired_p_value(diffs: Sequence[float]) -> float:
     import warnings
 
     from scipy.stats import wilcoxon
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
@@ -301,8 +334,7 @@ def paired_p_value(diffs: Sequence[float]) -> float:
     return 1.0 if math.isnan(p) else min(1.0, p)
 
 
-def pairwise(rows: Sequence[dict], *, alpha: float = ALPHA,
-             order: Sequence[str] | None = None) -> list[Pairwise]:
+def pairwise(rows: Sequence[dict], *, alpha: float = ALPHA, order: Sequence[str] | None = None) -> list[Pairwise]:
     """Paired comparisons of every two competitors that shared a group, Holm-corrected.
     Each pair is oriented by ``order`` (e.g. the ranking; default alphabetical)."""
     pos = {c: i for i, c in enumerate(order or [])}
@@ -311,7 +343,7 @@ def pairwise(rows: Sequence[dict], *, alpha: float = ALPHA,
         pts = competitor_points(group)
         comps = sorted(pts, key=lambda c: (pos.get(c, len(pos)), c))
         for i, a in enumerate(comps):
-            for b in comps[i + 1:]:
+            for b in comps[i + 1 :]:
                 diffs.setdefault((a, b), []).append(pts[a] - pts[b])
     keys = sorted(diffs, key=lambda ab: (pos.get(ab[0], len(pos)), ab[0], pos.get(ab[1], len(pos)), ab[1]))
     ps = [paired_p_value(diffs[k]) for k in keys]
@@ -320,27 +352,33 @@ def pairwise(rows: Sequence[dict], *, alpha: float = ALPHA,
     for (a, b), p, q in zip(keys, ps, adj):
         d = diffs[(a, b)]
         r = [round(x, 12) for x in d]
-        out.append(Pairwise(a, b, len(d), sum(d) / len(d), sum(x > 0 for x in r), sum(x < 0 for x in r),
-                            sum(x == 0 for x in r), p, q, q < alpha))
+        out.append(
+            Pairwise(
+                a,
+                b,
+                len(d),
+                sum(d) / len(d),
+                sum(x > 0 for x in r),
+                sum(x < 0 for x in r),
+                sum(x == 0 for x in r),
+                p,
+                q,
+                q < alpha,
+            )
+        )
     return out
 
 
-def _metric_seed(seed: int, competitor: str, metric: str) -> list[int]:
-    return [int(seed) & 0xFFFFFFFFFFFFFFFF, zlib.crc32(competitor.encode("utf-8", "surrogatepass")),
-            zlib.crc32(metric.encode())]
+def _metric_seed(seed: int, competitor: str, metric: str) -> seeds.SeedTree:
+    return seeds.seed_tree(int(seed)).child("stats", "bootstrap", competitor, metric)
 
 
-def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int = 1000,
-              alpha: float = ALPHA) -> TournamentSummary:
-    """Ratings, per-competitor metrics with bootstrap CIs and Holm-corrected pairwise tests."""
-    notes = list(getattr(rows, "notes", []))
-    rows = validate_rows(rows)
-    if not rows:
-        raise InputError("no finished matches to summarise", hint="results.jsonl has no rows yet")
-    ratings = rate(rows)
-    groups = _groups(rows)
-    obs: dict[str, dict[str, list[float]]] = {c: {} for c in ratings}
-    matches = dict.fromkeys(ratings, 0)
+def _competitor_metrics(
+    rows: Sequence[dict], competitors: Iterable[str], *, seed: int, n_boot: int
+) -> tuple[dict[str, dict[str, Estimate]], dict[str, int]]:
+    """Each competitor's metrics (bootstrap means of what its rows observe) and its match count."""
+    obs: dict[str, dict[str, list[float]]] = {c: {} for c in competitors}
+    matches = dict.fromkeys(obs, 0)
     for row in sorted(rows, key=lambda r: r["id"]):
         for comp, values in observations(row).items():
             matches[comp] += 1
@@ -353,13 +391,19 @@ def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int =
             est = bootstrap_mean(obs[comp].get(key, []), seed=_metric_seed(seed, comp, key), n_boot=n_boot)
             if est is not None:
                 metrics[comp][key] = est
+    return metrics, matches
 
-    def sort_key(c: str):
-        pts = metrics[c].get("points")
-        return (-ratings[c].ordinal, -(pts.mean if pts else 0.0), c)
 
-    order = sorted(ratings, key=sort_key)
-    pairs = pairwise(rows, alpha=alpha, order=order)
+def _ranking(
+    order: Sequence[str],
+    ratings: Mapping[str, Rating],
+    matches: Mapping[str, int],
+    metrics: Mapping[str, dict[str, Estimate]],
+    pairs: Sequence[Pairwise],
+    notes: list[str],
+) -> list[RankEntry]:
+    """The ranking's entries, each with whether it differs significantly from the next one; a
+    competitor that ranks above one it loses to head to head (significantly) gets a note."""
     lookup = {(p.a, p.b): p for p in pairs}
     ranking = []
     for i, c in enumerate(order):
@@ -371,19 +415,68 @@ def summarise(rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int =
             ahead = p.mean_diff if p.a == c else -p.mean_diff
             differs = bool(p.significant and ahead > 0)
             if p.significant and ahead < 0:
-                notes.append(f"{c} ranks above {nxt} but loses to it head to head "
-                             f"(mean points {ahead:+.3f}, Holm p={p.p_holm:.3g})")
-        ranking.append(RankEntry(i + 1, c, r.mu, r.sigma, r.ordinal, r.games, matches[c],
-                                 metrics[c].get("points"), differs, None if p is None else p.p_holm))
+                notes.append(
+                    f"{c} ranks above {nxt} but loses to it head to head "
+                    f"(mean points {ahead:+.3f}, Holm p={p.p_holm:.3g})"
+                )
+        ranking.append(
+            RankEntry(
+                i + 1,
+                c,
+                r.mu,
+                r.sigma,
+                r.ordinal,
+                r.games,
+                matches[c],
+                metrics[c].get("points"),
+                differs,
+                None if p is None else p.p_holm,
+            )
+        )
+    return ranking
+
+
+def summarise(
+    rows: Sequence[Mapping[str, Any]], *, seed: int = 0, n_boot: int = 1000, alpha: float = ALPHA
+) -> TournamentSummary:
+    """Ratings, per-competitor metrics with bootstrap CIs and Holm-corrected pairwise tests."""
+    notes = list(getattr(rows, "notes", []))
+    rows = validate_rows(rows)
+    if not rows:
+        raise InputError("no finished matches to summarise", hint="results.jsonl has no rows yet")
+    ratings = rate(rows)
+    groups = _groups(rows)
+    metrics, matches = _competitor_metrics(rows, ratings, seed=seed, n_boot=n_boot)
+
+    def sort_key(c: str):
+        pts = metrics[c].get("points")
+        return (-ratings[c].ordinal, -(pts.mean if pts else 0.0), c)
+
+    order = sorted(ratings, key=sort_key)
+    pairs = pairwise(rows, alpha=alpha, order=order)
+    ranking = _ranking(order, ratings, matches, metrics, pairs, notes)
     scored = [len(competitor_points(g)) for g in groups]
     self_play, unscored = scored.count(1), scored.count(0)
     if self_play:
-        notes.append(f"{self_play} self-play game{'s' if self_play != 1 else ''} counted in the means "
-                     "but not in ratings or pairwise comparisons")
+        notes.append(
+            f"{self_play} self-play game{'s' if self_play != 1 else ''} counted in the means "
+            "but not in ratings or pairwise comparisons"
+        )
     for kind, n in sorted(Counter(g[0]["kind"] for g, k in zip(groups, scored) if k == 0).items()):
         notes.append(kind_for(kind).unscored_note(n))
     return TournamentSummary(
-        kinds=sorted({r["kind"] for r in rows}), matches=len(rows), groups=len(groups),
-        rated_games=len(groups) - self_play - unscored, self_play=self_play, competitors=order,
-        ranking=ranking, metrics=metrics, pairwise=pairs, seed=seed, n_boot=n_boot,
-        alpha=alpha, notes=notes, unscored=unscored)
+        kinds=sorted({r["kind"] for r in rows}),
+        matches=len(rows),
+        groups=len(groups),
+        rated_games=len(groups) - self_play - unscored,
+        self_play=self_play,
+        competitors=order,
+        ranking=ranking,
+        metrics=metrics,
+        pairwise=pairs,
+        seed=seed,
+        n_boot=n_boot,
+        alpha=alpha,
+        notes=notes,
+        unscored=unscored,
+    )

@@ -26,9 +26,9 @@ class Pairwise:
 
     a: str
     b: str
-    n: int           # shared groups
+    n: int  # shared groups
     mean_diff: float
-    wins: int        # groups where a scored more
+    wins: int  # groups where a scored more
     losses: int
     ties: int
     p_value: float
@@ -43,11 +43,11 @@ class RankEntry:
     mu: float
     sigma: float
     ordinal: float
-    games: int                 # rated games
-    matches: int               # matches played, self-play included
-    points: Estimate | None    # mean points with 95% CI
+    games: int  # rated games
+    matches: int  # matches played, self-play included
+    points: Estimate | None  # mean points with 95% CI
     differs_from_next: bool | None  # significant vs the next competitor; None: last, or never met
-    p_next: float | None       # Holm-adjusted p-value vs the next competitor
+    p_next: float | None  # Holm-adjusted p-value vs the next competitor
 
 
 @dataclass
@@ -57,7 +57,7 @@ class TournamentSummary:
     groups: int
     rated_games: int
     self_play: int
-    competitors: list[str]     # in ranking order
+    competitors: list[str]  # in ranking order
     ranking: list[RankEntry]
     metrics: dict[str, dict[str, Estimate]]  # competitor -> metric -> estimate
     pairwise: list[Pairwise]
@@ -65,7 +65,7 @@ class TournamentSummary:
     n_boot: int
     alpha: float = ALPHA
     notes: list[str] = field(default_factory=list)
-    unscored: int = 0          # groups that score nobody (debates with no known right decision)
+    unscored: int = 0  # groups that score nobody (debates with no known right decision)
 
     def pair(self, a: str, b: str) -> tuple[float, Pairwise] | None:
         """(mean points of a minus b, the comparison) or None if they never met."""

@@ -22,12 +22,14 @@ def run_tui(make_game: Callable[[], Any], saves_base: str | Path | None = None, 
     """Run the app until the player quits; then, as the line console does, say the score and
     autosave an unfinished game (also after a crash, Ctrl-C or SIGTERM/SIGHUP)."""
     from game.tui.app import ParleyApp
+
     app = ParleyApp(make_game, saves_base=saves_base, spectate=spectate)
     try:
         code = app.run()
     finally:
         if app.game is not None:
             from game.play.autosave import farewell as _farewell
+
             if not app.turn_lock.acquire(blocking=False):  # never save a game a turn is changing
                 print("Finishing the turn…")
                 app.turn_lock.acquire()

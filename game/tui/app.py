@@ -76,8 +76,9 @@ class ParleyApp(App):
         Binding("ctrl+q", "quit_game", "Quit", priority=True),
     ]
 
-    def __init__(self, make_game: Callable[[], Any], saves_base: str | Path | None = None,
-                 spectate: str | None = None) -> None:
+    def __init__(
+        self, make_game: Callable[[], Any], saves_base: str | Path | None = None, spectate: str | None = None
+    ) -> None:
         super().__init__()
         self.make_game = make_game
         self.saves_base = saves_base
@@ -88,8 +89,8 @@ class ParleyApp(App):
         self.saved_by_us: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
         self.clean_hash: str | None = None  # the state of the save last loaded (no unsaved moves)
         self.pending: deque[str] = deque()  # commands typed while a turn was played, in order
-        self.turn_lock = threading.Lock()   # held while a worker changes or saves the game
-        self.quitting = False               # Ctrl+Q while busy: leave once the turn is over
+        self.turn_lock = threading.Lock()  # held while a worker changes or saves the game
+        self.quitting = False  # Ctrl+Q while busy: leave once the turn is over
         self.questions: list[Callable[[], None]] = []  # how to answer "no" to the questions a worker waits on
 
     # --- start -------------------------------------------------------------------------------
@@ -196,6 +197,7 @@ class ParleyApp(App):
     @work(thread=True, exclusive=True, group="game")
     def _run_turn(self, step: Callable[[], Reply], origin: Any) -> None:
         from game.core.errors import ParleyError
+
         try:
             with self.turn_lock:
                 reply = step()
@@ -233,6 +235,7 @@ class ParleyApp(App):
         autosave as the line console does when it stops."""
         from game.core.errors import ParleyError
         from game.play.autosave import autosave_name, keep_other_autosave
+
         try:
             keep_other_autosave(self.game, self.saves_base)
             folder = self.game.save(autosave_name(self.game), self.saves_base)
@@ -240,8 +243,13 @@ class ParleyApp(App):
             saved = f"Progress saved to {folder}."
         except (ParleyError, OSError) as e:
             saved = f"Could not autosave: {getattr(e, 'message', e)}"
-        self.notify(f"{getattr(error, 'message', error)}\n{saved}", title="LLM outage", severity="error",
-                    timeout=10, markup=False)
+        self.notify(
+            f"{getattr(error, 'message', error)}\n{saved}",
+            title="LLM outage",
+            severity="error",
+            timeout=10,
+            markup=False,
+        )
 
     def _spin(self) -> None:
         """A spinner in the header while a turn is played or the world loads."""
@@ -260,6 +268,7 @@ class ParleyApp(App):
         """The command palette (Ctrl+P): Textual's entries, the game's screens and a few actions."""
         yield from super().get_system_commands(screen)
         from game.tui.screens.help import palette_commands
+
         yield from palette_commands(self)
 
     # --- leaving -----------------------------------------------------------------------------

@@ -24,8 +24,11 @@ from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
 
 
 def _ref(kind: str, value: str, known, path: str) -> Problem:
-    return Problem(f"unknown {kind} {value!r}", path=path,
-                   hint=did_you_mean(value, known) or f"known {_plural(kind)}: {', '.join(sorted(known)[:8])}")
+    return Problem(
+        f"unknown {kind} {value!r}",
+        path=path,
+        hint=did_you_mean(value, known) or f"known {_plural(kind)}: {', '.join(sorted(known)[:8])}",
+    )
 
 
 def _plural(kind: str) -> str:
@@ -69,8 +72,7 @@ class _Placement:
         if item not in self.items:
             yield _ref("item", item, self.items, path)
         elif item in self.at:
-            yield Problem(f"item {item!r} is placed twice", path=path,
-                          hint=f"already placed at {self.at[item]}")
+            yield Problem(f"item {item!r} is placed twice", path=path, hint=f"already placed at {self.at[item]}")
         else:
             self.at[item] = path
 
@@ -97,8 +99,11 @@ def _location_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
                 yield _ref("location", dest, locs, f"locations.{lid}.exits.{d}")
         for d, lock in loc.locked.items():
             if d not in loc.exits:
-                yield Problem(f"locked exit {d!r} has no matching exit", path=f"locations.{lid}.locked.{d}",
-                              hint=f"exits here: {', '.join(loc.exits) or 'none'}")
+                yield Problem(
+                    f"locked exit {d!r} has no matching exit",
+                    path=f"locations.{lid}.locked.{d}",
+                    hint=f"exits here: {', '.join(loc.exits) or 'none'}",
+                )
             if lock.key not in items:
                 yield _ref("item", lock.key, items, f"locations.{lid}.locked.{d}.key")
         for i, it in enumerate(loc.items):
@@ -109,8 +114,9 @@ def _item_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
     items = set(w.items)
     for iid, item in w.items.items():
         if item.contents and not item.container:
-            yield Problem("only a container can have contents", path=f"items.{iid}.contents",
-                          hint="set container = true")
+            yield Problem(
+                "only a container can have contents", path=f"items.{iid}.contents", hint="set container = true"
+            )
         for i, c in enumerate(item.contents):
             if c == iid:
                 yield Problem("an item cannot contain itself", path=f"items.{iid}.contents[{i}]")
@@ -136,8 +142,11 @@ def _containment_loops(w: WorldSpec) -> Iterator[Problem]:
             seen.add(cur)
             cur = parent.get(cur)
         if cur == iid and len(seen) > 1:
-            yield Problem(f"item {iid!r} ends up inside itself through containers", path=f"items.{iid}.contents",
-                          hint="containers cannot hold each other in a loop")
+            yield Problem(
+                f"item {iid!r} ends up inside itself through containers",
+                path=f"items.{iid}.contents",
+                hint="containers cannot hold each other in a loop",
+            )
 
 
 def _npc_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
@@ -190,31 +199,47 @@ def _quest_problems(w: WorldSpec, placed: dict[str, str]) -> Iterator[Problem]:
                 if c.scene not in w.scenes:
                     yield _ref("scene", c.scene, w.scenes, f"{path}.scene")
                 else:
-                    ok = (("agreement", "no_agreement") if isinstance(w.scenes[c.scene], NegotiationScene)
-                          else ("passed", "failed"))
+                    ok = (
+                        ("agreement", "no_agreement")
+                        if isinstance(w.scenes[c.scene], NegotiationScene)
+                        else ("passed", "failed")
+                    )
                     if c.outcome not in ok:
-                        yield Problem(f"outcome {c.outcome!r} cannot happen in scene {c.scene!r}",
-                                      path=f"{path}.outcome", hint=f"use one of: {', '.join(ok)}")
+                        yield Problem(
+                            f"outcome {c.outcome!r} cannot happen in scene {c.scene!r}",
+                            path=f"{path}.outcome",
+                            hint=f"use one of: {', '.join(ok)}",
+                        )
         for i, it in enumerate(q.reward.items):
             if it not in items:
                 yield _ref("item", it, items, f"quests.{qid}.reward.items[{i}]")
             elif it in placed:
-                yield Problem(f"reward item {it!r} is already placed in the world", path=f"quests.{qid}.reward.items[{i}]",
-                              hint=f"rewards are created when the quest completes; remove it from {placed[it]}")
+                yield Problem(
+                    f"reward item {it!r} is already placed in the world",
+                    path=f"quests.{qid}.reward.items[{i}]",
+                    hint=f"rewards are created when the quest completes; remove it from {placed[it]}",
+                )
 
 
 def _negotiation_problems(w: WorldSpec, sid: str, sc: NegotiationScene, placed: dict[str, str]) -> Iterator[Problem]:
     base = f"scenes.{sid}"
     ids = [p.id for p in sc.parties]
     if len(ids) < 2:
-        yield Problem("a negotiation needs two parties", path=f"{base}.parties",
-                      hint="only a trade scene may leave out the player's party")
+        yield Problem(
+            "a negotiation needs two parties",
+            path=f"{base}.parties",
+            hint="only a trade scene may leave out the player's party",
+        )
     for i, p in enumerate(sc.parties):
         for key in ("weights", "values"):
             if getattr(p, key) is None:
-                yield Problem(f"missing required key {key!r}", path=f"{base}.parties[{i}].{key}",
-                              hint="only the player's party in a trade scene has a default"
-                              if p.id != PLAYER or sc.trade is None else None)
+                yield Problem(
+                    f"missing required key {key!r}",
+                    path=f"{base}.parties[{i}].{key}",
+                    hint="only the player's party in a trade scene has a default"
+                    if p.id != PLAYER or sc.trade is None
+                    else None,
+                )
     if any(p.weights is None or p.values is None for p in sc.parties):
         return
     parties_ok = set(w.npcs) | {PLAYER}
@@ -255,9 +280,11 @@ def _issue_problems(sc: NegotiationScene, base: str) -> Iterator[Problem]:
     for values in sc.issues.values():
         size *= max(1, len(values))
     if size > MAX_OUTCOMES:
-        yield Problem(f"{size:,} possible deals (the product of the issues' value counts); the limit is "
-                      f"{MAX_OUTCOMES:,}", path=f"{base}.issues",
-                      hint="use fewer issues or fewer values per issue")
+        yield Problem(
+            f"{size:,} possible deals (the product of the issues' value counts); the limit is {MAX_OUTCOMES:,}",
+            path=f"{base}.issues",
+            hint="use fewer issues or fewer values per issue",
+        )
     for issue, values in sc.issues.items():
         if not values:
             yield Problem("an issue needs at least one value", path=f"{base}.issues.{issue}")
@@ -278,16 +305,20 @@ def _trade_problems(w: WorldSpec, sc: NegotiationScene, base: str, placed: dict[
     else:
         for v in sc.issues[t.price_issue]:
             if not re.fullmatch(r"[0-9]+", v):
-                yield Problem(f"price value {v!r} is not a whole number of gold",
-                              path=f"{base}.issues.{t.price_issue}")
+                yield Problem(f"price value {v!r} is not a whole number of gold", path=f"{base}.issues.{t.price_issue}")
     held = placed.get(t.item, "")
     if t.seller in npcs and held != "" and not held.startswith(f"npcs.{t.seller}.inventory"):
-        yield Problem(f"seller {t.seller!r} does not start with the item {t.item!r}",
-                      path=f"{base}.trade.item", hint=f"put it in npcs.{t.seller}.inventory "
-                      f"(it is placed at {held})")
+        yield Problem(
+            f"seller {t.seller!r} does not start with the item {t.item!r}",
+            path=f"{base}.trade.item",
+            hint=f"put it in npcs.{t.seller}.inventory (it is placed at {held})",
+        )
     elif t.seller in npcs and held == "":
-        yield Problem(f"seller {t.seller!r} does not start with the item {t.item!r}",
-                      path=f"{base}.trade.item", hint=f"add it to npcs.{t.seller}.inventory")
+        yield Problem(
+            f"seller {t.seller!r} does not start with the item {t.item!r}",
+            path=f"{base}.trade.item",
+            hint=f"add it to npcs.{t.seller}.inventory",
+        )
 
 
 def _council_problems(w: WorldSpec, sid: str, sc: CouncilScene) -> Iterator[Problem]:
@@ -308,11 +339,16 @@ def _council_problems(w: WorldSpec, sid: str, sc: CouncilScene) -> Iterator[Prob
     if sc.debate is not None:
         npcs = [p.id for p in sc.participants if p.id != PLAYER]
         if len(npcs) < 2:
-            yield Problem(f"a debating council needs at least two NPC members, this one has {len(npcs)}",
-                          path=f"{base}.debate", hint="add participants, or remove the debate table")
+            yield Problem(
+                f"a debating council needs at least two NPC members, this one has {len(npcs)}",
+                path=f"{base}.debate",
+                hint="add participants, or remove the debate table",
+            )
         if sc.max_rounds > DEBATE_ROUNDS:
-            yield Problem(f"a debating council holds at most {DEBATE_ROUNDS} rounds, not {sc.max_rounds}",
-                          path=f"{base}.max_rounds")
+            yield Problem(
+                f"a debating council holds at most {DEBATE_ROUNDS} rounds, not {sc.max_rounds}",
+                path=f"{base}.max_rounds",
+            )
 
 
 def _agent_problems(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
@@ -340,6 +376,7 @@ def _agent_problems(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
         def names(key: str) -> list[str] | None:  # a list of location ids, or None if malformed
             v = body_params.get(key)
             return v if isinstance(v, list) and v and all(isinstance(x, str) for x in v) else None
+
         if body == "wanderer":
             for i, loc in enumerate(names("moves") or []):
                 if loc not in locs:
@@ -354,26 +391,36 @@ def _agent_problems(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
             if bad:
                 continue
             if route[0] != npc.location:
-                yield Problem(f"the patrol route starts at {route[0]!r} but the NPC starts at {npc.location!r}",
-                              path=f"{where}.route[0]", hint=f"start the route at {npc.location!r}")
+                yield Problem(
+                    f"the patrol route starts at {route[0]!r} but the NPC starts at {npc.location!r}",
+                    path=f"{where}.route[0]",
+                    hint=f"start the route at {npc.location!r}",
+                )
             for i in range(len(route) if len(route) > 1 else 0):
                 here, there = route[i], route[(i + 1) % len(route)]
                 if here != there and there not in locs[here].exits.values():
                     j = (i + 1) % len(route)
-                    yield Problem(f"no exit from {here!r} to {there!r} on the patrol route",
-                                  path=f"{where}.route[{j}]",
-                                  hint="a patrol walks one exit per turn (and from the last stop back to the "
-                                       "first); list every location on the way")
+                    yield Problem(
+                        f"no exit from {here!r} to {there!r} on the patrol route",
+                        path=f"{where}.route[{j}]",
+                        hint="a patrol walks one exit per turn (and from the last stop back to the "
+                        "first); list every location on the way",
+                    )
 
 
-TEMPLATE_FIELDS = {"greet": {"name", "player"}, "answer": {"name", "player", "text", "topic"},
-                   "refuse": {"name", "player", "topic"}, "rumour": {"name", "player", "text", "topic"},
-                   "haggle": {"name", "player", "terms"}}
+TEMPLATE_FIELDS = {
+    "greet": {"name", "player"},
+    "answer": {"name", "player", "text", "topic"},
+    "refuse": {"name", "player", "topic"},
+    "rumour": {"name", "player", "text", "topic"},
+    "haggle": {"name", "player", "terms"},
+}
 
 
 def _line_problems(w: WorldSpec) -> Iterator[Problem]:
     """Dialogue templates may use only their intent's placeholders, and must be well formed."""
     from string import Formatter
+
     for nid, npc in w.npcs.items():
         for intent, bank in npc.lines.items():
             allowed = TEMPLATE_FIELDS[intent]
@@ -382,41 +429,57 @@ def _line_problems(w: WorldSpec) -> Iterator[Problem]:
                 try:
                     fields = [(f, spec, conv) for _, f, spec, conv in Formatter().parse(line) if f is not None]
                 except ValueError as e:
-                    yield Problem(f"malformed template {line!r}: {e}", path=path,
-                                  hint="write a literal brace as {{ or }}")
+                    yield Problem(
+                        f"malformed template {line!r}: {e}", path=path, hint="write a literal brace as {{ or }}"
+                    )
                     continue
                 for name, spec, conv in fields:
                     if spec or conv:
-                        yield Problem(f"placeholder {{{name}}} in {line!r} has a format spec or conversion",
-                                      path=path, hint="write plain placeholders such as {name}")
+                        yield Problem(
+                            f"placeholder {{{name}}} in {line!r} has a format spec or conversion",
+                            path=path,
+                            hint="write plain placeholders such as {name}",
+                        )
                 names = [f for f, _, _ in fields]
                 for name in names:
                     if name not in allowed:
-                        yield Problem(f"unknown placeholder {{{name}}} in a {intent} line", path=path,
-                                      hint=did_you_mean(name, allowed) or
-                                      f"{intent} lines may use {', '.join('{' + a + '}' for a in sorted(allowed))}")
+                        yield Problem(
+                            f"unknown placeholder {{{name}}} in a {intent} line",
+                            path=path,
+                            hint=did_you_mean(name, allowed)
+                            or f"{intent} lines may use {', '.join('{' + a + '}' for a in sorted(allowed))}",
+                        )
 
 
 def _relation_problems(w: WorldSpec) -> Iterator[Problem]:
     """Numeric ranges and gate thresholds must be ordered (low before high)."""
     import math
+
     for rid, r in w.relations.items():
         if r.range is not None and not all(math.isfinite(x) for x in r.range):
             yield Problem(f"range {list(r.range)} must be two finite numbers", path=f"relations.{rid}.range")
         elif r.range is not None and r.range[0] > r.range[1]:
-            yield Problem(f"range low {r.range[0]:g} is above high {r.range[1]:g}", path=f"relations.{rid}.range",
-                          hint="write range = [low, high]")
+            yield Problem(
+                f"range low {r.range[0]:g} is above high {r.range[1]:g}",
+                path=f"relations.{rid}.range",
+                hint="write range = [low, high]",
+            )
         if r.thresholds is not None and r.thresholds[0] > r.thresholds[1]:
-            yield Problem(f"threshold to reject ({r.thresholds[0]:g}) is above the threshold to admit "
-                          f"({r.thresholds[1]:g})", path=f"relations.{rid}.thresholds",
-                          hint="write thresholds = [reject below, admit from]")
+            yield Problem(
+                f"threshold to reject ({r.thresholds[0]:g}) is above the threshold to admit ({r.thresholds[1]:g})",
+                path=f"relations.{rid}.thresholds",
+                hint="write thresholds = [reject below, admit from]",
+            )
     named: dict[str, str] = {canonical(rid): rid for rid in w.relations}
     for rid, r in w.relations.items():
         for i, alias in enumerate(r.aliases):
             other = named.setdefault(canonical(alias), rid)
             if other != rid:
-                yield Problem(f"alias {alias!r} also names relation {other!r}", path=f"relations.{rid}.aliases[{i}]",
-                              hint="a word may name one relation only; claims using it would be ambiguous")
+                yield Problem(
+                    f"alias {alias!r} also names relation {other!r}",
+                    path=f"relations.{rid}.aliases[{i}]",
+                    hint="a word may name one relation only; claims using it would be ambiguous",
+                )
     for fid, f in w.facts.items():
         r = w.relations.get(f.relation)
         if r is None or r.range is None or not f.true or not all(math.isfinite(x) for x in r.range):
@@ -426,6 +489,9 @@ def _relation_problems(w: WorldSpec) -> Iterator[Problem]:
         except ValueError:
             x = None
         if x is None or not r.range[0] <= x <= r.range[1]:
-            yield Problem(f"a true fact's object {f.object!r} is not a number in the range "
-                          f"[{r.range[0]:g}, {r.range[1]:g}] of {f.relation!r}", path=f"facts.{fid}.object",
-                          hint="the consistency gate would reject every NPC who tells it")
+            yield Problem(
+                f"a true fact's object {f.object!r} is not a number in the range "
+                f"[{r.range[0]:g}, {r.range[1]:g}] of {f.relation!r}",
+                path=f"facts.{fid}.object",
+                hint="the consistency gate would reject every NPC who tells it",
+            )

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.council.tasks import CouncilTask, Evidence, MemberSpec
 from game.core.errors import InputError, did_you_mean
 from game.core.types import PLAYER
+from game.council.tasks import CouncilTask, Evidence, MemberSpec
 
 START = {"for": 0.8, "against": 0.2, "undecided": 0.5}
 PERSUADABLE = {"for": 0.1, "against": 0.1, "undecided": 0.6}
@@ -25,6 +25,7 @@ ASPECT = "the motion"  # every argument bears on the motion itself: one disputed
 
 def council_scene_ids(spec: Any) -> list[str]:
     from game.world.spec import CouncilScene
+
     return [sid for sid, sc in spec.scenes.items() if isinstance(sc, CouncilScene)]
 
 
@@ -35,12 +36,15 @@ def task_from_scene(spec: Any, scene_id: str | None = None) -> CouncilTask:
         raise InputError(f"world {spec.id!r} has no council scene", hint="try worlds/council")
     if scene_id is None:
         if len(ids) > 1:
-            raise InputError(f"world {spec.id!r} has several council scenes: {', '.join(ids)}",
-                             hint="pick one with --scene ID")
+            raise InputError(
+                f"world {spec.id!r} has several council scenes: {', '.join(ids)}", hint="pick one with --scene ID"
+            )
         scene_id = ids[0]
     if scene_id not in ids:
-        raise InputError(f"no council scene {scene_id!r} in world {spec.id!r}",
-                         hint=did_you_mean(scene_id, ids) or f"council scenes: {', '.join(ids)}")
+        raise InputError(
+            f"no council scene {scene_id!r} in world {spec.id!r}",
+            hint=did_you_mean(scene_id, ids) or f"council scenes: {', '.join(ids)}",
+        )
     sc = spec.scenes[scene_id]
     evidence, members = [], []
     for p in sc.participants:
@@ -51,13 +55,23 @@ def task_from_scene(spec: Any, scene_id: str | None = None) -> CouncilTask:
         held = []
         for i, text in enumerate(p.arguments):
             eid = f"{p.id}_{i + 1}"
-            evidence.append(Evidence(id=eid, aspect=ASPECT, direction=direction, weight=weight,
-                                     text=text, gist=text[:60]))
+            evidence.append(
+                Evidence(id=eid, aspect=ASPECT, direction=direction, weight=weight, text=text, gist=text[:60])
+            )
             held.append(eid)
-        members.append(MemberSpec(id=p.id, role=p.role, stance=START[p.stance],
-                                  persuadability=PERSUADABLE[p.stance], private=tuple(held)))
+        members.append(
+            MemberSpec(
+                id=p.id, role=p.role, stance=START[p.stance], persuadability=PERSUADABLE[p.stance], private=tuple(held)
+            )
+        )
     if len(members) < 2:
         raise InputError(f"council scene {scene_id!r} has fewer than two NPC members to debate")
     constraints = (f"The motion passes with more than {sc.majority:.0%} of the votes.",)
-    return CouncilTask(id=scene_id, motion=sc.motion, constraints=constraints, evidence=tuple(evidence),
-                       members=tuple(members), truth=None)
+    return CouncilTask(
+        id=scene_id,
+        motion=sc.motion,
+        constraints=constraints,
+        evidence=tuple(evidence),
+        members=tuple(members),
+        truth=None,
+    )

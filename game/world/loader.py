@@ -71,13 +71,13 @@ def resolve_world_path(path: str | Path) -> Path:
         if p.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)):
             return p.parent  # the loader says what is wrong with the file itself
         what = f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}"
-        raise InputError(f"{shown(str(path))!r} {what}, not a world folder",
-                         hint="give a folder that holds world.toml")
+        raise InputError(f"{shown(str(path))!r} {what}, not a world folder", hint="give a folder that holds world.toml")
     base = Path("worlds")  # the worlds of the folder Parley runs in (parley new-world makes them here)
     for cand in (base / str(path), base / str(path).rsplit("-v", 1)[0]):
         if cand.is_dir():
             return cand
     from game.world.shipped import find_shipped, shipped_names, shipped_worlds
+
     shipped = find_shipped(str(path))  # a shipped world by id, name or repo path, from a wheel too
     if shipped is not None:
         return shipped
@@ -85,12 +85,14 @@ def resolve_world_path(path: str | Path) -> Path:
     ids = list(shipped_worlds())
     listing = f"shipped worlds: {', '.join(ids)}" if ids else "no shipped worlds were found (a broken install?)"
     close = did_you_mean(Path(path).name, [*ids, *mine, *shipped_names()])
-    raise InputError(f"no world at {shown(str(path))!r}",
-                     hint=f"{close} ({listing})" if close else f"give a folder that holds world.toml, or a world "
-                                                                f"id ({listing})")
+    raise InputError(
+        f"no world at {shown(str(path))!r}",
+        hint=f"{close} ({listing})" if close else f"give a folder that holds world.toml, or a world id ({listing})",
+    )
 
 
 # --- parsing --------------------------------------------------------------------------
+
 
 def _depth_over(data: Any, limit: int) -> bool:
     """Whether tables/arrays in ``data`` nest more than ``limit`` deep (iterative)."""
@@ -111,8 +113,12 @@ def _clean_tree(obj: Any, where: list[str], clashes: list[tuple[str, str]]) -> A
     if isinstance(obj, str):
         return clean(obj)
     if isinstance(obj, int) and not isinstance(obj, bool) and abs(obj) > MAX_NUMBER:
-        clashes.append((".".join(where), f"the number has {len(str(abs(obj)))} digits; numbers in a world "
-                        f"are at most {MAX_NUMBER:,}"))
+        clashes.append(
+            (
+                ".".join(where),
+                f"the number has {len(str(abs(obj)))} digits; numbers in a world are at most {MAX_NUMBER:,}",
+            )
+        )
         return 0
     if isinstance(obj, list):
         return [_clean_tree(v, where, clashes) for v in obj]
@@ -121,8 +127,9 @@ def _clean_tree(obj: Any, where: list[str], clashes: list[tuple[str, str]]) -> A
         for k, v in obj.items():
             ck = clean(k)
             if ck in out:
-                clashes.append((".".join([*where, ck]), "key defined twice once invisible or control "
-                                                       "characters are removed"))
+                clashes.append(
+                    (".".join([*where, ck]), "key defined twice once invisible or control characters are removed")
+                )
                 continue
             out[ck] = _clean_tree(v, [*where, ck], clashes)
         return out
@@ -135,8 +142,9 @@ def _parse_toml(raw: bytes, path: Path, problems: list[Problem]) -> dict[str, An
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
-        problems.append(Problem(f"not UTF-8 text (byte {e.start})", file=str(path), line=line,
-                                hint="save the file as UTF-8"))
+        problems.append(
+            Problem(f"not UTF-8 text (byte {e.start})", file=str(path), line=line, hint="save the file as UTF-8")
+        )
         return None
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     try:
@@ -145,32 +153,51 @@ def _parse_toml(raw: bytes, path: Path, problems: list[Problem]) -> dict[str, An
         msg = str(e)
         m = _TOML_POS.search(msg)
         line, col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
-        problems.append(Problem(f"TOML syntax error: {_TOML_POS.sub('', msg).strip()}",
-                                file=str(path), line=line, column=col,
-                                hint="check quotes, brackets and commas on that line"))
+        problems.append(
+            Problem(
+                f"TOML syntax error: {_TOML_POS.sub('', msg).strip()}",
+                file=str(path),
+                line=line,
+                column=col,
+                hint="check quotes, brackets and commas on that line",
+            )
+        )
         return None
     except RecursionError:
-        problems.append(Problem(f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
-                                file=str(path), hint="a world needs only a few levels of nesting"))
+        problems.append(
+            Problem(
+                f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
+                file=str(path),
+                hint="a world needs only a few levels of nesting",
+            )
+        )
         return None
     except (ValueError, OverflowError) as e:  # e.g. an integer with more digits than Python converts
-        problems.append(Problem(f"TOML value error: {e}", file=str(path),
-                                hint="check the numbers in this file"))
+        problems.append(Problem(f"TOML value error: {e}", file=str(path), hint="check the numbers in this file"))
         return None
     if _depth_over(data, MAX_DEPTH):
-        problems.append(Problem(f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
-                                file=str(path), hint="a world needs only a few levels of nesting"))
+        problems.append(
+            Problem(
+                f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
+                file=str(path),
+                hint="a world needs only a few levels of nesting",
+            )
+        )
         return None
     clashes: list[tuple[str, str]] = []
     data = _clean_tree(data, [], clashes)
     for where, message in clashes:
-        problems.append(Problem(message, file=str(path), path=where or None,
-                                hint="remove the duplicate" if "twice" in message else None))
+        problems.append(
+            Problem(
+                message, file=str(path), path=where or None, hint="remove the duplicate" if "twice" in message else None
+            )
+        )
     return data
 
 
-def _read_toml(path: Path, problems: list[Problem], root: Path | None = None,
-               raws: dict[Path, bytes] | None = None) -> dict[str, Any] | None:
+def _read_toml(
+    path: Path, problems: list[Problem], root: Path | None = None, raws: dict[Path, bytes] | None = None
+) -> dict[str, Any] | None:
     raw, why = read_limited(path, root)
     if raw is None:
         message, hint = why  # type: ignore[misc]
@@ -181,15 +208,21 @@ def _read_toml(path: Path, problems: list[Problem], root: Path | None = None,
     return _parse_toml(raw, path, problems)
 
 
-def _gather(folder: Path, problems: list[Problem], raws: dict[Path, bytes] | None = None,
-            ) -> tuple[dict[str, Any] | None, dict[tuple[str, str], str], list[Path]]:
+def _gather(
+    folder: Path, problems: list[Problem], raws: dict[Path, bytes] | None = None
+) -> tuple[dict[str, Any] | None, dict[tuple[str, str], str], list[Path]]:
     """Merge world.toml and the extra files. Returns data, origin map, files read."""
     main = folder / "world.toml"
     origins: dict[tuple[str, str], str] = {}
     why = path_problem(main, folder)
     if why is not None and why[0] == "missing":
-        problems.append(Problem("missing world.toml", file=str(folder),
-                                hint="a world folder needs world.toml; `parley new-world NAME` scaffolds one"))
+        problems.append(
+            Problem(
+                "missing world.toml",
+                file=str(folder),
+                hint="a world folder needs world.toml; `parley new-world NAME` scaffolds one",
+            )
+        )
         return None, origins, []
     files = [main]
     data = _read_toml(main, problems, folder, raws)
@@ -199,7 +232,9 @@ def _gather(folder: Path, problems: list[Problem], raws: dict[Path, bytes] | Non
             continue
         bad = path_problem(sub, folder, want="folder")
         if bad is not None:
-            problems.append(Problem(bad[0], file=str(sub), hint=bad[1] or f"{section}/ should be a folder of .toml files"))
+            problems.append(
+                Problem(bad[0], file=str(sub), hint=bad[1] or f"{section}/ should be a folder of .toml files")
+            )
             continue
         for f in sorted(sub.glob("*.toml")):
             files.append(f)
@@ -211,8 +246,11 @@ def _gather(folder: Path, problems: list[Problem], raws: dict[Path, bytes] | Non
                 continue  # the schema check reports the wrong type
             stem = clean(f.stem)
             if stem in table:
-                problems.append(Problem(f"{section[:-1]} {stem!r} is defined twice",
-                                        file=str(f), hint=f"also defined in {main.name}"))
+                problems.append(
+                    Problem(
+                        f"{section[:-1]} {stem!r} is defined twice", file=str(f), hint=f"also defined in {main.name}"
+                    )
+                )
                 continue
             table[stem] = entry
             origins[(section, stem)] = str(f)
@@ -234,6 +272,7 @@ def _tagged_unions() -> dict[str, tuple[str, tuple[str, ...]]]:
     from typing import get_args
 
     from game.world import spec as S
+
     out = {}
     for what, union in (("scene type", S.Scene), ("condition kind", S.Condition)):
         members, field = get_args(union)
@@ -260,8 +299,7 @@ def _tag_hint(key: str, tags: tuple[str, ...], given: Any) -> str | None:
     return None
 
 
-def _pydantic_problems(err: Any, data: dict[str, Any], main: str,
-                       origins: dict[tuple[str, str], str]) -> list[Problem]:
+def _pydantic_problems(err: Any, data: dict[str, Any], main: str, origins: dict[tuple[str, str], str]) -> list[Problem]:
     unions = _tagged_unions()
     problems = []
     for e in err.errors(include_url=False):
@@ -295,16 +333,29 @@ def _pydantic_problems(err: Any, data: dict[str, Any], main: str,
     return problems
 
 
-_TAGS = {"has", "at", "item_at", "gave", "opened", "scene", "negotiation", "council",
-         "function-after[_ids_disjoint(), WorldSpec]"}
+_TAGS = {
+    "has",
+    "at",
+    "item_at",
+    "gave",
+    "opened",
+    "scene",
+    "negotiation",
+    "council",
+    "function-after[_ids_disjoint(), WorldSpec]",
+}
 
 
 def _strip_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     """Pydantic inserts the discriminator tag into loc for tagged unions; drop it."""
     out = []
     for i, part in enumerate(loc):
-        if isinstance(part, str) and part in _TAGS and i > 0 and (
-                isinstance(loc[i - 1], int) or (i >= 2 and loc[i - 2] == "scenes")):
+        if (
+            isinstance(part, str)
+            and part in _TAGS
+            and i > 0
+            and (isinstance(loc[i - 1], int) or (i >= 2 and loc[i - 2] == "scenes"))
+        ):
             continue
         out.append(part)
     return tuple(out)
@@ -313,6 +364,7 @@ def _strip_union_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
 def _model_fields_at(loc: tuple[Any, ...]) -> list[str]:
     """Field names of the model found at a loc path (for 'did you mean' on unknown keys)."""
     from game.world import spec as S
+
     model: Any = S.WorldSpec
     for part in loc:
         if isinstance(part, int):
@@ -334,6 +386,7 @@ def _inner_model(ann: Any) -> Any:
     from typing import get_args
 
     from pydantic import BaseModel
+
     if isinstance(ann, type) and issubclass(ann, BaseModel):
         return ann
     for a in get_args(ann):
@@ -365,18 +418,30 @@ def collect_problems(path: str | Path, agent_kinds: AgentKinds) -> tuple[World |
 
     folder = Path(path)
     st, why = stat_of(folder)
-    if st is not None and stat.S_ISDIR(st.st_mode) and folder.name == "world.toml" \
-            and not os.path.lexists(folder / "world.toml"):
+    if (
+        st is not None
+        and stat.S_ISDIR(st.st_mode)
+        and folder.name == "world.toml"
+        and not os.path.lexists(folder / "world.toml")
+    ):
         folder = folder.parent  # a folder named world.toml, given for its world: reported below
     if (st is not None and not stat.S_ISDIR(st.st_mode)) or why not in (None, "missing"):
-        if folder.name == "world.toml" or (st is not None and stat.S_ISREG(st.st_mode)
-                                           and folder.suffix == ".toml" and os.path.lexists(folder.parent / "world.toml")):
+        if folder.name == "world.toml" or (
+            st is not None
+            and stat.S_ISREG(st.st_mode)
+            and folder.suffix == ".toml"
+            and os.path.lexists(folder.parent / "world.toml")
+        ):
             folder = folder.parent  # a world.toml (or one of its world's files) given for its folder
         else:
-            what = "is a file" if st is not None and stat.S_ISREG(st.st_mode) else (
-                f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}")
-            return None, [Problem(f"{what}, not a world folder", file=str(path),
-                                  hint="give a folder that holds world.toml")]
+            what = (
+                "is a file"
+                if st is not None and stat.S_ISREG(st.st_mode)
+                else (f"is {kind_of(st.st_mode)}" if st is not None else f"is {why}")
+            )
+            return None, [
+                Problem(f"{what}, not a world folder", file=str(path), hint="give a folder that holds world.toml")
+            ]
     problems: list[Problem] = []
     if st is None and why == "missing":
         try:  # the same resolution as load_world: ./worlds/NAME first, then a shipped world

@@ -29,24 +29,28 @@ WIN_SCRIPTS = {
 def scaffold_text(name: str, template: str = "adventure") -> str:
     """The world.toml of a new world called ``name`` (id ``NAME-v1``) from ``template``."""
     if template not in TEMPLATES:
-        raise InputError(f"unknown world template {template!r}",
-                         hint=did_you_mean(template, TEMPLATES) or f"templates: {', '.join(TEMPLATES)}")
+        raise InputError(
+            f"unknown world template {template!r}",
+            hint=did_you_mean(template, TEMPLATES) or f"templates: {', '.join(TEMPLATES)}",
+        )
     title = name.replace("-", " ").title()
     return {"adventure": _adventure, "trade": _trade, "council": _council}[template](name, title)
 
 
-_HEAD = '''#:schema ../schema/world.schema.json
+_HEAD = """#:schema ../schema/world.schema.json
 # A new Parley world ({template} template). Validate with: parley validate worlds/{name}
 # Play it with: parley play worlds/{name}
 # Entries may also live in their own files: npcs/<id>.toml, items/<id>.toml,
 # locations/<id>.toml, facts/<id>.toml, quests/<id>.toml, scenes/<id>.toml.
 id = "{name}-v1"
 title = "{title}"
-'''
+"""
 
 
 def _adventure(name: str, title: str) -> str:
-    return _HEAD.format(template="adventure", name=name, title=title) + f'''intro = "You arrive at the edge of {title}."
+    return (
+        _HEAD.format(template="adventure", name=name, title=title)
+        + f"""intro = "You arrive at the edge of {title}."
 start = "gate"
 
 [player]
@@ -119,11 +123,14 @@ reward = {{ score = 10 }}
 # Other goals: {{ kind = "at", location = "yard" }}, {{ kind = "item_at", item = "lamp", location = "gate" }},
 # {{ kind = "gave", item = "lamp", npc = "keeper" }}, {{ kind = "opened", item = "chest" }},
 # {{ kind = "scene", scene = "some_scene", outcome = "agreement" }}
-'''
+"""
+    )
 
 
 def _trade(name: str, title: str) -> str:
-    return _HEAD.format(template="trade", name=name, title=title) + f'''intro = "The market of {title} is open. A merchant sells a lantern."
+    return (
+        _HEAD.format(template="trade", name=name, title=title)
+        + f"""intro = "The market of {title} is open. A merchant sells a lantern."
 start = "square"
 
 [player]
@@ -183,12 +190,15 @@ reservation = 0.4  # no deal is worth 0.4 to her: she will not sell for 4
 title = "Buy the lantern"
 goal = [{{ kind = "scene", scene = "buy_lantern", outcome = "agreement" }}, {{ kind = "has", item = "lantern" }}]
 reward = {{ score = 10 }}
-'''
+"""
+    )
 
 
 def _council(name: str, title: str) -> str:
     """The council template: the village, its three councillors, then the bridge motion (``_COUNCIL_SCENE``)."""
-    return _HEAD.format(template="council", name=name, title=title) + f'''intro = "The council of {title} debates the old bridge. The miller's ledger may sway a doubter."
+    return (
+        _HEAD.format(template="council", name=name, title=title)
+        + f"""intro = "The council of {title} debates the old bridge. The miller's ledger may sway a doubter."
 start = "square"
 
 [player]
@@ -233,10 +243,12 @@ aliases = ["widow", "cole"]
 location = "hall"
 agent = {{ kind = "debater" }}
 
-''' + _COUNCIL_SCENE
+"""
+        + _COUNCIL_SCENE
+    )
 
 
-_COUNCIL_SCENE = '''[scenes.bridge]
+_COUNCIL_SCENE = """[scenes.bridge]
 type = "council"
 title = "The bridge motion"
 motion = "Rebuild the old bridge before winter."
@@ -270,4 +282,4 @@ title = "Pass the bridge motion"
 description = "Win the widow over with the mill's ledger, then vote yes."
 goal = [{ kind = "scene", scene = "bridge", outcome = "passed" }]
 reward = { score = 10 }
-'''
+"""

@@ -20,26 +20,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    ConfigDict,
-    Field,
-    model_validator,
-)
+from pydantic import ConfigDict, Field, model_validator
 
 from game.core.protocols import AgentKinds
 from game.core.specs import Id, Name, Spec, Unit, WorldId, _as_name  # noqa: F401  (the shared field types)
 from game.core.types import DIRECTIONS
-from game.negotiation.spec import (  # noqa: F401  (re-exported)
-    NegotiationScene,
-    PartySpec,
-    TradeSpec,
-    trade_party_default,
-)
+from game.negotiation.spec import NegotiationScene, PartySpec, TradeSpec, trade_party_default  # noqa: F401  (re-exported)
 
 Direction = Literal[DIRECTIONS]  # type: ignore[valid-type]
 
 
 # --- places and things -------------------------------------------------------
+
 
 class LockSpec(Spec):
     key: Id = Field(description="item id that unlocks it")
@@ -58,8 +50,7 @@ class LocationSpec(Spec):
     name: Name
     description: str
     exits: dict[Direction, Id] = Field(default_factory=dict)
-    locked: dict[Direction, LockSpec] = Field(default_factory=dict,
-                                              description="exits that need a key")
+    locked: dict[Direction, LockSpec] = Field(default_factory=dict, description="exits that need a key")
     items: list[Id] = Field(default_factory=list)
     map: MapSpec | None = Field(None, description="grid cell on the map; left out, it is placed from the exits")
 
@@ -73,11 +64,11 @@ class ItemSpec(Spec):
     container: bool = False
     contents: list[Id] = Field(default_factory=list, description="items inside a container")
     locked_with: Id | None = Field(None, description="key item id for a locked container")
-    reveals: list[Id] = Field(default_factory=list,
-                              description="facts verified when the container is opened")
+    reveals: list[Id] = Field(default_factory=list, description="facts verified when the container is opened")
 
 
 # --- people -----------------------------------------------------------------
+
 
 class AgentSpec(Spec):
     """How an NPC acts. ``params`` are checked against the kind's parameter model in
@@ -107,13 +98,13 @@ class NpcSpec(Spec):
     agent: AgentSpec = Field(default_factory=AgentSpec)
     greeting: str = ""
     trade: Id | None = Field(None, description="negotiation scene opened by `trade with`")
-    wants: dict[Id, int] = Field(default_factory=dict,
-                                 description="items this NPC rewards when given: item -> points")
+    wants: dict[Id, int] = Field(default_factory=dict, description="items this NPC rewards when given: item -> points")
     lines: dict[Literal["greet", "answer", "refuse", "rumour", "haggle"], list[str]] = Field(
         default_factory=dict,
         description="dialogue templates by intent, one picked at random; placeholders: {name} "
-                    "(the NPC), {player}, {topic}, {text} (the fact told), {terms} (an offer; haggle "
-                    "lines go with the NPC's offers)")
+        "(the NPC), {player}, {topic}, {text} (the fact told), {terms} (an offer; haggle "
+        "lines go with the NPC's offers)",
+    )
     rumour: Unit = Field(0.0, description="chance that greeting this NPC also draws a rumour")
 
 
@@ -125,6 +116,7 @@ class PlayerSpec(Spec):
 
 
 # --- knowledge ----------------------------------------------------------------
+
 
 class FactSpec(Spec):
     subject: Name
@@ -140,20 +132,27 @@ class RelationSpec(Spec):
     description: str = ""
     range: tuple[float, float] | None = Field(None, description="numeric objects must lie in [low, high]")
     temporal: Literal["before", "after"] | None = Field(
-        None, description="the subject happens before / after the object (reversals contradict)")
+        None, description="the subject happens before / after the object (reversals contradict)"
+    )
     thresholds: tuple[Unit, Unit] | None = Field(
-        None, description="consistency gate (reject below, admit from) for claims with this relation")
-    aliases: list[Name] = Field(default_factory=list,
-                                description="other words for it, in claims and in what NPCs say (\"costs\", "
-                                            "\"is hidden in\")")
-    unit: Name | None = Field(None, description="the unit its numbers are in (\"gold\"): \"20 gold\" reads as 20")
-    changes: bool = Field(False, description="its value changes over time (things move, prices change): an old "
-                                             "value, even a verified one, can give way to a credible newer report")
-    half_life: float = Field(30.0, gt=0, le=1e6,
-                             description="turns for an old value's weight to halve, when it changes")
+        None, description="consistency gate (reject below, admit from) for claims with this relation"
+    )
+    aliases: list[Name] = Field(
+        default_factory=list, description='other words for it, in claims and in what NPCs say ("costs", "is hidden in")'
+    )
+    unit: Name | None = Field(None, description='the unit its numbers are in ("gold"): "20 gold" reads as 20')
+    changes: bool = Field(
+        False,
+        description="its value changes over time (things move, prices change): an old "
+        "value, even a verified one, can give way to a credible newer report",
+    )
+    half_life: float = Field(
+        30.0, gt=0, le=1e6, description="turns for an old value's weight to halve, when it changes"
+    )
 
 
 # --- quests -----------------------------------------------------------------
+
 
 class HasItem(Spec):
     kind: Literal["has"]
@@ -188,8 +187,7 @@ class SceneOutcome(Spec):
     outcome: Literal["agreement", "passed", "failed", "no_agreement"]
 
 
-Condition = Annotated[HasItem | AtLocation | ItemAt | GaveTo | Opened | SceneOutcome,
-                      Field(discriminator="kind")]
+Condition = Annotated[HasItem | AtLocation | ItemAt | GaveTo | Opened | SceneOutcome, Field(discriminator="kind")]
 
 
 class RewardSpec(Spec):
@@ -207,15 +205,14 @@ class QuestSpec(Spec):
 
 # --- scenes -----------------------------------------------------------------
 
+
 class ParticipantSpec(Spec):
     id: str = Field(description="'player' or an NPC id")
     role: str = "member"
     stance: Literal["for", "against", "undecided"] = "undecided"
     arguments: list[str] = Field(default_factory=list, description="argument bank for the starting stance")
-    converted: list[str] = Field(default_factory=list,
-                                 description="argument bank once persuaded to support the motion")
-    persuaded_by: list[Id] = Field(default_factory=list,
-                                   description="items that, shown to them, win their vote")
+    converted: list[str] = Field(default_factory=list, description="argument bank once persuaded to support the motion")
+    persuaded_by: list[Id] = Field(default_factory=list, description="items that, shown to them, win their vote")
 
 
 class CouncilDebateSpec(Spec):
@@ -223,11 +220,13 @@ class CouncilDebateSpec(Spec):
     its own masked memory of the debate, and stances move with what is said and shown."""
 
     masking: Literal["none", "window", "dedupe", "memo", "objective"] = Field(
-        "memo", description="how each member's working memory of the debate is masked")
+        "memo", description="how each member's working memory of the debate is masked"
+    )
     budget: int = Field(200, ge=16, le=100_000, description="context tokens each member reads per turn")
     speaker_policy: Literal["fixed", "random", "most-controversial", "most-uncertain"] = "fixed"
-    evidence_weight: float = Field(2.0, gt=0, le=10, description="weight of an item that persuades a member, "
-                                                                "once it is stated to the council")
+    evidence_weight: float = Field(
+        2.0, gt=0, le=10, description="weight of an item that persuades a member, once it is stated to the council"
+    )
 
 
 class CouncilScene(Spec):
@@ -239,8 +238,9 @@ class CouncilScene(Spec):
     max_rounds: int = Field(3, ge=1)
     location: Id | None = Field(None, description="where the council sits")
     majority: float = Field(0.5, gt=0.0, lt=1.0, description="share of yes votes needed (strictly more)")
-    debate: CouncilDebateSpec | None = Field(None, description="members debate with masked memories (None: each "
-                                                                "speaks from its argument bank)")
+    debate: CouncilDebateSpec | None = Field(
+        None, description="members debate with masked memories (None: each speaks from its argument bank)"
+    )
 
 
 Scene = Annotated[NegotiationScene | CouncilScene, Field(discriminator="type")]
@@ -248,11 +248,11 @@ Scene = Annotated[NegotiationScene | CouncilScene, Field(discriminator="type")]
 
 # --- the world --------------------------------------------------------------
 
+
 class WorldSpec(Spec):
     """A whole world: what ``worlds/<id>/world.toml`` (plus extra files) describes."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True,
-                              json_schema_extra={"title": "Parley world"})
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra={"title": "Parley world"})
 
     id: WorldId
     title: Name

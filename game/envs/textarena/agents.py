@@ -41,10 +41,13 @@ class TextAgent:
         self.negotiator: Any = None
         if not callable(getattr(agent, "act", None)):
             if not callable(getattr(agent, "respond", None)):
-                raise TypeError(f"TextAgent wraps a Parley agent (with act) or a negotiator (with respond), "
-                                f"not {type(agent).__name__}")
+                raise TypeError(
+                    f"TextAgent wraps a Parley agent (with act) or a negotiator (with respond), "
+                    f"not {type(agent).__name__}"
+                )
             # a negotiator plays TextArena's negotiation games through their own action tokens
             from game.envs.textarena.negotiation import NegotiatorAgent
+
             self.negotiator = NegotiatorAgent.from_negotiator(agent)
 
     def observation(self, text: str) -> Observation:
@@ -54,8 +57,10 @@ class TextAgent:
 
     def __call__(self, observation: str) -> str:
         if not isinstance(observation, str):
-            raise TypeError(f"a text agent reads strings, got {type(observation).__name__} (TextArena's "
-                            "'-raw' variants pass a list of messages and are not supported)")
+            raise TypeError(
+                f"a text agent reads strings, got {type(observation).__name__} (TextArena's "
+                "'-raw' variants pass a list of messages and are not supported)"
+            )
         if self.negotiator is not None:
             return self.negotiator(observation)
         obs = self.observation(observation)

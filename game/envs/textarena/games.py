@@ -114,8 +114,10 @@ def _after_own_retries(text: str, me: int) -> str:
 
 class Ultimatum:
     name = "IteratedUltimatumGame"
-    _BEGINS = re.compile(r"\n\[GAME\] --- Round (\d+) begins! ---\nPlayer (\d+) is the proposer, "
-                         r"Player \d+ is the responder\.\Z")
+    _BEGINS = re.compile(
+        r"\n\[GAME\] --- Round (\d+) begins! ---\nPlayer (\d+) is the proposer, "
+        r"Player \d+ is the responder\.\Z"
+    )
     _OFFER = re.compile(r"\n\[GAME\] Round (\d+): Player (\d+) offers \$(\d+) to Player \d+ \(keeping \$\d+\)\.\Z")
 
     @staticmethod
@@ -143,10 +145,12 @@ class Ultimatum:
         labels = [str(s) for s in range(pool + 1)]
         payoff = {lab: float(int(lab) if me == 0 else pool - int(lab)) for lab in labels}
         # the history (strategy only: its lines may be forged); the real offer, if any, ends it
-        offers = [(int(p), int(x)) for p, x in re.findall(r"(?m)^\[GAME\] Round \d+: Player (\d+) offers \$(\d+) to", text)]
+        offers = [
+            (int(p), int(x)) for p, x in re.findall(r"(?m)^\[GAME\] Round \d+: Player (\d+) offers \$(\d+) to", text)
+        ]
         decided = len(re.findall(r"(?m)^\[GAME\] Player \d+ (?:accepted!|rejected the offer!)", text))
         records: list[tuple[int, str, str | None]] = []
-        for i, (p, x) in enumerate(offers[:max(now - 1, 0)]):
+        for i, (p, x) in enumerate(offers[: max(now - 1, 0)]):
             if p != proposer or i >= decided:
                 continue
             records += [(p, "offer", str(pool - x if p == 0 else x)), (1 - p, "reject", None)]
@@ -154,9 +158,19 @@ class Ultimatum:
         if proposer is not None and offer is not None:
             standing = (proposer, str(pool - offer if proposer == 0 else offer))
             records.append((proposer, "offer", standing[1]))
-        return Table("ultimatum", me, "player0_share", labels, payoff, floor * pool, records,
-                     deadline=max(rounds, len(records) // 2 + 1), first=proposer if proposer is not None else me,
-                     standing=standing, info={"pool": pool, "proposer": proposer, "round": now})
+        return Table(
+            "ultimatum",
+            me,
+            "player0_share",
+            labels,
+            payoff,
+            floor * pool,
+            records,
+            deadline=max(rounds, len(records) // 2 + 1),
+            first=proposer if proposer is not None else me,
+            standing=standing,
+            info={"pool": pool, "proposer": proposer, "round": now},
+        )
 
     @staticmethod
     def token(table: Table, kind: str, label: str | None) -> str:
@@ -183,11 +197,15 @@ def _cents(x: str | float) -> int:
 class TwoDollar:
     name = "TwoDollar"
     # history lines (strategy only): the players' words are quoted in the same messages
-    _EVENT = re.compile(r"(?m)^(?:\[GAME\] )?Player (\d+) (proposes: \$(\d+(?:\.\d+)?) for themselves|"
-                        r"accepts the proposal|rejects the proposal)")
+    _EVENT = re.compile(
+        r"(?m)^(?:\[GAME\] )?Player (\d+) (proposes: \$(\d+(?:\.\d+)?) for themselves|"
+        r"accepts the proposal|rejects the proposal)"
+    )
     # what the game appends when it asks for a move: the round, then the proposal on the table
-    _NOW = re.compile(r"\n\[GAME\] === ROUND (\d+) of \d+ ===\n(?:\n\[GAME\] \nCURRENT PROPOSAL:\n"
-                      r"Player (\d+) wants \$(\d+\.\d\d), Player \d+ gets \$\d+\.\d\d\n)?\Z")
+    _NOW = re.compile(
+        r"\n\[GAME\] === ROUND (\d+) of \d+ ===\n(?:\n\[GAME\] \nCURRENT PROPOSAL:\n"
+        r"Player (\d+) wants \$(\d+\.\d\d), Player \d+ gets \$\d+\.\d\d\n)?\Z"
+    )
     _AMOUNT = re.compile(r"\[Propose\]\s*\$(\d+(?:\.\d+)?)")  # the game's own reading of a proposal
 
     @staticmethod
@@ -229,11 +247,25 @@ class TwoDollar:
             records = []
         late = bool(x_deadline) and now > x_deadline
         deadline = (x_deadline + 1) // 2 if x_deadline and not late else max_rounds // 2
-        return Table("two_dollar", me, "player0_share", labels, payoff, float(max(threshold, floor * total)),
-                     records, deadline=max(deadline, len(records) // 2 + 1), standing=standing,
-                     first=records[0][0] if records else me,
-                     info={"total": total, "x_rounds": bool(x_deadline), "late": late or end is None,
-                           "mine": cls.own_proposals(text, me), "high_tension": "one cent at a time" in prompt})
+        return Table(
+            "two_dollar",
+            me,
+            "player0_share",
+            labels,
+            payoff,
+            float(max(threshold, floor * total)),
+            records,
+            deadline=max(deadline, len(records) // 2 + 1),
+            standing=standing,
+            first=records[0][0] if records else me,
+            info={
+                "total": total,
+                "x_rounds": bool(x_deadline),
+                "late": late or end is None,
+                "mine": cls.own_proposals(text, me),
+                "high_tension": "one cent at a time" in prompt,
+            },
+        )
 
     @classmethod
     def _history(cls, text: str, labels: list[str], total: int) -> list[tuple[int, str, str | None]]:
@@ -261,8 +293,9 @@ class TwoDollar:
             return "[Accept]"
         if kind in ("reject", "walk_away", "accept") and table.can_accept:
             return "[Reject]"
-        share = total if kind != "offer" or label is None else \
-            (_cents(label) if table.me == 0 else total - _cents(label))
+        share = (
+            total if kind != "offer" or label is None else (_cents(label) if table.me == 0 else total - _cents(label))
+        )
         share = max(share, _at_least(table.floor, total))  # never ask for less than the floor
         if info["high_tension"] and info["mine"]:
             last = info["mine"][-1]
@@ -299,9 +332,11 @@ def _parse_label(label: str) -> tuple[dict[str, int], dict[str, int]]:
 
 class SimpleNegotiation:
     name = "SimpleNegotiation"
-    _EVENT = re.compile(r"(?m)^\s*Player (\d+) (made the following offer to Player \d+: Offered items: (.*?) -> "
-                        r"Requested items: (.*?)$|accepted the trade offer from Player \d+\.|rejected the trade offer\.|"
-                        r"made no new trade offer\.)")
+    _EVENT = re.compile(
+        r"(?m)^\s*Player (\d+) (made the following offer to Player \d+: Offered items: (.*?) -> "
+        r"Requested items: (.*?)$|accepted the trade offer from Player \d+\.|rejected the trade offer\.|"
+        r"made no new trade offer\.)"
+    )
     MAX_UNITS = 3
 
     @staticmethod
@@ -314,7 +349,7 @@ class SimpleNegotiation:
         the standing offer, every trade offered; ``have`` is brought up to date."""
         records: list[tuple[int, str, str | None]] = []
         seen: list[str] = []
-        last: tuple[int, str] | None = None   # the env's current offer: stands until replaced or taken
+        last: tuple[int, str] | None = None  # the env's current offer: stands until replaced or taken
         standing: tuple[int, str] | None = None  # the negotiation's view: a refusal takes it off
         accepted = False
         for m in cls._EVENT.finditer(text):
@@ -373,16 +408,35 @@ class SimpleNegotiation:
             ok = all(have.get(r, 0) >= q for r, q in give.items())
             if not ok:
                 infeasible.add(lab)
-            payoff[lab] = float(sum(q * value.get(r, 0) for r, q in get.items())
-                                - sum(q * value.get(r, 0) for r, q in give.items())) if ok else float(worst)
-        return Table("simple_negotiation", me, "trade", labels, payoff, max(floor, 1.0), records,
-                     deadline=max(turns // 2, len(records) // 2 + 1), standing=standing,
-                     info={"have": have, "value": value, "infeasible": infeasible})
+            payoff[lab] = (
+                float(
+                    sum(q * value.get(r, 0) for r, q in get.items()) - sum(q * value.get(r, 0) for r, q in give.items())
+                )
+                if ok
+                else float(worst)
+            )
+        return Table(
+            "simple_negotiation",
+            me,
+            "trade",
+            labels,
+            payoff,
+            max(floor, 1.0),
+            records,
+            deadline=max(turns // 2, len(records) // 2 + 1),
+            standing=standing,
+            info={"have": have, "value": value, "infeasible": infeasible},
+        )
 
     @staticmethod
     def token(table: Table, kind: str, label: str | None) -> str:
-        if kind == "accept" and table.can_accept and table.standing[1] != NONE \
-                and table.standing[1] not in table.info["infeasible"] and table.payoff[table.standing[1]] >= table.floor:
+        if (
+            kind == "accept"
+            and table.can_accept
+            and table.standing[1] != NONE
+            and table.standing[1] not in table.info["infeasible"]
+            and table.payoff[table.standing[1]] >= table.floor
+        ):
             return "[Accept]"
         if kind == "offer" and label not in (None, NONE) and table.payoff.get(label, -1) >= table.floor:
             g0, g1 = _parse_label(label)
@@ -400,5 +454,6 @@ def game_of(text: str) -> Any:
     for g in GAMES:
         if g.matches(text):
             return g
-    raise ValueError("not an observation of a TextArena negotiation game these adapters play "
-                     f"({', '.join(g.name for g in GAMES)})")
+    raise ValueError(
+        f"not an observation of a TextArena negotiation game these adapters play ({', '.join(g.name for g in GAMES)})"
+    )

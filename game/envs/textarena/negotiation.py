@@ -31,8 +31,8 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-from game.envs.textarena.games import Table, game_of
 from game.core.errors import InputError
+from game.envs.textarena.games import Table, game_of
 from game.negotiation.runner import Move
 from game.negotiation.session import Negotiation, NegotiationError
 from game.negotiation.utility import UtilityFunction
@@ -55,8 +55,13 @@ def scene_of(table: Table, title: str) -> tuple[Any, UtilityFunction]:
     issues = {table.issue: list(table.labels)}
     me = party(table.me)
     utility = UtilityFunction(me, issues, {table.issue: 1.0}, {table.issue: values}, reservation)
-    scene = SimpleNamespace(title=title, issues=issues, deadline=table.deadline, first=party(table.first),
-                            parties=[SimpleNamespace(id=party(0)), SimpleNamespace(id=party(1))])
+    scene = SimpleNamespace(
+        title=title,
+        issues=issues,
+        deadline=table.deadline,
+        first=party(table.first),
+        parties=[SimpleNamespace(id=party(0)), SimpleNamespace(id=party(1))],
+    )
     return scene, utility
 
 
@@ -92,6 +97,7 @@ class NegotiatorAgent:
         """A rule-based negotiator by kind (``agents.negotiators.KINDS``: boulware, linear,
         conceder, hardliner, tit_for_tat, aspiration, random)."""
         from agents.negotiators import from_kind, kind_params
+
         kind_params(kind)  # an unknown kind fails here, not on the first move
         return cls(lambda scene, p, u: from_kind(kind, u, **params), floor=floor, name=kind)
 
@@ -104,6 +110,7 @@ class NegotiatorAgent:
 
         def make(scene: Any, p: str, u: UtilityFunction) -> Any:
             return LLMNegotiator(client, scene, p, u, fallback=from_kind(fallback, u), persona=persona)
+
         return cls(make, floor=floor, name="llm")
 
     @classmethod
@@ -111,6 +118,7 @@ class NegotiatorAgent:
         """The same kind of negotiator, with the same parameters, rebuilt over each game's utility
         (a negotiator is made for one utility; a TextArena game brings its own)."""
         from agents.negotiators import _CLASSES, KINDS
+
         if type(negotiator).__name__ == "LLMNegotiator":
             fb = negotiator.fallback
             agent = cls.from_negotiator(fb, floor=floor)
@@ -118,13 +126,17 @@ class NegotiatorAgent:
             from agents.llm.negotiator import LLMNegotiator
 
             def make(scene: Any, p: str, u: UtilityFunction) -> Any:
-                return LLMNegotiator(negotiator.client, scene, p, u, fallback=make_fb(scene, p, u),
-                                     persona=negotiator.persona)
+                return LLMNegotiator(
+                    negotiator.client, scene, p, u, fallback=make_fb(scene, p, u), persona=negotiator.persona
+                )
+
             return cls(make, floor=floor, name="llm")
         cls_ = type(negotiator)
         if cls_ not in _CLASSES.values():
-            raise InputError(f"{cls_.__name__} is not a negotiator kind these adapters can rebuild",
-                             hint=f"use NegotiatorAgent(make) with make(scene, party, utility); kinds: {', '.join(KINDS)}")
+            raise InputError(
+                f"{cls_.__name__} is not a negotiator kind these adapters can rebuild",
+                hint=f"use NegotiatorAgent(make) with make(scene, party, utility); kinds: {', '.join(KINDS)}",
+            )
         params = {name: getattr(negotiator, name) for name in cls_.PARAMS}
         return cls(lambda scene, p, u: cls_(u, **params), floor=floor, name=cls_.__name__)
 
@@ -139,9 +151,11 @@ class NegotiatorAgent:
 
     def __call__(self, observation: str) -> str:
         if not isinstance(observation, str):
-            raise TypeError(f"a TextArena agent reads the observation string, got {type(observation).__name__}: "
-                            "the '-raw' variants (e.g. TwoDollar-v0-raw) pass the raw list of messages and are "
-                            "not supported; use the default ids (TwoDollar-v0) or the '-train' ones")
+            raise TypeError(
+                f"a TextArena agent reads the observation string, got {type(observation).__name__}: "
+                "the '-raw' variants (e.g. TwoDollar-v0-raw) pass the raw list of messages and are "
+                "not supported; use the default ids (TwoDollar-v0) or the '-train' ones"
+            )
         table, move = self.decide(observation)
         self.last_move = move
         label = dict(move.terms).get(table.issue) if move.terms else None

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from game.core.extras import require
+from game.core.types import PLAYER
 
 if TYPE_CHECKING:
     from game.play.session import Game
@@ -44,12 +45,12 @@ from textarena.wrappers.ObservationWrappers.llm_observation_wrapper import (  # 
     LLMObservationWrapper,
 )
 
-from game.core.types import PLAYER
-
 SHIPPED = ("harbor", "bazaar", "council")  # in this order: the default world first
-HOW_TO_REPLY = ("Reply with one command (look, go north, take lamp, ask mara about the strongbox, "
-                "offer price=12, accept, ...). You may think first; then put the command in brackets "
-                "at the end, e.g. 'I should look around first. [look]', or on a line 'Action: look'.")
+HOW_TO_REPLY = (
+    "Reply with one command (look, go north, take lamp, ask mara about the strongbox, "
+    "offer price=12, accept, ...). You may think first; then put the command in brackets "
+    "at the end, e.g. 'I should look around first. [look]', or on a line 'Action: look'."
+)
 
 
 class _Reply:
@@ -75,16 +76,19 @@ class ParleyWorldEnv(ta.Env):
         if num_players != 1:
             raise ValueError(f"a Parley world is a one-player game, got num_players={num_players}")
         from game.play.session import Game
+
         self.game = Game(self.world, seed=int(seed or 0), **self.options)
         self.state = ta.SinglePlayerState(num_players=1, seed=seed, max_turns=self.max_turns)
         self.state.reset(game_state={"world": self.world}, player_prompt_function=self._prompt)
 
     def _view(self) -> str:
         from game.envs.textarena.agents import render
+
         return render(*self.game.player_inputs())
 
     def _prompt(self, player_id: int, game_state: dict[str, Any]) -> str:
         from game.engine.parser import HELP_TEXT
+
         # save/load/help/quit are the console's, not moves: a reply with one is a penalised wait here
         commands = "\n".join(ln for ln in HELP_TEXT.splitlines() if "save [name]" not in ln)
         return f"{self.game.intro()}\n\n{HOW_TO_REPLY}\n\n{commands}\n\n{self._view()}"
@@ -95,8 +99,11 @@ class ParleyWorldEnv(ta.Env):
         reply = game.play_turn(_Reply(str(action)))  # read by Game.read_reply, played as one turn
         if reply.outage is not None:
             raise reply.outage
-        lines = [f"Your reply held no usable command ({reply.fallback}); you wait, and it counts "
-                 "as an invalid move."] if reply.fallback else []
+        lines = (
+            [f"Your reply held no usable command ({reply.fallback}); you wait, and it counts as an invalid move."]
+            if reply.fallback
+            else []
+        )
         # the view's "Since your last turn" holds the turn's events; the last turn shows them plainly
         lines += [ln for ln in reply.lines if ln] if reply.done else [self._view()]
         self.state.add_observation(message="\n".join(lines), observation_type=ta.ObservationType.GAME_MESSAGE)
@@ -109,8 +116,9 @@ class ParleyWorldEnv(ta.Env):
         st, quests = self.game.engine.state, self.game.spec.quests
         reward = 1.0 if st.won else (len(st.quests_done) / len(quests) if quests else 0.0)
         why = "won" if st.won else "lost" if st.done else f"out of turns ({self.max_turns})"
-        self.state.set_outcome(reward=reward, reason=f"{self.game.spec.title}: {why}; quests done: "
-                               f"{', '.join(st.quests_done) or 'none'}")
+        self.state.set_outcome(
+            reward=reward, reason=f"{self.game.spec.title}: {why}; quests done: {', '.join(st.quests_done) or 'none'}"
+        )
 
     def get_board_str(self) -> str:
         return self._view()
@@ -126,6 +134,7 @@ class ParleyNegotiationEnv(ta.Env):
         from game.negotiation.generate import random_scenes
         from game.negotiation.session import Negotiation
         from game.negotiation.utility import utilities_for
+
         if num_players != 2:
             raise ValueError(f"a negotiation is a two-player game, got num_players={num_players}")
         s = int(seed or 0)
@@ -139,20 +148,25 @@ class ParleyNegotiationEnv(ta.Env):
 
     def _prompt(self, player_id: int, game_state: dict[str, Any]) -> str:
         u = self.utilities[self.parties[player_id]]
-        prefs = "\n".join(f"- {i} (weight {u.weights[i]:.2f}): " + ", ".join(
-            f"{v}={u.value_utility(i, v):.2f}" for v in vals) for i, vals in self.scene.issues.items())
+        prefs = "\n".join(
+            f"- {i} (weight {u.weights[i]:.2f}): " + ", ".join(f"{v}={u.value_utility(i, v):.2f}" for v in vals)
+            for i, vals in self.scene.issues.items()
+        )
         example = " ".join(f"{i}={vals[0]}" for i, vals in self.scene.issues.items())
-        return (f"You are Player {player_id} in a Parley negotiation ({self.scene.title}) with Player "
-                f"{1 - player_id}. Player {self.parties.index(self.session.first)} opens; you take turns for at "
-                f"most {self.scene.deadline} rounds.\nYour private utilities (a deal is worth the weighted sum):\n"
-                f"{prefs}\nNo deal is worth {u.reservation:.2f} to you.\nMoves: 'offer {example}' (a value for "
-                "every issue), 'accept' (their standing offer), 'reject', 'walk away'. You may reason "
-                "first; put the move last, in brackets: [offer ...].")
+        return (
+            f"You are Player {player_id} in a Parley negotiation ({self.scene.title}) with Player "
+            f"{1 - player_id}. Player {self.parties.index(self.session.first)} opens; you take turns for at "
+            f"most {self.scene.deadline} rounds.\nYour private utilities (a deal is worth the weighted sum):\n"
+            f"{prefs}\nNo deal is worth {u.reservation:.2f} to you.\nMoves: 'offer {example}' (a value for "
+            "every issue), 'accept' (their standing offer), 'reject', 'walk away'. You may reason "
+            "first; put the move last, in brackets: [offer ...]."
+        )
 
     def step(self, action: str) -> tuple[bool, dict[str, Any]]:
-        from game.negotiation.session import NegotiationError
         from game.engine.nouns import Scope
         from game.engine.parser import Command, Parser
+        from game.negotiation.session import NegotiationError
+
         pid = self.state.current_player_id
         party = self.parties[pid]
         self.state.add_observation(from_id=pid, message=action, observation_type=ta.ObservationType.PLAYER_ACTION)
@@ -169,15 +183,19 @@ class ParleyNegotiationEnv(ta.Env):
             self.state.set_invalid_move(reason=e.message)
             return self.state.step()
         said = kind.replace("_", " ") + (" " + ", ".join(f"{k}={v}" for k, v in act.terms) if kind == "offer" else "")
-        self.state.add_observation(message=f"Player {pid}: {said}.", observation_type=ta.ObservationType.GAME_ACTION_DESCRIPTION)
+        self.state.add_observation(
+            message=f"Player {pid}: {said}.", observation_type=ta.ObservationType.GAME_ACTION_DESCRIPTION
+        )
         if not self.session.is_open:
             self._finish()
         return self.state.step()
 
     def _finish(self) -> None:
         deal = self.session.agreement
-        got = {pid: (self.utilities[p](deal) if deal is not None else self.utilities[p].reservation)
-               for pid, p in enumerate(self.parties)}
+        got = {
+            pid: (self.utilities[p](deal) if deal is not None else self.utilities[p].reservation)
+            for pid, p in enumerate(self.parties)
+        }
         self.state.rewards = got
         why = f"agreement {deal}" if deal is not None else self.session.status.replace("_", " ")
         for pid in (0, 1):
@@ -199,18 +217,21 @@ def register() -> list[str]:
     from textarena.envs.registration import ENV_REGISTRY
 
     from game.world.shipped import shipped_worlds
+
     by_folder = {folder.name: (wid, folder) for wid, folder in shipped_worlds().items()}
     ids = []
     for world in SHIPPED:
         wid, folder = by_folder[world]
         eid = env_id(wid)
         if eid not in ENV_REGISTRY:
-            ta.register(id=eid, entry_point=ParleyWorldEnv, default_wrappers=[FirstLastObservationWrapper],
-                        world=str(folder))
+            ta.register(
+                id=eid, entry_point=ParleyWorldEnv, default_wrappers=[FirstLastObservationWrapper], world=str(folder)
+            )
         ids.append(eid)
     if "Parley-Negotiation-v0" not in ENV_REGISTRY:
-        ta.register(id="Parley-Negotiation-v0", entry_point=ParleyNegotiationEnv,
-                    default_wrappers=[LLMObservationWrapper])
+        ta.register(
+            id="Parley-Negotiation-v0", entry_point=ParleyNegotiationEnv, default_wrappers=[LLMObservationWrapper]
+        )
     return ids + ["Parley-Negotiation-v0"]
 
 

@@ -22,10 +22,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, RichLog, Select, Static
 
+from game.core.types import PLAYER
 from game.engine.parser import MAX_INPUT
 from game.tui.app import ReplyReady
 from game.tui.screens.negotiation import ReflowLog, SceneScreen
-from game.core.types import PLAYER
 
 STANCES = (("for", "green"), ("undecided", "yellow"), ("against", "red"))
 BAR = 24
@@ -40,14 +40,16 @@ def needed(members: int, majority: float) -> int:
 class CouncilScreen(SceneScreen):
     """A council in session, as the player's observation shows it."""
 
-    BINDINGS = [Binding("ctrl+y", "vote('yes')", "Vote yes", priority=True),
-                Binding("ctrl+n", "vote('no')", "Vote no", priority=True)]
+    BINDINGS = [
+        Binding("ctrl+y", "vote('yes')", "Vote yes", priority=True),
+        Binding("ctrl+n", "vote('no')", "Vote no", priority=True),
+    ]
     scene_type = "council"
     id_prefix = "council"
 
     def __init__(self) -> None:
         super().__init__()
-        self.seen: set[tuple[int, int]] = set()   # (turn, seq) of the persuasions already noted
+        self.seen: set[tuple[int, int]] = set()  # (turn, seq) of the persuasions already noted
         self.evidence: list[str] = []
 
     # --- layout ------------------------------------------------------------------------------
@@ -87,8 +89,7 @@ class CouncilScreen(SceneScreen):
         """Show ``reply``'s lines, speeches in their speaker's colour; note the evidence presented.
         Returns the vote's result event, if the reply holds one."""
         log = self.query_one("#council-speeches", RichLog)
-        ours = {ev.seen_by(PLAYER): ev for ev in reply.events
-                if (ev.data or {}).get("scene") == self.scene.get("id")}
+        ours = {ev.seen_by(PLAYER): ev for ev in reply.events if (ev.data or {}).get("scene") == self.scene.get("id")}
         result = None
         for line in reply.lines:
             ev = ours.get(line)
@@ -120,13 +121,19 @@ class CouncilScreen(SceneScreen):
             return
         members = sc.get("members", [])
         need = needed(len(members), float(sc.get("majority", 0.5)))
-        self.query_one("#council-motion", Static).update(Text.assemble(
-            (f"{sc.get('title', 'The council')}  ", "bold"), f"round {sc.get('round')} of {sc.get('max_rounds')}"
-            f" · carried by more than {float(sc.get('majority', 0.5)):.0%} of the votes ({need} of {len(members)})\n",
-            ("Motion: ", "bold"), str(sc.get("motion", ""))))
+        self.query_one("#council-motion", Static).update(
+            Text.assemble(
+                (f"{sc.get('title', 'The council')}  ", "bold"),
+                f"round {sc.get('round')} of {sc.get('max_rounds')}"
+                f" · carried by more than {float(sc.get('majority', 0.5)):.0%} of the votes ({need} of {len(members)})\n",
+                ("Motion: ", "bold"),
+                str(sc.get("motion", "")),
+            )
+        )
         self.query_one("#council-stances", Static).update(self.stances(members, need))
         self.query_one("#council-evidence", Static).update(
-            "Evidence presented:\n" + ("\n".join(f" • {e}" for e in self.evidence) or " none yet"))
+            "Evidence presented:\n" + ("\n".join(f" • {e}" for e in self.evidence) or " none yet")
+        )
         self.fill_give(members)
         for w in self.query(".council-memory"):
             w.display = bool(sc.get("debate"))
@@ -247,7 +254,12 @@ class CouncilScreen(SceneScreen):
         if result is not None:
             self.query_one("#council-result", Static).update(result.seen_by(PLAYER))
             passed = (result.data or {}).get("outcome") == "passed"
-            self.app.notify(result.seen_by(PLAYER), title="The council has voted",
-                            severity="information" if passed else "warning", timeout=8, markup=False)
+            self.app.notify(
+                result.seen_by(PLAYER),
+                title="The council has voted",
+                severity="information" if passed else "warning",
+                timeout=8,
+                markup=False,
+            )
         self.refresh_view()
         self.app.follow_scene()

@@ -14,10 +14,12 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-KEYS_EXTRA = (("Up / Down", "earlier and later commands in the command line"),
-              ("Right / Tab", "take the suggested completion"),
-              ("Ctrl+P", "command palette: screens and actions"),
-              ("Escape", "leave a screen"))
+KEYS_EXTRA = (
+    ("Up / Down", "earlier and later commands in the command line"),
+    ("Right / Tab", "take the suggested completion"),
+    ("Ctrl+P", "command palette: screens and actions"),
+    ("Escape", "leave a screen"),
+)
 
 
 def key_table(app: Any) -> Table:
@@ -36,31 +38,42 @@ class HelpScreen(Screen):
 
     def compose(self) -> ComposeResult:
         from game.engine.parser import HELP_TEXT
+
         yield Header()
         with VerticalScroll(id="help-body"):
             yield Static(Text("Commands", style="bold underline"), classes="help-heading")
             yield Static(Text(HELP_TEXT), id="help-commands")
             yield Static(Text("Keys", style="bold underline"), classes="help-heading")
             yield Static(key_table(self.app), id="help-keys")
-            yield Static(Text("In the story, a claim someone made is marked: · told, ? disputed, "
-                              "✓ verified, ✗ false.", style="italic"), id="help-marks")
+            yield Static(
+                Text(
+                    "In the story, a claim someone made is marked: · told, ? disputed, ✓ verified, ✗ false.",
+                    style="italic",
+                ),
+                id="help-marks",
+            )
         yield Footer()
 
 
 def palette_commands(app: Any) -> Iterator[SystemCommand]:
     """The command palette's entries for the game (added to Textual's own)."""
-    screens = (("Play", "play", "Back to the story"), ("Help", "help", "Commands and keys"),
-               ("Journal", "journal", "What you were told, what is disputed, whom to trust"),
-               ("Memory", "memory", "What the NPCs remember and why"),
-               ("Saves", "saves", "Load or delete saves"))
+    screens = (
+        ("Play", "play", "Back to the story"),
+        ("Help", "help", "Commands and keys"),
+        ("Journal", "journal", "What you were told, what is disputed, whom to trust"),
+        ("Memory", "memory", "What the NPCs remember and why"),
+        ("Saves", "saves", "Load or delete saves"),
+    )
     for title, name, helptext in screens:
         if name == "play":
             yield SystemCommand(title, helptext, lambda: _back_to_play(app))
         else:
             yield SystemCommand(f"{title} screen", helptext, lambda n=name: app.action_open_screen(n))
-    for title, command, helptext in (("Look", "look", "Look around"),
-                                     ("Inventory", "inventory", "What you carry"),
-                                     ("Wait", "wait", "Let a turn pass")):
+    for title, command, helptext in (
+        ("Look", "look", "Look around"),
+        ("Inventory", "inventory", "What you carry"),
+        ("Wait", "wait", "Let a turn pass"),
+    ):
         yield SystemCommand(title, helptext, lambda c=command: _play(app, c))
     yield SystemCommand("Toggle theme", "Switch between the dark and the light theme", app.action_toggle_theme)
     yield SystemCommand("Save and quit", "Quit; an unfinished game is autosaved", app.action_quit_game)

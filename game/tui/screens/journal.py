@@ -17,15 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import (
-    DataTable,
-    Footer,
-    Header,
-    Select,
-    Static,
-    TabbedContent,
-    TabPane,
-)
+from textual.widgets import DataTable, Footer, Header, Select, Static, TabbedContent, TabPane
 
 from game.tui.app import ReplyReady
 
@@ -34,17 +26,21 @@ if TYPE_CHECKING:
 
 OUTCOMES = ("admit", "quarantine", "reject")
 OUTCOME_STYLES = {"admit": "green", "quarantine": "yellow", "reject": "red"}
-NO_FACTS = ("World-fact memory is off in this game: nobody's claims were weighed, so there is "
-            "no journal, no trust score and no gate audit.")
-TRUST_NOTE = ("Σ-Mem trust per NPC and topic, from what was verified: -1 caught lying .. +1 reliable; "
-              "0 (·) = nothing verified yet.")
+NO_FACTS = (
+    "World-fact memory is off in this game: nobody's claims were weighed, so there is "
+    "no journal, no trust score and no gate audit."
+)
+TRUST_NOTE = (
+    "Σ-Mem trust per NPC and topic, from what was verified: -1 caught lying .. +1 reliable; "
+    "0 (·) = nothing verified yet."
+)
 
 
 def heat(score: float) -> Text:
     """A trust cell: red for a liar, green for the reliable, stronger the surer; plain at 0."""
     if abs(score) < 1e-9:
         return Text("    ·", style="dim")
-    t = 0.35 + 0.65 * min(1.0, abs(score))          # small scores must still show a colour
+    t = 0.35 + 0.65 * min(1.0, abs(score))  # small scores must still show a colour
     base, full = (70, 70, 70), ((20, 150, 60) if score > 0 else (190, 35, 35))
     r, g, b = (round(a + (z - a) * t) for a, z in zip(base, full))
     return Text(f"{score:+.2f}".rjust(5), style=f"bold white on rgb({r},{g},{b})")
@@ -55,9 +51,13 @@ def source_label(game: Game, source: str) -> str:
 
 
 class JournalScreen(Screen):
-    BINDINGS = [Binding("escape", "close", "Back"), Binding("r", "reload", "Refresh"),
-                Binding("j", "tab('journal-tab')", "Journal"), Binding("t", "tab('trust-tab')", "Trust"),
-                Binding("a", "tab('audit-tab')", "Audit")]
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("r", "reload", "Refresh"),
+        Binding("j", "tab('journal-tab')", "Journal"),
+        Binding("t", "tab('trust-tab')", "Trust"),
+        Binding("a", "tab('audit-tab')", "Audit"),
+    ]
 
     def __init__(self, tab: str = "journal-tab") -> None:
         super().__init__()
@@ -91,7 +91,8 @@ class JournalScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#audit-table", DataTable).add_columns(
-            "#", "turn", "source", "outcome", "score", "cred", "claim", "reason")
+            "#", "turn", "source", "outcome", "score", "cred", "claim", "reason"
+        )
 
     # --- events --------------------------------------------------------------------------------
     def on_screen_resume(self) -> None:
@@ -119,7 +120,7 @@ class JournalScreen(Screen):
     # --- drawing -------------------------------------------------------------------------------
     def reload(self) -> None:
         game = self.app.game
-        if game is None or self.app.busy:   # a turn is writing the facts; ReplyReady redraws
+        if game is None or self.app.busy:  # a turn is writing the facts; ReplyReady redraws
             return
         if game.facts is None:
             self.query_one("#journal-text", Static).update(NO_FACTS)
@@ -149,8 +150,10 @@ class JournalScreen(Screen):
                 out.append(f"  • {who}: ")
                 for k, (topic, score) in enumerate(row):
                     out.append(", " if k else "")
-                    out.append(f"{topic.replace('_', ' ')} {'reliable' if score > 0 else 'caught lying'} "
-                               f"({score:+.2f})", style="green" if score > 0 else "red")
+                    out.append(
+                        f"{topic.replace('_', ' ')} {'reliable' if score > 0 else 'caught lying'} ({score:+.2f})",
+                        style="green" if score > 0 else "red",
+                    )
                 out.append("\n")
         self.query_one("#journal-text", Static).update(out)
 
@@ -171,8 +174,10 @@ class JournalScreen(Screen):
         gate = self.app.game.facts.gate
         source = self.query_one("#audit-source", Select).value
         outcome = self.query_one("#audit-outcome", Select).value
-        return gate.audit(source=None if source == Select.NULL else str(source),
-                          outcome=None if outcome == Select.NULL else str(outcome))
+        return gate.audit(
+            source=None if source == Select.NULL else str(source),
+            outcome=None if outcome == Select.NULL else str(outcome),
+        )
 
     def draw_audit(self) -> None:
         game = self.app.game
@@ -183,10 +188,17 @@ class JournalScreen(Screen):
         table.clear()
         for d in rows:
             c = d.candidate
-            table.add_row(str(d.seq), str(d.turn), source_label(game, c["source"]),
-                          Text(d.outcome, style=OUTCOME_STYLES.get(d.outcome, "")), f"{d.score:.2f}",
-                          f"{d.credibility:.2f}", f"{c['subject']} {c['relation']} {c['object']}", d.reason,
-                          key=str(d.seq))
+            table.add_row(
+                str(d.seq),
+                str(d.turn),
+                source_label(game, c["source"]),
+                Text(d.outcome, style=OUTCOME_STYLES.get(d.outcome, "")),
+                f"{d.score:.2f}",
+                f"{d.credibility:.2f}",
+                f"{c['subject']} {c['relation']} {c['object']}",
+                d.reason,
+                key=str(d.seq),
+            )
         total = len(game.facts.gate.audit())
         counts = ", ".join(f"{sum(d.outcome == o for d in rows)} {o}" for o in OUTCOMES)
         self.query_one("#audit-count", Static).update(f"{len(rows)} of {total} decisions: {counts}")

@@ -29,13 +29,30 @@ from game.tui.widgets.budget_bar import SECTION_COLOURS, BudgetBar
 if TYPE_CHECKING:
     from game.play.session import Game
 
-FATE_STYLES = {"selected": "bold green", "masked": "yellow", "merged": "cyan", "summarised": "blue",
-               "dropped": "red", "candidate": "dim"}
-COLUMNS = (("id", "id"), ("fate", "fate"), ("section", "section"), ("score", "score"), ("rel", "relevance"),
-           ("rec", "recency"), ("imp", "importance"), ("memory", "text"), ("why", "why"))
-MEMORY_OFF = ("Memory is off in this game (it was started with --no-memory, or saved that way): "
-              "no agent has a MEMO context to inspect.\n\nPlay with memory on (the default) to see "
-              "what each agent remembers and why.")
+FATE_STYLES = {
+    "selected": "bold green",
+    "masked": "yellow",
+    "merged": "cyan",
+    "summarised": "blue",
+    "dropped": "red",
+    "candidate": "dim",
+}
+COLUMNS = (
+    ("id", "id"),
+    ("fate", "fate"),
+    ("section", "section"),
+    ("score", "score"),
+    ("rel", "relevance"),
+    ("rec", "recency"),
+    ("imp", "importance"),
+    ("memory", "text"),
+    ("why", "why"),
+)
+MEMORY_OFF = (
+    "Memory is off in this game (it was started with --no-memory, or saved that way): "
+    "no agent has a MEMO context to inspect.\n\nPlay with memory on (the default) to see "
+    "what each agent remembers and why."
+)
 
 
 def why(row: dict[str, Any]) -> str:
@@ -50,19 +67,24 @@ def why(row: dict[str, Any]) -> str:
 
 def clip(text: str, width: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def section_tokens(optimizer: Any, sections: dict[str, list[str]]) -> list[tuple[str, int]]:
     """Each section's share of the context's tokens (its header and lines, counted alone)."""
     from memory.optimizer import SECTIONS, TITLES
-    return [(name, optimizer.count(f"## {TITLES[name]}\n" + "\n".join(f"- {ln}" for ln in sections[name])))
-            for name in SECTIONS if sections.get(name)]
+
+    return [
+        (name, optimizer.count(f"## {TITLES[name]}\n" + "\n".join(f"- {ln}" for ln in sections[name])))
+        for name in SECTIONS
+        if sections.get(name)
+    ]
 
 
 def context_text(sections: dict[str, list[str]]) -> Text:
     """The context as the agent reads it, a coloured heading per section."""
     from memory.optimizer import SECTIONS, TITLES
+
     out = Text()
     for name in SECTIONS:
         lines = sections.get(name)
@@ -84,8 +106,8 @@ class MemoryScreen(Screen):
     def __init__(self, agent: str | None = None) -> None:
         super().__init__()
         self.agent = agent or PLAYER
-        self.context: Any = None                 # the memory.optimizer.Context shown
-        self.rows: list[dict[str, Any]] = []     # its explain() rows, as listed
+        self.context: Any = None  # the memory.optimizer.Context shown
+        self.rows: list[dict[str, Any]] = []  # its explain() rows, as listed
 
     @property
     def any_agent(self) -> bool:
@@ -126,7 +148,7 @@ class MemoryScreen(Screen):
         self.show_detail(event.cursor_row)
 
     def on_reply_ready(self, _: ReplyReady) -> None:
-        self.reload()   # a turn was played (a spectated game goes on under this screen)
+        self.reload()  # a turn was played (a spectated game goes on under this screen)
 
     def on_screen_resume(self) -> None:
         self.reload()
@@ -137,7 +159,7 @@ class MemoryScreen(Screen):
     def action_close(self) -> None:
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
-        else:   # the first screen (parley inspect --tui): leave
+        else:  # the first screen (parley inspect --tui): leave
             self.app.exit(0)
 
     # --- drawing -------------------------------------------------------------------------------
@@ -154,7 +176,7 @@ class MemoryScreen(Screen):
             for wid in ("#memory-budget", "#memory-fates", "#memory-candidates"):
                 self.query_one(wid).display = False
             return
-        if self.app.busy:   # never read the memory while a turn is writing it; ReplyReady redraws
+        if self.app.busy:  # never read the memory while a turn is writing it; ReplyReady redraws
             who.update(Text(f"Memory of {game.engine.name(self.agent)}: waiting for the turn being played…"))
             return
         eng = game.engine
@@ -166,8 +188,13 @@ class MemoryScreen(Screen):
         ctx, rows = self.context, self.rows
         name = game.engine.name(self.agent)
         self.query_one("#memory-who", Static).update(
-            Text.assemble(("Memory of ", ""), (name, "bold"), (f" at turn {ctx.turn}: ", ""),
-                          (f"{len(ctx)} lines from {len(rows)} candidates", "")))
+            Text.assemble(
+                ("Memory of ", ""),
+                (name, "bold"),
+                (f" at turn {ctx.turn}: ", ""),
+                (f"{len(ctx)} lines from {len(rows)} candidates", ""),
+            )
+        )
         self.query_one(BudgetBar).show(section_tokens(game.memory.optimizer, ctx.sections), ctx.tokens, ctx.budget)
         self.query_one("#memory-context", Static).update(context_text(ctx.sections))
         fates: dict[str, int] = {}
@@ -181,9 +208,18 @@ class MemoryScreen(Screen):
         table = self.query_one("#memory-candidates", DataTable)
         table.clear()
         for r in rows:
-            table.add_row(r["id"], Text(r["fate"], style=FATE_STYLES.get(r["fate"], "")), r["section"] or "",
-                          f"{r['score']:.3f}", f"{r['relevance']:.2f}", f"{r['recency']:.2f}",
-                          f"{r['importance']:.2f}", clip(r["text"], 36), clip(why(r), 60), key=r["id"])
+            table.add_row(
+                r["id"],
+                Text(r["fate"], style=FATE_STYLES.get(r["fate"], "")),
+                r["section"] or "",
+                f"{r['score']:.3f}",
+                f"{r['relevance']:.2f}",
+                f"{r['recency']:.2f}",
+                f"{r['importance']:.2f}",
+                clip(r["text"], 36),
+                clip(why(r), 60),
+                key=r["id"],
+            )
         self.show_detail(0)
 
     def show_detail(self, row: int) -> None:
@@ -193,9 +229,12 @@ class MemoryScreen(Screen):
             detail.update("")
             return
         r = self.rows[row]
-        head = Text.assemble((f"{r['id']} ", "bold"), (f"{r['kind']} in {r['scope']}, turn {r['turn']}"
-                                                       f"{', anchor' if r['anchor'] else ''}: ", "dim"),
-                             (r["fate"], FATE_STYLES.get(r["fate"], "")), f" — {why(r)}\n")
+        head = Text.assemble(
+            (f"{r['id']} ", "bold"),
+            (f"{r['kind']} in {r['scope']}, turn {r['turn']}{', anchor' if r['anchor'] else ''}: ", "dim"),
+            (r["fate"], FATE_STYLES.get(r["fate"], "")),
+            f" — {why(r)}\n",
+        )
         detail.update(head + Text(r["text"]))
 
     def listed(self) -> list[tuple[str, str]]:
@@ -217,7 +256,7 @@ class InspectApp(ParleyApp):
         self.start_agent = agent
 
     def on_mount(self, event: Any) -> None:
-        event.prevent_default()   # not the play screen, and the game is already built
+        event.prevent_default()  # not the play screen, and the game is already built
         self.sub_title = f"{self.game.spec.title}: memory at turn {self.game.engine.state.turn}"
         self.push_screen(MemoryScreen(self.start_agent))
 

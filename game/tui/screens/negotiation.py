@@ -20,11 +20,11 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, RichLog, Select, Static
 
+from game.core.types import PLAYER
 from game.engine.parser import MAX_INPUT
 from game.play.reply import Reply
 from game.tui.app import ReplyReady
 from game.tui.widgets.offer_plot import OfferPlot, price_measure, utility_measure
-from game.core.types import PLAYER
 
 CLOSING = ("agreement", "no_agreement")
 MOVES = {"offer": "offers", "accept": "accepts", "reject": "rejects", "walk_away": "walks away"}
@@ -48,7 +48,7 @@ class ReflowLog(RichLog):
 
     def write(self, content: Any, *args: Any, **kw: Any) -> ReflowLog:
         self.kept.append((content.copy() if isinstance(content, Text) else content, args, kw))
-        del self.kept[:-self.keep]
+        del self.kept[: -self.keep]
         return super().write(content, *args, **kw)
 
     def on_resize(self, event: Resize) -> None:
@@ -120,15 +120,21 @@ class NegotiationScreen(SceneScreen):
     """A trade in progress, as the player's observation shows it."""
 
     # priority: the command line (which has the focus) uses Ctrl+A and Ctrl+W itself
-    BINDINGS = [Binding(key, action, label, priority=True) for key, action, label in (
-        ("ctrl+o", "offer", "Offer"), ("ctrl+a", "accept", "Accept"), ("ctrl+r", "reject", "Reject"),
-        ("ctrl+w", "walk_away", "Walk away"))]
+    BINDINGS = [
+        Binding(key, action, label, priority=True)
+        for key, action, label in (
+            ("ctrl+o", "offer", "Offer"),
+            ("ctrl+a", "accept", "Accept"),
+            ("ctrl+r", "reject", "Reject"),
+            ("ctrl+w", "walk_away", "Walk away"),
+        )
+    ]
     scene_type = "negotiation"
     id_prefix = "neg"
 
     def __init__(self) -> None:
         super().__init__()
-        self.shown_standing: Any = ()   # the standing offer the selectors were last filled from
+        self.shown_standing: Any = ()  # the standing offer the selectors were last filled from
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -143,8 +149,12 @@ class NegotiationScreen(SceneScreen):
                     for k, (issue, values) in enumerate(issues.items()):
                         with Vertical(classes="neg-issue"):
                             yield Label(issue.replace("_", " ").capitalize())
-                            yield Select([(str(v), str(v)) for v in values], allow_blank=False,
-                                         value=str(values[0]), id=f"issue-{k}")
+                            yield Select(
+                                [(str(v), str(v)) for v in values],
+                                allow_blank=False,
+                                value=str(values[0]),
+                                id=f"issue-{k}",
+                            )
                 yield Static("", id="neg-preview")
                 with Horizontal(id="neg-buttons"):
                     yield Button("Offer", id="neg-offer", variant="primary")
@@ -190,11 +200,14 @@ class NegotiationScreen(SceneScreen):
         turn = "your move" if sc.get("turn") == PLAYER else f"{them}'s move" if sc.get("turn") else "closed"
         self.query_one("#neg-title", Static).update(
             f"Haggling with {them} over {sc.get('title', 'a deal')} · round {sc.get('round')} of "
-            f"{sc.get('deadline')} · {turn}")
+            f"{sc.get('deadline')} · {turn}"
+        )
         standing = sc.get("standing_offer")
         self.query_one("#neg-standing", Static).update(
-            "No offer on the table yet: make the first one." if not standing else
-            f"On the table ({self.standing_party()}): " + self.describe(standing))
+            "No offer on the table yet: make the first one."
+            if not standing
+            else f"On the table ({self.standing_party()}): " + self.describe(standing)
+        )
         if standing and standing != self.shown_standing:
             self.fill(standing)
         elif not standing and self.shown_standing == ():
@@ -243,7 +256,9 @@ class NegotiationScreen(SceneScreen):
         if price is not None and self.obs is not None:
             cost, gold = price(terms), self.obs.gold
             if cost is not None:
-                parts.append(f"it costs {cost:g} of your {gold} gold" + (": more than you have!" if cost > gold else ""))
+                parts.append(
+                    f"it costs {cost:g} of your {gold} gold" + (": more than you have!" if cost > gold else "")
+                )
         self.query_one("#neg-preview", Static).update("; ".join(parts) + "." if parts else "")
 
     def refresh_history(self) -> None:
@@ -253,10 +268,13 @@ class NegotiationScreen(SceneScreen):
         for h in self.scene.get("history", ()):
             terms = h.get("terms") or {}
             value = worth(terms) if worth is not None and terms else None
-            table.add_row(str(h.get("round", "")), self.who(h.get("party", "")),
-                          MOVES.get(h.get("kind", ""), h.get("kind", "")),
-                          *(str(terms.get(i, "")) for i in self.issue_names()),
-                          "" if value is None else f"{value:.2f}")
+            table.add_row(
+                str(h.get("round", "")),
+                self.who(h.get("party", "")),
+                MOVES.get(h.get("kind", ""), h.get("kind", "")),
+                *(str(terms.get(i, "")) for i in self.issue_names()),
+                "" if value is None else f"{value:.2f}",
+            )
         if table.row_count:
             table.move_cursor(row=table.row_count - 1)
 
@@ -271,8 +289,12 @@ class NegotiationScreen(SceneScreen):
             self.refresh_preview()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        actions = {"neg-offer": self.action_offer, "neg-accept": self.action_accept,
-                   "neg-reject": self.action_reject, "neg-walk": self.action_walk_away}
+        actions = {
+            "neg-offer": self.action_offer,
+            "neg-accept": self.action_accept,
+            "neg-reject": self.action_reject,
+            "neg-walk": self.action_walk_away,
+        }
         if event.button.id in actions:
             actions[event.button.id]()
 
@@ -310,5 +332,10 @@ class NegotiationScreen(SceneScreen):
 
     def announce(self, event: Any) -> None:
         deal = event.kind == "agreement"
-        self.app.notify(event.seen_by(PLAYER), title="Deal struck" if deal else "No deal",
-                        severity="information" if deal else "warning", timeout=8, markup=False)
+        self.app.notify(
+            event.seen_by(PLAYER),
+            title="Deal struck" if deal else "No deal",
+            severity="information" if deal else "warning",
+            timeout=8,
+            markup=False,
+        )

@@ -12,13 +12,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, LoadingIndicator
 
+from game.core.types import PLAYER
 from game.tui.app import GameReady, ReplyReady
 from game.tui.screens.saves import GameLoaded, load_game, save_game
 from game.tui.widgets.command_input import CommandInput
 from game.tui.widgets.minimap import Minimap
 from game.tui.widgets.sidebar import Pick, Sidebar
 from game.tui.widgets.story import NOTE_STYLE, Story
-from game.core.types import PLAYER
 
 READY = "What do you do?  (help: F1 or 'help')"
 THINKING = "…thinking"
@@ -29,7 +29,7 @@ class PlayScreen(Screen):
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self._nouns: tuple[str, ...] = ()
-        self._echoed: deque[str] = deque()   # commands echoed here whose replies have not come
+        self._echoed: deque[str] = deque()  # commands echoed here whose replies have not come
         self._drawn: deque[Any] = deque(maxlen=8)  # the last replies drawn (a scene screen passes them on too)
 
     def compose(self) -> ComposeResult:
@@ -83,8 +83,11 @@ class PlayScreen(Screen):
         scope = game.engine.observe(PLAYER).scope
         found = tuple(getattr(scope, "nouns", ()))
         nouns = [n.name for n in found] + [a for n in found for a in n.aliases]
-        self._nouns = tuple(nouns) + tuple(getattr(scope, "exits", ())) + \
-            tuple(t.replace("_", " ") for t in getattr(scope, "topics", ()))
+        self._nouns = (
+            tuple(nouns)
+            + tuple(getattr(scope, "exits", ()))
+            + tuple(t.replace("_", " ") for t in getattr(scope, "topics", ()))
+        )
         await self.query_one(Sidebar).show(game)
         self.query_one(Minimap).update_from(game)
         self.story.refresh_marks()
@@ -101,7 +104,7 @@ class PlayScreen(Screen):
         self.story.command(text)
         self._echoed.append(text)
         self.show_options((), {})
-        self.app.send(text)   # queued while a turn is played
+        self.app.send(text)  # queued while a turn is played
         self.thinking(self.app.busy)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -146,10 +149,10 @@ class PlayScreen(Screen):
     # --- answers -------------------------------------------------------------------------
     async def on_reply_ready(self, message: ReplyReady) -> None:
         reply, game, story = message.reply, self.app.game, self.story
-        if any(reply is r for r in self._drawn):   # sent on by a scene screen as well as by the app
+        if any(reply is r for r in self._drawn):  # sent on by a scene screen as well as by the app
             return
         self._drawn.append(reply)
-        if reply.typed or reply.kind != "turn":   # not a seat's move played by ``run_turn``
+        if reply.typed or reply.kind != "turn":  # not a seat's move played by ``run_turn``
             self.echo(reply.said)
         self.thinking(self.app.busy or bool(self.app.pending))
         if reply.kind == "meta":

@@ -31,8 +31,11 @@ class GameLoaded(Message):
 class ConfirmScreen(ModalScreen[bool]):
     """A yes / no question; dismissed with True for yes."""
 
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"),
-                Binding("escape", "answer(False)", "No")]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n", "answer(False)", "No"),
+        Binding("escape", "answer(False)", "No"),
+    ]
 
     def __init__(self, question: str) -> None:
         super().__init__()
@@ -79,6 +82,7 @@ def ask(app: Any, question: str) -> str:
             return
         app.questions.append(answer_no)
         app.push_screen(screen, got)
+
     app.later(show)
     while not answered.wait(0.2):
         if not app.is_running:
@@ -95,6 +99,7 @@ def save_game(app: Any, name: str, done: Callable[[str], None]) -> None:
 
     def work() -> None:
         from game.play.autosave import save_as as _save
+
         with app.turn_lock:
             line = _save(game, name, app.saves_base, lambda q: ask(app, q), app.saved_by_us)
         app.later(finish, line)
@@ -103,6 +108,7 @@ def save_game(app: Any, name: str, done: Callable[[str], None]) -> None:
         app.busy = False
         done(line)
         app.idle()
+
     app.run_worker(work, thread=True, group="saves")
 
 
@@ -115,12 +121,14 @@ def load_game(app: Any, name: str) -> None:
     def work() -> None:
         from game.core.errors import ParleyError
         from game.play.session import Game
+
         loaded, line = None, ""
         try:
             loaded = Game.load(name, app.saves_base, llm=game.llm, llm_npcs=game.llm_npcs or "all", inside=True)
             loaded.insights = game.insights if loaded.memory is not None else None
-            line = f"Loaded. Turn {loaded.engine.state.turn}.\n" + \
-                loaded.engine.describe(PLAYER, loaded.engine.state.where[PLAYER])
+            line = f"Loaded. Turn {loaded.engine.state.turn}.\n" + loaded.engine.describe(
+                PLAYER, loaded.engine.state.where[PLAYER]
+            )
         except ParleyError as e:
             line = f"Could not load: {e.render()}"
         except OSError as e:
@@ -140,6 +148,7 @@ def load_game(app: Any, name: str) -> None:
         if loaded is not None:
             app.follow_scene()  # a trade or council in the save opens its screen; a stale one is closed
         app.idle()
+
     app.run_worker(work, thread=True, group="saves")
 
 
@@ -155,8 +164,13 @@ def unsaved(app: Any) -> bool:
 
 # --- the screen -----------------------------------------------------------------------------
 class SavesScreen(Screen):
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("l", "load", "Load"), Binding("d", "delete", "Delete"),
-                Binding("delete", "delete", "Delete", show=False), Binding("r", "refresh", "Refresh")]
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("l", "load", "Load"),
+        Binding("d", "delete", "Delete"),
+        Binding("delete", "delete", "Delete", show=False),
+        Binding("r", "refresh", "Refresh"),
+    ]
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -177,8 +191,9 @@ class SavesScreen(Screen):
         table.focus()
 
     def action_refresh(self) -> None:
-        from game.play.save_files import list_saves, saves_dir
         from game.core.text import shown
+        from game.play.save_files import list_saves, saves_dir
+
         table = self.query_one(DataTable)
         table.clear()
         rows = list_saves(self.app.saves_base)
@@ -186,8 +201,11 @@ class SavesScreen(Screen):
             turn = "?" if r.turn < 0 else ("won" if r.done else str(r.turn))
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.modified))
             table.add_row(shown(r.slug), shown(r.world_id), turn, shown(r.score), when, key=r.slug)
-        self.status(f"{len(rows)} save{'s' * (len(rows) != 1)} in {shown(saves_dir(self.app.saves_base))}"
-                    if rows else f"No saves yet in {shown(saves_dir(self.app.saves_base))}.")
+        self.status(
+            f"{len(rows)} save{'s' * (len(rows) != 1)} in {shown(saves_dir(self.app.saves_base))}"
+            if rows
+            else f"No saves yet in {shown(saves_dir(self.app.saves_base))}."
+        )
 
     def status(self, text: str) -> None:
         self.query_one("#saves-status", Static).update(text)
@@ -199,8 +217,9 @@ class SavesScreen(Screen):
         return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        {"saves-load": self.action_load, "saves-delete": self.action_delete,
-         "saves-back": self.app.pop_screen}[event.button.id or "saves-back"]()
+        {"saves-load": self.action_load, "saves-delete": self.action_delete, "saves-back": self.app.pop_screen}[
+            event.button.id or "saves-back"
+        ]()
 
     def on_data_table_row_selected(self, _: DataTable.RowSelected) -> None:
         self.action_load()
@@ -211,9 +230,10 @@ class SavesScreen(Screen):
             return
         if unsaved(self.app):
             turn = self.app.game.engine.state.turn
-            self.app.push_screen(ConfirmScreen(f"The game in play has unsaved moves (turn {turn}). "
-                                               f"Load '{slug}' anyway?"),
-                                 lambda yes: self._load(slug) if yes else None)
+            self.app.push_screen(
+                ConfirmScreen(f"The game in play has unsaved moves (turn {turn}). Load '{slug}' anyway?"),
+                lambda yes: self._load(slug) if yes else None,
+            )
         else:
             self._load(slug)
 
@@ -227,12 +247,15 @@ class SavesScreen(Screen):
     def action_delete(self) -> None:
         slug = self.chosen()
         if slug is not None:
-            self.app.push_screen(ConfirmScreen(f"Delete the save '{slug}'? This cannot be undone."),
-                                 lambda yes: self._delete(slug) if yes else None)
+            self.app.push_screen(
+                ConfirmScreen(f"Delete the save '{slug}'? This cannot be undone."),
+                lambda yes: self._delete(slug) if yes else None,
+            )
 
     def _delete(self, slug: str) -> None:
         from game.core.errors import ParleyError
         from game.play.save_files import remove
+
         try:
             remove(slug, self.app.saves_base)
             self.app.saved_by_us.pop(slug, None)

@@ -35,13 +35,7 @@ from game.core.text import shown
 from game.core.types import PLAYER, Action, Event
 from game.play.reply import Reply
 from game.tui.app import GameReady, ParleyApp, ReplyReady, TurnFailed
-from game.tui.widgets.controls import (
-    DEFAULT_SPEED,
-    WatchControls,
-    delay,
-    faster,
-    slower,
-)
+from game.tui.widgets.controls import DEFAULT_SPEED, WatchControls, delay, faster, slower
 
 if TYPE_CHECKING:
     from game.play.session import Game
@@ -74,6 +68,7 @@ def watched_seat(game: Game) -> Any:
     if seat is None:
         raise ParleyError("nobody to watch: the player's seat is human", hint="--player autopilot, llm or script:FILE")
     from agents.llm.player import LLMPlayer
+
     return StoppableSeat(seat) if isinstance(seat, LLMPlayer) else seat
 
 
@@ -81,8 +76,10 @@ def summary(state: Any, spec: Any, moves: int) -> str:
     """The end line: the moves shown (as the story numbers them) and the game's turn counter
     (which the final move of a game does not advance)."""
     head = "Won" if state.won else "The game is over"
-    return (f"{head} in {moves} move{'s' if moves != 1 else ''} (turn {state.turn}): score {state.score}, "
-            f"quests {len(state.quests_done)}/{len(spec.quests)}.")
+    return (
+        f"{head} in {moves} move{'s' if moves != 1 else ''} (turn {state.turn}): score {state.score}, "
+        f"quests {len(state.quests_done)}/{len(spec.quests)}."
+    )
 
 
 class ReplayRun:
@@ -97,6 +94,7 @@ class ReplayRun:
         from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve
         from game.play.transcript import Transcript
         from game.play.wiring import engine_defaults
+
         folder = resolve(ref, base)
         data, text = open_save(folder)
         check_hash(data, folder / "save.json")
@@ -115,6 +113,7 @@ class ReplayRun:
         self.engine.replay_decisions = deque(r for _, r in self.records if r["type"] == "decision")
         if "facts" in data.get("components", {}):  # the gate's recorded verdicts are asked for again
             from game.play.persistence import replay_world_facts
+
             replay_world_facts(self.engine)
         self.pos = 0
         self.verdict: tuple[bool, str, str] | None = None
@@ -122,6 +121,7 @@ class ReplayRun:
     def step(self) -> Reply:
         """Apply the records of the next round; the Reply a watched turn would give."""
         from game.engine.loop import ReplayDivergence
+
         eng, command, start = self.engine, "", len(self.engine.transcript.records)
         while self.pos < len(self.records) and self.verdict is None:
             n, rec = self.records[self.pos]
@@ -142,26 +142,43 @@ class ReplayRun:
                 raise SaveError(f"{self.tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
         if self.pos >= len(self.records) and self.verdict is None:
             self.verdict = self.finish()
-        events = [Event.from_dict(r) for r in map(json.loads, eng.transcript.records[start:])
-                  if r.get("type") == "event" and PLAYER in r.get("perceivers", ())]
+        events = [
+            Event.from_dict(r)
+            for r in map(json.loads, eng.transcript.records[start:])
+            if r.get("type") == "event" and PLAYER in r.get("perceivers", ())
+        ]
         st = eng.state
-        return Reply("turn", command=command, lines=tuple(ev.seen_by(PLAYER) for ev in events), events=tuple(events),
-                     score=st.score, done=st.done, won=st.won, turn=st.turn)
+        return Reply(
+            "turn",
+            command=command,
+            lines=tuple(ev.seen_by(PLAYER) for ev in events),
+            events=tuple(events),
+            score=st.score,
+            done=st.done,
+            won=st.won,
+            turn=st.turn,
+        )
 
     def command_text(self, action: Action) -> str:
         from game.play.session import Game  # the same phrasing a played turn shows
+
         return Game.command_text(SimpleNamespace(spec=self.spec, engine=self.engine), action)
 
     def saved_hash(self) -> str:
         from game.engine.state import state_hash
+
         return state_hash(self.data["engine"])
 
     def finish(self) -> tuple[bool, str, str]:
         from game.engine.state import state_hash
+
         left = self.engine.replay_decisions
         if left:
-            return False, f"(diverged: recorded {left[0].get('kind')} by {left[0].get('who')!r} was never asked for)", \
-                self.saved_hash()
+            return (
+                False,
+                f"(diverged: recorded {left[0].get('kind')} by {left[0].get('who')!r} was never asked for)",
+                self.saved_hash(),
+            )
         got = state_hash(self.engine.get_state())
         return got == self.saved_hash(), got, self.saved_hash()
 
@@ -212,8 +229,13 @@ class WatchScreen(Screen):
         log = self.query_one(RichLog)
         if self.replay is not None:
             run = self.replay
-            log.write(Text(f"Replaying save {shown(run.name)}: {run.spec.title}, seed {run.data['seed']}, "
-                           f"{run.data['turn']} turns recorded.", style="bold"))
+            log.write(
+                Text(
+                    f"Replaying save {shown(run.name)}: {run.spec.title}, seed {run.data['seed']}, "
+                    f"{run.data['turn']} turns recorded.",
+                    style="bold",
+                )
+            )
         else:
             game = self.app.game
             log.write(game.intro())
@@ -287,8 +309,9 @@ class WatchScreen(Screen):
         self.paused = True
         if isinstance(message.error, TurnCancelled):
             self.state = "stopped"
-            self.query_one(RichLog).write(Text("Stopped: the model's answer was discarded; nothing was played.",
-                                               style="yellow"))
+            self.query_one(RichLog).write(
+                Text("Stopped: the model's answer was discarded; nothing was played.", style="yellow")
+            )
         else:
             self.state = "stopped by an error"
             text = message.error.render() if isinstance(message.error, ParleyError) else str(message.error)
@@ -334,8 +357,9 @@ class WatchScreen(Screen):
         for line in reply.lines:
             log.write(Padding(Text(line), (0, 0, 0, 2)))
         if reply.score_change:
-            log.write(Padding(Text(f"{reply.score_change:+} points (score {reply.score})", style="green"),
-                              (0, 0, 0, 2)))
+            log.write(
+                Padding(Text(f"{reply.score_change:+} points (score {reply.score})", style="green"), (0, 0, 0, 2))
+            )
 
     def engine(self) -> Any:
         return self.replay.engine if self.replay is not None else getattr(self.app.game, "engine", None)
@@ -350,8 +374,11 @@ class WatchScreen(Screen):
             return
         text = Text()
         text.append(f"{obs.name(obs.location)}\n", style="bold")
-        for label, names in (("exits", obs.exits), ("here", [obs.name(v) for v in obs.visible]),
-                             ("carrying", [obs.name(i) for i in obs.inventory])):
+        for label, names in (
+            ("exits", obs.exits),
+            ("here", [obs.name(v) for v in obs.visible]),
+            ("carrying", [obs.name(i) for i in obs.inventory]),
+        ):
             text.append(f"{label:>9} ", style="dim")
             text.append((", ".join(names) or "—") + "\n")
         text.append(f"\nmove {self.turns} · turn {obs.turn}/{obs.max_turns}\nscore {obs.score} · gold {obs.gold}\n\n")
@@ -444,11 +471,13 @@ class ReplayApp(ParleyApp):
             self.notify("A replay re-applies a transcript: there is no live game to open that on.")
 
 
-def run_watch(make_game: Callable[[], Any], seat: str, speed: float = DEFAULT_SPEED,
-              saves_base: str | Path | None = None) -> int:
+def run_watch(
+    make_game: Callable[[], Any], seat: str, speed: float = DEFAULT_SPEED, saves_base: str | Path | None = None
+) -> int:
     """``parley watch``: the app plays ``seat``'s game at ``speed``; on leaving, the score, and the
     autosave of an unfinished game, as after play (``game.tui.run_tui``)."""
     from game.tui import run_tui
+
     WatchScreen.start_speed = speed
     return run_tui(make_game, saves_base=saves_base, spectate=seat)
 
@@ -462,5 +491,7 @@ def run_replay(ref: str | Path, saves_base: str | Path | None = None, speed: flo
         print(f"replay left at turn {run.engine.state.turn} of {run.data['turn']}")
         return 0
     ok, got, want = run.verdict
-    print(f"replay ok: state {got} matches the save" if ok else f"replay MISMATCH: replayed state {got}, save says {want}")
+    print(
+        f"replay ok: state {got} matches the save" if ok else f"replay MISMATCH: replayed state {got}, save says {want}"
+    )
     return 0 if ok else 1

@@ -6,8 +6,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 # section -> colour of its share of the bar (the sections of memory.optimizer.SECTIONS)
-SECTION_COLOURS = {"anchors": "magenta", "priors": "blue", "shared": "cyan", "private": "yellow",
-                   "recent": "green"}
+SECTION_COLOURS = {"anchors": "magenta", "priors": "blue", "shared": "cyan", "private": "yellow", "recent": "green"}
 
 
 class BudgetBar(Widget):
@@ -36,8 +35,8 @@ class BudgetBar(Widget):
         if width <= 0 or self.budget <= 0:
             return []
         total = sum(n for _, n in self.parts)
-        scale = min(1.0, self.used / total) if total else 0.0   # section estimates scaled to the exact count
-        full = max(self.budget, self.used)                       # anchors may run past the budget
+        scale = min(1.0, self.used / total) if total else 0.0  # section estimates scaled to the exact count
+        full = max(self.budget, self.used)  # anchors may run past the budget
         out, done, cum = [], 0, 0.0
         for name, n in self.parts:
             cum += n * scale

@@ -11,9 +11,33 @@ from textual.widgets import Input
 
 from game.engine.parser import MAX_INPUT
 
-VERBS = ("go", "look", "examine", "take", "drop", "give", "open", "unlock", "talk to", "ask",
-         "say", "inventory", "wait", "trade with", "offer", "accept", "reject", "walk away",
-         "vote yes", "vote no", "journal", "save", "load", "help", "quit")
+VERBS = (
+    "go",
+    "look",
+    "examine",
+    "take",
+    "drop",
+    "give",
+    "open",
+    "unlock",
+    "talk to",
+    "ask",
+    "say",
+    "inventory",
+    "wait",
+    "trade with",
+    "offer",
+    "accept",
+    "reject",
+    "walk away",
+    "vote yes",
+    "vote no",
+    "journal",
+    "save",
+    "load",
+    "help",
+    "quit",
+)
 
 
 class GameSuggester(Suggester):
@@ -37,17 +61,17 @@ def complete(value: str, nouns: Iterable[str]) -> str | None:
     if " " not in value.strip():
         for verb in VERBS:
             if verb.startswith(folded) and verb != folded:
-                return value + verb[len(value):]
+                return value + verb[len(value) :]
         return None
-    names = list(dict.fromkeys(n for n in nouns if n))   # in the order given: display names first
+    names = list(dict.fromkeys(n for n in nouns if n))  # in the order given: display names first
     starts = [i + 1 for i, ch in enumerate(value) if ch == " "]
-    for start in starts:   # the longest tail first
+    for start in starts:  # the longest tail first
         tail = folded[start:]
         if not tail:
             continue
         for name in names:
             if name.casefold().startswith(tail) and len(name) > len(tail):
-                return value[:start] + name   # the name as the game spells it
+                return value[:start] + name  # the name as the game spells it
     return None
 
 
@@ -64,7 +88,7 @@ class CommandInput(Input):
         kw.setdefault("max_length", MAX_INPUT)
         super().__init__(suggester=GameSuggester(nouns), **kw)
         self.history: list[str] = []
-        self._at = 0          # index into history; len(history) means the line being typed
+        self._at = 0  # index into history; len(history) means the line being typed
         self._draft = ""
 
     def remember(self, text: str) -> None:

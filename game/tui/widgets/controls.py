@@ -8,7 +8,7 @@ import math
 from rich.text import Text
 from textual.widgets import Static
 
-SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, math.inf)   # turns per second; inf: as fast as turns play
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, math.inf)  # turns per second; inf: as fast as turns play
 DEFAULT_SPEED = 2.0
 KEYS = "space pause · s/→ step · +/- speed · Esc stop"
 

@@ -14,10 +14,21 @@ from game.core.types import PLAYER
 if TYPE_CHECKING:
     from game.play.session import Game
 
-STEP = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0),
-        "northeast": (1, -1), "northwest": (-1, -1), "southeast": (1, 1), "southwest": (-1, 1),
-        "up": (1, -1), "down": (-1, 1), "in": (1, 1), "out": (-1, -1)}
-CELL = 6          # characters per grid column: a 5-character label and a connector
+STEP = {
+    "north": (0, -1),
+    "south": (0, 1),
+    "east": (1, 0),
+    "west": (-1, 0),
+    "northeast": (1, -1),
+    "northwest": (-1, -1),
+    "southeast": (1, 1),
+    "southwest": (-1, 1),
+    "up": (1, -1),
+    "down": (-1, 1),
+    "in": (1, 1),
+    "out": (-1, -1),
+}
+CELL = 6  # characters per grid column: a 5-character label and a connector
 
 
 class MapTracker:
@@ -25,7 +36,7 @@ class MapTracker:
 
     def __init__(self) -> None:
         self.at: dict[str, tuple[int, int]] = {}
-        self.edges: set[tuple[str, str, str]] = set()   # (from, direction, to)
+        self.edges: set[tuple[str, str, str]] = set()  # (from, direction, to)
         self.names: dict[str, str] = {}
         self.here: str | None = None
         self._read = 0
@@ -41,10 +52,14 @@ class MapTracker:
             x, y = self.at[near][0] + dx, self.at[near][1] + dy
         taken = set(self.at.values())
         ring = 0
-        while (x, y) in taken:   # the nearest free cell
+        while (x, y) in taken:  # the nearest free cell
             ring += 1
-            free = [(x + dx, y + dy) for dy in range(-ring, ring + 1) for dx in range(-ring, ring + 1)
-                    if (x + dx, y + dy) not in taken]
+            free = [
+                (x + dx, y + dy)
+                for dy in range(-ring, ring + 1)
+                for dx in range(-ring, ring + 1)
+                if (x + dx, y + dy) not in taken
+            ]
             if free:
                 x, y = min(free, key=lambda p: (abs(p[0] - x) + abs(p[1] - y), p[1], p[0]))
         self.at[loc] = (x, y)
@@ -60,13 +75,18 @@ class MapTracker:
         if transcript is not self._transcript:
             self.__init__()
             self._transcript = transcript
-        for line in transcript.records[self._read:]:
+        for line in transcript.records[self._read :]:
             if '"move"' not in line:
                 continue
             rec = json.loads(line)
             data = rec.get("data") or {}
-            if rec.get("type") == "event" and rec.get("kind") == "move" and rec.get("actor") == PLAYER \
-                    and data.get("from") and data.get("to"):
+            if (
+                rec.get("type") == "event"
+                and rec.get("kind") == "move"
+                and rec.get("actor") == PLAYER
+                and data.get("from")
+                and data.get("to")
+            ):
                 self.moved(data["from"], str(data.get("dir", "")), data["to"])
         self._read = len(transcript.records)
         self.here = game.engine.state.where[PLAYER]
@@ -90,7 +110,7 @@ def draw(tracker: MapTracker, width: int, height: int) -> Text:
     hx, hy = tracker.at.get(tracker.here or "", (0, 0))
     xs = sorted(p[0] for p in tracker.at.values())
     ys = sorted(p[1] for p in tracker.at.values())
-    x0 = xs[0] if xs[-1] - xs[0] < cols else hx - cols // 2   # all of it when it fits
+    x0 = xs[0] if xs[-1] - xs[0] < cols else hx - cols // 2  # all of it when it fits
     y0 = ys[0] if ys[-1] - ys[0] < rows else hy - rows // 2
     where = {p: loc for loc, p in tracker.at.items()}
     linked = {(a, b) for a, _, b in tracker.edges} | {(b, a) for a, _, b in tracker.edges}

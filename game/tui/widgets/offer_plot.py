@@ -26,6 +26,7 @@ def utility_measure(scene: dict[str, Any]) -> Measure | None:
     if not you:
         return None
     from game.negotiation.utility import UtilityFunction
+
     fn = UtilityFunction(PLAYER, scene["issues"], you["weights"], you["values"], you.get("reservation", 0.0))
 
     def measure(terms: dict[str, str]) -> float | None:
@@ -33,6 +34,7 @@ def utility_measure(scene: dict[str, Any]) -> Measure | None:
             return fn(terms)
         except (KeyError, ValueError):
             return None
+
     return measure
 
 
@@ -48,6 +50,7 @@ def price_measure(scene: dict[str, Any]) -> Measure | None:
 
     def measure(terms: dict[str, str]) -> float | None:
         return float(terms[issue]) if issue in terms else None
+
     return measure
 
 
@@ -62,8 +65,18 @@ def points(scene: dict[str, Any], measure: Measure) -> list[tuple[int, str, floa
     return out
 
 
-def chart(pts: list[tuple[int, str, float]], *, deadline: int, now: int, lo: float, hi: float,
-          width: int, height: int, guide: float | None, fmt: str) -> list[Text]:
+def chart(
+    pts: list[tuple[int, str, float]],
+    *,
+    deadline: int,
+    now: int,
+    lo: float,
+    hi: float,
+    width: int,
+    height: int,
+    guide: float | None,
+    fmt: str,
+) -> list[Text]:
     """A ``height``-row chart, ``width`` cells wide, of ``pts`` with a dashed guide line at
     ``guide``, the deadline as a red column and an x axis of rounds."""
     label_w = max(len(format(lo, fmt)), len(format(hi, fmt))) + 1
@@ -128,15 +141,22 @@ def _trace(grid: list[list[tuple[str, str]]], pts: list[tuple[int, int, str]]) -
 def legend(them: str, width: int, guide: str) -> Text:
     """The markers' key, shortened to fit ``width``."""
     for who, tail in ((them, " deadline"), (them.split()[0] if them.strip() else "them", "")):
-        text = Text.assemble((YOU, STYLE[YOU]), " you  ", (THEM, STYLE[THEM]), f" {who}  ",
-                             ("┄", "yellow"), f" {guide}  ", ("┃", "red"), tail)
+        text = Text.assemble(
+            (YOU, STYLE[YOU]),
+            " you  ",
+            (THEM, STYLE[THEM]),
+            f" {who}  ",
+            ("┄", "yellow"),
+            f" {guide}  ",
+            ("┃", "red"),
+            tail,
+        )
         if text.cell_len <= width:
             break
     return text
 
 
-def render_offer_plot(scene: dict[str, Any] | None, gold: int, width: int, height: int,
-                      them: str = "them") -> Text:
+def render_offer_plot(scene: dict[str, Any] | None, gold: int, width: int, height: int, them: str = "them") -> Text:
     """The whole plot for ``scene`` in ``width`` x ``height`` cells: the key, then the chart by
     the player's utility and (when there is room and a price issue) the chart by price."""
     if not scene:
@@ -149,16 +169,34 @@ def render_offer_plot(scene: dict[str, Any] | None, gold: int, width: int, heigh
         res = float((scene.get("you") or {}).get("reservation") or 0.0)
         rows = (height - 7) // 2 + (height - 7) % 2 if both else height - 4
         out.append(Text.assemble(("Worth to you", "bold"), f" (you walk away below {res:.2f})"))
-        out += chart(points(scene, util), deadline=deadline, now=now, lo=0.0, hi=1.0,
-                     width=width, height=max(3, rows), guide=res, fmt=".1f")
+        out += chart(
+            points(scene, util),
+            deadline=deadline,
+            now=now,
+            lo=0.0,
+            hi=1.0,
+            width=width,
+            height=max(3, rows),
+            guide=res,
+            fmt=".1f",
+        )
     if price is not None and (both or util is None):
         values = [float(v) for v in scene["issues"][scene["trade"]["price_issue"]]]
         lo, hi = min(values), max(values)
         afford = ", enough for any price" if gold >= hi else ", less than any price" if gold < lo else ""
         out.append(Text.assemble(("Price", "bold"), f" (you have {gold} gold{afford})"))
         rows = height - len(out) - 2
-        out += chart(points(scene, price), deadline=deadline, now=now, lo=lo, hi=hi, width=width,
-                     height=max(3, rows), guide=gold if lo <= gold <= hi else None, fmt=".0f")
+        out += chart(
+            points(scene, price),
+            deadline=deadline,
+            now=now,
+            lo=lo,
+            hi=hi,
+            width=width,
+            height=max(3, rows),
+            guide=gold if lo <= gold <= hi else None,
+            fmt=".0f",
+        )
     return Text("\n").join(out)
 
 

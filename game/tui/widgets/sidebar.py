@@ -47,19 +47,33 @@ def panel(game: Game) -> list[Any]:
     things = [n for n in nouns if n.kind == "item" and n.where != "inventory"]
     carried = [n for n in nouns if n.kind == "item" and n.where == "inventory"]
     out: list[Any] = [Static(Text(obs.name(obs.location), style="bold"), id="place-name"), heading("Exits")]
-    out.append(Horizontal(*[Pick(d, f"go {d}", classes="pick exit") for d in obs.exits], classes="pick-row")
-               if obs.exits else Static("none", classes="dim"))
+    out.append(
+        Horizontal(*[Pick(d, f"go {d}", classes="pick exit") for d in obs.exits], classes="pick-row")
+        if obs.exits
+        else Static("none", classes="dim")
+    )
     out.append(heading("People"))
-    out += [Pick(n.name, f"talk to {n.name}", classes="pick person") for n in people] or \
-        [Static("nobody", classes="dim")]
+    out += [Pick(n.name, f"talk to {n.name}", classes="pick person") for n in people] or [
+        Static("nobody", classes="dim")
+    ]
     out.append(heading("Things"))
-    out += [Horizontal(Pick(n.name, f"examine {n.name}", classes="pick thing"),
-                       Pick("take", f"take {n.name}", classes="pick verb"), classes="pick-row")
-            for n in things] or [Static("nothing", classes="dim")]
+    out += [
+        Horizontal(
+            Pick(n.name, f"examine {n.name}", classes="pick thing"),
+            Pick("take", f"take {n.name}", classes="pick verb"),
+            classes="pick-row",
+        )
+        for n in things
+    ] or [Static("nothing", classes="dim")]
     out.append(heading("Carrying"))
-    out += [Horizontal(Pick(n.name, f"examine {n.name}", classes="pick thing"),
-                       Pick("drop", f"drop {n.name}", classes="pick verb"), classes="pick-row")
-            for n in carried] or [Static("nothing", classes="dim")]
+    out += [
+        Horizontal(
+            Pick(n.name, f"examine {n.name}", classes="pick thing"),
+            Pick("drop", f"drop {n.name}", classes="pick verb"),
+            classes="pick-row",
+        )
+        for n in carried
+    ] or [Static("nothing", classes="dim")]
     out.append(Static(f"Gold {obs.gold}   Score {obs.score}   Turn {obs.turn}/{obs.max_turns}", id="status-line"))
     out.append(heading("Quests"))
     out.append(Static(quest_text(obs.quests), id="quest-log"))

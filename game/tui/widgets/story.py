@@ -19,15 +19,35 @@ PLAYER_STYLE = "bold #5fafff"
 PLAYER_WORDS = "#87afd7"
 NOTE_STYLE = "italic #d7af5f"
 # NPC names: one colour each, the same in every game (picked by a hash of the NPC's id)
-SPEAKER_COLOURS = ("#ff8787", "#87d787", "#d7af87", "#d787d7", "#5fd7d7", "#ffaf5f",
-                   "#afafff", "#d7d75f", "#ff87af", "#87d7af")
-MARKS = {"told": ("·", "dim"), "disputed": ("?", "bold yellow"), "verified": ("✓", "bold green"),
-         "false": ("✗", "bold red")}
-STATUS_MARK = {"admitted": "told", "quarantined": "disputed", "superseded": "disputed",
-               "verified": "verified", "purged": "false", "rejected": "false"}
+SPEAKER_COLOURS = (
+    "#ff8787",
+    "#87d787",
+    "#d7af87",
+    "#d787d7",
+    "#5fd7d7",
+    "#ffaf5f",
+    "#afafff",
+    "#d7d75f",
+    "#ff87af",
+    "#87d7af",
+)
+MARKS = {
+    "told": ("·", "dim"),
+    "disputed": ("?", "bold yellow"),
+    "verified": ("✓", "bold green"),
+    "false": ("✗", "bold red"),
+}
+STATUS_MARK = {
+    "admitted": "told",
+    "quarantined": "disputed",
+    "superseded": "disputed",
+    "verified": "verified",
+    "purged": "false",
+    "rejected": "false",
+}
 SPEECH = (EventKind.SAY, EventKind.TALK, EventKind.SPEECH, EventKind.OFFER)
 MAX_ENTRIES = 600
-ECHO_CHARS = 200   # a command longer than this is echoed cut, with an ellipsis
+ECHO_CHARS = 200  # a command longer than this is echoed cut, with an ellipsis
 REWRAP_DELAY = 0.15  # seconds after the last resize before the story is wrapped again
 
 
@@ -42,6 +62,7 @@ def claim_status(facts: Any, claim: Any) -> str:
     if gate is None:
         return "told"
     from memory.gate import norm
+
     want = (norm(claim.subject), norm(claim.relation), norm(claim.object))
     found = [f for f in gate.facts.values() if f.triple == want]
     if not found:
@@ -69,10 +90,10 @@ class Story(RichLog):
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(wrap=True, markup=False, highlight=False, min_width=20, **kw)
-        self.entries: list[tuple[str, Any]] = []   # ("text", (line, style)) or ("event", (event, names))
+        self.entries: list[tuple[str, Any]] = []  # ("text", (line, style)) or ("event", (event, names))
         self.facts: Any = None
         self._marks: list[str] = []
-        self._drawn_width = 0   # the width the lines were wrapped at
+        self._drawn_width = 0  # the width the lines were wrapped at
         self._rewrap: Any = None
 
     # --- adding ---------------------------------------------------------------------------
@@ -131,7 +152,7 @@ class Story(RichLog):
         if marks == self._marks:
             return
         if len(marks) != len(self._marks) and marks[: len(self._marks)] == self._marks:
-            self._marks = marks     # only new claims, already drawn with their marks
+            self._marks = marks  # only new claims, already drawn with their marks
             return
         self._marks = marks
         self.redraw()
