@@ -12,8 +12,11 @@ rebuilt from the whole history otherwise, so it never changes a decision; it
 holds at most 64 sessions and is dropped by copy and pickle. What a negotiator
 precomputes from its utility vector (the outcomes in utility order, its memos of
 offers) is made once per utility function and shared by every negotiator over
-it, so building a new one for each game is cheap. All negotiators share these
-rules:
+it, so building a new one for each game is cheap. A time-based negotiator's
+target depends on the round alone, so what follows from it (the target, the
+plain offer, the opponent-model band) is kept per round with those views, and
+its opponent model is read only when the band holds two outcomes or more (one
+outcome is the plain offer itself). All negotiators share these rules:
 
 * they never accept, and never offer, an outcome worth less to them than their
   reservation value ``r``; if no outcome reaches ``r`` they walk away;

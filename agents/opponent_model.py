@@ -13,11 +13,12 @@ assumes an additive utility, as the scene does:
   whose value rarely changes is taken to matter more.
 * **Estimate** of an outcome: ``sum_i w_i * score_i(value_i)`` in [0, 1].
 
-A negotiator feeds the model incrementally (one :meth:`FrequencyModel.observe` per new
-opponent offer, see ``agents.negotiators``); :meth:`FrequencyModel.from_history` rebuilds it
-from a whole ``session.history``, and both give the same numbers bit for bit. The counts are
-kept as Python integers, so :meth:`FrequencyModel.estimate_at` can score a few outcomes in pure
-Python with exactly the arithmetic of the vectorised :meth:`FrequencyModel.estimates` (the
+A negotiator feeds the model incrementally with the opponent offers it has not read yet (see
+``agents.negotiators``; a run of the same offer is counted at once, as ``observe(k, times)``);
+:meth:`FrequencyModel.from_history` rebuilds it from a whole ``session.history``, and both give
+the same numbers bit for bit. The counts are kept as Python integers, so
+:meth:`FrequencyModel.estimate_at` and :meth:`FrequencyModel.best_of` can score a few outcomes in
+pure Python with exactly the arithmetic of the vectorised :meth:`FrequencyModel.estimates` (the
 issue-weight total is a sum of small integers, exact in any order; every other step is one
 IEEE operation per element in the same order; rounding is numpy's ``x * 1e12 -> rint -> / 1e12``).
 """
@@ -115,7 +116,7 @@ class FrequencyModel:
         """Count one opponent offer (an outcome index or complete terms), or ``times`` offers of
         it in a row (the same as that many calls: every pair in the run kept every value)."""
         k = outcome if type(outcome) is int and 0 <= outcome < self.space.size else self._index(outcome)
-        if times != 1 and (type(times) is not int or times < 1):
+        if type(times) is not int or times < 1:
             raise ValueError(f"times must be a positive integer, got {times!r}")
         self._add(k, times)
 
@@ -373,7 +374,7 @@ class OfferTrack:
             k = index_of(rec.terms)
             u = utility_of(k)
             if model is not None:
-                model.observe(k)
+                model._add(k, 1)
             if self.last_u is not None:
                 d = u - self.last_u  # = np.diff of the float64 utilities
                 if d > 0:
