@@ -273,6 +273,9 @@ class Aspiration(_TargetNegotiator):
         return f"Aspiration({self.utility.party!r}, rate={self.rate}{om})"
 
 
+_RANDOM_NODE = seeds.seed_tree(0).child("negotiator", "random")  # its path, hashed once; reseeded per negotiator
+
+
 class RandomNegotiator(_Base):
     """Random offers among outcomes at or above reservation; accepts a standing
     offer at or above reservation with probability ``accept_prob``; walks away
@@ -291,7 +294,7 @@ class RandomNegotiator(_Base):
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
-        self._moves = seeds.seed_tree(self.seed).child("negotiator", "random").integer(64)
+        self._moves = _RANDOM_NODE.reseeded(self.seed).counter_key()
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
         self._choices = _views(utility).choices(utility.vector, utility.reservation)
 
