@@ -87,16 +87,14 @@ class _Views:
         self.order_list: list[int] | None = self.order.tolist() if self.small else None
         self.offers: dict[int, Move] = {}  # outcome index -> its offer (immutable)
         self.indices: dict[tuple, int] = {}  # offer terms -> outcome index
-        self._choices: dict[float, np.ndarray] = {}
+        self._choices: dict[float, tuple[int, ...]] = {}
         self.plans: dict[tuple, dict[int, tuple]] = {}  # see _TargetNegotiator._step
 
-    def choices(self, vector: np.ndarray, reservation: float) -> np.ndarray:
-        """Indices of the outcomes worth at least ``reservation`` (read-only)."""
+    def choices(self, vector: np.ndarray, reservation: float) -> tuple[int, ...]:
+        """Indices of the outcomes worth at least ``reservation``, in order."""
         c = self._choices.get(reservation)
         if c is None:
-            c = np.flatnonzero(vector >= reservation)
-            c.setflags(write=False)
-            self._choices[reservation] = c
+            c = self._choices[reservation] = tuple(np.flatnonzero(vector >= reservation).tolist())
         return c
 
 

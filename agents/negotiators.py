@@ -273,7 +273,7 @@ class Aspiration(_TargetNegotiator):
         return f"Aspiration({self.utility.party!r}, rate={self.rate}{om})"
 
 
-_RANDOM_NODE = seeds.seed_tree(0).child("negotiator", "random")  # its path, hashed once; reseeded per negotiator
+_RANDOM_KEY = seeds.counter_keyer("negotiator", "random")  # the node's path hashed once, the seed per negotiator
 
 
 class RandomNegotiator(_Base):
@@ -294,19 +294,19 @@ class RandomNegotiator(_Base):
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
-        self._moves = _RANDOM_NODE.reseeded(self.seed).counter_key()
+        self._moves = _RANDOM_KEY(self.seed)
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
         self._choices = _views(utility).choices(utility.vector, utility.reservation)
 
     def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
-        if self._choices.size == 0:
+        choices = self._choices
+        if not choices:
             return _WALK_AWAY
         accept_draw, pick = seeds.counter_draws(self._moves, session.moves_made)
         mine = self._standing_utility(session, party)
         if mine is not None and mine >= self.reservation and accept_draw < self.accept_prob:
             return _ACCEPT
-        k = int(self._choices[int(pick * self._choices.size)])
-        return self._offer_move(k)
+        return self._offer_move(choices[int(pick * len(choices))])
 
     def __repr__(self) -> str:
         return f"RandomNegotiator({self.utility.party!r}, seed={self.seed}, accept_prob={self.accept_prob})"
