@@ -117,6 +117,15 @@ def components(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def absolute(node: ast.ImportFrom, module: str, path: Path) -> str:
+    """The module a ``from ... import`` names, a relative one resolved against ``module``."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
 def function_level_imports(mods: dict[str, Path], pkgs: set[str]) -> list[tuple[str, int, str]]:
     """(module, line, imported module) for every import inside a function that reaches another room."""
     out = []
@@ -131,8 +140,8 @@ def function_level_imports(mods: dict[str, Path], pkgs: set[str]) -> list[tuple[
                 targets = (
                     [a.name for a in node.names]
                     if isinstance(node, ast.Import)
-                    else [node.module]
-                    if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                    else [absolute(node, name, path)]
+                    if isinstance(node, ast.ImportFrom)
                     else []
                 )
                 for t in targets:

@@ -153,7 +153,11 @@ def paint_in_a_fresh_process(world: str) -> tuple[float, float, bool]:
     import subprocess
 
     out = subprocess.run(
-        [sys.executable, __file__, "--paint-once", "--world", world], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "benchmarks.tui_bench", "--paint-once", "--world", world],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     painted, ready, waiting = json.loads(out.strip().splitlines()[-1])
     return painted, ready, waiting

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent
-CODE = ["game", "agents", "memory", "benchmarks", "tests", "docs", "examples"]
+CODE = ["game", "agents", "memory", "benchmarks", "tests", "docs", "examples", "README.md"]
 
 
 def run(*cmd: str) -> subprocess.CompletedProcess[str]:

@@ -49,6 +49,23 @@ def test_golden_files_pin_a_transcript_and_name_the_first_difference(tmp_path, m
     changed = "\n".join([*lines[:2], lines[2] + " ", *lines[3:]]) + "\n"
     with pytest.raises(AssertionError, match=r"mini.jsonl:3 differs"):
         assert_golden(changed, golden)
+    with pytest.raises(AssertionError, match="a final newline counts"):
+        assert_golden(text.rstrip("\n"), golden)
+    monkeypatch.setenv("PARLEY_UPDATE_GOLDEN", "0")  # not an update
+    with pytest.raises(AssertionError, match="differs"):
+        assert_golden(changed, golden)
+
+
+def test_the_checks_hold_without_assert_statements(tmp_path):
+    code = (
+        "from game.testing import assert_world_valid\n"
+        "try:\n    assert_world_valid('worlds/broken/refs')\nexcept AssertionError:\n    print('failed as it should')\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-O", "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "failed as it should", out.stderr[-2000:]
 
 
 def test_standard_engine_speaks_through_the_standard_voices():

@@ -20,7 +20,6 @@ _EXPORTS = {
     "Reply": "agents.llm.client",
     "ResponseCache": "agents.llm.cache",
     "cache_key": "agents.llm.cache",
-    "ScriptedServer": "game.testing.scripted_server",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -17,7 +17,7 @@ EPILOG = """examples:
   parley run worlds/harbor --autopilot --seed 3 --out run.jsonl   the autopilot plays
   parley play --llm http://localhost:11434/v1 --model llama3.1   NPCs speak through Ollama
   parley run worlds/bazaar --scene spice_for_silk --negotiators llm,boulware --llm URL
-  parley validate worlds/*/            check world folders (exit 2 on any error)
+  parley validate worlds               check every world folder in worlds/ (exit 2 on any error)
   parley new-world my-world            scaffold a world that validates
   parley new-world my-market --template trade   (or council) a trading or council starter world
   parley saves list | show NAME | rm NAME

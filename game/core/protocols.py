@@ -1,13 +1,12 @@
 """The protocols every package codes against: acting agents, voices, negotiators, context
 providers, event listeners, and the factories the composition root injects into the engine.
 
-This module, ``game.core.types`` and ``game.core.errors`` are what ``agents`` and ``memory`` may import from
-the engine side. The engine layer imports neither ``agents`` nor ``memory``.
-
-The engine layer (``game.engine.loop``, ``game.engine.rules``, ``game.engine.scenes``, ``game.world``,
-``game.negotiation``, ``game.engine.parser``...) never imports the ``agents`` or ``memory`` packages;
-``tests/test_layering.py`` checks it. What it needs from them is passed in by the composition
-layer (``game.play.session`` and the front ends that build games, through ``game.play.wiring``):
+``agents`` and ``memory`` code against these and the other ``game.core`` modules. Below the
+composition root (``game.engine``, ``game.world``, ``game.council``, ``game.negotiation``,
+``game.core``) nothing imports the ``agents`` or ``memory`` packages, not even inside a function:
+the import-linter contracts in pyproject.toml say so and ``tests/test_architecture.py`` runs them.
+What the engine needs from them is passed in by the composition root (``game.play``, through
+``game.play.wiring``):
 
 - ``VoiceFactory``: ``Engine(voice_factory=...)`` builds the voice of an NPC whose agent cannot reply;
 - ``NegotiatorFactory``: ``Engine(default_negotiator=...)`` builds the negotiator of a party that
@@ -16,10 +15,11 @@ layer (``game.play.session`` and the front ends that build games, through ``game
   ``game.world.loader.collect_problems`` / ``load_world`` (``agent_kinds=``) and
   ``game.world.spec.json_schema`` (``agent_kinds=``) check world files against.
 
-Each of these arguments defaults to None, meaning "the standard one": the engine layer then asks
-``game.play.wiring`` for it, imported inside the function that needs it (never when an engine module is
-imported). So ``load_world(path)`` or ``Engine(world)`` called anywhere behaves the same whatever was
-imported before (there is no registry that the agents fill at import time), and a caller that
+Nothing falls back: an engine that needs a factory it was not given raises
+``game.core.errors.NotInjected``, naming it, and the world loader takes the agent kinds as a
+required argument. ``game.play.wiring.engine_defaults()`` holds the standard factories (``Game``
+and ``game.testing.standard_engine`` inject them) and ``game.play.worlds`` loads worlds with the
+standard kinds. There is no registry that the agents fill at import time, and a caller that
 injects its own never loads the agents at all.
 """
 

@@ -7,7 +7,7 @@ engine's own stream is its child ``engine``). Same world + seed + actions ⇒ th
 transcript, byte for byte.
 
 This module imports no UI, LLM, embedding or vector-store library, and neither the
-``agents`` nor the ``memory`` package (``tests/test_layering.py``): NPC agents, the voice of an
+``agents`` nor the ``memory`` package (the import-linter contracts): NPC agents, the voice of an
 NPC whose agent cannot reply and the negotiators come in from the composition layer
 (``game.play.session`` passes ``game.play.wiring.engine_defaults()``; see ``game.core.protocols``).
 """

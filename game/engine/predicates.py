@@ -7,7 +7,7 @@ same reason, and the parser never resolves a noun the rules would call out of re
 
 Every function takes the world spec and the game state (an ``Engine`` carries both as
 ``eng.spec`` and ``eng.state``) and ids; none changes anything. This module imports neither
-``agents`` nor ``memory`` (``tests/test_layering.py``).
+``agents`` nor ``memory`` (the import-linter contracts in pyproject.toml).
 """
 
 from __future__ import annotations

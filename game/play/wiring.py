@@ -1,10 +1,9 @@
 """The agents-backed defaults the composition layer injects into the engine layer.
 
-This module belongs to the composition layer (with ``game.play.session``, the CLI and the AEC env): it
-may import ``agents`` and ``memory``; the engine layer may not (see ``game.core.protocols`` and
-``tests/test_layering.py``). ``game.play.session.Game``, ``game.play.session.replay`` and ``game.envs.aec`` pass
-these to ``Engine`` explicitly; the engine layer falls back to them, through a lazy import, only
-when a caller (a test, a benchmark) injected nothing.
+This module belongs to the composition root (``game.play``): it may import ``agents`` and
+``memory``; the engine layer may not (see ``game.core.protocols`` and the import-linter contracts
+in pyproject.toml). ``Game``, ``replay``, the AEC env and ``game.testing.standard_engine`` pass
+these to ``Engine``; nothing falls back to them (an engine without them raises ``NotInjected``).
 """
 
 from __future__ import annotations
