@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.opponent_model import FrequencyModel, OfferTrack, SessionMemo, fast_quantise
+from agents.opponent_model import FrequencyModel, OfferTrack, SessionMemo, _positions, fast_quantise
 from game.core.errors import InputError
 from game.negotiation.runner import Move
 from game.negotiation.session import Negotiation
@@ -48,6 +48,7 @@ SMALL_SPACE = 4096
 offers and indices are memoised; larger ones use numpy on every move."""
 
 _FEW = 256  # at most this many outcomes in the tolerance band: score them in Python
+_Band = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int]  # outcomes, their value positions, the earliest
 _ACCEPT, _WALK_AWAY = Move.accept(), Move.walk_away()  # immutable: one of each serves every move
 
 
@@ -68,6 +69,7 @@ class _Views:
         "offers",
         "indices",
         "_choices",
+        "plans",
     )
 
     def __init__(self, utility: UtilityFunction):
@@ -86,6 +88,7 @@ class _Views:
         self.offers: dict[int, Move] = {}  # outcome index -> its offer (immutable)
         self.indices: dict[tuple, int] = {}  # offer terms -> outcome index
         self._choices: dict[float, np.ndarray] = {}
+        self.plans: dict[tuple, dict[int, tuple]] = {}  # see _TargetNegotiator._step
 
     def choices(self, vector: np.ndarray, reservation: float) -> np.ndarray:
         """Indices of the outcomes worth at least ``reservation`` (read-only)."""
@@ -97,14 +100,25 @@ class _Views:
         return c
 
 
-_VIEWS: weakref.WeakKeyDictionary[UtilityFunction, _Views] = weakref.WeakKeyDictionary()
+_VIEWS: dict[int, tuple[weakref.ref, _Views]] = {}  # id(utility) -> (a weak reference to it, its views)
 
 
 def _views(utility: UtilityFunction) -> _Views:
-    v = _VIEWS.get(utility)
-    if v is None:
-        v = _VIEWS[utility] = _Views(utility)
+    """The views of ``utility``, made on first use and dropped with it (a weakly keyed memo:
+    an entry is taken only for the very object it was made for)."""
+    e = _VIEWS.get(id(utility))
+    if e is not None and e[0]() is utility:
+        return e[1]
+    v = _Views(utility)
+    key = id(utility)
+    _VIEWS[key] = (weakref.ref(utility, lambda ref, key=key: _forget(key, ref)), v)
     return v
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    e = _VIEWS.get(key)
+    if e is not None and e[0] is ref:  # not a newer entry for a new object with the same id
+        _VIEWS.pop(key, None)
 
 
 class _Base:
@@ -195,30 +209,40 @@ class _TargetNegotiator(_Base):
     """Accept at the target, otherwise offer at the target (optionally opponent-aware)."""
 
     _READS_OFFERS: ClassVar[bool] = False  # does the target depend on the offers received?
-    __slots__ = ("opponent_model", "tolerance", "_tracks")
+    __slots__ = ("opponent_model", "tolerance", "_tracks", "_plan", "_plan_deadline")
 
     def __init__(self, utility: UtilityFunction, opponent_model: bool = False, tolerance: float = 0.05):
         super().__init__(utility)
         self.opponent_model = _flag("opponent_model", opponent_model)
         self.tolerance = _number("tolerance", tolerance, 0.0, 1.0)
         self._tracks = SessionMemo()
+        self._plan: dict[int, tuple] | None = None  # round -> _step(target), for one deadline
+        self._plan_deadline = 0
 
     def __getstate__(self):
-        """Copies and pickles carry the parameters, never the memo (a copy starts empty)."""
+        """Copies and pickles carry the parameters, never the memos (a copy starts empty)."""
         slots = {
             name: getattr(self, name)
             for cls in type(self).__mro__
             for name in getattr(cls, "__slots__", ())
             if hasattr(self, name)
         }
-        slots["_tracks"] = SessionMemo()
+        slots["_tracks"], slots["_plan"], slots["_plan_deadline"] = SessionMemo(), None, 0
         return (None, slots)
 
     # --- the incremental view of a session ------------------------------------------------
 
     def _track(self, session: Negotiation, party: str) -> OfferTrack:
-        """What ``party`` has read of ``session``, fed up to its current history."""
-        return self._tracks.track(session, party, self.utility.space, self.opponent_model, self._index_of, self._u)
+        """What ``party`` has read of ``session``, fed up to its current history (the running
+        figures of the offers received only for the kinds whose target reads them)."""
+        return self._tracks.track(
+            session,
+            party,
+            self.utility.space,
+            self.opponent_model,
+            self._index_of,
+            self._u if self._READS_OFFERS else None,
+        )
 
     def _view(self, session: Negotiation, party: str) -> OfferTrack | None:
         return self._track(session, party) if (self.opponent_model or self._READS_OFFERS) else None
@@ -251,13 +275,50 @@ class _TargetNegotiator(_Base):
         if lo >= hi:
             return plain
         if self._order_list is not None and hi - lo <= _FEW:
-            band = self._order_list[lo:hi]
-            est = model.estimate_at(band)
-            top = max(est)
-            return min(k for k, e in zip(band, est) if e == top)  # earliest among the best
+            return model.best_of(self._order_list[lo:hi])  # earliest among the best
         cand = self._order[lo:hi]
         est = model.estimates()[cand]
         return int(cand[est == est.max()].min())
+
+    def _step(self, target: float) -> tuple[float, Move, _Band | bool | None]:
+        """What ``_choose(target, model)`` needs of ``target`` alone, for a negotiator whose
+        target depends only on the round (kept per round in ``_Views.plans``): ``(target, move,
+        band)``, where ``move`` is the plain choice's (walk away if None) and ``band`` is None when
+        that is also the modelled choice (no model, or at most one outcome in the band), else the
+        band's outcomes in ascending own utility, their value positions and the earliest of them
+        (small spaces, at most ``_FEW``), or True (the general ``_choose``)."""
+        plain = self._lowest_at_least(target)
+        move = _WALK_AWAY if plain is None else self._offer_move(plain)
+        band: _Band | bool | None = None
+        if self.opponent_model and plain is not None:
+            top_u = fast_quantise(target + self.tolerance)
+            if self._sorted_list is not None:
+                lo, hi = bisect_left(self._sorted_list, target), bisect_right(self._sorted_list, top_u)
+            else:
+                lo = int(np.searchsorted(self._sorted, target, side="left"))
+                hi = int(np.searchsorted(self._sorted, top_u, side="right"))
+            if hi - lo >= 2:  # one outcome: it is the plain choice (the band starts at it)
+                if self._order_list is not None and hi - lo <= _FEW:
+                    ks = tuple(self._order_list[lo:hi])
+                    grid = _positions(self.utility.space)
+                    band = (ks, tuple(grid[k] for k in ks), min(ks))
+                else:
+                    band = True
+        return (target, move, band)
+
+    def _modelled(self, session: Negotiation, party: str, target: float, band: _Band | bool) -> Move:
+        """``_choose(target, model)``'s offer, for a band of ``_step``: every estimate ties (the
+        earliest outcome) before any record, else the model of the offers received decides."""
+        if band is True:
+            k = self._choose(target, self._track(session, party).model)
+        elif not session.moves_made:
+            k = band[2]  # type: ignore[index]
+        else:
+            model = self._tracks.track(
+                session, party, self.utility.space, True, self._index_of, self._u if self._READS_OFFERS else None
+            ).model
+            k = model.best_of(band[0], band[1])  # type: ignore[union-attr, index]
+        return self._offer_move(k)  # type: ignore[arg-type]
 
     def offer_for(self, session: Negotiation, party: str) -> int | None:
         """The outcome index ``party`` would offer now, or None (walk away)."""
@@ -268,7 +329,14 @@ class _TargetNegotiator(_Base):
         if not self._rational:
             return _WALK_AWAY
         view = (
-            self._tracks.track(session, party, self.utility.space, self.opponent_model, self._index_of, self._u)
+            self._tracks.track(
+                session,
+                party,
+                self.utility.space,
+                self.opponent_model,
+                self._index_of,
+                self._u if self._READS_OFFERS else None,
+            )
             if self.opponent_model or self._READS_OFFERS
             else None
         )  # = self._view(session, party)

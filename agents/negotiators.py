@@ -12,8 +12,11 @@ rebuilt from the whole history otherwise, so it never changes a decision; it
 holds at most 64 sessions and is dropped by copy and pickle. What a negotiator
 precomputes from its utility vector (the outcomes in utility order, its memos of
 offers) is made once per utility function and shared by every negotiator over
-it, so building a new one for each game is cheap. All negotiators share these
-rules:
+it, so building a new one for each game is cheap. A time-based negotiator's
+target depends on the round alone, so what follows from it (the target, the
+plain offer, the opponent-model band) is kept per round with those views, and
+its opponent model is read only when the band holds two outcomes or more (one
+outcome is the plain offer itself). All negotiators share these rules:
 
 * they never accept, and never offer, an outcome worth less to them than their
   reservation value ``r``; if no outcome reaches ``r`` they walk away;
@@ -113,6 +116,46 @@ class TimeConcession(_TargetNegotiator):
 
     def _target(self, session: Negotiation, party: str, view: OfferTrack | None) -> float:
         return self.target(session.time)
+
+    def respond(self, session: Negotiation, party: str, situation: Any = None) -> Move:
+        """The base rule, with what depends on the round alone (the target, the plain offer and
+        the opponent-model band) looked up per round: the model is read only when the band
+        holds two outcomes or more."""
+        if not self._rational:
+            return _WALK_AWAY
+        deadline = session.deadline
+        plan = self._plan
+        if plan is None or self._plan_deadline != deadline:
+            plan = self._load_plan(deadline)
+        rnd = session.round
+        step = plan.get(rnd)
+        if step is None:
+            step = plan[rnd] = self._step(self.target(rnd / deadline))  # session.time
+        target, move, band = step
+        standing = session.standing  # as _standing_utility reads it
+        if standing is not None and standing[0] != party:
+            k = self._indices.get(standing[1])
+            if k is None:
+                k = self._index_of(standing[1])
+            mine = self._ulist[k] if self._ulist is not None else float(self.utility.vector[k])
+            if mine >= target and mine >= self.utility.reservation:
+                return _ACCEPT
+        if band is None:
+            return move
+        return self._modelled(session, party, target, band)
+
+    def _load_plan(self, deadline: int) -> dict[int, tuple]:
+        """The per-round steps for ``deadline``, shared by every negotiator of this kind and
+        parameters over the same utility function."""
+        plans = _views(self.utility).plans
+        key = (type(self), self.exponent, self.opponent_model, self.tolerance, self.utility.reservation, deadline)
+        plan = plans.get(key)
+        if plan is None:
+            if len(plans) >= 64:
+                plans.clear()
+            plan = plans[key] = {}
+        self._plan, self._plan_deadline = plan, deadline
+        return plan
 
     def offer_index(self, t: float, model: FrequencyModel | None = None) -> int | None:
         """Outcome index to offer at time ``t``, or None if nothing is acceptable."""
@@ -230,6 +273,9 @@ class Aspiration(_TargetNegotiator):
         return f"Aspiration({self.utility.party!r}, rate={self.rate}{om})"
 
 
+_RANDOM_NODE = seeds.seed_tree(0).child("negotiator", "random")  # its path, hashed once; reseeded per negotiator
+
+
 class RandomNegotiator(_Base):
     """Random offers among outcomes at or above reservation; accepts a standing
     offer at or above reservation with probability ``accept_prob``; walks away
@@ -248,7 +294,7 @@ class RandomNegotiator(_Base):
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
-        self._moves = seeds.seed_tree(self.seed).child("negotiator", "random").integer(64)
+        self._moves = _RANDOM_NODE.reseeded(self.seed).counter_key()
         self.accept_prob = _number("accept_prob", accept_prob, 0.0, 1.0)
         self._choices = _views(utility).choices(utility.vector, utility.reservation)
 
@@ -293,8 +339,9 @@ def from_kind(kind: str, utility: UtilityFunction, **params: Any) -> RuleNegotia
             f"unknown negotiator kind {kind!r}; kinds are {', '.join(KINDS)}", hint=did_you_mean(kind, KINDS)
         )
     cls = _CLASSES[kind]
-    unknown = sorted(p for p in params if p not in cls.PARAMS)
+    unknown = [p for p in params if p not in cls.PARAMS] if params else None
     if unknown:
+        unknown.sort()
         raise InputError(
             f"bad parameters for negotiator kind {kind!r}: unknown {', '.join(map(repr, unknown))}",
             hint=f"{cls.__name__} takes {', '.join(cls.PARAMS)}",

@@ -13,11 +13,12 @@ assumes an additive utility, as the scene does:
   whose value rarely changes is taken to matter more.
 * **Estimate** of an outcome: ``sum_i w_i * score_i(value_i)`` in [0, 1].
 
-A negotiator feeds the model incrementally (one :meth:`FrequencyModel.observe` per new
-opponent offer, see ``agents.negotiators``); :meth:`FrequencyModel.from_history` rebuilds it
-from a whole ``session.history``, and both give the same numbers bit for bit. The counts are
-kept as Python integers, so :meth:`FrequencyModel.estimate_at` can score a few outcomes in pure
-Python with exactly the arithmetic of the vectorised :meth:`FrequencyModel.estimates` (the
+A negotiator feeds the model incrementally with the opponent offers it has not read yet (see
+``agents.negotiators``; a run of the same offer is counted at once, as ``observe(k, times)``);
+:meth:`FrequencyModel.from_history` rebuilds it from a whole ``session.history``, and both give
+the same numbers bit for bit. The counts are kept as Python integers, so
+:meth:`FrequencyModel.estimate_at` and :meth:`FrequencyModel.best_of` can score a few outcomes in
+pure Python with exactly the arithmetic of the vectorised :meth:`FrequencyModel.estimates` (the
 issue-weight total is a sum of small integers, exact in any order; every other step is one
 IEEE operation per element in the same order; rounding is numpy's ``x * 1e12 -> rint -> / 1e12``).
 """
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,20 +52,38 @@ def _positions(space: OutcomeSpace) -> tuple[tuple[int, ...], ...]:
     return tuple(map(tuple, space.grid.tolist()))
 
 
+_DIRECT = 12  # best_of scores at most this many outcomes term by term, more with _weighted's tables
+
+
 class FrequencyModel:
     """Value-frequency estimate of one opponent's utility over an outcome space."""
 
-    __slots__ = ("space", "n_offers", "_counts", "_unchanged", "_last", "_cache", "_scorer", "_grid")
+    __slots__ = (
+        "space",
+        "n_offers",
+        "_counts",
+        "_unchanged",
+        "_last",
+        "_cache",
+        "_scorer",
+        "_grid",
+        "_tops",
+        "_w",
+        "_ws",
+    )
 
     def __init__(self, space: OutcomeSpace):
         self.space = space
         self._grid: tuple[tuple[int, ...], ...] | None = None  # _positions(space), on first use
         self._counts = [[0] * s for s in space.sizes]
+        self._tops = [0] * len(space.sizes)  # max(self._counts[i]), kept as it grows
         self._unchanged = [0] * len(space.issues)
         self.n_offers = 0
         self._last: tuple[int, ...] | None = None
         self._cache: np.ndarray | None = None
         self._scorer: tuple[list[float], list[list[float]]] | None = None
+        self._w: list[float] | None = None  # the issue weights as Python floats (cached)
+        self._ws: list[list[float]] | None = None  # _weighted() (cached)
 
     @classmethod
     def from_history(cls, space: OutcomeSpace, history: Iterable[Any], opponent: str) -> FrequencyModel:
@@ -93,22 +112,39 @@ class FrequencyModel:
             return k
         return self.space.index(outcome)
 
-    def observe(self, outcome: int | Mapping[str, str]) -> None:
-        """Count one opponent offer (an outcome index or complete terms)."""
+    def observe(self, outcome: int | Mapping[str, str], times: int = 1) -> None:
+        """Count one opponent offer (an outcome index or complete terms), or ``times`` offers of
+        it in a row (the same as that many calls: every pair in the run kept every value)."""
         k = outcome if type(outcome) is int and 0 <= outcome < self.space.size else self._index(outcome)
+        if type(times) is not int or times < 1:
+            raise ValueError(f"times must be a positive integer, got {times!r}")
+        self._add(k, times)
+
+    def _add(self, k: int, times: int) -> None:
+        """:meth:`observe` of a valid outcome index ``k`` and a positive ``times``."""
         grid = self._grid
         if grid is None:
             grid = self._grid = _positions(self.space)
         pos = grid[k]
         last = self._last
-        for i, p in enumerate(pos):
-            self._counts[i][p] += 1
+        counts, tops, unchanged = self._counts, self._tops, self._unchanged
+        kept = times - 1
+        i = 0
+        for p in pos:
+            c = counts[i]
+            x = c[p] = c[p] + times
+            if x > tops[i]:
+                tops[i] = x
             if last is not None and last[i] == p:
-                self._unchanged[i] += 1
+                unchanged[i] += kept + 1
+                self._w = None
+            elif kept:
+                unchanged[i] += kept
+                self._w = None
+            i += 1
         self._last = pos
-        self.n_offers += 1
-        self._cache = None
-        self._scorer = None
+        self.n_offers += times
+        self._cache = self._scorer = self._ws = None
 
     # --- the estimate --------------------------------------------------------------
 
@@ -121,17 +157,108 @@ class FrequencyModel:
         w = 1.0 + self.unchanged
         return w / w.sum()
 
+    def _weights(self) -> list[float]:
+        """``weights()`` as Python floats, equal bit for bit (cached until an issue keeps its value)."""
+        w = self._w
+        if w is None:
+            u = self._unchanged
+            if len(u) == 3:  # the common sizes without a comprehension (same operations)
+                a, b, c = u
+                total = float(a + b + c + 3)  # integers: exact
+                w = self._w = [(1.0 + a) / total, (1.0 + b) / total, (1.0 + c) / total]
+            elif len(u) == 2:
+                a, b = u
+                total = float(a + b + 2)
+                w = self._w = [(1.0 + a) / total, (1.0 + b) / total]
+            else:
+                total = float(sum(u) + len(u))
+                w = self._w = [(1.0 + x) / total for x in u]
+        return w
+
     def _scores(self) -> tuple[list[float], list[list[float]]]:
         """``weights()`` and ``value_scores()`` as Python floats, equal bit for bit (cached)."""
         if self._scorer is None:
-            total = float(sum(self._unchanged) + len(self._unchanged))  # integers: exact
-            w = [(1.0 + u) / total for u in self._unchanged]
             scores = []
-            for c in self._counts:
-                top = max(c) + 1.0
-                scores.append([(x + 1.0) / top for x in c])
-            self._scorer = (w, scores)
+            for c, top in zip(self._counts, self._tops):
+                t = top + 1.0  # = max(c) + 1.0
+                scores.append([(x + 1.0) / t for x in c])
+            self._scorer = (self._weights(), scores)
         return self._scorer
+
+    def _weighted(self) -> list[list[float]]:
+        """Per issue, ``w_i * score_i(value)`` for each value: the terms an estimate adds up,
+        each the same IEEE product :meth:`estimate_at` computes (cached until the next offer)."""
+        ws = self._ws
+        if ws is None:
+            ws = self._ws = [
+                [wi * ((x + 1.0) / t) for x in c]
+                for wi, c, t in zip(self._weights(), self._counts, [top + 1.0 for top in self._tops])
+            ]
+        return ws
+
+    def best_of(self, indices: Sequence[int], positions: Iterable[tuple[int, ...]] | None = None) -> int:
+        """The earliest outcome among ``indices`` (valid, not empty) with the highest estimate:
+        ``min(k for k in indices if est[k] == max(est[indices]))`` with ``est = estimates()``;
+        ``positions``, if given, are the outcomes' value positions (``space.grid`` rows).
+
+        Each estimate is the sum of ``w_i * ((count + 1.0) / (top_i + 1.0))`` in issue order, the
+        very operations of :meth:`estimate_at` (so equal bit for bit; for many outcomes the
+        products come from :meth:`_weighted`'s tables), compared as the integer ``round(x * 1e12)``:
+        the rounding of ``fast_quantise`` without its last division, which is increasing and
+        one-to-one on those integers (1 apart is 1e-12 apart after it, far above the spacing of
+        floats in [0, 1]), so equal and greater mean the same."""
+        if not self.n_offers:
+            return min(indices)  # no evidence: every estimate is the same
+        n = len(self._tops)
+        if n > 3:
+            est = self.estimate_at(indices)
+            top = max(est)
+            return min(k for k, e in zip(indices, est) if e == top)
+        if positions is None:
+            grid = self._grid
+            if grid is None:
+                grid = self._grid = _positions(self.space)
+            positions = map(grid.__getitem__, indices)
+        best_q = best_k = -1
+        if self._ws is not None or len(indices) > _DIRECT:  # from the tables
+            ws = self._ws if self._ws is not None else self._weighted()
+            w0, w1, w2 = (ws + [[0.0]] * 2)[:3]
+            for k, pos in zip(indices, positions):
+                e = w0[pos[0]]
+                if n > 1:
+                    e = e + w1[pos[1]]
+                    if n > 2:
+                        e = e + w2[pos[2]]
+                q = round(e * 1e12)
+                if q > best_q or (q == best_q and k < best_k):
+                    best_q, best_k = q, k
+            return best_k
+        w = self._w if self._w is not None else self._weights()
+        counts, tops = self._counts, self._tops
+        if n == 3:
+            w0_, w1_, w2_ = w
+            c0, c1, c2 = counts
+            t0, t1, t2 = tops[0] + 1.0, tops[1] + 1.0, tops[2] + 1.0
+            for k, (a, b, c) in zip(indices, positions):
+                q = round((w0_ * ((c0[a] + 1.0) / t0) + w1_ * ((c1[b] + 1.0) / t1) + w2_ * ((c2[c] + 1.0) / t2)) * 1e12)
+                if q > best_q or (q == best_q and k < best_k):
+                    best_q, best_k = q, k
+            return best_k
+        if n == 2:
+            w0_, w1_ = w
+            c0, c1 = counts
+            t0, t1 = tops[0] + 1.0, tops[1] + 1.0
+            for k, (a, b) in zip(indices, positions):
+                q = round((w0_ * ((c0[a] + 1.0) / t0) + w1_ * ((c1[b] + 1.0) / t1)) * 1e12)
+                if q > best_q or (q == best_q and k < best_k):
+                    best_q, best_k = q, k
+            return best_k
+        (w0_,), (c0,), t0 = w, counts, tops[0] + 1.0
+        for k, (a,) in zip(indices, positions):
+            q = round(w0_ * ((c0[a] + 1.0) / t0) * 1e12)
+            if q > best_q or (q == best_q and k < best_k):
+                best_q, best_k = q, k
+        return best_k
 
     def estimate_at(self, indices: Iterable[int]) -> list[float]:
         """Estimates of the outcomes at ``indices`` (valid indices), equal bit for bit to
@@ -192,10 +319,11 @@ class OfferTrack:
     (``last`` is the n-th), the model of the opponent's offers among them, and running figures
     of those offers in the party's own utility."""
 
-    __slots__ = ("ref", "n", "last", "model", "received", "last_u", "best_u", "gains", "_conceded")
+    __slots__ = ("ref", "n", "last", "model", "received", "last_u", "best_u", "gains", "_conceded", "opponent")
 
-    def __init__(self, ref: weakref.ref | None, model: FrequencyModel | None):
+    def __init__(self, ref: weakref.ref | None, model: FrequencyModel | None, opponent: str | None = None):
         self.ref = ref
+        self.opponent = opponent  # the party whose offers it reads, once known
         self.n = 0
         self.last: Any = None
         self.model = model
@@ -214,17 +342,39 @@ class OfferTrack:
         return self._conceded
 
     def feed(
-        self, hist: tuple, opponent: str, index_of: Callable[[tuple], int], utility_of: Callable[[int], float]
+        self, hist: tuple, opponent: str, index_of: Callable[[tuple], int], utility_of: Callable[[int], float] | None
     ) -> None:
-        """Read ``hist[n:]`` (``Record``s): count the opponent's offers."""
+        """Read ``hist[n:]`` (``Record``s): count the opponent's offers (and, unless ``utility_of``
+        is None, keep the running figures in own utility)."""
         model = self.model
+        if utility_of is None:  # counted in runs of the very same terms object (repeated offers)
+            run: tuple | None = None
+            times = received = 0
+            for rec in hist[self.n :]:
+                if rec.party == opponent and rec.kind == "offer":
+                    t = rec.terms
+                    if t is None:
+                        continue
+                    received += 1
+                    if t is run:
+                        times += 1
+                        continue
+                    if times and model is not None:
+                        model._add(index_of(run), times)  # type: ignore[arg-type]
+                    run, times = t, 1
+            if times and model is not None:
+                model._add(index_of(run), times)  # type: ignore[arg-type]
+            self.received += received
+            self.n = len(hist)
+            self.last = hist[-1] if hist else None
+            return
         for rec in hist[self.n :]:
             if rec.party != opponent or rec.kind != "offer" or rec.terms is None:
                 continue
             k = index_of(rec.terms)
             u = utility_of(k)
             if model is not None:
-                model.observe(k)
+                model._add(k, 1)
             if self.last_u is not None:
                 d = u - self.last_u  # = np.diff of the float64 utilities
                 if d > 0:
@@ -259,7 +409,7 @@ class SessionMemo(dict):
         space: OutcomeSpace,
         with_model: bool,
         index_of: Callable[[tuple], int],
-        utility_of: Callable[[int], float],
+        utility_of: Callable[[int], float] | None,
     ) -> OfferTrack:
         hist = session.history
         n = len(hist)
@@ -270,13 +420,13 @@ class SessionMemo(dict):
                 ref = weakref.ref(session)
             except TypeError:  # a session type without weak references: never memoised
                 ref = None
-            tr = OfferTrack(ref, FrequencyModel(space) if with_model else None)
+            tr = OfferTrack(ref, FrequencyModel(space) if with_model else None, session.opponent(party))
             if ref is not None:
                 if key not in self and len(self) >= MAX_TRACKED:
                     self._evict()
                 self[key] = tr
         if tr.n < n:
-            tr.feed(hist, session.opponent(party), index_of, utility_of)
+            tr.feed(hist, tr.opponent, index_of, utility_of)  # type: ignore[arg-type]
         return tr
 
     def _evict(self) -> None:

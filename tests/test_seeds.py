@@ -269,8 +269,10 @@ def test_counter_draws_are_stateless_uniform_and_keyed():
     from game.core.seeds import counter_draws, seed_tree
 
     node = seed_tree(7).child("negotiator", "random")
-    key = node.integer(64)
+    key = node.counter_key()
     assert node.draws(3) == counter_draws(key, 3) == counter_draws(key, 3)
+    assert seed_tree(8).child("negotiator", "random").reseeded(7).counter_key() == key
+    assert seed_tree(8).child("negotiator", "random").counter_key() != key
     assert counter_draws(key, 3) != counter_draws(key, 4) != counter_draws(key + 1, 4)
     xs = [x for c in range(4000) for x in counter_draws(key, c)]
     assert all(0.0 <= x < 1.0 for x in xs)

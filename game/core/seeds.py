@@ -159,10 +159,24 @@ class SeedTree:
     def draws(self, counter: int, n: int = 2) -> tuple[float, ...]:
         """``n`` uniform floats in [0, 1) for ``counter`` (a move number, a turn): a counter-based
         stream, stateless and cheap (under a microsecond), for code that needs a few draws at each
-        of many steps and must give the same draws when resumed at any step. The node's 64-bit key
-        and the counter are mixed with SplitMix64 (Steele, Lea and Flood 2014); each float takes
-        the top 53 bits of one output."""
-        return counter_draws(self.integer(64), counter, n)
+        of many steps and must give the same draws when resumed at any step. The node's
+        ``counter_key`` and the counter are mixed with SplitMix64 (Steele, Lea and Flood 2014);
+        each float takes the top 53 bits of one output."""
+        return counter_draws(self.counter_key(), counter, n)
+
+    def counter_key(self) -> int:
+        """The node's 64-bit key for ``counter_draws``: BLAKE2b of the root seed and the path, a
+        couple of microseconds (no ``SeedSequence``)."""
+        digest = hashlib.blake2b(self._words + self._hash.digest(), digest_size=8, person=_PERSON).digest()
+        return int.from_bytes(digest, "little")
+
+    def reseeded(self, seed: int) -> SeedTree:
+        """This node's path below another root ``seed`` (the path's hashing is not repeated)."""
+        out = SeedTree.__new__(SeedTree)
+        root = _root_seed(seed)
+        out.seed, out.path, out._hash = root, self.path, self._hash.copy()
+        out._words = root.to_bytes(max(16, -(-root.bit_length() // 32) * 4), "little")
+        return out
 
     def __reduce__(self) -> tuple[type, tuple[int, tuple[Name, ...]]]:  # copy and pickle by seed and path
         return SeedTree, (self.seed, self.path)
@@ -221,7 +235,7 @@ def _splitmix64(x: int) -> int:
 
 def counter_draws(key: int, counter: int, n: int = 2) -> tuple[float, ...]:
     """``n`` uniform floats in [0, 1) for (``key``, ``counter``); see ``SeedTree.draws``. Pass a
-    node's ``integer(64)`` once and call this per step to skip the key's derivation."""
+    node's ``counter_key()`` once and call this per step."""
     if counter < 0:
         raise ValueError(f"a counter is a non-negative integer, got {counter}")
     x = _splitmix64(key ^ ((counter * 0xD1B54A32D192ED03) & _MASK64))

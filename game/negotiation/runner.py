@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 def apply_move(session: Negotiation, party: str, move: Move) -> Record:
     """Play ``move`` for ``party`` (raises :class:`NegotiationError` if illegal)."""
+    terms = move.terms
+    if move.kind == "offer" and session.is_checked(terms):
+        return session.offer(party, terms)  # type: ignore[arg-type]  # its terms as the session keeps them
     return session.play(party, move.kind, move.terms_dict)
 
 

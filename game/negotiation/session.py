@@ -75,6 +75,7 @@ class Negotiation:
             raise NegotiationError(f"a negotiation needs two different parties, got {self.parties!r}")
         self.issues: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in scene.issues.items()}
         self._value_sets = {k: frozenset(v) for k, v in self.issues.items()}
+        self._checked: dict[int, Terms] = {}  # id -> every tuple is_checked found valid (kept alive)
         self.deadline: int = scene.deadline
         opener = first if first is not None else (scene.first or self.parties[0])
         if opener not in self.parties:
@@ -179,8 +180,9 @@ class Negotiation:
 
     def offer(self, party: str, terms: Mapping[str, str]) -> Record:
         """Make a complete offer (a counter-offer if one is standing)."""
-        self._check_turn(party, "offer")
-        t = self.check_terms(terms)
+        if self._status != "open" or self._order[self._moves % 2] != party:
+            self._check_turn(party, "offer")  # raises
+        t = terms if self._checked.get(id(terms)) is terms else self.check_terms(terms)  # type: ignore[assignment]
         self._standing = (party, t)
         return self._record(party, "offer", t)
 
@@ -225,8 +227,27 @@ class Negotiation:
             return self.walk_away(party)
         raise NegotiationError(f"unknown move {kind!r}; moves are {_quote(MOVES)}", hint=did_you_mean(kind, MOVES))
 
+    def is_checked(self, terms: Any) -> bool:
+        """Whether ``terms`` is already what :meth:`check_terms` returns for a valid offer: a
+        tuple of ``(issue, value)`` tuples naming every issue once, in issue order, each with one
+        of its values (a ``str``). ``check_terms`` then returns it as it is."""
+        if self._checked.get(id(terms)) is terms:
+            return True
+        if type(terms) is not tuple or len(terms) != len(self._value_sets):
+            return False
+        for pair, (name, ok) in zip(terms, self._value_sets.items()):
+            if type(pair) is not tuple or len(pair) != 2:
+                return False
+            i, v = pair
+            if type(i) is not str or i != name or type(v) is not str or v not in ok:
+                return False
+        self._checked[id(terms)] = terms
+        return True
+
     def check_terms(self, terms: Mapping[str, str]) -> Terms:
         """Validate a complete offer; return it as ``((issue, value), ...)`` in issue order."""
+        if type(terms) is tuple and (self._checked.get(id(terms)) is terms or self.is_checked(terms)):
+            return terms  # type: ignore[return-value]  # checked: already in that form
         if type(terms) is dict and len(terms) == len(self.issues):
             # the common case first: a plain dict naming every issue once, each with one of its values
             t = tuple([(i, terms.get(i)) for i in self.issues])
@@ -271,7 +292,7 @@ class Negotiation:
             raise NegotiationError(f"cannot {what}: the negotiation is over ({self._status})")
         if party not in self.parties:
             raise self._unknown_party(party)
-        turn = self.turn
+        turn = self._order[self._moves % 2]  # self.turn: the talks are open
         if party != turn:
             raise NegotiationError(
                 f"cannot {what}: it is the turn of {turn!r}, not {party!r}", hint=f"wait for {turn!r} to move"
