@@ -290,3 +290,24 @@ def test_modules_and_functions_stay_small(path):
         and (k := sum(1 for x in lines if n.lineno <= x <= (n.end_lineno or n.lineno))) > MAX_FUNCTION_LINES
     ]
     assert not long, f"{path.relative_to(ROOT)}: functions over {MAX_FUNCTION_LINES} code lines: {', '.join(long)}"
+
+
+def test_every_module_imports():
+    """Every module of the three packages (and every benchmark) imports in a fresh process: a move
+    that left an import behind fails here even where no other test reaches the module."""
+    code = (
+        "import importlib, pkgutil\n"
+        "bad = []\n"
+        "for pkg in ('game', 'agents', 'memory', 'benchmarks'):\n"
+        "    p = importlib.import_module(pkg)\n"
+        "    for m in pkgutil.walk_packages(p.__path__, pkg + '.'):\n"
+        "        if m.name.endswith('__main__'):\n"
+        "            continue\n"
+        "        try:\n"
+        "            importlib.import_module(m.name)\n"
+        "        except Exception as e:\n"
+        "            bad.append(f'{m.name}: {type(e).__name__}: {e}')\n"
+        "print('\\n'.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "", out.stdout[-3000:] + out.stderr[-3000:]
