@@ -51,18 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.negotiator_base import (  # noqa: F401  (re-exported)
-    _ACCEPT,
-    _FEW,
-    _WALK_AWAY,
-    SMALL_SPACE,
-    _Base,
-    _flag,
-    _number,
-    _TargetNegotiator,
-    _Views,
-    _views,
-)
+from agents.negotiator_base import _ACCEPT, _WALK_AWAY, _Base, _number, _TargetNegotiator, _views
 from agents.opponent_model import FrequencyModel, OfferTrack, fast_quantise
 from game.core import seeds
 from game.core.errors import InputError, did_you_mean

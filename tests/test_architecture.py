@@ -130,7 +130,7 @@ MODULE_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 def dynamic_imports(path: Path) -> list[tuple[int, str]]:
     """What a module may import by name at run time, which import-linter cannot see: in a module that
-    calls ``importlib.import_module`` or ``__import__``, every string literal that names one of our
+    calls ``importlib.import_module``, ``__import__`` or ``lazy_exports``, every string literal naming one of our
     packages' modules or a heavy package (a lazy table's values, a literal argument, an f-string's
     literal head), as (line, module)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -140,7 +140,7 @@ def dynamic_imports(path: Path) -> list[tuple[int, str]]:
         if isinstance(n, ast.Call)
         and (
             (isinstance(n.func, ast.Attribute) and n.func.attr == "import_module")
-            or (isinstance(n.func, ast.Name) and n.func.id in ("import_module", "__import__"))
+            or (isinstance(n.func, ast.Name) and n.func.id in ("import_module", "__import__", "lazy_exports"))
         )
     ]
     if not calls:
@@ -174,6 +174,11 @@ def test_no_dynamic_import_leaves_its_room_below_the_front_ends(layout, tmp_path
         "def f(x):\n    return importlib.import_module(_WHERE[x]), __import__(f'memory.{x}')\n"
     )
     assert dynamic_imports(planted) == [(2, "agents.npc"), (2, "textual.app"), (4, "memory")]
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text(
+        "from game.core.lazy import lazy_exports\n__getattr__, __dir__ = lazy_exports(__name__, {'A': 'agents.x'})\n"
+    )
+    assert dynamic_imports(lazy) == [(2, "agents.x")]
 
 
 def test_importing_the_engine_and_world_loads_neither_agents_nor_memory():

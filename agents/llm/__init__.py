@@ -7,8 +7,7 @@ never imports ``openai``; the SDK itself loads on the first request.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from game.core.lazy import lazy_exports
 
 _EXPORTS = {
     "LLMConfig": "agents.llm.config",
@@ -25,14 +24,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

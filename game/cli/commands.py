@@ -8,7 +8,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from game.core.errors import InputError
-from game.core.files import write_output  # noqa: F401  (re-exported for the commands)
+from game.core.files import write_output
 
 SCHEMA_PATH = Path("worlds/schema/world.schema.json")
 

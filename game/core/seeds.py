@@ -167,16 +167,8 @@ class SeedTree:
 
     def counter_key(self) -> int:
         """The node's 64-bit key for ``counter_draws``: the path's BLAKE2b digest folded with the root
-        seed's 64-bit limbs by SplitMix64 (see ``counter_keyer``)."""
-        return counter_keyer(*self.path)(self.seed)
-
-    def reseeded(self, seed: int) -> SeedTree:
-        """This node's path below another root ``seed`` (the path's hashing is not repeated)."""
-        out = SeedTree.__new__(SeedTree)
-        root = _root_seed(seed)
-        out.seed, out.path, out._hash = root, self.path, self._hash.copy()
-        out._words = root.to_bytes(max(16, -(-root.bit_length() // 32) * 4), "little")
-        return out
+        seed's 64-bit limbs by SplitMix64 (``counter_keyer`` does the same with the path hashed once)."""
+        return _fold(_path_key(self._hash.digest()), self.seed)
 
     def __reduce__(self) -> tuple[type, tuple[int, tuple[Name, ...]]]:  # copy and pickle by seed and path
         return SeedTree, (self.seed, self.path)
@@ -233,22 +225,28 @@ def _splitmix64(x: int) -> int:
     return z ^ (z >> 31)
 
 
-def counter_keyer(*names: Name) -> Callable[[int], int]:
-    """A function ``seed -> seed_tree(seed).child(*names).counter_key()`` with the path hashed once
-    (BLAKE2b) and each seed folded in with SplitMix64, well under a microsecond: for code that makes
-    many short-lived keyed streams (a negotiator per game)."""
-    path = int.from_bytes(SeedTree(0, tuple(names))._hash.digest()[:8], "little")
+def _path_key(digest: bytes) -> int:
+    """A path's 64-bit key: the first 8 bytes of its BLAKE2b digest."""
+    return int.from_bytes(digest[:8], "little")
 
-    def key(seed: int) -> int:
-        root = _root_seed(seed)
-        x = _splitmix64(path ^ (root & _MASK64))
+
+def _fold(path_key: int, seed: int) -> int:
+    """``path_key`` with the root seed's 64-bit limbs folded in by SplitMix64."""
+    root = _root_seed(seed)
+    x = _splitmix64(path_key ^ (root & _MASK64))
+    root >>= 64
+    while root:
+        x = _splitmix64(x ^ (root & _MASK64))
         root >>= 64
-        while root:
-            x = _splitmix64(x ^ (root & _MASK64))
-            root >>= 64
-        return x
+    return x
 
-    return key
+
+def counter_keyer(*names: Name) -> Callable[[int], int]:
+    """A function ``seed -> seed_tree(seed).child(*names).counter_key()`` with the path hashed once,
+    each seed folded in with SplitMix64, well under a microsecond: for code that makes many
+    short-lived keyed streams (a negotiator per game)."""
+    path = _path_key(SeedTree(0, tuple(names))._hash.digest())
+    return lambda seed: _fold(path, seed)
 
 
 def counter_draws(key: int, counter: int, n: int = 2) -> tuple[float, ...]:

@@ -13,35 +13,30 @@ Submodules (imported on first use, so ``import game.negotiation`` stays cheap):
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from game.core.lazy import lazy_exports
 
 _EXPORTS = {
-    "UtilityFunction": "utility",
-    "OutcomeSpace": "utility",
-    "outcome_space": "utility",
-    "utilities_for": "utility",
-    "utility_matrix": "utility",
-    "NegotiationAnalysis": "metrics",
-    "OutcomeMetrics": "metrics",
-    "analyse": "metrics",
-    "evaluate": "metrics",
-    "pareto_frontier": "metrics",
-    "nash_point": "metrics",
-    "kalai_smorodinsky_point": "metrics",
-    "Negotiation": "session",
-    "NegotiationError": "session",
-    "Move": "runner",
-    "Negotiator": "runner",
-    "run_negotiation": "runner",
-    "apply_move": "runner",
+    "UtilityFunction": ".utility",
+    "OutcomeSpace": ".utility",
+    "outcome_space": ".utility",
+    "utilities_for": ".utility",
+    "utility_matrix": ".utility",
+    "NegotiationAnalysis": ".metrics",
+    "OutcomeMetrics": ".metrics",
+    "analyse": ".metrics",
+    "evaluate": ".metrics",
+    "pareto_frontier": ".metrics",
+    "nash_point": ".metrics",
+    "kalai_smorodinsky_point": ".metrics",
+    "Negotiation": ".session",
+    "NegotiationError": ".session",
+    "Move": ".runner",
+    "Negotiator": ".runner",
+    "run_negotiation": ".runner",
+    "apply_move": ".runner",
 }
 
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    mod = _EXPORTS.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -17,8 +17,7 @@ Names load on first use, so importing ``game.testing`` is cheap.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from game.core.lazy import lazy_exports
 
 _WHERE = {
     "check_world": "game.testing.worlds",
@@ -32,7 +31,4 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(import_module(_WHERE[name]), name)
-    raise AttributeError(f"module 'game.testing' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
