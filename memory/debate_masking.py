@@ -20,9 +20,9 @@ from game.council.context import (
     Labeller,
     LabelRequest,
     MaskingConfig,
-    _check_labellers,
-    _objective,
+    check_labellers,
     line,
+    objective_order,
     outside,
     settled,
 )
@@ -56,7 +56,7 @@ class Masker:
         self.failures: list[tuple[int, str, str]] = []  # subjective: (round, member, why its labels failed)
         self._labels: dict[tuple[str, int], tuple[tuple[int, ...], frozenset[int], str | None]] = {}
         if self.config.mode == "subjective":
-            _check_labellers(self.labellers)
+            check_labellers(self.labellers)
         if embedder is None and self.config.mode == "memo":
             from memory.embedder import get_embedder
 
@@ -97,7 +97,7 @@ class Masker:
             order = [s.id for s in reversed(hist) if s.evidence and session.stated.get(s.evidence) == s.id]
             masked.update({s.id: "not the first mention of an evidence item" for s in hist if s.id not in set(order)})
         elif cfg.mode == "objective":
-            order = _objective(hist)
+            order = objective_order(hist)
             masked.update({s.id: "speaker less confident than the median" for s in hist if s.id not in set(order)})
         elif cfg.mode == "subjective":
             order, masked = self._subjective_order(session, member)
@@ -230,7 +230,7 @@ class Masker:
         """One labelling request: (statement ids offered, ids kept, why it failed or None)."""
         labeller = self.labellers.get(member)
         if not isinstance(labeller, Labeller):
-            _check_labellers({member: labeller})
+            check_labellers({member: labeller})
         offered = [s for s in session.history if s.speaker != member][-getattr(self.config, "candidates", 40) :]
         ids = tuple(s.id for s in offered)
         if not offered:

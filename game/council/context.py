@@ -141,7 +141,7 @@ def outside(session: CouncilSession, s: Statement) -> bool:
     return s.speaker != COORDINATOR and s.speaker not in session.members
 
 
-def _check_labellers(labellers: Mapping[str, Any]) -> None:
+def check_labellers(labellers: Mapping[str, Any]) -> None:
     bad = sorted(m for m, d in labellers.items() if not isinstance(d, Labeller))
     if bad or not labellers:
         who = f"{', '.join(bad)} cannot label statements" if bad else "the masker was given no labellers"
@@ -152,7 +152,7 @@ def _check_labellers(labellers: Mapping[str, Any]) -> None:
         )
 
 
-def _objective(hist: Sequence[Statement]) -> list[int]:
+def objective_order(hist: Sequence[Statement]) -> list[int]:
     """The statements of the most confident speakers (top half by confidence), newest first."""
     if not hist:
         return []
