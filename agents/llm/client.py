@@ -101,6 +101,11 @@ class LLMClient:
         if _sdk_module is None:  # said when the client is made, not at its first request mid-game
             _require_sdk()
         self.config = cfg = config if config is not None else LLMConfig.from_env()
+        if cfg.bundled:  # --llm local: a missing model or server is said now (exit 2), not mid-game
+            from agents.llm.local import model_path, require_server
+
+            model_path(cfg.base_url or "local")
+            require_server()
         if rng is None:
             rng = seeds.rng(cfg.seed if cfg.seed is not None else 0, "llm", "client")
         self._rng = rng
@@ -183,13 +188,14 @@ class LLMClient:
                     cfg = self.config
                     from agents.llm.transport import bounded_client
 
+                    url = cfg.base_url or OPENAI_URL
+                    if cfg.bundled:  # the local model: its server starts now (or is shared)
+                        from agents.llm.local import shared_url
+
+                        url = shared_url(url)
                     http = bounded_client(cfg.timeout)
                     self._sdk_client = _openai().OpenAI(
-                        base_url=cfg.base_url or OPENAI_URL,
-                        api_key=self._secret,
-                        http_client=http,
-                        timeout=cfg.timeout,
-                        max_retries=0,
+                        base_url=url, api_key=self._secret, http_client=http, timeout=cfg.timeout, max_retries=0
                     )
                 client = self._sdk_client
         return client
@@ -413,16 +419,22 @@ class LLMClient:
         validate: Callable[[M], Any] | None = None,
         max_repairs: int | None = None,
         params: dict[str, Any] | None = None,
+        schema: dict[str, Any] | None = None,
     ) -> M:
         """Ask for one JSON object matching ``schema_model``; repair bad replies.
 
+        ``schema``: the JSON Schema to send instead of ``schema_model``'s, narrowed to what is legal
+        now (the commands open to a player, the values of each issue, a stance's range); a server
+        that constrains its output to the schema (OpenAI's ``json_schema``, llama.cpp's
+        ``json_object`` with a ``schema``) can then only write a legal reply. The reply is still
+        validated against ``schema_model`` and ``validate``, for servers that ignore schemas.
         ``validate(obj)`` may raise ``ValueError`` for a reply that fits the
         schema but breaks the rules; its message goes back to the model. If it
         returns an instance of ``schema_model``, that replaces the reply.
         After ``max_repairs`` failed repairs: ``LLMInvalidReply``.
         """
         repairs = self.config.max_repairs if max_repairs is None else max(0, int(max_repairs))
-        schema = schema_model.model_json_schema()
+        schema = schema_model.model_json_schema() if schema is None else schema
         convo = [dict(m) for m in messages]
         raw, error = "", ""
         for attempt in range(repairs + 1):
@@ -480,20 +492,30 @@ class LLMClient:
                 "type": "json_schema",
                 "json_schema": {"name": _schema_name(schema_model), "schema": schema, "strict": False},
             }
-        if mode == "json_object":
-            return {"type": "json_object"}
+        if mode == "json_object":  # llama.cpp's form: the schema constrains the output; others ignore it
+            return {"type": "json_object", "schema": schema}
         return None
 
     @staticmethod
     def _with_format(convo: list[Message], mode: str, schema: dict[str, Any]) -> list[Message]:
-        """Without json_schema support, the schema goes into the system message."""
+        """Without json_schema support, the schema is written at the end of the last user message
+        (after everything that stays the same from turn to turn, so a server's prompt cache still
+        reuses the system prompt when the schema changes)."""
         if mode == "json_schema":
             return convo
         note = "Reply with one JSON object, and nothing else, matching this JSON Schema:\n" + json.dumps(
             schema, separators=(",", ":"), sort_keys=True
         )
-        if convo and convo[0].get("role") == "system":
-            first = dict(convo[0])
-            first["content"] = f"{first.get('content') or ''}\n\n{note}".lstrip()
-            return [first, *convo[1:]]
-        return [{"role": "system", "content": note}, *convo]
+        if convo and convo[-1].get("role") == "user":
+            last = dict(convo[-1])
+            last["content"] = f"{last.get('content') or ''}\n\n{note}".lstrip()
+            return [*convo[:-1], last]
+        return [*convo, {"role": "user", "content": note}]
+
+    @property
+    def reply_format(self) -> str:
+        """How structured replies are asked for at this endpoint now: ``json_schema`` (OpenAI's
+        form), ``json_object`` (llama.cpp's, with the schema) or ``prompt`` (the schema in words
+        only; the reply reader and repairs do the rest). ``auto`` starts at ``json_schema`` and
+        steps down when the endpoint refuses a form."""
+        return self._mode

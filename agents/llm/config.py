@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from agents.llm.local import is_local_spec, model_name
 from game.core.errors import InputError
 from game.core.text import is_clean, shown
 
@@ -26,9 +27,12 @@ _ENV = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY", "model": "PA
 
 
 def is_local_url(url: str | None) -> bool:
-    """Whether ``url`` points at this machine or a private network (no key needed)."""
+    """Whether ``url`` points at this machine or a private network (no key needed); the bundled
+    model (``local`` or ``local:PATH.gguf``, see ``agents.llm.local``) is local."""
     if not url:
         return False
+    if is_local_spec(url):
+        return True
     try:
         host = (urlsplit(url).hostname or "").lower()
     except ValueError:  # malformed: the validator says so; it is not local
@@ -66,7 +70,10 @@ def redact_url(url: str | None) -> str | None:
 
 
 def check_base_url(url: str) -> str:
-    """A usable endpoint base URL, or ValueError saying what is wrong (never echoing secrets)."""
+    """A usable endpoint base URL (or ``local`` / ``local:PATH.gguf``), or ValueError saying what is
+    wrong (never echoing secrets)."""
+    if is_local_spec(url.strip()):
+        return url.strip()
     v = url.strip().rstrip("/")
     if not is_clean(v) or any(c.isspace() for c in v):
         raise ValueError(f"contains spaces or control characters: {redact_url(v)!r}")
@@ -121,6 +128,12 @@ class LLMConfig(BaseModel):
                     data[name] = value
         if data.get("api_key") in (None, "") and is_local_url(data.get("base_url")):
             data["api_key"] = LOCAL_KEY
+        base = data.get("base_url")
+        if isinstance(base, str) and is_local_spec(base.strip()):
+            # the bundled model: its own name, and deterministic unless told otherwise
+            data.setdefault("model", model_name(base.strip()))
+            data.setdefault("temperature", 0.0)
+            data.setdefault("seed", 0)
         return data
 
     @field_validator("base_url")
@@ -171,6 +184,11 @@ class LLMConfig(BaseModel):
     @property
     def is_local(self) -> bool:
         return is_local_url(self.base_url)
+
+    @property
+    def bundled(self) -> bool:
+        """Whether this names the local model ``agents.llm.local`` serves (``local[:PATH]``)."""
+        return is_local_spec(self.base_url)
 
     def public_dict(self) -> dict[str, Any]:
         """Everything but the key (for saves and transcripts)."""

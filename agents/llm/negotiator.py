@@ -13,11 +13,15 @@ The scene passes the party's MEMO context and the game turn in a ``Situation``.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
 from agents.llm.prompts import NegotiationReply, context_block
 from game.negotiation.runner import Move, Situation
+
+MAX_LISTED_OFFERS = 200  # deal spaces up to this size send each acceptable offer in the schema
 
 RULES = (
     "Protocol: alternating offers. On your turn you may 'offer' complete terms (a value for every "
@@ -79,6 +83,44 @@ class LLMNegotiator:
         )
         return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user}]
 
+    def acceptable_offers(self) -> list[dict[str, str]] | None:
+        """Every complete offer worth at least the reservation value, in the scene's order (None when
+        the deal space holds more than ``MAX_LISTED_OFFERS`` outcomes)."""
+        issues = self.scene.issues
+        if math.prod(len(v) for v in issues.values()) > MAX_LISTED_OFFERS:
+            return None
+        offers = (dict(zip(issues, values)) for values in itertools.product(*issues.values()))
+        return [o for o in offers if self.utility(o) >= self.utility.reservation]
+
+    def move_schema(self, session: Any) -> dict[str, Any]:
+        """The JSON Schema of a legal move now: an offer from the deal space that the reservation
+        value allows (every such offer listed when the space is small, else a value of each issue),
+        or one of the other moves the protocol allows (accept only when the standing offer is
+        worth the reservation value). A server that constrains its output to it cannot move illegally."""
+        legal = list(session.legal_moves(self.party))
+        standing = session.standing_offer
+        if "accept" in legal and (standing is None or self.utility(standing) < self.utility.reservation):
+            legal.remove("accept")
+        message = {"type": "string", "maxLength": 120}
+        variants: list[dict[str, Any]] = []
+        listed = self.acceptable_offers() if "offer" in legal else None
+        if "offer" in legal and listed != []:
+            offer: dict[str, Any] = (
+                {"enum": listed}
+                if listed is not None
+                else {
+                    "type": "object",
+                    "properties": {k: {"enum": list(v)} for k, v in self.scene.issues.items()},
+                    "required": list(self.scene.issues),
+                    "additionalProperties": False,
+                }
+            )
+            variants.append(_variant({"const": "offer"}, {"offer": offer, "message": message}))
+        others = [m for m in legal if m != "offer"]
+        if others:
+            variants.append(_variant({"enum": others}, {"message": message}))
+        return variants[0] if len(variants) == 1 else {"oneOf": variants}
+
     def check(self, session: Any) -> Callable[[NegotiationReply], NegotiationReply]:
         def validate(r: NegotiationReply) -> NegotiationReply:
             legal = session.legal_moves(self.party)
@@ -124,6 +166,7 @@ class LLMNegotiator:
                 agent=party,
                 turn=turn,
                 validate=self.check(session),
+                schema=self.move_schema(session),
             )
         except LLMInvalidReply as e:
             move = self.fallback.respond(session, party)
@@ -137,3 +180,8 @@ class LLMNegotiator:
 
     def __repr__(self) -> str:
         return f"LLMNegotiator({self.party!r}, fallback={self.fallback!r})"
+
+
+def _variant(action: dict[str, Any], rest: dict[str, Any]) -> dict[str, Any]:
+    props = {"action": action, **rest}
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}

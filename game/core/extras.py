@@ -29,6 +29,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "tui": (("textual", "rich"), "the terminal app (parley play/watch/replay --tui/inspect --tui)"),
     "map": (("pygame",), "the map: parley map, parley play --map"),
     "llm": (("openai", "tenacity"), "LLM agents and players (--llm URL)"),
+    "local": (("xllamacpp", "openai", "tenacity"), "the bundled local model (--llm local)"),
     "scale": (("ray",), "parley tournament --backend ray"),
     "tournament": (
         ("scipy", "openskill", "matplotlib", "rich"),
