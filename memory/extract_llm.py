@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.core import reply_schema as rs
 from memory.extract import Extracted, RuleExtractor
 from memory.lexicon import Lexicon
 
@@ -67,6 +68,18 @@ class LLMExtractor:
         )
         return f"Entities: {ents}\nRelations: {rels}"
 
+    def reply_schema(self) -> dict[str, Any]:
+        """``ReadClaims`` with subjects and relations from the world's vocabulary."""
+        claim = rs.obj(
+            {
+                "subject": rs.one_of(sorted(self.lex.entities)),
+                "relation": rs.one_of(sorted(self.lex.relations)),
+                "object": rs.text(80),
+                "negated": {"type": "boolean"},
+            }
+        )
+        return rs.obj({"claims": rs.array(claim, 8)})
+
     def _ask(self, text: str) -> list[dict[str, Any]]:
         if self.client is None:
             raise RuntimeError("no LLM to ask (a replay reads the recorded answers)")
@@ -74,7 +87,9 @@ class LLMExtractor:
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": f"{self.vocabulary()}\n\nWhat they say: {text}"},
         ]
-        reply = self.client.structured(messages, ReadClaims, agent="extract", params={"temperature": 0.0})
+        reply = self.client.structured(
+            messages, ReadClaims, agent="extract", params={"temperature": 0.0}, schema=self.reply_schema()
+        )
         return [c.model_dump() for c in reply.claims]
 
     def extract(self, text: str) -> list[Extracted]:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.llm.prompts import NegotiationReply, context_block
+from game.core import reply_schema as rs
 from game.negotiation.runner import Move, Situation
 
 MAX_LISTED_OFFERS = 200  # deal spaces up to this size send each acceptable offer in the schema
@@ -101,25 +102,20 @@ class LLMNegotiator:
         standing = session.standing_offer
         if "accept" in legal and (standing is None or self.utility(standing) < self.utility.reservation):
             legal.remove("accept")
-        message = {"type": "string", "maxLength": 120}
-        variants: list[dict[str, Any]] = []
+        message = rs.text(80)
+        options: list[dict[str, Any]] = []
         listed = self.acceptable_offers() if "offer" in legal else None
         if "offer" in legal and listed != []:
-            offer: dict[str, Any] = (
-                {"enum": listed}
+            offer = (
+                rs.one_of(listed)
                 if listed is not None
-                else {
-                    "type": "object",
-                    "properties": {k: {"enum": list(v)} for k, v in self.scene.issues.items()},
-                    "required": list(self.scene.issues),
-                    "additionalProperties": False,
-                }
+                else rs.obj({k: rs.one_of(v) for k, v in self.scene.issues.items()})
             )
-            variants.append(_variant({"const": "offer"}, {"offer": offer, "message": message}))
+            options.append(rs.obj({"action": {"const": "offer"}, "offer": offer, "message": message}))
         others = [m for m in legal if m != "offer"]
         if others:
-            variants.append(_variant({"enum": others}, {"message": message}))
-        return variants[0] if len(variants) == 1 else {"oneOf": variants}
+            options.append(rs.obj({"action": rs.one_of(others), "message": message}))
+        return rs.variants(*options)
 
     def check(self, session: Any) -> Callable[[NegotiationReply], NegotiationReply]:
         def validate(r: NegotiationReply) -> NegotiationReply:
@@ -180,8 +176,3 @@ class LLMNegotiator:
 
     def __repr__(self) -> str:
         return f"LLMNegotiator({self.party!r}, fallback={self.fallback!r})"
-
-
-def _variant(action: dict[str, Any], rest: dict[str, Any]) -> dict[str, Any]:
-    props = {"action": action, **rest}
-    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}

@@ -18,6 +18,7 @@ from typing import Any
 
 from agents.llm.prompts import ClaimOut, NpcReply, context_block
 from agents.npc import ScriptedNPC, _norm
+from game.core import reply_schema as rs
 from game.core.types import Claim, Request, Utterance
 
 INTENT = {"talk": "greet", "ask": "answer", "haggle": "haggle", "speech": "speech"}
@@ -115,6 +116,14 @@ class LLMNPC(ScriptedNPC):
             )
         return f"{player} addresses you."
 
+    def reply_schema(self) -> dict[str, Any]:
+        """``NpcReply`` with each claim's topic one of the world's topics."""
+        topics = sorted({f.topic for f in self.voice.spec.facts.values()})
+        claim = rs.obj(
+            {"subject": rs.text(60), "relation": rs.text(30), "object": rs.text(60), "topic": rs.one_of(topics)}
+        )
+        return rs.obj({"text": rs.text(240), "claims": rs.array(claim, 3)})
+
     def check(self, reply: NpcReply) -> NpcReply:
         topics = {_norm(f.topic) for f in self.voice.spec.facts.values()}
         for c in reply.claims:
@@ -154,7 +163,14 @@ class LLMNPC(ScriptedNPC):
             {"role": "user", "content": self.request_prompt(request) + context_block(context)},
         ]
         try:
-            out = self.client.structured(messages, NpcReply, agent=self.entity, turn=request.turn, validate=self.check)
+            out = self.client.structured(
+                messages,
+                NpcReply,
+                agent=self.entity,
+                turn=request.turn,
+                validate=self.check,
+                schema=self.reply_schema(),
+            )
         except LLMInvalidReply as e:
             self._invalid = f"unusable LLM reply ({e.error})"
             return self.voice.reply(request)

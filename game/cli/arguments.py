@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from game import __version__
+from game.cli.model import add_model_parser
 
 EPILOG = """examples:
   parley play                          play the default world (harbor)
@@ -15,6 +16,8 @@ EPILOG = """examples:
   parley run worlds/harbor --script tests/scripts/harbor_win.txt --out run.jsonl
   parley run worlds/bazaar --scene spice_for_silk   a standalone negotiation between NPCs
   parley run worlds/harbor --autopilot --seed 3 --out run.jsonl   the autopilot plays
+  parley play harbor-v1 --llm local        NPCs speak through the bundled local model (no key)
+  parley run harbor-v1 --player llm --llm local   the local model plays the player's seat
   parley play --llm http://localhost:11434/v1 --model llama3.1   NPCs speak through Ollama
   parley run worlds/bazaar --scene spice_for_silk --negotiators llm,boulware --llm URL
   parley validate worlds               check every world folder in worlds/ (exit 2 on any error)
@@ -110,9 +113,9 @@ def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
         "--llm",
         metavar="URL",
         default=None,
-        help="endpoint base URL, e.g. http://localhost:11434/v1 (Ollama) or "
-        "https://api.openai.com/v1; 'env' takes $OPENAI_BASE_URL. The key comes from "
-        "$OPENAI_API_KEY and is never saved",
+        help="'local': the bundled model (no key, no network; 'local:PATH.gguf' for another GGUF file); "
+        "or an endpoint base URL, e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1; "
+        "'env' takes $OPENAI_BASE_URL. The key comes from $OPENAI_API_KEY and is never saved",
     )
     g.add_argument("--model", default=None, help="model name (default $PARLEY_MODEL, else gpt-4o-mini)")
     if not scene:
@@ -491,6 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
     _tournament_parsers(sub)
     _debate_parser(sub)
     _trust_parser(sub)
+    add_model_parser(sub)
     return p
 
 

@@ -47,6 +47,7 @@ COMMAND_MODULES = {
     "tournament": "game.cli.tournament",
     "import": "game.cli.tournament",
     "debate": "game.cli.debate",
+    "model": "game.cli.model",
 }
 
 

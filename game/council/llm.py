@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.core import reply_schema as rs
 from game.core.errors import ParleyError
 from game.council.context import LabelRequest
 from game.council.debaters import View
@@ -171,6 +172,24 @@ class LLMDebater:
 
         return validate
 
+    @staticmethod
+    def reply_schema(view: View) -> dict[str, Any]:
+        """``DebateReply`` narrowed to this member now: evidence it holds or has heard, statements in
+        its memory of the debate, stances and confidences in [0, 1]; kind 'evidence' names an item."""
+        known = sorted(view.known())
+        targets = sorted(s.id for s in view.context.statements)
+        common = {
+            "text": rs.text(240),
+            "target": rs.one_of(targets, nullable=True),
+            "stance": rs.number(0.0, 1.0),
+            "confidence": rs.number(0.0, 1.0),
+        }
+        kinds = [k for k in get_args(KIND) if k != "evidence"]
+        options = [rs.obj({"kind": rs.one_of(kinds), "evidence": rs.one_of(known, nullable=True), **common})]
+        if known:
+            options.insert(0, rs.obj({"kind": {"const": "evidence"}, "evidence": rs.one_of(known), **common}))
+        return rs.variants(*options)
+
     def respond(self, view: View) -> Reply:
         try:
             r = self.client.structured(
@@ -179,6 +198,7 @@ class LLMDebater:
                 agent=view.member,
                 turn=view.round,
                 validate=self.check(view),
+                schema=self.reply_schema(view),
                 max_repairs=self.max_repairs,
                 params=self.params,
             )
@@ -223,12 +243,15 @@ class LLMDebater:
             f"Motion: {request.motion}\nStatements to label:\n{listing}\n"
             'Reply {"labels": [{"n": 1, "label": "keep"|"mask"}, ...]}, one label per statement.'
         )
+        labels = [rs.obj({"n": {"const": i}, "label": rs.one_of(["keep", "mask"])}) for i in range(1, n + 1)]
+        schema = rs.obj({"labels": {"type": "array", "prefixItems": labels, "minItems": n, "maxItems": n}})
         out = self.client.structured(
             [{"role": "system", "content": LABEL_SYSTEM}, {"role": "user", "content": user}],
             LabelReply,
             agent=request.member,
             turn=request.round,
             validate=complete,
+            schema=schema,
             max_repairs=self.max_repairs,
             params=self.params,
         )

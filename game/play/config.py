@@ -69,7 +69,9 @@ class MemorySettings(_Config):
 class LLMSettings(_Config):
     """An OpenAI-compatible endpoint (``agents.llm.config.LLMConfig`` without the API key)."""
 
-    base_url: str | None = Field(None, description="None: OPENAI_BASE_URL from the environment")
+    base_url: str | None = Field(
+        None, description='None: OPENAI_BASE_URL from the environment; "local": the bundled model'
+    )
     model: str | None = None
     timeout: float | None = Field(None, gt=0, le=3600)
     max_retries: int | None = Field(None, ge=0, le=50)
@@ -88,7 +90,9 @@ class GameConfig(_Config):
     memory: MemorySettings | None = None
     facts: bool = Field(True, description="NPC claims go through the consistency gate; Σ-Mem learns trust")
     jury: bool = Field(False, description="the gate also asks the LLM (needs llm)")
-    llm: LLMSettings | None = None
+    llm: LLMSettings | None = Field(
+        None, description='the LLM endpoint: settings, or "local" (the bundled model), "local:PATH.gguf" or a URL'
+    )
     llm_npcs: Literal["all"] | list[str] = Field("all", description="NPCs the LLM drives (when llm is set)")
     memo_llm: list[str] = Field(
         default_factory=list,
@@ -107,6 +111,12 @@ class GameConfig(_Config):
     @classmethod
     def _memo_paths(cls, v: Any) -> Any:
         return memo_llm_paths(v)
+
+    @field_validator("llm", mode="before")
+    @classmethod
+    def _llm_shorthand(cls, v: Any) -> Any:
+        """``llm = "local"`` (the bundled model), ``"local:PATH.gguf"`` or a URL: the endpoint alone."""
+        return {"base_url": v} if isinstance(v, str) else v
 
     @model_validator(mode="after")
     def _needs(self) -> GameConfig:
