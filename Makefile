@@ -30,7 +30,7 @@ play: $(STAMP)  ## play the default world in the terminal
 	$(BIN)/parley play $(WORLD) $(ARGS)
 
 test: $(STAMP)  ## run the whole test suite (on every core: pytest-xdist)
-	$(BIN)/python -m pytest -n auto --durations=15 $(ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=15 $(ARGS)
 
 validate: $(STAMP)  ## validate every shipped world
 	$(BIN)/parley validate worlds

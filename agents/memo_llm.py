@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.llm.errors import LLMError, LLMInvalidReply
+from game.core import reply_schema as rs
 from memory.values import values
 
 MAX_SUMMARY = 300  # characters; a longer "summary" is not one
@@ -73,6 +74,12 @@ class Rating(BaseModel):
 class Lessons(BaseModel):
     model_config = ConfigDict(extra="ignore")
     lessons: list[str]
+
+
+# the schemas sent: lengths and ranges a grammar-constrained model cannot overrun
+SUMMARY_SCHEMA = rs.obj({"summary": {**rs.text(MAX_SUMMARY * 2 // 3), "minLength": 1}})
+RATING_SCHEMA = rs.obj({"importance": rs.number(0.0, 1.0)})
+LESSONS_SCHEMA = rs.obj({"lessons": rs.array({**rs.text(160), "minLength": 1}, MAX_LESSONS)})
 
 
 def one_line(text: str) -> str:
@@ -133,6 +140,7 @@ class MemoLLM:
             reply = self.client.structured(
                 [{"role": "system", "content": RATE_SYSTEM}, {"role": "user", "content": f"Memory: {text}"}],
                 Rating,
+                schema=RATING_SCHEMA,
                 agent="memo:importance",
                 turn=self.clock(),
                 validate=clamped,
@@ -154,6 +162,7 @@ class MemoLLM:
             reply = self.client.structured(
                 [{"role": "system", "content": LESSONS_SYSTEM}, {"role": "user", "content": summary}],
                 Lessons,
+                schema=LESSONS_SCHEMA,
                 agent="memo:insights",
                 turn=self.clock(),
                 max_repairs=1,
@@ -174,6 +183,7 @@ class MemoLLM:
             reply = self.client.structured(
                 [{"role": "system", "content": system}, {"role": "user", "content": body}],
                 Summary,
+                schema=SUMMARY_SCHEMA,
                 agent=f"memo:{path}",
                 turn=self.clock(),
                 validate=lambda r: checked_summary(r, shown),

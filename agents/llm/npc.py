@@ -117,12 +117,25 @@ class LLMNPC(ScriptedNPC):
         return f"{player} addresses you."
 
     def reply_schema(self) -> dict[str, Any]:
-        """``NpcReply`` with each claim's topic one of the world's topics."""
-        topics = sorted({f.topic for f in self.voice.spec.facts.values()})
+        """``NpcReply`` with each claim in the world's terms: a subject among its items, people, places
+        and what this NPC knows of; a relation the world declares or the NPC knows; a topic of the
+        world. Only names anyone can see and the NPC's own knowledge go in, never which facts are true."""
+        spec, npc = self.voice.spec, self.voice.npc
+        known = [spec.facts[fid] for fid in npc.knowledge]
+        things = {*spec.items, *spec.npcs, *spec.locations}
+        subjects = sorted(things | {f.subject for f in known})
+        relations = sorted(set(spec.relations) | {f.relation for f in known})
+        objects = sorted(things | {f.object for f in known})
+        topics = sorted({f.topic for f in spec.facts.values()})
         claim = rs.obj(
-            {"subject": rs.text(60), "relation": rs.text(30), "object": rs.text(60), "topic": rs.one_of(topics)}
+            {
+                "subject": rs.one_of(subjects),
+                "relation": rs.one_of(relations) if relations else rs.text(30),
+                "object": {"anyOf": [rs.one_of(objects), rs.text(24)]},
+                "topic": rs.one_of(topics),
+            }
         )
-        return rs.obj({"text": rs.text(240), "claims": rs.array(claim, 3)})
+        return rs.obj({"text": rs.text(200), "claims": rs.array(claim, 3)})
 
     def check(self, reply: NpcReply) -> NpcReply:
         topics = {_norm(f.topic) for f in self.voice.spec.facts.values()}
