@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from game.core.types import PLAYER, Action, Observation, Verb
+from game.engine.catalogue import build_templates, scene_outcomes, tradeable_scenes
 from game.engine.loop import INVALID_PENALTY
-from game.envs.aec import ParleyAEC, build_templates
+from game.envs.aec import ParleyAEC
 from game.play.worlds import load_world
 from game.world.scaffold import scaffold_text
 
@@ -153,8 +154,6 @@ def test_offer_actions_cover_every_outcome_of_tradeable_scenes():
     world = real_world("harbor")
     env = ParleyAEC(world)
     offers = [t for t in env.templates if t.verb is Verb.OFFER]
-    from game.envs.aec import scene_outcomes, tradeable_scenes
-
     expected = [o for sid in tradeable_scenes(world.spec) for o in scene_outcomes(world.spec.scenes[sid])]
     assert [t.terms for t in offers] == expected
     assert offers, "harbor has a tradeable negotiation"

@@ -43,12 +43,12 @@ def _mask_is_exact(env: ParleyAEC, t) -> bool:
     return not (t.verb is Verb.OFFER and t.scene != env.engine.state.active_scene)
 
 
-def _walk(world, seed: int):
-    """Yield (env, agent) at each step of a seeded random walk through the AEC env."""
-    env = ParleyAEC(world, max_turns=STEPS + 5)
+def aec_walk(world, seed: int, steps: int = STEPS, every: int = CHECK_EVERY):
+    """Yield (env, agent) every ``every`` steps of a seeded random walk of ``steps`` steps through the AEC env."""
+    env = ParleyAEC(world, max_turns=steps + 5)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    for step in range(STEPS):
+    for step in range(steps):
         if not env.agents:
             return
         agent = env.agent_selection
@@ -56,7 +56,7 @@ def _walk(world, seed: int):
             env.step(None)
             continue
         mask = env.action_mask(agent)
-        if step % CHECK_EVERY == 0:
+        if step % every == 0:
             yield env, agent
         if rng.random() < 0.1:  # now and then anything at all (the rules then mostly refuse it)
             env.step(int(rng.integers(len(mask))))
@@ -102,7 +102,7 @@ def test_masks_and_rules_agree_on_random_walks(world):
     hidden_allowed: list[str] = []
     steps = 0
     for seed in range(SEQUENCES):
-        for env, agent in _walk(world, seed):
+        for env, agent in aec_walk(world, seed):
             mask = env.action_mask(agent)
             off = np.flatnonzero(mask == 0)
             rng = np.random.default_rng([seed, env.engine.state.turn])
@@ -179,7 +179,7 @@ def test_masks_and_rules_agree_while_haggling(world, purse):
 def test_reach_matches_the_parser_scope_and_the_observation(world):
     """Engine.scope and Engine.observe name what the predicates call in reach and in sight."""
     for seed in range(8):
-        for env, agent in _walk(world, 1000 + seed):
+        for env, agent in aec_walk(world, 1000 + seed):
             eng, st, spec = env.engine, env.engine.state, env.spec
             scope = eng.scope(agent)
             items = [(n.id, n.where) for n in scope.nouns if n.kind == "item"]

@@ -53,7 +53,9 @@ class Agent(Protocol):
 class TextSeat(Protocol):
     """A player seat that answers in words (an LLM, a human at a prompt, a ``str -> str``
     callable): the game parses the reply once, the same way for every seat, and a reply that
-    holds no command is a penalised invalid move."""
+    holds no command is a penalised invalid move. A seat (of any kind) that also sets the class
+    attribute ``wants_commands = True`` is handed the commands open to it now on its observation
+    (``Observation.commands``); it is optional, so it is not a member of the protocol."""
 
     uses_context: bool
     max_repairs: int  # how many times a reply with no command is asked again before it is penalised

@@ -253,6 +253,9 @@ class Observation:
     # the decision at hand, in words the actor could read for itself (None: none): the question put
     # to it, the council motion to vote on, the offer to answer; memory uses it as the context's focus
     decision: str | None = None
+    # the commands open to the actor now, as it would type them (filled for seats that ask for them:
+    # ``wants_commands = True``; ``Engine.legal_commands``)
+    commands: tuple[str, ...] = ()
 
     def name(self, ident: str | None) -> str:
         """The display name of an id in this observation (the id itself when it has none)."""
@@ -276,6 +279,8 @@ class Observation:
             d["score"], d["max_turns"] = self.score, self.max_turns
         if self.decision is not None:
             d["decision"] = self.decision
+        if self.commands:  # left out when empty, so saves, goldens and transcripts keep their shape
+            d["commands"] = list(self.commands)
         return d
 
 

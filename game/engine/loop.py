@@ -23,7 +23,8 @@ from game.core import seeds
 from game.core.errors import NotInjected
 from game.core.protocols import Agent, NegotiatorFactory, Voice, VoiceFactory
 from game.core.types import PLAYER, Action, Decision, Event, EventKind, Observation, TurnResult, Verb
-from game.engine import dialogue, observation, rules
+from game.engine import commands, dialogue, observation, rules
+from game.engine.catalogue import CatalogueIndex, build_templates
 from game.engine.perception import perceivers
 from game.engine.quests import newly_complete
 from game.engine.rules import Refusal
@@ -130,6 +131,7 @@ class Engine:
         }
         self._asks = 0
         self._voices: dict[str, Any] = {}
+        self._catalogue: CatalogueIndex | None = None  # built on first use (``catalogue``)
         # replaying a transcript: agents' recorded decisions, consumed in order instead of asking agents
         self.replay_decisions: deque[dict[str, Any]] | None = None
         self._log({"type": "start", "world": self.spec.id, "hash": world.content_hash, "seed": self.seed})
@@ -455,6 +457,18 @@ class Engine:
     def scope(self, actor: str = PLAYER) -> Any:
         """What the parser may match for this actor right now (``game.engine.observation.scope``)."""
         return observation.scope(self, actor)
+
+    @property
+    def catalogue(self) -> CatalogueIndex:
+        """The world's action catalogue and its masks (``game.engine.catalogue``), built once."""
+        if self._catalogue is None:
+            self._catalogue = CatalogueIndex(self.spec, build_templates(self.spec))
+        return self._catalogue
+
+    def legal_commands(self, actor: str = PLAYER) -> tuple[str, ...]:
+        """The command lines ``actor`` could type now, each one the parser reads and the rules do
+        not refuse as out of reach, in catalogue order (``game.engine.commands.legal_commands``)."""
+        return commands.legal_commands(self, actor)
 
     # --- persistence --------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:

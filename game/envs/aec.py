@@ -14,7 +14,8 @@ the agents their world spec names (``game.play.compose.npc_agents``), as in a no
 game.
 
 Actions are indices into a fixed, per-world *action catalogue* (see
-``game.envs.aec_actions.build_templates``, re-exported here). ``action_mask(agent)`` marks
+``game.engine.catalogue.build_templates``, the engine's, which also lists the commands a player may
+type: ``Engine.legal_commands``). ``action_mask(agent)`` marks
 the entries that are plausible now (by the rules of ``game.engine.predicates``); a masked-out
 action may still be stepped, and the engine answers it with a penalised ``invalid``
 event, never an exception.
@@ -36,29 +37,13 @@ import numpy as np
 
 from game.core import seeds
 from game.core.types import PLAYER, Action, Observation
+from game.engine.catalogue import ActionTemplate, CatalogueIndex, build_templates
 from game.engine.loop import Engine
-from game.envs.aec_actions import (
-    MAX_OFFER_OUTCOMES,
-    ActionTemplate,
-    CatalogueIndex,
-    build_templates,
-    scene_outcomes,
-    tradeable_scenes,
-)
 from game.envs.aec_encoding import GOLD_SCALE, Encoding
 from game.play.worlds import load_world
 from game.world.loader import World
 
-__all__ = [
-    "GOLD_SCALE",
-    "MAX_OFFER_OUTCOMES",
-    "ActionTemplate",
-    "ParleyAEC",
-    "build_templates",
-    "masked_actions",
-    "scene_outcomes",
-    "tradeable_scenes",
-]
+__all__ = ["GOLD_SCALE", "ParleyAEC", "masked_actions"]
 
 
 # --- the environment -----------------------------------------------------------
@@ -195,7 +180,7 @@ class ParleyAEC:
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 vector over the catalogue: 1 where the action is plausible now. WAIT is always 1.
-        The rules behind each bit are listed in ``game.envs.aec_actions.CatalogueIndex.mask``."""
+        The rules behind each bit are listed in ``game.engine.catalogue.CatalogueIndex.mask``."""
         return self._index.mask(self.engine, agent)
 
     # --- observing -------------------------------------------------------------------

@@ -8,15 +8,16 @@ come from the composition root (``game.play.compose``); this module picks no age
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any, cast
 
 from game.core.errors import InputError, ParleyError
-from game.core.phrasing import phrase
 from game.core.protocols import Agent, TextSeat, TypedSeat
 from game.core.text import clean, shown
 from game.core.types import PLAYER, Action, Decision, Event, TurnResult, Verb
+from game.engine.commands import command_text
 from game.engine.parser import HELP_TEXT, Clarify, Command, Meta, Parser
 from game.play.config import GameConfig
 from game.play.persistence import load_game, replay, save_game  # noqa: F401  (replay: the public entry point)
@@ -134,7 +135,7 @@ class Game:
         if isinstance(seat, TypedSeat):
             line = guarded(seat, seat.next_command)
             return Reply("meta", meta="quit") if line is None else self.submit(str(line))
-        inputs = self.engine.turn_inputs(PLAYER, seat.uses_context)
+        inputs = self.seat_inputs(seat, seat.uses_context)
         if isinstance(seat, TextSeat):
             decision, said = self.read_reply(seat, *inputs)
         elif isinstance(seat, Agent):
@@ -172,7 +173,7 @@ class Game:
             problem = f"{reply[:200]!r} is not a command you can use now: {why}"
             question = getattr(parsed, "question", None)
             if question and context is not None:  # the parser asked: the retry's memory focuses on its question
-                observation, context = cast("tuple[Any, Any]", self.engine.turn_inputs(PLAYER, True, question=question))
+                observation, context = cast("tuple[Any, Any]", self.seat_inputs(seat, True, question))
             if self.llm is not None and self.llm.outage is not None:
                 return Decision(Action(PLAYER, Verb.WAIT)), reply  # the endpoint is down: no penalty
         return Decision(Action(PLAYER, Verb.WAIT), fallback=shown(f"no usable command ({problem})")), reply
@@ -196,17 +197,19 @@ class Game:
         assert reply.result is not None  # a played turn always has a result
         return reply.action, reply.result
 
+    def seat_inputs(self, seat: Any, wants_context: bool, question: str | None = None) -> tuple[Any, ...]:
+        """What a seat is handed: ``Engine.turn_inputs``, and when the seat declares
+        ``wants_commands = True`` the commands open to the player now on its observation
+        (``Observation.commands``, ``Engine.legal_commands``); other seats are spared the work."""
+        inputs = self.engine.turn_inputs(PLAYER, wants_context, question=question)
+        if not getattr(seat, "wants_commands", False):
+            return inputs
+        observation = dataclasses.replace(inputs[0], commands=self.engine.legal_commands(PLAYER))
+        return (observation, *inputs[1:])
+
     def command_text(self, action: Action | None) -> str:
         """The command line that plays ``action`` now (display names; a lock by its name)."""
-        if action is None:
-            return ""
-        here = self.spec.locations[self.engine.state.where[PLAYER]]
-
-        def exit_name(direction: str) -> str:
-            lock = here.locked.get(direction)
-            return lock.name if lock is not None else direction
-
-        return phrase(action, self.engine.name, exit_name)
+        return "" if action is None else command_text(self.engine, action)
 
     def _turn(self, decision: Decision, said: str, typed: bool = False) -> Reply:
         if decision.action is not None and decision.action.actor != PLAYER:  # a seat plays the player only

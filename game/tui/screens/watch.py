@@ -19,7 +19,6 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from rich.padding import Padding
@@ -160,9 +159,9 @@ class ReplayRun:
         )
 
     def command_text(self, action: Action) -> str:
-        from game.play.session import Game  # the same phrasing a played turn shows
+        from game.engine.commands import command_text  # the same phrasing a played turn shows
 
-        return Game.command_text(SimpleNamespace(spec=self.spec, engine=self.engine), action)
+        return command_text(self.engine, action)
 
     def saved_hash(self) -> str:
         from game.engine.state import state_hash

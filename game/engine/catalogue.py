@@ -1,10 +1,12 @@
-"""The AEC environment's action catalogue and its masks.
+"""A world's action catalogue and its masks: every action an actor could take, and which are plausible now.
 
 The catalogue (``build_templates``) is a fixed list of actions per world that depends only on the
 spec; ``CatalogueIndex`` groups its entries by what decides whether each is plausible, and
-``CatalogueIndex.mask`` marks the plausible ones for an actor now. What is reachable, walkable,
-openable, affordable and askable comes from ``game.engine.predicates``, the same functions the rules
-ask, so a masked-in action is never refused for being out of reach or beyond the buyer's purse.
+``CatalogueIndex.mask`` marks the plausible ones for an actor now. The AEC environment's actions
+are its indices (``game.envs.aec``); the commands a player may type now are its masked-in entries
+written out (``game.engine.commands``). What is reachable, walkable, openable, affordable and
+askable comes from ``game.engine.predicates``, the same functions the rules ask, so a masked-in
+action is never refused for being out of reach or beyond the buyer's purse.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 
 from game.core.types import DIRECTIONS, PLAYER, Action, Verb
 from game.engine import predicates
+from game.negotiation.spec import NegotiationScene
 
 MAX_OFFER_OUTCOMES = 200  # negotiation scenes with more complete outcomes get no OFFER actions
 
@@ -52,8 +55,6 @@ class ActionTemplate:
 
 def tradeable_scenes(spec: Any) -> list[str]:
     """Negotiation scenes the player can open with ``trade``, in NPC order, once each."""
-    from game.negotiation.spec import NegotiationScene
-
     out: dict[str, None] = {}
     for npc in spec.npcs.values():
         sid = npc.trade
@@ -130,6 +131,7 @@ class CatalogueIndex:
 
     def __init__(self, spec: Any, templates: list[ActionTemplate]):
         self.spec = spec
+        self.templates = tuple(templates)
         self.size = len(templates)
         self.always: list[int] = []
         self.by_obj: dict[str, dict[str, int]] = {k: {} for k in (*_ITEM_VERBS.values(), *_NPC_VERBS.values())}
