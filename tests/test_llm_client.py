@@ -72,6 +72,7 @@ def test_round_trip_and_usage_per_agent_and_turn(serve):
         "retries": 0,
         "cache_hits": 0,
         "invalid": 0,
+        "prompt_cached": 0,
     }
     assert list(by_turn) == [1, 2] and by_turn[2].calls == 2 and by_turn[2].completion_tokens == 3
     assert (total.calls, total.prompt_tokens, total.completion_tokens, total.total_tokens) == (3, 36, 6, 42)
@@ -92,7 +93,7 @@ def test_missing_usage_is_estimated(serve):
 
 
 def test_usage_add_and_to_dict():
-    u = Usage(calls=1, prompt_tokens=2).add(Usage(calls=2, completion_tokens=3, latency_ms=1.23456))
+    u = Usage(calls=1, prompt_tokens=2).add(Usage(calls=2, completion_tokens=3, latency_ms=1.23456, prompt_cached=1))
     assert u.to_dict() == {
         "calls": 3,
         "prompt_tokens": 2,
@@ -101,6 +102,7 @@ def test_usage_add_and_to_dict():
         "retries": 0,
         "cache_hits": 0,
         "invalid": 0,
+        "prompt_cached": 1,
     }
 
 

@@ -160,3 +160,21 @@ def test_a_game_with_llm_npcs_replays_without_the_model(llm, tmp_path):
     finally:
         llm.close()  # its next request starts a fresh server
         llm._sdk_client = None
+
+
+def test_an_llm_player_plays_twenty_turns_of_harbor_with_no_unusable_command(llm):
+    from agents.llm.player import LLMPlayer
+
+    game = Game(WORLDS / "harbor", seed=0, llm=llm, llm_npcs=())
+    seat = LLMPlayer(llm)
+    commands = []
+    for _ in range(20):
+        reply = game.play_turn(seat)
+        assert reply.kind == "turn" and reply.fallback is None, reply.fallback
+        commands.append(reply.command)
+        refused = [e.text for e in reply.events if e.actor == "player" and e.kind == "invalid"]
+        assert not refused, refused  # the rules refused nothing it chose
+    assert game.engine.state.turn == 20 and game.engine.state.invalid == {}
+    used = llm.usage_by_agent()["player"]
+    assert used.calls == 20 and used.invalid == 0  # one reply a turn, each a legal command
+    assert len(set(commands)) > 1

@@ -392,8 +392,12 @@ class LLMClient:
             pt, ct = _count(usage.prompt_tokens), _count(getattr(usage, "completion_tokens", None))
         else:
             pt, ct = _estimate_tokens(_content_text(messages)), _estimate_tokens(text)
+        details = getattr(usage, "prompt_tokens_details", None)
+        reused = min(pt, _count(getattr(details, "cached_tokens", None)))
         ms = (time.perf_counter() - t0) * 1000.0
-        self._record(agent, turn, Usage(calls=1, prompt_tokens=pt, completion_tokens=ct, latency_ms=ms))
+        self._record(
+            agent, turn, Usage(calls=1, prompt_tokens=pt, completion_tokens=ct, latency_ms=ms, prompt_cached=reused)
+        )
         if key is not None:
             try:
                 self._cache.put(

@@ -112,7 +112,11 @@ class LLMConfig(BaseModel):
     max_tokens: int | None = Field(512, ge=1)
     seed: int | None = None
     cache_dir: str | None = None
-    structured: Literal["auto", "json_schema", "json_object"] = "auto"
+    structured: Literal["auto", "json_schema", "json_object", "prompt"] = Field(
+        "auto",
+        description="how replies are constrained: auto (json_schema, stepping down to what the endpoint "
+        "takes), one form, or prompt (the schema in words only: the reply reader and repairs do the rest)",
+    )
     max_repairs: int = Field(2, ge=0, le=20)
 
     @model_validator(mode="before")

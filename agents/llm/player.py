@@ -24,10 +24,25 @@ class PlayerReply(BaseModel):
     reason: str = Field("", max_length=300, description="why, in a few words")
 
 
+def command_schema(commands: tuple[str, ...]) -> dict[str, Any]:
+    """``PlayerReply``'s JSON Schema with ``command`` narrowed to ``commands`` (the ones open now):
+    a server that constrains its output to the schema can only send a command that parses."""
+    schema = PlayerReply.model_json_schema()
+    props = dict(schema["properties"])
+    props["command"] = {**props["command"], "enum": list(commands)}
+    props["reason"] = {**props["reason"], "maxLength": 80}
+    return {**schema, "properties": props, "required": ["command", "reason"]}
+
+
 class LLMPlayer:
-    """Plays the player's seat through ``client`` (an ``agents.llm.LLMClient``)."""
+    """Plays the player's seat through ``client`` (an ``agents.llm.LLMClient``).
+
+    It asks the game for the commands open now (``wants_commands``) and sends them as the enum of
+    its reply's ``command``; the prompt keeps what changes least first (the world, the quests,
+    the command list) so a server's prompt cache reuses it from turn to turn."""
 
     uses_context = True
+    wants_commands = True
 
     def __init__(self, client: Any, actor: str = "player", max_repairs: int | None = None):
         self.client, self.entity, self.help = client, actor, HELP_TEXT
@@ -41,20 +56,30 @@ class LLMPlayer:
             f"Commands you can use:\n{self.help}"
         )
 
-    def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
-        from agents.llm.errors import LLMError, LLMInvalidReply
+    def messages(self, observation: Observation, context: Any = None, problem: str | None = None) -> list[dict]:
         from agents.text_seat import render
 
-        messages = [
+        open_now = "\nCommands open now: " + "; ".join(observation.commands) + "." if observation.commands else ""
+        return [
             {"role": "system", "content": self.system_prompt(observation)},
             {
                 "role": "user",
-                "content": f"Turn {observation.turn}.\n{render(observation, context, problem)}\nYour command?",
+                "content": f"Turn {observation.turn}.\n{render(observation, context, problem)}{open_now}\nYour command?",
             },
         ]
+
+    def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
+        from agents.llm.errors import LLMError, LLMInvalidReply
+
+        schema = command_schema(observation.commands) if observation.commands else None
         try:
             reply = self.client.structured(
-                messages, PlayerReply, agent=self.entity, turn=observation.turn, max_repairs=0
+                self.messages(observation, context, problem),
+                PlayerReply,
+                agent=self.entity,
+                turn=observation.turn,
+                max_repairs=0,
+                schema=schema,
             )
         except LLMInvalidReply as e:  # not the JSON asked for: the game parses what it said, or asks again
             return e.raw

@@ -23,6 +23,7 @@ class Usage:
     retries: int = 0
     cache_hits: int = 0
     invalid: int = 0
+    prompt_cached: int = 0  # prompt tokens the server reused from its prompt cache (when it says)
 
     def add(self, other: Usage) -> Usage:
         """Add ``other`` into this one (in place); returns self."""
@@ -33,6 +34,7 @@ class Usage:
         self.retries += other.retries
         self.cache_hits += other.cache_hits
         self.invalid += other.invalid
+        self.prompt_cached += other.prompt_cached
         return self
 
     @property
