@@ -118,7 +118,12 @@ class LLMClient:
         self._where = f"{redact_url(cfg.base_url) or OPENAI_URL} (model {cfg.model!r})"
         self._params = {
             k: v
-            for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens), ("seed", cfg.seed))
+            for k, v in (
+                ("temperature", cfg.temperature),
+                ("max_tokens", cfg.max_tokens),
+                ("seed", cfg.seed),
+                ("frequency_penalty", cfg.frequency_penalty),
+            )
             if v is not None
         }
         self._mode = "json_schema" if cfg.structured == "auto" else cfg.structured

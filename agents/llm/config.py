@@ -111,6 +111,9 @@ class LLMConfig(BaseModel):
     temperature: float = Field(0.7, ge=0, le=2)
     max_tokens: int | None = Field(512, ge=1)
     seed: int | None = None
+    frequency_penalty: float | None = Field(
+        None, ge=-2, le=2, description="penalise repeated tokens (None: the server's default; local: 0.5)"
+    )
     cache_dir: str | None = None
     structured: Literal["auto", "json_schema", "json_object", "prompt"] = Field(
         "auto",
@@ -138,6 +141,7 @@ class LLMConfig(BaseModel):
             data.setdefault("model", model_name(base.strip()))
             data.setdefault("temperature", 0.0)
             data.setdefault("seed", 0)
+            data.setdefault("frequency_penalty", 0.5)  # a small model at temperature 0 loops without it
         return data
 
     @field_validator("base_url")
