@@ -275,7 +275,8 @@ def _ozra(body: dict) -> str:
 
 
 def usage_row(out: str, agent: str) -> list[str]:
-    """The fields of ``agent``'s row in the LLM usage table: agent calls prompt compl. ms retries cached invalid."""
+    """The fields of ``agent``'s row in the LLM usage table: agent calls prompt reused compl. ms retries cached
+    invalid."""
     table = out.split("LLM usage", 1)[1].splitlines()[2:]
     return next(line.split() for line in table if line.split()[:1] == [agent])
 
@@ -305,9 +306,9 @@ def test_cli_scene_with_an_llm_negotiator(serve):
     assert r.returncode == 0, r.stderr
     assert "spice_for_silk: agreement on pouches=2, bolts=2" in r.stdout
     assert re.search(r"round  9  ozra\s+accept", r.stdout)
-    assert "LLM usage (m):" in r.stdout
+    assert "LLM usage (m; replies asked as json_schema):" in r.stdout
     row = usage_row(r.stdout, "ozra")
-    assert row[1] == str(len(s.requests)) == "9" and row[6:] == ["0", "0"]  # calls; cached, invalid
+    assert row[1] == str(len(s.requests)) == "9" and row[7:] == ["0", "0"]  # calls; cached, invalid
     assert all(b["model"] == "m" and schema_name(b) == "NegotiationReply" for b in s.requests)
     assert "party 'ozra'" in system(s.requests[0])
 
@@ -572,7 +573,7 @@ def test_cli_scene_rerun_is_served_from_the_cache(serve, tmp_path):
     assert outcome(second.stdout) == outcome(first.stdout)
     assert "spice_for_silk: agreement" in second.stdout
     row = usage_row(second.stdout, "ozra")
-    assert row[1] == row[6] == "9"  # 9 calls, 9 cache hits
+    assert row[1] == row[7] == "9"  # 9 calls, 9 cache hits
 
 
 # -- an LLM in the player's seat -------------------------------------------------------------

@@ -166,15 +166,16 @@ def print_llm_usage(client, out=print) -> None:
     by_agent = client.usage_by_agent()
     if not by_agent:
         return
-    out(f"LLM usage ({client.config.model}):")
+    out(f"LLM usage ({client.config.model}; replies asked as {client.reply_format}):")
     w = max(12, *(len(a) for a in by_agent))  # memo:importance and the like
     out(
-        f"  {'agent':{w}} {'calls':>5} {'prompt':>7} {'compl.':>7} {'ms':>8} {'retries':>7} {'cached':>6} {'invalid':>7}"
+        f"  {'agent':{w}} {'calls':>5} {'prompt':>7} {'reused':>7} {'compl.':>7} {'ms':>8} {'retries':>7} "
+        f"{'cached':>6} {'invalid':>7}"
     )
     for agent, u in sorted(by_agent.items()):
         out(
-            f"  {agent:{w}} {u.calls:>5} {u.prompt_tokens:>7} {u.completion_tokens:>7} {u.latency_ms:>8.0f} "
-            f"{u.retries:>7} {u.cache_hits:>6} {u.invalid:>7}"
+            f"  {agent:{w}} {u.calls:>5} {u.prompt_tokens:>7} {u.prompt_cached:>7} {u.completion_tokens:>7} "
+            f"{u.latency_ms:>8.0f} {u.retries:>7} {u.cache_hits:>6} {u.invalid:>7}"
         )
 
 
