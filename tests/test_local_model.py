@@ -129,3 +129,26 @@ def _zombie(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+@pytest.mark.real_llm
+@pytest.mark.xdist_group("real_llm")
+def test_parley_model_serve_answers_until_ctrl_c():
+    port = local.free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "game.cli.main", "model", "serve", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        lines = [proc.stdout.readline() for _ in range(2)]
+        assert lines[0].startswith("loading ") and f"on http://127.0.0.1:{port}/v1" in lines[1], lines
+        assert local.answers(f"http://127.0.0.1:{port}/v1")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 0
+        assert not local.answers(f"http://127.0.0.1:{port}/v1", timeout=0.5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from typing import Any
@@ -50,6 +51,10 @@ def serve(
     import xllamacpp
 
     server = xllamacpp.Server(params(path, port, threads, batch_threads, ctx, parallel))
+    # llama.cpp installs its own SIGINT/SIGTERM handlers; Python's take them back, so Ctrl-C and
+    # a plain kill stop the server through the ``finally`` below
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _terminate)
     if announce is not None:
         announce(f"http://127.0.0.1:{port}/v1")
     try:
@@ -63,6 +68,10 @@ def serve(
         pass
     finally:
         del server
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
