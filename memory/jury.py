@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.core import reply_schema as rs
+
 VOTE = {"yes": 1.0, "no": 0.0, "unsure": 0.5}
 
 
@@ -35,6 +37,11 @@ SYSTEM = (
     'them, "unsure" if you cannot tell. Judge consistency only, not plausibility. Reply with one JSON '
     'object: {"verdicts": [{"id": n, "answer": "yes"|"no"|"unsure"}, ...]}, one per candidate.'
 )
+
+
+def verdicts_schema(n: int) -> dict[str, Any]:
+    """One verdict for each candidate 1..n, in order (a grammar-constrained model cannot skip one)."""
+    return rs.obj({"verdicts": rs.numbered(n, "id", {"answer": rs.one_of(list(VOTE))})})
 
 
 class LLMJury:
@@ -75,7 +82,12 @@ class LLMJury:
                 {"role": "user", "content": f"(sample {k + 1} of {self.samples})\n\n{body}"},
             ]
             reply = self.client.structured(
-                messages, JuryReply, agent="jury", validate=complete, params={"temperature": self.temperature}
+                messages,
+                JuryReply,
+                agent="jury",
+                validate=complete,
+                params={"temperature": self.temperature},
+                schema=verdicts_schema(len(items)),
             )
             for v in reply.verdicts:
                 totals[v.id - 1] += VOTE[v.answer]

@@ -45,3 +45,10 @@ def array(items: dict[str, Any], max_items: int, min_items: int = 0) -> dict[str
 def variants(*options: dict[str, Any]) -> dict[str, Any]:
     """One of several object shapes (the only one when there is one)."""
     return options[0] if len(options) == 1 else {"oneOf": list(options)}
+
+
+def numbered(n: int, key: str, rest: Mapping[str, Any]) -> dict[str, Any]:
+    """An array of exactly ``n`` objects, the i-th with ``key`` = i (1..n) and ``rest``: one answer for
+    each numbered item, in order, none skipped or repeated."""
+    items = [obj({key: {"const": i}, **rest}) for i in range(1, n + 1)]
+    return {"type": "array", "prefixItems": items, "minItems": n, "maxItems": n}

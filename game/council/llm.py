@@ -243,8 +243,7 @@ class LLMDebater:
             f"Motion: {request.motion}\nStatements to label:\n{listing}\n"
             'Reply {"labels": [{"n": 1, "label": "keep"|"mask"}, ...]}, one label per statement.'
         )
-        labels = [rs.obj({"n": {"const": i}, "label": rs.one_of(["keep", "mask"])}) for i in range(1, n + 1)]
-        schema = rs.obj({"labels": {"type": "array", "prefixItems": labels, "minItems": n, "maxItems": n}})
+        schema = rs.obj({"labels": rs.numbered(n, "n", {"label": rs.one_of(["keep", "mask"])})})
         out = self.client.structured(
             [{"role": "system", "content": LABEL_SYSTEM}, {"role": "user", "content": user}],
             LabelReply,
