@@ -1,0 +1,121 @@
+"""The JSON Schemas LLM seats send are narrowed to what is legal now: every reply a schema admits
+is one the game accepts, and what the rules refuse the schema refuses (checked with the
+``jsonschema`` validator, the way a grammar-constrained server reads them). They hold no
+hidden truth: nothing an agent could not know goes into its schema."""
+
+from __future__ import annotations
+
+import itertools
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.llm.negotiator import LLMNegotiator
+from agents.llm.npc import LLMNPC
+from agents.llm.player import command_schema
+from agents.negotiators import from_kind
+from game.core import reply_schema as rs
+from game.negotiation.session import Negotiation
+from game.negotiation.utility import utilities_for
+from game.play.worlds import load_world
+from memory.jury import verdicts_schema
+from tests.conftest import WORLDS
+
+
+def admits(schema: dict, reply: object) -> bool:
+    try:
+        jsonschema.validate(reply, schema)
+    except jsonschema.ValidationError:
+        return False
+    return True
+
+
+def test_the_player_schema_admits_exactly_the_commands_open_now():
+    schema = command_schema(("look", "go north", "take brass key"))
+    assert admits(schema, {"command": "go north", "reason": "explore"})
+    assert not admits(schema, {"command": "go south", "reason": "explore"})
+    assert not admits(schema, {"command": "look"})  # the reason is asked for too
+    assert not admits(schema, {"command": "look", "reason": "x" * 81})
+
+
+@pytest.fixture(scope="module")
+def bazaar():
+    return load_world(WORLDS / "bazaar").spec
+
+
+def negotiator(spec, scene_id="spice_for_silk", party=None):
+    scene = spec.scenes[scene_id]
+    utils = utilities_for(scene)
+    party = party or scene.parties[0].id
+    llm = LLMNegotiator(None, scene, party, utils[party], fallback=from_kind("linear", utils[party]))
+    return scene, utils, llm
+
+
+def test_the_negotiation_schema_lists_only_offers_worth_the_reservation(bazaar):
+    scene, utils, neg = negotiator(bazaar)
+    session = Negotiation(scene, utilities=utils)
+    while session.turn != neg.party:
+        session.offer(session.turn, {k: v[0] for k, v in scene.issues.items()})
+    schema = neg.move_schema(session)
+    u = utils[neg.party]
+    for values in itertools.product(*scene.issues.values()):
+        offer = dict(zip(scene.issues, values))
+        ok = admits(schema, {"action": "offer", "offer": offer, "message": ""})
+        assert ok == (u(offer) >= u.reservation), offer
+    standing_ok = u(session.standing_offer) >= u.reservation
+    assert admits(schema, {"action": "accept", "message": ""}) == standing_ok
+    assert admits(schema, {"action": "walk_away", "message": ""})
+    assert not admits(schema, {"action": "offer", "offer": None, "message": ""})
+    assert not admits(schema, {"action": "bribe", "message": ""})
+
+
+def test_the_first_move_cannot_accept_or_reject(bazaar):
+    scene = bazaar.scenes["spice_for_silk"]
+    first = Negotiation(scene, utilities=utilities_for(scene)).turn
+    _, utils, neg = negotiator(bazaar, party=first)
+    schema = neg.move_schema(Negotiation(scene, utilities=utils))  # no standing offer yet
+    assert not admits(schema, {"action": "accept", "message": ""})
+    assert not admits(schema, {"action": "reject", "message": ""})
+    assert admits(schema, {"action": "walk_away", "message": ""})
+
+
+def test_the_npc_schema_speaks_the_world_vocabulary_without_other_npcs_secrets(bazaar):
+    npc_id = next(iter(bazaar.npcs))
+    npc = LLMNPC(npc_id, bazaar, 0, client=None)
+    schema = npc.reply_schema()
+    claim = schema["properties"]["claims"]["items"]
+    subjects = set(claim["properties"]["subject"]["enum"])
+    objects = set(claim["properties"]["object"]["anyOf"][0]["enum"])
+    mine = set(bazaar.npcs[npc_id].knowledge)
+    theirs = {fid for n in bazaar.npcs.values() for fid in n.knowledge} - mine
+    public = {*bazaar.items, *bazaar.npcs, *bazaar.locations}
+    for fid in theirs:  # a fact only others know adds no word of its own to this NPC's schema
+        f = bazaar.facts[fid]
+        if f.subject not in public and all(bazaar.facts[m].subject != f.subject for m in mine):
+            assert f.subject not in subjects, fid
+        if f.object not in public and all(bazaar.facts[m].object != f.object for m in mine):
+            assert f.object not in objects, fid
+    assert "true" not in str(schema).lower()  # no truth flag anywhere
+    some = {"subject": sorted(subjects)[0], "relation": claim["properties"]["relation"]["enum"][0]}
+    topic = claim["properties"]["topic"]["enum"][0]
+    assert admits(schema, {"text": "Hello.", "claims": [{**some, "object": "twelve", "topic": topic}]})
+    assert not admits(schema, {"text": "Hello.", "claims": [{**some, "object": "x", "topic": "gossip-nobody-has"}]})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 9), st.data())
+def test_numbered_answers_are_one_per_item_in_order(n, data):
+    schema = verdicts_schema(n)
+    answers = data.draw(st.lists(st.sampled_from(["yes", "no", "unsure"]), min_size=n, max_size=n))
+    good = {"verdicts": [{"id": i + 1, "answer": a} for i, a in enumerate(answers)]}
+    assert admits(schema, good)
+    assert not admits(schema, {"verdicts": good["verdicts"][:-1]})
+    assert not admits(schema, {"verdicts": list(reversed(good["verdicts"]))}) or n == 1
+
+
+def test_variants_and_one_of():
+    assert rs.variants({"a": 1}) == {"a": 1}
+    assert rs.variants({"a": 1}, {"b": 2}) == {"oneOf": [{"a": 1}, {"b": 2}]}
+    assert admits(rs.one_of(["x"], nullable=True), None) and not admits(rs.one_of(["x"]), None)
