@@ -57,15 +57,21 @@ class LLMPlayer:
         )
 
     def messages(self, observation: Observation, context: Any = None, problem: str | None = None) -> list[dict]:
+        """The system prompt, then one user message laid out from what changes least to what changes
+        most (its memory, whose anchors lead; the room and what just happened; the commands open
+        now; the turn), so a server's prompt cache reuses as long a prefix as it can."""
         from agents.text_seat import render
 
-        open_now = "\nCommands open now: " + "; ".join(observation.commands) + "." if observation.commands else ""
+        parts = []
+        if context is not None and context.text().strip():
+            parts.append("You remember:\n" + context.text())
+        parts.append(render(observation, None, problem))
+        if observation.commands:
+            parts.append("Commands open now: " + "; ".join(observation.commands) + ".")
+        parts.append(f"Turn {observation.turn}. Your command?")
         return [
             {"role": "system", "content": self.system_prompt(observation)},
-            {
-                "role": "user",
-                "content": f"Turn {observation.turn}.\n{render(observation, context, problem)}{open_now}\nYour command?",
-            },
+            {"role": "user", "content": "\n\n".join(parts)},
         ]
 
     def respond(self, observation: Observation, context: Any = None, problem: str | None = None) -> str:
