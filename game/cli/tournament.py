@@ -33,7 +33,9 @@ def cmd_tournament(args: Namespace) -> int:
                 "parley tournament report needs the tournament's folder",
                 hint="parley tournament report tournaments/NAME",
             )
-        return _report(Path(args.dir))
+        _report(Path(args.dir))
+        _llm_usage(Path(args.dir))
+        return 0
     if args.dir:
         raise InputError(f"unexpected argument {args.dir!r}", hint="parley tournament CONFIG.toml [--out DIR]")
     from game.tournament.config import load_config
@@ -86,6 +88,8 @@ def cmd_tournament(args: Namespace) -> int:
     )
     if summary.stopped:
         print(f"stopped early: {summary.stopped}; continue with --resume after raising the limit")
+    if (summary.played or summary.skipped) and any(c.agent == "llm" for c in cfg.competitors):
+        _llm_usage(out)
     if not args.no_report and (summary.played or summary.skipped):
         _report(out)
     return 0
@@ -97,6 +101,17 @@ def _report(folder: Path) -> int:
     html, md = write_report(folder)
     print(f"report: {html}\nsummary: {md}")
     return 0
+
+
+def _llm_usage(folder: Path) -> None:
+    """Print what the LLM competitors used (calls, tokens, seconds, repairs), when any did."""
+    from game.tournament.llm_usage import render_text, usage_table
+    from game.tournament.stats import read_results
+
+    results = folder / "results.jsonl"
+    table = usage_table(read_results(results)) if results.is_file() else None
+    if table is not None:
+        print(render_text(table))
 
 
 def _duration(s: float) -> str:

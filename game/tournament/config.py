@@ -180,4 +180,8 @@ def tournament_schema() -> dict[str, Any]:
     schema = TournamentConfig.model_json_schema()
     schema["title"] = "Parley tournament"
     schema["properties"]["kind"]["enum"] = list(KINDS)
+    llm = schema["$defs"]["Competitor"]["properties"]["llm"]
+    llm["anyOf"].insert(
+        1, {"type": "string", "description": "short for {endpoint = ...}: local, local:PATH.gguf or a URL"}
+    )
     return schema

@@ -17,6 +17,7 @@ from typing import Any
 
 from game.core.errors import InputError, Problem
 from game.tournament.kind_base import MatchContext, world_scene
+from game.tournament.llm_usage import match_totals, seat_usage
 from game.tournament.model import Competitor, Match, Scenario, TournamentConfig, WorldScenario, derived_seed, endpoint
 from game.tournament.report_items import Report, ReportInput
 
@@ -102,7 +103,8 @@ class AdventureKind:
             "invalid": int(res.invalid.get("player", 0)),
             "false_leads": res.false_leads,
         }
-        cost = res.llm_tokens / 1000 * comp.llm.usd_per_1k_tokens if comp.llm else 0.0
+        if comp.agent == "llm" or res.llm_calls:  # an LLM seat's own calls, tokens, seconds, repairs and cost
+            seat.update(seat_usage(res.llm_usage, comp.llm.usd_per_1k_tokens if comp.llm else 0.0))
         return {
             "status": res.status,
             "agreement": None,
@@ -113,9 +115,7 @@ class AdventureKind:
             "pareto_distance": None,
             "nash_distance": None,
             "ks_distance": None,
-            "llm_calls": int(res.llm_calls),
-            "llm_tokens": int(res.llm_tokens),
-            "cost": round(cost, 6),
+            **match_totals([seat]),
         }
 
     def observe(self, row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, float]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from game.core.errors import InputError, Problem
 from game.tournament.kind_base import MatchContext, is_council_scene, world_scene
+from game.tournament.llm_usage import match_totals, seat_usage
 from game.tournament.model import (
     Competitor,
     GeneratedScenarios,
@@ -201,7 +202,6 @@ def play(m: Match, ctx: MatchContext) -> dict[str, Any]:
         raise client.outage
     assert met is not None
     used = _usage(client)
-    tokens = int(used.get("llm_tokens", 0))
     invalid = sum(len(d.invalid) for d in (debaters or {}).values())
     seat = {
         "role": ROLE,
@@ -220,7 +220,8 @@ def play(m: Match, ctx: MatchContext) -> dict[str, Any]:
         "tokens_per_member_round": round(met.tokens_per_member_round, 6),
         "recall": None if met.recall is None else round(met.recall, 6),
     }
-    cost = tokens / 1000 * comp.llm.usd_per_1k_tokens if comp.llm else 0.0
+    if client is not None:  # the LLM council's own calls, tokens, seconds, repairs and cost
+        seat.update(seat_usage(used["llm_usage"], comp.llm.usd_per_1k_tokens if comp.llm else 0.0))
     outcome = {
         "decision": met.decision,
         "yes_share": round(met.yes_share, 6),
@@ -237,9 +238,7 @@ def play(m: Match, ctx: MatchContext) -> dict[str, Any]:
         "pareto_distance": None,
         "nash_distance": None,
         "ks_distance": None,
-        "llm_calls": int(used.get("llm_calls", 0)),
-        "llm_tokens": tokens,
-        "cost": round(cost, 6),
+        **match_totals([seat]),
     }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from game.core.errors import InputError, Problem
 from game.tournament.kind_base import MatchContext, world_scene
+from game.tournament.llm_usage import match_totals, seat_usage
 from game.tournament.model import (
     Competitor,
     GeneratedScenarios,
@@ -160,6 +161,10 @@ class NegotiationKind:
         for party, name in m.seats.items():
             u, r = float(metrics.utility(party)), float(metrics.reservations[metrics.parties.index(party)])
             adv = (u - r) / (1 - r) if agreed and r < 1 else 0.0
+            used = {}  # an LLM seat's own calls, tokens, seconds, repairs and cost
+            if party in clients:
+                llm = ctx.comps[name].llm
+                used = seat_usage(_usage(clients[party])["llm_usage"], llm.usd_per_1k_tokens if llm else 0.0)
             seats.append(
                 {
                     "role": party,
@@ -172,16 +177,9 @@ class NegotiationKind:
                     "score": None,
                     "invalid": invalid[party],
                     "false_leads": None,
+                    **used,
                 }
             )
-        calls = tokens = 0
-        cost = 0.0
-        for party, client in clients.items():
-            used = _usage(client)
-            c, t = used.get("llm_calls", 0), used.get("llm_tokens", 0)
-            calls, tokens = calls + c, tokens + t
-            llm = ctx.comps[m.seats[party]].llm
-            cost += t / 1000 * llm.usd_per_1k_tokens if llm else 0.0
         return {
             "status": session.status,
             "agreement": agreed,
@@ -192,9 +190,7 @@ class NegotiationKind:
             "pareto_distance": round(float(metrics.distance_to_frontier), 6),
             "nash_distance": _rounded(metrics.distance_to_nash),
             "ks_distance": _rounded(metrics.distance_to_ks),
-            "llm_calls": calls,
-            "llm_tokens": tokens,
-            "cost": round(cost, 6),
+            **match_totals(seats),
         }
 
     # --- statistics and the report ------------------------------------------------------

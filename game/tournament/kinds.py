@@ -71,7 +71,8 @@ class TournamentKind(Protocol):
 
     def play(self, m: Match, ctx: MatchContext) -> dict[str, Any]:
         """Play one match: the row fields after the match's own (status, agreement, outcome, rounds,
-        seats, welfare, the distances, llm_calls, llm_tokens, cost; ``game.tournament.rows``)."""
+        seats, welfare, the distances, llm_calls, llm_tokens, llm_seconds, cost; ``game.tournament.rows``).
+        An LLM seat carries its own figures too (``game.tournament.llm_usage.seat_usage``)."""
         ...
 
     def observe(self, row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, float]:

@@ -18,14 +18,30 @@ class _Model(BaseModel):
 
 
 class LLMEndpoint(_Model):
-    """An OpenAI-compatible endpoint for an LLM competitor (the key comes from $OPENAI_API_KEY)."""
+    """An OpenAI-compatible endpoint for an LLM competitor (the key comes from $OPENAI_API_KEY). A
+    string is short for its ``endpoint``: ``llm = "local"`` is ``llm = {endpoint = "local"}``."""
 
-    endpoint: str | None = Field(None, description="base URL, e.g. http://localhost:11434/v1 (None: $OPENAI_BASE_URL)")
+    endpoint: str | None = Field(
+        None,
+        description="base URL, e.g. http://localhost:11434/v1; local: the bundled model (local:PATH.gguf: "
+        "another GGUF file), served on this machine (None: $OPENAI_BASE_URL)",
+    )
     model: str | None = Field(None, description="model name (None: $PARLEY_MODEL, else gpt-4o-mini)")
     timeout: float | None = Field(None, gt=0, le=3600, description="seconds per request")
     max_retries: int | None = Field(None, ge=0, le=50)
     cache_dir: str | None = Field(None, description="reply cache: a re-run with the same prompts makes no requests")
     usd_per_1k_tokens: float = Field(0.0, ge=0, description="price used for the spend limit and the cost column")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"endpoint": data}
+        if not isinstance(data, (dict, LLMEndpoint)):
+            raise ValueError(
+                "llm is an endpoint (local, local:PATH.gguf or a URL) or a table {endpoint = ..., model = ..., ...}"
+            )
+        return data
 
     def settings(self) -> dict[str, Any]:
         """The fields given, as ``LLMConfig`` / ``LLMSettings`` name them (unset ones come from the environment)."""
@@ -191,6 +207,8 @@ def endpoint(c: Competitor) -> dict[str, Any]:
 
     try:
         llm = LLMConfig.from_env(**(c.llm.settings() if c.llm else {}))
+    except InputError as err:
+        raise InputError(f"competitor {c.name!r}: {err.message}", hint=err.hint) from None
     except ValueError as err:
         raise InputError(f"competitor {c.name!r}: {err}") from None
     return {"base_url": llm.base_url, "model": llm.model}

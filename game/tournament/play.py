@@ -5,7 +5,8 @@
 competitors they need, as plain JSON-able data, so the same call runs in-process, in a process
 pool or on a Ray worker. A worker keeps each tournament's ``MatchContext`` between batches (the
 negotiation kind keeps its analysed scenes there). The match's kind (``game.tournament.kinds``)
-plays it; everything in a row but ``wall_time`` is determined by the match alone.
+plays it; everything in a row but ``wall_time`` and ``llm_seconds`` (time spent waiting for an
+LLM) is determined by the match alone.
 """
 
 from __future__ import annotations

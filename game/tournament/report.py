@@ -13,6 +13,7 @@ from typing import Any
 from game.core.errors import InputError
 from game.core.files import write_atomic
 from game.tournament.kinds import KINDS
+from game.tournament.llm_usage import usage_table
 from game.tournament.report_items import Figure, Report, ReportInput, Table, fmt_estimate, fmt_number, fmt_p
 from game.tournament.summary import TournamentSummary
 
@@ -135,9 +136,9 @@ def _metrics_table(s: TournamentSummary) -> Table:
         "Per-competitor metrics",
         ["competitor"] + [lab for _, lab in present],
         [[c] + [fmt_estimate(s.metrics[c].get(k)) for k, _ in present] for c in s.competitors],
-        "Means over each competitor's matches with bootstrap 95% CIs. LLM calls, tokens "
-        "and cost are per match (both seats of a negotiation) unless the runner records "
-        "them per seat.",
+        "Means over each competitor's matches with bootstrap 95% CIs. LLM calls, tokens, "
+        "seconds and cost are per match and the competitor's own (blank for a rule-based one); "
+        "in results written before seats carried their own, a negotiation's count both seats.",
     )
 
 
@@ -244,7 +245,8 @@ def build_report(
     title, facts = _title_and_facts(s, config)
     rep = Report(title, facts, notes=list(s.notes))
     rep.sections.append(("Ranking", [_ranking_table(s)]))
-    rep.sections.append(("Metrics", [_metrics_table(s)]))
+    llm = usage_table(rows)
+    rep.sections.append(("Metrics", [_metrics_table(s)] + ([llm] if llm is not None else [])))
     rep.sections.append(("Pairwise", [_pairwise_table(s)]))
     plotting = _can_plot(rep, plots)
     figure = _figure_maker(rep, plotting)

@@ -40,6 +40,8 @@ _ROW_FIELDS: dict[str, tuple[str, bool]] = {
     "cost": (_NUM, True),
     "wall_time": (_NUM, True),
 }
+# top-level fields rows written before them lack
+_ROW_OPTIONAL: dict[str, str] = {"llm_seconds": _NUM}
 _SEAT_REQUIRED: dict[str, str] = {"role": _STR, "competitor": _STR, "points": _NUM}
 _SEAT_OPTIONAL: dict[str, str] = {
     "utility": _NUM,
@@ -51,6 +53,10 @@ _SEAT_OPTIONAL: dict[str, str] = {
     "false_leads": _NUM,
     "llm_calls": _NUM,
     "llm_tokens": _NUM,
+    "llm_prompt_tokens": _NUM,
+    "llm_completion_tokens": _NUM,
+    "llm_seconds": _NUM,
+    "llm_repairs": _NUM,
     "cost": _NUM,
     # debate: the decision right (null: the task has no known right one) and the debate's metrics
     "correct": _BOOL,
@@ -112,13 +118,17 @@ def validate_row(row: Any, *, where: str | None = None, index: int | None = None
             raise InputError(
                 f"{loc}: field {name!r} must be a{'n' if kind[0] in 'aeio' else ''} {kind}{null}, got {_short(value)}"
             )
+    for name, kind in _ROW_OPTIONAL.items():
+        value = row.get(name)
+        if value is not None and not _type_ok(value, kind):
+            raise InputError(f"{loc}: field {name!r} must be a {kind} or null, got {_short(value)}")
     if row["kind"] not in KINDS:
         raise InputError(
             f"{loc}: field 'kind' is {_short(row['kind'])}, not one of {', '.join(KINDS)}",
             hint=did_you_mean(row["kind"], KINDS),
         )
-    for name in ("rep", "rounds", "llm_calls", "llm_tokens"):
-        if row[name] is not None and row[name] < 0:
+    for name in ("rep", "rounds", "llm_calls", "llm_tokens", "llm_seconds"):
+        if row.get(name) is not None and row[name] < 0:
             raise InputError(f"{loc}: field {name!r} must not be negative, got {row[name]!r}")
     if not row["seats"]:
         raise InputError(f"{loc}: field 'seats' is empty", hint="every match has at least one seat")

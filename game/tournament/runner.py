@@ -3,10 +3,15 @@
 Backends: ``local`` (this process), ``processes`` (a process pool) and ``ray`` (a local Ray cluster,
 or the one ``ray_address`` names; ``pip install 'parley[ray]'``). Each runs
 ``game.tournament.play.run_batch`` on the same payloads, so all three give the same rows (apart
-from ``wall_time``); only the order of lines in ``results.jsonl`` depends on which batch finished
-first. A kind's quick matches (``TournamentKind.quick_matches``: rule-based negotiations, scripted
+from ``wall_time`` and an LLM's ``llm_seconds``); only the order of lines in ``results.jsonl``
+depends on which batch finished first. A kind's quick matches (``TournamentKind.quick_matches``: rule-based negotiations, scripted
 debates) go many to a batch; LLM matches and slow kinds' (adventure, council) one at a time, so the
 token and spend limits stop the run promptly.
+
+LLM competitors on the bundled local model (``llm = "local"``: ``agents.llm.local``) share one
+model server per run: ``run`` starts it here before the backend starts its workers and hands them
+its URL (``PARLEY_LOCAL_LLM``), so every worker talks to that server instead of starting its own.
+It stops when this process exits, or at once when the run is interrupted.
 
 ``--resume`` skips every match whose row is in the file: a tournament killed at any instant and
 resumed ends with the same rows as one that ran through, and never plays a finished match twice.
@@ -25,7 +30,7 @@ from typing import Any
 from game.core.errors import InputError
 from game.tournament.kinds import kind_for
 from game.tournament.matches import expand, resolve_scenarios
-from game.tournament.model import Match, TournamentConfig, digest
+from game.tournament.model import Match, TournamentConfig, digest, endpoint
 from game.tournament.results import CONFIG, RESULTS, SCENARIOS, ResultsWriter, finished_ids, write_json
 
 BACKENDS = ("local", "processes", "ray")
@@ -69,6 +74,29 @@ def _uses_llm(cfg: TournamentConfig) -> bool:
     return any(c.agent == "llm" for c in cfg.competitors)
 
 
+def local_models(p: Plan) -> list[str]:
+    """The local model specs (``local``, ``local:PATH.gguf``) the LLM competitors of the unfinished
+    matches use, as their match ids record them."""
+    from agents.llm.local import is_local_spec
+
+    seated = {name for m in p.todo for name in m.seats.values()}
+    specs = {endpoint(c)["base_url"] for c in p.config.competitors if c.agent == "llm" and c.name in seated}
+    return sorted(s for s in specs if is_local_spec(s))
+
+
+def share_local_models(p: Plan) -> dict[str, str]:
+    """Start (or reuse) the server of each local model the run needs, in this process, before any
+    worker starts; returns the environment the workers need to reuse them (``PARLEY_LOCAL_LLM``)."""
+    specs = local_models(p)
+    if not specs:
+        return {}
+    from agents.llm.local import ENV, shared_url
+
+    for spec in specs:
+        shared_url(spec)
+    return {ENV: os.environ[ENV]}
+
+
 def batches(p: Plan, workers: int, size: int | None = None) -> list[dict[str, Any]]:
     """Payloads for ``run_batch``: many matches each when the kind's are quick (``quick_matches``:
     rule-based negotiations, scripted debates) and no competitor is an LLM, else one each."""
@@ -106,7 +134,7 @@ def _local(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool
 
 
 def _processes(
-    payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], **_: Any
+    payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], env: dict[str, str] | None = None, **_: Any
 ) -> Iterator[list[dict]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -114,14 +142,15 @@ def _processes(
     from game.tournament.play import run_batch
 
     # workers fork from a clean server process that has imported the player once: quick to start, and
-    # never a fork of this process, which runs threads (the progress display, BLAS)
+    # never a fork of this process, which runs threads (the progress display, BLAS); that server keeps
+    # the environment it started with, so the workers are given what changed since (``env``)
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(
         ["game.tournament.play", "agents.negotiators", "game.negotiation.metrics", "game.negotiation.runner"]
     )
     queue = list(reversed(payloads))
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_watch_parent, initargs=(os.getpid(),)
+        max_workers=workers, mp_context=ctx, initializer=_start_worker, initargs=(os.getpid(), env or {})
     ) as pool:
         running: set = set()
         try:
@@ -136,6 +165,13 @@ def _processes(
         finally:
             for f in running:
                 f.cancel()
+
+
+def _start_worker(pid: int, env: dict[str, str]) -> None:
+    """A pool worker's start: the tournament's environment (the local model's server), and a watch
+    on the tournament process."""
+    os.environ.update(env)
+    _watch_parent(pid)
 
 
 def _watch_parent(pid: int) -> None:
@@ -157,7 +193,12 @@ def _watch_parent(pid: int) -> None:
 
 
 def _ray(
-    payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], address: str | None = None, **_: Any
+    payloads: list[dict[str, Any]],
+    workers: int,
+    stop: Callable[[], bool],
+    address: str | None = None,
+    env: dict[str, str] | None = None,
+    **_: Any,
 ) -> Iterator[list[dict]]:
     from game.core.extras import require
 
@@ -169,6 +210,8 @@ def _ray(
     started = not ray.is_initialized()
     if started:
         kw: dict[str, Any] = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
+        if env:  # the local model's server (a worker on another machine starts its own)
+            kw["runtime_env"] = {"env_vars": env}
         ray.init(ignore_reinit_error=True, log_to_driver=False, logging_level="error", **kw)
     remote = ray.remote(run_batch)
     queue = list(reversed(payloads))
@@ -279,15 +322,23 @@ def run(
         return bool(stopped)
 
     played = 0
-    with ResultsWriter(out / RESULTS) as writer:
-        for rows in _BACKENDS[backend](payloads, workers, stop, address=ray_address):
-            writer.write(rows)
-            played += len(rows)
-            for r in rows:
-                spent["tokens"] += int(r.get("llm_tokens") or 0)
-                spent["cost"] += float(r.get("cost") or 0.0)
-            if on_rows is not None:
-                on_rows(rows)
+    env = share_local_models(p) if payloads else {}
+    try:
+        with ResultsWriter(out / RESULTS) as writer:
+            for rows in _BACKENDS[backend](payloads, workers, stop, address=ray_address, env=env):
+                writer.write(rows)
+                played += len(rows)
+                for r in rows:
+                    spent["tokens"] += int(r.get("llm_tokens") or 0)
+                    spent["cost"] += float(r.get("cost") or 0.0)
+                if on_rows is not None:
+                    on_rows(rows)
+    except KeyboardInterrupt:
+        if env:  # an interrupted run leaves no model server behind, even in a process that lives on
+            from agents.llm.local import stop_shared
+
+            stop_shared()
+        raise
     return RunSummary(
         total=len(p.matches),
         skipped=skipped,

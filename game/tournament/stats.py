@@ -33,6 +33,7 @@ from typing import Any
 from game.core import seeds
 from game.core.errors import InputError
 from game.tournament.kinds import kind_for
+from game.tournament.llm_usage import competitor_figures
 from game.tournament.rows import KINDS, ResultRows, read_results, validate_row, validate_rows
 from game.tournament.summary import ALPHA, Estimate, Pairwise, RankEntry, TournamentSummary
 
@@ -74,6 +75,7 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("tokens_per_member_round", "tokens / member-round"),
     ("llm_calls", "LLM calls"),
     ("llm_tokens", "LLM tokens"),
+    ("llm_seconds", "LLM seconds"),
     ("cost", "cost"),
     ("wall_time", "wall time (s)"),
 )
@@ -139,9 +141,7 @@ def observations(row: dict) -> dict[str, dict[str, float]]:
         obs["accuracy"] = _mean([float(s["correct"]) for s in seats if s.get("correct") is not None])
         for key in ("welfare", "pareto_distance", "nash_distance", "ks_distance", "rounds", "wall_time"):
             obs[key] = None if row[key] is None else float(row[key])
-        for key in ("llm_calls", "llm_tokens", "cost"):
-            own = _seat_values(seats, key)  # per-seat figures when the runner records them
-            obs[key] = sum(own) if own else (None if row[key] is None else float(row[key]))
+        obs.update(competitor_figures(row, seats))  # an LLM seat's own; blank for a rule-based one
         obs.update(kind.observe(row, seats))
         out[comp] = {k: v for k, v in obs.items() if v is not None}
     return out
