@@ -55,9 +55,9 @@ def serve(
     # a plain kill stop the server through the ``finally`` below
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _terminate)
-    if announce is not None:
-        announce(f"http://127.0.0.1:{port}/v1")
-    try:
+    try:  # from here on a Ctrl-C, even one right after the announcement, stops the server cleanly
+        if announce is not None:
+            announce(f"http://127.0.0.1:{port}/v1")
         if watch_stdin:
             while sys.stdin.buffer.read(4096):  # returns b"" when the parent closes the pipe or dies
                 pass
