@@ -77,9 +77,9 @@ class Lessons(BaseModel):
 
 
 # the schemas sent: lengths and ranges a grammar-constrained model cannot overrun
-SUMMARY_SCHEMA = rs.obj({"summary": {**rs.text(MAX_SUMMARY * 2 // 3), "minLength": 1}})
+SUMMARY_SCHEMA = rs.obj({"summary": rs.text(MAX_SUMMARY * 2 // 3)})
 RATING_SCHEMA = rs.obj({"importance": rs.number(0.0, 1.0)})
-LESSONS_SCHEMA = rs.obj({"lessons": rs.array({**rs.text(160), "minLength": 1}, MAX_LESSONS)})
+LESSONS_SCHEMA = rs.obj({"lessons": rs.array(rs.text(160), MAX_LESSONS)})
 
 
 def one_line(text: str) -> str:

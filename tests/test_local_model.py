@@ -147,7 +147,7 @@ def test_parley_model_serve_answers_until_ctrl_c():
         assert lines[0].startswith("loading ") and f"on http://127.0.0.1:{port}/v1" in lines[1], lines
         assert local.answers(f"http://127.0.0.1:{port}/v1")
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=15) == 0
+        assert proc.wait(timeout=60) == 0
         assert not local.answers(f"http://127.0.0.1:{port}/v1", timeout=0.5)
     finally:
         if proc.poll() is None:

@@ -119,3 +119,77 @@ def test_variants_and_one_of():
     assert rs.variants({"a": 1}) == {"a": 1}
     assert rs.variants({"a": 1}, {"b": 2}) == {"oneOf": [{"a": 1}, {"b": 2}]}
     assert admits(rs.one_of(["x"], nullable=True), None) and not admits(rs.one_of(["x"]), None)
+
+
+def smallest(schema: dict, pick: int = 0):
+    """The smallest reply ``schema`` admits (strings at their least length, arrays at their fewest
+    items, the ``pick``-th option of each choice): what a model in a hurry would write."""
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][pick % len(schema["enum"])]
+    for key in ("oneOf", "anyOf"):
+        if key in schema:
+            return smallest(schema[key][pick % len(schema[key])], pick)
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: smallest(v, pick) for k, v in schema["properties"].items()}
+    if kind == "array":
+        items = schema.get("prefixItems") or [schema["items"]] * max(schema.get("minItems", 0), 1)
+        return [smallest(s, pick) for s in items]
+    if kind == "string":
+        return "x" * schema.get("minLength", 0)
+    if kind == "number":
+        return schema.get("minimum", 0.0)
+    if kind == "boolean":
+        return False
+    raise AssertionError(f"no smallest value for {schema}")
+
+
+def narrowed_schemas(bazaar):
+    """(reply model, narrowed schema) for every LLM seat, on the bazaar world."""
+    from agents.llm.player import PlayerReply
+    from agents.llm.prompts import NegotiationReply, NpcReply
+    from agents.memo_llm import LESSONS_SCHEMA, RATING_SCHEMA, SUMMARY_SCHEMA, Lessons, Rating, Summary
+    from game.council.llm import DebateReply, LabelReply, LLMDebater
+    from memory.extract_llm import LLMExtractor, ReadClaims
+    from memory.jury import JuryReply
+    from memory.lexicon import Lexicon
+
+    scene, utils, neg = negotiator(bazaar)
+    session = Negotiation(scene, utilities=utils)
+    while session.turn != neg.party:
+        session.offer(session.turn, {k: v[-1] for k, v in scene.issues.items()})
+    npc = LLMNPC(next(iter(bazaar.npcs)), bazaar, 0, client=None)
+    out = [
+        (PlayerReply, command_schema(("look", "go north"))),
+        (NegotiationReply, neg.move_schema(session)),
+        (NpcReply, npc.reply_schema()),
+        (Summary, SUMMARY_SCHEMA),
+        (Rating, RATING_SCHEMA),
+        (Lessons, LESSONS_SCHEMA),
+        (ReadClaims, LLMExtractor(None, Lexicon.from_spec(bazaar)).reply_schema()),
+        (JuryReply, verdicts_schema(3)),
+    ]
+    labels = rs.obj({"labels": rs.numbered(2, "n", {"label": rs.one_of(["keep", "mask"])})})
+    out.append((LabelReply, labels))
+    from game.council.context import MaskingConfig
+    from game.council.session import CouncilSession
+    from game.council.tasks import hidden_profile_task
+    from game.play.debates import view_for
+    from memory.debate_masking import Masker
+    from memory.embedder import get_embedder
+
+    task = hidden_profile_task(0)
+    council = CouncilSession(task)
+    view = view_for(council, task.members[0].id, Masker(MaskingConfig(), get_embedder("hash")))
+    out.append((DebateReply, LLMDebater.reply_schema(view)))
+    return out
+
+
+@pytest.mark.parametrize("pick", [0, 1, 2])
+def test_the_smallest_reply_each_schema_admits_is_a_valid_reply(bazaar, pick):
+    for model, schema in narrowed_schemas(bazaar):
+        reply = smallest(schema, pick)
+        assert admits(schema, reply), (model.__name__, reply)
+        model.model_validate(reply)  # a reply the server may write is one the agent accepts

@@ -210,16 +210,22 @@ def shared_url(spec: str = PREFIX) -> str:
     with _lock:
         server = _servers.get(path)
         if server is not None and server.running:
-            return server.url
+            return _export(path, server.url)  # named again, should the environment have lost it
         shared = inherited()
         if path in shared and answers(shared[path]):
             return shared[path]
         server = LocalServer(path).start()
         _servers[path] = server
-        shared[path] = server.url
-        os.environ[ENV] = "\n".join(f"{url} {p}" for p, url in shared.items())
         atexit.register(server.stop)
-        return server.url
+        return _export(path, server.url)
+
+
+def _export(path: Path, url: str) -> str:
+    """Name ``url`` as the server of ``path`` in ``PARLEY_LOCAL_LLM`` (for child processes); returns it."""
+    shared = inherited()
+    shared[path] = url
+    os.environ[ENV] = "\n".join(f"{u} {p}" for p, u in shared.items())
+    return url
 
 
 def inherited() -> dict[Path, str]:

@@ -102,7 +102,7 @@ class LLMNegotiator:
         standing = session.standing_offer
         if "accept" in legal and (standing is None or self.utility(standing) < self.utility.reservation):
             legal.remove("accept")
-        message = rs.text(80)
+        message = rs.text(80, min_length=0)
         options: list[dict[str, Any]] = []
         listed = self.acceptable_offers() if "offer" in legal else None
         if "offer" in legal and listed != []:

@@ -29,9 +29,10 @@ def one_of(values: Iterable[Any], nullable: bool = False) -> dict[str, Any]:
     return {"enum": [*listed, None] if nullable else listed}
 
 
-def text(max_length: int) -> dict[str, Any]:
-    """A string of at most ``max_length`` characters."""
-    return {"type": "string", "maxLength": max_length}
+def text(max_length: int, min_length: int = 1) -> dict[str, Any]:
+    """A string of ``min_length`` to ``max_length`` characters (not empty unless ``min_length=0``:
+    a required field the model leaves empty fails the reply's model and costs a repair)."""
+    return {"type": "string", "minLength": min_length, "maxLength": max_length}
 
 
 def number(low: float, high: float) -> dict[str, Any]:
