@@ -150,9 +150,31 @@ def goals(g: dict[str, dict[str, Any]], markdown: bool = False) -> Table:
     return t
 
 
+def player_games(games: list[dict[str, Any]], markdown: bool = False) -> Table:
+    """Part 1's games (memory off), by world and mode: means over the games."""
+    cols = ("world", "mode", "games", "turns", "score", "quests done", "rooms", "look/examine share")
+    t = _table("Player games of the seats part, memory off (means over games)", cols, markdown, left=2)
+    for world, mode in dict.fromkeys((g["world"], g["mode"]) for g in games):
+        gs = [g for g in games if (g["world"], g["mode"]) == (world, mode)]
+        n = len(gs)
+        t.add_row(
+            world,
+            mode,
+            str(n),
+            str(sum(g["turns"] for g in gs)),
+            f"{sum(g['score'] for g in gs) / n:.1f}",
+            str(sum(g["quests"] for g in gs)),
+            f"{sum(g['rooms'] for g in gs) / n:.1f}",
+            f"{sum(g['looping'] for g in gs) / n:.2f}",
+        )
+    return t
+
+
 def show(console: Any, results: dict[str, Any], markdown: bool = False) -> None:
     """Every table of a run's results (as saved in the JSON file)."""
     console.print(seats(results["seats"], markdown))
+    if results.get("player_games"):
+        console.print(player_games(results["player_games"], markdown))
     neg = results.get("negotiation")
     if neg:
         for t in negotiation(neg["summary"], neg["tuning"], markdown):
