@@ -193,3 +193,10 @@ def test_the_smallest_reply_each_schema_admits_is_a_valid_reply(bazaar, pick):
         reply = smallest(schema, pick)
         assert admits(schema, reply), (model.__name__, reply)
         model.model_validate(reply)  # a reply the server may write is one the agent accepts
+
+
+def test_numbers_in_range_are_an_enum_a_grammar_cannot_overrun():
+    schema = rs.number(0.0, 1.0)
+    assert "enum" in schema and "minimum" not in schema  # llama.cpp's grammar ignores minimum/maximum
+    assert admits(schema, 0.0) and admits(schema, 0.35) and admits(schema, 1.0)
+    assert not admits(schema, 1.6) and not admits(schema, -0.05)

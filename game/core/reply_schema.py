@@ -35,8 +35,11 @@ def text(max_length: int, min_length: int = 1) -> dict[str, Any]:
     return {"type": "string", "minLength": min_length, "maxLength": max_length}
 
 
-def number(low: float, high: float) -> dict[str, Any]:
-    return {"type": "number", "minimum": low, "maximum": high}
+def number(low: float, high: float, step: float = 0.05) -> dict[str, Any]:
+    """A number from ``low`` to ``high`` in steps of ``step``, as an enum: grammar-constrained servers
+    (llama.cpp's included) ignore ``minimum`` and ``maximum`` on numbers, but not an enum."""
+    n = round((high - low) / step)
+    return {"enum": [round(low + i * step, 6) for i in range(n + 1)]}
 
 
 def array(items: dict[str, Any], max_items: int, min_items: int = 0) -> dict[str, Any]:
