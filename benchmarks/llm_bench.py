@@ -15,9 +15,15 @@ a world would start with the same moves, so seeds would not be independent sampl
    (no usable command, refused by the rules, fell back to the scripted voice or the rule-based
    move), repairs asked, calls, tokens, wall seconds, the share of prompt tokens the server reused,
    the reply format used. The ``prompt`` arm is smaller (it costs up to three long replies a move).
+   Beside the LLM's player games, on the same worlds, seeds and turns, two players that need no
+   model (``--baselines``): a uniform pick from the very command list the LLM's reply is narrowed
+   to (``random``, ``--baseline-reps`` games a seed) and the heuristic ``autopilot``; the LLM minus
+   each, paired by seed. "0 unusable" is what the enum gives any sampler; these say what is useful.
 2. Negotiation: the LLM negotiator against rule-based opponents on generated scenes
    (``--negotiation-seeds``, one scene each, deadline ``--deadline``), both openers; beside it, in
-   the same cells, the rule-based kind with the best mean own utility on ``--tune-seeds``.
+   the same cells, the rule-based kind with the best mean own utility on ``--tune-seeds``, and a
+   floor (``--floor``, the ``random`` kind). Differences are paired by cell, and also with the
+   scene resampled (a scene's cells share its issues and utilities).
 3. Adventure: the LLM player with its memory section at most ``--budget`` tokens: MEMO against the
    full history (cut from the oldest end) and a recency window (the context benchmark's
    baselines), on ``--adventure-seeds``; the memory-off games of part 1 on the same seeds are shown
@@ -38,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.lib.cli import seed_list, write_json
-from benchmarks.llm import adventure, negotiation, report, seats, tables
+from benchmarks.llm import adventure, baselines, negotiation, report, seats, tables
 from benchmarks.llm.common import MODES, Endpoint
 
 HERE = Path(__file__).resolve().parent
@@ -80,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     a("--seeds", default="100-106", help="held-out seeds of the player games, memory off (default 100-106)")
     a("--worlds", nargs="+", default=["harbor", "bazaar"], help="worlds of the player games")
     a("--turns", type=int, default=None, help="turns per game (default 20; --quick 3)")
+    a("--baselines", nargs="*", default=list(baselines.PLAYERS), choices=baselines.PLAYERS, help="no-model players")
+    a("--baseline-reps", type=int, default=5, help="games a seed of the random player (default 5)")
+    a("--floor", default="random", help="a rule-based kind also played in the held-out cells ('none': none)")
     a("--npc-replies", type=int, default=16, help="NPC replies in structured mode (default 16)")
     a("--debate-seeds", default="100-103", help="one hidden-profile debate per seed (default 100-103)")
     a("--debate-rounds", type=int, default=2, help="rounds of two speakers per debate (default 2)")
@@ -162,6 +171,8 @@ def seats_part(args: argparse.Namespace, ep: Endpoint, run: Run) -> list[dict[st
             for party in negotiation.OPENERS:
                 rows, _ = negotiation.llm_cell(ep, mode, seed, args.deadline, opp, party, args.prompt_moves)
                 run.add(rows, f"negotiator prompt {party}")
+    if "auto" in args.modes:  # the same worlds, seeds and turns without a model: the floor and the heuristic
+        games += baselines.player_games(args.baselines, args.worlds, seeds, args.turns, args.baseline_reps)
     return games
 
 
@@ -175,6 +186,8 @@ def negotiation_part(args: argparse.Namespace, ep: Endpoint, run: Run) -> dict[s
                 rows, out = negotiation.llm_cell(ep, "auto", seed, args.deadline, opp, party, advance=run.advance)
                 run.add(rows, f"negotiation seed {seed} vs {opp} as {party}")
                 outcomes += [out, negotiation.rule_cell(best, seed, args.deadline, opp, party)]
+                if args.floor not in ("none", best):
+                    outcomes.append(negotiation.rule_cell(args.floor, seed, args.deadline, opp, party))
     return {"tuning": means, "baseline": best, "outcomes": outcomes}
 
 
@@ -247,6 +260,7 @@ def summarise(args: argparse.Namespace, run: Run, load: float, player_games, neg
     """The summaries of every part (the adventure table also shows part 1's memory-off games on the
     adventure worlds and seeds, when they were played as long)."""
     results: dict[str, Any] = {"seats": report.seats_table(run.rows), "player_games": player_games}
+    results["baselines"] = report.baseline_comparison(player_games, args.boot)
     if neg is not None:
         neg["summary"] = report.negotiation_summary(neg["outcomes"], neg["baseline"], args.boot, run.rows)
         results["negotiation"] = neg

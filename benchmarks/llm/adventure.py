@@ -154,18 +154,22 @@ def play_game(
             )
             if advance is not None:
                 advance()
-        st = game.engine.state
-        summary = {
-            **meta,
-            "turns": len(rows),
-            "score": st.score,
-            "quests": len(st.quests_done),
-            "rooms": len(rooms),
-            "unusable": sum(r["unusable"] for r in rows),
-            "off_list": sum(r["off_list"] for r in rows),
-            "looping": sum(r["command"].split(" ", 1)[0] in LOOPING for r in rows) / max(1, len(rows)),
-            "won": bool(st.won),
-        }
-        return rows, summary
+        return rows, summarise_game(game, rows, rooms, meta)
     finally:
         client.close()
+
+
+def summarise_game(game: Any, rows: list[dict[str, Any]], rooms: set[str], meta: dict[str, Any]) -> dict[str, Any]:
+    """A game's summary from its rows (a ``command``, ``unusable`` and ``off_list`` each)."""
+    st = game.engine.state
+    return {
+        **meta,
+        "turns": len(rows),
+        "score": st.score,
+        "quests": len(st.quests_done),
+        "rooms": len(rooms),
+        "unusable": sum(r["unusable"] for r in rows),
+        "off_list": sum(r["off_list"] for r in rows),
+        "looping": sum(r["command"].split(" ", 1)[0] in LOOPING for r in rows) / max(1, len(rows)),
+        "won": bool(st.won),
+    }

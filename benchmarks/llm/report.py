@@ -68,7 +68,9 @@ def negotiation_summary(outcomes: list[dict[str, Any]], baseline: str, boot: int
         "repeated": repeats,
         "utility_vs_best": mean_ci([r["offer_utility"] / r["best_offer_utility"] for r in offers], n_resamples=boot),
     }
-    for who in ("LLM", baseline):
+    seats = list(dict.fromkeys(("LLM", baseline, *(o["who"] for o in outcomes))))
+    out["seats"] = seats
+    for who in seats:
         mine = [o for o in closed if o["who"] == who]
         k = sum(o["agreement"] for o in mine)
         out[who] = {
@@ -87,8 +89,59 @@ def negotiation_summary(outcomes: list[dict[str, Any]], baseline: str, boot: int
         a, b = [llm[c][metric] for c in cells], [base[c][metric] for c in cells]
         out[f"{metric}_difference"] = paired_ci(a, b, n_resamples=boot) if cells else (float("nan"),) * 3
     out["paired_cells"] = len(cells)
+    out["utility_difference_by_scene"] = _by_scene(llm, base, cells, boot)
+    out["against"] = {}
+    for who in seats[2:]:  # the floors (a random negotiator): LLM minus each, paired by cell
+        other = {key(o): o for o in closed if o["who"] == who}
+        both = sorted(set(llm) & set(other))
+        a, b = [llm[c]["utility"] for c in both], [other[c]["utility"] for c in both]
+        out["against"][who] = {
+            "cells": len(both),
+            "utility": paired_ci(a, b, n_resamples=boot) if both else (float("nan"),) * 3,
+            "by_scene": _by_scene(llm, other, both, boot),
+        }
     out["by_opponent"] = _split(llm, base, cells, lambda c: c[1])
     out["by_opener"] = _split(llm, base, cells, lambda c: "LLM opens" if c[2] == "a" else "opponent opens")
+    return out
+
+
+def _by_scene(llm: dict, base: dict, cells: list, boot: int) -> tuple[float, float, float]:
+    """The paired utility difference with the scene as the resampled unit: the cells of one scene
+    (its opponents and openers) share its issues and utilities, so they are not independent draws."""
+    scenes = sorted({c[0] for c in cells})
+    if not scenes:
+        return (float("nan"),) * 3
+    a = [float(np.mean([llm[c]["utility"] for c in cells if c[0] == s])) for s in scenes]
+    b = [float(np.mean([base[c]["utility"] for c in cells if c[0] == s])) for s in scenes]
+    return paired_ci(a, b, n_resamples=boot)
+
+
+def baseline_comparison(games: list[dict[str, Any]], boot: int) -> dict[str, dict[str, Any]]:
+    """The LLM player's structured memory-off games minus each no-model baseline's, paired by world
+    and seed (a baseline's value at a seed: the mean of its games there); {"world | kind": ...}."""
+    llm = {(g["world"], g["seed"]): g for g in games if g["mode"] == "auto" and g["arm"] == NONE}
+    out: dict[str, dict[str, Any]] = {}
+    for kind in dict.fromkeys(g["mode"] for g in games if g["mode"] not in ("auto", "prompt")):
+        for world in dict.fromkeys(w for w, _ in llm):
+            base: dict[int, list[dict[str, Any]]] = defaultdict(list)
+            for g in games:
+                if g["mode"] == kind and g["world"] == world:
+                    base[g["seed"]].append(g)
+            seeds = sorted(s for w, s in llm if w == world and s in base)
+            out[f"{world} | {kind}"] = {
+                "seeds": len(seeds),
+                "games": sum(len(base[s]) for s in seeds),
+                **{
+                    m: paired_ci(
+                        [llm[(world, s)][m] for s in seeds],
+                        [float(np.mean([g[m] for g in base[s]])) for s in seeds],
+                        n_resamples=boot,
+                    )
+                    for m in ("score", "quests", "rooms", "looping")
+                },
+                "unusable": sum(g["unusable"] for s in seeds for g in base[s]),
+                "turns": sum(g["turns"] for s in seeds for g in base[s]),
+            }
     return out
 
 

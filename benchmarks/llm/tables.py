@@ -61,7 +61,7 @@ def negotiation(summary: dict[str, Any], tuning: dict[str, float], markdown: boo
     t = _table(
         f"Negotiation, held-out cells: the LLM and {base} (picked on the tuning seeds) in the same seat", cols, markdown
     )
-    for who in ("LLM", base):
+    for who in summary.get("seats", ("LLM", base)):
         s = summary[who]
         t.add_row(
             who,
@@ -79,6 +79,12 @@ def negotiation(summary: dict[str, Any], tuning: dict[str, float], markdown: boo
         _ci(summary["frontier_distance_difference"], "{:+.3f}"),
         "",
     )
+    if "utility_difference_by_scene" in summary:
+        scenes = _ci(summary["utility_difference_by_scene"], "{:+.3f}")
+        t.add_row(f"LLM − {base} (paired, scenes resampled)", "", "", scenes, "", "")
+    for who, s in summary.get("against", {}).items():
+        t.add_row(f"LLM − {who} (paired)", str(s["cells"]), "", _ci(s["utility"], "{:+.3f}"), "", "")
+        t.add_row(f"LLM − {who} (paired, scenes resampled)", "", "", _ci(s["by_scene"], "{:+.3f}"), "", "")
     cols = ("cells", "n", "LLM utility", f"{base} utility", "LLM agreements", f"{base} agreements")
     d = _table("By opponent and by opener (mean own utility)", cols, markdown)
     for part in ("by_opponent", "by_opener"):
@@ -170,11 +176,35 @@ def player_games(games: list[dict[str, Any]], markdown: bool = False) -> Table:
     return t
 
 
+def baselines(table: dict[str, dict[str, Any]], markdown: bool = False) -> Table:
+    """The LLM player (memory off, structured) minus each no-model baseline, paired by seed."""
+    cols = ("world", "baseline", "seeds", "baseline games", "score", "quests", "rooms", "look/examine share")
+    cols += ("baseline unusable",)
+    title = "The LLM player (memory off) minus each no-model baseline, paired by world and seed (95% bootstrap)"
+    t = _table(title, cols, markdown, left=2)
+    for key, s in table.items():
+        world, kind = key.split(" | ")
+        t.add_row(
+            world,
+            kind,
+            str(s["seeds"]),
+            str(s["games"]),
+            _ci(s["score"], "{:+.1f}"),
+            _ci(s["quests"], "{:+.2f}"),
+            _ci(s["rooms"], "{:+.1f}"),
+            _ci(s["looping"], "{:+.2f}"),
+            f"{s['unusable']}/{s['turns']}",
+        )
+    return t
+
+
 def show(console: Any, results: dict[str, Any], markdown: bool = False) -> None:
     """Every table of a run's results (as saved in the JSON file)."""
     console.print(seats(results["seats"], markdown))
     if results.get("player_games"):
         console.print(player_games(results["player_games"], markdown))
+    if results.get("baselines"):
+        console.print(baselines(results["baselines"], markdown))
     neg = results.get("negotiation")
     if neg:
         for t in negotiation(neg["summary"], neg["tuning"], markdown):
