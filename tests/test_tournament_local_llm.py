@@ -310,7 +310,8 @@ def test_an_adventure_llm_seat_on_the_local_model(tmp_path, no_shared_server):
 @pytest.mark.xdist_group("real_llm")
 def test_an_interrupted_tournament_stops_the_model_server(tmp_path, no_shared_server):
     _need_model()
-    cfg = write(tmp_path, '"local"')
+    longer = LOCAL.replace("deadline = 4", "deadline = 10")  # two matches of up to 20 moves: seconds of LLM
+    cfg = write(tmp_path, '"local"', text=longer)
     proc = subprocess.Popen(
         [sys.executable, "-m", "game.cli.main", "tournament", str(cfg), "--out", str(tmp_path / "o")]
         + ["--quiet", "--workers", "2"],
