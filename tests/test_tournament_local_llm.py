@@ -335,7 +335,9 @@ def test_an_interrupted_tournament_stops_the_model_server(tmp_path, no_shared_se
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 130 and "--resume" in err
+    # interrupted mid-run: exit 130 with the resume hint; on a machine fast enough to finish the two
+    # matches before the signal lands, a clean exit. Either way the server must not outlive the run.
+    assert proc.returncode == 0 or (proc.returncode == 130 and "--resume" in err), (proc.returncode, err[-2000:])
     (server,) = servers
     gone = time.monotonic() + 10
     while _alive(server) and time.monotonic() < gone:
