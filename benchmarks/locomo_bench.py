@@ -166,12 +166,18 @@ def run(args: argparse.Namespace) -> int:
     )
     state = Bench(convs, budgets, methods, overrides, args.cache_dir)
     cols = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+
+    def step(what: str) -> None:  # no live bar in a log file: one line a step
+        if not console.is_terminal:
+            console.print(f"[{time.perf_counter() - t0:6.0f} s] {what}", markup=False)
+
     with Progress(*cols, console=console, transient=True) as progress:
         task = progress.add_task("embedding", total=len(convs))
         for k in range(len(convs)):
             progress.update(task, description=f"embedding conversation {convs[k].id}")
             state.prepare(k)
             progress.advance(task)
+            step(f"embedded conversation {convs[k].id}")
         saved = state.emb.save()
         grid = [("mmr_lambda", lam) for lam in M.MMR_GRID] + [("hybrid", h) for h in M.HYBRID_GRID]
         if tune_pos and ("MMR" in methods or "hybrid" in methods):
@@ -180,17 +186,20 @@ def run(args: argparse.Namespace) -> int:
                 progress.update(task, description=f"tuning on conversation {convs[k].id}")
                 state.tune(k, grid)
                 progress.advance(task)
+                step(f"tuned on conversation {convs[k].id}")
             state.pick(grid)
         task = progress.add_task("baselines", total=len(convs))
         for k in range(len(convs)):
             progress.update(task, description=f"baselines, conversation {convs[k].id}")
             state.baselines(k)
             progress.advance(task)
+            step(f"baselines on conversation {convs[k].id}")
         if M.MEMO in methods:
             task = progress.add_task("MEMO", total=sum(len(c.scored()) for c in convs))
             for k in range(len(convs)):
                 progress.update(task, description=f"MEMO, conversation {convs[k].id}")
                 state.memo(k, lambda: progress.advance(task))
+                step(f"MEMO on conversation {convs[k].id}")
     runtime = time.perf_counter() - t0
     command = "python -m benchmarks.locomo_bench " + " ".join(_shown_argv(args))
     page = state.page(tune_pos, held, args.boot, args.seed, command, runtime, saved)

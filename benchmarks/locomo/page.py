@@ -71,6 +71,27 @@ the Data section fit the mapping used here: on locomo10, 98% of category 1 quest
 one turn (3.1 on average), while categories 4 and 5 almost always cite one.
 """
 
+USAGE = """\
+## MEMO's arm with other settings
+
+From the command line, `--memo-set` changes the default `MemoConfig` (dotted keys reach the
+nested models, values are read as JSON), e.g.
+`python -m benchmarks.locomo_bench --locomo locomo10.zip --memo-set length_penalty=0 mask.redundancy_drop=0.9`.
+From Python, the same arm on one conversation:
+
+```python
+from benchmarks.locomo.data import load
+from benchmarks.locomo.methods import memo_arm
+
+conv = load("locomo10.zip")[0]
+questions = conv.scored()
+run = memo_arm([(t.line, t.speaker) for t in conv.turns], [q.question for q in questions], [512, 1024],
+               overrides={"length_penalty": 0.0})
+shown = run.shown[(0, 512)]  # question 0 at 512 tokens: shown.turns, shown.tokens
+print(set(questions[0].evidence) <= set(shown.turns))
+```
+"""
+
 PUBLISHED = """\
 ## Published figures
 
@@ -127,6 +148,7 @@ def render(bench, tune_pos, held, boot, seed, command, runtime, saved) -> str:
                 f"({len(lost)} cells):\n\n" + ("\n".join(lost) if lost else "none")
             )
     parts.append(_usage(bench, held))
+    parts.append(USAGE)
     parts.append(PUBLISHED)
     parts.append(
         "## Notes\n\n<!-- notes:start -->\n(Notes written by hand go here; the script keeps this block when it "
