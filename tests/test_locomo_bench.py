@@ -166,7 +166,7 @@ def test_memo_arm_and_the_whole_run(tmp_path):
         assert shown.tokens <= budget and set(shown.turns) <= set(range(len(conv.turns)))
     assert len(run.shown[(0, 400)].turns) == len(conv.turns)  # the whole conversation fits in 400 tokens
     assert run.shown[(0, 400)].verbatim == len(conv.turns)  # each line word for word
-    assert run.superseded == 0
+    assert run.superseded == []
 
     assert emb.save() > 0
     again = CachedEmbedder(tmp_path / "cache")

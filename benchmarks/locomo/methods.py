@@ -283,7 +283,7 @@ class MemoShown:
 @dataclass
 class MemoRun:
     shown: dict[tuple[int, int], MemoShown]  # (question number, budget) -> what MEMO showed
-    superseded: int  # records MEMO marked superseded (out of retrieval) by the end of the conversation
+    superseded: list[int]  # turns whose records MEMO marked superseded (out of its retrieval) by the end
     seconds: float
 
 
@@ -325,5 +325,5 @@ def memo_arm(
             shown[(qi, budget)] = MemoShown(idx, ctx.tokens, sum(turns[i][0] in text for i in idx))
         if progress is not None:
             progress()
-    superseded = sum(r.status == "superseded" for r in memo.bank.records.values())
+    superseded = sorted(turn_of[r.id] for r in memo.bank.records.values() if r.status == "superseded")
     return MemoRun(shown, superseded, time.perf_counter() - t0)

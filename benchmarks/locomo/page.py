@@ -236,7 +236,10 @@ def _usage(bench, held) -> str:
         n_over = sum(x > 0 for x in over)
         shown = sum(len(s.turns) for run in bench.memo_runs.values() for s in run.shown.values())
         verb = sum(s.verbatim for run in bench.memo_runs.values() for s in run.shown.values())
-        sup = sum(run.superseded for run in bench.memo_runs.values())
+        sup = sum(len(run.superseded) for run in bench.memo_runs.values())
+        lost = {k: set(run.superseded) for k, run in bench.memo_runs.items()}
+        held_q = [q for k in held if k in lost for q in bench.convs[k].scored()]
+        hit = [q for k in held if k in lost for q in bench.convs[k].scored() if lost[k] & set(q.evidence)]
         secs = sum(run.seconds for run in bench.memo_runs.values())
         n_turns = sum(len(bench.convs[k].turns) for k in bench.memo_runs)
         builds = len(over)
@@ -245,7 +248,10 @@ def _usage(bench, held) -> str:
             f"({1000 * secs / max(1, builds):.0f} ms each, adding the turns included); rendered tokens within "
             f"the budget in {builds - n_over:,} of {builds:,} (largest excess {max(over)} tokens); "
             f"{_pct(verb / max(1, shown))} of the turns counted as shown appear word for word in the rendered "
-            f"text (the rest are in merged or series lines); {sup:,} of {n_turns:,} turns were marked superseded "
-            "by a later utterance of the same wording and were out of MEMO's retrieval."
+            f"text (the rest are in merged or series lines). {sup:,} of {n_turns:,} turns were marked superseded "
+            "by a later utterance (memory.supersession: a later statement that reads as a correction, or one of "
+            "the same template with its value changed) and were out of MEMO's retrieval; in the held-out "
+            f"conversations {len(hit):,} of {len(held_q):,} questions ({_pct(len(hit) / max(1, len(held_q)))}) "
+            "have such a turn among their evidence, so MEMO cannot show all of their evidence."
         )
     return "\n\n".join(out)
