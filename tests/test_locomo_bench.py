@@ -183,6 +183,12 @@ def test_memo_arm_and_the_whole_run(tmp_path):
     assert "dropped as naming no turn: D9:9, D2:6" in page
     assert "{'recent_turns': 1}" in page
     assert "rendered tokens within the budget in 18 of 18" in page
+    # a subset of the methods, every conversation held out (no tuning)
+    args = ["--locomo", str(SAMPLE), "--budgets", "48", "--tune-conversations", "none", "--boot", "50"]
+    args += ["--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--methods", "dense", "MEMO"]
+    assert main(args) == 0
+    page = out.read_text()
+    assert "| dense |" in page and "| BM25 |" not in page and " vs dense" in page and "Not tuned" in page
 
 
 def test_a_rewrite_keeps_the_hand_written_notes(tmp_path):

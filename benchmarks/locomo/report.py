@@ -44,6 +44,8 @@ class Cells:
 
     def __init__(self, res: Results, convs: Sequence[int], boot: int, seed: int):
         self.res, self.convs, self.boot = res, list(convs), boot
+        run = {m for m, _, _ in res.hits}
+        self.baselines = [m for m in BASELINES if m in run]  # the baselines this run has
         self.rng = np.random.default_rng(seed)
         self._keep: dict[tuple, tuple[float, float, float]] = {}
 
@@ -71,7 +73,8 @@ class Cells:
         return self._keep[key]
 
     def best_baseline(self, budget: int, metric: str, cat: int | None = None) -> str:
-        return max(BASELINES, key=lambda m: (self.recall(m, budget, metric, cat)[0], -BASELINES.index(m)))
+        ms = self.baselines
+        return max(ms, key=lambda m: (self.recall(m, budget, metric, cat)[0], -ms.index(m)))
 
     def diff(self, a: str, b: str, budget: int, metric: str, cat: int | None = None) -> tuple[float, float, float]:
         key = ("d", a, b, budget, metric, cat)
@@ -145,7 +148,7 @@ def vs_each(cells: Cells, budgets: Sequence[int], metric: str) -> str:
     cats = _cats(cells)
     rows = []
     for b in budgets:
-        for m in BASELINES:
+        for m in cells.baselines:
             rows.append([str(b), m] + [_ci(cells.diff(MEMO, m, b, metric, c), signed=True) for c, _ in cats])
     return table(["budget", "MEMO − …"] + [name for _, name in cats], rows)
 
@@ -157,7 +160,7 @@ def losses(cells: Cells, budgets: Sequence[int]) -> list[str]:
         for b in budgets:
             for c, name in _cats(cells):
                 memo = cells.recall(MEMO, b, metric, c)[0]
-                beat = [m for m in BASELINES if cells.recall(m, b, metric, c)[0] > memo]
+                beat = [m for m in cells.baselines if cells.recall(m, b, metric, c)[0] > memo]
                 if not beat:
                     continue
                 best = cells.best_baseline(b, metric, c)
