@@ -19,7 +19,7 @@ from memory.importance import ImportanceRater
 from memory.lexical import LexicalIndex
 from memory.linking import Links, linked, names
 from memory.records import FACTS, LIVE, SHARED, STATEMENTS, MemoryRecord, readable_scopes
-from memory.supersession import correct, says_it_corrects
+from memory.supersession import correct
 from memory.values import template_key, updates, values
 
 _WORD = re.compile(r"[a-z][a-z']{2,}")

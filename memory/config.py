@@ -123,7 +123,7 @@ class MemoConfig(BaseModel):
         "never dropped to keep lower-scored ones)",
     )
     near_duplicate: float = Field(
-        0.9,
+        0.85,
         ge=0,
         le=1,
         description="similarity above which a line repeats one already placed in the context and gives up "

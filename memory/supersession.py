@@ -123,8 +123,6 @@ def another_thing(old_text: str, new_text: str, concepts) -> bool:
     return bool(only_old & CONTRASTS and only_new & CONTRASTS)
 
 
-
-
 def _same_thing(old_text: str, new_text: str, concepts) -> bool:
     """Do the two facts say the same thing of one subject, apart from its value? Either they are worded
     alike but for the very last word or number ("… received by the abbot after Lauds." / "… after
@@ -224,11 +222,7 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     # fact on its subject that states another value (the world holds one at a time)
     mine = specifics(rec.text)
     first = next((old for old in found if specifics(old.text) - mine), found[0])
-    targets = [first] + [
-        old
-        for old in found
-        if old is not first and _uncued(old.text, rec.text, concepts)
-    ]
+    targets = [first] + [old for old in found if old is not first and _uncued(old.text, rec.text, concepts)]
     done: list[str] = []
     for target in targets:
         done += bank.supersede([target.id], rec)
