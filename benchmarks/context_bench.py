@@ -34,7 +34,9 @@ memory.tokens.count_tokens on the rendered text:
 * full history, recency window, top-k, top-k+collapse, top-k+collapse
   (newest), MMR: see benchmarks/context/baselines.py (real MiniLM vectors, one batch per log);
 * MEMO: ``memory.memo.Memo`` with the default MemoConfig and the same
-  embedder object, fed every line in turn order; a context is built as a game
+  embedder object, fed every visible line in turn order with what the
+  baselines get: its text and turn (every line an utterance of no speaker,
+  in shared memory: no kind, speaker or scope labels); a context is built as a game
   builds one, with ``touch=True``: at every decision (focus = question,
   query = situation) and ``--builds`` times between them, evenly spaced
   (query = the last lines seen, no focus), so what is shown is refreshed as
@@ -198,10 +200,17 @@ class Runner:
                     memos[(MEMO, b)].context(AGENT, t, budget=b, query=views[t], touch=True)
             while k < len(log.lines) and log.lines[k].turn == t:
                 ln = log.lines[k]
-                for memo in memos.values():
-                    memo.add(ln.text, turn=t, speaker=ln.speaker, scope=ln.scope, kind=ln.kind)
+                if ln.scope in VISIBLE:  # what the baselines get: the text and its turn, no labels
+                    for memo in memos.values():
+                        memo.add(**memo_line(ln))
                 k += 1
         return out
+
+
+def memo_line(line) -> dict:
+    """What MEMO is told of a visible line: its text and turn, as the baselines are. No kind, speaker or
+    scope: a log's labels (which line is a claim, a fact, whose) would be a hint no baseline gets."""
+    return {"text": line.text, "turn": line.turn, "kind": "utterance"}
 
 
 # --------------------------------------------------------------------------- CLI

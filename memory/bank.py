@@ -16,6 +16,7 @@ import numpy as np
 
 from game.core.errors import ParleyError
 from memory.importance import ImportanceRater
+from memory.lexical import LexicalIndex
 from memory.linking import Links, linked, names
 from memory.records import FACTS, LIVE, SHARED, STATEMENTS, MemoryRecord, readable_scopes
 from memory.supersession import correct, says_it_corrects
@@ -64,6 +65,7 @@ class MemoryBank:
         self._corrections: list[str] = []  # statements to check against older ones at flush
         self._links: dict[str, Links] = {}  # scope -> word/name co-occurrence (memory.linking)
         self._once: dict[str, dict[str, dict[str, None]]] = {}  # scope -> name -> memories naming it said once
+        self.lexicon = LexicalIndex()  # BM25 over every memory (memory.lexical); queries keep the indexed ones
 
     # --- writing -------------------------------------------------------------------
     def add(
@@ -108,6 +110,7 @@ class MemoryBank:
             seq=self._seq,
         )
         self.records[rid] = rec
+        self.lexicon.add(rid, text)
         if triple is not None and kind in ("claim", "fact"):
             self._note_claim(rec)
         self._note_group(rec)
@@ -133,8 +136,8 @@ class MemoryBank:
             self.supersede(
                 [i for i in ids if self.records[i].status == "active" and updates(self.records[i].text, rec.text)], rec
             )
-            if not ids and (says_it_corrects(rec.text) or rec.kind == "fact"):  # first of its wording
-                # (memory.supersession; a world fact may replace an older one without saying so)
+            if not ids:  # first of its wording: it may replace an older statement, saying so or not
+                # (memory.supersession: a cue, or the same frame with another value)
                 self._corrections.append(rec.id)
         if len(ids) == 1:  # said twice now: the first is no longer news
             first = self.records[ids[0]]
@@ -465,6 +468,33 @@ class MemoryBank:
             for hits in results
         ]
 
+    def lexical_search(
+        self,
+        agent: str,
+        text: str,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        min_turn: int | None = None,
+        statuses: Sequence[str] | None = ("active",),
+    ) -> list[tuple[MemoryRecord, float]]:
+        """The ``k`` memories the agent reads that share the most rare words with ``text`` (BM25), as
+        ``search`` filters them: the indexed member of each template group, of ``kinds``, statuses and turns."""
+        scopes = set(readable_scopes(agent))
+        kinds_, statuses_ = set(kinds) if kinds else None, set(statuses) if statuses else None
+
+        def keep(rid: str) -> bool:
+            r = self.records.get(rid)
+            return (
+                r is not None
+                and rid not in self._hidden
+                and r.scope in scopes
+                and (statuses_ is None or r.status in statuses_)
+                and (kinds_ is None or r.kind in kinds_)
+                and (min_turn is None or r.turn >= min_turn)
+            )
+
+        return [(self.records[rid], score) for rid, score in self.lexicon.search(text, k, keep)]
+
     def said_once_of(
         self, agent: str, names_: Iterable[str], most: int, statuses: Sequence[str] = LIVE, min_turn: int | None = None
     ) -> list[MemoryRecord]:
@@ -524,9 +554,11 @@ class MemoryBank:
         self._vocab, self._claims, self._anchors, self._links, self._once = {}, {}, [], {}, {}
         self._groups, self._corrections, self._gkeys = {}, [], {}
         self._newest, self._hidden, self._group_cache = {}, set(), {}
+        self.lexicon = LexicalIndex()
         for d in state["records"]:
             rec = MemoryRecord.from_dict(d)
             self.records[rec.id] = rec
+            self.lexicon.add(rec.id, rec.text)
             if rec.anchor:
                 self._anchors.append(rec.id)
             words = concepts(rec.text)

@@ -100,6 +100,14 @@ class MemoConfig(BaseModel):
         description="relevance (as a share of the best) added to a memory "
         "that names one of the focus's linked names: the question is about that person",
     )
+    lexical_weight: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="share of a memory's relevance to the focus (the decision at hand) that comes from shared "
+        "rare words (BM25 over the memories, memory.lexical) rather than from meaning (embeddings); its best "
+        "hits also join the candidates. 0: off",
+    )
     context_weight: float = Field(
         0.75, ge=0, le=1, description="weight of the situation query against the focus (the decision at hand)"
     )
@@ -108,7 +116,24 @@ class MemoConfig(BaseModel):
     kinds: list[str] | None = Field(None, description="only retrieve these kinds (anchors always come)")
     budget: int = Field(400, ge=16, description="context token budget")
     length_penalty: float = Field(
-        0.5, ge=0, le=1, description="lines fill the budget by score / tokens**length_penalty (0: by score)"
+        0.0,
+        ge=0,
+        le=1,
+        description="lines fill the budget by score / tokens**length_penalty (0: by score, so a line is "
+        "never dropped to keep lower-scored ones)",
+    )
+    near_duplicate: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="similarity above which a line repeats one already placed in the context and gives up "
+        "part of its score (duplicate_penalty)",
+    )
+    duplicate_penalty: float = Field(
+        1.0,
+        ge=0,
+        description="score a line gives up for repeating a line already placed: duplicate_penalty x "
+        "(similarity - near_duplicate) / (1 - near_duplicate); a near-identical flood costs one line. 0: off",
     )
     merge_similarity: float = Field(0.88, ge=0, le=1, description="near-duplicates merged into one line")
     summarise_after: int = Field(10, ge=0, description="memories older than this many turns may be summarised")

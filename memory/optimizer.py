@@ -160,7 +160,10 @@ class ContextOptimizer:
                 qvecs.append((np.asarray(vec, dtype=np.float32), weight))
             elif text.strip():
                 qvecs.append((next(embedded), weight))
-        cands = self._retrieve(agent, turn, qvecs, HISTORY if history else LIVE, names)
+        # the decision at hand retrieves by its words too; a situation (a room, the last lines seen) says
+        # too many words that are everywhere for its rare ones to mean much
+        lex = [(t, w) for t, w, _ in texts[1:] if t.strip()] if cfg.lexical_weight else []
+        cands = self._retrieve(agent, turn, qvecs, HISTORY if history else LIVE, names, lex)
         self._score(cands, turn, agent, focused=bool(focus), linked=names)
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
@@ -210,9 +213,11 @@ class ContextOptimizer:
         qvecs: list[tuple[np.ndarray, float]],
         statuses: Sequence[str] = LIVE,
         names: Sequence[str] = (),
+        lex: Sequence[tuple[str, float]] = (),
     ) -> list[ScoredMemory]:
         """Candidates, near-duplicates collapsed before the cut (``memory.retrieval``); what was said
-        only once of a linked name is always among them."""
+        only once of a linked name is always among them. ``lex``: the query texts and weights whose
+        rare words also retrieve (BM25, ``memory.lexical``) and add to relevance (``lexical_weight``)."""
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
         named = self._said_once_of(agent, names, qvecs, statuses, min_turn) if names else []
@@ -229,13 +234,14 @@ class ContextOptimizer:
                 if qvecs
                 else []
             )
+            words = [bank.lexical_search(agent, t, k, cfg.kinds, min_turn, statuses) for t, _ in lex]
             pool = dict(must)
-            for found in hits:
+            for found in hits + words:
                 for rec, _sim in found:
                     pool.setdefault(rec.id, rec)
             recs = sorted(pool.values(), key=lambda r: r.seq)
             vecs = bank.vectors([r.id for r in recs])
-            rel = _relevance(vecs, qvecs)
+            rel = self._hybrid(_relevance(vecs, qvecs), recs, lex)
             clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
             # widen while near-duplicates leave too few clusters, the store has more and widening still
             # finds new ones (a world with few distinct things need not be read whole every turn)
@@ -274,6 +280,24 @@ class ContextOptimizer:
                 c.line = f"(disputed) {c.line or rep.text}"
             cands.append(c)
         return sorted(cands, key=lambda c: c.rec.seq)
+
+    def _hybrid(self, dense: np.ndarray, recs: Sequence, lex: Sequence[tuple[str, float]]) -> np.ndarray:
+        """Relevance from meaning and from words: ``(1 - a) * dense + a * lexical``, where lexical is each
+        query's BM25 score as a share of the pool's best, weighted like the query, scaled to the best
+        dense relevance (so the mix keeps the scale that thresholds downstream read) and ``a`` is
+        ``lexical_weight``."""
+        a = self.cfg.lexical_weight
+        if not lex or not a or not len(recs):
+            return dense
+        ids = [r.id for r in recs]
+        best = np.zeros(len(recs))
+        for text, weight in lex:
+            raw = np.asarray(self.bank.lexicon.scores(text, ids), dtype=np.float64)
+            top = float(raw.max()) if len(raw) else 0.0
+            if top > 0:
+                best = np.maximum(best, weight * raw / top)
+        scale = max(float(dense.max()), 1e-9) if len(dense) else 1.0
+        return (1.0 - a) * dense + a * best * scale
 
     def _said_once_of(
         self,
@@ -429,11 +453,7 @@ class ContextOptimizer:
                 used += c
                 sections["priors"].append((-1, k, line, None))
         placed: list[tuple[str, Item]] = []
-        # value per token: a long, middling line (a room description) must not crowd out
-        # several short, relevant ones; ties keep score order
-        costs = {it.id: self.count(f"- {it.text}") + 1 for it in rest}
-        rest.sort(key=lambda it: (-it.score / costs[it.id] ** self.cfg.length_penalty, -it.score, it.rec.seq))
-        for it in rest:
+        for it in self._packing_order(rest):
             sec = self._section(it, agent, turn)
             c = cost(sec, it.text)
             if used + c > budget:
@@ -457,6 +477,38 @@ class ContextOptimizer:
                     self._mark(it, "selected", "anchor" if it.anchor else f"score {it.score:.3f}", sec, shown)
         ctx.ids = shown
         return ctx
+
+    def _packing_order(self, items: list[Item]) -> list[Item]:
+        """The order lines claim the budget: by score, each line's score lowered by how nearly it repeats
+        a line already ahead of it (``near_duplicate``: similarity above ``near_duplicate`` counts, in full
+        at 1.0), so a flood of near-identical lines (one offer in twenty values) costs one line's place
+        before the next distinct memory, while the rest still fill what room is left. With
+        ``length_penalty`` > 0 a score is divided by the line's tokens ** length_penalty."""
+        cfg = self.cfg
+        if not items:
+            return []
+        costs = np.array([float(self.count(f"- {it.text}") + 1) for it in items])
+        score = np.array([it.score for it in items]) / costs**cfg.length_penalty
+        vecs = self.bank.vectors([it.rec.id for it in items])
+        floor, weight = cfg.near_duplicate, cfg.duplicate_penalty
+        if not weight or floor >= 1.0 or len(items) == 1:
+            order = sorted(range(len(items)), key=lambda k: (-score[k], -items[k].score, items[k].rec.seq))
+            return [items[k] for k in order]
+        sims = np.clip((vecs @ vecs.T - floor) / (1.0 - floor), 0.0, None)
+        seqs = np.array([it.rec.seq for it in items])
+        left = np.ones(len(items), dtype=bool)
+        worst = np.zeros(len(items))  # each line's nearest repeat of a line already placed
+        out: list[Item] = []
+        for _ in range(len(items)):
+            eff = np.where(left, score - weight * worst, -np.inf)
+            best = float(eff.max())
+            k = int(np.flatnonzero(eff == best)[np.argmin(seqs[eff == best])])  # ties: the older first
+            if worst[k] > 0:
+                items[k].members[0].adjustments.append(f"-{weight * worst[k]:.3f} repeats a line ahead of it")
+            out.append(items[k])
+            left[k] = False
+            worst = np.maximum(worst, sims[k])
+        return out
 
     def _render(self, agent: str, turn: int, query: str, sections: dict[str, list], budget: int) -> Context:
         out = {s: [e[2] for e in sorted(v, key=lambda e: (e[0], e[1]))] for s, v in sections.items() if v}

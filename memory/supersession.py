@@ -38,6 +38,7 @@ import re
 from typing import Any
 
 from memory.compress import value_slots
+from memory.frames import updates_frame
 from memory.records import FACTS, SHARED, STATEMENTS, MemoryRecord
 from memory.values import labels, values
 
@@ -150,6 +151,13 @@ def replaces_specific(old_text: str, new_text: str, concepts) -> bool:
     )
 
 
+def _uncued(old_text: str, new_text: str, concepts) -> bool:
+    """Does ``new_text`` replace ``old_text`` by what it says alone: the same frame with another value
+    (``memory.frames``), or the same subject reworded with one kind of specific changed
+    (``replaces_specific``)? Neither reads a kind label."""
+    return updates_frame(old_text, new_text) or replaces_specific(old_text, new_text, concepts)
+
+
 def _reach(rec: MemoryRecord) -> tuple[str, ...] | None:
     """Scopes a correction may reach (None: every scope)."""
     return None if rec.scope in (SHARED, FACTS) else (rec.scope,)
@@ -182,11 +190,11 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
 
     vec = bank.vector_of(rec.id)
     said = says_it_corrects(rec.text)
-    if said is None and rec.kind != "fact":
+    if said is None and rec.kind not in STATEMENTS:
         return []
     # superseded statements are searched too: a second correction is closest to the first statement,
     # and replaces whatever holds its place now (the first correction)
-    where = Where(scopes=_reach(rec), kinds=STATEMENTS if said else ("fact",), status=("active", "superseded"))
+    where = Where(scopes=_reach(rec), kinds=STATEMENTS, status=("active", "superseded"))
     cue = said  # an uncued fact of another source is a rival, never a correction (``_rival``)
     words, least = concepts(rec.text), SIMILARITY[said] if said else UNCUED_SIMILARITY
     found: list[MemoryRecord] = []  # older statements on the subject (a content word in common), closest first
@@ -199,7 +207,7 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
             break
         if old is not first and float(bank.vector_of(old.id) @ vec) < least - HOLDER_SLACK:
             continue  # what replaced the line (as an echo, say) is about something else
-        if said is None and not replaces_specific(old.text, rec.text, concepts):
+        if said is None and not _uncued(old.text, rec.text, concepts):
             continue
         if (values(old.text), concepts(old.text)) != (values(rec.text), words):
             found.append(old)
@@ -213,9 +221,7 @@ def correct(bank: Any, rec: MemoryRecord, concepts) -> list[str]:
     targets = [first] + [
         old
         for old in found
-        if old is not first
-        and old.kind == rec.kind == "fact"
-        and (said is None or replaces_specific(old.text, rec.text, concepts))
+        if old is not first and _uncued(old.text, rec.text, concepts)
     ]
     done: list[str] = []
     for target in targets:

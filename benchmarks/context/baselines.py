@@ -22,6 +22,8 @@ rendered as ``- line`` bullets in time order and counted with
   a fair baseline for corrections.
 * ``MMR``: maximal marginal relevance, ``0.7·relevance − 0.3·max cos to the
   chosen lines``, over every line (the same candidates as top-k).
+* ``BM25``: lines by BM25 for the question (``memory.lexical``), ties by relevance.
+* ``hybrid``: ``0.5·relevance/best + 0.5·BM25/best``, meaning and rare words.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from benchmarks.context.logs import content_words
 SITUATION_WEIGHT = 0.75  # the weight MEMO's default config gives the situation against the question
 COLLAPSE = 0.9
 MMR_LAMBDA = 0.7
+HYBRID_WEIGHT = 0.5  # the BM25 share of the hybrid baseline's score
 ROUND = 16  # lines the newest-collapse baseline looks ahead at a time
 
 
@@ -236,6 +239,29 @@ def mmr(pool: Pool, question: str, situation: str, qvec, svec, budget: int, cost
     return _fit(pool, chosen, budget, costs)
 
 
+def lexical(pool: Pool, question: str) -> np.ndarray:
+    """BM25 score of every line for the question (``memory.lexical``, the index MEMO also keeps)."""
+    from memory.lexical import LexicalIndex
+
+    index = LexicalIndex()
+    for k, text in enumerate(pool.texts):
+        index.add(str(k), text)
+    return np.asarray(index.scores(question, [str(k) for k in range(len(pool.texts))]), dtype=np.float64)
+
+
+def bm25(pool: Pool, question: str, situation: str, qvec, svec, budget: int, costs: Costs) -> Shown:
+    """Lines by BM25 for the question, ties by meaning (``relevance``)."""
+    order = np.lexsort((-relevance(pool, qvec, svec), -lexical(pool, question)))
+    return _fit(pool, _fill(order, pool, budget), budget, costs)
+
+
+def hybrid(pool: Pool, question: str, situation: str, qvec, svec, budget: int, costs: Costs) -> Shown:
+    """Lines by ``(1 − HYBRID_WEIGHT)·relevance/best + HYBRID_WEIGHT·BM25/best``: meaning and rare words."""
+    rel, lex = relevance(pool, qvec, svec), lexical(pool, question)
+    mix = (1 - HYBRID_WEIGHT) * rel / max(float(rel.max()), 1e-9) + HYBRID_WEIGHT * lex / max(float(lex.max()), 1e-9)
+    return _fit(pool, _fill(np.argsort(-mix, kind="stable"), pool, budget), budget, costs)
+
+
 BASELINES: dict[str, Callable[..., Shown]] = {
     "full history": full_history,
     "recency window": recency_window,
@@ -243,4 +269,6 @@ BASELINES: dict[str, Callable[..., Shown]] = {
     "top-k+collapse": top_k_collapse,
     "top-k+collapse (newest)": top_k_collapse_newest,
     "MMR": mmr,
+    "BM25": bm25,
+    "hybrid": hybrid,
 }

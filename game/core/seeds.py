@@ -36,6 +36,9 @@ in ``game``, ``agents`` and ``memory`` is listed here). ``<seed>`` is the game s
   (``game.council.runner.scripted_council``; ``<seed>``: the debate's seed).
 * ``council, debater``: a ``game.council.debaters.ScriptedDebater`` given a plain seed.
 * ``council, task``: ``game.council.tasks.hidden_profile_task`` (``<seed>``: the task's seed).
+* ``council, hidden-profile, <attempt>, <part>``: ``game.council.hidden_profile.hidden_profile``
+  (``<seed>``: the task's seed; ``<attempt>`` counts draws that failed the hidden-profile check;
+  ``<part>``: setting, items, holders, words or members).
 * ``negotiator, random``: ``agents.negotiators.RandomNegotiator`` (``<seed>``: its ``seed``
   parameter): the counter-based draws (``counter_draws``) of each move, counted by moves made.
 * ``negotiation, scenes``: ``game.negotiation.generate.random_scenes`` (``<seed>``: the set's seed).

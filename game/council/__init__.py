@@ -4,6 +4,8 @@ client are injected.
 
 * ``tasks``    -- :class:`CouncilTask`, :class:`Evidence`, :class:`MemberSpec` and the seeded
   hidden-profile generator ``hidden_profile_task`` / ``hidden_profile_tasks``;
+* ``hidden_profile`` -- a second generator after Stasser and Titus (1985): choices among three or
+  four options whose shared items favour one and pooled items another (wording in ``profile_texts``);
 * ``session``  -- :class:`CouncilSession` (rounds, coordinator, consensus, stalemate, vote),
   :class:`CouncilConfig` and :class:`Statement`;
 * ``context``  -- each member's working memory: the modes ``none``, ``window``, ``dedupe``, ``memo``,
