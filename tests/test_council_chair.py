@@ -5,6 +5,7 @@ the members hold privately, whichever way the items truly point and whatever the
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields
 
 import pytest
@@ -155,3 +156,33 @@ def test_scripted_members_declare_their_own_unstated_items_and_the_side_they_rea
         assert st.unstated == sum(e not in said for e in own)
         if st.evidence:
             assert st.side == by[st.evidence].direction
+
+
+def test_the_benchmark_reports_each_generator_and_chair_apart(capsys):
+    """``council_bench``: the default chair is the transcript one; each generator x chair x size is
+    its own cell; a council size a generator cannot build is an error with exit code 2."""
+    from benchmarks import council_bench
+
+    assert council_bench.COUNCIL.chair == "transcript" and council_bench.build_parser().parse_args([]).chair == [
+        "transcript"
+    ]
+    argv = ["--seeds", "1000-1002", "--generator", "parley", "hidden-profile", "--chair", "transcript", "oracle"]
+    assert council_bench.main([*argv, "--no-sweeps", "--workers", "1", "--json"]) == 0
+
+    out = json.loads(capsys.readouterr().out)
+    cells = [(c["generator"], c["chair"]) for c in out["cells"]]
+    assert cells == [
+        ("parley", "transcript"),
+        ("parley", "oracle"),
+        ("hidden-profile", "transcript"),
+        ("hidden-profile", "oracle"),
+    ]
+    for c in out["cells"]:
+        assert set(c["modes"]) == {"none", "window", "dedupe", "memo", "objective"}
+        assert set(c["paired"]) == {"memo - none", "memo - window", "memo - dedupe", "memo - objective"}
+    with pytest.raises(SystemExit) as e:
+        council_bench.main(["--generator", "hidden-profile", "--members", "2"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        council_bench.main(["--seeds", "0-5"])  # overlaps the tune seeds
+    assert e.value.code == 2
