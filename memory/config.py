@@ -39,7 +39,7 @@ class MemoConfig(BaseModel):
     w_recency: float = Field(0.2, ge=0)
     w_importance: float = Field(0.2, ge=0)
     w_relevance_focus: float = Field(
-        0.8,
+        0.9,
         ge=0,
         le=1,
         description="relevance weight when the agent faces a decision (a focus); "
@@ -101,7 +101,7 @@ class MemoConfig(BaseModel):
         "that names one of the focus's linked names: the question is about that person",
     )
     lexical_weight: float = Field(
-        0.2,
+        0.35,
         ge=0,
         le=1,
         description="share of a memory's relevance to the focus (the decision at hand) that comes from shared "
@@ -123,7 +123,7 @@ class MemoConfig(BaseModel):
         "never dropped to keep lower-scored ones)",
     )
     near_duplicate: float = Field(
-        0.8,
+        0.9,
         ge=0,
         le=1,
         description="similarity above which a line repeats one already placed in the context and gives up "

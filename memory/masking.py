@@ -29,7 +29,8 @@ class ScoredMemory:
     everything explain() reports."""
 
     rec: MemoryRecord
-    relevance: float = 0.0  # raw cosine similarity to the query
+    relevance: float = 0.0  # raw cosine similarity to the query (mixed with BM25 when the focus has words)
+    meaning: float | None = None  # the cosine part alone, when relevance is mixed (None: not mixed)
     recency: float = 0.0  # raw decay ** age
     importance: float = 0.0
     norm: tuple[float, ...] = ()  # normalised relevance, recency, importance

@@ -241,7 +241,8 @@ class ContextOptimizer:
                     pool.setdefault(rec.id, rec)
             recs = sorted(pool.values(), key=lambda r: r.seq)
             vecs = bank.vectors([r.id for r in recs])
-            rel = self._hybrid(_relevance(vecs, qvecs), recs, lex)
+            dense = _relevance(vecs, qvecs)
+            rel = self._hybrid(dense, recs, lex)
             clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
             # widen while near-duplicates leave too few clusters, the store has more and widening still
             # finds new ones (a world with few distinct things need not be read whole every turn)
@@ -269,6 +270,7 @@ class ContextOptimizer:
             c = ScoredMemory(
                 rec=rep,
                 relevance=float(max(rel[i] for i in members)),
+                meaning=float(max(dense[i] for i in members)) if rel is not dense else None,
                 importance=max(recs[i].importance for i in members),
                 group=group if len(group) > 1 else [],
             )
@@ -386,6 +388,10 @@ class ContextOptimizer:
         # move with whatever weak candidates happen to be in the pool, or adding a candidate would
         # demote the rest
         nrel = np.clip(rel, 0.0, None) / max(float(rel.max()), 1e-9) if len(rel) else rel
+        # the best answers by meaning alone, when relevance mixes in words: a warning that is the closest
+        # in meaning is among the best answers even where other lines share more of the question's words
+        mean = np.array([c.relevance if c.meaning is None else c.meaning for c in cands], dtype=np.float64)
+        best_meaning = (np.clip(mean, 0.0, None) / max(float(mean.max()), 1e-9) if len(mean) else mean).tolist()
         if linked and cfg.link_boost:
             # the question is about the person it is linked to: what names them is more to the point
             about = set(linked)
@@ -399,9 +405,11 @@ class ContextOptimizer:
             c.norm = (rel_l[k], rec_l[k], imp_l[k])  # relevance, recency, importance (explain rounds them)
             # a refrain (said n times, nothing changing) carries less news than what was said once:
             # score / (1 + repeat_penalty * ln n), unless it is among the best answers to the
-            # question (relevance within 10% of the best): a warning repeated forty times still leads
+            # question (relevance, or meaning alone, within 10% of the best): a warning repeated forty
+            # times still leads
             n = self._repeats(c.group)
-            damp = 1 + cfg.repeat_penalty * math.log(n) if n > 1 and rel_l[k] < 0.9 else 1.0
+            best = max(rel_l[k], best_meaning[k])
+            damp = 1 + cfg.repeat_penalty * math.log(n) if n > 1 and best < 0.9 else 1.0
             c.score = round(base[k] / damp, 9)
             if damp > 1:
                 c.adjustments.append(f"/{damp:.3f} said {n} times, nothing changing")

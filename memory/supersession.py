@@ -62,9 +62,16 @@ ECHO_NEIGHBOURS = 64  # older statements looked at per replaced statement, for i
 NEIGHBOURS = 64  # older statements looked at per correction (a refrain on the subject can fill 16)
 
 
+_TOKEN = re.compile(r"[\w']+")
+CUE_WORDS = 25  # a cue corrects only in a statement this short: in a long message "changed" or "now" is talk
+
+
 def says_it_corrects(text: str) -> str | None:
-    """ "strong", "weak" or None: how plainly ``text`` says it replaces something (a question never does)."""
-    if "?" in text:
+    """ "strong", "weak" or None: how plainly ``text`` says it replaces something. A question never does,
+    nor a message of more than ``CUE_WORDS`` words: a correction states one thing ("The ferry now leaves
+    at dusk."), and in a long message about many things a "now" or a "changed" corrects none of them
+    (such a message may still update by its frame, ``memory.frames``)."""
+    if "?" in text or len(_TOKEN.findall(text)) > CUE_WORDS:
         return None
     return "strong" if STRONG.search(text) else "weak" if WEAK.search(text) else None
 
@@ -116,7 +123,6 @@ def another_thing(old_text: str, new_text: str, concepts) -> bool:
     return bool(only_old & CONTRASTS and only_new & CONTRASTS)
 
 
-_TOKEN = re.compile(r"[\w']+")
 
 
 def _same_thing(old_text: str, new_text: str, concepts) -> bool:

@@ -1,7 +1,7 @@
 """The context benchmark measures what it says: questions that do not quote the needed line, a hit
 rule that rejects stale values and partial numbers, baselines that see the question, MEMO built
-as a game builds it, seeded logs, and held-out phrasings (B, and the blind C) that share nothing with the
-tune ones or each other."""
+as a game builds it, seeded logs, and held-out phrasings (B, C, and the blind D) that share nothing with
+the tune ones or each other. Family D and the ledger setting have more checks in test_context_family_d.py."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from benchmarks.context.logs import SETTINGS, VISIBLE, Decision, Line, check_log
 CASES = [
     (s, fam, seed, n, d)
     for s in SETTINGS
-    for fam, seed in (("A", 0), ("A", 7), ("B", 100), ("B", 129), ("C", 100), ("C", 129))
+    for fam, seed in (("A", 0), ("A", 7), ("B", 100), ("B", 129), ("C", 100), ("C", 129), ("D", 100), ("D", 129))
     for n in (200, 1000)
     for d in ((1, 2) if s == "flood" else (1,))
 ]
@@ -92,7 +92,7 @@ def test_logs_mix_kinds_and_scopes_one_to_three_lines_a_turn():
 
 
 def test_families_share_no_template_or_name():
-    assert set(phr.FAMILIES) == {"A", "B", "C"}
+    assert set(phr.FAMILIES) == {"A", "B", "C", "D"}
     for f, g in combinations(phr.FAMILIES, 2):
         a, b = set(phr.templates(f)), set(phr.templates(g))
         assert a and b and not a & b, (f, g, sorted(a & b)[:3])
@@ -114,7 +114,7 @@ def _shape(x):
 
 def test_every_family_has_the_same_keys():
     for table in (phr.AMBIENT, phr.FLOOD, phr.COUNCIL, phr.RUMOURS):
-        assert _shape(table["C"]) == _shape(table["B"]) == _shape(table["A"])
+        assert _shape(table["D"]) == _shape(table["C"]) == _shape(table["B"]) == _shape(table["A"])
     roles = {fam: {tuple(sorted(v)) for v in phr.CORRECTION[fam].values()} for fam in phr.FAMILIES}
     assert len(set().union(*roles.values())) == 1, roles  # every subject of every family has the same roles
     assert {len(phr.CORRECTION[f]) for f in phr.FAMILIES} == {4}
@@ -226,7 +226,7 @@ def test_quick_run_prints_every_method(tmp_path, capsys, monkeypatch):
     assert {r["method"] for r in data["rows"]} == set(cb.METHODS)
     assert data["latency"] and data["latency"][0]["memo_p95"] > 0
     assert {r["store"] for r in data["latency"]} == {"template-heavy", "distinct"}
-    assert {r["family"] for r in data["rows"]} == {"C"}
+    assert {r["family"] for r in data["rows"]} == {"D"}
 
 
 def test_latency_cli_times_both_stores_and_refuses_bad_sizes(tmp_path):

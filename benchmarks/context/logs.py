@@ -3,7 +3,7 @@
 A log is a list of memories (:class:`Line`: turn, text, kind, scope, speaker),
 1-3 a turn, and the decisions an agent called ``player`` faces in it
 (:class:`Decision`: a question, the situation it sees, the answer tokens and
-the superseded ones). Four settings:
+the superseded ones). Five settings:
 
 * ``flood``: three sellers' reservation prices, each overheard once (early,
   in the middle, late), under ``density`` near-duplicate lines a turn: the
@@ -17,6 +17,11 @@ the superseded ones). Four settings:
   proposal and two outsiders speak against one, once each.
 * ``rumours``: where three items are hidden, each heard once among movement,
   look and gossip lines (and a rumour about a fourth item).
+* ``ledger``: a journey's log, about 2.2 lines a turn, with its own wordings
+  (benchmarks/context/ledger.py): five facts stated early (an allergy, a
+  promise, a time of day, a countersign, a debt) among near-duplicates about
+  other people and values; some corrected once or twice. Each is asked about
+  once in the last 6% of the log.
 
 Everything is drawn from ``np.random.default_rng([seed, length, setting,
 density])``; the same arguments give the same log. Answer and superseded
@@ -31,7 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchmarks.context.phrasing import AMBIENT, CORRECTION, COUNCIL, FLOOD, RUMOURS, SETTINGS
+from benchmarks.context.ledger import SUBJECTS
+from benchmarks.context.phrasing import AMBIENT, CORRECTION, COUNCIL, FLOOD, LEDGER, RUMOURS, SETTINGS
 
 AGENT = "player"
 SHARED = "shared"
@@ -129,16 +135,19 @@ class Writer:
 
     def fill(self, turn: int, have: int, most: int = 3) -> None:
         """Ambient lines so the turn has 1 to ``most`` memories (``have`` already written)."""
-        amb = AMBIENT[self.family]
         for _ in range(int(self.rng.integers(max(0, 1 - have), max(0, most - have) + 1))):
-            r = self.rng.random()
-            if r < 0.55:
-                self.add(turn, self.pick(amb["observation"]), "observation", MINE)
-            elif r < 0.85:
-                self.add(turn, self.pick(amb["utterance"]), "utterance", SHARED, "crowd")
-            else:
-                scope = self.pick(OTHERS)
-                self.add(turn, self.pick(amb["other"]), "observation", scope, scope.split(":")[1])
+            self.ambient(turn, AMBIENT[self.family])
+
+    def ambient(self, turn: int, amb: dict) -> None:
+        """One line of ``amb``: the agent's observation, the crowd's talk, or another agent's private note."""
+        r = self.rng.random()
+        if r < 0.55:
+            self.add(turn, self.pick(amb["observation"]), "observation", MINE)
+        elif r < 0.85:
+            self.add(turn, self.pick(amb["utterance"]), "utterance", SHARED, "crowd")
+        else:
+            scope = self.pick(OTHERS)
+            self.add(turn, self.pick(amb["other"]), "observation", scope, scope.split(":")[1])
 
     def at(self, frac: float) -> int:
         """A turn near ``frac`` of the log (jittered by up to 1% of its length)."""
@@ -391,7 +400,84 @@ def rumours(w: Writer, density: int) -> list[Decision]:
     return out
 
 
-GENERATORS = {"flood": flood, "correction": correction, "council": council, "rumours": rumours}
+NEAR = 5  # values a ledger subject keeps for near-duplicates, at least
+PER_TURN = (0.2, 0.4, 0.4)  # a ledger turn has 1, 2 or 3 lines (about 2.2 on average) unless more happen
+
+
+def ledger(w: Writer, density: int) -> list[Decision]:
+    """A journey's log: five facts stated early (an allergy, a promise, a time of day, a countersign, a
+    debt), each among near-duplicates (the same kind of fact about other people and values), some
+    corrected once or twice, and each asked about once near the end."""
+    T, L, rng = LEDGER[w.family], w.length, w.rng
+    people = [str(p) for p in rng.permutation(T["people"])]
+    cast = {"allergy": (people[0], ""), "promise": (people[1], people[2]), "debt": (people[3], people[4])}
+    events: dict[int, list[tuple[str, str, str, str, str]]] = {}  # turn -> (subject, role, a, b, value)
+    plan: dict[str, list[str]] = {}
+    for subject in SUBJECTS:
+        S, (a, b) = T[subject], cast.get(subject, ("", ""))
+        n_fix = 0 if rng.random() < 0.3 else int(rng.integers(1, 3))
+        vals = _values(S["values"], rng, n_fix + 1 + NEAR, set())
+        times = [w.at(float(rng.uniform(0.01, 0.08)))]
+        times = sorted({*times, *(max(times[0] + 1, w.at(float(f))) for f in rng.uniform(0.3, 0.9, n_fix))})
+        plan[subject], near = vals[: len(times)], vals[n_fix + 1 :]
+        for i, t in enumerate(times):
+            events.setdefault(t, []).append((subject, "state" if i == 0 else "correct", a, b, vals[i]))
+            nxt = times[i + 1] if i + 1 < len(times) else L - 1
+            for e in rng.integers(t + 1, max(t + 2, nxt), size=int(rng.integers(0, 3))):
+                events.setdefault(int(e), []).append((subject, "echo", a, b, vals[i]))
+        for t in rng.integers(1, L, size=max(3, round(0.02 * density * L))):
+            x, y = _others(rng, people, (a, b), two=bool(b))
+            events.setdefault(int(t), []).append((subject, "near", x, y, str(near[int(rng.integers(len(near)))])))
+        for t in rng.integers(1, L, size=max(2, round(0.01 * L))):
+            x, y = (a, b) if rng.random() < 0.5 else _others(rng, people, (a, b), two=True)
+            events.setdefault(int(t), []).append((subject, "chatter", x, y, ""))
+    said: dict[str, list[tuple[str, int, str]]] = {s: [] for s in SUBJECTS}
+    for t in range(L):
+        happened = events.get(t, ())
+        for subject, role, a, b, v in happened:
+            text = w.pick(T[subject][role]).format(a=a, b=b, v=v)
+            if role in ("state", "correct", "echo"):
+                kind, scope = ("utterance", SHARED) if role == "echo" else ("fact", MINE if role == "state" else SHARED)
+                said[subject].append((w.add(t, text, kind, scope, "crowd"), t, role))
+            elif role == "near":
+                w.add(t, text, "fact", MINE if rng.random() < 0.5 else SHARED, "crowd")
+            else:
+                w.add(t, text, "observation", MINE)
+        for _ in range(int(rng.choice(3, p=PER_TURN)) + 1 - len(happened)):
+            w.ambient(t, T["ambient"])
+    asks = sorted(int(t) for t in rng.choice(np.arange(round(0.94 * L), L + 1), size=len(SUBJECTS), replace=False))
+    out = []
+    for turn, subject in zip(asks, rng.permutation(SUBJECTS)):
+        S, (a, b), vals = T[subject], cast.get(str(subject), ("", "")), plan[str(subject)]
+        stated = [(text, t) for text, t, role in said[subject] if role != "echo"]
+        n = len(vals) - 1
+        out.append(
+            Decision(
+                turn,
+                w.pick(S["question"]).format(a=a, b=b),
+                w.situation(turn),
+                (vals[-1],),
+                tuple(vals[:-1]),
+                stated[-1][0],
+                tuple(dict.fromkeys(text for text, _, _ in said[subject])),
+                " ".join({"a": a, "b": b}[k] for k in S["asked"]),
+                f"{subject}, " + ("never corrected" if n == 0 else f"after {n} correction{'s' * (n > 1)}"),
+                stated[-1][1],
+            )
+        )
+    return out
+
+
+def _others(rng: np.random.Generator, people: list[str], cast: tuple[str, str], two: bool) -> tuple[str, str]:
+    """Names for a near-duplicate: one other person, or a pair that is not the cast's pair (it may
+    share one of its names)."""
+    while True:
+        x, y = (str(p) for p in rng.choice(people, size=2, replace=False))
+        if (not two and x != cast[0]) or (two and {x, y} != set(cast)):
+            return x, y if two else ""
+
+
+GENERATORS = {"flood": flood, "correction": correction, "council": council, "rumours": rumours, "ledger": ledger}
 
 
 def make_log(setting: str, family: str, seed: int, length: int, density: int = 1) -> Log:

@@ -1,16 +1,22 @@
 """Phrasing families for the context benchmark's synthetic logs.
 
-Three families, each a complete set of wordings and names for the four settings:
+Four families, each a complete set of wordings and names for the settings:
 
 * ``A`` (a harbour town; gold, a town council, buried things): the tune family,
   used for the tune seed range;
 * ``B`` (a desert caravan city; dinars, a weavers' guild, a space station's
   hiding places): the first held-out family. It is no longer blind: the
   memory code's correction cues were extended after its wordings were seen;
-* ``C`` (other places, other voices; see the tables below): the held-out
-  family the goals are judged on. Do not read its wordings while changing the
-  memory code, and do not quote them in reports: they stay blind only as long
-  as nobody tunes against them.
+* ``C`` (other places, other voices; see the tables below): a held-out
+  family, no longer blind: its wordings were read while the memory code was
+  tuned. Do not quote them in reports;
+* ``D`` (benchmarks/context/family_d.py, registered below): the blind
+  held-out family the goals are judged on. Do not read its wordings while
+  changing the memory code, and do not quote them anywhere: they stay blind
+  only as long as nobody tunes against them.
+
+The ``ledger`` setting's wordings are in benchmarks/context/ledger.py (family
+D's in family_d.py).
 
 No template string is shared by two families and the entity pools are
 disjoint, so held-out figures do not reward wordings seen while tuning. Every
@@ -32,7 +38,10 @@ digits outside those lines stay clear of the value ranges (12-160, 1000-9999).
 
 from __future__ import annotations
 
-FAMILIES = ("A", "B", "C")
+from benchmarks.context import family_d
+from benchmarks.context.ledger import LEDGER
+
+FAMILIES = ("A", "B", "C", "D")
 
 AMBIENT = {
     "A": {
@@ -397,8 +406,8 @@ RUMOURS = {
 }
 
 # --------------------------------------------------------------------------- family C
-# The blind held-out family. Do not read below this line while changing the memory code, and do not
-# quote these wordings anywhere: the goals are judged on them.
+# Held out, but no longer blind: its wordings were read while the memory code was tuned. Still, do not
+# quote them anywhere. The blind family is D (benchmarks/context/family_d.py).
 
 AMBIENT["C"] = {
     "observation": (
@@ -598,7 +607,20 @@ RUMOURS["C"] = {
 }
 
 
-SETTINGS = ("flood", "correction", "council", "rumours")
+# --------------------------------------------------------------------------- family D
+# The blind held-out family lives in benchmarks/context/family_d.py (do not read it while changing the
+# memory code); its tables are registered here. The ledger setting's wordings, every family's, are in
+# benchmarks/context/ledger.py.
+for _table, _d in (
+    (AMBIENT, family_d.AMBIENT),
+    (FLOOD, family_d.FLOOD),
+    (CORRECTION, family_d.CORRECTION),
+    (COUNCIL, family_d.COUNCIL),
+    (RUMOURS, family_d.RUMOURS),
+):
+    _table["D"] = _d
+
+SETTINGS = ("flood", "correction", "council", "rumours", "ledger")
 
 
 def templates(family: str) -> list[str]:
@@ -616,6 +638,6 @@ def templates(family: str) -> list[str]:
             for v in x:
                 walk(v)
 
-    for table in (AMBIENT, FLOOD, CORRECTION, COUNCIL, RUMOURS):
+    for table in (AMBIENT, FLOOD, CORRECTION, COUNCIL, RUMOURS, LEDGER):
         walk(table[family])
     return out
