@@ -145,8 +145,9 @@ class Masker:
         hist = session.history
         if not hist:
             return [], {}
-        settled_aspects = {session.task.item(e).aspect for e in agreed}
-        drawn = np.bincount([s.target for s in hist if s.target is not None], minlength=len(hist))
+        settled_aspects = {hist[session.stated[e]].aspect for e in agreed}
+        recent = session.round - cfg.controversy_rounds if cfg.controversy_rounds else 0
+        drawn = np.bincount([s.target for s in hist if s.target is not None and s.round > recent], minlength=len(hist))
         first_rebuttal = {s.target: s.id for s in reversed(hist) if s.kind == "rebuttal"}
         cands, restated = [], {}
         for s in hist:

@@ -57,25 +57,30 @@ def play_round(s: CouncilSession, stance_of=None, evidence_of=None) -> str:
 
 
 def test_variance_consensus_stops_when_nothing_crux_is_hidden():
-    s = CouncilSession(small_task(private=((), (), ())), CouncilConfig(consensus="variance"))
+    s = CouncilSession(small_task(private=((), (), ())), CouncilConfig(consensus="variance", chair="oracle"))
     assert s.crux == frozenset() and play_round(s) == "consensus" and s.stop_reason == "variance"
     assert s.round == 1 and len(s.flow) == 2
 
 
-def test_crux_guard_holds_the_vote_until_crux_evidence_is_stated():
+def test_the_oracle_chair_holds_the_vote_until_crux_evidence_is_stated():
+    """The ablation, when named: it reads who holds what."""
     task = small_task(private=(("p0",), (), ("d0",)))
     assert task.crux_aspects() == {"cost"}
-    s = CouncilSession(task, CouncilConfig(consensus="variance", stalemate_breaker=False))
+    s = CouncilSession(task, CouncilConfig(consensus="variance", stalemate_breaker=False, chair="oracle"))
+    assert s.crux == {"cost"}
     assert play_round(s) == "open"  # m0 still holds p0 (cost), unstated
     assert s.unstated(crux_only=True) == [("m0", "p0")]
     assert play_round(s, evidence_of={"m0": "p0"}) == "consensus"  # d0 (law) is no crux
-    off = CouncilSession(task, CouncilConfig(consensus="variance", crux_guard=False))
+    off = CouncilSession(task, CouncilConfig(consensus="variance", crux_guard=False, chair="oracle"))
     assert play_round(off) == "consensus"
+    assert CouncilSession(task).crux == frozenset()  # the default chair never computes it
 
 
 def test_stable_majority_needs_k_rounds():
     task = small_task(stances=(0.2, 0.3, 0.9), private=((), (), ()))
-    s = CouncilSession(task, CouncilConfig(consensus="majority", stable_rounds=3, stalemate_breaker=False))
+    s = CouncilSession(
+        task, CouncilConfig(consensus="majority", stable_rounds=3, stalemate_breaker=False, crux_guard=False)
+    )
     assert [play_round(s) for _ in range(3)] == ["open", "open", "consensus"]
     assert s.stop_reason == "majority"
 
@@ -90,9 +95,9 @@ def test_majority_flip_restarts_the_count_and_max_rounds_ends_it():
     assert play_round(s, stance_of={"m0": 0.1, "m1": 0.1}) == "max_rounds"
 
 
-def test_stalemate_breaker_asks_for_unstated_evidence_then_a_neutral_question():
+def test_the_oracle_stalemate_breaker_names_the_holders_then_puts_a_neutral_question():
     task = small_task(private=(("p0",), (), ()))
-    cfg = CouncilConfig(consensus="variance", variance_threshold=0.0, stalemate_rounds=2, max_rounds=8)
+    cfg = CouncilConfig(consensus="variance", variance_threshold=0.0, stalemate_rounds=2, max_rounds=8, chair="oracle")
     s = CouncilSession(task, cfg)
     play_round(s)
     play_round(s)

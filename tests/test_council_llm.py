@@ -242,7 +242,7 @@ def test_subjective_keeps_exactly_what_the_member_labelled_keep(serve):
 def test_a_failed_labelling_falls_back_to_recency_with_the_reason(serve):
     task = three()
     llm = client(serve([json.dumps({"labels": [{"n": 1, "label": "keep"}]})] * 2), max_repairs=1)
-    s = CouncilSession(task, CouncilConfig(max_rounds=20, stalemate_breaker=False))
+    s = CouncilSession(task, CouncilConfig(max_rounds=20, min_rounds=20, stalemate_breaker=False))
     _talk(s, 3)
     masker = Masker(SubjectiveMaskingConfig(budget=4000, window=4), count=words, labellers=llm_council(task, llm))
     ctx = masker.context(s, "m2")

@@ -59,8 +59,8 @@ def session(rounds: list[list[tuple[str, Reply]]], **cfg) -> CouncilSession:
     return s
 
 
-def R(kind, text, stance=0.5, conf=0.5, evidence=None, target=None, aspect=None) -> Reply:
-    return Reply(kind, text, stance, conf, evidence, target, aspect)
+def R(kind, text, stance=0.5, conf=0.5, evidence=None, target=None, aspect=None, side=None) -> Reply:
+    return Reply(kind, text, stance, conf, evidence, target, aspect, side)
 
 
 E0 = "The treasurer's audit shows the bridge overruns the estimate by 40 percent."
@@ -173,9 +173,9 @@ def test_long_term_summary_lists_settled_sub_questions_and_fades_them():
     s = session(
         [
             [
-                ("m0", R("evidence", E2, 0.5, 0.5, "e2", aspect="safety")),
-                ("m1", R("evidence", E0, 0.5, 0.5, "e0", aspect="cost")),
-                ("m2", R("evidence", E1, 0.5, 0.5, "e1", aspect="cost")),
+                ("m0", R("evidence", E2, 0.5, 0.5, "e2", aspect="safety", side=1)),
+                ("m1", R("evidence", E0, 0.5, 0.5, "e0", aspect="cost", side=-1)),
+                ("m2", R("evidence", E1, 0.5, 0.5, "e1", aspect="cost", side=1)),
             ],
             [
                 ("m0", R("restate", "I hold my view.", 0.5, 0.5)),
@@ -185,7 +185,7 @@ def test_long_term_summary_lists_settled_sub_questions_and_fades_them():
         ]
     )
     agreed, lines = settled(s)
-    assert agreed == ("e2",) and lines == ("Settled, safety: safety 1",)  # cost has items both ways
+    assert agreed == ("e2",) and lines == ("Settled, safety: for the motion (#0)",)  # cost: read both ways
     ctx = Masker(MaskingConfig(mode="memo", budget=4000), HASH, count=words).context(s, "m1")
     assert ctx.summary == lines and ctx.agreed == ("e2",) and "e2" in ctx.evidence
     assert ctx.tokens == sum(words(x) for x in ctx.lines())

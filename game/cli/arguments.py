@@ -330,8 +330,8 @@ def _debate_parser(sub: Any) -> None:
         "debate",
         help="a council debate with masked working memory, headless",
         description="Run a council debate: members speak in rounds from what their masked "
-        "working memory shows them, a coordinator stops on consensus (not while "
-        "decisive evidence is unstated) and the council votes. Prints the "
+        "working memory shows them, a coordinator that knows only the transcript stops on "
+        "consensus (after a last call for unheard evidence that brought none) and the council votes. Prints the "
         "transcript, the decision, redundancy and effective turns.",
         epilog=DEBATE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -360,6 +360,13 @@ def _debate_parser(sub: Any) -> None:
         "subjective (each LLM member labels its peers' statements; needs --llm)",
     )
     d.add_argument("--rounds", type=_workers, default=10, metavar="N", help="most rounds (default 10)")
+    d.add_argument(
+        "--chair",
+        choices=("transcript", "declared", "oracle"),
+        default="transcript",
+        help="what the coordinator knows: transcript (what was said; the default), declared (also each "
+        "member's count of its own unstated items), oracle (an ablation: who holds what)",
+    )
     d.add_argument(
         "--budget",
         type=_budget,

@@ -54,7 +54,7 @@ def cmd_debate(args: Namespace) -> int:
 
         require("tournament", "parley debate --plot", ("matplotlib",))
     task = _task(args)
-    cfg = CouncilConfig(max_rounds=args.rounds, seed=args.seed, speaker_policy=args.speakers)
+    cfg = CouncilConfig(max_rounds=args.rounds, seed=args.seed, speaker_policy=args.speakers, chair=args.chair)
     debaters, masking = _members(args, task)
 
     def said(st: Any, view: Any) -> None:

@@ -8,7 +8,8 @@ on, the long-term summary are always in and count against it. Then the statement
 * ``none``      -- the full history, newest first while it fits (the oldest fall off);
 * ``window``    -- the last ``window`` statements, newest first while they fit;
 * ``memo``      -- the hybrid masker of ``memory.masking``: a score of recency, boosted for
-  controversy (statements that drew rebuttals or questions) and novelty (the first statement of
+  controversy (statements that drew rebuttals or questions in the last ``controversy_rounds``
+  rounds: disputes still open) and novelty (the first statement of
   an evidence item, the first rebuttal of a claim, words from outside the council); statements
   on settled sub-questions fade;
   redundancy suppression drops a statement alike (cosine >= ``redundancy``) to one already kept
@@ -20,10 +21,15 @@ on, the long-term summary are always in and count against it. Then the statement
   first. A failed labelling falls back to ``window``'s recency, the reason in ``Masker.failures``.
 
 The long-term tier (``long_term``; on by default for ``memo`` only) is a summary every member
-gets: the settled sub-questions (every stated item on them points one way, and nobody rebutted
-or questioned them in the last round) with the agreed facts on them. The masker reads the
-transcript and the task's evidence texts only to show a member what was *said*: the
-:class:`Context` it builds never holds another member's unstated evidence or the task's truth.
+gets: the settled sub-questions (every item stated on them was read one way by its speaker, and
+nobody rebutted or questioned them in the last round) with the statements that stated them.
+
+Every decision here reads the transcript only: what was said, by whom, the item each statement
+cites and the side its speaker read it as (``Statement.side``). Nothing reads the members'
+private holdings, an item's true direction or weight, or the task's truth. The :class:`Context`
+passes the items its statements name on to the debater (``Context.evidence``: the debater's
+reading of what it heard); the masker never looks inside them, and the Context never holds
+another member's unstated evidence or the task's truth.
 """
 
 from __future__ import annotations
@@ -58,6 +64,9 @@ class MaskingConfig(BaseModel):
     )
     own_recent: int = Field(2, ge=0, description="memo: the member's recent statements masked against")
     controversy_weight: float = Field(0.3, ge=0.0, le=10.0)
+    controversy_rounds: int | None = Field(
+        1, ge=1, description="memo: count the rebuttals and questions of the last N rounds (open disputes; None: all)"
+    )
     novelty_weight: float = Field(1.0, ge=0.0, le=10.0)
     resolved_factor: float = Field(0.3, ge=0.0, le=1.0, description="memo: score kept on settled sub-questions")
     recency_decay: float = Field(0.8, gt=0.0, le=1.0, description="memo: recency = decay ** rounds ago")
@@ -112,7 +121,7 @@ class Context:
     summary: tuple[str, ...]
     agreed: tuple[str, ...]  # evidence ids the summary states as agreed facts
     statements: tuple[Statement, ...]
-    evidence: dict[str, Evidence]  # the items named by kept statements or the summary
+    evidence: dict[str, Evidence]  # the items named by kept statements or the summary (for the debater's reading)
     masked: dict[int, str] = field(default_factory=dict)
     tokens: int = 0
 
@@ -162,26 +171,26 @@ def objective_order(hist: Sequence[Statement]) -> list[int]:
 
 
 def settled(session: CouncilSession) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The long-term tier: (agreed evidence ids, summary lines). A sub-question is settled when
-    every item stated on it points one way, it was raised before this round, and no statement
-    of the last round rebutted or questioned anything on it."""
-    by = session.task.by_id()
+    """The long-term tier: (agreed evidence ids, summary lines), from the transcript alone. A
+    sub-question is settled when every item stated on it was read one way by its speaker
+    (:meth:`CouncilSession.sides`), it was raised before this round, and no statement of the last
+    round rebutted or questioned anything on it. The summary says what was said: the side and
+    the statements that stated the items."""
     hist = session.history
-    aspects: dict[str, list[str]] = {}
-    for eid in session.stated:
-        aspects.setdefault(by[eid].aspect, []).append(eid)
+    aspects: dict[str, list[int]] = {}
+    for sid in session.stated.values():
+        if hist[sid].aspect:
+            aspects.setdefault(hist[sid].aspect, []).append(sid)  # type: ignore[arg-type]
+    sides = session.sides()
     last = session.round - 1
     disputed = {s.aspect for s in hist if s.round >= last and s.kind in ("rebuttal", "question")}
     disputed |= {hist[s.target].aspect for s in hist if s.round >= last and s.target is not None}
     agreed: list[str] = []
     lines: list[str] = []
-    for aspect, ids in sorted(aspects.items()):
-        if (
-            aspect in disputed
-            or len({by[e].direction for e in ids}) != 1
-            or min(hist[session.stated[e]].round for e in ids) >= session.round
-        ):
+    for aspect, sids in sorted(aspects.items()):
+        if aspect in disputed or len(sides[aspect]) != 1 or min(hist[i].round for i in sids) >= session.round:
             continue
-        agreed += sorted(ids)
-        lines.append(f"Settled, {aspect}: " + "; ".join(by[e].gist for e in sorted(ids)))
+        agreed += sorted(str(hist[i].evidence) for i in sids)
+        side = "for" if next(iter(sides[aspect])) > 0 else "against"
+        lines.append(f"Settled, {aspect}: {side} the motion (" + ", ".join(f"#{i}" for i in sorted(sids)) + ")")
     return tuple(agreed), tuple(lines)

@@ -12,18 +12,19 @@ never sees the session, another member's unstated evidence or the task's truth.
   the visible stances of others pull it a little (``conformity``). What falls out of its context
   it has forgotten.
 * it speaks by scoring its options: answer the chair's question with evidence it holds on that
-  sub-question; raise shared evidence its context does not show yet (the hidden-profile bias:
+  sub-question (any it holds, when the question names none); raise shared evidence its context does not show yet (the hidden-profile bias:
   shared points that back its view come first); raise its own evidence the context does not
   show (less eagerly when it cuts against its view); rebut the most controversial opposing
   claim in view (citing its best supporting item); or restate its position. A little seeded
-  noise breaks ties.
+  noise breaks ties. Each statement says which way it reads the item it cites (``side``) and
+  how many of its own items it has not stated yet (``unstated``).
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -49,6 +50,7 @@ class View:
     own: tuple[Evidence, ...]  # its private evidence
     shared: tuple[Evidence, ...]  # everyone's briefing
     context: Context
+    said: frozenset[str] = frozenset()  # the evidence ids this member has stated itself
 
     def known(self) -> dict[str, Evidence]:
         """The items it knows of: its briefing and what its context names."""
@@ -144,7 +146,7 @@ class ScriptedDebater:
         for e in view.own:
             if e.id in seen:
                 continue
-            if question is not None and e.aspect == question.aspect:
+            if question is not None and question.aspect in (None, e.aspect):
                 options.append((cfg.answer * e.weight, "answer", e, question))
             w = cfg.own_supporting if e.direction == sign else cfg.own_contrary
             options.append((w * e.weight, "evidence", e, None))
@@ -161,7 +163,11 @@ class ScriptedDebater:
         noise = self.rng.normal(0.0, cfg.noise, len(options)) if cfg.noise else np.zeros(len(options))
         k = int(np.argmax([o[0] + n for o, n in zip(options, noise)]))
         _, kind, ev, tgt = options[k]
-        return self._say(view, kind, ev, tgt, stance, conf)
+        reply = self._say(view, kind, ev, tgt, stance, conf)
+        said = view.said | ({reply.evidence} if reply.evidence else set())
+        return replace(
+            reply, side=None if ev is None else ev.direction, unstated=sum(e.id not in said for e in view.own)
+        )
 
     def _best_support(self, view: View, sign: int) -> Evidence | None:
         items = [e for e in view.known().values() if e.direction == sign]

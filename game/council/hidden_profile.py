@@ -29,9 +29,9 @@ member starts on the wrong side of 0.5. A draw that fails is replaced by the nex
 
 What is hidden: a member (its ``View``) sees the shared items and its own unshared ones, never
 another member's, ``truth``, the options' scores, which option is A or B, or the items' roles.
-The chair (``CouncilSession``) knows who holds which unstated item and its aspect (its stalemate
-question names the option), never uses ``truth`` (scoring only) and never sees the
-:class:`Profile`, which is where the option-level answer lives.
+The chair (``CouncilSession``) knows only the transcript by default; only its ``oracle`` ablation
+knows who holds which unstated item and its aspect. No chair uses ``truth`` (scoring only) or sees
+the :class:`Profile`, which is where the option-level answer lives.
 
 Randomness: one seed tree per task, ``seed_tree(seed).child("council", "hidden-profile",
 attempt)``, with a child stream per part (setting, items, holders, words, members); never the

@@ -27,6 +27,7 @@ def view_for(session: CouncilSession, member: str, masker: ContextBuilder) -> Vi
         tuple(by[e] for e in spec.private),
         tuple(by[e] for e in task.shared),
         ctx,
+        frozenset(s.evidence for s in session.history if s.speaker == member and s.evidence),
     )
 
 

@@ -13,13 +13,26 @@ Members the chair has just asked for evidence speak first in the next round.
 
 After each round the coordinator checks, from ``min_rounds`` on, for consensus: the stance
 variance below ``variance_threshold``, or the same majority for ``stable_rounds`` rounds in a row
-(``consensus`` picks which rule applies). With ``crux_guard`` it never stops while a member
-holds evidence on a crux (a sub-question with evidence both ways, ``CouncilTask.crux_aspects``)
-that nobody has stated. When no stance moved more than ``stalemate_delta`` for
-``stalemate_rounds`` rounds and the debate goes on, the chair breaks the stalemate: it asks for
-the evidence nobody has shown yet (naming the sub-question, crux first) or, when everything is
-on the table, puts a neutral question on the most debated sub-question. At ``max_rounds`` the
-debate ends without consensus; then the members vote.
+(``consensus`` picks which rule applies). With ``crux_guard`` it does not stop while evidence may
+still be unheard, and when no stance moved more than ``stalemate_delta`` for ``stalemate_rounds``
+rounds it breaks the stalemate. What the chair knows for both is its ``chair``:
+
+* ``transcript`` (the default) -- only what was said. It does not stop after a round that
+  brought evidence nobody had stated before; to break a stalemate it asks the whole council for
+  evidence it has not heard (on the sub-question the transcript shows disputed, if any), and
+  when its last such request brought nothing new, a neutral question.
+* ``declared`` -- what was said, and what each member declares of itself: a statement may carry
+  how many of the speaker's own items it has not stated yet (``Reply.unstated``). It does not
+  stop while a member's latest declaration is above zero, and to break a stalemate it gives
+  those members the floor first.
+* ``oracle`` -- an ablation that reads who holds what: it does not stop while any member holds
+  unstated evidence on a crux (a sub-question with evidence both ways among the holdings,
+  ``CouncilTask.crux_aspects``), and its stalemate breaker names the holders and their
+  sub-question. Never the default.
+
+No chair but ``oracle`` reads the members' private holdings or the task's truth; the session
+reads ``truth`` only to score the vote (``correct``). At ``max_rounds`` the debate ends without
+consensus; then the members vote.
 """
 
 from __future__ import annotations
@@ -40,6 +53,8 @@ COORDINATOR = "coordinator"
 MAX_ROUNDS = 200  # the most rounds a debate holds (a world's debating council, a debate tournament)
 KINDS = ("argument", "evidence", "rebuttal", "restate", "question")
 POLICIES = ("fixed", "random", "most-controversial", "most-uncertain")
+CHAIRS = ("transcript", "declared", "oracle")
+ASK_UNHEARD = "The chair asks: does anyone hold evidence{on} that the council has not heard?"
 
 
 class CouncilError(ActionError):
@@ -55,7 +70,12 @@ class CouncilConfig(BaseModel):
     consensus: Literal["variance", "majority", "either"] = "either"
     variance_threshold: float = Field(0.01, ge=0.0, le=0.25)
     stable_rounds: int = Field(3, ge=1)
-    crux_guard: bool = True
+    chair: Literal["transcript", "declared", "oracle"] = Field(
+        "transcript",
+        description="what the chair knows: the transcript; also the members' declarations of their "
+        "own unstated items; or (oracle, an ablation) who holds what",
+    )
+    crux_guard: bool = Field(True, description="do not stop while evidence may be unheard (as the chair knows it)")
     stalemate_breaker: bool = True
     stalemate_rounds: int = Field(2, ge=1)
     stalemate_delta: float = Field(0.03, ge=0.0, le=1.0)
@@ -75,6 +95,8 @@ class Reply:
     evidence: str | None = None
     target: int | None = None
     aspect: str | None = None
+    side: int | None = None  # the speaker's reading of the item it cites: +1 for the motion, -1 against
+    unstated: int | None = None  # the speaker's own declaration: how many of its items it has not stated
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,7 +128,8 @@ class CouncilSession:
             raise CouncilError(f"min_rounds {self.config.min_rounds} exceeds max_rounds {self.config.max_rounds}")
         self.members: tuple[str, ...] = tuple(m.id for m in task.members)
         self.rng = seeds.rng(self.config.seed, "council", "session")
-        self.crux = task.crux_aspects()
+        self.crux = task.crux_aspects() if self.config.chair == "oracle" else frozenset()
+        self.declared: dict[str, int] = {}  # member -> its latest declaration of its own unstated items
         self.stances: dict[str, float] = {m.id: m.stance for m in task.members}
         self.history: list[Statement] = []
         self.flow: list[dict[str, float]] = [dict(self.stances)]  # stances at the start and after each round
@@ -119,6 +142,7 @@ class CouncilSession:
         self.tokens: list[tuple[int, str, int]] = []  # (round, member, context tokens)
         self.outcome = Outcome()
         self._asked: list[str] = []
+        self._asked_unheard: set[int] = set()  # the chair's requests for unheard evidence (statement ids)
         self._majorities: list[bool] = []
         self._order: list[str] = []
         self._spoken: list[str] = []
@@ -134,7 +158,8 @@ class CouncilSession:
         return sum(1 for s in self.history if s.target == sid)
 
     def unstated(self, crux_only: bool = False) -> list[tuple[str, str]]:
-        """(member, evidence id) of privately held evidence nobody has stated yet."""
+        """(member, evidence id) of privately held evidence nobody has stated yet. Reads the
+        holdings: only the ``oracle`` chair decides with it."""
         by = self.task.by_id()
         return [
             (m.id, e)
@@ -206,8 +231,12 @@ class CouncilSession:
             evidence=reply.evidence,
             target=reply.target,
             aspect=reply.aspect,
+            side=None if reply.side is None else (1 if reply.side > 0 else -1),
+            unstated=None if reply.unstated is None else max(0, int(reply.unstated)),
         )
         self.history.append(st)
+        if st.unstated is not None and speaker in self.members:
+            self.declared[speaker] = st.unstated
         if st.evidence is not None:
             self.stated.setdefault(st.evidence, st.id)
         return st
@@ -240,9 +269,12 @@ class CouncilSession:
         if evidence.id in self.task.by_id():
             raise CouncilError(f"evidence {evidence.id!r} is already in the debate")
         self.task = self.task.with_evidence(member, evidence, stance, persuadability)
-        self.crux = self.task.crux_aspects()
+        if self.config.chair == "oracle":
+            self.crux = self.task.crux_aspects()
         said = text or f"{evidence.text.rstrip('.')}."
-        st = self._append(member, Reply("evidence", said, stance, 1.0, evidence.id, aspect=evidence.aspect))
+        st = self._append(
+            member, Reply("evidence", said, stance, 1.0, evidence.id, aspect=evidence.aspect, side=evidence.direction)
+        )
         self.stances[member] = st.stance
         self.after.append(dict(self.stances))
         return st
@@ -260,14 +292,17 @@ class CouncilSession:
         self._majorities.append(self.majority_yes())
         self._asked = []
         reason = self._consensus()
-        if reason is not None and self.config.crux_guard and self.unstated(crux_only=True):
-            reason = None
+        last_call = False
+        if reason is not None and self.config.crux_guard and self._unheard():
+            reason, last_call = None, self.config.chair == "transcript"
         if reason is not None:
             self.status, self.stop_reason = "consensus", reason
         elif self.round >= self.config.max_rounds:
             self.status, self.stop_reason = "max_rounds", "max_rounds"
         else:
-            if self.config.stalemate_breaker and self._stalled():
+            if last_call:
+                self._ask_unheard(None, [])
+            elif self.config.stalemate_breaker and self._stalled():
                 self._break_stalemate()
             self.round += 1
         self._order, self._spoken = [], []
@@ -297,20 +332,76 @@ class CouncilSession:
         moves = [max(abs(b[m] - a[m]) for m in self.members) for a, b in zip(self.flow[-k - 1 :], self.flow[-k:])]
         return max(moves) < self.config.stalemate_delta
 
+    def _unheard(self) -> bool:
+        """Whether, as far as the chair knows, evidence is still to come (the stop guard)."""
+        chair = self.config.chair
+        if chair == "oracle":
+            return bool(self.unstated(crux_only=True))
+        if chair == "declared":
+            return any(n > 0 for n in self.declared.values())
+        # transcript: no stop until the chair asked the whole council for evidence it has not
+        # heard and a full round after that request brought none
+        ask = max(self._asked_unheard, default=None)
+        newest = max(self.stated.values(), default=-1)
+        return ask is None or newest > ask or self.history[ask].round >= self.round
+
+    def sides(self) -> dict[str, set[int]]:
+        """Sub-question -> the sides its stated items were read as, by their speakers (the
+        transcript's labels: ``Reply.side``, else the speaker's stance when it stated the item)."""
+        out: dict[str, set[int]] = {}
+        for sid in self.stated.values():
+            s = self.history[sid]
+            if s.aspect:
+                side = s.side if s.side is not None else (1 if s.stance > 0.5 else -1)
+                out.setdefault(s.aspect, set()).add(side)
+        return out
+
+    def disputed(self) -> str | None:
+        """The sub-question the transcript shows most disputed: stated items read both ways, the
+        most statements on it (ties: the first raised)."""
+        both = {a for a, d in self.sides().items() if len(d) == 2}
+        talk = Counter(s.aspect for s in self.history if s.aspect in both and s.speaker != COORDINATOR)
+        return talk.most_common(1)[0][0] if talk else None
+
     def _break_stalemate(self) -> None:
+        if self.config.chair == "oracle":
+            self._break_as_oracle()
+            return
+        last = self.interventions[-1] if self.interventions else None
+        asked_unheard = last is not None and last in self._asked_unheard
+        came = asked_unheard and any(sid > last for sid in self.stated.values())  # type: ignore[operator]
+        declared = [m for m in self.members if self.declared.get(m, 0) > 0] if self.config.chair == "declared" else []
+        if declared or not asked_unheard or came:
+            self._ask_unheard(None if declared else self.disputed(), declared)
+        else:
+            self._neutral()
+
+    def _ask_unheard(self, aspect: str | None, asked: list[str]) -> None:
+        """Ask for evidence the council has not heard (on ``aspect``, or any); ``asked`` speak first."""
+        self._asked = asked
+        self._asked_unheard.add(len(self.history))
+        self._question(ASK_UNHEARD.format(on=f" on {aspect}" if aspect else ""), aspect)
+
+    def _neutral(self) -> None:
+        """A neutral question on the most debated sub-question."""
+        talk = Counter(s.aspect for s in self.history if s.aspect)
+        aspect = talk.most_common(1)[0][0] if talk else "the motion"
+        self._question(f"The chair asks: what would change your mind on {aspect}?", aspect)
+
+    def _question(self, text: str, aspect: str | None) -> None:
+        mean = float(np.mean(list(self.stances.values())))
+        st = self._append(COORDINATOR, Reply("question", text, mean, 0.0, aspect=aspect))
+        self.interventions.append(st.id)
+
+    def _break_as_oracle(self) -> None:
         by = self.task.by_id()
         hidden = sorted(self.unstated(), key=lambda me: (by[me[1]].aspect not in self.crux, me[1]))
         if hidden:
             aspect = by[hidden[0][1]].aspect
             self._asked = sorted({m for m, e in hidden if by[e].aspect == aspect}, key=self.members.index)
-            text = f"The chair asks: does anyone hold evidence on {aspect} that the council has not heard?"
+            self._question(ASK_UNHEARD.format(on=f" on {aspect}"), aspect)
         else:
-            talk = Counter(s.aspect for s in self.history if s.aspect)
-            aspect = talk.most_common(1)[0][0] if talk else "the motion"
-            text = f"The chair asks: what would change your mind on {aspect}?"
-        mean = float(np.mean(list(self.stances.values())))
-        st = self._append(COORDINATOR, Reply("question", text, mean, 0.0, aspect=aspect))
-        self.interventions.append(st.id)
+            self._neutral()
 
     # --- the vote ---------------------------------------------------------------------------------
 

@@ -192,9 +192,11 @@ def _evidence(
     )
 
 
-def _draw(rng: np.random.Generator, index: int) -> CouncilTask:
-    """One candidate task (may fail the hidden-profile check)."""
+def _draw(rng: np.random.Generator, index: int, members: int | None = None) -> CouncilTask:
+    """One candidate task (may fail the hidden-profile check); ``members``: how many (default 4 or 5)."""
     n_members = int(rng.integers(4, 6))
+    if members is not None:
+        n_members = members
     plan = str(rng.choice(PLANS))
     aspects = [str(a) for a in rng.permutation(list(ASPECTS))]
     crux, others = aspects[:2], aspects[2:]
@@ -217,7 +219,8 @@ def _draw(rng: np.random.Generator, index: int) -> CouncilTask:
         ev.append(e)
         privates[i].append(e.id)
     by = {e.id: e for e in ev}
-    roles = rng.permutation(list(ROLES))[:n_members]
+    order = [str(r) for r in rng.permutation(list(ROLES))]
+    roles = [f"{order[i % len(order)]}{'' if i < len(order) else i // len(order) + 1}" for i in range(n_members)]
     members = []
     for i in range(n_members):
         own = sum(by[e].direction * by[e].weight for e in [*shared, *privates[i]])
@@ -249,15 +252,18 @@ def is_hidden_profile(task: CouncilTask) -> bool:
     return pooled != 0 and all((m.stance - 0.5) * pooled < 0 for m in task.members)
 
 
-def hidden_profile_task(seed: int) -> CouncilTask:
-    """The hidden-profile task of ``seed`` (same seed, same task)."""
+def hidden_profile_task(seed: int, members: int | None = None) -> CouncilTask:
+    """The hidden-profile task of ``seed`` (same seed, same task); ``members``: how many (at least
+    2; default 4 or 5, drawn)."""
+    if members is not None and members < 2:
+        raise ValueError(f"a council needs at least 2 members, not {members}")
     rng = seeds.rng(seed, "council", "task")
     for _ in range(100):
-        task = _draw(rng, seed)
+        task = _draw(rng, seed, members)
         if is_hidden_profile(task) and abs(task.pooled()) >= 0.5:
             return task.model_copy(update={"truth": task.pooled() > 0})
     raise RuntimeError(f"no hidden-profile task found for seed {seed}")  # pragma: no cover
 
 
-def hidden_profile_tasks(seeds: Iterable[int]) -> list[CouncilTask]:
-    return [hidden_profile_task(int(s)) for s in seeds]
+def hidden_profile_tasks(seeds: Iterable[int], members: int | None = None) -> list[CouncilTask]:
+    return [hidden_profile_task(int(s), members) for s in seeds]
