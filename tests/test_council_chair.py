@@ -186,3 +186,16 @@ def test_the_benchmark_reports_each_generator_and_chair_apart(capsys):
     with pytest.raises(SystemExit) as e:
         council_bench.main(["--seeds", "0-5"])  # overlaps the tune seeds
     assert e.value.code == 2
+
+
+def test_on_the_second_generator_the_blind_chair_with_memo_beats_first_mentions(capsys):
+    """Finding 6: on hidden-profile tasks from the second generator (its own items and wording), with
+    the chair that reads only the transcript, memo masking decides better than keeping first mentions
+    (dedupe) over 30 held-out tasks."""
+    from benchmarks import council_bench
+
+    argv = ["--seeds", "1000-1029", "--generator", "hidden-profile", "--no-sweeps", "--workers", "1", "--json"]
+    assert council_bench.main(argv) == 0
+    (cell,) = json.loads(capsys.readouterr().out)["cells"]
+    assert cell["chair"] == "transcript"
+    assert cell["paired"]["memo - dedupe"]["diff"] > 0, cell["paired"]["memo - dedupe"]
