@@ -516,6 +516,13 @@ class ContextOptimizer:
             order = sorted(range(len(items)), key=lambda k: (-score[k], -items[k].score, items[k].rec.seq))
             return [items[k] for k in order]
         sims = np.clip((vecs @ vecs.T - floor) / (1.0 - floor), 0.0, None)
+        return self._repeat_order(items, score, sims, weight)
+
+    @staticmethod
+    def _repeat_order(items: list[Item], score: np.ndarray, sims: np.ndarray, weight: float) -> list[Item]:
+        """``items`` by ``score - weight * worst``, where ``worst`` is a line's largest ``sims`` to a line
+        already placed; ties the older first."""
+        sims = sims.copy()
         np.fill_diagonal(sims, 0.0)  # a placed line is out of the running: its own row no longer matters
         near = [np.flatnonzero(row) for row in sims > 0]  # the lines each one repeats
         worst = np.zeros(len(items))  # each line's nearest repeat of a line already placed
