@@ -18,6 +18,7 @@ candidate with its scores and fate.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from memory.blas import one_blas_thread
 from memory.compress import Item, group_line, join_substitutes, llm_text, merge_duplicates, summarise_old
 from memory.config import MemoConfig
 from memory.linking import names as names_in
@@ -164,7 +166,28 @@ class ContextOptimizer:
         # too many words that are everywhere for its rare ones to mean much
         lex = [(t, w) for t, w, _ in texts[1:] if t.strip()] if cfg.lexical_weight else []
         cands = self._retrieve(agent, turn, qvecs, HISTORY if history else LIVE, names, lex)
-        self._score(cands, turn, agent, focused=bool(focus), linked=names)
+        with one_blas_thread():  # small products: a second thread only waits to be scheduled
+            ctx = self._select(agent, turn, query, cands, priors, extra_anchors, budget, bool(focus), names)
+        if touch:
+            bank.touch(ctx.ids, turn, agent)
+        self._remember(agent, turn, cands)
+        return ctx
+
+    def _select(
+        self,
+        agent: str,
+        turn: int,
+        query: str,
+        cands: list[ScoredMemory],
+        priors: Sequence[str],
+        extra_anchors: Sequence[str],
+        budget: int | None,
+        focused: bool,
+        names: Sequence[str],
+    ) -> Context:
+        """Score, mask, compress and assemble the candidates."""
+        cfg, bank = self.cfg, self.bank
+        self._score(cands, turn, agent, focused=focused, linked=names)
         boost(cands, cfg.mask)
         ids = [c.id for c in cands]
         vecs = bank.vectors(ids)
@@ -183,11 +206,7 @@ class ContextOptimizer:
             items = join_substitutes(items)
             if self._cost(items, agent, turn) > budget:
                 items = summarise_old(items, bank.vectors, turn, cfg, self.summariser)
-        ctx = self._assemble(agent, turn, query, items, priors, extra_anchors, budget)
-        if touch:
-            bank.touch(ctx.ids, turn, agent)
-        self._remember(agent, turn, cands)
-        return ctx
+        return self._assemble(agent, turn, query, items, priors, extra_anchors, budget)
 
     def linked_names(self, agent: str, focus: str | None) -> list[str]:
         """Names the focus is about but does not say (``memory.linking``): the seller of the thing
@@ -220,7 +239,8 @@ class ContextOptimizer:
         rare words also retrieve (BM25, ``memory.lexical``) and add to relevance (``lexical_weight``)."""
         cfg, bank = self.cfg, self.bank
         min_turn = turn - cfg.turn_window if cfg.turn_window else None
-        named = self._said_once_of(agent, names, qvecs, statuses, min_turn) if names else []
+        with one_blas_thread():
+            named = self._said_once_of(agent, names, qvecs, statuses, min_turn) if names else []
         must = {
             r.id: r
             for r in bank.anchors(agent)
@@ -241,9 +261,10 @@ class ContextOptimizer:
                     pool.setdefault(rec.id, rec)
             recs = sorted(pool.values(), key=lambda r: r.seq)
             vecs = bank.vectors([r.id for r in recs])
-            dense = _relevance(vecs, qvecs)
-            rel = self._hybrid(dense, recs, lex)
-            clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
+            with one_blas_thread():
+                dense = _relevance(vecs, qvecs)
+                rel = self._hybrid(dense, recs, lex)
+                clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
             # widen while near-duplicates leave too few clusters, the store has more and widening still
             # finds new ones (a world with few distinct things need not be read whole every turn)
             if (
@@ -503,19 +524,35 @@ class ContextOptimizer:
             order = sorted(range(len(items)), key=lambda k: (-score[k], -items[k].score, items[k].rec.seq))
             return [items[k] for k in order]
         sims = np.clip((vecs @ vecs.T - floor) / (1.0 - floor), 0.0, None)
-        seqs = np.array([it.rec.seq for it in items])
-        left = np.ones(len(items), dtype=bool)
+        return self._repeat_order(items, score, sims, weight)
+
+    @staticmethod
+    def _repeat_order(items: list[Item], score: np.ndarray, sims: np.ndarray, weight: float) -> list[Item]:
+        """``items`` by ``score - weight * worst``, where ``worst`` is a line's largest ``sims`` to a line
+        already placed; ties the older first."""
+        sims = sims.copy()
+        np.fill_diagonal(sims, 0.0)  # a placed line is out of the running: its own row no longer matters
+        near = [np.flatnonzero(row) for row in sims > 0]  # the lines each one repeats
         worst = np.zeros(len(items))  # each line's nearest repeat of a line already placed
+        eff = score.tolist()
+        # the best line by ``score - weight * worst``, ties the older first: scores only fall as lines are
+        # placed, so a line whose score was read before the last fall is read again when it comes up
+        heap = [(-e, it.rec.seq, k) for k, (e, it) in enumerate(zip(eff, items))]
+        heapq.heapify(heap)
         out: list[Item] = []
-        for _ in range(len(items)):
-            eff = np.where(left, score - weight * worst, -np.inf)
-            best = float(eff.max())
-            k = int(np.flatnonzero(eff == best)[np.argmin(seqs[eff == best])])  # ties: the older first
-            if worst[k] > 0:
-                items[k].members[0].adjustments.append(f"-{weight * worst[k]:.3f} repeats a line ahead of it")
+        while heap:
+            stale, seq, k = heapq.heappop(heap)
+            w = float(worst[k])
+            e = eff[k] - weight * w if w else eff[k]
+            if -stale != e:
+                heapq.heappush(heap, (-e, seq, k))
+                continue
+            if w > 0:
+                items[k].members[0].adjustments.append(f"-{weight * w:.3f} repeats a line ahead of it")
             out.append(items[k])
-            left[k] = False
-            worst = np.maximum(worst, sims[k])
+            cols = near[k]
+            if len(cols):
+                worst[cols] = np.maximum(worst[cols], sims[k, cols])
         return out
 
     def _render(self, agent: str, turn: int, query: str, sections: dict[str, list], budget: int) -> Context:

@@ -44,7 +44,8 @@ def collapse(
     Memories of one template join the cluster of the template's most relevant member, so only that
     member (the template's leader) is compared by vector, and only with the leaders that opened a
     cluster before it: a flood of a thousand offers in five wordings costs five comparisons."""
-    order = sorted(range(len(recs)), key=lambda i: (-rel[i], recs[i].seq))
+    rel_l = rel.tolist() if isinstance(rel, np.ndarray) else list(rel)  # Python floats: cheaper to read one by one
+    order = sorted(range(len(recs)), key=lambda i: (-rel_l[i], recs[i].seq))
     keys: list[tuple | None] = [None] * len(recs)
     leaders: list[int] = []
     first: dict[tuple, int] = {}
@@ -65,13 +66,14 @@ def collapse(
         # most alike open cluster, and no row of heads need be read
         earlier = np.where(np.tri(n, k=-1, dtype=bool), sim, -np.inf)
         best_all, best_sim = earlier.argmax(axis=1) if n else earlier[:, :0], earlier.max(axis=1, initial=-np.inf)
-        near = best_sim >= threshold  # none that alike: a cluster of its own, without a look
+        near = (best_sim >= threshold).tolist()  # none that alike: a cluster of its own, without a look
+        best_all, best_sim = best_all.tolist(), best_sim.tolist()
     else:
-        near = np.ones(n, dtype=bool)
+        near = [True] * n
     clusters: list[list[int]] = []
     by_key: dict[tuple, int] = {}
     heads = np.empty(n, dtype=np.intp)  # leader position of each open cluster's first member
-    opened = np.full(n, -1, dtype=np.intp)  # the cluster a leader opened, or -1
+    opened = [-1] * n  # the cluster a leader opened, or -1
     nh = 0
     for i in order:
         r = recs[i]
@@ -83,7 +85,7 @@ def collapse(
         if c is None and nh and near[pos[i]]:
             p = pos[i]
             if sim is not None and opened[best_all[p]] >= 0:
-                h, best = int(best_all[p]), float(best_sim[p])
+                h, best = best_all[p], best_sim[p]
             else:
                 sims = sim[p, heads[:nh]] if sim is not None else lv[heads[:nh]] @ lv[p]
                 j = int(np.argmax(sims))
@@ -99,7 +101,7 @@ def collapse(
                 and labels(head.text) == labels(r.text)
             ):
                 # "the left goblet" is not "the right goblet", crate 12 is not crate 17
-                c = int(opened[h])
+                c = opened[h]
         if c is None:
             c = len(clusters)
             clusters.append([])

@@ -8,35 +8,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
+from memory.blas import one_blas_thread as _one_blas_thread  # steadier p95 on a shared 2-core machine
 from memory.store_base import MetaValue, Where, _check_batch, _check_query, _order
-
-_BLAS: Any = None  # threadpoolctl controller, False when unavailable
-
-
-def _one_blas_thread() -> Any:
-    """A context that runs numpy's BLAS on one thread.
-
-    For a mat-vec over a few thousand rows a second BLAS thread saves a fraction
-    of a millisecond, but on a busy 2-core machine it can cost a lot: the call
-    waits for a descheduled helper thread, which showed up as ~12 ms p95 spikes
-    at 10k rows. threadpoolctl is optional (it comes with scikit-learn); without
-    it BLAS keeps its default.
-    """
-    global _BLAS
-    if _BLAS is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-
-            _BLAS = ThreadpoolController()
-        except Exception:
-            _BLAS = False
-    if _BLAS is False:
-        return contextlib.nullcontext()
-    return _BLAS.limit(limits=1, user_api="blas")
 
 
 class _Column:
