@@ -85,8 +85,12 @@ from benchmarks.locomo.methods import memo_arm
 
 conv = load("locomo10.zip")[0]
 questions = conv.scored()
-run = memo_arm([(t.line, t.speaker) for t in conv.turns], [q.question for q in questions], [512, 1024],
-               overrides={"length_penalty": 0.0})
+run = memo_arm(
+    [(t.line, t.speaker) for t in conv.turns],
+    [q.question for q in questions],
+    [512, 1024],
+    overrides={"length_penalty": 0.0},
+)
 shown = run.shown[(0, 512)]  # question 0 at 512 tokens: shown.turns, shown.tokens
 print(set(questions[0].evidence) <= set(shown.turns))
 ```
