@@ -10,20 +10,26 @@ that from the two statements alone, whatever their kind or labels:
   shared frame must be most of both (``FRAME_SHARE``, at least ``FRAME_WORDS`` words);
 * the slot is a value, not what the statement is about: it lies in the second half, where a
   statement puts what it tells (end focus; "Ivo owes …" / "Bel owes …" are two debts, "On
-  Monday the market …" / "On Tuesday …" two openings), and it either holds a value-like word (a number, in
-  digits or words, a time of day, a name, a word in capitals or quotes) or follows a
-  copula ("… is juniper." / "… is thistle."), where a sentence states what
-  something is. "We went to the beach." / "… to the museum." are two outings.
+  Monday the market …" / "On Tuesday …" two openings);
+* what changes is a quantity or a time and nothing else (numbers in digits or words, times of
+  day, words in capitals or quotes: "… holds 40 chairs." / "… holds 12 tables." are two
+  stocks), or the one closing word a copula assigns ("… is juniper." / "… is thistle.").
+  Names, days and things are not values here: "Kim is allergic to peanuts." / "… to
+  penicillin." and "The museum is closed on Monday." / "… on Tuesday." can both be true,
+  "We went to the beach." / "… to the museum." are two outings, and numbered things differ
+  (``memory.values.labels``: "Bus 12" / "Bus 40").
 
-Two statements that change two slots ("Bel owes 30 silver" / "Ivo owes 14 silver")
-are about two things. ``masked`` gives a statement's frame with its value-like
-words replaced by one placeholder, for comparing reworded statements by meaning.
+What a frame cannot tell apart stays a limit: "Ana visited Rome in 2019." / "… in 2022." read
+as an update, and a reworded update ("Dinner will be at eight." after "Dinner is at seven.")
+as two statements.
 """
 
 from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+
+from memory.values import labels
 
 SLOT_WORDS = 3  # the longest slot that may change
 FRAME_WORDS = 3  # the fewest words the frame must keep
@@ -33,13 +39,10 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[:.'][A-Za-z0-9]+)*|\"|'")
 NUMBER_WORDS = frozenset(
     """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
 seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand
-half quarter dozen score first second third fourth fifth sixth seventh eighth ninth tenth""".split()
+half quarter dozen""".split()
 )
-TIME_WORDS = frozenset(
-    """noon midday midnight dawn dusk sunrise sunset daybreak nightfall twilight morning afternoon evening
-night tonight tomorrow yesterday today monday tuesday wednesday thursday friday saturday sunday
-january february march april may june july august september october november december
-spring summer autumn fall winter am pm o'clock oclock""".split()
+TIME_WORDS = frozenset(  # times of day: one thing happens at one of them (days and months recur)
+    "noon midday midnight dawn dusk sunrise sunset daybreak nightfall twilight am pm o'clock oclock".split()
 )
 COPULAS = frozenset("is are was were be been being becomes become remains remain stays stay equals".split())
 
@@ -48,13 +51,10 @@ def _words(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text) if t not in ("'", '"')]
 
 
-def _value_like(word: str, opening: bool) -> bool:
+def _value_like(word: str) -> bool:
+    """A quantity or a time: digits, a number word, a time of day, or a word in capitals ("DUSK")."""
     low = word.lower()
-    if any(ch.isdigit() for ch in word) or low in NUMBER_WORDS or low in TIME_WORDS:
-        return True
-    if len(word) > 1 and word.isupper():
-        return True
-    return word[:1].isupper() and not opening  # a name (a capital not opening the sentence)
+    return any(ch.isdigit() for ch in word) or low in NUMBER_WORDS or low in TIME_WORDS or word.isupper()
 
 
 def _quoted(text: str) -> set[str]:
@@ -78,8 +78,10 @@ def updates_frame(old: str, new: str) -> bool:
     frame = len(la) - (i2 - i1)
     if frame < FRAME_WORDS or frame / max(len(la), len(lb)) < FRAME_SHARE:
         return False
+    if labels(old) != labels(new):
+        return False  # "Bus 12" and "Bus 40" are two buses, not one bus renumbered
     quoted = _quoted(old) | _quoted(new)
-    slot = [(w, k == 0) for k, w in zip(range(i1, i2), a[i1:i2])] + [(w, False) for w in b[j1:j2]]
-    if any(_value_like(w, opening) or w.lower() in quoted for w, opening in slot):
-        return True
-    return la[i1 - 1] in COPULAS
+    if all(_value_like(w) or w.lower() in quoted for w in a[i1:i2] + b[j1:j2]):
+        return True  # only a quantity or a time changed ("at nine" / "at eleven")
+    # one word a copula assigns, closing the statement: "The countersign is juniper." / "… thistle."
+    return i2 - i1 == j2 - j1 == 1 and la[i1 - 1] in COPULAS and i2 == len(la) and j2 == len(lb)

@@ -199,3 +199,29 @@ def test_memo_needs_no_kind_labels_on_the_projects_correction_and_flood_logs(emb
                         memo.add(log.lines[k].text, turn=t, kind="utterance")
                     k += 1
     assert np.mean(hits) >= 0.9, (np.mean(hits), len(hits))
+
+
+@pytest.mark.parametrize(
+    "old, new, update",
+    [
+        ("The tide turns at nine.", "The tide turns at eleven.", True),
+        ("The train leaves at 9.", "The train leaves at 10.", True),
+        ("The countersign at the gate is juniper.", "The countersign at the gate is thistle.", True),
+        ("Ivo owes the chandler 14 silver.", "Ivo owes the chandler 20 silver.", True),
+        ("FERRY DEPARTS AT NOON.", "FERRY DEPARTS AT DUSK.", True),
+        ("The warehouse holds 40 chairs.", "The warehouse holds 12 tables.", False),
+        ("The fridge has 6 eggs.", "The fridge has 2 lemons.", False),
+        ("Kim is allergic to peanuts.", "Kim is allergic to Penicillin.", False),
+        ("Paul has a daughter named Emma.", "Paul has a daughter named Lily.", False),
+        ("The museum is closed on Monday.", "The museum is closed on Tuesday.", False),
+        ("Mrs Park teaches Maths.", "Mrs Park teaches Physics.", False),
+        ("To reach the castle, take Bus 12.", "To reach the castle, take Bus 40.", False),
+        ("Ivo owes the chandler 14 silver.", "Bel owes the chandler 14 silver.", False),
+    ],
+)
+def test_an_update_changes_a_quantity_a_time_or_what_a_copula_assigns_and_nothing_else(old, new, update):
+    """Frame updates (memory.frames) on pairs the rule was not written from: a changed quantity or time
+    replaces; a changed name, day, thing or numbered thing is another true statement."""
+    from memory.frames import updates_frame
+
+    assert updates_frame(old, new) is update
