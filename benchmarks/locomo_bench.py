@@ -180,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
             step(f"embedded conversation {convs[k].id}")
         saved = state.emb.save()
         grid = [("mmr_lambda", lam) for lam in M.MMR_GRID] + [("hybrid", h) for h in M.HYBRID_GRID]
-        if tune_pos and ("MMR" in methods or "hybrid" in methods):
+        grid += [("neighbours", c) for c in M.NEIGHBOUR_GRID]
+        if tune_pos and ({"MMR", "hybrid", "hybrid+neighbours"} & set(methods)):
             task = progress.add_task("tuning", total=len(tune_pos))
             for k in tune_pos:
                 progress.update(task, description=f"tuning on conversation {convs[k].id}")
@@ -238,7 +239,7 @@ class Bench:
         self.emb = CachedEmbedder(cache_dir)
         self.corpora, self.queries = {}, {}
         self.tuning: dict[tuple, list[float]] = {}  # grid point -> [hits "all" summed over budgets, questions]
-        self.params = {"mmr_lambda": 0.7, "hybrid": ("mix", 0.5)}  # untuned defaults
+        self.params = {"mmr_lambda": 0.7, "hybrid": ("mix", 0.5), "neighbours": 0.5}  # untuned defaults
         self.tuned = False
         self.shown: dict[tuple[int, str, int], list[list[int]]] = {}  # (conv, method, budget) -> turns per question
         self.used: dict[tuple[int, str, int], list[int]] = {}  # tokens used per question
@@ -258,20 +259,25 @@ class Bench:
         return set(evidence) <= set(shown)
 
     def tune(self, k: int, grid) -> None:
-        from benchmarks.locomo.methods import fill, rank_hybrid, rank_mmr
+        from benchmarks.locomo.methods import fill, rank_hybrid, rank_mmr, rank_neighbours
 
         corpus, conv = self.corpora[k], self.convs[k]
         for point in grid:
             name, value = point
             acc = self.tuning.setdefault(point, [0.0, 0])
             for q, Q in zip(conv.scored(), self.queries[k]):
-                order = rank_mmr(corpus, Q, value) if name == "mmr_lambda" else rank_hybrid(corpus, Q, *value)
+                if name == "mmr_lambda":
+                    order = rank_mmr(corpus, Q, value)
+                elif name == "neighbours":
+                    order = rank_neighbours(corpus, Q, "mix", 0.5, value)
+                else:
+                    order = rank_hybrid(corpus, Q, *value)
                 for b in self.budgets:
                     acc[0] += self.hit_all(fill(order, corpus.costs, b), q.evidence)
                 acc[1] += len(self.budgets)
 
     def pick(self, grid) -> None:
-        for name in ("mmr_lambda", "hybrid"):
+        for name in ("mmr_lambda", "hybrid", "neighbours"):
             points = [p for p in grid if p[0] == name]
             best = max(points, key=lambda p: (self.tuning[p][0] / max(1, self.tuning[p][1]), -points.index(p)))
             self.params[name] = best[1]

@@ -8,7 +8,9 @@ Each variant is the default MemoConfig with one part taken out or set back to it
 earlier rule:
 
 * ``MEMO``: the defaults;
-* ``no lexical``: ``lexical_weight=0`` (relevance by meaning only, no BM25 candidates);
+* ``no lexical``: ``lexical_weight=0`` (relevance by meaning only, no BM25 candidates; the contiguity
+  term goes too, as MEMO applies it only beside the focus's words);
+* ``no contiguity``: ``contiguity=0`` (a memory's neighbours lend it nothing);
 * ``no repeat discount``: ``duplicate_penalty=0`` (near-duplicates claim the budget by score alone);
 * ``value per token``: ``length_penalty=0.5``, the earlier packing (score / tokens^0.5);
 * ``no meaning floor``: ``w_relevance_focus=0.8``, the earlier weight of relevance at a decision.
@@ -35,6 +37,7 @@ DEFAULT_OUT = ROOT / "docs" / "benchmarks" / "memo_ablation.md"
 VARIANTS: dict[str, dict] = {
     "MEMO": {},
     "no lexical": {"lexical_weight": 0.0},
+    "no contiguity": {"contiguity": 0.0},
     "no repeat discount": {"duplicate_penalty": 0.0},
     "value per token": {"length_penalty": 0.5},
     "no meaning floor": {"w_relevance_focus": 0.8},

@@ -108,6 +108,14 @@ class MemoConfig(BaseModel):
         "rare words (BM25 over the memories, memory.lexical) rather than from meaning (embeddings); its best "
         "hits also join the candidates. 0: off",
     )
+    contiguity: float = Field(
+        0.5,
+        ge=0,
+        description="with a focus, a memory's relevance gains this share of how far the memory written just "
+        "before or after it stands above half the best relevance, and those neighbours join the candidates "
+        "(memories said together are recalled together: a question's answer is often the reply to the line "
+        "that names it). 0: off",
+    )
     context_weight: float = Field(
         0.75, ge=0, le=1, description="weight of the situation query against the focus (the decision at hand)"
     )

@@ -31,11 +31,12 @@ import numpy as np
 
 RRF_K = 60
 READER = "reader"  # the agent MEMO builds contexts for: none of the speakers, so nothing is "its own"
-BASELINES = ("recency", "BM25", "dense", "MMR", "hybrid")
+BASELINES = ("recency", "BM25", "dense", "MMR", "hybrid", "hybrid+neighbours")
 MEMO = "MEMO"
 METHODS = (*BASELINES, MEMO)
 MMR_GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
 HYBRID_GRID = tuple((f, w) for f in ("mix", "rrf") for w in (0.2, 0.35, 0.5, 0.65, 0.8))
+NEIGHBOUR_GRID = (0.25, 0.5, 1.0)  # share of the best adjacent turn's hybrid score
 
 
 # --------------------------------------------------------------------------- embeddings
@@ -220,6 +221,18 @@ def rank_hybrid(corpus: Corpus, q: Query, fusion: str, w: float) -> np.ndarray:
     raise ValueError(f"unknown fusion {fusion!r}")
 
 
+def rank_neighbours(corpus: Corpus, q: Query, fusion: str, w: float, c: float) -> np.ndarray:
+    """The hybrid's min-max mixed score plus ``c`` times the best score of the turn just before or after
+    (turns of a conversation answer each other)."""
+    if fusion != "mix":
+        raise ValueError("the neighbour baseline smooths the mixed hybrid score")
+    s = w * _minmax(q.bm25) + (1 - w) * _minmax(q.cos)
+    near = np.zeros_like(s)
+    near[1:] = s[:-1]
+    near[:-1] = np.maximum(near[:-1], s[1:])
+    return by_score(s + c * near)
+
+
 def baseline_orders(
     corpus: Corpus, q: Query, params: dict[str, Any], only: Sequence[str] = BASELINES
 ) -> dict[str, np.ndarray]:
@@ -231,6 +244,7 @@ def baseline_orders(
         "dense": lambda: rank_dense(corpus, q),
         "MMR": lambda: rank_mmr(corpus, q, params["mmr_lambda"]),
         "hybrid": lambda: rank_hybrid(corpus, q, *params["hybrid"]),
+        "hybrid+neighbours": lambda: rank_neighbours(corpus, q, "mix", 0.5, params["neighbours"]),
     }
     return {m: rankers[m]() for m in only}
 

@@ -208,14 +208,21 @@ def _tuning(bench, tune_pos) -> str:
     rows = []
     for point, (hits, n) in bench.tuning.items():
         name, value = point
-        label = f"MMR lambda {value}" if name == "mmr_lambda" else f"hybrid {value[0]} w={value[1]}"
+        if name == "mmr_lambda":
+            label = f"MMR lambda {value}"
+        elif name == "neighbours":
+            label = f"hybrid+neighbours c={value}"
+        else:
+            label = f"hybrid {value[0]} w={value[1]}"
         chosen = bench.params[name] == value
         rows.append([f"**{label}**" if chosen else label, f"{hits / n:.3f}"])
     fusion, w = bench.params["hybrid"]
     return (
         f"{head}\n\nTuned on conversations {ids} by mean recall «all» over the budgets (questions pooled), then "
         f"fixed for every conversation: MMR lambda = {bench.params['mmr_lambda']} (grid {', '.join(map(str, MMR_GRID))}), "
-        f"hybrid = {fusion} with w = {w}. MEMO is not tuned.\n\n" + table(["setting", "tune recall «all»"], rows)
+        f"hybrid = {fusion} with w = {w}; hybrid+neighbours (the mix at w = 0.5 plus c times the best adjacent "
+        f"turn's score) c = {bench.params['neighbours']}. MEMO's defaults were set on the same conversations."
+        f"\n\n" + table(["setting", "tune recall «all»"], rows)
     )
 
 
