@@ -32,7 +32,7 @@ from memory.config import MemoConfig
 from memory.linking import names as names_in
 from memory.masking import ScoredMemory, boost, mask
 from memory.records import FACTS, LIVE, SHARED, readable_scopes
-from memory.retrieval import collapse, cut
+from memory.retrieval import add_neighbours, collapse, contiguous, cut, hybrid
 from memory.values import values
 
 ONCE_READ = 512  # memories said once of a linked name read per build, newest first
@@ -260,12 +260,12 @@ class ContextOptimizer:
                 for rec, _sim in found:
                     pool.setdefault(rec.id, rec)
             if cfg.contiguity and lex:
-                self._add_neighbours(pool, agent, statuses, min_turn)
+                add_neighbours(bank, cfg, pool, readable_scopes(agent), statuses, min_turn)
             recs = sorted(pool.values(), key=lambda r: r.seq)
             vecs = bank.vectors([r.id for r in recs])
             with one_blas_thread():
                 dense = _relevance(vecs, qvecs)
-                rel = self._contiguous(self._hybrid(dense, recs, lex), recs) if lex else dense
+                rel = contiguous(hybrid(bank, cfg, dense, recs, lex), recs, cfg.contiguity) if lex else dense
                 clusters = collapse(recs, rel, vecs, bank.group_key, cfg.collapse_similarity)
             # widen while near-duplicates leave too few clusters, the store has more and widening still
             # finds new ones (a world with few distinct things need not be read whole every turn)
@@ -305,66 +305,6 @@ class ContextOptimizer:
                 c.line = f"(disputed) {c.line or rep.text}"
             cands.append(c)
         return sorted(cands, key=lambda c: c.rec.seq)
-
-    def _hybrid(self, dense: np.ndarray, recs: Sequence, lex: Sequence[tuple[str, float]]) -> np.ndarray:
-        """Relevance from meaning and from words: ``(1 - a) * dense + a * lexical``, where lexical is each
-        query's BM25 score as a share of the pool's best, weighted like the query, scaled to the best
-        dense relevance (so the mix keeps the scale that thresholds downstream read) and ``a`` is
-        ``lexical_weight``."""
-        a = self.cfg.lexical_weight
-        if not lex or not a or not len(recs):
-            return dense
-        ids = [r.id for r in recs]
-        best = np.zeros(len(recs))
-        for text, weight in lex:
-            raw = np.asarray(self.bank.lexicon.scores(text, ids), dtype=np.float64)
-            top = float(raw.max()) if len(raw) else 0.0
-            if top > 0:
-                best = np.maximum(best, weight * raw / top)
-        scale = max(float(dense.max()), 1e-9) if len(dense) else 1.0
-        return (1.0 - a) * dense + a * best * scale
-
-    def _neighbours(self, rec, agent_scopes: set[str], statuses: Sequence[str], min_turn: int | None) -> list:
-        """The memories written just before and just after ``rec`` that the agent reads."""
-        bank, kinds = self.bank, self.cfg.kinds
-        out = []
-        for seq in (rec.seq - 1, rec.seq + 1):
-            r = bank.records.get(f"m{seq}")
-            if (
-                r is not None
-                and r.scope in agent_scopes
-                and r.status in statuses
-                and (kinds is None or r.kind in kinds)
-                and (min_turn is None or r.turn >= min_turn)
-            ):
-                out.append(r)
-        return out
-
-    def _add_neighbours(self, pool: dict, agent: str, statuses: Sequence[str], min_turn: int | None) -> None:
-        """Each pooled memory's neighbours in time join the pool: what answers a question was often said
-        beside what names it (a reply, the next line of a story)."""
-        scopes = set(readable_scopes(agent))
-        for rec in list(pool.values()):
-            for r in self._neighbours(rec, scopes, statuses, min_turn):
-                pool.setdefault(r.id, r)
-
-    def _contiguous(self, rel: np.ndarray, recs: Sequence) -> np.ndarray:
-        """Relevance plus ``contiguity`` times the best relevance of the memory written just before or just
-        after it (temporal contiguity: memories said together are recalled together)."""
-        c = self.cfg.contiguity
-        if not c or len(recs) < 2:
-            return rel
-        at = {r.seq: i for i, r in enumerate(recs)}
-        near = np.zeros(len(recs))
-        for i, r in enumerate(recs):
-            for seq in (r.seq - 1, r.seq + 1):
-                j = at.get(seq)
-                if j is not None and rel[j] > near[i]:
-                    near[i] = rel[j]
-        # a neighbour helps only by being among the better answers (above half the best relevance), so a
-        # weak candidate joining the pool moves no other memory's relevance
-        floor = 0.5 * float(rel.max())
-        return rel + c * np.clip(near - floor, 0.0, None)
 
     def _said_once_of(
         self,

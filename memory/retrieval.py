@@ -152,3 +152,57 @@ def cut(
             kinds |= ks
             bands |= bs
     return [clusters[c] for c in sorted(keep)]
+
+
+def hybrid(bank, cfg: MemoConfig, dense: np.ndarray, recs: Sequence[MemoryRecord], lex) -> np.ndarray:
+    """Relevance from meaning and from words: ``(1 - a) * dense + a * lexical``, where lexical is each
+    query's BM25 score (``bank.lexicon``) as a share of the pool's best, weighted like the query, scaled to
+    the best dense relevance (so the mix keeps the scale that thresholds downstream read) and ``a`` is
+    ``lexical_weight``. ``lex``: (query text, weight) pairs."""
+    a = cfg.lexical_weight
+    if not lex or not a or not len(recs):
+        return dense
+    ids = [r.id for r in recs]
+    best = np.zeros(len(recs))
+    for text, weight in lex:
+        raw = np.asarray(bank.lexicon.scores(text, ids), dtype=np.float64)
+        top = float(raw.max()) if len(raw) else 0.0
+        if top > 0:
+            best = np.maximum(best, weight * raw / top)
+    scale = max(float(dense.max()), 1e-9) if len(dense) else 1.0
+    return (1.0 - a) * dense + a * best * scale
+
+
+def add_neighbours(bank, cfg: MemoConfig, pool: dict, scopes, statuses: Sequence[str], min_turn: int | None) -> None:
+    """Each pooled memory's neighbours in time (written just before and just after it) that the reader
+    sees join the pool: what answers a question was often said beside what names it (a reply, the next
+    line of a story)."""
+    scopes, kinds = set(scopes), cfg.kinds
+    for rec in list(pool.values()):
+        for seq in (rec.seq - 1, rec.seq + 1):
+            r = bank.records.get(f"m{seq}")
+            if (
+                r is not None
+                and r.scope in scopes
+                and r.status in statuses
+                and (kinds is None or r.kind in kinds)
+                and (min_turn is None or r.turn >= min_turn)
+            ):
+                pool.setdefault(r.id, r)
+
+
+def contiguous(rel: np.ndarray, recs: Sequence[MemoryRecord], share: float) -> np.ndarray:
+    """Relevance plus ``share`` times how far the memory written just before or after stands above half
+    the best relevance (temporal contiguity: memories said together are recalled together). Only the
+    better answers lend: a weak candidate joining the pool moves no other memory's relevance."""
+    if not share or len(recs) < 2:
+        return rel
+    at = {r.seq: i for i, r in enumerate(recs)}
+    near = np.zeros(len(recs))
+    for i, r in enumerate(recs):
+        for seq in (r.seq - 1, r.seq + 1):
+            j = at.get(seq)
+            if j is not None and rel[j] > near[i]:
+                near[i] = rel[j]
+    floor = 0.5 * float(rel.max())
+    return rel + share * np.clip(near - floor, 0.0, None)
