@@ -221,6 +221,23 @@ def memo_line(line) -> dict:
     return {"text": line.text, "turn": line.turn, "kind": "utterance"}
 
 
+def memo_hits(log, memo, budget: int = HEADLINE) -> list[bool]:
+    """Feed ``memo`` the log's visible lines (``memo_line``) in turn order and build a context at each
+    decision only (focus = question, query = situation): whether each shows its answer (``hit``)."""
+    asks: dict[int, list] = {}
+    for d in log.decisions:
+        asks.setdefault(d.turn, []).append(d)
+    got, k = [], 0
+    for t in range(log.length + 1):
+        for d in asks.get(t, ()):
+            got.append(hit(d, memo.context(AGENT, t, budget=budget, focus=d.question, query=d.situation).text()))
+        while k < len(log.lines) and log.lines[k].turn == t:
+            if log.lines[k].scope in VISIBLE:
+                memo.add(**memo_line(log.lines[k]))
+            k += 1
+    return got
+
+
 # --------------------------------------------------------------------------- CLI
 
 

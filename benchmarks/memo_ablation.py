@@ -86,8 +86,8 @@ def locomo_rows(path: Path, conversations: list[int], budgets: list[int], varian
 
 def context_rows(family: str, seeds: list[int], settings: list[str], length: int, variants: list[str], emb) -> list:
     """Per variant and setting: MEMO's recall (mean, low, high over seeds) at budget 400."""
-    from benchmarks.context.logs import AGENT, VISIBLE, hit, make_log
-    from benchmarks.context_bench import memo_line, split
+    from benchmarks.context.logs import make_log
+    from benchmarks.context_bench import memo_hits, split
     from benchmarks.lib.stats import mean_ci
     from benchmarks.locomo.methods import memo_config
     from memory.memo import Memo
@@ -99,20 +99,7 @@ def context_rows(family: str, seeds: list[int], settings: list[str], length: int
         for name in variants:
             per_seed = []
             for log in logs:
-                memo = Memo(embedder=emb, config=memo_config(VARIANTS[name]))
-                asks: dict[int, list] = {}
-                for d in log.decisions:
-                    asks.setdefault(d.turn, []).append(d)
-                got, k = [], 0
-                for t in range(log.length + 1):
-                    for d in asks.get(t, ()):
-                        got.append(
-                            hit(d, memo.context(AGENT, t, budget=400, focus=d.question, query=d.situation).text())
-                        )
-                    while k < len(log.lines) and log.lines[k].turn == t:
-                        if log.lines[k].scope in VISIBLE:
-                            memo.add(**memo_line(log.lines[k]))
-                        k += 1
+                got = memo_hits(log, Memo(embedder=emb, config=memo_config(VARIANTS[name])), budget=400)
                 per_seed.append(float(np.mean(got)) if got else float("nan"))
             rows.append([setting, name, mean_ci(per_seed)])
             print(f"  {setting} {name}: {rows[-1][2][0]:.2f}", file=sys.stderr, flush=True)

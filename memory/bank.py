@@ -479,21 +479,48 @@ class MemoryBank:
     ) -> list[tuple[MemoryRecord, float]]:
         """The ``k`` memories the agent reads that share the most rare words with ``text`` (BM25), as
         ``search`` filters them: the indexed member of each template group, of ``kinds``, statuses and turns."""
-        scopes = set(readable_scopes(agent))
-        kinds_, statuses_ = set(kinds) if kinds else None, set(statuses) if statuses else None
+        sees = self._sees_filter(agent, kinds, min_turn, statuses)
 
         def keep(rid: str) -> bool:
             r = self.records.get(rid)
+            return r is not None and rid not in self._hidden and sees(r)
+
+        return [(self.records[rid], score) for rid, score in self.lexicon.search(text, k, keep)]
+
+    def neighbours(
+        self,
+        agent: str,
+        recs: Iterable[MemoryRecord],
+        kinds: Sequence[str] | None = None,
+        min_turn: int | None = None,
+        statuses: Sequence[str] | None = ("active",),
+    ) -> list[MemoryRecord]:
+        """The memories written just before and just after each of ``recs`` that the agent reads, of
+        ``kinds``, statuses and turns (hidden template members too: a neighbour is read by position)."""
+        sees = self._sees_filter(agent, kinds, min_turn, statuses)
+        out = []
+        for rec in recs:
+            for seq in (rec.seq - 1, rec.seq + 1):
+                r = self.records.get(f"m{seq}")
+                if r is not None and sees(r):
+                    out.append(r)
+        return out
+
+    @staticmethod
+    def _sees_filter(agent: str, kinds, min_turn: int | None, statuses):
+        """Whether a record is one ``agent`` reads, of ``kinds`` and ``statuses``, written at ``min_turn`` or later."""
+        scopes = set(readable_scopes(agent))
+        kinds_, statuses_ = set(kinds) if kinds else None, set(statuses) if statuses else None
+
+        def sees(r: MemoryRecord) -> bool:
             return (
-                r is not None
-                and rid not in self._hidden
-                and r.scope in scopes
+                r.scope in scopes
                 and (statuses_ is None or r.status in statuses_)
                 and (kinds_ is None or r.kind in kinds_)
                 and (min_turn is None or r.turn >= min_turn)
             )
 
-        return [(self.records[rid], score) for rid, score in self.lexicon.search(text, k, keep)]
+        return sees
 
     def said_once_of(
         self, agent: str, names_: Iterable[str], most: int, statuses: Sequence[str] = LIVE, min_turn: int | None = None

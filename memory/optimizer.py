@@ -31,8 +31,8 @@ from memory.compress import Item, group_line, join_substitutes, llm_text, merge_
 from memory.config import MemoConfig
 from memory.linking import names as names_in
 from memory.masking import ScoredMemory, boost, mask
-from memory.records import FACTS, LIVE, SHARED, readable_scopes
-from memory.retrieval import add_neighbours, collapse, contiguous, cut, hybrid
+from memory.records import FACTS, LIVE, SHARED
+from memory.retrieval import collapse, contiguous, cut, hybrid
 from memory.values import values
 
 ONCE_READ = 512  # memories said once of a linked name read per build, newest first
@@ -259,8 +259,9 @@ class ContextOptimizer:
             for found in hits + words:
                 for rec, _sim in found:
                     pool.setdefault(rec.id, rec)
-            if cfg.contiguity and lex:
-                add_neighbours(bank, cfg, pool, readable_scopes(agent), statuses, min_turn)
+            if cfg.contiguity and lex:  # what was said beside a pooled memory (a reply, the next line)
+                for r in bank.neighbours(agent, list(pool.values()), cfg.kinds, min_turn, statuses):
+                    pool.setdefault(r.id, r)
             recs = sorted(pool.values(), key=lambda r: r.seq)
             vecs = bank.vectors([r.id for r in recs])
             with one_blas_thread():

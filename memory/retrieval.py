@@ -173,24 +173,6 @@ def hybrid(bank, cfg: MemoConfig, dense: np.ndarray, recs: Sequence[MemoryRecord
     return (1.0 - a) * dense + a * best * scale
 
 
-def add_neighbours(bank, cfg: MemoConfig, pool: dict, scopes, statuses: Sequence[str], min_turn: int | None) -> None:
-    """Each pooled memory's neighbours in time (written just before and just after it) that the reader
-    sees join the pool: what answers a question was often said beside what names it (a reply, the next
-    line of a story)."""
-    scopes, kinds = set(scopes), cfg.kinds
-    for rec in list(pool.values()):
-        for seq in (rec.seq - 1, rec.seq + 1):
-            r = bank.records.get(f"m{seq}")
-            if (
-                r is not None
-                and r.scope in scopes
-                and r.status in statuses
-                and (kinds is None or r.kind in kinds)
-                and (min_turn is None or r.turn >= min_turn)
-            ):
-                pool.setdefault(r.id, r)
-
-
 def contiguous(rel: np.ndarray, recs: Sequence[MemoryRecord], share: float) -> np.ndarray:
     """Relevance plus ``share`` times how far the memory written just before or after stands above half
     the best relevance (temporal contiguity: memories said together are recalled together). Only the

@@ -179,25 +179,13 @@ def test_no_line_is_dropped_for_the_budget_while_a_lower_scored_distinct_line_is
 def test_memo_needs_no_kind_labels_on_the_projects_correction_and_flood_logs(emb):
     """Finding 4: with every line an utterance of no speaker, as the baselines see it, MEMO still finds
     the floor price and the corrected value (tune family A, two seeds)."""
-    from benchmarks.context.logs import AGENT, VISIBLE, hit, make_log
+    from benchmarks.context.logs import make_log
+    from benchmarks.context_bench import memo_hits
 
     hits = []
     for setting in ("flood", "correction"):
         for seed in (0, 1):
-            log = make_log(setting, "A", seed, 300)
-            memo = Memo(embedder=emb)
-            asks = {}
-            for d in log.decisions:
-                asks.setdefault(d.turn, []).append(d)
-            k = 0
-            for t in range(log.length + 1):
-                for d in asks.get(t, ()):
-                    text = memo.context(AGENT, t, budget=400, focus=d.question, query=d.situation).text()
-                    hits.append(hit(d, text))
-                while k < len(log.lines) and log.lines[k].turn == t:
-                    if log.lines[k].scope in VISIBLE:
-                        memo.add(log.lines[k].text, turn=t, kind="utterance")
-                    k += 1
+            hits += memo_hits(make_log(setting, "A", seed, 300), Memo(embedder=emb), budget=400)
     assert np.mean(hits) >= 0.9, (np.mean(hits), len(hits))
 
 
