@@ -58,7 +58,8 @@ from typing import Any
 import numpy as np
 
 from memory.fact_memory import KEYWORD_FACTS, LIVE, Decision, FactMemory, GateConfig
-from memory.gate_evidence import aged, backing, chain
+from memory.gate_evidence import Evidence, TrackRecord, backing, chain
+from memory.gate_posterior import JURY_CLIP, choose, fade, logit
 from memory.rule_judge import ClaimCandidate, Fact, RelationRule, RuleJudge, Triple, keywords, norm
 
 # the claims, the facts and the rule judge live in memory.rule_judge, the fact memory and the
@@ -176,23 +177,14 @@ class ConsistencyGate(FactMemory):
 
     # --- deciding ---------------------------------------------------------------------
     def thresholds(self, relation: str) -> tuple[float, float]:
+        """(reject below, admit from) on the posterior: the relation's own, else the config's cut points."""
         t = self.rules.rule(relation).thresholds
-        return t if t is not None else (self.cfg.t_low, self.cfg.t_high)
+        return t if t is not None else self.cfg.cut_points()
 
     def _cred(self, source: str, topic: str, verified: bool = False) -> float:
         if verified or source == "observation":
             return 1.0
         return float(min(1.0, max(0.0, self.credibility(source, topic))))
-
-    def _weight(self, f: Fact, turn: int) -> float:
-        """What a held fact weighs in a contest: its sources' backing (1 if verified), faded by age
-        when its relation changes."""
-        rule = self.rules.rule(f.relation)
-        if f.status == "verified":
-            c = 1.0
-        else:
-            c = backing(self._cred(s, f.topic) for s in dict.fromkeys([f.source, *f.sources]))
-        return aged(c, turn - f.turn, rule.half_life) if rule.changes else c
 
     def _cache_key(self, c: ClaimCandidate) -> tuple:
         when = c.turn if self.rules.rule(c.relation).changes else None  # old values fade: the turn matters
@@ -205,12 +197,6 @@ class ConsistencyGate(FactMemory):
             c.truth,
             when,
         )
-
-    def _contest(self, new: float, old: float) -> float:
-        """The chance the newcomer is right when two sources disagree: ``new^k / (new^k + old^k)``."""
-        k = self.cfg.sharpness
-        a, b = new**k, old**k
-        return a / (a + b) if a + b > 0 else 0.5
 
     def invalidate(self) -> None:
         """Credibility changed (the reliability memory learned): cached decisions are stale."""
@@ -273,12 +259,13 @@ class ConsistencyGate(FactMemory):
         jury_error: str | None,
         held: Fact | None = None,
     ) -> Decision:
-        """Score a candidate and apply the outcome. ``held``: the quarantined entry being re-checked."""
+        """Weigh a candidate's evidence into ``p``, choose the outcome and apply it. ``held``: the
+        quarantined entry being re-checked (its sources back the candidate too)."""
         held = held or self._held(c)
-        backers = dict.fromkeys([c.source, *(held.sources if held is not None else ())])
-        cred = 1.0 if c.kind == "observation" else backing(self._cred(s, c.topic) for s in backers)
+        backers = list(dict.fromkeys([c.source, *(held.sources if held is not None else ())]))
+        creds = [1.0 if c.kind == "observation" and s == c.source else self._cred(s, c.topic) for s in backers]
+        cred = backing(creds)
         related = [{"id": f.id, "text": f.text, "status": f.status, "source": f.source, "match": why} for f, why in rel]
-        alone = self.rules.check_alone(c)
         base = {
             "seq": len(self.decisions) + 1,
             "turn": c.turn,
@@ -286,94 +273,120 @@ class ConsistencyGate(FactMemory):
             "related": related,
             "credibility": round(cred, 6),
         }
+        alone = self.rules.check_alone(c)
         if alone:
             votes = [{"judge": "rule", "about": None, "vote": 0.0, "reason": alone}]
-            return Decision(**base, votes=votes, score=0.0, outcome="reject", reason=alone)
-        votes, contradicted, same = self._rule_votes(c, rel, cred)
-        rule_votes = [v.get("contest", v["vote"]) for v in votes]
-        rule_score = float(np.mean(rule_votes)) if rule_votes else 1.0
-        hold = None
-        if not contradicted and self._new(same, c.turn):
-            # nothing known either way: as good as its backers (a proven liar's news is held or rejected)
-            rule_score = min(rule_score, 2.0 * cred)
-            hold = self._burst(c)
-        consistency = rule_score
+            return self._hard(base, votes, alone)
+        ev = self._rule_votes(c, rel, backers)
+        if ev.hard is not None:
+            return self._hard(base, ev.votes, f"contradicts {ev.hard}")
+        ev.x["source"] = sum(logit(x) for x in creds)
+        if c.kind != "observation":
+            self._record().refresh(self.decisions, self._claim_of, self._observed, self.rules.vote, self._window)
+            ev.x["track"] = sum(self._track.log_odds(s, c.topic) for s in backers)
         if jury is not None:
-            votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
-            w = self.cfg.jury_weight
-            consistency = (1 - w) * rule_score + w * float(jury)
-        score = round((1 - self.cfg.alpha) * consistency + self.cfg.alpha * cred, 6)
-        outcome, reason = self._outcome(c, score, cred, same, contradicted, jury_error, jury is not None)
-        if hold is not None and outcome == "admit":
-            outcome, reason = "quarantine", hold
-            if same is not None and same.status == "admitted":  # what the first of them got in goes back on hold
-                self._set_status(same, "quarantined")
-                held, same = same, None
-        d = Decision(**base, votes=votes, score=score, outcome=outcome, reason=reason)
-        self._apply(d, c, same, contradicted, held, jury, jury_error)
+            ev.votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
+            ev.x["jury"] = logit(jury, JURY_CLIP)
+        p, terms = self.cfg.posterior.combine(ev.x)
+        outcome, reason = self._outcome(c, p, ev, jury_error)
+        same = ev.same
+        if ev.x.get("burst") and outcome == "quarantine" and same is not None and same.status == "admitted":
+            self._set_status(same, "quarantined")  # what the first of a burst got in goes back on hold
+            held, same = same, None
+        d = Decision(
+            **base, votes=ev.votes, score=round(p, 6), outcome=outcome, reason=reason, p=round(p, 6), evidence=terms
+        )
+        self._apply(d, c, same, ev.contradicted, held, jury, jury_error)
         return d
 
-    def _rule_votes(
-        self, c: ClaimCandidate, rel: list[tuple[Fact, str]], cred: float
-    ) -> tuple[list[dict[str, Any]], list[Fact], Fact | None]:
-        """The rule judge's votes on the related facts, the facts the candidate contradicts, and
-        the first fact it restates (None if none)."""
-        votes: list[dict[str, Any]] = []
-        contradicted: list[Fact] = []
-        same: Fact | None = None
+    def _record(self) -> TrackRecord:
+        """The sources' records from the observations so far (rebuilt from the audit trail after a load)."""
+        if getattr(self, "_track", None) is None or self._track.seen > len(self.decisions):
+            self._track = TrackRecord()
+        return self._track
+
+    @staticmethod
+    def _claim_of(d: Decision) -> ClaimCandidate:
+        return ClaimCandidate(**d.candidate)
+
+    def _observed(self, d: Decision) -> Fact | None:
+        """The verified fact an observation's decision recorded, else None."""
+        if d.candidate.get("kind") != "observation" or not d.reason.startswith("verified observation"):
+            return None
+        return self.facts.get(d.fact) if d.fact is not None else None
+
+    def _window(self, relation: str) -> float:
+        """How long after a claim an observation still settles it (a quarter half-life if it changes)."""
+        rule = self.rules.rule(relation)
+        return rule.half_life / 4 if rule.changes else float("inf")
+
+    def _hard(self, base: dict[str, Any], votes: list[dict[str, Any]], reason: str) -> Decision:
+        """A structural contradiction: rejected whatever else speaks for the claim (p = 0)."""
+        ev = [{"term": "hard", "x": 1.0, "weight": float("-inf"), "log_odds": float("-inf"), "reason": reason}]
+        return Decision(**base, votes=votes, score=0.0, outcome="reject", reason=reason, p=0.0, evidence=ev)
+
+    def _strength(self, f: Fact, turn: int, exclude: Iterable[str] = ()) -> float:
+        """What a held fact's evidence weighs now: 1 if verified, else the credibility its sources other
+        than ``exclude`` lend it (0 if none), faded by age when its relation changes."""
+        rule = self.rules.rule(f.relation)
+        if f.status == "verified":
+            c = 1.0
+        else:
+            others = [s for s in dict.fromkeys([f.source, *f.sources]) if s not in set(exclude)]
+            c = backing(self._cred(s, f.topic) for s in others) if others else 0.0
+        return c * fade(turn - f.turn, rule.half_life, rule.changes)
+
+    def _final(self, f: Fact) -> bool:
+        """A verified fact of a relation that does not change: contradicting it is hard."""
+        return f.status == "verified" and not self.rules.rule(f.relation).changes
+
+    def _rule_votes(self, c: ClaimCandidate, rel: list[tuple[Fact, str]], backers: list[str]) -> Evidence:
+        """The rule judge's votes on the related facts and the evidence strengths they give."""
+        ev = Evidence()
         for f, _why in rel:
             v = self.rules.vote(c, f)
             if v is None:
                 continue
             vote, why = v
+            strength = self._strength(f, c.turn, backers)
+            kind = "verified" if f.status == "verified" else "admitted"
             if vote >= 1.0:
-                same = same or f
-                votes.append({"judge": "rule", "about": f.id, "vote": 1.0, "reason": why})
-                continue
-            old = self._weight(f, c.turn)
-            final = f.status == "verified" and not self.rules.rule(f.relation).changes
-            contest = 0.0 if final else self._contest(cred, old)
-            contradicted.append(f)
-            votes.append(
-                {
-                    "judge": "rule",
-                    "about": f.id,
-                    "vote": 0.0,
-                    "contest": round(contest, 6),
-                    "source_credibility": round(old, 6),
-                    "reason": why,
-                }
+                ev.same = ev.same or f
+                ev.note(f"{kind}_support", strength)
+            else:
+                ev.contradicted.append(f)
+                ev.note(f"{kind}_conflict", strength)
+                if self._final(f):
+                    ev.hard = ev.hard or f.id
+            ev.votes.append(
+                {"judge": "rule", "about": f.id, "vote": float(vote), "strength": round(strength, 6), "reason": why}
             )
-        link = self._chain_vote(c, cred, contradicted)
-        if link is not None:
-            votes.append(link[0])
-            contradicted.append(link[1])
-        return votes, contradicted, same
+        self._chain_vote(c, ev, backers)
+        if not any(ev.x.values()):
+            ev.x["news"] = 1.0  # nothing known bears on it
+        if not ev.contradicted and not ev.x.get("verified_support") and self._burst(c):
+            ev.x["burst"] = 1.0
+        return ev
 
-    def _chain_vote(self, c: ClaimCandidate, cred: float, known: list[Fact]) -> tuple[dict[str, Any], Fact] | None:
+    def _chain_vote(self, c: ClaimCandidate, ev: Evidence, backers: list[str]) -> None:
         """An ordered claim against a chain of two or more facts saying the opposite (x < y, y < z:
-        not z < x). The chain weighs what its weakest link does; an all-verified chain is final."""
+        not z < x). The chain weighs what its weakest link does; an all-verified chain is hard."""
         pair = self.rules.order(c) if c.truth else None
         if pair is None:
-            return None
+            return
         path = chain(self.ordered(), pair[1], pair[0])
-        if not path or len(path) < 2 or any(f in known for f in path):
-            return None
-        weights = [self._weight(f, c.turn) for f in path]
+        if not path or len(path) < 2 or any(f in ev.contradicted for f in path):
+            return
+        weights = [self._strength(f, c.turn, backers) for f in path]
         weakest = path[int(np.argmin(weights))]
-        final = all(f.status == "verified" and not self.rules.rule(f.relation).changes for f in path)
-        contest = 0.0 if final else self._contest(cred, min(weights))
         why = "order chain: " + ", ".join(f"{f.subject} {f.relation} {f.object}" for f in path)
-        return (
-            {
-                "judge": "rule",
-                "about": weakest.id,
-                "vote": 0.0,
-                "contest": round(contest, 6),
-                "source_credibility": round(min(weights), 6),
-                "reason": why,
-            },
-            weakest,
+        verified = all(f.status == "verified" for f in path)
+        ev.note("verified_conflict" if verified else "admitted_conflict", min(weights))
+        if all(self._final(f) for f in path):
+            ev.hard = ev.hard or weakest.id
+        ev.contradicted.append(weakest)
+        ev.votes.append(
+            {"judge": "rule", "about": weakest.id, "vote": 0.0, "strength": round(min(weights), 6), "reason": why}
         )
 
     def _held(self, c: ClaimCandidate) -> Fact | None:
@@ -389,14 +402,8 @@ class ConsistencyGate(FactMemory):
             None,
         )
 
-    def _new(self, same: Fact | None, turn: int) -> bool:
-        """Is the claim news: nothing verified backs it, and no source with trust evidence?"""
-        if same is None:
-            return True
-        return same.status != "verified" and self._weight(same, turn) <= 0.5 + self.cfg.stranger_band
-
     def _burst(self, c: ClaimCandidate) -> str | None:
-        """Why to hold a claim about something new that a burst of strangers agrees on, or None."""
+        """Why a claim about something new that a burst of strangers agrees on is weak evidence, or None."""
         n, trusted = self.bursts.strangers(
             c.triple, c.truth, c.turn, self.cfg.burst_window, lambda s: self._cred(s, c.topic), self.cfg.stranger_band
         )
@@ -404,43 +411,29 @@ class ConsistencyGate(FactMemory):
             return f"a burst of {n} agreeing sources without trust about something new; held until evidence"
         return None
 
-    def _outcome(
-        self,
-        c: ClaimCandidate,
-        score: float,
-        cred: float,
-        same: Fact | None,
-        contradicted: list[Fact],
-        jury_error: str | None,
-        juried: bool = False,
-    ) -> tuple[str, str]:
-        """The tier a score falls in, with the reason the audit trail gives. A low score rejects
-        only on strong evidence: a contradicted fact that is verified or weighs ``strong``, or an LLM
-        jury's verdict; a weak source against weak evidence, or a poor source's news, is held."""
-        t_low, t_high = self.thresholds(c.relation)
-        ids = ", ".join(f.id for f in contradicted)
+    def _outcome(self, c: ClaimCandidate, p: float, ev: Evidence, jury_error: str | None) -> tuple[str, str]:
+        """The cheapest outcome for ``p`` (or the relation's own cut points), with the reason in words."""
         if jury_error is not None and self.cfg.on_judge_error == "quarantine":
             return "quarantine", f"the LLM jury failed ({jury_error}); held for review"
-        if score >= t_high:
-            return "admit", (
-                "corroborates a known fact"
-                if same is not None and not contradicted
-                else f"supersedes {ids} (source credibility {cred:.2f})"
-                if contradicted
-                else "consistent with what is known"
-            )
-        if score < t_low:
-            if contradicted:
-                final = any(f.status == "verified" and not self.rules.rule(f.relation).changes for f in contradicted)
-                if final or max(self._weight(f, c.turn) for f in contradicted) >= self.cfg.strong:
-                    return "reject", f"contradicts {ids}"
-                return "quarantine", f"disputes {ids}, which is weakly held too; held until more evidence"
-            if juried:
-                return "reject", "low consistency"
-            return "quarantine", "news from a source with a poor record; held until evidence"
-        return "quarantine", (
-            f"disputes {ids}; held until more evidence" if contradicted else "uncertain; held until more evidence"
-        )
+        t_low, t_high = self.thresholds(c.relation)
+        outcome = choose(p, t_low, t_high)
+        ids = ", ".join(f.id for f in ev.contradicted)
+        poor = ev.x.get("source", 0.0) < 0
+        if outcome == "admit":
+            if ev.contradicted:
+                return outcome, f"supersedes {ids} (p {p:.2f})"
+            return outcome, "corroborates a known fact" if ev.same is not None else "consistent with what is known"
+        if outcome == "reject":
+            if ev.contradicted:
+                return outcome, f"contradicts {ids} (p {p:.2f})"
+            return outcome, f"{'news from a source with a poor record' if poor else 'unlikely to be true'} (p {p:.2f})"
+        if ev.contradicted:
+            return outcome, f"disputes {ids}; held until more evidence (p {p:.2f})"
+        if ev.x.get("burst"):
+            return outcome, self._burst(c) or "a burst of sources without trust; held until evidence"
+        if ev.x.get("news") and poor:
+            return outcome, f"news from a source with a poor record; held until evidence (p {p:.2f})"
+        return outcome, f"uncertain; held until more evidence (p {p:.2f})"
 
     def _apply(
         self,
