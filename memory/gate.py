@@ -345,13 +345,15 @@ class ConsistencyGate(FactMemory):
         ev = Evidence()
         for f, _why in rel:
             v = self.rules.vote(c, f)
+            implied = v is None
+            v = v or self._implied(c, f)
             if v is None:
                 continue
             vote, why = v
             strength = self._strength(f, c.turn, backers)
             kind = "verified" if f.status == "verified" else "admitted"
             if vote >= 1.0:
-                ev.same = ev.same or f
+                ev.same = ev.same or (None if implied else f)
                 ev.note(f"{kind}_support", strength)
             else:
                 ev.contradicted.append(f)
@@ -367,6 +369,13 @@ class ConsistencyGate(FactMemory):
         if not ev.contradicted and not ev.x.get("verified_support") and self._burst(c):
             ev.x["burst"] = 1.0
         return ev
+
+    def _implied(self, c: ClaimCandidate, f: Fact) -> tuple[float, str] | None:
+        """A negation that another value of a functional relation implies ("not in the well" when it
+        is in the chest): support."""
+        if c.truth or not f.truth or c.key != f.key or not self.rules.rule(c.relation).functional:
+            return None
+        return (1.0, f"implied: {f.subject} {f.relation} {f.object}") if norm(c.object) != norm(f.object) else None
 
     def _chain_vote(self, c: ClaimCandidate, ev: Evidence, backers: list[str]) -> None:
         """An ordered claim against a chain of two or more facts saying the opposite (x < y, y < z:

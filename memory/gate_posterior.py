@@ -58,15 +58,15 @@ JURY_CLIP = 0.05
 
 # Fitted by ``python -m benchmarks.gate.calibrate --tune-seeds 0-9`` (600 writes a seed, hash embedder).
 FITTED: dict[str, float] = {
-    "prior": 0.467,
-    "source": 0.694,
-    "track": 0.0,
-    "verified_support": 1.856,
-    "verified_conflict": -2.680,
-    "admitted_support": 1.905,
-    "admitted_conflict": -1.931,
-    "news": 0.025,
-    "burst": -2.230,
+    "prior": 0.274,
+    "source": 0.530,
+    "track": 0.823,
+    "verified_support": 1.588,
+    "verified_conflict": -1.689,
+    "admitted_support": 1.797,
+    "admitted_conflict": -1.533,
+    "news": 0.099,
+    "burst": -1.950,
     "jury": 1.0,
 }
 

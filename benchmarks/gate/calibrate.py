@@ -157,7 +157,9 @@ def summary(runs: list[dict], costs: Costs, boot: int) -> dict[str, tuple[float,
     per_seed = np.array([seed_counts(r, costs) for r in runs])
     point = figures(per_seed.sum(0))
     lo, hi = resample_ci(
-        tuple(per_seed.T), lambda *cols, axis=-1: figures(np.stack([c.sum(axis=axis) for c in cols], -1)), n_resamples=boot
+        tuple(per_seed.T),
+        lambda *cols, axis=-1: figures(np.stack([c.sum(axis=axis) for c in cols], -1)),
+        n_resamples=boot,
     )
     return {k: (float(point[i]), float(lo[i]), float(hi[i])) for i, k in enumerate(FIGURES)}
 
