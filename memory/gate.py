@@ -6,27 +6,25 @@ passes the gate before it enters world-fact memory:
 1. **Related facts**: structured matches (same subject and relation), the
    semantic top-k (``k`` in 3..7) above a similarity floor, and keyword matches
    on names and numbers. Only admitted and verified facts are evidence.
-2. **Judges**: the rule judge votes on each structured match (support 1,
-   contradiction 0): a functional relation with another object, a number
-   outside the relation's range, or a reversed temporal order is a
-   contradiction. An optional LLM jury (``memory.jury``) answers yes / no /
-   unsure per candidate in K samples (1 / 0 / 0.5); the consistency score is
-   the weighted mean of the judges' scores.
-3. **Source credibility** ``c`` in [0, 1] comes from the reliability memory
-   (Σ-Mem: ``c = (1 + s) / 2`` for the source's score ``s`` on the topic; 0.5 for
-   an unknown source; an observation is 1). A contradiction is a contest
-   between the candidate's source and the contradicted fact's source, scored
-   like a Bradley–Terry match with sharpness ``k`` (= 2): the rule vote is
-   ``c_new^k / (c_new^k + c_old^k)`` instead of 0 (0 when the old fact was
-   verified). So a trusted source
-   supersedes a stale fact from an untrusted one, while an untrusted source's
-   contradiction of a trusted fact is rejected. The final score is
-   ``(1 - alpha) * consistency + alpha * c_new`` (``alpha`` = 0.2).
-4. **Tiers**: score >= ``t_high`` admit (superseding what it contradicts);
-   score < ``t_low`` reject; in between, quarantine: kept out of retrieval and
-   out of the evidence, and re-checked when new evidence arrives (a
-   verification, or a change in source credibility). Thresholds can be set per
-   relation.
+2. **Rule judge**: a vote on each structured match: support (the same fact, or
+   a negation another value implies) or contradiction (a functional relation
+   with another object, a reversed temporal order, directly or through a
+   chain of facts). A number outside the relation's range, a contradiction of
+   a verified fact that cannot change, and an order reversed through verified
+   facts are *hard*: rejected whatever else speaks for the claim.
+3. **Posterior** (``memory.gate_posterior``): ``P(true | evidence)`` as a prior
+   log-odds plus one weighted term per piece of evidence: the backers' trust
+   and distrust (Σ-Mem credibility, combined as independent evidence, not by
+   count), their record against the observations the gate saw, a fresh
+   source id, the strongest verified and admitted fact for and against
+   (weighed by their backers and faded by age for a relation that changes),
+   news, a burst of strangers, and the LLM jury's vote (``memory.jury``) when
+   set. The weights are fitted on the gate benchmark's tune seeds.
+4. **Outcome**: the one with the smallest expected cost under the costs of
+   each error (``GateConfig.costs``): admit (superseding what it contradicts),
+   reject, or quarantine: kept out of retrieval and out of the evidence, and
+   re-checked with the same posterior when new evidence arrives. A relation's
+   ``thresholds`` override the cost-derived cut points.
 5. **Verified observations always win**: ``observe`` records ground truth,
    purges every fact it contradicts (however it got in) and resolves the
    quarantine. "Consistent" is not "true": a poisoned fact admitted early
@@ -35,18 +33,12 @@ passes the gate before it enters world-fact memory:
    synonyms, units and number words are resolved before anything is compared,
    a candidate may be a negation (``truth=False``), and :meth:`ConsistencyGate.hear`
    reads free text through the claim extractor (``memory.extract``).
-7. **Backing, age, chains, bursts** (``memory.gate_evidence``): a fact's weight in a
-   contest is the trust-weighted corroboration of all its sources; for a relation
-   that ``changes``, it fades with age towards 0.5 (a verified one too, from 1),
-   so a credible newer report can replace an old value; an ordered relation's
-   chains count (x < y, y < z contradicts z < x); a claim about something new
-   counts its backers' trust (a proven liar's is held or rejected), and a burst of
-   agreeing strangers about it is held, not admitted.
-8. **Audit**: every decision keeps the candidate, the related facts, the
-   votes, the score, the credibility, the outcome and the reason; the trail is
-   saved with the game and can be queried. A failing judge degrades to
-   quarantine (or to the rule judge alone, by config); identical candidates
-   against unchanged memory reuse the cached decision.
+7. **Audit**: every decision keeps the candidate, the related facts, the
+   votes, ``p`` with the evidence terms and their log-odds, the credibility,
+   the outcome and the reason; the trail is saved with the game and can be
+   queried. A failing judge degrades to quarantine (or to the rule judge
+   alone, by config); identical candidates against unchanged memory reuse the
+   cached decision.
 """
 
 from __future__ import annotations
@@ -262,6 +254,7 @@ class ConsistencyGate(FactMemory):
         """Weigh a candidate's evidence into ``p``, choose the outcome and apply it. ``held``: the
         quarantined entry being re-checked (its sources back the candidate too)."""
         held = held or self._held(c)
+        self._record()  # the sources' records and the verifications so far
         backers = list(dict.fromkeys([c.source, *(held.sources if held is not None else ())]))
         creds = [1.0 if c.kind == "observation" and s == c.source else self._cred(s, c.topic) for s in backers]
         cred = backing(creds)
@@ -280,10 +273,18 @@ class ConsistencyGate(FactMemory):
         ev = self._rule_votes(c, rel, backers)
         if ev.hard is not None:
             return self._hard(base, ev.votes, f"contradicts {ev.hard}")
-        ev.x["source"] = sum(logit(x) for x in creds)
+        ev.x["trust"] = sum(max(0.0, logit(x)) for x in creds)
+        ev.x["distrust"] = sum(min(0.0, logit(x)) for x in creds)
         if c.kind != "observation":
-            self._record().refresh(self.decisions, self._claim_of, self._observed, self.rules.vote, self._window)
-            ev.x["track"] = sum(self._track.log_odds(s, c.topic) for s in backers)
+            track = self._record()
+            ev.x["track"] = sum(track.log_odds(s, c.topic) for s in backers)
+            earlier = set(held.sources) if held is not None else set()  # a held claim was heard once already
+            band = self.cfg.stranger_band
+            fresh = all(
+                track.claims.get(s, 0) <= (s in earlier) and abs(x - 0.5) <= band for s, x in zip(backers, creds)
+            )
+            if fresh and not (ev.x.get("verified_support") or ev.x.get("admitted_support")):
+                ev.x["newcomer"] = 1.0  # unsupported, from strangers none of whom said anything else before
         if jury is not None:
             ev.votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
             ev.x["jury"] = logit(jury, JURY_CLIP)
@@ -303,6 +304,7 @@ class ConsistencyGate(FactMemory):
         """The sources' records from the observations so far (rebuilt from the audit trail after a load)."""
         if getattr(self, "_track", None) is None or self._track.seen > len(self.decisions):
             self._track = TrackRecord()
+        self._track.refresh(self.decisions, self._claim_of, self._observed, self.rules.vote, self._window)
         return self._track
 
     @staticmethod
@@ -329,12 +331,13 @@ class ConsistencyGate(FactMemory):
         """What a held fact's evidence weighs now: 1 if verified, else the credibility its sources other
         than ``exclude`` lend it (0 if none), faded by age when its relation changes."""
         rule = self.rules.rule(f.relation)
+        since = f.turn
         if f.status == "verified":
-            c = 1.0
+            c, since = 1.0, self._track.verified_at.get(f.id, f.turn)
         else:
             others = [s for s in dict.fromkeys([f.source, *f.sources]) if s not in set(exclude)]
             c = backing(self._cred(s, f.topic) for s in others) if others else 0.0
-        return c * fade(turn - f.turn, rule.half_life, rule.changes)
+        return c * fade(turn - since, rule.half_life, rule.changes)
 
     def _final(self, f: Fact) -> bool:
         """A verified fact of a relation that does not change: contradicting it is hard."""
@@ -427,7 +430,7 @@ class ConsistencyGate(FactMemory):
         t_low, t_high = self.thresholds(c.relation)
         outcome = choose(p, t_low, t_high)
         ids = ", ".join(f.id for f in ev.contradicted)
-        poor = ev.x.get("source", 0.0) < 0
+        poor = ev.x.get("distrust", 0.0) < 0
         if outcome == "admit":
             if ev.contradicted:
                 return outcome, f"supersedes {ids} (p {p:.2f})"

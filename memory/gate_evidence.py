@@ -125,7 +125,9 @@ class Evidence:
     hard: str | None = None
 
     def note(self, term: str, strength: float) -> None:
-        self.x[term] = max(self.x.get(term, 0.0), float(strength))
+        # a conflict weighs the evidence that the fact still holds: -ln(1 - 0.95 s) (3.0 at full strength)
+        v = -math.log(1.0 - 0.95 * float(strength)) if term.endswith("conflict") else float(strength)
+        self.x[term] = max(self.x.get(term, 0.0), v)
 
 
 class TrackRecord:
@@ -139,6 +141,8 @@ class TrackRecord:
         self.seen = 0
         self.open: dict[tuple[str, str], list[tuple[Any, int]]] = {}
         self.record: dict[tuple[str, str], list[int]] = {}
+        self.claims: dict[str, int] = {}  # source -> claims heard from it
+        self.verified_at: dict[str, int] = {}  # fact id -> the turn it was last verified
 
     def refresh(
         self,
@@ -154,10 +158,12 @@ class TrackRecord:
         for d in decisions[self.seen :]:
             fact = observed(d)
             if fact is not None:
+                self.verified_at[fact.id] = d.turn
                 self._settle(fact, d.turn, vote, window)
             elif not d.reason.startswith("re-checked"):
                 c = claim(d)
                 self.open.setdefault(c.key, []).append((c, d.turn))
+                self.claims[c.source] = self.claims.get(c.source, 0) + 1
         self.seen = len(decisions)
 
     def _settle(

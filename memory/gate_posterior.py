@@ -3,10 +3,13 @@
 **Posterior.** ``P(true | evidence)`` is a log-odds sum, naive-Bayes style: a prior log-odds plus
 one term ``weight * x`` per piece of evidence, where ``x`` is an interpretable strength:
 
-* ``source`` -- ``sum(logit(c))`` over the distinct sources backing the claim, ``c`` their
-  credibility on the topic (clipped to [0.02, 0.98]); a stranger at 0.5 adds nothing, so ten
-  strangers back a claim no more than one does, and two trusted sources count as two pieces
-  of independent evidence.
+* ``trust`` / ``distrust`` -- ``sum(logit(c))`` over the distinct sources backing the claim, ``c``
+  their credibility on the topic (clipped to [0.02, 0.98]), the positive parts and the negative
+  parts apart (a proven liar's word and a trusted source's need not weigh alike); a stranger at
+  0.5 adds nothing, so ten strangers back a claim no more than one does, and two trusted
+  sources count as two pieces of independent evidence.
+* ``newcomer`` -- 1 when every backer is a stranger (no trust evidence) who has said nothing else
+  to the gate before (a fresh id), and nothing known supports the claim.
 * ``track`` -- the backers' records on the topic from the verified observations the gate saw
   (``memory.gate_evidence.TrackRecord``): ``sum(log((right + 1) / (wrong + 1)))``, 0 with no record.
 * ``verified_support`` / ``verified_conflict`` -- the strongest verified fact agreeing with /
@@ -42,7 +45,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TERMS = (
-    "source",
+    "trust",
+    "distrust",
+    "newcomer",
     "track",
     "verified_support",
     "verified_conflict",
@@ -58,15 +63,17 @@ JURY_CLIP = 0.05
 
 # Fitted by ``python -m benchmarks.gate.calibrate --tune-seeds 0-9`` (600 writes a seed, hash embedder).
 FITTED: dict[str, float] = {
-    "prior": 0.274,
-    "source": 0.530,
-    "track": 0.823,
-    "verified_support": 1.588,
-    "verified_conflict": -1.689,
-    "admitted_support": 1.797,
-    "admitted_conflict": -1.533,
-    "news": 0.099,
-    "burst": -1.950,
+    "prior": 0.279,
+    "trust": 0.710,
+    "distrust": 0.386,
+    "newcomer": -2.149,
+    "track": 0.834,
+    "verified_support": 1.396,
+    "verified_conflict": -0.964,
+    "admitted_support": 1.692,
+    "admitted_conflict": -1.209,
+    "news": 0.037,
+    "burst": -0.722,
     "jury": 1.0,
 }
 

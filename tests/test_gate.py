@@ -26,12 +26,14 @@ CRED = {"trusted": 0.9, "stale": 0.3, "liar": 0.1}
 ROUND = Posterior(
     prior=0.0,
     weights={
-        "source": 1.0,
+        "trust": 1.0,
+        "distrust": 1.0,
+        "newcomer": 0.0,
         "track": 1.0,
         "verified_support": 3.0,
         "verified_conflict": -4.0,
         "admitted_support": 2.0,
-        "admitted_conflict": -1.5,
+        "admitted_conflict": -1.0,
         "news": 0.5,
         "burst": -2.0,
         "jury": 1.0,
@@ -89,18 +91,18 @@ def test_trusted_update_supersedes_a_stale_fact_and_untrusted_contradiction_is_r
     (vote,) = [v for v in upd.votes if v["about"] == old.fact]
     assert vote["strength"] == pytest.approx(0.3) and upd.score == upd.p and upd.p > 0.79
     terms = {e["term"]: e["log_odds"] for e in upd.evidence}
-    assert terms["source"] > 0 > terms["admitted_conflict"]
+    assert terms["trust"] > 0 > terms["admitted_conflict"]
     bad = g.submit(cand("gem", "located_in", "cave", source="liar"))  # a liar against a trusted source
     assert bad.outcome in ("reject", "quarantine") and bad.p < 0.1
     assert g.status_of("gem", "located_in", "cave") in (None, "quarantined")
     assert [f.object for f in g.live()] == ["well"]
 
 
-def test_a_stranger_contradicting_a_trusted_source_is_held_and_trusted_updates_of_strangers_pass():
+def test_a_stranger_contradicting_a_trusted_source_is_refused_and_trusted_updates_of_strangers_pass():
     g = gate()
     g.submit(cand("mask", "price", "48", source="trusted"))
-    d = g.submit(cand("mask", "price", "13", source="anon"))  # p about 0.25: not admitted, held per the costs
-    assert d.outcome == "quarantine" and d.p < 0.5 and g.facts[d.fact].status == "quarantined"
+    d = g.submit(cand("mask", "price", "13", source="anon"))
+    assert d.outcome != "admit" and d.p < 0.2 and g.status_of("mask", "price", "48") == "admitted"
     told_before(g, cand("mill", "located_in", "river", source="anon"))
     up = g.submit(cand("mill", "located_in", "hill", source="trusted"))
     assert up.outcome == "admit" and up.superseded
@@ -528,7 +530,7 @@ def test_a_batch_is_decided_in_order_and_keywords_ignore_common_words():
     a, b = g.submit_many(
         [cand("gem", "located_in", "chest", source="trusted"), cand("gem", "located_in", "well", source="bob")]
     )
-    assert a.outcome == "admit" and b.outcome == "quarantine"
+    assert a.outcome == "admit" and b.outcome != "admit" and b.related[0]["id"] == a.fact  # b saw a
     assert keywords("The gem is in the oak chest. There Mara waits at -5.") == ["-5", "mara"]
 
 
