@@ -278,6 +278,7 @@ class ConsistencyGate(FactMemory):
         if c.kind != "observation":
             track = self._record()
             ev.x["track"] = sum(track.log_odds(s, c.topic) for s in backers)
+            ev.x["track_any"] = sum(track.log_odds(s) for s in backers)
             earlier = set(held.sources) if held is not None else set()  # a held claim was heard once already
             band = self.cfg.stranger_band
             fresh = all(
@@ -289,6 +290,9 @@ class ConsistencyGate(FactMemory):
             ev.votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
             ev.x["jury"] = logit(jury, JURY_CLIP)
         p, terms = self.cfg.posterior.combine(ev.x)
+        if ev.certain is not None and not ev.contradicted:  # a verified fact that cannot change says so
+            p = 1.0
+            terms.append({"term": "verified", "x": 1.0, "weight": None, "log_odds": None})
         outcome, reason = self._outcome(c, p, ev, jury_error)
         same = ev.same
         if ev.x.get("burst") and outcome == "quarantine" and same is not None and same.status == "admitted":
@@ -324,7 +328,7 @@ class ConsistencyGate(FactMemory):
 
     def _hard(self, base: dict[str, Any], votes: list[dict[str, Any]], reason: str) -> Decision:
         """A structural contradiction: rejected whatever else speaks for the claim (p = 0)."""
-        ev = [{"term": "hard", "x": 1.0, "weight": float("-inf"), "log_odds": float("-inf"), "reason": reason}]
+        ev = [{"term": "hard", "x": 1.0, "weight": None, "log_odds": None, "reason": reason}]
         return Decision(**base, votes=votes, score=0.0, outcome="reject", reason=reason, p=0.0, evidence=ev)
 
     def _strength(self, f: Fact, turn: int, exclude: Iterable[str] = ()) -> float:
@@ -357,6 +361,8 @@ class ConsistencyGate(FactMemory):
             kind = "verified" if f.status == "verified" else "admitted"
             if vote >= 1.0:
                 ev.same = ev.same or (None if implied else f)
+                if self._final(f):
+                    ev.certain = ev.certain or f.id
                 ev.note(f"{kind}_support", strength)
             else:
                 ev.contradicted.append(f)

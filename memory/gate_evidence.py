@@ -116,13 +116,14 @@ class Bursts:
 class Evidence:
     """What the rule judge found for one candidate: its votes, the strength of each evidence term
     (the strongest fact of each kind), the facts it contradicts, the first it restates, and the
-    fact whose contradiction is hard (None if none)."""
+    fact whose contradiction is hard and the one whose agreement is certain (None if none)."""
 
     votes: list[dict[str, Any]] = field(default_factory=list)
     x: dict[str, float] = field(default_factory=dict)
     contradicted: list[Any] = field(default_factory=list)
     same: Any = None
     hard: str | None = None
+    certain: str | None = None  # a verified fact of a relation that cannot change agrees
 
     def note(self, term: str, strength: float) -> None:
         # a conflict weighs the evidence that the fact still holds: -ln(1 - 0.95 s) (3.0 at full strength)
@@ -181,6 +182,11 @@ class TrackRecord:
             row[0 if v[0] >= 1.0 else 1] += 1
         self.open[obs.key] = keep
 
-    def log_odds(self, source: str, topic: str) -> float:
-        right, wrong = self.record.get((source, topic), (0, 0))
+    def log_odds(self, source: str, topic: str | None = None) -> float:
+        """The record on ``topic``, or on every topic (None)."""
+        if topic is None:
+            rows = [v for (s, _), v in self.record.items() if s == source]
+            right, wrong = sum(r for r, _ in rows), sum(w for _, w in rows)
+        else:
+            right, wrong = self.record.get((source, topic), (0, 0))
         return math.log((right + 1.0) / (wrong + 1.0))

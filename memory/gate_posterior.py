@@ -10,13 +10,14 @@ one term ``weight * x`` per piece of evidence, where ``x`` is an interpretable s
   sources count as two pieces of independent evidence.
 * ``newcomer`` -- 1 when every backer is a stranger (no trust evidence) who has said nothing else
   to the gate before (a fresh id), and nothing known supports the claim.
-* ``track`` -- the backers' records on the topic from the verified observations the gate saw
-  (``memory.gate_evidence.TrackRecord``): ``sum(log((right + 1) / (wrong + 1)))``, 0 with no record.
+* ``track`` / ``track_any`` -- the backers' records on the topic / on every topic from the verified
+  observations the gate saw (``memory.gate_evidence.TrackRecord``):
+  ``sum(log((right + 1) / (wrong + 1)))``, 0 with no record.
 * ``verified_support`` / ``verified_conflict`` -- the strongest verified fact agreeing with /
   contradicting the claim: 1 for a fresh observation, halving every ``half_life`` turns for a
   relation that changes. A contradiction of a verified fact that cannot change is *hard*:
   the claim is rejected outright, as is a number outside its relation's range and an order
-  reversed through a chain of verified facts.
+  reversed through a chain of verified facts; agreeing with such a fact is certain (``p = 1``).
 * ``admitted_support`` / ``admitted_conflict`` -- the strongest admitted-but-unverified fact
   agreeing with / contradicting the claim: the credibility its other backers lend it
   (``memory.gate_evidence.backing``), faded by age the same way. A chain of facts that
@@ -49,6 +50,7 @@ TERMS = (
     "distrust",
     "newcomer",
     "track",
+    "track_any",
     "verified_support",
     "verified_conflict",
     "admitted_support",
@@ -63,17 +65,18 @@ JURY_CLIP = 0.05
 
 # Fitted by ``python -m benchmarks.gate.calibrate --tune-seeds 0-9`` (600 writes a seed, hash embedder).
 FITTED: dict[str, float] = {
-    "prior": 0.279,
-    "trust": 0.710,
-    "distrust": 0.386,
-    "newcomer": -2.149,
-    "track": 0.834,
-    "verified_support": 1.396,
-    "verified_conflict": -0.964,
-    "admitted_support": 1.692,
-    "admitted_conflict": -1.209,
-    "news": 0.037,
-    "burst": -0.722,
+    "prior": 0.121,
+    "trust": 0.586,
+    "distrust": 0.360,
+    "newcomer": -2.102,
+    "track": 0.348,
+    "track_any": 0.561,
+    "verified_support": 1.504,
+    "verified_conflict": -0.931,
+    "admitted_support": 1.720,
+    "admitted_conflict": -1.187,
+    "news": 0.164,
+    "burst": -0.746,
     "jury": 1.0,
 }
 

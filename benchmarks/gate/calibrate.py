@@ -67,7 +67,7 @@ def run_seeds(seeds: list[int], writes: int, embedder) -> list[dict]:
             ps.append(float(d.p))
             labels.append(bool(w.label))
             terms = {e["term"]: e["x"] for e in d.evidence}
-            if "hard" not in terms:
+            if "hard" not in terms and "verified" not in terms:  # decided by a verified fact, not the weights
                 rows.append(([float(terms.get(t, 0.0)) for t in FITTED_TERMS], bool(w.label)))
         out.append(
             {
