@@ -65,18 +65,18 @@ JURY_CLIP = 0.05
 
 # Fitted by ``python -m benchmarks.gate.calibrate --tune-seeds 0-9`` (600 writes a seed, hash embedder).
 FITTED: dict[str, float] = {
-    "prior": 0.121,
-    "trust": 0.586,
-    "distrust": 0.360,
-    "newcomer": -2.102,
-    "track": 0.348,
-    "track_any": 0.561,
-    "verified_support": 1.504,
-    "verified_conflict": -0.931,
-    "admitted_support": 1.720,
-    "admitted_conflict": -1.187,
-    "news": 0.164,
-    "burst": -0.746,
+    "prior": 0.116,
+    "trust": 0.588,
+    "distrust": 0.357,
+    "newcomer": -2.104,
+    "track": 0.349,
+    "track_any": 0.559,
+    "verified_support": 1.380,
+    "verified_conflict": -0.930,
+    "admitted_support": 1.724,
+    "admitted_conflict": -1.184,
+    "news": 0.166,
+    "burst": -0.747,
     "jury": 1.0,
 }
 
