@@ -151,6 +151,7 @@ class RuleExtractor:
         self._names = _table({n: e for n, e in lexicon.name_table().items()})
         self._names.update({_strip_article(k): v for k, v in list(self._names.items())})
         self._rels = _table(lexicon.relation_table(), stemmed=True)
+        self._clock = lexicon.clock_names()
         self._cues = {tuple(tokens(p)): d for d, ps in (("before", BEFORE), ("after", AFTER)) for p in ps}
         self._known: dict[str, set[str]] = {}
         for s, r in lexicon.topics:
@@ -185,7 +186,7 @@ class RuleExtractor:
         """A time of day ("9 pm", "half past six", a [clock] name) or an amount with the unit words after
         it ("a dozen and a half marks", "6 gold crowns") at ``toks[i]``; its value is the words."""
         units = self.lex.unit_words()
-        t = read_time(toks, i, self.lex._clock)
+        t = read_time(toks, i, self._clock)
         if t is not None and not (t.end < len(toks) and toks[t.end] in units and toks[t.end] not in ("am", "pm")):
             return _Mention(i, t.end, " ".join(toks[i : t.end]), "time")
         got = read_amount(toks, i)

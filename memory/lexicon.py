@@ -158,6 +158,10 @@ class Lexicon:
         words, money words and the units people name that a world may not take ("crowns", "pm")."""
         return frozenset(self._unit_words)
 
+    def clock_names(self) -> dict[tuple[str, ...], int]:
+        """The world's named times of day, as ``memory.quantities.read_time`` takes them."""
+        return dict(self._clock)
+
     def number(self, relation: str, text: str) -> float | None:
         """The number ``text`` gives for a relation that takes numbers, in the relation's unit: digits,
         words or a Roman numeral, with its unit (or a money word) after it ("20 gold", "twenty gold

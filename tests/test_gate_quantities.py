@@ -8,6 +8,8 @@ they end, not at "St."; "doesn't" and "nowhere near" negate."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from game.play.worlds import load_world
 from memory.extract import RuleExtractor
@@ -189,3 +191,47 @@ def test_a_free_unit_word_without_a_units_table_keeps_working():
         assert lex.value("price", said) == "20", said
     for said in ("20 crowns", "20 pennies", "8 pm", "20 silver"):
         assert lex.value("price", said) == said, said
+
+
+PIECES = st.sampled_from(
+    [
+        "The Dunmere lock",
+        "the grain barge",
+        "St.",
+        "Mr.",
+        "e.g.",
+        "No. 4",
+        "charges",
+        "opens at",
+        "doesn't",
+        "nowhere near",
+        "XXX",
+        "IV",
+        "I",
+        "a dozen and a half",
+        "half past",
+        "six",
+        "9 pm",
+        "21:00",
+        "dusk",
+        "pennies",
+        "marks",
+        "crowns",
+        ",",
+        ".",
+        "?",
+        ";",
+        "but",
+        "not",
+    ]
+)
+
+
+@given(st.lists(st.one_of(PIECES, st.text(max_size=8)), max_size=14))
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_extractor_never_fails_and_reads_only_known_relations(world, pieces):
+    text = " ".join(pieces)
+    for lex in (LEX, world):
+        for e in RuleExtractor(lex).extract(text):
+            assert e.relation in lex.relations
+            assert lex.value(e.relation, e.object, e.subject) == e.object  # read once, it stays as read
