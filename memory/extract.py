@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from game.core.claims import canonical
 from memory.lexicon import Lexicon
-from memory.quantities import arabic, read_amount, read_time, words
+from memory.quantities import arabic, read_quantity, read_time, words
 from memory.values import negates
 
 # clauses within a sentence (sentences come from ``pysbd``, which knows "St.", "Mr.", "e.g.", "No. 4")
@@ -189,15 +189,8 @@ class RuleExtractor:
         t = read_time(toks, i, self._clock)
         if t is not None and not (t.end < len(toks) and toks[t.end] in units and toks[t.end] not in ("am", "pm")):
             return _Mention(i, t.end, " ".join(toks[i : t.end]), "time")
-        got = read_amount(toks, i)
-        if got is None:
-            return None
-        j = got[1]
-        if j + 1 < len(toks) and toks[j] == "of" and toks[j + 1] in units:  # "a score of marks"
-            j += 1
-        while j < len(toks) and toks[j] in units:
-            j += 1
-        return _Mention(i, j, " ".join(toks[i:j]), "number")
+        got = read_quantity(toks, i, units)
+        return None if got is None else _Mention(i, got[1], " ".join(toks[i : got[1]]), "number")
 
     @staticmethod
     def _negated(toks: list[str], upto: int) -> bool:

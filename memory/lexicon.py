@@ -31,7 +31,7 @@ from memory.quantities import (
     amount,
     arabic,
     clock_table,
-    read_amount,
+    read_quantity,
     read_time,
     roman_number,
     time_value,
@@ -177,28 +177,26 @@ class Lexicon:
         t = read_time(toks, 0, self._clock)
         if t is not None and t.end == len(toks):
             return None  # a time of day is no amount
-        got = read_amount(toks, 0)
-        if got is None:
+        got = read_quantity(toks, 0, self._unit_words)
+        if got is None or got[1] != len(toks):
             return None
-        return self.in_unit(relation, got[0], toks[got[1] :])
+        return self.in_unit(relation, got[0], got[2])
 
     def in_unit(self, relation: str, x: float, unit: list[str]) -> float | None:
         """``x`` followed by the words ``unit``, as a number in ``relation``'s unit; None when those words
         name a unit it does not take. Money words go with any unit; a declared unit converts to the
         relation's when both share a base; the relation's own unit word (declared or not) is its unit."""
         info = self.info(relation)
-        if len(unit) > 1 and unit[0] == "of":  # "a score of marks"
-            unit = unit[1:]
         if not unit:
             return x
-        if not all(w in self._unit_words for w in unit):
-            return None
         declared = [u for w in unit if (u := self._units.unit(w)) is not None]
         target = self._units.unit(info.unit) if info.unit and self._units else None
         if declared and target is not None:
             return self._units.convert(x, declared[-1], target)
         own = self._free_unit(info)
-        return x if all(w in MONEY or w in own for w in unit) else None
+        if declared or not (all(w in MONEY or w in own for w in unit) or (unit[0] in own and unit[-1] in CURRENCY)):
+            return None  # "6 gold crowns" for marks, "8 pm", "3 hours"
+        return x  # "20 gold", "20 gold coins", "20 gold crowns" for gold
 
     @staticmethod
     def _free_unit(info: RelationInfo) -> set[str]:

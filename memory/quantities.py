@@ -150,6 +150,26 @@ def read_amount(toks: list[str], i: int = 0) -> tuple[float, int] | None:
     return x, j
 
 
+def read_quantity(toks: list[str], i: int, units: frozenset[str] | set[str]) -> tuple[float, int, list[str]] | None:
+    """An amount at ``toks[i]`` with the unit words after it: (the amount, the index after it all, the unit
+    words). "a" or "an" before a unit is one ("a mark"), and a half after the unit counts ("a mark and a
+    half" is 1.5 marks); "of" may stand between ("a score of marks")."""
+    n = len(toks)
+    got = read_amount(toks, i)
+    if got is None:
+        if not (i + 1 < n and toks[i] in ("a", "an") and toks[i + 1] in units):
+            return None
+        got = (1.0, i + 1)
+    x, j = got
+    j += j + 1 < n and toks[j] == "of" and toks[j + 1] in units
+    k = j
+    while k < n and toks[k] in units:
+        k += 1
+    if k > j and k + 2 < n and toks[k] == "and" and toks[k + 1] in ("a", "an") and toks[k + 2] in FRACTIONS:
+        x, k = x + FRACTIONS[toks[k + 2]], k + 3
+    return x, k, toks[j:k]
+
+
 def amount(text: str) -> float | None:
     """The amount ``text`` is, all of it, else None ("a dozen and a half" 18, "1,200", "twenty-five")."""
     toks = words(text)

@@ -135,7 +135,9 @@ def world() -> Lexicon:
         ("The toll at the Dunmere lock is 216 pennies.", "18"),
         ("The toll at the Dunmere lock is two dozen pence.", "2"),
         ("The toll at the Dunmere lock is 18 marks.", "18"),
-        ("The grain barge charges a mark and a half.", None),  # "a mark" is no amount: nothing is read
+        ("The grain barge charges a mark and a half.", "1.5"),
+        ("The grain barge charges a penny.", "0.0833333"),
+        ("The toll at the Dunmere lock is a score of marks.", "20"),
         ("The toll at the Dunmere lock is 6 gold crowns.", "6 gold crowns"),
     ],
 )
@@ -187,7 +189,7 @@ def test_a_free_unit_word_without_a_units_table_keeps_working():
         entities={"sextant": ["brass sextant"]},
         relations={"price": RelationInfo(aliases=("costs",), functional=True, range=(1, 500), unit="gold")},
     )
-    for said in ("20 gold", "twenty gold coins", "Twenty gold pieces", "a score of gold", "20"):
+    for said in ("20 gold", "twenty gold coins", "Twenty gold pieces", "a score of gold", "20", "20 gold crowns"):
         assert lex.value("price", said) == "20", said
     for said in ("20 crowns", "20 pennies", "8 pm", "20 silver"):
         assert lex.value("price", said) == said, said
