@@ -1,10 +1,12 @@
 """Claims from free text: what an utterance asserts about the world, as triples.
 
 :class:`RuleExtractor` reads text through a world's :class:`~memory.lexicon.Lexicon`:
-it finds the entities named (by name or alias), the relation words (declared
-synonyms, and "before" / "after" for ordered relations), numbers in digits or
-words with a unit, and negation ("not", "never", "no longer", "isn't"). Each
-clause gives at most one claim: the best reading of (subject, relation, object)
+it splits the text into sentences (``pysbd``: not at "St." or "e.g.") and
+clauses, and finds the entities named (by name or alias), the relation words
+(declared synonyms, and "before" / "after" for ordered relations), amounts with
+their unit words and times of day (``memory.quantities``), and negation ("not",
+"never", "no longer", "nowhere near", "isn't", "doesn't"; up to a comma or a
+"because" before the object). Each clause gives at most one claim: the best reading of (subject, relation, object)
 where the relation is named in the clause, or is the one the world knows for
 that subject when the clause names none ("The gem lies at the bottom of the
 well" -> ``gem located_in well``). Pronouns are not resolved: "it costs 20
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from game.core.claims import canonical
 from memory.lexicon import Lexicon
@@ -103,20 +106,22 @@ def stem(tok: str) -> str:
     return tok[:-1] + "i" if len(tok) > 2 and tok.endswith("y") else tok
 
 
-_SEGMENTER = None
 _INNER_STOP = re.compile(r"[.!?]\s+\S")
 
 
-def sentences(text: str) -> list[str]:
-    """``text`` split into sentences by ``pysbd``, which does not end one at "St.", "Dr." or "e.g."."""
-    global _SEGMENTER
-    if not _INNER_STOP.search(str(text)):
-        return [str(text)] if str(text).strip() else []  # one sentence at most: no need to ask
-    if _SEGMENTER is None:
-        import pysbd
+@lru_cache(maxsize=1)
+def _segmenter():
+    import pysbd  # a light import, but only text with more than one sentence needs it
 
-        _SEGMENTER = pysbd.Segmenter(language="en", clean=False)
-    return [s for s in _SEGMENTER.segment(str(text)) if s.strip()]
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+@lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[str, ...]:
+    """``text`` split into sentences by ``pysbd``, which does not end one at "St.", "Dr." or "e.g."."""
+    if not _INNER_STOP.search(text):
+        return (text,) if text.strip() else ()  # one sentence at most: no need to ask
+    return tuple(s for s in _segmenter().segment(text) if s.strip())
 
 
 def _table(pairs: dict[str, str], stemmed: bool = False) -> dict[tuple[str, ...], str]:

@@ -7,7 +7,12 @@ the consistency gate compares:
   alias two entities share names neither;
 * relations by their declared synonyms (``costs`` -> ``price``);
 * numbers written with a unit or in words ("20 gold", "twenty gold coins",
-  "a dozen" -> ``20``, ``20``, ``12``) for relations that take numbers;
+  "a dozen and a half" -> ``20``, ``20``, ``18``) for relations that take
+  numbers, converted to the relation's unit along the world's ``[units]``
+  ("216 pennies" -> ``18`` marks); a number in a unit the relation does not
+  take, or a time, stays text (another value);
+* times of day for relations of kind "time" ("9 pm", "nine in the evening",
+  "21:00" -> ``21:00``; the world's ``[clock]`` names);
 * the topic a (subject, relation) pair belongs to, from the world's facts.
 
 ``Lexicon.from_spec(spec)`` builds one from a world; the claim extractor
