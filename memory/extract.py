@@ -6,10 +6,10 @@ clauses, and finds the entities named (by name or alias), the relation words
 (declared synonyms, and "before" / "after" for ordered relations), amounts with
 their unit words and times of day (``memory.quantities``), and negation ("not",
 "never", "no longer", "nowhere near", "isn't", "doesn't"; up to a comma or a
-"because" before the object). Each clause gives at most one claim: the best reading of (subject, relation, object)
-where the relation is named in the clause, or is the one the world knows for
-that subject when the clause names none ("The gem lies at the bottom of the
-well" -> ``gem located_in well``). Pronouns are not resolved: "it costs 20
+"because" before the object). Each clause gives at most one claim: the best
+reading of (subject, relation, object) where the relation is named in the
+clause, or is the one the world knows for that subject when the clause names
+none ("The gem lies at the bottom of the well" -> ``gem located_in well``). Pronouns are not resolved: "it costs 20
 gold" names no subject and gives nothing.
 
 An LLM extractor (``memory.extract_llm``) reads what rules cannot, when an
