@@ -189,16 +189,20 @@ def agent_keys(spec: Any, player: str) -> dict[str, str]:
     return keys
 
 
-def heard_by(who: str, listener: Any) -> Any:
-    """``listener`` for the events ``who`` perceives only: world-fact memory is the player's
-    journal and the trust it reads, so it hears what the player hears (never a claim made out
-    of earshot)."""
+def witnessed_by(engine: Engine, who: str, facts: Any, hear: Any = None) -> Any:
+    """The listener of world-fact memory: ``hear`` (default ``facts.on_event``) for the events
+    ``who`` perceives only (world-fact memory is the player's journal and the trust it reads, so it
+    hears what the player hears, never a claim made out of earshot), then what ``who`` sees after
+    each of them (``facts.see`` with its observation). What it sees at the start counts at once."""
+    hear = facts.on_event if hear is None else hear
+    facts.see(None, engine.observe(who))
 
-    def hear(event: Any) -> None:
+    def listen(event: Any) -> None:
         if who in event.perceivers:
-            listener(event)
+            hear(event)
+            facts.see(event, engine.observe(who))
 
-    return hear
+    return listen
 
 
 def compose(
@@ -231,7 +235,7 @@ def compose(
     facts = None
     if config.facts:
         facts = facts_for(w.spec, mem, client, config.jury, engine.decide)
-        engine.listeners.append(heard_by(PLAYER, facts.on_event))
+        engine.listeners.append(witnessed_by(engine, PLAYER, facts))
     return Parts(
         world=w,
         config=config,

@@ -374,19 +374,20 @@ def replay_extractor(eng: Engine, lexicon: Any) -> Any:
 
 
 def replay_facts_listener(eng: Engine, facts: Any) -> Any:
-    """``facts.on_event`` for the events the player perceives, with the gate's jury present
-    exactly when the transcript recorded a verdict next (among the gate's records next, for this
-    turn): a game may have been played with the jury in one session and without it in another."""
+    """World-fact memory's listener as ``game.play.compose.witnessed_by`` wires it, with the gate's
+    jury present exactly when the transcript recorded a verdict next (among the gate's records
+    next, for this turn): a game may have been played with the jury in one session and without it
+    in another."""
+    from game.play.compose import witnessed_by
     from memory.jury import JURY_KIND, JURY_WHO, RecordedJury
 
     jury = RecordedJury(None, eng.decide)
 
     def hear(event: Any) -> None:
-        if PLAYER in event.perceivers:
-            facts.gate.jury = jury if recorded_next(eng, JURY_WHO, JURY_KIND) else None
-            facts.on_event(event)
+        facts.gate.jury = jury if recorded_next(eng, JURY_WHO, JURY_KIND) else None
+        facts.on_event(event)
 
-    return hear
+    return witnessed_by(eng, PLAYER, facts, hear)
 
 
 def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[str, str]]:
