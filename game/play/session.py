@@ -293,6 +293,14 @@ class Game:
                 continue
             text = f.text or f"{f.subject} {f.relation.replace('_', ' ')} {f.object}"
             rows[f.status].append(JournalEntry(text, tuple(name(s) for s in f.sources if s != "observation")))
+        refused: dict[str, list[str]] = {}  # claims refused as they were heard (no entry was made for them)
+        for d in facts.gate.decisions:
+            c = d.candidate
+            if d.outcome == "reject" and d.fact is None and c.get("kind") != "observation" and c.get("text"):
+                who = refused.setdefault(c["text"], [])
+                who += [] if name(c["source"]) in who else [name(c["source"])]
+        listed = {e.text for entries in rows.values() for e in entries}
+        rows["rejected"] += [JournalEntry(t, tuple(who)) for t, who in refused.items() if t not in listed]
         trust = []
         for npc, row in facts.trust_table().items():
             judged = tuple((t, s) for t, s in row.items() if s)

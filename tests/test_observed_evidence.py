@@ -1,0 +1,186 @@
+"""What the player (or any agent) sees for itself is evidence: it settles the claims about it in the
+journal, in the consistency gate and in Σ-Mem. Real harbor games driven by typed commands, and the
+observation -> evidence mapping (``memory.witness``) on real engine observations."""
+
+from __future__ import annotations
+
+from game.core.types import PLAYER
+from game.play.session import Game
+from memory.witness import Evidence, Sight, Witness
+from tests.conftest import ROOT
+
+JORY = "The widow had the strongbox carried up to the chapel and hid it in the crypt."
+CAVE = "The Gannet's strongbox went in with the wreckage under the lighthouse rocks."
+TO_THE_CAVE = [
+    "go east",
+    "ask ilse about strongbox",
+    "go west",
+    "go west",
+    "take lighthouse key",
+    "go east",
+    "go north",
+    "go west",
+    "ask hobb about strongbox",
+    "ask hobb about strongbox",
+    "go east",
+    "go east",
+    "trade with mara",
+    "offer price=22",
+    "go west",
+    "go south",
+    "go south",
+    "go south",
+    "unlock down with lantern",
+    "go down",
+]
+
+
+def played(*lines: str, **options) -> Game:
+    game = Game("harbor", seed=0, **options)
+    for line in lines:
+        reply = game.submit(line)
+        assert reply.kind == "turn", (line, reply.lines)
+    return game
+
+
+def section(game: Game, title: str) -> str:
+    """The journal's entries under ``title`` as one text ("" when it has none)."""
+    return "\n".join(e.text for t, entries in game.journal().sections if t == title for e in entries)
+
+
+def trust(game: Game, npc: str, topic: str = "treasure") -> float:
+    return game.facts.sigma.score(npc, topic)
+
+
+def test_the_crypt_the_player_searched_disproves_jorys_story():
+    game = played("ask jory about strongbox", "go north", "go north")
+    assert JORY in section(game, "Told, and nothing contradicts it")
+    game.submit("go down")  # the crypt: a stone coffin, nobody, nothing that could hide a strongbox
+    game.submit("x coffin")  # "... no strongbox came here."
+    assert JORY in section(game, "Proved false")
+    assert JORY not in section(game, "Told, and nothing contradicts it")
+    assert trust(game, "jory") < 0
+    journal = game.submit("journal").lines[0]
+    assert "Proved false:" in journal and "Jory Flint: treasure caught lying" in journal
+
+
+def test_standing_by_the_strongbox_confirms_the_sea_cave_story_over_the_first_word():
+    game = played("ask jory about strongbox", *TO_THE_CAVE[:-1])
+    assert CAVE in section(game, "Disputed: people disagree; find evidence")  # Jory spoke first
+    assert JORY in section(game, "Told, and nothing contradicts it")
+    game.submit("go down")  # the sea cave: "You see a strongbox."
+    assert CAVE in section(game, "Seen with your own eyes")
+    assert JORY in section(game, "Proved false")
+    assert not section(game, "Disputed: people disagree; find evidence")
+    assert trust(game, "ilse") > 0 > trust(game, "jory")
+    seen = next(e for t, es in game.journal().sections if t == "Seen with your own eyes" for e in es)
+    assert set(seen.sources) == {"Ilse Quarrow", "Old Hobb"}
+
+
+def test_what_was_seen_before_anyone_spoke_settles_the_claim_when_it_is_heard():
+    game = played(*TO_THE_CAVE, "go up", "go north")  # back on the pier, on the constable's round
+    for _ in range(8):
+        if game.engine.state.where["dray"] == "pier":
+            break
+        game.submit("wait")
+    game.submit("ask dray about strongbox")  # honest, and only ever heard the crypt story
+    heard = [c for c in game.facts.claims if c["speaker"] == "dray"]
+    assert heard and heard[-1]["object"] == "crypt"
+    assert JORY in section(game, "Contradicts what you know")  # refused at once: the player saw the box
+    assert trust(game, "dray") < 0
+
+
+def test_a_thing_seen_moving_gives_no_later_evidence_against_where_it_was():
+    game = played("go west", "ask pell about lighthouse key")
+    assert "net sheds" in section(game, "Seen with your own eyes").lower()
+    game.submit("take lighthouse key")
+    game.submit("go east")
+    game.submit("drop lighthouse key")  # now it lies on the quay, as the player saw it go
+    assert "net sheds" in section(game, "Seen with your own eyes").lower()
+    assert not section(game, "Proved false")
+    assert trust(game, "pell", "keys") > 0
+
+
+def test_the_mapping_reads_a_real_observation():
+    game = Game("harbor", seed=0)
+    sight = Sight.from_spec(game.spec)
+    assert sight.where == ("located_in",)
+    quay = sight.seen(game.engine.observe(PLAYER))
+    assert {(e.subject, e.object, e.truth) for e in quay} == {("mooring_post", "quay", True)}  # people: no negatives
+    for line in ["go north", "go north", "go down"]:
+        game.submit(line)
+    crypt = {(e.subject, e.object): e for e in sight.seen(game.engine.observe(PLAYER))}
+    assert crypt["stone_coffin", "crypt"].truth
+    missing = crypt["strongbox", "crypt"]
+    assert not missing.truth and missing.text == "The strongbox is not in The Crypt."
+    assert {o for (_, o), e in crypt.items() if not e.truth} == {"crypt"}  # only the room it stands in
+
+
+def test_a_container_in_sight_could_hide_anything_so_its_room_proves_no_absence():
+    game = played(*TO_THE_CAVE)
+    seen = Sight.from_spec(game.spec).seen(game.engine.observe(PLAYER))
+    assert [(e.subject, e.object, e.truth) for e in seen if e.object == "sea_cave"] == [("strongbox", "sea_cave", True)]
+    assert all(e.truth for e in seen)  # the strongbox is a container: nothing is known missing here
+    assert ("lantern", PLAYER, True) in {(e.subject, e.object, e.truth) for e in seen}  # carried
+
+
+def test_an_observation_never_tells_of_a_room_the_agent_is_not_in():
+    """Over a whole walkthrough, for the player and every NPC: what a thing's evidence says is about
+    the room the agent stands in or what it carries, and what is missing only from that room."""
+    game = Game("harbor", seed=0)
+    sight = Sight.from_spec(game.spec)
+    lines = (ROOT / "tests" / "scripts" / "harbor_win.txt").read_text().splitlines()
+    for line in [x for x in lines if x.strip() and not x.startswith("#")]:
+        game.submit(line)
+        for who in game.engine.order:
+            obs = game.engine.observe(who)
+            for e in sight.seen(obs):
+                if e.truth:
+                    assert (e.object == obs.location and e.subject in obs.visible) or (
+                        e.object == who and e.subject in obs.inventory
+                    ), (who, e)
+                else:
+                    assert e.object == obs.location and e.subject not in obs.visible + obs.inventory, (who, e)
+    ilse = Sight.from_spec(game.spec).seen(game.engine.observe("ilse"))  # alone in her office, far from the cave
+    assert [e.truth for e in ilse if e.subject == "strongbox"] == [False]  # only: it is not in her office
+    assert all(e.object in ("harbormaster_office", "ilse") for e in ilse)
+
+
+def test_an_opened_container_held_what_came_out_and_that_is_all_it_says_of_them():
+    game = Game(ROOT / "tests" / "fixtures" / "mini", seed=0)
+    witness = Witness(Sight.from_spec(game.spec))
+    for line in ["take brass key", "take iron key", "unlock gate with iron key", "e", "unlock chest with brass key"]:
+        game.submit(line)
+    reply = game.submit("open chest")
+    opened = next(ev for ev in reply.events if ev.kind == "open")
+    found = witness.read(opened, game.engine.observe(PLAYER))
+    gem = [e for e in found if e.subject == "gem"]
+    assert [(e.object, e.truth) for e in gem] == [("chest", True)]  # not "lying in the vault": it was seen to move
+    assert witness.read(None, game.engine.observe(PLAYER)) == []  # nothing new on a second look
+
+
+def test_an_examination_shows_its_facts_to_the_examiner_alone():
+    game = played("go north", "go north", "go down")
+    reply = game.submit("x coffin")
+    verify = next(ev for ev in reply.events if ev.kind == "verify")
+    assert verify.perceivers == (PLAYER,) and verify.data["truth"] == {"strongbox_in_crypt": False}
+    assert game.engine.state.verified == {"strongbox_in_crypt": False}
+
+
+def test_a_world_with_no_observed_relation_reads_nothing_from_sight():
+    game = Game("bazaar", seed=0)
+    assert Sight.from_spec(game.spec).seen(game.engine.observe(PLAYER)) == []
+
+
+def test_what_the_player_saw_survives_a_save_and_replays(tmp_path):
+    from game.play.persistence import replay_report
+
+    game = played("ask jory about strongbox", "go north", "go north", "go down")
+    game.save("seen", tmp_path)
+    report = replay_report("seen", tmp_path)
+    assert report.ok, report
+    loaded = Game.load("seen", tmp_path)
+    assert loaded.facts.witness.known == game.facts.witness.known
+    assert JORY in section(loaded, "Proved false")
+    evidence = loaded.facts.witness.known["strongbox", "located_in", "crypt"]
+    assert evidence == Evidence("strongbox", "located_in", "crypt", False, 3, "The strongbox is not in The Crypt.")
