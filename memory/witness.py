@@ -61,7 +61,7 @@ class Sight:
 
     @classmethod
     def from_spec(cls, spec: Any) -> Sight:
-        where = [rid for rid, r in spec.relations.items() if getattr(r, "observed", None) == LOCATION]
+        where = [rid for rid, r in getattr(spec, "relations", {}).items() if getattr(r, "observed", None) == LOCATION]
         if not where:  # nothing the world lets an observation settle
             return cls((), {})
         names = {k: v.name for part in (spec.locations, spec.items, spec.npcs) for k, v in part.items()}

@@ -184,3 +184,65 @@ def test_what_the_player_saw_survives_a_save_and_replays(tmp_path):
     assert JORY in section(loaded, "Proved false")
     evidence = loaded.facts.witness.known["strongbox", "located_in", "crypt"]
     assert evidence == Evidence("strongbox", "located_in", "crypt", False, 3, "The strongbox is not in The Crypt.")
+
+
+WATCH = """
+id = "watch-v1"
+title = "Watch"
+start = "yard"
+
+[locations.yard]
+name = "Yard"
+description = "A yard."
+exits = { north = "shed" }
+
+[locations.shed]
+name = "Shed"
+description = "A shed."
+exits = { south = "yard" }
+items = ["spade"]
+
+[items.spade]
+name = "spade"
+
+[npcs]
+lou = { name = "Lou", location = "yard", knowledge = ["spade_in_well"] }
+tom = { name = "Tom", location = "yard" }
+liz = { name = "Liz", location = "shed", knowledge = ["spade_in_well"] }
+sam = { name = "Sam", location = "shed" }
+
+[relations.located_in]
+functional = true
+observed = "location"
+
+[facts.spade_in_well]
+subject = "spade"
+relation = "located_in"
+object = "well"
+text = "The spade fell down the well."
+topic = "spade"
+true = false
+"""
+
+
+def test_each_agent_settles_the_claims_in_its_own_memory_by_what_it_saw(tmp_path):
+    """Tom hears the story in the yard and never sees the spade: his memory keeps it. Sam hears it
+    in the shed beside the spade: his memory masks it and keeps the sighting instead."""
+    from tests.conftest import write_world
+
+    game = Game(write_world(tmp_path / "watch", WATCH), seed=0, memory={"embedder": "minilm"}, facts=False)
+    for line in ["ask lou about spade", "go north", "ask liz about spade"]:
+        assert game.submit(line).kind == "turn"
+    bank = game.memory.bank
+
+    def said(agent: str) -> list[str]:
+        return [r.status for r in bank.records.values() if r.scope == f"private:{agent}" and r.kind == "claim"]
+
+    assert said("tom") == ["active"]  # people about him in the yard: nothing there proves it missing
+    assert said("sam") == ["rejected"]
+    assert said(PLAYER) == ["rejected", "rejected"]  # the player saw the spade after the first telling
+    seen = [r for r in bank.records.values() if r.scope == "private:sam" and r.kind == "fact"]
+    assert [(r.text, r.triple) for r in seen] == [("The spade is in Shed.", ("spade", "located_in", "shed"))]
+    assert not [r for r in bank.records.values() if r.scope == "private:tom" and r.kind == "fact"]
+    context = game.memory.context("sam", game.engine.observe("sam"), touch=False)
+    assert "The spade is in Shed." in context.text() and "fell down the well" not in context.text()

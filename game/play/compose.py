@@ -189,6 +189,20 @@ def agent_keys(spec: Any, player: str) -> dict[str, str]:
     return keys
 
 
+def witnesses(engine: Engine, see: Any) -> Any:
+    """The listener that hands each agent what it sees for itself: ``see(agent, event,
+    observation)`` for every perceiver of each event, with its observation after it (agent
+    memory settles each agent's own claims with it). What everyone sees at the start counts at once."""
+    for who in engine.order:
+        see(who, None, engine.observe(who))
+
+    def listen(event: Any) -> None:
+        for who in event.perceivers:
+            see(who, event, engine.observe(who))
+
+    return listen
+
+
 def witnessed_by(engine: Engine, who: str, facts: Any, hear: Any = None) -> Any:
     """The listener of world-fact memory: ``hear`` (default ``facts.on_event``) for the events
     ``who`` perceives only (world-fact memory is the player's journal and the trust it reads, so it
@@ -229,7 +243,7 @@ def compose(
     insights = insight_bank(insights, config)
     mem = memory_for(w.spec, memory, config, insights, agent_keys(w.spec, config.player))
     if mem is not None:
-        engine.listeners.append(mem.on_event)
+        engine.listeners += [mem.on_event, witnesses(engine, mem.see)]
         engine.context_provider = mem.context
     memo = memo_llm_for(mem, client, config.memo_llm, lambda: engine.state.turn)
     facts = None

@@ -333,8 +333,10 @@ def replay_listeners(eng: Engine, data: dict[str, Any], where: Path, notes: list
         from memory.runtime import GameMemory
 
         mem = GameMemory(spec, embedder=settings["embedder"], store="flat", config=settings["config"])
+        from game.play.compose import witnesses
+
         mem.priors = {k: list(v) for k, v in comps["memory"].get("priors", {}).items()}
-        eng.listeners.append(mem.on_event)
+        eng.listeners += [mem.on_event, witnesses(eng, mem.see)]
     if "facts" not in comps:
         notes.append(
             "the save holds no world-fact state (world facts off, or an older save): gate, Σ-Mem and claims not checked"

@@ -369,13 +369,14 @@ class Game:
 
     def rebuild_facts(self) -> None:
         """Feed the transcript's events through world-fact memory (the claims and verifications
-        so far), leaving agent memory as it was."""
+        so far), leaving agent memory as it was. What the player saw is not in the transcript,
+        so it is not rebuilt (a save from before world-fact memory kept none)."""
         bank, self.facts.bank = self.facts.bank, None
         try:
             for line in self.transcript.records:
                 rec = json.loads(line)
                 if rec.get("type") == "event" and PLAYER in rec.get("perceivers", ()):
-                    self.facts.on_event(Event.from_dict(rec))  # what the player heard (see compose.heard_by)
+                    self.facts.on_event(Event.from_dict(rec))  # what the player heard (see compose.witnessed_by)
         finally:
             self.facts.bank = bank
 
