@@ -166,10 +166,8 @@ class WorldFacts:
     def _claims(self, ev: Event, claims: list[dict[str, Any]]) -> None:
         cands = []
         start = len(self.claims)
-        keys = {
-            tuple(norm(x) for x in self.lexicon.resolve(c["subject"], c["relation"], c["object"])[:2]) for c in claims
-        }
-        seen = [e for e in self.witness.known.values() if (norm(e.subject), norm(e.relation)) in keys]
+        keys = {self.lexicon.resolve(c["subject"], c["relation"], c["object"])[:2] for c in claims}
+        seen = [e for s, r in sorted(keys) for e in self.witness.about(s, r)]
         self._settle(seen, ev.turn)  # what the player saw of it counts before the claim is weighed
         for c in claims:
             truth = bool(c.get("truth", True))

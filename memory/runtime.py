@@ -180,14 +180,9 @@ class GameMemory:
 
     def _seen_otherwise(self, witness: Witness, triple: tuple[str, str, str]) -> bool:
         """Whether ``witness`` saw for itself that ``triple`` does not hold."""
-        s, r, o = (canonical(x) for x in triple)
-        seen = [
-            (e.object, e.truth)
-            for e in witness.known.values()
-            if (canonical(e.subject), canonical(e.relation)) == (s, r)
-        ]
-        rel = next((v for k, v in self.spec.relations.items() if canonical(k) == r), None)
-        return bool(seen) and verdict(seen, o, bool(getattr(rel, "functional", False))) is False
+        seen = [(e.object, e.truth) for e in witness.about(triple[0], triple[1])]
+        rel = next((v for k, v in self.spec.relations.items() if canonical(k) == canonical(triple[1])), None)
+        return bool(seen) and verdict(seen, triple[2], bool(getattr(rel, "functional", False))) is False
 
     def _pressure(self, scope: str, importance: float, turn: int) -> None:
         if scope.startswith("private:"):

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from game.core.claims import canonical
 from game.core.types import Event, EventKind, Observation
 
 LOCATION = "location"
@@ -142,17 +143,10 @@ class Witness:
         return out
 
     def about(self, subject: str, relation: str) -> list[Evidence]:
-        """What the agent saw of ``subject``'s ``relation``, in the order it learned it."""
-        return [e for e in self.known.values() if e.subject == subject and e.relation == relation]
-
-    def settles(self, subject: str, relation: str, obj: str) -> bool | None:
-        """Whether what the agent saw settles ``subject relation obj``: True (seen so), False
-        (seen otherwise; for a located thing, seen somewhere else), None (nothing seen on it)."""
-        facts = self.about(subject, relation)
-        for e in facts:
-            if e.object == obj:
-                return e.truth
-        return False if any(e.truth for e in facts) else None
+        """What the agent saw of ``subject``'s ``relation`` (names compared as
+        ``game.core.claims.canonical`` does), in the order it learned it."""
+        key = canonical(subject), canonical(relation)
+        return [e for e in self.known.values() if (canonical(e.subject), canonical(e.relation)) == key]
 
     def get_state(self) -> dict[str, Any]:
         return {"moved": sorted(self.moved), "known": [asdict(e) for e in self.known.values()]}
