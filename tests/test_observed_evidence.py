@@ -4,6 +4,9 @@ observation -> evidence mapping (``memory.witness``) on real engine observations
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from game.core.types import PLAYER
 from game.play.session import Game
 from memory.witness import Evidence, Sight, Witness
@@ -144,6 +147,36 @@ def test_an_observation_never_tells_of_a_room_the_agent_is_not_in():
     ilse = Sight.from_spec(game.spec).seen(game.engine.observe("ilse"))  # alone in her office, far from the cave
     assert [e.truth for e in ilse if e.subject == "strongbox"] == [False]  # only: it is not in her office
     assert all(e.object in ("harbormaster_office", "ilse") for e in ilse)
+
+
+HARBOR_SIGHT = Sight.from_spec(Game("harbor", seed=0, facts=False).spec)
+THINGS, PLACES = sorted(HARBOR_SIGHT.things), ["quay", "crypt", "sea_cave", "tavern"]
+
+
+@given(
+    st.sampled_from(PLACES),
+    st.lists(st.sampled_from([*THINGS, "jory", "dray"]), unique=True, max_size=6),
+    st.lists(st.sampled_from(THINGS), unique=True, max_size=3),
+)
+def test_any_observation_says_nothing_of_what_it_does_not_show(place, visible, carried):
+    """Whatever an observation holds: a thing is placed only where it is seen (or with whoever
+    carries it), is missed only in the observer's own room, and only when nothing in sight could
+    hide it; a thing both in sight and carried is never said to be missing."""
+    from game.core.types import Observation
+
+    carried = [i for i in carried if i not in visible]
+    obs = Observation("player", 4, place, "", visible=tuple(visible), inventory=tuple(carried))
+    found = HARBOR_SIGHT.seen(obs)
+    for e in found:
+        assert e.turn == 4 and e.relation == "located_in"
+        if e.truth:
+            placed = e.object == place and e.subject in visible
+            held = e.object == "player" and e.subject in carried
+            assert placed or held, e
+        else:
+            assert e.object == place and e.subject not in visible + carried
+    could_hide = any(HARBOR_SIGHT.things.get(i, True) for i in visible + carried)
+    assert any(not e.truth for e in found) == (not could_hide)
 
 
 def test_an_opened_container_held_what_came_out_and_that_is_all_it_says_of_them():
