@@ -455,6 +455,11 @@ class Engine:
         what it is asked to say now (its decision)."""
         return observation.observe(self, actor, request)
 
+    def glance(self, actor: str) -> Observation:
+        """What ``actor`` sees at a glance: its room, what is in sight, the exits, what it carries
+        (``game.engine.observation.glance``; an ``Observation`` without prose or recent events)."""
+        return observation.glance(self, actor)
+
     def scope(self, actor: str = PLAYER) -> Any:
         """What the parser may match for this actor right now (``game.engine.observation.scope``)."""
         return observation.scope(self, actor)

@@ -194,11 +194,11 @@ def witnesses(engine: Engine, see: Any) -> Any:
     observation)`` for every perceiver of each event, with its observation after it (agent
     memory settles each agent's own claims with it). What everyone sees at the start counts at once."""
     for who in engine.order:
-        see(who, None, engine.observe(who))
+        see(who, None, engine.glance(who))
 
     def listen(event: Any) -> None:
         for who in event.perceivers:
-            see(who, event, engine.observe(who))
+            see(who, event, engine.glance(who))
 
     return listen
 
@@ -207,14 +207,14 @@ def witnessed_by(engine: Engine, who: str, facts: Any, hear: Any = None) -> Any:
     """The listener of world-fact memory: ``hear`` (default ``facts.on_event``) for the events
     ``who`` perceives only (world-fact memory is the player's journal and the trust it reads, so it
     hears what the player hears, never a claim made out of earshot), then what ``who`` sees after
-    each of them (``facts.see`` with its observation). What it sees at the start counts at once."""
+    each of them (``facts.see`` with what it sees at a glance, ``Engine.glance``). What it sees at the start counts at once."""
     hear = facts.on_event if hear is None else hear
-    facts.see(None, engine.observe(who))
+    facts.see(None, engine.glance(who))
 
     def listen(event: Any) -> None:
         if who in event.perceivers:
             hear(event)
-            facts.see(event, engine.observe(who))
+            facts.see(event, engine.glance(who))
 
     return listen
 
