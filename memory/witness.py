@@ -1,20 +1,21 @@
 """What an agent sees for itself, as evidence about the world's facts.
 
 An agent's own observation settles claims for that agent: the room it stands in and the things in
-plain sight there (``Observation.location``, ``visible``), what it carries (``inventory``), and the
-results of its own doings (the contents an opened container showed; what an examined thing's
-description shows arrives as a ``verify`` event). Only relations the world declares
-``observed = "location"`` are read this way (where a thing is):
+plain sight there (``Observation.location``, ``visible``) and what it carries (``inventory``). (What
+an examined thing's description ``shows``, and what an opened container ``reveals``, arrive as
+``verify`` events.) Only relations the world declares ``observed = "location"`` are read this way
+(where a thing is):
 
 * a thing lying in the room the agent stands in is located there; a thing it carries is located
   with it (true, and for a functional relation every other place is then false);
 * a thing missing from that room is not located there, but only when nothing in sight could hide
-  it: no container in sight or carried, and no one else present (pockets are not in sight);
-* an opened container held what came out of it.
+  it: no container in sight or carried, and no one else present (pockets are not in sight).
 
 Things move, and a sighting says where a thing is *now*: once an agent has seen a thing move (taken,
-dropped, given, tipped out of a container) later sightings of it are no evidence about it for that
-agent. People walk about by themselves, so only things (the world's items) count.
+dropped, given, tipped out of an opened container) later sightings of it are no evidence about it
+for that agent. What came out of a container is not read as located in the container either: a
+world may say a thing in a box is in the room the box stands in, and the box's ``reveals`` say
+what the world means. People walk about by themselves, so only things (the world's items) count.
 
 Everything here reads the agent's observation and the events it perceived, never the world's
 state or its facts' truth: an item lying in a room the agent is not in is no evidence for it.
@@ -97,16 +98,6 @@ class Sight:
             out += [e for i in self.things if i not in present for e in self._at(i, here, False, turn)]
         return out
 
-    def shown(self, ev: Event) -> list[Evidence]:
-        """What an event shows its perceivers of where things were: an opened container held what
-        came out of it."""
-        if ev.kind != EventKind.OPEN or not self.where:
-            return []
-        box = ev.data.get("item")
-        if box not in self.things:
-            return []
-        return [e for i in ev.data.get("contents") or () if i in self.things for e in self._at(i, box, True, ev.turn)]
-
 
 def moved_by(ev: Event) -> list[str]:
     """The things an event shows moving (taken, dropped, given, tipped out of a container)."""
@@ -126,14 +117,11 @@ class Witness:
         self.known: dict[tuple[str, str, str], Evidence] = {}  # the latest evidence on each triple
 
     def read(self, ev: Event | None = None, obs: Observation | None = None) -> list[Evidence]:
-        """The new evidence in an event the agent perceived and in its observation after it (what
-        it already knew is left out): the event first, so a thing seen moving is no evidence after."""
-        found: list[Evidence] = []
+        """The new evidence in the agent's observation ``obs`` after an event ``ev`` it perceived
+        (what it already knew is left out); a thing the event shows moving is no evidence after."""
         if ev is not None:
-            found += self.sight.shown(ev)
             self.moved.update(moved_by(ev))
-        if obs is not None:
-            found += [e for e in self.sight.seen(obs) if e.subject not in self.moved]
+        found = [e for e in self.sight.seen(obs) if e.subject not in self.moved] if obs is not None else []
         out = []
         for e in found:
             old = self.known.get(e.triple)

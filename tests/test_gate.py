@@ -540,5 +540,5 @@ def test_the_journal_shows_the_player_what_is_disputed_and_whom_to_trust(tmp_pat
     assert journals[0].startswith("Your journal is empty")
     assert "Told, and nothing contradicts it:" in journals[1] and "(Lou)" in journals[1]
     assert "Proved false:" in journals[2] and "The gem lies at the bottom of the well.  (Lou)" in journals[2]
-    assert "Seen with your own eyes:" in journals[2] and "The red gem is in the oak chest." in journals[2]
+    assert "Seen with your own eyes:" in journals[2] and "The gem is in the oak chest." in journals[2]
     assert "Lou: gem caught lying" in journals[2]
