@@ -281,3 +281,30 @@ def test_each_agent_settles_the_claims_in_its_own_memory_by_what_it_saw(tmp_path
     assert not [r for r in bank.records.values() if r.scope == "private:tom" and r.kind == "fact"]
     context = game.memory.context("sam", game.engine.observe("sam"), touch=False)
     assert "The spade is in Shed." in context.text() and "fell down the well" not in context.text()
+
+
+def test_no_walkthrough_sees_a_true_story_false_or_a_false_one_true():
+    """Every shipped walkthrough, with every NPC asked about every topic on the way: whatever the
+    player's sightings settled agrees with the world's truth (read here for scoring only)."""
+    from game.engine.predicates import world_topics
+
+    for world in ("harbor", "council", "bazaar"):
+        game = Game(world, seed=0)
+        topics = world_topics(game.spec)
+        lines = (ROOT / "tests" / "scripts" / f"{world}_win.txt").read_text().splitlines()
+        for line in [x for x in lines if x.strip() and not x.startswith("#")]:
+            if game.engine.done:
+                break
+            for npc in game.engine.glance(PLAYER).visible:
+                if npc in game.spec.npcs and not game.engine.state.active_scene:
+                    for topic in topics:
+                        game.submit(f"ask {npc} about {topic}")
+            game.submit(line)
+        truth = {(f.subject, f.relation, f.object): f.true for f in game.spec.facts.values()}
+        observed = [d for d in game.facts.gate.decisions if d.candidate["kind"] == "observation"]
+        assert world == "bazaar" or observed, world
+        for f in game.facts.gate.facts.values():
+            if f.triple in truth and f.status == "verified":
+                assert f.truth == truth[f.triple], (world, f)
+            if f.triple in truth and f.status == "purged":
+                assert not truth[f.triple], (world, f)
