@@ -281,6 +281,12 @@ def test_each_agent_settles_the_claims_in_its_own_memory_by_what_it_saw(tmp_path
     assert not [r for r in bank.records.values() if r.scope == "private:tom" and r.kind == "fact"]
     context = game.memory.context("sam", game.engine.observe("sam"), touch=False)
     assert "The spade is in Shed." in context.text() and "fell down the well" not in context.text()
+    from game.play.persistence import replay_report
+
+    game.save("watch", tmp_path / "saves")
+    assert replay_report("watch", tmp_path / "saves").ok  # a replay hands every agent the same sightings
+    loaded = Game.load("watch", tmp_path / "saves")
+    assert loaded.memory.witnesses["sam"].known == game.memory.witnesses["sam"].known
 
 
 def test_no_walkthrough_sees_a_true_story_false_or_a_false_one_true():
