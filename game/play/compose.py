@@ -191,8 +191,9 @@ def agent_keys(spec: Any, player: str) -> dict[str, str]:
 
 def witnesses(engine: Engine, see: Any) -> Any:
     """The listener that hands each agent what it sees for itself: ``see(agent, event,
-    observation)`` for every perceiver of each event, with its observation after it (agent
-    memory settles each agent's own claims with it). What everyone sees at the start counts at once."""
+    observation)`` for every perceiver of each event, with what it sees after it
+    (``Engine.glance``); agent memory settles each agent's own claims with it. What everyone
+    sees at the start counts at once."""
     for who in engine.order:
         see(who, None, engine.glance(who))
 
@@ -205,9 +206,10 @@ def witnesses(engine: Engine, see: Any) -> Any:
 
 def witnessed_by(engine: Engine, who: str, facts: Any, hear: Any = None) -> Any:
     """The listener of world-fact memory: ``hear`` (default ``facts.on_event``) for the events
-    ``who`` perceives only (world-fact memory is the player's journal and the trust it reads, so it
-    hears what the player hears, never a claim made out of earshot), then what ``who`` sees after
-    each of them (``facts.see`` with what it sees at a glance, ``Engine.glance``). What it sees at the start counts at once."""
+    ``who`` perceives only (world-fact memory is the player's journal and the trust it reads, so
+    it hears what the player hears, never a claim made out of earshot), then what ``who`` sees
+    after each of them (``facts.see`` with ``Engine.glance``). What it sees at the start counts
+    at once."""
     hear = facts.on_event if hear is None else hear
     facts.see(None, engine.glance(who))
 

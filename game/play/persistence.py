@@ -330,11 +330,10 @@ def replay_listeners(eng: Engine, data: dict[str, Any], where: Path, notes: list
     mem = None
     settings = memory_settings(data, where)
     if settings is not None:
+        from game.play.compose import witnesses
         from memory.runtime import GameMemory
 
         mem = GameMemory(spec, embedder=settings["embedder"], store="flat", config=settings["config"])
-        from game.play.compose import witnesses
-
         mem.priors = {k: list(v) for k, v in comps["memory"].get("priors", {}).items()}
         eng.listeners += [mem.on_event, witnesses(eng, mem.see)]
     if "facts" not in comps:
