@@ -126,9 +126,10 @@ def _item_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
                 yield from placed.place(c, f"items.{iid}.contents[{i}]")
         if item.locked_with is not None and item.locked_with not in items:
             yield _ref("item", item.locked_with, items, f"items.{iid}.locked_with")
-        for i, f in enumerate(item.reveals):
-            if f not in w.facts:
-                yield _ref("fact", f, w.facts, f"items.{iid}.reveals[{i}]")
+        for field in ("reveals", "shows"):
+            for i, f in enumerate(getattr(item, field)):
+                if f not in w.facts:
+                    yield _ref("fact", f, w.facts, f"items.{iid}.{field}[{i}]")
 
 
 def _containment_loops(w: WorldSpec) -> Iterator[Problem]:

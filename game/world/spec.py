@@ -66,6 +66,10 @@ class ItemSpec(Spec):
     contents: list[Id] = Field(default_factory=list, description="items inside a container")
     locked_with: Id | None = Field(None, description="key item id for a locked container")
     reveals: list[Id] = Field(default_factory=list, description="facts verified when the container is opened")
+    shows: list[Id] = Field(
+        default_factory=list,
+        description="facts its description settles: examining it verifies them (as true or false, as the world holds them)",
+    )
 
 
 # --- people -----------------------------------------------------------------
@@ -159,6 +163,12 @@ class RelationSpec(Spec):
     )
     half_life: float = Field(
         30.0, gt=0, le=1e6, description="turns for an old value's weight to halve, when it changes"
+    )
+    observed: Literal["location"] | None = Field(
+        None,
+        description='what an agent sees that settles it: "location" reads it as where a thing is (the room it '
+        "lies in, or who carries it), so a thing seen somewhere, or missed where it would be in plain sight, is "
+        "evidence for that agent",
     )
 
 
