@@ -21,10 +21,9 @@ THRESHOLDS = tuple(float(x) for x in np.round(np.arange(0.0, 1.0001, 0.05), 2))
 
 
 def build_gate(stream: Stream, embedder=None):
+    from benchmarks.gate_blind.world import load_spec
     from memory.gate import ConsistencyGate
     from memory.lexicon import Lexicon
-
-    from benchmarks.gate_blind.world import load_spec
 
     spec, _ = load_spec()
     return ConsistencyGate(lexicon=Lexicon.from_spec(spec), credibility=stream.credibility, embedder=embedder)

@@ -184,3 +184,15 @@ def per_class(writes: list, readings: list) -> dict[str, dict[str, float]]:
                 out[f"{side}_{o}"] = sum(x == o for x in sel) / len(sel) if sel else float("nan")
         table[cls] = out
     return table
+
+
+def by_wording(writes: list, readings: list) -> dict[str, dict[str, float]]:
+    """Writes whose relation is worded with a declared alias against the rest: unread and misread shares."""
+    out = {}
+    for name, want in (("declared alias", True), ("other wording", False)):
+        sel = [(w, r) for w, r in zip(writes, readings, strict=True) if w.claims and w.declared is want]
+        n = len(sel)
+        unread = sum(not r for _, r in sel)
+        misread = sum(bool(r) and not all(m for _, m in claim_outcomes(w, r)) for w, r in sel)
+        out[name] = {"writes": n, "unread": unread / n if n else float("nan"), "misread": misread / n if n else float("nan")}
+    return out
