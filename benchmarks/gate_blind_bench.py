@@ -105,7 +105,9 @@ def losses(result: dict) -> list[str]:
     table = result["per_class"]
     worst = sorted((r["false_admit"], c) for c, r in table.items() if r["false"] and not np.isnan(r["false_admit"]))
     if worst:
-        out.append("- Most false claims admitted: " + ", ".join(f"{c} {100 * v:.0f}%" for v, c in worst[::-1][:4]) + ".")
+        out.append(
+            "- Most false claims admitted: " + ", ".join(f"{c} {100 * v:.0f}%" for v, c in worst[::-1][:4]) + "."
+        )
     unread = sorted(((r["unread"], c) for c, r in table.items() if c != "no-claim"), reverse=True)
     out.append("- Least read (no claim found): " + ", ".join(f"{c} {100 * v:.0f}%" for v, c in unread[:4]) + ".")
     traps = {c: r["corroborated"] for c, r in table.items() if r["corroborated"]}
@@ -151,7 +153,12 @@ def main(argv=None) -> int:
         ap.error(f"--writes: {args.writes} is outside 20..20000")
     t0 = time.perf_counter()
     result = evaluate(
-        args.seeds, args.tune_seeds, args.writes, make_embedder(args.embedder), args.boot, lambda m: print(m, file=sys.stderr)
+        args.seeds,
+        args.tune_seeds,
+        args.writes,
+        make_embedder(args.embedder),
+        args.boot,
+        lambda m: print(m, file=sys.stderr),
     )
     print_report(result)
     print(f"\n({time.perf_counter() - t0:.0f} s)")

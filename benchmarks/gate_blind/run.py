@@ -52,7 +52,8 @@ def run_gate(stream: Stream, embedder=None) -> GateRun:
     t0 = time.perf_counter()
     for e in stream.events:
         if isinstance(e, Observation):
-            gate.observe(e.subject, e.relation, e.object, e.truth, e.turn, topic=e.topic)
+            c = e.claim
+            gate.observe(c.subject, c.relation, c.object, c.truth, e.turn, topic=e.topic)
             continue
         try:
             decisions = list(gate.hear(e.text, source=e.source, turn=e.turn))

@@ -194,5 +194,9 @@ def by_wording(writes: list, readings: list) -> dict[str, dict[str, float]]:
         n = len(sel)
         unread = sum(not r for _, r in sel)
         misread = sum(bool(r) and not all(m for _, m in claim_outcomes(w, r)) for w, r in sel)
-        out[name] = {"writes": n, "unread": unread / n if n else float("nan"), "misread": misread / n if n else float("nan")}
+        out[name] = {
+            "writes": n,
+            "unread": unread / n if n else float("nan"),
+            "misread": misread / n if n else float("nan"),
+        }
     return out

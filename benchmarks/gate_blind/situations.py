@@ -101,7 +101,7 @@ class Situations:
         pool = changed if changed and self.rng.random() < 0.5 else self.truth.pairs
         s, r = pool[int(self.rng.integers(len(pool)))]
         v = self.now((s, r))
-        self.stream.events.append(Observation(self.turn, s, r, v, True, RELATIONS[r][2]))
+        self.stream.add(Observation(self.turn, Claim(s, r, v), RELATIONS[r][2]))
         self.memory[(s, r)] = v
         self.mentioned.add((s, r))
 
@@ -150,7 +150,7 @@ class Situations:
             declared=declared,
             base=base,
         )
-        self.stream.events.append(w)
+        self.stream.add(w)
         for c, ok in zip(claims, labels, strict=True):
             self.mentioned.add((c.subject, c.relation))
             if c.truth and ok:
@@ -347,9 +347,11 @@ class Situations:
             else self.pick([f"{hour} am", f"{hour} in the morning", f"{hour} o'clock in the morning"])
         )
         said = "12 noon" if hour == 12 else said
-        text = self.pick(P.TIME_TRAPS[rel]).format(s=self.voice.name(s), t=said)
-        claim = Claim(s, "opens_at", hhmm)
-        self.emit("time-trap", sentence(text), [claim], trap=(s, rel, self.now((s, rel))), base="")
+        template = self.pick(P.TIME_TRAPS[rel])
+        text = template.format(s=self.voice.name(s), t=said)
+        trap = (s, rel, self.now((s, rel)))
+        declared = template.startswith("{s} opens at")
+        self.emit("time-trap", sentence(text), [Claim(s, "opens_at", hhmm)], trap=trap, declared=declared)
 
     def _number_trap(self):
         p = self.pick(self.pairs(relations=list(NUMBERS)))

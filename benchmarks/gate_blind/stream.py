@@ -14,6 +14,7 @@ would count as corroboration.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,14 +27,17 @@ DEPTHS = (5, 6, 6.5, 7, 7.5, 8, 9, 10, 12)
 TIMES = ("05:30", "06:00", "06:30", "07:00", "07:15", "07:45", "08:00", "08:30", "09:00", "12:00", "19:00")
 NUMBERS = {"toll": TOLLS, "sill_depth": DEPTHS}
 HALF_LIFE = {"moored_at": 40, "stored_in": 90, "skippered_by": 150, "toll": 80, "sill_depth": 60, "opens_at": 120}
-SOURCE_KINDS = (
-    ("honest", 4),
-    ("liar-on-topic", 2),
-    ("sometimes-liar", 1),
-    ("untrusted-truthful", 2),
-    ("untrusted-liar", 2),
-    ("stranger", 1),
-)
+# kind -> (how many, hidden honesty range, told credibility range or None for a stranger at 0.5);
+# a liar-on-topic is honest but on one topic, where its honesty is LIAR_HONESTY
+PROFILES = {
+    "honest": (4, (0.92, 0.99), (0.7, 0.95)),
+    "liar-on-topic": (2, (0.9, 0.98), (0.65, 0.9)),
+    "sometimes-liar": (1, (0.55, 0.75), (0.6, 0.8)),
+    "untrusted-truthful": (2, (0.9, 0.98), (0.1, 0.35)),
+    "untrusted-liar": (2, (0.1, 0.3), (0.05, 0.3)),
+    "stranger": (1, (0.5, 0.9), None),
+}
+LIAR_HONESTY = (0.05, 0.2)
 
 
 @dataclass(frozen=True)
@@ -66,11 +70,10 @@ class Write:
 
 @dataclass(frozen=True)
 class Observation:
+    """A verified observation of the truth at ``turn``."""
+
     turn: int
-    subject: str
-    relation: str
-    object: str
-    truth: bool
+    claim: Claim
     topic: str
 
 
@@ -109,12 +112,10 @@ class Truth:
         return cls(timeline, domains)
 
     def value(self, subject: str, relation: str, turn: int) -> str:
-        out = ""
-        for start, v in self.timeline[(subject, relation)]:
-            if start > turn:
-                break
-            out = v
-        return out
+        """The value at ``turn``: the last change at or before it."""
+        line = self.timeline[(subject, relation)]
+        i = bisect.bisect_right(line, turn, key=lambda change: change[0])
+        return line[i - 1][1] if i else ""
 
     def holds(self, claim: Claim, turn: int) -> bool:
         now = self.value(claim.subject, claim.relation, turn)
@@ -144,27 +145,14 @@ class Source:
 
 
 def make_sources(rng: np.random.Generator, people: tuple[str, ...]) -> dict[str, Source]:
+    """The people of the town as sources, each given a kind from ``PROFILES`` at random."""
     order = [people[i] for i in rng.permutation(len(people))]
     out = {}
-    u = lambda a, b: float(rng.uniform(a, b))
-    for kind, count in SOURCE_KINDS:
-        for _ in range(count):
-            sid = order.pop()
-            lie_topic = TOPICS[int(rng.integers(len(TOPICS)))]
-            honesty, cred = {}, {}
-            for t in TOPICS:
-                if kind == "honest":
-                    honesty[t], cred[t] = u(0.92, 0.99), u(0.7, 0.95)
-                elif kind == "liar-on-topic":
-                    honesty[t], cred[t] = (u(0.05, 0.2) if t == lie_topic else u(0.9, 0.98)), u(0.65, 0.9)
-                elif kind == "sometimes-liar":
-                    honesty[t], cred[t] = u(0.55, 0.75), u(0.6, 0.8)
-                elif kind == "untrusted-truthful":
-                    honesty[t], cred[t] = u(0.9, 0.98), u(0.1, 0.35)
-                elif kind == "untrusted-liar":
-                    honesty[t], cred[t] = u(0.1, 0.3), u(0.05, 0.3)
-                else:
-                    honesty[t] = u(0.5, 0.9)
+    for kind, (count, honest, told) in PROFILES.items():
+        for sid in (order.pop() for _ in range(count)):
+            liar_on = TOPICS[int(rng.integers(len(TOPICS)))] if kind == "liar-on-topic" else None
+            honesty = {t: float(rng.uniform(*(LIAR_HONESTY if t == liar_on else honest))) for t in TOPICS}
+            cred = {t: float(rng.uniform(*told)) for t in TOPICS} if told else {}
             out[sid] = Source(sid, kind, honesty, cred)
     return out
 
@@ -175,11 +163,13 @@ class Stream:
     town: Town
     truth: Truth
     sources: dict[str, Source]
-    events: list = field(default_factory=list)
+    events: list[Write | Observation] = field(default_factory=list)  # in the order the gate gets them
+    writes: list[Write] = field(default_factory=list)  # the writes alone
 
-    @property
-    def writes(self) -> list[Write]:
-        return [e for e in self.events if isinstance(e, Write)]
+    def add(self, event: Write | Observation) -> None:
+        self.events.append(event)
+        if isinstance(event, Write):
+            self.writes.append(event)
 
     def credibility(self, source: str, topic: str) -> float:
         """What the gate is told: the source's credibility on the topic (0.5 for a stranger; a topic
