@@ -163,7 +163,8 @@ def per_class(writes: list, readings: list) -> dict[str, dict[str, float]]:
     traps corroborated."""
     rows: dict[str, dict] = {}
     for w, reading in zip(writes, readings, strict=True):
-        row = rows.setdefault(w.cls, {"writes": 0, "unread": 0, "read": 0, "corrob": 0, "claims": []})
+        key = w.cls if w.claims or not w.base else f"{w.cls} ({w.base})"
+        row = rows.setdefault(key, {"writes": 0, "unread": 0, "read": 0, "corrob": 0, "claims": []})
         row["writes"] += 1
         row["unread"] += not reading
         row["read"] += bool(reading)
@@ -171,7 +172,7 @@ def per_class(writes: list, readings: list) -> dict[str, dict[str, float]]:
         for (outcome, meant), label in zip(claim_outcomes(w, reading), w.labels, strict=True):
             row["claims"].append((label, outcome, bool(reading) and not meant))
     table = {}
-    for cls, row in rows.items():
+    for cls, row in sorted(rows.items(), key=lambda kv: _class_order(kv[0])):
         cl = row["claims"]
         out = {"writes": row["writes"], "claims": len(cl), "false": sum(not x[0] for x in cl)}
         out["unread"] = row["unread"] / row["writes"]
@@ -184,6 +185,13 @@ def per_class(writes: list, readings: list) -> dict[str, dict[str, float]]:
                 out[f"{side}_{o}"] = sum(x == o for x in sel) / len(sel) if sel else float("nan")
         table[cls] = out
     return table
+
+
+def _class_order(name: str) -> tuple[int, str]:
+    from benchmarks.gate_blind.situations import CLASSES
+
+    base = name.split(" (")[0]
+    return (CLASSES.index(base) if base in CLASSES else len(CLASSES), name)
 
 
 def by_wording(writes: list, readings: list) -> dict[str, dict[str, float]]:

@@ -82,11 +82,13 @@ class Situations:
         self.mentioned: set[tuple[str, str]] = set()
         self.turn = 1
         self.drifters = 0
+        self.budget = 0  # writes the stream is to hold
 
     # --- the loop ------------------------------------------------------------------
 
     def run(self, n_writes: int) -> None:
         names, weights = list(CLASS_WEIGHTS), np.array(list(CLASS_WEIGHTS.values()), float)
+        self.budget = n_writes
         while len(self.stream.writes) < n_writes:
             self.turn = len(self.stream.writes) // 2 + 1
             if self.rng.random() < OBSERVE_RATE:
@@ -386,7 +388,9 @@ class Situations:
         value = self.wrong(p)
         topic = RELATIONS[p[1]][2]
         low = [i for i, s in self.stream.sources.items() if s.credibility.get(topic, 0.5) < 0.4]
-        k = int(self.rng.integers(3, 6))
+        k = min(int(self.rng.integers(3, 6)), self.budget - len(self.stream.writes))
+        if k < 2:
+            return False
         voices = [self.pick(low) for _ in range(k // 2)] if low else []
         for _ in range(k - len(voices)):
             self.drifters += 1
