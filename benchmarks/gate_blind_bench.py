@@ -95,7 +95,10 @@ def _false_share(writes) -> float:
 def losses(result: dict) -> list[str]:
     """Plain sentences on where the gate does worse than the credibility threshold, and its weakest classes."""
     g, t = result["methods"]["gate"], result["methods"]["credibility threshold"]
-    out = []
+    out = [
+        f"- The gate finds a claim in {100 * (1 - g['read_as_no_claim'][0]):.0f}% of the sentences that make one; "
+        f"on the claims it reads as meant its kept-out F1 is {100 * g['f1_kept_out_read'][0]:.1f}%."
+    ]
     for name, better in (("f1_kept_out", max), ("poison_admitted", min), ("updates_rejected", min)):
         if better(g[name][0], t[name][0]) != g[name][0] and g[name][0] != t[name][0]:
             out.append(
@@ -108,7 +111,7 @@ def losses(result: dict) -> list[str]:
         out.append(
             "- Most false claims admitted: " + ", ".join(f"{c} {100 * v:.0f}%" for v, c in worst[::-1][:4]) + "."
         )
-    unread = sorted(((r["unread"], c) for c, r in table.items() if c != "no-claim"), reverse=True)
+    unread = sorted(((r["unread"], c) for c, r in table.items() if not c.startswith("no-claim")), reverse=True)
     out.append("- Least read (no claim found): " + ", ".join(f"{c} {100 * v:.0f}%" for v, c in unread[:4]) + ".")
     traps = {c: r["corroborated"] for c, r in table.items() if r["corroborated"]}
     if traps:

@@ -16,6 +16,7 @@ FIGURE_LABELS = {
     "no_claim_read_as_claim": "sentences without a claim read as a claim",
     "no_claim_admitted": "sentences without a claim: something admitted",
     "f1_kept_out": "kept-out F1 (false = positive; held counts as kept out)",
+    "f1_kept_out_read": "kept-out F1 on the claims read as meant",
 }
 COUNTS = ("traps_corroborated",)
 CLASS_COLUMNS = (

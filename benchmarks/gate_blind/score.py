@@ -29,6 +29,9 @@ KEYS = (
     "tp",
     "fp",
     "fn",
+    "tp_read",
+    "fp_read",
+    "fn_read",
     "misread",
     "n_claim_writes",
     "read_none",
@@ -51,6 +54,7 @@ FIGURES = {
     "traps_corroborated": ("trap_corrob", None),
     "traps_corroborated_share": ("trap_corrob", "n_trap"),
     "f1_kept_out": ("f1", None),
+    "f1_kept_out_read": ("f1_read", None),
 }
 
 
@@ -108,6 +112,10 @@ def counts(writes, readings) -> np.ndarray:
         c["trap_corrob"] += corroborates(w, reading)
         for (outcome, meant), label in zip(claim_outcomes(w, reading), w.labels, strict=True):
             kept_out = outcome in ("reject", "quarantine")
+            if meant:  # the judgement alone, on the claims read as meant
+                c["tp_read"] += kept_out and not label
+                c["fp_read"] += kept_out and label
+                c["fn_read"] += not kept_out and not label
             c["n_claims"] += 1
             c["misread"] += bool(reading) and not meant
             if label:
@@ -136,8 +144,9 @@ def figures(per_seed: np.ndarray) -> dict[str, np.ndarray]:
     n_seeds = per_seed.shape[-2]
     out = {}
     for name, (num, den) in FIGURES.items():
-        if num == "f1":
-            out[name] = _ratio(2 * total["tp"], 2 * total["tp"] + total["fp"] + total["fn"])
+        if num in ("f1", "f1_read"):
+            tp, fp, fn = (total[k + num[2:]] for k in ("tp", "fp", "fn"))
+            out[name] = _ratio(2 * tp, 2 * tp + fp + fn)
         elif den is None:
             out[name] = total[num] / n_seeds
         else:
