@@ -29,6 +29,7 @@ from benchmarks.gate_blind.score import by_wording, claim_outcomes, counts, per_
 from benchmarks.gate_blind.stream import generate
 from benchmarks.gate_blind.world import load_spec
 from benchmarks.lib.cli import seed_list, write_json
+from benchmarks.lib.stats import auroc
 
 
 def make_embedder(kind: str):
@@ -66,6 +67,7 @@ def evaluate(seeds, tune_seeds, n_writes, embedder, n_boot=2000, progress=print)
         "n_writes": len(writes),
         "n_claims": sum(len(w.claims) for w in writes),
         "false_share": _false_share(writes),
+        "cred_auroc": auroc([w.cred for w in writes if w.label], [w.cred for w in writes if w.label is False]),
         "threshold": threshold,
         "world_full": load_spec()[1],
         "gate_seconds": seconds,
@@ -82,8 +84,8 @@ def evaluate(seeds, tune_seeds, n_writes, embedder, n_boot=2000, progress=print)
 
 def _span(seeds) -> str:
     seeds = list(seeds)
-    if not seeds:
-        return "none"
+    if len(seeds) < 2:
+        return str(seeds[0]) if seeds else "none"
     return f"{seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else ",".join(map(str, seeds))
 
 

@@ -10,6 +10,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchmarks.gate_blind import phrasing as P
 from benchmarks.gate_blind.report import markdown
@@ -169,3 +171,26 @@ def test_the_cli_writes_the_page_and_refuses_bad_input(tmp_path, capsys):
     with pytest.raises(SystemExit) as err:
         main(["--writes", "5"])
     assert err.value.code == 2
+
+
+def test_scores_count_corroborated_traps_misreads_and_kept_out_claims(streams):
+    writes = streams[0].writes
+    trap = next(w for w in writes if w.cls == "unit-trap")
+    s, r, v = trap.trap
+    admitted_trap = [(s, r, v, True, "admit")]
+    c = dict(zip(KEYS, counts([trap], [admitted_trap]), strict=True))
+    assert c["trap_corrob"] == 1 and c["misread"] == 1 and c["false_admit"] == 1 and c["fn"] == 1
+    meant = trap.claims[0]
+    held = [(meant.subject, meant.relation, meant.object, meant.truth, "quarantine")]
+    c = dict(zip(KEYS, counts([trap], [held]), strict=True))
+    assert c["trap_corrob"] == 0 and c["misread"] == 0 and c["tp"] == 1 and c["tp_read"] == 1
+    question = next(w for w in writes if not w.claims)
+    c = dict(zip(KEYS, counts([question], [[]]), strict=True))
+    assert c["n_noclaim"] == 1 and c["noclaim_read"] == 0 and c["n_claims"] == 0
+
+
+@given(st.text(max_size=30), st.sampled_from([*RELATIONS, "other"]), st.booleans())
+def test_canon_takes_any_object_text(obj, relation, truth):
+    key = canon("x", relation, obj, truth)
+    assert key[3] is truth
+    assert canon(*key) == key  # a canonical claim stays as it is
