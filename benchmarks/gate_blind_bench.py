@@ -101,10 +101,15 @@ def losses(result: dict) -> list[str]:
         f"- The gate finds a claim in {100 * (1 - g['read_as_no_claim'][0]):.0f}% of the sentences that make one; "
         f"on the claims it reads as meant its kept-out F1 is {100 * g['f1_kept_out_read'][0]:.1f}%."
     ]
+    short = {
+        "f1_kept_out": "kept-out F1",
+        "poison_admitted": "poison admitted",
+        "updates_rejected": "true updates rejected",
+    }
     for name, better in (("f1_kept_out", max), ("poison_admitted", min), ("updates_rejected", min)):
         if better(g[name][0], t[name][0]) != g[name][0] and g[name][0] != t[name][0]:
             out.append(
-                f"- {name.replace('_', ' ')}: gate {100 * g[name][0]:.1f}% against the credibility threshold's "
+                f"- {short[name]}: gate {100 * g[name][0]:.1f}% against the credibility threshold's "
                 f"{100 * t[name][0]:.1f}%."
             )
     table = result["per_class"]
