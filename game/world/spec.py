@@ -180,7 +180,7 @@ CLOCK_TIME = r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$"
 def _clock_time(v: Any) -> Any:
     if isinstance(v, str) and re.fullmatch(CLOCK_TIME, v.strip()):
         return v.strip()
-    raise ValueError(f'a clock time is HH:MM on the 24-hour clock ("19:00"), not {v!r}')
+    raise ValueError('a clock time is HH:MM on the 24-hour clock ("19:00")')
 
 
 ClockTime = Annotated[
