@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.gate_blind.report import markdown, print_report
-from benchmarks.gate_blind.run import oracle_readings, run_gate, tune_threshold
+from benchmarks.gate_blind.run import WINDOWS, oracle_readings, run_gate, tune, tune_threshold
 from benchmarks.gate_blind.score import by_wording, claim_outcomes, counts, per_class, summarize
 from benchmarks.gate_blind.stream import generate
 from benchmarks.gate_blind.world import load_spec
@@ -42,8 +42,10 @@ def make_embedder(kind: str):
 
 def evaluate(seeds, tune_seeds, n_writes, embedder, n_boot=2000, progress=print) -> dict:
     """Every figure on ``seeds``, the threshold tuned on ``tune_seeds`` first."""
-    threshold = tune_threshold([generate(s, n_writes) for s in tune_seeds]) if tune_seeds else 0.5
-    per = {"gate": [], "admit everything": [], "credibility threshold": []}
+    tuning = [generate(s, n_writes) for s in tune_seeds]
+    threshold = tune_threshold(tuning) if tuning else 0.5
+    obs_threshold, window = tune(tuning, WINDOWS) if tuning else (0.5, WINDOWS[-1])
+    per = {"gate": [], "admit everything": [], "credibility threshold": [], "threshold + observations": []}
     writes, gate_readings, thr_readings, errors, seconds = [], [], [], [], 0.0
     for seed in seeds:
         stream = generate(seed, n_writes)
@@ -52,6 +54,7 @@ def evaluate(seeds, tune_seeds, n_writes, embedder, n_boot=2000, progress=print)
         per["gate"].append(counts(stream.writes, run.readings))
         per["admit everything"].append(counts(stream.writes, oracle_readings(stream, None)))
         per["credibility threshold"].append(counts(stream.writes, thr))
+        per["threshold + observations"].append(counts(stream.writes, oracle_readings(stream, obs_threshold, window)))
         writes += stream.writes
         gate_readings += run.readings
         thr_readings += thr
@@ -69,6 +72,7 @@ def evaluate(seeds, tune_seeds, n_writes, embedder, n_boot=2000, progress=print)
         "false_share": _false_share(writes),
         "cred_auroc": auroc([w.cred for w in writes if w.label], [w.cred for w in writes if w.label is False]),
         "threshold": threshold,
+        "obs_baseline": (obs_threshold, window),
         "world_full": load_spec()[1],
         "gate_seconds": seconds,
         "methods": methods,
@@ -96,7 +100,9 @@ def _false_share(writes) -> float:
 
 def losses(result: dict) -> list[str]:
     """Plain sentences on where the gate does worse than the credibility threshold, and its weakest classes."""
-    g, t = result["methods"]["gate"], result["methods"]["credibility threshold"]
+    methods = result["methods"]
+    rival = max((m for m in methods if m != "gate"), key=lambda m: np.nan_to_num(methods[m]["f1_kept_out"][0]))
+    g, t = methods["gate"], methods[rival]
     out = [
         f"- The gate finds a claim in {100 * (1 - g['read_as_no_claim'][0]):.0f}% of the sentences that make one; "
         f"on the claims it reads as meant its kept-out F1 is {100 * g['f1_kept_out_read'][0]:.1f}%."
@@ -108,10 +114,7 @@ def losses(result: dict) -> list[str]:
     }
     for name, better in (("f1_kept_out", max), ("poison_admitted", min), ("updates_rejected", min)):
         if better(g[name][0], t[name][0]) != g[name][0] and g[name][0] != t[name][0]:
-            out.append(
-                f"- {short[name]}: gate {100 * g[name][0]:.1f}% against the credibility threshold's "
-                f"{100 * t[name][0]:.1f}%."
-            )
+            out.append(f"- {short[name]}: gate {100 * g[name][0]:.1f}% against {rival}: {100 * t[name][0]:.1f}%.")
     table = result["per_class"]
     worst = sorted((r["false_admit"], c) for c, r in table.items() if r["false"] and not np.isnan(r["false_admit"]))
     if worst:

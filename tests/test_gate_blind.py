@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from benchmarks.gate_blind import phrasing as P
 from benchmarks.gate_blind.report import markdown
-from benchmarks.gate_blind.run import THRESHOLDS, oracle_readings, run_gate, tune_threshold
+from benchmarks.gate_blind.run import THRESHOLDS, WINDOWS, oracle_readings, run_gate, tune, tune_threshold
 from benchmarks.gate_blind.score import FIGURES, KEYS, canon, counts, figures
 from benchmarks.gate_blind.situations import CLASSES
 from benchmarks.gate_blind.stream import NUMBERS, Observation, generate, same_value
@@ -148,11 +148,33 @@ def test_the_runner_feeds_the_gate_end_to_end():
 def test_the_threshold_is_tuned_on_the_tune_seeds_only():
     th = tune_threshold([generate(0, 80), generate(1, 80)])
     assert th in THRESHOLDS
+    th, window = tune([generate(0, 80)], WINDOWS)
+    assert th in THRESHOLDS and window in WINDOWS
+
+
+def test_the_observation_baseline_judges_by_a_recent_observation(streams):
+    stream = streams[0]
+    readings = oracle_readings(stream, 1.01, window=1e9)  # no source is believed; observations decide
+    observed: dict = {}
+    judged = 0
+    for e in stream.events:
+        if isinstance(e, Observation):
+            observed[(e.claim.subject, e.claim.relation)] = e.claim.object
+            continue
+        reading = readings[stream.writes.index(e)]
+        for c, (*_, outcome) in zip(e.claims, reading, strict=True):
+            if (c.subject, c.relation) in observed:
+                judged += 1
+                agrees = same_value(c.relation, observed[(c.subject, c.relation)], c.object) == c.truth
+                assert outcome == ("admit" if agrees else "reject")
+            else:
+                assert outcome == "reject"
+    assert judged > 50
 
 
 def test_evaluate_and_the_page_have_every_figure_with_an_interval():
     result = evaluate([100, 101], [0], 60, embedder=None, n_boot=50, progress=lambda m: None)
-    assert set(result["methods"]) == {"gate", "admit everything", "credibility threshold"}
+    assert set(result["methods"]) == {"gate", "admit everything", "credibility threshold", "threshold + observations"}
     for summary in result["methods"].values():
         for name, (v, lo, hi) in summary.items():
             if not np.isnan(v):

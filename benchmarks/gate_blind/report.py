@@ -104,9 +104,15 @@ def _header_line(result: dict) -> str:
         f"Held-out gate stream: seeds {result['seeds']}, {result['writes']} writes each "
         f"({result['n_writes']} writes, {result['n_claims']} claims, {100 * result['false_share']:.0f}% false; "
         f"told credibility ranks a true claim above a false one with AUROC {result['cred_auroc']:.2f}); "
-        f"world: {world}; credibility threshold {result['threshold']:.2f} (tuned on seeds {result['tune_seeds']}); "
+        f"world: {world}; credibility threshold {result['threshold']:.2f}, threshold + observations "
+        f"{result['obs_baseline'][0]:.2f} with observations trusted for {_window(result['obs_baseline'][1])} "
+        f"(tuned on seeds {result['tune_seeds']}); "
         f"gate {result['gate_seconds']:.1f} s"
     )
+
+
+def _window(turns: float) -> str:
+    return "ever" if turns >= 1e8 else f"{turns:g} turns"
 
 
 def markdown(result: dict) -> str:
@@ -132,9 +138,11 @@ def markdown(result: dict) -> str:
         "equal to the toll, a stray count of weeks); a trap read as that value and admitted counts as",
         "corroboration. Sentences without a claim (questions, conditionals, hearsay, wishes) carry no label.",
         "",
-        "Baselines get the intended claims (oracle ids): *admit everything*, and a threshold on the told",
-        "credibility (kept out below it), tuned for kept-out F1 on the tune seeds. 95% intervals: bootstrap",
-        "over seeds. A claim the gate read as nothing counts as not kept out.",
+        "Baselines get the intended claims (oracle ids): *admit everything*; a threshold on the told",
+        "credibility (kept out below it); and the threshold where no observation speaks, a recent",
+        "observation (within a window of turns) where one does (admit if it agrees, else reject). Each is",
+        "tuned for kept-out F1 on the tune seeds. 95% intervals: bootstrap over seeds. A claim the gate read",
+        "as nothing counts as not kept out.",
         "",
         "## Figures",
         "",

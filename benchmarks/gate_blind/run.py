@@ -18,6 +18,7 @@ import numpy as np
 from benchmarks.gate_blind.stream import Observation, Stream
 
 THRESHOLDS = tuple(float(x) for x in np.round(np.arange(0.0, 1.0001, 0.05), 2))
+WINDOWS = (5.0, 10.0, 20.0, 40.0, 80.0, 1e9)  # turns an observation is trusted for (1e9: for ever)
 
 
 def build_gate(stream: Stream, embedder=None):
@@ -67,24 +68,43 @@ def run_gate(stream: Stream, embedder=None) -> GateRun:
     return run
 
 
-def oracle_readings(stream: Stream, threshold: float | None) -> list[list[tuple]]:
-    """The intended claims, admitted (threshold None) or kept out when the told credibility is below
-    ``threshold``."""
+def oracle_readings(stream: Stream, threshold: float | None, window: float | None = None) -> list[list[tuple]]:
+    """The intended claims: admitted (threshold None), or kept out when the told credibility is below
+    ``threshold``. With a ``window`` (turns), a claim on a (subject, relation) observed at most that
+    many turns before is judged by the observation instead: admitted if it agrees, else rejected."""
+    from benchmarks.gate_blind.stream import same_value
+
+    seen: dict[tuple[str, str], tuple[int, str]] = {}
     out = []
-    for w in stream.writes:
-        outcome = "admit" if threshold is None or w.cred >= threshold else "reject"
-        out.append([(c.subject, c.relation, c.object, c.truth, outcome) for c in w.claims])
+    for e in stream.events:
+        if isinstance(e, Observation):
+            seen[(e.claim.subject, e.claim.relation)] = (e.turn, e.claim.object)
+            continue
+        reading = []
+        for c in e.claims:
+            outcome = "admit" if threshold is None or e.cred >= threshold else "reject"
+            turn, value = seen.get((c.subject, c.relation), (None, ""))
+            if window is not None and turn is not None and e.turn - turn <= window:
+                outcome = "admit" if same_value(c.relation, value, c.object) == c.truth else "reject"
+            reading.append((c.subject, c.relation, c.object, c.truth, outcome))
+        out.append(reading)
     return out
+
+
+def tune(streams: list[Stream], windows=(None,)) -> tuple[float, float | None]:
+    """The (threshold, window) with the best pooled kept-out F1 on ``streams`` (ties: the first)."""
+    from benchmarks.gate_blind.score import counts, figures
+
+    best, best_f1 = (THRESHOLDS[0], windows[0]), -1.0
+    for window in windows:
+        for th in THRESHOLDS:
+            c = np.stack([counts(s.writes, oracle_readings(s, th, window)) for s in streams])
+            f1 = float(np.nan_to_num(figures(c)["f1_kept_out"]))
+            if f1 > best_f1 + 1e-12:
+                best, best_f1 = (th, window), f1
+    return best
 
 
 def tune_threshold(streams: list[Stream]) -> float:
     """The credibility threshold with the best pooled kept-out F1 on ``streams`` (ties: the lowest)."""
-    from benchmarks.gate_blind.score import counts, figures
-
-    best, best_f1 = THRESHOLDS[0], -1.0
-    for th in THRESHOLDS:
-        c = np.stack([counts(s.writes, oracle_readings(s, th)) for s in streams])
-        f1 = float(np.nan_to_num(figures(c)["f1_kept_out"]))
-        if f1 > best_f1 + 1e-12:
-            best, best_f1 = th, f1
-    return best
+    return tune(streams)[0]
