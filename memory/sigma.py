@@ -15,8 +15,8 @@ time step:
   *together*: ``S ← γ_G S + η_G q qᵀ`` where ``q`` holds, for the judged peers,
   their correctness centred (zeros for the others):
 
-  - 3 or more judged peers: ``q = c − mean(c)`` over the judged peers (then
-    ``S·1 = 0`` holds exactly, in exact arithmetic);
+  - 3 or more judged peers: ``q = c − mean(c)`` over the judged peers (then, with
+    ``decay="event"``, ``S·1 = 0`` holds exactly, in exact arithmetic);
   - exactly 2 judged peers: centring by the event mean would make ``q`` a
     multiple of ``(1, −1)`` whatever happened, so each peer is centred by its
     own running mean of correctness instead (an exponentially weighted mean of
@@ -33,7 +33,23 @@ That is ``decay="event"`` (the analysed model, the library default). ``decay="ju
 decays only the peers an event judges (the others by ``gamma_idle``); ``decay="topic"``
 (the game's setting) decays a judged peer only along the event's ``φ``
 (``M_p ← D M_p D``, ``D = I − (1 − √γ) φφᵀ``, so ``φᵀ M_p φ`` shrinks by ``γ`` and
-evidence on orthogonal topics is kept) and every peer by ``gamma_idle``.
+evidence on orthogonal topics is kept) and every peer by ``gamma_idle``. In both, ``S``
+decays as ``S ← D_S S D_S`` with ``D_S = diag(√f)``, ``f_p = γ_G`` for a judged peer and
+``gamma_idle`` for the others: ``S_ij`` shrinks by ``√(f_i f_j)`` (between a judged and an
+idle peer, the geometric mean of their rates).
+
+**Invariant.** ``S`` is positive semidefinite (PSD) after every write, tick and load, for
+every decay rule, every φ mode and every ``γ``, ``η``, ``γ_G``, ``η_G``, ``gamma_idle`` the
+config allows, and so are ``G`` and the posterior's prior covariance ``G + εI``. It holds by
+construction: each step is a congruence ``D S Dᵀ`` with a diagonal ``D ≥ 0`` (it maps the PSD
+cone into itself), followed by adding ``η_G q qᵀ`` with ``η_G > 0`` (a PSD rank-one term); ``G``
+is the congruence of ``S`` by ``D^{-1/2}`` on the peers with evidence, the identity elsewhere.
+A decay that shrinks entries by a factor matrix ``W`` (``S ← W ∘ S``) keeps the cone only when
+``W`` is PSD, which "judged peers by γ_G, every other entry by 1" is not. Pure decay never
+changes ``G`` (a diagonal congruence cancels in ``D^{-1/2} S D^{-1/2}``); only evidence does.
+States saved before this form load with ``S`` projected onto the cone
+(:func:`memory.sigma_state.nearest_psd`). ``M_p`` is symmetric but signed (wrong answers
+subtract), so it is not PSD and nothing claims it is.
 
 Facts (Theorem 1, for aligned events ``φ`` fixed and ``E[c] = μ``, i.i.d.):
 ``E[φᵀ M_T φ] = η μ (1 − γ^T)/(1 − γ)`` and
@@ -328,35 +344,31 @@ class SigmaMem(PeerMemory):
             self._decay()
 
     def _decay(self, judged: np.ndarray | None = None, phi: np.ndarray | None = None) -> None:
-        """One event's forgetting. ``decay = "event"``: every peer by γ (S by γ_G). ``"judged"``: the
-        peers in ``judged`` (and the S entries between two of them) by γ, γ_G; every other entry by
-        ``gamma_idle``; a tick (``judged`` None) judges nobody. ``"topic"``: every M by
-        ``gamma_idle``, then the judged peers' M along ``phi`` by γ; S as with ``"judged"``."""
+        """One event's forgetting, every part a congruence (so S stays PSD; see the module docstring).
+        ``decay = "event"``: every peer by γ (S by γ_G). ``"judged"``: the peers in ``judged`` by γ,
+        every other peer by ``gamma_idle``; a tick (``judged`` None) judges nobody. ``"topic"``:
+        every M by ``gamma_idle``, then the judged peers' M along ``phi`` by γ. In both, S becomes
+        ``D S D`` with ``D = diag(√f)``, ``f_p = γ_G`` for a judged peer and ``gamma_idle`` for the
+        others: ``S_ij`` shrinks by ``√(f_i f_j)``."""
         if self._cfg.decay == "event":
             self._M *= self._gamma
             self._S *= self._gamma_g
-        elif self._cfg.decay == "topic":
-            idle = self._cfg.gamma_idle
+            self._t += 1
+            return
+        idle = self._cfg.gamma_idle
+        mine = np.zeros(self._M.shape[0], dtype=bool)
+        if judged is not None and judged.size:
+            mine[judged] = True
+        if self._cfg.decay == "topic":
             if idle != 1.0:
                 self._M *= idle
-            n = self._M.shape[0]
-            mine = np.zeros(n, dtype=bool)
-            if judged is not None and judged.size and phi is not None:
-                mine[judged] = True
+            if mine.any() and phi is not None:
                 self._M[judged] = decay_along(self._M[judged], phi, self._gamma)
-            if idle != 1.0 or mine.any():
-                self._S *= np.where(mine[:, None] & mine[None, :], self._gamma_g, idle)
-        else:
-            idle = self._cfg.gamma_idle
-            n = self._M.shape[0]
-            mine = np.zeros(n, dtype=bool)
-            if judged is not None and judged.size:
-                mine[judged] = True
-            if idle != 1.0 or mine.any():
-                factor = np.where(mine, self._gamma, idle)
-                self._M *= factor[:, None, None]
-                pair = np.where(mine[:, None] & mine[None, :], self._gamma_g, idle)
-                self._S *= pair
+        elif idle != 1.0 or mine.any():
+            self._M *= np.where(mine, self._gamma, idle)[:, None, None]
+        if idle != 1.0 or mine.any():
+            d = np.sqrt(np.where(mine, self._gamma_g, idle))
+            self._S *= d[:, None] * d[None, :]  # D S D, D = diag(d); the factor matrix is exactly symmetric
         self._t += 1
 
     # ------------------------------------------------------------------ reads

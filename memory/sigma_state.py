@@ -7,6 +7,13 @@ the game's ``phi="topics"`` memory: a one-hot state over the same topics fills t
 block exactly (the spare dimensions start empty); a projection state (a world without declared
 topics) fits a topics memory with no declared topics and ``spare = r``, whose φ is the same
 seeded projection. The decay rule of the memory loading it applies from then on.
+
+``S`` is positive semidefinite (PSD) by construction (see :mod:`memory.sigma`). States saved
+before every decay rule was a congruence (``decay="judged"`` / ``"topic"`` shrank ``S`` entry by
+entry, which can leave the PSD cone) load with ``S`` replaced by its nearest PSD matrix in the
+Frobenius norm (negative eigenvalues set to 0): one eigendecomposition of a P × P matrix at
+load, done only when the smallest eigenvalue is below ``−1e-9`` relative to the largest
+entry. A state already PSD loads unchanged.
 """
 
 from __future__ import annotations
@@ -94,6 +101,22 @@ def _upgrade(mem: SigmaMem, st: dict[str, Any], saved: dict[str, Any]) -> bool:
     return True
 
 
+PSD_TOL = 1e-9  # relative to the largest |entry|: what counts as a negative eigenvalue, not rounding
+
+
+def nearest_psd(S: np.ndarray) -> np.ndarray:
+    """``S`` (symmetric) if it is PSD within :data:`PSD_TOL`, else its nearest PSD matrix in the
+    Frobenius norm: the eigendecomposition with negative eigenvalues set to 0."""
+    if S.size == 0:
+        return S
+    S = 0.5 * (S + S.T)
+    w, V = np.linalg.eigh(S)
+    if w.min() >= -PSD_TOL * max(1e-300, float(np.abs(S).max())):
+        return S
+    out = (V * np.maximum(w, 0.0)) @ V.T
+    return 0.5 * (out + out.T)
+
+
 def restore(mem: SigmaMem, state: Mapping[str, Any]) -> None:
     """Restore a snapshot taken with the same config into ``mem`` (else an InputError)."""
     st = _parse(state)
@@ -132,7 +155,7 @@ def restore(mem: SigmaMem, state: Mapping[str, Any]) -> None:
     mem._topic_set = set(topics)
     mem._t = st["t"]
     mem._M = M.reshape(n, r, r).copy()
-    mem._S = S.reshape(n, n).copy()
+    mem._S = nearest_psd(S.reshape(n, n))  # older states may have left the PSD cone
     mem._c_num = c_num.copy()
     mem._c_den = c_den.copy()
 
