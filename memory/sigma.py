@@ -161,7 +161,7 @@ class SigmaMem(PeerMemory):
         elif cfg.phi == "topics":
             if len(topics) + cfg.spare < 1:
                 raise InputError("topic φ needs declared topics or spare dimensions (r would be 0)")
-            cfg = cfg.model_copy(update={"r": len(topics) + cfg.spare})
+            cfg = cfg.model_copy(update={"r": len(topics) + cfg.spare + (cfg.shared > 0)})
         self._cfg = cfg
         self._gamma, self._eta, self._gamma_g, self._eta_g = cfg.rates()
         self._embedder = embedder
@@ -175,7 +175,7 @@ class SigmaMem(PeerMemory):
         self._onehot_index: dict[str, int] = {}
         temp = cfg.transfer_temp or (0.1 if self._embedder_name == "minilm" else 1.0)
         self._space = (
-            TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed, cfg.transfer_pool)
+            TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed, cfg.transfer_pool, cfg.shared)
             if cfg.phi == "topics"
             else None
         )
@@ -203,6 +203,8 @@ class SigmaMem(PeerMemory):
         topics: Iterable[str] = (),
         *,
         decay: str = "topic",
+        gamma: float = 0.9,
+        shared: float = 0.5,
         embedder: Any = None,
         **overrides: Any,
     ) -> SigmaMem:
@@ -214,10 +216,24 @@ class SigmaMem(PeerMemory):
         ``embedder`` for transfer by meaning, the default hash embedder sees shared words only).
         ``decay="topic"``: an NPC's trust on a topic fades only as it is judged on that topic, so
         it does not thin out when an NPC is judged across many topics (``decay="judged"`` fades
-        all of an NPC's topics whenever it is judged). On declared topics the scores are those of
-        per-(NPC, topic) decayed counts. With no declared topics every topic is unseen and lives in the ``spare``
-        dimensions (a seeded projection of its name). Keyword overrides set config fields."""
-        return cls(peers, sorted(set(topics)), phi="topics", decay=decay, embedder=embedder, **overrides)
+        all of an NPC's topics whenever it is judged). ``shared = 0.5``: every topic's φ leans on one
+        dimension all topics share, so a score is partial pooling, about ``0.75`` of the evidence on the
+        topic plus ``0.25`` of the NPC's record on every topic (``shared=0``: declared topics fully apart,
+        scores those of per-(NPC, topic) decayed counts); ``γ = 0.9``. Both chosen on the trust
+        benchmark's tune seeds (``benchmarks/trust_settings.py``, docs/design/sigma-mem.md): the least
+        pooling that beats a tuned per-(NPC, topic) beta by 0.02 AUROC where honesty carries across
+        topics and flags sleepers as fast. With no declared topics every topic is unseen and lives in the
+        ``spare`` dimensions (a seeded projection of its name). Keyword overrides set config fields."""
+        return cls(
+            peers,
+            sorted(set(topics)),
+            phi="topics",
+            decay=decay,
+            gamma=gamma,
+            shared=shared,
+            embedder=embedder,
+            **overrides,
+        )
 
     @property
     def declared(self) -> list[str]:
@@ -363,13 +379,27 @@ class SigmaMem(PeerMemory):
             if idle != 1.0:
                 self._M *= idle
             if mine.any() and phi is not None:
-                self._M[judged] = decay_along(self._M[judged], phi, self._gamma)
+                self._M[judged] = self._decay_topic(self._M[judged], phi)
         elif idle != 1.0 or mine.any():
             self._M *= np.where(mine, self._gamma, idle)[:, None, None]
         if idle != 1.0 or mine.any():
             d = np.sqrt(np.where(mine, self._gamma_g, idle))
             self._S *= d[:, None] * d[None, :]  # D S D, D = diag(d); the factor matrix is exactly symmetric
         self._t += 1
+
+    def _decay_topic(self, M: np.ndarray, phi: np.ndarray) -> np.ndarray:
+        """``decay="topic"`` for the judged peers' stack ``M``: along ``φ``; with ``shared = ρ > 0``
+        along the topic's own direction and along ``e_g`` separately (``D = I − (1 − √γ)(uuᵀ + e_g e_gᵀ)``,
+        ``u`` the unit own part of ``φ``, orthogonal to ``e_g``), so ``φᵀMφ`` still shrinks by ``γ`` and
+        the NPC's shared record forgets by ``γ`` per judgement, as its own on the topic does."""
+        if self._space is None or self._space.shared <= 0:
+            return decay_along(M, phi, self._gamma)
+        own = phi.copy()
+        own[-1] = 0.0
+        own /= np.linalg.norm(own)
+        e_g = np.zeros_like(phi)
+        e_g[-1] = 1.0
+        return decay_along(decay_along(M, own, self._gamma), e_g, self._gamma)
 
     # ------------------------------------------------------------------ reads
 
