@@ -53,6 +53,7 @@ NEVER = 10**6  # a sleeper never flagged in the run
 FALSE_FLAGS = 0.05
 LIE_TOGETHER = 0.45
 GAME = "Σ-Mem (game)"
+BEFORE = "Σ-Mem (game before pooling: ρ=0, γ=0.95)"
 FAMILIES = ("Σ-Mem", "beta (NPC, topic)", "beta (NPC)")
 Factory = Callable[[list[str], list[str]], object]
 
@@ -243,6 +244,32 @@ def sigma_ranks(res: dict) -> dict[str, dict]:
     return out
 
 
+def game_choice(tuned: dict) -> dict:
+    """The rule the game's Σ-Mem (``SigmaMem.for_world``) was set by, on the tune seeds: among the
+    ``decay="topic"`` configurations (the game's decay: trust still builds for an NPC judged rarely),
+    those within the goals against the tuned per-(NPC, topic) beta (AUROC after 20 claims ≥ its + 0.02
+    in transfer and collusion; sleepers flagged in a median ≤ its, with ≤ 5 % false flags); of those
+    the least pooling (smallest ρ: pooling drags a liar on some topics down on the others), then the
+    best mean AUROC."""
+    res, best, beta = tuned["results"], tuned["best"], "beta (NPC, topic)"
+    bar = {st: float(np.mean(res[st][best[st][beta]][20])) + 0.02 for st in ("transfer", "collusion")}
+    lies_bar = float(np.median(res["sleepers"][best["sleepers"][beta]]["lies"]))
+    ok = [
+        n
+        for n, d in tuned["sigma"].items()
+        if n.startswith("Σ-Mem topic ")
+        and d["transfer"] >= bar["transfer"]
+        and d["collusion"] >= bar["collusion"]
+        and d["sleeper_lies"] <= lies_bar
+        and d["false_flags"] <= FALSE_FLAGS
+    ]
+    key = lambda n: (float(n.split("ρ=")[1]), -(tuned["sigma"][n]["transfer"] + tuned["sigma"][n]["collusion"]))  # noqa: E731
+    choice = min(ok, key=key) if ok else None
+    cfg = SigmaMem.for_world().config
+    game = f"Σ-Mem {cfg.decay} γ={cfg.gamma} ρ={cfg.shared}"
+    return {"choice": choice, "game": game, "agrees": choice == game, "candidates": sorted(ok, key=key)}
+
+
 def factory_of(name: str) -> Factory:
     if name.startswith("Σ-Mem"):
         return sigma_f(float(name.split("γ=")[1].split()[0]), float(name.split("ρ=")[1]), name.split()[1])
@@ -259,6 +286,7 @@ def held_out(seeds: list[int], best: dict) -> dict:
         factories = {GAME: sigma_f()} | {
             f"{fam} [{best[setting][fam]}]": factory_of(best[setting][fam]) for fam in FAMILIES
         }
+        factories[BEFORE] = sigma_f(0.95, 0.0, "topic")
         part = run(seeds, factories)
         out[setting] = part[setting]
     return out
@@ -285,7 +313,7 @@ def lies_cell(est: tuple[float, float, float], signed: bool = False) -> str:
 def rows_auroc(d: dict) -> list[list[str]]:
     names = list(d)
     rows = [[n] + [fmt_ci(mean_ci(d[n][c])) for c in CHECKS] for n in names]
-    for other in names[2:]:
+    for other in names[2:4]:
         for mine in names[:2]:
             diff = paired_ci(d[mine][20], d[other][20])
             rows.append(
@@ -307,7 +335,7 @@ def rows_sleepers(d: dict) -> list[list[str]]:
                 fmt_ci(mean_ci(np.asarray(d[n]["false_flags"], dtype=float)), 100, 1),
             ]
         )
-    for other in names[2:]:
+    for other in names[2:4]:
         for mine in names[:2]:
             rows.append(
                 [
@@ -344,6 +372,34 @@ def report(res: dict, seeds: list[int]) -> dict[str, str]:
     return out
 
 
+def goals(res: dict) -> list[tuple[str, str, str]]:
+    """(goal, status, figures) for the game's Σ-Mem against each tuned beta, on the held-out seeds."""
+    out = []
+    for setting in ("transfer", "collusion"):
+        d = res[setting]
+        for other in list(d)[2:4]:
+            diff = paired_ci(d[GAME][20], d[other][20])
+            fam = other.split(" [")[0]
+            status = "met" if diff[0] >= 0.02 else "NOT met"
+            out.append(
+                (f"{setting}: {GAME} AUROC after 20 claims ≥ tuned {fam} + 0.02", status, fmt_ci(diff, signed=True))
+            )
+    d = res["sleepers"]
+    for other in list(d)[2:4]:
+        fam = other.split(" [")[0]
+        mine, theirs = median_ci(d[GAME]["lies"]), median_ci(d[other]["lies"])
+        within = [float(np.mean(np.asarray(d[n]["lies"]) <= WITHIN)) for n in (GAME, other)]
+        out.append(
+            (
+                f"sleepers: {GAME} flags in a median ≤ tuned {fam}'s lies",
+                "met" if mine[0] <= theirs[0] else "NOT met",
+                f"{lies_cell(mine)} vs {lies_cell(theirs)}; within {WITHIN} lies {100 * within[0]:.0f}% vs "
+                f"{100 * within[1]:.0f}%",
+            )
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=seed_list, default="100-119", help="held-out seeds (default 100-119)")
@@ -371,14 +427,28 @@ def measure(seeds: list[int], tune_seeds: list[int], quick: bool = False, ap=Non
     print(f"tuned on seeds {tune_seeds[0]}-{tune_seeds[-1]} ({time.perf_counter() - t0:.0f} s):", file=sys.stderr)
     for setting, b in tuned["best"].items():
         print(f"  {setting}: " + "; ".join(b.values()))
+    choice = game_choice(tuned)
+    print(
+        f"  game: for_world builds {choice['game']}; the rule picks {choice['choice']} "
+        f"({'the same' if choice['agrees'] else 'DIFFERENT'}; candidates: {', '.join(choice['candidates']) or 'none'})"
+    )
     res = held_out(seeds, tuned["best"])
     tables = report(res, seeds)
+    res_goals = [{"goal": g, "status": st, "figures": f} for g, st, f in goals(res)]
+    tables["goals"] = table(
+        "T4. Goals (held-out seeds)",
+        ["goal", "status", "figures"],
+        [[g["goal"], g["status"], g["figures"]] for g in res_goals],
+    )
+    print(tables["goals"])
     return {
         "seeds": seeds,
         "tune_seeds": tune_seeds,
         "best": tuned["best"],
-        "tuning": tuned["results"],
+        "sigma_grid": tuned["sigma"],
+        "game_choice": choice,
         "held_out": res,
+        "goals": res_goals,
         "tables": tables,
     }
 

@@ -222,8 +222,11 @@ class SigmaMem(PeerMemory):
         scores those of per-(NPC, topic) decayed counts); ``γ = 0.9``. Both chosen on the trust
         benchmark's tune seeds (``benchmarks/trust_settings.py``, docs/design/sigma-mem.md): the least
         pooling that beats a tuned per-(NPC, topic) beta by 0.02 AUROC where honesty carries across
-        topics and flags sleepers as fast. With no declared topics every topic is unseen and lives in the
+        topics and flags sleepers as fast. M-Vote (``vote_evidence="topic"``) weighs claimants by their
+        evidence on the claim's topic alone: where colluders are drawn per topic, pooling costs votes 3-4
+        points against a per-(NPC, topic) beta, and the topic's own evidence ties or beats it. With no declared topics every topic is unseen and lives in the
         ``spare`` dimensions (a seeded projection of its name). Keyword overrides set config fields."""
+        overrides.setdefault("vote_evidence", "topic")
         return cls(
             peers,
             sorted(set(topics)),
@@ -442,7 +445,25 @@ class SigmaMem(PeerMemory):
         peers = list(claims)
         if not peers:
             raise InputError("vote needs at least one claim")
-        return self._decide(claims, peers, self.scores(topic, peers), fallback)
+        rel = self.topic_scores(topic, peers) if self._cfg.vote_evidence == "topic" else self.scores(topic, peers)
+        return self._decide(claims, peers, rel, fallback)
+
+    def topic_scores(self, topic: str, peers: Sequence[str] | None = None) -> np.ndarray:
+        """The scores on ``topic``'s own evidence, without the part every topic shares: ``uᵀ M_p u / (1 − ρ)``
+        with ``u`` the unit own part of ``φ`` (:meth:`scores` when ``shared = 0``). With decay along the
+        judged topic these are the per-(NPC, topic) decayed counts on a declared topic."""
+        if self._space is None or self._space.shared <= 0:
+            return self.scores(topic, peers)
+        peers = self._peers if peers is None else list(peers)
+        own = self.phi(topic)
+        own[-1] = 0.0
+        own /= np.linalg.norm(own)
+        rows = self._rows(peers)
+        out = np.zeros(len(peers))
+        known = rows >= 0
+        if known.any():
+            out[known] = np.einsum("i,pij,j->p", own, self._M[rows[known]], own) / (1.0 - self._space.shared)
+        return out
 
     def _decide(self, claims: Mapping[str, Hashable], peers: list[str], rel: np.ndarray, fallback: str) -> Hashable:
         w = log_odds_weight(self.normalised(rel), self._cfg.clip)

@@ -37,7 +37,19 @@ if TYPE_CHECKING:
 STATE_VERSION = 2
 SUPPORTED_VERSIONS = (1, 2)
 # what an old one-hot state may differ in from the topics-mode memory it is loaded into
-_UPGRADE_FREE = {"phi", "r", "spare", "transfer", "transfer_temp", "decay", "gamma_idle", "embedder", "gamma", "shared"}
+_UPGRADE_FREE = {
+    "phi",
+    "r",
+    "spare",
+    "transfer",
+    "transfer_temp",
+    "decay",
+    "gamma_idle",
+    "embedder",
+    "gamma",
+    "shared",
+    "vote_evidence",
+}
 
 
 def state_of(mem: SigmaMem) -> dict[str, Any]:

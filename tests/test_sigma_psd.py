@@ -55,6 +55,7 @@ configs = st.fixed_dictionaries(
         "eta": st.one_of(st.none(), st.floats(1e-3, 5.0)),
         "eta_g": st.one_of(st.none(), st.floats(1e-3, 5.0)),
         "gamma_idle": st.one_of(st.just(1.0), st.floats(0.01, 1.0)),
+        "shared": st.one_of(st.just(0.0), st.floats(0.0, 0.95)),  # topics mode: a dimension all topics share
     }
 )
 outcome = st.one_of(st.sampled_from([1, -1]), st.floats(-1.0, 1.0, allow_nan=False))

@@ -349,3 +349,23 @@ def test_topic_decay_with_a_shared_dimension_shrinks_the_score_by_gamma(topic):
     mem.write(topic, {"ann": 0.0})  # judged, no evidence either way: only the decay
     assert mem.score("ann", topic) == pytest.approx(0.9 * before, abs=1e-12)
     assert mem.score("ann", TOPICS[2]) != other  # the shared record forgets too
+
+
+def test_votes_weigh_the_topics_own_evidence():
+    """The game's M-Vote reads ``topic_scores``: exactly the scores of the same memory without the shared
+    dimension (declared and unseen topics alike), so pooling never outvotes a topic's own record."""
+    peers = ["ann", "bo", "cy"]
+    pooled = SigmaMem.for_world(peers, TOPICS[:3])
+    apart = SigmaMem.for_world(peers, TOPICS[:3], shared=0, vote_evidence="score")
+    rng = np.random.default_rng(8)
+    for _ in range(60):
+        tp = [*TOPICS[:3], "fish prices"][int(rng.integers(4))]
+        out = {p: int(rng.choice([-1, 1])) for p in peers}
+        pooled.write(tp, out)
+        apart.write(tp, out)
+    for tp in [*TOPICS[:3], "fish prices", "spice prices"]:
+        assert np.allclose(pooled.topic_scores(tp, peers), apart.scores(tp, peers), rtol=0, atol=1e-12)
+        claims = dict(zip(peers, ["x", "y", "y"]))
+        assert pooled.vote(tp, claims) == apart.vote(tp, claims)
+    assert not np.allclose(pooled.scores(TOPICS[0], peers), apart.scores(TOPICS[0], peers))  # scores pool
+    assert pooled.config.vote_evidence == "topic"
