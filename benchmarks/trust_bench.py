@@ -903,9 +903,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         from benchmarks.trust_page import page
 
-        command = "python -m benchmarks.trust_bench" + "".join(
-            f" {a}" for a in (argv if argv is not None else sys.argv[1:])
-        )
+        given = list(argv if argv is not None else sys.argv[1:])
+        shown_args = [a for i, a in enumerate(given) if a != "--json" and (i == 0 or given[i - 1] != "--json")]
+        command = "python -m benchmarks.trust_bench" + "".join(f" {a}" for a in shown_args)
         span = lambda x: f"{x[0]}-{x[-1]}"  # noqa: E731
         goal_rows = res["settings"]["goals"] + res["goals"]
         text = page(

@@ -22,6 +22,7 @@ tuned as carefully as Σ-Mem's own parameters. Every figure on this page comes f
 ({seconds:.0f} s here). Tuning uses seeds {tune}; every table reports held-out seeds {held}:
 means over seeds with 95% percentile bootstrap intervals (2,000 resamples, seeded), differences
 paired by seed. `--quick` is a smoke run; `--help` explains the rest.
+
 """
 
 SETTINGS = """\
@@ -52,7 +53,9 @@ per setting. It was set by one rule on the tune seeds: among configurations with
 (along the judged topic), those within the goals against the tuned per-(NPC, topic) beta in all
 three settings; of those the least pooling, then the best AUROC. The rule picks
 `{choice}`; the game uses `{game}`. The last row of each table is the game's Σ-Mem before
-pooling (declared topics fully apart, γ = 0.95).
+pooling (declared topics fully apart, γ = 0.95). The game's M-Vote weighs claimants by their
+evidence on the claim's topic alone (`vote_evidence="topic"`, see section 3 below).
+
 """
 
 
@@ -122,8 +125,12 @@ def page(command: str, seconds: float, tune: str, held: str, printed: dict[str, 
         losses(goal_rows),
         "\nPooling is a trade: it is why Σ-Mem wins where honesty carries across topics, and it costs "
         "where lying is topic-specific. A liar on a few topics is pulled below the honest NPCs on the "
-        "topics where it tells the truth (section 2b), and M-Vote trails the per-(NPC, topic) beta where "
-        "colluders are drawn per topic (section 3). `SigmaMem.for_world(..., shared=0)` keeps declared "
-        "topics fully apart for a world built that way.\n",
+        "topics where it tells the truth (section 2b). Votes where colluders are drawn per topic (section "
+        "3) lost 3–4 points to the per-(NPC, topic) beta with pooled scores, so the game's M-Vote reads "
+        "the topic's own evidence (`SigmaMem.topic_scores`, the same numbers a memory without the shared "
+        "dimension gives). The same trade shows on topics never written (section 5a): where liars follow "
+        "topic families, the pooled credibility of an unseen topic ranks them worse than the same memory "
+        "without pooling did, while votes on them (5b), which read the topic's own evidence, do not lose. "
+        "`SigmaMem.for_world(..., shared=0)` keeps declared topics fully apart.\n",
     ]
     return "".join(parts)

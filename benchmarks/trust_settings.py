@@ -307,6 +307,7 @@ def median_diff(a, b) -> tuple[float, float, float]:
 
 def lies_cell(est: tuple[float, float, float], signed: bool = False) -> str:
     cell = lambda v: ("never" if not signed else "n/a") if abs(v) >= NEVER / 2 else f"{v:{'+' if signed else ''}.0f}"  # noqa: E731
+    est = tuple(v + 0.0 for v in est)  # no "-0"
     return f"{cell(est[0])} [{cell(est[1])}, {cell(est[2])}]"
 
 

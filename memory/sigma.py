@@ -83,6 +83,10 @@ embedder defaults to the deterministic :class:`~memory.embedder.HashEmbedder`, s
 nothing needs a model; ``embedder="minilm"`` makes related names share evidence.
 With many topics use ``phi="topics"``: random projections of 12 topics to r = 16
 overlap (``Σ_j cos²`` ≈ 0.65 per topic) and blur one topic's evidence into the others.
+With ``shared = ρ > 0`` (topics mode; the game's 0.5) every topic also leans on one dimension
+all topics share, ``φ = √(1 − ρ) φ₀ + √ρ e_g``: a score pools the topic's own evidence with the
+NPC's record on every topic. :meth:`~SigmaMem.topic_scores` reads the topic's own evidence alone
+(what the memory would score without ``e_g``); M-Vote uses it with ``vote_evidence="topic"``.
 """
 
 from __future__ import annotations
