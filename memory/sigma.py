@@ -452,6 +452,16 @@ class SigmaMem(PeerMemory):
         rel = self.topic_scores(topic, peers) if self._cfg.vote_evidence == "topic" else self.scores(topic, peers)
         return self._decide(claims, peers, rel, fallback)
 
+    def trust_table(self) -> dict[str, dict[str, float]]:
+        """``{peer: {topic: topic score}}`` over the known topics: what was verified on each topic
+        (:meth:`topic_scores`; the scores themselves when ``shared = 0``), so a topic nobody was judged
+        on does not read as "caught lying" because the NPC lied elsewhere. :meth:`score` pools."""
+        table: dict[str, dict[str, float]] = {p: {} for p in self._peers}
+        for tp in self._topics:
+            for p, s in zip(self._peers, self.topic_scores(tp)):
+                table[p][tp] = float(s)
+        return table
+
     def topic_scores(self, topic: str, peers: Sequence[str] | None = None) -> np.ndarray:
         """The scores on ``topic``'s own evidence, without the part every topic shares: ``uᵀ M_p u / (1 − ρ)``
         with ``u`` the unit own part of ``φ`` (:meth:`scores` when ``shared = 0``). With decay along the

@@ -369,3 +369,14 @@ def test_votes_weigh_the_topics_own_evidence():
         assert pooled.vote(tp, claims) == apart.vote(tp, claims)
     assert not np.allclose(pooled.scores(TOPICS[0], peers), apart.scores(TOPICS[0], peers))  # scores pool
     assert pooled.config.vote_evidence == "topic"
+
+
+def test_the_trust_table_shows_what_was_verified_on_each_topic():
+    """Pooling moves the credibility of a topic nobody was judged on, but the table the journal and
+    the trust tab show stays per topic: an NPC is not shown "caught lying" where it never was."""
+    mem = SigmaMem.for_world(["jory"], ["treasure", "weather"])
+    mem.write("treasure", {"jory": -1})
+    mem.write("weather", {"jory": 0.0})  # judged, nothing either way: weather is a known topic
+    assert mem.trust_table()["jory"]["weather"] == 0.0
+    assert mem.trust_table()["jory"]["treasure"] == pytest.approx(mem.topic_scores("treasure", ["jory"])[0])
+    assert mem.score("jory", "weather") < 0  # the pooled credibility does move
