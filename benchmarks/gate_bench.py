@@ -1,7 +1,8 @@
 """Consistency-gate benchmark: a labelled stream of world-fact claims, written from a simulated world.
 
-Usage:  python -m benchmarks.gate_bench [--seeds 100-119] [--tune-seeds 0-9] [--writes 600]
-            [--embedder hash|minilm|none] [--llm URL [--llm-model NAME]] [--quick] [--json FILE]
+Usage:  python -m benchmarks.gate_bench [--seeds 100-119] [--tune-seeds 0-9] [--oracle-seeds 1000-1039]
+            [--curve-seeds 0-3] [--writes 600] [--embedder hash|minilm|none] [--llm URL [--llm-model NAME]]
+            [--quick] [--json FILE] [--page docs/benchmarks/gate_bench.md] [--plot docs/benchmarks/gate_tradeoff.png]
 
 The stream (``benchmarks/gate/stream.py``) is generated from a seeded world with
 a hidden truth over time -- things move, prices change, things are sold; who
@@ -17,24 +18,29 @@ credibility band), hallucination, stale (an older value than memory holds),
 stale-held (memory's value restated after the world moved on), alias, synonym,
 paraphrase (hand-written sentences), units, number-words, negation (true and
 false), temporal (chain premises), chain (x<y, y<z said; "z before x"),
-collusion, sybil, repeat. About half of every class but paraphrase (all text)
-arrives as text through ``gate.hear``; a text from which nothing is extracted
-scores as "none" (not rejected, not admitted). About one event in ten is a
-verified observation (``gate.observe``).
+collusion, corroboration, sybil, repeat. About half of every class but
+paraphrase (all text) arrives as text through ``gate.hear``; a text from which
+nothing is extracted scores as "none". About one event in ten is a verified
+observation (``gate.observe``).
+
+The gate's lexicon comes from the world file ``benchmarks/gate/world/world.toml``
+alone (``game.world.loader`` and ``Lexicon.from_spec``, as a game builds it): the
+stream words its claims in more ways than the file declares, and writes whose
+wording it does not declare are reported apart.
 
 Methods on the same events: the gate (rule judge; with ``--llm`` also the gate
-with an LLM jury, reported separately), the credibility-contest dict on exact
-strings and on oracle ids, reject-any-contradiction, trust-the-source (>= 0.5)
-and embedding similarity with two thresholds tuned on the tune seeds, once
-for the best F1 and once for the best balanced accuracy (see
-``benchmarks/gate/baselines.py`` for what each baseline is given).
+with an LLM jury), the credibility contest on exact strings and on oracle ids,
+reject-any-contradiction, trust-the-source, the hold band (a contest with a hold
+tier), hold-everything and embedding similarity -- every baseline tuned on the
+tune seeds for the least cost per write (``benchmarks/gate/costs.py``,
+``benchmarks/gate/tuning.py``) -- and an oracle bound: the cost-optimal decision
+from P(true | the evidence a gate could observe), fitted on the oracle seeds
+(``benchmarks/gate/oracle.py``).
 
-Figures (positive = false claim, predicted positive = rejected): precision /
-recall / F1 over all classes ("strict": quarantine is not rejection; also
-"kept out": quarantine counts as rejection), F1 on structured and on text
-writes, poison admitted (false claims admitted), true updates rejected (also
-per credibility band), quarantine rate, extraction misses, and for the gate the
-final state after the stream (false claims still in memory, true claims missing).
+Figures (positive = false claim, predicted positive = rejected): cost per write
+and its parts, kept-out F1 (quarantine counts as rejection) and strict F1, per
+class, per credibility band, the gate minus each method paired over seeds, and
+trade-off curves (``benchmarks/gate/tradeoff.py``) on a subset of the tune seeds.
 95 % bootstrap intervals resample the held-out seeds. Parameters are fixed on
 the tune seeds before the held-out seeds are generated.
 Goals: F1 >= 0.9 over all classes (no LLM), >= 0.95 on structured writes,

@@ -47,6 +47,7 @@ KEYS = (
     "true_out",
     "true_held",
     "false_held",
+    "true_none",
     *(f"{k}_{b}" for b in ("trusted", "stranger", "untrusted") for k in ("n_upd", "rej_upd")),
 )
 
@@ -86,6 +87,7 @@ def counts(info, outcomes, finals=None, parsed=None) -> np.ndarray:
         c[f"n_upd_{b}"], c[f"rej_upd_{b}"] = int(m.sum()), int((m & rej).sum())
     c["n_true"], c["true_out"] = int((~pos).sum()), int((~pos & np.isin(out, OUT)).sum())
     c["true_held"], c["false_held"] = int((~pos & quar).sum()), int((pos & quar).sum())
+    c["true_none"] = int((~pos & (out == "none")).sum())
     c["quar"], c["n_text"], c["none_text"] = int(quar.sum()), int(text.sum()), int((text & (out == "none")).sum())
     if finals is not None:
         inmem = np.array([f in IN_MEMORY for f in finals], bool)
@@ -134,6 +136,7 @@ def metrics(c: np.ndarray) -> dict[str, np.ndarray]:
         ),
         "true_rejected": _div(g["true_out"], g["n_true"]),
         "true_held": _div(g["true_held"], g["n_true"]),
+        "true_unread": _div(g["true_none"], g["n_true"]),
         "false_held": _div(g["false_held"], g["n_false"]),
         "reject_all_f1": _div(2 * (g["tp"] + g["fn"]), 2 * (g["tp"] + g["fn"]) + g["n"] - g["tp"] - g["fn"]),
     }

@@ -168,8 +168,23 @@ def _losses(gate, oracle, d, best, summ) -> list[str]:
             f"- The oracle bound costs {oracle['cost'][0]:.3f} per write against the gate's "
             f"{gate['cost'][0]:.3f}: admitting {pct(oracle['poison_admitted'][0])} of false claims "
             f"(gate {pct(gate['poison_admitted'][0])}), rejecting {pct(oracle['true_rejected'][0])} of true "
-            f"ones (gate {pct(gate['true_rejected'][0])}) and holding {pct(oracle['true_held'][0])} "
-            f"(gate {pct(gate['true_held'][0])})."
+            f"ones (gate {pct(gate['true_rejected'][0])}, of which {pct(gate['true_unread'][0])} are texts it "
+            f"read nothing from) and holding {pct(oracle['true_held'][0])} (gate {pct(gate['true_held'][0])})."
+        )
+    hold = summ.get("hold all", {}).get("metrics")
+    if hold is not None and hold["cost"][0] < gate["cost"][0]:
+        out.append(
+            f"- Holding every write costs less than the gate ({hold['cost'][0]:.3f} against {gate['cost'][0]:.3f} per "
+            "write): with these costs, what the gate admits wrongly and loses outweighs what it saves by not holding."
+        )
+    pc_o = summ.get(ORACLE, {}).get("per_class", {})
+    pc_g = summ["gate"]["per_class"]
+    gaps = sorted(((pc_o[c]["correct"] - pc_g[c]["correct"], c) for c in pc_g if c in pc_o), reverse=True)[:4]
+    if gaps:
+        out.append(
+            "- The classes where the gate falls furthest below the oracle bound (share decided right): "
+            + "; ".join(f"{c} {pct(pc_g[c]['correct'])} against {pct(pc_o[c]['correct'])}" for _, c in gaps)
+            + "."
         )
     w = summ["gate"].get("wording", {})
     if "declared" in w and "undeclared" in w:
