@@ -200,7 +200,7 @@ def summaries(res, boot: int) -> dict:
     return out
 
 
-def differences(res, summ, tuned, boot: int) -> dict:
+def differences(res, tuned, boot: int) -> dict:
     """The gate minus each tuned baseline (and minus the oracle bound), paired over held-out seeds."""
     if "gate" not in res["counts"]:
         return {}
@@ -312,7 +312,7 @@ def main(argv=None) -> int:
         res = evaluate(args, embedder, tuned, oracle, jury, progress)
         curve = curves(args, embedder, tuned, oracle, progress)
     summ = summaries(res, args.boot)
-    diffs = differences(res, summ, tuned, args.boot)
+    diffs = differences(res, tuned, args.boot)
     stats = stream_stats(res)
     seconds = time.perf_counter() - t0
     print_report(console, args, tuned, res, summ, stats, GOALS, diffs, curve)

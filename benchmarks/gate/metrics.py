@@ -184,13 +184,6 @@ def strict_f1(pos: list[bool], pred: list[bool]) -> float:
     return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
 
 
-def balanced_accuracy(pos: list[bool], pred: list[bool]) -> float:
-    p, q = np.asarray(pos, bool), np.asarray(pred, bool)
-    tpr = (p & q).sum() / max(p.sum(), 1)
-    tnr = (~p & ~q).sum() / max((~p).sum(), 1)
-    return float((tpr + tnr) / 2)
-
-
 def paired_difference(
     a: np.ndarray, b: np.ndarray, names: tuple[str, ...], rng: np.random.Generator, n_boot: int = 2000
 ) -> dict[str, list[float]]:

@@ -29,8 +29,8 @@ def lexicon_report(lex: Any, reads: list[str]) -> dict[str, Any]:
             "thresholds": list(info.thresholds) if info.thresholds is not None else None,
         }
     shared = lex.shared_names()
-    entities = {
-        eid: {"names": [n for n in names if n.lower() not in shared]} for eid, names in sorted(lex.entities.items())
+    entities = {  # the names that name the entity (a shared one names neither)
+        eid: {"names": [n for n in names if lex.entity(n) == eid]} for eid, names in sorted(lex.entities.items())
     }
     topics = [{"subject": s, "relation": r, "topic": t} for (s, r), t in sorted(lex.topics.items())]
     out: dict[str, Any] = {"entities": entities, "shared_names": shared, "relations": relations, "topics": topics}
