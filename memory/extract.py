@@ -1,13 +1,15 @@
 """Claims from free text: what an utterance asserts about the world, as triples.
 
 :class:`RuleExtractor` reads text through a world's :class:`~memory.lexicon.Lexicon`:
-it finds the entities named (by name or alias), the relation words (declared
-synonyms, and "before" / "after" for ordered relations), numbers in digits or
-words with a unit, and negation ("not", "never", "no longer", "isn't"). Each
-clause gives at most one claim: the best reading of (subject, relation, object)
-where the relation is named in the clause, or is the one the world knows for
-that subject when the clause names none ("The gem lies at the bottom of the
-well" -> ``gem located_in well``). Pronouns are not resolved: "it costs 20
+it splits the text into sentences (``pysbd``: not at "St." or "e.g.") and
+clauses, and finds the entities named (by name or alias), the relation words
+(declared synonyms, and "before" / "after" for ordered relations), amounts with
+their unit words and times of day (``memory.quantities``), and negation ("not",
+"never", "no longer", "nowhere near", "isn't", "doesn't"; up to a comma or a
+"because" before the object). Each clause gives at most one claim: the best
+reading of (subject, relation, object) where the relation is named in the
+clause, or is the one the world knows for that subject when the clause names
+none ("The gem lies at the bottom of the well" -> ``gem located_in well``). Pronouns are not resolved: "it costs 20
 gold" names no subject and gives nothing.
 
 An LLM extractor (``memory.extract_llm``) reads what rules cannot, when an
@@ -19,13 +21,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from game.core.claims import canonical
-from memory.lexicon import NUMBER_WORDS, Lexicon, words_to_number
-from memory.values import WORD_TOKEN, negates
+from memory.lexicon import Lexicon
+from memory.quantities import arabic, read_quantity, read_time, words
+from memory.values import negates
 
-_TOKEN = WORD_TOKEN
-_CLAUSE = re.compile(r"([.!?;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*)")
+# clauses within a sentence (sentences come from ``pysbd``, which knows "St.", "Mr.", "e.g.", "No. 4")
+_CLAUSE = re.compile(r"([;:]+(?:\s|$)|\s+but\s+|\s+whereas\s+|\s+while\s+|\s*\u2014\s*)")
+_END = re.compile(r"[.!?\s\"'\u201d)]+$")
+# where a negation's scope ends: "No, the gem is in the well"; "it isn't cheap, it costs 18 marks"
+BOUNDARY = frozenset(", because since although though".split())
 # a clause with one of these asserts nothing of its own: a question's, a condition's, a guess's, a
 # doubt's, someone else's words, or the past (a wrong claim is worse than none)
 UNSURE = frozenset(
@@ -83,18 +90,38 @@ class Extracted:
 
 
 def tokens(text: str) -> list[str]:
-    t = str(text).lower().replace("_", " ").replace("\u2019", "'")
-    t = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", t)
-    return _TOKEN.findall(t)
+    """Lower-case words, numbers, times ("21:00"), "n't" forms, "'s" and commas (``memory.quantities.words``)."""
+    return words(str(text).replace("_", " "))
 
 
 def stem(tok: str) -> str:
-    """A light stem for relation words, so "know", "knows" and "knowing" match: a plural or
-    third-person "s" and an "-ing" or "-ed" go."""
-    for end, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+    """A light stem for relation words, so "charge", "charges", "charged" and "charging" match: a
+    plural or third-person "s" or "es", an "-ing" or "-ed", then a final "e" go ("y" and "ie" are "i")."""
+    for end in ("ing", "ed", "es", "s"):
         if tok.endswith(end) and len(tok) - len(end) >= 3 and not tok.endswith("ss"):
-            return tok[: len(tok) - len(end)] + keep
-    return tok
+            tok = tok[: len(tok) - len(end)]
+            break
+    if len(tok) > 3 and tok.endswith("e"):
+        tok = tok[:-1]
+    return tok[:-1] + "i" if len(tok) > 2 and tok.endswith("y") else tok
+
+
+_INNER_STOP = re.compile(r"[.!?]\s+\S")
+
+
+@lru_cache(maxsize=1)
+def _segmenter():
+    import pysbd  # a light import, but only text with more than one sentence needs it
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+@lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[str, ...]:
+    """``text`` split into sentences by ``pysbd``, which does not end one at "St.", "Dr." or "e.g."."""
+    if not _INNER_STOP.search(text):
+        return (text,) if text.strip() else ()  # one sentence at most: no need to ask
+    return tuple(s for s in _segmenter().segment(text) if s.strip())
 
 
 def _table(pairs: dict[str, str], stemmed: bool = False) -> dict[tuple[str, ...], str]:
@@ -129,6 +156,7 @@ class RuleExtractor:
         self._names = _table({n: e for n, e in lexicon.name_table().items()})
         self._names.update({_strip_article(k): v for k, v in list(self._names.items())})
         self._rels = _table(lexicon.relation_table(), stemmed=True)
+        self._clock = lexicon.clock_names()
         self._cues = {tuple(tokens(p)): d for d, ps in (("before", BEFORE), ("after", AFTER)) for p in ps}
         self._known: dict[str, set[str]] = {}
         for s, r in lexicon.topics:
@@ -159,27 +187,24 @@ class RuleExtractor:
                 return _Mention(i, i + n, self._cues[key], "cue")
         return self._number(toks, i)
 
-    @staticmethod
-    def _number(toks: list[str], i: int) -> _Mention | None:
-        if toks[i][0].isdigit():
-            x = words_to_number(toks[i])
-            return _Mention(i, i + 1, canonical(x), "number") if x is not None else None
-        j = i
-        while j < len(toks) and toks[j] in NUMBER_WORDS:
-            j += 1
-        while j > i and toks[j - 1] in ("and", "a"):
-            j -= 1
-        if j > i:
-            x = words_to_number(" ".join(toks[i:j]))
-            if x is not None and not (j - i == 1 and toks[i] in ("a", "and", "score")):
-                return _Mention(i, j, canonical(x), "number")
-        return None
+    def _number(self, toks: list[str], i: int) -> _Mention | None:
+        """A time of day ("9 pm", "half past six", a [clock] name) or an amount with the unit words after
+        it ("a dozen and a half marks", "6 gold crowns") at ``toks[i]``; its value is the words."""
+        units = self.lex.unit_words()
+        t = read_time(toks, i, self._clock)
+        if t is not None and not (t.end < len(toks) and toks[t.end] in units and toks[t.end] not in ("am", "pm")):
+            return _Mention(i, t.end, " ".join(toks[i : t.end]), "time")
+        got = read_quantity(toks, i, units)
+        return None if got is None else _Mention(i, got[1], " ".join(toks[i : got[1]]), "number")
 
     @staticmethod
     def _negated(toks: list[str], upto: int) -> bool:
-        """An odd number of negations before the object ("not in the well"; "isn't not in" is
-        positive; "in the well, not the chest" speaks of the well)."""
-        return sum(negates(toks, k) for k in range(min(upto, len(toks)))) % 2 == 1
+        """An odd number of negations before the object and after the last boundary before it ("not in
+        the well"; "isn't not in" is positive; "in the well, not the chest" speaks of the well; "No,
+        the gem is in the well" says it is)."""
+        upto = min(upto, len(toks))
+        start = max((k + 1 for k in range(upto) if toks[k] in BOUNDARY), default=0)
+        return sum(negates(toks, k) for k in range(start, upto)) % 2 == 1
 
     @staticmethod
     def _unsure(toks: list[str], end: str) -> bool:
@@ -193,8 +218,7 @@ class RuleExtractor:
         opening with "it" or "they" is about the subject of the clause before."""
         out: list[Extracted] = []
         last: str | None = None
-        parts = _CLAUSE.split(str(text))
-        for clause, end in zip(parts[0::2], parts[1::2] + [""]):
+        for clause, end in self._clauses(arabic(str(text), self.lex.unit_words())):
             toks = tokens(clause)
             if self._unsure(toks, end):  # nothing asserted; "it" in the next one is still this
                 named = [m.value for m in self._scan(toks) if m.kind == "entity" and canonical(m.value) in self._known]
@@ -206,12 +230,24 @@ class RuleExtractor:
         return out
 
     @staticmethod
+    def _clauses(text: str) -> list[tuple[str, str]]:
+        """(clause, what ends it) for each clause of each sentence: a sentence's own end (".", "?")
+        goes with its last clause."""
+        out = []
+        for sentence in sentences(text):
+            m = _END.search(sentence)
+            body, stop = (sentence[: m.start()], m.group(0)) if m else (sentence, "")
+            parts = _CLAUSE.split(body)
+            out += list(zip(parts[0::2], [*parts[1::2], stop]))
+        return out
+
+    @staticmethod
     def _joined(toks: list[str], ms: list[_Mention], subj: _Mention, m: _Mention) -> bool:
         """Is mention ``m`` joined to the subject by "and", "or" or a comma (a co-subject)?"""
         between = toks[subj.end : m.start]
         return (
             bool(between)
-            and all(t in ("and", "or", "the", "a", "an") for t in between)
+            and all(t in ("and", "or", "the", "a", "an", ",") for t in between)
             and not any(x.kind != "entity" and subj.start < x.start < m.start for x in ms)
         )
 
@@ -260,8 +296,7 @@ class RuleExtractor:
     def _plausible(self, rel: str, obj: str, choices: int) -> bool:
         """Could ``obj`` be a value of ``rel``? Yes if ``rel`` is the sole relation to choose from, or
         the world or what was heard gives ``obj`` as one of its values."""
-        info = self.lex.info(rel)
-        if info.range is not None or info.unit:
+        if self.lex.info(rel).values in ("number", "time"):
             return True
         if choices == 1:
             return True
@@ -286,11 +321,14 @@ class RuleExtractor:
         """The object of ``rel`` in the clause: a number for a numeric relation, else the nearest
         other entity after the subject (or before it, for an inverted clause). When the clause does
         not name the relation, only a value the world knows is claimed for it will do."""
-        info = self.lex.info(rel)
-        if info.range is not None or info.unit:
-            nums = [m for m in ms if m.kind == "number" and not (m.start and toks[m.start - 1] in NOT_A_VALUE)]
+        kind = self.lex.info(rel).values
+        if kind in ("number", "time"):  # a time for a number, or an amount in another unit, is another value
+            nums = [
+                m for m in ms if m.kind in ("number", "time") and not (m.start and toks[m.start - 1] in NOT_A_VALUE)
+            ]
             after = [m for m in nums if m.start > subj.start]
-            return (after or nums or [None])[0]
+            m = (after or nums or [None])[0]
+            return None if m is None else _Mention(m.start, m.end, self.lex.value(rel, m.value, subj.value), m.kind)
         joined = {
             m.start for m in ms if m.kind == "entity" and m.start > subj.start and self._joined(toks, ms, subj, m)
         }  # "the gem and the lamp are in...": not an object

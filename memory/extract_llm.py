@@ -64,6 +64,7 @@ class LLMExtractor:
             f"{rid}"
             + (f" ({', '.join(i.aliases[:4])})" if i.aliases else "")
             + (f" [a number in {i.unit}]" if i.unit else " [a number]" if i.range else "")
+            + (" [a time of day, HH:MM]" if i.kind == "time" else "")
             for rid, i in sorted(self.lex.relations.items())
         )
         return f"Entities: {ents}\nRelations: {rels}"
@@ -113,7 +114,7 @@ class LLMExtractor:
             subj, rel = self.lex.entity(str(c.get("subject", ""))), self.lex.relation(str(c.get("relation", "")))
             if subj is None or rel is None or not str(c.get("object", "")).strip():
                 continue
-            obj = self.lex.value(rel, str(c["object"]))
+            obj = self.lex.value(rel, str(c["object"]), subj)
             e = Extracted(subj, rel, obj, not bool(c.get("negated", False)), self.lex.topic(subj, rel) or rel, text)
             if e not in out:
                 out.append(e)

@@ -10,7 +10,11 @@ Listens to the engine's events:
   revealed the price) is ground truth: the gate records it and purges what it
   contradicts; Σ-Mem is written for every NPC who claimed about the verified
   fact (+1 if the claim matched the truth, -1 if it contradicted it); then the
-  quarantine is re-checked against the new evidence and credibility.
+  quarantine is re-checked against the new evidence and credibility;
+* what the player sees for itself (``see``: its observation after each event it perceives, read
+  by ``memory.witness``: a thing lying in the room, or missing where it would be in plain sight)
+  is evidence too, settled the same way once a claim bears on it (what it saw before anyone
+  spoke is kept, and settles the claim when it is heard).
 
 With agent memory on, admitted claims become ``fact`` records in the shared
 ``facts`` scope, quarantined ones are stored but kept out of retrieval, and
@@ -32,10 +36,11 @@ from typing import Any
 
 from game.core.claims import settles, verdict
 from game.core.errors import ParleyError
-from game.core.types import Event, EventKind
+from game.core.types import Event, EventKind, Observation
 from memory.gate import ClaimCandidate, ConsistencyGate, Decision, GateConfig, norm, rules_of
 from memory.lexicon import Lexicon
 from memory.sigma import SigmaMem
+from memory.witness import Evidence, Sight, Witness
 
 CLAIM_EVENTS = (EventKind.SAY, EventKind.TALK, EventKind.SPEECH)
 BANK_STATUS = {"admitted": "active", "verified": "active", "quarantined": "quarantined"}
@@ -94,6 +99,8 @@ class WorldFacts:
         self.judged: set[int] = set()  # claims (indices) already settled in Σ-Mem
         self.records: dict[str, str] = {}  # gate fact id -> memory record id
         self._by_key: dict[tuple[str, str], list[int]] = {}  # (subject, relation) -> claim indices
+        self.witness = Witness(Sight.from_spec(spec))  # what the player saw for itself
+        self.settled: set[tuple[str, str, str, bool]] = set()  # evidence already handed to the gate
 
     # --- credibility -------------------------------------------------------------------
     def credibility(self, source: str, topic: str) -> float:
@@ -141,9 +148,27 @@ class WorldFacts:
         elif ev.kind == EventKind.VERIFY:
             self._verify(ev)
 
+    def see(self, ev: Event | None, obs: Observation) -> None:
+        """What the player saw for itself in ``ev`` (an event it perceived; None: none) and in its
+        observation ``obs`` after it: new evidence on what a heard claim is about is settled now,
+        the rest when a claim about it is heard."""
+        found = self.witness.read(ev, obs)
+        self._settle([e for e in found if (norm(e.subject), norm(e.relation)) in self._by_key], turn=obs.turn)
+
+    def _settle(self, found: list[Evidence], turn: int) -> None:
+        """Hand first-hand evidence to Σ-Mem and the gate, as a verification is (``_verify``)."""
+        found = [e for e in found if (*e.triple, e.truth) not in self.settled]
+        if not found:
+            return
+        self.settled.update((*e.triple, e.truth) for e in found)
+        self._verified([(e.subject, e.relation, e.object, e.truth, None, e.text) for e in found], turn)
+
     def _claims(self, ev: Event, claims: list[dict[str, Any]]) -> None:
         cands = []
         start = len(self.claims)
+        keys = {self.lexicon.resolve(c["subject"], c["relation"], c["object"])[:2] for c in claims}
+        seen = [e for s, r in sorted(keys) for e in self.witness.about(s, r)]
+        self._settle(seen, ev.turn)  # what the player saw of it counts before the claim is weighed
         for c in claims:
             truth = bool(c.get("truth", True))
             s, r, o = self.lexicon.resolve(c["subject"], c["relation"], c["object"])
@@ -202,28 +227,41 @@ class WorldFacts:
         return by_topic
 
     def _verify(self, ev: Event) -> None:
-        """Σ-Mem learns first, so the quarantine is re-checked with the new credibility."""
-        truths = [
+        facts = [
             (self.spec.facts[fid], bool(t))
             for fid, t in sorted(ev.data.get("truth", {}).items())
             if fid in self.spec.facts
         ]
+        self._verified([(f.subject, f.relation, f.object, t, f.topic, f.text) for f, t in facts], ev.turn)
+
+    def _verified(self, truths: list[tuple[str, str, str, bool, str | None, str]], turn: int) -> None:
+        """Verified ``(subject, relation, object, truth, topic, text)``: Σ-Mem learns first, so the
+        quarantine is re-checked with the new credibility. A verification names its fact's topic;
+        evidence with none (``None``) teaches on each settled claim's own topic, and is filed under
+        the topic of the first claim about it."""
         by_topic: dict[str, dict[str, list[int]]] = {}
-        for f, truth in truths:
-            for who, outcome in self._verdicts(f, truth):
-                by_topic.setdefault(f.topic, {}).setdefault(who, []).append(outcome)
+        topics: list[str] = []
+        for s, r, o, truth, topic, _ in truths:
+            judged = self._verdicts(s, r, o, truth)
+            for who, outcome, said in judged:
+                by_topic.setdefault(topic or said, {}).setdefault(who, []).append(outcome)
+            topics.append(topic if topic is not None else self._topic_of(s, r))
         self._learn(by_topic)
         decisions: list[Decision] = []
-        for f, truth in truths:
-            decisions += self.gate.observe(f.subject, f.relation, f.object, truth, ev.turn, f.topic, f.text)
+        for (s, r, o, truth, _, text), topic in zip(truths, topics):
+            decisions += self.gate.observe(s, r, o, truth, turn, topic, text)
         self._mirror(decisions)
 
-    def _verdicts(self, f: Any, truth: bool) -> list[tuple[str, int]]:
-        """(speaker, +1/-1) for each not yet judged claim the verified fact settles; each claim is
-        judged once, however many verified facts bear on it."""
-        functional = self.gate.rules.rule(f.relation).functional
+    def _topic_of(self, subject: str, relation: str) -> str:
+        heard = self._by_key.get((norm(subject), norm(relation)), ())
+        return self.claims[heard[0]]["topic"] if heard else ""
+
+    def _verdicts(self, subject: str, relation: str, obj: str, truth: bool) -> list[tuple[str, int, str]]:
+        """(speaker, +1/-1, topic) for each not yet judged claim the verified fact settles; each
+        claim is judged once, however many verified facts bear on it."""
+        functional = self.gate.rules.rule(relation).functional
         out = []
-        s, r, o = self.lexicon.resolve(f.subject, f.relation, f.object)
+        s, r, o = self.lexicon.resolve(subject, relation, obj)
         for i in self._by_key.get((norm(s), norm(r)), ()):
             c = self.claims[i]
             if i in self.judged:
@@ -231,7 +269,7 @@ class WorldFacts:
             holds = claim_holds(o, truth, c, functional)
             if holds is None:
                 continue
-            out.append((c["speaker"], 1 if holds else -1))
+            out.append((c["speaker"], 1 if holds else -1, c["topic"]))
             self.judged.add(i)
         return out
 
@@ -320,6 +358,8 @@ class WorldFacts:
             "claims": self.claims,
             "judged": sorted(self.judged),
             "records": dict(self.records),
+            "witness": self.witness.get_state(),
+            "settled": sorted(list(k) for k in self.settled),
         }
 
     def set_state(self, state: Mapping[str, Any]) -> None:
@@ -330,3 +370,5 @@ class WorldFacts:
             self._note_claim(dict(c))
         self.judged = {int(i) for i in state.get("judged", ())}
         self.records = dict(state.get("records", {}))
+        self.witness.set_state(state.get("witness", {}))
+        self.settled = {(str(s), str(r), str(o), bool(t)) for s, r, o, t in state.get("settled", ())}

@@ -7,7 +7,12 @@ the consistency gate compares:
   alias two entities share names neither;
 * relations by their declared synonyms (``costs`` -> ``price``);
 * numbers written with a unit or in words ("20 gold", "twenty gold coins",
-  "a dozen" -> ``20``, ``20``, ``12``) for relations that take numbers;
+  "a dozen and a half" -> ``20``, ``20``, ``18``) for relations that take
+  numbers, converted to the relation's unit along the world's ``[units]``
+  ("216 pennies" -> ``18`` marks); a number in a unit the relation does not
+  take, or a time, stays text (another value);
+* times of day for relations of kind "time" ("9 pm", "nine in the evening",
+  "21:00" -> ``21:00``; the world's ``[clock]`` names);
 * the topic a (subject, relation) pair belongs to, from the world's facts.
 
 ``Lexicon.from_spec(spec)`` builds one from a world; the claim extractor
@@ -22,60 +27,31 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from game.core.claims import as_number, canonical
+from memory.quantities import (
+    CURRENCY,
+    MEASURES,
+    MONEY,
+    TIME_WORDS,
+    Units,
+    amount,
+    arabic,
+    clock_table,
+    read_quantity,
+    read_time,
+    roman_number,
+    time_value,
+    words,
+)
 
-ONES = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
-SCALES = {"hundred": 100, "thousand": 1000}
-EXTRA = {
-    "a dozen": 12,
-    "dozen": 12,
-    "half a dozen": 6,
-    "a score": 20,
-    "a hundred": 100,
-    "a thousand": 1000,
-    "a couple": 2,
-    "a pair": 2,
-}
-NUMBER_WORDS = frozenset(ONES) | frozenset(TENS) | frozenset(SCALES) | {"dozen", "score", "and", "a"}
-# money words a number may carry whatever unit the relation names ("20 gold coins", "20 crowns")
-MONEY = frozenset("coin coins piece pieces gp each apiece".split())
-_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+")
+KINDS = ("entity", "number", "time", "text")
+_FILLERS = ("for", "at", "about", "around", "only", "just", "exactly")
 
 
 def words_to_number(text: str) -> float | None:
     """The number ``text`` spells in digits or English words ("1,200", "twenty-five", "one hundred
-    and five", "a dozen"), else None."""
-    t = " ".join(text.lower().replace("-", " ").split())
-    if t in EXTRA:
-        return float(EXTRA[t])
-    x = as_number(t.replace(",", "")) if re.fullmatch(r"-?[\d,]+(?:\.\d+)?", t) else None
-    if x is not None:
-        return x
-    total, cur, seen = 0, 0, False
-    for w in t.split():
-        if w in ONES:
-            cur += ONES[w]
-        elif w in TENS:
-            cur += TENS[w]
-        elif w in SCALES:
-            cur = max(cur, 1) * SCALES[w]
-            if SCALES[w] >= 1000:
-                total, cur = total + cur, 0
-        elif w == "and" and seen:
-            continue
-        elif w == "a" and not seen:
-            cur = 1
-            continue
-        else:
-            return None
-        seen = True
-    return float(total + cur) if seen else None
+    and five", "a dozen", "a dozen and a half"), else None (``memory.quantities``)."""
+    x = as_number(str(text).replace(",", "")) if re.fullmatch(r"\s*-?[\d,]+(?:\.\d+)?\s*", str(text)) else None
+    return x if x is not None else amount(text)
 
 
 @dataclass(frozen=True)
@@ -90,6 +66,12 @@ class RelationInfo:
     changes: bool = False  # its value changes over time (things move, prices change)
     half_life: float = 30.0  # turns for an unverified value's weight to halve when it changes
     thresholds: tuple[float, float] | None = None
+    kind: Literal["entity", "number", "time", "text"] | None = None  # what its values are (see ``values``)
+
+    @property
+    def values(self) -> str:
+        """What its values are: its ``kind``, else numbers when it has a range or a unit, else entities."""
+        return self.kind or ("number" if self.range is not None or self.unit else "entity")
 
 
 def _key(text: str) -> str:
@@ -105,8 +87,12 @@ class Lexicon:
     topics: Mapping[tuple[str, str], str] = field(default_factory=dict)
     objects: Mapping[tuple[str, str], Iterable[str]] = field(default_factory=dict)  # (subject, relation) ->
     # the values the world knows people claim for it (true or not): what a clause naming no relation may mean
+    units: Mapping[str, Any] = field(default_factory=dict)  # the world's [units]: id -> aliases, base, factor
+    clock: Mapping[str, str] = field(default_factory=dict)  # the world's [clock]: name -> "HH:MM"
 
     def __post_init__(self) -> None:
+        self._units = Units(self.units)
+        self._clock = clock_table(self.clock)
         self.entities = {k: tuple(v) for k, v in self.entities.items()}
         self.relations = {k: v if isinstance(v, RelationInfo) else RelationInfo(**v) for k, v in self.relations.items()}
         self._names: dict[str, str | None] = {}
@@ -125,6 +111,9 @@ class Lexicon:
             for n in (rid, *info.aliases):
                 self._rels.setdefault(_key(n), rid)
         self._topics = {(_key(s), _key(r)): t for (s, r), t in self.topics.items()}
+        self._unit_words = MONEY | CURRENCY | MEASURES | TIME_WORDS | self._units.words()
+        for info in self.relations.values():
+            self._unit_words |= self._free_unit(info)
         self._objects: dict[tuple[str, str], set[str]] = {}
         for (subj, r), objs in self.objects.items():
             key = (canonical(self.entity(subj) or subj), canonical(self.relation(r) or r))
@@ -149,6 +138,16 @@ class Lexicon:
         """Every unambiguous name -> entity id (what the extractor scans text for)."""
         return {k: v for k, v in self._names.items() if v}
 
+    def shared_names(self) -> dict[str, list[str]]:
+        """Names that two or more entities share, so that they name neither: name -> those entities."""
+        out: dict[str, list[str]] = {}
+        for eid, names in self.entities.items():
+            for n in (eid, *names):
+                k = _key(n)
+                if k and k in self._names and self._names[k] is None and eid not in out.get(k, []):
+                    out.setdefault(k, []).append(eid)
+        return out
+
     def relation_table(self) -> dict[str, str]:
         """Every relation word or phrase -> relation id."""
         return dict(self._rels)
@@ -169,37 +168,90 @@ class Lexicon:
         return self._objects.get((canonical(self.entity(subject) or subject), canonical(relation)), set())
 
     # --- normalising -----------------------------------------------------------------
-    def number(self, relation: str, text: str) -> float | None:
-        """The number ``text`` gives for a relation that takes numbers: digits or words, with the
-        relation's unit (or a money word) after it: "20 gold", "twenty gold coins", "a dozen"."""
-        info = self.info(relation)
-        units = {u for u in (info.unit or "").lower().split()} | MONEY
-        if info.unit:
-            units |= {info.unit.lower(), info.unit.lower() + "s"}
-        words = _TOKEN.findall(str(text).lower())
-        while words and words[-1] in units:
-            words.pop()
-        while words and words[0] in ("for", "at", "about", "around", "only", "just", "exactly"):
-            words.pop(0)
-        return words_to_number(" ".join(words)) if words else None
+    def unit_words(self) -> frozenset[str]:
+        """Every word that can name a unit after a number: the world's units, the relations' unit
+        words, money words and the units people name that a world may not take ("crowns", "pm")."""
+        return frozenset(self._unit_words)
 
-    def value(self, relation: str, text: str) -> str:
-        """The comparison form of a claim's object for ``relation``: an entity's id, a number, or
-        the text (``game.core.claims.canonical``)."""
+    def clock_names(self) -> dict[tuple[str, ...], int]:
+        """The world's named times of day, as ``memory.quantities.read_time`` takes them."""
+        return dict(self._clock)
+
+    def number(self, relation: str, text: str) -> float | None:
+        """The number ``text`` gives for a relation that takes numbers, in the relation's unit: digits,
+        words or a Roman numeral, with its unit (or a money word) after it ("20 gold", "twenty gold
+        coins", "a dozen and a half marks", "XXX marks"; "24 pennies" is 2 marks when a penny is
+        declared at 1/12 of a mark). None when it is no number, or one in a unit the relation does not
+        take ("6 gold crowns" for marks, "9 pm")."""
+        x = roman_number(text)
+        if x is not None:
+            return float(x)
+        toks = words(arabic(str(text), self._unit_words))
+        while toks and toks[0] in _FILLERS:
+            toks.pop(0)
+        t = read_time(toks, 0, self._clock)
+        if t is not None and t.end == len(toks):
+            return None  # a time of day is no amount
+        got = read_quantity(toks, 0, self._unit_words)
+        if got is None or got[1] != len(toks):
+            return None
+        return self.in_unit(relation, got[0], got[2])
+
+    def in_unit(self, relation: str, x: float, unit: list[str]) -> float | None:
+        """``x`` followed by the words ``unit``, as a number in ``relation``'s unit; None when those words
+        name a unit it does not take. Money words go with any unit; a declared unit converts to the
+        relation's when both share a base; the relation's own unit word (declared or not) is its unit."""
+        info = self.info(relation)
+        if not unit:
+            return x
+        declared = [u for w in unit if (u := self._units.unit(w)) is not None]
+        target = self._units.unit(info.unit) if info.unit and self._units else None
+        if declared and target is not None:
+            return self._units.convert(x, declared[-1], target)
+        own = self._free_unit(info)
+        if declared or not (all(w in MONEY or w in own for w in unit) or (unit[0] in own and unit[-1] in CURRENCY)):
+            return None  # "6 gold crowns" for marks, "8 pm", "3 hours"
+        return x  # "20 gold", "20 gold coins", "20 gold crowns" for gold
+
+    @staticmethod
+    def _free_unit(info: RelationInfo) -> set[str]:
+        if not info.unit:
+            return set()
+        names = set(words(info.unit))
+        return names | {n + "s" for n in names}
+
+    def value(self, relation: str, text: str, subject: str | None = None) -> str:
+        """The comparison form of a claim's object for ``relation``: an entity's id, a number (in the
+        relation's unit), a time of day ("HH:MM"), or the text (``game.core.claims.canonical``). A
+        number in a unit the relation does not take, or a time for a number, stays text: another value.
+        A time that leaves morning or evening open ("half past six") is the one of the two the world
+        knows is claimed for (``subject``, ``relation``), else the morning's."""
         eid = self.entity(text)
         if eid is not None:
             return eid
-        info = self.info(relation)
-        if info.range is not None or info.unit:
+        kind = self.info(relation).values
+        if kind == "number":
             x = self.number(relation, text)
             if x is not None:
                 return canonical(x)
+        elif kind == "time":
+            t = time_value(arabic(str(text), self._unit_words), self._clock)
+            if t is not None:
+                return self._time(relation, t, subject)
         return str(text)
+
+    def _time(self, relation: str, t: Any, subject: str | None) -> str:
+        if not t.loose:
+            return t.text()
+        rel = canonical(self.relation(relation) or relation)
+        known = self.known_objects(subject, rel) if subject is not None else self.objects_of(rel)
+        return t.text(later=True) if t.text(later=True) in known and t.text() not in known else t.text()
 
     def resolve(self, subject: str, relation: str, obj: str) -> tuple[str, str, str]:
         """(subject, relation, object) in the forms the gate compares."""
         rel = self.relation(relation) or relation
-        return self.entity(subject) or subject, rel, self.value(rel, obj)
+        subj = self.entity(subject) or subject
+        return subj, rel, self.value(rel, obj, subj)
 
     # --- building ----------------------------------------------------------------------
     @classmethod
@@ -212,12 +264,6 @@ class Lexicon:
                 ents[eid] = [getattr(e, "name", eid), *getattr(e, "aliases", ())]
         for lid, loc in getattr(spec, "locations", {}).items():
             ents.setdefault(lid, []).append(loc.name)
-        named = {_key(n) for i, ns in ents.items() for n in (i, *ns)}
-        for f in spec.facts.values():
-            for x in (f.subject, f.object):
-                if as_number(x) is None and _key(x) not in named:
-                    ents.setdefault(x, [])
-                    named.add(_key(x))
         rels = {
             rid: RelationInfo(
                 aliases=tuple(getattr(r, "aliases", ())),
@@ -228,13 +274,23 @@ class Lexicon:
                 changes=bool(getattr(r, "changes", False)),
                 half_life=float(getattr(r, "half_life", 30.0)),
                 thresholds=r.thresholds,
+                kind=getattr(r, "kind", None),
             )
             for rid, r in spec.relations.items()
         }
+        named = {_key(n) for i, ns in ents.items() for n in (i, *ns)}
+        for f in spec.facts.values():
+            valued = f.relation in rels and rels[f.relation].values in ("number", "time")
+            for x in (f.subject,) if valued else (f.subject, f.object):  # a toll or an hour names nothing
+                if as_number(x) is None and _key(x) not in named:
+                    ents.setdefault(x, [])
+                    named.add(_key(x))
         for f in spec.facts.values():
             rels.setdefault(f.relation, RelationInfo())
         topics = {(f.subject, f.relation): f.topic for f in spec.facts.values()}
         objects: dict[tuple[str, str], list[str]] = {}
         for f in spec.facts.values():
             objects.setdefault((f.subject, f.relation), []).append(f.object)
-        return cls(ents, rels, topics, objects)
+        return cls(
+            ents, rels, topics, objects, units=getattr(spec, "units", {}) or {}, clock=getattr(spec, "clock", {}) or {}
+        )

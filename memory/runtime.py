@@ -3,7 +3,8 @@
 ``GameMemory.on_event`` is an engine listener: every event goes into the
 private memory of every entity that perceived it; public events go to shared
 memory; claims carry their triple; agreed terms become anchors; verified
-facts go to world-fact memory. ``context(agent, observation)`` runs MEMO for
+facts go to world-fact memory; what an agent sees for itself (``see``) settles the
+claims in its own memory. ``context(agent, observation)`` runs MEMO for
 that agent's turn, focused on the decision the observation names (``Observation.decision``).
 
 ``prepare_round(requests)`` (the engine calls it once per round, before the first context) embeds
@@ -18,13 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from game.core.claims import canonical, verdict
 from game.core.types import PLAYER, Event, EventKind, Observation
 from memory.bank import MemoryBank
 from memory.config import MemoConfig
 from memory.importance import ImportanceRater, key_terms_of, things_of
 from memory.optimizer import Context, ContextOptimizer
-from memory.records import FACTS, SHARED, private
+from memory.records import FACTS, LIVE, SHARED, private
 from memory.reflection import Reflector
+from memory.witness import Sight, Witness
 
 KIND_OF = {
     "move": "observation",
@@ -89,6 +92,8 @@ class GameMemory:
         self._vectors: dict[str, np.ndarray] = {}  # query and focus texts -> vectors, this round's first
         self.priors = {k: list(v) for k, v in (priors or {}).items()}
         self.quests_done: set[str] = set()
+        self.sight = Sight.from_spec(spec)
+        self.witnesses: dict[str, Witness] = {}  # what each agent saw for itself
         self._names = {
             PLAYER: spec.player.name,
             **{k: v.name for k, v in spec.npcs.items()},
@@ -130,6 +135,7 @@ class GameMemory:
                         triple=(c["subject"], c["relation"], c["object"]),
                     )
                     self._pressure(scope, rec.importance, ev.turn)
+                self._settle_own(scope, ev.turn)  # what the listener saw for itself bears on it
             else:
                 rec = self.bank.add(
                     scope,
@@ -146,6 +152,37 @@ class GameMemory:
             self._resolve_quest(ev.data.get("quest"))
         if ev.kind in (EventKind.AGREEMENT, EventKind.NO_AGREEMENT):
             self._resolve_scene(ev.data.get("scene"))
+
+    # --- first-hand evidence ------------------------------------------------------------
+    def see(self, agent: str, ev: Event | None, obs: Observation) -> None:
+        """What ``agent`` saw for itself in ``ev`` (an event it perceived; None: none) and in its
+        observation after it (``memory.witness``) settles the claims in its own memory."""
+        witness = self.witnesses.setdefault(agent, Witness(self.sight))
+        if witness.read(ev, obs):
+            self._settle_own(private(agent), obs.turn)
+
+    def _settle_own(self, scope: str, turn: int) -> None:
+        """Settle the claims in an agent's private memory (``scope``) by what it saw: one it saw
+        disproved is masked; a sighting that bears on one it heard joins its memory as a fact."""
+        witness = self.witnesses.get(scope.split(":", 1)[1]) if scope.startswith("private:") else None
+        if witness is None or not witness.known:
+            return
+        mine = [r for r in self.bank.records.values() if r.scope == scope and r.triple and r.status in LIVE]
+        claims = [r for r in mine if r.kind == "claim"]
+        keys = {(canonical(r.triple[0]), canonical(r.triple[1])) for r in claims if r.triple}
+        noted = {r.triple for r in mine if r.kind == "fact"}
+        for e in list(witness.known.values()):
+            if e.truth and e.triple not in noted and (canonical(e.subject), canonical(e.relation)) in keys:
+                self.bank.add(scope, "fact", e.text, turn, speaker=scope.split(":", 1)[1], triple=e.triple)
+        wrong = [r.id for r in claims if r.triple and self._seen_otherwise(witness, r.triple)]
+        if wrong:
+            self.bank.set_status(wrong, "rejected")
+
+    def _seen_otherwise(self, witness: Witness, triple: tuple[str, str, str]) -> bool:
+        """Whether ``witness`` saw for itself that ``triple`` does not hold."""
+        seen = [(e.object, e.truth) for e in witness.about(triple[0], triple[1])]
+        rel = next((v for k, v in self.spec.relations.items() if canonical(k) == canonical(triple[1])), None)
+        return bool(seen) and verdict(seen, triple[2], bool(getattr(rel, "functional", False))) is False
 
     def _pressure(self, scope: str, importance: float, turn: int) -> None:
         if scope.startswith("private:"):
@@ -296,6 +333,7 @@ class GameMemory:
             "reflector": self.reflector.get_state(),
             "priors": self.priors,
             "quests_done": sorted(self.quests_done),
+            "witnesses": {agent: w.get_state() for agent, w in sorted(self.witnesses.items())},
         }
         if self.store_options:  # a Chroma server: the save reopens the game's own collection
             state["store_options"] = dict(self.store_options)
@@ -306,3 +344,7 @@ class GameMemory:
         self.reflector.set_state(state.get("reflector", {}))
         self.priors = {k: list(v) for k, v in state.get("priors", {}).items()}
         self.quests_done = set(state.get("quests_done", ()))
+        self.witnesses = {}
+        for agent, seen in state.get("witnesses", {}).items():
+            self.witnesses[agent] = Witness(self.sight)
+            self.witnesses[agent].set_state(seen)

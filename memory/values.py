@@ -11,7 +11,8 @@ import re
 from functools import lru_cache
 
 from game.core.claims import canonical
-from memory.lexicon import ONES, TENS, words_to_number
+from memory.lexicon import words_to_number
+from memory.quantities import CURRENCY, MONEY, ONES, TENS
 
 VALUE = re.compile(r"(?<![\w.])(?:(?P<key>[A-Za-z_][\w-]*)=(?P<kv>[\w-]+(?:\.\d+)?)|(?P<num>\d+(?:[.,]\d+)*))")
 
@@ -96,13 +97,7 @@ _NAMERS = frozenset(
     "house houses tower towers vault vaults locker lockers slot slots".split()
 )
 # words after a number that make it an amount after a lower-case word ("names 60 gold")
-_UNITS = frozenset(
-    "gold silver copper coin coins crown crowns mark marks piece pieces credit credits "
-    "dollar dollars euro euros pound pounds percent % ducat ducats florin florins shilling "
-    "shillings penny pennies dinar dinars dirham dirhams drachma drachmas denarii denarius "
-    "sovereign sovereigns guilder guilders thaler thalers talent talents shekel shekels rupee "
-    "rupees yen yuan coppers silvers bits".split()
-)
+_UNITS = CURRENCY | MONEY | frozenset({"percent", "%"})
 # --- the same claim again? (self-repeats) ---------------------------------------------------------
 # the number words memory.lexicon reads ("twenty-two"), found in free text
 _NUMBER_WORD = re.compile(
@@ -112,7 +107,10 @@ _NUMBER_WORD = re.compile(
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # words, numbers and "n't" forms, as the claim extractor (memory.extract) reads lower-cased text
 WORD_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[a-z]+n't|[a-z]+|'s")
-NEGATIONS = frozenset("not never nowhere neither nor cannot nobody anymore gone deny denies denied".split())
+NEGATIONS = frozenset(
+    "not never nowhere neither nor cannot nobody anymore gone deny denies denied dont doesnt didnt isnt "
+    "wasnt arent werent wont cant couldnt hasnt havent hadnt shouldnt wouldnt aint".split()
+)
 _NOT_NEGATION_AFTER_NO = frozenset("less more doubt way matter question".split())
 
 

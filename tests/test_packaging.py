@@ -1,7 +1,7 @@
 """The wheel as a user gets it: ``pip install parley-engine`` is the light core.
 
 One fresh virtualenv (no system site-packages) per module gets the wheel built from this tree with
-its core dependencies (numpy, pydantic, filelock) and the ``pettingzoo`` extra (pettingzoo, gymnasium), and
+its core dependencies (numpy, pydantic, filelock, pysbd, text2num, roman) and the ``pettingzoo`` extra (pettingzoo, gymnasium), and
 nothing else. From a folder with no ``worlds/`` in it, that install loads the shipped worlds by
 id, wins harbor with the walkthrough script (CLI and game API), runs the PettingZoo AEC env (and
 the Gymnasium env when the tree has one), and every feature whose extra is missing says which
@@ -46,6 +46,9 @@ PINNED = (
     "numpy",
     "pydantic",
     "filelock",
+    "pysbd",
+    "text2num",
+    "roman",
     "pydantic-core",
     "annotated-types",
     "typing-extensions",
@@ -148,7 +151,7 @@ def test_the_core_install_holds_numpy_and_pydantic_and_nothing_heavy(venv):
     assert out["present"] == [], f"a core install pulled in {out['present']}"
     assert out["light"] == []
     core = sorted(r.split(">")[0].split("=")[0].strip() for r in out["requires"] if "extra ==" not in r)
-    assert core == ["filelock", "numpy", "pydantic"]
+    assert core == ["filelock", "numpy", "pydantic", "pysbd", "roman", "text2num"]
     extras = {r.split("extra ==")[1].strip().strip("'\"") for r in out["requires"] if "extra ==" in r}
     assert {
         "memory",

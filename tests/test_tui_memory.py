@@ -145,7 +145,7 @@ async def test_journal_shows_what_jory_said():
 
 
 async def test_trust_heat_table_and_audit_filters():
-    app = ParleyApp(lambda: harbor(played=tuple(TO_STRONGBOX[:-1])))  # the walk, up to the strongbox
+    app = ParleyApp(lambda: harbor(played=tuple(TO_STRONGBOX[:-3])))  # the walk, up to the cleft above it
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("f2", "t")
@@ -153,7 +153,7 @@ async def test_trust_heat_table_and_audit_filters():
         screen = app.screen
         table = screen.query_one("#trust-table", DataTable)
         assert table.get_cell("jory", "treasure").plain.strip() == "·"  # nothing verified yet
-        await play(pilot, TO_STRONGBOX[-1:])  # open it: the claims about where it was are settled
+        await play(pilot, TO_STRONGBOX[-3:])  # down beside it (the claims about where it is are settled); open it
         assert app.screen is screen
         trust = app.game.facts.trust_table()
         assert trust["jory"]["treasure"] < 0 < trust["ilse"]["treasure"]  # the box was in the sea cave

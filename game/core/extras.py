@@ -1,7 +1,8 @@
 """Optional features and the pip extras that bring them: "this needs the 'tui' extra".
 
-``pip install parley-engine`` is the light core (numpy, pydantic, filelock): the engine, the
-shipped worlds, the parser, negotiation, the rule-based agents and the environment adapters.
+``pip install parley-engine`` is the light core (numpy, pydantic, filelock, and pysbd, text2num and
+roman for reading claims in text): the engine, the shipped worlds, the parser, negotiation, the
+rule-based agents and the environment adapters.
 Everything heavier is an extra (pyproject.toml's ``[project.optional-dependencies]``). A feature
 whose extra is missing raises :class:`ExtraMissing` naming it, e.g.::
 

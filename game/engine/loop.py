@@ -210,12 +210,13 @@ class Engine:
         self._credit(PLAYER, points)
         self.emit("score", PLAYER, f"+{points} points: {why}.", private=True, data={"points": points})
 
-    def verify(self, fact_ids: Iterable[str], actor: str, how: str) -> None:
-        """Ground truth observed: record the truth of each fact and announce it to witnesses."""
+    def verify(self, fact_ids: Iterable[str], actor: str, how: str, private: bool = False) -> None:
+        """Ground truth observed: record the truth of each fact and announce it to witnesses (to the
+        actor alone when ``private``: what an examination shows, only the examiner sees)."""
         truth = {f: self.spec.facts[f].true for f in fact_ids}
         self.state.verified.update(truth)
         lines = [self.spec.facts[f].text + ("" if t else " — that turns out to be false") for f, t in truth.items()]
-        self.emit("verify", actor, f"Verified by {how}: " + " ".join(lines), data={"truth": truth})
+        self.emit("verify", actor, f"Verified by {how}: " + " ".join(lines), private=private, data={"truth": truth})
 
     # --- agents' decisions ----------------------------------------------------------
     def _credit(self, who: str, amount: float) -> None:
@@ -453,6 +454,11 @@ class Engine:
         """What ``actor`` knows at the start of its turn (``game.engine.observation.observe``); ``request``:
         what it is asked to say now (its decision)."""
         return observation.observe(self, actor, request)
+
+    def glance(self, actor: str) -> Observation:
+        """What ``actor`` sees at a glance: its room, what is in sight, the exits, what it carries
+        (``game.engine.observation.glance``; an ``Observation`` without prose or recent events)."""
+        return observation.glance(self, actor)
 
     def scope(self, actor: str = PLAYER) -> Any:
         """What the parser may match for this actor right now (``game.engine.observation.scope``)."""

@@ -5,6 +5,7 @@ as an agent sees it (``as_seen``: no world-fact ids, no outcome metrics)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from game.core.types import PLAYER, Event, Observation, Request
@@ -12,23 +13,32 @@ from game.engine import predicates
 from game.engine.quests import quest_log
 
 
+def glance(engine: Any, actor: str) -> Observation:
+    """What ``actor`` sees at a glance: where it is, what is in sight there, the exits, what it
+    carries and its gold (the fields of ``observe`` that need no prose, parser scope, quest log or
+    recent events; ``text`` is empty). Cheap enough to take after every event."""
+    st = engine.state
+    loc = st.where[actor]
+    return Observation(
+        actor=actor,
+        turn=st.turn,
+        location=loc,
+        text="",
+        visible=predicates.in_sight(st, actor),
+        exits=tuple(engine.spec.locations[loc].exits),
+        inventory=tuple(st.items_in(actor)),
+        gold=st.gold.get(actor, 0),
+    )
+
+
 def observe(engine: Any, actor: str, request: Request | None = None) -> Observation:
     """What ``actor`` knows at the start of its turn (see ``game.core.types.Observation``); ``request``:
     what it is being asked to say right now (an NPC answering), which is then its decision."""
     st = engine.state
-    loc = st.where[actor]
-    visible = predicates.in_sight(st, actor)
+    base = glance(engine, actor)
+    loc, visible, inventory = base.location, base.visible, base.inventory
     scene = scene_view(engine) if actor == PLAYER else None
-    inventory = tuple(st.items_in(actor))
-    seen = dict(
-        location=loc,
-        visible=visible,
-        exits=tuple(engine.spec.locations[loc].exits),
-        inventory=inventory,
-        gold=st.gold.get(actor, 0),
-        scene=scene,
-        recent=tuple(as_seen(e, actor) for e in engine.recent[actor]),
-    )
+    seen: dict[str, Any] = dict(scene=scene, recent=tuple(as_seen(e, actor) for e in engine.recent[actor]))
     if actor == PLAYER:  # a player is also shown its parser scope, the names and the quest log
         names = scope(engine, actor)
         named = dict.fromkeys((loc, *visible, *inventory, *(n.id for n in names.nouns)))
@@ -41,7 +51,7 @@ def observe(engine: Any, actor: str, request: Request | None = None) -> Observat
             max_turns=engine.spec.max_turns,
         )
     seen["decision"] = decision(engine, actor, scene, seen["recent"], request)
-    return Observation(actor=actor, turn=st.turn, text=engine.describe(actor, loc), **seen)
+    return dataclasses.replace(base, text=engine.describe(actor, loc), **seen)
 
 
 def decision(
@@ -203,8 +213,6 @@ def as_seen(ev: Event, viewer: str) -> Event:
     private = [k for k in hidden if k in ev.data]
     if not hides_fact and not private:
         return ev
-    import dataclasses
-
     data = {k: v for k, v in ev.data.items() if k not in private}
     if hides_fact:
         data["claims"] = [{k: v for k, v in c.items() if k != "fact_id"} if isinstance(c, dict) else c for c in claims]

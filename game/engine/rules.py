@@ -85,6 +85,8 @@ def do_examine(eng: Engine, a: Action) -> None:
         else:
             text += " It is closed." + (" It is locked." if _locked_container(eng, iid) else "")
     eng.emit("examine", a.actor, text, private=True, data={"obj": iid})
+    if item.shows:  # what its description settles, the examiner alone has seen
+        eng.verify(item.shows, a.actor, f"examining the {eng.name(iid)}", private=True)
 
 
 def do_take(eng: Engine, a: Action) -> None:

@@ -189,16 +189,36 @@ def agent_keys(spec: Any, player: str) -> dict[str, str]:
     return keys
 
 
-def heard_by(who: str, listener: Any) -> Any:
-    """``listener`` for the events ``who`` perceives only: world-fact memory is the player's
-    journal and the trust it reads, so it hears what the player hears (never a claim made out
-    of earshot)."""
+def witnesses(engine: Engine, see: Any) -> Any:
+    """The listener that hands each agent what it sees for itself: ``see(agent, event,
+    observation)`` for every perceiver of each event, with what it sees after it
+    (``Engine.glance``); agent memory settles each agent's own claims with it. What everyone
+    sees at the start counts at once."""
+    for who in engine.order:
+        see(who, None, engine.glance(who))
 
-    def hear(event: Any) -> None:
+    def listen(event: Any) -> None:
+        for who in event.perceivers:
+            see(who, event, engine.glance(who))
+
+    return listen
+
+
+def witnessed_by(engine: Engine, who: str, facts: Any, hear: Any = None) -> Any:
+    """The listener of world-fact memory: ``hear`` (default ``facts.on_event``) for the events
+    ``who`` perceives only (world-fact memory is the player's journal and the trust it reads, so
+    it hears what the player hears, never a claim made out of earshot), then what ``who`` sees
+    after each of them (``facts.see`` with ``Engine.glance``). What it sees at the start counts
+    at once."""
+    hear = facts.on_event if hear is None else hear
+    facts.see(None, engine.glance(who))
+
+    def listen(event: Any) -> None:
         if who in event.perceivers:
-            listener(event)
+            hear(event)
+            facts.see(event, engine.glance(who))
 
-    return hear
+    return listen
 
 
 def compose(
@@ -225,13 +245,13 @@ def compose(
     insights = insight_bank(insights, config)
     mem = memory_for(w.spec, memory, config, insights, agent_keys(w.spec, config.player))
     if mem is not None:
-        engine.listeners.append(mem.on_event)
+        engine.listeners += [mem.on_event, witnesses(engine, mem.see)]
         engine.context_provider = mem.context
     memo = memo_llm_for(mem, client, config.memo_llm, lambda: engine.state.turn)
     facts = None
     if config.facts:
         facts = facts_for(w.spec, mem, client, config.jury, engine.decide)
-        engine.listeners.append(heard_by(PLAYER, facts.on_event))
+        engine.listeners.append(witnessed_by(engine, PLAYER, facts))
     return Parts(
         world=w,
         config=config,

@@ -330,11 +330,12 @@ def replay_listeners(eng: Engine, data: dict[str, Any], where: Path, notes: list
     mem = None
     settings = memory_settings(data, where)
     if settings is not None:
+        from game.play.compose import witnesses
         from memory.runtime import GameMemory
 
         mem = GameMemory(spec, embedder=settings["embedder"], store="flat", config=settings["config"])
         mem.priors = {k: list(v) for k, v in comps["memory"].get("priors", {}).items()}
-        eng.listeners.append(mem.on_event)
+        eng.listeners += [mem.on_event, witnesses(eng, mem.see)]
     if "facts" not in comps:
         notes.append(
             "the save holds no world-fact state (world facts off, or an older save): gate, Σ-Mem and claims not checked"
@@ -374,19 +375,20 @@ def replay_extractor(eng: Engine, lexicon: Any) -> Any:
 
 
 def replay_facts_listener(eng: Engine, facts: Any) -> Any:
-    """``facts.on_event`` for the events the player perceives, with the gate's jury present
-    exactly when the transcript recorded a verdict next (among the gate's records next, for this
-    turn): a game may have been played with the jury in one session and without it in another."""
+    """World-fact memory's listener as ``game.play.compose.witnessed_by`` wires it, with the gate's
+    jury present exactly when the transcript recorded a verdict next (among the gate's records
+    next, for this turn): a game may have been played with the jury in one session and without it
+    in another."""
+    from game.play.compose import witnessed_by
     from memory.jury import JURY_KIND, JURY_WHO, RecordedJury
 
     jury = RecordedJury(None, eng.decide)
 
     def hear(event: Any) -> None:
-        if PLAYER in event.perceivers:
-            facts.gate.jury = jury if recorded_next(eng, JURY_WHO, JURY_KIND) else None
-            facts.on_event(event)
+        facts.gate.jury = jury if recorded_next(eng, JURY_WHO, JURY_KIND) else None
+        facts.on_event(event)
 
-    return hear
+    return witnessed_by(eng, PLAYER, facts, hear)
 
 
 def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[str, str]]:

@@ -293,6 +293,14 @@ class Game:
                 continue
             text = f.text or f"{f.subject} {f.relation.replace('_', ' ')} {f.object}"
             rows[f.status].append(JournalEntry(text, tuple(name(s) for s in f.sources if s != "observation")))
+        refused: dict[str, list[str]] = {}  # claims refused as they were heard (no entry was made for them)
+        for d in facts.gate.decisions:
+            c = d.candidate
+            if d.outcome == "reject" and d.fact is None and c.get("kind") != "observation" and c.get("text"):
+                who = refused.setdefault(c["text"], [])
+                who += [] if name(c["source"]) in who else [name(c["source"])]
+        listed = {e.text for entries in rows.values() for e in entries}
+        rows["rejected"] += [JournalEntry(t, tuple(who)) for t, who in refused.items() if t not in listed]
         trust = []
         for npc, row in facts.trust_table().items():
             judged = tuple((t, s) for t, s in row.items() if s)
@@ -361,13 +369,14 @@ class Game:
 
     def rebuild_facts(self) -> None:
         """Feed the transcript's events through world-fact memory (the claims and verifications
-        so far), leaving agent memory as it was."""
+        so far), leaving agent memory as it was. What the player saw is not in the transcript,
+        so it is not rebuilt (a save from before world-fact memory kept none)."""
         bank, self.facts.bank = self.facts.bank, None
         try:
             for line in self.transcript.records:
                 rec = json.loads(line)
                 if rec.get("type") == "event" and PLAYER in rec.get("perceivers", ()):
-                    self.facts.on_event(Event.from_dict(rec))  # what the player heard (see compose.heard_by)
+                    self.facts.on_event(Event.from_dict(rec))  # what the player heard (see compose.witnessed_by)
         finally:
             self.facts.bank = bank
 

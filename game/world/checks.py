@@ -20,6 +20,7 @@ from game.core.protocols import AgentKinds
 from game.core.types import PLAYER
 from game.council.session import MAX_ROUNDS as DEBATE_ROUNDS
 from game.negotiation.utility import MAX_OUTCOMES
+from game.world.measures import unit_problems
 from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
 
 
@@ -51,6 +52,7 @@ def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
     yield from _agent_problems(w, agent_kinds)
     yield from _line_problems(w)
     yield from _relation_problems(w)
+    yield from unit_problems(w)
     yield from _npc_problems(w, placed)
     yield from _topic_problems(w)
     yield from _quest_problems(w, placed.at)
@@ -124,9 +126,10 @@ def _item_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
                 yield from placed.place(c, f"items.{iid}.contents[{i}]")
         if item.locked_with is not None and item.locked_with not in items:
             yield _ref("item", item.locked_with, items, f"items.{iid}.locked_with")
-        for i, f in enumerate(item.reveals):
-            if f not in w.facts:
-                yield _ref("fact", f, w.facts, f"items.{iid}.reveals[{i}]")
+        for field in ("reveals", "shows"):
+            for i, f in enumerate(getattr(item, field)):
+                if f not in w.facts:
+                    yield _ref("fact", f, w.facts, f"items.{iid}.{field}[{i}]")
 
 
 def _containment_loops(w: WorldSpec) -> Iterator[Problem]:

@@ -17,10 +17,11 @@ the seller, a higher one), linearly from 1 to 0, with every other issue neutral.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 from game.core.protocols import AgentKinds
 from game.core.specs import Id, Name, Spec, Unit, WorldId, _as_name  # noqa: F401  (the shared field types)
@@ -65,6 +66,10 @@ class ItemSpec(Spec):
     contents: list[Id] = Field(default_factory=list, description="items inside a container")
     locked_with: Id | None = Field(None, description="key item id for a locked container")
     reveals: list[Id] = Field(default_factory=list, description="facts verified when the container is opened")
+    shows: list[Id] = Field(
+        default_factory=list,
+        description="facts its description settles: examining it verifies them (as true or false, as the world holds them)",
+    )
 
 
 # --- people -----------------------------------------------------------------
@@ -140,7 +145,17 @@ class RelationSpec(Spec):
     aliases: list[Name] = Field(
         default_factory=list, description='other words for it, in claims and in what NPCs say ("costs", "is hidden in")'
     )
-    unit: Name | None = Field(None, description='the unit its numbers are in ("gold"): "20 gold" reads as 20')
+    unit: Name | None = Field(
+        None,
+        description="the unit its numbers are in: a unit id from [units] (a number in another declared unit is "
+        'converted to it, one in a unit it cannot convert from is another value), or a free word ("gold"): '
+        '"20 gold" reads as 20',
+    )
+    kind: Literal["entity", "number", "time", "text"] | None = Field(
+        None,
+        description="what its values are: entities (ids and names), numbers (in its unit), times of day "
+        '("9 pm", "half past six", "21:00", a [clock] name) or text; left out, a number when range or unit is set',
+    )
     changes: bool = Field(
         False,
         description="its value changes over time (things move, prices change): an old "
@@ -149,6 +164,40 @@ class RelationSpec(Spec):
     half_life: float = Field(
         30.0, gt=0, le=1e6, description="turns for an old value's weight to halve, when it changes"
     )
+    observed: Literal["location"] | None = Field(
+        None,
+        description='what an agent sees that settles it: "location" reads it as where a thing is (the room it '
+        "lies in, or who carries it), so a thing seen somewhere, or missed where it would be in plain sight, is "
+        "evidence for that agent",
+    )
+
+
+# --- units and the clock ---------------------------------------------------------
+
+
+class UnitSpec(Spec):
+    """A unit numbers may be given in ("12 pennies"). One with a ``base`` converts to it:
+    1 of this unit is ``factor`` of the base ("penny": base "mark", factor 1/12)."""
+
+    aliases: list[Name] = Field(default_factory=list, description='other words for it ("marks", "pence")')
+    base: Id | None = Field(None, description="the declared unit it converts to")
+    factor: float = Field(1.0, gt=0, allow_inf_nan=False, description="how many of the base one of this unit is worth")
+
+
+CLOCK_TIME = r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$"
+
+
+def _clock_time(v: Any) -> Any:
+    if isinstance(v, str) and re.fullmatch(CLOCK_TIME, v.strip()):
+        return v.strip()
+    raise ValueError('a clock time is HH:MM on the 24-hour clock ("19:00")')
+
+
+ClockTime = Annotated[
+    str,
+    BeforeValidator(_clock_time),
+    WithJsonSchema({"type": "string", "pattern": CLOCK_TIME, "description": 'HH:MM, 24-hour ("19:00")'}),
+]
 
 
 # --- quests -----------------------------------------------------------------
@@ -267,6 +316,12 @@ class WorldSpec(Spec):
     facts: dict[Id, FactSpec] = Field(default_factory=dict)
     quests: dict[Id, QuestSpec] = Field(default_factory=dict)
     scenes: dict[Id, Scene] = Field(default_factory=dict)
+    units: dict[Id, UnitSpec] = Field(
+        default_factory=dict, description="units numbers may be given in, and how they convert"
+    )
+    clock: dict[str, ClockTime] = Field(
+        default_factory=dict, description='named times of day: dusk = "19:00" ("opens at dusk" is 19:00)'
+    )
 
     @model_validator(mode="after")
     def _ids_disjoint(self) -> WorldSpec:
