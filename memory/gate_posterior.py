@@ -65,18 +65,18 @@ JURY_CLIP = 0.05
 
 # Fitted by ``python -m benchmarks.gate.calibrate --tune-seeds 0-9`` (600 writes a seed, hash embedder).
 FITTED: dict[str, float] = {
-    "prior": 0.116,
-    "trust": 0.588,
-    "distrust": 0.357,
-    "newcomer": -2.104,
-    "track": 0.349,
-    "track_any": 0.559,
-    "verified_support": 1.380,
-    "verified_conflict": -0.930,
-    "admitted_support": 1.724,
+    "prior": 0.087,
+    "trust": 0.575,
+    "distrust": 0.379,
+    "newcomer": -2.131,
+    "track": 0.303,
+    "track_any": 0.606,
+    "verified_support": 1.310,
+    "verified_conflict": -0.937,
+    "admitted_support": 1.633,
     "admitted_conflict": -1.184,
-    "news": 0.166,
-    "burst": -0.747,
+    "news": 0.171,
+    "burst": -0.754,
     "jury": 1.0,
 }
 
