@@ -36,7 +36,7 @@ LEX = Lexicon(
     },
     topics={("gem", "located_in"): "treasure", ("sextant", "price"): "prices"},
 )
-CRED = {"trusted": 0.9, "liar": 0.1, "shady": 0.3}
+CRED = {"trusted": 0.9, "sure": 0.97, "liar": 0.1, "shady": 0.3}
 
 
 def gate(**kw) -> ConsistencyGate:
@@ -147,8 +147,9 @@ def test_a_value_that_changes_gives_way_to_a_credible_later_report_even_when_ver
     assert g.submit(cand("heron", "moored_at", "dock", source="liar", turn=40)).outcome != "admit"
     fresh = g.submit(cand("heron", "moored_at", "dock", source="liar", turn=2))  # against a fresh truth
     assert fresh.outcome != "admit" and fresh.p < 0.1
-    late = g.submit(cand("heron", "moored_at", "quay", turn=60))  # six half-lives later
-    assert late.outcome == "admit" and late.superseded
+    early = g.submit(cand("heron", "moored_at", "quay", source="sure", turn=3))
+    late = g.submit(cand("heron", "moored_at", "quay", source="sure", turn=60))  # six half-lives later
+    assert late.p > early.p and late.outcome == "admit" and late.superseded
     # a relation that does not change keeps its verified value
     h = gate()
     h.observe("gem", "located_in", "chest", True, turn=0)
