@@ -120,7 +120,12 @@ class ConsistencyGate(FactMemory):
         self.jury = jury
         self.lexicon = lexicon
         self._extractor = extractor
+        self._track: TrackRecord | None = None
         self._init_memory()
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        super().set_state(state)
+        self._track = None  # rebuilt from the loaded audit trail
 
     # --- wording ----------------------------------------------------------------------
     @property
@@ -254,7 +259,7 @@ class ConsistencyGate(FactMemory):
         """Weigh a candidate's evidence into ``p``, choose the outcome and apply it. ``held``: the
         quarantined entry being re-checked (its sources back the candidate too)."""
         held = held or self._held(c)
-        self._record()  # the sources' records and the verifications so far
+        track = self._record()  # the sources' records and the verifications so far
         backers = list(dict.fromkeys([c.source, *(held.sources if held is not None else ())]))
         creds = [1.0 if c.kind == "observation" and s == c.source else self._cred(s, c.topic) for s in backers]
         cred = backing(creds)
@@ -276,7 +281,6 @@ class ConsistencyGate(FactMemory):
         ev.x["trust"] = sum(max(0.0, logit(x)) for x in creds)
         ev.x["distrust"] = sum(min(0.0, logit(x)) for x in creds)
         if c.kind != "observation":
-            track = self._record()
             ev.x["track"] = sum(track.log_odds(s, c.topic) for s in backers)
             ev.x["track_any"] = sum(track.log_odds(s) for s in backers)
             earlier = set(held.sources) if held is not None else set()  # a held claim was heard once already
@@ -306,7 +310,7 @@ class ConsistencyGate(FactMemory):
 
     def _record(self) -> TrackRecord:
         """The sources' records from the observations so far (rebuilt from the audit trail after a load)."""
-        if getattr(self, "_track", None) is None or self._track.seen > len(self.decisions):
+        if self._track is None or self._track.seen > len(self.decisions):
             self._track = TrackRecord()
         self._track.refresh(self.decisions, self._claim_of, self._observed, self.rules.vote, self._window)
         return self._track
@@ -337,9 +341,10 @@ class ConsistencyGate(FactMemory):
         rule = self.rules.rule(f.relation)
         since = f.turn
         if f.status == "verified":
-            c, since = 1.0, self._track.verified_at.get(f.id, f.turn)
+            c, since = 1.0, self._record().verified_at.get(f.id, f.turn)
         else:
-            others = [s for s in dict.fromkeys([f.source, *f.sources]) if s not in set(exclude)]
+            skip = set(exclude)
+            others = [s for s in dict.fromkeys([f.source, *f.sources]) if s not in skip]
             c = backing(self._cred(s, f.topic) for s in others) if others else 0.0
         return c * fade(turn - since, rule.half_life, rule.changes)
 
