@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memory.gate_evidence import Bursts
+from memory.gate_posterior import Costs, Posterior, cut_points
 from memory.rule_judge import ClaimCandidate, Fact, RuleJudge, keywords, norm
 
 LIVE = ("admitted", "verified")  # statuses that count as evidence and are retrievable
@@ -26,31 +27,28 @@ class GateConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     k: int = Field(5, ge=3, le=7, description="semantic neighbours considered")
     similarity_floor: float = Field(0.35, ge=-1.0, le=1.0)
-    t_low: float = Field(0.3, ge=0.0, le=1.0)
-    t_high: float = Field(0.7, ge=0.0, le=1.0)
-    alpha: float = Field(0.2, ge=0.0, le=1.0, description="weight of source credibility in the final score")
-    sharpness: float = Field(2.0, gt=0.0, le=10.0, description="exponent k of the credibility contest")
-    jury_weight: float = Field(0.5, ge=0.0, le=1.0, description="weight of the LLM jury vs the rule judge")
+    posterior: Posterior = Field(default_factory=Posterior, description="prior and evidence weights (fitted)")
+    costs: Costs = Field(default_factory=Costs, description="the cost of each error; fixes the cut points")
+    t_low: float | None = Field(None, ge=0.0, le=1.0, description="reject below this p (default: from the costs)")
+    t_high: float | None = Field(None, ge=0.0, le=1.0, description="admit from this p (default: from the costs)")
     on_judge_error: Literal["quarantine", "rule_only"] = "quarantine"
     cache: bool = True
-    burst_size: int = Field(3, ge=2, description="agreeing strangers about something new that are held, not admitted")
+    burst_size: int = Field(3, ge=2, description="agreeing strangers about something new that make a burst")
     burst_window: int = Field(10, ge=0, description="turns within which agreeing strangers count as a burst")
-    strong: float = Field(
-        0.8,
-        ge=0.0,
-        le=1.0,
-        description="a contradiction is rejected only against a fact weighing at least this "
-        "(verified, or backed by trust); weaker disputes are held",
-    )
     stranger_band: float = Field(
         0.1, ge=0.0, le=0.5, description="a source within this of credibility 0.5 has no trust evidence"
     )
 
     @model_validator(mode="after")
     def _order(self) -> GateConfig:
-        if self.t_low > self.t_high:
+        if self.t_low is not None and self.t_high is not None and self.t_low > self.t_high:
             raise ValueError(f"t_low ({self.t_low}) must not exceed t_high ({self.t_high})")
         return self
+
+    def cut_points(self) -> tuple[float, float]:
+        """(reject below, admit from) on the posterior: the cost-derived ones unless set."""
+        lo, hi = cut_points(self.costs)
+        return (lo if self.t_low is None else self.t_low, hi if self.t_high is None else self.t_high)
 
 
 @dataclass
@@ -60,13 +58,15 @@ class Decision:
     candidate: dict[str, Any]
     related: list[dict[str, Any]]
     votes: list[dict[str, Any]]
-    score: float
+    score: float  # p for a decision by the posterior
     credibility: float
     outcome: str  # admit | quarantine | reject
     reason: str
     fact: str | None = None  # the entry it created or confirmed
     superseded: list[str] = field(default_factory=list)
     cached: bool = False
+    p: float | None = None  # the posterior probability that the claim is true (None: decided before it existed)
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # terms: term, x, weight, log_odds
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

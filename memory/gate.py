@@ -6,27 +6,25 @@ passes the gate before it enters world-fact memory:
 1. **Related facts**: structured matches (same subject and relation), the
    semantic top-k (``k`` in 3..7) above a similarity floor, and keyword matches
    on names and numbers. Only admitted and verified facts are evidence.
-2. **Judges**: the rule judge votes on each structured match (support 1,
-   contradiction 0): a functional relation with another object, a number
-   outside the relation's range, or a reversed temporal order is a
-   contradiction. An optional LLM jury (``memory.jury``) answers yes / no /
-   unsure per candidate in K samples (1 / 0 / 0.5); the consistency score is
-   the weighted mean of the judges' scores.
-3. **Source credibility** ``c`` in [0, 1] comes from the reliability memory
-   (Σ-Mem: ``c = (1 + s) / 2`` for the source's score ``s`` on the topic; 0.5 for
-   an unknown source; an observation is 1). A contradiction is a contest
-   between the candidate's source and the contradicted fact's source, scored
-   like a Bradley–Terry match with sharpness ``k`` (= 2): the rule vote is
-   ``c_new^k / (c_new^k + c_old^k)`` instead of 0 (0 when the old fact was
-   verified). So a trusted source
-   supersedes a stale fact from an untrusted one, while an untrusted source's
-   contradiction of a trusted fact is rejected. The final score is
-   ``(1 - alpha) * consistency + alpha * c_new`` (``alpha`` = 0.2).
-4. **Tiers**: score >= ``t_high`` admit (superseding what it contradicts);
-   score < ``t_low`` reject; in between, quarantine: kept out of retrieval and
-   out of the evidence, and re-checked when new evidence arrives (a
-   verification, or a change in source credibility). Thresholds can be set per
-   relation.
+2. **Rule judge**: a vote on each structured match: support (the same fact, or
+   a negation another value implies) or contradiction (a functional relation
+   with another object, a reversed temporal order, directly or through a
+   chain of facts). A number outside the relation's range, a contradiction of
+   a verified fact that cannot change, and an order reversed through verified
+   facts are *hard*: rejected whatever else speaks for the claim.
+3. **Posterior** (``memory.gate_posterior``): ``P(true | evidence)`` as a prior
+   log-odds plus one weighted term per piece of evidence: the backers' trust
+   and distrust (Σ-Mem credibility, combined as independent evidence, not by
+   count), their record against the observations the gate saw, a fresh
+   source id, the strongest verified and admitted fact for and against
+   (weighed by their backers and faded by age for a relation that changes),
+   news, a burst of strangers, and the LLM jury's vote (``memory.jury``) when
+   set. The weights are fitted on the gate benchmark's tune seeds.
+4. **Outcome**: the one with the smallest expected cost under the costs of
+   each error (``GateConfig.costs``): admit (superseding what it contradicts),
+   reject, or quarantine: kept out of retrieval and out of the evidence, and
+   re-checked with the same posterior when new evidence arrives. A relation's
+   ``thresholds`` override the cost-derived cut points.
 5. **Verified observations always win**: ``observe`` records ground truth,
    purges every fact it contradicts (however it got in) and resolves the
    quarantine. "Consistent" is not "true": a poisoned fact admitted early
@@ -35,18 +33,12 @@ passes the gate before it enters world-fact memory:
    synonyms, units and number words are resolved before anything is compared,
    a candidate may be a negation (``truth=False``), and :meth:`ConsistencyGate.hear`
    reads free text through the claim extractor (``memory.extract``).
-7. **Backing, age, chains, bursts** (``memory.gate_evidence``): a fact's weight in a
-   contest is the trust-weighted corroboration of all its sources; for a relation
-   that ``changes``, it fades with age towards 0.5 (a verified one too, from 1),
-   so a credible newer report can replace an old value; an ordered relation's
-   chains count (x < y, y < z contradicts z < x); a claim about something new
-   counts its backers' trust (a proven liar's is held or rejected), and a burst of
-   agreeing strangers about it is held, not admitted.
-8. **Audit**: every decision keeps the candidate, the related facts, the
-   votes, the score, the credibility, the outcome and the reason; the trail is
-   saved with the game and can be queried. A failing judge degrades to
-   quarantine (or to the rule judge alone, by config); identical candidates
-   against unchanged memory reuse the cached decision.
+7. **Audit**: every decision keeps the candidate, the related facts, the
+   votes, ``p`` with the evidence terms and their log-odds, the credibility,
+   the outcome and the reason; the trail is saved with the game and can be
+   queried. A failing judge degrades to quarantine (or to the rule judge
+   alone, by config); identical candidates against unchanged memory reuse the
+   cached decision.
 """
 
 from __future__ import annotations
@@ -58,7 +50,8 @@ from typing import Any
 import numpy as np
 
 from memory.fact_memory import KEYWORD_FACTS, LIVE, Decision, FactMemory, GateConfig
-from memory.gate_evidence import aged, backing, chain
+from memory.gate_evidence import Evidence, TrackRecord, backing, chain
+from memory.gate_posterior import JURY_CLIP, choose, fade, logit
 from memory.rule_judge import ClaimCandidate, Fact, RelationRule, RuleJudge, Triple, keywords, norm
 
 # the claims, the facts and the rule judge live in memory.rule_judge, the fact memory and the
@@ -127,7 +120,12 @@ class ConsistencyGate(FactMemory):
         self.jury = jury
         self.lexicon = lexicon
         self._extractor = extractor
+        self._track: TrackRecord | None = None
         self._init_memory()
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        super().set_state(state)
+        self._track = None  # rebuilt from the loaded audit trail
 
     # --- wording ----------------------------------------------------------------------
     @property
@@ -176,23 +174,14 @@ class ConsistencyGate(FactMemory):
 
     # --- deciding ---------------------------------------------------------------------
     def thresholds(self, relation: str) -> tuple[float, float]:
+        """(reject below, admit from) on the posterior: the relation's own, else the config's cut points."""
         t = self.rules.rule(relation).thresholds
-        return t if t is not None else (self.cfg.t_low, self.cfg.t_high)
+        return t if t is not None else self.cfg.cut_points()
 
     def _cred(self, source: str, topic: str, verified: bool = False) -> float:
         if verified or source == "observation":
             return 1.0
         return float(min(1.0, max(0.0, self.credibility(source, topic))))
-
-    def _weight(self, f: Fact, turn: int) -> float:
-        """What a held fact weighs in a contest: its sources' backing (1 if verified), faded by age
-        when its relation changes."""
-        rule = self.rules.rule(f.relation)
-        if f.status == "verified":
-            c = 1.0
-        else:
-            c = backing(self._cred(s, f.topic) for s in dict.fromkeys([f.source, *f.sources]))
-        return aged(c, turn - f.turn, rule.half_life) if rule.changes else c
 
     def _cache_key(self, c: ClaimCandidate) -> tuple:
         when = c.turn if self.rules.rule(c.relation).changes else None  # old values fade: the turn matters
@@ -205,12 +194,6 @@ class ConsistencyGate(FactMemory):
             c.truth,
             when,
         )
-
-    def _contest(self, new: float, old: float) -> float:
-        """The chance the newcomer is right when two sources disagree: ``new^k / (new^k + old^k)``."""
-        k = self.cfg.sharpness
-        a, b = new**k, old**k
-        return a / (a + b) if a + b > 0 else 0.5
 
     def invalidate(self) -> None:
         """Credibility changed (the reliability memory learned): cached decisions are stale."""
@@ -273,12 +256,14 @@ class ConsistencyGate(FactMemory):
         jury_error: str | None,
         held: Fact | None = None,
     ) -> Decision:
-        """Score a candidate and apply the outcome. ``held``: the quarantined entry being re-checked."""
+        """Weigh a candidate's evidence into ``p``, choose the outcome and apply it. ``held``: the
+        quarantined entry being re-checked (its sources back the candidate too)."""
         held = held or self._held(c)
-        backers = dict.fromkeys([c.source, *(held.sources if held is not None else ())])
-        cred = 1.0 if c.kind == "observation" else backing(self._cred(s, c.topic) for s in backers)
+        track = self._record()  # the sources' records and the verifications so far
+        backers = list(dict.fromkeys([c.source, *(held.sources if held is not None else ())]))
+        creds = [1.0 if c.kind == "observation" and s == c.source else self._cred(s, c.topic) for s in backers]
+        cred = backing(creds)
         related = [{"id": f.id, "text": f.text, "status": f.status, "source": f.source, "match": why} for f, why in rel]
-        alone = self.rules.check_alone(c)
         base = {
             "seq": len(self.decisions) + 1,
             "turn": c.turn,
@@ -286,94 +271,145 @@ class ConsistencyGate(FactMemory):
             "related": related,
             "credibility": round(cred, 6),
         }
+        alone = self.rules.check_alone(c)
         if alone:
             votes = [{"judge": "rule", "about": None, "vote": 0.0, "reason": alone}]
-            return Decision(**base, votes=votes, score=0.0, outcome="reject", reason=alone)
-        votes, contradicted, same = self._rule_votes(c, rel, cred)
-        rule_votes = [v.get("contest", v["vote"]) for v in votes]
-        rule_score = float(np.mean(rule_votes)) if rule_votes else 1.0
-        hold = None
-        if not contradicted and self._new(same, c.turn):
-            # nothing known either way: as good as its backers (a proven liar's news is held or rejected)
-            rule_score = min(rule_score, 2.0 * cred)
-            hold = self._burst(c)
-        consistency = rule_score
+            return self._hard(base, votes, alone)
+        ev = self._rule_votes(c, rel, backers)
+        if ev.hard is not None:
+            return self._hard(base, ev.votes, f"contradicts {ev.hard}")
+        ev.x["trust"] = sum(max(0.0, logit(x)) for x in creds)
+        ev.x["distrust"] = sum(min(0.0, logit(x)) for x in creds)
+        if c.kind != "observation":
+            ev.x["track"] = sum(track.log_odds(s, c.topic) for s in backers)
+            ev.x["track_any"] = sum(track.log_odds(s) for s in backers)
+            earlier = set(held.sources) if held is not None else set()  # a held claim was heard once already
+            band = self.cfg.stranger_band
+            fresh = all(
+                track.claims.get(s, 0) <= (s in earlier) and abs(x - 0.5) <= band for s, x in zip(backers, creds)
+            )
+            if fresh and not (ev.x.get("verified_support") or ev.x.get("admitted_support")):
+                ev.x["newcomer"] = 1.0  # unsupported, from strangers none of whom said anything else before
         if jury is not None:
-            votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
-            w = self.cfg.jury_weight
-            consistency = (1 - w) * rule_score + w * float(jury)
-        score = round((1 - self.cfg.alpha) * consistency + self.cfg.alpha * cred, 6)
-        outcome, reason = self._outcome(c, score, cred, same, contradicted, jury_error, jury is not None)
-        if hold is not None and outcome == "admit":
-            outcome, reason = "quarantine", hold
-            if same is not None and same.status == "admitted":  # what the first of them got in goes back on hold
-                self._set_status(same, "quarantined")
-                held, same = same, None
-        d = Decision(**base, votes=votes, score=score, outcome=outcome, reason=reason)
-        self._apply(d, c, same, contradicted, held, jury, jury_error)
+            ev.votes.append({"judge": "jury", "about": None, "vote": round(float(jury), 6), "reason": "LLM jury"})
+            ev.x["jury"] = logit(jury, JURY_CLIP)
+        p, terms = self.cfg.posterior.combine(ev.x)
+        if ev.certain is not None and not ev.contradicted:  # a verified fact that cannot change says so
+            p = 1.0
+            terms.append({"term": "verified", "x": 1.0, "weight": None, "log_odds": None})
+        outcome, reason = self._outcome(c, p, ev, jury_error)
+        same = ev.same
+        if ev.x.get("burst") and outcome == "quarantine" and same is not None and same.status == "admitted":
+            self._set_status(same, "quarantined")  # what the first of a burst got in goes back on hold
+            held, same = same, None
+        d = Decision(
+            **base, votes=ev.votes, score=round(p, 6), outcome=outcome, reason=reason, p=round(p, 6), evidence=terms
+        )
+        self._apply(d, c, same, ev.contradicted, held, jury, jury_error)
         return d
 
-    def _rule_votes(
-        self, c: ClaimCandidate, rel: list[tuple[Fact, str]], cred: float
-    ) -> tuple[list[dict[str, Any]], list[Fact], Fact | None]:
-        """The rule judge's votes on the related facts, the facts the candidate contradicts, and
-        the first fact it restates (None if none)."""
-        votes: list[dict[str, Any]] = []
-        contradicted: list[Fact] = []
-        same: Fact | None = None
+    def _record(self) -> TrackRecord:
+        """The sources' records from the observations so far (rebuilt from the audit trail after a load)."""
+        if self._track is None or self._track.seen > len(self.decisions):
+            self._track = TrackRecord()
+        self._track.refresh(self.decisions, self._claim_of, self._observed, self.rules.vote, self._window)
+        return self._track
+
+    @staticmethod
+    def _claim_of(d: Decision) -> ClaimCandidate:
+        return ClaimCandidate(**d.candidate)
+
+    def _observed(self, d: Decision) -> Fact | None:
+        """The verified fact an observation's decision recorded, else None."""
+        if d.candidate.get("kind") != "observation" or not d.reason.startswith("verified observation"):
+            return None
+        return self.facts.get(d.fact) if d.fact is not None else None
+
+    def _window(self, relation: str) -> float:
+        """How long after a claim an observation still settles it (a quarter half-life if it changes)."""
+        rule = self.rules.rule(relation)
+        return rule.half_life / 4 if rule.changes else float("inf")
+
+    def _hard(self, base: dict[str, Any], votes: list[dict[str, Any]], reason: str) -> Decision:
+        """A structural contradiction: rejected whatever else speaks for the claim (p = 0)."""
+        ev = [{"term": "hard", "x": 1.0, "weight": None, "log_odds": None, "reason": reason}]
+        return Decision(**base, votes=votes, score=0.0, outcome="reject", reason=reason, p=0.0, evidence=ev)
+
+    def _strength(self, f: Fact, turn: int, exclude: Iterable[str] = ()) -> float:
+        """What a held fact's evidence weighs now: 1 if verified, else the credibility its sources other
+        than ``exclude`` lend it (0 if none), faded by age when its relation changes."""
+        rule = self.rules.rule(f.relation)
+        since = f.turn
+        if f.status == "verified":
+            c, since = 1.0, self._record().verified_at.get(f.id, f.turn)
+        else:
+            skip = set(exclude)
+            others = [s for s in dict.fromkeys([f.source, *f.sources]) if s not in skip]
+            c = backing(self._cred(s, f.topic) for s in others) if others else 0.0
+        return c * fade(turn - since, rule.half_life, rule.changes)
+
+    def _final(self, f: Fact) -> bool:
+        """A verified fact of a relation that does not change: contradicting it is hard."""
+        return f.status == "verified" and not self.rules.rule(f.relation).changes
+
+    def _rule_votes(self, c: ClaimCandidate, rel: list[tuple[Fact, str]], backers: list[str]) -> Evidence:
+        """The rule judge's votes on the related facts and the evidence strengths they give."""
+        ev = Evidence()
         for f, _why in rel:
             v = self.rules.vote(c, f)
+            implied = v is None
+            v = v or self._implied(c, f)
             if v is None:
                 continue
             vote, why = v
+            strength = self._strength(f, c.turn, backers)
+            kind = "verified" if f.status == "verified" else "admitted"
             if vote >= 1.0:
-                same = same or f
-                votes.append({"judge": "rule", "about": f.id, "vote": 1.0, "reason": why})
-                continue
-            old = self._weight(f, c.turn)
-            final = f.status == "verified" and not self.rules.rule(f.relation).changes
-            contest = 0.0 if final else self._contest(cred, old)
-            contradicted.append(f)
-            votes.append(
-                {
-                    "judge": "rule",
-                    "about": f.id,
-                    "vote": 0.0,
-                    "contest": round(contest, 6),
-                    "source_credibility": round(old, 6),
-                    "reason": why,
-                }
+                ev.same = ev.same or (None if implied else f)
+                if self._final(f):
+                    ev.certain = ev.certain or f.id
+                ev.note(f"{kind}_support", strength)
+            else:
+                ev.contradicted.append(f)
+                ev.note(f"{kind}_conflict", strength)
+                if self._final(f):
+                    ev.hard = ev.hard or f.id
+            ev.votes.append(
+                {"judge": "rule", "about": f.id, "vote": float(vote), "strength": round(strength, 6), "reason": why}
             )
-        link = self._chain_vote(c, cred, contradicted)
-        if link is not None:
-            votes.append(link[0])
-            contradicted.append(link[1])
-        return votes, contradicted, same
+        self._chain_vote(c, ev, backers)
+        if not any(ev.x.values()):
+            ev.x["news"] = 1.0  # nothing known bears on it
+        if not ev.contradicted and not ev.x.get("verified_support") and self._burst(c):
+            ev.x["burst"] = 1.0
+        return ev
 
-    def _chain_vote(self, c: ClaimCandidate, cred: float, known: list[Fact]) -> tuple[dict[str, Any], Fact] | None:
+    def _implied(self, c: ClaimCandidate, f: Fact) -> tuple[float, str] | None:
+        """A negation that another value of a functional relation implies ("not in the well" when it
+        is in the chest): support."""
+        if c.truth or not f.truth or c.key != f.key or not self.rules.rule(c.relation).functional:
+            return None
+        return (1.0, f"implied: {f.subject} {f.relation} {f.object}") if norm(c.object) != norm(f.object) else None
+
+    def _chain_vote(self, c: ClaimCandidate, ev: Evidence, backers: list[str]) -> None:
         """An ordered claim against a chain of two or more facts saying the opposite (x < y, y < z:
-        not z < x). The chain weighs what its weakest link does; an all-verified chain is final."""
+        not z < x). The chain weighs what its weakest link does; an all-verified chain is hard."""
         pair = self.rules.order(c) if c.truth else None
         if pair is None:
-            return None
+            return
         path = chain(self.ordered(), pair[1], pair[0])
-        if not path or len(path) < 2 or any(f in known for f in path):
-            return None
-        weights = [self._weight(f, c.turn) for f in path]
+        if not path or len(path) < 2 or any(f in ev.contradicted for f in path):
+            return
+        weights = [self._strength(f, c.turn, backers) for f in path]
         weakest = path[int(np.argmin(weights))]
-        final = all(f.status == "verified" and not self.rules.rule(f.relation).changes for f in path)
-        contest = 0.0 if final else self._contest(cred, min(weights))
         why = "order chain: " + ", ".join(f"{f.subject} {f.relation} {f.object}" for f in path)
-        return (
-            {
-                "judge": "rule",
-                "about": weakest.id,
-                "vote": 0.0,
-                "contest": round(contest, 6),
-                "source_credibility": round(min(weights), 6),
-                "reason": why,
-            },
-            weakest,
+        verified = all(f.status == "verified" for f in path)
+        ev.note("verified_conflict" if verified else "admitted_conflict", min(weights))
+        if all(self._final(f) for f in path):
+            ev.hard = ev.hard or weakest.id
+        ev.contradicted.append(weakest)
+        ev.votes.append(
+            {"judge": "rule", "about": weakest.id, "vote": 0.0, "strength": round(min(weights), 6), "reason": why}
         )
 
     def _held(self, c: ClaimCandidate) -> Fact | None:
@@ -389,14 +425,8 @@ class ConsistencyGate(FactMemory):
             None,
         )
 
-    def _new(self, same: Fact | None, turn: int) -> bool:
-        """Is the claim news: nothing verified backs it, and no source with trust evidence?"""
-        if same is None:
-            return True
-        return same.status != "verified" and self._weight(same, turn) <= 0.5 + self.cfg.stranger_band
-
     def _burst(self, c: ClaimCandidate) -> str | None:
-        """Why to hold a claim about something new that a burst of strangers agrees on, or None."""
+        """Why a claim about something new that a burst of strangers agrees on is weak evidence, or None."""
         n, trusted = self.bursts.strangers(
             c.triple, c.truth, c.turn, self.cfg.burst_window, lambda s: self._cred(s, c.topic), self.cfg.stranger_band
         )
@@ -404,43 +434,29 @@ class ConsistencyGate(FactMemory):
             return f"a burst of {n} agreeing sources without trust about something new; held until evidence"
         return None
 
-    def _outcome(
-        self,
-        c: ClaimCandidate,
-        score: float,
-        cred: float,
-        same: Fact | None,
-        contradicted: list[Fact],
-        jury_error: str | None,
-        juried: bool = False,
-    ) -> tuple[str, str]:
-        """The tier a score falls in, with the reason the audit trail gives. A low score rejects
-        only on strong evidence: a contradicted fact that is verified or weighs ``strong``, or an LLM
-        jury's verdict; a weak source against weak evidence, or a poor source's news, is held."""
-        t_low, t_high = self.thresholds(c.relation)
-        ids = ", ".join(f.id for f in contradicted)
+    def _outcome(self, c: ClaimCandidate, p: float, ev: Evidence, jury_error: str | None) -> tuple[str, str]:
+        """The cheapest outcome for ``p`` (or the relation's own cut points), with the reason in words."""
         if jury_error is not None and self.cfg.on_judge_error == "quarantine":
             return "quarantine", f"the LLM jury failed ({jury_error}); held for review"
-        if score >= t_high:
-            return "admit", (
-                "corroborates a known fact"
-                if same is not None and not contradicted
-                else f"supersedes {ids} (source credibility {cred:.2f})"
-                if contradicted
-                else "consistent with what is known"
-            )
-        if score < t_low:
-            if contradicted:
-                final = any(f.status == "verified" and not self.rules.rule(f.relation).changes for f in contradicted)
-                if final or max(self._weight(f, c.turn) for f in contradicted) >= self.cfg.strong:
-                    return "reject", f"contradicts {ids}"
-                return "quarantine", f"disputes {ids}, which is weakly held too; held until more evidence"
-            if juried:
-                return "reject", "low consistency"
-            return "quarantine", "news from a source with a poor record; held until evidence"
-        return "quarantine", (
-            f"disputes {ids}; held until more evidence" if contradicted else "uncertain; held until more evidence"
-        )
+        t_low, t_high = self.thresholds(c.relation)
+        outcome = choose(p, t_low, t_high)
+        ids = ", ".join(f.id for f in ev.contradicted)
+        poor = ev.x.get("distrust", 0.0) < 0
+        if outcome == "admit":
+            if ev.contradicted:
+                return outcome, f"supersedes {ids} (p {p:.2f})"
+            return outcome, "corroborates a known fact" if ev.same is not None else "consistent with what is known"
+        if outcome == "reject":
+            if ev.contradicted:
+                return outcome, f"contradicts {ids} (p {p:.2f})"
+            return outcome, f"{'news from a source with a poor record' if poor else 'unlikely to be true'} (p {p:.2f})"
+        if ev.contradicted:
+            return outcome, f"disputes {ids}; held until more evidence (p {p:.2f})"
+        if ev.x.get("burst"):
+            return outcome, self._burst(c) or "a burst of sources without trust; held until evidence"
+        if ev.x.get("news") and poor:
+            return outcome, f"news from a source with a poor record; held until evidence (p {p:.2f})"
+        return outcome, f"uncertain; held until more evidence (p {p:.2f})"
 
     def _apply(
         self,

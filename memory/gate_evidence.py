@@ -16,8 +16,10 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -108,3 +110,83 @@ class Bursts:
 
     def set_state(self, state: dict[str, Any]) -> None:
         self.heard = {k: [(str(s), int(t)) for s, t in v] for k, v in (state or {}).items()}
+
+
+@dataclass
+class Evidence:
+    """What the rule judge found for one candidate: its votes, the strength of each evidence term
+    (the strongest fact of each kind), the facts it contradicts, the first it restates, and the
+    fact whose contradiction is hard and the one whose agreement is certain (None if none)."""
+
+    votes: list[dict[str, Any]] = field(default_factory=list)
+    x: dict[str, float] = field(default_factory=dict)
+    contradicted: list[Any] = field(default_factory=list)
+    same: Any = None
+    hard: str | None = None
+    certain: str | None = None  # a verified fact of a relation that cannot change agrees
+
+    def note(self, term: str, strength: float) -> None:
+        # a conflict weighs the evidence that the fact still holds: -ln(1 - 0.95 s) (3.0 at full strength)
+        v = -math.log(1.0 - 0.95 * float(strength)) if term.endswith("conflict") else float(strength)
+        self.x[term] = max(self.x.get(term, 0.0), v)
+
+
+class TrackRecord:
+    """Each source's record on each topic, from the verified observations the gate saw: a claim an
+    observation agrees with counts as right, one it contradicts within ``window(relation)`` turns
+    as wrong (later, the world may have moved); each claim is settled once. Rebuilt from the audit trail,
+    so it needs no state of its own. ``log_odds(source, topic)`` is the Laplace-smoothed
+    ``log((right + 1) / (wrong + 1))``: 0 with no record."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.open: dict[tuple[str, str], list[tuple[Any, int]]] = {}
+        self.record: dict[tuple[str, str], list[int]] = {}
+        self.claims: dict[str, int] = {}  # source -> claims heard from it
+        self.verified_at: dict[str, int] = {}  # fact id -> the turn it was last verified
+
+    def refresh(
+        self,
+        decisions: Sequence[Any],
+        claim: Callable[[Any], Any],
+        observed: Callable[[Any], Any],
+        vote: Callable[[Any, Any], tuple[float, str] | None],
+        window: Callable[[str], float],
+    ) -> None:
+        """Take in the decisions not seen yet: ``observed(d)`` is the verified fact of an observation's
+        decision (else None), ``claim(d)`` the candidate of a claim's; ``vote`` is the rule judge's
+        vote of a claim against a verified fact."""
+        for d in decisions[self.seen :]:
+            fact = observed(d)
+            if fact is not None:
+                self.verified_at[fact.id] = d.turn
+                self._settle(fact, d.turn, vote, window)
+            elif not d.reason.startswith("re-checked"):
+                c = claim(d)
+                self.open.setdefault(c.key, []).append((c, d.turn))
+                self.claims[c.source] = self.claims.get(c.source, 0) + 1
+        self.seen = len(decisions)
+
+    def _settle(
+        self, obs: Any, now: int, vote: Callable[[Any, Any], tuple[float, str] | None], window: Callable[[str], float]
+    ) -> None:
+        keep = []
+        for c, turn in self.open.get(obs.key, []):
+            v = vote(c, obs)
+            if v is not None and v[0] < 1.0 and now - turn > window(c.relation):
+                v = None  # contradicted long after: the world may have moved since
+            if v is None:  # no bearing (or too old to tell): stays open
+                keep.append((c, turn))
+                continue
+            row = self.record.setdefault((c.source, c.topic), [0, 0])
+            row[0 if v[0] >= 1.0 else 1] += 1
+        self.open[obs.key] = keep
+
+    def log_odds(self, source: str, topic: str | None = None) -> float:
+        """The record on ``topic``, or on every topic (None)."""
+        if topic is None:
+            rows = [v for (s, _), v in self.record.items() if s == source]
+            right, wrong = sum(r for r, _ in rows), sum(w for _, w in rows)
+        else:
+            right, wrong = self.record.get((source, topic), (0, 0))
+        return math.log((right + 1.0) / (wrong + 1.0))

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.gate import ClaimCandidate, ConsistencyGate, GateConfig, RelationRule
+from memory.gate_posterior import Costs, Posterior, cut_points, sigmoid
 
 RELATIONS = {
     "located_in": RelationRule(functional=True),
@@ -20,10 +21,31 @@ RELATIONS = {
     "strict": RelationRule(functional=True, thresholds=(0.6, 0.95)),
 }
 CRED = {"trusted": 0.9, "stale": 0.3, "liar": 0.1}
+# round weights for the mechanics (the fitted defaults are checked on the benchmark's stream in
+# tests/test_gate_posterior.py): a trusted source's news is admitted, a stranger's held
+ROUND = Posterior(
+    prior=0.0,
+    weights={
+        "trust": 1.0,
+        "distrust": 1.0,
+        "newcomer": 0.0,
+        "track": 1.0,
+        "verified_support": 3.0,
+        "verified_conflict": -4.0,
+        "admitted_support": 2.0,
+        "admitted_conflict": -1.0,
+        "news": 0.5,
+        "burst": -2.0,
+        "jury": 1.0,
+    },
+)
 
 
-def gate(**kw) -> ConsistencyGate:
-    return ConsistencyGate(RELATIONS, credibility=lambda s, t: CRED.get(s, 0.5), **kw)
+def gate(config: GateConfig | None = None, **kw) -> ConsistencyGate:
+    config = config or GateConfig(posterior=ROUND)
+    if "posterior" not in config.model_fields_set:
+        config = config.model_copy(update={"posterior": ROUND})
+    return ConsistencyGate(RELATIONS, config, credibility=lambda s, t: CRED.get(s, 0.5), **kw)
 
 
 def cand(s, r, o, source="trusted", topic="t", turn=0, text="") -> ClaimCandidate:
@@ -31,9 +53,9 @@ def cand(s, r, o, source="trusted", topic="t", turn=0, text="") -> ClaimCandidat
 
 
 def told_before(g: ConsistencyGate, c: ClaimCandidate):
-    """Submit ``c`` as if its source had no record yet (it was found out later): a stale fact."""
+    """Submit ``c`` as if its source were trusted then (it was found out later): a stale fact."""
     judge = g.credibility
-    g.credibility = lambda s, t: 0.5
+    g.credibility = lambda s, t: 0.9
     try:
         d = g.submit(c)
     finally:
@@ -45,15 +67,17 @@ def told_before(g: ConsistencyGate, c: ClaimCandidate):
 
 def test_new_consistent_facts_are_admitted_and_repeats_corroborate():
     g = gate()
-    d = g.submit(cand("gem", "located_in", "chest", source="anon"))
+    d = g.submit(cand("gem", "located_in", "chest", source="trusted"))
     assert d.outcome == "admit" and d.reason == "consistent with what is known"
-    again = g.submit(cand("Gem", "located-in", "Chest", source="trusted"))
+    again = g.submit(cand("Gem", "located-in", "Chest", source="anon"))
     assert again.outcome == "admit" and again.fact == d.fact and "corroborates" in again.reason
-    assert g.facts[d.fact].sources == ["anon", "trusted"] and len(g.live()) == 1
-    # news from a source with a bad record is as good as its backers: 0.8 * 2c + 0.2 c
-    held = g.submit(cand("mask", "located_in", "attic", source="stale"))  # 0.8 * 0.6 + 0.06 = 0.54
-    assert held.outcome == "quarantine" and held.score == pytest.approx(0.54)
-    liar = g.submit(cand("lamp", "located_in", "cellar", source="liar"))  # 0.18: held, not rejected:
+    assert g.facts[d.fact].sources == ["trusted", "anon"] and len(g.live()) == 1
+    # news is as good as its backers: a stranger's is held (p about 0.6 is below the admit cut point)
+    stranger = g.submit(cand("boat", "located_in", "dock", source="anon"))
+    assert stranger.outcome == "quarantine" and 0.5 < stranger.p < 0.79
+    held = g.submit(cand("mask", "located_in", "attic", source="stale"))
+    assert held.outcome == "quarantine" and held.p < stranger.p
+    liar = g.submit(cand("lamp", "located_in", "cellar", source="liar"))  # held, not rejected:
     assert liar.outcome == "quarantine" and "poor record" in liar.reason  # nothing known says it is false
 
 
@@ -63,20 +87,23 @@ def test_trusted_update_supersedes_a_stale_fact_and_untrusted_contradiction_is_r
     upd = g.submit(cand("gem", "located_in", "well", source="trusted"))
     assert upd.outcome == "admit" and upd.superseded == [old.fact]
     assert g.facts[old.fact].status == "superseded"
-    # Bradley-Terry contest with k = 2: 0.81 / (0.81 + 0.09) = 0.9; final 0.8 * 0.9 + 0.2 * 0.9 = 0.9
+    # the stale fact weighs what its discredited source lends it (0.3); the update's source outweighs it
     (vote,) = [v for v in upd.votes if v["about"] == old.fact]
-    assert vote["contest"] == pytest.approx(0.9) and upd.score == pytest.approx(0.9)
-    bad = g.submit(cand("gem", "located_in", "cave", source="liar"))
-    assert bad.outcome == "reject" and bad.fact is None and g.status_of("gem", "located_in", "cave") is None
+    assert vote["strength"] == pytest.approx(0.3) and upd.score == upd.p and upd.p > 0.79
+    terms = {e["term"]: e["log_odds"] for e in upd.evidence}
+    assert terms["trust"] > 0 > terms["admitted_conflict"]
+    bad = g.submit(cand("gem", "located_in", "cave", source="liar"))  # a liar against a trusted source
+    assert bad.outcome in ("reject", "quarantine") and bad.p < 0.1
+    assert g.status_of("gem", "located_in", "cave") in (None, "quarantined")
     assert [f.object for f in g.live()] == ["well"]
 
 
-def test_a_stranger_contradicting_a_trusted_source_is_rejected_and_trusted_updates_of_strangers_pass():
+def test_a_stranger_contradicting_a_trusted_source_is_refused_and_trusted_updates_of_strangers_pass():
     g = gate()
     g.submit(cand("mask", "price", "48", source="trusted"))
-    d = g.submit(cand("mask", "price", "13", source="anon"))  # 0.25 / (0.25 + 0.81) -> 0.289
-    assert d.outcome == "reject" and d.score < 0.3
-    g.submit(cand("mill", "located_in", "river", source="anon"))
+    d = g.submit(cand("mask", "price", "13", source="anon"))
+    assert d.outcome != "admit" and d.p < 0.2 and g.status_of("mask", "price", "48") == "admitted"
+    told_before(g, cand("mill", "located_in", "river", source="anon"))
     up = g.submit(cand("mill", "located_in", "hill", source="trusted"))
     assert up.outcome == "admit" and up.superseded
 
@@ -84,23 +111,23 @@ def test_a_stranger_contradicting_a_trusted_source_is_rejected_and_trusted_updat
 def test_numbers_are_compared_as_numbers():
     g = gate()
     first = g.submit(cand("lamp", "price", "12"))
-    same = g.submit(cand("lamp", "price", "12.0", source="anon"))
+    same = g.submit(cand("lamp", "price", "12.0", source="anon"))  # corroborated by a trusted source
     assert same.outcome == "admit" and same.fact == first.fact
 
 
 def test_the_cache_notices_credibility_changes():
-    cred = {"src": 0.15, "old": 0.8}
-    g = ConsistencyGate(RELATIONS, credibility=lambda s, t: cred[s])
+    cred = {"src": 0.15, "old": 0.95}
+    g = ConsistencyGate(RELATIONS, GateConfig(posterior=ROUND), credibility=lambda s, t: cred[s])
     g.submit(cand("gem", "located_in", "chest", source="old"))
     assert g.submit(cand("gem", "located_in", "well", source="src")).outcome == "reject"
     cred["src"] = 0.95
     d = g.submit(cand("gem", "located_in", "well", source="src"))
-    assert not d.cached and d.outcome == "quarantine"  # 0.8 * 0.585 + 0.19: now a dispute between equals
+    assert not d.cached and d.outcome != "reject"  # now a dispute between equals
 
 
 def test_equal_credibility_disputes_are_quarantined_and_kept_out_of_evidence():
     g = gate()
-    g.submit(cand("gem", "located_in", "chest", source="ann"))
+    told_before(g, cand("gem", "located_in", "chest", source="ann"))
     d = g.submit(cand("gem", "located_in", "well", source="bob"))
     assert d.outcome == "quarantine" and g.facts[d.fact].status == "quarantined"
     assert all(f.status in ("admitted", "verified") for f in g.live())
@@ -121,11 +148,11 @@ def test_verification_purges_a_poisoned_fact_and_resolves_the_quarantine():
     assert g.status_of("gem", "located_in", "well") == "verified"
     # the liar repeating the purged claim is now rejected outright: a verified fact wins any contest
     d = g.submit(cand("gem", "located_in", "cave", source="trusted"))
-    assert d.outcome == "reject" and d.votes[0]["contest"] == 0.0
+    assert d.outcome == "reject" and d.p == 0.0 and d.evidence[0]["term"] == "hard"
 
 
 def test_recheck_admits_a_held_claim_once_its_source_proves_reliable():
-    cred = {"ann": 0.5, "bob": 0.5}
+    cred = {"ann": 0.9, "bob": 0.9}
     g = ConsistencyGate(RELATIONS, credibility=lambda s, t: cred[s])
     first = g.submit(cand("key", "located_in", "desk", source="ann"))
     held = g.submit(cand("key", "located_in", "shelf", source="bob"))
@@ -150,27 +177,31 @@ def test_numeric_range_and_temporal_order_are_contradictions():
     assert g.submit(cand("lamp", "price", "cheap")).outcome == "reject"
     told_before(g, cand("lamp", "price", "40", source="stale"))
     weak = g.submit(cand("lamp", "price", "45", source="liar"))  # a liar against a weakly held value
-    assert weak.outcome == "quarantine" and "weakly held" in weak.reason
-    g.submit(cand("ship", "arrives_before", "storm"))
+    assert weak.outcome in ("quarantine", "reject") and "f" in weak.reason and weak.p < 0.1
+    g.observe("ship", "arrives_before", "storm", True, turn=1)
     rev = g.submit(cand("storm", "arrives_before", "ship", source="liar"))
     assert rev.outcome == "reject" and "temporal order" in rev.votes[0]["reason"]
-    opp = g.submit(cand("ship", "arrives_after", "storm", source="liar"))
+    opp = g.submit(cand("ship", "arrives_after", "storm", source="trusted"))  # a verified order is hard
     assert opp.outcome == "reject"
+    g.submit(cand("bell", "arrives_before", "mill"))
+    weak = g.submit(cand("mill", "arrives_before", "bell", source="liar"))  # against a trusted source's order
+    assert weak.outcome in ("reject", "quarantine") and weak.p < 0.1
     # non-functional relations take several objects
     g.submit(cand("ann", "knows", "bob"))
-    assert g.submit(cand("ann", "knows", "cy", source="anon")).outcome == "admit"
+    assert g.submit(cand("ann", "knows", "cy")).outcome == "admit"
     assert g.submit(cand("ann", "knows", "dee", source="liar")).outcome == "quarantine"  # a liar's news
 
 
 def test_per_relation_thresholds():
     g = gate()
-    assert g.submit(cand("x", "strict", "a", source="anon")).outcome == "quarantine"  # 0.9 < 0.95
-    assert g.submit(cand("y", "strict", "a")).outcome == "admit"  # 0.98
-    # a dispute between equals scores 0.58: held under the defaults (0.3, 0.7), rejected below 0.6
-    d = g.submit(cand("y", "strict", "b"))
-    assert d.score == pytest.approx(0.58) and d.outcome == "reject"
-    g.submit(cand("z", "located_in", "a"))
-    assert g.submit(cand("z", "located_in", "b")).outcome == "quarantine"
+    assert g.thresholds("located_in") == pytest.approx(cut_points(Costs()))
+    assert g.thresholds("strict") == (0.6, 0.95)
+    strict = g.submit(cand("y", "strict", "a"))  # p 0.94: below the relation's own admit point
+    loose = g.submit(cand("y", "located_in", "a"))
+    assert strict.p == pytest.approx(loose.p) and strict.outcome == "quarantine" and loose.outcome == "admit"
+    d = g.submit(cand("x", "strict", "a", source="stale"))  # p 0.41: rejected below 0.6, held by the costs
+    e = g.submit(cand("x", "located_in", "a", source="stale"))
+    assert d.outcome == "reject" and e.outcome == "quarantine"
 
 
 def test_related_facts_by_structure_meaning_and_keywords():
@@ -217,8 +248,9 @@ def test_jury_votes_enter_the_score_and_candidates_are_batched():
     g = gate(jury=jury)
     ds = g.submit_many([cand("a", "knows", "b"), cand("c", "knows", "d"), cand("e", "knows", "f")])
     assert jury.calls == [3] and g.judge_calls == 1
-    # rule 1.0 and jury 0.0 at weight 0.5 -> 0.5; final 0.8 * 0.5 + 0.2 * 0.9 = 0.58: held
-    assert [d.outcome for d in ds] == ["quarantine"] * 3 and ds[0].score == pytest.approx(0.58)
+    # the jury's "no" (logit 0.05 = -2.94) outweighs a trusted source's news (+2.70): held
+    assert [d.outcome for d in ds] == ["quarantine"] * 3 and ds[0].p == pytest.approx(sigmoid(2.697225 - 2.944439))
+    assert {e["term"]: e["log_odds"] for e in ds[0].evidence}["jury"] == pytest.approx(-2.944439)
     assert any(v["judge"] == "jury" for v in ds[0].votes)
 
 
@@ -235,16 +267,16 @@ def test_identical_candidates_reuse_the_cached_decision():
 def test_audit_is_queryable_and_state_round_trips():
     g = gate()
     told_before(g, cand("gem", "located_in", "chest", source="stale", topic="gem", turn=1))
-    g.submit(cand("gem", "located_in", "cave", source="liar", topic="gem", turn=2))
+    g.submit(cand("gem", "located_in", "cave", source="anon", topic="gem", turn=2))
     g.submit(cand("ann", "knows", "bob", source="trusted", topic="people", turn=3))
     g.observe("gem", "located_in", "chest", True, turn=4, topic="gem")
-    assert [d.candidate["object"] for d in g.audit(source="liar")] == ["cave"]
+    assert [d.candidate["object"] for d in g.audit(source="anon")] == ["cave"]
     assert [d.outcome for d in g.audit(subject="GEM")] == ["admit", "quarantine", "admit"]  # the truth purges it
     assert g.status_of("gem", "located_in", "cave") == "purged"
     assert len(g.audit(topic="people")) == 1 and len(g.audit(since=3)) == 2
     assert g.audit(outcome="reject") == [] and len(g.audit(outcome="quarantine")) == 1
-    d = g.audit(source="liar")[0]
-    assert d.related and d.votes and d.credibility == pytest.approx(0.1) and d.reason
+    d = g.audit(source="anon")[0]
+    assert d.related and d.votes and d.credibility == pytest.approx(0.5) and d.reason and d.evidence
     state = json.loads(json.dumps(g.get_state()))
     h = gate()
     h.set_state(state)
@@ -311,8 +343,9 @@ def test_claims_in_a_played_game_are_gated_and_trust_moves_when_a_liar_is_caught
     act(Verb.TAKE, obj="brass_key")
     act(Verb.ASK, obj="liar", target="sky")  # true, and unrelated
     g, facts = game.facts.gate, game.facts
-    assert [d.outcome for d in g.decisions] == ["admit", "admit"]
-    assert g.status_of("gem", "located_in", "well") == "admitted"  # consistent is not true...
+    # a stranger's news (p about 0.6) is held: below the admit cut point the costs fix
+    assert [d.outcome for d in g.decisions] == ["quarantine", "quarantine"]
+    assert g.status_of("gem", "located_in", "well") == "quarantined"  # consistent is not true...
     before = facts.trust_table()["liar"]["gem"]
     act(Verb.GO, obj="west")  # (the chest is east, behind the iron gate)
     act(Verb.GO, obj="east")
@@ -335,7 +368,7 @@ def test_claims_in_a_played_game_are_gated_and_trust_moves_when_a_liar_is_caught
     assert again.outcome == "reject"
 
 
-def test_admitted_claims_reach_agent_memory_and_purged_ones_leave_it():
+def test_held_claims_reach_agent_memory_as_disputed_and_purged_ones_leave_it():
     from game.core.types import PLAYER, Action, Verb
     from game.play.session import Game
     from memory.records import FACTS
@@ -345,7 +378,7 @@ def test_admitted_claims_reach_agent_memory_and_purged_ones_leave_it():
     bank = game.memory.bank
     rid = game.facts.records[next(iter(game.facts.records))]
     rec = bank.records[rid]
-    assert rec.scope == FACTS and rec.kind == "fact" and rec.status == "active" and rec.speaker == "liar"
+    assert rec.scope == FACTS and rec.kind == "fact" and rec.status == "quarantined" and rec.speaker == "liar"
     game.facts.gate.observe("gem", "located_in", "chest", True, turn=1, topic="gem")
     game.facts._mirror(game.facts.gate.decisions[-1:])
     assert bank.records[rid].status == "rejected"
@@ -407,12 +440,12 @@ def test_cli_trust_prints_the_table_and_the_audit(tmp_path):
     assert r.returncode == 0, r.stderr
     row = next(ln for ln in r.stdout.splitlines() if ln.startswith("liar"))
     assert float(row.split()[1]) < 0  # caught lying about the gem
-    assert "gem located_in well -- consistent with what is known" in r.stdout
+    assert "gem located_in well -- uncertain; held until more evidence" in r.stdout
     assert "verified observation; purges" in r.stdout
     r = parley("trust", "t1", "--json", env=env)
     data = json.loads(r.stdout)
     assert data["trust"]["liar"]["gem"] < 0 and data["credibility"]["liar"]["gem"] < 0.5
-    assert {d["outcome"] for d in data["audit"]} == {"admit"}
+    assert {d["outcome"] for d in data["audit"]} == {"admit", "quarantine"}  # the stranger's news was held
     r = parley("trust", "t1", "--audit", "--source", "lu", env=env)
     assert r.returncode == 2 and "no NPC 'lu'" in r.stderr
 
@@ -477,7 +510,7 @@ def test_a_save_without_world_fact_memory_is_rebuilt_from_its_transcript(tmp_pat
     (folder / "save.json").write_text(_json.dumps(data))
     loaded = Game.load("old", tmp_path)
     assert loaded.facts.claims == game.facts.claims
-    assert loaded.facts.gate.status_of("gem", "located_in", "well") == "admitted"
+    assert loaded.facts.gate.status_of("gem", "located_in", "well") == "quarantined"
 
 
 def test_observations_purge_temporal_and_numeric_contradictions():
@@ -495,9 +528,9 @@ def test_a_batch_is_decided_in_order_and_keywords_ignore_common_words():
 
     g = gate()
     a, b = g.submit_many(
-        [cand("gem", "located_in", "chest", source="ann"), cand("gem", "located_in", "well", source="bob")]
+        [cand("gem", "located_in", "chest", source="trusted"), cand("gem", "located_in", "well", source="bob")]
     )
-    assert a.outcome == "admit" and b.outcome == "quarantine"
+    assert a.outcome == "admit" and b.outcome != "admit" and b.related[0]["id"] == a.fact  # b saw a
     assert keywords("The gem is in the oak chest. There Mara waits at -5.") == ["-5", "mara"]
 
 
@@ -538,7 +571,7 @@ def test_the_journal_shows_the_player_what_is_disputed_and_whom_to_trust(tmp_pat
     run_console(game, saves_base=str(tmp_path), read=lambda _: next(lines), write=out.append)
     journals = [o for o in out if o.startswith(("Your journal", "Told", "Seen", "Disputed", "Proved"))]
     assert journals[0].startswith("Your journal is empty")
-    assert "Told, and nothing contradicts it:" in journals[1] and "(Lou)" in journals[1]
+    assert "Disputed" in journals[1] and "(Lou)" in journals[1]  # a stranger's news is held
     assert "Proved false:" in journals[2] and "The gem lies at the bottom of the well.  (Lou)" in journals[2]
     assert "Seen with your own eyes:" in journals[2] and "The gem is in the oak chest." in journals[2]
     assert "Lou: gem caught lying" in journals[2]

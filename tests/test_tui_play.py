@@ -109,7 +109,7 @@ async def test_history_completion_and_a_claim_mark(tmp_path):
         await ready(pilot)
         await type_command(pilot, "go east")
         await type_command(pilot, "ask ilse about strongbox")
-        assert story_text(app).rstrip().endswith("·")  # told, not yet verified
+        assert story_text(app).rstrip().endswith("?")  # a stranger's news: held by the gate, marked disputed
         box = app.screen.query_one("#command")
         await pilot.press("up")
         assert box.value == "ask ilse about strongbox"
