@@ -138,6 +138,16 @@ class Lexicon:
         """Every unambiguous name -> entity id (what the extractor scans text for)."""
         return {k: v for k, v in self._names.items() if v}
 
+    def shared_names(self) -> dict[str, list[str]]:
+        """Names that two or more entities share, so that they name neither: name -> those entities."""
+        out: dict[str, list[str]] = {}
+        for eid, names in self.entities.items():
+            for n in (eid, *names):
+                k = _key(n)
+                if k and k in self._names and self._names[k] is None and eid not in out.get(k, []):
+                    out.setdefault(k, []).append(eid)
+        return out
+
     def relation_table(self) -> dict[str, str]:
         """Every relation word or phrase -> relation id."""
         return dict(self._rels)

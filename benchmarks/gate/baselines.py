@@ -4,32 +4,33 @@ What a baseline is given for a write (a deliberate choice, stated in the report)
 
 * ``contest`` -- the credibility-contest dict: key (subject, relation) ->
   (value, credibility of its source); a contradicting claim replaces the stored
-  value iff its source is more credible, else it is rejected. Keys are the
-  claim *as written*, lowercased (exact strings, no lexicon): the structured
-  fields, or for a text write the spans an oracle, lexicon-free parser would cut
-  out of the sentence (so the baseline never misses a parse -- an advantage over
-  the gate, which must extract the claim itself). Non-functional relations
-  (``knows``, arrival order) are keyed by (subject, relation, object) and
-  contradicted only by the opposite truth value.
+  value iff its source is more credible by more than ``margin``, else it is rejected;
+  news from a source below ``news_min`` is rejected. Keys are the claim *as written*,
+  lowercased (exact strings, no lexicon): the structured fields, or for a text write
+  the spans an oracle, lexicon-free parser would cut out of the sentence (so the
+  baseline never misses a parse -- an advantage over the gate, which must extract
+  the claim itself). Non-functional relations (``knows``, arrival order) are keyed
+  by (subject, relation, object) and contradicted only by the opposite truth value.
 * ``contest-ids`` -- the same rule on the claim's canonical meaning (an oracle
   that resolves every alias, synonym, unit, number word and paraphrase): what
   the contest rule could do with perfect normalisation.
 * ``reject-contra`` -- reject any contradiction of what is stored (canonical
   meaning, as above); first come wins, an observation overrides.
-* ``trust`` -- admit iff the source's credibility >= 0.5.
+* ``trust`` -- admit iff the source's credibility >= ``threshold``.
 * ``hold all`` -- hold every write (rejects nothing, admits nothing): what holding alone is worth.
 * ``hold band`` -- the contest with a third tier, on canonical meaning: a contradiction is rejected
-  only when the stored value was verified within the last quarter of its relation's half-life
-  (the world moves), admitted when the new source is more credible than the stored one, else held;
-  news from a source below 0.5 is held. The strongest simple rule that may hold, as the gate does.
+  when the stored value was verified within ``fresh`` of its relation's half-life (the world
+  moves) or its source is below ``reject_below``, admitted when the new source is more credible
+  than the stored one by more than ``margin``, else held; news from a source below
+  ``news_below`` is held (below ``news_reject``: rejected).
 * ``similarity`` -- embed the claim's text (a structured write is rendered as
   "subject relation object", with "not" for a negation); let s be the cosine to
   the nearest known text (admitted claims and observations): s >= t_high
   "restates" (admit), t_low <= s < t_high "contradicts" (reject), below t_low is
-  new (admit). t_low, t_high are tuned on the tune seeds twice: for the best strict F1 ("similarity
-  (F1-tuned)") and for the best balanced accuracy ("similarity (balanced)"), since F1 with false
-  claims as the positive class can be won by rejecting nearly everything.
+  new (admit).
 
+Every parameter is tuned on the tune seeds for the least cost per write
+(``benchmarks/gate/costs.py``; ``benchmarks/gate/tuning.py`` holds the grids).
 Observations are stored as verified (credibility 1.0) by the dict baselines and
 added to the similarity baseline's known texts; ``trust`` ignores them.
 """
@@ -56,8 +57,8 @@ def struct_text(s: str, r: str, o: str, truth: bool) -> str:
 class ContestDict:
     """The credibility contest (contest=True) or reject-any-contradiction (contest=False)."""
 
-    def __init__(self, canonical: bool, contest: bool = True) -> None:
-        self.canonical, self.contest = canonical, contest
+    def __init__(self, canonical: bool, contest: bool = True, margin: float = 0.0, news_min: float = 0.0) -> None:
+        self.canonical, self.contest, self.margin, self.news_min = canonical, contest, margin, news_min
         self.store: dict[tuple, tuple[object, float]] = {}
 
     def _key(self, s, r, o, functional):
@@ -69,17 +70,19 @@ class ContestDict:
         key = self._key(s, r, o, functional)
         held = self.store.get(key)
         value = o if functional else truth
+        if held is None and w.cred < self.news_min:
+            return REJECT
         if functional and not truth:  # "s r not o"
             if held is None or held[0] != o:
                 return ADMIT
-            if self.contest and w.cred > held[1]:
+            if self.contest and w.cred > held[1] + self.margin:
                 del self.store[key]
                 return ADMIT
             return REJECT
         if held is None or held[0] == value:
             self.store[key] = (value, max(w.cred, held[1] if held else 0.0))
             return ADMIT
-        if self.contest and w.cred > held[1]:
+        if self.contest and w.cred > held[1] + self.margin:
             self.store[key] = (value, w.cred)
             return ADMIT
         return REJECT
@@ -101,8 +104,16 @@ class HoldAll:
 class HoldBand:
     """The credibility contest with a hold band (see the module's doc)."""
 
-    def __init__(self, news_below: float = 0.5, fresh: float = 0.25) -> None:
-        self.news_below, self.fresh = news_below, fresh
+    def __init__(
+        self,
+        news_below: float = 0.5,
+        fresh: float = 0.25,
+        margin: float = 0.0,
+        reject_below: float = 0.0,
+        news_reject: float = 0.0,
+    ) -> None:
+        self.news_below, self.fresh, self.margin = news_below, fresh, margin
+        self.reject_below, self.news_reject = reject_below, news_reject
         self.store: dict[tuple, tuple[object, float, int]] = {}  # key -> (value, credibility, turn)
 
     def decide(self, w: Write) -> str:
@@ -113,13 +124,15 @@ class HoldBand:
         against = held is not None and ((held[0] == w.object) if functional and not w.truth else held[0] != value)
         if not against:
             if held is None and w.cred < self.news_below:
-                return HOLD
+                return REJECT if w.cred < self.news_reject else HOLD
             if w.truth or not functional:
                 self.store[key] = (value, max(w.cred, held[1] if held else 0.0), held[2] if held else w.turn)
             return ADMIT
         if held[1] >= 1.0 and (not functional or w.turn - held[2] <= self.fresh * HALF_LIFE.get(w.relation, 1e9)):
             return REJECT
-        if w.cred > held[1]:
+        if w.cred < self.reject_below:
+            return REJECT
+        if w.cred > held[1] + self.margin:
             if functional and not w.truth:
                 del self.store[key]
             else:
@@ -134,8 +147,11 @@ class HoldBand:
 
 
 class TrustSource:
+    def __init__(self, threshold: float = 0.5) -> None:
+        self.threshold = threshold
+
     def decide(self, w: Write) -> str:
-        return ADMIT if w.cred >= 0.5 else REJECT
+        return ADMIT if w.cred >= self.threshold else REJECT
 
     def observe(self, e: Observation) -> None:
         pass
@@ -183,36 +199,3 @@ def run_simple(events, method) -> list[str]:
         else:
             out.append(method.decide(e))
     return out
-
-
-def baseline_outcomes(stream, table: SimilarityTable | None, thresholds: dict | None) -> dict:
-    """method name -> outcomes per write for every baseline (thresholds: similarity variant -> (t_low, t_high))."""
-    ev = stream.events
-    out = {
-        "contest (exact strings)": run_simple(ev, ContestDict(canonical=False)),
-        "contest (oracle ids)": run_simple(ev, ContestDict(canonical=True)),
-        "reject any contradiction": run_simple(ev, ContestDict(canonical=True, contest=False)),
-        "trust the source": run_simple(ev, TrustSource()),
-        "hold band (oracle ids)": run_simple(ev, HoldBand()),
-        "hold all": run_simple(ev, HoldAll()),
-    }
-    for name, th in (thresholds or {}).items():
-        if table is not None and th is not None:
-            out[name] = table.run(*th)
-    return out
-
-
-def tune_similarity(tables: list[SimilarityTable], labels: list[list[bool]], objectives: dict) -> dict:
-    """objective name -> ((t_low, t_high), score): the thresholds with the best score pooled over the tune
-    seeds' streams, for each objective(pos, pred) (e.g. strict F1, balanced accuracy)."""
-    best = {name: ((0.0, 1.01), -1.0) for name in objectives}
-    pos = [not lab for ls in labels for lab in ls]
-    highs = [round(x, 3) for x in np.arange(0.40, 1.0001, 0.04)] + [1.01]
-    for th in highs:
-        for tl in [round(x, 3) for x in np.arange(0.0, th, 0.04)]:
-            preds = [o == REJECT for t in tables for o in t.run(tl, th)]
-            for name, fn in objectives.items():
-                score = fn(pos, preds)
-                if score > best[name][1]:
-                    best[name] = ((tl, th), score)
-    return best

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchmarks.gate.costs import OUT, cost_of
 from benchmarks.lib.stats import resample_ci
 
 IN_MEMORY = ("admitted", "verified")
@@ -42,6 +43,11 @@ KEYS = (
     "n_struct",
     "wrong_struct",
     "wrong_text",
+    "n_true",
+    "true_out",
+    "true_held",
+    "false_held",
+    "true_none",
     *(f"{k}_{b}" for b in ("trusted", "stranger", "untrusted") for k in ("n_upd", "rej_upd")),
 )
 
@@ -79,6 +85,9 @@ def counts(info, outcomes, finals=None, parsed=None) -> np.ndarray:
     for b in ("trusted", "stranger", "untrusted"):
         m = upd & (info["band"] == b)
         c[f"n_upd_{b}"], c[f"rej_upd_{b}"] = int(m.sum()), int((m & rej).sum())
+    c["n_true"], c["true_out"] = int((~pos).sum()), int((~pos & np.isin(out, OUT)).sum())
+    c["true_held"], c["false_held"] = int((~pos & quar).sum()), int((pos & quar).sum())
+    c["true_none"] = int((~pos & (out == "none")).sum())
     c["quar"], c["n_text"], c["none_text"] = int(quar.sum()), int(text.sum()), int((text & (out == "none")).sum())
     if finals is not None:
         inmem = np.array([f in IN_MEMORY for f in finals], bool)
@@ -116,6 +125,19 @@ def metrics(c: np.ndarray) -> dict[str, np.ndarray]:
         "final_true_missing": _div(g["fin_true_out"], g["n_true_end"]),
         "misparsed_struct": _div(g["wrong_struct"], g["n_struct"]),
         "misparsed_text": _div(g["wrong_text"], g["n_text"] * (g["parsed_runs"] > 0)),
+        "cost": cost_of(
+            {
+                "n": g["n"],
+                "false_admitted": g["adm_false"],
+                "true_rejected": g["true_out"],
+                "true_held": g["true_held"],
+                "false_held": g["false_held"],
+            }
+        ),
+        "true_rejected": _div(g["true_out"], g["n_true"]),
+        "true_held": _div(g["true_held"], g["n_true"]),
+        "true_unread": _div(g["true_none"], g["n_true"]),
+        "false_held": _div(g["false_held"], g["n_false"]),
         "reject_all_f1": _div(2 * (g["tp"] + g["fn"]), 2 * (g["tp"] + g["fn"]) + g["n"] - g["tp"] - g["fn"]),
     }
     for b in ("trusted", "stranger", "untrusted"):
@@ -162,8 +184,23 @@ def strict_f1(pos: list[bool], pred: list[bool]) -> float:
     return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
 
 
-def balanced_accuracy(pos: list[bool], pred: list[bool]) -> float:
-    p, q = np.asarray(pos, bool), np.asarray(pred, bool)
-    tpr = (p & q).sum() / max(p.sum(), 1)
-    tnr = (~p & ~q).sum() / max((~p).sum(), 1)
-    return float((tpr + tnr) / 2)
+def paired_difference(
+    a: np.ndarray, b: np.ndarray, names: tuple[str, ...], rng: np.random.Generator, n_boot: int = 2000
+) -> dict[str, list[float]]:
+    """metric -> [pooled a minus pooled b, 2.5 %, 97.5 %], the seeds resampled together for both
+    methods (a, b: per-seed counts on the same seeds, shape (seeds, len(KEYS)))."""
+    k = a.shape[1]
+    point = {n: float(metrics(a.sum(0))[n] - metrics(b.sum(0))[n]) for n in names}
+
+    def diff(*columns: np.ndarray, axis: int = -1) -> np.ndarray:
+        sums = np.stack([c.sum(axis=axis) for c in columns], axis=-1)
+        ma, mb = metrics(sums[..., :k]), metrics(sums[..., k:])
+        return np.stack([ma[n] - mb[n] for n in names])
+
+    lo, hi = resample_ci(tuple(a.T) + tuple(b.T), diff, n_resamples=n_boot, seed=rng)
+    return {n: [point[n], float(lo[i]), float(hi[i])] for i, n in enumerate(names)}
+
+
+def subset(info: dict[str, np.ndarray], mask: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-write facts of the writes in ``mask``."""
+    return {k: v[mask] for k, v in info.items()}

@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmarks.gate.run import describe
+from benchmarks.gate.tables import cost_table, curve_table, diff_table, tuned_table, wording_table
 
 
 def ci(v: list[float], pct: bool = False) -> str:
@@ -18,7 +19,7 @@ def ci(v: list[float], pct: bool = False) -> str:
     return f"{v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}]"
 
 
-def print_report(console, args, tuned, res, summ, stats, goals) -> None:
+def print_report(console, args, tuned, res, summ, stats, goals, diffs=None, curve=None) -> None:
     console.print(
         f"[bold]Gate benchmark[/bold]: held-out seeds {args.seeds}, {args.writes} writes each, "
         f"embedder {args.embedder}; {stats['writes']} writes ({stats['false']} false, "
@@ -34,13 +35,19 @@ def print_report(console, args, tuned, res, summ, stats, goals) -> None:
     console.print(
         "true updates by band: " + ", ".join(f"{k} {v}" for k, v in stats["updates_by_band"].items() if k != "-")
     )
-    for name, (lo, hi) in (tuned["thresholds"] or {}).items():
-        console.print(
-            f"{name}: thresholds tuned on seeds {args.tune_seeds}: t_low {lo}, t_high {hi} "
-            f"(tune score {tuned['scores'][name]:.3f})"
-        )
+    console.print(
+        f"wording the world file declares: {stats['declared']} of {stats['writes']} writes "
+        f"({stats['undeclared_by_class']} not declared, by class)"
+    )
     if res["gate_missing"]:
         console.print(f"[yellow]gate not run: {res['gate_missing']}[/yellow]")
+    show(console, tuned_table(tuned))
+    show(console, cost_table(summ))
+    if diffs:
+        show(console, diff_table(diffs))
+    show(console, wording_table(summ))
+    if curve:
+        show(console, curve_table(curve))
     _headline(console, summ)
     _errors(console, summ)
     _classes(console, summ, stats)
@@ -49,6 +56,16 @@ def print_report(console, args, tuned, res, summ, stats, goals) -> None:
         _goals(console, summ["gate"]["metrics"], goals)
         _examples(console, res, args.examples)
         _latency(console, res)
+
+
+def show(console, table) -> None:
+    title, header, rows = table
+    t = Table(title=title)
+    for c in header:
+        t.add_column(c)
+    for r in rows:
+        t.add_row(*(escape(x) for x in r))
+    console.print(t)
 
 
 def _headline(console, summ) -> None:

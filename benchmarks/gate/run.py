@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 
 from benchmarks.gate.stream import Observation
+
+WORLD = Path(__file__).resolve().parent / "world"  # the benchmark's world file: the gate's lexicon comes from it alone
 
 RANK = {"admit": 0, "quarantine": 1, "reject": 2}
 FINAL_RANK = {"admitted": 0, "verified": 0, "quarantined": 1}
@@ -29,14 +33,31 @@ def gate_available() -> str:
     return ""
 
 
-def build_gate(stream, embedder=None, jury=None):
-    from memory.gate import ConsistencyGate
-    from memory.lexicon import Lexicon, RelationInfo
+@lru_cache(maxsize=4)
+def world_lexicon(folder: str | Path = WORLD):
+    """The lexicon a game builds for the world in ``folder`` (``game.world.loader``, then
+    ``memory.lexicon.Lexicon.from_spec``): the only wording the gate is given."""
+    from game.play.worlds import load_world
+    from memory.lexicon import Lexicon
 
-    spec = stream.lexicon_spec()
-    relations = {k: RelationInfo(**v) for k, v in spec["relations"].items()}
-    lex = Lexicon(entities=spec["entities"], relations=relations, topics=spec["topics"])
-    kw = {"lexicon": lex, "credibility": stream.credibility, "embedder": embedder}
+    return Lexicon.from_spec(load_world(Path(folder)).spec)
+
+
+def gate_config(**overrides):
+    """The gate's default config with some fields changed (validated like any config)."""
+    from memory.gate import GateConfig
+
+    return GateConfig(**{**GateConfig().model_dump(), **overrides})
+
+
+def build_gate(stream, embedder=None, jury=None, config=None, world: str | Path = WORLD):
+    """A gate for one stream: the world file's lexicon, the stream's told credibility, and
+    ``config`` (a ``GateConfig``, or a dict of fields to change; default: the gate's own)."""
+    from memory.gate import ConsistencyGate
+
+    if isinstance(config, dict):
+        config = gate_config(**config)
+    kw = {"lexicon": world_lexicon(world), "credibility": stream.credibility, "embedder": embedder, "config": config}
     if jury is not None:
         kw["jury"] = jury
     return ConsistencyGate(**kw)
@@ -97,8 +118,8 @@ def _submit(gate, w):
     ]
 
 
-def run_gate(stream, embedder=None, jury=None) -> GateRun:
-    gate = build_gate(stream, embedder, jury)
+def run_gate(stream, embedder=None, jury=None, config=None) -> GateRun:
+    gate = build_gate(stream, embedder, jury, config)
     run = GateRun()
     for e in stream.events:
         t0 = time.perf_counter()

@@ -26,18 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchmarks.gate.render import Renderer
-from benchmarks.gate.text import (
-    FUNCTIONAL,
-    ITEMS,
-    PEOPLE,
-    PERSON_RELATIONS,
-    PLACES,
-    PRICES,
-    RELATIONS,
-    SOURCE_NAMES,
-    TOPIC,
-    TOPICS,
-)
+from benchmarks.gate.text import FUNCTIONAL, ITEMS, PEOPLE, PLACES, PRICES, RELATIONS, SOURCE_NAMES, TOPICS
 
 CLASS_WEIGHTS = {
     "new-true": 7,
@@ -180,14 +169,6 @@ class Stream:
     def credibility(self, source: str, topic: str) -> float:
         src = self.sources.get(source)
         return src.credibility.get(topic, 0.5) if src else 0.5
-
-    def lexicon_spec(self) -> dict:
-        """The game's lexicon for this world: entities with aliases, relations, topics."""
-        w = self.world
-        entities = {e: list(w.names[e]) for e in w.items + w.places + w.people}
-        topics = {(i, r): TOPIC[r] for i in w.items for r in FUNCTIONAL}
-        topics.update({(p, r): TOPIC[r] for p in w.people for r in PERSON_RELATIONS})
-        return {"entities": entities, "relations": {k: dict(v) for k, v in RELATIONS.items()}, "topics": topics}
 
 
 def _next_price(rng: np.random.Generator, old: str) -> str:

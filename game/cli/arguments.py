@@ -22,6 +22,7 @@ EPILOG = """examples:
   parley run worlds/bazaar --scene spice_for_silk --negotiators llm,boulware --llm URL
   parley validate worlds               check every world folder in worlds/ (exit 2 on any error)
   parley new-world my-world            scaffold a world that validates
+  parley lexicon harbor --read "The strongbox is in the sea cave."   the gate's names and relation words
   parley new-world my-market --template trade   (or council) a trading or council starter world
   parley saves list | show NAME | rm NAME
   parley replay NAME                   re-run a save's transcript and check its state hash
@@ -419,6 +420,18 @@ def _world_parsers(sub: Any) -> None:
     sch = sub.add_parser("schema", help="print or write the JSON Schema for world.toml")
     sch.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
     sch.add_argument("--check", metavar="FILE", help="exit 2 if FILE differs from the generated schema")
+
+    lex = sub.add_parser(
+        "lexicon", help="what the consistency gate's lexicon holds for a world; --read shows what a sentence gives"
+    )
+    lex.add_argument("world", metavar="WORLD", help="world folder, or a shipped world's name or id")
+    lex.add_argument("--json", action="store_true", help="print everything as JSON")
+    lex.add_argument(
+        "--read",
+        metavar="TEXT",
+        action="append",
+        help="show the claims the extractor reads from TEXT (subject, relation, object, negated); repeatable",
+    )
 
     new = sub.add_parser("new-world", help="scaffold a new world folder that validates")
     new.add_argument("name", help="world name, e.g. my-keep (becomes id my-keep-v1)")

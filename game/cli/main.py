@@ -39,6 +39,7 @@ COMMAND_MODULES = {
     "validate": "game.cli.world",
     "schema": "game.cli.world",
     "new-world": "game.cli.world",
+    "lexicon": "game.cli.lexicon",
     "saves": "game.cli.saves",
     "replay": "game.cli.saves",
     "trust": "game.cli.saves",
