@@ -22,10 +22,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from game.core.claims import canonical
 from memory.lexicon import Lexicon
-from memory.quantities import arabic, read_quantity, read_time, words
+from memory.name_words import name_words
+from memory.quantities import CARDINALS, arabic, read_quantity, read_time, words
+from memory.relation_sense import RelationSense, placeholder
 from memory.values import negates
 
 # clauses within a sentence (sentences come from ``pysbd``, which knows "St.", "Mr.", "e.g.", "No. 4")
@@ -62,6 +65,10 @@ NOT_A_VALUE = frozenset(
     "pier dock row table seat box".split()
 )  # a number after these is no value
 PRONOUNS = frozenset("it it's its they they're them he he's she she's".split())
+# what a clause leaves out when it is compared by meaning (its polarity is the rules' to read)
+_QUIET = frozenset(",") | frozenset("'s".split())
+# a concessive opening ("whatever they told you, ..."): its hearsay is not the claim's
+CONCESSIVE = frozenset("whatever whoever however regardless".split())
 BEFORE = ("before", "ahead of", "earlier than", "sooner than", "prior to")
 AFTER = ("after", "later than", "behind", "following")
 MAX_NAME = 6  # longest name or phrase, in tokens
@@ -148,14 +155,20 @@ class _Mention:
 class RuleExtractor:
     """Rule-based claim extraction from one world's lexicon (see the module's doc)."""
 
-    def __init__(self, lexicon: Lexicon, seen: Callable[[str], set[str]] | None = None):
+    def __init__(self, lexicon: Lexicon, seen: Callable[[str], set[str]] | None = None, embedder: Any = None):
         self.lex = lexicon
         # values already heard for a relation (e.g. the gate's facts): they tell which relation a
         # clause naming none can mean ("Ivo has the lamp": the lamp has been heard of as owned by people)
         self.seen = seen
+        self.sense = RelationSense(lexicon, embedder, seen)
         self._names = _table({n: e for n, e in lexicon.name_table().items()})
         self._names.update({_strip_article(k): v for k, v in list(self._names.items())})
         self._rels = _table(lexicon.relation_table(), stemmed=True)
+        reserved = {t for k in lexicon.relation_table() for t in tokens(k)} | set(lexicon.unit_words()) | CARDINALS
+        named = {eid: [tuple(tokens(n)) for n in (eid, *ns)] for eid, ns in lexicon.entities.items()}
+        full = {k[0] for k in self._names if len(k) == 1}
+        for w, eid in name_words(named, lexicon.kinds, full, reserved).items():
+            self._names.setdefault((w,), eid)
         self._clock = lexicon.clock_names()
         self._cues = {tuple(tokens(p)): d for d, ps in (("before", BEFORE), ("after", AFTER)) for p in ps}
         self._known: dict[str, set[str]] = {}
@@ -198,13 +211,19 @@ class RuleExtractor:
         return None if got is None else _Mention(i, got[1], " ".join(toks[i : got[1]]), "number")
 
     @staticmethod
-    def _negated(toks: list[str], upto: int) -> bool:
-        """An odd number of negations before the object and after the last boundary before it ("not in
-        the well"; "isn't not in" is positive; "in the well, not the chest" speaks of the well; "No,
-        the gem is in the well" says it is)."""
+    def _negated(toks: list[str], first: int, upto: int) -> bool:
+        """An odd number of negations before the later of subject and object (``upto``) and after the last
+        boundary before the earlier (``first``): "not in the well"; "isn't not in" is positive; "in the
+        well, not the chest" speaks of the well; "No, the gem is in the well" says it is; "Ada doesn't own
+        the ring" denies; "No. 4" is a number, not a no."""
         upto = min(upto, len(toks))
-        start = max((k + 1 for k in range(upto) if toks[k] in BOUNDARY), default=0)
-        return sum(negates(toks, k) for k in range(start, upto)) % 2 == 1
+        start = max((k + 1 for k in range(min(first, upto)) if toks[k] in BOUNDARY), default=0)
+        count = 0
+        for k in range(start, upto):
+            if toks[k] == "no" and k + 1 < len(toks) and (toks[k + 1][:1].isdigit() or toks[k + 1] in CARDINALS):
+                continue
+            count += negates(toks, k)
+        return count % 2 == 1
 
     @staticmethod
     def _unsure(toks: list[str], end: str) -> bool:
@@ -215,19 +234,38 @@ class RuleExtractor:
     # --- reading -------------------------------------------------------------------
     def extract(self, text: str) -> list[Extracted]:
         """The claims ``text`` makes, one per clause at most, in order (repeats dropped). A clause
-        opening with "it" or "they" is about the subject of the clause before."""
+        opening with "it" or "they" is about the subject of the clause before; one after a question that
+        only names something ("The harp? Ada owns it.") is about that thing."""
         out: list[Extracted] = []
         last: str | None = None
+        topic: str | None = None
         for clause, end in self._clauses(arabic(str(text), self.lex.unit_words())):
             toks = tokens(clause)
-            if self._unsure(toks, end):  # nothing asserted; "it" in the next one is still this
-                named = [m.value for m in self._scan(toks) if m.kind == "entity" and canonical(m.value) in self._known]
-                last = named[0] if named else last
+            named = self._fragment(toks) if "?" in end else None
+            if named is not None:
+                topic = last = named
                 continue
-            c, last = self._clause(clause.strip(), toks, last)
+            if self._unsure(toks, end):  # nothing asserted; "it" in the next one is still this
+                named_ = [m.value for m in self._scan(toks) if m.kind == "entity" and canonical(m.value) in self._known]
+                last, topic = (named_[0] if named_ else last), None
+                continue
+            c, last = self._clause(clause.strip(), toks, last, topic)
+            topic = None
             if c is not None and c not in out:
                 out.append(c)
         return out
+
+    def _fragment(self, toks: list[str]) -> str | None:
+        """The entity a question names and nothing else ("The harp?", "And the lamp?"), else None."""
+        ms = self._scan(toks)
+        if len(ms) != 1 or ms[0].kind != "entity":
+            return None
+        rest = toks[: ms[0].start] + toks[ms[0].end :]
+        return (
+            ms[0].value
+            if all(t in ("the", "a", "an", "and", "what", "about", "so", "your", ",") for t in rest)
+            else None
+        )
 
     @staticmethod
     def _clauses(text: str) -> list[tuple[str, str]]:
@@ -251,70 +289,120 @@ class RuleExtractor:
             and not any(x.kind != "entity" and subj.start < x.start < m.start for x in ms)
         )
 
-    def _clause(self, clause: str, toks: list[str], last: str | None) -> tuple[Extracted | None, str | None]:
+    def _clause(
+        self, clause: str, toks: list[str], last: str | None, topic: str | None = None
+    ) -> tuple[Extracted | None, str | None]:
         if not toks:
             return None, last
         ms = self._scan(toks)
         ents = [m for m in ms if m.kind == "entity"]
-        if last is not None and (toks[0] in PRONOUNS or (len(toks) > 1 and toks[1] in PRONOUNS)):
-            ents.insert(0, _Mention(0, 1, last, "entity"))
-            ms.insert(0, ents[0])
+        if topic is not None:  # after "The harp?": "it" is the harp, and a clause naming nothing is about it
+            k = next((i for i, t in enumerate(toks) if t in ("it", "them")), None)
+            if k is not None or not ents:
+                ms.append(_Mention(k or 0, 0 if k is None else k + 1, topic, "entity"))
+        elif last is not None and (toks[0] in PRONOUNS or (len(toks) > 1 and toks[1] in PRONOUNS)):
+            ms.append(_Mention(0, 1, last, "entity"))
+        ms.sort(key=lambda m: (m.start, m.end))
+        ents = [m for m in ms if m.kind == "entity"]
         if not ents:
             return None, last
         named = [m for m in ms if m.kind == "relation"]
-        cues = [m for m in ms if m.kind == "cue"]
-        best: tuple[float, Extracted, int] | None = None
-        guessed: set[str] = set()  # relations read only from what the world knows (none named)
+        cues = [m for m in ms if m.kind == "cue" and self._cued(toks, ms, m)]
+        readings: list[tuple[float, Extracted, int, str]] = []
+        guessed: set[str] = set()  # relations read only from kinds or what the world knows (none named)
         for subj in ents:
-            readings = self._relations(subj.value, named, cues)
-            for rel, why in readings:
+            for rel, why in self._relations(subj.value, named, cues):
                 obj = self._object(toks, subj, rel, ms, why >= 2.0)
-                if obj is None:
-                    continue
+                if obj is None and why < 2.0:  # no value the world knows of: one whose kind fits will do
+                    obj = self._object(toks, subj, rel, ms, True)
+                    obj = obj if obj is not None and self.sense.fits(rel, subj.value, obj.value, obj.kind) else None
+                if obj is None or (self.lex.info(rel).temporal and obj.start < subj.start):
+                    continue  # an order is said subject first: "Lark arrives after Gwen"
+                if why < 1.0 and obj.kind == "number" and not self._unit_or_digits(toks[obj.start : obj.end]):
+                    continue  # "the one with the helm": a bare number word is no amount unless a word names it
+                fit = self.sense.fits(rel, subj.value, obj.value, obj.kind)
                 if why < 2.0:
-                    if not self._plausible(rel, obj.value, len(readings)):
+                    if not (fit or (fit is None and why >= 0.5 and self._plausible(rel, obj.value, why == 1.0))):
                         continue
                     guessed.add(rel)
                 score = why + (1.0 if subj.start < obj.start else 0.0) - 0.01 * subj.start
-                score += 2.0 if rel in self._known.get(canonical(subj.value), ()) else 0.0
-                if best is None or score > best[0]:
-                    truth = not self._negated(toks, obj.start)
-                    best = (
-                        score,
-                        Extracted(subj.value, rel, obj.value, truth, self.lex.topic(subj.value, rel) or rel, clause),
-                        obj.start,
-                    )
-        if best is not None and any(t in UNSURE for t in toks[: best[2]]):
+                score += 2.0 if fit or (fit is None and rel in self._known.get(canonical(subj.value), ())) else 0.0
+                first, later = sorted((subj.start, obj.start))
+                truth = not self._negated(toks, first, later)
+                topic_ = self.lex.topic(subj.value, rel) or rel
+                readings.append((score, Extracted(subj.value, rel, obj.value, truth, topic_, clause), later, rel))
+        if readings and not named and not cues and len(guessed) > 1:  # several fit: the meaning decides, or none
+            pick = self.sense.choose(self._predicate(toks, ms), sorted(guessed), self._mask)
+            readings = [r for r in readings if r[3] == pick]
+        best = None
+        for r in readings:
+            if best is None or r[0] > best[0]:
+                best = r
+        if best is not None and self._hedged(toks, best[2]):
             best = None  # "if", "maybe", "I doubt", "Lou says" ... before the claim: not asserted
-        if best is not None and not named and not cues and len(guessed) > 1:
-            best = None  # the world allows several readings and the words name none: no guess
         if best is None:  # what a following "it" may be about: the first thing the world says something of
             about = [m.value for m in ents if canonical(m.value) in self._known]
             return None, about[0] if about else last
         return best[1], best[1].subject
 
-    def _plausible(self, rel: str, obj: str, choices: int) -> bool:
-        """Could ``obj`` be a value of ``rel``? Yes if ``rel`` is the sole relation to choose from, or
-        the world or what was heard gives ``obj`` as one of its values."""
-        if self.lex.info(rel).values in ("number", "time"):
-            return True
-        if choices == 1:
+    @staticmethod
+    def _hedged(toks: list[str], upto: int) -> bool:
+        """A condition, guess, doubt or someone else's words before ``upto``; not in a concessive opening
+        ("Whatever they told you, the gem is in the well" asserts it)."""
+        start = 0
+        if toks and toks[0] in CONCESSIVE and "," in toks[:upto]:
+            start = toks.index(",") + 1
+        return any(t in UNSURE for t in toks[start:upto])
+
+    def _unit_or_digits(self, toks: list[str]) -> bool:
+        return any(t[:1].isdigit() or t in self.lex.unit_words() for t in toks)
+
+    @staticmethod
+    def _cued(toks: list[str], ms: list[_Mention], cue: _Mention) -> bool:
+        """Does an entity follow the cue ("before Gwen"), not the end of the clause ("has met Pia before")?"""
+        nxt = next((m for m in ms if m.start >= cue.end), None)
+        return (
+            nxt is not None and nxt.kind == "entity" and all(t in ("the", "a", "an") for t in toks[cue.end : nxt.start])
+        )
+
+    def _predicate(self, toks: list[str], ms: list[_Mention]) -> str:
+        """The clause as the meaning reader compares it: each entity, amount or time as a placeholder of
+        its kind, without negations (the rules read those) and commas."""
+        out: list[str] = []
+        i = 0
+        for m in ms:
+            if m.kind in ("relation", "cue") or m.start < i:
+                continue
+            out += [t for k, t in enumerate(toks[i : m.start], i) if t not in _QUIET and not negates(toks, k)]
+            out.append(placeholder(self.lex.kind(m.value) if m.kind == "entity" else m.kind))
+            i = max(m.end, i)
+        out += [t for k, t in enumerate(toks[i:], i) if t not in _QUIET and not negates(toks, k)]
+        return " ".join(out)
+
+    def _mask(self, text: str) -> str:
+        """``text`` with its mentions as placeholders (how the world's facts are compared)."""
+        toks = tokens(text)
+        return self._predicate(toks, self._scan(toks))
+
+    def _plausible(self, rel: str, obj: str, single: bool) -> bool:
+        """Could ``obj`` be a value of ``rel`` when kinds cannot tell? Yes if ``rel`` is the one relation the
+        world knows for the subject, or the world or what was heard gives ``obj`` as one of its values."""
+        if self.lex.info(rel).values in ("number", "time") or single:
             return True
         values = self.lex.objects_of(rel) | (self.seen(rel) if self.seen is not None else set())
         return canonical(obj) in values
 
     def _relations(self, subject: str, named: list[_Mention], cues: list[_Mention]) -> list[tuple[str, float]]:
-        """Relations the clause may assert about ``subject``, with a weight: named in the clause (3),
-        an ordered relation whose direction a cue gives (2), or the one the world knows (1)."""
+        """Relations the clause may assert about ``subject``, with a weight: named in the clause (3), an
+        ordered relation whose direction a cue gives (2), the one the world knows (1), one of several
+        the world knows (0.5), or any other relation, kept only where the clause's kinds fit it (0.25)."""
         out = [(m.value, 3.0) for m in named]
         for m in cues:
             out += [(rid, 2.0) for rid, info in self.lex.relations.items() if info.temporal == m.value]
         if not out:
             known = sorted(self._known.get(canonical(subject), ()))
-            if len(known) == 1:
-                out.append((known[0], 1.0))
-            else:  # several: only the ones whose object kind the clause can supply are kept later
-                out += [(r, 0.5) for r in known]
+            out += [(r, 1.0 if len(known) == 1 else 0.5) for r in known]
+            out += [(r, 0.25) for r in self.lex.relations if r not in known]
         return out
 
     def _object(self, toks: list[str], subj: _Mention, rel: str, ms: list[_Mention], named: bool) -> _Mention | None:
@@ -330,8 +418,11 @@ class RuleExtractor:
             m = (after or nums or [None])[0]
             return None if m is None else _Mention(m.start, m.end, self.lex.value(rel, m.value, subj.value), m.kind)
         joined = {
-            m.start for m in ms if m.kind == "entity" and m.start > subj.start and self._joined(toks, ms, subj, m)
-        }  # "the gem and the lamp are in...": not an object
+            m.start
+            for m in ms
+            if m.kind == "entity"
+            and (self._joined(toks, ms, subj, m) if m.start > subj.start else self._joined(toks, ms, m, subj))
+        }  # "the gem and the lamp are in...", "Dov and Juno are ...": not an object
         others = [m for m in ms if m.kind == "entity" and m.value != subj.value and m.start not in joined]
         known = self.lex.known_objects(subj.value, rel)
         if known:  # a value the world knows is claimed wins; with no relation named, only such a value
