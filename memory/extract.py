@@ -41,7 +41,8 @@ BOUNDARY = frozenset(", because since although though".split())
 UNSURE = frozenset(
     "if unless whether suppose supposing maybe perhaps possibly might may could would should "
     "doubt doubts wonder wonders unsure either or says said say claims claimed tells told tell "
-    "swears swore reckons insists heard rumour rumor".split()
+    "swears swore reckons insists heard rumour rumor wish wishes wished hope hopes hoped hoping pray "
+    "prays".split()
 )
 UNSURE_PAIRS = frozenset(
     {
@@ -318,7 +319,7 @@ class RuleExtractor:
                     obj = obj if obj is not None and self.sense.fits(rel, subj.value, obj.value, obj.kind) else None
                 if obj is None or (self.lex.info(rel).temporal and obj.start < subj.start):
                     continue  # an order is said subject first: "Lark arrives after Gwen"
-                if why < 1.0 and obj.kind == "number" and not self._unit_or_digits(toks[obj.start : obj.end]):
+                if why < 2.0 and obj.kind == "number" and not self._unit_or_digits(toks[obj.start : obj.end]):
                     continue  # "the one with the helm": a bare number word is no amount unless a word names it
                 fit = self.sense.fits(rel, subj.value, obj.value, obj.kind)
                 if why < 2.0:

@@ -27,8 +27,8 @@ import numpy as np
 from game.core.claims import as_number
 from memory.lexicon import Lexicon
 
-FLOOR = 0.45  # least likeness to a relation's wording for a reading by meaning
-MARGIN = 0.06  # least lead over the next relation
+FLOOR = 0.5  # least likeness to a relation's wording for a reading by meaning
+MARGIN = 0.03  # least lead over the next relation
 PLACEHOLDER = {"person": "someone", "item": "something", "place": "a place", "number": "an amount", "time": "a time"}
 
 
