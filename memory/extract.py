@@ -26,6 +26,7 @@ from typing import Any
 
 from game.core.claims import canonical
 from memory.lexicon import Lexicon
+from memory.name_sense import NameSense
 from memory.name_words import name_words
 from memory.quantities import CARDINALS, arabic, read_quantity, read_time, words
 from memory.relation_sense import RelationSense, placeholder
@@ -170,6 +171,8 @@ class RuleExtractor:
         full = {k[0] for k in self._names if len(k) == 1}
         for w, eid in name_words(named, lexicon.kinds, full, reserved).items():
             self._names.setdefault((w,), eid)
+        spelled = {eid: list(dict.fromkeys([eid.replace("_", " "), *ns])) for eid, ns in lexicon.entities.items()}
+        self.name_sense = NameSense(spelled, embedder, reserved | {t for p in (*BEFORE, *AFTER) for t in p.split()})
         self._clock = lexicon.clock_names()
         self._cues = {tuple(tokens(p)): d for d, ps in (("before", BEFORE), ("after", AFTER)) for p in ps}
         self._known: dict[str, set[str]] = {}
@@ -240,21 +243,50 @@ class RuleExtractor:
         out: list[Extracted] = []
         last: str | None = None
         topic: str | None = None
+        place: str | None = None  # the last place named: what a later "there" is
         for clause, end in self._clauses(arabic(str(text), self.lex.unit_words())):
             toks = tokens(clause)
             named = self._fragment(toks) if "?" in end else None
             if named is not None:
                 topic = last = named
                 continue
+            there, place = self._there(toks, place), self._place(toks, place)
             if self._unsure(toks, end):  # nothing asserted; "it" in the next one is still this
                 named_ = [m.value for m in self._scan(toks) if m.kind == "entity" and canonical(m.value) in self._known]
                 last, topic = (named_[0] if named_ else last), None
                 continue
-            c, last = self._clause(clause.strip(), toks, last, topic)
-            topic = None
+            c, said = self._clause(clause.strip(), toks, last, topic, there)
+            if c is None and self.name_sense.usable:  # a name the world does not declare, read by meaning
+                extra = self._undeclared(clause, toks)
+                c, said = self._clause(clause.strip(), toks, last, topic, extra + there) if extra else (c, said)
+            last, topic = said, None
             if c is not None and c not in out:
                 out.append(c)
         return out
+
+    def _undeclared(self, clause: str, toks: list[str]) -> list[_Mention]:
+        """Mentions of entities by words the world does not declare, read by meaning (``memory.name_sense``)."""
+        covered = {k for m in self._scan(toks) for k in range(m.start, m.end)}
+        capitalised = {w.lower() for w in re.findall(r"(?<=\s)[A-Z][a-z]+", clause)}
+        out = []
+        for start, end in self.name_sense.phrases(toks, lambda k: k not in covered, capitalised):
+            for stop in range(end, start, -1):  # the whole phrase, then its first word
+                eid = self.name_sense.name(" ".join(toks[start:stop]))
+                if eid is not None:
+                    out.append(_Mention(start, stop, eid, "entity"))
+                    break
+        return out
+
+    def _place(self, toks: list[str], before: str | None) -> str | None:
+        places = [m.value for m in self._scan(toks) if m.kind == "entity" and self.lex.kind(m.value) == "place"]
+        return places[-1] if places else before
+
+    def _there(self, toks: list[str], place: str | None) -> list[_Mention]:
+        """ "there" as the place the clause before named ("Check the mill; the saddle is there"), when
+        this clause names no place of its own; not the "there" of "there is"."""
+        if place is None or self._place(toks, None) is not None:
+            return []
+        return [_Mention(k, k + 1, place, "entity") for k, t in enumerate(toks) if t == "there" and k > 0][:1]
 
     def _fragment(self, toks: list[str]) -> str | None:
         """The entity a question names and nothing else ("The harp?", "And the lamp?"), else None."""
@@ -291,11 +323,11 @@ class RuleExtractor:
         )
 
     def _clause(
-        self, clause: str, toks: list[str], last: str | None, topic: str | None = None
+        self, clause: str, toks: list[str], last: str | None, topic: str | None = None, extra: list | None = None
     ) -> tuple[Extracted | None, str | None]:
         if not toks:
             return None, last
-        ms = self._scan(toks)
+        ms = self._scan(toks) + list(extra or ())
         ents = [m for m in ms if m.kind == "entity"]
         if topic is not None:  # after "The harp?": "it" is the harp, and a clause naming nothing is about it
             k = next((i for i, t in enumerate(toks) if t in ("it", "them")), None)
@@ -334,6 +366,9 @@ class RuleExtractor:
                 readings.append((score, Extracted(subj.value, rel, obj.value, truth, topic_, clause), later, rel))
         if readings and not named and not cues and len(guessed) > 1:  # several fit: the meaning decides, or none
             pick = self.sense.choose(self._predicate(toks, ms), sorted(guessed), self._mask)
+            direction = self.lex.info(pick).temporal if pick else None
+            if direction and any(self.lex.info(r).temporal not in (None, direction) for r in guessed):
+                pick = None  # likeness does not tell "before" from "after": only the words may
             readings = [r for r in readings if r[3] == pick]
         best = None
         for r in readings:
@@ -371,6 +406,8 @@ class RuleExtractor:
         its kind, without negations (the rules read those) and commas."""
         out: list[str] = []
         i = 0
+        loose = {k for m in ms if m.kind == "cue" and not self._cued(toks, ms, m) for k in range(m.start, m.end)}
+        toks = [t if k not in loose else "," for k, t in enumerate(toks)]  # "has met Pia before": no order
         for m in ms:
             if m.kind in ("relation", "cue") or m.start < i:
                 continue
