@@ -340,7 +340,12 @@ class RuleExtractor:
         if not ents:
             return None, last
         named = [m for m in ms if m.kind == "relation"]
+        orders = {info.temporal for info in self.lex.relations.values()}
         cues = [m for m in ms if m.kind == "cue" and self._cued(toks, ms, m)]
+        adjunct = {next(x.start for x in ms if x.start >= m.end) for m in cues if m.value not in orders}
+        ms = [m for m in ms if m.start not in adjunct or m.kind != "entity"]  # "before Tam": when, not what
+        ents = [m for m in ms if m.kind == "entity"]
+        cues = [m for m in cues if m.value in orders]
         readings: list[tuple[float, Extracted, int, str]] = []
         guessed: set[str] = set()  # relations read only from kinds or what the world knows (none named)
         for subj in ents:

@@ -3,7 +3,8 @@
 When the rules find no claim in a clause, a short noun phrase after a determiner ("the", "a",
 "that", ...) that names nothing the world knows is compared with every entity's names by the
 sentence embedder; it names the entity whose name it is clearly likest to (a floor, and a margin
-over every other entity). Only lower-case words are read so (an unknown capitalised name is a
+over every other entity), unless it is a modifier of that name or the first part of one of its
+compounds ("the town" is not the Town square, "the boat" not the boathouse). Only lower-case words are read so (an unknown capitalised name is a
 name, not a paraphrase), never common words, and never with the hashing embedder, which knows
 words but not meaning.
 """
@@ -37,6 +38,14 @@ class NameSense:
         self.reserved = frozenset(reserved) | COMMON
         self.floor, self.margin = float(floor), float(margin)
         self._ids = [eid for eid, ns in names.items() for _ in ns]
+        # a name's modifiers ("town" of "Town square") and the first parts of its compounds ("boat" of
+        # "boathouse") are other things: English puts the head last ("watermill" is a mill)
+        self._other: dict[str, set[str]] = {}
+        for eid, ns in names.items():
+            for n in ns:
+                ws = n.lower().split()
+                self._other.setdefault(eid, set()).update(ws[:-1])
+                self._other[eid].update(w[:k] for w in ws for k in range(3, len(w)))
         self._texts = [f"the {n}" for ns in names.values() for n in ns]
         self._vectors: np.ndarray | None = None
 
@@ -69,8 +78,10 @@ class NameSense:
             self._vectors = np.asarray(self.embedder(self._texts), dtype=np.float32)
         v = np.asarray(self.embedder([f"the {phrase}"]), dtype=np.float32)[0]
         best: dict[str, float] = {}
+        words = phrase.split()
         for eid, s in zip(self._ids, self._vectors @ v):
-            best[eid] = max(best.get(eid, -1.0), float(s))
+            if not any(w in self._other.get(eid, ()) for w in words):
+                best[eid] = max(best.get(eid, -1.0), float(s))
         ranked = sorted(best.values(), reverse=True)
         if not ranked or ranked[0] < self.floor or (len(ranked) > 1 and ranked[0] - ranked[1] < self.margin):
             return None
