@@ -194,3 +194,31 @@ def worlds(draw) -> Lexicon:
 def test_the_extractor_never_fails_on_random_text_over_a_random_world(lex, pieces):
     for e in RuleExtractor(lex, seen=lambda r: {"e0"}).extract(" ".join(pieces)):
         assert e.relation in lex.relations and lex.entity(e.subject) == e.subject
+
+
+# --- names by meaning, "there", adjuncts ------------------------------------------------------------
+def test_an_undeclared_name_is_read_by_meaning_but_not_a_modifier_or_compound_part(world, minilm):
+    got = read(world, "The storm lantern hangs in the boatshed.", minilm)
+    assert got == [("lantern", "moored_at", "boathouse", True)]
+    assert read(world, "The storm lantern hangs in the boatshed.") == []  # the rules know no "boatshed"
+    assert read(world, "The storm lantern is on the boat.", minilm) == []  # a boat is no boathouse
+    assert read(world, "The Grey Kestrel is moored at the Fairhaven.", minilm) == []  # a capitalised name
+
+
+def test_there_is_the_place_the_clause_before_named(world):
+    got = read(world, "Look in the boathouse; the storm lantern is there.")
+    assert got == [("lantern", "moored_at", "boathouse", True)]
+    assert read(world, "The storm lantern is there.") == []
+
+
+def test_before_a_person_is_when_not_what_where_no_relation_orders_people(world, minilm):
+    said = "Orla Vane was skippering the Heron before Tam Dunn."
+    assert read(world, said) == read(world, said, minilm) == [("heron", "skippered_by", "orla", True)]
+
+
+def test_the_gate_reads_by_meaning_with_its_own_embedder(world, minilm):
+    from memory.gate import ConsistencyGate
+
+    g = ConsistencyGate(lexicon=world, embedder=minilm)
+    (d,) = g.hear("Orla Vane has faith in Mae Dunn.", source="anon", turn=1)
+    assert (d.candidate["subject"], d.candidate["relation"], d.candidate["object"]) == ("orla", "trusts", "mae")
