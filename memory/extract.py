@@ -12,6 +12,11 @@ clause, or is the one the world knows for that subject when the clause names
 none ("The gem lies at the bottom of the well" -> ``gem located_in well``). Pronouns are not resolved: "it costs 20
 gold" names no subject and gives nothing.
 
+Beyond the declared words it reads by the kinds of a clause's values and by meaning
+(``memory.relation_sense``), by a distinctive word of a name (``memory.name_words``) and, with
+a sentence embedder, undeclared names by meaning (``memory.name_sense``); see
+docs/design/consistency-gate.md, "Claims in free text".
+
 An LLM extractor (``memory.extract_llm``) reads what rules cannot, when an
 endpoint is configured; both give :class:`Extracted` claims.
 """
