@@ -13,7 +13,7 @@ Two readers, used by :class:`memory.extract.RuleExtractor` in this order:
   candidate's wording (its aliases, description and facts' texts, masked the same way) by the
   sentence embedder the gate has; a relation is read only when its best likeness clears a floor
   and beats every other candidate's by a margin (both fixed on the tune seeds of the gate
-  benchmark: ``benchmarks/gate/reading.py``). The hashing embedder knows words, not meaning:
+  benchmark: ``python -m benchmarks.gate_reading --calibrate``). The hashing embedder knows words, not meaning:
   with it (or none) this reader abstains and only the rules read.
 """
 

@@ -12,13 +12,10 @@ runs without an embedder of its own, so every reader sees the same decisions' va
 a misreading costing three; a tie goes to the higher floor): run on the tune seeds 0-9 only; the chosen values are fixed in
 ``memory.relation_sense`` before the held-out seeds are measured.
 
-    python -m benchmarks.gate.reading --seeds 0-9 --held-out 100-119
+    python -m benchmarks.gate_reading --seeds 0-9 --held-out 100-119
 """
 
 from __future__ import annotations
-
-import argparse
-import sys
 
 import numpy as np
 
@@ -113,25 +110,3 @@ def calibrate(seeds: list[int]) -> tuple[float, float]:
                 best = (ok - 3 * wrong, floor, margin)
     print(f"chosen: floor {best[1]:.2f}, margin {best[2]:.2f}")
     return best[1], best[2]
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.gate.reading", description=__doc__.split("\n")[0])
-    p.add_argument("--seeds", default="0-9", help="tune seeds (default 0-9)")
-    p.add_argument("--held-out", default="", help="held-out seeds, e.g. 100-119")
-    p.add_argument("--readers", default=",".join(READERS), help="rules,hash,minilm")
-    p.add_argument("--calibrate", action="store_true", help="pick the meaning reader's floor and margin")
-    a = p.parse_args(argv)
-    seeds = parse_seeds(a.seeds)
-    if a.calibrate:
-        calibrate(seeds)
-        return 0
-    readers = [r.strip() for r in a.readers.split(",") if r.strip()]
-    report("tune", seeds, readers)
-    if a.held_out:
-        report("held-out", parse_seeds(a.held_out), readers)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
