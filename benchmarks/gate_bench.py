@@ -1,6 +1,6 @@
 """Consistency-gate benchmark: a labelled stream of world-fact claims, written from a simulated world.
 
-Usage:  python -m benchmarks.gate_bench [--seeds 100-119] [--tune-seeds 0-9] [--oracle-seeds 1000-1039]
+Usage:  python -m benchmarks.gate_bench [--seeds 100-119] [--tune-seeds 0-9] [--oracle-seeds 1000-1079]
             [--curve-seeds 0-3] [--writes 600] [--embedder hash|minilm|none] [--llm URL [--llm-model NAME]]
             [--quick] [--json FILE] [--page docs/benchmarks/gate_bench.md] [--plot docs/benchmarks/gate_tradeoff.png]
 
@@ -272,7 +272,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", default="100-119", help="held-out seeds, e.g. 100-119 or 100,105 (default 100-119)")
     ap.add_argument("--tune-seeds", default="0-9", help="seeds every baseline is tuned on (default 0-9)")
     ap.add_argument(
-        "--oracle-seeds", default="1000-1039", help="seeds the oracle bound's model is fitted on (default 1000-1039)"
+        "--oracle-seeds", default="1000-1079", help="seeds the oracle bound's model is fitted on (default 1000-1079)"
     )
     ap.add_argument("--curve-seeds", default="0-3", help="tune seeds the trade-off curves run on (default 0-3)")
     ap.add_argument("--writes", type=int, default=600, help="scored writes per seed (default 600)")
@@ -297,7 +297,7 @@ def main(argv=None) -> int:
     if args.quick:
         args.seeds = args.seeds if args.seeds != "100-119" else "100-104"
         args.tune_seeds = args.tune_seeds if args.tune_seeds != "0-9" else "0-2"
-        args.oracle_seeds = args.oracle_seeds if args.oracle_seeds != "1000-1039" else "1000-1009"
+        args.oracle_seeds = args.oracle_seeds if args.oracle_seeds != "1000-1079" else "1000-1009"
         args.curve_seeds = args.curve_seeds if args.curve_seeds != "0-3" else "0-1"
         args.writes = 300 if args.writes == 600 else args.writes
     from rich.console import Console

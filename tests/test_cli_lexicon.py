@@ -105,3 +105,25 @@ def test_a_bad_world_exits_2_with_the_loaders_message():
     assert "worlds/broken/syntax/world.toml:6" in r.stderr and "TOML syntax error" in r.stderr
     r = parley("lexicon", "worlds/nope")
     assert r.returncode == 2 and "no world at" in r.stderr
+
+
+def test_units_clock_and_kinds_of_a_world_that_declares_them():
+    r = parley(
+        "lexicon",
+        "tests/data/dunmere",
+        "--json",
+        "--read",
+        "Dunmere lock charges 216 pennies.",
+        "--read",
+        "Dunmere lock opens at dusk.",
+    )
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["units"]["penny"]["base"] == "mark" and "pence" in data["units"]["penny"]["aliases"]
+    assert data["clock"]["dusk"] == "19:00"
+    assert data["relations"]["opens_at"]["kind"] == "time" and data["relations"]["toll"]["unit"] == "mark"
+    toll, opens = (item["claims"][0] for item in data["read"])
+    assert (toll["subject"], toll["relation"], toll["object"]) == ("dunmere_lock", "toll", "18")  # 216 pennies
+    assert (opens["relation"], opens["object"]) == ("opens_at", "19:00")
+    text = parley("lexicon", "tests/data/dunmere").stdout
+    assert "Units" in text and "0.0833333 mark" in text and "Clock" in text and "first bell" in text

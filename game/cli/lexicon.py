@@ -20,7 +20,7 @@ def lexicon_report(lex: Any, reads: list[str]) -> dict[str, Any]:
         relations[rid] = {
             "synonyms": list(info.aliases),
             "unit": info.unit,
-            "kind": getattr(info, "kind", None) or ("number" if numeric else "name"),
+            "kind": getattr(info, "values", None) or ("number" if numeric else "entity"),
             "range": list(info.range) if info.range is not None else None,
             "functional": info.functional,
             "changes": info.changes,
@@ -33,7 +33,22 @@ def lexicon_report(lex: Any, reads: list[str]) -> dict[str, Any]:
         eid: {"names": [n for n in names if lex.entity(n) == eid]} for eid, names in sorted(lex.entities.items())
     }
     topics = [{"subject": s, "relation": r, "topic": t} for (s, r), t in sorted(lex.topics.items())]
-    out: dict[str, Any] = {"entities": entities, "shared_names": shared, "relations": relations, "topics": topics}
+    units = {
+        uid: {
+            "aliases": list(_field(u, "aliases", ())),
+            "base": _field(u, "base", None),
+            "factor": float(_field(u, "factor", 1.0)),
+        }
+        for uid, u in dict(getattr(lex, "units", {}) or {}).items()
+    }
+    out: dict[str, Any] = {
+        "entities": entities,
+        "shared_names": shared,
+        "relations": relations,
+        "units": units,
+        "clock": dict(getattr(lex, "clock", {}) or {}),
+        "topics": topics,
+    }
     if reads:
         ex = RuleExtractor(lex)
         out["read"] = [
@@ -54,6 +69,10 @@ def lexicon_report(lex: Any, reads: list[str]) -> dict[str, Any]:
             for text in reads
         ]
     return out
+
+
+def _field(obj: Any, name: str, default: Any) -> Any:
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
 def _columns(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -91,6 +110,16 @@ def render(world_id: str, folder: str, rep: dict[str, Any]) -> str:
             ]
         )
     out += _columns(rows, ["id", "synonyms", "unit", "kind", "functional", "changes", "order"])
+    if rep["units"]:
+        out += ["", "Units (a number in one converts to its base)"]
+        rows = [
+            [uid, ", ".join(u["aliases"]) or "-", f"{u['factor']:g} {u['base']}" if u["base"] else "-"]
+            for uid, u in rep["units"].items()
+        ]
+        out += _columns(rows, ["id", "aliases", "worth"])
+    if rep["clock"]:
+        out += ["", "Clock (named times of day)"]
+        out += _columns([[n, t] for n, t in rep["clock"].items()], ["name", "time"])
     out += ["", "Topics (what a claim about a subject and relation is filed under; trust is kept per topic)"]
     out += _columns(
         [[t["subject"], t["relation"], t["topic"]] for t in rep["topics"]], ["subject", "relation", "topic"]
