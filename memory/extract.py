@@ -380,6 +380,10 @@ class RuleExtractor:
             if direction and any(self.lex.info(r).temporal not in (None, direction) for r in guessed):
                 pick = None  # likeness does not tell "before" from "after": only the words may
             readings = [r for r in readings if r[3] == pick]
+        elif readings and not named and not cues and self.sense.usable:  # one fits by kinds alone: is it
+            only = readings[0][3]  # also the likest of the world's relations? ("Tam lost the lantern": no)
+            if guessed == {only} and self.sense.vetoes(self._predicate(toks, ms), only, self._mask):
+                readings = []
         best = None
         for r in readings:
             if best is None or r[0] > best[0]:

@@ -111,6 +111,16 @@ class RelationSense:
         v = np.asarray(self.embedder([predicate]), dtype=np.float32)[0]
         return {r: float(np.max(self._relation_vectors(r, mask) @ v)) for r in candidates}
 
+    def vetoes(self, predicate: str, relation: str, mask: Callable[[str], str]) -> bool:
+        """Does meaning overrule a reading of ``relation`` that the entities' kinds alone gave? Yes when
+        another relation between entities is likelier for ``predicate`` (an amount's unit or a time is
+        evidence enough and is never overruled)."""
+        if not self.usable or self.lex.info(relation).values != "entity":
+            return False
+        rivals = [r for r, info in self.lex.relations.items() if info.values == "entity"]
+        scores = self.likeness(predicate, rivals, mask)
+        return bool(scores) and max(scores, key=scores.get) != (self.lex.relation(relation) or relation)
+
     def choose(self, predicate: str, candidates: Sequence[str], mask: Callable[[str], str]) -> str | None:
         """The candidate ``predicate`` means, when one is clearly it (floor and margin), else None."""
         scores = sorted(self.likeness(predicate, candidates, mask).items(), key=lambda kv: -kv[1])

@@ -222,3 +222,16 @@ def test_the_gate_reads_by_meaning_with_its_own_embedder(world, minilm):
     g = ConsistencyGate(lexicon=world, embedder=minilm)
     (d,) = g.hear("Orla Vane has faith in Mae Dunn.", source="anon", turn=1)
     assert (d.candidate["subject"], d.candidate["relation"], d.candidate["object"]) == ("orla", "trusts", "mae")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Tam Dunn wants the storm lantern.",
+        "Tam Dunn lost the storm lantern.",
+        "Mae Dunn is looking for the Grey Heron.",
+        "Orla Vane sold the Grey Heron to Mae Dunn.",
+    ],
+)
+def test_meaning_overrules_a_reading_by_kinds_when_another_relation_is_likelier(world, minilm, said):
+    assert read(world, said, minilm) == []
