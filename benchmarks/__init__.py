@@ -7,7 +7,8 @@ Run one from the repository root as a module::
 
 The runnable benchmarks are the modules at this level: ``engine_bench`` (engine throughput),
 ``agents_bench`` (negotiator round robin), ``tournament_bench`` (Parley against NegMAS),
-``tournament_scaling``, ``autopilot_bench``, ``trust_bench`` and ``trust_e2e_bench`` (Sigma-Mem),
+``tournament_scaling``, ``autopilot_bench``, ``trust_bench`` (with ``trust_settings``; ``trust_page`` writes
+its docs page, not run itself) and ``trust_e2e_bench`` (Sigma-Mem),
 ``gate_bench`` (the consistency gate), ``context_bench`` and ``context_latency`` (MEMO),
 ``locomo_bench`` (MEMO on the LoCoMo conversations, data not included),
 ``council_bench`` (council debates), ``memory_cost_bench``, ``store_bench``, ``tui_bench``,

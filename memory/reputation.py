@@ -5,8 +5,8 @@ it keeps a success count ``α`` and a failure count ``β``. One :meth:`write` is
 one event: every count of every peer decays by the forgetting factor ``λ``
 (default 0.95, Σ-Mem's γ), then each judged peer adds ``(1 + c)/2`` to ``α`` and
 ``(1 − c)/2`` to ``β`` (for ``c = ±1``: one success or one failure). The expected
-trust is the Beta(α + 1, β + 1) mean ``(α + 1)/(α + β + 2)``. ``λ = 1`` is the
-undecayed beta reputation system.
+trust is the Beta(α + a, β + a) mean ``(α + a)/(α + β + 2a)`` with prior strength ``a``
+(``prior``, default 1: the uniform prior). ``λ = 1`` is the undecayed beta reputation system.
 
 With one-hot topics and ``λ = γ`` this is exactly Σ-Mem's diagonal:
 ``M_p[k, k] = η (α_{p,k} − β_{p,k})``.
@@ -36,7 +36,7 @@ _ANY = "*"  # the one column of a topic-blind reputation
 class BetaReputation(PeerMemory):
     """Decayed beta reputation per (peer, topic) or per peer.
 
-    ``BetaReputation(peers=(), topics=(), *, lam=0.95, topic_aware=True, allow_new_peers=True)``.
+    ``BetaReputation(peers=(), topics=(), *, lam=0.95, topic_aware=True, allow_new_peers=True, prior=1.0)``.
     """
 
     def __init__(
@@ -47,11 +47,15 @@ class BetaReputation(PeerMemory):
         lam: float = 0.95,
         topic_aware: bool = True,
         allow_new_peers: bool = True,
+        prior: float = 1.0,
     ):
-        lam = float(lam)
+        lam, prior = float(lam), float(prior)
         if not (0.0 < lam <= 1.0) or not math.isfinite(lam):
             raise InputError(f"forgetting factor lam must be in (0, 1], got {lam!r}")
+        if not (prior > 0.0) or not math.isfinite(prior):
+            raise InputError(f"prior strength must be a positive number, got {prior!r}")
         self.lam = lam
+        self.prior = prior
         self.topic_aware = bool(topic_aware)
         self.allow_new_peers = bool(allow_new_peers)
         self._peers: list[str] = []
@@ -129,7 +133,7 @@ class BetaReputation(PeerMemory):
         return float(self._alpha[i, k]), float(self._beta[i, k])
 
     def scores(self, topic: str, peers: Sequence[str] | None = None) -> np.ndarray:
-        """Expected trust ``(α + 1)/(α + β + 2)`` of each peer on ``topic`` (0.5 when never judged)."""
+        """Expected trust ``(α + a)/(α + β + 2a)`` of each peer on ``topic`` (0.5 when never judged)."""
         peers = self._peers if peers is None else list(peers)
         out = np.full(len(peers), 0.5)
         k = self._col(topic)
@@ -138,7 +142,7 @@ class BetaReputation(PeerMemory):
         rows = np.array([self._index.get(p, -1) for p in peers], dtype=np.intp)
         known = rows >= 0
         a, b = self._alpha[rows[known], k], self._beta[rows[known], k]
-        out[known] = (a + 1.0) / (a + b + 2.0)
+        out[known] = (a + self.prior) / (a + b + 2.0 * self.prior)
         return out
 
     trust = PeerMemory.score
@@ -166,6 +170,7 @@ class BetaReputation(PeerMemory):
             "version": STATE_VERSION,
             "lam": self.lam,
             "topic_aware": self.topic_aware,
+            "prior": self.prior,
             "peers": list(self._peers),
             "topics": list(self._topics),
             "t": self._t,
@@ -177,6 +182,7 @@ class BetaReputation(PeerMemory):
         try:
             version = state["version"]
             lam, aware = float(state["lam"]), bool(state["topic_aware"])
+            prior = float(state.get("prior", 1.0))  # states saved before the prior was a parameter: 1
             peers = [check_peer_id(p) for p in state["peers"]]
             topics = [str(tp) for tp in state["topics"]]
             t = int(state["t"])
@@ -186,10 +192,10 @@ class BetaReputation(PeerMemory):
             raise InputError(f"beta reputation state is malformed: {exc!r}") from None
         if version != STATE_VERSION:
             raise InputError(f"beta reputation state version {version!r} is not supported")
-        if lam != self.lam or aware != self.topic_aware:
+        if lam != self.lam or aware != self.topic_aware or prior != self.prior:
             raise InputError(
-                f"beta reputation state has lam={lam!r}, topic_aware={aware!r}; "
-                f"this one has lam={self.lam!r}, topic_aware={self.topic_aware!r}"
+                f"beta reputation state has lam={lam!r}, topic_aware={aware!r}, prior={prior!r}; "
+                f"this one has lam={self.lam!r}, topic_aware={self.topic_aware!r}, prior={self.prior!r}"
             )
         shape = (len(peers), len(topics) if aware else 1)
         if alpha.reshape(-1).size != shape[0] * shape[1] or beta.reshape(-1).size != shape[0] * shape[1]:
@@ -204,7 +210,7 @@ class BetaReputation(PeerMemory):
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> BetaReputation:
-        rep = cls(lam=state["lam"], topic_aware=state["topic_aware"])
+        rep = cls(lam=state["lam"], topic_aware=state["topic_aware"], prior=state.get("prior", 1.0))
         rep.set_state(state)
         return rep
 

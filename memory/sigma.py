@@ -15,8 +15,8 @@ time step:
   *together*: ``S ← γ_G S + η_G q qᵀ`` where ``q`` holds, for the judged peers,
   their correctness centred (zeros for the others):
 
-  - 3 or more judged peers: ``q = c − mean(c)`` over the judged peers (then
-    ``S·1 = 0`` holds exactly, in exact arithmetic);
+  - 3 or more judged peers: ``q = c − mean(c)`` over the judged peers (then, with
+    ``decay="event"``, ``S·1 = 0`` holds exactly, in exact arithmetic);
   - exactly 2 judged peers: centring by the event mean would make ``q`` a
     multiple of ``(1, −1)`` whatever happened, so each peer is centred by its
     own running mean of correctness instead (an exponentially weighted mean of
@@ -33,7 +33,23 @@ That is ``decay="event"`` (the analysed model, the library default). ``decay="ju
 decays only the peers an event judges (the others by ``gamma_idle``); ``decay="topic"``
 (the game's setting) decays a judged peer only along the event's ``φ``
 (``M_p ← D M_p D``, ``D = I − (1 − √γ) φφᵀ``, so ``φᵀ M_p φ`` shrinks by ``γ`` and
-evidence on orthogonal topics is kept) and every peer by ``gamma_idle``.
+evidence on orthogonal topics is kept) and every peer by ``gamma_idle``. In both, ``S``
+decays as ``S ← D_S S D_S`` with ``D_S = diag(√f)``, ``f_p = γ_G`` for a judged peer and
+``gamma_idle`` for the others: ``S_ij`` shrinks by ``√(f_i f_j)`` (between a judged and an
+idle peer, the geometric mean of their rates).
+
+**Invariant.** ``S`` is positive semidefinite (PSD) after every write, tick and load, for
+every decay rule, every φ mode and every ``γ``, ``η``, ``γ_G``, ``η_G``, ``gamma_idle`` the
+config allows, and so are ``G`` and the posterior's prior covariance ``G + εI``. It holds by
+construction: each step is a congruence ``D S Dᵀ`` with a diagonal ``D ≥ 0`` (it maps the PSD
+cone into itself), followed by adding ``η_G q qᵀ`` with ``η_G > 0`` (a PSD rank-one term); ``G``
+is the congruence of ``S`` by ``D^{-1/2}`` on the peers with evidence, the identity elsewhere.
+A decay that shrinks entries by a factor matrix ``W`` (``S ← W ∘ S``) keeps the cone only when
+``W`` is PSD, which "judged peers by γ_G, every other entry by 1" is not. Pure decay never
+changes ``G`` (a diagonal congruence cancels in ``D^{-1/2} S D^{-1/2}``); only evidence does.
+States saved before this form load with ``S`` projected onto the cone
+(:func:`memory.sigma_state.nearest_psd`). ``M_p`` is symmetric but signed (wrong answers
+subtract), so it is not PSD and nothing claims it is.
 
 Facts (Theorem 1, for aligned events ``φ`` fixed and ``E[c] = μ``, i.i.d.):
 ``E[φᵀ M_T φ] = η μ (1 − γ^T)/(1 − γ)`` and
@@ -67,6 +83,10 @@ embedder defaults to the deterministic :class:`~memory.embedder.HashEmbedder`, s
 nothing needs a model; ``embedder="minilm"`` makes related names share evidence.
 With many topics use ``phi="topics"``: random projections of 12 topics to r = 16
 overlap (``Σ_j cos²`` ≈ 0.65 per topic) and blur one topic's evidence into the others.
+With ``shared = ρ > 0`` (topics mode; the game's 0.5) every topic also leans on one dimension
+all topics share, ``φ = √(1 − ρ) φ₀ + √ρ e_g``: a score pools the topic's own evidence with the
+NPC's record on every topic. :meth:`~SigmaMem.topic_scores` reads the topic's own evidence alone
+(what the memory would score without ``e_g``); M-Vote uses it with ``vote_evidence="topic"``.
 """
 
 from __future__ import annotations
@@ -145,7 +165,7 @@ class SigmaMem(PeerMemory):
         elif cfg.phi == "topics":
             if len(topics) + cfg.spare < 1:
                 raise InputError("topic φ needs declared topics or spare dimensions (r would be 0)")
-            cfg = cfg.model_copy(update={"r": len(topics) + cfg.spare})
+            cfg = cfg.model_copy(update={"r": len(topics) + cfg.spare + (cfg.shared > 0)})
         self._cfg = cfg
         self._gamma, self._eta, self._gamma_g, self._eta_g = cfg.rates()
         self._embedder = embedder
@@ -159,7 +179,7 @@ class SigmaMem(PeerMemory):
         self._onehot_index: dict[str, int] = {}
         temp = cfg.transfer_temp or (0.1 if self._embedder_name == "minilm" else 1.0)
         self._space = (
-            TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed, cfg.transfer_pool)
+            TopicSpace(topics, cfg.spare, cfg.transfer, temp, cfg.seed, self._embed, cfg.transfer_pool, cfg.shared)
             if cfg.phi == "topics"
             else None
         )
@@ -187,6 +207,8 @@ class SigmaMem(PeerMemory):
         topics: Iterable[str] = (),
         *,
         decay: str = "topic",
+        gamma: float = 0.9,
+        shared: float = 0.5,
         embedder: Any = None,
         **overrides: Any,
     ) -> SigmaMem:
@@ -198,10 +220,27 @@ class SigmaMem(PeerMemory):
         ``embedder`` for transfer by meaning, the default hash embedder sees shared words only).
         ``decay="topic"``: an NPC's trust on a topic fades only as it is judged on that topic, so
         it does not thin out when an NPC is judged across many topics (``decay="judged"`` fades
-        all of an NPC's topics whenever it is judged). On declared topics the scores are those of
-        per-(NPC, topic) decayed counts. With no declared topics every topic is unseen and lives in the ``spare``
-        dimensions (a seeded projection of its name). Keyword overrides set config fields."""
-        return cls(peers, sorted(set(topics)), phi="topics", decay=decay, embedder=embedder, **overrides)
+        all of an NPC's topics whenever it is judged). ``shared = 0.5``: every topic's φ leans on one
+        dimension all topics share, so a score is partial pooling, about ``0.75`` of the evidence on the
+        topic plus ``0.25`` of the NPC's record on every topic (``shared=0``: declared topics fully apart,
+        scores those of per-(NPC, topic) decayed counts); ``γ = 0.9``. Both chosen on the trust
+        benchmark's tune seeds (``benchmarks/trust_settings.py``, docs/design/sigma-mem.md): the least
+        pooling that beats a tuned per-(NPC, topic) beta by 0.02 AUROC where honesty carries across
+        topics and flags sleepers as fast. M-Vote (``vote_evidence="topic"``) weighs claimants by their
+        evidence on the claim's topic alone: where colluders are drawn per topic, pooling costs votes 3-4
+        points against a per-(NPC, topic) beta, and the topic's own evidence ties or beats it. With no declared topics every topic is unseen and lives in the
+        ``spare`` dimensions (a seeded projection of its name). Keyword overrides set config fields."""
+        overrides.setdefault("vote_evidence", "topic")
+        return cls(
+            peers,
+            sorted(set(topics)),
+            phi="topics",
+            decay=decay,
+            gamma=gamma,
+            shared=shared,
+            embedder=embedder,
+            **overrides,
+        )
 
     @property
     def declared(self) -> list[str]:
@@ -328,36 +367,46 @@ class SigmaMem(PeerMemory):
             self._decay()
 
     def _decay(self, judged: np.ndarray | None = None, phi: np.ndarray | None = None) -> None:
-        """One event's forgetting. ``decay = "event"``: every peer by γ (S by γ_G). ``"judged"``: the
-        peers in ``judged`` (and the S entries between two of them) by γ, γ_G; every other entry by
-        ``gamma_idle``; a tick (``judged`` None) judges nobody. ``"topic"``: every M by
-        ``gamma_idle``, then the judged peers' M along ``phi`` by γ; S as with ``"judged"``."""
+        """One event's forgetting, every part a congruence (so S stays PSD; see the module docstring).
+        ``decay = "event"``: every peer by γ (S by γ_G). ``"judged"``: the peers in ``judged`` by γ,
+        every other peer by ``gamma_idle``; a tick (``judged`` None) judges nobody. ``"topic"``:
+        every M by ``gamma_idle``, then the judged peers' M along ``phi`` by γ. In both, S becomes
+        ``D S D`` with ``D = diag(√f)``, ``f_p = γ_G`` for a judged peer and ``gamma_idle`` for the
+        others: ``S_ij`` shrinks by ``√(f_i f_j)``."""
         if self._cfg.decay == "event":
             self._M *= self._gamma
             self._S *= self._gamma_g
-        elif self._cfg.decay == "topic":
-            idle = self._cfg.gamma_idle
+            self._t += 1
+            return
+        idle = self._cfg.gamma_idle
+        mine = np.zeros(self._M.shape[0], dtype=bool)
+        if judged is not None and judged.size:
+            mine[judged] = True
+        if self._cfg.decay == "topic":
             if idle != 1.0:
                 self._M *= idle
-            n = self._M.shape[0]
-            mine = np.zeros(n, dtype=bool)
-            if judged is not None and judged.size and phi is not None:
-                mine[judged] = True
-                self._M[judged] = decay_along(self._M[judged], phi, self._gamma)
-            if idle != 1.0 or mine.any():
-                self._S *= np.where(mine[:, None] & mine[None, :], self._gamma_g, idle)
-        else:
-            idle = self._cfg.gamma_idle
-            n = self._M.shape[0]
-            mine = np.zeros(n, dtype=bool)
-            if judged is not None and judged.size:
-                mine[judged] = True
-            if idle != 1.0 or mine.any():
-                factor = np.where(mine, self._gamma, idle)
-                self._M *= factor[:, None, None]
-                pair = np.where(mine[:, None] & mine[None, :], self._gamma_g, idle)
-                self._S *= pair
+            if mine.any() and phi is not None:
+                self._M[judged] = self._decay_topic(self._M[judged], phi)
+        elif idle != 1.0 or mine.any():
+            self._M *= np.where(mine, self._gamma, idle)[:, None, None]
+        if idle != 1.0 or mine.any():
+            d = np.sqrt(np.where(mine, self._gamma_g, idle))
+            self._S *= d[:, None] * d[None, :]  # D S D, D = diag(d); the factor matrix is exactly symmetric
         self._t += 1
+
+    def _decay_topic(self, M: np.ndarray, phi: np.ndarray) -> np.ndarray:
+        """``decay="topic"`` for the judged peers' stack ``M``: along ``φ``; with ``shared = ρ > 0``
+        along the topic's own direction and along ``e_g`` separately (``D = I − (1 − √γ)(uuᵀ + e_g e_gᵀ)``,
+        ``u`` the unit own part of ``φ``, orthogonal to ``e_g``), so ``φᵀMφ`` still shrinks by ``γ`` and
+        the NPC's shared record forgets by ``γ`` per judgement, as its own on the topic does."""
+        if self._space is None or self._space.shared <= 0:
+            return decay_along(M, phi, self._gamma)
+        own = phi.copy()
+        own[-1] = 0.0
+        own /= np.linalg.norm(own)
+        e_g = np.zeros_like(phi)
+        e_g[-1] = 1.0
+        return decay_along(decay_along(M, own, self._gamma), e_g, self._gamma)
 
     # ------------------------------------------------------------------ reads
 
@@ -400,7 +449,35 @@ class SigmaMem(PeerMemory):
         peers = list(claims)
         if not peers:
             raise InputError("vote needs at least one claim")
-        return self._decide(claims, peers, self.scores(topic, peers), fallback)
+        rel = self.topic_scores(topic, peers) if self._cfg.vote_evidence == "topic" else self.scores(topic, peers)
+        return self._decide(claims, peers, rel, fallback)
+
+    def trust_table(self) -> dict[str, dict[str, float]]:
+        """``{peer: {topic: topic score}}`` over the known topics: what was verified on each topic
+        (:meth:`topic_scores`; the scores themselves when ``shared = 0``), so a topic nobody was judged
+        on does not read as "caught lying" because the NPC lied elsewhere. :meth:`score` pools."""
+        table: dict[str, dict[str, float]] = {p: {} for p in self._peers}
+        for tp in self._topics:
+            for p, s in zip(self._peers, self.topic_scores(tp)):
+                table[p][tp] = float(s)
+        return table
+
+    def topic_scores(self, topic: str, peers: Sequence[str] | None = None) -> np.ndarray:
+        """The scores on ``topic``'s own evidence, without the part every topic shares: ``uᵀ M_p u / (1 − ρ)``
+        with ``u`` the unit own part of ``φ`` (:meth:`scores` when ``shared = 0``). With decay along the
+        judged topic these are the per-(NPC, topic) decayed counts on a declared topic."""
+        if self._space is None or self._space.shared <= 0:
+            return self.scores(topic, peers)
+        peers = self._peers if peers is None else list(peers)
+        own = self.phi(topic)
+        own[-1] = 0.0
+        own /= np.linalg.norm(own)
+        rows = self._rows(peers)
+        out = np.zeros(len(peers))
+        known = rows >= 0
+        if known.any():
+            out[known] = np.einsum("i,pij,j->p", own, self._M[rows[known]], own) / (1.0 - self._space.shared)
+        return out
 
     def _decide(self, claims: Mapping[str, Hashable], peers: list[str], rel: np.ndarray, fallback: str) -> Hashable:
         w = log_odds_weight(self.normalised(rel), self._cfg.clip)

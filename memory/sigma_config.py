@@ -76,6 +76,19 @@ class SigmaConfig(BaseModel):
         "transfer spread evenly over the declared topics "
         "(the peer's pooled score), against names that mislead",
     )
+    shared: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="topics mode: share ρ of every topic's φ on one dimension all topics share (the "
+        "NPC's overall record; r grows by 1): φ = √(1 − ρ) φ₀ + √ρ e_g, so a score mixes the "
+        "topic's own evidence with the NPC's record on every topic; 0 keeps declared topics apart",
+    )
+    vote_evidence: Literal["score", "topic"] = Field(
+        "score",
+        description="what M-Vote weighs claimants by: score (the score every read gives) or topic (only "
+        "the evidence on the claim's own topic, without the shared part; the same unless shared > 0)",
+    )
     eps: float = Field(1e-3, gt=0, description="ridge added to G in the posterior prior covariance")
     clip: float = Field(0.99, gt=0, lt=1, description="|normalised score| cap before artanh in vote weights")
     allow_new_peers: bool = Field(True, description="add unknown peers on their first write (else an error)")

@@ -6,7 +6,18 @@ missing config field takes its default. Games saved before the game used topic �
 the game's ``phi="topics"`` memory: a one-hot state over the same topics fills the declared
 block exactly (the spare dimensions start empty); a projection state (a world without declared
 topics) fits a topics memory with no declared topics and ``spare = r``, whose φ is the same
-seeded projection. The decay rule of the memory loading it applies from then on.
+seeded projection. A state saved before ``shared`` (``ρ``, see :mod:`memory.sigma_topics`)
+existed, or with ``ρ = 0``, loads into a memory with ``ρ > 0`` as ``M' = Aᵀ M A``,
+``A = [I / √(1 − ρ), 0]``: since ``A φ' = φ`` for every topic, every score is what it was
+(the shared dimension starts empty). The decay rule and ``γ`` of the memory loading it apply
+from then on (with the default ``η = 1 − γ`` a score is on the same scale for every ``γ``).
+
+``S`` is positive semidefinite (PSD) by construction (see :mod:`memory.sigma`). States saved
+before every decay rule was a congruence (``decay="judged"`` / ``"topic"`` shrank ``S`` entry by
+entry, which can leave the PSD cone) load with ``S`` replaced by its nearest PSD matrix in the
+Frobenius norm (negative eigenvalues set to 0): one eigendecomposition of a P × P matrix at
+load, done only when the smallest eigenvalue is below ``−1e-9`` relative to the largest
+entry. A state already PSD loads unchanged.
 """
 
 from __future__ import annotations
@@ -26,7 +37,19 @@ if TYPE_CHECKING:
 STATE_VERSION = 2
 SUPPORTED_VERSIONS = (1, 2)
 # what an old one-hot state may differ in from the topics-mode memory it is loaded into
-_UPGRADE_FREE = {"phi", "r", "spare", "transfer", "transfer_temp", "decay", "gamma_idle", "embedder"}
+_UPGRADE_FREE = {
+    "phi",
+    "r",
+    "spare",
+    "transfer",
+    "transfer_temp",
+    "decay",
+    "gamma_idle",
+    "embedder",
+    "gamma",
+    "shared",
+    "vote_evidence",
+}
 
 
 def state_of(mem: SigmaMem) -> dict[str, Any]:
@@ -76,22 +99,59 @@ def _full_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 def _upgrade(mem: SigmaMem, st: dict[str, Any], saved: dict[str, Any]) -> bool:
     """Fit an older game's state into ``mem`` (topics mode; see the module docstring); False if it does not apply."""
-    here = mem._cfg.model_dump()
-    if mem._space is None or any(saved[k] != here[k] for k in here if k not in _UPGRADE_FREE):
+    here, sp = mem._cfg.model_dump(), mem._space
+    if sp is None or any(saved[k] != here[k] for k in here if k not in _UPGRADE_FREE):
         return False
+    if saved.get("shared", 0.0) not in (0.0, sp.shared):
+        return False
+    n, base = len(st["peers"]), sp.k + sp.spare  # the dimensions every topic's own part lives in
     if saved["phi"] == "projection":  # the same φ: the projection with the same seed, r = spare
-        return not mem._space.declared and saved["r"] == mem._space.spare and saved["embedder"] == here["embedder"]
-    if saved["phi"] != "onehot" or set(st["topics"]) != set(mem._space.declared):
-        return False
-    n, k, r = len(st["peers"]), len(st["topics"]), mem._cfg.r
-    if st["M"].reshape(-1).size != n * k * k:
-        raise InputError("Σ-Mem state arrays do not match its peers and r")
-    old = st["M"].reshape(n, k, k)
-    where = np.array([mem._space.index[tp] for tp in st["topics"]], dtype=np.intp)
-    M = np.zeros((n, r, r))
-    M[np.ix_(np.arange(n), where, where)] = old
-    st["M"], st["topics"] = M, list(mem._space.declared)
+        if sp.declared or saved["r"] != sp.spare or saved["embedder"] != here["embedder"]:
+            return False
+        old = _stack(st["M"], n, base)
+    elif saved["phi"] == "onehot":
+        if set(st["topics"]) != set(sp.declared):
+            return False
+        k = len(st["topics"])
+        where = np.array([sp.index[tp] for tp in st["topics"]], dtype=np.intp)
+        old = np.zeros((n, base, base))
+        old[np.ix_(np.arange(n), where, where)] = _stack(st["M"], n, k)
+        st["topics"] = list(sp.declared)
+    else:  # topics: only the rates or the shared share differ
+        same = ("spare", "transfer", "transfer_temp", "transfer_pool", "embedder")
+        if any(saved[k] != here[k] for k in same) or st["declared"] != sp.declared:
+            return False
+        if saved["shared"] == sp.shared:
+            return True
+        old = _stack(st["M"], n, base)
+    if sp.shared > 0:  # M' = Aᵀ M A with A = [I / √(1 − ρ), 0]: every score the same as before
+        M = np.zeros((n, sp.r, sp.r))
+        M[:, :base, :base] = old / (1.0 - sp.shared)
+        old = M
+    st["M"] = old
     return True
+
+
+def _stack(M: np.ndarray, n: int, r: int) -> np.ndarray:
+    if M.reshape(-1).size != n * r * r:
+        raise InputError("Σ-Mem state arrays do not match its peers and r")
+    return M.reshape(n, r, r)
+
+
+PSD_TOL = 1e-9  # relative to the largest |entry|: what counts as a negative eigenvalue, not rounding
+
+
+def nearest_psd(S: np.ndarray) -> np.ndarray:
+    """``S`` (symmetric) if it is PSD within :data:`PSD_TOL`, else its nearest PSD matrix in the
+    Frobenius norm: the eigendecomposition with negative eigenvalues set to 0."""
+    if S.size == 0:
+        return S
+    S = 0.5 * (S + S.T)
+    w, V = np.linalg.eigh(S)
+    if w.min() >= -PSD_TOL * max(1e-300, float(np.abs(S).max())):
+        return S
+    out = (V * np.maximum(w, 0.0)) @ V.T
+    return 0.5 * (out + out.T)
 
 
 def restore(mem: SigmaMem, state: Mapping[str, Any]) -> None:
@@ -132,7 +192,7 @@ def restore(mem: SigmaMem, state: Mapping[str, Any]) -> None:
     mem._topic_set = set(topics)
     mem._t = st["t"]
     mem._M = M.reshape(n, r, r).copy()
-    mem._S = S.reshape(n, n).copy()
+    mem._S = nearest_psd(S.reshape(n, n))  # older states may have left the PSD cone
     mem._c_num = c_num.copy()
     mem._c_den = c_den.copy()
 

@@ -1,7 +1,8 @@
 """Σ-Mem's topic space for ``phi="topics"``: declared topics are exactly orthogonal, unseen ones
 borrow from the declared topics they resemble.
 
-With ``k`` declared topics and ``spare`` extra dimensions, ``r = k + spare``:
+With ``k`` declared topics and ``spare`` extra dimensions, ``r = k + spare`` (one more with
+``shared = ρ > 0``, see the end):
 
 * declared topic ``i`` is the basis vector ``e_i`` (so declared topics never share evidence,
   however many there are, and on them Σ-Mem is a per-(NPC, topic) reliability);
@@ -20,6 +21,13 @@ topics, shrunk by ``τ_u``. Writing ``u`` itself moves its score towards its own
 (and spills ``τ_u q_i`` of it back onto declared topic ``i``). ``φ(u)`` depends only on ``u``,
 the declared topics, the embedder and the seed, never on what was written, so it is a cache,
 not state.
+
+With ``shared = ρ > 0`` every topic also leans on one dimension ``e_g`` that all topics share:
+``φ = √(1 − ρ) φ₀ + √ρ e_g`` (``φ₀`` the vector above). Written with the same
+``M ← M + η c φφᵀ`` and no decay, a declared topic ``k`` then scores
+``(1 − ρ²) A_k + ρ² A``, ``A_k`` the evidence on ``k`` and ``A`` on every topic: partial
+pooling, the NPC's whole record lending weight to a topic with little evidence of its own.
+With decay along the judged φ the shared part forgets at about ``γ^ρ`` per judgement.
 """
 
 from __future__ import annotations
@@ -52,12 +60,14 @@ class TopicSpace:
         seed: int,
         embed: Embed,
         pool: float = 0.0,
+        shared: float = 0.0,
     ):
         self.declared = list(declared)
         self.index = {tp: i for i, tp in enumerate(self.declared)}
         self.k = len(self.declared)
         self.spare = int(spare)
-        self.r = self.k + self.spare
+        self.shared = float(shared)
+        self.r = self.k + self.spare + (self.shared > 0)  # the last dimension, e_g, is shared by every topic
         if self.r < 1:
             raise InputError(
                 "topic φ needs declared topics or spare dimensions (r would be 0)",
@@ -105,8 +115,15 @@ class TopicSpace:
         return q, (1.0 if self.spare == 0 else min(1.0, tau))
 
     def vector(self, topic: str) -> np.ndarray:
-        """The unit vector φ(topic)."""
-        vec = np.zeros(self.r)
+        """The unit vector φ(topic): ``√(1 − ρ) φ₀(topic) + √ρ e_g`` with ``ρ = shared`` (``φ₀`` below)."""
+        own = self._own(topic)
+        if self.shared <= 0:
+            return own
+        return np.append(math.sqrt(1.0 - self.shared) * own, math.sqrt(self.shared))
+
+    def _own(self, topic: str) -> np.ndarray:
+        """``φ₀(topic)`` over the declared and spare dimensions (the module docstring's φ)."""
+        vec = np.zeros(self.k + self.spare)
         i = self.index.get(topic)
         if i is not None:
             vec[i] = 1.0

@@ -418,3 +418,18 @@ def test_no_heavy_imports(module):
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_beta_prior_strength():
+    rep = BetaReputation(["ann"], ["t"], lam=1.0, prior=2.0)
+    rep.write("t", {"ann": 1})
+    assert rep.score("ann", "t") == pytest.approx(3 / 5)  # (α + a) / (α + β + 2a)
+    state = json.loads(json.dumps(rep.get_state()))
+    assert BetaReputation.from_state(state).score("ann", "t") == pytest.approx(3 / 5)
+    old = dict(state)
+    old.pop("prior")  # saved before the prior was a parameter: the uniform prior
+    assert BetaReputation.from_state(old).score("ann", "t") == pytest.approx(2 / 3)
+    with pytest.raises(InputError, match="prior"):
+        BetaReputation(lam=1.0).set_state(state)
+    with pytest.raises(InputError, match="prior strength"):
+        BetaReputation(prior=0.0)

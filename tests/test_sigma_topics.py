@@ -77,34 +77,41 @@ def test_old_default_blurs_twelve_topics_declared_topics_do_not():
     G = gram(old)
     cross = (G**2).sum(axis=1) - 1.0  # Σ_{j≠i} cos²(φ_i, φ_j)
     assert old.r == 16 and cross.mean() > 0.4  # the blur (≈ 0.65 per topic in the report)
-    new = SigmaMem.for_world(["ann"], TOPICS)
+    new = SigmaMem.for_world(["ann"], TOPICS, shared=0)
     assert new.config.phi == "topics" and new.r == K + new.config.spare  # r grows with the topic count
     assert np.array_equal(gram(new), np.eye(K))  # exactly orthogonal
+    game = SigmaMem.for_world(["ann"], TOPICS)  # the game's: own parts orthogonal, half of φ shared
+    assert game.r == K + game.config.spare + 1 and game.config.shared == 0.5
+    assert np.allclose(gram(game), 0.5 * np.eye(K) + 0.5, rtol=0, atol=1e-12)
     many = [f"topic {i}" for i in range(40)]
     assert np.array_equal(
-        np.stack([SigmaMem.for_world([], many).phi(t) for t in many])
-        @ np.stack([SigmaMem.for_world([], many).phi(t) for t in many]).T,
+        np.stack([SigmaMem.for_world([], many, shared=0).phi(t) for t in many])
+        @ np.stack([SigmaMem.for_world([], many, shared=0).phi(t) for t in many]).T,
         np.eye(40),
     )
 
 
 def test_liars_identified_and_topic_specific_liars_not_dragged():
-    aucs, drags, old_aucs, old_drags = [], [], [], []
+    """Declared topics kept apart (``shared=0``) leave a topic-specific liar unbiased on its truthful
+    topics; the game's pooling (``shared=0.5``) pays for its cross-topic gain with that bias."""
+    aucs, drags, old_aucs, old_drags, pool_drags = [], [], [], [], []
     for seed in range(3):
-        a, d = simulate(SigmaMem.for_world([], TOPICS), seed)
+        a, d = simulate(SigmaMem.for_world([], TOPICS, shared=0, gamma=0.95), seed)
         aucs.append(a), drags.append(d)
         a, d = simulate(SigmaMem(), seed)
         old_aucs.append(a), old_drags.append(d)
+        pool_drags.append(simulate(SigmaMem.for_world([], TOPICS), seed)[1])
     assert np.mean(aucs) >= 0.95
     assert np.mean(drags) <= 0.6  # unbiased: about half
     assert np.mean(old_drags) >= 0.65  # the old default drags them down
+    assert np.mean(pool_drags) >= 0.65  # so does pooling: the documented cost
     assert np.mean(aucs) > np.mean(old_aucs) + 0.02
 
 
 def test_declared_topics_score_like_per_topic_counts():
     """With decay along the judged topic a declared topic's score is η(α − β) of counts decayed only
     when that (NPC, topic) is judged, whatever happens on the other topics."""
-    mem = SigmaMem.for_world(["ann", "bo"], TOPICS[:3])
+    mem = SigmaMem.for_world(["ann", "bo"], TOPICS[:3], shared=0, gamma=0.95)
     rng = np.random.default_rng(5)
     counts = {tp: 0.0 for tp in TOPICS[:3]}
     for _ in range(60):
@@ -127,7 +134,8 @@ def test_the_game_uses_declared_topic_phi_and_transfers_in_play():
     game = Game(ROOT / "tests" / "fixtures" / "mini", seed=0)
     sigma = game.facts.sigma
     assert sigma.config.phi == "topics" and sigma.declared == ["gem", "weather"]
-    assert np.array_equal(sigma.phi("gem") @ sigma.phi("weather"), 0.0)
+    own = sigma.phi("gem")[:-1] @ sigma.phi("weather")[:-1]  # the last dimension is shared by every topic
+    assert own == 0.0 and sigma.phi("gem") @ sigma.phi("weather") == pytest.approx(sigma.config.shared)
     for _ in range(10):
         sigma.write("gem", {"mara": 1, "liar": -1})
         sigma.write("weather", {"mara": 1, "liar": 1})
@@ -177,7 +185,9 @@ def test_related_unseen_topics_transfer_by_meaning_with_a_semantic_embedder():
                 out[i, hit[0] if hit else 2] = 1.0
             return out
 
-    mem = SigmaMem.for_world(["a", "b"], ["gold coins", "storm warnings"], embedder=Families(), transfer_temp=0.1)
+    mem = SigmaMem.for_world(
+        ["a", "b"], ["gold coins", "storm warnings"], embedder=Families(), transfer_temp=0.1, shared=0
+    )  # without pooling: a's record is +1 on one family and -1 on the other, 0 pooled
     for _ in range(30):  # a: right on treasure, wrong on weather; b: the reverse
         mem.write("gold coins", {"a": 1, "b": -1})
         mem.write("storm warnings", {"a": -1, "b": 1})
@@ -188,9 +198,9 @@ def test_related_unseen_topics_transfer_by_meaning_with_a_semantic_embedder():
 
 def test_topics_mode_without_declared_topics_and_errors():
     mem = SigmaMem.for_world(["ann"])
-    assert mem.r == mem.config.spare and mem.declared == []
+    assert mem.r == mem.config.spare + 1 and mem.declared == []
     mem.write("anything", {"ann": 1})
-    assert mem.score("ann", "anything") == pytest.approx(0.05)
+    assert mem.score("ann", "anything") == pytest.approx(1 - mem.config.gamma)
     with pytest.raises(InputError, match="r would be 0"):
         SigmaMem([], [], phi="topics", spare=0)
     with pytest.raises(InputError, match="duplicate"):
@@ -299,7 +309,74 @@ def test_old_states_load():
     with pytest.raises(InputError, match="different config"):
         SigmaMem.for_world(["ann", "bo"], ["gem", "other"]).set_state(v1)
     # a world without declared topics: the old projection state fits the game's memory, same φ
-    nodecl = SigmaMem.for_world(["ann"])
+    nodecl = SigmaMem.for_world(["ann"], shared=0)
     nodecl.set_state(old)
     assert np.allclose(nodecl.phi("harbor prices"), proj.phi("harbor prices"), rtol=0, atol=1e-12)
     assert nodecl.score("ann", "harbor prices") == pytest.approx(proj.score("ann", "harbor prices"), abs=1e-12)
+    pooled = SigmaMem.for_world(["ann"])  # the game's, with a shared dimension: the same scores
+    pooled.set_state(old)
+    for tp in ("harbor prices", "fish prices"):
+        assert pooled.score("ann", tp) == pytest.approx(proj.score("ann", tp), abs=1e-12)
+
+
+def test_a_game_saved_before_pooling_loads_with_its_scores():
+    """A game saved with declared topics kept apart (``shared = 0``, γ = 0.95) loads into the game's
+    pooled memory with every score as it was; ``from_state`` keeps the saved config."""
+    old = SigmaMem.for_world(["ann", "bo"], TOPICS[:3], shared=0, gamma=0.95)
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        tp = [*TOPICS[:3], "fish prices"][int(rng.integers(4))]
+        old.write(tp, {"ann": int(rng.choice([-1, 1])), "bo": 1})
+    state = json.loads(json.dumps(old.get_state()))
+    game = SigmaMem.for_world(["ann", "bo"], TOPICS[:3])
+    game.set_state(state)
+    assert game.config.shared == 0.5 and game.config.gamma == 0.9
+    for p in ("ann", "bo"):
+        for tp in [*TOPICS[:4], "fish prices", "spice prices"]:
+            assert game.score(p, tp) == pytest.approx(old.score(p, tp), abs=1e-12)
+    assert SigmaMem.from_state(state).get_state() == old.get_state()
+    with pytest.raises(InputError, match="different config"):  # a pooled state fits no other share
+        SigmaMem.for_world(["ann"], TOPICS[:3], shared=0.25).set_state(game.get_state())
+
+
+@pytest.mark.parametrize("topic", [TOPICS[0], "fish prices"])
+def test_topic_decay_with_a_shared_dimension_shrinks_the_score_by_gamma(topic):
+    mem = SigmaMem.for_world(["ann"], TOPICS[:3])
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        mem.write([*TOPICS[:3], "fish prices"][int(rng.integers(4))], {"ann": int(rng.choice([-1, 1]))})
+    before, other = mem.score("ann", topic), mem.score("ann", TOPICS[2])
+    mem.write(topic, {"ann": 0.0})  # judged, no evidence either way: only the decay
+    assert mem.score("ann", topic) == pytest.approx(0.9 * before, abs=1e-12)
+    assert mem.score("ann", TOPICS[2]) != other  # the shared record forgets too
+
+
+def test_votes_weigh_the_topics_own_evidence():
+    """The game's M-Vote reads ``topic_scores``: exactly the scores of the same memory without the shared
+    dimension (declared and unseen topics alike), so pooling never outvotes a topic's own record."""
+    peers = ["ann", "bo", "cy"]
+    pooled = SigmaMem.for_world(peers, TOPICS[:3])
+    apart = SigmaMem.for_world(peers, TOPICS[:3], shared=0, vote_evidence="score")
+    rng = np.random.default_rng(8)
+    for _ in range(60):
+        tp = [*TOPICS[:3], "fish prices"][int(rng.integers(4))]
+        out = {p: int(rng.choice([-1, 1])) for p in peers}
+        pooled.write(tp, out)
+        apart.write(tp, out)
+    for tp in [*TOPICS[:3], "fish prices", "spice prices"]:
+        assert np.allclose(pooled.topic_scores(tp, peers), apart.scores(tp, peers), rtol=0, atol=1e-12)
+        claims = dict(zip(peers, ["x", "y", "y"]))
+        assert pooled.vote(tp, claims) == apart.vote(tp, claims)
+    assert not np.allclose(pooled.scores(TOPICS[0], peers), apart.scores(TOPICS[0], peers))  # scores pool
+    assert pooled.config.vote_evidence == "topic"
+
+
+def test_the_trust_table_shows_what_was_verified_on_each_topic():
+    """Pooling moves the credibility of a topic nobody was judged on, but the table the journal and
+    the trust tab show stays per topic: an NPC is not shown "caught lying" where it never was."""
+    mem = SigmaMem.for_world(["jory"], ["treasure", "weather"])
+    mem.write("treasure", {"jory": -1})
+    mem.write("weather", {"jory": 0.0})  # judged, nothing either way: weather is a known topic
+    assert mem.trust_table()["jory"]["weather"] == 0.0
+    assert mem.trust_table()["jory"]["treasure"] == pytest.approx(mem.topic_scores("treasure", ["jory"])[0])
+    assert mem.score("jory", "weather") < 0  # the pooled credibility does move
