@@ -174,8 +174,11 @@ class RuleExtractor:
         reserved = {t for k in lexicon.relation_table() for t in tokens(k)} | set(lexicon.unit_words()) | CARDINALS
         named = {eid: [tuple(tokens(n)) for n in (eid, *ns)] for eid, ns in lexicon.entities.items()}
         full = {k[0] for k in self._names if len(k) == 1}
+        self._given: set[str] = set()  # a person's first name or surname alone: written with a capital
         for w, eid in name_words(named, lexicon.kinds, full, reserved).items():
             self._names.setdefault((w,), eid)
+            if lexicon.kinds.get(eid) == "person":
+                self._given.add(w)
         spelled = {eid: list(dict.fromkeys([eid.replace("_", " "), *ns])) for eid, ns in lexicon.entities.items()}
         self.name_sense = NameSense(spelled, embedder, reserved | {t for p in (*BEFORE, *AFTER) for t in p.split()})
         self._clock = lexicon.clock_names()
@@ -333,6 +336,13 @@ class RuleExtractor:
         if not toks:
             return None, last
         ms = self._scan(toks) + list(extra or ())
+        if self._given:  # "will" is no Will Turner, "hope" no Hope Vell
+            written = set(re.findall(r"[A-Z][a-z]+", clause))
+            ms = [
+                m
+                for m in ms
+                if not (m.end - m.start == 1 and toks[m.start] in self._given) or toks[m.start].title() in written
+            ]
         ents = [m for m in ms if m.kind == "entity"]
         if topic is not None:  # after "The harp?": "it" is the harp, and a clause naming nothing is about it
             k = next((i for i, t in enumerate(toks) if t in ("it", "them")), None)

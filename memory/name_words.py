@@ -21,7 +21,8 @@ COMMON = frozenset(
     upper lower front back inner outer mr mrs ms miss mister madam dr doctor sir dame lady lord master
     mistress captain capt skipper sergeant sgt st saint father mother brother sister uncle aunt king
     queen prince princess no number room lock gate door pier dock row table seat box cell level floor
-    page chapter wave crate house street road lane way""".split()
+    page chapter wave crate house street road lane way will can may must shall might could would should
+    did does have has had get got""".split()
 )
 
 

@@ -235,3 +235,8 @@ def test_the_gate_reads_by_meaning_with_its_own_embedder(world, minilm):
 )
 def test_meaning_overrules_a_reading_by_kinds_when_another_relation_is_likelier(world, minilm, said):
     assert read(world, said, minilm) == []
+
+
+def test_a_given_name_alone_counts_only_written_as_a_name(world):
+    assert read(world, "Vane trusts Tam Dunn.") == [("orla", "trusts", "tam", True)]
+    assert read(world, "The vane trusts Tam Dunn.") == []  # a weather vane, not Orla Vane
