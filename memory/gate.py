@@ -133,7 +133,7 @@ class ConsistencyGate(FactMemory):
         if self._extractor is None and self.lexicon is not None:
             from memory.extract import RuleExtractor
 
-            self._extractor = RuleExtractor(self.lexicon, seen=self.heard_values)
+            self._extractor = RuleExtractor(self.lexicon, seen=self.heard_values, embedder=self.embedder)
         return self._extractor
 
     def heard_values(self, relation: str) -> set[str]:

@@ -89,6 +89,8 @@ class Lexicon:
     # the values the world knows people claim for it (true or not): what a clause naming no relation may mean
     units: Mapping[str, Any] = field(default_factory=dict)  # the world's [units]: id -> aliases, base, factor
     clock: Mapping[str, str] = field(default_factory=dict)  # the world's [clock]: name -> "HH:MM"
+    kinds: Mapping[str, str] = field(default_factory=dict)  # entity -> "item", "place" or "person" (its table)
+    texts: Mapping[str, Iterable[str]] = field(default_factory=dict)  # relation -> its description, facts' texts
 
     def __post_init__(self) -> None:
         self._units = Units(self.units)
@@ -121,6 +123,13 @@ class Lexicon:
         self._rel_topic: dict[str, str] = {}
         for (_s, r), t in sorted(self._topics.items()):
             self._rel_topic.setdefault(r, t)
+        self.kinds = {k: v for k, v in self.kinds.items() if v}
+        self.texts = {k: tuple(v) for k, v in self.texts.items()}
+        self._sorts: dict[str, tuple[set[str], set[str]]] = {}
+        for (subj, r), objs in self._objects.items():
+            subjects, objects = self._sorts.setdefault(r, (set(), set()))
+            subjects.add(self.kind(subj) or "")
+            objects.update(self.kind(o) or "" for o in objs)
 
     # --- looking up ------------------------------------------------------------------
     def entity(self, text: str) -> str | None:
@@ -147,6 +156,17 @@ class Lexicon:
                 if k and k in self._names and self._names[k] is None and eid not in out.get(k, []):
                     out.setdefault(k, []).append(eid)
         return out
+
+    def kind(self, entity: str) -> str | None:
+        """What ``entity`` is ("item", "place", "person": the world table it came from), else None."""
+        eid = self.entity(entity) or entity
+        return self.kinds.get(eid)
+
+    def sorts(self, relation: str) -> tuple[frozenset[str], frozenset[str]]:
+        """The kinds of the subjects and of the objects the world's facts give ``relation`` ("" for a
+        subject or object of no known kind): what a clause naming no relation can mean by it."""
+        subjects, objects = self._sorts.get(canonical(self.relation(relation) or relation), ((), ()))
+        return frozenset(subjects), frozenset(objects)
 
     def relation_table(self) -> dict[str, str]:
         """Every relation word or phrase -> relation id."""
@@ -259,11 +279,14 @@ class Lexicon:
         """A world's lexicon: items, NPCs and places by id, name and aliases; the declared relations;
         the topics of its facts. Fact subjects and objects that are no entity name themselves."""
         ents: dict[str, list[str]] = {}
-        for table in (getattr(spec, "items", {}), getattr(spec, "npcs", {})):
+        kinds: dict[str, str] = {}
+        for table, kind in ((getattr(spec, "items", {}), "item"), (getattr(spec, "npcs", {}), "person")):
             for eid, e in table.items():
                 ents[eid] = [getattr(e, "name", eid), *getattr(e, "aliases", ())]
+                kinds[eid] = "place" if kind == "item" and not getattr(e, "portable", True) else kind
         for lid, loc in getattr(spec, "locations", {}).items():
             ents.setdefault(lid, []).append(loc.name)
+            kinds.setdefault(lid, "place")
         rels = {
             rid: RelationInfo(
                 aliases=tuple(getattr(r, "aliases", ())),
@@ -291,6 +314,16 @@ class Lexicon:
         objects: dict[tuple[str, str], list[str]] = {}
         for f in spec.facts.values():
             objects.setdefault((f.subject, f.relation), []).append(f.object)
+        texts: dict[str, list[str]] = {rid: [getattr(r, "description", "")] for rid, r in spec.relations.items()}
+        for f in spec.facts.values():
+            texts.setdefault(f.relation, []).append(f.text)
         return cls(
-            ents, rels, topics, objects, units=getattr(spec, "units", {}) or {}, clock=getattr(spec, "clock", {}) or {}
+            ents,
+            rels,
+            topics,
+            objects,
+            units=getattr(spec, "units", {}) or {},
+            clock=getattr(spec, "clock", {}) or {},
+            kinds=kinds,
+            texts=texts,
         )
