@@ -286,7 +286,8 @@ class ConsistencyGate(FactMemory):
             earlier = set(held.sources) if held is not None else set()  # a held claim was heard once already
             band = self.cfg.stranger_band
             fresh = all(
-                track.claims.get(s, 0) <= (s in earlier) and abs(x - 0.5) <= band for s, x in zip(backers, creds)
+                track.claims.get(s, 0) <= (s in earlier) and abs(x - 0.5) <= band and not self._member(s)
+                for s, x in zip(backers, creds)
             )
             if fresh and not (ev.x.get("verified_support") or ev.x.get("admitted_support")):
                 ev.x["newcomer"] = 1.0  # unsupported, from strangers none of whom said anything else before
@@ -411,6 +412,11 @@ class ConsistencyGate(FactMemory):
         ev.votes.append(
             {"judge": "rule", "about": weakest.id, "vote": 0.0, "strength": round(min(weights), 6), "reason": why}
         )
+
+    def _member(self, source: str) -> bool:
+        """Is ``source`` someone the world names (one of its people)? A member is never a newcomer,
+        however little it has said: only an id the world does not know can be a fresh one."""
+        return self.lexicon is not None and self.lexicon.entity(source) is not None
 
     def _held(self, c: ClaimCandidate) -> Fact | None:
         """The quarantined entry asserting the same thing, if any."""

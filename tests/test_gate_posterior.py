@@ -153,3 +153,16 @@ def test_true_news_is_neither_refused_nor_poison_let_in_on_a_benchmark_stream():
     assert len(upd) >= 20 and sum(o == "reject" for o in upd) / len(upd) <= 0.05
     assert sum(o == "admit" for o in false) / len(false) <= 0.06
     assert all(d.p is not None and d.evidence for ds in run.decisions for d in ds)
+
+
+def test_someone_the_world_names_is_never_a_fresh_id():
+    from memory.lexicon import Lexicon
+
+    lex = Lexicon(entities={"gem": ["the gem"], "chest": [], "ada": ["Ada Finch"]}, relations={"located_in": {}})
+    g = ConsistencyGate(RELATIONS, credibility=lambda s, t: 0.5, lexicon=lex)
+    member = g.submit(cand("gem", "located_in", "chest", "ada"))  # an NPC's first word
+    other = ConsistencyGate(RELATIONS, credibility=lambda s, t: 0.5, lexicon=lex)
+    passer = other.submit(cand("gem", "located_in", "chest", "traveller_1"))  # an id the world does not know
+    assert "newcomer" not in {e["term"] for e in member.evidence}
+    assert "newcomer" in {e["term"] for e in passer.evidence} and passer.p < member.p
+    assert member.p == pytest.approx(news_p(0.5), abs=1e-9)  # as good as a stranger who has spoken before

@@ -57,7 +57,7 @@ def trust(game: Game, npc: str, topic: str = "treasure") -> float:
 
 def test_the_crypt_the_player_searched_disproves_jorys_story():
     game = played("ask jory about strongbox", "go north", "go north")
-    assert JORY in section(game, "Disputed: people disagree; find evidence")  # a stranger's news is held
+    assert JORY in section(game, "Heard, not yet confirmed: one side only; find evidence")  # held, one side
     game.submit("go down")  # the crypt: a stone coffin, nobody, nothing that could hide a strongbox
     game.submit("x coffin")  # "... no strongbox came here."
     assert JORY in section(game, "Proved false")

@@ -137,7 +137,7 @@ async def test_journal_shows_what_jory_said():
         await pilot.pause()
         assert isinstance(app.screen, JournalScreen)
         text = str(app.screen.query_one("#journal-text", Static).render())
-        assert "Disputed" in text and "crypt" in text and "Jory Flint" in text  # a stranger's news is held
+        assert "not yet confirmed" in text and "crypt" in text and "Jory Flint" in text  # a stranger's news is held
         await pilot.press("escape")
         await pilot.pause()
         await play(pilot, ["journal"])  # typed, it opens the same screen

@@ -284,15 +284,31 @@ class Game:
             "verified": "Seen with your own eyes",
             "admitted": "Told, and nothing contradicts it",
             "quarantined": "Disputed: people disagree; find evidence",
+            "unconfirmed": "Heard, not yet confirmed: one side only; find evidence",
             "purged": "Proved false",
             "rejected": "Contradicts what you know",
         }
         rows: dict[str, list[JournalEntry]] = {k: [] for k in titles}
+        live = ("admitted", "verified", "quarantined")
+        standing: dict[tuple, list] = {}  # (subject, relation) -> the facts still standing on it
+        for f in facts.gate.facts.values():
+            if f.status in live:
+                standing.setdefault(f.key, []).append(f)
+
+        def opposed(f) -> bool:  # something standing says otherwise: another value, or the same one denied
+            return any(
+                (g.object == f.object and g.truth != f.truth) or (g.object != f.object and g.truth and f.truth)
+                for g in standing.get(f.key, ())
+                if g is not f
+            )
+
         for f in facts.gate.facts.values():
             if f.status not in rows or (f.status == "verified" and not f.truth):
                 continue
             text = f.text or f"{f.subject} {f.relation.replace('_', ' ')} {f.object}"
-            rows[f.status].append(JournalEntry(text, tuple(name(s) for s in f.sources if s != "observation")))
+            # held with nothing standing against it: one side heard, not people disagreeing
+            status = "unconfirmed" if f.status == "quarantined" and not opposed(f) else f.status
+            rows[status].append(JournalEntry(text, tuple(name(s) for s in f.sources if s != "observation")))
         refused: dict[str, list[str]] = {}  # claims refused as they were heard (no entry was made for them)
         for d in facts.gate.decisions:
             c = d.candidate

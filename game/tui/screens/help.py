@@ -47,7 +47,7 @@ class HelpScreen(Screen):
             yield Static(key_table(self.app), id="help-keys")
             yield Static(
                 Text(
-                    "In the story, a claim someone made is marked: · told, ? disputed, ✓ verified, ✗ false.",
+                    "In the story, a claim someone made is marked: · told, ? held (unconfirmed or disputed), ✓ verified, ✗ false.",
                     style="italic",
                 ),
                 id="help-marks",
