@@ -28,7 +28,7 @@ one term ``weight * x`` per piece of evidence, where ``x`` is an interpretable s
 * ``jury`` -- the LLM jury's log-odds ``logit(v)`` for its vote ``v`` (clipped to [0.05, 0.95]).
 
 The weights and the prior are fitted by maximum likelihood (logistic regression) on the gate
-benchmark's tune seeds (``python -m benchmarks.gate.calibrate``) and shipped here as defaults
+benchmark's tune seeds (``python -m benchmarks.gate_calibrate``) and shipped here as defaults
 (:data:`FITTED`). Nothing read at decision time is a label or a hidden honesty.
 
 **Outcome.** With the calibrated ``p`` and the cost of each error (:class:`Costs`), the gate
@@ -63,7 +63,7 @@ FITTED_TERMS = TERMS[:-1]  # the jury's weight is not fitted (the benchmark runs
 CRED_CLIP = 0.02
 JURY_CLIP = 0.05
 
-# Fitted by ``python -m benchmarks.gate.calibrate --tune-seeds 0-9`` (600 writes a seed, hash embedder,
+# Fitted by ``python -m benchmarks.gate_calibrate --tune-seeds 0-9`` (600 writes a seed, hash embedder,
 # the benchmark world file's lexicon).
 FITTED: dict[str, float] = {
     "prior": 0.095,
