@@ -1,7 +1,7 @@
 """The trade-off between false claims admitted and true claims rejected (and held), as thresholds vary.
 
-* the gate: its config's thresholds (``t_low``, ``t_high``) over a grid, and ``strong`` at the
-  default thresholds (fields the config does not have are skipped);
+* the gate: its cut points on the posterior (``t_low``, ``t_high``, overriding the ones its costs
+  give) over a grid;
 * the hold band: every point of its tuning grid, and the points no other point beats on all three
   rates (false admitted, true rejected, true held);
 * the oracle bound: its posterior with the reject / admit thresholds swept.
@@ -21,7 +21,7 @@ from benchmarks.gate.tuning import BASELINES, points, pooled
 HOLD_BAND = "hold band (oracle ids)"
 GATE_GRID = [
     {"t_low": lo, "t_high": hi} for lo in (0.1, 0.2, 0.3, 0.4, 0.5) for hi in (0.5, 0.6, 0.7, 0.8, 0.9) if lo <= hi
-] + [{"strong": s} for s in (0.5, 0.6, 0.7, 0.9)]
+]
 ORACLE_GRID = [(lo, hi) for lo in (0.02, 0.0625, 0.15, 0.3) for hi in (0.5, 0.65, 0.79, 0.9, 0.97) if lo < hi]
 
 
