@@ -16,7 +16,7 @@ from memory.extract import RuleExtractor
 from memory.gate import ConsistencyGate
 from memory.lexicon import Lexicon
 from tests.conftest import ROOT
-from tests.data.skyhook.sentences import ACTIONS, CLAIMS, NONE, PERSON_WITH_AMOUNT, TRAPS
+from tests.data.skyhook.sentences import ACTIONS, CLAIMS, NONE, PERSON_WITH_AMOUNT, TRAP_GAPS, TRAPS
 
 EMBEDDERS = ("hash", "minilm")
 DECLARED = CLAIMS[:41]  # the sentences in the world's own relation words; the rest are paraphrases
@@ -54,15 +54,29 @@ def test_the_world_declares_convertible_units_a_clock_and_a_time_relation(world)
     assert world.value("berth_fee", "12 thalers") != "12" and world.value("casts_off_at", "first watch") == "20:00"
 
 
-@pytest.mark.parametrize(("said", "subject", "relation", "truth"), TRAPS, ids=[t[0] for t in TRAPS])
-def test_a_unit_trap_never_corroborates(world, embedder, said, subject, relation, truth):
+def corroborates(world, embedder, said, subject, relation, truth) -> list:
     g = ConsistencyGate(lexicon=world, credibility=lambda s, t: 0.9, embedder=embedder)
     g.observe(subject, relation, truth, True, turn=1)
     ds = g.hear(said, source="anon", turn=2)
     held = world.value(relation, truth, subject)
-    assert all(d.outcome != "admit" and d.candidate["object"] != held for d in ds), [
-        (d.candidate["object"], d.outcome, d.reason) for d in ds
-    ]
+    return [(d.candidate["object"], d.outcome) for d in ds if d.outcome == "admit" or d.candidate["object"] == held]
+
+
+@pytest.mark.parametrize(("said", "subject", "relation", "truth"), TRAPS, ids=[t[0] for t in TRAPS])
+def test_a_unit_trap_never_corroborates(world, embedder, said, subject, relation, truth):
+    assert corroborates(world, embedder, said, subject, relation, truth) == []
+
+
+@pytest.mark.parametrize(("said", "subject", "relation", "truth"), TRAP_GAPS, ids=[t[0] for t in TRAP_GAPS])
+@pytest.mark.xfail(
+    strict=True,
+    reason="extract reads the number and drops what follows it unless it is a unit word: 'thousand', 'k', "
+    "'Dutch thalers', 'of silver', 'and 6 shillings', 'over', 'to 15' are lost and the bare number corroborates",
+)
+def test_a_multiplier_qualifier_or_foreign_currency_after_a_number_never_corroborates(
+    world, said, subject, relation, truth
+):
+    assert corroborates(world, get_embedder("hash"), said, subject, relation, truth) == []
 
 
 @pytest.mark.parametrize(("said", "want"), DECLARED, ids=[c[0] for c in DECLARED])

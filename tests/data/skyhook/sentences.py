@@ -165,3 +165,20 @@ HEDGES: list[str] = [
     "Pike swears the Grey Wren leaves at 8 pm.",
     "The Albatross is probably moored at Bay 7.",
 ]
+
+# traps the extractor reads as the bare number (a multiplier, a qualifier or a currency word after the
+# number is dropped, a comparison or a range is read as the number): each corroborates ``truth``
+TRAP_GAPS: list[tuple[str, str, str, str]] = [
+    ("The Grey Wren's berth fee is 12 thousand thalers.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12 Dutch thalers.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12 of your finest thalers.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12 pieces of silver.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12 thousand sovereigns.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12 million sovereigns.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12k sovereigns.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12 hundred shillings.", W, "berth_fee", "12"),  # 60 sovereigns
+    ("The Grey Wren's berth fee is 1.2 thousand fathoms.", W, "berth_fee", "1.2"),
+    ("The Grey Wren's berth fee is over 12 sovereigns.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12 to 15 sovereigns.", W, "berth_fee", "12"),
+    ("The Grey Wren's berth fee is 12 sovereigns and 6 shillings.", W, "berth_fee", "12"),  # 12.3
+]
