@@ -131,3 +131,18 @@ def test_two_reversed_orders_are_a_dispute():
         ],
     )
     assert len(got.get(DISPUTED, [])) == 2, got
+
+
+def _third_backer(c: float) -> float:
+    g = gate({"s1": 0.5, "s2": 0.5, "s3": c})
+    return [g.submit(cand("gem", "located_in", "well", s, 1 + i)) for i, s in enumerate(("s1", "s2", "s3"))][-1].p
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the burst term switches on when the third backer's credibility enters [0.4, 0.6]: a backer at 0.39 "
+    "leaves p at 0.52, one at 0.5 drops it to 0.39 (p is not monotone in a backer's credibility)",
+)
+def test_a_more_credible_backer_never_lowers_the_posterior():
+    ps = [_third_backer(c) for c in (0.1, 0.3, 0.39, 0.4, 0.5, 0.6, 0.61, 0.7)]
+    assert all(a <= b for a, b in zip(ps, ps[1:])), [round(p, 3) for p in ps]
