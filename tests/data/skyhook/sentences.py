@@ -182,3 +182,16 @@ TRAP_GAPS: list[tuple[str, str, str, str]] = [
     ("The Grey Wren's berth fee is 12 to 15 sovereigns.", W, "berth_fee", "12"),
     ("The Grey Wren's berth fee is 12 sovereigns and 6 shillings.", W, "berth_fee", "12"),  # 12.3
 ]
+
+# read otherwise than meant: coordination, contrast, clefts, "hardly", a denial, "according to" (hearsay)
+MORE_MISREADS: list[tuple[str, list[tuple[str, str, str, bool]]]] = [
+    (
+        "Neither the Wren nor the Albatross is moored at Bay 7.",
+        [(W, "moored_at", "bay_seven", False), (A, "moored_at", "bay_seven", False)],
+    ),
+    ("The Albatross, not the Wren, is moored at Bay 7.", [(A, "moored_at", "bay_seven", True)]),
+    ("Mt. Corrie is where the Wren is moored.", [(W, "moored_at", "corrie", True)]),
+    ("The Wren is hardly ever moored at Bay 7.", [(W, "moored_at", "bay_seven", False)]),
+    ("Pike is wrong that the Wren is moored at Bay 7.", [(W, "moored_at", "bay_seven", False)]),
+    ("According to Pike, the Wren is moored at Bay 7.", []),  # someone else's words
+]
