@@ -107,7 +107,6 @@ DISPUTED = "Disputed: people disagree; find evidence"
 ONE_SIDE = "Heard, not yet confirmed: one side only; find evidence"
 
 
-@pytest.mark.xfail(strict=True, reason="journal(): 'opposed' ignores whether the relation is functional")
 def test_two_sellers_of_one_thing_are_no_dispute():
     got = _journal(
         "harbor",
@@ -119,9 +118,6 @@ def test_two_sellers_of_one_thing_are_no_dispute():
     assert DISPUTED not in got and len(got.get(ONE_SIDE, [])) == 2, got
 
 
-@pytest.mark.xfail(
-    strict=True, reason="journal(): 'opposed' looks at one (subject, relation): a reversed order is unseen"
-)
 def test_two_reversed_orders_are_a_dispute():
     got = _journal(
         str(ROOT / "benchmarks" / "gate" / "world"),

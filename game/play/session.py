@@ -290,17 +290,11 @@ class Game:
         }
         rows: dict[str, list[JournalEntry]] = {k: [] for k in titles}
         live = ("admitted", "verified", "quarantined")
-        standing: dict[tuple, list] = {}  # (subject, relation) -> the facts still standing on it
-        for f in facts.gate.facts.values():
-            if f.status in live:
-                standing.setdefault(f.key, []).append(f)
+        standing = [f for f in facts.gate.facts.values() if f.status in live]
+        vote = facts.gate.rules.vote
 
-        def opposed(f) -> bool:  # something standing says otherwise: another value, or the same one denied
-            return any(
-                (g.object == f.object and g.truth != f.truth) or (g.object != f.object and g.truth and f.truth)
-                for g in standing.get(f.key, ())
-                if g is not f
-            )
+        def opposed(f) -> bool:  # something standing contradicts it, as the gate's rule judge reads them
+            return any(g is not f and ((v := vote(f, g)) is not None and v[0] == 0.0) for g in standing)
 
         for f in facts.gate.facts.values():
             if f.status not in rows or (f.status == "verified" and not f.truth):
