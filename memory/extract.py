@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from game.core.claims import canonical
+from game.core.claims import as_number, canonical
 from memory.lexicon import Lexicon
 from memory.name_sense import NameSense
 from memory.name_words import name_words
-from memory.quantities import CARDINALS, arabic, read_quantity, read_time, words
+from memory.quantities import CARDINALS, arabic, quantity_phrase, read_time, words
 from memory.relation_sense import RelationSense, placeholder
 from memory.values import negates
 
@@ -67,6 +67,7 @@ UNSURE_PAIRS = frozenset(
     }
 )
 ANYWHERE = frozenset("or either between times".split())  # a choice or a range: no one value
+PREPOSITIONS = frozenset("to at in into onto on from by near beside toward towards past".split())
 NOT_A_VALUE = frozenset(
     "between times room rooms no number page chapter gate door crate cell level floor wave "
     "pier dock row table seat box".split()
@@ -219,8 +220,10 @@ class RuleExtractor:
         t = read_time(toks, i, self._clock)
         if t is not None and not (t.end < len(toks) and toks[t.end] in units and toks[t.end] not in ("am", "pm")):
             return _Mention(i, t.end, " ".join(toks[i : t.end]), "time")
-        got = read_quantity(toks, i, units)
-        return None if got is None else _Mention(i, got[1], " ".join(toks[i : got[1]]), "number")
+        got = quantity_phrase(toks, i, units)
+        if got is None:
+            return None
+        return _Mention(i, got[0], " ".join(toks[i : got[0]]), "number" if got[1] else "range")
 
     @staticmethod
     def _negated(toks: list[str], first: int, upto: int) -> bool:
@@ -365,6 +368,8 @@ class RuleExtractor:
         guessed: set[str] = set()  # relations read only from kinds or what the world knows (none named)
         for subj in ents:
             for rel, why in self._relations(subj.value, named, cues):
+                if why < 2.0 and self._adjunct(toks, subj):
+                    continue  # "walked to Bay 7 at 8 pm": Bay 7 is where, not what the clause is about
                 obj = self._object(toks, subj, rel, ms, why >= 2.0)
                 if obj is None and why < 2.0:  # no value the world knows of: one whose kind fits will do
                     obj = self._object(toks, subj, rel, ms, True)
@@ -478,7 +483,7 @@ class RuleExtractor:
             ]
             after = [m for m in nums if m.start > subj.start]
             m = (after or nums or [None])[0]
-            return None if m is None else _Mention(m.start, m.end, self.lex.value(rel, m.value, subj.value), m.kind)
+            return None if m is None else _Mention(m.start, m.end, self._amount(rel, m.value, subj.value), m.kind)
         joined = {
             m.start
             for m in ms
@@ -492,3 +497,20 @@ class RuleExtractor:
             others = fits if fits or not named else others
         after = [m for m in others if m.start > subj.start]
         return (after or others[::-1] or [None])[0]
+
+    def _amount(self, rel: str, text: str, subject: str) -> str:
+        """The value of an amount for ``rel``; a compound one ("12 sovereigns and 6 shillings") is the sum
+        of its parts when each converts to the relation's unit, else the text (another value)."""
+        whole = self.lex.value(rel, text, subject)
+        parts = [self.lex.value(rel, p, subject) for p in text.split(" and ")]
+        if as_number(whole) is not None or len(parts) < 2 or any(as_number(p) is None for p in parts):
+            return whole
+        return canonical(sum(as_number(p) for p in parts))
+
+    @staticmethod
+    def _adjunct(toks: list[str], m: _Mention) -> bool:
+        """Is the mention the object of a preposition ("to Bay 7", "at the gasworks"), no subject?"""
+        k = m.start - 1
+        while k >= 0 and toks[k] in ("the", "a", "an"):
+            k -= 1
+        return k >= 0 and toks[k] in PREPOSITIONS

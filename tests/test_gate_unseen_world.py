@@ -68,11 +68,6 @@ def test_a_unit_trap_never_corroborates(world, embedder, said, subject, relation
 
 
 @pytest.mark.parametrize(("said", "subject", "relation", "truth"), TRAP_GAPS, ids=[t[0] for t in TRAP_GAPS])
-@pytest.mark.xfail(
-    strict=True,
-    reason="extract reads the number and drops what follows it unless it is a unit word: 'thousand', 'k', "
-    "'Dutch thalers', 'of silver', 'and 6 shillings', 'over', 'to 15' are lost and the bare number corroborates",
-)
 def test_a_multiplier_qualifier_or_foreign_currency_after_a_number_never_corroborates(
     world, said, subject, relation, truth
 ):
@@ -105,8 +100,16 @@ MISREAD_WHY = {
 }
 
 
-@pytest.mark.parametrize("said", sorted(MISREAD))
-@pytest.mark.xfail(strict=True, reason="a wrong reading is worse than none; see MISREAD_WHY")
+MISREAD_FIXED = {"Pike dropped the ledger, and the Wren departs at 8 pm."}  # read as meant now
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        s if s in MISREAD_FIXED else pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=MISREAD_WHY[s]))
+        for s in sorted(MISREAD)
+    ],
+)
 def test_known_misreads_read_as_meant_or_as_nothing(world, said):
     want = dict(CLAIMS)[said]
     got = read(world, said, get_embedder("hash"))
@@ -118,10 +121,6 @@ PERSON_CASES = [(s, e) for s in PERSON_WITH_AMOUNT for e in EMBEDDERS if (s, e) 
 
 
 @pytest.mark.parametrize(("said", "kind"), PERSON_CASES)
-@pytest.mark.xfail(
-    strict=True,
-    reason="relation_sense.fits checks no subject kind for number and time relations: a person gets a ship's fee",
-)
 def test_a_person_with_an_amount_is_no_ships_fee_or_hour(world, said, kind):
     emb = get_embedder(kind)
     try:
