@@ -34,7 +34,7 @@ from memory.clause_shape import elided, superseded, uncleft, without_asides
 from memory.lexicon import Lexicon
 from memory.name_sense import NameSense
 from memory.name_words import name_words
-from memory.quantities import CARDINALS, arabic, quantity_phrase, read_time, words
+from memory.quantities import CARDINALS, arabic, head_noun, quantity_phrase, read_time, words
 from memory.relation_sense import RelationSense, placeholder
 from memory.values import negates
 
@@ -492,9 +492,16 @@ class RuleExtractor:
             nums = [
                 m for m in ms if m.kind in ("number", "time") and not (m.start and toks[m.start - 1] in NOT_A_VALUE)
             ]
+            starts = {m.start for m in ms}
             after = [m for m in nums if m.start > subj.start]
             m = (after or nums or [None])[0]
-            return None if m is None else _Mention(m.start, m.end, self._amount(rel, m.value, subj.value), m.kind)
+            if m is None:
+                return None
+            text = m.value
+            noun = head_noun(toks, m.end) if m.kind == "number" and self.lex.info(rel).unit else None
+            if noun and not self._unit_or_digits(toks[m.start : m.end][1:]) and m.end not in starts:
+                text = f"{text} {noun}"  # "12 apples" for a fee in sovereigns: another value, not 12
+            return _Mention(m.start, m.end, self._amount(rel, text, subj.value), m.kind)
         joined = {
             m.start
             for m in ms

@@ -218,6 +218,24 @@ def quantity_phrase(
     return k, single
 
 
+# words after a bare number that are no head noun of it ("12 now", "12 exactly")
+NOT_HEAD = frozenset(
+    "now today tonight tomorrow yesterday exactly flat only again too still then though yet even already "
+    "anyway here there sharp apiece each all total altogether".split()
+)
+
+
+def head_noun(toks: list[str], k: int) -> str | None:
+    """The head noun a bare number at ``toks[:k]`` counts ("12 apples", "18 souls"), else None: the
+    word after it, when it is a plain word that ends no noun phrase and is no adverb."""
+    if k >= len(toks):
+        return None
+    t = toks[k]
+    if not t.isalpha() or t in PHRASE_BREAK or t in NOT_HEAD or t in CARDINALS or t.endswith("ly"):
+        return None
+    return t
+
+
 def amount(text: str) -> float | None:
     """The amount ``text`` is, all of it, else None ("a dozen and a half" 18, "1,200", "twenty-five")."""
     toks = words(text)

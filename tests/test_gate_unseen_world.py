@@ -16,7 +16,7 @@ from memory.extract import RuleExtractor
 from memory.gate import ConsistencyGate
 from memory.lexicon import Lexicon
 from tests.conftest import ROOT
-from tests.data.skyhook.sentences import ACTIONS, CLAIMS, MORE_MISREADS, NONE, PERSON_WITH_AMOUNT, TRAP_GAPS, TRAPS
+from tests.data.skyhook.sentences import ACTIONS, CLAIMS, MORE_MISREADS, NONE, PERSON_WITH_AMOUNT, TRAP_GAPS, TRAPS, W
 
 EMBEDDERS = ("hash", "minilm")
 DECLARED = CLAIMS[:41]  # the sentences in the world's own relation words; the rest are paraphrases
@@ -137,3 +137,10 @@ def test_actions_whose_kinds_fit_are_mostly_passed_over_by_meaning(world):
 @pytest.mark.parametrize(("said", "want"), MORE_MISREADS, ids=[m[0] for m in MORE_MISREADS])
 def test_coordination_contrast_clefts_denials_and_hearsay_read_as_meant_or_as_nothing(world, said, want):
     assert read(world, said, get_embedder("hash")) in ([], want)
+
+
+def test_a_head_noun_after_a_bare_number_is_another_value_only_where_the_relation_has_a_unit(world):
+    emb = get_embedder("hash")
+    assert read(world, "The Grey Wren's berth fee is 12 apples.", emb) == [(W, "berth_fee", "12 apples", True)]
+    assert read(world, "The Grey Wren's berth fee is 12 now.", emb) == [(W, "berth_fee", "12", True)]
+    assert read(world, "The Wren's crew is 18 men.", emb) == [(W, "crew", "18", True)]

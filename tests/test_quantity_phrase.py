@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.clause_shape import elided, superseded, uncleft, without_asides
-from memory.quantities import amount, quantity_phrase, words
+from memory.quantities import amount, head_noun, quantity_phrase, words
 
 UNITS = frozenset("sovereigns shillings thalers marks silver pieces fathoms".split())
 
@@ -65,3 +65,8 @@ def test_a_past_value_is_superseded_by_now_and_asides_and_clefts_are_reshaped():
 def test_clause_shapes_never_invent_words(toks):
     for out in (without_asides(toks), uncleft(toks), elided(toks, toks[1:], False) or []):
         assert set(out) <= set(toks) | {"at"}
+
+
+def test_a_head_noun_is_a_plain_word_after_the_number_and_no_adverb():
+    toks = words("12 apples 12 now 12 exactly 12 for 12")
+    assert [head_noun(toks, k) for k in (1, 3, 5, 7, 9)] == ["apples", None, None, None, None]
