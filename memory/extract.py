@@ -29,11 +29,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from game.core.claims import canonical
+from game.core.claims import as_number, canonical
+from memory.clause_shape import elided, superseded, uncleft, without_asides
 from memory.lexicon import Lexicon
 from memory.name_sense import NameSense
 from memory.name_words import name_words
-from memory.quantities import CARDINALS, arabic, read_quantity, read_time, words
+from memory.quantities import CARDINALS, arabic, head_noun, quantity_phrase, read_time, words
 from memory.relation_sense import RelationSense, placeholder
 from memory.values import negates
 
@@ -64,9 +65,14 @@ UNSURE_PAIRS = frozenset(
         ("at", "least"),
         ("at", "most"),
         ("up", "to"),
+        ("according", "to"),  # someone else's words
+        ("wrong", "that"),  # a denial of someone's claim: what it denies is not read
+        ("mistaken", "that"),
     }
 )
-ANYWHERE = frozenset("or either between times".split())  # a choice or a range: no one value
+ANYWHERE = frozenset("or either neither nor between times".split())  # a choice or a range: no one value
+HARDLY = frozenset("hardly scarcely".split())  # as good as a negation: "hardly ever moored there"
+PREPOSITIONS = frozenset("to at in into onto on from by near beside toward towards past".split())
 NOT_A_VALUE = frozenset(
     "between times room rooms no number page chapter gate door crate cell level floor wave "
     "pier dock row table seat box".split()
@@ -219,8 +225,10 @@ class RuleExtractor:
         t = read_time(toks, i, self._clock)
         if t is not None and not (t.end < len(toks) and toks[t.end] in units and toks[t.end] not in ("am", "pm")):
             return _Mention(i, t.end, " ".join(toks[i : t.end]), "time")
-        got = read_quantity(toks, i, units)
-        return None if got is None else _Mention(i, got[1], " ".join(toks[i : got[1]]), "number")
+        got = quantity_phrase(toks, i, units)
+        if got is None:
+            return None
+        return _Mention(i, got[0], " ".join(toks[i : got[0]]), "number" if got[1] else "range")
 
     @staticmethod
     def _negated(toks: list[str], first: int, upto: int) -> bool:
@@ -234,7 +242,7 @@ class RuleExtractor:
         for k in range(start, upto):
             if toks[k] == "no" and k + 1 < len(toks) and (toks[k + 1][:1].isdigit() or toks[k + 1] in CARDINALS):
                 continue
-            count += negates(toks, k)
+            count += negates(toks, k) or toks[k] in HARDLY
         return count % 2 == 1
 
     @staticmethod
@@ -252,14 +260,20 @@ class RuleExtractor:
         last: str | None = None
         topic: str | None = None
         place: str | None = None  # the last place named: what a later "there" is
-        for clause, end in self._clauses(arabic(str(text), self.lex.unit_words())):
-            toks = tokens(clause)
+        parts = self._clauses(arabic(str(text), self.lex.unit_words()))
+        before: list[str] = []  # the clause before, when "but" ends it
+        for n, (clause, end) in enumerate(parts):
+            toks = uncleft(without_asides(tokens(clause)))
             named = self._fragment(toks) if "?" in end else None
             if named is not None:
                 topic = last = named
                 continue
+            full = elided(before, toks, any(m.kind == "entity" and m.start == 0 for m in self._scan(toks)))
+            toks, clause = (full, f"{parts[n - 1][0]} {clause}") if full else (toks, clause)
+            before = toks if end.strip() == "but" else []
             there, place = self._there(toks, place), self._place(toks, place)
-            if self._unsure(toks, end):  # nothing asserted; "it" in the next one is still this
+            later = tokens(parts[n + 1][0]) if before and n + 1 < len(parts) else []
+            if self._unsure(toks, end) or superseded(toks, later):  # nothing asserted; "it" in the next is this
                 named_ = [m.value for m in self._scan(toks) if m.kind == "entity" and canonical(m.value) in self._known]
                 last, topic = (named_[0] if named_ else last), None
                 continue
@@ -365,6 +379,8 @@ class RuleExtractor:
         guessed: set[str] = set()  # relations read only from kinds or what the world knows (none named)
         for subj in ents:
             for rel, why in self._relations(subj.value, named, cues):
+                if why < 2.0 and subj.start > ents[0].start and self._adjunct(toks, subj):
+                    continue  # "Ilsa walked to Bay 7 at 8 pm": Bay 7 is where, not what the clause is about
                 obj = self._object(toks, subj, rel, ms, why >= 2.0)
                 if obj is None and why < 2.0:  # no value the world knows of: one whose kind fits will do
                     obj = self._object(toks, subj, rel, ms, True)
@@ -381,7 +397,7 @@ class RuleExtractor:
                 score = why + (1.0 if subj.start < obj.start else 0.0) - 0.01 * subj.start
                 score += 2.0 if fit or (fit is None and rel in self._known.get(canonical(subj.value), ())) else 0.0
                 first, later = sorted((subj.start, obj.start))
-                truth = not self._negated(toks, first, later)
+                truth = not self._negated(toks, first, later) or self._until(toks, obj.start)
                 topic_ = self.lex.topic(subj.value, rel) or rel
                 readings.append((score, Extracted(subj.value, rel, obj.value, truth, topic_, clause), later, rel))
         if readings and not named and not cues and len(guessed) > 1:  # several fit: the meaning decides, or none
@@ -476,9 +492,16 @@ class RuleExtractor:
             nums = [
                 m for m in ms if m.kind in ("number", "time") and not (m.start and toks[m.start - 1] in NOT_A_VALUE)
             ]
+            starts = {m.start for m in ms}
             after = [m for m in nums if m.start > subj.start]
             m = (after or nums or [None])[0]
-            return None if m is None else _Mention(m.start, m.end, self.lex.value(rel, m.value, subj.value), m.kind)
+            if m is None:
+                return None
+            text = m.value
+            noun = head_noun(toks, m.end) if m.kind == "number" and self.lex.info(rel).unit else None
+            if noun and not self._unit_or_digits(toks[m.start : m.end][1:]) and m.end not in starts:
+                text = f"{text} {noun}"  # "12 apples" for a fee in sovereigns: another value, not 12
+            return _Mention(m.start, m.end, self._amount(rel, text, subj.value), m.kind)
         joined = {
             m.start
             for m in ms
@@ -492,3 +515,28 @@ class RuleExtractor:
             others = fits if fits or not named else others
         after = [m for m in others if m.start > subj.start]
         return (after or others[::-1] or [None])[0]
+
+    def _amount(self, rel: str, text: str, subject: str) -> str:
+        """The value of an amount for ``rel``; a compound one ("12 sovereigns and 6 shillings") is the sum
+        of its parts when each converts to the relation's unit, else the text (another value)."""
+        whole = self.lex.value(rel, text, subject)
+        parts = [self.lex.value(rel, p, subject) for p in text.split(" and ")]
+        if as_number(whole) is not None or len(parts) < 2 or any(as_number(p) is None for p in parts):
+            return whole
+        return canonical(sum(as_number(p) for p in parts))
+
+    @staticmethod
+    def _adjunct(toks: list[str], m: _Mention) -> bool:
+        """Is the mention the object of a preposition ("to Bay 7", "at the gasworks"), no subject?"""
+        k = m.start - 1
+        while k >= 0 and toks[k] in ("the", "a", "an"):
+            k -= 1
+        return k >= 0 and toks[k] in PREPOSITIONS
+
+    @staticmethod
+    def _until(toks: list[str], start: int) -> bool:
+        """Is the value "until" a time ("won't cast off until the dawn bell": it casts off then)?"""
+        k = start - 1
+        while k >= 0 and toks[k] in ("the", "a", "an"):
+            k -= 1
+        return k >= 0 and toks[k] == "until"

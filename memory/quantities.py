@@ -39,6 +39,8 @@ ONES = {
 }
 TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
 SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+# a scale after digits multiplies them: "12 thousand", "1.2 million", "12k" (read as "12", "k")
+DIGIT_SCALES = {**SCALES, "billion": 1_000_000_000, "k": 1000}
 CARDINALS = frozenset(ONES) | frozenset(TENS) | frozenset(SCALES)
 MULTIPLES = {"dozen": 12, "score": 20}
 FRACTIONS = {"half": 0.5, "quarter": 0.25}
@@ -97,6 +99,8 @@ def _base(toks: list[str], i: int) -> tuple[float, int] | None:
         return None
     x = _digits(toks[i])
     if x is not None:
+        if i + 1 < n and toks[i + 1] in DIGIT_SCALES:
+            return x * DIGIT_SCALES[toks[i + 1]], i + 2
         return x, i + 1
     if toks[i] in ("a", "an") and i + 1 < n and toks[i + 1] in GROUPS:
         end = i + 3 if i + 2 < n and toks[i + 2] == "of" else i + 2
@@ -168,6 +172,68 @@ def read_quantity(toks: list[str], i: int, units: frozenset[str] | set[str]) -> 
     if k > j and k + 2 < n and toks[k] == "and" and toks[k + 1] in ("a", "an") and toks[k + 2] in FRACTIONS:
         x, k = x + FRACTIONS[toks[k + 2]], k + 3
     return x, k, toks[j:k]
+
+
+# before a number: a bound or a comparison ("over 12", "at least 12", "more than 12"), no one value
+BOUNDS = frozenset("over under above below beyond exceeding least most than between upwards upward".split())
+# words that end the noun phrase after a number (its unit or head noun comes before them)
+PHRASE_BREAK = frozenset(
+    "at in on for to from by with into onto per as and but or nor so because if when while is are was were "
+    "be been has have had do does did will would can could shall should may might must not no now then "
+    "a an this that these those it they he she we you i".split()
+)
+
+
+def quantity_phrase(
+    toks: list[str], i: int, units: frozenset[str] | set[str], reach: int = 4
+) -> tuple[int, bool] | None:
+    """The whole quantity phrase at ``toks[i]``: (the index after it, is it one value). Past the amount
+    and its unit words it takes the noun phrase on to a unit a few plain words on ("12 Dutch thalers",
+    "12 of your finest thalers", "12 pieces of silver") and a second amount in units joined by "and"
+    ("12 sovereigns and 6 shillings"), so that what the unit is is read from all of it. A bound before it
+    ("over 12", "at least 12") or a range after it ("12 to 15 marks") is no one value."""
+    got = read_quantity(toks, i, units)
+    if got is None:
+        return None
+    _, k, unit = got
+    n = len(toks)
+    single = not (i and toks[i - 1] in BOUNDS)
+    if k + 1 < n and toks[k] in ("to", "or"):
+        more = read_quantity(toks, k + 1, units)
+        if more is not None:
+            return more[1], False
+    if not unit or toks[k : k + 1] == ["of"]:
+        for j in range(k, min(n, k + reach)):
+            if toks[j] in units:
+                k = j + 1
+                while k < n and toks[k] in units:
+                    k += 1
+                break
+            if toks[j] in PHRASE_BREAK or not toks[j].isalpha():
+                break
+    if unit and k + 1 < n and toks[k] == "and":
+        more = read_quantity(toks, k + 1, units)
+        if more is not None and more[2]:
+            return more[1], single
+    return k, single
+
+
+# words after a bare number that are no head noun of it ("12 now", "12 exactly")
+NOT_HEAD = frozenset(
+    "now today tonight tomorrow yesterday exactly flat only again too still then though yet even already "
+    "anyway here there sharp apiece each all total altogether".split()
+)
+
+
+def head_noun(toks: list[str], k: int) -> str | None:
+    """The head noun a bare number at ``toks[:k]`` counts ("12 apples", "18 souls"), else None: the
+    word after it, when it is a plain word that ends no noun phrase and is no adverb."""
+    if k >= len(toks):
+        return None
+    t = toks[k]
+    if not t.isalpha() or t in PHRASE_BREAK or t in NOT_HEAD or t in CARDINALS or t.endswith("ly"):
+        return None
+    return t
 
 
 def amount(text: str) -> float | None:

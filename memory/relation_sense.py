@@ -29,7 +29,14 @@ from memory.lexicon import Lexicon
 
 FLOOR = 0.5  # least likeness to a relation's wording for a reading by meaning
 MARGIN = 0.03  # least lead over the next relation
-PLACEHOLDER = {"person": "someone", "item": "something", "place": "a place", "number": "an amount", "time": "a time"}
+PLACEHOLDER = {
+    "person": "someone",
+    "item": "something",
+    "place": "a place",
+    "number": "an amount",
+    "range": "an amount",
+    "time": "a time",
+}
 
 
 def placeholder(kind: str | None) -> str:
@@ -68,14 +75,17 @@ class RelationSense:
         """Does (``subject``, the value read for ``relation`` from a mention of ``kind``) fit what the
         relation takes? None when the kinds involved are unknown (the world says nothing of them)."""
         info = self.lex.info(relation)
+        subjects, objects = self.sorts(relation)
+        sk = self.lex.kind(subject)
+        if sk is not None and subjects - {""} and sk not in subjects:
+            return False  # a person is no subject of a ship's fee, whatever the value
         if info.values == "number":
             return kind == "number" and as_number(value) is not None
         if info.values == "time":
             return kind == "time" and len(value) == 5 and value[2] == ":"
         if info.values != "entity" or kind != "entity":
             return False if kind in ("number", "time") else None
-        subjects, objects = self.sorts(relation)
-        sk, ok = self.lex.kind(subject), self.lex.kind(value)
+        ok = self.lex.kind(value)
         if sk is None or ok is None or not objects - {""}:
             return None
         return ok in objects and (not subjects - {""} or sk in subjects)
