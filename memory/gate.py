@@ -90,6 +90,11 @@ def rules_of(lexicon: Any) -> dict[str, RelationRule]:
     }
 
 
+def source_id(source: str) -> str:
+    """One id per source: case and spacing do not matter ("Lou", "lou ", " LOU" are one)."""
+    return " ".join(str(source).split()).lower()
+
+
 class ConsistencyGate(FactMemory):
     """Admission control for world-fact memory, with an audit trail.
 
@@ -146,14 +151,16 @@ class ConsistencyGate(FactMemory):
 
     def normalise(self, c: ClaimCandidate) -> ClaimCandidate:
         """The candidate in the lexicon's terms: entity ids, the relation's own name, numbers without
-        units or words; its topic from the world when it has none."""
+        units or words; its topic from the world when it has none. Its source id is normalised
+        (:func:`source_id`) whatever the lexicon, so one source spelled two ways is one backer."""
+        source = source_id(c.source)
         if self.lexicon is None:
-            return c
+            return c if source == c.source else replace(c, source=source)
         s, r, o = self.lexicon.resolve(c.subject, c.relation, c.object)
         topic = c.topic or self.lexicon.topic(s, r) or r
-        if (s, r, o, topic) == (c.subject, c.relation, c.object, c.topic):
+        if (s, r, o, topic, source) == (c.subject, c.relation, c.object, c.topic, c.source):
             return c
-        return replace(c, subject=s, relation=r, object=o, topic=topic)
+        return replace(c, subject=s, relation=r, object=o, topic=topic, source=source)
 
     def read(self, text: str) -> list[Any]:
         """The claims free text makes (``memory.extract.Extracted``); none without an extractor."""

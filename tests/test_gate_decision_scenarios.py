@@ -41,7 +41,6 @@ def test_repeating_a_claim_adds_nothing():
     assert ps[0] == ps[1] == ps[2]
 
 
-@pytest.mark.xfail(strict=True, reason="source ids are not normalised: 'Lou' and 'lou ' are two backers")
 def test_one_source_spelled_two_ways_is_one_backer():
     g = gate({"lou": 0.7, "Lou": 0.7, "lou ": 0.7})
     ps = [g.submit(cand("gem", "located_in", "well", s, t)).p for t, s in enumerate(("lou", "Lou", "lou "), 1)]
