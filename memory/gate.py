@@ -494,10 +494,13 @@ class ConsistencyGate(FactMemory):
 
     def _burst_strength(self, c: ClaimCandidate) -> float:
         """How strongly agreeing sources without trust evidence about something new look like a burst:
-        0 up to one such source, 1 at ``burst_size`` strangers, growing with each more (weighted as in
-        ``memory.gate_evidence.Bursts.untrusted``). Trusted backers add through the trust term instead."""
-        n = self.bursts.untrusted(c.triple, c.truth, c.turn, self.cfg.burst_window, lambda s: self._cred(s, c.topic))
-        return max(0.0, n - 1.0) / (self.cfg.burst_size - 1)
+        0 up to one such source, 1 at ``burst_size`` strangers, growing with the square of each more
+        (counted as in ``memory.gate_evidence.Bursts.untrusted``), and only as much as the most trusted
+        of them is untrusted (one trusted source's word is no burst: it adds through the trust term)."""
+        n, least = self.bursts.untrusted(
+            c.triple, c.truth, c.turn, self.cfg.burst_window, lambda s: self._cred(s, c.topic)
+        )
+        return (max(0.0, n - 1.0) / (self.cfg.burst_size - 1)) ** 2 * least
 
     def _outcome(self, c: ClaimCandidate, p: float, ev: Evidence, jury_error: str | None) -> tuple[str, str]:
         """The cheapest outcome for ``p`` (or the relation's own cut points), with the reason in words."""

@@ -85,13 +85,16 @@ class Bursts:
 
     def untrusted(
         self, triple: tuple[str, str, str], truth: bool, turn: int, window: int, cred: Callable[[str], float]
-    ) -> float:
-        """How many sources without trust evidence asserted it within ``window`` turns of each other, up
-        to ``turn``: each agreeing source counts ``1 - e`` for its evidence ``e = max(0, 2c - 1)`` (a
-        stranger or a distrusted source 1, a source at 0.65 0.7, a fully trusted one 0), the most in any
-        window. Smooth and never larger for a more credible source. A burst stays a burst when the claim
-        is checked again later."""
-        rows = sorted((t, 1.0 - max(0.0, 2.0 * cred(s) - 1.0)) for s, t in self.heard.get(self.key(triple, truth), ()))
+    ) -> tuple[float, float]:
+        """(how many sources without trust evidence asserted it within ``window`` turns of each other, up
+        to ``turn``; how untrusted the most trusted of all that asserted it is). A source with evidence
+        ``e = max(0, 2c - 1)`` counts ``1 - e**2``: 1 for a stranger or a distrusted source, 0 when fully
+        trusted, and flat near no evidence (0.91 at credibility 0.65: a barely trusted source is almost a
+        stranger). The count is the most in any window. Both are smooth and never larger for a more
+        credible source. A burst stays a burst when the claim is checked again later."""
+        rows = sorted(
+            (t, 1.0 - max(0.0, 2.0 * cred(s) - 1.0) ** 2) for s, t in self.heard.get(self.key(triple, truth), ())
+        )
         rows = [(t, w) for t, w in rows if t <= turn]
         most, lo, total = 0.0, 0, 0.0
         for t, w in rows:  # the most weight within any ``window`` turns, up to now
@@ -100,7 +103,7 @@ class Bursts:
                 total -= rows[lo][1]
                 lo += 1
             most = max(most, total)
-        return most
+        return most, min((w for _, w in rows), default=1.0)
 
     def get_state(self) -> dict[str, Any]:
         return {k: [list(r) for r in v] for k, v in self.heard.items()}

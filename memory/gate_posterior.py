@@ -23,8 +23,12 @@ one term ``weight * x`` per piece of evidence, where ``x`` is an interpretable s
   (``memory.gate_evidence.backing``), faded by age the same way. A chain of facts that
   contradicts an ordered claim weighs what its weakest link does.
 * ``news`` -- 1 when nothing known bears on the claim.
-* ``burst`` -- 1 when three or more sources without trust evidence agree on something new in
-  a few turns and no trusted source does (a sybil burst is weak evidence).
+* ``burst`` -- agreeing sources without trust evidence about something new in a few turns (a
+  sybil burst is weak evidence): each counts ``1 - e**2`` for its evidence ``e = max(0, 2c - 1)``
+  (a stranger 1, a barely trusted source nearly 1, a trusted one little), ``n`` the most within the
+  window; ``x = ((n - 1) / (burst_size - 1))**2`` (0 for one stranger, 1 for three, 4 for five),
+  times how untrusted the most trusted of them is. Smooth and never larger for a more credible
+  source, so a more credible backer never lowers ``p``.
 * ``jury`` -- the LLM jury's log-odds ``logit(v)`` for its vote ``v`` (clipped to [0.05, 0.95]).
 
 The weights and the prior are fitted by maximum likelihood (logistic regression) on the gate
