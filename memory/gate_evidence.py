@@ -87,15 +87,14 @@ class Bursts:
         self, triple: tuple[str, str, str], truth: bool, turn: int, window: int, cred: Callable[[str], float]
     ) -> tuple[float, float]:
         """(how many sources without trust evidence asserted it within ``window`` turns of each other, up
-        to ``turn``; how untrusted the most trusted of all that asserted it is). A source with evidence
-        ``e = max(0, 2c - 1)`` counts ``1 - e**2``: 1 for a stranger or a distrusted source, 0 when fully
-        trusted, and flat near no evidence (0.91 at credibility 0.65: a barely trusted source is almost a
-        stranger). The count is the most in any window. Both are smooth and never larger for a more
-        credible source. A burst stays a burst when the claim is checked again later."""
-        rows = sorted(
-            (t, 1.0 - max(0.0, 2.0 * cred(s) - 1.0) ** 2) for s, t in self.heard.get(self.key(triple, truth), ())
-        )
-        rows = [(t, w) for t, w in rows if t <= turn]
+        to ``turn``; ``1 - e`` for the strongest evidence ``e`` among all that asserted it). A source with
+        evidence ``e = max(0, 2c - 1)`` counts ``1 - e**2``: 1 for a stranger or a distrusted source, 0
+        when fully trusted, and flat near no evidence (0.91 at credibility 0.65: a barely trusted source
+        is almost a stranger). The count is the most in any window. Both are smooth and never larger for
+        a more credible source. A burst stays a burst when the claim is checked again later."""
+        heard = self.heard.get(self.key(triple, truth), ())
+        evidence = sorted((t, max(0.0, 2.0 * cred(s) - 1.0)) for s, t in heard if t <= turn)
+        rows = [(t, 1.0 - e * e) for t, e in evidence]
         most, lo, total = 0.0, 0, 0.0
         for t, w in rows:  # the most weight within any ``window`` turns, up to now
             total += w
@@ -103,7 +102,7 @@ class Bursts:
                 total -= rows[lo][1]
                 lo += 1
             most = max(most, total)
-        return most, min((w for _, w in rows), default=1.0)
+        return most, 1.0 - max((e for _, e in evidence), default=0.0)
 
     def get_state(self) -> dict[str, Any]:
         return {k: [list(r) for r in v] for k, v in self.heard.items()}
