@@ -126,3 +126,21 @@ def _third_backer(c: float) -> float:
 def test_a_more_credible_backer_never_lowers_the_posterior():
     ps = [_third_backer(c) for c in (0.1, 0.3, 0.39, 0.4, 0.5, 0.6, 0.61, 0.7)]
     assert all(a <= b for a, b in zip(ps, ps[1:])), [round(p, 3) for p in ps]
+
+
+def test_the_better_backed_value_stands_over_the_first_heard_and_the_audit_says_why():
+    g = gate({"a": 0.95, "b": 0.95, "c": 0.95})
+    g.submit(cand("gem", "located_in", "well", "b", 1))
+    assert g.submit(cand("gem", "located_in", "chest", "a", 2)).outcome == "quarantine"  # one against one: first stands
+    assert standing(g, "located_in") == {"well": "admitted", "chest": "quarantined"}
+    g.submit(cand("gem", "located_in", "chest", "c", 3))
+    assert standing(g, "located_in") == {"chest": "admitted", "well": "quarantined"}
+    why = g.decisions[-1]
+    assert why.outcome == "admit" and why.reason.startswith("re-checked: better backed than")
+
+
+def test_a_stranger_does_not_displace_a_value_it_could_not_have_got_in_first():
+    g = gate({"a": 0.95, "s": 0.5})
+    g.submit(cand("gem", "located_in", "well", "a", 1))
+    g.submit(cand("gem", "located_in", "chest", "s", 2))
+    assert standing(g, "located_in") == {"well": "admitted", "chest": "quarantined"}
