@@ -272,9 +272,9 @@ class ConsistencyGate(FactMemory):
             return self._hard(base, ev.votes, hard)
         outcome, reason = self._outcome(c, p, ev, jury_error)
         same = ev.same
-        if ev.x.get("burst") and outcome == "quarantine" and same is not None and same.status == "admitted":
-            self._set_status(same, "quarantined")  # what the first of a burst got in goes back on hold
-            held, same = same, None
+        if ev.x.get("burst", 0.0) >= 1.0 and outcome != "admit" and same is not None and same.status == "admitted":
+            self._set_status(same, "quarantined")  # what the first of a full burst got in goes back on hold
+            held, same = (same, None) if outcome == "quarantine" else (held, None)
         d = Decision(
             **base, votes=ev.votes, score=round(p, 6), outcome=outcome, reason=reason, p=round(p, 6), evidence=terms
         )
