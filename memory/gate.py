@@ -24,7 +24,10 @@ passes the gate before it enters world-fact memory:
    each error (``GateConfig.costs``): admit (superseding what it contradicts),
    reject, or quarantine: kept out of retrieval and out of the evidence, and
    re-checked with the same posterior when new evidence arrives. A relation's
-   ``thresholds`` override the cost-derived cut points.
+   ``thresholds`` override the cost-derived cut points. The unverified values
+   of a functional relation are re-decided symmetrically as evidence arrives
+   (each against the others' backing), so the better-backed one stands
+   whichever was heard first.
 5. **Verified observations always win**: ``observe`` records ground truth,
    purges every fact it contradicts (however it got in) and resolves the
    quarantine. "Consistent" is not "true": a poisoned fact admitted early
@@ -520,11 +523,10 @@ class ConsistencyGate(FactMemory):
             return outcome, f"{'news from a source with a poor record' if poor else 'unlikely to be true'} (p {p:.2f})"
         if ev.contradicted:
             return outcome, f"disputes {ids}; held until more evidence (p {p:.2f})"
-        if ev.x.get("burst"):
-            n = 1.0 + ev.x["burst"] * (self.cfg.burst_size - 1)
+        if ev.x.get("burst", 0.0) >= 1.0:
             return (
                 outcome,
-                f"a burst of {n:.1f} agreeing sources without trust about something new; held until evidence",
+                f"a burst of agreeing sources without trust about something new; held until evidence (p {p:.2f})",
             )
         if ev.x.get("news") and poor:
             return outcome, f"news from a source with a poor record; held until evidence (p {p:.2f})"

@@ -144,3 +144,11 @@ def test_a_stranger_does_not_displace_a_value_it_could_not_have_got_in_first():
     g.submit(cand("gem", "located_in", "well", "a", 1))
     g.submit(cand("gem", "located_in", "chest", "s", 2))
     assert standing(g, "located_in") == {"well": "admitted", "chest": "quarantined"}
+
+
+@pytest.mark.parametrize("c", [0.16, 0.35])
+def test_a_weak_corroboration_does_not_pull_back_a_trusted_value(c):
+    g = gate({"t1": 0.87, "t2": 0.9, "t3": 0.77, "w": c})
+    for i, s in enumerate(("t1", "t2", "t3", "w")):
+        g.submit(cand("gem", "located_in", "well", s, 1 + i))
+    assert any(f.object == "well" and f.status == "admitted" for f in g.facts.values())
