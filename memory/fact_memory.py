@@ -33,7 +33,7 @@ class GateConfig(BaseModel):
     t_high: float | None = Field(None, ge=0.0, le=1.0, description="admit from this p (default: from the costs)")
     on_judge_error: Literal["quarantine", "rule_only"] = "quarantine"
     cache: bool = True
-    burst_size: int = Field(3, ge=2, description="agreeing strangers about something new that make a burst")
+    burst_size: int = Field(3, ge=2, description="agreeing strangers about something new that make a full burst")
     burst_window: int = Field(10, ge=0, description="turns within which agreeing strangers count as a burst")
     stranger_band: float = Field(
         0.1, ge=0.0, le=0.5, description="a source within this of credibility 0.5 has no trust evidence"

@@ -24,7 +24,10 @@ passes the gate before it enters world-fact memory:
    each error (``GateConfig.costs``): admit (superseding what it contradicts),
    reject, or quarantine: kept out of retrieval and out of the evidence, and
    re-checked with the same posterior when new evidence arrives. A relation's
-   ``thresholds`` override the cost-derived cut points.
+   ``thresholds`` override the cost-derived cut points. The unverified values
+   of a functional relation are re-decided symmetrically as evidence arrives
+   (each against the others' backing), so the better-backed one stands
+   whichever was heard first.
 5. **Verified observations always win**: ``observe`` records ground truth,
    purges every fact it contradicts (however it got in) and resolves the
    quarantine. "Consistent" is not "true": a poisoned fact admitted early
@@ -90,6 +93,11 @@ def rules_of(lexicon: Any) -> dict[str, RelationRule]:
     }
 
 
+def source_id(source: str) -> str:
+    """One id per source: case and spacing do not matter ("Lou", "lou ", " LOU" are one)."""
+    return " ".join(str(source).split()).lower()
+
+
 class ConsistencyGate(FactMemory):
     """Admission control for world-fact memory, with an audit trail.
 
@@ -146,14 +154,16 @@ class ConsistencyGate(FactMemory):
 
     def normalise(self, c: ClaimCandidate) -> ClaimCandidate:
         """The candidate in the lexicon's terms: entity ids, the relation's own name, numbers without
-        units or words; its topic from the world when it has none."""
+        units or words; its topic from the world when it has none. Its source id is normalised
+        (:func:`source_id`) whatever the lexicon, so one source spelled two ways is one backer."""
+        source = source_id(c.source)
         if self.lexicon is None:
-            return c
+            return c if source == c.source else replace(c, source=source)
         s, r, o = self.lexicon.resolve(c.subject, c.relation, c.object)
         topic = c.topic or self.lexicon.topic(s, r) or r
-        if (s, r, o, topic) == (c.subject, c.relation, c.object, c.topic):
+        if (s, r, o, topic, source) == (c.subject, c.relation, c.object, c.topic, c.source):
             return c
-        return replace(c, subject=s, relation=r, object=o, topic=topic)
+        return replace(c, subject=s, relation=r, object=o, topic=topic, source=source)
 
     def read(self, text: str) -> list[Any]:
         """The claims free text makes (``memory.extract.Extracted``); none without an extractor."""
@@ -246,6 +256,7 @@ class ConsistencyGate(FactMemory):
                 self._cache[self._cache_key(c)] = len(self.decisions)
             self.decisions.append(d)
             out.append(d)
+            self.decisions.extend(self._contest(c, c.turn))
         return out
 
     def _decide(
@@ -259,6 +270,25 @@ class ConsistencyGate(FactMemory):
         """Weigh a candidate's evidence into ``p``, choose the outcome and apply it. ``held``: the
         quarantined entry being re-checked (its sources back the candidate too)."""
         held = held or self._held(c)
+        p, ev, terms, base, hard = self._weigh(c, rel, jury, held)
+        if hard is not None:
+            return self._hard(base, ev.votes, hard)
+        outcome, reason = self._outcome(c, p, ev, jury_error)
+        same = ev.same
+        if ev.x.get("burst", 0.0) >= 1.0 and outcome != "admit" and same is not None and same.status == "admitted":
+            self._set_status(same, "quarantined")  # what the first of a full burst got in goes back on hold
+            held, same = (same, None) if outcome == "quarantine" else (held, None)
+        d = Decision(
+            **base, votes=ev.votes, score=round(p, 6), outcome=outcome, reason=reason, p=round(p, 6), evidence=terms
+        )
+        self._apply(d, c, same, ev.contradicted, held, jury, jury_error)
+        return d
+
+    def _weigh(
+        self, c: ClaimCandidate, rel: list[tuple[Fact, str]], jury: float | None, held: Fact | None
+    ) -> tuple[float, Evidence, list[dict[str, Any]], dict[str, Any], str | None]:
+        """(p, the evidence, its terms, the decision's record so far, why it is hard or None) for a
+        candidate backed by its source and ``held``'s sources, against the facts ``rel``."""
         track = self._record()  # the sources' records and the verifications so far
         backers = list(dict.fromkeys([c.source, *(held.sources if held is not None else ())]))
         creds = [1.0 if c.kind == "observation" and s == c.source else self._cred(s, c.topic) for s in backers]
@@ -274,10 +304,10 @@ class ConsistencyGate(FactMemory):
         alone = self.rules.check_alone(c)
         if alone:
             votes = [{"judge": "rule", "about": None, "vote": 0.0, "reason": alone}]
-            return self._hard(base, votes, alone)
+            return 0.0, Evidence(votes=votes), [], base, alone
         ev = self._rule_votes(c, rel, backers)
         if ev.hard is not None:
-            return self._hard(base, ev.votes, f"contradicts {ev.hard}")
+            return 0.0, ev, [], base, f"contradicts {ev.hard}"
         ev.x["trust"] = sum(max(0.0, logit(x)) for x in creds)
         ev.x["distrust"] = sum(min(0.0, logit(x)) for x in creds)
         if c.kind != "observation":
@@ -298,16 +328,50 @@ class ConsistencyGate(FactMemory):
         if ev.certain is not None and not ev.contradicted:  # a verified fact that cannot change says so
             p = 1.0
             terms.append({"term": "verified", "x": 1.0, "weight": None, "log_odds": None})
-        outcome, reason = self._outcome(c, p, ev, jury_error)
-        same = ev.same
-        if ev.x.get("burst") and outcome == "quarantine" and same is not None and same.status == "admitted":
-            self._set_status(same, "quarantined")  # what the first of a burst got in goes back on hold
-            held, same = same, None
-        d = Decision(
-            **base, votes=ev.votes, score=round(p, 6), outcome=outcome, reason=reason, p=round(p, 6), evidence=terms
-        )
-        self._apply(d, c, same, ev.contradicted, held, jury, jury_error)
-        return d
+        return p, ev, terms, base, None
+
+    def _contest(self, c: ClaimCandidate, turn: int) -> list[Decision]:
+        """Re-decide the unverified values of ``c``'s functional (subject, relation) symmetrically: each
+        value's posterior against the other values' backing, whichever was heard first. A held value that
+        weighs more than every admitted one, and would have been admitted had it been heard first, stands,
+        and they go back on hold; a verified value settles the key (nothing to contest). The decision that makes a held value stand is returned."""
+        if not self.rules.rule(c.relation).functional:
+            return []
+        facts = [self.facts[i] for i in self._by_key.get(c.key, ())]
+        values = [f for f in facts if f.truth and f.status in ("admitted", "quarantined") and not f.awaiting_jury]
+        standing = [f for f in values if f.status == "admitted"]
+        if any(f.status == "verified" for f in facts) or not standing or len(values) < 2:
+            return []
+        weighed = {
+            f.id: self._against(f, [g for g in values if norm(g.object) != norm(f.object)], turn) for f in values
+        }
+        best = max(values, key=lambda f: (weighed[f.id][0], f.status == "admitted"))
+        p, ev, terms, base = weighed[best.id]
+        if best.status == "admitted" or any(norm(f.object) == norm(best.object) for f in standing):
+            return []
+        if self._against(best, [], turn)[0] < self.thresholds(c.relation)[1]:
+            return []  # heard first, it would not have stood either
+        for f in standing:
+            self._set_status(f, "quarantined")
+        self._set_status(best, "admitted")
+        theirs = max(weighed[f.id][0] for f in standing)
+        ids = ", ".join(f.id for f in standing)
+        why = f"re-checked: better backed than {ids} (p {p:.2f} against {theirs:.2f}), which go back on hold"
+        return [
+            Decision(
+                **base, votes=ev.votes, score=round(p, 6), outcome="admit", reason=why, p=round(p, 6), evidence=terms
+            )
+        ]
+
+    def _against(
+        self, f: Fact, rivals: list[Fact], turn: int
+    ) -> tuple[float, Evidence, list[dict[str, Any]], dict[str, Any]]:
+        """``f``'s posterior now, backed by its sources, against ``rivals`` as if they stood."""
+        c = ClaimCandidate(f.subject, f.relation, f.object, f.topic, f.source, turn, f.text, truth=f.truth)
+        rel = [(g, why) for g, why in self.related(c) if g.key != f.key] + [(g, "structured") for g in rivals]
+        p, ev, terms, base, hard = self._weigh(c, rel, f.jury, f)
+        base["seq"] = len(self.decisions) + 1
+        return (0.0 if hard else p), ev, terms, base
 
     def _record(self) -> TrackRecord:
         """The sources' records from the observations so far (rebuilt from the audit trail after a load)."""
@@ -381,8 +445,8 @@ class ConsistencyGate(FactMemory):
         self._chain_vote(c, ev, backers)
         if not any(ev.x.values()):
             ev.x["news"] = 1.0  # nothing known bears on it
-        if not ev.contradicted and not ev.x.get("verified_support") and self._burst(c):
-            ev.x["burst"] = 1.0
+        if not ev.contradicted and not ev.x.get("verified_support"):
+            ev.x["burst"] = self._burst_strength(c)
         return ev
 
     def _implied(self, c: ClaimCandidate, f: Fact) -> tuple[float, str] | None:
@@ -431,14 +495,15 @@ class ConsistencyGate(FactMemory):
             None,
         )
 
-    def _burst(self, c: ClaimCandidate) -> str | None:
-        """Why a claim about something new that a burst of strangers agrees on is weak evidence, or None."""
-        n, trusted = self.bursts.strangers(
-            c.triple, c.truth, c.turn, self.cfg.burst_window, lambda s: self._cred(s, c.topic), self.cfg.stranger_band
+    def _burst_strength(self, c: ClaimCandidate) -> float:
+        """How strongly agreeing sources without trust evidence about something new look like a burst:
+        0 up to one such source, 1 at ``burst_size`` strangers, growing with the square of each more
+        (counted as in ``memory.gate_evidence.Bursts.untrusted``), and only as much as the most trusted
+        of them is untrusted (one trusted source's word is no burst: it adds through the trust term)."""
+        n, least = self.bursts.untrusted(
+            c.triple, c.truth, c.turn, self.cfg.burst_window, lambda s: self._cred(s, c.topic)
         )
-        if n >= self.cfg.burst_size and not trusted:
-            return f"a burst of {n} agreeing sources without trust about something new; held until evidence"
-        return None
+        return (max(0.0, n - 1.0) / (self.cfg.burst_size - 1)) ** 2 * least
 
     def _outcome(self, c: ClaimCandidate, p: float, ev: Evidence, jury_error: str | None) -> tuple[str, str]:
         """The cheapest outcome for ``p`` (or the relation's own cut points), with the reason in words."""
@@ -458,8 +523,11 @@ class ConsistencyGate(FactMemory):
             return outcome, f"{'news from a source with a poor record' if poor else 'unlikely to be true'} (p {p:.2f})"
         if ev.contradicted:
             return outcome, f"disputes {ids}; held until more evidence (p {p:.2f})"
-        if ev.x.get("burst"):
-            return outcome, self._burst(c) or "a burst of sources without trust; held until evidence"
+        if ev.x.get("burst", 0.0) >= 1.0:
+            return (
+                outcome,
+                f"a burst of agreeing sources without trust about something new; held until evidence (p {p:.2f})",
+            )
         if ev.x.get("news") and poor:
             return outcome, f"news from a source with a poor record; held until evidence (p {p:.2f})"
         return outcome, f"uncertain; held until more evidence (p {p:.2f})"
@@ -572,4 +640,9 @@ class ConsistencyGate(FactMemory):
             d.reason = "re-checked: " + d.reason
             self.decisions.append(d)
             out.append(d)
+        held = {f.key: f for f in self.facts.values() if f.status == "quarantined"}
+        for f in held.values():
+            ds = self._contest(ClaimCandidate(f.subject, f.relation, f.object, f.topic, f.source, turn), turn)
+            self.decisions.extend(ds)
+            out += ds
         return out

@@ -83,27 +83,26 @@ class Bursts:
         if all(s != source for s, _ in rows):
             rows.append((source, int(turn)))
 
-    def strangers(
-        self,
-        triple: tuple[str, str, str],
-        truth: bool,
-        turn: int,
-        window: int,
-        cred: Callable[[str], float],
-        band: float,
-    ) -> tuple[int, bool]:
-        """(the most sources without trust evidence that asserted it within ``window`` turns of each
-        other, up to ``turn``; whether any trusted source ever did). A source counts as a stranger
-        within ``band`` of 0.5. A burst stays a burst when the claim is checked again later."""
-        rows = self.heard.get(self.key(triple, truth), ())
-        times = sorted(t for s, t in rows if t <= turn and abs(cred(s) - 0.5) <= band)
-        most, lo = 0, 0
-        for hi, t in enumerate(times):  # the most strangers within any ``window`` turns, up to now
-            while t - times[lo] > window:
+    def untrusted(
+        self, triple: tuple[str, str, str], truth: bool, turn: int, window: int, cred: Callable[[str], float]
+    ) -> tuple[float, float]:
+        """(how many sources without trust evidence asserted it within ``window`` turns of each other, up
+        to ``turn``; ``1 - e`` for the strongest evidence ``e`` among all that asserted it). A source with
+        evidence ``e = max(0, 2c - 1)`` counts ``1 - e**2``: 1 for a stranger or a distrusted source, 0
+        when fully trusted, and flat near no evidence (0.91 at credibility 0.65: a barely trusted source
+        is almost a stranger). The count is the most in any window. Both are smooth and never larger for
+        a more credible source. A burst stays a burst when the claim is checked again later."""
+        heard = self.heard.get(self.key(triple, truth), ())
+        evidence = sorted((t, max(0.0, 2.0 * cred(s) - 1.0)) for s, t in heard if t <= turn)
+        rows = [(t, 1.0 - e * e) for t, e in evidence]
+        most, lo, total = 0.0, 0, 0.0
+        for t, w in rows:  # the most weight within any ``window`` turns, up to now
+            total += w
+            while t - rows[lo][0] > window:
+                total -= rows[lo][1]
                 lo += 1
-            most = max(most, hi - lo + 1)
-        trusted = any(cred(s) > 0.5 + band for s, _ in rows)
-        return most, trusted
+            most = max(most, total)
+        return most, 1.0 - max((e for _, e in evidence), default=0.0)
 
     def get_state(self) -> dict[str, Any]:
         return {k: [list(r) for r in v] for k, v in self.heard.items()}

@@ -23,8 +23,12 @@ one term ``weight * x`` per piece of evidence, where ``x`` is an interpretable s
   (``memory.gate_evidence.backing``), faded by age the same way. A chain of facts that
   contradicts an ordered claim weighs what its weakest link does.
 * ``news`` -- 1 when nothing known bears on the claim.
-* ``burst`` -- 1 when three or more sources without trust evidence agree on something new in
-  a few turns and no trusted source does (a sybil burst is weak evidence).
+* ``burst`` -- agreeing sources without trust evidence about something new in a few turns (a
+  sybil burst is weak evidence): each counts ``1 - e**2`` for its evidence ``e = max(0, 2c - 1)``
+  (a stranger 1, a barely trusted source nearly 1, a trusted one little), ``n`` the most within the
+  window; ``x = ((n - 1) / (burst_size - 1))**2`` (0 for one stranger, 1 for three, 4 for five),
+  times ``1 - e`` of the most trusted of them (one trusted source's word is no burst). Smooth and
+  never larger for a more credible source, so a more credible backer never lowers ``p``.
 * ``jury`` -- the LLM jury's log-odds ``logit(v)`` for its vote ``v`` (clipped to [0.05, 0.95]).
 
 The weights and the prior are fitted by maximum likelihood (logistic regression) on the gate
@@ -66,18 +70,18 @@ JURY_CLIP = 0.05
 # Fitted by ``python -m benchmarks.gate_calibrate --tune-seeds 0-9`` (600 writes a seed, hash embedder,
 # the benchmark world file's lexicon).
 FITTED: dict[str, float] = {
-    "prior": 0.095,
-    "trust": 0.612,
-    "distrust": 0.352,
-    "newcomer": -2.208,
-    "track": 0.319,
-    "track_any": 0.588,
-    "verified_support": 1.344,
-    "verified_conflict": -0.957,
-    "admitted_support": 1.675,
-    "admitted_conflict": -1.202,
-    "news": 0.146,
-    "burst": -0.689,
+    "prior": 0.079,
+    "trust": 0.605,
+    "distrust": 0.348,
+    "newcomer": -2.067,
+    "track": 0.311,
+    "track_any": 0.584,
+    "verified_support": 1.359,
+    "verified_conflict": -0.943,
+    "admitted_support": 1.776,
+    "admitted_conflict": -1.161,
+    "news": 0.184,
+    "burst": -0.654,
     "jury": 1.0,
 }
 
