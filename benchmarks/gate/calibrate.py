@@ -1,21 +1,6 @@
-"""Fits the consistency gate's posterior on the benchmark's tune seeds and checks its calibration.
-
-Usage:  python -m benchmarks.gate_calibrate [--tune-seeds 0-9] [--seeds 100-119] [--writes 600]
-            [--rounds 3] [--embedder hash|none] [--boot 2000]
-
-The gate's ``P(true | evidence)`` is a prior log-odds plus one weighted term per piece of
-evidence (``memory.gate_posterior``). Each decision records the terms' strengths; this script
-runs the gate over the tune seeds' streams, pairs every write the gate read as meant (one
-decision, not a hard contradiction) with the write's label, and fits the prior and the weights
-by maximum likelihood (logistic regression, a small L2 penalty). What the gate holds depends on
-what it decided, so the fit is repeated on streams run with the new weights (``--rounds``)
-until the weights settle. It prints the weights (to ship as ``memory.gate_posterior.FITTED``),
-a reliability table (predicted p in bins against the observed share of true claims, and the
-Brier score) on the tune and the held-out seeds, and the decision figures with 95 % bootstrap
-intervals over seeds: false claims admitted, true updates rejected, true claims held, F1 with
-held claims counted as kept out (a false claim is the positive class), and the mean cost per
-write under the gate's costs (a text the gate reads nothing from counts as rejected, as in the
-benchmark). Labels are read here, to fit and to score; never by the gate.
+"""The parts of the gate posterior's calibration: run the gate over seeded streams, fit the prior and
+the weights by maximum likelihood, and report reliability and decision figures. The script and
+what it does: ``benchmarks.gate_calibrate``.
 """
 
 from __future__ import annotations
