@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from memory.quantities import ONES, TENS
 from memory.values import labels
 
 SLOT_WORDS = 3  # the longest slot that may change
@@ -36,11 +37,7 @@ FRAME_WORDS = 3  # the fewest words the frame must keep
 FRAME_SHARE = 0.6  # ... and its share of the longer statement's words
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[:.'][A-Za-z0-9]+)*|\"|'")
-NUMBER_WORDS = frozenset(
-    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
-seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand
-half quarter dozen""".split()
-)
+NUMBER_WORDS = frozenset(ONES) | frozenset(TENS) | {"hundred", "thousand", "half", "quarter", "dozen"}
 TIME_WORDS = frozenset(  # times of day: one thing happens at one of them (days and months recur)
     "noon midday midnight dawn dusk sunrise sunset daybreak nightfall twilight am pm o'clock oclock".split()
 )
