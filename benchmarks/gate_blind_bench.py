@@ -27,7 +27,6 @@ from benchmarks.gate_blind.report import markdown, print_report
 from benchmarks.gate_blind.run import WINDOWS, oracle_readings, run_gate, tune, tune_threshold
 from benchmarks.gate_blind.score import by_wording, claim_outcomes, counts, per_class, summarize
 from benchmarks.gate_blind.stream import generate
-from benchmarks.gate_blind.world import load_spec
 from benchmarks.lib.cli import seed_list, write_json
 from benchmarks.lib.stats import auroc
 
@@ -73,7 +72,6 @@ def evaluate(seeds, tune_seeds, n_writes, embedder, n_boot=2000, progress=print)
         "cred_auroc": auroc([w.cred for w in writes if w.label], [w.cred for w in writes if w.label is False]),
         "threshold": threshold,
         "obs_baseline": (obs_threshold, window),
-        "world_full": load_spec()[1],
         "gate_seconds": seconds,
         "methods": methods,
         "per_class": table,

