@@ -27,16 +27,12 @@ ORACLE_GRID = [(lo, hi) for lo in (0.02, 0.0625, 0.15, 0.3) for hi in (0.5, 0.65
 
 def gate_curve(streams, embedder=None, grid=GATE_GRID) -> list[dict]:
     from benchmarks.gate.run import run_gate
-    from memory.gate import GateConfig
 
     labels = [[w.label for w in st.writes] for st in streams]
     rows = []
     for overrides in [{}, *grid]:
-        usable = {k: v for k, v in overrides.items() if k in GateConfig.model_fields}
-        if overrides and not usable:
-            continue
-        runs = [run_gate(st, embedder, config=usable).outcomes for st in streams]
-        rows.append({"params": usable, "default": not usable, **pooled(runs, labels)})
+        runs = [run_gate(st, embedder, config=overrides).outcomes for st in streams]
+        rows.append({"params": overrides, "default": not overrides, **pooled(runs, labels)})
     return rows
 
 
