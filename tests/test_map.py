@@ -169,6 +169,24 @@ def test_layout_without_coordinates_is_deterministic_and_collision_free(tmp_path
     _check_picture(gmap.save_png(state, tmp_path / "tangle.png"), state)
 
 
+@pytest.mark.embeddings
+def test_a_save_made_with_default_settings_draws_as_it_loads(tmp_path):
+    """`parley play` with no memory flags (the MiniLM embedder) makes the save; `parley map` reads
+    it the way `--load` does, Σ-Mem's trust included."""
+    saves = tmp_path / "saves"
+    moves = "ask jory about strongbox\nnorth\nnorth\ndown\nexamine coffin\n"  # Jory's crypt story, then the coffin
+    r = parley("play", "worlds/harbor", "--plain", "--seed", "0", input=moves, env={"PARLEY_SAVES": str(saves)})
+    assert r.returncode == 0 and "Progress saved to" in r.stdout, r.stderr
+    data = json.loads((saves / "autosave-harbor-v1" / "save.json").read_text())
+    assert data["components"]["memory"]["embedder"] == "minilm"  # the default settings
+    out = tmp_path / "now.png"
+    assert main(["map", "autosave-harbor-v1", "--saves-dir", str(saves), "--png", str(out)]) == 0
+    state, _world, _folder = gmap.save_map_state("autosave-harbor-v1", saves)
+    assert state["player"] == "crypt" and state["turn"] == data["turn"] == 5
+    assert {n["id"]: n["trust"] for n in state["npcs"]}["jory"] == "lying"
+    _check_picture(out, state)
+
+
 def _harbor_save(saves: Path) -> Path:
     from game.play.session import Game
 

@@ -202,46 +202,24 @@ def world_map_state(world: Any) -> dict[str, Any]:
     return map_state(world.spec, label="start")
 
 
-def game_map_state(game: Game) -> dict[str, Any]:
+def game_map_state(game: Game, label: str = "") -> dict[str, Any]:
     """A running ``game.play.session.Game`` now."""
     trust = game.facts.trust_table() if getattr(game, "facts", None) is not None else None
-    return map_state(game.spec, game.engine.state, trust, label="")
+    return map_state(game.spec, game.engine.state, trust, label=label)
 
 
 def save_map_state(
     ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None
 ) -> tuple[dict[str, Any], Any, Path]:
-    """A save as it stands: (map state, its world, its folder). Reads the save without
-    changing it and without building its agents or memory; Σ-Mem trust comes from the save's
-    world-fact component. A damaged save is a ``SaveError``."""
-    from game.core.errors import SaveError
-    from game.engine.state import GameState, state_problems
-    from game.play.persistence import check_hash, world_for
-    from game.play.save_files import read_save, resolve
+    """A save as it stands: (map state, its world, its folder). The save is loaded exactly as
+    ``parley play --load`` loads it (``Game.load``: the same checks, and world-fact memory built
+    with the settings the game was made with, so Σ-Mem's trust reads back whatever embedder it
+    used); nothing is written. A damaged save is a ``SaveError``."""
+    from game.play.session import Game
 
-    folder = resolve(ref, base)
-    where = folder / "save.json"
-    data = read_save(folder)
-    check_hash(data, where)
-    world = world_for(data, where, world_path)
-    try:
-        state = GameState.from_dict(data["engine"]["state"])
-        problems = state_problems(state, world.spec)
-        if problems:
-            raise ValueError("; ".join(problems[:3]))
-        trust = None
-        facts = data.get("components", {}).get("facts")
-        if facts is not None:
-            from memory.fact_listener import WorldFacts
-
-            wf = WorldFacts(world.spec)
-            wf.set_state(facts)
-            trust = wf.trust_table()
-    except Exception as e:  # any damage inside the state is the save's fault, never a crash
-        raise SaveError(
-            f"{where}: game state is damaged ({type(e).__name__}: {e})", hint="the file was left as it is"
-        ) from None
-    return map_state(world.spec, state, trust, label=f"save {folder.name}"), world, folder
+    game = Game.load(ref, base, world_path=world_path)
+    folder = game.loaded_from if game.loaded_from is not None else Path(ref)
+    return game_map_state(game, label=f"save {folder.name}"), game.world, folder
 
 
 # --- geometry ---------------------------------------------------------------------------
