@@ -143,6 +143,6 @@ def test_meta_commands_in_the_line_console_and_help(tmp_path):
     text = "\n".join(out)
     assert "[Undone: 'take iron key'; back to turn 0" in text
     assert "Taken: the brass key." in text and "You already have" in text
-    assert "undo (take back your last move" in text and "transcript on [FILE]" in text
+    assert "undo  (take back your last move" in text and "transcript on [FILE]" in text
     assert f"Writing a transcript to {(tmp_path / 'transcripts' / 'log.txt').resolve()}" in text
     assert game.engine.state.turn == 2

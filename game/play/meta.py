@@ -32,10 +32,11 @@ if TYPE_CHECKING:
 UNDO_DEPTH = 20  # moves that can be taken back in a row
 
 META_HELP = """\
-Game      undo (take back your last move; again for more, up to 20);  again (g: repeat the last command)
-          oops WORD  (correct the unknown word of your last command and try it again)
-          transcript on [FILE];  transcript off  (write what you type and read to a text file)
-These take no turn."""
+Game      undo  (take back your last move; up to 20 in a row)
+          again, g  (repeat your last command)
+          oops WORD  (fix the unknown word of your last command and try it again)
+          transcript on [FILE];  transcript off  (keep a text file of the game)
+None of these takes a turn."""
 
 WORDS = {
     "undo": "undo",

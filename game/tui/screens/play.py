@@ -183,7 +183,7 @@ class PlayScreen(Screen):
             self.story.command(said)
 
     def meta(self, reply: Any) -> None:
-        """help, journal, save, load and quit, typed."""
+        """help, journal, save, load and quit, typed; the answers of the game's other meta commands."""
         story, app = self.story, self.app
         if reply.meta == "help":
             app.action_open_screen("help")
@@ -199,3 +199,6 @@ class PlayScreen(Screen):
             load_game(app, reply.arg or "quicksave")
         elif reply.meta == "quit":
             app.action_quit_game()
+        else:  # undo, again, oops, transcript (game.play.meta): the game's answer
+            for line in reply.lines:
+                story.note(line, NOTE_STYLE)
