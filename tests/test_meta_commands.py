@@ -146,3 +146,22 @@ def test_meta_commands_in_the_line_console_and_help(tmp_path):
     assert "undo  (take back your last move" in text and "transcript on [FILE]" in text
     assert f"Writing a transcript to {(tmp_path / 'transcripts' / 'log.txt').resolve()}" in text
     assert game.engine.state.turn == 2
+
+
+def test_undo_in_and_into_a_council_leaves_the_same_game(tmp_path):
+    script = (ROOT / "tests" / "fixtures" / "mini_win.txt").read_text().splitlines()
+    moves = [line for line in script if line.strip() and not line.startswith("#")]
+    assert moves[-3:] == ["w", "give gem to elder", "vote yes"]  # the council sits in the hall
+    ways = {
+        "never": moves,
+        "in": [*moves[:-1], "say we need the gem", "wait", "undo", "undo", moves[-1]],
+        "into": [*moves[:-2], "undo", *moves[-3:]],  # the move into the council chamber taken back
+    }
+    saves = {}
+    for name, lines in ways.items():
+        game = Game(MINI, seed=0, memory={"embedder": "hash"})
+        replies = [game.submit(line) for line in lines]
+        assert game.engine.state.won, name
+        assert all("Undone" in r.text for r in replies if r.said == "undo"), name
+        saves[name] = saved_bytes(game, tmp_path / name)
+    assert saves["in"] == saves["never"] and saves["into"] == saves["never"]

@@ -6,7 +6,13 @@ snapshot of everything a save holds (engine state with its RNG, NPC agents, agen
 consistency gate and Σ-Mem), where the game's record stood and the parser's state; undoing
 restores the last one the way a load restores a save, and cuts the record back. The undone move
 leaves no trace in the record, so a save made afterwards, and its replay, are those of a game that
-never played it. ``UNDO_DEPTH`` moves can be taken back in a row.
+never played it. ``UNDO_DEPTH`` moves can be taken back in a row. Moves at a trading table, and
+the move that ends a trade, are refused: what was offered was heard.
+
+Capturing the state costs milliseconds that grow with the game (the memory bank's records), so
+once a person has typed a move the state after each move is captured in a thread of its own while
+the player reads and types; the next typed move finds it ready. A game only agents play captures
+nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import threading
 from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -78,6 +85,26 @@ class Snapshot:
     trade: str | None  # the player's open negotiation then
 
 
+class Capture(threading.Thread):
+    """``make()`` in a thread of its own; ``result()`` waits for it (None if it failed: the game
+    changed while it read, and the caller captures again)."""
+
+    def __init__(self, make: Any):
+        super().__init__(daemon=True, name="undo-snapshot")
+        self.make, self.state = make, None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.state = self.make()
+        except Exception:  # noqa: BLE001 - read while the game changed: taken again when needed
+            self.state = None
+
+    def result(self) -> str | None:
+        self.join()
+        return self.state
+
+
 class MetaCommands:
     """The meta commands' memory for one game: the snapshots to undo, the last command, the
     last line that failed on an unknown word, the readable transcript being written."""
@@ -89,16 +116,36 @@ class MetaCommands:
         self.failed: tuple[str, str] | None = None  # (line, the word it did not know), for ``oops``
         self.script: ReadableTranscript | None = None
         self.asked = False  # the last reply was a question (the next line may answer it)
+        self.typing = False  # a person has typed a move: keep snapshots ready (``moved``)
+        self.ahead: Capture | str | None = None  # the state now, captured after the last move
 
     # --- around every line ----------------------------------------------------------------
     def keep(self, said: str, parser: Any) -> None:
-        """Before a move: keep the game as it stands (``parser``: the parser before it read ``said``)."""
+        """Before a typed move: keep the game as it stands (``parser``: the parser before it read
+        ``said``). The state was captured while the player read and typed (``moved``)."""
+        game, st = self.game, self.game.engine.state
+        ahead, self.ahead = self.ahead, None
+        state = ahead if isinstance(ahead, str) else ahead.result() if ahead is not None else None
+        mark = game.transcript.mark()
+        self.snapshots.append(Snapshot(state or self.capture(), mark, parser, said, st.turn, st.active_scene))
+        self.typing = True
+
+    def capture(self) -> str:
+        """Everything a save holds, and the reward totals, as canonical JSON."""
         game = self.game
-        state = {"engine": game.engine.get_state(), "components": game.components(), "totals": game.engine.totals}
-        st = game.engine.state
-        self.snapshots.append(
-            Snapshot(canonical_json(state), game.transcript.mark(), parser, said, st.turn, st.active_scene)
+        return canonical_json(
+            {"engine": game.engine.get_state(), "components": game.components(), "totals": game.engine.totals}
         )
+
+    def settle(self) -> None:
+        """Before the game changes: let a capture still reading it finish."""
+        if isinstance(self.ahead, Capture):
+            self.ahead.join()
+
+    def moved(self) -> None:
+        """After any move: once a person has typed a move, capture the new state in a thread of its
+        own, so the next move's snapshot is ready when it is typed (an agent's game never pays)."""
+        self.ahead = Capture(self.capture) if self.typing else None
 
     def heard(self, text: str, reply: Reply) -> None:
         """After a line was played (not a meta command): what ``again`` and ``oops`` work from."""
@@ -154,11 +201,13 @@ class MetaCommands:
                 else "That move ended a trade, and a trade's end can't be taken back.",
             )
         self.snapshots.pop()
+        self.settle()
         data = json.loads(snap.state)
         game.restore(data["engine"], data["components"])
         game.engine.totals = dict(data["totals"])
         game.transcript.cut(snap.mark)
         game.parser = copy.copy(snap.parser)
+        self.ahead = snap.state  # the state now
         self.last, self.failed, self.asked = None, None, False
         more = len(self.snapshots)
         left = f"{more} more move{'s' if more != 1 else ''} can be undone" if more else "nothing more to undo"

@@ -237,7 +237,9 @@ class Game:
         st = self.engine.state
         score, done_before, turn = st.score, list(st.quests_done), st.turn
         command = self.command_text(decision.action)
+        self.meta.settle()
         result = self.engine.run_round(decision)
+        self.meta.moved()
         events = seen_events(result)
         outage = self.take_outage(result)
         return Reply(
