@@ -89,9 +89,9 @@ class Capture(threading.Thread):
     """``make()`` in a thread of its own; ``result()`` waits for it (None if it failed: the game
     changed while it read, and the caller captures again)."""
 
-    def __init__(self, make: Any):
+    def __init__(self, make: Any, seen: Any = None):
         super().__init__(daemon=True, name="undo-snapshot")
-        self.make, self.state = make, None
+        self.make, self.state, self.seen = make, None, seen  # ``seen``: MetaCommands.stir() then
         self.start()
 
     def run(self) -> None:
@@ -126,6 +126,8 @@ class MetaCommands:
         game, st = self.game, self.game.engine.state
         ahead, self.ahead = self.ahead, None
         state = ahead if isinstance(ahead, str) else ahead.result() if ahead is not None else None
+        if isinstance(ahead, Capture) and ahead.seen != self.stir():
+            state = None  # memory was read (and indexed) since: capture what stands now
         mark = game.transcript.mark()
         self.snapshots.append(Snapshot(state or self.capture(), mark, parser, said, st.turn, st.active_scene))
         self.typing = True
@@ -145,7 +147,13 @@ class MetaCommands:
     def moved(self) -> None:
         """After any move: once a person has typed a move, capture the new state in a thread of its
         own, so the next move's snapshot is ready when it is typed (an agent's game never pays)."""
-        self.ahead = Capture(self.capture) if self.typing else None
+        self.ahead = Capture(self.capture, self.stir()) if self.typing else None
+
+    def stir(self) -> tuple[int, int]:
+        """What reading agent memory between moves can change (a screen that reads it indexes the
+        writes still pending): a capture taken before such a read is not the state any more."""
+        bank = getattr(self.game.memory, "bank", None)
+        return len(getattr(bank, "_pending", ())), len(getattr(bank, "_corrections", ()))
 
     def heard(self, text: str, reply: Reply) -> None:
         """After a line was played (not a meta command): what ``again`` and ``oops`` work from."""
