@@ -129,7 +129,8 @@ def test_transcript_on_and_off_writes_a_readable_file(tmp_path):
 
 
 def test_meta_commands_in_the_line_console_and_help(tmp_path):
-    lines = iter(["take iron key", "undo", "take brss key", "oops brass", "g", "help", "transcript on log"])
+    typed = ["take iron key", "undo", "take brss key", "oops brass", "g", "help", "transcript on log"]
+    lines = iter([*typed, "save here", "wait", "load here", "look"])
     out: list[str] = []
 
     def read(_prompt):
@@ -144,8 +145,10 @@ def test_meta_commands_in_the_line_console_and_help(tmp_path):
     assert "[Undone: 'take iron key'; back to turn 0" in text
     assert "Taken: the brass key." in text and "You already have" in text
     assert "undo  (take back your last move" in text and "transcript on [FILE]" in text
-    assert f"Writing a transcript to {(tmp_path / 'transcripts' / 'log.txt').resolve()}" in text
-    assert game.engine.state.turn == 2
+    log = (tmp_path / "transcripts" / "log.txt").resolve()
+    assert f"Writing a transcript to {log}" in text
+    assert "Loaded. Turn 2." in text and "> load here\n\n> look\nYard. A yard." in log.read_text()  # it goes on
+    assert game.engine.state.turn == 3  # the game the console started with played on to "wait"
 
 
 def test_undo_in_and_into_a_council_leaves_the_same_game(tmp_path):

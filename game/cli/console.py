@@ -48,9 +48,7 @@ def run_console(
                     loaded = Game.load(
                         reply.arg or "quicksave", saves_base, llm=game.llm, llm_npcs=game.llm_npcs or "all", inside=True
                     )
-                    loaded.insights = game.insights if loaded.memory is not None else None
-                    loaded.saves_base = game.saves_base
-                    game.meta.hand_on(loaded.meta)  # a transcript being written goes on
+                    game.hand_on(loaded)
                     game = loaded
                     if on_reply is not None:
                         on_reply(reply, game)

@@ -412,6 +412,13 @@ class Game:
             if "debate" in st and getattr(self.spec.scenes[sid], "debate", None) is not None:
                 self.engine.council_debate(sid)
 
+    def hand_on(self, loaded: Game) -> None:
+        """A game loaded during this session continues it: the insight bank (when the loaded game
+        has memory), the saves folder and a transcript being written go on with it."""
+        loaded.insights = self.insights if loaded.memory is not None else None
+        loaded.saves_base = self.saves_base
+        self.meta.hand_on(loaded.meta)
+
     def rebuild_facts(self) -> None:
         """Feed the transcript's events through world-fact memory (the claims and verifications
         so far), leaving agent memory as it was. What the player saw is not in the transcript,

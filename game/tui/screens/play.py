@@ -63,6 +63,7 @@ class PlayScreen(Screen):
     # --- the game ------------------------------------------------------------------------
     async def on_game_ready(self, _: GameReady) -> None:
         game = self.app.game
+        game.saves_base = self.app.saves_base  # where `transcript on` writes
         self.story.facts = game.facts
         self.story.note(game.intro())
         box = self.command_line
