@@ -4,6 +4,8 @@ oops and transcript on|off, through ``Game.submit`` and the line console."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from game.cli.console import run_console
 from game.play.meta import UNDO_DEPTH
@@ -123,8 +125,11 @@ def test_transcript_on_and_off_writes_a_readable_file(tmp_path):
     assert text.startswith("=== Mini (world mini-v1, seed 0), transcript from turn 0 ===\nYard.")
     assert "> transcript off" in text and "> wait" not in text
     assert game.engine.state.turn == 2  # the transcript commands took no turn
-    own = tmp_path / "own" / "story.txt"
-    assert str(own) in game.submit(f"transcript on {own}").text and own.is_file()
+    outside = tmp_path.parent / "story.txt"
+    assert "is a path" in game.submit(f"transcript on {outside}").text and not outside.exists()
+    assert "is a path" in game.submit("transcript on ~/story.txt").text
+    own = tmp_path / "transcripts" / "my-story.txt"
+    assert str(own) in game.submit("transcript on My Story.txt").text and own.is_file()
     assert "already" in game.submit("transcript on").text
 
 
@@ -168,3 +173,16 @@ def test_undo_in_and_into_a_council_leaves_the_same_game(tmp_path):
         assert all("Undone" in r.text for r in replies if r.said == "undo"), name
         saves[name] = saved_bytes(game, tmp_path / name)
     assert saves["in"] == saves["never"] and saves["into"] == saves["never"]
+
+
+META_GAME = Game(MINI, seed=0)
+META_GAME.saves_base = ROOT / "tests" / "fixtures" / "no-such-saves"  # nothing typed here may write there
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["undo", "again", "g", "oops", "G", "OOPS", "take", "xyzzy"]), st.text(max_size=40))
+def test_any_line_with_a_meta_word_is_answered_and_never_raises(word, rest):
+    for line in (f"{word} {rest}", rest, f"oops {rest}", "undo"):
+        reply = META_GAME.submit(line)
+        assert reply.kind in ("turn", "clarify", "unknown", "meta", "over") and isinstance(reply.text, str)
+    assert not META_GAME.saves_base.exists()

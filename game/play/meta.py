@@ -274,12 +274,16 @@ def note(said: str, name: str, *lines: str) -> Reply:
 
 
 def transcript_path(game: Game, name: str) -> Path:
-    """Where ``transcript on [name]`` writes: a plain name (or none: the world's id) goes to the
-    saves folder's ``transcripts``; a path with a folder is used as it is."""
+    """Where ``transcript on [name]`` writes: ``<saves>/transcripts/<name>.txt`` (no name: the
+    world's id). A path is refused (an InputError): as with ``save`` and ``load`` typed in the
+    game, what is typed never reaches a file outside the saves folder."""
     from game.play.save_files import saves_dir, slugify
 
-    if name and ("/" in name or "\\" in name or name.startswith("~")):
-        return Path(name).expanduser()
+    if "/" in name or "\\" in name or name.startswith("~"):
+        raise InputError(
+            f"{shown(repr(name))} is a path; a transcript goes in {saves_dir(game.saves_base) / 'transcripts'}",
+            hint="give it a name: transcript on harbor-notes",
+        )
     stem = slugify((name[:-4] if name.lower().endswith(".txt") else name) or game.spec.id)
     return saves_dir(game.saves_base) / "transcripts" / f"{stem}.txt"
 
