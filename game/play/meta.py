@@ -216,7 +216,7 @@ class MetaCommands:
         game.transcript.cut(snap.mark)
         game.parser = copy.copy(snap.parser)
         self.ahead = snap.state  # the state now
-        self.last, self.failed, self.asked = None, None, False
+        self.failed, self.asked = None, False  # ``again`` may play the undone command once more
         more = len(self.snapshots)
         left = f"{more} more move{'s' if more != 1 else ''} can be undone" if more else "nothing more to undo"
         return note(
