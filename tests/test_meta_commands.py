@@ -91,10 +91,11 @@ def test_again_repeats_the_last_command_not_a_meta_one():
     reply = game.submit("g")
     assert reply.kind == "turn" and reply.said == "g" and reply.command == "wait"
     assert game.engine.state.turn == 2
-    game.submit("take key")  # which key? the answer is the command repeated
-    game.submit("iron")
+    assert game.submit("take key").kind == "clarify"  # which key? the answer makes the command repeated
+    assert game.submit("iron").command == "take iron key"
+    assert game.submit("g").command == "take iron key"
     game.submit("drop iron key")
-    assert game.submit("again").kind == "turn" and game.engine.state.item_at["iron_key"] == "yard"
+    assert game.submit("again").command == "drop iron key" and game.engine.state.item_at["iron_key"] == "yard"
 
 
 def test_oops_corrects_the_unknown_word_and_plays_the_line():
