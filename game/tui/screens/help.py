@@ -38,11 +38,13 @@ class HelpScreen(Screen):
 
     def compose(self) -> ComposeResult:
         from game.engine.parser import HELP_TEXT
+        from game.play.meta import META_HELP
 
         yield Header()
         with VerticalScroll(id="help-body"):
             yield Static(Text("Commands", style="bold underline"), classes="help-heading")
             yield Static(Text(HELP_TEXT), id="help-commands")
+            yield Static(Text(META_HELP), id="help-meta")
             yield Static(Text("Keys", style="bold underline"), classes="help-heading")
             yield Static(key_table(self.app), id="help-keys")
             yield Static(
