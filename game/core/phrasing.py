@@ -44,10 +44,11 @@ def phrase(action: Action, name: Callable[[str | None], str] = _same, exit_name:
 # the command language as a player is told it (``help``; the LLM player reads it too)
 HELP_TEXT = """\
 Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
-  Moving    go north, north, n  (also s, e, w, u, d, ne, nw, se, sw, in, out)
-  Looking   look (l);  examine X  (x X, look at X, inspect X)
-  Things    take X (get, grab, pick up);  drop X;  give X to Y
-            open X;  unlock X with Y
+  Moving    go north, north, n  (also s, e, w, u, d, ne, nw, se, sw, in, out;  climb down)
+  Looking   look (l);  examine X  (x X, look at X, inspect X, read X);  examine me (x me)
+            things named in a room's description can be examined too
+  Things    take X (get, grab, pick up);  take all;  drop X;  drop all;  give X to Y
+            open X;  unlock X with Y;  light X (a lantern, lamp or torch)
   People    talk to X (greet X, speak to X);  ask X about Y
             say hello  (or say "Hello there", or just "Hello there)
   Trading   trade with X (haggle with X, buy from X)

@@ -175,9 +175,14 @@ class Engine:
         private: bool = False,
         also_at: str | None = None,
         data: dict[str, Any] | None = None,
+        witnesses_only: bool = False,
     ) -> Event:
+        """Record an event and hand it to those who perceive it (``witnesses_only``: not to the actor,
+        as an arrival is seen by the room arrived at, while the mover sees the room)."""
         loc = location if location is not None else self.state.where.get(actor)
         who = (actor,) if private else perceivers(self.state, self.order, loc, actor, listener, public, also_at)
+        if witnesses_only:
+            who = tuple(e for e in who if e != actor)
         payload = dict(data or {})
         if view is not None:
             payload["view"] = view
