@@ -41,7 +41,9 @@ def phrase(action: Action, name: Callable[[str | None], str] = _same, exit_name:
     return v.value
 
 
-# the command language as a player is told it (``help``; the LLM player reads it too)
+# the command language as a player is told it (``help``; the LLM player reads it too). Every verb the
+# parser reads is listed (tests/test_engine_fiction.py checks it); commands that act on the game rather
+# than in it (save, load, help, quit, and any such as undo or again) go on the "Other" rows.
 HELP_TEXT = """\
 Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
   Moving    go north, north, n  (also s, e, w, u, d, ne, nw, se, sw, in, out;  climb down)
