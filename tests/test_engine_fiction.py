@@ -191,3 +191,19 @@ def test_a_light_lock_needs_a_light_source(tmp_path):
     (folder / "npcs").symlink_to(WORLDS / "harbor" / "npcs")
     problems = [str(p) for p in check_world(folder)]
     assert any("opened by light needs a light source" in p and "shingle_beach.locked.down" in p for p in problems)
+
+
+@pytest.mark.parametrize("world", SHIPPED)
+def test_every_scenery_name_examines_to_its_description(world):
+    """Each shipped room names scenery, and each of its names shows its description where nothing
+    else of that name is in reach."""
+    spec = load_world(WORLDS / world).spec
+    assert sum(len(loc.scenery) for loc in spec.locations.values()) >= len(spec.locations) - 3
+    for lid, loc in spec.locations.items():
+        eng = standard_engine(load_world(WORLDS / world), seed=0)
+        eng.state.where[PLAYER] = lid
+        others = {w for n in eng.scope().nouns if n.kind != "scenery" for w in (n.name, *n.aliases)}
+        for thing in loc.scenery.values():
+            for name in (thing.name, *thing.aliases):
+                if name not in others:
+                    assert lines_of(eng, Parser(), f"x {name}") == [thing.description], (lid, name)
