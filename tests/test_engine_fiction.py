@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from game.core.phrasing import HELP_TEXT
 from game.core.types import PLAYER
@@ -207,3 +209,21 @@ def test_every_scenery_name_examines_to_its_description(world):
             for name in (thing.name, *thing.aliases):
                 if name not in others:
                     assert lines_of(eng, Parser(), f"x {name}") == [thing.description], (lid, name)
+
+
+_WORDS = ["take", "drop", "x", "light", "all", "me", "door", "lighthouse", "cleft", "lantern", "steps", "the", "with"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS) | st.text(max_size=8), max_size=6))
+def test_parser_answers_never_show_an_id(said):
+    """Any mix of the new verbs and the beach's nouns: the parser answers, and never with an id."""
+    eng = _BEACH
+    got = Parser().parse(" ".join(said), eng.scope())
+    text = getattr(got, "message", None) or getattr(got, "question", None) or ""
+    assert not ID_PATTERN.search(text), text
+
+
+_BEACH = standard_engine(load_world(WORLDS / "harbor"), seed=0)
+_BEACH.state.where[PLAYER] = "shingle_beach"
+_BEACH.state.item_at["lantern"] = PLAYER
