@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.table import Table
 from rich.text import Text
+from textual.actions import parse
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -27,7 +28,9 @@ def key_table(app: Any) -> Table:
     table.add_column("Key")
     table.add_column("Does")
     for b in app.BINDINGS:
-        table.add_row(app.get_key_display(b), b.description or b.action)
+        _, action, params = parse(b.action)
+        if app.check_action(action, params):  # what the app offers here (a replay has no journal)
+            table.add_row(app.get_key_display(b), b.description or b.action)
     for key, desc in KEYS_EXTRA:
         table.add_row(key, desc)
     return table
@@ -42,7 +45,7 @@ class HelpScreen(Screen):
         yield Header()
         with VerticalScroll(id="help-body"):
             yield Static(Text("Commands", style="bold underline"), classes="help-heading")
-            yield Static(Text(HELP_TEXT), id="help-commands")
+            yield Static(Text(commands_text(HELP_TEXT)), id="help-commands")
             yield Static(Text("Keys", style="bold underline"), classes="help-heading")
             yield Static(key_table(self.app), id="help-keys")
             yield Static(
@@ -55,28 +58,53 @@ class HelpScreen(Screen):
         yield Footer()
 
 
+def commands_text(help_text: str) -> str:
+    """The command language under the screen's own "Commands" heading: the text's first line,
+    "Commands (case doesn't matter; ...):", keeps only its note, so the word is not said twice."""
+    first, _, rest = help_text.partition("\n")
+    if not first.startswith("Commands"):
+        return help_text
+    note = first.removeprefix("Commands").strip(" :()")
+    return f"{note[:1].upper()}{note[1:]}.\n{rest}" if note else rest
+
+
 def palette_commands(app: Any) -> Iterator[SystemCommand]:
-    """The command palette's entries for the game (added to Textual's own)."""
+    """The command palette's entries for the game (added to Textual's own). A spectator (watch,
+    replay) gets no commands to play, and a replay, which has no live game, only the help."""
+    spectating = getattr(app, "spectate", None) is not None
+    replaying = getattr(app, "replay", None) is not None
     screens = (
         ("Play", "play", "Back to the story"),
         ("Help", "help", "Commands and keys"),
         ("Journal", "journal", "What you were told, what is disputed, whom to trust"),
-        ("Memory", "memory", "What the NPCs remember and why"),
+        (
+            "Memory",
+            "memory",
+            "What the player or an NPC remembers this turn, and why"
+            if spectating
+            else "What you remember this turn, and why",
+        ),
         ("Saves", "saves", "Load or delete saves"),
     )
     for title, name, helptext in screens:
+        if replaying and name not in ("play", "help"):
+            continue
         if name == "play":
             yield SystemCommand(title, helptext, lambda: _back_to_play(app))
         else:
             yield SystemCommand(f"{title} screen", helptext, lambda n=name: app.action_open_screen(n))
-    for title, command, helptext in (
-        ("Look", "look", "Look around"),
-        ("Inventory", "inventory", "What you carry"),
-        ("Wait", "wait", "Let a turn pass"),
-    ):
-        yield SystemCommand(title, helptext, lambda c=command: _play(app, c))
+    if not spectating:
+        for title, command, helptext in (
+            ("Look", "look", "Look around"),
+            ("Inventory", "inventory", "What you carry"),
+            ("Wait", "wait", "Let a turn pass"),
+        ):
+            yield SystemCommand(title, helptext, lambda c=command: _play(app, c))
     yield SystemCommand("Toggle theme", "Switch between the dark and the light theme", app.action_toggle_theme)
-    yield SystemCommand("Save and quit", "Quit; an unfinished game is autosaved", app.action_quit_game)
+    if spectating:
+        yield SystemCommand("Quit", "Stop watching and leave", app.action_quit_game)
+    else:
+        yield SystemCommand("Save and quit", "Quit; an unfinished game is autosaved", app.action_quit_game)
 
 
 def _back_to_play(app: Any) -> None:

@@ -1,5 +1,6 @@
 """The side panel: the place (exits, people, things), what the player carries, gold, score,
-turn, and the quest log. Clicking an exit, a person or a thing fills the command line."""
+turn, and the quest log. Clicking an exit, a person or a thing fills the command line; a thing
+that can be carried also has **take**."""
 
 from __future__ import annotations
 
@@ -38,6 +39,13 @@ def heading(text: str) -> Static:
     return Static(Text(text, style="bold underline"), classes="side-heading")
 
 
+def portable(items: Any, iid: str) -> bool:
+    """Whether a thing can be carried (the world's ``portable``; a mooring post or a bell cannot),
+    so the panel offers **take** only where taking can work."""
+    item = items.get(iid)
+    return item is None or bool(item.portable)
+
+
 def panel(game: Game) -> list[Any]:
     """The widgets of the side panel for the player's current observation."""
     obs = game.engine.observe(PLAYER)
@@ -57,10 +65,11 @@ def panel(game: Game) -> list[Any]:
         Static("nobody", classes="dim")
     ]
     out.append(heading("Things"))
+    items = game.engine.spec.items
     out += [
         Horizontal(
             Pick(n.name, f"examine {n.name}", classes="pick thing"),
-            Pick("take", f"take {n.name}", classes="pick verb"),
+            *([Pick("take", f"take {n.name}", classes="pick verb")] if portable(items, n.id) else []),
             classes="pick-row",
         )
         for n in things
