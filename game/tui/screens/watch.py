@@ -467,7 +467,7 @@ class ReplayApp(ParleyApp):
         """F2-F4 (journal, memory, saves) are not offered: a replay has no live game to open them on."""
         if action == "open_screen" and parameters and parameters[0] != "help":
             return False
-        return True
+        return super().check_action(action, parameters)
 
     def action_open_screen(self, name: str) -> None:
         if name == "help":
