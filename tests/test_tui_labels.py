@@ -156,14 +156,3 @@ async def test_the_side_panel_offers_take_only_for_things_that_can_be_carried(tm
         await until(pilot, lambda: "take lighthouse key" in {p.command for p in app.screen.query(Pick)})
         picks = {p.command for p in app.screen.query(Pick)}
         assert "examine tangle of drying nets" in picks and "take tangle of drying nets" not in picks
-
-
-def test_the_side_panel_agrees_with_the_world_on_every_shipped_thing():
-    from game.play.worlds import load_world
-    from game.tui.widgets.sidebar import portable
-
-    for world in ("harbor", "bazaar", "council"):
-        items = load_world(WORLDS / world).spec.items
-        fixed = {iid for iid, item in items.items() if not item.portable}
-        assert fixed and all(not portable(items, iid) for iid in fixed)
-        assert all(portable(items, iid) for iid in set(items) - fixed)

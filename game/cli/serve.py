@@ -45,7 +45,6 @@ def cmd_serve(args: Namespace) -> int:
     from game.play.worlds import load_world
 
     require("serve", "parley serve")
-    require("tui", "parley serve")
     world = load_world(args.world or "harbor")  # a bad world is an error now, not in every page
     from textual_serve.server import Server
 

@@ -186,7 +186,7 @@ class WatchScreen(Screen):
     """The story of a watched game (or a replay), its status, and the watch controls."""
 
     BINDINGS = [
-        Binding("space", "pause", "Pause/resume"),
+        Binding("space", "pause", "Play/pause"),
         Binding("s,right", "step", "Step"),
         Binding("plus,equals_sign", "faster", "Faster"),
         Binding("minus", "slower", "Slower"),

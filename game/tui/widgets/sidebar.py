@@ -39,10 +39,14 @@ def heading(text: str) -> Static:
     return Static(Text(text, style="bold underline"), classes="side-heading")
 
 
-def portable(items: Any, iid: str) -> bool:
-    """Whether a thing can be carried (the world's ``portable``; a mooring post or a bell cannot),
-    so the panel offers **take** only where taking can work."""
-    item = items.get(iid)
+def portable(noun: Any, items: Any) -> bool:
+    """Whether a thing can be carried (a mooring post or a bell cannot), so the panel offers
+    **take** only where taking can work: the noun's own ``portable`` where the scope gives one,
+    else the world's item spec."""
+    flag = getattr(noun, "portable", None)
+    if flag is not None:
+        return bool(flag)
+    item = items.get(noun.id)
     return item is None or bool(item.portable)
 
 
@@ -69,7 +73,7 @@ def panel(game: Game) -> list[Any]:
     out += [
         Horizontal(
             Pick(n.name, f"examine {n.name}", classes="pick thing"),
-            *([Pick("take", f"take {n.name}", classes="pick verb")] if portable(items, n.id) else []),
+            *([Pick("take", f"take {n.name}", classes="pick verb")] if portable(n, items) else []),
             classes="pick-row",
         )
         for n in things
