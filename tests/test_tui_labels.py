@@ -141,6 +141,11 @@ def test_the_palette_says_a_player_sees_their_own_memory():
     spectator = entries(ParleyApp(lambda: None, spectate="autopilot"))
     assert "NPC" in spectator["Memory screen"]
     assert not {"Look", "Inventory", "Wait"} & set(spectator)  # nothing to play for a spectator
+    from game.tui.screens.memory import InspectApp
+
+    inspect = InspectApp(Game(MINI, seed=0))
+    assert not {"Look", "Inventory", "Wait", "Saves screen", "Save and quit"} & set(entries(inspect))
+    assert inspect.check_action("open_screen", ("saves",)) is False  # F4: inspect --tui loads nothing
 
 
 async def test_the_side_panel_offers_take_only_for_things_that_can_be_carried(tmp_path):

@@ -126,7 +126,10 @@ class ParleyApp(App):
         return getattr(importlib.import_module(module), cls)(*args)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The key of the screen already shown (F1 on the help) is not offered: it would do nothing."""
+        """The key of the screen already shown (F1 on the help) is not offered: it would do nothing;
+        nor are saves to ``inspect --tui``, which loads nothing."""
+        if action == "open_screen" and parameters == ("saves",) and getattr(self, "inspecting", False):
+            return False
         if action == "open_screen" and parameters and parameters[0] in SCREENS_BY_NAME:
             return type(self.screen).__name__ != SCREENS_BY_NAME[str(parameters[0])].partition(":")[2]
         return True

@@ -71,9 +71,11 @@ def commands_text(help_text: str) -> str:
 
 def palette_commands(app: Any) -> Iterator[SystemCommand]:
     """The command palette's entries for the game (added to Textual's own). A spectator (watch,
-    replay) gets no commands to play, and a replay, which has no live game, only the help."""
+    replay) and ``inspect --tui`` get no commands to play; a replay, which has no live game, only
+    the help; ``inspect --tui``, which loads nothing, no saves."""
     spectating = getattr(app, "spectate", None) is not None
     replaying = getattr(app, "replay", None) is not None
+    inspecting = getattr(app, "inspecting", False)
     screens = (
         ("Play", "play", "Back to the story"),
         ("Help", "help", "Commands and keys"),
@@ -88,13 +90,13 @@ def palette_commands(app: Any) -> Iterator[SystemCommand]:
         ("Saves", "saves", "Load or delete saves"),
     )
     for title, name, helptext in screens:
-        if replaying and name not in ("play", "help"):
+        if (replaying and name not in ("play", "help")) or (inspecting and name in ("play", "saves")):
             continue
         if name == "play":
             yield SystemCommand(title, helptext, lambda: _back_to_play(app))
         else:
             yield SystemCommand(f"{title} screen", helptext, lambda n=name: app.action_open_screen(n))
-    if not spectating:
+    if not (spectating or inspecting):
         for title, command, helptext in (
             ("Look", "look", "Look around"),
             ("Inventory", "inventory", "What you carry"),
@@ -102,8 +104,8 @@ def palette_commands(app: Any) -> Iterator[SystemCommand]:
         ):
             yield SystemCommand(title, helptext, lambda c=command: _play(app, c))
     yield SystemCommand("Toggle theme", "Switch between the dark and the light theme", app.action_toggle_theme)
-    if spectating:
-        yield SystemCommand("Quit", "Stop watching and leave", app.action_quit_game)
+    if spectating or inspecting:
+        yield SystemCommand("Quit", "Leave", app.action_quit_game)
     else:
         yield SystemCommand("Save and quit", "Quit; an unfinished game is autosaved", app.action_quit_game)
 
