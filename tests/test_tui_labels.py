@@ -34,11 +34,12 @@ def footer(app) -> dict[str, tuple[str, str]]:
 
 
 def observed(app) -> tuple:
-    """What a key can change that a player sees: the screens, the theme, leaving, and a watch's
-    controls (paused, speed, moves shown, the state it says)."""
+    """What a key can change that a player sees: the screens, the theme, leaving, a watch's
+    controls (paused, speed, moves shown, the state it says), the focus and where things are scrolled."""
     s = app.screen
     watch = tuple(getattr(s, name, None) for name in ("paused", "speed", "turns", "state"))
-    return tuple(type(x).__name__ for x in app.screen_stack), app.theme, app._exit, watch
+    scrolled = tuple(tuple(w.scroll_offset) for w in s.query("*") if w.is_scrollable)
+    return tuple(type(x).__name__ for x in app.screen_stack), app.theme, app._exit, watch, app.focused, scrolled
 
 
 LEAVING = ("pop_screen", "close", "quit_game")  # keys that leave the screen (or the app): pressed last

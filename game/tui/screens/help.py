@@ -19,7 +19,7 @@ KEYS_EXTRA = (
     ("Up / Down", "earlier and later commands in the command line"),
     ("Right / Tab", "take the suggested completion"),
     ("Ctrl+P", "command palette: screens and actions"),
-    ("Escape", "leave a screen"),
+    ("Escape", "leave a screen (watching or replaying: pause)"),
 )
 
 
