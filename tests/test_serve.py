@@ -77,6 +77,7 @@ def browser(tmp: Path):
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
+        "--disable-dev-shm-usage",  # a container's small /dev/shm crashes tabs
         f"--user-data-dir={tmp / 'chromium-profile'}",
         "--window-size=1280,900",
     ):

@@ -1,8 +1,9 @@
 """Watching: ``parley watch WORLD --player SEAT`` plays an agent's game in the app, and
 ``parley replay NAME --tui`` steps through a save's transcript, both on ``WatchScreen``.
 
-Keys: space pause/resume, s or → one step, + and - speed, Esc pause (and drop an LLM move not yet played). The story shows each turn
-with the command played; F3 (the memory inspector) can be opened while the game plays. The
+Keys: space play/pause, s or → one step, + and - speed, Esc pause (dropping an LLM move not yet
+played). The story shows each turn with the command played; F3 (the memory inspector) can be
+opened while the game plays (not in a replay, which has no live game). The
 screen plays turns through ``ParleyApp.run_turn`` (a worker): a watched seat's turn is
 ``Game.play_turn``, a replay's is the next round of its transcript (``ReplayRun``).
 
