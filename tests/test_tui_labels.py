@@ -162,3 +162,16 @@ async def test_the_side_panel_offers_take_only_for_things_that_can_be_carried(tm
         await until(pilot, lambda: "take lighthouse key" in {p.command for p in app.screen.query(Pick)})
         picks = {p.command for p in app.screen.query(Pick)}
         assert "examine tangle of drying nets" in picks and "take tangle of drying nets" not in picks
+
+
+async def test_f1_help_in_a_replay_lists_its_keys_and_no_screens_it_lacks(tmp_path):
+    """Was: the help listed only the app's keys (F2-F4 too, which a replay lacks), not space, s,
+    + and - or Esc."""
+    app = ReplayApp(ReplayRun(scripted_save(tmp_path, 2), tmp_path), speed=0.5)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        keys, does = (list(column._cells) for column in app.screen.query_one("#help-keys").content.columns)
+        listed = dict(zip(keys, does, strict=True))
+        assert listed["space"] == "Play/pause" and listed["s or →"] == "Step" and listed["esc"] == "Pause"
+        assert listed["f1"] == "Help" and not {"Journal", "Memory", "Saves"} & set(does)

@@ -4,6 +4,7 @@ palette (Ctrl+P) adds for the game's screens and a few actions."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from rich.table import Table
@@ -23,15 +24,25 @@ KEYS_EXTRA = (
 )
 
 
-def key_table(app: Any) -> Table:
+def key_names(app: Any, binding: Binding) -> str:
+    """How the keys of a binding are written: "s or →" for ``s,right``."""
+    return " or ".join(app.get_key_display(replace(binding, key=k.strip())) for k in binding.key.split(","))
+
+
+def key_table(app: Any, below: Any = None) -> Table:
+    """The keys: those of the screen the help was opened from (``below``: a watch's space, s, +, -
+    and Esc), the app's, and the command line's."""
     table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
     table.add_column("Key")
     table.add_column("Does")
+    for b in getattr(below, "BINDINGS", ()):
+        if b.show:
+            table.add_row(key_names(app, b), b.description or b.action)
     for b in app.BINDINGS:
         _, action, params = parse(b.action)
         listed = action == "open_screen" and params == ("help",)  # F1, though the help is what is showing
         if listed or app.check_action(action, params):  # what the app offers (a replay has no journal)
-            table.add_row(app.get_key_display(b), b.description or b.action)
+            table.add_row(key_names(app, b), b.description or b.action)
     for key, desc in KEYS_EXTRA:
         table.add_row(key, desc)
     return table
@@ -39,6 +50,11 @@ def key_table(app: Any) -> Table:
 
 class HelpScreen(Screen):
     BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("q", "app.pop_screen", "Back", show=False)]
+
+    def opened_from(self) -> Any:
+        """The screen under this one (the play or a watch screen), if any."""
+        stack = self.app.screen_stack
+        return stack[stack.index(self) - 1] if self in stack and stack.index(self) > 0 else None
 
     def compose(self) -> ComposeResult:
         from game.engine.parser import HELP_TEXT
@@ -48,7 +64,7 @@ class HelpScreen(Screen):
             yield Static(Text("Commands", style="bold underline"), classes="help-heading")
             yield Static(Text(commands_text(HELP_TEXT)), id="help-commands")
             yield Static(Text("Keys", style="bold underline"), classes="help-heading")
-            yield Static(key_table(self.app), id="help-keys")
+            yield Static(key_table(self.app, self.opened_from()), id="help-keys")
             yield Static(
                 Text(
                     "In the story, a claim someone made is marked: · told, ? held (unconfirmed or disputed), ✓ verified, ✗ false.",
