@@ -436,8 +436,10 @@ def _play_parser(sub: Any) -> None:
 
 def _world_parsers(sub: Any) -> None:
     """``parley validate``, ``schema`` and ``new-world``: world folders and their schema."""
-    val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
-    val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")
+    val = sub.add_parser("validate", help="validate worlds; print every problem; exit 2 on any")
+    val.add_argument(
+        "paths", nargs="+", metavar="WORLD", help="world folders, folders of worlds, or shipped worlds' ids or names"
+    )
 
     sch = sub.add_parser("schema", help="print or write the JSON Schema for world.toml")
     sch.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
