@@ -187,7 +187,9 @@ def cmd_play(args: Namespace) -> int:
     if not args.load:
         memory_fallback(args)  # said now, before the terminal app takes the screen
     llm = llm_client(args, seed)
-    tui = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+    from game.cli.serve import served_in_browser
+
+    tui = not args.plain and (served_in_browser() or (sys.stdin.isatty() and sys.stdout.isatty()))
     if getattr(args, "map", False):  # said now, before the terminal app takes the screen
         from game.map.window import map_unavailable
 
