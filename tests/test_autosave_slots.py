@@ -167,8 +167,10 @@ def end_of_input(procs) -> None:
 
 
 def hang_up(procs) -> None:
+    """What closing two terminals does: SIGHUP, and their input ends."""
     for proc in procs:
         proc.send_signal(signal.SIGHUP)
+    end_of_input(procs)
 
 
 @pytest.mark.parametrize("stop", [end_of_input, hang_up], ids=["end-of-input", "sighup"])

@@ -5,7 +5,11 @@ terminal-safe text. The console and the TUI share these."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from game.core.errors import ParleyError
@@ -114,7 +118,31 @@ def save_as(game, name: str, saves_base, read, ours: dict) -> str:
 
 def farewell(game, saves_base, write) -> None:
     """Summary line, and an autosave if the game is unfinished (also after a crash, Ctrl-C, or
-    SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same)."""
+    SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same).
+    A SIGTERM or SIGHUP that comes while it runs (a terminal closed as input ended) waits until
+    the autosave is written instead of cutting it short."""
+    with _signals_held():
+        _farewell(game, saves_base, write)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM and SIGHUP ignored for the duration (main thread only: elsewhere there is nothing
+    to hold), then their handlers back."""
+    names = ("SIGTERM", "SIGHUP")
+    sigs = [getattr(signal, n) for n in names if hasattr(signal, n)]
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in sigs}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
+
+def _farewell(game, saves_base, write) -> None:
     to_terminal = write
 
     def write(text: str) -> None:
