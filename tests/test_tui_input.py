@@ -194,6 +194,7 @@ async def test_an_autosave_is_offered_at_start_and_start_notes_show_in_the_app(t
         await wait_for(pilot, lambda: app.game is not None and not app.busy)
         assert app.game.engine.state.turn == 2
         assert app.game.loaded_from == (tmp_path / "autosave-harbor-v1").resolve()
+        assert "Continuing autosave-harbor-v1 at turn 2." in notes_of(app)
         assert app.focused is app.screen.query_one("#command")
 
 
@@ -213,8 +214,8 @@ async def test_starting_anew_keeps_the_autosave(tmp_path):
 
 
 def test_play_with_stderr_redirected_draws_the_app_on_the_terminal(tmp_path):
-    """``parley play 2>log`` on a terminal: the screen is drawn (on stdout), the log keeps no
-    screen output, and Ctrl+Q leaves as usual."""
+    """``parley play 2>log`` on a terminal: the screen is drawn (on stdout), the log keeps what
+    is written to stderr meanwhile and no screen output, and Ctrl+Q leaves as usual."""
     pty = pytest.importorskip("pty")
     import fcntl
     import select
@@ -222,9 +223,20 @@ def test_play_with_stderr_redirected_draws_the_app_on_the_terminal(tmp_path):
     import subprocess
     import termios
 
+    site = tmp_path / "site"  # in the process: a line written to stderr while the app runs
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sys, threading, time\n"
+        "def later():\n"
+        "    while sys.stderr is sys.__stderr__:\n"
+        "        time.sleep(0.05)\n"
+        "    print('a line for the log', file=sys.stderr)\n"
+        "threading.Thread(target=later, daemon=True).start()\n"
+    )
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    env = {**os.environ, "PARLEY_SAVES": str(tmp_path), "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}
+    paths = os.pathsep.join((str(site), str(ROOT)))
+    env = {**os.environ, "PARLEY_SAVES": str(tmp_path), "TERM": "xterm-256color", "PYTHONPATH": paths}
     log = tmp_path / "log"
     with log.open("wb") as err:
         proc = subprocess.Popen(
@@ -261,4 +273,4 @@ def test_play_with_stderr_redirected_draws_the_app_on_the_terminal(tmp_path):
         if proc.poll() is None:
             proc.kill()
         os.close(master)
-    assert b"\x1b[" not in log.read_bytes()
+    assert b"\x1b[" not in log.read_bytes() and b"a line for the log" in log.read_bytes()

@@ -48,6 +48,18 @@ SCREENS_BY_NAME = {
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
+def stderr_redirected() -> bool:
+    """stderr is not a terminal while stdout is (``parley play 2>log``)."""
+
+    def tty(stream: Any) -> bool:
+        try:
+            return bool(stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    return tty(sys.__stdout__) and not tty(sys.__stderr__)
+
+
 class GameReady(Message):
     """The game is built (the first screen painted before it, while models loaded)."""
 
@@ -155,7 +167,7 @@ class ParleyApp(App):
         """Textual draws on stderr; when only stderr is redirected (``parley play 2>log``) the
         screen is drawn on stdout instead, and the log keeps what is written to stderr."""
         driver = super().get_driver_class()
-        if getattr(sys.__stderr__, "isatty", lambda: True)() or not getattr(sys.__stdout__, "isatty", bool)():
+        if not stderr_redirected():
             return driver
 
         class StdoutDriver(driver):
@@ -166,6 +178,8 @@ class ParleyApp(App):
         return StdoutDriver
 
     def on_mount(self) -> None:
+        if stderr_redirected() and not self.is_headless:  # what is written to stderr goes to the log
+            self.begin_capture_print(self, stdout=False, stderr=True)
         self.push_screen(self.make_screen("watch" if self.spectate else "play"))
         self.busy = True  # the world (and its models) load in a worker: the spinner turns meanwhile
         self.set_interval(0.1, self._spin)
@@ -176,6 +190,15 @@ class ParleyApp(App):
         from game.tui.screens.resume import ResumeScreen
 
         self.push_screen(ResumeScreen(self.resume), self.build_game)
+
+    def on_print(self, event: events.Print) -> None:
+        """Written to stderr while the app runs (a warning, a log record): on to the redirected
+        stderr, instead of nowhere."""
+        try:
+            sys.__stderr__.write(event.text)
+            sys.__stderr__.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
 
     def say(self, text: str) -> None:
         """Show a note in the notification area (from any thread)."""
@@ -194,8 +217,10 @@ class ParleyApp(App):
         if resume and self.resume is not None:
             try:
                 game = self.resume.load()
-            except ParleyError as e:
-                self.say(f"Could not continue {self.resume.name}: {e.message}; a new game starts.")
+                self.say(f"Continuing {self.resume.name} at turn {self.resume.turn}.")
+            except (ParleyError, OSError) as e:
+                why = getattr(e, "message", None) or e
+                self.say(f"Could not continue {self.resume.name}: {why}; a new game starts.")
         elif self.resume is not None:
             self.say(f"A new game; the autosave (turn {self.resume.turn}) is kept as {self.resume.name}-previous.")
         if game is None:

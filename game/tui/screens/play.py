@@ -28,7 +28,7 @@ from game.tui.widgets.story import NOTE_STYLE, Story
 READY = "What do you do?  (help: F1 or 'help')"
 THINKING = "…thinking"
 OVER = "The game is over. (save, load, quit, journal still work)"
-LOADING = "Loading the world… (type away: your commands run once it is ready)"
+LOADING = "Loading the world… (type away: commands wait their turn)"
 
 
 class PlayScreen(Screen):

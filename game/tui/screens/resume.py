@@ -12,13 +12,19 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Label
+from textual.widgets import Button, Label, Static
 
 from game.tui.screens.saves import ConfirmScreen
 
 
 class ResumeScreen(ConfirmScreen, inherit_bindings=False):
     """Dismissed with True to continue the autosave, False for a new game."""
+
+    DEFAULT_CSS = """
+    #resume-detail {
+        color: $text-muted;
+    }
+    """
 
     BINDINGS = [
         Binding("c", "answer(True)", "Continue"),
@@ -33,8 +39,8 @@ class ResumeScreen(ConfirmScreen, inherit_bindings=False):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
             yield Label(self.question, id="confirm-question", markup=False)
-            yield Label(
-                f"A new game keeps it as {self.resume.name}-previous when it autosaves.",
+            yield Static(
+                f"Enter or C continues it; N starts a new game, which keeps it as {self.resume.name}-previous.",
                 id="resume-detail",
                 markup=False,
             )
