@@ -199,7 +199,7 @@ async def test_an_autosave_is_offered_at_start_and_start_notes_show_in_the_app(t
 
 
 @pytest.mark.anyio
-async def test_starting_anew_keeps_the_autosave(tmp_path):
+async def test_starting_anew_keeps_the_autosave_and_ctrl_q_at_the_question_leaves(tmp_path):
     from game.tui.screens.resume import ResumeScreen
 
     kept = an_autosave(tmp_path)
@@ -211,6 +211,12 @@ async def test_starting_anew_keeps_the_autosave(tmp_path):
         assert app.game.engine.state.turn == 0 and app.game.loaded_from is None
         assert "kept as autosave-harbor-v1-previous" in notes_of(app)
     assert (tmp_path / "autosave-harbor-v1" / "save.json").read_bytes() == kept
+    app = start_like_parley_play(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await pilot.press("ctrl+q")  # leaves at once: nothing is being built yet
+        await wait_for(pilot, lambda: app.return_code is not None, rounds=50)
+        assert app.return_code == 0 and app.game is None
 
 
 def test_play_with_stderr_redirected_draws_the_app_on_the_terminal(tmp_path):

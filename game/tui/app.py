@@ -181,15 +181,18 @@ class ParleyApp(App):
         if stderr_redirected() and not self.is_headless:  # what is written to stderr goes to the log
             self.begin_capture_print(self, stdout=False, stderr=True)
         self.push_screen(self.make_screen("watch" if self.spectate else "play"))
-        self.busy = True  # the world (and its models) load in a worker: the spinner turns meanwhile
         self.set_interval(0.1, self._spin)
         self.notes.attach(self.say)
         if self.resume is None or self.spectate:
-            self.build_game(False)
+            self.start_game(False)
             return
         from game.tui.screens.resume import ResumeScreen
 
-        self.push_screen(ResumeScreen(self.resume), self.build_game)
+        self.push_screen(ResumeScreen(self.resume), self.start_game)  # Ctrl+Q meanwhile leaves at once
+
+    def start_game(self, resume: bool | None) -> None:
+        self.busy = True  # the world (and its models) load in a worker: the spinner turns meanwhile
+        self.build_game(resume)
 
     def on_print(self, event: events.Print) -> None:
         """Written to stderr while the app runs (a warning, a log record): on to the redirected
