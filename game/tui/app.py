@@ -177,9 +177,11 @@ class ParleyApp(App):
 
         return StdoutDriver
 
-    def on_mount(self) -> None:
-        if stderr_redirected() and not self.is_headless:  # what is written to stderr goes to the log
+    def on_load(self) -> None:
+        if stderr_redirected():  # from the start: what is written to stderr goes to the log
             self.begin_capture_print(self, stdout=False, stderr=True)
+
+    def on_mount(self) -> None:
         self.push_screen(self.make_screen("watch" if self.spectate else "play"))
         self.set_interval(0.1, self._spin)
         self.notes.attach(self.say)
@@ -196,7 +198,9 @@ class ParleyApp(App):
 
     def on_print(self, event: events.Print) -> None:
         """Written to stderr while the app runs (a warning, a log record): on to the redirected
-        stderr, instead of nowhere."""
+        stderr, instead of nowhere (Textual writes it there itself when headless)."""
+        if self.is_headless:
+            return
         try:
             sys.__stderr__.write(event.text)
             sys.__stderr__.flush()

@@ -60,7 +60,6 @@ class PlayScreen(Screen):
         self.query_one("#thinking").display = False
         self.query_one("#clarify").display = False
         self.query_one(Minimap).border_title = "Map"
-        self.query_one(QueuedLine).show(())
         self.command_line.focus()  # typed before the world is built, a line waits its turn
 
     @property

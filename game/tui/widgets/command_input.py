@@ -119,11 +119,16 @@ class QueuedLine(Static):
 
     def __init__(self, **kw) -> None:
         super().__init__("", markup=False, **kw)
+        self.shown = ""
+        self.display = False
 
     def show(self, waiting: Iterable[str]) -> None:
         waiting = [w if len(w) <= 40 else w[:39] + "…" for w in waiting]
-        self.display = bool(waiting)
-        self.update("queued: " + "  ·  ".join(waiting) if waiting else "")
+        text = "queued: " + "  ·  ".join(waiting) if waiting else ""
+        if text != self.shown:  # unchanged (nothing waits, as most of the time): no new layout
+            self.shown = text
+            self.display = bool(waiting)
+            self.update(text)
 
 
 class CommandInput(OrderedInput):
