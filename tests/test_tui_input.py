@@ -123,6 +123,22 @@ async def test_keys_typed_while_the_world_loads_are_kept(tmp_path):
 
 
 @pytest.mark.anyio
+async def test_a_paste_of_several_lines_runs_each_line(tmp_path):
+    from textual import events
+
+    from game.tui.app import ParleyApp
+
+    app = ParleyApp(lambda: Game(WORLDS / "harbor", seed=0), saves_base=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.game is not None and not app.busy)
+        box = app.screen.query_one("#command")
+        app.post_message(events.Paste("look\r\ninventory\nexam"))
+        await wait_for(pilot, lambda: "inventory" in under_each_command(story_lines(app)) and not app.busy)
+        assert list(under_each_command(story_lines(app))) == ["look", "inventory"]
+        assert box.value == "exam" and box.history == ["look", "inventory"]
+
+
+@pytest.mark.anyio
 async def test_page_keys_scroll_the_story_while_the_command_line_has_the_focus(tmp_path):
     from game.tui.app import ParleyApp
     from game.tui.widgets.story import Story

@@ -199,8 +199,8 @@ class PlayScreen(Screen):
         self.show_queue()
 
     def echo(self, said: str) -> None:
-        """Show the command a reply answers, unless this screen showed it when it was typed
-        (a command sent from a trade or council screen is shown when its reply comes)."""
+        """Show the command a reply answers, unless this screen showed it when its turn
+        started (``CommandStarted``)."""
         if said in self._echoed:
             while self._echoed and self._echoed.popleft() != said:
                 pass

@@ -1,6 +1,7 @@
 """The command line: history (up / down) and completion of verbs and of the nouns in scope
 (right arrow or Tab takes the completion). Keys act in the order they were typed, however fast
-they come: Enter empties the line at once, so what is typed after it starts the next command."""
+they come: Enter empties the line at once, so what is typed after it starts the next command;
+a paste of several lines submits each line."""
 
 from __future__ import annotations
 
@@ -94,6 +95,29 @@ class OrderedInput(Input):
                     event.prevent_default()
                     return
         # any other key goes on to Input's own handler (Textual calls each class's in turn)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A paste of several lines: each whole line is submitted in order, as if Enter
+        followed it; what follows the last line break stays on the line. (Input keeps only
+        the first line of a paste.)"""
+        *whole, rest = event.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if not whole:
+            return  # one line: Input's own handler pastes it
+        event.stop()
+        event.prevent_default()
+        for line in whole:
+            self._put(line)
+            await self.action_submit()
+        self._put(rest)
+
+    def _put(self, text: str) -> None:
+        """``text`` in place of the selection, or at the cursor."""
+        if not text:
+            return
+        if self.selection.is_empty:
+            self.insert_text_at_cursor(text)
+        else:
+            self.replace(text, *self.selection)
 
     async def action_submit(self) -> None:
         text = self.value
