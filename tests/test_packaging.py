@@ -293,6 +293,7 @@ def test_a_feature_whose_extra_is_missing_says_which_extra(venv):
         "map": ["map", "harbor-v1", "--png", "harbor.png"],
         "tournament": ["tournament", "report", "nowhere"],
         "tournament ": ["debate", "--plot", "flow.png"],  # refused before the debate runs
+        "serve": ["serve", "harbor-v1", "--port", "9"],  # refused before it listens
     }
     for extra, args in cases.items():
         r = venv.run(venv.parley, *args)

@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from game import __version__
-from game.cli.model import add_model_parser
+from game.cli.model import add_model_parser, port_number
 
 EPILOG = """examples:
   parley play                          play the default world (harbor)
@@ -26,7 +26,8 @@ EPILOG = """examples:
   parley new-world my-market --template trade   (or council) a trading or council starter world
   parley saves list | show NAME | rm NAME
   parley replay NAME                   re-run a save's transcript and check its state hash
-  parley watch worlds/harbor --player autopilot   watch an agent play in the terminal app
+  parley watch harbor-v1 --player autopilot   watch an agent play in the terminal app
+  parley serve harbor-v1 --port 8000   the terminal app in a web browser (http://localhost:8000)
   parley replay NAME --tui             step through a save's transcript in the terminal app
   parley inspect NAME --agent ilse     what an agent remembers this turn, and why (MEMO explain)
   parley trust NAME --audit            whom to trust on what, and every claim the gate admitted or refused
@@ -34,6 +35,9 @@ EPILOG = """examples:
   parley tournament examples/tournaments/negotiation.toml   a headless round robin with ratings and a report
   parley import dond test.txt          Deal or No Deal dialogues as a tournament scenario set
 """
+
+
+WORLD_HELP = "a shipped world's id or name (harbor-v1, harbor) or a world folder"
 
 
 def _count(text: str) -> int:
@@ -166,7 +170,7 @@ def _speed(text: str) -> float:
 def _watch_parser(sub: Any) -> None:
     """``parley watch``: the terminal app plays an agent's game."""
     w = sub.add_parser("watch", help="watch an agent play a world in the terminal app (pause, step, speed)")
-    w.add_argument("world", help="world folder")
+    w.add_argument("world", metavar="WORLD", help=WORLD_HELP)
     w.add_argument(
         "--player",
         metavar="SEAT",
@@ -186,10 +190,27 @@ def _watch_parser(sub: Any) -> None:
     _llm_flags(w)
 
 
+def _serve_parser(sub: Any) -> None:
+    """``parley serve``: the terminal app in a web browser; each page runs ``parley play`` with these flags."""
+    s = sub.add_parser(
+        "serve",
+        help="serve the terminal app in a web browser (needs the serve extra); each page plays its own game",
+        description="Serve the terminal app over HTTP with textual-serve: open http://HOST:PORT in a "
+        "browser and play as in the terminal. Every page runs its own `parley play WORLD` with the flags "
+        "given here. Ctrl-C stops the server.",
+    )
+    s.add_argument("world", nargs="?", default=None, metavar="WORLD", help=f"{WORLD_HELP} (default: harbor)")
+    s.add_argument("--host", default="localhost", help="the address to listen on (default localhost; 0.0.0.0: all)")
+    s.add_argument("--port", type=port_number, default=8000, help="the port to listen on (default 8000)")
+    s.add_argument("--seed", type=_count, default=None, help="random seed of each game (default 0)")
+    s.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    _memory_flags(s)
+
+
 def _run_parser(sub: Any) -> None:
     """``parley run``: a headless episode (a script, a seat, a negotiation or a council scene)."""
     run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
-    run.add_argument("world", help="world folder")
+    run.add_argument("world", metavar="WORLD", help=WORLD_HELP)
     src = run.add_mutually_exclusive_group()
     src.add_argument("--script", metavar="FILE", help="commands, one per line (# comments)")
     src.add_argument("--scene", metavar="ID", help="run a negotiation scene between its NPC parties")
@@ -281,7 +302,7 @@ def _tournament_parsers(sub: Any) -> None:
         choices=("local", "processes", "ray"),
         default=None,
         help="local: this process (the default with one worker); processes: a process pool (the "
-        "default with more); ray: a Ray cluster (pip install 'parley[ray]')",
+        "default with more); ray: a Ray cluster (needs the scale extra: pip install 'parley-engine[scale]')",
     )
     t.add_argument(
         "--ray-address",
@@ -390,12 +411,13 @@ def _debate_parser(sub: Any) -> None:
 
 def _play_parser(sub: Any) -> None:
     """``parley play``: a person plays a world in the terminal."""
-    play = sub.add_parser("play", help="play a world in the terminal (line mode)")
+    play = sub.add_parser("play", help="play a world in the terminal app (--plain: the line console)")
     play.add_argument(
         "world",
         nargs="?",
         default=None,
-        help="world folder (default: worlds/harbor; with --load, where the save's world now lives)",
+        metavar="WORLD",
+        help=f"{WORLD_HELP} (default: harbor; with --load, where the save's world now lives)",
     )
     play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
     play.add_argument("--seed", type=_count, default=None, help="random seed (default 0; a loaded game keeps its own)")
@@ -406,7 +428,7 @@ def _play_parser(sub: Any) -> None:
         help="the line console instead of the terminal app (also used when input is piped)",
     )
     play.add_argument(
-        "--map", action="store_true", help="also show a live map in a window (needs pygame and a display)"
+        "--map", action="store_true", help="also show a live map in a window (needs the map extra and a display)"
     )
     _memory_flags(play)
     _llm_flags(play)
@@ -414,8 +436,10 @@ def _play_parser(sub: Any) -> None:
 
 def _world_parsers(sub: Any) -> None:
     """``parley validate``, ``schema`` and ``new-world``: world folders and their schema."""
-    val = sub.add_parser("validate", help="validate world folders; print every problem; exit 2 on any")
-    val.add_argument("paths", nargs="+", metavar="PATH", help="world folders, or folders of worlds")
+    val = sub.add_parser("validate", help="validate worlds; print every problem; exit 2 on any")
+    val.add_argument(
+        "paths", nargs="+", metavar="WORLD", help="world folders, folders of worlds, or shipped worlds' ids or names"
+    )
 
     sch = sub.add_parser("schema", help="print or write the JSON Schema for world.toml")
     sch.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
@@ -424,7 +448,7 @@ def _world_parsers(sub: Any) -> None:
     lex = sub.add_parser(
         "lexicon", help="what the consistency gate's lexicon holds for a world; --read shows what a sentence gives"
     )
-    lex.add_argument("world", metavar="WORLD", help="world folder, or a shipped world's name or id")
+    lex.add_argument("world", metavar="WORLD", help=WORLD_HELP)
     lex.add_argument("--json", action="store_true", help="print everything as JSON")
     lex.add_argument(
         "--read",
@@ -452,14 +476,14 @@ def _saves_parsers(sub: Any) -> None:
     ssub = saves.add_subparsers(dest="saves_cmd", metavar="ACTION", required=True)
     ssub.add_parser("list", help="list saves")
     show = ssub.add_parser("show", help="show one save")
-    show.add_argument("name")
+    show.add_argument("name", help="save name (as saves list shows it) or folder")
     rm = ssub.add_parser("rm", help="delete a save")
-    rm.add_argument("name")
+    rm.add_argument("name", help="save name (as saves list shows it) or folder")
 
     ins = sub.add_parser("inspect", help="explain an agent's memory context in a save (MEMO)")
     ins.add_argument("save", help="save slug or folder")
     ins.add_argument("--agent", default="player", help="player or an NPC id (default: player)")
-    ins.add_argument("--saves-dir", metavar="DIR")
+    ins.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
     ins.add_argument("--json", action="store_true", help="print the explanation as JSON")
     ins.add_argument("--all", action="store_true", help="list every candidate, not just the top 40")
     ins.add_argument(
@@ -468,7 +492,7 @@ def _saves_parsers(sub: Any) -> None:
 
     rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
     rep.add_argument("save", help="save slug or folder")
-    rep.add_argument("--saves-dir", metavar="DIR")
+    rep.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
     rep.add_argument("--tui", action="store_true", help="step through the transcript in the terminal app")
     rep.add_argument(
         "--speed", type=_speed, default=2.0, metavar="N", help="with --tui: rounds per second (default 2), or max"
@@ -478,18 +502,18 @@ def _saves_parsers(sub: Any) -> None:
 def _map_parser(sub: Any) -> None:
     """``parley map``: a world's or a save's map as a picture."""
     mp = sub.add_parser("map", help="draw a world (its start) or a save (where everyone is now) into a PNG")
-    mp.add_argument("target", metavar="WORLD|SAVE", help="world folder or name, or save folder or name")
+    mp.add_argument("target", metavar="WORLD|SAVE", help=f"{WORLD_HELP}; or a save's name or folder")
     mp.add_argument(
         "--png", "--out", dest="png", metavar="FILE", required=True, help="the picture to write (a .png file)"
     )
-    mp.add_argument("--saves-dir", metavar="DIR")
+    mp.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
 
 
 def _trust_parser(sub: Any) -> None:
     """``parley trust``: a save's per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail."""
     tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
     tr.add_argument("save", help="save slug or folder")
-    tr.add_argument("--saves-dir", metavar="DIR")
+    tr.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
     tr.add_argument("--audit", action="store_true", help="also list every gate decision")
     tr.add_argument("--source", metavar="NPC", help="with --audit: only claims from this source")
     tr.add_argument("--outcome", choices=("admit", "quarantine", "reject"), help="with --audit: only this outcome")
@@ -508,6 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
     _play_parser(sub)
     _run_parser(sub)
     _watch_parser(sub)
+    _serve_parser(sub)
     _world_parsers(sub)
     _saves_parsers(sub)
     _map_parser(sub)

@@ -183,7 +183,9 @@ def print_llm_usage(client, out=print) -> None:
 
 def cmd_play(args: Namespace) -> int:
     """``parley play``: the terminal app on a terminal, the line console with --plain or piped input."""
-    tui = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+    from game.cli.serve import served_in_browser
+
+    tui = not args.plain and (served_in_browser() or (sys.stdin.isatty() and sys.stdout.isatty()))
     say = note
     if tui:
         from game.tui.app import Notes  # the terminal app shows these notes once it opens

@@ -16,11 +16,12 @@ def run_console(
     on_reply: Callable[..., None] | None = None,
 ) -> int:
     """Read commands until quit or the end of the game, showing each ``Reply``; save, load and
-    quit are carried out here. ``on_reply(reply)`` is called with each reply as it comes (and
+    quit are carried out here (undo, again, oops and transcript by the game: ``game.play.meta``). ``on_reply(reply)`` is called with each reply as it comes (and
     ``on_reply(reply, game)`` after a load, with the loaded game). Returns the exit code."""
     from game.core.errors import ParleyError
     from game.play.session import Game
 
+    game.saves_base = saves_base if saves_base is not None else game.saves_base
     write(game.intro())
     ours: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
     try:
@@ -33,7 +34,7 @@ def run_console(
             reply = game.submit(line)
             if on_reply is not None and reply.meta != "load":
                 on_reply(reply)
-            if reply.kind != "meta" or reply.meta in ("help", "journal"):
+            if reply.kind != "meta" or reply.meta not in ("quit", "save", "load"):  # help, journal, undo...
                 for text in reply.lines:
                     write(text)
                 if reply.outage is not None:  # an LLM outage: the finished turn was shown; stop
@@ -47,7 +48,7 @@ def run_console(
                     loaded = Game.load(
                         reply.arg or "quicksave", saves_base, llm=game.llm, llm_npcs=game.llm_npcs or "all", inside=True
                     )
-                    loaded.insights = game.insights if loaded.memory is not None else None
+                    game.hand_on(loaded)
                     game = loaded
                     if on_reply is not None:
                         on_reply(reply, game)
@@ -60,5 +61,6 @@ def run_console(
                 except OSError as e:
                     write(f"Could not load: {e}")
     finally:
+        game.meta.end()
         farewell(game, saves_base, write)
     return 0

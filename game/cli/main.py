@@ -49,6 +49,7 @@ COMMAND_MODULES = {
     "import": "game.cli.tournament",
     "debate": "game.cli.debate",
     "model": "game.cli.model",
+    "serve": "game.cli.serve",
 }
 
 

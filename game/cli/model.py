@@ -24,14 +24,14 @@ def add_model_parser(sub: Any) -> None:
         help="serve the model on 127.0.0.1 until Ctrl-C (point --llm or any OpenAI client at it)",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    serve.add_argument("--port", type=_port, default=8080, help="the loopback port")
+    serve.add_argument("--port", type=port_number, default=8080, help="the loopback port")
     serve.add_argument("--model-file", metavar="PATH", default=None, help="a GGUF file (default: the bundled model)")
     serve.add_argument("--threads", type=int, default=1, help="generation threads (busy threads stall small machines)")
     serve.add_argument("--ctx", type=int, default=8192, help="context tokens, shared by the slots")
     serve.add_argument("--parallel", type=int, default=1, help="requests served at once (slots)")
 
 
-def _port(text: str) -> int:
+def port_number(text: str) -> int:
     try:
         port = int(text)
     except ValueError:

@@ -21,10 +21,20 @@ def cmd_saves(args: Namespace) -> int:
         rows = list_saves(base)
         if not rows:
             print("no saves")
-        for r in rows:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.modified))
-            status = "won" if r.done else f"turn {r.turn}"
-            print(f"{shown(r.slug):20} {shown(r.world_id):14} {status:10} score {shown(r.score):<5} {when}")
+            return 0
+        print_table(
+            ("Name", "World", "Status", "Score", "Saved"),
+            [
+                (
+                    shown(r.slug),
+                    shown(r.world_id),
+                    "won" if r.done else f"turn {r.turn}",
+                    shown(r.score),
+                    time.strftime("%Y-%m-%d %H:%M", time.localtime(r.modified)),
+                )
+                for r in rows
+            ],
+        )
         return 0
     if args.saves_cmd == "show":
         folder = resolve(args.name, base)
@@ -50,6 +60,28 @@ def cmd_saves(args: Namespace) -> int:
         said = drop_collection(server, base)
         print(said, file=sys.stderr if said.startswith("warning") else sys.stdout)
     return 0
+
+
+def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    """Rows in columns that fit the terminal: a long cell wraps within its column (names people
+    type are never cut). Without rich (the light install): one tab-separated line per row."""
+    try:
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+    except ImportError:
+        for row in (header, *rows):
+            print("\t".join(row))
+        return
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold", show_edge=False)
+    for i, name in enumerate(header):
+        table.add_column(name, overflow="fold", min_width=8 if i < 2 else None)
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    console = Console(highlight=False)
+    with console.capture() as out:
+        console.print(table)
+    print("\n".join(line.rstrip() for line in out.get().splitlines()))
 
 
 def saved_collection(name: str, base) -> dict | None:

@@ -31,6 +31,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "map": (("pygame",), "the map: parley map, parley play --map"),
     "llm": (("openai", "tenacity"), "LLM agents and players (--llm URL)"),
     "local": (("xllamacpp", "openai", "tenacity"), "the bundled local model (--llm local)"),
+    "serve": (("textual_serve", "textual", "rich"), "parley serve: the terminal app in a web browser"),
     "scale": (("ray",), "parley tournament --backend ray"),
     "tournament": (
         ("scipy", "openskill", "matplotlib", "rich"),

@@ -41,13 +41,16 @@ def phrase(action: Action, name: Callable[[str | None], str] = _same, exit_name:
     return v.value
 
 
-# the command language as a player is told it (``help``; the LLM player reads it too)
+# the command language as a player is told it (``help``; the LLM player reads it too). Every verb the
+# parser reads is listed (tests/test_engine_fiction.py checks it); commands that act on the game rather
+# than in it (save, load, help, quit, and any such as undo or again) go on the "Other" rows.
 HELP_TEXT = """\
 Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
-  Moving    go north, north, n  (also s, e, w, u, d, ne, nw, se, sw, in, out)
-  Looking   look (l);  examine X  (x X, look at X, inspect X)
-  Things    take X (get, grab, pick up);  drop X;  give X to Y
-            open X;  unlock X with Y
+  Moving    go north, north, n  (also s, e, w, u, d, ne, nw, se, sw, in, out;  climb down)
+  Looking   look (l);  examine X  (x X, look at X, inspect X, read X);  examine me (x me)
+            things named in a room's description can be examined too
+  Things    take X (get, grab, pick up);  take all;  drop X;  drop all;  give X to Y
+            open X;  unlock X with Y;  light X (a lantern, lamp or torch)
   People    talk to X (greet X, speak to X);  ask X about Y
             say hello  (or say "Hello there", or just "Hello there)
   Trading   trade with X (haggle with X, buy from X)

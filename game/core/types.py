@@ -51,6 +51,7 @@ class Verb(str, Enum):
     REJECT = "reject"
     WALK_AWAY = "walk_away"
     VOTE = "vote"  # council scenes
+    LIGHT = "light"  # light a light source
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,7 @@ class EventKind(StrEnum):
     GIVE = "give"
     OPEN = "open"
     UNLOCK = "unlock"
+    LIGHT = "light"
     TALK = "talk"
     SAY = "say"
     INVENTORY = "inventory"

@@ -208,7 +208,7 @@ class CatalogueIndex:
         here = st.where[agent]
         for d, lock in spec.locations[here].locked.items():
             i = self.unlock_exit.get((d, lock.key))
-            if i is not None and lock.key in carried and predicates.exit_locked(spec, st, here, d):
+            if i is not None and lock.key in carried and predicates.exit_locked(spec, st, here, d, agent):
                 on.append(i)
         return on
 

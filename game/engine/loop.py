@@ -139,7 +139,15 @@ class Engine:
 
     # --- naming and prose --------------------------------------------------------
     def name(self, ident: str | None) -> str:
-        return self._names.get(ident or "", ident or "something")
+        """The display name of an id; a noun id of the parser's (``exit:up``, ``scenery:bell``) by
+        the name of that lock or scenery where the player stands, never the id itself."""
+        known = self._names.get(ident or "")
+        if known is not None or not ident or ":" not in ident:
+            return known or ident or "something"
+        kind, _, rest = ident.partition(":")
+        loc = self.spec.locations[self.state.where[PLAYER]]
+        thing = loc.locked.get(rest) if kind == "exit" else loc.scenery.get(rest) if kind == "scenery" else None
+        return thing.name if thing is not None else rest.replace("_", " ")
 
     def list_names(self, ids: Iterable[str]) -> str:
         names = [_article(self.name(i)) if i in self.spec.items else self.name(i) for i in ids]
@@ -175,9 +183,14 @@ class Engine:
         private: bool = False,
         also_at: str | None = None,
         data: dict[str, Any] | None = None,
+        witnesses_only: bool = False,
     ) -> Event:
+        """Record an event and hand it to those who perceive it (``witnesses_only``: not to the actor,
+        as an arrival is seen by the room arrived at, while the mover sees the room)."""
         loc = location if location is not None else self.state.where.get(actor)
         who = (actor,) if private else perceivers(self.state, self.order, loc, actor, listener, public, also_at)
+        if witnesses_only:
+            who = tuple(e for e in who if e != actor)
         payload = dict(data or {})
         if view is not None:
             payload["view"] = view

@@ -17,11 +17,12 @@ from game.core.types import PLAYER
 class Noun:
     """Something the player can refer to right now."""
 
-    id: str  # item id, npc id, or "exit:<direction>" for a locked door/gate
+    id: str  # item id, npc id, "exit:<direction>" for a locked door/gate, "scenery:<id>" for scenery
     name: str  # display name, e.g. "brass key", "Old Tom", "iron gate"
     aliases: tuple[str, ...] = ()
-    kind: str = "item"  # "item" | "npc" | "exit"
+    kind: str = "item"  # "item" | "npc" | "exit" | "scenery"
     where: str = "room"  # "room" | "inventory" | "container"
+    portable: bool = True  # an item that can be carried (scenery and exits never are)
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,10 @@ class Scope:
 TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W_]+(?:['_-][^\W_]+)*")
 ARTICLES = frozenset({"the", "a", "an"})
 NOISE = frozenset({"my", "your", "some", "this", "that", "one", "please"})
-KINDS_ALL = frozenset({"item", "npc", "exit"})
+KINDS_ALL = frozenset({"item", "npc", "exit", "scenery"})
+ALL = "all"  # the object of 'take all' / 'drop all': every portable thing here, or everything carried
+EVERY = frozenset({"all", "everything"})
+SELF = frozenset({"me", "self", "myself", "yourself"})
 
 
 def key(s: object) -> str:
@@ -62,6 +66,12 @@ def the(n: Noun) -> str:
     return n.name if n.kind == "npc" else f"the {n.name}"
 
 
+def topic(n: Noun) -> str:
+    """What asking about ``n`` asks about: an item's or a person's id (the world's topics use them),
+    else the words of its name (a door or scenery has no topic of its own)."""
+    return n.id if n.kind in ("item", "npc") else "_".join(words(n.name))
+
+
 def or_list(items: list[str]) -> str:
     """'a', 'a or b', 'a, b or c'."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
@@ -69,7 +79,7 @@ def or_list(items: list[str]) -> str:
 
 def names(n: Noun) -> list[list[str]]:
     """Every name a noun answers to, as lists of words: its name, aliases, id (and an exit's direction)."""
-    out = [n.name, *n.aliases, n.id.replace(":", " ")]
+    out = [n.name, *n.aliases, n.id.split(":", 1)[-1] if n.kind == "scenery" else n.id.replace(":", " ")]
     if n.kind == "exit" and ":" in n.id:
         out.append(n.id.split(":", 1)[1])
     return [ws for ws in (words(x) for x in out) if ws]
@@ -105,5 +115,7 @@ def match(said: list[str], scope: Scope, kinds: Iterable[str], prefer: tuple[str
     if best == 0:
         return []
     top = unique(n for s, n in scored if s == best)
+    things = [n for n in top if n.kind != "scenery"]  # a real thing wins over the scenery of its name
+    top = things or top
     preferred = [n for n in top if n.where in prefer]
     return preferred or top

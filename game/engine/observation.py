@@ -175,12 +175,18 @@ def scope(engine: Any, actor: str = PLAYER) -> Any:
     nouns: list[Noun] = []
     for iid, where in predicates.items_in_reach(spec, st, actor):
         it = spec.items[iid]
-        nouns.append(Noun(id=iid, name=it.name, aliases=tuple(it.aliases), kind="item", where=where))
+        nouns.append(
+            Noun(id=iid, name=it.name, aliases=tuple(it.aliases), kind="item", where=where, portable=it.portable)
+        )
     for e in predicates.npcs_here(spec, st, actor):
         n = spec.npcs[e]
         nouns.append(Noun(id=e, name=n.name, aliases=tuple(n.aliases), kind="npc"))
     for d, lock in spec.locations[loc].locked.items():
-        nouns.append(Noun(id=f"exit:{d}", name=lock.name, aliases=(f"{d} {lock.name}",), kind="exit"))
+        nouns.append(Noun(id=f"exit:{d}", name=lock.name, aliases=(f"{d} {lock.name}",), kind="exit", portable=False))
+    for sid, thing in spec.locations[loc].scenery.items():
+        nouns.append(
+            Noun(id=f"scenery:{sid}", name=thing.name, aliases=tuple(thing.aliases), kind="scenery", portable=False)
+        )
     negotiation = None
     if st.active_scene is not None:
         negotiation = {k: tuple(v) for k, v in spec.scenes[st.active_scene].issues.items()}

@@ -94,6 +94,8 @@ _DIRS.update(
         "downstairs": "down",
         "inside": "in",
         "outside": "out",
+        "descend": "down",
+        "ascend": "up",
     }
 )
 for _ns in ("north", "south"):
@@ -103,7 +105,7 @@ for _ns in ("north", "south"):
 
 _VERBS: dict[tuple[str, ...], str] = {}
 for _name, _phrases in {
-    "go": "go|walk|run|head|move|travel|go to|walk to|head to|go through",
+    "go": "go|walk|run|head|move|travel|climb|go to|walk to|head to|go through",
     "look": "look|l|look around",
     "examine": "examine|x|look at|inspect|read|look in|search",
     "take": "take|get|grab|pick up|pick|collect",
@@ -111,6 +113,7 @@ for _name, _phrases in {
     "give": "give|hand",
     "open": "open",
     "unlock": "unlock",
+    "light": "light|light up|ignite|kindle|turn on|switch on",
     "talk": "talk|talk to|talk with|speak|speak to|speak with|greet|chat|chat with|hail",
     "ask": "ask",
     "say": "say|shout",
@@ -317,6 +320,8 @@ class Parser:
         return self._v_examine(rest, c)
 
     def _v_examine(self, rest: list[str], c: _Ctx) -> Parsed:
+        if nouns.phrase(rest)[:1] and set(nouns.phrase(rest)) <= nouns.SELF:
+            return _cmd(c.scope, Verb.EXAMINE, obj=c.scope.actor)
         return self._one(rest, c, Verb.EXAMINE, nouns.KINDS_ALL)
 
     # ------------------------------------------------------------------ things
@@ -326,14 +331,29 @@ class Parser:
             rest = rest[: rest.index("from")]
         if rest[-1:] == ["up"]:
             rest = rest[:-1]
-        if rest[:1] in (["all"], ["everything"]):
-            return Unknown("Name one thing to take at a time.")
-        return self._one(rest, c, Verb.TAKE, ("item",), ("room", "container"))
+        if nouns.phrase(rest) and set(nouns.phrase(rest)) <= nouns.EVERY:
+            if not any(n.kind == "item" and n.portable and n.where != "inventory" for n in c.scope.nouns):
+                return Unknown("There is nothing here you can take.")
+            return _cmd(c.scope, Verb.TAKE, obj=nouns.ALL)
+
+        def take(n: Noun) -> Parsed:
+            if not n.portable:  # refused before it costs a turn
+                return Unknown(f"{nouns.the(n)[:1].upper()}{nouns.the(n)[1:]} won't budge.")
+            return _cmd(c.scope, Verb.TAKE, obj=n.id)
+
+        return self._resolve(rest, c.scope, ("item", "scenery"), ("room", "container"), "take", take)
 
     def _v_drop(self, rest: list[str], c: _Ctx) -> Parsed:
         if rest[-1:] == ["down"]:
             rest = rest[:-1]
+        if nouns.phrase(rest) and set(nouns.phrase(rest)) <= nouns.EVERY:
+            if not any(n.kind == "item" and n.where == "inventory" for n in c.scope.nouns):
+                return Unknown("You carry nothing to drop.")
+            return _cmd(c.scope, Verb.DROP, obj=nouns.ALL)
         return self._one(rest, c, Verb.DROP, ("item",), ("inventory",))
+
+    def _v_light(self, rest: list[str], c: _Ctx) -> Parsed:
+        return self._one(rest, c, Verb.LIGHT, ("item",), ("inventory",))
 
     def _v_give(self, rest: list[str], c: _Ctx) -> Parsed:
         scope = c.scope
@@ -436,10 +456,10 @@ class Parser:
             return ask(topics[close[0]])
         found = nouns.match(about, scope, nouns.KINDS_ALL, ())
         if len(found) == 1:
-            return ask(found[0].id)
+            return ask(nouns.topic(found[0]))
         if found:
             names = nouns.or_list([nouns.the(n) for n in found])
-            return self._ask(f"Which {said}: {names}?", found, lambda n: ask(n.id))
+            return self._ask(f"Which {said}: {names}?", found, lambda n: ask(nouns.topic(n)))
         return ask("_".join(about))
 
     def _say(self, text: str, scope: Scope) -> Parsed:

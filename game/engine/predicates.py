@@ -75,15 +75,34 @@ def in_sight(state: Any, actor: str) -> tuple[str, ...]:
     return tuple(state.items_in(here)) + tuple(others_here(state, actor))
 
 
-def exit_locked(spec: Any, state: Any, loc: str, direction: str) -> bool:
-    """Whether the exit ``direction`` from ``loc`` has a lock that is still locked."""
-    return direction in spec.locations[loc].locked and f"{loc}:{direction}" not in state.unlocked
+def exit_locked(spec: Any, state: Any, loc: str, direction: str, actor: str | None = None) -> bool:
+    """Whether the exit ``direction`` from ``loc`` has a lock that is still locked (for ``actor``:
+    a lock that opens to whoever carries its key, or carries it lit, is open to an actor who does)."""
+    lock = spec.locations[loc].locked.get(direction)
+    if lock is None or f"{loc}:{direction}" in state.unlocked:
+        return False
+    if actor is None or lock.opens == "unlock" or state.item_at.get(lock.key) != actor:
+        return True
+    return lock.opens == "light" and lock.key not in state.lit
 
 
 def open_exits(spec: Any, state: Any, actor: str) -> list[str]:
     """The directions ``actor`` can walk from where it stands (exits not locked)."""
     here = state.where[actor]
-    return [d for d in spec.locations[here].exits if not exit_locked(spec, state, here, d)]
+    return [d for d in spec.locations[here].exits if not exit_locked(spec, state, here, d, actor)]
+
+
+def portable(spec: Any, iid: str) -> bool:
+    """Whether item ``iid`` can ever be carried (a mooring post, a strongbox cannot; scenery never is)."""
+    item = spec.items.get(iid)
+    return item is not None and item.portable
+
+
+def takeable(spec: Any, state: Any, actor: str, iid: str) -> bool:
+    """Whether ``actor`` could take item ``iid`` now: portable, within reach and not already carried
+    (what ``take`` accepts; front ends offer *take* on exactly these)."""
+    place = item_place(spec, state, actor, iid) if iid in spec.items else None
+    return place is not None and place != CARRIED and portable(spec, iid)
 
 
 def container_locked(spec: Any, state: Any, iid: str) -> bool:

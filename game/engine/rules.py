@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from game.core.types import PLAYER, Action, Verb
 from game.engine import predicates
+from game.engine.nouns import ALL
 
 if TYPE_CHECKING:
     from game.engine.loop import Engine
@@ -28,7 +29,7 @@ def _need(cond: bool, message: str) -> None:
 
 def _item(eng: Engine, iid: str | None, what: str = "that") -> str:
     _need(iid is not None, f"{what.capitalize()} what?")
-    _need(iid in eng.spec.items, f"There is no {iid!r} here.")
+    _need(iid in eng.spec.items, "You see no such thing here.")
     return iid  # type: ignore[return-value]
 
 
@@ -38,26 +39,63 @@ def reachable(eng: Engine, actor: str, iid: str) -> bool:
     return predicates.reachable(eng.spec, eng.state, actor, iid)
 
 
+_OPPOSITE = {"north": "south", "east": "west", "northeast": "southwest", "northwest": "southeast"}
+_OPPOSITE.update({b: a for a, b in _OPPOSITE.items()})
+
+
+def arrival(name: str, back: str | None) -> str:
+    """How an arrival reads in the room arrived at; ``back``: the way from there to where the
+    mover came from (None: no way back, or none known)."""
+    if back in _OPPOSITE:
+        return f"{name} arrives from the {back}."
+    if back == "down":
+        return f"{name} comes up from below."
+    if back == "up":
+        return f"{name} comes down from above."
+    return f"{name} arrives."
+
+
+def barred(eng: Engine, actor: str, here: str, d: str) -> str:
+    """Why the lock on exit ``d`` stops ``actor``, and what would open it when the actor holds the key."""
+    lock = eng.spec.locations[here].locked[d]
+    if eng.state.item_at.get(lock.key) != actor:
+        return lock.message
+    key = eng.name(lock.key)
+    if lock.opens == "light":
+        return f"{lock.message} Your {key} is not lit: try 'light {key}'."
+    return f"{lock.message} You carry the {key}: try 'unlock {lock.name} with {key}'."
+
+
 def do_go(eng: Engine, a: Action) -> None:
     st, here = eng.state, eng.state.where[a.actor]
     loc = eng.spec.locations[here]
     d = a.obj or ""
     _need(d in loc.exits, f"You can't go {d or 'that way'} from here. Exits: {', '.join(loc.exits) or 'none'}.")
-    if predicates.exit_locked(eng.spec, st, here, d):
-        raise Refusal(loc.locked[d].message)
+    if predicates.exit_locked(eng.spec, st, here, d, a.actor):
+        raise Refusal(barred(eng, a.actor, here, d))
     dest = loc.exits[d]  # type: ignore[index]
     if a.actor == PLAYER and st.active_scene is not None:
         eng.scenes.leave_table(a.actor)
     st.where[a.actor] = dest
+    # the room left sees the mover go; the room arrived at sees it come, from where it came
     eng.emit(
         "move",
         a.actor,
         f"{eng.name(a.actor)} goes {d}.",
-        location=dest,
-        also_at=here,
+        location=here,
         view=eng.describe(a.actor, dest),
         data={"from": here, "to": dest, "dir": d},
     )
+    if any(e != a.actor for e in st.entities_at(dest)):
+        back = next((k for k, v in eng.spec.locations[dest].exits.items() if v == here), None)
+        eng.emit(
+            "move",
+            a.actor,
+            arrival(eng.name(a.actor), back),
+            location=dest,
+            witnesses_only=True,
+            data={"dir": d, "arrival": True},
+        )
     if a.actor == PLAYER:
         eng.scenes.on_arrive(dest)
 
@@ -67,8 +105,32 @@ def do_look(eng: Engine, a: Action) -> None:
     eng.emit("look", a.actor, eng.describe(a.actor, here), private=True)
 
 
+def _examine_fixture(eng: Engine, a: Action, target: str) -> bool:
+    """Examine a locked exit, scenery or oneself (False: ``target`` is none of these)."""
+    here = eng.state.where[a.actor]
+    loc = eng.spec.locations[here]
+    if target == a.actor:
+        carried = eng.state.items_in(a.actor)
+        gold = eng.state.gold.get(a.actor, 0)
+        things = eng.list_names(carried) if carried else "nothing"
+        text = f"You are {eng.name(a.actor)}. You carry {things}, and {gold} gold."
+    elif target.startswith("exit:") and target[5:] in loc.locked:
+        d = target[5:]
+        lock = loc.locked[d]
+        shut = predicates.exit_locked(eng.spec, eng.state, here, d, a.actor)
+        text = barred(eng, a.actor, here, d) if shut else f"The {lock.name} stands open to the {d}."
+    elif target.startswith("scenery:") and target[8:] in loc.scenery:
+        text = loc.scenery[target[8:]].description
+    else:
+        return False
+    eng.emit("examine", a.actor, text, private=True, data={"obj": target})
+    return True
+
+
 def do_examine(eng: Engine, a: Action) -> None:
     target = a.obj
+    if target is not None and _examine_fixture(eng, a, target):
+        return
     if target in eng.spec.npcs:
         _need(predicates.npc_present(eng.spec, eng.state, a.actor, target), f"{eng.name(target)} is not here.")
         npc = eng.spec.npcs[target]
@@ -90,6 +152,13 @@ def do_examine(eng: Engine, a: Action) -> None:
 
 
 def do_take(eng: Engine, a: Action) -> None:
+    if a.obj == ALL:  # one turn, a line for each thing taken
+        here = [i for i, _ in predicates.items_in_reach(eng.spec, eng.state, a.actor)]
+        every = [i for i in here if predicates.takeable(eng.spec, eng.state, a.actor, i)]
+        _need(bool(every), "There is nothing here you can take.")
+        for iid in every:
+            do_take(eng, Action(a.actor, Verb.TAKE, obj=iid))
+        return
     iid = _item(eng, a.obj, "take")
     st = eng.state
     _need(st.item_at.get(iid) != a.actor, f"You already have the {eng.name(iid)}.")
@@ -106,6 +175,12 @@ def do_take(eng: Engine, a: Action) -> None:
 
 
 def do_drop(eng: Engine, a: Action) -> None:
+    if a.obj == ALL:
+        carried = eng.state.items_in(a.actor)
+        _need(bool(carried), "You carry nothing to drop.")
+        for iid in carried:
+            do_drop(eng, Action(a.actor, Verb.DROP, obj=iid))
+        return
     iid = _item(eng, a.obj, "drop")
     st = eng.state
     _need(st.item_at.get(iid) == a.actor, f"You don't have the {eng.name(iid)}.")
@@ -184,16 +259,21 @@ def do_unlock(eng: Engine, a: Action) -> None:
         d = target[5:]
         lock = eng.spec.locations[here].locked.get(d)  # type: ignore[call-overload]
         _need(lock is not None, f"Nothing is locked to the {d}.")
-        _need(predicates.exit_locked(eng.spec, st, here, d), f"The {lock.name} is already unlocked.")  # type: ignore[union-attr]
+        _need(predicates.exit_locked(eng.spec, st, here, d, a.actor), f"The {lock.name} is already unlocked.")  # type: ignore[union-attr]
         _need(lock.key == key, f"The {eng.name(key)} doesn't fit the {lock.name}.")  # type: ignore[union-attr]
         st.unlocked.add(f"{here}:{d}")
-        eng.emit(
-            "unlock",
-            a.actor,
-            f"{eng.name(a.actor)} unlocks the {lock.name} to the {d}.",  # type: ignore[union-attr]
-            view=f"You unlock the {lock.name} with the {eng.name(key)}.",
-            data={"exit": d, "key": key},
-        )  # type: ignore[union-attr]
+        name, lock_name = eng.name(key), lock.name  # type: ignore[union-attr]
+        said = (
+            f"{eng.name(a.actor)} unlocks the {lock_name} to the {d}.",
+            f"You unlock the {lock_name} with the {name}.",
+        )
+        if lock.opens == "light":  # type: ignore[union-attr]  # a light opens this way: lighting the key does
+            st.lit.add(key)
+            said = (
+                f"{eng.name(a.actor)} lights the {name} by the {lock_name}.",
+                f"You light the {name}. By its glow you can make out the way {d}.",
+            )
+        eng.emit("unlock", a.actor, said[0], view=said[1], data={"exit": d, "key": key})
         return
     iid = _item(eng, target, "unlock")
     _need(reachable(eng, a.actor, iid), f"You see no {eng.name(iid)} here.")
@@ -209,6 +289,16 @@ def do_unlock(eng: Engine, a: Action) -> None:
         view=f"You unlock the {eng.name(iid)} with the {eng.name(key)}.",
         data={"item": iid, "key": key},
     )
+
+
+def do_light(eng: Engine, a: Action) -> None:
+    iid = _item(eng, a.obj, "light")
+    _need(reachable(eng, a.actor, iid), f"You see no {eng.name(iid)} here.")
+    _need(eng.spec.items[iid].light, f"The {eng.name(iid)} is not something you can light.")
+    _need(iid not in eng.state.lit, f"The {eng.name(iid)} is already lit.")
+    eng.state.lit.add(iid)
+    said, seen = f"{eng.name(a.actor)} lights the {eng.name(iid)}.", f"You light the {eng.name(iid)}. It burns bright."
+    eng.emit("light", a.actor, said, view=seen, data={"item": iid})
 
 
 def do_inventory(eng: Engine, a: Action) -> None:
@@ -239,6 +329,7 @@ HANDLERS = {
     Verb.GIVE: do_give,
     Verb.OPEN: do_open,
     Verb.UNLOCK: do_unlock,
+    Verb.LIGHT: do_light,
     Verb.INVENTORY: do_inventory,
     Verb.SAY: do_say,
     Verb.WAIT: do_wait,

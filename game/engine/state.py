@@ -55,6 +55,7 @@ class GameState:
     gold: dict[str, int] = field(default_factory=dict)  # entity -> gold
     unlocked: set[str] = field(default_factory=set)  # "loc:dir" exits and container ids
     opened: set[str] = field(default_factory=set)  # containers opened
+    lit: set[str] = field(default_factory=set)  # light sources lit
     gave: set[str] = field(default_factory=set)  # "item>npc"
     verified: dict[str, bool] = field(default_factory=dict)  # fact id -> truth observed
     scenes: dict[str, dict[str, Any]] = field(default_factory=dict)  # scene id -> scene state
@@ -97,7 +98,9 @@ class GameState:
 
     # --- persistence -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        lit = {"lit": sorted(self.lit)} if self.lit else {}  # left out when empty: older saves keep their hash
         return {
+            **lit,
             "turn": self.turn,
             "where": dict(self.where),
             "item_at": dict(self.item_at),
@@ -124,6 +127,7 @@ class GameState:
             gold=dict(d["gold"]),
             unlocked=set(d["unlocked"]),
             opened=set(d["opened"]),
+            lit=set(d.get("lit", ())),
             gave=set(d["gave"]),
             verified=dict(d["verified"]),
             scenes=copy.deepcopy(d["scenes"]),
@@ -170,7 +174,7 @@ def state_problems(st: GameState, spec: Any) -> list[str]:
             bad("state.scenes has an unknown or damaged scene", sid)
     if st.active_scene is not None and st.active_scene not in spec.scenes:
         bad("state.active_scene is not a scene of this world:", st.active_scene)
-    for name in ("unlocked", "opened", "gave"):
+    for name in ("unlocked", "opened", "gave", "lit"):
         if not all(isinstance(x, str) for x in getattr(st, name)):
             bad(f"state.{name} holds something that is not text:", sorted(map(repr, getattr(st, name)))[:3])
     for e, n in st.invalid.items():
@@ -179,6 +183,9 @@ def state_problems(st: GameState, spec: Any) -> list[str]:
     for q in st.quests_done:
         if q not in spec.quests:
             bad("state.quests_done has an unknown quest", q)
+    for i in st.lit:
+        if i not in spec.items:
+            bad("state.lit has an unknown item", i)
     for f in st.verified:
         if f not in spec.facts:
             bad("state.verified has an unknown fact", f)

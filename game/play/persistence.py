@@ -113,17 +113,7 @@ def load_game(
     game.saved_llm = data.get("llm")
     game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
     try:
-        game.engine.set_state(data["engine"])
-        for k, st in data["components"].get("agents", {}).items():
-            if k in game.agents:
-                game.agents[k].set_state(st)
-        if game.memory is not None:
-            game.memory.set_state(data["components"]["memory"])
-        if game.facts is not None and "facts" in data["components"]:
-            game.facts.set_state(data["components"]["facts"])
-        for sid, st in game.engine.state.scenes.items():  # a council's debate replays from its log
-            if "debate" in st and getattr(game.spec.scenes[sid], "debate", None) is not None:
-                game.engine.council_debate(sid)
+        game.restore(data["engine"], data["components"])
     except Exception as e:  # any damage inside the state is the save's fault, never a crash
         raise SaveError(
             f"{where}: engine state is damaged ({type(e).__name__}: {e})", hint="the file was left as it is"

@@ -55,7 +55,8 @@ class Reply:
     ``kind``: ``turn`` (a move was played: ``result``, ``events`` and ``lines``), ``clarify``
     (``question``, with the ids it offers in ``options``), ``unknown`` (``message``), ``meta``
     (``meta`` is help, journal, save, load or quit, with ``arg`` as typed; help and journal carry
-    their content; save, load and quit are for the front end to carry out), ``over`` (the game
+    their content; save, load and quit are for the front end to carry out; or undo, again, oops or
+    transcript, which the game carried out: ``lines`` say what happened, see ``game.play.meta``), ``over`` (the game
     had already ended). ``lines`` is always what the viewer should be shown, in order.
     """
 

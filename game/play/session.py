@@ -8,6 +8,7 @@ come from the composition root (``game.play.compose``); this module picks no age
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from pathlib import Path
@@ -20,6 +21,7 @@ from game.core.types import PLAYER, Action, Decision, Event, TurnResult, Verb
 from game.engine.commands import command_text
 from game.engine.parser import HELP_TEXT, Clarify, Command, Meta, Parser
 from game.play.config import GameConfig
+from game.play.meta import META_HELP, MetaCommands, read_meta
 from game.play.persistence import load_game, replay, save_game  # noqa: F401  (replay: the public entry point)
 from game.play.reply import Journal, JournalEntry, Reply, seen_events
 from game.world.loader import World
@@ -67,6 +69,8 @@ class Game:
         self.loaded_from: Path | None = None
         self.parser = Parser()
         self._seat: Any = None
+        self.saves_base: str | Path | None = None  # where saves go (``transcript on`` writes under it)
+        self.meta = MetaCommands(self)
 
     @property
     def spec(self) -> Any:
@@ -99,25 +103,38 @@ class Game:
     # --- playing --------------------------------------------------------------------
     def submit(self, text: str) -> Reply:
         """Play one line typed by a person: a command is a turn; a question, an unknown command or
-        a meta command (help, journal, save, load, quit) is answered without one."""
+        a meta command (help, journal, save, load, quit; undo, again, oops, transcript: see
+        ``game.play.meta``) is answered without one (``undo`` takes the last turn back)."""
+        meta = read_meta(text)
+        reply = self.meta.answer(*meta, text) if meta is not None else self.play_line(text)
+        self.meta.written(text, reply)
+        return reply
+
+    def play_line(self, text: str) -> Reply:
+        """``submit`` for a line that is not one of ``game.play.meta``'s commands."""
+        parser = copy.copy(self.parser)  # as it was before reading the line, for undo
         parsed = self.parser.parse(text, self.engine.scope())
         if self.engine.done and not isinstance(parsed, Meta):  # help, journal, save... still answer
             return Reply("over", said=text, lines=("The game is over.",), done=True, won=self.engine.state.won)
         if isinstance(parsed, Command):
-            return self._turn(Decision(parsed.action), text, typed=True)
-        if isinstance(parsed, Clarify):
-            return Reply(
+            self.meta.keep(text, parser)
+            reply = self._turn(Decision(parsed.action), text, typed=True)
+        elif isinstance(parsed, Clarify):
+            reply = Reply(
                 "clarify", said=text, lines=(parsed.question,), question=parsed.question, options=tuple(parsed.options)
             )
-        if isinstance(parsed, Meta):
+        elif isinstance(parsed, Meta):
             arg = meta_arg(text, parsed)
             if parsed.name == "help":
-                return Reply("meta", said=text, lines=(HELP_TEXT,), meta="help")
+                return Reply("meta", said=text, lines=(HELP_TEXT, META_HELP), meta="help")
             if parsed.name == "journal":
                 journal = self.journal()
                 return Reply("meta", said=text, lines=(shown(journal.text()),), meta="journal", journal=journal)
             return Reply("meta", said=text, meta=parsed.name, arg=arg)
-        return Reply("unknown", said=text, lines=(parsed.message,), message=parsed.message)
+        else:
+            reply = Reply("unknown", said=text, lines=(parsed.message,), message=parsed.message)
+        self.meta.heard(text, reply)
+        return reply
 
     def play_turn(self, seat: Any = None) -> Reply:
         """Let the agent in the player's seat (``seat``, else ``self.seat``) play one turn. A seat
@@ -220,7 +237,9 @@ class Game:
         st = self.engine.state
         score, done_before, turn = st.score, list(st.quests_done), st.turn
         command = self.command_text(decision.action)
+        self.meta.settle()
         result = self.engine.run_round(decision)
+        self.meta.moved()
         events = seen_events(result)
         outage = self.take_outage(result)
         return Reply(
@@ -376,6 +395,29 @@ class Game:
         folder, by name, as typed in the game). Finishes an interrupted save's clean-up. ``llm``,
         ``llm_npcs``, ``jury`` and ``memo_llm`` are this session's choices, not the save's."""
         return load_game(cls, ref, base, world_path, llm, llm_npcs, jury, inside, memo_llm)
+
+    def restore(self, engine: dict[str, Any], components: dict[str, Any]) -> None:
+        """Put the game in a saved state: the engine's (``Engine.set_state``) and each component's
+        (``components``); a council's debate is rebuilt from its log. Loading a save and ``undo``
+        both come here."""
+        self.engine.set_state(engine)
+        for k, st in components.get("agents", {}).items():
+            if k in self.agents:
+                self.agents[k].set_state(st)
+        if self.memory is not None:
+            self.memory.set_state(components["memory"])
+        if self.facts is not None and "facts" in components:
+            self.facts.set_state(components["facts"])
+        for sid, st in self.engine.state.scenes.items():  # a council's debate replays from its log
+            if "debate" in st and getattr(self.spec.scenes[sid], "debate", None) is not None:
+                self.engine.council_debate(sid)
+
+    def hand_on(self, loaded: Game) -> None:
+        """A game loaded during this session continues it: the insight bank (when the loaded game
+        has memory), the saves folder and a transcript being written go on with it."""
+        loaded.insights = self.insights if loaded.memory is not None else None
+        loaded.saves_base = self.saves_base
+        self.meta.hand_on(loaded.meta)
 
     def rebuild_facts(self) -> None:
         """Feed the transcript's events through world-fact memory (the claims and verifications

@@ -1,7 +1,7 @@
 """Running a tournament: matches in batches through a backend, rows appended as they finish.
 
 Backends: ``local`` (this process), ``processes`` (a process pool) and ``ray`` (a local Ray cluster,
-or the one ``ray_address`` names; ``pip install 'parley[ray]'``). Each runs
+or the one ``ray_address`` names; ``pip install 'parley-engine[scale]'``). Each runs
 ``game.tournament.play.run_batch`` on the same payloads, so all three give the same rows (apart
 from ``wall_time`` and an LLM's ``llm_seconds``); only the order of lines in ``results.jsonl``
 depends on which batch finished first. A kind's quick matches (``TournamentKind.quick_matches``: rule-based negotiations, scripted

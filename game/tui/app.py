@@ -258,6 +258,15 @@ class ParleyApp(App):
         """The first screen in the stack of one of these classes (by name), or None."""
         return next((s for s in self.screen_stack if type(s).__name__ in names), None)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The key of the screen already shown (F1 on the help) is not offered: it would do nothing;
+        nor are saves to ``inspect --tui``, which loads nothing."""
+        if action == "open_screen" and parameters == ("saves",) and getattr(self, "inspecting", False):
+            return False
+        if action == "open_screen" and parameters and parameters[0] in SCREENS_BY_NAME:
+            return type(self.screen).__name__ != SCREENS_BY_NAME[str(parameters[0])].partition(":")[2]
+        return True
+
     def action_open_screen(self, name: str) -> None:
         if self.game is None and name not in ("help",):
             self.notify("The world is still loading.")

@@ -108,6 +108,12 @@ def _location_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
                 )
             if lock.key not in items:
                 yield _ref("item", lock.key, items, f"locations.{lid}.locked.{d}.key")
+            elif lock.opens == "light" and not w.items[lock.key].light:
+                yield Problem(
+                    f"a lock opened by light needs a light source as its key, and {lock.key!r} is none",
+                    path=f"locations.{lid}.locked.{d}.opens",
+                    hint=f"set light = true on items.{lock.key}, or opens = 'unlock'",
+                )
         for i, it in enumerate(loc.items):
             yield from placed.place(it, f"locations.{lid}.items[{i}]")
 

@@ -38,6 +38,21 @@ class LockSpec(Spec):
     key: Id = Field(description="item id that unlocks it")
     name: Name = Field("door", description="what the player calls it: door, gate, hatch")
     message: str = Field("It is locked.", description="shown when the way is barred")
+    opens: Literal["unlock", "carry", "light"] = Field(
+        "unlock",
+        description=(
+            "how the key opens the way: 'unlock' (unlock it with the key), 'carry' (carrying the key"
+            " is enough) or 'light' (carrying the key lit: the key is a light source)"
+        ),
+    )
+
+
+class ScenerySpec(Spec):
+    """Something named in a room's text that can be examined but never taken (beams, a bell, a barometer)."""
+
+    name: Name = Field(description="what the player calls it")
+    aliases: list[Name] = Field(default_factory=list, description="other words for it")
+    description: str = Field(description="what examining it shows")
 
 
 class MapSpec(Spec):
@@ -53,6 +68,9 @@ class LocationSpec(Spec):
     exits: dict[Direction, Id] = Field(default_factory=dict)
     locked: dict[Direction, LockSpec] = Field(default_factory=dict, description="exits that need a key")
     items: list[Id] = Field(default_factory=list)
+    scenery: dict[Id, ScenerySpec] = Field(
+        default_factory=dict, description="things named in the description: examinable, fixed in place"
+    )
     map: MapSpec | None = Field(None, description="grid cell on the map; left out, it is placed from the exits")
 
 
@@ -62,6 +80,7 @@ class ItemSpec(Spec):
     description: str = ""
     value: int = Field(0, ge=0, description="worth in gold")
     portable: bool = True
+    light: bool = Field(False, description="a light source: 'light X' lights it")
     container: bool = False
     contents: list[Id] = Field(default_factory=list, description="items inside a container")
     locked_with: Id | None = Field(None, description="key item id for a locked container")

@@ -76,6 +76,7 @@ class PlayScreen(Screen):
     # --- the game ------------------------------------------------------------------------
     async def on_game_ready(self, _: GameReady) -> None:
         game = self.app.game
+        game.saves_base = self.app.saves_base  # where `transcript on` writes
         self.story.facts = game.facts
         self.story.note(game.intro())
         self.show_queue()
@@ -208,7 +209,7 @@ class PlayScreen(Screen):
             self.story.command(said)
 
     def meta(self, reply: Any) -> None:
-        """help, journal, save, load and quit, typed."""
+        """help, journal, save, load and quit, typed; the answers of the game's other meta commands."""
         story, app = self.story, self.app
         if reply.meta == "help":
             app.action_open_screen("help")
@@ -224,3 +225,6 @@ class PlayScreen(Screen):
             load_game(app, reply.arg or "quicksave")
         elif reply.meta == "quit":
             app.action_quit_game()
+        else:  # undo, again, oops, transcript (game.play.meta): the game's answer
+            for line in reply.lines:
+                story.note(line, NOTE_STYLE)

@@ -125,7 +125,7 @@ def load_game(app: Any, name: str) -> None:
         loaded, line = None, ""
         try:
             loaded = Game.load(name, app.saves_base, llm=game.llm, llm_npcs=game.llm_npcs or "all", inside=True)
-            loaded.insights = game.insights if loaded.memory is not None else None
+            game.hand_on(loaded)  # insights, the saves folder, a transcript being written
             line = f"Loaded. Turn {loaded.engine.state.turn}.\n" + loaded.engine.describe(
                 PLAYER, loaded.engine.state.where[PLAYER]
             )

@@ -1,8 +1,9 @@
 """Watching: ``parley watch WORLD --player SEAT`` plays an agent's game in the app, and
 ``parley replay NAME --tui`` steps through a save's transcript, both on ``WatchScreen``.
 
-Keys: space pause/resume, s or → one step, + and - speed, Esc stop. The story shows each turn
-with the command played; F3 (the memory inspector) can be opened while the game plays. The
+Keys: space play/pause, s or → one step, + and - speed, Esc pause (dropping an LLM move not yet
+played). The story shows each turn with the command played; F3 (the memory inspector) can be
+opened while the game plays (not in a replay, which has no live game). The
 screen plays turns through ``ParleyApp.run_turn`` (a worker): a watched seat's turn is
 ``Game.play_turn``, a replay's is the next round of its transcript (``ReplayRun``).
 
@@ -186,11 +187,11 @@ class WatchScreen(Screen):
     """The story of a watched game (or a replay), its status, and the watch controls."""
 
     BINDINGS = [
-        Binding("space", "pause", "Pause/resume"),
+        Binding("space", "pause", "Play/pause"),
         Binding("s,right", "step", "Step"),
         Binding("plus,equals_sign", "faster", "Faster"),
         Binding("minus", "slower", "Slower"),
-        Binding("escape", "stop", "Stop"),
+        Binding("escape", "stop", "Pause"),
     ]
 
     start_speed = DEFAULT_SPEED  # turns per second when the app has no ``speed`` (``parley watch --speed``)
@@ -462,6 +463,12 @@ class ReplayApp(ParleyApp):
 
     def world_title(self) -> str:
         return f"{self.replay.spec.title}: replay of {self.replay.name}"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """F2-F4 (journal, memory, saves) are not offered: a replay has no live game to open them on."""
+        if action == "open_screen" and parameters and parameters[0] != "help":
+            return False
+        return super().check_action(action, parameters)
 
     def action_open_screen(self, name: str) -> None:
         if name == "help":

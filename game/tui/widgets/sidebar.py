@@ -1,5 +1,6 @@
 """The side panel: the place (exits, people, things), what the player carries, gold, score,
-turn, and the quest log. Clicking an exit, a person or a thing fills the command line."""
+turn, and the quest log. Clicking an exit, a person or a thing fills the command line; a thing
+that can be carried also has **take**."""
 
 from __future__ import annotations
 
@@ -38,6 +39,17 @@ def heading(text: str) -> Static:
     return Static(Text(text, style="bold underline"), classes="side-heading")
 
 
+def portable(noun: Any, items: Any) -> bool:
+    """Whether a thing can be carried (a mooring post or a bell cannot), so the panel offers
+    **take** only where taking can work: the noun's own ``portable`` where the scope gives one,
+    else the world's item spec."""
+    flag = getattr(noun, "portable", None)
+    if flag is not None:
+        return bool(flag)
+    item = items.get(noun.id)
+    return item is None or bool(item.portable)
+
+
 def panel(game: Game) -> list[Any]:
     """The widgets of the side panel for the player's current observation."""
     obs = game.engine.observe(PLAYER)
@@ -57,10 +69,11 @@ def panel(game: Game) -> list[Any]:
         Static("nobody", classes="dim")
     ]
     out.append(heading("Things"))
+    items = game.engine.spec.items
     out += [
         Horizontal(
             Pick(n.name, f"examine {n.name}", classes="pick thing"),
-            Pick("take", f"take {n.name}", classes="pick verb"),
+            *([Pick("take", f"take {n.name}", classes="pick verb")] if portable(n, items) else []),
             classes="pick-row",
         )
         for n in things
