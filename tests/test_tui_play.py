@@ -315,8 +315,10 @@ async def test_commands_typed_during_a_turn_wait_their_turn(tmp_path):
             box.value = line
             await pilot.press("enter")
         assert app.busy and list(app.pending) == ["go west", "go east"]
+        await pilot.pause()
+        assert story_text(app).count("> go ") == 1  # each is echoed when its turn starts
+        assert "queued: go west  ·  go east" in str(app.screen.query_one("#queued").render())
         gate.set()
-        assert story_text(app).count("> go ") == 3  # echoed at once
         assert box.history == ["go east", "go west", "go east"]
         await wait_for(pilot, lambda: app.game.engine.state.turn == 3 and not app.busy)
         assert app.game.engine.state.turn == 3 and not app.pending

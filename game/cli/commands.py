@@ -25,7 +25,13 @@ def memory_options(args: Namespace) -> dict | None:
     return {**options, "store_options": server} if server else options
 
 
-def memory_fallback(args: Namespace) -> None:
+def note(text: str) -> None:
+    """A note to the player before the game starts, on stderr (the terminal app shows its own
+    in its notification area: ``game.tui.app.Notes``)."""
+    print(f"parley: note: {text}", file=sys.stderr)
+
+
+def memory_fallback(args: Namespace, say=note) -> None:
     """Agent memory is on by default at the CLI, with the MiniLM embedder of the 'memory' extra. In an
     install without it (``pip install parley-engine``, the light core) memory is turned off with a
     note (``args.no_memory`` is set), unless a memory flag asked for it: then it is an
@@ -64,11 +70,7 @@ def memory_fallback(args: Namespace) -> None:
     if asked:
         raise ExtraMissing(f"agent memory ({', '.join(asked)})", "memory", gone, hint=hint)
     args.no_memory = True
-    print(
-        f"parley: note: agent memory is off: its MiniLM embedder needs the 'memory' extra "
-        f"({install_command('memory')}); {hint}",
-        file=sys.stderr,
-    )
+    say(f"agent memory is off: its MiniLM embedder needs the 'memory' extra ({install_command('memory')}); {hint}")
 
 
 def chroma_server(args: Namespace) -> tuple[str, dict]:
@@ -181,43 +183,35 @@ def print_llm_usage(client, out=print) -> None:
 
 def cmd_play(args: Namespace) -> int:
     """``parley play``: the terminal app on a terminal, the line console with --plain or piped input."""
-    if args.load and args.seed is not None:
-        raise InputError("--seed cannot be changed with --load", hint="a loaded game keeps the seed it was made with")
-    seed = 0 if args.seed is None else args.seed
-    if not args.load:
-        memory_fallback(args)  # said now, before the terminal app takes the screen
-    llm = llm_client(args, seed)
     from game.cli.serve import served_in_browser
 
     tui = not args.plain and (served_in_browser() or (sys.stdin.isatty() and sys.stdout.isatty()))
-    if getattr(args, "map", False):  # said now, before the terminal app takes the screen
-        from game.map.window import map_unavailable
-
-        why = map_unavailable()
-        if why is not None:
-            print(f"map: {why}; playing on without it", file=sys.stderr)
-            args.map = False
+    say = note
     if tui:
-        from game.play.worlds import load_world
+        from game.tui.app import Notes  # the terminal app shows these notes once it opens
 
-        if not args.load:
-            load_world(args.world or "worlds/harbor")  # a bad world is an error before the screen opens
+        say = Notes()
+    from game.cli.play import app_start, mention_autosave, play_game, play_setup
+
+    seed, llm = play_setup(args, say)
+    if tui:
         from game.tui import run_tui
 
-        _autosave_on_signals()
         maps: list = []
+        start = app_start(args, seed, llm, say, maps)
+        _autosave_on_signals()
         try:
-            return run_tui(lambda: _with_map(_play_game(args, seed, llm), args, maps), saves_base=args.saves_dir)
+            return run_tui(**start)
         finally:
             for follower in maps:
                 getattr(follower, "close", lambda: None)()
             print_llm_usage(llm)
-    game = _play_game(args, seed, llm)
+    game = play_game(args, seed, llm)
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
         sys.stdin.reconfigure(errors="replace")
     _autosave_on_signals()
     if not args.load:
-        _mention_autosave(game, args.saves_dir)
+        mention_autosave(game, args.saves_dir)
     from game.cli.console import run_console
 
     follower = None
@@ -230,26 +224,6 @@ def cmd_play(args: Namespace) -> int:
     finally:
         getattr(follower, "close", lambda: None)()
         print_llm_usage(llm)
-
-
-def _with_map(game, args: Namespace, maps: list):
-    """With --map in the terminal app: the live map follows every ``game.submit`` of this game
-    (``game.map.window.map_follower``); the app needs no change for it."""
-    if not getattr(args, "map", False):
-        return game
-    from game.map.window import map_follower
-
-    follower = map_follower(game)
-    maps.append(follower)
-    submit = game.submit
-
-    def submit_and_map(text: str):
-        reply = submit(text)
-        follower(reply)
-        return reply
-
-    game.submit = submit_and_map
-    return game
 
 
 def cmd_watch(args: Namespace) -> int:
@@ -302,92 +276,6 @@ def cmd_watch(args: Namespace) -> int:
         return run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir)
     finally:
         print_llm_usage(llm)
-
-
-def _play_game(args: Namespace, seed: int, llm):
-    """The game ``parley play``'s flags describe: loaded from a save, or new."""
-    from game.play.session import Game
-
-    if args.load:
-        wanted = getattr(args, "llm_npcs", "all") or "all"
-        game = Game.load(
-            args.load,
-            base=args.saves_dir,
-            world_path=args.world,
-            llm=llm,
-            llm_npcs="all"
-            if wanted == "all"
-            else {x.strip() for x in wanted.split(",") if x.strip() and wanted != "none"},
-            jury=args.llm_jury,
-            memo_llm=memo_llm_paths(args),
-        )
-        if llm is not None:
-            llm_npc_ids(args, game.world)  # unknown ids are input errors here too
-        if isinstance(game.saved_llm, dict) and game.saved_llm and llm is None:
-            from agents.llm.config import redact_url
-            from game.core.text import shown
-
-            print(
-                f"note: this game's NPCs spoke through {redact_url(str(game.saved_llm.get('base_url')))} "
-                f"({shown(game.saved_llm.get('model'))}); without --llm they are scripted now",
-                file=sys.stderr,
-            )
-        asked = [
-            f
-            for f, on in (
-                ("--embedder", args.embedder),
-                ("--store", args.store),
-                ("--chroma-host", getattr(args, "chroma_host", None)),
-                ("--chroma-port", getattr(args, "chroma_port", None)),
-                ("--budget", args.budget),
-            )
-            if on is not None
-        ]
-        if (game.memory is not None and args.no_memory) or (game.memory is None and asked):
-            raise InputError(
-                f"the save was made with memory {'on' if game.memory else 'off'}; "
-                "memory settings come from the save and cannot be changed with --load",
-                hint="drop the memory flags, or start a new game with them",
-            )
-        if asked:
-            raise InputError(
-                f"{', '.join(asked)} cannot be changed with --load", hint="memory settings come from the save"
-            )
-        if game.memory is not None:
-            game.insights = insight_bank(args)
-    else:
-        from game.play.worlds import load_world
-
-        world = load_world(args.world or "worlds/harbor")
-        game = Game(
-            world,
-            seed=seed,
-            memory=memory_options(args),
-            insights=insight_bank(args),
-            llm=llm,
-            llm_npcs=llm_npc_ids(args, world),
-            jury=args.llm_jury,
-            memo_llm=memo_llm_paths(args),
-        )
-    return game
-
-
-def _mention_autosave(game, saves_base) -> None:
-    """A new game of a world that has an autosave says how to continue that one instead."""
-    from game.core.errors import ParleyError
-    from game.play.autosave import autosave_name
-    from game.play.save_files import read_save, save_folder
-
-    name = autosave_name(game)
-    try:
-        data = read_save(save_folder(name, saves_base))
-    except (ParleyError, OSError):
-        return
-    print(
-        f"note: an autosave of this world exists (turn {data['turn']}); continue it with "
-        f"`parley play --load {name}`. If you play on, it is kept as {name}-previous.",
-        file=sys.stderr,
-    )
 
 
 def _autosave_on_signals() -> None:

@@ -18,12 +18,20 @@ from game.core.extras import require
 require("tui", "the terminal app", hint="parley play --plain plays in the line console without it")
 
 
-def run_tui(make_game: Callable[[], Any], saves_base: str | Path | None = None, spectate: str | None = None) -> int:
+def run_tui(
+    make_game: Callable[[], Any],
+    saves_base: str | Path | None = None,
+    spectate: str | None = None,
+    notes: Any = None,
+    resume: Any = None,
+) -> int:
     """Run the app until the player quits; then, as the line console does, say the score and
-    autosave an unfinished game (also after a crash, Ctrl-C or SIGTERM/SIGHUP)."""
+    autosave an unfinished game (also after a crash, Ctrl-C or SIGTERM/SIGHUP). ``notes``
+    (``game.tui.app.Notes``) are shown in the app; ``resume`` (``game.tui.app.Resume``): an
+    autosave the player is asked to continue."""
     from game.tui.app import ParleyApp
 
-    app = ParleyApp(make_game, saves_base=saves_base, spectate=spectate)
+    app = ParleyApp(make_game, saves_base=saves_base, spectate=spectate, notes=notes, resume=resume)
     try:
         code = app.run()
     finally:

@@ -4,14 +4,21 @@
 Screens (``game/tui/screens/``) are opened by name (``open_screen``); the negotiation and
 council screens open by themselves when the player's observation shows a trade or a council.
 Keys: F1 help, F2 journal and trust, F3 memory inspector, F4 saves, F6 theme, Ctrl+Q quit.
+
+Every line the player submits joins ``pending`` and is played in order, one turn at a time
+(``CommandStarted`` tells the play screen when each begins, so its reply appears under it).
+Start-up notes (``Notes``) are shown in the notification area; an autosave of the world
+(``Resume``) is offered in a question before the game is built.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,8 +48,63 @@ SCREENS_BY_NAME = {
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
+def stderr_redirected() -> bool:
+    """stderr is not a terminal while stdout is (``parley play 2>log``)."""
+
+    def tty(stream: Any) -> bool:
+        try:
+            return bool(stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    return tty(sys.__stdout__) and not tty(sys.__stderr__)
+
+
 class GameReady(Message):
     """The game is built (the first screen painted before it, while models loaded)."""
+
+
+class CommandStarted(Message):
+    """A submitted line (typed, clicked, or typed ahead and queued) is being played now."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class Notes:
+    """Where start-up notes go (an extra missing, no display for the map, an LLM a save used):
+    kept until the app opens, then shown in its notification area (``attach``). Callable from
+    any thread: ``notes("text")``."""
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.show: Callable[[str], None] | None = None
+        self.lock = threading.Lock()
+
+    def __call__(self, text: str) -> None:
+        with self.lock:
+            if self.show is None:
+                self.kept.append(text)
+                return
+            show = self.show
+        show(text)
+
+    def attach(self, show: Callable[[str], None]) -> None:
+        with self.lock:
+            self.show, kept, self.kept = show, self.kept, []
+        for text in kept:
+            show(text)
+
+
+@dataclass(frozen=True)
+class Resume:
+    """An autosave of the world the player is about to start: ``name``, its ``turn``, and how
+    to load it (``load()`` returns the game)."""
+
+    name: str
+    turn: int
+    load: Callable[[], Any]
 
 
 class ReplyReady(Message):
@@ -77,12 +139,19 @@ class ParleyApp(App):
     ]
 
     def __init__(
-        self, make_game: Callable[[], Any], saves_base: str | Path | None = None, spectate: str | None = None
+        self,
+        make_game: Callable[[], Any],
+        saves_base: str | Path | None = None,
+        spectate: str | None = None,
+        notes: Notes | None = None,
+        resume: Resume | None = None,
     ) -> None:
         super().__init__()
         self.make_game = make_game
         self.saves_base = saves_base
         self.spectate = spectate
+        self.notes = notes or Notes()
+        self.resume = resume
         self.game: Game | None = None
         self.busy = False
         self.last_reply: Reply | None = None
@@ -94,15 +163,75 @@ class ParleyApp(App):
         self.questions: list[Callable[[], None]] = []  # how to answer "no" to the questions a worker waits on
 
     # --- start -------------------------------------------------------------------------------
+    def get_driver_class(self) -> Any:
+        """Textual draws on stderr; when only stderr is redirected (``parley play 2>log``) the
+        screen is drawn on stdout instead, and the log keeps what is written to stderr."""
+        driver = super().get_driver_class()
+        if not stderr_redirected():
+            return driver
+
+        class StdoutDriver(driver):
+            def __init__(self, *args: Any, **kw: Any) -> None:
+                super().__init__(*args, **kw)
+                self._file = sys.__stdout__
+
+        return StdoutDriver
+
+    def on_load(self) -> None:
+        if stderr_redirected():  # from the start: what is written to stderr goes to the log
+            self.begin_capture_print(self, stdout=False, stderr=True)
+
     def on_mount(self) -> None:
         self.push_screen(self.make_screen("watch" if self.spectate else "play"))
-        self.busy = True  # the world (and its models) load in a worker: the spinner turns meanwhile
         self.set_interval(0.1, self._spin)
-        self.build_game()
+        self.notes.attach(self.say)
+        if self.resume is None or self.spectate:
+            self.start_game(False)
+            return
+        from game.tui.screens.resume import ResumeScreen
+
+        self.push_screen(ResumeScreen(self.resume), self.start_game)  # Ctrl+Q meanwhile leaves at once
+
+    def start_game(self, resume: bool | None) -> None:
+        self.busy = True  # the world (and its models) load in a worker: the spinner turns meanwhile
+        self.build_game(resume)
+
+    def on_print(self, event: events.Print) -> None:
+        """Written to stderr while the app runs (a warning, a log record): on to the redirected
+        stderr, instead of nowhere (Textual writes it there itself when headless)."""
+        if self.is_headless:
+            return
+        try:
+            sys.__stderr__.write(event.text)
+            sys.__stderr__.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def say(self, text: str) -> None:
+        """Show a note in the notification area (from any thread)."""
+        if threading.get_ident() == self._thread_id:
+            self.notify(text, timeout=12, markup=False)
+        else:
+            self.later(self.say, text)
 
     @work(thread=True, exclusive=True, group="game")
-    def build_game(self) -> None:
-        game = self.make_game()
+    def build_game(self, resume: bool | None) -> None:
+        """Build the game: the autosave ``resume`` names when the player chose to continue it,
+        else a new one (an autosave that cannot be loaded is said, and a new game starts)."""
+        from game.core.errors import ParleyError
+
+        game = None
+        if resume and self.resume is not None:
+            try:
+                game = self.resume.load()
+                self.say(f"Continuing {self.resume.name} at turn {self.resume.turn}.")
+            except (ParleyError, OSError) as e:
+                why = getattr(e, "message", None) or e
+                self.say(f"Could not continue {self.resume.name}: {why}; a new game starts.")
+        elif self.resume is not None:
+            self.say(f"A new game; the autosave (turn {self.resume.turn}) is kept as {self.resume.name}-previous.")
+        if game is None:
+            game = self.make_game()
         self.later(self._game_built, game)
 
     def later(self, callback: Callable[..., Any], *args: Any) -> None:
@@ -116,7 +245,7 @@ class ParleyApp(App):
     def _game_built(self, game: Game) -> None:
         self.game, self.busy = game, False
         self.sub_title = game.spec.title
-        self.screen.post_message(GameReady())
+        (self.stacked("PlayScreen", "WatchScreen") or self.screen).post_message(GameReady())  # under the help too
         self.follow_scene()  # a save made during a trade or a council opens its screen at once
         self.idle()
 
@@ -124,6 +253,10 @@ class ParleyApp(App):
     def make_screen(self, name: str, *args: Any) -> Any:
         module, _, cls = SCREENS_BY_NAME[name].partition(":")
         return getattr(importlib.import_module(module), cls)(*args)
+
+    def stacked(self, *names: str) -> Any:
+        """The first screen in the stack of one of these classes (by name), or None."""
+        return next((s for s in self.screen_stack if type(s).__name__ in names), None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The key of the screen already shown (F1 on the help) is not offered: it would do nothing;
@@ -166,26 +299,27 @@ class ParleyApp(App):
 
     # --- turns -------------------------------------------------------------------------------
     def send(self, text: str) -> None:
-        """Submit what the player typed; while a turn is being played it waits its turn in
-        ``pending`` (sent, in order, as each answer arrives)."""
-        if self.game is None or self.quitting:
+        """Submit what the player typed: it joins ``pending`` and is played when every line
+        before it has been answered (at once when nothing is played and the world is built)."""
+        if self.quitting:
             return
-        if self.busy or self.pending:
-            self.pending.append(text)
-            return
-        self.busy = True
-        self._submit(text)
+        self.pending.append(text)
+        self.idle()
 
     def idle(self) -> None:
         """Nothing is being played or saved any more (called on the app's thread): leave if
-        the player quit meanwhile, else send the next command typed meanwhile."""
+        the player quit meanwhile, else play the next line waiting in ``pending``."""
         if self.busy:
             return
         if self.quitting:
             self.exit(0)
         elif self.pending and self.game is not None:
             self.busy = True
-            self._submit(self.pending.popleft())
+            text = self.pending.popleft()
+            play = self.stacked("PlayScreen")
+            if play is not None:
+                play.post_message(CommandStarted(text))
+            self._submit(text)
 
     @work(thread=True, exclusive=True, group="game")
     def _submit(self, text: str) -> None:
@@ -227,7 +361,7 @@ class ParleyApp(App):
         if reply.outage is not None:
             self._outage(reply.outage)
         self.screen.post_message(ReplyReady(reply))
-        play = next((s for s in self.screen_stack if type(s).__name__ == "PlayScreen"), None)
+        play = self.stacked("PlayScreen")
         if play is not None and play is not self.screen and play is not origin:
             play.post_message(ReplyReady(reply))  # the story keeps every reply (it skips one drawn twice)
         if self._scene_shown() is None:  # a scene screen calls follow_scene once it has drawn the reply

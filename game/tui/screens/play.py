@@ -1,5 +1,9 @@
 """The play screen: the story, the command line (history and completion), clarification
-questions as buttons, and side panels for the place, the player, the quests and a map."""
+questions as buttons, and side panels for the place, the player, the quests and a map.
+
+Lines typed while a turn is played wait in the app's queue (shown above the command line) and
+are echoed when their turn starts, so each reply sits under its own command. PageUp / PageDown
+(also with Shift) scroll the story while the command line has the focus."""
 
 from __future__ import annotations
 
@@ -8,14 +12,15 @@ from collections import deque
 from typing import Any
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, LoadingIndicator
 
 from game.core.types import PLAYER
-from game.tui.app import GameReady, ReplyReady
+from game.tui.app import CommandStarted, GameReady, ReplyReady
 from game.tui.screens.saves import GameLoaded, load_game, save_game
-from game.tui.widgets.command_input import CommandInput
+from game.tui.widgets.command_input import CommandInput, QueuedLine
 from game.tui.widgets.minimap import Minimap
 from game.tui.widgets.sidebar import Pick, Sidebar
 from game.tui.widgets.story import NOTE_STYLE, Story
@@ -23,9 +28,15 @@ from game.tui.widgets.story import NOTE_STYLE, Story
 READY = "What do you do?  (help: F1 or 'help')"
 THINKING = "…thinking"
 OVER = "The game is over. (save, load, quit, journal still work)"
+LOADING = "Loading the world… (type away: commands wait their turn)"
 
 
 class PlayScreen(Screen):
+    BINDINGS = [
+        Binding("pageup,shift+pageup", "page(-1)", "Scroll the story up", show=False),
+        Binding("pagedown,shift+pagedown", "page(1)", "Scroll the story down", show=False),
+    ]
+
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self._nouns: tuple[str, ...] = ()
@@ -38,7 +49,8 @@ class PlayScreen(Screen):
             yield Story(id="story")
             yield Horizontal(id="clarify")
             yield LoadingIndicator(id="thinking")
-            yield CommandInput(self.nouns, placeholder="Loading the world…", id="command", disabled=True)
+            yield QueuedLine(id="queued")
+            yield CommandInput(self.nouns, placeholder=LOADING, id="command")
         with Vertical(id="side-column"):
             yield Sidebar(id="sidebar")
             yield Minimap(id="minimap")
@@ -48,6 +60,7 @@ class PlayScreen(Screen):
         self.query_one("#thinking").display = False
         self.query_one("#clarify").display = False
         self.query_one(Minimap).border_title = "Map"
+        self.command_line.focus()  # typed before the world is built, a line waits its turn
 
     @property
     def story(self) -> Story:
@@ -66,13 +79,12 @@ class PlayScreen(Screen):
         game.saves_base = self.app.saves_base  # where `transcript on` writes
         self.story.facts = game.facts
         self.story.note(game.intro())
-        box = self.command_line
-        box.disabled, box.placeholder = False, self.ready_text()
-        box.focus()
+        self.show_queue()
+        self.command_line.focus()
         await self.refresh_panels()
 
     async def on_game_loaded(self, message: GameLoaded) -> None:
-        self.thinking(self.app.busy or bool(self.app.pending))
+        self.show_queue()
         self.story.facts = self.app.game.facts
         self.story.note(message.text, "" if message.text.startswith("Loaded") else NOTE_STYLE)
         await self.refresh_panels()
@@ -94,34 +106,47 @@ class PlayScreen(Screen):
         self.story.refresh_marks()
 
     # --- typing --------------------------------------------------------------------------
-    def submit(self, text: str) -> None:
-        """Play what the player typed (or clicked)."""
-        if not text.strip() or self.app.game is None:
+    def submit(self, text: str, typed: bool = False) -> None:
+        """Play what the player clicked (or ``typed``: the command line keeps its own history):
+        it waits in the app's queue while a turn is played (or the world loads), and is echoed
+        when its turn starts."""
+        if not text.strip():
             return
         if self.app.quitting:
             self.notify("Finishing the turn…", severity="warning")
             return
-        self.command_line.remember(text)
-        self.story.command(text)
-        self._echoed.append(text)
+        if not typed:
+            self.command_line.remember(text)
         self.show_options((), {})
-        self.app.send(text)  # queued while a turn is played
-        self.thinking(self.app.busy)
+        self.app.send(text)
+        self.show_queue()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        text = event.value
-        event.input.value = ""
-        self.submit(text)
+        self.submit(event.value, typed=True)  # the line emptied itself and was remembered on Enter
+
+    def on_command_started(self, message: CommandStarted) -> None:
+        self.story.command(message.text)
+        self._echoed.append(message.text)
+        self.show_queue()
+
+    def show_queue(self) -> None:
+        self.query_one(QueuedLine).show(self.app.pending)
+        self.thinking(self.app.busy or bool(self.app.pending))
+
+    def action_page(self, step: int) -> None:
+        """PageUp / PageDown: scroll the story a page (the command line keeps the focus)."""
+        if step < 0:
+            self.story.scroll_page_up()
+        else:
+            self.story.scroll_page_down()
 
     def thinking(self, on: bool) -> None:
-        self.query_one("#thinking").display = on
-        box = self.command_line
-        if not box.disabled:
-            box.placeholder = THINKING if on else self.ready_text()
+        self.query_one("#thinking").display = on and self.app.game is not None
+        self.command_line.placeholder = THINKING if on and self.app.game is not None else self.ready_text()
 
     def ready_text(self) -> str:
         game = self.app.game
-        return OVER if game is not None and game.engine.done else READY
+        return LOADING if game is None else OVER if game.engine.done else READY
 
     def on_pick_chosen(self, message: Pick.Chosen) -> None:
         box = self.command_line
@@ -155,7 +180,7 @@ class PlayScreen(Screen):
         self._drawn.append(reply)
         if reply.typed or reply.kind != "turn":  # not a seat's move played by ``run_turn``
             self.echo(reply.said)
-        self.thinking(self.app.busy or bool(self.app.pending))
+        self.show_queue()
         if reply.kind == "meta":
             self.meta(reply)
         elif reply.kind == "turn" and reply.events:
@@ -172,11 +197,11 @@ class PlayScreen(Screen):
 
     def saved(self, line: str) -> None:
         self.story.note(line, NOTE_STYLE)
-        self.thinking(self.app.busy or bool(self.app.pending))
+        self.show_queue()
 
     def echo(self, said: str) -> None:
-        """Show the command a reply answers, unless this screen showed it when it was typed
-        (a command sent from a trade or council screen is shown when its reply comes)."""
+        """Show the command a reply answers, unless this screen showed it when its turn
+        started (``CommandStarted``)."""
         if said in self._echoed:
             while self._echoed and self._echoed.popleft() != said:
                 pass
