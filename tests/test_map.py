@@ -169,6 +169,24 @@ def test_layout_without_coordinates_is_deterministic_and_collision_free(tmp_path
     _check_picture(gmap.save_png(state, tmp_path / "tangle.png"), state)
 
 
+@pytest.mark.embeddings
+def test_a_save_made_with_default_settings_draws_as_it_loads(tmp_path):
+    """`parley play` with no memory flags (the MiniLM embedder) makes the save; `parley map` reads
+    it the way `--load` does, Σ-Mem's trust included."""
+    saves = tmp_path / "saves"
+    moves = "ask jory about strongbox\nnorth\nnorth\ndown\nexamine coffin\n"  # Jory's crypt story, then the coffin
+    r = parley("play", "worlds/harbor", "--plain", "--seed", "0", input=moves, env={"PARLEY_SAVES": str(saves)})
+    assert r.returncode == 0 and "Progress saved to" in r.stdout, r.stderr
+    data = json.loads((saves / "autosave-harbor-v1" / "save.json").read_text())
+    assert data["components"]["memory"]["embedder"] == "minilm"  # the default settings
+    out = tmp_path / "now.png"
+    assert main(["map", "autosave-harbor-v1", "--saves-dir", str(saves), "--png", str(out)]) == 0
+    state, _world, _folder = gmap.save_map_state("autosave-harbor-v1", saves)
+    assert state["player"] == "crypt" and state["turn"] == data["turn"] == 5
+    assert {n["id"]: n["trust"] for n in state["npcs"]}["jory"] == "lying"
+    _check_picture(out, state)
+
+
 def _harbor_save(saves: Path) -> Path:
     from game.play.session import Game
 
@@ -333,3 +351,36 @@ def test_map_modules_do_not_import_pygame():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_every_name_is_whole_and_inside_the_picture_and_markers_differ(tmp_path):
+    """No room name or legend entry is cut ("Harbormaster's O..."), the picture holds every text's
+    box, every NPC is in the legend under a marker letter no one else has (Old Hobb and Orla
+    Gannet are not both "O"), and up/down exits are marked in the rooms they join."""
+    for world in WORLD_PATHS:
+        state = gmap.world_map_state(load_world(world))
+        geo = gmap.geometry(state)
+        texts = gmap.labels(state, geo)
+        for lid, room in state["rooms"].items():
+            assert " ".join(t for where, t, _ in texts if where == f"room:{lid}") == room["name"]
+        for _, text, (left, top, w, h) in texts:
+            assert "..." not in text, text
+            assert 0 <= left and left + w <= geo.size[0] and 0 <= top and top + h <= geo.size[1], text
+        legend = [t for where, t, _ in texts if where == "legend"]
+        assert all(n["name"] in legend for n in state["npcs"]) and "up / down" in legend
+        marks = [n["mark"] for n in state["npcs"]]
+        assert len(set(marks)) == len(marks), marks
+    harbor = gmap.world_map_state(load_world(WORLDS / "harbor"))
+    marks = {n["name"]: n["mark"] for n in harbor["npcs"]}
+    assert marks["Old Hobb"] != marks["Orla Gannet"]
+    assert ["crypt", "chapel"] in harbor["levels"] and ["sea_cave", "shingle_beach"] in harbor["levels"]
+    out = gmap.save_png(harbor, tmp_path / "harbor.png")
+    img = pygame.image.load(str(out))
+    geo = gmap.geometry(harbor)
+    assert img.get_size() == geo.size
+    for lid in ("crypt", "chapel", "sea_cave"):  # the arrow that says a way up or down is here
+        left, top, w, h = geo.rooms[lid]
+        area = [
+            _pixel(img, (x, y)) for x in range(left + w - 32, left + w - 6) for y in range(top + h // 2, top + h - 20)
+        ]
+        assert gmap.STAIRS in area, lid

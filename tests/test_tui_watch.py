@@ -193,9 +193,9 @@ async def test_an_llm_outage_is_a_notification_and_autosaves(serve, tmp_path):
         await until(pilot, lambda: screen.paused and not app.busy)
         assert app.game.engine.state.turn == 2  # the failed turn was finished by scripted voices
         assert 'Lou says: "The sky is blue."' in story(app)
-    save = json.loads((saves / "autosave-mini-v1" / "save.json").read_text())
+    save = json.loads((saves / "watch-mini-v1" / "save.json").read_text())  # a watched game's own slot
     assert save["turn"] == 2 and save["llm"]["base_url"] == s.base_url
-    assert replay("autosave-mini-v1", base=saves)[0]
+    assert replay("watch-mini-v1", base=saves)[0]
 
 
 async def test_escape_discards_the_llm_players_answer_before_its_move(serve, tmp_path):

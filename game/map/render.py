@@ -16,6 +16,7 @@ pygame is imported only inside the drawing functions, so the rest of the game ne
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass
@@ -48,7 +49,8 @@ assert set(OFFSETS) == set(DIRECTIONS)
 # picture sizes (pixels)
 CELL_W, CELL_H = 190, 120
 BOX_W, BOX_H = 160, 84
-MARGIN, TITLE_H, LEGEND_H = 24, 40, 56
+MARGIN, TITLE_H, LEGEND_LINE = 24, 40, 20
+NAME_SIZES, LEGEND_SIZE = (22, 20, 18, 16), 18  # font sizes: a room's name (largest that fits), the legend
 MIN_WIDTH = 620
 MAX_SPAN = 60  # cells across or down, after long empty stretches are shortened
 
@@ -61,6 +63,7 @@ TEXT_DARK = (40, 34, 28)
 TEXT_LIGHT = (226, 226, 232)
 OPEN_EXIT = (150, 156, 170)
 LOCKED_EXIT = (214, 96, 60)
+STAIRS = (96, 86, 140)  # the arrows in a room with a way up or down
 PLAYER_DOT = (70, 130, 236)
 ITEM_DOT = (200, 150, 30)
 TRUST = {"trusted": (52, 168, 84), "lying": (210, 52, 52), "unknown": (150, 150, 150)}
@@ -175,8 +178,23 @@ def map_state(
             key = (lid, to) if lid < to else (to, lid)
             locked = d in loc.locked and f"{lid}:{d}" not in state.unlocked
             exits[key] = exits.get(key, False) or locked
+    levels = sorted(
+        {
+            (lid, to) if d == "up" else (to, lid)
+            for lid, loc in spec.locations.items()
+            for d, to in loc.exits.items()
+            if d in ("up", "down") and to in rooms and to != lid
+        }
+    )  # (lower, upper): joined by stairs, a ladder or a climb, drawn apart from the level exits
+    marks = npc_marks({nid: str(npc.name) for nid, npc in spec.npcs.items()})
     npcs = [
-        {"id": nid, "name": str(npc.name), "at": state.where.get(nid), "trust": trust_level((trust or {}).get(nid))}
+        {
+            "id": nid,
+            "name": str(npc.name),
+            "mark": marks[nid],
+            "at": state.where.get(nid),
+            "trust": trust_level((trust or {}).get(nid)),
+        }
         for nid, npc in spec.npcs.items()
     ]
     items: dict[str, list[str]] = {}
@@ -191,10 +209,24 @@ def map_state(
         "turn": state.turn,
         "rooms": rooms,
         "exits": [[a, b, "locked" if lk else "open"] for (a, b), lk in sorted(exits.items())],
+        "levels": [list(pair) for pair in levels],
         "player": state.where.get(PLAYER),
         "npcs": npcs,
         "items": items,
     }
+
+
+def npc_marks(names: dict[str, str]) -> dict[str, str]:
+    """One letter per NPC, no two alike (in the order given): the initial of the first word of its
+    name, else of a later word, else any other letter of its name, else a digit. Orla Gannet is G
+    beside Old Hobb's O; the legend says who is who."""
+    marks: dict[str, str] = {}
+    for nid, name in names.items():
+        words = [w for w in name.split() if w[:1].isalpha()] or [nid]
+        letters = [w[0] for w in words] + [c for c in "".join(words) if c.isalpha()]
+        free = [c.upper() for c in letters if c.upper() not in marks.values()]
+        marks[nid] = free[0] if free else next(str(n) for n in range(10**6) if str(n) not in marks.values())
+    return marks
 
 
 def world_map_state(world: Any) -> dict[str, Any]:
@@ -202,46 +234,24 @@ def world_map_state(world: Any) -> dict[str, Any]:
     return map_state(world.spec, label="start")
 
 
-def game_map_state(game: Game) -> dict[str, Any]:
+def game_map_state(game: Game, label: str = "") -> dict[str, Any]:
     """A running ``game.play.session.Game`` now."""
     trust = game.facts.trust_table() if getattr(game, "facts", None) is not None else None
-    return map_state(game.spec, game.engine.state, trust, label="")
+    return map_state(game.spec, game.engine.state, trust, label=label)
 
 
 def save_map_state(
     ref: str | Path, base: str | Path | None = None, world_path: str | Path | None = None
 ) -> tuple[dict[str, Any], Any, Path]:
-    """A save as it stands: (map state, its world, its folder). Reads the save without
-    changing it and without building its agents or memory; Σ-Mem trust comes from the save's
-    world-fact component. A damaged save is a ``SaveError``."""
-    from game.core.errors import SaveError
-    from game.engine.state import GameState, state_problems
-    from game.play.persistence import check_hash, world_for
-    from game.play.save_files import read_save, resolve
+    """A save as it stands: (map state, its world, its folder). The save is loaded exactly as
+    ``parley play --load`` loads it (``Game.load``: the same checks, and world-fact memory built
+    with the settings the game was made with, so Σ-Mem's trust reads back whatever embedder it
+    used); nothing is written. A damaged save is a ``SaveError``."""
+    from game.play.session import Game
 
-    folder = resolve(ref, base)
-    where = folder / "save.json"
-    data = read_save(folder)
-    check_hash(data, where)
-    world = world_for(data, where, world_path)
-    try:
-        state = GameState.from_dict(data["engine"]["state"])
-        problems = state_problems(state, world.spec)
-        if problems:
-            raise ValueError("; ".join(problems[:3]))
-        trust = None
-        facts = data.get("components", {}).get("facts")
-        if facts is not None:
-            from memory.fact_listener import WorldFacts
-
-            wf = WorldFacts(world.spec)
-            wf.set_state(facts)
-            trust = wf.trust_table()
-    except Exception as e:  # any damage inside the state is the save's fault, never a crash
-        raise SaveError(
-            f"{where}: game state is damaged ({type(e).__name__}: {e})", hint="the file was left as it is"
-        ) from None
-    return map_state(world.spec, state, trust, label=f"save {folder.name}"), world, folder
+    game = Game.load(ref, base, world_path=world_path)
+    folder = game.loaded_from if game.loaded_from is not None else Path(ref)
+    return game_map_state(game, label=f"save {folder.name}"), game.world, folder
 
 
 # --- geometry ---------------------------------------------------------------------------
@@ -261,19 +271,26 @@ def _squeeze(values: list[int]) -> dict[int, int]:
 @dataclass(frozen=True)
 class Geometry:
     """Where things are in the picture: ``rooms`` maps a location id to its box
-    ``(left, top, width, height)``; ``size`` is the picture's (width, height)."""
+    ``(left, top, width, height)``; ``size`` is the picture's (width, height); ``legend`` holds the
+    legend's entries ``(kind, text, left, row)`` (see ``legend``), below ``legend_top``."""
 
     size: tuple[int, int]
     rooms: dict[str, tuple[int, int, int, int]]
     legend_top: int
+    legend: tuple[tuple[str, str, int, int], ...] = ()
 
     def centre(self, lid: str) -> tuple[int, int]:
         left, top, w, h = self.rooms[lid]
         return left + w // 2, top + h // 2
 
+    def legend_y(self, row: int) -> int:
+        """The middle of legend row ``row``."""
+        return self.legend_top + 14 + row * LEGEND_LINE
+
 
 def geometry(state: dict[str, Any]) -> Geometry:
-    """Box positions and the picture size for a map state (see ``map_state``)."""
+    """Box positions, the legend's rows and the picture size for a map state (see ``map_state``):
+    the picture is tall enough for every row of the legend."""
     rooms = state["rooms"]
     if not rooms:
         raise InputError("the world has no locations to draw")
@@ -293,7 +310,9 @@ def geometry(state: dict[str, Any]) -> Geometry:
         cy = TITLE_H + ys[r["cell"][1]] * CELL_H + (CELL_H - BOX_H) // 2
         boxes[lid] = (cx, cy, BOX_W, BOX_H)
     legend_top = TITLE_H + rows * CELL_H
-    return Geometry(size=(width, legend_top + LEGEND_H + MARGIN // 2), rooms=boxes, legend_top=legend_top)
+    entries = tuple(legend(state, width))
+    height = legend_top + 14 + (max(row for *_, row in entries) + 1) * LEGEND_LINE + MARGIN // 2
+    return Geometry(size=(width, height), rooms=boxes, legend_top=legend_top, legend=entries)
 
 
 # --- drawing ---------------------------------------------------------------------------
@@ -311,6 +330,17 @@ def require_pygame() -> Any:
     return pygame
 
 
+@functools.lru_cache(maxsize=16)
+def font(size: int, bold: bool = False) -> Any:
+    """pygame's default font at ``size`` (the same in every drawing and measurement)."""
+    pg = require_pygame()
+    if not pg.font.get_init():
+        pg.font.init()
+    f = pg.font.Font(None, size)
+    f.set_bold(bold)
+    return f
+
+
 def _fit(font: Any, text: str, width: int) -> str:
     """``text`` shortened with '...' until it fits in ``width`` pixels."""
     if font.size(text)[0] <= width:
@@ -318,6 +348,43 @@ def _fit(font: Any, text: str, width: int) -> str:
     while text and font.size(text + "...")[0] > width:
         text = text[:-1]
     return text.rstrip() + "..."
+
+
+def room_name(name: str, width: int = BOX_W - 14) -> tuple[int, list[str]]:
+    """(font size, lines) for a room's name in its box: whole words on at most two lines, in the
+    largest of the name sizes that fits ``width`` pixels (only a word wider than the box at the
+    smallest size is cut, with '...')."""
+    words = name.split() or [""]
+    for size in NAME_SIZES:
+        f, lines = font(size), [words[0]]
+        for w in words[1:]:
+            if f.size(f"{lines[-1]} {w}")[0] <= width:
+                lines[-1] += f" {w}"
+            else:
+                lines.append(w)
+        if len(lines) <= 2 and all(f.size(line)[0] <= width for line in lines):
+            return size, lines
+    f = font(NAME_SIZES[-1])
+    return NAME_SIZES[-1], [_fit(f, line, width) for line in (lines[0], " ".join(lines[1:]))]
+
+
+SYMBOLS = ("you", "trusted", "caught lying", "unknown", "item", "locked", "up / down")
+
+
+def legend(state: dict[str, Any], width: int) -> list[tuple[str, str, int, int]]:
+    """The legend's entries as (kind, text, left, row): the symbols (kind ``symbol``), then every
+    NPC's mark and full name (kind ``npc:<id>``), wrapped into rows that fit ``width`` pixels."""
+    small, right = font(LEGEND_SIZE), width - MARGIN
+    out, x, row = [], MARGIN, 0
+    items = [("symbol", t) for t in SYMBOLS] + [(f"npc:{n['id']}", n["name"]) for n in state["npcs"]]
+    for n, (kind, text) in enumerate(items):
+        lead = 34 if text in ("locked", "up / down") else 18  # a line sample, else a dot
+        span = lead + small.size(text)[0] + 14
+        if n and (x + span > right or (kind.startswith("npc") and items[n - 1][0] == "symbol")):
+            x, row = MARGIN, row + 1  # the NPCs start a row of their own
+        out.append((kind, text, x, row))
+        x += span
+    return out
 
 
 def _dashed(pg: Any, surface: Any, colour: tuple, a: tuple[int, int], b: tuple[int, int], width: int) -> None:
@@ -337,6 +404,28 @@ def _dashed(pg: Any, surface: Any, colour: tuple, a: tuple[int, int], b: tuple[i
             width,
         )
         t = e + gap
+
+
+def _link(pg: Any, surface: Any, a: tuple[int, int], b: tuple[int, int], locked: bool, stairs: bool) -> None:
+    """An exit between two rooms: a solid line, dashed when locked; up/down as a double line."""
+    colour = LOCKED_EXIT if locked else OPEN_EXIT
+    length = math.dist(a, b) or 1.0
+    nx, ny = (b[1] - a[1]) / length, (a[0] - b[0]) / length  # the unit normal
+    for off in (-3, 3) if stairs else (0,):
+        p = (round(a[0] + nx * off), round(a[1] + ny * off))
+        q = (round(b[0] + nx * off), round(b[1] + ny * off))
+        if locked:
+            _dashed(pg, surface, colour, p, q, 2 if stairs else 3)
+        else:
+            pg.draw.line(surface, colour, p, q, 2 if stairs else 3)
+
+
+def _arrow(pg: Any, surface: Any, box: tuple[int, int, int, int], up: bool, colour: tuple = STAIRS) -> None:
+    """A small triangle at a box's right edge, below its name: the way up (pointing up) or, beside
+    it, the way down."""
+    x, y = box[0] + box[2] - (26 if up else 12), box[1] + box[3] // 2 + 8
+    pts = [(x - 5, y + 4), (x + 5, y + 4), (x, y - 4)] if up else [(x - 5, y - 4), (x + 5, y - 4), (x, y + 4)]
+    pg.draw.polygon(surface, colour, pts)
 
 
 def marker_positions(
@@ -377,8 +466,19 @@ def markers(state: dict[str, Any], geo: Geometry | None = None) -> dict[str, lis
     }
 
 
-def _markers(pg: Any, surface: Any, font: Any, state: dict[str, Any], geo: Geometry) -> None:
-    """The player, the NPCs (coloured by trust, with their initial) and the items."""
+def mark_of(npc: dict[str, Any]) -> str:
+    """The letter on an NPC's marker (``map_state``'s ``mark``; the initial in an older state)."""
+    return str(npc.get("mark") or (npc["name"][:1] or "?").upper())
+
+
+def _npc_dot(pg: Any, surface: Any, npc: dict[str, Any], at: tuple[int, int]) -> None:
+    pg.draw.circle(surface, TRUST.get(npc["trust"], TRUST["unknown"]), at, 8)
+    letter = font(18, bold=True).render(mark_of(npc), True, (255, 255, 255))
+    surface.blit(letter, letter.get_rect(center=(at[0], at[1] + 1)))
+
+
+def _markers(pg: Any, surface: Any, state: dict[str, Any], geo: Geometry) -> None:
+    """The player, the NPCs (coloured by trust, with their mark) and the items."""
     npcs = {n["id"]: n for n in state["npcs"]}
     for row in markers(state, geo).values():
         for kind, ident, at in row:
@@ -387,66 +487,73 @@ def _markers(pg: Any, surface: Any, font: Any, state: dict[str, Any], geo: Geome
             elif kind == "item":
                 pg.draw.circle(surface, ITEM_DOT, at, 3)
             else:
-                name = npcs[ident]["name"]
-                pg.draw.circle(surface, TRUST.get(npcs[ident]["trust"], TRUST["unknown"]), at, 8)
-                initial = font.render((name[:1] or "?").upper(), True, (255, 255, 255))
-                surface.blit(initial, initial.get_rect(center=(at[0], at[1] + 1)))
+                _npc_dot(pg, surface, npcs[ident], at)
 
 
-def _legend(pg: Any, surface: Any, font: Any, geo: Geometry, npcs: list[dict[str, Any]]) -> None:
-    y = geo.legend_top + 14
-    x = MARGIN
-    for label, colour, r in (
-        ("you", PLAYER_DOT, 7),
-        ("trusted", TRUST["trusted"], 7),
-        ("caught lying", TRUST["lying"], 7),
-        ("unknown", TRUST["unknown"], 7),
-        ("item", ITEM_DOT, 3),
-    ):
-        pg.draw.circle(surface, colour, (x + 7, y), r)
-        text = font.render(label, True, TEXT_LIGHT)
-        surface.blit(text, (x + 18, y - text.get_height() // 2))
-        x += 30 + text.get_width()
-    _dashed(pg, surface, LOCKED_EXIT, (x, y), (x + 28, y), 3)
-    text = font.render("locked", True, TEXT_LIGHT)
-    surface.blit(text, (x + 34, y - text.get_height() // 2))
-    names = ", ".join(f"{(n['name'][:1] or '?').upper()} {n['name']}" for n in npcs)
-    if names:
-        line = font.render(_fit(font, names, geo.size[0] - 2 * MARGIN), True, TEXT_LIGHT)
-        surface.blit(line, (MARGIN, y + 14))
+def labels(state: dict[str, Any], geo: Geometry | None = None) -> list[tuple[str, str, tuple[int, int, int, int]]]:
+    """Every text the picture holds, as (where, text, box): ``title``, ``room:<id>`` (one per line of
+    a room's name) and ``legend`` (one per entry); boxes are (left, top, width, height)."""
+    geo = geo or geometry(state)
+    out = []
+    turn = f"turn {state.get('turn', 0)}" + (f", {state['label']}" if state.get("label") else "")
+    title_font = font(28)
+    title = _fit(title_font, f"{state.get('title', '')} ({turn})", geo.size[0] - 2 * MARGIN)
+    w, h = title_font.size(title)
+    out.append(("title", title, (MARGIN, (TITLE_H - h) // 2 + 4, w, h)))
+    for lid, room in state["rooms"].items():
+        left, top, bw, _ = geo.rooms[lid]
+        size, lines = room_name(room["name"])
+        for n, line in enumerate(lines):
+            w, h = font(size).size(line)
+            out.append((f"room:{lid}", line, (left + (bw - w) // 2, top + 6 + n * (h - 2), w, h)))
+    small = font(LEGEND_SIZE)
+    for kind, text, x, row in geo.legend:
+        w, h = small.size(text)
+        lead = 34 if text in ("locked", "up / down") else 18
+        out.append(("legend", text, (x + lead, geo.legend_y(row) - h // 2, w, h)))
+    return out
+
+
+def _legend_symbols(pg: Any, surface: Any, state: dict[str, Any], geo: Geometry) -> None:
+    npcs = {f"npc:{n['id']}": n for n in state["npcs"]}
+    dots = {"you": PLAYER_DOT, "trusted": TRUST["trusted"], "caught lying": TRUST["lying"]}
+    dots |= {"unknown": TRUST["unknown"], "item": ITEM_DOT}
+    for kind, text, x, row in geo.legend:
+        y = geo.legend_y(row)
+        if kind in npcs:
+            _npc_dot(pg, surface, npcs[kind], (x + 8, y))
+        elif text in dots:
+            pg.draw.circle(surface, dots[text], (x + 7, y), 3 if text == "item" else 7)
+        else:
+            _link(pg, surface, (x, y), (x + 28, y), text == "locked", text == "up / down")
 
 
 def draw(state: dict[str, Any]) -> Any:
     """The map of a map state on a new pygame surface (no window needed)."""
     pg = require_pygame()
-    if not pg.font.get_init():
-        pg.font.init()
     geo = geometry(state)
     surface = pg.Surface(geo.size)
     surface.fill(BACKGROUND)
-    title_font, name_font, small = pg.font.Font(None, 28), pg.font.Font(None, 22), pg.font.Font(None, 18)
-    initials = pg.font.Font(None, 18)
-    initials.set_bold(True)
-    turn = f"turn {state.get('turn', 0)}" + (f", {state['label']}" if state.get("label") else "")
-    title = title_font.render(
-        _fit(title_font, f"{state.get('title', '')} ({turn})", geo.size[0] - 2 * MARGIN), True, TEXT_LIGHT
-    )
-    surface.blit(title, (MARGIN, (TITLE_H - title.get_height()) // 2 + 4))
+    levels = {tuple(sorted(pair)) for pair in state.get("levels", ())}
     for a, b, kind in state["exits"]:
         if a in geo.rooms and b in geo.rooms:
-            if kind == "locked":
-                _dashed(pg, surface, LOCKED_EXIT, geo.centre(a), geo.centre(b), 3)
-            else:
-                pg.draw.line(surface, OPEN_EXIT, geo.centre(a), geo.centre(b), 3)
-    for lid, room in state["rooms"].items():
+            _link(pg, surface, geo.centre(a), geo.centre(b), kind == "locked", tuple(sorted((a, b))) in levels)
+    for lid in state["rooms"]:
         box = geo.rooms[lid]
         here = lid == state.get("player")
         pg.draw.rect(surface, ROOM, pg.Rect(box))
         pg.draw.rect(surface, HERE_EDGE if here else ROOM_EDGE, pg.Rect(box), 4 if here else 2)
-        name = name_font.render(_fit(name_font, room["name"], BOX_W - 14), True, TEXT_DARK)
-        surface.blit(name, (box[0] + (BOX_W - name.get_width()) // 2, box[1] + 7))
-    _markers(pg, surface, initials, state, geo)
-    _legend(pg, surface, small, geo, state["npcs"])
+    for lower, upper in state.get("levels", ()):
+        if lower in geo.rooms and upper in geo.rooms:
+            _arrow(pg, surface, geo.rooms[lower], up=True)
+            _arrow(pg, surface, geo.rooms[upper], up=False)
+    sizes = {f"room:{lid}": room_name(r["name"])[0] for lid, r in state["rooms"].items()}
+    for where, text, box in labels(state, geo):
+        size = 28 if where == "title" else LEGEND_SIZE if where == "legend" else sizes[where]
+        colour = TEXT_DARK if where.startswith("room:") else TEXT_LIGHT
+        surface.blit(font(size).render(text, True, colour), box[:2])
+    _markers(pg, surface, state, geo)
+    _legend_symbols(pg, surface, state, geo)
     return surface
 
 

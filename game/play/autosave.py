@@ -1,26 +1,42 @@
 """What a front end does with a player's game besides playing it: the one autosave per world
-(kept apart from another game's), ``save NAME`` typed in the game (asking before overwriting a
+(kept apart from another game's; a watched game has its own slot), ``save NAME`` typed in the game (asking before overwriting a
 save this session did not write), the farewell (summary, lessons, autosave) and the journal as
 terminal-safe text. The console and the TUI share these."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 from game.core.errors import ParleyError
 from game.core.text import clean, shown
-from game.play.save_files import SAVE_FILE, read_save, remove, save_folder, slugify
+from game.play.save_files import SAVE_FILE, read_save, remove, save_folder, saves_locked, slugify
+
+WATCHED = "watch"  # the slot's prefix for a game a seat played (``parley watch``)
 
 
 def autosave_name(game) -> str:
-    """One autosave per world, so playing another world never overwrites it."""
-    return f"autosave-{game.spec.id}"
+    """The slot an unfinished game is kept in when it stops. A person's game: ``autosave-<world>``
+    (one per world, so playing another world never overwrites it). A game a seat played while
+    someone watched: ``watch-<world>``, so watching never writes or moves a person's autosave."""
+    return f"{'autosave' if is_persons(game) else WATCHED}-{game.spec.id}"
+
+
+def is_persons(game) -> bool:
+    """Whether a person holds the player's seat (``Game.player_kind`` is ``human``)."""
+    return getattr(game, "player_kind", "human") == "human"
 
 
 def keep_other_autosave(game, saves_base) -> str | None:
     """If ``autosave-<world>`` holds another game (not the one this game was loaded from), move it
     to ``autosave-<world>-previous`` (replacing an older one) so the autosave about to be written
-    never silently replaces it. Returns the name it was kept under, or None."""
+    never silently replaces it. Returns the name it was kept under, or None. Call it with the
+    saves folder locked (``write_autosave`` does), or a game stopping at the same moment finds
+    the slot as it was before this one moved it."""
     name = autosave_name(game)
     folder = save_folder(name, saves_base)
     if not (folder / SAVE_FILE).is_file() or getattr(game, "loaded_from", None) == folder.resolve():
@@ -37,6 +53,17 @@ def keep_other_autosave(game, saves_base) -> str | None:
             os.replace(folder, target)
             return keep
     return None
+
+
+def write_autosave(game, saves_base) -> tuple[Path, str | None]:
+    """Autosave ``game`` (``autosave_name``): for a person's game, another game's autosave in the
+    slot is kept first (``keep_other_autosave``); a watched game's slot holds the last watched game
+    only. The check, the keeping and the write happen under the saves folder's lock
+    (``saves_locked``), so two games that stop together keep both. Returns (the save's folder,
+    the name another game was kept under or None)."""
+    with saves_locked(saves_base):
+        kept = keep_other_autosave(game, saves_base) if is_persons(game) else None
+        return game.save(autosave_name(game), saves_base), kept
 
 
 def journal(game) -> str:
@@ -91,7 +118,31 @@ def save_as(game, name: str, saves_base, read, ours: dict) -> str:
 
 def farewell(game, saves_base, write) -> None:
     """Summary line, and an autosave if the game is unfinished (also after a crash, Ctrl-C, or
-    SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same)."""
+    SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same).
+    A SIGTERM or SIGHUP that comes while it runs (a terminal closed as input ended) waits until
+    the autosave is written instead of cutting it short."""
+    with _signals_held():
+        _farewell(game, saves_base, write)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM and SIGHUP ignored for the duration (main thread only: elsewhere there is nothing
+    to hold), then their handlers back."""
+    names = ("SIGTERM", "SIGHUP")
+    sigs = [getattr(signal, n) for n in names if hasattr(signal, n)]
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in sigs}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
+
+def _farewell(game, saves_base, write) -> None:
     to_terminal = write
 
     def write(text: str) -> None:
@@ -110,13 +161,20 @@ def farewell(game, saves_base, write) -> None:
     if not st.done and st.turn > 0:
         name = autosave_name(game)
         try:
-            kept = keep_other_autosave(game, saves_base)
+            folder, kept = write_autosave(game, saves_base)
             if kept:
                 write(shown(f"The autosave of another game was kept as {kept}."))
-            folder = game.save(name, saves_base)
             llm = getattr(game, "llm", None)
             url = llm.config.public_dict()["base_url"] if llm else ""
             again = f" --llm {'URL' if '***' in url else url} --model {llm.config.model}" if llm else ""
-            write(shown(f"Progress saved to {folder}; continue with: parley play --load {name}{again}"))
+            if is_persons(game):
+                write(shown(f"Progress saved to {folder}; continue with: parley play --load {name}{again}"))
+            else:
+                write(
+                    shown(
+                        f"The watched game was saved to {folder} (your own autosave is untouched); "
+                        f"play it on with: parley play --load {name}{again}"
+                    )
+                )
         except (ParleyError, OSError) as e:
             write(shown(f"Could not autosave: {getattr(e, 'message', e)}"))

@@ -152,6 +152,18 @@ def _locked(folder: Path) -> Iterator[None]:
             lock.release()
 
 
+@contextlib.contextmanager
+def saves_locked(base: str | Path | None = None) -> Iterator[Path]:
+    """Hold the saves folder's own lock (``<saves>/.lock``) for a step that reads and then writes
+    more than one save, such as the autosave's check, keep and write: two games that stop at the
+    same moment then take turns instead of both finding the slot free. Yields the saves folder
+    (made if missing). Each save's folder keeps its own lock for the write itself."""
+    root = saves_dir(base)
+    root.mkdir(parents=True, exist_ok=True)
+    with _locked(root):
+        yield root
+
+
 @dataclass(frozen=True)
 class SaveInfo:
     slug: str

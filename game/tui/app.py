@@ -377,11 +377,10 @@ class ParleyApp(App):
         """The LLM endpoint failed during a turn (its NPCs finished it scripted): say so, and
         autosave as the line console does when it stops."""
         from game.core.errors import ParleyError
-        from game.play.autosave import autosave_name, keep_other_autosave
+        from game.play.autosave import write_autosave
 
         try:
-            keep_other_autosave(self.game, self.saves_base)
-            folder = self.game.save(autosave_name(self.game), self.saves_base)
+            folder, _kept = write_autosave(self.game, self.saves_base)
             self.game.loaded_from = folder.resolve()  # this game continues that save from now on
             saved = f"Progress saved to {folder}."
         except (ParleyError, OSError) as e:

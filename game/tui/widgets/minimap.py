@@ -28,7 +28,7 @@ STEP = {
     "in": (1, 1),
     "out": (-1, -1),
 }
-CELL = 6  # characters per grid column: a 5-character label and a connector
+CELL = 8  # the narrowest grid column: a 7-character label and a connector
 
 
 class MapTracker:
@@ -94,49 +94,113 @@ class MapTracker:
         for loc in self.at:
             self.names[loc] = game.engine.name(loc)
 
+    def arrows(self, loc: str) -> str:
+        """↑, ↓ or ↕: the ways up and down from ``loc`` the player has taken (either way)."""
+        up = any((a == loc and d == "up") or (b == loc and d == "down") for a, d, b in self.edges)
+        down = any((a == loc and d == "down") or (b == loc and d == "up") for a, d, b in self.edges)
+        return "↕" if up and down else "↑" if up else "↓" if down else ""
 
-def label(name: str) -> str:
-    words = [w for w in name.split() if w.lower() not in ("the", "a", "an", "of")] or [name]
-    if len(words) == 1:
-        return words[0][:5]
-    return (words[0][:3] + words[-1][:2]) if len(words[0]) > 2 else "".join(w[:2] for w in words)[:5]
+
+ARTICLES = ("the", "a", "an")
+VERTICAL = ("up", "down")
+
+
+def label(name: str, width: int) -> str:
+    """A place's name in at most ``width`` characters, readable: the whole name (without a leading
+    article), else its words shortened to initials but the last ("H. Office" for Harbormaster's
+    Office), else its last word, else its first, else cut with "…". ``legend`` says what a short
+    one stands for."""
+    words = name.split()
+    if len(words) > 1 and words[0].lower() in ARTICLES:
+        words = words[1:]
+    whole = " ".join(words)
+    tries = [whole]
+    if len(words) > 1:
+        tries += [" ".join(w[0] + "." for w in words[:-1]) + " " + words[-1], words[-1], words[0]]
+    for t in tries:
+        if len(t) <= width:
+            return t
+    return whole[: max(1, width - 1)] + "…"
+
+
+def legend(tracker: MapTracker, width: int, shown: set[str] | None = None) -> list[str]:
+    """ "short = full name" for each place (of ``shown``, default all) whose label is shortened."""
+    out = []
+    for loc in sorted(shown if shown is not None else tracker.at, key=lambda p: tracker.at[p][::-1]):
+        name = tracker.names.get(loc, loc)
+        short = label(name, width - len(tracker.arrows(loc)))
+        if short != name and short != " ".join(name.split()[1:]):
+            out.append(f"{short} = {name}")
+    return out
+
+
+def _window(tracker: MapTracker, cols: int, rows: int) -> tuple[int, int]:
+    """The top-left grid cell of the part of the map shown: all of it when it fits, else the part
+    that holds the player and the most other places (never an empty band beside them)."""
+    hx, hy = tracker.at.get(tracker.here or "", (0, 0))
+    cells = list(tracker.at.values())
+
+    def best(axis: int, here: int, size: int) -> int:
+        lo = min(c[axis] for c in cells)
+        hi = max(c[axis] for c in cells)
+        if hi - lo < size:
+            return lo
+        starts = range(max(lo, here - size + 1), min(here, hi - size + 1) + 1)
+        return max(starts, key=lambda s: (sum(s <= c[axis] < s + size for c in cells), -abs(s + size // 2 - here)))
+
+    return best(0, hx, cols), best(1, hy, rows)
 
 
 def draw(tracker: MapTracker, width: int, height: int) -> Text:
-    """The map as text, ``width`` x ``height`` characters at most, centred on the player."""
+    """The map as text, ``width`` x ``height`` characters at most: each place under a readable
+    label (``label``), a way up or down marked on the place (↑ ↓ ↕) and its link drawn as ↕, other
+    links as ─ │ ╱ ╲; under it, as room allows, what the shortened labels stand for."""
     if not tracker.at:
         return Text("(nowhere yet)", style="dim")
-    cols, rows = max(1, width // CELL), max(1, (height + 1) // 2)
-    hx, hy = tracker.at.get(tracker.here or "", (0, 0))
-    xs = sorted(p[0] for p in tracker.at.values())
-    ys = sorted(p[1] for p in tracker.at.values())
-    x0 = xs[0] if xs[-1] - xs[0] < cols else hx - cols // 2  # all of it when it fits
-    y0 = ys[0] if ys[-1] - ys[0] < rows else hy - rows // 2
+    cell = max(8, min(14, width // 3))
+    cols, rows = max(1, width // cell), max(1, (height + 1) // 2)
+    x0, y0 = _window(tracker, cols, rows)
     where = {p: loc for loc, p in tracker.at.items()}
-    linked = {(a, b) for a, _, b in tracker.edges} | {(b, a) for a, _, b in tracker.edges}
-    vertical = {(a, b) for a, d, b in tracker.edges if d in ("up", "down")}
-    vertical |= {(b, a) for a, b in vertical}
-    out = Text(no_wrap=True, overflow="crop")
-    for y in range(y0, y0 + rows):
+    links: dict[frozenset, str] = {}
+    for a, d, b in tracker.edges:
+        if a != b:
+            links[frozenset((a, b))] = "↕" if d in VERTICAL else links.get(frozenset((a, b)), "")
+    used = [y for y in range(y0, y0 + rows) if any((x, y) in where for x in range(x0, x0 + cols))]
+    out, shown = Text(no_wrap=True, overflow="crop"), set()
+    for y in range(y0, (used[-1] if used else y0) + 1):
         line, under = Text(), Text()
         for x in range(x0, x0 + cols):
             loc = where.get((x, y))
             if loc is None:
-                line.append(" " * CELL)
+                line.append(" " * cell)
             else:
-                style = "reverse bold" if loc == tracker.here else "bold"
-                mark = "↕" if any(a == loc for a, _ in vertical) else ""
-                line.append(f"{(label(tracker.names.get(loc, loc)) + mark)[:5]:^5}", style=style)
-                east = where.get((x + 1, y))
-                line.append("─" if east and (loc, east) in linked else " ", style="dim")
-            south = where.get((x, y + 1))
-            under.append(f"{'│' if loc and south and (loc, south) in linked else ' ':^5} ", style="dim")
+                shown.add(loc)
+                arrows = tracker.arrows(loc)
+                text = label(tracker.names.get(loc, loc), cell - 1 - len(arrows)) + arrows
+                line.append(f"{text:^{cell - 1}}", style="reverse bold" if loc == tracker.here else "bold")
+                line.append(_link(links, loc, where.get((x + 1, y)), "─"), style="dim")
+            below = _link(links, loc, where.get((x, y + 1)), "│")
+            cross = _link(links, loc, where.get((x + 1, y + 1)), "╲")
+            if cross == " ":
+                cross = _link(links, where.get((x + 1, y)), where.get((x, y + 1)), "╱")
+            under.append(f"{below:^{cell - 1}}{cross}", style="dim")
+        if out:
+            out.append("\n")
         out.append_text(line)
-        if y < y0 + rows - 1:
+        if y < y0 + rows - 1 and (y + 1) in used:
             out.append("\n")
             out.append_text(under)
-            out.append("\n")
+    lines = str(out).count("\n") + 1
+    for text in legend(tracker, cell - 1, shown)[: max(0, height - lines)]:
+        out.append("\n" + text, style="dim")
     return out
+
+
+def _link(links: dict[frozenset, str], a: str | None, b: str | None, glyph: str) -> str:
+    """The connector between two places in neighbouring cells: ``glyph``, or ↕ for a way up or down
+    (whatever side the other place was drawn on), or a space."""
+    kind = links.get(frozenset((a, b))) if a and b else None
+    return " " if kind is None else (kind or glyph)
 
 
 class Minimap(Static):
@@ -156,6 +220,7 @@ class Minimap(Static):
         width = max(CELL, (self.content_size.width or 36))
         height = max(3, (self.content_size.height or 7))
         self.update(draw(self.tracker, width, height))
+        self.tooltip = "\n".join(legend(self.tracker, max(CELL, min(14, width // 3)) - 1)) or None
 
     def on_resize(self) -> None:
         self.refresh_map()
