@@ -67,6 +67,11 @@ def test_score_and_quests_answer_without_a_turn():
     text = quests.lines[0]
     assert "The Gannet's Strongbox: Find the drowned captain's strongbox" in text and "[ ] Open the strongbox" in text
     assert text.endswith("Done: A Light Against the Dark.")
+    from game.core.phrasing import HELP_TEXT
+    from tests.conftest import ROOT
+
+    guide = (ROOT / "docs" / "guide" / "playing.md").read_text()
+    assert "score (your points" in HELP_TEXT and "quests (" in HELP_TEXT and "`score`, `quests`" in guide
 
 
 def test_score_and_quests_in_the_line_console():
@@ -229,6 +234,24 @@ def test_in_own_voice(text, names, said):
     assert in_own_voice(text, names, others=["Ozra Nayl", "Tavish Orme"]) == said
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["Kesh", "Kesh's", "she", "her", "She'll", "has", "on", "Lane", ".", ","]) | st.text(max_size=8)
+    )
+)
+def test_in_own_voice_never_raises_and_leaves_a_text_without_the_name_alone(parts):
+    from game.core.speech import in_own_voice
+
+    text = " ".join(parts)
+    said = in_own_voice(text, ["Kesh Aldane", "Kesh"], others=["Ozra Nayl"])
+    assert isinstance(said, str)
+    if not re.search(r"(?<![\w'])Kesh(?![\w])", text):
+        assert said == text
+    else:
+        assert not re.search(r"(?<![\w'])Kesh(?![\w])", said.replace("\x00", ""))
+
+
 @pytest.mark.parametrize("world", ["harbor", "bazaar", "council"])
 def test_no_npc_names_itself_when_telling_what_it_knows(world):
     from agents.npc import Voice
@@ -266,3 +289,70 @@ def test_thanks_for_an_item_not_wanted_is_refused_at_load(tmp_path):
     hobb.write_text(hobb.read_text().replace("thanks = { rum_flask", "thanks = { captains_coat"))
     problems = [str(p) for p in check_world(folder)]
     assert any("npcs.hobb.thanks.captains_coat" in p and "does not want" in p for p in problems), problems
+
+
+# --- g. the end of a game speaks to the player -------------------------------------------------------
+
+
+def test_the_end_of_a_game_says_what_is_kept_in_player_terms(tmp_path):
+    from game.play.autosave import farewell
+
+    bank = tmp_path / "insights.json"
+    from memory.insights import InsightBank
+
+    game = Game(HARBOR, seed=0, memory={"embedder": "hash"}, insights=InsightBank(bank))
+    for line in ("n", "w", "take rum", "ask hobb about keys"):
+        game.submit(line)
+    game.engine.state.done = True
+    out: list[str] = []
+    farewell(game, str(tmp_path), out.append)
+    assert out[0].startswith("Score 0, quests 0/3")
+    assert re.fullmatch(r"The people of this world will remember this game next time \(\d+ lessons? kept\)\.", out[1])
+    assert not any("insights" in line or str(tmp_path) in line for line in out), out
+    assert bank.is_file()
+
+
+# --- h. no help text or guide page gives a walkthrough away ------------------------------------------
+
+
+def winning_moves() -> set[str]:
+    """The lines of the shipped walkthroughs that do something to a thing or a person: not a bare
+    move ("go east", "n"), a one-word command or a vote (both ways are listed everywhere)."""
+    from tests.conftest import ROOT
+
+    moves: set[str] = set()
+    for path in sorted((ROOT / "tests" / "scripts").glob("*_win.txt")):
+        for line in path.read_text().splitlines():
+            said = " ".join(line.lower().split())
+            if said and not said.startswith("#") and len(said.split()) > 1 and said.split()[0] not in ("go", "vote"):
+                moves.add(said)
+    return moves
+
+
+def help_texts() -> dict[str, str]:
+    import argparse
+
+    from game.cli.arguments import build_parser
+
+    parser = build_parser()
+    texts = {"parley --help": parser.format_help()}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                texts[f"parley {name} --help"] = sub.format_help()
+    return texts
+
+
+def test_no_help_text_or_guide_page_quotes_a_winning_move():
+    from tests.conftest import ROOT
+
+    moves = winning_moves()
+    assert len(moves) > 15 and "open strongbox" in moves
+    pages = {str(p.relative_to(ROOT)): p.read_text() for p in sorted((ROOT / "docs" / "guide").glob("*.md"))}
+    found = []
+    for where, text in {**help_texts(), **pages}.items():
+        flat = " ".join(text.lower().split())
+        found += [(where, m) for m in moves if re.search(rf"(?<![\w=-]){re.escape(m)}(?![\w=-])", flat)]
+    assert not found, found
+    for where, text in {**help_texts(), "docs/guide/playing.md": pages["docs/guide/playing.md"]}.items():
+        assert not re.search(r"\w+_win\.txt", text.replace("mini_win.txt", "")), where

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 _SELF, _SELFS = "\x00SELF\x00", "\x00SELFS\x00"
-_TOKEN = re.compile(r"\x00SELFS?\x00|[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z\x00]+")
+_TOKEN = re.compile(r"\x00SELFS?\x00|[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z\x00]+|\x00")
 # words after which a name starts a clause (so it is the subject: "where Hobb used to keep")
 _CLAUSE = frozenset(
     "and but or that where when because while if so as since though who whom than then till until".split()
@@ -55,6 +55,95 @@ def _is_word(tok: str) -> bool:
     return tok[:1].isalpha()
 
 
+def _cap(word: str, at_start: bool) -> str:
+    return word[:1].upper() + word[1:] if at_start else word
+
+
+class _Telling:
+    """One pass over a text whose speaker's names are marked ``_SELF`` / ``_SELFS``."""
+
+    def __init__(self, toks: list[str], strangers: set[str]):
+        self.toks, self.strangers = toks, strangers
+        self.out: list[str] = []
+        self.pronouns: dict[str, str] | None = None  # the speaker's, once one is seen after a name
+        self.named = False  # the speaker was named, and no one else since: he/she may be the speaker
+        self.conjugate = False  # the next verb follows a new "I"
+        self.aside = False  # "I, in the Cloth Hall, make": a phrase between the subject and its verb
+
+    def start(self) -> bool:
+        """At the start of a sentence."""
+        before = "".join(self.out).rstrip()
+        return not before or before[-1] in '.!?:;"“'
+
+    def next_word(self, i: int) -> str | None:
+        toks, j = self.toks, i + 1
+        while j < len(toks) and toks[j].isspace():
+            j += 1
+        return toks[j] if j < len(toks) and (_is_word(toks[j]) or toks[j] in (_SELF, _SELFS)) else None
+
+    def prev_word(self) -> str:
+        for t in reversed(self.out):
+            if _is_word(t):
+                return t.lower()
+            if not t.isspace():
+                return ""
+        return ""
+
+    def subject(self, i: int) -> str:
+        following = self.next_word(i)
+        if following is not None and following.lower() in _PREPS:
+            self.aside = True
+            return "I,"
+        self.conjugate = True
+        return "I"
+
+    def pronoun(self, i: int, base: str, tail: str) -> str:
+        at_start = self.start()
+        if tail and base in ("he", "she"):
+            word = _CONTRACTIONS.get("'" + tail, "I'" + tail)
+        elif base in ("he", "she"):
+            word = self.subject(i)
+        elif base in ("her", "his"):  # my stall, mine; let me off, meet me on price
+            following = self.next_word(i)
+            owned = following is not None and following.lower() not in _PREPS | _CLAUSE
+            word = "my" if owned else "me" if base == "her" else "mine"
+        else:
+            word = (self.pronouns or {})[base]
+        return _cap(word, at_start)
+
+    def word(self, i: int, tok: str) -> str:
+        low = tok.lower()
+        if self.aside and low not in _PREPS and low not in ("the", "a", "an") and not tok[:1].isupper():
+            if self.out and self.out[-1].isspace():
+                self.out.pop()
+            self.out.append(", ")
+            self.aside, self.conjugate = False, True
+        if tok in self.strangers:
+            self.named = False
+        base, _, tail = low.partition("'")
+        if self.pronouns is None and self.named and base in (*_MALE, *_FEMALE):
+            self.pronouns = _MALE if base in _MALE else _FEMALE
+        if self.pronouns is not None and self.named and base in self.pronouns:
+            return self.pronoun(i, base, tail)
+        if self.conjugate and not (low in _ADVERBS or low.endswith("ly")):
+            self.conjugate = False
+            return first_person_verb(tok)
+        return tok
+
+    def run(self) -> str:
+        for i, tok in enumerate(self.toks):
+            if tok == _SELF:
+                self.named = True
+                is_subject = self.start() or self.prev_word() in _CLAUSE
+                self.out.append(self.subject(i) if is_subject else "me")
+            elif tok == _SELFS:
+                self.named = True
+                self.out.append(_cap("my" if self.next_word(i) is not None else "mine", self.start()))
+            else:
+                self.out.append(self.word(i, tok) if _is_word(tok) else tok)
+        return "".join(self.out)
+
+
 def in_own_voice(text: str, names: Iterable[str], others: Iterable[str] = ()) -> str:
     """``text`` as said by the person called ``names`` (their full name first, then the short
     names they go by); ``others``: names of other people, after which a he/she is no longer taken
@@ -66,91 +155,6 @@ def in_own_voice(text: str, names: Iterable[str], others: Iterable[str] = ()) ->
     marked = pattern.sub(lambda m: _SELFS if m.group("s") else _SELF, text)
     if marked == text:
         return text
-    toks = _TOKEN.findall(marked)
-    strangers = {w for n in others for w in re.findall(r"[A-Z][a-z]+", n)} - {
-        w for n in forms for w in re.findall(r"[A-Z][a-z]+", n)
-    }
-    out: list[str] = []
-    pronouns: dict[str, str] | None = None  # the speaker's pronouns, once one is seen after a name
-    named = False  # the speaker was named, and no one else since: he/she may be the speaker
-    conjugate = False  # the next verb follows a new "I"
-    aside = False  # "I, in the Cloth Hall, make": inside a phrase between the subject and its verb
-
-    def start() -> bool:  # at the start of a sentence
-        before = "".join(out).rstrip()
-        return not before or before[-1] in '.!?:;"“'
-
-    def next_word(i: int) -> str | None:
-        j = i + 1
-        while j < len(toks) and toks[j].isspace():
-            j += 1
-        return toks[j] if j < len(toks) and (_is_word(toks[j]) or toks[j] in (_SELF, _SELFS)) else None
-
-    def prev_word() -> str:
-        for t in reversed(out):
-            if _is_word(t):
-                return t.lower()
-            if not t.isspace():
-                return ""
-        return ""
-
-    def cap(word: str, at_start: bool) -> str:
-        return word[:1].upper() + word[1:] if at_start else word
-
-    def subject(i: int) -> str:
-        nonlocal conjugate, aside
-        following = next_word(i)
-        if following is not None and following.lower() in _PREPS:
-            aside = True
-            return "I,"
-        conjugate = True
-        return "I"
-
-    for i, tok in enumerate(toks):
-        if tok == _SELF:
-            named = True
-            is_subject = start() or prev_word() in _CLAUSE
-            out.append(subject(i) if is_subject else "me")
-            continue
-        if tok == _SELFS:
-            named = True
-            following = next_word(i)
-            out.append(cap("my" if following is not None else "mine", start()))
-            continue
-        if not _is_word(tok):
-            out.append(tok)
-            continue
-        low = tok.lower()
-        if aside and low not in _PREPS and low not in ("the", "a", "an") and not tok[:1].isupper():
-            out[-1] = out[-1].rstrip() if out and out[-1].isspace() else out[-1]
-            out.append(", ")
-            aside, conjugate = False, True
-        if tok in strangers:
-            named = False
-        base, _, tail = low.partition("'")
-        if pronouns is None and named and base in (*_MALE, *_FEMALE):  # the speaker was named before it
-            pronouns = _MALE if base in _MALE else _FEMALE
-        if pronouns is not None and named and base in pronouns:
-            at_start = start()
-            if tail and base in ("he", "she"):
-                word = _CONTRACTIONS.get("'" + tail, "I'" + tail)
-            elif base in ("he", "she"):
-                word = subject(i)
-            elif base == "her":
-                following = next_word(i)
-                word = "my" if following is not None and following.lower() not in _PREPS | _CLAUSE else "me"
-            elif base == "his":
-                word = "my" if next_word(i) is not None else "mine"
-            else:
-                word = pronouns[base]
-            out.append(cap(word, at_start))
-            continue
-        if conjugate:
-            if low in _ADVERBS or low.endswith("ly"):
-                out.append(tok)
-                continue
-            conjugate = False
-            out.append(first_person_verb(tok))
-            continue
-        out.append(tok)
-    return "".join(out)
+    own = {w for n in forms for w in re.findall(r"[A-Z][a-z]+", n)}
+    strangers = {w for n in others for w in re.findall(r"[A-Z][a-z]+", n)} - own
+    return _Telling(_TOKEN.findall(marked), strangers).run()
