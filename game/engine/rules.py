@@ -59,7 +59,7 @@ def arrival(name: str, back: str | None) -> str:
 OPENED_BY = {
     "unlock": "It is locked: unlock the {name} with its key.",
     "carry": "It lets by only whoever carries the right thing.",
-    "light": "There is no going that way without a light.",
+    "light": "There is no going {d} without a light.",
 }
 
 
@@ -253,7 +253,8 @@ def do_open(eng: Engine, a: Action) -> None:
             raise Refusal(way_open(eng, here, d))
         if eng.state.item_at.get(lock.key) == a.actor:  # type: ignore[union-attr]
             raise Refusal(barred(eng, a.actor, here, d))
-        raise Refusal(f"The {lock.name} won't open. " + OPENED_BY[lock.opens].format(name=lock.name))  # type: ignore[union-attr]
+        how = OPENED_BY[lock.opens].format(name=lock.name, d=d)  # type: ignore[union-attr]
+        raise Refusal(how if lock.opens == "light" else f"The {lock.name} won't open. {how}")  # type: ignore[union-attr]
     iid = _item(eng, target, "open")
     st = eng.state
     item = eng.spec.items[iid]
@@ -295,7 +296,7 @@ def do_unlock(eng: Engine, a: Action) -> None:
                 "carry": f"The {eng.name(key)} is not what the {lock.name} needs.",  # type: ignore[union-attr]
                 "light": f"The {eng.name(key)} gives no light to go {d} by.",
             }
-            how = "" if lock.opens == "unlock" else " " + OPENED_BY[lock.opens]  # type: ignore[union-attr]
+            how = "" if lock.opens == "unlock" else " " + OPENED_BY[lock.opens].format(d=d)  # type: ignore[union-attr]
             raise Refusal(wrong[lock.opens] + how)  # type: ignore[union-attr]
         st.unlocked.add(f"{here}:{d}")
         name, lock_name = eng.name(key), lock.name  # type: ignore[union-attr]
