@@ -21,6 +21,7 @@ import numpy as np
 
 from agents.base import BaseAgent
 from game.core import seeds
+from game.core.speech import in_own_voice
 from game.core.types import Claim, Decision, Observation, Request, Utterance
 
 DEFAULT_LINES: dict[str, tuple[str, ...]] = {
@@ -93,6 +94,15 @@ class Voice:
         player = self.spec.player.name
         return _fill(pick, name=self.npc.name, player=player, **values)
 
+    def told(self, fid: str) -> str:
+        """A fact's text as this NPC tells it: in the first person where it names them
+        (``game.core.speech.in_own_voice``); the fact itself keeps its words."""
+        npc = self.npc
+        words = npc.name.split()
+        names = [npc.name, *(w for w in words if w.lower() in {a.lower() for a in npc.aliases})]
+        others = [n.name for k, n in self.spec.npcs.items() if k != self.entity] + [self.spec.player.name]
+        return in_own_voice(self.spec.facts[fid].text, names, others)
+
     def pick_fact(self, facts: list[str], rng: np.random.Generator) -> str:
         """Truthful with the topic's honesty probability, when both versions are known."""
         f = self.spec.facts
@@ -117,7 +127,7 @@ class Voice:
                 Utterance(
                     self.entity,
                     "rumour",
-                    self.line("rumour", rng, text=self.spec.facts[fid].text, topic=_norm(topic)),
+                    self.line("rumour", rng, text=self.told(fid), topic=_norm(topic)),
                     (claim_of(self.spec, fid, self.entity, request.turn),),
                 )
             )
@@ -130,11 +140,10 @@ class Voice:
         if not facts:
             return Utterance(self.entity, "refuse", self.line("refuse", rng, topic=_norm(topic)))
         fid = self.pick_fact(facts, rng)
-        f = self.spec.facts[fid]
         return Utterance(
             self.entity,
             "answer",
-            self.line("answer", rng, text=f.text, topic=_norm(topic)),
+            self.line("answer", rng, text=self.told(fid), topic=_norm(topic)),
             (claim_of(self.spec, fid, self.entity, request.turn),),
         )
 

@@ -765,7 +765,7 @@ def _renamed_world(src: Path, dest: Path, seed: int) -> dict[str, str]:
             line = header.sub(lambda h: h.group(1) + h.group(2) + "." + mapping.get(h.group(3), h.group(3)), line)
             if key not in DISPLAY_KEYS:
                 line = quoted.sub(lambda q: f'"{mapping.get(q.group(1), q.group(1))}"', line)
-            if key == "wants":  # the one table keyed by item ids: ``wants = { coin = 5 }``
+            if key in ("wants", "thanks"):  # the tables keyed by item ids: ``wants = { coin = 5 }``
                 line = bare.sub(lambda b: b.group(1) + mapping.get(b.group(2), b.group(2)) + b.group(3), line)
             out.append(line)
         f.write_text("".join(out))

@@ -13,7 +13,7 @@ EPILOG = """examples:
   parley play                          play the default world (harbor)
   parley play worlds/council --seed 7  play another world with a seed
   parley play --load mysave            continue a saved game
-  parley run worlds/harbor --script tests/scripts/harbor_win.txt --out run.jsonl
+  parley run worlds/harbor --script moves.txt --out run.jsonl   play a file of commands, one a line
   parley run worlds/bazaar --scene spice_for_silk   a standalone negotiation between NPCs
   parley run worlds/harbor --autopilot --seed 3 --out run.jsonl   the autopilot plays
   parley play harbor-v1 --llm local        NPCs speak through the bundled local model (no key)
@@ -22,7 +22,7 @@ EPILOG = """examples:
   parley run worlds/bazaar --scene spice_for_silk --negotiators llm,boulware --llm URL
   parley validate worlds               check every world folder in worlds/ (exit 2 on any error)
   parley new-world my-world            scaffold a world that validates
-  parley lexicon harbor --read "The strongbox is in the sea cave."   the gate's names and relation words
+  parley lexicon harbor --read "The tide table is in the harbormaster's office."   how the gate reads a claim
   parley new-world my-market --template trade   (or council) a trading or council starter world
   parley saves list | show NAME | rm NAME
   parley replay NAME                   re-run a save's transcript and check its state hash

@@ -51,6 +51,7 @@ Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
             things named in a room's description can be examined too
   Things    take X (get, grab, pick up);  take all;  drop X;  drop all;  give X to Y
             open X;  unlock X with Y;  light X (a lantern, lamp or torch)
+            use X  (does what X is for, or says what you can do with it)
   People    talk to X (greet X, speak to X);  ask X about Y
             say hello  (or say "Hello there", or just "Hello there)
   Trading   trade with X (haggle with X, buy from X)
@@ -59,5 +60,6 @@ Commands (case doesn't matter; 'the', 'a' and 'an' are optional):
             accept (deal);  reject (no deal);  walk away (leave the table)
   Council   vote yes / vote no  (vote for / vote against)
   Other     inventory (i);  wait (z);  journal (what you were told, what is disputed, whom to trust)
+            score (your points and quests done);  quests (what you are trying to do)
             save [name];  load [name];  help (?);  quit (q)
 If I'm not sure which thing you mean I'll ask: answer with its name or its number."""

@@ -23,6 +23,8 @@ class Noun:
     kind: str = "item"  # "item" | "npc" | "exit" | "scenery"
     where: str = "room"  # "room" | "inventory" | "container"
     portable: bool = True  # an item that can be carried (scenery and exits never are)
+    light: bool = False  # a light source ('light X')
+    container: bool = False  # something that opens ('open X')
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,14 @@ def match(said: list[str], scope: Scope, kinds: Iterable[str], prefer: tuple[str
     if best == 0:
         return []
     top = unique(n for s, n in scored if s == best)
-    things = [n for n in top if n.kind != "scenery"]  # a real thing wins over the scenery of its name
-    top = things or top
+    # among equals, what the words name by its own name wins over what has them only as an alias
+    # ('lamp': the dead lamp here, not the storm lantern carried, also called a lamp)
+    named = [n for n in top if set(said) <= set(words(n.name))]
+    top = named or top
+    # a thing lying here wins over the scenery of its name (the room's text names the thing);
+    # scenery here and a thing carried that answer alike are both offered ("Which ...?")
+    things = [n for n in top if n.kind != "scenery"]
+    if any(n.where != "inventory" for n in things):
+        top = things
     preferred = [n for n in top if n.where in prefer]
     return preferred or top

@@ -176,7 +176,16 @@ def scope(engine: Any, actor: str = PLAYER) -> Any:
     for iid, where in predicates.items_in_reach(spec, st, actor):
         it = spec.items[iid]
         nouns.append(
-            Noun(id=iid, name=it.name, aliases=tuple(it.aliases), kind="item", where=where, portable=it.portable)
+            Noun(
+                id=iid,
+                name=it.name,
+                aliases=tuple(it.aliases),
+                kind="item",
+                where=where,
+                portable=it.portable,
+                light=it.light,
+                container=it.container,
+            )
         )
     for e in predicates.npcs_here(spec, st, actor):
         n = spec.npcs[e]

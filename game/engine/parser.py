@@ -52,7 +52,7 @@ class Command:
 
 @dataclass(frozen=True)
 class Meta:
-    name: str  # "save" | "load" | "help" | "quit" | "journal"
+    name: str  # "save" | "load" | "help" | "quit" | "journal" | "score" | "quests"
     arg: str | None = None
 
 
@@ -130,11 +130,18 @@ for _name, _phrases in {
     "load": "load|restore",
     "help": "help|commands",
     "journal": "journal|notes|rumours|rumors",
+    "score": "score|points",
+    "quests": "quests|quest|quest log|tasks|objectives",
+    "use": "use|use up",
     "quit": "quit|q|exit",
 }.items():
     for _p in _phrases.split("|"):
         _VERBS[tuple(_p.split())] = _name
-_VOCAB = sorted({p[0] for p in _VERBS if len(p[0]) > 1})
+# commands answered without a turn (``Meta``); save, load and quit act on the whole game, so an
+# unknown word is never guessed to be one of them ('quests' is no 'quit', 'score' no 'restore')
+_META = ("save", "load", "help", "quit", "journal", "score", "quests")
+_NEVER_GUESSED = frozenset({"save", "load", "quit"})
+_VOCAB = sorted({p[0] for p, n in _VERBS.items() if len(p[0]) > 1 and n not in _NEVER_GUESSED})
 
 
 def _cmd(scope: Scope, verb: Verb, **kw: object) -> Command:
@@ -210,10 +217,10 @@ class Parser:
                 if scope.negotiation is None:
                     return Unknown(NOT_NEGOTIATING)
                 return _cmd(scope, Verb(name))
-            if name in ("save", "load", "help", "quit", "journal"):
+            if name in _META:
                 m = re.match(r"(?:(?:the|an?)\s+)*\S+\s*(.*)", raw, re.I | re.S)
                 arg = (m.group(1) if m else "").strip().rstrip(".!?").strip()
-                return Meta(name, None if name in ("quit", "journal") or not arg else arg)
+                return Meta(name, None if name not in ("save", "load", "help") or not arg else arg)
             if name is not None:
                 # the tokens after the size-th non-article token (articles kept for offers)
                 seen = [i for i, t in enumerate(tokens) if t not in nouns.ARTICLES]
@@ -354,6 +361,30 @@ class Parser:
 
     def _v_light(self, rest: list[str], c: _Ctx) -> Parsed:
         return self._one(rest, c, Verb.LIGHT, ("item",), ("inventory",))
+
+    def _v_use(self, rest: list[str], c: _Ctx) -> Parsed:
+        """'use X': the one verb that fits X (light a light source, open a container), else what
+        can be done with it."""
+
+        def use(n: Noun) -> Parsed:
+            if n.light:
+                return _cmd(c.scope, Verb.LIGHT, obj=n.id)
+            if n.container:
+                return _cmd(c.scope, Verb.OPEN, obj=n.id)
+            it, name = nouns.the(n), n.name
+            if n.kind == "npc":
+                ways = f"talk to {name}, ask {name} about something, give something to {name}"
+            elif n.kind == "exit":
+                ways = f"examine {name}, open {name}, unlock {name} with something"
+            elif n.kind == "scenery" or not n.portable:
+                ways = f"examine {name}"
+            elif n.where == "inventory":
+                ways = f"examine {name}, drop {name}, give {name} to someone, unlock something with {name}"
+            else:
+                ways = f"examine {name}, take {name}"
+            return Unknown(f"Say how to use {it}. You can: {ways}.")
+
+        return self._resolve(rest, c.scope, nouns.KINDS_ALL, ("inventory",), "use", use)
 
     def _v_give(self, rest: list[str], c: _Ctx) -> Parsed:
         scope = c.scope

@@ -76,3 +76,37 @@ def quest_log(spec: Any, st: GameState) -> tuple[QuestView, ...]:
         )
         for qid, q in spec.quests.items()
     )
+
+
+def best_score(spec: Any) -> int:
+    """The most points a game of this world can give: every quest's reward and every gift an NPC wants."""
+    return sum(q.reward.score for q in spec.quests.values()) + sum(
+        p for n in spec.npcs.values() for p in n.wants.values()
+    )
+
+
+def score_text(spec: Any, st: GameState) -> str:
+    """What ``score`` answers: the points so far, of how many, and the quests done."""
+    done = [q.title for qid, q in spec.quests.items() if qid in st.quests_done]
+    turns = f"{st.turn} turn{'s' if st.turn != 1 else ''}"
+    text = f"You have {st.score} of {best_score(spec)} points, in {turns}."
+    if spec.quests:
+        text += f" Quests done: {len(done)} of {len(spec.quests)}" + (f" ({'; '.join(done)})." if done else ".")
+    return text
+
+
+def quests_text(spec: Any, st: GameState) -> str:
+    """What ``quests`` answers: each open quest with what is left to do, then the quests done."""
+    log = quest_log(spec, st)
+    if not log:
+        return "There are no quests in this world."
+    lines = []
+    for q in (q for q in log if not q.done):
+        lines.append(f"{q.title}: {q.description}")
+        lines += [f"  [{'x' if o.done else ' '}] {o.text}" for o in q.objectives]
+    done = [q.title for q in log if q.done]
+    if done:
+        lines.append("Done: " + "; ".join(done) + ".")
+    if len(done) == len(log):
+        lines.insert(0, "Every quest is done.")
+    return "\n".join(lines)

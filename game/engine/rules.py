@@ -55,6 +55,22 @@ def arrival(name: str, back: str | None) -> str:
     return f"{name} arrives."
 
 
+# what opens a locked way, by its lock's ``opens``, said without naming the key
+OPENED_BY = {
+    "unlock": "It is locked: unlock the {name} with its key.",
+    "carry": "It lets by only whoever carries the right thing.",
+    "light": "There is no going {d} without a light.",
+}
+
+
+def way_open(eng: Engine, here: str, d: str) -> str:
+    """What is said of a locked exit ``d`` that stands open to the actor now."""
+    lock = eng.spec.locations[here].locked[d]
+    if lock.opens == "light":
+        return f"Your {eng.name(lock.key)} lights the way {d}: go {d}."
+    return f"The {lock.name} is open: go {d}."
+
+
 def barred(eng: Engine, actor: str, here: str, d: str) -> str:
     """Why the lock on exit ``d`` stops ``actor``, and what would open it when the actor holds the key."""
     lock = eng.spec.locations[here].locked[d]
@@ -194,6 +210,9 @@ def do_drop(eng: Engine, a: Action) -> None:
     )
 
 
+THANKS = "Just what I needed. Thank you."  # a gift an NPC wants, when its world gives no words of its own
+
+
 def do_give(eng: Engine, a: Action) -> None:
     iid = _item(eng, a.obj, "give")
     st, to = eng.state, a.target
@@ -203,7 +222,10 @@ def do_give(eng: Engine, a: Action) -> None:
     st.item_at[iid] = to  # type: ignore[assignment]
     st.gave.add(f"{iid}>{to}")
     points = eng.spec.npcs[to].wants.get(iid, 0) if to in eng.spec.npcs else 0
-    thanks = ' "Just what I needed," they say.' if points else ""
+    thanks = ""
+    if points:
+        said = eng.spec.npcs[to].thanks.get(iid) or THANKS  # type: ignore[index]
+        thanks = f' {eng.name(to)} says: "{said}"'
     eng.emit(
         "give",
         a.actor,
@@ -224,7 +246,15 @@ def _locked_container(eng: Engine, iid: str) -> bool:
 def do_open(eng: Engine, a: Action) -> None:
     target = a.obj
     if target and target.startswith("exit:"):
-        raise Refusal("Try unlocking it with its key.")
+        here, d = eng.state.where[a.actor], target[5:]
+        lock = eng.spec.locations[here].locked.get(d)
+        _need(lock is not None, "You see no such thing here.")
+        if not predicates.exit_locked(eng.spec, eng.state, here, d, a.actor):
+            raise Refusal(way_open(eng, here, d))
+        if eng.state.item_at.get(lock.key) == a.actor:  # type: ignore[union-attr]
+            raise Refusal(barred(eng, a.actor, here, d))
+        how = OPENED_BY[lock.opens].format(name=lock.name, d=d)  # type: ignore[union-attr]
+        raise Refusal(how if lock.opens == "light" else f"The {lock.name} won't open. {how}")  # type: ignore[union-attr]
     iid = _item(eng, target, "open")
     st = eng.state
     item = eng.spec.items[iid]
@@ -259,8 +289,15 @@ def do_unlock(eng: Engine, a: Action) -> None:
         d = target[5:]
         lock = eng.spec.locations[here].locked.get(d)  # type: ignore[call-overload]
         _need(lock is not None, f"Nothing is locked to the {d}.")
-        _need(predicates.exit_locked(eng.spec, st, here, d, a.actor), f"The {lock.name} is already unlocked.")  # type: ignore[union-attr]
-        _need(lock.key == key, f"The {eng.name(key)} doesn't fit the {lock.name}.")  # type: ignore[union-attr]
+        _need(predicates.exit_locked(eng.spec, st, here, d, a.actor), way_open(eng, here, d))
+        if lock.key != key:  # type: ignore[union-attr]
+            wrong = {
+                "unlock": f"The {eng.name(key)} doesn't fit the {lock.name}.",  # type: ignore[union-attr]
+                "carry": f"The {eng.name(key)} is not what the {lock.name} needs.",  # type: ignore[union-attr]
+                "light": f"The {eng.name(key)} gives no light to go {d} by.",
+            }
+            how = "" if lock.opens == "unlock" else " " + OPENED_BY[lock.opens].format(d=d)  # type: ignore[union-attr]
+            raise Refusal(wrong[lock.opens] + how)  # type: ignore[union-attr]
         st.unlocked.add(f"{here}:{d}")
         name, lock_name = eng.name(key), lock.name  # type: ignore[union-attr]
         said = (

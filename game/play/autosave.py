@@ -155,7 +155,11 @@ def _farewell(game, saves_base, write) -> None:
     write(f"Score {st.score}, quests {len(st.quests_done)}/{len(game.spec.quests)}, turn {st.turn}.")
     if st.done and game.insights is not None:
         try:
-            write(f"Lessons from this game: {game.learn()} recorded in {game.insights.path}.")
+            # the insight bank: what this game taught its characters becomes what they recall next time
+            kept = game.learn()
+            if kept:
+                lessons = f"{kept} lesson{'s' if kept != 1 else ''}"
+                write(f"The people of this world will remember this game next time ({lessons} kept).")
         except (ParleyError, OSError) as e:
             write(f"Could not record lessons: {getattr(e, 'message', e)}")
     if not st.done and st.turn > 0:

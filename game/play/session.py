@@ -20,6 +20,7 @@ from game.core.text import clean, shown
 from game.core.types import PLAYER, Action, Decision, Event, TurnResult, Verb
 from game.engine.commands import command_text
 from game.engine.parser import HELP_TEXT, Clarify, Command, Meta, Parser
+from game.engine.quests import quests_text, score_text
 from game.play.config import GameConfig
 from game.play.meta import META_HELP, MetaCommands, read_meta
 from game.play.persistence import load_game, replay, save_game  # noqa: F401  (replay: the public entry point)
@@ -127,6 +128,9 @@ class Game:
             arg = meta_arg(text, parsed)
             if parsed.name == "help":
                 return Reply("meta", said=text, lines=(HELP_TEXT, META_HELP), meta="help")
+            if parsed.name in ("score", "quests"):
+                said = (score_text if parsed.name == "score" else quests_text)(self.spec, self.engine.state)
+                return Reply("meta", said=text, lines=(said,), meta=parsed.name)
             if parsed.name == "journal":
                 journal = self.journal()
                 return Reply("meta", said=text, lines=(shown(journal.text()),), meta="journal", journal=journal)

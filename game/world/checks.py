@@ -171,6 +171,15 @@ def _npc_problems(w: WorldSpec, placed: _Placement) -> Iterator[Problem]:
         for it in npc.wants:
             if it not in items:
                 yield _ref("item", it, items, f"npcs.{nid}.wants.{it}")
+        for it, said in npc.thanks.items():
+            if it not in npc.wants:
+                yield Problem(
+                    f"thanks for {it!r}, which {nid} does not want",
+                    path=f"npcs.{nid}.thanks.{it}",
+                    hint=f"add {it} to npcs.{nid}.wants, or drop this line",
+                )
+            elif not said.strip():
+                yield Problem("an empty thank-you line", path=f"npcs.{nid}.thanks.{it}")
         if npc.trade is not None:
             sc = w.scenes.get(npc.trade)
             if sc is None:

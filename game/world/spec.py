@@ -123,6 +123,10 @@ class NpcSpec(Spec):
     greeting: str = ""
     trade: Id | None = Field(None, description="negotiation scene opened by `trade with`")
     wants: dict[Id, int] = Field(default_factory=dict, description="items this NPC rewards when given: item -> points")
+    thanks: dict[Id, str] = Field(
+        default_factory=dict,
+        description="what this NPC says when given an item it wants: item -> their words (left out: a plain thank-you)",
+    )
     lines: dict[Literal["greet", "answer", "refuse", "rumour", "haggle"], list[str]] = Field(
         default_factory=dict,
         description="dialogue templates by intent, one picked at random; placeholders: {name} "
