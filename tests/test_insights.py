@@ -32,8 +32,8 @@ def play(world: Path, lines: list[tuple[int, str]], seed: int = 0) -> tuple[Game
 
 
 def mini_lines() -> list[tuple[int, str]]:
-    """Ask the liar and the honest merchant about the gem, fumble twice, then win."""
-    extra = ["ask lou about gem", "n", "ask mara about gem", "s", "take rock", "take rock"]
+    """Ask the liar and the honest merchant about the gem, walk into the locked gate twice, then win."""
+    extra = ["ask lou about gem", "n", "ask mara about gem", "s", "e", "e"]
     return [(0, line) for line in extra] + script_lines(str(ROOT / "tests" / "fixtures" / "mini_win.txt"))
 
 
@@ -92,7 +92,7 @@ def test_mini_trade_quest_council_and_refusals(mini_game):
     assert "Council 'The well motion': giving the red gem to Elder won their support" in council
     assert "Council 'The well motion': the motion passed 3 to 0" in council
     moves = texts(lessons, "moves")
-    assert len(moves) == 1 and moves[0].startswith("2 moves were refused") and "take" in moves[0]
+    assert len(moves) == 1 and moves[0].startswith("2 moves were refused") and "go" in moves[0]
     assert "The oak chest opens with the brass key" in texts(lessons, "exploration")
 
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from game.cli.console import run_console
+from game.core.types import Decision
 from game.play.meta import UNDO_DEPTH
 from game.play.persistence import replay
 from game.play.session import Game
@@ -186,3 +187,20 @@ def test_any_line_with_a_meta_word_is_answered_and_never_raises(word, rest):
         reply = META_GAME.submit(line)
         assert reply.kind in ("turn", "clarify", "unknown", "meta", "over") and isinstance(reply.text, str)
     assert not META_GAME.saves_base.exists()
+
+
+def test_an_agent_without_state_plays_on_and_undo_says_why_it_is_unavailable():
+    """An agent that keeps no state (no ``get_state``) still plays; undo says it cannot go back."""
+
+    class Plain:
+        passive, uses_context = False, False
+
+        def act(self, observation, context=None):
+            return Decision(None)
+
+    game = Game(MINI, seed=0, agents={"liar": Plain()})
+    assert game.submit("take iron key").kind == "turn"
+    reply = game.submit("undo")
+    text = " ".join(reply.lines)
+    assert "not available" in text and "liar" in text
+    assert game.engine.state.turn == 1

@@ -124,6 +124,8 @@ class MetaCommands:
         """Before a typed move: keep the game as it stands (``parser``: the parser before it read
         ``said``). The state was captured while the player read and typed (``moved``)."""
         game, st = self.game, self.game.engine.state
+        if self.stateless():
+            return  # an agent that keeps no state cannot be put back: no undo in this game
         ahead, self.ahead = self.ahead, None
         state = ahead if isinstance(ahead, str) else ahead.result() if ahead is not None else None
         if isinstance(ahead, Capture) and ahead.seen != self.stir():
@@ -131,6 +133,10 @@ class MetaCommands:
         mark = game.transcript.mark()
         self.snapshots.append(Snapshot(state or self.capture(), mark, parser, said, st.turn, st.active_scene))
         self.typing = True
+
+    def stateless(self) -> str | None:
+        """The first agent that cannot give its state (no ``get_state``), if any."""
+        return next((k for k, a in self.game.agents.items() if not callable(getattr(a, "get_state", None))), None)
 
     def capture(self) -> str:
         """Everything a save holds, and the reward totals, as canonical JSON."""
@@ -193,6 +199,8 @@ class MetaCommands:
 
     def undo(self, said: str) -> Reply:
         game = self.game
+        if not self.snapshots and (who := self.stateless()):
+            return note(said, "undo", f"Undo is not available in this game: the agent for {who} keeps no state.")
         if not self.snapshots:
             return note(
                 said, "undo", "There is nothing to undo." if game.engine.state.turn else "You haven't moved yet."
