@@ -149,6 +149,11 @@ def _load_model() -> Any:
         return _MODEL
 
 
+def model_loaded() -> bool:
+    """Whether this process has loaded the MiniLM model already."""
+    return _MODEL is not None
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 sentence embeddings (dim 384) with an LRU cache keyed by the text's sha1.
 
@@ -175,6 +180,11 @@ class MiniLMEmbedder:
     def load(self) -> None:
         """Load the model now (it is otherwise loaded on the first call)."""
         _load_model()
+
+    def warm(self) -> None:
+        """Load the model and run it once, outside the cache and the stats, so the first real
+        call pays neither (a game calls this in a background thread: ``game.play.warmup``)."""
+        _load_model().encode(["warm"], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
 
     @property
     def load_seconds(self) -> float:

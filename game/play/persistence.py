@@ -117,10 +117,10 @@ def load_game(
         for k, st in data["components"].get("agents", {}).items():
             if k in game.agents:
                 game.agents[k].set_state(st)
-        if game.memory is not None:
-            game.memory.set_state(data["components"]["memory"])
+        if game.memory is not None:  # through the queue: a loading model never holds up the load
+            game.warmup.call(game.memory.set_state, data["components"]["memory"])
         if game.facts is not None and "facts" in data["components"]:
-            game.facts.set_state(data["components"]["facts"])
+            game.warmup.call(game.facts.set_state, data["components"]["facts"])
         for sid, st in game.engine.state.scenes.items():  # a council's debate replays from its log
             if "debate" in st and getattr(game.spec.scenes[sid], "debate", None) is not None:
                 game.engine.council_debate(sid)
@@ -132,6 +132,7 @@ def load_game(
     if game.facts is not None and "facts" not in data["components"]:
         # a save from before world-fact memory: hear the game again, without a jury (a replay
         # finds no recorded verdicts for those claims either)
+        game.warmup.settle()
         gate = game.facts.gate
         jury, reader, gate.jury, gate._extractor = gate.jury, gate._extractor, None, None  # rules only
         try:

@@ -60,6 +60,7 @@ class Game:
         self.transcript, self.llm, self.agents, self.engine = parts.transcript, parts.llm, parts.agents, parts.engine
         self.memory, self.facts, self.insights = parts.memory, parts.facts, parts.insights
         self.memo_llm = parts.memo_llm
+        self.warmup = parts.warmup  # memory calls wait here while the model loads (game.play.warmup)
         self.llm_npcs = (
             (config.llm_npcs if config.llm_npcs == "all" else set(config.llm_npcs)) if self.llm is not None else ()
         )
@@ -88,7 +89,7 @@ class Game:
         if self._seat is None and self.player_kind != "human":
             from agents.seats import make_seat
 
-            trust = self.facts.sigma if self.facts is not None and self.config.trust else None
+            trust = self.warmup.settled(self.facts.sigma) if self.facts is not None and self.config.trust else None
             self._seat = make_seat(self.player_kind, self.seed, llm=self.llm, trust=trust)
         return self._seat
 
@@ -277,6 +278,7 @@ class Game:
         """What the player was told, what is disputed (held by the consistency gate for more
         evidence), what proved true or false, and whom the evidence says to trust."""
         facts = self.facts
+        self.warmup.settle()
         if facts is None or not facts.gate.facts:
             return Journal()
         name = self.engine.name
@@ -349,6 +351,7 @@ class Game:
     # --- save / load --------------------------------------------------------------------
     def components(self) -> dict[str, Any]:
         """Each stateful component's ``get_state()``, saved beside the engine state."""
+        self.warmup.settle()  # memory as if no turn had waited for the model
         comps: dict[str, Any] = {"agents": {k: a.get_state() for k, a in self.agents.items()}}
         if self.memory is not None:
             comps["memory"] = self.memory.get_state()
