@@ -6,7 +6,6 @@ import json
 import sys
 from argparse import Namespace
 from pathlib import Path
-from typing import NoReturn
 
 from game.core.errors import InputError
 from game.core.files import write_output
@@ -201,7 +200,7 @@ def cmd_play(args: Namespace) -> int:
 
         if not args.load:
             load_world(args.world or "worlds/harbor")  # a bad world is an error before the screen opens
-        from game.tui import run_tui
+        from game.tui import leave_now, run_tui
 
         _autosave_on_signals()
         maps: list = []
@@ -230,23 +229,6 @@ def cmd_play(args: Namespace) -> int:
     finally:
         getattr(follower, "close", lambda: None)()
         print_llm_usage(llm)
-
-
-def leave_now(code: int) -> NoReturn:
-    """End the process once the terminal app has closed and the game is saved. Python's own
-    shutdown frees every loaded module one by one, which takes seconds once the embedding model
-    (torch) is loaded: 1.2 s on a quiet machine, 4.4 s on a busy one, after Ctrl+Q. Nothing is
-    left to do by then, so the output is flushed and the process ends at once."""
-    import logging
-    import os
-
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # the terminal is gone
-            pass
-    os._exit(int(code or 0))
 
 
 def _with_map(game, args: Namespace, maps: list):
@@ -312,6 +294,7 @@ def cmd_watch(args: Namespace) -> int:
             memo_llm=memo_llm_paths(args),
         )
 
+    from game.tui import leave_now
     from game.tui.screens.watch import run_watch
 
     _autosave_on_signals()

@@ -8,9 +8,10 @@ without it (a core install) importing this package raises ``game.core.extras.Ext
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from game.core.extras import require
 
@@ -38,3 +39,20 @@ def run_tui(make_game: Callable[[], Any], saves_base: str | Path | None = None, 
             finally:
                 app.turn_lock.release()
     return int(code or 0)
+
+
+def leave_now(code: int) -> NoReturn:
+    """End the process once the terminal app has closed and the game is saved. Python's own
+    shutdown frees every loaded module one by one, which takes seconds once the embedding model
+    (torch) is loaded: 1.2 s on a quiet machine, 4.4 s on a busy one, after Ctrl+Q. Nothing is
+    left to do by then, so the output is flushed and the process ends at once."""
+    import logging
+    import os
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the terminal is gone
+            pass
+    os._exit(int(code or 0))

@@ -295,6 +295,7 @@ class ParleyApp(App):
             memory = self.game.memory
             if memory is not None and not self.game.warmup.warming:
                 memory.bank.embed_ahead()
+        self.later(lambda: getattr(self.screen, "memory_warm", lambda: None)())  # the memory inspector redraws
 
     def get_system_commands(self, screen: Any) -> Any:
         """The command palette (Ctrl+P): Textual's entries, the game's screens and a few actions."""
