@@ -422,6 +422,9 @@ def main() -> int:
             }
         )
     counts: dict[str, list[int]] = {"turns": [], "waited": [], "sent while warming": []}
+    # bytecode compiled once, as pip does on install (this machine may set PYTHONDONTWRITEBYTECODE,
+    # which would time the compiler in every fresh process)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "game", "agents", "memory", "benchmarks"], cwd=ROOT)
     count_waits()
     with tempfile.TemporaryDirectory() as base:
         save = make_save(args.world, base)

@@ -79,13 +79,24 @@ class MemoryQueue:
         self._warm.set()  # nothing to load: calls go straight through
         self._error: BaseException | None = None
         self._ready: list[Callable[[], None]] = []
+        self._load: Callable[[], Any] | None = None  # the warm-up, until ``start`` runs it
         self.deferred = 0  # calls that waited in the queue (for the benchmarks and the status)
 
     # --- warming ------------------------------------------------------------------------
     def warm_in_background(self, load: Callable[[], Any]) -> None:
-        """Run ``load`` (loading the embedder) in a daemon thread; calls wait in the queue until
-        it is done. A load that fails is raised by the next ``settle``."""
+        """From now on calls wait in the queue until ``load`` (loading the embedder) has run in a
+        daemon thread, which ``start`` starts: a front end starts it once its first frame is up
+        and the game is built, so the load never competes with them (anything that must read
+        memory first starts it too). A load that fails is raised by the next ``settle``."""
         self._warm.clear()
+        self._load = load
+
+    def start(self) -> None:
+        """Start loading the model in the background (once; nothing when there is nothing to load)."""
+        with self._lock:
+            load, self._load = self._load, None
+        if load is None:
+            return
 
         def run() -> None:
             try:
@@ -157,6 +168,7 @@ class MemoryQueue:
 
     def settle(self) -> None:
         """Wait for the model, then apply every queued call: memory is as if no turn had waited."""
+        self.start()
         self._warm.wait()
         self.drain()
 

@@ -120,6 +120,7 @@ class ParleyApp(App):
         self.game, self.busy = game, False
         self.sub_title = self.world_title()
         game.warmup.on_ready(lambda: self.later(self._memory_warm))
+        self.call_after_refresh(game.warmup.start)  # the model loads once this screen is drawn
         self.screen.post_message(GameReady())
         self.follow_scene()  # a save made during a trade or a council opens its screen at once
         self.idle()
