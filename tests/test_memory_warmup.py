@@ -8,6 +8,7 @@ hang, so each turn runs with a deadline."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -148,3 +149,17 @@ def test_leaving_after_the_app_ends_the_process_at_once_with_its_output(code):
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == code
     assert out.stdout == "Progress saved."
+
+
+def test_the_model_runs_on_one_thread_unless_told_otherwise():
+    """A game embeds a few short texts at a time: one thread each call, never a pool of threads
+    that waits for its slowest member on busy cores (the multi-second stalls on plain moves)."""
+    script = (
+        "import torch, memory.embedder as e; e.MiniLMEmbedder().load()\nprint(torch.get_num_threads(), e.THREADS)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PARLEY_EMBEDDER_THREADS"}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert out.stdout.split() == ["1", "1"]
+    env["PARLEY_EMBEDDER_THREADS"] = "2"
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert out.stdout.split() == ["2", "2"]

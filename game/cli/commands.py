@@ -211,7 +211,13 @@ def cmd_play(args: Namespace) -> int:
                 getattr(follower, "close", lambda: None)()
             print_llm_usage(llm)
         leave_now(code)
-    game = _play_game(args, seed, llm)
+    from contextlib import nullcontext
+
+    from game.play.warmup import background_memory
+
+    with background_memory() if sys.stdin.isatty() else nullcontext():  # a person types: no turn waits
+        game = _play_game(args, seed, llm)
+    game.warmup.start()
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
         sys.stdin.reconfigure(errors="replace")
     _autosave_on_signals()
