@@ -81,6 +81,7 @@ class MemoryQueue:
         self._ready: list[Callable[[], None]] = []
         self._load: Callable[[], Any] | None = None  # the warm-up, until ``start`` runs it
         self.deferred = 0  # calls that waited in the queue (for the benchmarks and the status)
+        self.background = False  # whether this game's memory warms in the background at all
 
     # --- warming ------------------------------------------------------------------------
     def warm_in_background(self, load: Callable[[], Any]) -> None:
@@ -90,6 +91,7 @@ class MemoryQueue:
         memory first starts it too). A load that fails is raised by the next ``settle``."""
         self._warm.clear()
         self._load = load
+        self.background = True
 
     def start(self) -> None:
         """Start loading the model in the background (once; nothing when there is nothing to load)."""
@@ -187,7 +189,7 @@ class MemoryQueue:
 
     def settled(self, obj: Any) -> Any:
         """``obj`` (Σ-Mem, read by a seat) such that reading it first settles the queue."""
-        return obj if obj is None else Settled(obj, self)
+        return Settled(obj, self) if obj is not None and self.background else obj
 
 
 class LaterContext:
