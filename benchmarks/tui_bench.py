@@ -316,6 +316,9 @@ def in_terminal(world: str, base: str) -> dict:
     term = Terminal(f"play --load autosave-{world_id(world)}", base)
     try:
         out["ready to type, --load (terminal)"] = term.wait(lambda: "What do you do" in term.screen()) - term.started
+        term.wait(lambda: "warming memory" not in term.screen(), timeout=300)
+        term.keys("C-q")  # quit, so no process is left loading or saving while the next figures are taken
+        term.wait(term.done.exists)
     finally:
         term.close()
     return out

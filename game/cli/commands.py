@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from argparse import Namespace
@@ -200,22 +201,17 @@ def cmd_play(args: Namespace) -> int:
 
         if not args.load:
             load_world(args.world or "worlds/harbor")  # a bad world is an error before the screen opens
-        from game.tui import leave_now, run_tui
+        from game.tui import leaving, run_tui
 
         _autosave_on_signals()
         maps: list = []
-        try:
-            code = run_tui(lambda: _with_map(_play_game(args, seed, llm), args, maps), saves_base=args.saves_dir)
-        finally:
-            for follower in maps:
-                getattr(follower, "close", lambda: None)()
-            print_llm_usage(llm)
-        leave_now(code)
-    from contextlib import nullcontext
-
+        with leaving() as code, contextlib.ExitStack() as after:
+            after.callback(print_llm_usage, llm)
+            after.callback(lambda: [getattr(f, "close", lambda: None)() for f in maps])
+            code.append(run_tui(lambda: _with_map(_play_game(args, seed, llm), args, maps), saves_base=args.saves_dir))
     from game.play.warmup import background_memory
 
-    with background_memory() if sys.stdin.isatty() else nullcontext():  # a person types: no turn waits
+    with background_memory() if sys.stdin.isatty() else contextlib.nullcontext():  # a person types: no turn waits
         game = _play_game(args, seed, llm)
     game.warmup.start()
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
@@ -300,15 +296,13 @@ def cmd_watch(args: Namespace) -> int:
             memo_llm=memo_llm_paths(args),
         )
 
-    from game.tui import leave_now
+    from game.tui import leaving
     from game.tui.screens.watch import run_watch
 
     _autosave_on_signals()
-    try:
-        code = run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir)
-    finally:
-        print_llm_usage(llm)
-    leave_now(code)
+    with leaving() as code, contextlib.ExitStack() as after:
+        after.callback(print_llm_usage, llm)
+        code.append(run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir))
 
 
 def _play_game(args: Namespace, seed: int, llm):

@@ -9,7 +9,8 @@ without it (a core install) importing this package raises ``game.core.extras.Ext
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -56,3 +57,17 @@ def leave_now(code: int) -> NoReturn:
         except (OSError, ValueError):  # the terminal is gone
             pass
     os._exit(int(code or 0))
+
+
+@contextmanager
+def leaving() -> Iterator[list[int]]:
+    """``parley play`` and ``parley watch`` on a terminal: the block runs the app (appending its
+    exit code to the list it is handed), then the process ends at once (``leave_now``), also when a
+    signal (SIGTERM, SIGHUP: ``SystemExit``) ended the app after its autosave. A process that left
+    through Python's shutdown while the model still loaded in a background thread could spin on."""
+    code: list[int] = []
+    try:
+        yield code
+    except SystemExit as stop:
+        code.append(stop.code if isinstance(stop.code, int) else 1)
+    leave_now(code[-1] if code else 0)
