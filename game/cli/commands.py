@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from argparse import Namespace
@@ -195,18 +196,20 @@ def cmd_play(args: Namespace) -> int:
 
     seed, llm = play_setup(args, say)
     if tui:
-        from game.tui import run_tui
+        from game.tui import leaving, run_tui
 
         maps: list = []
         start = app_start(args, seed, llm, say, maps)
         _autosave_on_signals()
-        try:
-            return run_tui(**start)
-        finally:
-            for follower in maps:
-                getattr(follower, "close", lambda: None)()
-            print_llm_usage(llm)
-    game = play_game(args, seed, llm)
+        with leaving() as code, contextlib.ExitStack() as after:
+            after.callback(print_llm_usage, llm)
+            after.callback(lambda: [getattr(f, "close", lambda: None)() for f in maps])
+            code.append(run_tui(**start))
+    from game.play.warmup import background_memory
+
+    with background_memory() if sys.stdin.isatty() else contextlib.nullcontext():  # a person types: no turn waits
+        game = play_game(args, seed, llm)
+    game.warmup.start()
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD, never an error
         sys.stdin.reconfigure(errors="replace")
     _autosave_on_signals()
@@ -269,13 +272,13 @@ def cmd_watch(args: Namespace) -> int:
             memo_llm=memo_llm_paths(args),
         )
 
+    from game.tui import leaving
     from game.tui.screens.watch import run_watch
 
     _autosave_on_signals()
-    try:
-        return run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir)
-    finally:
-        print_llm_usage(llm)
+    with leaving() as code, contextlib.ExitStack() as after:
+        after.callback(print_llm_usage, llm)
+        code.append(run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir))
 
 
 def _autosave_on_signals() -> None:

@@ -6,7 +6,7 @@ listeners) and never imports ``agents`` or ``memory``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from game.core.types import PLAYER
 from game.engine.loop import Engine
 from game.play.config import GameConfig, MemorySettings
 from game.play.transcript import Transcript
+from game.play.warmup import ContextProvider, MemoryQueue, warm_up
 from game.play.wiring import engine_defaults
 from game.play.worlds import load_world
 from game.world.loader import World
@@ -35,6 +36,7 @@ class Parts:
     facts: Any
     insights: Any
     memo_llm: Any = None  # agents.memo_llm.MemoLLM when the config's memo_llm names paths
+    warmup: MemoryQueue = field(default_factory=MemoryQueue)  # every call into memory goes through it
 
 
 def load(world: World | str | Path) -> World:
@@ -204,19 +206,20 @@ def witnesses(engine: Engine, see: Any) -> Any:
     return listen
 
 
-def witnessed_by(engine: Engine, who: str, facts: Any, hear: Any = None) -> Any:
+def witnessed_by(engine: Engine, who: str, facts: Any, hear: Any = None, see: Any = None) -> Any:
     """The listener of world-fact memory: ``hear`` (default ``facts.on_event``) for the events
     ``who`` perceives only (world-fact memory is the player's journal and the trust it reads, so
     it hears what the player hears, never a claim made out of earshot), then what ``who`` sees
     after each of them (``facts.see`` with ``Engine.glance``). What it sees at the start counts
     at once."""
     hear = facts.on_event if hear is None else hear
-    facts.see(None, engine.glance(who))
+    see = facts.see if see is None else see
+    see(None, engine.glance(who))
 
     def listen(event: Any) -> None:
         if who in event.perceivers:
             hear(event)
-            facts.see(event, engine.glance(who))
+            see(event, engine.glance(who))
 
     return listen
 
@@ -244,14 +247,19 @@ def compose(
     engine = Engine(w, seed=config.seed, actors=agents, transcript=transcript, **engine_defaults())
     insights = insight_bank(insights, config)
     mem = memory_for(w.spec, memory, config, insights, agent_keys(w.spec, config.player))
+    queue = MemoryQueue()
+    warming = warm_up(mem.bank.embedder) if mem is not None else None
+    if warming is not None and not config.jury and not config.memo_llm:
+        queue.warm_in_background(warming)  # LLM-driven memory logs its calls as they happen: never queued
     if mem is not None:
-        engine.listeners += [mem.on_event, witnesses(engine, mem.see)]
-        engine.context_provider = mem.context
+        engine.listeners += [queue.wrap(mem.on_event), witnesses(engine, queue.wrap(mem.see))]
+        engine.context_provider = ContextProvider(mem, queue)
     memo = memo_llm_for(mem, client, config.memo_llm, lambda: engine.state.turn)
     facts = None
     if config.facts:
         facts = facts_for(w.spec, mem, client, config.jury, engine.decide)
-        engine.listeners.append(witnessed_by(engine, PLAYER, facts))
+        see = queue.wrap(facts.see)
+        engine.listeners.append(witnessed_by(engine, PLAYER, facts, queue.wrap(facts.on_event), see))
     return Parts(
         world=w,
         config=config,
@@ -263,4 +271,5 @@ def compose(
         facts=facts,
         insights=insights,
         memo_llm=memo,
+        warmup=queue,
     )

@@ -122,6 +122,7 @@ def load_game(
     if game.facts is not None and "facts" not in data["components"]:
         # a save from before world-fact memory: hear the game again, without a jury (a replay
         # finds no recorded verdicts for those claims either)
+        game.warmup.settle()
         gate = game.facts.gate
         jury, reader, gate.jury, gate._extractor = gate.jury, gate._extractor, None, None  # rules only
         try:

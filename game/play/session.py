@@ -63,6 +63,7 @@ class Game:
         self.transcript, self.llm, self.agents, self.engine = parts.transcript, parts.llm, parts.agents, parts.engine
         self.memory, self.facts, self.insights = parts.memory, parts.facts, parts.insights
         self.memo_llm = parts.memo_llm
+        self.warmup = parts.warmup  # memory calls wait here while the model loads (game.play.warmup)
         self.llm_npcs = (
             (config.llm_npcs if config.llm_npcs == "all" else set(config.llm_npcs)) if self.llm is not None else ()
         )
@@ -93,7 +94,7 @@ class Game:
         if self._seat is None and self.player_kind != "human":
             from agents.seats import make_seat
 
-            trust = self.facts.sigma if self.facts is not None and self.config.trust else None
+            trust = self.warmup.settled(self.facts.sigma) if self.facts is not None and self.config.trust else None
             self._seat = make_seat(self.player_kind, self.seed, llm=self.llm, trust=trust)
         return self._seat
 
@@ -300,6 +301,7 @@ class Game:
         """What the player was told, what is disputed (held by the consistency gate for more
         evidence), what proved true or false, and whom the evidence says to trust."""
         facts = self.facts
+        self.warmup.settle()
         if facts is None or not facts.gate.facts:
             return Journal()
         name = self.engine.name
@@ -372,6 +374,7 @@ class Game:
     # --- save / load --------------------------------------------------------------------
     def components(self) -> dict[str, Any]:
         """Each stateful component's ``get_state()``, saved beside the engine state."""
+        self.warmup.settle()  # memory as if no turn had waited for the model
         comps: dict[str, Any] = {"agents": {k: a.get_state() for k, a in self.agents.items()}}
         if self.memory is not None:
             comps["memory"] = self.memory.get_state()
@@ -408,10 +411,10 @@ class Game:
         for k, st in components.get("agents", {}).items():
             if k in self.agents:
                 self.agents[k].set_state(st)
-        if self.memory is not None:
-            self.memory.set_state(components["memory"])
+        if self.memory is not None:  # through the queue: a loading model never holds up the load
+            self.warmup.call(self.memory.set_state, components["memory"])
         if self.facts is not None and "facts" in components:
-            self.facts.set_state(components["facts"])
+            self.warmup.call(self.facts.set_state, components["facts"])
         for sid, st in self.engine.state.scenes.items():  # a council's debate replays from its log
             if "debate" in st and getattr(self.spec.scenes[sid], "debate", None) is not None:
                 self.engine.council_debate(sid)

@@ -217,21 +217,24 @@ class ParleyApp(App):
     @work(thread=True, exclusive=True, group="game")
     def build_game(self, resume: bool | None) -> None:
         """Build the game: the autosave ``resume`` names when the player chose to continue it,
-        else a new one (an autosave that cannot be loaded is said, and a new game starts)."""
+        else a new one (an autosave that cannot be loaded is said, and a new game starts). No turn
+        waits for the embedding model: it loads in the background (``game.play.warmup``)."""
         from game.core.errors import ParleyError
+        from game.play.warmup import background_memory
 
         game = None
-        if resume and self.resume is not None:
-            try:
-                game = self.resume.load()
-                self.say(f"Continuing {self.resume.name} at turn {self.resume.turn}.")
-            except (ParleyError, OSError) as e:
-                why = getattr(e, "message", None) or e
-                self.say(f"Could not continue {self.resume.name}: {why}; a new game starts.")
-        elif self.resume is not None:
-            self.say(f"A new game; the autosave (turn {self.resume.turn}) is kept as {self.resume.name}-previous.")
-        if game is None:
-            game = self.make_game()
+        with background_memory():
+            if resume and self.resume is not None:
+                try:
+                    game = self.resume.load()
+                    self.say(f"Continuing {self.resume.name} at turn {self.resume.turn}.")
+                except (ParleyError, OSError) as e:
+                    why = getattr(e, "message", None) or e
+                    self.say(f"Could not continue {self.resume.name}: {why}; a new game starts.")
+            elif self.resume is not None:
+                self.say(f"A new game; the autosave (turn {self.resume.turn}) is kept as {self.resume.name}-previous.")
+            if game is None:
+                game = self.make_game()
         self.later(self._game_built, game)
 
     def later(self, callback: Callable[..., Any], *args: Any) -> None:
@@ -244,7 +247,9 @@ class ParleyApp(App):
 
     def _game_built(self, game: Game) -> None:
         self.game, self.busy = game, False
-        self.sub_title = game.spec.title
+        self.sub_title = self.world_title()
+        game.warmup.on_ready(lambda: self.later(self._memory_warm))
+        self.call_after_refresh(game.warmup.start)  # the model loads once this screen is drawn
         (self.stacked("PlayScreen", "WatchScreen") or self.screen).post_message(GameReady())  # under the help too
         self.follow_scene()  # a save made during a trade or a council opens its screen at once
         self.idle()
@@ -372,6 +377,8 @@ class ParleyApp(App):
             self.action_open_screen("journal")
         if not (reply.kind == "meta" and reply.meta == "quit"):  # typed quit: queued commands are dropped
             self.idle()
+        if not self.busy and not self.pending and self.game is not None and not self.game.warmup.warming:
+            self._warm_memory()
 
     def _outage(self, error: Any) -> None:
         """The LLM endpoint failed during a turn (its NPCs finished it scripted): say so, and
@@ -404,7 +411,34 @@ class ParleyApp(App):
             self.sub_title = base
 
     def world_title(self) -> str:
-        return self.game.spec.title if self.game is not None else ""
+        title = self.game.spec.title if self.game is not None else ""
+        status = self.memory_status()
+        return f"{title} · {status}" if status else title
+
+    # --- memory warming in the background (game.play.warmup) -----------------------------------
+    def memory_status(self) -> str:
+        """'warming memory…' while the game's embedding model loads in the background, else ''."""
+        warmup = getattr(self.game, "warmup", None)
+        return "warming memory…" if warmup is not None and warmup.warming else ""
+
+    def _memory_warm(self) -> None:
+        """The model is loaded: the status goes, and what memory kept waiting is applied now."""
+        if not self.busy:
+            self.sub_title = self.world_title()
+        self._warm_memory()
+
+    @work(thread=True, group="memory")
+    def _warm_memory(self) -> None:
+        """Between turns (under the turn lock): apply the memory calls that waited for the model, and
+        embed the memories written since into the embedder's cache, so no later turn pays for them."""
+        if self.game is None or self.quitting:
+            return
+        with self.turn_lock:
+            self.game.warmup.drain()
+            memory = self.game.memory
+            if memory is not None and not self.game.warmup.warming:
+                memory.bank.embed_ahead()
+        self.later(lambda: getattr(self.screen, "memory_warm", lambda: None)())  # the memory inspector redraws
 
     def get_system_commands(self, screen: Any) -> Any:
         """The command palette (Ctrl+P): Textual's entries, the game's screens and a few actions."""

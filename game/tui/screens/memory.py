@@ -163,6 +163,12 @@ class MemoryScreen(Screen):
             self.app.exit(0)
 
     # --- drawing -------------------------------------------------------------------------------
+    def memory_warm(self) -> None:
+        """The model is ready and memory caught up (``ParleyApp._warm_memory``): draw it if the
+        warming note stood in for it."""
+        if self.context is None:
+            self.reload()
+
     def reload(self) -> None:
         """Rebuild the agent's context (recency untouched) and list its candidates."""
         game = self.app.game
@@ -178,6 +184,9 @@ class MemoryScreen(Screen):
             return
         if self.app.busy:  # never read the memory while a turn is writing it; ReplyReady redraws
             who.update(Text(f"Memory of {game.engine.name(self.agent)}: waiting for the turn being played…"))
+            return
+        if game.warmup.warming or game.warmup.pending:  # the model is loading: never load it here
+            who.update(Text(f"Memory of {game.engine.name(self.agent)}: warming memory… (shown once it is ready)"))
             return
         eng = game.engine
         self.context = game.memory.context(self.agent, eng.observe(self.agent), touch=False)
