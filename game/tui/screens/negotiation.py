@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, RichLog, Select, Static
 
@@ -105,6 +105,20 @@ class SceneScreen(Screen):
     def command_line(self) -> Input:
         return self.query_one(f"#{self.id_prefix}-command", Input)
 
+    def on_key(self, event: Key) -> None:
+        """A printable key typed while a button, picker or list has the focus goes on to the
+        command line, which takes the focus: typed text is never lost (an open picker's list
+        still searches as it is typed to)."""
+        line = self.command_line()
+        if not event.is_printable or not event.character or isinstance(self.focused, Input):
+            return
+        if any(select.expanded for select in self.query(Select)):
+            return
+        event.stop()
+        event.prevent_default()
+        line.focus()
+        line.insert_text_at_cursor(event.character)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
@@ -165,7 +179,12 @@ class NegotiationScreen(SceneScreen):
             with Vertical(id="neg-right"):
                 yield OfferPlot(id="neg-plot")
                 yield ReflowLog(id="neg-log")
-        yield Input(placeholder="Or type a command (say, ask, look…)", id="neg-command", max_length=MAX_INPUT)
+        yield Input(
+            placeholder="Or type a command (say, ask, look…)",
+            id="neg-command",
+            max_length=MAX_INPUT,
+            select_on_focus=False,
+        )
         yield Footer()
 
     def on_mount(self) -> None:
