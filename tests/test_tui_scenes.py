@@ -94,15 +94,15 @@ async def test_a_multi_issue_trade_is_struck_with_the_selectors():
     async with app.run_test(size=SIZE) as pilot:
         await open_cloak_trade(pilot)
         screen = app.screen
-        # the selectors start from Tavish's opening offer
-        assert screen.chosen() == {"price": "50", "lining": "silk"}
+        # the selectors start from the terms the player likes best, not Tavish's opening offer
+        assert screen.chosen() == screen.best_terms() != {"price": "50", "lining": "silk"}
         assert not screen.query_one("#neg-accept").disabled
         await choose(pilot, "#issue-0", "40")
         await click(pilot, "#neg-offer")
         assert "You offer lining=silk, price=40" in app.last_reply.text
         assert app.focused is screen.query_one("#neg-command")  # not left on Offer (Enter would offer again)
-        # Tavish counters (price 40, wool): the selectors follow the offer on the table
-        assert screen.chosen() == {"price": "40", "lining": "wool"}
+        # Tavish counters (price 40, wool): the selectors keep the player's own offer
+        assert screen.chosen() == {"price": "40", "lining": "silk"}
         assert screen.query_one(DataTable).row_count == 3
         await choose(pilot, "#issue-0", "50")
         await choose(pilot, "#issue-1", "wool")
@@ -396,3 +396,47 @@ async def test_council_speeches_on_screen_agree_with_the_stances_shown():
                     assert phrase.lower() not in text.lower() or side == label, ev.text
                 shown_as[name] = side
                 earlier.append((text, name))
+
+
+@pytest.mark.anyio
+async def test_after_a_counter_ctrl_o_offers_the_players_terms_and_the_table_talk_reads_right():
+    """Ctrl+O after the merchant's counter offers the player's own last terms, not the merchant's;
+    accepting with nothing on the table says what to do instead; the player walks away as "You"."""
+    app = make_app("bazaar")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for line in ("go north", "go east", "trade with ozra"):
+            await send(pilot, line)
+        screen = app.screen
+        assert shown(app) == "NegotiationScreen" and not screen.scene.get("standing_offer")
+        before = app.last_reply
+        await pilot.press("ctrl+a")  # nothing on the table yet
+        await settle(pilot, before)
+        assert "There is no offer to accept: make an offer yourself (e.g. offer price=" in app.last_reply.text
+        assert "or walk away." in app.last_reply.text
+        await choose(pilot, "#issue-0", "16")
+        mine = screen.chosen()
+        before = app.last_reply
+        await pilot.press("ctrl+o")
+        await settle(pilot, before)
+        theirs = screen.scene["standing_offer"]
+        assert screen.standing_party() == "Ozra Nayl" and theirs != mine  # Ozra counters
+        assert screen.chosen() == mine  # the selectors hold the player's offer, not Ozra's
+        before = app.last_reply
+        await pilot.press("ctrl+o")
+        await settle(pilot, before)
+        assert app.last_reply.said == "offer " + " ".join(f"{k}={v}" for k, v in mine.items())
+        before = app.last_reply
+        await pilot.press("ctrl+w")
+        await settle(pilot, before)
+        assert "You walk away from the table." in app.last_reply.text
+        assert "Traveller" not in app.last_reply.text
+
+
+def test_a_merchant_speaks_of_herself_in_her_own_voice():
+    game = Game(WORLDS / "harbor", seed=0, memory=None)
+    for line in ("go north", "go east"):
+        game.submit(line)
+    said = game.submit("ask mara about supplies").text
+    assert 'Mara Voss says: "I sell storm lanterns at the chandlery. I ask too much, but I\'ll haggle."' in said
+    assert 'says: "Mara Voss' not in said

@@ -8,6 +8,7 @@ makes ride along in the event's data for the consistency gate and Σ-Mem.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from game.core.types import Action, Request, Utterance
@@ -49,7 +50,9 @@ def utterances(eng: Engine, npc: str, request: Request) -> list[Utterance]:
 
 
 def _quote(eng: Engine, u: Utterance) -> str:
-    return f'{eng.name(u.speaker)} says: "{u.text}"'
+    """``Name says: "…"``, the words in the speaker's own voice (never its own name)."""
+    name = eng.name(u.speaker)
+    return f'{name} says: "{in_own_voice(u.text, name)}"'
 
 
 def do_talk(eng: Engine, a: Action) -> None:
@@ -90,3 +93,48 @@ def do_ask(eng: Engine, a: Action) -> None:
     topic = a.target or ""
     for u in utterances(eng, npc, Request("ask", a.actor, eng.state.turn, eng.next_ask(), topic=topic)):
         say(eng, u, a.actor, topic=topic, asked_by=a.actor)
+
+
+_IRREGULAR = {"is": "am", "was": "was", "has": "have", "does": "do", "goes": "go"}
+_CONTRACTED = {"'ll": "'ll", "'s": "'m", "'d": "'d"}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _base(verb: str) -> str:
+    """A verb in the third person singular (``sells``, ``carries``, ``is``) as ``I`` says it."""
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if low.endswith(("sses", "shes", "ches", "xes", "zes", "oes")):
+        return low[:-2]
+    return low[:-1] if low.endswith("s") and not low.endswith("ss") else low
+
+
+def _as_i(match: re.Match[str]) -> str:
+    """``she'll`` / ``He asks``: the speaker speaking of itself."""
+    tail = match.group("tail")
+    if tail.startswith("'"):
+        return "I" + _CONTRACTED.get(tail.lower(), tail)
+    return f"I {_base(tail.strip())}"
+
+
+def in_own_voice(text: str, name: str) -> str:
+    """``text`` as its speaker ``name`` says it: a sentence that opens with the speaker's own name
+    speaks in the first person (``Mara Voss sells lanterns. She asks too much, but she'll haggle``:
+    ``I sell lanterns. I ask too much, but I'll haggle``); after one, so does a sentence's ``she``
+    or ``he``. Other words stay as they are."""
+    if not name or name not in text:
+        return text
+    out, mine = [], False
+    pronoun = re.compile(r"\b(?:[Ss]he|[Hh]e)(?P<tail>'\w+|\s+\w+)")
+    for sentence in _SENTENCE.split(text):
+        if sentence.startswith(name + " "):
+            rest = sentence[len(name) + 1 :]
+            verb, _, after = rest.partition(" ")
+            sentence, mine = f"I {_base(verb)} {after}".rstrip(), True
+        if mine:
+            sentence = pronoun.sub(_as_i, sentence)
+        out.append(sentence)
+    return " ".join(out)
