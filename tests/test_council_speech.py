@@ -65,9 +65,8 @@ def check(session: CouncilSession, names: dict[str, str], concede: bool) -> int:
         if ev is not None and holder.get(ev.id) not in (None, st.speaker) and ev.text.rstrip(".") in text:
             assert re.search(r"(said|agree with [^:]+): '", text), f"another's words in its own voice: {where}"
         if ev is not None and st.kind == "evidence" and mine != "undecided" and st.speaker == holder.get(ev.id):
-            if ev.direction != (1 if st.stance > 0.5 else -1):
+            if ev.direction != (1 if st.stance > 0.5 else -1):  # a fact it owes the council, not its opinion
                 assert concede, f"argues against its own side: {where}"
-                assert "I grant this much:" in text and "Even so," in text, where
         declared[st.speaker] = st.stance
         checked += 1
     return checked

@@ -26,9 +26,9 @@ whom it answers, whatever option wins:
   in the room heard) is on the other side; an item another member stated first is quoted as
   theirs ("I agree with X: '…'" when X is on its side, "As X said: '…'" else), never in its own
   voice;
-* an item that cuts against a decided member's side is said as a concession ("I grant this
-  much: …; even so, I support the motion"), or not at all when its config does not ``concede``
-  (a world's council, whose items are its members' own arguments, not facts);
+* an item that cuts against a decided member's side is a fact it owes the council, said plainly
+  (its position words, when it says any, are its own); when its config does not ``concede`` (a
+  world's council, whose items are its members' own arguments, not facts) it is not said at all;
 * it never repeats word for word a statement already made this round (``View.heard``): the next
   best option speaks, and at worst a plain statement of its position in words of its own.
 """
@@ -291,8 +291,6 @@ class ScriptedDebater:
             assert ev is not None
             lead = "To the chair's question: " if kind == "answer" else ""
             text = _sentence(ev.text)
-            if label(stance) != "undecided" and ev.direction != (1 if stance > 0.5 else -1):
-                text = f"I grant this much: {text} Even so, {where[0].lower()}{where[1:]}."
             return Reply(
                 "evidence", f"{lead}{text}", stance, conf, ev.id, tgt.id if tgt is not None else None, ev.aspect
             )
