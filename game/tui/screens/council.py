@@ -55,6 +55,7 @@ class CouncilScreen(SceneScreen):
         super().__init__()
         self.seen: set[tuple[int, int]] = set()  # (turn, seq) of the persuasions already noted
         self.evidence: list[str] = []
+        self.watched: list[tuple[str, str]] = []  # the members the Memory picker offers now
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -198,8 +199,8 @@ class CouncilScreen(SceneScreen):
         """The member picker and the chosen member's masked memory of the debate."""
         select = self.query_one("#council-memory-member", Select)
         people = self.members_to_watch()
-        if people != list(select._options):
-            keep = select.value
+        if people != self.watched:
+            self.watched, keep = people, select.value
             select.set_options(people)
             select.value = keep if keep in {v for _, v in people} else people[0][1]
         self.query_one("#council-memory", Static).update(self.memory(select.value))
