@@ -22,13 +22,28 @@ from tests.conftest import WORLDS
 POSITION = (("i support the motion", "for"), ("i oppose the motion", "against"), ("i lean ", "undecided"))
 
 
+FIXTURES = WORLDS.parent / "tests" / "fixtures"
+
+
 def council_worlds() -> list[tuple[str, str]]:
+    """(world folder, scene) of every council scene of the shipped worlds and the test fixtures."""
     out = []
-    for path in sorted(WORLDS.iterdir()):
-        if (path / "world.toml").exists():
+    for path in [*sorted(WORLDS.iterdir()), *sorted(FIXTURES.iterdir())]:
+        if (path / "world.toml").exists() and "broken" not in path.name:
             spec = load_world(path).spec
-            out += [(path.name, sid) for sid in council_scene_ids(spec)]
+            out += [(str(path.relative_to(WORLDS.parent)), sid) for sid in council_scene_ids(spec)]
     return out
+
+
+def debating(spec, scene: str):
+    """``spec`` with council ``scene`` debating (a scene that declares no debate gets the default one)."""
+    sc = spec.scenes[scene]
+    if sc.debate is not None:
+        return spec
+    from game.world.spec import CouncilDebateSpec
+
+    scenes = {**spec.scenes, scene: sc.model_copy(update={"debate": CouncilDebateSpec()})}
+    return spec.model_copy(update={"scenes": scenes})
 
 
 def check(session: CouncilSession, names: dict[str, str], concede: bool) -> int:
@@ -74,7 +89,7 @@ def check(session: CouncilSession, names: dict[str, str], concede: bool) -> int:
 
 @pytest.mark.parametrize(("world", "scene"), council_worlds())
 def test_world_council_speeches_agree_with_the_stances(world, scene):
-    spec = load_world(WORLDS / world).spec
+    spec = debating(load_world(WORLDS.parent / world).spec, scene)
     sc = spec.scenes[scene]
     names = {p.id: spec.npcs[p.id].name for p in sc.participants if p.id in spec.npcs}
     won = [(p.id, item) for p in sc.participants for item in p.persuaded_by if item in spec.items]
@@ -87,7 +102,8 @@ def test_world_council_speeches_agree_with_the_stances(world, scene):
                 d.bring(member, item, spec.items[item].name, spec.items[item].description)
             d.play_round()
         total += check(d.session, names, concede=False)
-    assert total > 12 * sc.max_rounds * 3
+    members = sum(p.id != "player" for p in sc.participants)
+    assert total >= 12 * sc.max_rounds * members  # every member spoke in every round
 
 
 @pytest.mark.parametrize("make", [tasks.hidden_profile_task, hidden_profile.hidden_profile_task])
