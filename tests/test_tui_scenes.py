@@ -342,6 +342,7 @@ async def test_the_council_memory_panel_is_in_view_and_typing_always_reaches_the
         assert shown(app) == "CouncilScreen"
         panel, picker = screen.query_one("#council-memory-panel"), screen.query_one("#council-memory-member")
         assert panel.display and inside(screen, panel) and panel.region.height >= 5
+        assert panel.region.bottom <= screen.command_line().region.y  # above the command line, not under it
         assert inside(panel, picker) and inside(panel, screen.query_one("#council-memory-scroll"))
         members = [m["id"] for m in screen.scene["members"] if m["id"] != "player"]
         assert [v for _, v in picker._options] == members  # every member, no blank "Member" entry
