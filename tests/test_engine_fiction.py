@@ -17,7 +17,7 @@ from game.engine.parser import Clarify, Command, Parser, Unknown
 from game.play.session import Game
 from game.play.worlds import load_world
 from game.testing import standard_engine
-from tests.conftest import WORLDS
+from tests.conftest import ROOT, WORLDS
 
 SHIPPED = ("harbor", "bazaar", "council")
 ID_PATTERN = re.compile(r"\b(?:exit|item|npc|scenery|location|player):[a-z_]|'[a-z]+_[a-z_]+'")
@@ -227,3 +227,13 @@ def test_parser_answers_never_show_an_id(said):
 _BEACH = standard_engine(load_world(WORLDS / "harbor"), seed=0)
 _BEACH.state.where[PLAYER] = "shingle_beach"
 _BEACH.state.item_at["lantern"] = PLAYER
+
+
+def test_ways_up_and_down_read_as_above_and_below_in_every_golden_game():
+    """ "unlocks the lighthouse door to the up" read as a slip: a way up or down is above or below."""
+    import re
+
+    golden = ROOT / "tests" / "golden"
+    texts = [line for f in sorted(golden.glob("*.jsonl")) for line in f.read_text(encoding="utf-8").splitlines()]
+    assert texts and any("unlocks the lighthouse door above" in t for t in texts)
+    assert not [t for t in texts if re.search(r"\bthe (up|down)\b", t)]

@@ -94,15 +94,15 @@ async def test_a_multi_issue_trade_is_struck_with_the_selectors():
     async with app.run_test(size=SIZE) as pilot:
         await open_cloak_trade(pilot)
         screen = app.screen
-        # the selectors start from Tavish's opening offer
-        assert screen.chosen() == {"price": "50", "lining": "silk"}
+        # the selectors start from the terms the player likes best, not Tavish's opening offer
+        assert screen.chosen() == screen.best_terms() != {"price": "50", "lining": "silk"}
         assert not screen.query_one("#neg-accept").disabled
         await choose(pilot, "#issue-0", "40")
         await click(pilot, "#neg-offer")
         assert "You offer lining=silk, price=40" in app.last_reply.text
         assert app.focused is screen.query_one("#neg-command")  # not left on Offer (Enter would offer again)
-        # Tavish counters (price 40, wool): the selectors follow the offer on the table
-        assert screen.chosen() == {"price": "40", "lining": "wool"}
+        # Tavish counters (price 40, wool): the selectors keep the player's own offer
+        assert screen.chosen() == {"price": "40", "lining": "silk"}
         assert screen.query_one(DataTable).row_count == 3
         await choose(pilot, "#issue-0", "50")
         await choose(pilot, "#issue-1", "wool")
@@ -327,3 +327,117 @@ async def test_council_speeches_rewrap_after_a_resize():
         width = log.scrollable_content_region.width
         assert width < 40 and max(s.cell_length for s in log.lines) <= width
         assert " ".join(s.text.strip() for s in log.lines).split() == text.split()  # the same words
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_council_memory_panel_is_in_view_and_typing_always_reaches_the_command_line(size):
+    from textual.widgets import Select
+
+    app = make_app("council")
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await send(pilot, "go north")
+        screen = app.screen
+        assert shown(app) == "CouncilScreen"
+        panel, picker = screen.query_one("#council-memory-panel"), screen.query_one("#council-memory-member")
+        assert panel.display and inside(screen, panel) and panel.region.height >= 5
+        assert panel.region.bottom <= screen.command_line().region.y  # above the command line, not under it
+        assert inside(panel, picker) and inside(panel, screen.query_one("#council-memory-scroll"))
+        members = [m["id"] for m in screen.scene["members"] if m["id"] != "player"]
+        assert [v for _, v in picker._options] == members  # every member, no blank "Member" entry
+        assert picker.value == members[0] and Select.BLANK not in [v for _, v in picker._options]
+        assert "tokens · mask: memo" in str(screen.query_one("#council-memory").render())
+        await pilot.press("ctrl+t")  # the next member's memory, the command line keeping the focus
+        await pilot.pause()
+        assert picker.value == members[1] and app.focused is screen.command_line()
+        for tabs in (1, 3):  # onto a picker, then the Give button: typing still reaches the line
+            await pilot.press(*["tab"] * tabs)
+            await pilot.pause()
+            assert app.focused is not screen.command_line()
+            before = app.last_reply
+            await pilot.press(*"say the river will not wait", "enter")
+            await settle(pilot, before)
+            assert app.last_reply.said == "say the river will not wait"
+            assert app.focused is screen.command_line()
+
+
+@pytest.mark.anyio
+async def test_council_speeches_on_screen_agree_with_the_stances_shown():
+    """In the speeches log: nobody disagrees with a member shown on its own side or agrees with
+    one shown on the other, and no two members say the same words in a round."""
+    import re
+
+    app = make_app("council")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        rounds = []
+        for line in ("go north", "wait", "wait", "wait"):
+            await send(pilot, line)
+            rounds.append([ev for ev in app.last_reply.events if ev.kind == "speech"])
+        assert shown(app) == "CouncilScreen" and all(len(r) >= 6 for r in rounds)
+        log = " ".join(str(content) for content, _, _ in app.screen.query_one("#council-speeches").kept)
+        shown_as: dict[str, str] = {}
+        earlier: list[tuple[str, str]] = []
+        for speeches in rounds:
+            said = [ev.text.split(": ", 1)[1] for ev in speeches]
+            assert len(set(said)) == len(said), said
+            for ev in speeches:
+                assert ev.text in log  # what the screen shows
+                head, text = ev.text.split(": ", 1)
+                name, side = re.match(r"(.+) \(\w+, (\w+)\)$", head).groups()
+                other = re.match(r'"I (dis)?agree with (?:what )?(.+?)(?: said in round \d)?[.:] ', text)
+                if other:  # disagrees with the other side, agrees with its own
+                    assert (shown_as[other.group(2)] != side) == bool(other.group(1)), ev.text
+                assert not (side == "for" and "I will stand with the mayor" in text), ev.text
+                for words, who in earlier:  # another member's words are quoted as theirs
+                    if who != name and words.strip('"') in text:
+                        assert re.search(r"(said|agree with [^:]+): '", text), ev.text
+                for phrase, label in (("I support the motion", "for"), ("I oppose the motion", "against")):
+                    assert phrase.lower() not in text.lower() or side == label, ev.text
+                shown_as[name] = side
+                earlier.append((text, name))
+
+
+@pytest.mark.anyio
+async def test_after_a_counter_ctrl_o_offers_the_players_terms_and_the_table_talk_reads_right():
+    """Ctrl+O after the merchant's counter offers the player's own last terms, not the merchant's;
+    accepting with nothing on the table says what to do instead; the player walks away as "You"."""
+    app = make_app("bazaar")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for line in ("go north", "go east", "trade with ozra"):
+            await send(pilot, line)
+        screen = app.screen
+        assert shown(app) == "NegotiationScreen" and not screen.scene.get("standing_offer")
+        before = app.last_reply
+        await pilot.press("ctrl+a")  # nothing on the table yet
+        await settle(pilot, before)
+        assert "There is no offer to accept: make an offer yourself (e.g. offer price=" in app.last_reply.text
+        assert "or walk away." in app.last_reply.text
+        await choose(pilot, "#issue-0", "16")
+        mine = screen.chosen()
+        before = app.last_reply
+        await pilot.press("ctrl+o")
+        await settle(pilot, before)
+        theirs = screen.scene["standing_offer"]
+        assert screen.standing_party() == "Ozra Nayl" and theirs != mine  # Ozra counters
+        assert screen.chosen() == mine  # the selectors hold the player's offer, not Ozra's
+        before = app.last_reply
+        await pilot.press("ctrl+o")
+        await settle(pilot, before)
+        assert app.last_reply.said == "offer " + " ".join(f"{k}={v}" for k, v in mine.items())
+        before = app.last_reply
+        await pilot.press("ctrl+w")
+        await settle(pilot, before)
+        assert "You walk away from the table." in app.last_reply.text
+        assert "Traveller" not in app.last_reply.text
+
+
+def test_a_merchant_speaks_of_herself_in_her_own_voice():
+    game = Game(WORLDS / "harbor", seed=0, memory=None)
+    for line in ("go north", "go east"):
+        game.submit(line)
+    said = game.submit("ask mara about supplies").text
+    assert 'Mara Voss says: "I sell storm lanterns at the chandlery. I ask too much, but I\'ll haggle."' in said
+    assert 'says: "Mara Voss' not in said

@@ -28,7 +28,14 @@ def view_for(session: CouncilSession, member: str, masker: ContextBuilder) -> Vi
         tuple(by[e] for e in task.shared),
         ctx,
         frozenset(s.evidence for s in session.history if s.speaker == member and s.evidence),
+        declared(session),
+        tuple(s.text for s in session.history if s.round == session.round),
     )
+
+
+def declared(session: CouncilSession) -> dict[str, float]:
+    """Each member's latest declared stance: what everyone in the room heard it say it stands."""
+    return {s.speaker: s.stance for s in session.history if s.speaker in session.members and s.confidence > 0}
 
 
 def scripted_council(

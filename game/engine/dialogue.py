@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from game.core.speech import in_own_voice
 from game.core.types import Action, Request, Utterance
 from game.engine import predicates
 from game.engine.rules import Refusal
@@ -49,7 +50,9 @@ def utterances(eng: Engine, npc: str, request: Request) -> list[Utterance]:
 
 
 def _quote(eng: Engine, u: Utterance) -> str:
-    return f'{eng.name(u.speaker)} says: "{u.text}"'
+    """``Name says: "…"``, the words in the speaker's own voice (never its own name)."""
+    name = eng.name(u.speaker)
+    return f'{name} says: "{in_own_voice(u.text, [name])}"'
 
 
 def do_talk(eng: Engine, a: Action) -> None:

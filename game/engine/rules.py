@@ -43,6 +43,11 @@ _OPPOSITE = {"north": "south", "east": "west", "northeast": "southwest", "northw
 _OPPOSITE.update({b: a for a, b in _OPPOSITE.items()})
 
 
+def toward(d: str) -> str:
+    """Where a way lies, as prose: "to the east", "above", "below"."""
+    return {"up": "above", "down": "below"}.get(d, f"to the {d}")
+
+
 def arrival(name: str, back: str | None) -> str:
     """How an arrival reads in the room arrived at; ``back``: the way from there to where the
     mover came from (None: no way back, or none known)."""
@@ -134,7 +139,7 @@ def _examine_fixture(eng: Engine, a: Action, target: str) -> bool:
         d = target[5:]
         lock = loc.locked[d]
         shut = predicates.exit_locked(eng.spec, eng.state, here, d, a.actor)
-        text = barred(eng, a.actor, here, d) if shut else f"The {lock.name} stands open to the {d}."
+        text = barred(eng, a.actor, here, d) if shut else f"The {lock.name} stands open {toward(d)}."
     elif target.startswith("scenery:") and target[8:] in loc.scenery:
         text = loc.scenery[target[8:]].description
     else:
@@ -288,7 +293,7 @@ def do_unlock(eng: Engine, a: Action) -> None:
     if target.startswith("exit:"):
         d = target[5:]
         lock = eng.spec.locations[here].locked.get(d)  # type: ignore[call-overload]
-        _need(lock is not None, f"Nothing is locked to the {d}.")
+        _need(lock is not None, f"Nothing is locked {toward(d)}.")
         _need(predicates.exit_locked(eng.spec, st, here, d, a.actor), way_open(eng, here, d))
         if lock.key != key:  # type: ignore[union-attr]
             wrong = {
@@ -301,7 +306,7 @@ def do_unlock(eng: Engine, a: Action) -> None:
         st.unlocked.add(f"{here}:{d}")
         name, lock_name = eng.name(key), lock.name  # type: ignore[union-attr]
         said = (
-            f"{eng.name(a.actor)} unlocks the {lock_name} to the {d}.",
+            f"{eng.name(a.actor)} unlocks the {lock_name} {toward(d)}.",
             f"You unlock the {lock_name} with the {name}.",
         )
         if lock.opens == "light":  # type: ignore[union-attr]  # a light opens this way: lighting the key does

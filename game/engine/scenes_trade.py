@@ -134,7 +134,9 @@ class TradeScenes:
         party says with it (NPC haggling), quoted after the move."""
         eng, s = self.eng, self.session(sid)
         scene = eng.spec.scenes[sid]
-        quote = f' {eng.name(a.actor)} says: "{line}"' if line else ""
+        from game.core.speech import in_own_voice
+
+        quote = f' {eng.name(a.actor)} says: "{in_own_voice(line, [eng.name(a.actor)])}"' if line else ""
         said = {"line": line} if line else {}
         try:
             if a.verb is Verb.OFFER:
@@ -179,6 +181,7 @@ class TradeScenes:
                     a.actor,
                     f"{eng.name(a.actor)} rejects the offer.{quote}",
                     listener=self._other(sid, a.actor),
+                    view="You reject the offer.",
                     data={"scene": sid, **said},
                 )
             else:
@@ -188,10 +191,12 @@ class TradeScenes:
                     a.actor,
                     f"{eng.name(a.actor)} walks away from the table.{quote}",
                     listener=self._other(sid, a.actor),
+                    view="You walk away from the table.",
                     data={"scene": sid, **said},
                 )
-        except NegotiationError as e:
-            raise Refusal(str(e)) from None
+        except NegotiationError as e:  # said as a sentence, with what to do instead
+            said = f"{e.message[:1].upper()}{e.message[1:]}"
+            raise Refusal(f"{said}: {e.hint}." if e.hint else f"{said}.") from None
         self._sync(sid)
         if s.status != "open":
             self._close(sid)

@@ -190,9 +190,7 @@ class Negotiation:
         """Accept the opponent's standing offer: the talks end in agreement."""
         self._check_turn(party, "accept")
         if self._standing is None or self._standing[0] == party:
-            raise NegotiationError(
-                "there is no offer to accept", hint=f"make an offer with {_quote(self.issues)}, or walk away"
-            )
+            raise NegotiationError("there is no offer to accept", hint=self._instead())
         t = self._standing[1]
         self._agreement = t
         self._status = "agreement"
@@ -202,9 +200,14 @@ class Negotiation:
         """Refuse the standing offer without countering; the turn passes."""
         self._check_turn(party, "reject")
         if self._standing is None or self._standing[0] == party:
-            raise NegotiationError("there is no offer to reject", hint="make an offer or walk away")
+            raise NegotiationError("there is no offer to reject", hint=self._instead())
         self._standing = None
         return self._record(party, "reject", None)
+
+    def _instead(self) -> str:
+        """What to do when there is no offer to answer: make one (an example naming every issue)."""
+        example = " ".join(f"{issue}={values[0]}" for issue, values in self.issues.items() if values)
+        return f"make an offer yourself (e.g. offer {example}), or walk away"
 
     def walk_away(self, party: str) -> Record:
         """Leave the table: the talks end without agreement."""

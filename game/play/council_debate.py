@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from game.core.seeds import seed_tree
 from game.council.context import Context, MaskingConfig
-from game.council.debaters import ScriptedDebater, View
+from game.council.debaters import DebaterConfig, ScriptedDebater, View, label
 from game.council.runner import view_for
 from game.council.session import CouncilConfig, CouncilError, CouncilSession, Reply, Statement
 from game.council.tasks import Evidence
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 VOICED = 0.6  # the confidence of a member speaking in its own words (an LLM NPC)
 WON = 0.9  # the stance of a member an item has persuaded
-FOR, AGAINST = 0.55, 0.45  # a stance above FOR reads "for", below AGAINST "against", else "undecided"
+# a world member's items are its own arguments, not facts: once it takes a side it argues that side
+ARGUE = DebaterConfig(concede=False)
 
 
 class DebateLogError(ValueError):
@@ -51,11 +52,6 @@ def _text(x: Any) -> str:
     if not isinstance(x, str):
         raise ValueError(f"{x!r} is not text")
     return x
-
-
-def label(stance: float) -> str:
-    """A member's stance as the council scene names it (an undecided member does not vote yes)."""
-    return "for" if stance > FOR else "against" if stance < AGAINST else "undecided"
 
 
 class SceneDebate:
@@ -194,7 +190,8 @@ class SceneDebate:
             if words:
                 reply = Reply("argument", words, s.stances[member], VOICED)
             else:
-                reply = ScriptedDebater(seed=self._debaters.child(member, s.round)).respond(view)
+                debater = ScriptedDebater(ARGUE, seed=self._debaters.child(member, s.round), names=self.names)
+                reply = debater.respond(view)
             self._do(
                 {
                     "op": "say",
@@ -202,7 +199,7 @@ class SceneDebate:
                     "tokens": view.context.tokens,
                     "reply": {
                         "kind": reply.kind,
-                        "text": self._named(reply.text),
+                        "text": reply.text,
                         "stance": reply.stance,
                         "confidence": reply.confidence,
                         "evidence": reply.evidence,
@@ -246,10 +243,3 @@ class SceneDebate:
                 "text": said,
             }
         )
-
-    def _named(self, text: str) -> str:
-        """Member ids in a debater's words, as the world names them."""
-        for mid in self.session.members:
-            if mid in self.names:
-                text = text.replace(f"with {mid}:", f"with {self.names[mid]}:")
-        return text

@@ -7,9 +7,12 @@ ordinary commands through ``app.send``. When the vote is taken the result is ann
 app returns to the play screen (``ParleyApp.follow_scene``).
 
 In a debating council (a scene with ``debate``) each member's line also shows the stance it last
-declared, as a short bar from no (0) to yes (1) and the number, and the "Memory" panel shows what the chosen member's
-masked working memory of the debate holds now: the anchors and settled points it always keeps,
-the statements the mask kept, and how many it let go and why (``game.play.council_debate``).
+declared, as a short bar from no (0) to yes (1) and the number, and the "Memory" panel under the
+speeches (always in view; ctrl+t shows the next member) shows what the chosen member's masked
+working memory of the debate holds now: the anchors and settled points it always keeps, the
+statements the mask kept, and how many it let go and why (``game.play.council_debate``).
+
+Whatever has the focus, a printable key goes to the command line (``SceneScreen.on_key``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Header, Input, Label, RichLog, Select, Static
 
 from game.core.types import PLAYER
@@ -43,6 +46,7 @@ class CouncilScreen(SceneScreen):
     BINDINGS = [
         Binding("ctrl+y", "vote('yes')", "Vote yes", priority=True),
         Binding("ctrl+n", "vote('no')", "Vote no", priority=True),
+        Binding("ctrl+t", "next_memory", "Next memory", priority=True),
     ]
     scene_type = "council"
     id_prefix = "council"
@@ -51,6 +55,7 @@ class CouncilScreen(SceneScreen):
         super().__init__()
         self.seen: set[tuple[int, int]] = set()  # (turn, seq) of the persuasions already noted
         self.evidence: list[str] = []
+        self.watched: list[tuple[str, str]] = []  # the members the Memory picker offers now
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -70,15 +75,27 @@ class CouncilScreen(SceneScreen):
                     yield Button("Vote yes", id="council-yes", variant="success")
                     yield Button("Vote no", id="council-no", variant="error")
                 yield Static("", id="council-result")
-                yield Label("Memory: what a member keeps of the debate", classes="council-heading council-memory")
-                yield Select([], prompt="Member", id="council-memory-member", classes="council-memory")
-                yield Static("", id="council-memory", classes="council-memory")
-            yield ReflowLog(id="council-speeches")
-        yield Input(placeholder="Or type a command (say, ask, look…)", id="council-command", max_length=MAX_INPUT)
+            with Vertical(id="council-right"):
+                yield ReflowLog(id="council-speeches")
+                with Vertical(id="council-memory-panel", classes="council-memory"):
+                    with Horizontal(id="council-memory-head"):
+                        yield Label("Memory of ", classes="council-heading")
+                        yield Select(
+                            self.members_to_watch(), allow_blank=False, id="council-memory-member", compact=True
+                        )
+                    with VerticalScroll(id="council-memory-scroll"):
+                        yield Static("", id="council-memory")
+        yield Input(
+            placeholder="Or type a command (say, ask, look…)",
+            id="council-command",
+            max_length=MAX_INPUT,
+            select_on_focus=False,
+        )
         yield Footer()
 
     def on_mount(self) -> None:
         self.attach()
+        self.query_one("#council-memory-panel").border_title = "Memory · ctrl+t: next member"
         if self.app.last_reply is not None:
             self.take_reply(self.app.last_reply)
         self.refresh_view()
@@ -172,21 +189,32 @@ class CouncilScreen(SceneScreen):
             out.append("\n")
         return out
 
+    def members_to_watch(self) -> list[tuple[str, str]]:
+        """The members whose memory of the debate the panel can show (never the player: a
+        player's own memory is the Memory screen's); a placeholder when there are none yet."""
+        people = [(self.who(m["id"]), m["id"]) for m in self.scene.get("members", ()) if m.get("id") != PLAYER]
+        return people or [("nobody yet", "")]
+
     def fill_memory(self, members: list[dict[str, Any]]) -> None:
         """The member picker and the chosen member's masked memory of the debate."""
         select = self.query_one("#council-memory-member", Select)
-        people = [(self.who(m["id"]), m["id"]) for m in members if m.get("id") != PLAYER]
-        keep = select.value
-        select.set_options(people)
-        if keep in {v for _, v in people}:
-            select.value = keep
-        elif people:
-            select.value = people[0][1]
+        people = self.members_to_watch()
+        if people != self.watched:
+            self.watched, keep = people, select.value
+            select.set_options(people)
+            select.value = keep if keep in {v for _, v in people} else people[0][1]
         self.query_one("#council-memory", Static).update(self.memory(select.value))
+
+    def action_next_memory(self) -> None:
+        """Show the next member's memory of the debate (the command line keeps the focus)."""
+        select = self.query_one("#council-memory-member", Select)
+        values = [v for _, v in self.members_to_watch()]
+        at = values.index(select.value) if select.value in values else -1
+        select.value = values[(at + 1) % len(values)]
 
     def memory(self, member: Any) -> Text:
         game = self.app.game
-        if game is None or member == Select.BLANK or not self.scene.get("id"):
+        if game is None or member in (Select.BLANK, "") or not self.scene.get("id"):
             return Text("")
         debate = game.engine.council_debate(self.scene["id"])
         if member not in debate.session.members:

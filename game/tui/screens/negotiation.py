@@ -1,7 +1,12 @@
 """The negotiation screen, shown while the player haggles: one selector per issue to build an
-offer (filled in from the standing offer), Offer / Accept / Reject / Walk away, the offer
-history, a plot of both sides' offers by the player's own utility (and price, against the
-player's gold) up to the deadline, and the merchant's lines.
+offer, Offer / Accept / Reject / Walk away, the offer history, a plot of both sides' offers by
+the player's own utility (and price, against the player's gold) up to the deadline, and the
+merchant's lines.
+
+The selectors never take the other side's terms (Ctrl+O would offer them back, which is
+accepting in a roundabout way; Ctrl+A accepts what is on the table): they start at the values the
+player likes best, and after each of the player's offers they hold that offer, so the next one
+starts from the player's own last position.
 
 Every button sends an ordinary command through ``app.send``; the screen only reads the player's
 observation (``scene`` of type ``negotiation``) and the replies. When the talks end the outcome
@@ -16,7 +21,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, RichLog, Select, Static
 
@@ -105,6 +110,20 @@ class SceneScreen(Screen):
     def command_line(self) -> Input:
         return self.query_one(f"#{self.id_prefix}-command", Input)
 
+    def on_key(self, event: Key) -> None:
+        """A printable key typed while a button, picker or list has the focus goes on to the
+        command line, which takes the focus: typed text is never lost (an open picker's list
+        still searches as it is typed to)."""
+        line = self.command_line()
+        if not event.is_printable or not event.character or isinstance(self.focused, Input):
+            return
+        if any(select.expanded for select in self.query(Select)):
+            return
+        event.stop()
+        event.prevent_default()
+        line.focus()
+        line.insert_text_at_cursor(event.character)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
@@ -134,7 +153,7 @@ class NegotiationScreen(SceneScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.shown_standing: Any = ()  # the standing offer the selectors were last filled from
+        self.shown_mine: Any = ()  # the player's own offer the selectors were last filled from
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -165,7 +184,12 @@ class NegotiationScreen(SceneScreen):
             with Vertical(id="neg-right"):
                 yield OfferPlot(id="neg-plot")
                 yield ReflowLog(id="neg-log")
-        yield Input(placeholder="Or type a command (say, ask, look…)", id="neg-command", max_length=MAX_INPUT)
+        yield Input(
+            placeholder="Or type a command (say, ask, look…)",
+            id="neg-command",
+            max_length=MAX_INPUT,
+            select_on_focus=False,
+        )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -208,16 +232,22 @@ class NegotiationScreen(SceneScreen):
             if not standing
             else f"On the table ({self.standing_party()}): " + self.describe(standing)
         )
-        if standing and standing != self.shown_standing:
-            self.fill(standing)
-        elif not standing and self.shown_standing == ():
+        mine = self.own_last_offer()
+        if mine and mine != self.shown_mine:
+            self.fill(mine)
+        elif not mine and self.shown_mine == ():
             self.fill(self.best_terms())
-        self.shown_standing = standing
+        self.shown_mine = mine
         for bid in ("#neg-accept", "#neg-reject"):
             self.query_one(bid, Button).disabled = not standing or self.standing_party() == "you"
         self.refresh_history()
         self.query_one(OfferPlot).show(sc, self.obs.gold if self.obs is not None else 0, them)
         self.refresh_preview()
+
+    def own_last_offer(self) -> dict[str, str] | None:
+        """The player's own latest offer, if it made one."""
+        mine = [h for h in self.scene.get("history", ()) if h.get("kind") == "offer" and h.get("party") == PLAYER]
+        return dict(mine[-1].get("terms") or {}) if mine else None
 
     def standing_party(self) -> str:
         """Who made the standing offer: the last offer in the history."""
