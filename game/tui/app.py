@@ -300,21 +300,17 @@ class ParleyApp(App):
         return None if play is None else play.command_line
 
     def typed_ahead(self, key: events.Key, line: Any) -> bool:
-        """A key that belongs on the command line although another screen is on top (a question,
-        the help a typed-ahead ``help`` opened): a key of a line (a letter, Enter, Backspace)
-        typed before that screen was drawn or less than ``quiet`` seconds after (nobody reads
-        and answers a question faster), or less than ``quiet`` seconds after the last key the
-        command line took (the same run of typing). Scene screens and screens with a line of their own are left
-        their keys, as are screens the player opened (``bidden``) and the app's priority keys
-        (Ctrl+Q: it is not a key of a line)."""
+        """A key of a line (a letter, Enter, Backspace) that belongs on the command line though a
+        screen the player did not open is on top (a question; the help a typed ``help`` opened):
+        typed before it was drawn or within ``quiet`` seconds (nobody reads and answers faster),
+        or within ``quiet`` seconds of the last key the line took (the same run of typing).
+        Scene screens and screens with a line of their own keep their keys."""
         from textual.widgets import Input
 
         screen = self.screen
         if screen is line.screen or self._scene_shown() is not None or isinstance(self.focused, Input):
             return False
-        if getattr(screen, "bidden", False):
-            return False
-        if not (key.is_printable or key.key in LINE_KEYS):
+        if getattr(screen, "bidden", False) or not (key.is_printable or key.key in LINE_KEYS):
             return False
         return key.time - max(getattr(screen, "shown_at", float("-inf")), self.typed_at) < self.quiet
 
