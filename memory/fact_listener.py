@@ -232,7 +232,13 @@ class WorldFacts:
             for fid, t in sorted(ev.data.get("truth", {}).items())
             if fid in self.spec.facts
         ]
-        self._verified([(f.subject, f.relation, f.object, t, f.topic, f.text) for f, t in facts], ev.turn)
+        # filed as what was seen, not as the line someone says about it (which the player may never
+        # have heard: a claim heard keeps its words, as the gate's fact for it does)
+        seen = self.witness.sight.describe
+        self._verified(
+            [(f.subject, f.relation, f.object, t, f.topic, seen(f.subject, f.relation, f.object, t)) for f, t in facts],
+            ev.turn,
+        )
 
     def _verified(self, truths: list[tuple[str, str, str, bool, str | None, str]], turn: int) -> None:
         """Verified ``(subject, relation, object, truth, topic, text)``: Σ-Mem learns first, so the

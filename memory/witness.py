@@ -17,6 +17,12 @@ for that agent. What came out of a container is not read as located in the conta
 world may say a thing in a box is in the room the box stands in, and the box's ``reveals`` say
 what the world means. People walk about by themselves, so only things (the world's items) count.
 
+What the agent took part in settles claims too, for relations the world marks so (``observed``):
+
+* ``"trade"``: a trade it closed shows the seller sells the thing (``lantern sold_by mara``);
+* ``"gift"``: a gift it gave that was welcomed shows the receiver wants the thing;
+* ``"key"``: a lock it opened shows the key opens it (the locked thing, or the exit's direction).
+
 Everything here reads the agent's observation and the events it perceived, never the world's
 state or its facts' truth: an item lying in a room the agent is not in is no evidence for it.
 """
@@ -31,6 +37,7 @@ from game.core.claims import canonical
 from game.core.types import Event, EventKind, Observation
 
 LOCATION = "location"
+TAKEN_PART = ("trade", "gift", "key")  # the ``observed`` kinds an event the agent took part in settles
 MOVES = (EventKind.TAKE, EventKind.DROP, EventKind.GIVE)
 
 
@@ -52,34 +59,79 @@ class Evidence:
 
 class Sight:
     """How a world's observations read as evidence: the relations that mean where a thing is,
-    which ids are things (and which of them containers), and the names to write evidence in."""
+    which ids are things (and which of them containers), and the names to write evidence in;
+    ``settled``: the relations each kind of event the agent takes part in settles (``TAKEN_PART``),
+    and ``trades``: each trade scene's thing, seller and buyer."""
 
     def __init__(
-        self, where: Iterable[str], things: Mapping[str, bool], names: Mapping[str, str] | None = None
+        self,
+        where: Iterable[str],
+        things: Mapping[str, bool],
+        names: Mapping[str, str] | None = None,
+        settled: Mapping[str, Iterable[str]] | None = None,
+        trades: Mapping[str, tuple[str, str, str]] | None = None,
     ) -> None:
         self.where = tuple(where)
         self.things = dict(things)  # item id -> is a container
         self.names = dict(names or {})
+        self.settled = {k: tuple(v) for k, v in (settled or {}).items()}
+        self.trades = dict(trades or {})
 
     @classmethod
     def from_spec(cls, spec: Any) -> Sight:
-        where = [rid for rid, r in getattr(spec, "relations", {}).items() if getattr(r, "observed", None) == LOCATION]
-        if not where:  # nothing the world lets an observation settle
-            return cls((), {})
+        relations = getattr(spec, "relations", {})
+
+        def marked(kind: str) -> list[str]:
+            return [rid for rid, r in relations.items() if getattr(r, "observed", None) == kind]
+
+        where, settled = marked(LOCATION), {k: marked(k) for k in TAKEN_PART if marked(k)}
         names = {k: v.name for part in (spec.locations, spec.items, spec.npcs) for k, v in part.items()}
-        return cls(where, {k: bool(v.container) for k, v in spec.items.items()}, names)
+        trades = {}
+        for sid, scene in getattr(spec, "scenes", {}).items():
+            t = getattr(scene, "trade", None)
+            buyer = None if t is None else next((p.id for p in scene.parties if p.id != t.seller), None)
+            if buyer is not None:
+                trades[sid] = (t.item, t.seller, buyer)
+        return cls(where, {k: bool(v.container) for k, v in spec.items.items()}, names, settled, trades)
+
+    def took_part(self, ev: Event, agent: str) -> list[Evidence]:
+        """What an event ``agent`` took part in settles (see the module docstring): a trade it
+        closed, a gift it gave that was welcomed, a lock it opened."""
+        data, kind = ev.data or {}, str(ev.kind)
+        found: list[tuple[str, str, str]] = []  # (observed kind, subject, object)
+        if kind == EventKind.AGREEMENT and data.get("scene") in self.trades:
+            item, seller, buyer = self.trades[data["scene"]]
+            if agent in (seller, buyer):
+                found.append(("trade", item, seller))
+        elif kind == EventKind.GIVE and ev.actor == agent and data.get("points") and data.get("to"):
+            found.append(("gift", data["to"], data["item"]))
+        elif kind == EventKind.UNLOCK and ev.actor == agent and data.get("key"):
+            found.append(("key", data["key"], data.get("item") or data.get("exit") or ""))
+        return [
+            Evidence(s, r, o, True, ev.turn, self.describe(s, r, o, True))
+            for k, s, o in found
+            if o
+            for r in self.settled.get(k, ())
+        ]
+
+    def describe(self, subject: str, relation: str, obj: str, truth: bool = True) -> str:
+        """What the agent saw, in words: "The Widow's Pearl is in the strongbox.", "The storm
+        lantern: sold by Mara Voss." (never a line someone said about it)."""
+        what = self.name(subject)
+        what = what[:1].upper() + what[1:]
+        if relation in self.where:
+            return f"{what} is {'' if truth else 'not '}in {self.name(obj)}."
+        return f"{what}: {'' if truth else 'not '}{relation.replace('_', ' ')} {self.name(obj)}."
 
     def name(self, ident: str) -> str:
         name = self.names.get(ident, ident.replace("_", " "))
         return name if ident not in self.things or name[:1].isupper() else f"the {name}"
 
     def _at(self, thing: str, place: str, truth: bool, turn: int, carrier: bool = False) -> list[Evidence]:
-        what = self.name(thing)
-        what = what[:1].upper() + what[1:]
         if carrier:
             text = f"You carry {self.name(thing)}."
         else:
-            text = f"{what} is {'' if truth else 'not '}in {self.name(place)}."
+            text = self.describe(thing, self.where[0], place, truth)
         return [Evidence(thing, r, place, truth, turn, text) for r in self.where]
 
     def seen(self, obs: Observation) -> list[Evidence]:
@@ -122,6 +174,8 @@ class Witness:
         if ev is not None:
             self.moved.update(moved_by(ev))
         found = [e for e in self.sight.seen(obs) if e.subject not in self.moved] if obs is not None else []
+        if ev is not None and obs is not None:
+            found += self.sight.took_part(ev, obs.actor)
         out = []
         for e in found:
             old = self.known.get(e.triple)

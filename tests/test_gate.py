@@ -573,5 +573,7 @@ def test_the_journal_shows_the_player_what_is_disputed_and_whom_to_trust(tmp_pat
     assert journals[0].startswith("Your journal is empty")
     assert "Heard, not yet confirmed" in journals[1] and "(Lou)" in journals[1]  # a stranger's news is held
     assert "Proved false:" in journals[2] and "The gem lies at the bottom of the well.  (Lou)" in journals[2]
-    assert "Seen with your own eyes:" in journals[2] and "The gem is in the oak chest." in journals[2]
+    assert (
+        "Seen with your own eyes:" in journals[2] and "The red gem is in the oak chest." in journals[2]
+    )  # what was seen, in its words
     assert "Lou: gem caught lying" in journals[2]

@@ -1,6 +1,7 @@
 """The journal counts what the player sees, typed in the line console (harbor, seed 0): a story the
 player's own eyes refute is "Proved false" whichever came first, the examination or the story,
-and the true story is "Seen with your own eyes" once the player stands beside the strongbox."""
+and the true story is "Seen with your own eyes" once the player stands beside the strongbox; a
+trade the player closed confirms who sells the thing; what an opened box shows is filed as seen."""
 
 from __future__ import annotations
 
@@ -53,4 +54,28 @@ def test_beside_the_strongbox_the_cave_story_is_seen_not_disputed():
         "ask ilse about strongbox", *TO_THE_CAVE, "journal",
     )  # fmt: skip
     assert section(journals[-1], CAVE) == "Seen with your own eyes"
+    assert section(journals[-1], CRYPT) == "Proved false"
+
+
+SELLS = "Mara Voss sells storm lanterns"
+SEEN = "Seen with your own eyes"
+BUY = ["trade with mara", "offer 18", "accept"]
+
+
+def test_a_trade_the_player_closed_confirms_who_sells_it_heard_before_or_after():
+    before, after = console(
+        "north", "east", "ask mara about supplies", *BUY, "journal",
+    ), console("ask jory about strongbox", "north", "east", *BUY, "ask mara about supplies", "journal")  # fmt: skip
+    assert section(before[-1], SELLS) == SEEN  # her words, confirmed by the deal
+    assert section(after[-1], "sold by Mara Voss") == SEEN  # the deal came first: filed as what was seen
+    assert "Heard, not yet confirmed" not in before[-1] and SELLS not in after[-1]
+
+
+def test_what_an_opened_box_shows_is_filed_as_seen_not_as_a_line_never_heard():
+    journals = console(
+        "ask jory about strongbox", *TO_THE_CAVE, "up", "unlock door with key", "up", "take brass key", "down", "down",
+        "unlock strongbox with brass key", "open strongbox", "journal",
+    )  # fmt: skip
+    assert section(journals[-1], "Widow's Pearl is in the strongbox.") == SEEN
+    assert "My husband locked my pearl" not in journals[-1]  # Orla's words: the player never heard them
     assert section(journals[-1], CRYPT) == "Proved false"

@@ -191,7 +191,7 @@ def test_what_came_out_of_an_opened_container_was_seen_to_move():
     assert "gem" in game.engine.glance(PLAYER).visible
     assert [e for e in witness.read(opened, game.engine.glance(PLAYER)) if e.subject == "gem"] == []
     assert "gem" in witness.moved
-    assert game.facts.gate.facts and "The gem is in the oak chest." in section(game, "Seen with your own eyes")
+    assert game.facts.gate.facts and "The red gem is in the oak chest." in section(game, "Seen with your own eyes")
 
 
 def test_an_examination_shows_its_facts_to_the_examiner_alone():

@@ -12,7 +12,7 @@ import time
 
 import pytest
 from conftest import ROOT, WORLDS
-from test_tui_play import wait_for
+from test_tui_play import quiet, wait_for
 
 from game.play.session import Game
 
@@ -206,6 +206,7 @@ async def test_an_autosave_is_offered_at_start_and_start_notes_show_in_the_app(t
         asked = " ".join(str(label.render()) for label in app.screen.query(Label))
         assert "Autosave found (turn 2) — continue or start anew?" in asked
         assert "map: " in notes_of(app) and "playing on without it" in notes_of(app)
+        await pilot.pause(quiet())  # the player reads the question (keys before that go to the command line)
         await pilot.press("enter")  # continue
         await wait_for(pilot, lambda: app.game is not None and not app.busy)
         assert app.game.engine.state.turn == 2
@@ -222,6 +223,7 @@ async def test_starting_anew_keeps_the_autosave_and_ctrl_q_at_the_question_leave
     app = start_like_parley_play(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await pilot.pause(quiet())
         await pilot.press("n")
         await wait_for(pilot, lambda: app.game is not None and not app.busy)
         assert app.game.engine.state.turn == 0 and app.game.loaded_from is None

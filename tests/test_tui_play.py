@@ -193,6 +193,7 @@ async def test_save_quit_and_load_typed_and_from_the_saves_screen(tmp_path):
         await pilot.press(*"save slot1", "enter")
         await wait_for(pilot, lambda: isinstance(third.screen, ConfirmScreen))
         assert isinstance(third.screen, ConfirmScreen)
+        await pilot.pause(quiet())  # read, then answered (keys typed on at once go to the command line)
         await pilot.press("n")
         await wait_for(pilot, lambda: "left as it was" in story_text(third))
         assert "Not saved; 'slot1' was left as it was." in story_text(third)
@@ -446,3 +447,10 @@ def test_snapshot_saves_screen(snap_compare, tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def quiet() -> float:
+    """How long a question waits for the typing to pause before it takes a key (``ParleyApp``)."""
+    from game.tui.app import QUIET
+
+    return QUIET

@@ -231,11 +231,32 @@ def cmd_play(args: Namespace) -> int:
 
 def cmd_watch(args: Namespace) -> int:
     """``parley watch``: the terminal app plays the seat's game (pause, step, speed); leaving it
-    says the score and autosaves an unfinished game, as after play."""
+    says the score and autosaves an unfinished game, as after play. Start-up notes (memory off
+    for want of an extra) are shown in the app's notification area, as ``parley play`` does."""
+    from game.tui.app import Notes
+
+    say = Notes()
+    start, llm = watch_start(args, say)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise InputError(
+            "parley watch needs a terminal", hint=f"for a headless run: parley run {args.world} --player {args.player}"
+        )
+    from game.tui import leaving
+    from game.tui.screens.watch import run_watch
+
+    _autosave_on_signals()
+    with leaving() as code, contextlib.ExitStack() as after:
+        after.callback(print_llm_usage, llm)
+        code.append(run_watch(**start))
+
+
+def watch_start(args: Namespace, say=note) -> tuple[dict, object]:
+    """``parley watch``'s checks (errors before the screen opens), then ``run_watch``'s arguments
+    (notes go to ``say``) and the LLM client."""
     from game.play.worlds import load_world
 
     world = load_world(args.world)  # a bad world or seat is an error before the screen opens
-    memory_fallback(args)
+    memory_fallback(args, say)
     llm = llm_client(args, args.seed)
     if args.player == "human":
         raise InputError("--player human: nobody to watch", hint="parley play is for playing yourself")
@@ -252,10 +273,6 @@ def cmd_watch(args: Namespace) -> int:
 
         callable_from(args.player)
     npcs = llm_npc_ids(args, world)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise InputError(
-            "parley watch needs a terminal", hint=f"for a headless run: parley run {args.world} --player {args.player}"
-        )
 
     def make_game():
         from game.play.session import Game
@@ -272,13 +289,8 @@ def cmd_watch(args: Namespace) -> int:
             memo_llm=memo_llm_paths(args),
         )
 
-    from game.tui import leaving
-    from game.tui.screens.watch import run_watch
-
-    _autosave_on_signals()
-    with leaving() as code, contextlib.ExitStack() as after:
-        after.callback(print_llm_usage, llm)
-        code.append(run_watch(make_game, args.player, args.speed, saves_base=args.saves_dir))
+    start = {"make_game": make_game, "seat": args.player, "speed": args.speed, "saves_base": args.saves_dir}
+    return {**start, "notes": say}, llm
 
 
 def _autosave_on_signals() -> None:

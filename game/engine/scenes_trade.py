@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from game.core.errors import NotInjected
+from game.core.speech import in_own_voice
 from game.core.types import PLAYER, Action, Request, Verb
 from game.engine import predicates
 from game.engine.rules import Refusal
@@ -134,8 +135,6 @@ class TradeScenes:
         party says with it (NPC haggling), quoted after the move."""
         eng, s = self.eng, self.session(sid)
         scene = eng.spec.scenes[sid]
-        from game.core.speech import in_own_voice
-
         quote = f' {eng.name(a.actor)} says: "{in_own_voice(line, [eng.name(a.actor)])}"' if line else ""
         said = {"line": line} if line else {}
         try:

@@ -9,6 +9,12 @@ Every line the player submits joins ``pending`` and is played in order, one turn
 (``CommandStarted`` tells the play screen when each begins, so its reply appears under it).
 Start-up notes (``Notes``) are shown in the notification area; an autosave of the world
 (``Resume``) is offered in a question before the game is built.
+
+A screen over the play screen (a question, the help) never takes keys meant for the command
+line (``typed_ahead``) unless the player opened it (F1, F4): keys typed before it was shown or
+within ``QUIET`` seconds of it, or in the same run of typing as a line (less than ``QUIET``
+seconds apart), go on to the command line; it answers keys only once it has been seen and the
+typing has paused.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import events, work
+from textual import _time, events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
@@ -46,6 +52,9 @@ SCREENS_BY_NAME = {
     "watch": "game.tui.screens.watch:WatchScreen",
 }
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+QUIET = 0.4  # seconds without typing before a screen over the play screen takes a typed key
+LINE_KEYS = ("enter", "backspace")  # with the printable keys: the keys that make up a line
+BIDDEN = 0.5  # a screen pushed this soon after a key or click not on the command line: the player opened it
 
 
 def stderr_redirected() -> bool:
@@ -161,6 +170,9 @@ class ParleyApp(App):
         self.turn_lock = threading.Lock()  # held while a worker changes or saves the game
         self.quitting = False  # Ctrl+Q while busy: leave once the turn is over
         self.questions: list[Callable[[], None]] = []  # how to answer "no" to the questions a worker waits on
+        self.typed_at = float("-inf")  # when the last key went to the play screen's command line
+        self.last_input = (float("-inf"), False)  # when the last key or click came, and if it was the line's
+        self.quiet = QUIET
 
     # --- start -------------------------------------------------------------------------------
     def get_driver_class(self) -> Any:
@@ -253,6 +265,59 @@ class ParleyApp(App):
         (self.stacked("PlayScreen", "WatchScreen") or self.screen).post_message(GameReady())  # under the help too
         self.follow_scene()  # a save made during a trade or a council opens its screen at once
         self.idle()
+
+    # --- keys --------------------------------------------------------------------------------
+    def push_screen(self, screen: Any, *args: Any, **kw: Any) -> Any:
+        """Push ``screen``; ``shown_at`` is when it was first drawn (keys read before were typed
+        before the player could see it); ``bidden``: the player opened it with a key or a click
+        just now (F1, F4, Delete on the saves screen), so it takes the keys that follow at once."""
+        at, on_line = self.last_input
+        screen.bidden = not on_line and _time.get_time() - at < BIDDEN
+        screen.shown_at = float("inf")
+
+        def shown() -> None:
+            screen.shown_at = _time.get_time()
+
+        pushed = super().push_screen(screen, *args, **kw)
+        self.call_after_refresh(shown)
+        return pushed
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed for the command line reach it though a screen has opened over it
+        (``typed_ahead``); the time of each key that reaches it is kept (``typed_at``)."""
+        if isinstance(event, events.MouseDown) and not event.is_forwarded:
+            self.last_input = (event.time, False)
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            line = self.command_line()
+            of_line = event.is_printable or event.key in LINE_KEYS
+            if line is not None and self.typed_ahead(event, line):
+                self.typed_at, self.last_input = event.time, (event.time, True)
+                line._forward_event(event)
+                return
+            self.last_input = (event.time, of_line and line is not None and self.focused is line)
+            if self.last_input[1]:
+                self.typed_at = event.time
+        await super().on_event(event)
+
+    def command_line(self) -> Any:
+        """The play screen's command line (None while watching or replaying)."""
+        play = self.stacked("PlayScreen")
+        return None if play is None else play.command_line
+
+    def typed_ahead(self, key: events.Key, line: Any) -> bool:
+        """A key of a line (a letter, Enter, Backspace) that belongs on the command line though a
+        screen the player did not open is on top (a question; the help a typed ``help`` opened):
+        typed before it was drawn or within ``quiet`` seconds (nobody reads and answers faster),
+        or within ``quiet`` seconds of the last key the line took (the same run of typing).
+        Scene screens and screens with a line of their own keep their keys."""
+        from textual.widgets import Input
+
+        screen = self.screen
+        if screen is line.screen or self._scene_shown() is not None or isinstance(self.focused, Input):
+            return False
+        if getattr(screen, "bidden", False) or not (key.is_printable or key.key in LINE_KEYS):
+            return False
+        return key.time - max(getattr(screen, "shown_at", float("-inf")), self.typed_at) < self.quiet
 
     # --- screens -----------------------------------------------------------------------------
     def make_screen(self, name: str, *args: Any) -> Any:

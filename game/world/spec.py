@@ -187,11 +187,13 @@ class RelationSpec(Spec):
     half_life: float = Field(
         30.0, gt=0, le=1e6, description="turns for an old value's weight to halve, when it changes"
     )
-    observed: Literal["location"] | None = Field(
+    observed: Literal["location", "trade", "gift", "key"] | None = Field(
         None,
         description='what an agent sees that settles it: "location" reads it as where a thing is (the room it '
         "lies in, or who carries it), so a thing seen somewhere, or missed where it would be in plain sight, is "
-        "evidence for that agent",
+        'evidence for that agent; "trade": a trade the agent closed shows the seller sells the thing (thing '
+        'relation seller); "gift": a gift it gave that was welcomed shows the receiver wants it (receiver '
+        'relation thing); "key": a lock it opened shows the key opens it (key relation thing or exit)',
     )
 
 

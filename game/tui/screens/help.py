@@ -17,8 +17,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 KEYS_EXTRA = (
-    ("Up / Down", "earlier and later commands in the command line"),
-    ("Right / Tab", "take the suggested completion"),
+    ("Enter", "play the line (lines typed during a turn wait their turn, in order)"),
+    ("Right", "take the suggested completion (as Tab does)"),
+    ("Home / End, Ctrl+← / →", "move along the command line (Ctrl+U, Ctrl+K, Ctrl+W: delete)"),
     ("Ctrl+P", "command palette: screens and actions"),
     ("Escape", "leave a screen (watching or replaying: pause)"),
 )
@@ -29,15 +30,26 @@ def key_names(app: Any, binding: Binding) -> str:
     return " or ".join(app.get_key_display(replace(binding, key=k.strip())) for k in binding.key.split(","))
 
 
+def own_keys(screen: Any) -> list[Binding]:
+    """The keys the screen handles itself, shown in its footer or not (the play screen's PgUp /
+    PgDn), and those of its command line (history, completion) when it has one."""
+    bindings = [b for b in getattr(screen, "BINDINGS", ()) if b.show or b.description]
+    if type(screen).__name__ == "PlayScreen":
+        from game.tui.widgets.command_input import CommandInput
+
+        bindings += [b for b in CommandInput.BINDINGS if b.description]
+    return bindings
+
+
 def key_table(app: Any, below: Any = None) -> Table:
-    """The keys: those of the screen the help was opened from (``below``: a watch's space, s, +, -
-    and Esc), the app's, and the command line's."""
+    """The keys: those of the screen the help was opened from (``below``: the play screen's page
+    keys and its command line's, a watch's space, s, +, - and Esc), the app's, and the line's
+    editing keys."""
     table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
     table.add_column("Key")
     table.add_column("Does")
-    for b in getattr(below, "BINDINGS", ()):
-        if b.show:
-            table.add_row(key_names(app, b), b.description or b.action)
+    for b in own_keys(below):
+        table.add_row(key_names(app, b), b.description or b.action)
     for b in app.BINDINGS:
         _, action, params = parse(b.action)
         listed = action == "open_screen" and params == ("help",)  # F1, though the help is what is showing

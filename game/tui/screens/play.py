@@ -33,8 +33,8 @@ LOADING = "Loading the world… (type away: commands wait their turn)"
 
 class PlayScreen(Screen):
     BINDINGS = [
-        Binding("pageup,shift+pageup", "page(-1)", "Scroll the story up", show=False),
-        Binding("pagedown,shift+pagedown", "page(1)", "Scroll the story down", show=False),
+        Binding("pageup,shift+pageup", "page(-1)", "scroll the story up a page (from the command line)", show=False),
+        Binding("pagedown,shift+pagedown", "page(1)", "scroll the story down a page", show=False),
     ]
 
     def __init__(self, *args: Any, **kw: Any) -> None:

@@ -29,7 +29,8 @@ class GameLoaded(Message):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes / no question; dismissed with True for yes."""
+    """A yes / no question; dismissed with True for yes. Its buttons say which keys answer; keys
+    typed for the command line never answer it (``ParleyApp.typed_ahead``)."""
 
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
@@ -45,8 +46,8 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(id="confirm-box"):
             yield Label(self.question, id="confirm-question", markup=False)
             with Horizontal(id="confirm-buttons"):
-                yield Button("Yes", id="confirm-yes", variant="warning")
-                yield Button("No", id="confirm-no", variant="primary")
+                yield Button("Yes (y)", id="confirm-yes", variant="warning")
+                yield Button("No (n)", id="confirm-no", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()

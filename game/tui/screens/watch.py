@@ -478,14 +478,19 @@ class ReplayApp(ParleyApp):
 
 
 def run_watch(
-    make_game: Callable[[], Any], seat: str, speed: float = DEFAULT_SPEED, saves_base: str | Path | None = None
+    make_game: Callable[[], Any],
+    seat: str,
+    speed: float = DEFAULT_SPEED,
+    saves_base: str | Path | None = None,
+    notes: Any = None,
 ) -> int:
     """``parley watch``: the app plays ``seat``'s game at ``speed``; on leaving, the score, and the
-    autosave of an unfinished game, as after play (``game.tui.run_tui``)."""
+    autosave of an unfinished game, as after play (``game.tui.run_tui``). ``notes``: start-up
+    notes, shown in the app's notification area."""
     from game.tui import run_tui
 
     WatchScreen.start_speed = speed
-    return run_tui(make_game, saves_base=saves_base, spectate=seat)
+    return run_tui(make_game, saves_base=saves_base, spectate=seat, notes=notes)
 
 
 def run_replay(ref: str | Path, saves_base: str | Path | None = None, speed: float = DEFAULT_SPEED) -> int:

@@ -159,9 +159,9 @@ class CommandInput(OrderedInput):
     """An ``OrderedInput`` that remembers what was submitted: up / down walk the history."""
 
     BINDINGS = [
-        Binding("up", "history(-1)", "Previous command", show=False),
-        Binding("down", "history(1)", "Next command", show=False),
-        Binding("tab", "complete", "Complete", show=False),
+        Binding("up", "history(-1)", "earlier command in the command line", show=False),
+        Binding("down", "history(1)", "later command in the command line", show=False),
+        Binding("tab", "complete", "take the suggested completion (none: the next panel)", show=False),
     ]
 
     def __init__(self, nouns: Callable[[], Iterable[str]], **kw) -> None:
