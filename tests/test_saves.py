@@ -432,3 +432,24 @@ def test_lone_surrogates_and_unicode_line_breaks_in_the_state_save_and_replay(tm
     assert replay("odd", tmp_path)[0]
     assert canonical_json({"a": "plain é 😀"}) == '{"a":"plain é 😀"}'  # ordinary text: as before
     assert state_hash("\ud83d\ude00") == state_hash("😀")
+
+
+def test_a_continued_autosave_is_cleared_when_its_game_ends_and_the_hint_names_the_folder(tmp_path):
+    """Quit mid-game (autosave), continue it, win: the autosave held the game before its end, so
+    it is cleared and the next start offers nothing to continue. The line that says how to go on
+    names the saves folder the game used."""
+    from tests.conftest import ROOT, parley
+
+    world, saves = ROOT / "tests" / "fixtures" / "mini", str(tmp_path / "s")
+    lines = [x for x in (ROOT / "tests" / "fixtures" / "mini_win.txt").read_text().splitlines() if x and x[0] != "#"]
+    first = parley(
+        "play", str(world), "--plain", "--no-memory", "--saves-dir", saves, input="\n".join(lines[:3]) + "\n"
+    )
+    assert first.returncode == 0, first.stderr
+    assert f"continue with: parley play --load autosave-mini-v1 --saves-dir {saves}" in first.stdout
+    assert (tmp_path / "s" / "autosave-mini-v1" / "save.json").is_file()
+    rest = "\n".join(lines[3:]) + "\n"
+    won = parley("play", "--load", "autosave-mini-v1", "--plain", "--no-memory", "--saves-dir", saves, input=rest)
+    assert won.returncode == 0, won.stderr
+    assert "autosave it continued (autosave-mini-v1) is cleared" in won.stdout
+    assert not (tmp_path / "s" / "autosave-mini-v1").exists()

@@ -66,6 +66,21 @@ def write_autosave(game, saves_base) -> tuple[Path, str | None]:
         return game.save(autosave_name(game), saves_base), kept
 
 
+def retire_autosave(game, saves_base) -> str | None:
+    """A finished game that continued its world's autosave: that autosave (the game before its
+    end) is removed under the saves folder's lock, so the next game does not offer to continue a
+    game that is over. Returns its name, or None when the game continued none."""
+    name = autosave_name(game)
+    if not is_persons(game) or getattr(game, "loaded_from", None) is None:
+        return None
+    with saves_locked(saves_base):
+        folder = save_folder(name, saves_base)
+        if game.loaded_from != folder.resolve() or not (folder / SAVE_FILE).is_file():
+            return None
+        remove(name, saves_base)
+    return name
+
+
 def journal(game) -> str:
     """The player's journal as text (``Game.journal()``), escaped for a terminal: claims come
     from saves and LLMs, never raw control characters."""
@@ -162,6 +177,10 @@ def _farewell(game, saves_base, write) -> None:
                 write(f"The people of this world will remember this game next time ({lessons} kept).")
         except (ParleyError, OSError) as e:
             write(f"Could not record lessons: {getattr(e, 'message', e)}")
+    if st.done:
+        retired = retire_autosave(game, saves_base)
+        if retired:
+            write(shown(f"This game is over, so the autosave it continued ({retired}) is cleared."))
     if not st.done and st.turn > 0:
         name = autosave_name(game)
         try:
@@ -171,6 +190,8 @@ def _farewell(game, saves_base, write) -> None:
             llm = getattr(game, "llm", None)
             url = llm.config.public_dict()["base_url"] if llm else ""
             again = f" --llm {'URL' if '***' in url else url} --model {llm.config.model}" if llm else ""
+            if saves_base is not None:  # the folder it went to, so the line works as it stands
+                again += f" --saves-dir {saves_base}"
             if is_persons(game):
                 write(shown(f"Progress saved to {folder}; continue with: parley play --load {name}{again}"))
             else:

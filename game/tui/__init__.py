@@ -47,6 +47,8 @@ def run_tui(
                 _farewell(app.game, saves_base, print)
             finally:
                 app.turn_lock.release()
+    if app.start_error is not None:  # the CLI says it as any bad input: one line, exit 2
+        raise app.start_error
     return int(code or 0)
 
 

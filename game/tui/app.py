@@ -162,6 +162,7 @@ class ParleyApp(App):
         self.notes = notes or Notes()
         self.resume = resume
         self.game: Game | None = None
+        self.start_error: Exception | None = None  # why no game could be built (``run_tui`` raises it)
         self.busy = False
         self.last_reply: Reply | None = None
         self.saved_by_us: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
@@ -246,8 +247,16 @@ class ParleyApp(App):
             elif self.resume is not None:
                 self.say(f"A new game; the autosave (turn {self.resume.turn}) is kept as {self.resume.name}-previous.")
             if game is None:
-                game = self.make_game()
+                try:
+                    game = self.make_game()
+                except ParleyError as e:  # a save or world that cannot be played: said after the app closes
+                    self.later(self._cannot_start, e)
+                    return
         self.later(self._game_built, game)
+
+    def _cannot_start(self, error: Exception) -> None:
+        self.start_error = error
+        self.exit(return_code=2)
 
     def later(self, callback: Callable[..., Any], *args: Any) -> None:
         """From a worker thread: run ``callback(*args)`` on the app's thread, without waiting
