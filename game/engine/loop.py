@@ -373,6 +373,12 @@ class Engine:
         else:  # pragma: no cover - every Verb is routed above
             raise Refusal(f"Nothing happens when you {v.value}.")
 
+    def _reward_text(self, reward: Any) -> str:
+        """What a quest gave, as the player reads it: "+40 points, 20 gold and Gannet's compass"."""
+        parts = [f"+{reward.score} points"] + ([f"{reward.gold} gold"] if reward.gold else [])
+        parts += [self.name(it) for it in reward.items]
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
     def _check_quests(self) -> None:
         st = self.state
         for qid in newly_complete(self.spec, st):
@@ -386,7 +392,7 @@ class Engine:
             self.emit(
                 "quest",
                 PLAYER,
-                f"Quest complete: {q.title} (+{q.reward.score} points).",
+                f"Quest complete: {q.title} ({self._reward_text(q.reward)}).",
                 public=True,
                 data={"quest": qid, "reward": q.reward.model_dump()},
             )
