@@ -441,3 +441,73 @@ def test_a_merchant_speaks_of_herself_in_her_own_voice():
     said = game.submit("ask mara about supplies").text
     assert 'Mara Voss says: "I sell storm lanterns at the chandlery. I ask too much, but I\'ll haggle."' in said
     assert 'says: "Mara Voss' not in said
+
+
+async def wait_until(pilot, done, what: str) -> None:
+    deadline = time.monotonic() + 120
+    while not done():
+        assert time.monotonic() < deadline, f"not within 120 s: {what}"
+        await pilot.pause(0.02)
+    for _ in range(3):
+        await pilot.pause()
+
+
+def logged(log) -> list[str]:
+    """What a scene screen's log was given, one entry a write (kept after the screen closes)."""
+    return [str(content) for content, _, _ in log.kept]
+
+
+def in_order_under_their_commands(log: list[str], lines: list[str]) -> None:
+    """Each line echoed once, in the order typed, each followed by an answer before the next echo."""
+    echoes = [i for i, entry in enumerate(log) if entry.startswith("> ")]
+    assert [log[i][2:] for i in echoes][-len(lines) :] == lines
+    for at, nxt in zip(echoes[-len(lines) :], [*echoes[-len(lines) + 1 :], len(log)], strict=True):
+        assert nxt - at > 1, f"no answer under {log[at]!r}"
+
+
+@pytest.mark.anyio
+async def test_offers_typed_in_a_burst_on_the_trade_screen_each_run_in_order():
+    """Two offers typed at once (the second while the first is played): neither merges into the
+    other, neither is dropped, and each reply is logged under its own command."""
+    from test_tui_input import type_fast
+
+    app = make_app("bazaar")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cloak_trade(pilot)
+        log = app.screen.query_one("#neg-log")
+        lines = ["offer price=40 lining=silk", "offer price=50 lining=wool"]
+        type_fast(app, "".join(line + "\n" for line in lines))
+        scene = app.game.engine.state.scenes["cloak_deal"]
+        await wait_until(pilot, lambda: scene.get("outcome") and not app.busy and not app.pending, "the deal")
+        mine = [h["terms"] for h in scene["session"]["history"] if h["party"] == "player" and h["kind"] == "offer"]
+        assert mine == [{"price": "40", "lining": "silk"}, {"price": "50", "lining": "wool"}]
+        assert scene["outcome"] == "agreement"
+        in_order_under_their_commands(logged(log), lines)
+
+
+@pytest.mark.anyio
+async def test_speeches_typed_in_a_burst_on_the_council_screen_each_run_in_order():
+    """Two speeches and the next member's memory (Ctrl+T) typed at once: both speeches are
+    made, in order, each under its own command; the memory key still acts."""
+    from test_tui_input import type_fast
+    from textual import events
+
+    app = make_app("council")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go north")
+        assert shown(app) == "CouncilScreen"
+        screen = app.screen
+        picker = screen.query_one("#council-memory-member")
+        first = picker.value
+        lines = ["say the weir is rotten", "say the river will not wait"]
+        said: list[str] = []
+        game_submit = app.game.submit
+        app.game.submit = lambda text: (said.append(text), game_submit(text))[1]
+        type_fast(app, lines[0] + "\n")
+        app.post_message(events.Key("ctrl+t", None))
+        type_fast(app, lines[1] + "\n")
+        await wait_until(pilot, lambda: len(said) == 2 and not app.busy and not app.pending, "both speeches")
+        assert said == lines
+        assert picker.value != first
+        in_order_under_their_commands(logged(screen.query_one("#council-speeches")), lines)

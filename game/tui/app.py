@@ -6,7 +6,7 @@ council screens open by themselves when the player's observation shows a trade o
 Keys: F1 help, F2 journal and trust, F3 memory inspector, F4 saves, F6 theme, Ctrl+Q quit.
 
 Every line the player submits joins ``pending`` and is played in order, one turn at a time
-(``CommandStarted`` tells the play screen when each begins, so its reply appears under it).
+(``CommandStarted`` tells the play screen, and a scene screen shown, when each begins, so its reply appears under it).
 Start-up notes (``Notes``) are shown in the notification area; an autosave of the world
 (``Resume``) is offered in a question before the game is built.
 
@@ -395,9 +395,9 @@ class ParleyApp(App):
         elif self.pending and self.game is not None:
             self.busy = True
             text = self.pending.popleft()
-            play = self.stacked("PlayScreen")
-            if play is not None:
-                play.post_message(CommandStarted(text))
+            for screen in (self.stacked("PlayScreen"), self.stacked("NegotiationScreen", "CouncilScreen")):
+                if screen is not None:  # each echoes the line, so its reply appears under it
+                    screen.post_message(CommandStarted(text))
             self._submit(text)
 
     @work(thread=True, exclusive=True, group="game")
