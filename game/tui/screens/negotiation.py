@@ -77,6 +77,12 @@ class SceneInput(OrderedInput):
     memory...) act in the order typed too: a key typed after a line acts after that line is sent,
     and before the line's own keys of the same name (Ctrl+A, Ctrl+W)."""
 
+    def on_mount(self) -> None:
+        """The screen's keys replace the line's own keys of the same name (so the footer shows
+        them while the line has the focus)."""
+        for key in self.screen._bindings.key_to_bindings:
+            self._bindings.key_to_bindings.pop(key, None)
+
     async def _on_key(self, event: Key) -> None:
         for binding in self.screen._bindings.key_to_bindings.get(event.key, ()):
             if await self.app.run_action(binding.action, self.screen):
