@@ -511,3 +511,24 @@ async def test_speeches_typed_in_a_burst_on_the_council_screen_each_run_in_order
         assert said == lines
         assert picker.value != first
         in_order_under_their_commands(logged(screen.query_one("#council-speeches")), lines)
+
+
+@pytest.mark.anyio
+async def test_a_line_typed_fast_while_a_button_has_the_focus_is_sent_and_never_presses_it():
+    """Focus on Offer, ``say hi⏎`` typed at once: the keys reach the command line before it has
+    the focus, and the Enter among them sends the line instead of pressing the button."""
+    from test_tui_input import type_fast
+
+    app = make_app("bazaar")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cloak_trade(pilot)
+        screen = app.screen
+        screen.query_one("#neg-offer").focus()
+        await pilot.pause()
+        before = app.last_reply
+        type_fast(app, "say hi\n")
+        await settle(pilot, before)
+        await pilot.pause(0.3)
+        assert app.last_reply.said == "say hi" and not app.pending
+        assert not any(h["party"] == "player" for h in app.game.engine.state.scenes["cloak_deal"]["session"]["history"])
+        assert app.focused is screen.command_line() and screen.command_line().value == ""
