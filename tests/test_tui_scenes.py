@@ -532,3 +532,31 @@ async def test_a_line_typed_fast_while_a_button_has_the_focus_is_sent_and_never_
         assert app.last_reply.said == "say hi" and not app.pending
         assert not any(h["party"] == "player" for h in app.game.engine.state.scenes["cloak_deal"]["session"]["history"])
         assert app.focused is screen.command_line() and screen.command_line().value == ""
+
+
+async def test_keys_typed_on_the_trade_screen_never_answer_the_overwrite_question(tmp_path):
+    """``save slot1`` typed on the trade screen asks before overwriting; ``say yes`` typed
+    straight on is the next command (its ``y`` is not the answer), typed on the trade screen's own line."""
+    from test_tui_keys import SLOW, until_shown
+
+    from game.tui.app import ParleyApp
+    from game.tui.screens.saves import ConfirmScreen
+
+    Game(WORLDS / "bazaar", seed=0).save("slot1", tmp_path)  # a save this game did not write: it asks
+    kept = {f: f.read_bytes() for f in tmp_path.rglob("*") if f.is_file()}
+    app = ParleyApp(lambda: Game(WORLDS / "bazaar", seed=0), saves_base=tmp_path)
+    app.quiet = SLOW
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cloak_trade(pilot)
+        trade = app.screen
+        await pilot.press(*"save slot1", "enter")
+        await until_shown(app, "ConfirmScreen")
+        await pilot.press(*"say yes", "enter")  # typed straight on: the next command, not "y" for Yes
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert list(app.pending) == ["say yes"] and trade.command_line().value == ""
+        await pilot.pause(SLOW)  # the player stops, reads the question, answers it
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.last_reply.said == "say yes" and not app.busy, "the speech")
+        assert app.screen is trade and "You say" in app.last_reply.text
+    assert {f: f.read_bytes() for f in kept} == kept  # answered no: the save is as it was

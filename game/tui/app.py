@@ -309,7 +309,11 @@ class ParleyApp(App):
         await super().on_event(event)
 
     def command_line(self) -> Any:
-        """The play screen's command line (None while watching or replaying)."""
+        """The command line typing goes to: a scene screen's when one is open, else the play
+        screen's (None while watching or replaying)."""
+        scene = self.stacked("NegotiationScreen", "CouncilScreen")
+        if scene is not None:
+            return scene.command_line()
         play = self.stacked("PlayScreen")
         return None if play is None else play.command_line
 
