@@ -534,6 +534,7 @@ async def test_a_line_typed_fast_while_a_button_has_the_focus_is_sent_and_never_
         assert app.focused is screen.command_line() and screen.command_line().value == ""
 
 
+@pytest.mark.anyio
 async def test_keys_typed_on_the_trade_screen_never_answer_the_overwrite_question(tmp_path):
     """``save slot1`` typed on the trade screen asks before overwriting; ``say yes`` typed
     straight on is the next command (its ``y`` is not the answer), typed on the trade screen's own line."""
