@@ -12,7 +12,8 @@ speeches (always in view; ctrl+t shows the next member) shows what the chosen me
 working memory of the debate holds now: the anchors and settled points it always keeps, the
 statements the mask kept, and how many it let go and why (``game.play.council_debate``).
 
-Whatever has the focus, a printable key goes to the command line (``SceneScreen.on_key``).
+Whatever has the focus, a printable key goes to the command line (``SceneScreen.on_key``); lines
+typed ahead wait their turn in the app's queue and each is echoed above its reply (``SceneScreen``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ accepting in a roundabout way; Ctrl+A accepts what is on the table): they start 
 player likes best, and after each of the player's offers they hold that offer, so the next one
 starts from the player's own last position.
 
-Every button sends an ordinary command through ``app.send``; the screen only reads the player's
+Every button, key and typed line sends an ordinary command through ``app.send`` (lines typed
+while a turn is played wait their turn, in order); the screen only reads the player's
 observation (``scene`` of type ``negotiation``) and the replies. When the talks end the outcome
 is announced and the app returns to the play screen (``ParleyApp.follow_scene``).
 """
