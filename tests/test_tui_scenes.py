@@ -441,3 +441,123 @@ def test_a_merchant_speaks_of_herself_in_her_own_voice():
     said = game.submit("ask mara about supplies").text
     assert 'Mara Voss says: "I sell storm lanterns at the chandlery. I ask too much, but I\'ll haggle."' in said
     assert 'says: "Mara Voss' not in said
+
+
+async def wait_until(pilot, done, what: str) -> None:
+    deadline = time.monotonic() + 120
+    while not done():
+        assert time.monotonic() < deadline, f"not within 120 s: {what}"
+        await pilot.pause(0.02)
+    for _ in range(3):
+        await pilot.pause()
+
+
+def logged(log) -> list[str]:
+    """What a scene screen's log was given, one entry a write (kept after the screen closes)."""
+    return [str(content) for content, _, _ in log.kept]
+
+
+def in_order_under_their_commands(log: list[str], lines: list[str]) -> None:
+    """Each line echoed once, in the order typed, each followed by an answer before the next echo."""
+    echoes = [i for i, entry in enumerate(log) if entry.startswith("> ")]
+    assert [log[i][2:] for i in echoes][-len(lines) :] == lines
+    for at, nxt in zip(echoes[-len(lines) :], [*echoes[-len(lines) + 1 :], len(log)], strict=True):
+        assert nxt - at > 1, f"no answer under {log[at]!r}"
+
+
+@pytest.mark.anyio
+async def test_offers_typed_in_a_burst_on_the_trade_screen_each_run_in_order():
+    """Two offers typed at once (the second while the first is played): neither merges into the
+    other, neither is dropped, and each reply is logged under its own command."""
+    from test_tui_input import type_fast
+
+    app = make_app("bazaar")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cloak_trade(pilot)
+        log = app.screen.query_one("#neg-log")
+        lines = ["offer price=40 lining=silk", "offer price=50 lining=wool"]
+        type_fast(app, "".join(line + "\n" for line in lines))
+        scene = app.game.engine.state.scenes["cloak_deal"]
+        await wait_until(pilot, lambda: scene.get("outcome") and not app.busy and not app.pending, "the deal")
+        mine = [h["terms"] for h in scene["session"]["history"] if h["party"] == "player" and h["kind"] == "offer"]
+        assert mine == [{"price": "40", "lining": "silk"}, {"price": "50", "lining": "wool"}]
+        assert scene["outcome"] == "agreement"
+        in_order_under_their_commands(logged(log), lines)
+
+
+@pytest.mark.anyio
+async def test_speeches_typed_in_a_burst_on_the_council_screen_each_run_in_order():
+    """Two speeches and the next member's memory (Ctrl+T) typed at once: both speeches are
+    made, in order, each under its own command; the memory key still acts."""
+    from test_tui_input import type_fast
+    from textual import events
+
+    app = make_app("council")
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go north")
+        assert shown(app) == "CouncilScreen"
+        screen = app.screen
+        picker = screen.query_one("#council-memory-member")
+        first = picker.value
+        lines = ["say the weir is rotten", "say the river will not wait"]
+        said: list[str] = []
+        game_submit = app.game.submit
+        app.game.submit = lambda text: (said.append(text), game_submit(text))[1]
+        type_fast(app, lines[0] + "\n")
+        app.post_message(events.Key("ctrl+t", None))
+        type_fast(app, lines[1] + "\n")
+        await wait_until(pilot, lambda: len(said) == 2 and not app.busy and not app.pending, "both speeches")
+        assert said == lines
+        assert picker.value != first
+        in_order_under_their_commands(logged(screen.query_one("#council-speeches")), lines)
+
+
+@pytest.mark.anyio
+async def test_a_line_typed_fast_while_a_button_has_the_focus_is_sent_and_never_presses_it():
+    """Focus on Offer, ``say hi⏎`` typed at once: the keys reach the command line before it has
+    the focus, and the Enter among them sends the line instead of pressing the button."""
+    from test_tui_input import type_fast
+
+    app = make_app("bazaar")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cloak_trade(pilot)
+        screen = app.screen
+        screen.query_one("#neg-offer").focus()
+        await pilot.pause()
+        before = app.last_reply
+        type_fast(app, "say hi\n")
+        await settle(pilot, before)
+        await pilot.pause(0.3)
+        assert app.last_reply.said == "say hi" and not app.pending
+        assert not any(h["party"] == "player" for h in app.game.engine.state.scenes["cloak_deal"]["session"]["history"])
+        assert app.focused is screen.command_line() and screen.command_line().value == ""
+
+
+@pytest.mark.anyio
+async def test_keys_typed_on_the_trade_screen_never_answer_the_overwrite_question(tmp_path):
+    """``save slot1`` typed on the trade screen asks before overwriting; ``say yes`` typed
+    straight on is the next command (its ``y`` is not the answer), typed on the trade screen's own line."""
+    from test_tui_keys import SLOW, until_shown
+
+    from game.tui.app import ParleyApp
+    from game.tui.screens.saves import ConfirmScreen
+
+    Game(WORLDS / "bazaar", seed=0).save("slot1", tmp_path)  # a save this game did not write: it asks
+    kept = {f: f.read_bytes() for f in tmp_path.rglob("*") if f.is_file()}
+    app = ParleyApp(lambda: Game(WORLDS / "bazaar", seed=0), saves_base=tmp_path)
+    app.quiet = SLOW
+    async with app.run_test(size=SIZE) as pilot:
+        await open_cloak_trade(pilot)
+        trade = app.screen
+        await pilot.press(*"save slot1", "enter")
+        await until_shown(app, "ConfirmScreen")
+        await pilot.press(*"say yes", "enter")  # typed straight on: the next command, not "y" for Yes
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert list(app.pending) == ["say yes"] and trade.command_line().value == ""
+        await pilot.pause(SLOW)  # the player stops, reads the question, answers it
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.last_reply.said == "say yes" and not app.busy, "the speech")
+        assert app.screen is trade and "You say" in app.last_reply.text
+    assert {f: f.read_bytes() for f in kept} == kept  # answered no: the save is as it was

@@ -6,7 +6,7 @@ council screens open by themselves when the player's observation shows a trade o
 Keys: F1 help, F2 journal and trust, F3 memory inspector, F4 saves, F6 theme, Ctrl+Q quit.
 
 Every line the player submits joins ``pending`` and is played in order, one turn at a time
-(``CommandStarted`` tells the play screen when each begins, so its reply appears under it).
+(``CommandStarted`` tells the play screen, and a scene screen shown, when each begins, so its reply appears under it).
 Start-up notes (``Notes``) are shown in the notification area; an autosave of the world
 (``Resume``) is offered in a question before the game is built.
 
@@ -309,7 +309,11 @@ class ParleyApp(App):
         await super().on_event(event)
 
     def command_line(self) -> Any:
-        """The play screen's command line (None while watching or replaying)."""
+        """The command line typing goes to: a scene screen's when one is open, else the play
+        screen's (None while watching or replaying)."""
+        scene = self.stacked("NegotiationScreen", "CouncilScreen")
+        if scene is not None:
+            return scene.command_line()
         play = self.stacked("PlayScreen")
         return None if play is None else play.command_line
 
@@ -395,9 +399,9 @@ class ParleyApp(App):
         elif self.pending and self.game is not None:
             self.busy = True
             text = self.pending.popleft()
-            play = self.stacked("PlayScreen")
-            if play is not None:
-                play.post_message(CommandStarted(text))
+            for screen in (self.stacked("PlayScreen"), self.stacked("NegotiationScreen", "CouncilScreen")):
+                if screen is not None:  # each echoes the line, so its reply appears under it
+                    screen.post_message(CommandStarted(text))
             self._submit(text)
 
     @work(thread=True, exclusive=True, group="game")

@@ -12,7 +12,8 @@ speeches (always in view; ctrl+t shows the next member) shows what the chosen me
 working memory of the debate holds now: the anchors and settled points it always keeps, the
 statements the mask kept, and how many it let go and why (``game.play.council_debate``).
 
-Whatever has the focus, a printable key goes to the command line (``SceneScreen.on_key``).
+Whatever has the focus, a printable key goes to the command line (``SceneScreen.on_key``); lines
+typed ahead wait their turn in the app's queue and each is echoed above its reply (``SceneScreen``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Header, Input, Label, RichLog, Select, Static
+from textual.widgets import Button, Footer, Header, Label, RichLog, Select, Static
 
 from game.core.types import PLAYER
-from game.engine.parser import MAX_INPUT
 from game.tui.app import ReplyReady
 from game.tui.screens.negotiation import ReflowLog, SceneScreen
 
@@ -44,9 +44,9 @@ class CouncilScreen(SceneScreen):
     """A council in session, as the player's observation shows it."""
 
     BINDINGS = [
-        Binding("ctrl+y", "vote('yes')", "Vote yes", priority=True),
-        Binding("ctrl+n", "vote('no')", "Vote no", priority=True),
-        Binding("ctrl+t", "next_memory", "Next memory", priority=True),
+        Binding("ctrl+y", "vote('yes')", "Vote yes"),
+        Binding("ctrl+n", "vote('no')", "Vote no"),
+        Binding("ctrl+t", "next_memory", "Next memory"),
     ]
     scene_type = "council"
     id_prefix = "council"
@@ -85,12 +85,7 @@ class CouncilScreen(SceneScreen):
                         )
                     with VerticalScroll(id="council-memory-scroll"):
                         yield Static("", id="council-memory")
-        yield Input(
-            placeholder="Or type a command (say, ask, look…)",
-            id="council-command",
-            max_length=MAX_INPUT,
-            select_on_focus=False,
-        )
+        yield from self.command_input()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -278,6 +273,7 @@ class CouncilScreen(SceneScreen):
         reply = message.reply
         self.pass_on(reply)
         self._read()
+        self.echo(reply.said)
         result = self.take_reply(reply)
         if result is not None:
             self.query_one("#council-result", Static).update(result.seen_by(PLAYER))

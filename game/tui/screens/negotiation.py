@@ -8,13 +8,15 @@ accepting in a roundabout way; Ctrl+A accepts what is on the table): they start 
 player likes best, and after each of the player's offers they hold that offer, so the next one
 starts from the player's own last position.
 
-Every button sends an ordinary command through ``app.send``; the screen only reads the player's
+Every button, key and typed line sends an ordinary command through ``app.send`` (lines typed
+while a turn is played wait their turn, in order); the screen only reads the player's
 observation (``scene`` of type ``negotiation``) and the replies. When the talks end the outcome
 is announced and the app returns to the play screen (``ParleyApp.follow_scene``).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from rich.text import Text
@@ -28,7 +30,8 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Ric
 from game.core.types import PLAYER
 from game.engine.parser import MAX_INPUT
 from game.play.reply import Reply
-from game.tui.app import ReplyReady
+from game.tui.app import CommandStarted, ReplyReady
+from game.tui.widgets.command_input import OrderedInput, QueuedLine
 from game.tui.widgets.offer_plot import OfferPlot, price_measure, utility_measure
 
 CLOSING = ("agreement", "no_agreement")
@@ -70,6 +73,25 @@ class ReflowLog(RichLog):
             self.scroll_end(animate=False, immediate=False, x_axis=False)
 
 
+class SceneInput(OrderedInput):
+    """A scene screen's command line. The screen's keys (Ctrl+O offer, Ctrl+T the next member's
+    memory...) act in the order typed too: a key typed after a line acts after that line is sent,
+    and before the line's own keys of the same name (Ctrl+A, Ctrl+W)."""
+
+    def on_mount(self) -> None:
+        """The screen's keys replace the line's own keys of the same name (so the footer shows
+        them while the line has the focus)."""
+        for key in self.screen._bindings.key_to_bindings:
+            self._bindings.key_to_bindings.pop(key, None)
+
+    async def _on_key(self, event: Key) -> None:
+        for binding in self.screen._bindings.key_to_bindings.get(event.key, ()):
+            if await self.app.run_action(binding.action, self.screen):
+                event.stop()
+                event.prevent_default()  # neither this line's own binding nor the insertion
+                return
+
+
 class SceneScreen(Screen):
     """What the negotiation and council screens share: the scene of type ``scene_type`` read
     from the player's observation, display names, a log, a line for typed commands, and every
@@ -83,6 +105,7 @@ class SceneScreen(Screen):
         self.scene: dict[str, Any] = {}
         self.obs: Any = None
         self.below: Any = None
+        self.echoed: deque[str] = deque()  # commands echoed here whose replies have not come
 
     def attach(self) -> None:
         """On mount: remember the screen below."""
@@ -100,22 +123,53 @@ class SceneScreen(Screen):
         return "You" if ident == PLAYER else self.obs.name(ident) if self.obs is not None else ident
 
     def send(self, text: str) -> None:
-        if self.app.busy:
-            self.notify("Wait for the answer to your last move.", timeout=2)
+        """Play ``text`` (typed, a button, a key): it joins the app's queue and runs after every
+        line sent before it; it is echoed in the log when its turn starts (``CommandStarted``)."""
+        if self.app.quitting:
+            self.notify("Finishing the turn…", severity="warning")
             return
-        self.query_one(RichLog).write(Text(f"> {text}", style="dim"))
         self.app.send(text)
+        self.show_queue()
         self.command_line().focus()  # never left on a button, where Enter would send the move again
 
-    def command_line(self) -> Input:
-        return self.query_one(f"#{self.id_prefix}-command", Input)
+    def command_line(self) -> SceneInput:
+        return self.query_one(f"#{self.id_prefix}-command", SceneInput)
+
+    def command_input(self) -> ComposeResult:
+        """The lines at the foot of the screen: the commands waiting their turn, the command line."""
+        yield QueuedLine(id=f"{self.id_prefix}-queued")
+        yield SceneInput(
+            placeholder="Or type a command (say, ask, look…)",
+            id=f"{self.id_prefix}-command",
+            max_length=MAX_INPUT,
+            select_on_focus=False,
+        )
+
+    def show_queue(self) -> None:
+        self.query_one(QueuedLine).show(self.app.pending)
+
+    def on_command_started(self, message: CommandStarted) -> None:
+        self.query_one(RichLog).write(Text(f"> {message.text}", style="dim"))
+        self.echoed.append(message.text)
+        self.show_queue()
+
+    def echo(self, said: str) -> None:
+        """Before a reply: the command it answers, unless it was echoed when its turn started."""
+        if said in self.echoed:
+            while self.echoed and self.echoed.popleft() != said:
+                pass
+        elif said.strip():
+            self.query_one(RichLog).write(Text(f"> {said}", style="dim"))
+        self.show_queue()
 
     def on_key(self, event: Key) -> None:
         """A printable key typed while a button, picker or list has the focus goes on to the
         command line, which takes the focus: typed text is never lost (an open picker's list
-        still searches as it is typed to)."""
+        still searches as it is typed to). The command line's own printable keys never come
+        here (it takes them), so neither do keys of a burst that reach the screen after the
+        focus moved to the line."""
         line = self.command_line()
-        if not event.is_printable or not event.character or isinstance(self.focused, Input):
+        if not event.is_printable or not event.character:
             return
         if any(select.expanded for select in self.query(Select)):
             return
@@ -125,8 +179,7 @@ class SceneScreen(Screen):
         line.insert_text_at_cursor(event.character)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        event.input.value = ""
+        text = event.value.strip()  # the line emptied itself on Enter
         if text:
             self.send(text)
 
@@ -138,9 +191,9 @@ class SceneScreen(Screen):
 class NegotiationScreen(SceneScreen):
     """A trade in progress, as the player's observation shows it."""
 
-    # priority: the command line (which has the focus) uses Ctrl+A and Ctrl+W itself
+    # the command line (``SceneInput``) runs these before its own Ctrl+A and Ctrl+W
     BINDINGS = [
-        Binding(key, action, label, priority=True)
+        Binding(key, action, label)
         for key, action, label in (
             ("ctrl+o", "offer", "Offer"),
             ("ctrl+a", "accept", "Accept"),
@@ -184,12 +237,7 @@ class NegotiationScreen(SceneScreen):
             with Vertical(id="neg-right"):
                 yield OfferPlot(id="neg-plot")
                 yield ReflowLog(id="neg-log")
-        yield Input(
-            placeholder="Or type a command (say, ask, look…)",
-            id="neg-command",
-            max_length=MAX_INPUT,
-            select_on_focus=False,
-        )
+        yield from self.command_input()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -343,6 +391,7 @@ class NegotiationScreen(SceneScreen):
     # --- replies -----------------------------------------------------------------------------
     def on_reply_ready(self, message: ReplyReady) -> None:
         reply = message.reply
+        self.echo(reply.said)
         self.log_lines(reply.lines)
         self.pass_on(reply)
         self._read()
