@@ -163,3 +163,20 @@ def test_the_model_runs_on_one_thread_unless_told_otherwise():
     env["PARLEY_EMBEDDER_THREADS"] = "2"
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert out.stdout.split() == ["2", "2"]
+
+
+def test_moves_while_warming_never_wait_to_be_kept_for_undo_and_undo_says_why_it_cannot():
+    """Keeping a move for ``undo`` reads every component, memory too: while the model loads it is
+    not kept (no move waits for the model), undo says so, and once warm undo works again."""
+    hold = threading.Event()
+    with background_memory(until=hold.wait):
+        game = Game(HARBOR, seed=0, memory={"embedder": "hash"})
+    game.warmup.start()
+    within(20, game.submit, "n")
+    reply = within(20, game.submit, "undo")
+    assert "warming up" in " ".join(reply.lines) and game.engine.state.turn == 1
+    hold.set()
+    game.warmup.settle()
+    game.submit("s")
+    undone = game.submit("undo")
+    assert "Undone" in " ".join(undone.lines) and game.engine.state.turn == 1

@@ -118,6 +118,7 @@ class MetaCommands:
         self.asked = False  # the last reply was a question (the next line may answer it)
         self.typing = False  # a person has typed a move: keep snapshots ready (``moved``)
         self.ahead: Capture | str | None = None  # the state now, captured after the last move
+        self.cold = False  # a move was made while memory warmed up (none kept: see ``keep``)
 
     # --- around every line ----------------------------------------------------------------
     def keep(self, said: str, parser: Any) -> None:
@@ -126,6 +127,10 @@ class MetaCommands:
         game, st = self.game, self.game.engine.state
         if self.stateless():
             return  # an agent that keeps no state cannot be put back: no undo in this game
+        if self.warming():  # its memory is not there to keep yet, and no move waits for it
+            self.snapshots.clear()  # an older snapshot would undo this move and the one before
+            self.ahead, self.cold = None, True
+            return
         ahead, self.ahead = self.ahead, None
         state = ahead if isinstance(ahead, str) else ahead.result() if ahead is not None else None
         if isinstance(ahead, Capture) and ahead.seen != self.stir():
@@ -133,6 +138,12 @@ class MetaCommands:
         mark = game.transcript.mark()
         self.snapshots.append(Snapshot(state or self.capture(), mark, parser, said, st.turn, st.active_scene))
         self.typing = True
+
+    def warming(self) -> bool:
+        """The embedding model still loads in the background (``game.play.warmup``): memory calls
+        wait in its queue, and keeping the game would mean waiting for the model."""
+        warmup = getattr(self.game, "warmup", None)
+        return bool(warmup is not None and warmup.warming)
 
     def stateless(self) -> str | None:
         """The first agent that cannot give its state (no ``get_state``), if any."""
@@ -153,7 +164,7 @@ class MetaCommands:
     def moved(self) -> None:
         """After any move: once a person has typed a move, capture the new state in a thread of its
         own, so the next move's snapshot is ready when it is typed (an agent's game never pays)."""
-        self.ahead = Capture(self.capture, self.stir()) if self.typing else None
+        self.ahead = Capture(self.capture, self.stir()) if self.typing and not self.warming() else None
 
     def stir(self) -> tuple[int, int]:
         """What reading agent memory between moves can change (a screen that reads it indexes the
@@ -201,6 +212,8 @@ class MetaCommands:
         game = self.game
         if not self.snapshots and (who := self.stateless()):
             return note(said, "undo", f"Undo is not available in this game: the agent for {who} keeps no state.")
+        if not self.snapshots and self.cold:
+            return note(said, "undo", "Moves made while memory was still warming up cannot be taken back.")
         if not self.snapshots:
             return note(
                 said, "undo", "There is nothing to undo." if game.engine.state.turn else "You haven't moved yet."
