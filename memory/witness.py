@@ -85,14 +85,16 @@ class Sight:
             return [rid for rid, r in relations.items() if getattr(r, "observed", None) == kind]
 
         where, settled = marked(LOCATION), {k: marked(k) for k in TAKEN_PART if marked(k)}
-        names = {k: v.name for part in (spec.locations, spec.items, spec.npcs) for k, v in part.items()}
+        parts = [getattr(spec, p, None) or {} for p in ("locations", "items", "npcs")]  # a bare spec has few
+        names = {k: v.name for part in parts for k, v in part.items() if v is not None}
         trades = {}
         for sid, scene in getattr(spec, "scenes", {}).items():
             t = getattr(scene, "trade", None)
             buyer = None if t is None else next((p.id for p in scene.parties if p.id != t.seller), None)
             if buyer is not None:
                 trades[sid] = (t.item, t.seller, buyer)
-        return cls(where, {k: bool(v.container) for k, v in spec.items.items()}, names, settled, trades)
+        things = {k: bool(v.container) for k, v in (getattr(spec, "items", None) or {}).items()}
+        return cls(where, things, names, settled, trades)
 
     def took_part(self, ev: Event, agent: str) -> list[Evidence]:
         """What an event ``agent`` took part in settles (see the module docstring): a trade it

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from game.core.speech import in_own_voice
 from game.core.types import Action, Request, Utterance
 from game.engine import predicates
 from game.engine.rules import Refusal
@@ -50,9 +49,10 @@ def utterances(eng: Engine, npc: str, request: Request) -> list[Utterance]:
 
 
 def _quote(eng: Engine, u: Utterance) -> str:
-    """``Name says: "…"``, the words in the speaker's own voice (never its own name)."""
+    """``Name says: "…"``: the words as the voice said them (a fact it tells is in its own voice
+    already, ``agents.npc.Voice.told``; a greeting's "I am Lou" stays as it is)."""
     name = eng.name(u.speaker)
-    return f'{name} says: "{in_own_voice(u.text, [name])}"'
+    return f'{name} says: "{u.text}"'
 
 
 def do_talk(eng: Engine, a: Action) -> None:
