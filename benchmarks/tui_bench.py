@@ -58,6 +58,8 @@ GOALS = {  # measure -> (statistic, goal in seconds)
     "turn, app, memory warm": ("p95", 0.150),
     "quit (Pilot)": ("median", 1.0),
     "quit (terminal)": ("median", 1.0),
+    "ready to type (terminal)": ("median", 1.0),
+    "ready to type, --load (terminal)": ("median", 1.0),
 }
 WAITED: dict[int, int] = {}  # thread id -> times it loaded the model or waited for the warm-up
 
@@ -458,7 +460,9 @@ def main() -> int:
             counts["waited"].append(waited)
             rows["quit (Pilot)"].append(asyncio.run(quit_app(args.world, lines, base)))
             if terminal:
-                for k, v in in_terminal(args.world, base).items():
+                fresh = Path(base) / f"terminal-{rep}"  # a new player's folder: no autosave to ask about
+                fresh.mkdir()
+                for k, v in in_terminal(args.world, str(fresh)).items():
                     rows[k].append(v)
             print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr)
     text = report(rows, counts, args, lines)

@@ -127,6 +127,8 @@ def load_game(app: Any, name: str) -> None:
         try:
             loaded = Game.load(name, app.saves_base, llm=game.llm, llm_npcs=game.llm_npcs or "all", inside=True)
             game.hand_on(loaded)  # insights, the saves folder, a transcript being written
+            if app.spectate:  # the watched seat plays the loaded game on: its slot, never a person's autosave
+                loaded.player_kind = game.player_kind
             line = f"Loaded. Turn {loaded.engine.state.turn}.\n" + loaded.engine.describe(
                 PLAYER, loaded.engine.state.where[PLAYER]
             )
