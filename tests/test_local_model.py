@@ -152,3 +152,19 @@ def test_parley_model_serve_answers_until_ctrl_c():
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_server_slow_to_stop_does_not_keep_ctrl_c_from_ending_the_process():
+    """The server's destructor waiting on a request in flight: the process still leaves, exit 0."""
+    code = (
+        "import time\n"
+        "from agents.llm.local_serve import _stop\n"
+        "class Slow:\n"
+        "    def __del__(self):\n"
+        "        time.sleep(30)\n"
+        "_stop([Slow()], wait=0.5)\n"
+        "print('not reached')\n"
+    )
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=20)
+    assert r.returncode == 0 and "not reached" not in r.stdout and time.perf_counter() - t0 < 15

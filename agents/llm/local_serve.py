@@ -11,6 +11,7 @@ import argparse
 import os
 import signal
 import sys
+import threading
 import time
 from typing import Any
 
@@ -67,7 +68,28 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
-        del server
+        held = [server]
+        del server  # ``held`` has the last reference now
+        _stop(held, wait=STOP_WAIT)
+
+
+STOP_WAIT = 15.0  # seconds the server may take to finish a request in flight before the process leaves
+
+
+def _stop(held: list[Any], wait: float) -> None:
+    """Stop the server held in ``held`` (its destructor stops llama.cpp's threads). A destructor
+    still waiting after ``wait`` seconds (a request in flight, a connection kept open) does not
+    keep a Ctrl-C from ending the process: it leaves at once with exit code 0."""
+    done = threading.Event()
+
+    def drop() -> None:
+        held.clear()  # the last reference: the destructor runs in this thread
+        done.set()
+
+    threading.Thread(target=drop, name="parley-model-stop", daemon=True).start()
+    if not done.wait(wait):
+        sys.stdout.flush()
+        os._exit(0)
 
 
 def _terminate(signum: int, frame: Any) -> None:
