@@ -48,6 +48,22 @@ def harbor():
     return load_world(WORLDS / "harbor")
 
 
+def typed(lines, prompts: list[str] | None = None):
+    """A ``read`` for ``run_console`` that types ``lines`` one by one, then ends input (EOFError);
+    the prompts it was shown go into ``prompts`` when given."""
+    feed = iter(lines)
+
+    def read(prompt: str) -> str:
+        if prompts is not None:
+            prompts.append(prompt)
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    return read
+
+
 def parley(*args: str, cwd: Path = ROOT, input: str | None = None, env: dict | None = None):
     """Run the real CLI in a subprocess; returns CompletedProcess."""
     import os

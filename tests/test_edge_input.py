@@ -21,7 +21,7 @@ from agents.llm.client import extract_json_object
 from agents.llm.config import LLMConfig, redact_url
 from game.core.errors import InputError
 from game.core.text import clean, decode, is_clean, shown
-from tests.conftest import ROOT
+from tests.conftest import ROOT, typed
 
 MINI = "tests/fixtures/mini"
 SECRET = "pw-Zq81-SECRET"
@@ -133,13 +133,7 @@ def test_arbitrary_bytes_on_stdin_never_raise_and_keep_the_autosave(tmp_path_fac
     saves = tmp_path_factory.mktemp("saves")
     game = Game(ROOT / MINI, seed=0)
     feed = [b"wait", *lines]  # one real turn, so there is something to autosave
-    texts = iter(raw.decode("utf-8", "surrogateescape") for raw in feed)
-
-    def read(_prompt: str) -> str:
-        try:
-            return next(texts)
-        except StopIteration:
-            raise EOFError from None
+    read = typed(raw.decode("utf-8", "surrogateescape") for raw in feed)
 
     shown_lines: list[str] = []
     assert run_console(game, saves_base=str(saves), read=read, write=shown_lines.append) == 0

@@ -17,7 +17,7 @@ from game.engine.parser import Clarify, Command, Parser, Unknown
 from game.play.session import Game
 from game.play.worlds import load_world
 from game.testing import standard_engine
-from tests.conftest import WORLDS
+from tests.conftest import WORLDS, typed
 
 HARBOR = WORLDS / "harbor"
 NEVER_GUESSED = {"save", "load", "restore", "quit", "exit", "q", "undo"}
@@ -75,16 +75,8 @@ def test_score_and_quests_answer_without_a_turn():
 
 
 def test_score_and_quests_in_the_line_console():
-    lines = iter(["score", "quest", "quit"])
     out: list[str] = []
-
-    def read(_prompt):
-        try:
-            return next(lines)
-        except StopIteration:
-            raise EOFError from None
-
-    run_console(harbor(), read=read, write=out.append)
+    run_console(harbor(), read=typed(["score", "quest", "quit"]), write=out.append)
     text = "\n".join(out)
     assert "You have 0 of " in text and "Quests done: 0 of 3." in text
     assert "A Promise Kept: Captain Gannet swore" in text

@@ -17,7 +17,7 @@ from game.core.errors import SaveError
 from game.engine.parser import MAX_INPUT, Parser, Scope, Unknown
 from game.play.persistence import save_hash, save_header
 from game.play.session import Game
-from tests.conftest import ROOT, write_world
+from tests.conftest import ROOT, typed, write_world
 from tests.test_edge_input import MINI, run_cli
 
 # -- signals ---------------------------------------------------------------------------------
@@ -388,13 +388,7 @@ def test_the_overwrite_question_shows_a_saved_world_id_escaped(tmp_path):
     path.write_text(path.read_text().replace('"id": "mini-v1"', '"id": "\\u001b]0;PWNED\\u0007mini"'))
     answers = iter(["save slot", "n"])
     asked: list[str] = []
-
-    def read(prompt: str) -> str:
-        asked.append(prompt)
-        try:
-            return next(answers)
-        except StopIteration:
-            raise EOFError from None
+    read = typed(answers, asked)
 
     run_console(game, saves_base=str(tmp_path), read=read, write=lambda _t: None)
     question = next(q for q in asked if "Overwrite" in q)

@@ -13,6 +13,7 @@ from game.play.meta import UNDO_DEPTH
 from game.play.persistence import replay
 from game.play.session import Game
 from tests.conftest import ROOT
+from tests.conftest import typed as typed_lines
 
 HARBOR = ROOT / "worlds" / "harbor"
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -136,14 +137,8 @@ def test_transcript_on_and_off_writes_a_readable_file(tmp_path):
 
 def test_meta_commands_in_the_line_console_and_help(tmp_path):
     typed = ["take iron key", "undo", "take brss key", "oops brass", "g", "help", "transcript on log"]
-    lines = iter([*typed, "save here", "wait", "load here", "look"])
+    read = typed_lines([*typed, "save here", "wait", "load here", "look"])
     out: list[str] = []
-
-    def read(_prompt):
-        try:
-            return next(lines)
-        except StopIteration:
-            raise EOFError from None
 
     game = Game(MINI, seed=0)
     run_console(game, saves_base=str(tmp_path), read=read, write=out.append)

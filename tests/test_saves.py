@@ -11,7 +11,7 @@ from game.play.episode import run_script, script_lines
 from game.play.persistence import replay
 from game.play.save_files import FORMAT_VERSION, list_saves, read_save, remove, resolve
 from game.play.session import Game
-from tests.conftest import ROOT
+from tests.conftest import ROOT, typed
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
 SCRIPT = str(ROOT / "tests" / "fixtures" / "mini_win.txt")
@@ -241,14 +241,8 @@ def console(game, saves, lines):
     """Run the line console on ``lines``; returns everything it wrote and the prompts it asked."""
     from game.cli.console import run_console
 
-    feed, out, prompts = iter(lines), [], []
-
-    def read(prompt):
-        prompts.append(prompt)
-        try:
-            return next(feed)
-        except StopIteration:
-            raise EOFError from None
+    out, prompts = [], []
+    read = typed(lines, prompts)
 
     run_console(game, saves_base=str(saves), read=read, write=out.append)
     return "\n".join(out), prompts
