@@ -46,6 +46,11 @@ class ReplayDivergence(ValueError):
     """A replayed game asked for a decision the transcript did not record at that point."""
 
 
+def _and_joined(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c`` ("" for none)."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1] if words else ""
+
+
 def _turn_result(method: Callable[..., Any]) -> Callable[..., TurnResult]:
     """Wrap an engine entry point so that it returns a ``TurnResult``: the events it emitted, the
     rewards it gave and the penalties it recorded (calls nested inside it count in its result)."""
@@ -151,9 +156,7 @@ class Engine:
 
     def list_names(self, ids: Iterable[str]) -> str:
         names = [_article(self.name(i)) if i in self.spec.items else self.name(i) for i in ids]
-        if len(names) <= 1:
-            return "".join(names) or "nothing"
-        return ", ".join(names[:-1]) + " and " + names[-1]
+        return _and_joined(names) or "nothing"
 
     def describe(self, actor: str, loc: str) -> str:
         spec, st = self.spec.locations[loc], self.state
@@ -376,8 +379,7 @@ class Engine:
     def _reward_text(self, reward: Any) -> str:
         """What a quest gave, as the player reads it: "+40 points, 20 gold and Gannet's compass"."""
         parts = [f"+{reward.score} points"] + ([f"{reward.gold} gold"] if reward.gold else [])
-        parts += [self.name(it) for it in reward.items]
-        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return _and_joined(parts + [self.name(it) for it in reward.items])
 
     def _check_quests(self) -> None:
         st = self.state
