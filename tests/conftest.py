@@ -172,6 +172,22 @@ def reseal_transcript(folder, text: str) -> None:
     path.write_text(json.dumps(data))
 
 
+def forge_save(folder, edit) -> dict:
+    """Edit a save's ``save.json`` in place with ``edit(data)`` and recompute its state hash, as
+    anyone can (the hash has no secret): a consistent forgery that only the save's schema, the
+    load checks or a replay can expose. Returns the edited data."""
+    import json
+
+    from game.play.persistence import save_hash, save_header
+
+    path = Path(folder) / "save.json"
+    data = json.loads(path.read_text())
+    edit(data)
+    data["state_hash"] = save_hash(data["engine"], data["components"], save_header(data))
+    path.write_text(json.dumps(data))
+    return data
+
+
 def forge_transcript(folder, text: str) -> None:
     """Replace a save's transcript with ``text`` and reseal it."""
     (Path(folder) / "transcript.jsonl").write_text(text)
