@@ -328,9 +328,14 @@ class LLMClient:
 
     def _failure(self, exc: BaseException | None) -> str:
         """What went wrong in one attempt, for the log and the final error."""
+        from agents.llm.transport import breach_text
+
         oa = _openai()
         if isinstance(exc, oa.APIStatusError):
             return f"HTTP {exc.status_code}: {self._scrub(_status_message(exc))}"
+        breach = breach_text(exc)  # a bound of the transport: the whole-request deadline, a size cap
+        if breach is not None:
+            return breach
         if isinstance(exc, oa.APITimeoutError):
             return f"no reply within {self.config.timeout:g}s (timeout)"
         if isinstance(exc, oa.APIConnectionError):
