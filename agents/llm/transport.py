@@ -78,7 +78,7 @@ class _BadCoding(Breach, httpx.DecodingError):
 
 
 def _mb(n: int) -> str:
-    return f"{n / (1024 * 1024):g} MB"
+    return f"{n / (1024 * 1024):g} MB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
 class _Budget:
@@ -232,7 +232,8 @@ class _Inflate:
         except zlib.error as exc:
             if self.gzip or self.raw or self.started:
                 raise _BadCoding(f"the reply's {'gzip' if self.gzip else 'deflate'} body is corrupt: {exc}") from None
-            self.raw, self._z = True, self._new()
+            self.raw = True
+            self._z = self._new()
             return self._step(data)
 
     def feed(self, data: bytes) -> Iterator[bytes]:
@@ -275,6 +276,19 @@ def _through(stages: list[_Inflate], data: bytes) -> Iterator[bytes]:
         yield from _through(stages[1:], piece)
 
 
+class ContentDecoder:
+    """Undoes the content codings named in a ``Content-Encoding`` value (``""``: none), fed the
+    body piece by piece; every stage gives at most ``limit`` bytes, in pieces of at most 64 KB.
+    An unknown coding, more than ``MAX_CODINGS`` or a corrupt stream: ``httpx.DecodingError``;
+    more than ``limit`` bytes: ``httpx.ReadError``. Both are ``Breach`` errors."""
+
+    def __init__(self, coding: str, limit: int = MAX_REPLY_BYTES):
+        self._stages = [_Inflate(c, limit) for c in _codings(coding)]
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        return _through(self._stages, data)
+
+
 class _BoundedStream(httpx.SyncByteStream):
     """A reply body read within the request's budget and decoded within the cap."""
 
@@ -283,7 +297,7 @@ class _BoundedStream(httpx.SyncByteStream):
 
     def __iter__(self) -> Iterator[bytes]:
         budget = self.budget
-        stages = [_Inflate(c, budget.limit) for c in _codings(self.coding)]
+        decoder = ContentDecoder(self.coding, budget.limit)
         raw, seen, done = iter(self.inner), 0, object()
         while True:
             with _spending(budget):  # the socket reads of a streamed body keep the request's deadline
@@ -296,7 +310,7 @@ class _BoundedStream(httpx.SyncByteStream):
             seen += len(chunk)
             if seen > budget.limit:
                 raise _BodyTooLarge(f"the reply is larger than {_mb(budget.limit)}")
-            yield from _through(stages, chunk)
+            yield from decoder.feed(chunk)
 
     def close(self) -> None:
         close = getattr(self.inner, "close", None)

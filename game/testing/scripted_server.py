@@ -75,9 +75,13 @@ def _codings(spec: dict[str, Any]) -> tuple[str, ...]:
 
 
 def encode(data: bytes, codings: tuple[str, ...]) -> bytes:
-    """``data`` with each content coding applied in turn (``gzip`` or ``deflate``)."""
+    """``data`` with each content coding applied in turn (``gzip``, ``deflate``; ``identity``
+    leaves it; any other name is only sent as a header)."""
     for coding in codings:
-        data = gzip.compress(data, mtime=0) if coding == "gzip" else zlib.compress(data)
+        if coding == "gzip":
+            data = gzip.compress(data, mtime=0)
+        elif coding == "deflate":
+            data = zlib.compress(data)
     return data
 
 
