@@ -64,8 +64,10 @@ class Received:
     authorized: bool = False  # an Authorization header was present
 
 
-_FAULTS = ("silent", "drip_headers", "stall_after_headers", "stall_mid_body", "drip_body")
-_FAULTS += ("huge_headers", "endless_chunks", "redirect_loop")
+_FAULTS = frozenset(
+    ("silent", "drip_headers", "stall_after_headers", "stall_mid_body", "drip_body")
+    + ("huge_headers", "endless_chunks", "redirect_loop")
+)
 _bombs: dict[tuple[int, tuple[str, ...]], bytes] = {}
 
 
