@@ -104,6 +104,40 @@ def test_each_retry_has_its_own_deadline_and_the_total_is_bounded(serve):
 
 
 @pytest.mark.timeout(30)
+def test_a_retry_after_a_breach_reads_the_next_reply(serve):
+    """The connection cut at the deadline is not reused; the retry gets a fresh budget."""
+    s = serve([{"fault": "stall_mid_body"}, "In the oak chest."])
+    with LLMClient(
+        LLMConfig(base_url=s.base_url, model="m", max_retries=1, timeout=1.0, backoff_base=0, backoff_max=0)
+    ) as llm:
+        t0 = time.monotonic()
+        assert llm.chat(HI).text == "In the oak chest."
+        assert 1.0 <= time.monotonic() - t0 < 1.0 + SLACK
+        assert llm.total().retries == 1
+
+
+@pytest.mark.timeout(30)
+def test_a_stalled_tls_handshake_is_bounded():
+    """A port that completes TCP (the kernel's backlog) but never answers the TLS hello."""
+    import socket
+
+    from agents.llm.transport import bounded_client, breach_text
+
+    mute = socket.socket()
+    mute.bind(("127.0.0.1", 0))
+    mute.listen(8)
+    try:
+        with bounded_client(1.0) as http:
+            t0 = time.monotonic()
+            with pytest.raises(httpx.TimeoutException) as info:
+                http.post(f"https://127.0.0.1:{mute.getsockname()[1]}/v1/chat/completions", json={})
+            assert time.monotonic() - t0 < 1.0 + SLACK
+        assert "no complete reply within 1 s" in (breach_text(info.value) or "")
+    finally:
+        mute.close()
+
+
+@pytest.mark.timeout(30)
 def test_a_streamed_body_keeps_the_request_deadline(serve):
     """A body read after ``send`` returned (stream=True) still ends at the request's deadline."""
     from agents.llm.transport import bounded_client, breach_text
