@@ -166,7 +166,9 @@ class _DeadlineStream(httpcore.NetworkStream):
         return data
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        _timed(_current(), _WriteLate, self._inner.write, buffer, timeout=timeout)
+        budget = _current()
+        for at in range(0, len(buffer), _PIECE // 4):  # the deadline is checked between pieces
+            _timed(budget, _WriteLate, self._inner.write, buffer[at : at + _PIECE // 4], timeout=timeout)
 
     def close(self) -> None:
         self._inner.close()
