@@ -16,6 +16,7 @@ parameters and negotiation issues), checked on the raw file before the schema.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from game.core.errors import Problem
@@ -107,7 +108,7 @@ def shape_problem(data: Any, max_depth: int) -> tuple[list[str | int], str] | No
         if not isinstance(obj, dict | list):
             continue
         if len(path) >= max_depth:
-            return path, f"nested more than {max_depth} levels (tables or arrays)"
+            return path, f"nested too deeply: more than {max_depth} levels of tables or arrays"
         if len(obj) > MAX_ENTRIES:
             return path, f"{len(obj):,} entries; a table or array holds at most {MAX_ENTRIES:,} ({DOC})"
         pairs = list(obj.items()) if isinstance(obj, dict) else list(enumerate(obj))
@@ -115,13 +116,14 @@ def shape_problem(data: Any, max_depth: int) -> tuple[list[str | int], str] | No
     return None
 
 
-def path_text(path: list[str | int], shown: int = 8) -> str:
+def path_text(path: list[str | int], shown: int = 8, deeper: bool = False) -> str:
     """A key path as the field paths of problems read (``agent.params.x[0]``), the first ``shown``
-    parts of a long one followed by an ellipsis."""
+    parts of a long one followed by an ellipsis (also when ``deeper``: the trouble lies below it);
+    empty for no path."""
     out = ""
     for part in path[:shown]:
         out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
-    return out + ("…" if len(path) > shown else "")
+    return out + ("…" if out and (deeper or len(path) > shown) else "")
 
 
 # --- where in the file ----------------------------------------------------------------------
@@ -162,24 +164,28 @@ def _assignment_key(line: str) -> str | None:
     return None
 
 
+def _keyed_lines(text: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line, keys)`` for each table header and key assignment: the keys it writes to."""
+    table: list[str] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("["):
+            inner = line.lstrip("[").split("]", 1)[0]
+            table = _split_key(inner)
+            yield n, table
+        else:
+            key = _assignment_key(line)
+            if key is not None:
+                yield n, table + _split_key(key)
+
+
 def line_of(text: str, path: list[str | int]) -> int | None:
     """The line that writes ``path`` (a key path from the parsed file): the first table header or
     key assignment whose keys match most of the path's keys. Array positions are not counted;
     a value spread over several lines is placed on the line of its key."""
     want = [p for p in path if isinstance(p, str)]
     best, best_line = 0, None
-    table: list[str] = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if line.startswith("["):
-            inner = line.lstrip("[").split("]", 1)[0] if "]" in line else line.lstrip("[")
-            table = _split_key(inner)
-            keys = table
-        else:
-            key = _assignment_key(line)
-            if key is None:
-                continue
-            keys = table + _split_key(key)
+    for n, keys in _keyed_lines(text):
         shared = 0
         for a, b in zip(keys, want, strict=False):
             if a != b:
@@ -190,6 +196,16 @@ def line_of(text: str, path: list[str | int]) -> int | None:
             if shared == len(want):
                 break
     return best_line
+
+
+def keys_at(text: str, line: int | None) -> list[str | int]:
+    """The keys written by the last header or assignment at or before ``line`` (none for None)."""
+    found: list[str | int] = []
+    for n, keys in _keyed_lines(text):
+        if line is None or n > line:
+            break
+        found = list(keys)
+    return found
 
 
 def bracket_line(text: str, max_depth: int) -> int | None:

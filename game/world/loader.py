@@ -152,12 +152,14 @@ def _parse_toml(raw: bytes, path: Path, problems: list[Problem]) -> dict[str, An
             )
         )
         return None
-    except RecursionError:  # brackets nested far beyond MAX_DEPTH: say on which line
+    except RecursionError:  # brackets nested far beyond MAX_DEPTH: say on which line, under which key
+        line = limits.bracket_line(text, MAX_DEPTH)
         problems.append(
             Problem(
-                f"nested more than {MAX_DEPTH} levels (tables or arrays)",
+                f"nested too deeply: more than {MAX_DEPTH} levels of tables or arrays",
                 file=str(path),
-                line=limits.bracket_line(text, MAX_DEPTH),
+                path=limits.path_text(limits.keys_at(text, line), deeper=True) or None,
+                line=line,
                 hint="a world needs only a few levels of nesting",
             )
         )
