@@ -30,7 +30,7 @@ MAX_QUESTS = 200
 MAX_SCENES = 200
 MAX_UNITS = 100
 MAX_CLOCK = 100
-MAX_NPCS_PER_LOCATION = 100
+MAX_NPCS_PER_LOCATION = 50
 """NPCs that may start in one location (a crowd's every event is seen by all of it)."""
 
 MAX_ALIASES = 32
