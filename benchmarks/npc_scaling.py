@@ -258,7 +258,11 @@ def page(lines: list[str], args: argparse.Namespace) -> str:
         "Everyone in a room sees every event there, so a crowd costs its size for each event in it, and a\n"
         "save keeps each entity's recent events with their witnesses; the limits on NPCs and on NPCs per\n"
         "starting location (docs/guide/limits.md, World sizes) bound both. Wanderers may still gather in\n"
-        "one room during play.\n"
+        "one room during play. With memory on, each perceiver also stores what it saw, so memory's\n"
+        "work per turn is the sum of the crowds the acting NPCs stand in. An exponent below 1 comes from\n"
+        "the turn's fixed cost (the player, the round's bookkeeping), which small worlds feel most.\n"
+        "Worlds above the limit of 1,000 NPCs are refused at load, so the 10,000-NPC world is timed as a\n"
+        "refusal only.\n"
     )
 
 
