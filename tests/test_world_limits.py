@@ -220,3 +220,45 @@ def test_fuzzed_nesting_never_raises(tmp_path_factory, header, depth, value, jun
     assert world is None or not problems
     for p in problems:
         assert p.file and p.render()
+
+
+# --- the who-is-where index agrees with a scan ------------------------------------------------
+
+_ops = st.lists(
+    st.tuples(
+        st.sampled_from(["set", "del", "update", "pop", "setdefault"]),
+        st.sampled_from("abcdef"),
+        st.sampled_from("xyz"),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ops=_ops)
+def test_the_placement_index_lists_what_a_scan_finds_in_key_order(ops):
+    import copy
+    import pickle
+
+    from game.engine.state import GameState
+
+    state = GameState(where={"p": "x", "q": "y"})
+    plain = dict(state.where)
+    for op, key, holder in ops:
+        for d in (state.where, plain):
+            if op == "set":
+                d[key] = holder
+            elif op == "del" and key in d:
+                del d[key]
+            elif op == "update":
+                d.update({key: holder})
+            elif op == "pop":
+                d.pop(key, None)
+            else:
+                d.setdefault(key, holder)
+    for copied in (state.where, copy.deepcopy(state.where), pickle.loads(pickle.dumps(state.where))):
+        assert list(copied.items()) == list(plain.items())
+        for holder in "xyz":
+            assert copied.members(holder) == [k for k, v in plain.items() if v == holder]
+    state.where = dict(plain)  # a plain dict assigned is indexed too
+    assert state.entities_at("x") == [k for k, v in plain.items() if v == "x"]

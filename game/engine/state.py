@@ -23,11 +23,12 @@ class Placement(dict):
     """A dict ``thing -> holder`` (who is where, where each item is) that also indexes its values:
     ``members(holder)`` lists the things held there in the dict's own key order without scanning
     every key, so a turn's cost grows with what is in the rooms it touches, not with the world.
-    Keys keep their order when reassigned, as in a plain dict; a key's rank is its position."""
+    Keys keep their order when reassigned, as in a plain dict; ranks order keys as the dict does."""
 
     def __init__(self, data: Any = ()) -> None:
         super().__init__()
         self._rank: dict[Any, int] = {}
+        self._next = 0  # the rank the next new key gets (ranks only grow: a key put back goes last)
         self._by: dict[Any, dict[Any, None]] = {}
         self._sorted: dict[Any, list[Any]] = {}
         for k, v in dict(data).items():
@@ -53,7 +54,8 @@ class Placement(dict):
                 return
             self._leave(key, old)
         else:
-            self._rank[key] = len(self._rank)
+            self._rank[key] = self._next
+            self._next += 1
         dict.__setitem__(self, key, value)
         try:
             self._by.setdefault(value, {})[key] = None
@@ -97,7 +99,7 @@ class Placement(dict):
         return key, self.pop(key)
 
     def rank(self, key: Any) -> int:
-        """The position of ``key`` in the dict's order (keys put back after a delete go last)."""
+        """A number that orders ``key`` among the keys as the dict does (one put back after a delete goes last)."""
         return self._rank[key]
 
     def members(self, holder: Any) -> list[Any]:
