@@ -108,7 +108,7 @@ def shape_problem(data: Any, max_depth: int) -> tuple[list[str | int], str] | No
         if not isinstance(obj, dict | list):
             continue
         if len(path) >= max_depth:
-            return path, f"nested too deeply: more than {max_depth} levels of tables or arrays"
+            return path, f"nested more than {max_depth} levels deep (tables or arrays nested too deeply)"
         if len(obj) > MAX_ENTRIES:
             return path, f"{len(obj):,} entries; a table or array holds at most {MAX_ENTRIES:,} ({DOC})"
         pairs = list(obj.items()) if isinstance(obj, dict) else list(enumerate(obj))

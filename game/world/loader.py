@@ -156,7 +156,7 @@ def _parse_toml(raw: bytes, path: Path, problems: list[Problem]) -> dict[str, An
         line = limits.bracket_line(text, MAX_DEPTH)
         problems.append(
             Problem(
-                f"nested too deeply: more than {MAX_DEPTH} levels of tables or arrays",
+                f"nested more than {MAX_DEPTH} levels deep (tables or arrays nested too deeply)",
                 file=str(path),
                 path=limits.path_text(limits.keys_at(text, line), deeper=True) or None,
                 line=line,
