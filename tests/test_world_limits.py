@@ -142,6 +142,15 @@ def test_any_array_over_the_entry_limit_is_refused_with_its_path(tmp_path):
     assert f"{dray}:" in msg and "agent.params.route" in msg and f"at most {limits.MAX_ENTRIES:,}" in msg, msg
 
 
+def test_npcs_times_items_and_topics_are_bounded(tmp_path):
+    folder = crowd_world(tmp_path / "W", 400)
+    world = folder / "world.toml"
+    world.write_text(world.read_text() + "".join(f'\n[items.junk{i}]\nname = "junk {i}"\n' for i in range(700)))
+    [msg] = messages(folder)
+    assert msg.startswith(f"{world}: npcs: 407 NPCs × (713 items + 4 fact topics) = 291,819 give and ask actions")
+    assert f"at most {limits.MAX_PAIRS:,}" in msg
+
+
 def test_shipped_worlds_sit_far_inside_the_limits():
     for name in ("harbor", "bazaar", "council"):
         spec = load_world(ROOT / "worlds" / name).spec

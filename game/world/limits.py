@@ -50,6 +50,9 @@ MAX_ARGUMENTS = 100
 """Arguments in one member's bank, and items that persuade it."""
 MAX_ENTRIES = 10_000
 """Entries in any one table or array of a world file."""
+MAX_PAIRS = 250_000
+"""Actions that multiply: give each item to each NPC, ask each NPC about each fact topic (the
+action catalogue of an agent that is shown the commands open to it, ``game.engine.catalogue``)."""
 
 SECTIONS: dict[str, tuple[int, str]] = {
     "locations": (MAX_LOCATIONS, "locations"),
@@ -96,6 +99,23 @@ def crowd_problems(npcs: dict[str, Any]) -> list[Problem]:
                 )
             )
     return out
+
+
+def pair_problems(spec: Any) -> list[Problem]:
+    """The give and ask actions NPCs, items and fact topics multiply into, over ``MAX_PAIRS``."""
+    npcs, items = len(spec.npcs), len(spec.items)
+    topics = len({f.topic for f in spec.facts.values()})
+    pairs = npcs * (items + topics)
+    if pairs <= MAX_PAIRS:
+        return []
+    return [
+        Problem(
+            f"{npcs:,} NPCs × ({items:,} items + {topics:,} fact topics) = {pairs:,} give and ask actions;"
+            f" a world has at most {MAX_PAIRS:,} ({DOC})",
+            path="npcs",
+            hint="fewer NPCs, items or topics",
+        )
+    ]
 
 
 def shape_problem(data: Any, max_depth: int) -> tuple[list[str | int], str] | None:
