@@ -50,8 +50,8 @@ def _index(root: Path) -> tuple[tuple[str, Path], ...]:
         try:
             with open(main, "rb") as fh:
                 wid = tomllib.load(fh).get("id")
-        except (OSError, tomllib.TOMLDecodeError, ValueError):
-            continue  # a shipped world that does not parse is not offered by id
+        except (OSError, tomllib.TOMLDecodeError, ValueError, RecursionError):
+            continue  # a shipped world that does not parse (or nests too deeply to) is not offered by id
         if isinstance(wid, str) and wid:
             out.append((wid, main.parent))
     return tuple(out)
