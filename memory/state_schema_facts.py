@@ -64,7 +64,7 @@ class FactState(Strict):
     status: Literal[FACT_STATUSES] = "admitted"  # type: ignore[valid-type]
     truth: Flag = True
     sources: many(Name, MAX_REFS) = []
-    jury: Unit | None = None
+    jury: Real | None = None  # a jury's score (the LLM jury's lie in [0, 1]; a custom one's may not)
     awaiting_jury: Flag = False
 
 

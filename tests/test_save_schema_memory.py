@@ -463,3 +463,16 @@ def test_the_cli_refuses_a_forged_memory_section_with_its_path(cli_save, tmp_pat
     assert out.returncode == 2, (out.stdout[-500:], out.stderr[-2000:])
     assert "Traceback" not in out.stderr and where in out.stderr, out.stderr
     assert {f.name: f.read_bytes() for f in folder.iterdir() if f.is_file()} == before
+
+
+def test_the_schemas_load_without_numpy_or_the_game():
+    """The commands that check a save import the schemas before anything else: they stay light."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, memory.state_schema\n"
+        "print(sorted(m for m in sys.modules if m == 'numpy' or m.startswith(('game.play', 'game.engine'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
