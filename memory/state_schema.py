@@ -127,8 +127,7 @@ class BankState(Strict):
                 errors.append(problem(("records", i, "seq"), f"seq {r.seq} does not follow {last} (write order)"))
             last = max(last, r.seq)
         for i, r in enumerate(self.records):
-            if r.superseded_by is not None and r.superseded_by not in ids:
-                errors.append(problem(("records", i, "superseded_by"), f"no record {r.superseded_by!r}"))
+            errors += _superseded(i, r, ids, self.records)
             errors += [
                 problem(("records", i, "references", j), f"no record {ref!r}")
                 for j, ref in enumerate(r.references)
@@ -143,6 +142,22 @@ class BankState(Strict):
             errors += [problem(("access", agent, ref), f"no record {ref!r}") for ref in seen if ref not in ids]
         raise_all(errors, "BankState")
         return self
+
+
+def _superseded(i: int, r: RecordState, ids: dict[str, int], records: list[RecordState]) -> list[InitErrorDetails]:
+    """Problems of record ``i``'s ``superseded_by``: a superseded memory names the newer one that
+    states the current value (contexts show its turn)."""
+    at = ("records", i, "superseded_by")
+    if r.superseded_by is None:
+        return (
+            [problem(at, "a superseded record names the record that superseded it")] if r.status == "superseded" else []
+        )
+    j = ids.get(r.superseded_by)
+    if j is None:
+        return [problem(at, f"no record {r.superseded_by!r}")]
+    if j <= i:
+        return [problem(at, f"record {r.superseded_by!r} is not newer than {r.id!r}")]
+    return []
 
 
 class ReflectorState(Strict):

@@ -270,6 +270,32 @@ def test_the_bank_counter_must_be_past_every_record(saves):
     refused(MemoryState, mem, ("bank", "access", "player", "m99999"))
 
 
+def test_a_superseded_memory_names_a_newer_record_that_exists():
+    """A real bank where corrections and restated prices superseded older memories (contexts show
+    "superseded at turn N" from the record ``superseded_by`` names)."""
+    from memory.embedder import get_embedder
+    from memory.memo import Memo
+    from memory.state_schema import BankState
+
+    memo = Memo(embedder=get_embedder("hash"))
+    memo.add("The night ferry to Skarr leaves at dawn from pier four.", turn=2, speaker="hobb", kind="utterance")
+    memo.add("Gulls wheel over the harbour.", turn=3)
+    memo.add("Change of plan: the night ferry to Skarr now sails at dusk.", turn=9, speaker="hobb", kind="utterance")
+    for p in (110, 100, 95):
+        memo.add(f"Vessa offers the orrery for {p} crowns.", turn=10, speaker="vessa", kind="utterance")
+    memo.context("bob", 12, budget=200, focus="When can I get a boat to Skarr?")
+    bank = json.loads(json.dumps(memo.bank.get_state()))
+    gone = [i for i, r in enumerate(bank["records"]) if r["status"] == "superseded"]
+    assert len(gone) >= 2
+    BankState.model_validate(bank)
+    i = gone[0]
+    for value, why in ((None, "names the record"), (bank["records"][0]["id"], "not newer"), ("m777", "no record")):
+        broken = copy.deepcopy(bank)
+        broken["records"][i]["superseded_by"] = value
+        errors = refused(BankState, broken, ("records", i, "superseded_by"))
+        assert why in errors[0]["msg"]
+
+
 # --- any leaf, any wrong type -----------------------------------------------------------------
 
 # mappings whose keys are names (agents, records, facts), not fields: any key is allowed there
