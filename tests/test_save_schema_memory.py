@@ -451,28 +451,37 @@ def _mem(d):
     return d["components"]["memory"]
 
 
+def _pending(d) -> dict:
+    """The bank with a statement still to check at the next flush (as a save made mid-turn has), so
+    a replay restores the saved memory rather than hashing it as it stands."""
+    bank = _mem(d)["bank"]
+    bank["corrections"] = [next(r["id"] for r in bank["records"] if r["kind"] == "utterance")]
+    return bank
+
+
 def _claim(d):
     return _mem(d)["bank"]["records"][first_claim(_mem(d))]
+
+
+def _ilses(d) -> int:
+    """A record Ilse's context reads (her own or shared)."""
+    return next(i for i, r in enumerate(_mem(d)["bank"]["records"]) if r["scope"] == "private:ilse")
 
 
 CLI_FINDINGS = [
     (
         ("play", "--load", "victim", "--plain"),
         lambda d: d["components"]["facts"].update(records={"f1": "m909"}),
-        "components.facts.records",
+        "components.facts.records.f1",
     ),
     (
         ("inspect", "victim", "--agent", "ilse"),
-        lambda d: _mem(d)["bank"]["records"][3].update(importance="high"),
-        "components.memory.bank.records[3].importance",
+        lambda d: _mem(d)["bank"]["records"][_ilses(d)].update(importance="high"),
+        "].importance",
     ),
-    (
-        ("replay", "victim"),
-        lambda d: _mem(d)["bank"]["records"][3].update(surprise=1),
-        "components.memory.bank.records[3].surprise",
-    ),
-    (("replay", "victim"), lambda d: _claim(d).update(triple=_claim(d)["triple"][:1]), ".triple"),
-    (("replay", "victim"), lambda d: _mem(d)["bank"].update(seq="lots"), "components.memory.bank.seq"),
+    (("replay", "victim"), lambda d: _pending(d)["records"][3].update(surprise=1), "bank.records[3].surprise"),
+    (("replay", "victim"), lambda d: _pending(d) and _claim(d).update(triple=_claim(d)["triple"][:1]), ".triple"),
+    (("replay", "victim"), lambda d: _pending(d).update(seq="lots"), "components.memory.bank.seq"),
     (
         ("trust", "victim", "--audit"),
         lambda d: d["components"]["facts"]["gate"]["decisions"][0].update(score="very"),
