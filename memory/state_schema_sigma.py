@@ -8,9 +8,9 @@ number per peer; peers, topics and declared topics are each distinct, and every 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated
 
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, Field, StrictInt, model_validator
 from pydantic_core import InitErrorDetails
 
 from memory.sigma_config import SigmaConfig
@@ -43,7 +43,7 @@ class SigmaState(Strict):
     """Σ-Mem's state: per-peer matrices ``M``, the peer Gram matrix ``S``, the running
     calibration sums, the event clock."""
 
-    version: Literal[STATE_VERSIONS]  # type: ignore[valid-type]
+    version: Annotated[StrictInt, Field(ge=min(STATE_VERSIONS), le=max(STATE_VERSIONS))]  # true is not 1
     config: StrictSigmaConfig
     embedder: Name | None = None
     peers: many(Name, MAX_KEYS)
