@@ -17,6 +17,7 @@ from memory.sigma_config import SigmaConfig
 from memory.state_schema_types import (
     MAX_DIM,
     MAX_KEYS,
+    MAX_SIGMA_ABS,
     MAX_SIGMA_CELLS,
     Count,
     Label,
@@ -29,8 +30,9 @@ from memory.state_schema_types import (
 )
 
 STATE_VERSIONS = (1, 2)  # memory.sigma_state.SUPPORTED_VERSIONS
-Matrix = many(many(Real, MAX_DIM), MAX_DIM)  # r x r
-PeerMatrix = many(many(Real, MAX_KEYS), MAX_KEYS)  # peers x peers
+Num = Annotated[Real, Field(ge=-MAX_SIGMA_ABS, le=MAX_SIGMA_ABS)]  # larger ones overflow S's eigendecomposition
+Matrix = many(many(Num, MAX_DIM), MAX_DIM)  # r x r
+PeerMatrix = many(many(Num, MAX_KEYS), MAX_KEYS)  # peers x peers
 
 
 class StrictSigmaConfig(SigmaConfig):
@@ -52,8 +54,8 @@ class SigmaState(Strict):
     t: Count
     M: many(Matrix, MAX_KEYS)
     S: PeerMatrix
-    c_num: many(Real, MAX_KEYS)
-    c_den: many(Real, MAX_KEYS)
+    c_num: many(Num, MAX_KEYS)
+    c_den: many(Num, MAX_KEYS)
 
     @model_validator(mode="after")
     def _shapes(self) -> SigmaState:
