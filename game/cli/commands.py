@@ -9,7 +9,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from game.core.errors import InputError
-from game.core.files import write_output
+from game.core.files import check_output, write_output
 
 SCHEMA_PATH = Path("worlds/schema/world.schema.json")
 
@@ -391,8 +391,10 @@ def episode_config(args: Namespace, world) -> object:
 
 def cmd_run(args: Namespace) -> int:
     """``parley run``: one headless episode (``game.play.episode.play_episode``), printed."""
-    if args.out is not None and not args.out.strip():
-        raise InputError("--out is empty", hint="give a file name, or leave --out out")
+    if args.out is not None:  # refused before the run, not after it
+        if not args.out.strip():
+            raise InputError("--out is empty", hint="give a file name, or leave --out out")
+        check_output(args.out)
     if not (args.script or args.scene or args.llm_player or args.autopilot or args.player or args.council):
         raise InputError(
             "nothing to run: say who plays",
