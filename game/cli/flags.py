@@ -55,6 +55,8 @@ def problem(error: Mapping[str, Any]) -> str:
         "bool_parsing": "must be true or false",
         "literal_error": "must be {expected}",
     }.get(kind)
+    if kind == "greater_than_equal" and ctx.get("ge") == 0:
+        said = "must be 0 or more"
     if said is None:
         text = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
     else:
@@ -62,6 +64,8 @@ def problem(error: Mapping[str, Any]) -> str:
     whole = isinstance(error.get("input"), dict) or type(error.get("input")).__name__ == "ArgsKwargs"
     if kind in ("missing", "extra_forbidden") or whole:  # a whole model's input is not worth quoting
         return text
+    if kind in ("int_parsing", "float_parsing") and isinstance(error.get("input"), str):  # argparse's words
+        return f"invalid {kind[:-8]} value: {_got(error['input'])} ({text})"
     return f"{text} (got {_got(error.get('input'))})"
 
 
