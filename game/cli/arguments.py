@@ -140,7 +140,7 @@ def _memory_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--budget",
-        type=model_value(_memo, "budget"),
+        type=model_value(_memo, "budget", "tokens"),
         default=None,
         help="context token budget per agent turn (default 400, at least 16)",
     )
@@ -190,7 +190,7 @@ def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
         )
     g.add_argument(
         "--llm-timeout",
-        type=model_value(_llm, "timeout"),
+        type=model_value(_llm, "timeout", "seconds"),
         default=None,
         metavar="S",
         help="seconds per request (default 30, at most 3600)",
@@ -467,7 +467,7 @@ def _debate_parser(sub: Any) -> None:
     )
     d.add_argument(
         "--budget",
-        type=model_value(_masking, "budget"),
+        type=model_value(_masking, "budget", "tokens"),
         default=200,
         metavar="TOKENS",
         help="context tokens per member per turn, the same for every mode (default 200)",

@@ -35,9 +35,13 @@ def _got(value: Any) -> str:
     return _cut(repr(value) if isinstance(value, str) else str(value))
 
 
-def problem(error: Mapping[str, Any]) -> str:
+BOUNDS = ("less_than_equal", "less_than", "greater_than_equal", "greater_than")
+
+
+def problem(error: Mapping[str, Any], unit: str = "") -> str:
     """One pydantic error (an item of ``ValidationError.errors()``) in plain words, with the
-    value that was refused: ``must be at most 200 (got 1000000000000)``."""
+    value that was refused: ``must be at most 200 (got 1000000000000)``; ``unit`` follows a
+    bound (``must be at least 16 tokens``)."""
     kind, ctx = error.get("type", ""), error.get("ctx") or {}
     said = {
         "less_than_equal": "must be at most {le}",
@@ -61,6 +65,8 @@ def problem(error: Mapping[str, Any]) -> str:
         text = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
     else:
         text = said.format(**{k: v if isinstance(v, str) else _got(v) for k, v in ctx.items()})
+        if unit and kind in BOUNDS:
+            text += f" {unit}"
     whole = isinstance(error.get("input"), dict) or type(error.get("input")).__name__ == "ArgsKwargs"
     if kind in ("missing", "extra_forbidden") or whole:  # a whole model's input is not worth quoting
         return text
@@ -81,7 +87,7 @@ def _loose(annotation: Any) -> Any:
     return annotation
 
 
-def check_field(model: type, field: str, text: str) -> Any:
+def check_field(model: type, field: str, text: str, unit: str = "") -> Any:
     """``text`` read as ``model``'s ``field`` and judged by the model (its type, bounds and field
     validators): the value, or ``ValueError`` with the refusal in plain words."""
     import math
@@ -102,18 +108,18 @@ def check_field(model: type, field: str, text: str) -> Any:
     except ValidationError as e:
         mine = [err for err in e.errors() if err["loc"][:1] == (field,)]
         if mine:
-            raise ValueError(problem(mine[0])) from None
+            raise ValueError(problem(mine[0], unit)) from None
     return value
 
 
-def model_value(model: Callable[[], type], field: str) -> Callable[[str], Any]:
+def model_value(model: Callable[[], type], field: str, unit: str = "") -> Callable[[str], Any]:
     """An argparse ``type`` that reads a flag's text as ``model()``'s ``field``
-    (``check_field``); ``model`` is a function returning the class, so it is imported only when
-    the flag is given."""
+    (``check_field``; ``unit`` names what a bound counts); ``model`` is a function returning the
+    class, so it is imported only when the flag is given."""
 
     def read(text: str) -> Any:
         try:
-            return check_field(model(), field, text)
+            return check_field(model(), field, text, unit)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
 
