@@ -183,3 +183,30 @@ def test_parley_help_does_not_load_pydantic():
     code = "import sys; from game.cli.arguments import build_parser; build_parser(); print('pydantic' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "False", r.stderr
+
+
+def _flags(parser, path=()):
+    """(command path, option strings, argparse type) of every flag of every command."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _flags(sub, (*path, name))
+        elif action.option_strings:
+            yield path, action.option_strings, action.type
+
+
+def test_every_model_bound_flag_names_a_field_of_its_model():
+    from game.cli.arguments import build_parser
+    from game.cli.flags import model_class
+
+    bound = [(p, o, t.model_field) for p, o, t in _flags(build_parser()) if hasattr(t, "model_field")]
+    assert len(bound) >= 20
+    for path, options, (target, field) in bound:
+        assert field in model_class(target).__pydantic_fields__, (path, options, target, field)
+    named = {(p[0], o[0]) for p, o, _ in bound}
+    for flag in ("--rounds", "--budget", "--seed", "--llm-timeout", "--llm-retries", "--model"):
+        assert ("debate", flag) in named
+    for flag in ("--seed", "--turns", "--budget", "--chroma-port", "--chroma-host", "--llm-timeout"):
+        assert ("run", flag) in named

@@ -9,6 +9,7 @@ from typing import Any
 from game import __version__
 from game.cli.flags import model_value, text_value
 from game.cli.model import add_model_parser, port_number
+from game.cli.options import llm_flags, memory_flags
 
 EPILOG = """examples:
   parley play                          play the default world (harbor)
@@ -56,168 +57,6 @@ def _count(text: str) -> int:
 # judged by the field it sets (game.cli.flags.model_value)
 
 
-def _council() -> type:
-    from game.council.session import CouncilConfig
-
-    return CouncilConfig
-
-
-def _masking() -> type:
-    from game.council.context import MaskingConfig
-
-    return MaskingConfig
-
-
-def _game() -> type:
-    from game.play.config import GameConfig
-
-    return GameConfig
-
-
-def _episode() -> type:
-    from game.play.config import EpisodeConfig
-
-    return EpisodeConfig
-
-
-def _memory() -> type:
-    from game.play.config import MemorySettings
-
-    return MemorySettings
-
-
-def _memo() -> type:
-    from memory.config import MemoConfig
-
-    return MemoConfig
-
-
-def _llm() -> type:
-    from agents.llm.config import LLMConfig
-
-    return LLMConfig
-
-
-def _memo_llm(text: str) -> list[str]:
-    """argparse type: MEMO paths an LLM drives (``game.play.config.memo_llm_paths``)."""
-    from game.play.config import memo_llm_paths
-
-    try:
-        return memo_llm_paths(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _memory_flags(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("memory (MEMO context optimizer)")
-    g.add_argument("--no-memory", action="store_true", help="turn agent memory off (faster, no embedder)")
-    g.add_argument(
-        "--embedder",
-        choices=("minilm", "hash"),
-        default=None,
-        help="minilm (default; bundled all-MiniLM-L6-v2) or hash (deterministic, no model)",
-    )
-    g.add_argument(
-        "--store",
-        choices=("flat", "chroma"),
-        default=None,
-        help="vector store: flat numpy index (default) or a Chroma collection (in memory, or on "
-        "the server --chroma-host names)",
-    )
-    g.add_argument(
-        "--chroma-host",
-        metavar="H",
-        type=model_value(_memory, "chroma_host"),
-        default=None,
-        help="a Chroma server (chroma run ...); each game gets its own collection there (implies --store chroma)",
-    )
-    g.add_argument(
-        "--chroma-port",
-        metavar="P",
-        type=model_value(_memory, "chroma_port"),
-        default=None,
-        help="the Chroma server's port (default 8000)",
-    )
-    g.add_argument(
-        "--budget",
-        type=model_value(_memo, "budget", "tokens"),
-        default=None,
-        help="context token budget per agent turn (default 400, at least 16)",
-    )
-    g.add_argument(
-        "--insights",
-        metavar="FILE",
-        type=text_value,
-        default=None,
-        help="insight bank carried across games (default: <saves>/insights.json)",
-    )
-    g.add_argument("--no-insights", action="store_true", help="neither read nor update the insight bank")
-    g.add_argument(
-        "--memo-llm",
-        metavar="PATHS",
-        type=_memo_llm,
-        default=[],
-        help="let the LLM (--llm) summarise old memories, write reflections, rate importance and/or "
-        "distil insights: a comma list of summarise,reflect,importance,insights, or all "
-        "(default: none; rule-based). Each is extra LLM calls; a bad reply falls back to the rules",
-    )
-
-
-def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
-    g = p.add_argument_group("LLM agents (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, llama.cpp, LM Studio)")
-    g.add_argument(
-        "--llm",
-        metavar="URL",
-        default=None,
-        help="'local': the bundled model (no key, no network; 'local:PATH.gguf' for another GGUF file); "
-        "or an endpoint base URL, e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1; "
-        "'env' takes $OPENAI_BASE_URL. The key comes from $OPENAI_API_KEY and is never saved",
-    )
-    g.add_argument(
-        "--model",
-        type=model_value(_llm, "model"),
-        default=None,
-        help="model name (default $PARLEY_MODEL, else gpt-4o-mini)",
-    )
-    if not scene:
-        g.add_argument(
-            "--llm-npcs",
-            metavar="IDS",
-            type=text_value,
-            default="all",
-            help="comma-separated NPC ids the LLM drives (default: all; 'none' for none); the rest keep "
-            "their configured kinds",
-        )
-    g.add_argument(
-        "--llm-timeout",
-        type=model_value(_llm, "timeout", "seconds"),
-        default=None,
-        metavar="S",
-        help="seconds per request (default 30, at most 3600)",
-    )
-    g.add_argument(
-        "--llm-retries",
-        type=model_value(_llm, "max_retries"),
-        default=None,
-        metavar="N",
-        help="retries on 429, 5xx, timeouts and dropped connections (default 4, with backoff)",
-    )
-    if not scene:
-        g.add_argument(
-            "--llm-jury",
-            action="store_true",
-            help="the consistency gate also asks the LLM whether each NPC claim fits what is known "
-            "(3 samples per batch of claims)",
-        )
-    g.add_argument(
-        "--llm-cache",
-        metavar="DIR",
-        type=text_value,
-        default=None,
-        help="cache replies on disk here; a re-run with the same prompts makes no requests",
-    )
-
-
 def _speed(text: str) -> float:
     """argparse type: turns per second (above 0), or ``max``."""
     if text.strip().lower() == "max":
@@ -242,7 +81,9 @@ def _watch_parser(sub: Any) -> None:
         type=text_value,
         help="who plays: autopilot (default), llm (needs --llm URL), script:FILE, or module:function",
     )
-    w.add_argument("--seed", type=model_value(_game, "seed"), default=0, help="random seed (default 0)")
+    w.add_argument(
+        "--seed", type=model_value("game.play.config:GameConfig", "seed"), default=0, help="random seed (default 0)"
+    )
     w.add_argument(
         "--speed",
         type=_speed,
@@ -253,8 +94,8 @@ def _watch_parser(sub: Any) -> None:
     w.add_argument(
         "--saves-dir", metavar="DIR", type=text_value, help="where the autosave goes (default ./saves or $PARLEY_SAVES)"
     )
-    _memory_flags(w)
-    _llm_flags(w)
+    memory_flags(w)
+    llm_flags(w)
 
 
 def _serve_parser(sub: Any) -> None:
@@ -269,11 +110,16 @@ def _serve_parser(sub: Any) -> None:
     s.add_argument("world", nargs="?", default=None, metavar="WORLD", help=f"{WORLD_HELP} (default: harbor)")
     s.add_argument("--host", default="localhost", help="the address to listen on (default localhost; 0.0.0.0: all)")
     s.add_argument("--port", type=port_number, default=8000, help="the port to listen on (default 8000)")
-    s.add_argument("--seed", type=model_value(_game, "seed"), default=None, help="random seed of each game (default 0)")
+    s.add_argument(
+        "--seed",
+        type=model_value("game.play.config:GameConfig", "seed"),
+        default=None,
+        help="random seed of each game (default 0)",
+    )
     s.add_argument(
         "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
     )
-    _memory_flags(s)
+    memory_flags(s)
 
 
 def _run_parser(sub: Any) -> None:
@@ -308,8 +154,12 @@ def _run_parser(sub: Any) -> None:
         help="play until the council scene ID has voted (with --autopilot, --player or --script; "
         "alone: the autopilot plays)",
     )
-    run.add_argument("--seed", type=model_value(_game, "seed"), default=0, help="random seed (default 0)")
-    run.add_argument("--turns", type=model_value(_episode, "turns"), default=None, help="stop after N turns")
+    run.add_argument(
+        "--seed", type=model_value("game.play.config:GameConfig", "seed"), default=0, help="random seed (default 0)"
+    )
+    run.add_argument(
+        "--turns", type=model_value("game.play.config:EpisodeConfig", "turns"), default=None, help="stop after N turns"
+    )
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")
     run.add_argument("--quiet", action="store_true", help="print only the summary")
     run.add_argument(
@@ -329,8 +179,8 @@ def _run_parser(sub: Any) -> None:
         help="with --chroma-host: keep the run's collection on the server (by default it is dropped "
         "when the run ends; its name is printed)",
     )
-    _memory_flags(run)
-    _llm_flags(run)
+    memory_flags(run)
+    llm_flags(run)
 
 
 def _workers(text: str) -> int:
@@ -456,7 +306,11 @@ def _debate_parser(sub: Any) -> None:
         "subjective (each LLM member labels its peers' statements; needs --llm)",
     )
     d.add_argument(
-        "--rounds", type=model_value(_council, "max_rounds"), default=10, metavar="N", help="most rounds (default 10)"
+        "--rounds",
+        type=model_value("game.council.session:CouncilConfig", "max_rounds"),
+        default=10,
+        metavar="N",
+        help="most rounds (default 10)",
     )
     d.add_argument(
         "--chair",
@@ -467,7 +321,7 @@ def _debate_parser(sub: Any) -> None:
     )
     d.add_argument(
         "--budget",
-        type=model_value(_masking, "budget", "tokens"),
+        type=model_value("game.council.context:MaskingConfig", "budget", "tokens"),
         default=200,
         metavar="TOKENS",
         help="context tokens per member per turn, the same for every mode (default 200)",
@@ -478,7 +332,12 @@ def _debate_parser(sub: Any) -> None:
         default="fixed",
         help="who the coordinator gives the floor to, in what order",
     )
-    d.add_argument("--seed", type=model_value(_council, "seed"), default=0, help="the debate's seed (default 0)")
+    d.add_argument(
+        "--seed",
+        type=model_value("game.council.session:CouncilConfig", "seed"),
+        default=0,
+        help="the debate's seed (default 0)",
+    )
     d.add_argument(
         "--plot",
         metavar="FILE",
@@ -487,7 +346,7 @@ def _debate_parser(sub: Any) -> None:
     )
     d.add_argument("--json", action="store_true", help="print the metrics as JSON")
     d.add_argument("--quiet", action="store_true", help="do not print the transcript")
-    _llm_flags(d, scene=True)
+    llm_flags(d, scene=True)
 
 
 def _play_parser(sub: Any) -> None:
@@ -503,7 +362,7 @@ def _play_parser(sub: Any) -> None:
     play.add_argument("--load", metavar="SAVE", type=text_value, help="continue a saved game (slug or folder)")
     play.add_argument(
         "--seed",
-        type=model_value(_game, "seed"),
+        type=model_value("game.play.config:GameConfig", "seed"),
         default=None,
         help="random seed (default 0; a loaded game keeps its own)",
     )
@@ -518,8 +377,8 @@ def _play_parser(sub: Any) -> None:
     play.add_argument(
         "--map", action="store_true", help="also show a live map in a window (needs the map extra and a display)"
     )
-    _memory_flags(play)
-    _llm_flags(play)
+    memory_flags(play)
+    llm_flags(play)
 
 
 def _world_parsers(sub: Any) -> None:

@@ -112,18 +112,27 @@ def check_field(model: type, field: str, text: str, unit: str = "") -> Any:
     return value
 
 
-def model_value(model: Callable[[], type], field: str, unit: str = "") -> Callable[[str], Any]:
-    """An argparse ``type`` that reads a flag's text as ``model()``'s ``field``
-    (``check_field``; ``unit`` names what a bound counts); ``model`` is a function returning the
-    class, so it is imported only when the flag is given."""
+def model_class(target: str) -> type:
+    """The model ``"package.module:Class"`` names, imported now."""
+    import importlib
+
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def model_value(target: str, field: str, unit: str = "") -> Callable[[str], Any]:
+    """An argparse ``type`` that reads a flag's text as the ``field`` of the model ``target``
+    names (``"game.council.session:CouncilConfig"``; imported only when the flag is given) with
+    ``check_field``; ``unit`` names what a bound counts."""
 
     def read(text: str) -> Any:
         try:
-            return check_field(model(), field, text, unit)
+            return check_field(model_class(target), field, text, unit)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
 
     read.__name__ = field  # argparse's own messages name the type
+    read.model_field = (target, field)  # type: ignore[attr-defined]
     return read
 
 

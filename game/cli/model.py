@@ -32,22 +32,22 @@ def add_model_parser(sub: Any) -> None:
     )
     serve.add_argument(
         "--threads",
-        type=model_value(_server, "threads"),
+        type=model_value("agents.llm.local:ServerSettings", "threads"),
         default=1,
         help="generation threads (busy threads stall small machines)",
     )
     serve.add_argument(
-        "--ctx", type=model_value(_server, "ctx"), default=8192, help="context tokens, shared by the slots"
+        "--ctx",
+        type=model_value("agents.llm.local:ServerSettings", "ctx"),
+        default=8192,
+        help="context tokens, shared by the slots",
     )
     serve.add_argument(
-        "--parallel", type=model_value(_server, "parallel"), default=1, help="requests served at once (slots)"
+        "--parallel",
+        type=model_value("agents.llm.local:ServerSettings", "parallel"),
+        default=1,
+        help="requests served at once (slots)",
     )
-
-
-def _server() -> type:
-    from agents.llm.local import ServerSettings
-
-    return ServerSettings
 
 
 SERVER_FLAGS = {"threads": "--threads", "ctx": "--ctx", "parallel": "--parallel", "": "--ctx/--parallel"}

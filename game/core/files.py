@@ -337,7 +337,7 @@ def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "-
         try:
             return write_atomic(path, raw)
         except WriteError as e:
-            raise WriteError(e.errno, e.strerror, path, what) from e
+            raise WriteError(e.errno, e.strerror or str(e), path, what) from e
     try:
         fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
         try:
