@@ -108,7 +108,12 @@ def _serve_parser(sub: Any) -> None:
         "given here. Ctrl-C stops the server.",
     )
     s.add_argument("world", nargs="?", default=None, metavar="WORLD", help=f"{WORLD_HELP} (default: harbor)")
-    s.add_argument("--host", default="localhost", help="the address to listen on (default localhost; 0.0.0.0: all)")
+    s.add_argument(
+        "--host",
+        type=text_value,
+        default="localhost",
+        help="the address to listen on (default localhost; 0.0.0.0: all)",
+    )
     s.add_argument("--port", type=port_number, default=8000, help="the port to listen on (default 8000)")
     s.add_argument(
         "--seed",
