@@ -210,3 +210,17 @@ def test_every_model_bound_flag_names_a_field_of_its_model():
         assert ("debate", flag) in named
     for flag in ("--seed", "--turns", "--budget", "--chroma-port", "--chroma-host", "--llm-timeout"):
         assert ("run", flag) in named
+
+
+def test_a_text_value_with_a_5000_digit_number_is_read_not_crashed_on():
+    number = "9" * 5000  # past Python's int() digit limit
+    code, said = cli("lexicon", MINI, "--read", f"the ship leaves at {number} pm")
+    assert code == 0 and "Read:" in said, said[-600:]
+
+
+@pytest.mark.parametrize("flag", ["--plot", "--saves-dir"])
+def test_a_name_too_long_for_the_file_system_is_exit_2(flag):
+    name = "a" * 5000
+    args = ["debate", "--quiet", "--plot", name + ".png"] if flag == "--plot" else ["trust", "x", flag, name]
+    code, said = cli(*args)
+    assert code == 2 and "too long" in said and len(said) < 3000, said[-600:]

@@ -96,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"parley: error: cannot write the standard output: {e.strerror}", file=sys.stderr)
             _drop_stdout()
             return 2
-        where = f"{shown(e.filename)}: " if e.filename else ""
+        where = f"{shown(e.filename)[:200]}: " if e.filename else ""
         print(f"parley: error: {where}{e.strerror or e}", file=sys.stderr)
-        return 1
+        return 2 if e.errno == errno.ENAMETOOLONG else 1  # a name too long is what the user gave
 
 
 def _drop_stdout() -> None:

@@ -305,7 +305,10 @@ def check_output(path: str | os.PathLike[str], what: str = "--out") -> Path:
     if not text.strip():
         raise InputError(f"{what} is empty", hint="give a file name")
     path = Path(text)
-    st, _ = stat_of(path)
+    st, why = stat_of(path)
+    if st is None and why not in ("missing", "a broken symlink"):  # a name too long, a loop, no access
+        said = why.removeprefix("unreadable (").removesuffix(")") if why else "cannot be reached"
+        raise InputError(f"{what} {shown(text)[:200]}: {said}", hint="give a file name you can write")
     if st is not None and _stream(st.st_mode):
         return path
     if st is not None and stat.S_ISDIR(st.st_mode):
