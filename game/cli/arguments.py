@@ -394,8 +394,10 @@ def _world_parsers(sub: Any) -> None:
     )
 
     sch = sub.add_parser("schema", help="print or write the JSON Schema for world.toml")
-    sch.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
-    sch.add_argument("--check", metavar="FILE", help="exit 2 if FILE differs from the generated schema")
+    sch.add_argument("--out", metavar="FILE", type=text_value, help="write to FILE instead of stdout")
+    sch.add_argument(
+        "--check", metavar="FILE", type=text_value, help="exit 2 if FILE differs from the generated schema"
+    )
 
     lex = sub.add_parser(
         "lexicon", help="what the consistency gate's lexicon holds for a world; --read shows what a sentence gives"
@@ -411,7 +413,7 @@ def _world_parsers(sub: Any) -> None:
 
     new = sub.add_parser("new-world", help="scaffold a new world folder that validates")
     new.add_argument("name", help="world name, e.g. my-keep (becomes id my-keep-v1)")
-    new.add_argument("--dir", default="worlds", help="parent folder (default: worlds)")
+    new.add_argument("--dir", type=text_value, default="worlds", help="parent folder (default: worlds)")
     new.add_argument(
         "--template",
         choices=("adventure", "trade", "council"),
