@@ -17,13 +17,15 @@ def run_console(
 ) -> int:
     """Read commands until quit or the end of the game, showing each ``Reply``; save, load and
     quit are carried out here (undo, again, oops and transcript by the game: ``game.play.meta``). ``on_reply(reply)`` is called with each reply as it comes (and
-    ``on_reply(reply, game)`` after a load, with the loaded game). Returns the exit code."""
+    ``on_reply(reply, game)`` after a load, with the loaded game). Returns the exit code: 2 when
+    the game's autosave could not be written (``farewell`` said where and why)."""
     from game.core.errors import ParleyError
     from game.play.session import Game
 
     game.saves_base = saves_base if saves_base is not None else game.saves_base
     write(game.intro())
     ours: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
+    saved = True
     try:
         while not game.engine.done:
             try:
@@ -62,5 +64,5 @@ def run_console(
                     write(f"Could not load: {e}")
     finally:
         game.meta.end()
-        farewell(game, saves_base, write)
-    return 0
+        saved = farewell(game, saves_base, write)
+    return 0 if saved else 2

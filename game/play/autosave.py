@@ -131,13 +131,14 @@ def save_as(game, name: str, saves_base, read, ours: dict) -> str:
         return f"Could not save: {shown(e.filename) + ': ' if e.filename else ''}{e.strerror or e}"
 
 
-def farewell(game, saves_base, write) -> None:
+def farewell(game, saves_base, write) -> bool:
     """Summary line, and an autosave if the game is unfinished (also after a crash, Ctrl-C, or
     SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same).
     A SIGTERM or SIGHUP that comes while it runs (a terminal closed as input ended) waits until
-    the autosave is written instead of cutting it short."""
+    the autosave is written instead of cutting it short. False when the autosave could not be
+    written (said with the path), True otherwise."""
     with _signals_held():
-        _farewell(game, saves_base, write)
+        return _farewell(game, saves_base, write)
 
 
 @contextlib.contextmanager
@@ -157,7 +158,7 @@ def _signals_held() -> Iterator[None]:
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
-def _farewell(game, saves_base, write) -> None:
+def _farewell(game, saves_base, write) -> bool:
     to_terminal = write
 
     def write(text: str) -> None:
@@ -203,3 +204,5 @@ def _farewell(game, saves_base, write) -> None:
                 )
         except (ParleyError, OSError) as e:
             write(shown(f"Could not autosave: {getattr(e, 'message', e)}"))
+            return False
+    return True
