@@ -333,3 +333,24 @@ async def test_the_app_shows_the_bug_keeps_running_and_plays_the_next_command(fa
         await pilot.press(*"wait", "enter")
         await wait_for(pilot, lambda: not app.busy and not app.pending)
         assert app.game.engine.state.turn == FAULT + 1
+
+
+@pytest.mark.tui
+@pytest.mark.anyio
+async def test_watching_a_seat_stops_at_the_bug_with_the_message_and_a_save_that_replays(faulty_world, tmp_path):
+    import math
+
+    from test_tui_play import wait_for
+
+    from game.play.session import Game
+    from game.tui.app import ParleyApp
+
+    saves = tmp_path / "saves"
+    app = ParleyApp(lambda: Game(faulty_world, seed=0, player_kind="autopilot"), saves_base=saves, spectate="autopilot")
+    app.speed = math.inf
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "paused", False) and not app.busy)
+        text = "\n".join(line.text for line in app.screen.query_one("#watch-story").lines)
+        assert "bug in Parley" in text and f"turn {FAULT}" in text and "watch-harbor-v1" in text, text[-800:]
+        assert app.game.engine.state.turn == FAULT and app.screen.state == "stopped by an error"
+        assert replays("watch-harbor-v1", saves)
