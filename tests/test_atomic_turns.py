@@ -88,9 +88,12 @@ def test_a_turn_an_npc_breaks_is_put_back_whole_and_the_game_goes_on(faulty_worl
     from game.play.autosave import report_failed_turn
     from game.play.session import Game
 
-    game = Game(faulty_world, seed=0, memory={"embedder": "minilm"})
+    record = tmp_path / "record.jsonl"
+    game = Game(faulty_world, seed=0, transcript_path=record, memory={"embedder": "minilm"})
     game.submit("look")
     error, before, records = play_until_failure(game)
+    game.transcript.flush()
+    assert record.read_text() == game.transcript.text()  # the file is cut back too
     assert error.turn == FAULT and error.restored and error.bug
     assert error.line == records + 1  # where the failed turn's first record would have gone
     assert isinstance(error.error, ZeroDivisionError) and error.__cause__ is error.error

@@ -106,7 +106,8 @@ class Game:
     def submit(self, text: str) -> Reply:
         """Play one line typed by a person: a command is a turn; a question, an unknown command or
         a meta command (help, journal, save, load, quit; undo, again, oops, transcript: see
-        ``game.play.meta``) is answered without one (``undo`` takes the last turn back)."""
+        ``game.play.meta``) is answered without one (``undo`` takes the last turn back). A turn
+        that fails through a bug is put back and raised as a ``TurnError`` (see ``failed_turn``)."""
         meta = read_meta(text)
         reply = self.meta.answer(*meta, text) if meta is not None else self.play_line(text)
         self.meta.written(text, reply)
@@ -204,7 +205,9 @@ class Game:
         """Play the player's move (an action, or a seat's ``Decision``) and return the turn's
         result. If the LLM endpoint failed during the turn, the LLM agents finished it with their
         scripted fallbacks (the game stays whole and replayable), then ``LLMUnavailable`` is
-        raised, carrying the turn's ``events``."""
+        raised, carrying the turn's ``events``. If the turn raises part way (a bug in Parley or
+        in code it runs: an agent, a listener), the game is put back as it was before it and a
+        ``TurnError`` is raised, naming the turn and the transcript line (see ``failed_turn``)."""
         reply = self._turn(move if isinstance(move, Decision) else Decision(move), "")
         if reply.outage is not None:
             raise reply.outage
