@@ -137,6 +137,38 @@ def test_act_raises_turn_error_after_a_listener_fails_and_the_state_is_as_before
     assert game.engine.state.turn == turn + 1
 
 
+def test_a_turn_at_the_trading_table_that_fails_is_put_back_with_its_scene(harbor, tmp_path):
+    """A scene in progress (a trade): the failed offer is taken back with the scene's session,
+    and the same offer then plays as in a game that never failed."""
+    from game.play.autosave import write_autosave
+    from game.play.session import Game, TurnError
+
+    def to_the_table(game):
+        for line in ("go north", "go east", "trade with mara"):
+            game.submit(line)
+        assert game.engine.state.active_scene is not None
+
+    game, plain = Game(harbor, seed=0, memory={"embedder": "hash"}), Game(harbor, seed=0, memory={"embedder": "hash"})
+    to_the_table(game)
+    to_the_table(plain)
+
+    def offer_breaks(event):
+        if event.kind.value == "offer":
+            raise AttributeError("listener bug at the table")
+
+    game.engine.listeners.append(offer_breaks)
+    before = whole(game)
+    with pytest.raises(TurnError):
+        game.submit("offer price=22")
+    assert whole(game) == before
+    game.engine.listeners.remove(offer_breaks)
+    write_autosave(game, tmp_path)
+    assert replays("autosave-harbor-v1", tmp_path)
+    game.submit("offer price=22")
+    plain.submit("offer price=22")
+    assert game.engine.state_hash() == plain.engine.state_hash() and game.transcript.records == plain.transcript.records
+
+
 def test_an_interrupted_turn_is_put_back_and_the_interruption_goes_on(harbor, tmp_path):
     """Ctrl-C (or a signal) in the middle of a turn: the game is put back, then the interruption
     goes on as before (the console's farewell then autosaves a game that replays)."""
