@@ -421,13 +421,21 @@ def cmd_run(args: Namespace) -> int:
     world = load_world(args.world)
     config = episode_config(args, world)
     bank = insight_bank(args)
-    result = play_episode(
-        config,
-        llm=llm,
-        insights=bank,
-        on_turn=None if args.quiet else print_turn,
-        on_note=lambda note: print(f"parley: {note}", file=sys.stderr),
-    )
+    from game.play.session import TurnError
+
+    try:
+        result = play_episode(
+            config,
+            llm=llm,
+            insights=bank,
+            on_turn=None if args.quiet else print_turn,
+            on_note=lambda note: print(f"parley: {note}", file=sys.stderr),
+        )
+    except TurnError as e:  # a bug: the turn was taken back; saved in its own slot, said by main (exit 1)
+        from game.play.autosave import report_failed_turn
+
+        report_failed_turn(e, None, name=f"run-{world.spec.id}")
+        raise
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
         write_output(Path(args.out), result.transcript or "")
     print(
