@@ -268,6 +268,22 @@ def _workers(text: str) -> int:
     return n
 
 
+def _whole(low: int, high: int, note: str = "") -> Any:
+    """argparse type: a whole number from ``low`` to ``high`` (argparse names the flag)."""
+
+    def check(text: str) -> int:
+        try:
+            n = int(text.strip())
+        except ValueError:
+            n = None
+        if n is None or not low <= n <= high:
+            shown = text if len(text) <= 30 else text[:27] + "..."
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}{note}, got {shown!r}")
+        return n
+
+    return check
+
+
 TOURNAMENT_EPILOG = """examples:
   parley tournament examples/tournaments/negotiation.toml                 run, with progress and a report
   parley tournament examples/tournaments/negotiation.toml --dry-run       count the matches, estimate the time
@@ -296,7 +312,24 @@ def _tournament_parsers(sub: Any) -> None:
     )
     t.add_argument("dir", metavar="DIR", nargs="?", help="with report: the tournament's folder")
     t.add_argument("--out", metavar="DIR", help="where results and the report go (default tournaments/<name>)")
-    t.add_argument("--workers", type=_workers, default=1, metavar="N", help="parallel workers (default 1)")
+    from game.tournament import DEFAULT_MAX_MATCHES, MAX_MATCHES_CEILING, max_workers
+
+    most = max_workers()
+    t.add_argument(
+        "--workers",
+        type=_whole(0, most, " (0: one per CPU core)"),
+        default=1,
+        metavar="N",
+        help=f"parallel workers, 1 to {most} (four per CPU core); 0: one per CPU core (default 1)",
+    )
+    t.add_argument(
+        "--max-matches",
+        type=_whole(1, MAX_MATCHES_CEILING),
+        default=DEFAULT_MAX_MATCHES,
+        metavar="N",
+        help=f"refuse a tournament of more matches, counted from the config before anything is played "
+        f"(default {DEFAULT_MAX_MATCHES:,}); also bounds the results file read (4 KiB a match)",
+    )
     t.add_argument(
         "--backend",
         choices=("local", "processes", "ray"),
