@@ -76,6 +76,7 @@ def cmd_tournament(args: Namespace) -> int:
                 workers=workers,
                 resume=args.resume,
                 ray_address=args.ray_address,
+                on_start=live.start,
                 on_rows=live.update,
             )
     except KeyboardInterrupt:
@@ -130,13 +131,14 @@ def _duration(s: float) -> str:
 
 class _Live:
     """A progress bar with ETA and matches/s, and the live top 5 (openskill); log lines with --quiet
-    or when the output is not a terminal."""
+    or when the output is not a terminal. It shows from ``start`` (once the results folder is
+    checked and what is finished is known) to the end of the ``with`` block."""
 
     def __init__(self, p: Any, quiet: bool):
         from game.tournament.kinds import kind_for
         from game.tournament.stats import LiveRatings
 
-        self.total, self.done = p.remaining, 0
+        self.plan, self.total, self.done, self.started = p, 0, 0, False
         self.quiet = quiet or not sys.stderr.isatty()
         # a game of several matches (every competitor's on one scenario instance) is rated once all are in
         games_of_one = kind_for(p.config.kind).one_match_games
@@ -147,9 +149,14 @@ class _Live:
         self._last_log = 0.0
 
     def __enter__(self) -> _Live:
+        return self
+
+    def start(self) -> None:
+        self.total, self.started = self.plan.remaining, True
+        self._t0 = time.perf_counter()
         if self.quiet:
             print(f"{self.name}: {self.total:,} matches to play", file=sys.stderr)
-            return self
+            return
         from rich.console import Console, Group
         from rich.live import Live
         from rich.progress import (
@@ -176,12 +183,11 @@ class _Live:
         self._group = Group
         self._live = Live(Group(self.progress), console=Console(stderr=True), refresh_per_second=4)
         self._live.__enter__()
-        return self
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             self._live.__exit__(*exc)
-        elif self.quiet:
+        elif self.quiet and self.started:
             self._log(force=True)
 
     def update(self, rows: list[dict[str, Any]]) -> None:

@@ -384,14 +384,18 @@ def run(
     resume: bool = False,
     ray_address: str | None = None,
     batch_size: int | None = None,
+    on_start: Callable[[], None] | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> RunSummary:
-    """Play every unfinished match of ``p`` into ``out``; ``on_rows`` sees each finished batch."""
+    """Play every unfinished match of ``p`` into ``out``; ``on_start`` is called once ``out`` is
+    checked and ``p.done`` known, ``on_rows`` sees each finished batch."""
     if backend not in _BACKENDS:
         raise InputError(f"unknown backend {backend!r}", hint="choose local, processes or ray")
     start = time.perf_counter()
     notes = prepare(p, out, resume)
     skipped = len(p.done)
+    if on_start is not None:
+        on_start()
     payloads = iter_batches(p, workers, batch_size)
     limits = p.config.limits
     spent = {"tokens": 0, "cost": 0.0}

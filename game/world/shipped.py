@@ -22,10 +22,10 @@ MARKER = "PARLEY_WORLDS"
 
 
 def _ours(folder: Path) -> bool:
-    try:
-        return MARKER in (folder / "__init__.py").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+    from game.core.files import read_limited
+
+    raw, _ = read_limited(folder / "__init__.py")  # never a pipe or a device
+    return raw is not None and MARKER.encode() in raw
 
 
 def shipped_root() -> Path | None:
@@ -45,12 +45,14 @@ def shipped_root() -> Path | None:
 
 @functools.lru_cache(maxsize=8)
 def _index(root: Path) -> tuple[tuple[str, Path], ...]:
+    from game.core.files import read_limited
+
     out = []
     for main in sorted(root.glob("*/world.toml")):
+        raw, _ = read_limited(main)
         try:
-            with open(main, "rb") as fh:
-                wid = tomllib.load(fh).get("id")
-        except (OSError, tomllib.TOMLDecodeError, ValueError):
+            wid = tomllib.loads(raw.decode("utf-8")).get("id") if raw is not None else None
+        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
             continue  # a shipped world that does not parse is not offered by id
         if isinstance(wid, str) and wid:
             out.append((wid, main.parent))
