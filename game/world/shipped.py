@@ -18,12 +18,12 @@ import importlib.util
 import tomllib
 from pathlib import Path, PurePath
 
+from game.core.files import read_limited
+
 MARKER = "PARLEY_WORLDS"
 
 
 def _ours(folder: Path) -> bool:
-    from game.core.files import read_limited
-
     raw, _ = read_limited(folder / "__init__.py")  # never a pipe or a device
     return raw is not None and MARKER.encode() in raw
 
@@ -45,8 +45,6 @@ def shipped_root() -> Path | None:
 
 @functools.lru_cache(maxsize=8)
 def _index(root: Path) -> tuple[tuple[str, Path], ...]:
-    from game.core.files import read_limited
-
     out = []
     for main in sorted(root.glob("*/world.toml")):
         raw, _ = read_limited(main)
