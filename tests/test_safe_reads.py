@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from game.core.errors import ParleyError
 from tests.conftest import ROOT, parley
@@ -318,3 +320,58 @@ def test_a_resumed_results_file_is_read_line_by_line_with_its_torn_tail_cut(tmp_
     assert summary.played == 1 and summary.skipped == len(lines) - 1
     rows = [json.loads(x) for x in results.read_bytes().splitlines()]
     assert len({r["id"] for r in rows}) == len(rows) == len(lines)
+
+
+# --- the line-by-line results reader --------------------------------------------------------
+LINE = st.one_of(
+    st.builds(lambda i: json.dumps({"id": f"{i:016x}", "n": i}).encode(), st.integers(0, 10**6)),
+    st.just(b""),
+    st.just(b"   "),
+    st.sampled_from([b'{"id": "ab', b"garbage", b"[1, 2]", b'{"no_id": 1}', b"\xc3", b'{"id": 3}']),
+)
+
+
+def _reference(raw: bytes) -> tuple[list[tuple[int, str]], int | None] | str:
+    """What the file holds, said plainly: the rows (line number, id) and the torn last line's
+    number; "damaged" when a line that is not a row has a non-blank line after it."""
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    rows, bad = [], []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        if isinstance(row, dict) and isinstance(row.get("id"), str):
+            rows.append((n, row["id"]))
+        else:
+            bad.append(n)
+    last = max((n for n, line in enumerate(lines, 1) if line.strip()), default=None)
+    if any(n != last for n in bad):
+        return "damaged"
+    return rows, (bad[0] if bad else None)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(LINE, max_size=8), newline_at_end=st.booleans())
+def test_the_results_reader_agrees_with_a_plain_reading(tmp_path_factory, lines, newline_at_end):
+    from game.core.errors import InputError
+    from game.tournament.results import ResultLines
+
+    raw = b"\n".join(lines) + (b"\n" if newline_at_end and lines else b"")
+    path = tmp_path_factory.mktemp("r") / "results.jsonl"
+    path.write_bytes(raw)
+    want = _reference(raw)
+    reader = ResultLines(path)
+    if want == "damaged":
+        with pytest.raises(InputError, match=r"results\.jsonl:\d+: corrupt line"):
+            list(reader)
+        return
+    rows, torn = want
+    assert [(n, r["id"]) for n, r in reader] == rows
+    assert (reader.torn[0] if reader.torn else None) == torn
+    if reader.torn:  # the torn line starts where the offset says
+        assert raw[reader.torn[1] :].startswith(reader.torn[2])

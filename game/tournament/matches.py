@@ -143,14 +143,28 @@ def count_resolved(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]], 
     product of its factors, or for a kind without ``game_factors`` each scenario's seatings."""
     factors = count_matches(cfg, len(scenarios))
     if factors is None:
-        kind = kind_for(cfg.kind)
-        games = sum(sum(1 for _ in kind.seatings(cfg, sid, sc)) for sid, sc in scenarios.items())
+        games = sum(_distinct_seatings(cfg, sid, sc) for sid, sc in scenarios.items())
         factors = [
             (games, "game", "games"),
             (len(cfg.seeds), "seed", "seeds"),
             (cfg.repetitions, "repetition", "repetitions"),
         ]
     return check_count(factors, max_matches)
+
+
+def _distinct_seatings(cfg: TournamentConfig, sid: str, scenario: dict[str, Any]) -> int:
+    """How many games the kind seats in one scenario; two that are the same game are an ``InputError``
+    (the built-in kinds' ``game_factors`` count seatings that are distinct by construction)."""
+    seen: set[tuple[tuple[tuple[str, str], ...], str | None]] = set()
+    for seats, opener in kind_for(cfg.kind).seatings(cfg, sid, scenario):
+        key = (tuple(seats.items()), opener)
+        if key in seen:
+            raise InputError(
+                f"two matches are the same game ({sid}, {', '.join(seats.values())})",
+                hint="the tournament kind seats the same competitors twice in one scenario",
+            )
+        seen.add(key)
+    return len(seen)
 
 
 # --- matches -------------------------------------------------------------------------------
