@@ -185,3 +185,11 @@ def test_a_folder_written_with_the_older_fingerprint_resumes(tmp_path):
     other = parse_config(_negotiation(3, False, "both", 1, 1, 2))
     with pytest.raises(InputError, match="holds another tournament"):
         run(plan(other, ROOT), out, resume=True)
+
+
+def test_run_bounds_its_workers_too(tmp_path):
+    cfg = parse_config(_negotiation(2, False, "scene", 1, 1, 1))
+    for workers in (0, -3, 10**20, max_workers() + 1):
+        with pytest.raises(InputError, match="workers: must be a whole number from 1 to"):
+            run(plan(cfg, ROOT), tmp_path / "o", backend="processes", workers=workers)
+    assert not (tmp_path / "o").exists()

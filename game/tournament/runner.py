@@ -30,7 +30,7 @@ from typing import Any
 
 from game.core.errors import InputError
 from game.core.files import MAX_FILE_BYTES, read_text, stat_of
-from game.tournament import DEFAULT_MAX_MATCHES
+from game.tournament import DEFAULT_MAX_MATCHES, max_workers
 from game.tournament.kinds import kind_for
 from game.tournament.matches import count_resolved, counted, iter_matches, resolve_scenarios
 from game.tournament.model import Match, TournamentConfig, digest, endpoint
@@ -391,6 +391,8 @@ def run(
     checked and ``p.done`` known, ``on_rows`` sees each finished batch."""
     if backend not in _BACKENDS:
         raise InputError(f"unknown backend {backend!r}", hint="choose local, processes or ray")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= max_workers():
+        raise InputError(f"workers: must be a whole number from 1 to {max_workers()}, got {workers!r}")
     start = time.perf_counter()
     notes = prepare(p, out, resume)
     skipped = len(p.done)
