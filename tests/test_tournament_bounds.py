@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from game.core.errors import InputError
-from game.tournament import DEFAULT_MAX_MATCHES, max_workers
 from game.tournament.config import load_config, parse_config
 from game.tournament.runner import plan, run
 from tests.conftest import ROOT, parley
@@ -140,12 +139,16 @@ def test_the_default_limit_counts_before_any_scenario_is_made(tmp_path):
     cfg = parse_config(data)
     with pytest.raises(InputError, match=r"12 pairings × 2 openers × 7 scenarios × 10,000 repetitions = 1,680,000"):
         plan(cfg, tmp_path)
+    from game.tournament import DEFAULT_MAX_MATCHES
+
     assert DEFAULT_MAX_MATCHES == 100_000
 
 
 # --- flags --------------------------------------------------------------------------------
 @pytest.mark.timeout(300)
 def test_count_flags_are_whole_numbers_within_bounds_with_one_message():
+    from game.tournament import max_workers
+
     cfg = str(ROOT / "examples" / "tournaments" / "debate_masking.toml")
     most = max_workers()
     for flag, value in (
@@ -188,6 +191,8 @@ def test_a_folder_written_with_the_older_fingerprint_resumes(tmp_path):
 
 
 def test_run_bounds_its_workers_too(tmp_path):
+    from game.tournament import max_workers
+
     cfg = parse_config(_negotiation(2, False, "scene", 1, 1, 1))
     for workers in (0, -3, 10**20, max_workers() + 1):
         with pytest.raises(InputError, match="workers: must be a whole number from 1 to"):
