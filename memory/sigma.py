@@ -195,8 +195,23 @@ class SigmaMem(PeerMemory):
             self._onehot_index = {tp: k for k, tp in enumerate(topics)}
         for tp in topics:
             self._know_topic(tp)
-        for p in peers:
-            self.add_peer(p)
+        self._add_peers(peers)
+
+    def _add_peers(self, peers: Iterable[str]) -> None:
+        """Register the initial peers with one allocation (one ``add_peer`` each copies S: cubic)."""
+        fresh = list(dict.fromkeys(p for p in map(check_peer_id, peers) if p not in self._index))
+        if not fresh:
+            return
+        n, k, r = len(self._peers), len(fresh), self._cfg.r
+        self._M = np.concatenate([self._M, np.zeros((k, r, r))], axis=0)
+        S = np.zeros((n + k, n + k))
+        S[:n, :n] = self._S
+        self._S = S
+        self._c_num = np.concatenate([self._c_num, np.zeros(k)])
+        self._c_den = np.concatenate([self._c_den, np.zeros(k)])
+        for i, peer in enumerate(fresh, n):
+            self._peers.append(peer)
+            self._index[peer] = i
 
     # ------------------------------------------------------------------ basics
 

@@ -51,7 +51,7 @@ def _index(root: Path) -> tuple[tuple[str, Path], ...]:
         try:
             wid = tomllib.loads(raw.decode("utf-8")).get("id") if raw is not None else None
         except (tomllib.TOMLDecodeError, ValueError, RecursionError):
-            continue  # a shipped world that does not parse is not offered by id
+            continue  # a shipped world that does not parse (or nests too deeply to) is not offered by id
         if isinstance(wid, str) and wid:
             out.append((wid, main.parent))
     return tuple(out)
