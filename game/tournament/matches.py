@@ -36,6 +36,7 @@ from game.tournament.model import (
 __all__ = [
     "Match",
     "check_count",
+    "competitor_specs",
     "count_matches",
     "derived_seed",
     "digest",
@@ -179,11 +180,21 @@ def _spec(c: Competitor, kind: TournamentKind) -> dict[str, Any]:
     return spec
 
 
-def iter_matches(cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]]) -> Iterator[Match]:
-    """Every match of the round robin, in a fixed order: for each scenario, seed and repetition,
-    the kind's games of the scenario (``TournamentKind.seatings``)."""
+def competitor_specs(cfg: TournamentConfig) -> dict[str, dict[str, Any]]:
+    """Each competitor's spec as its match ids hash it; a setting that does not resolve (an LLM's
+    endpoint) is an ``InputError`` naming the competitor."""
     kind = kind_for(cfg.kind)
-    specs = {c.name: _spec(c, kind) for c in cfg.competitors}
+    return {c.name: _spec(c, kind) for c in cfg.competitors}
+
+
+def iter_matches(
+    cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]], specs: dict[str, dict[str, Any]] | None = None
+) -> Iterator[Match]:
+    """Every match of the round robin, in a fixed order: for each scenario, seed and repetition,
+    the kind's games of the scenario (``TournamentKind.seatings``). ``specs``: ``competitor_specs``
+    when the caller has them."""
+    kind = kind_for(cfg.kind)
+    specs = specs if specs is not None else competitor_specs(cfg)
     limits = {"deadline": cfg.deadline, "turns": cfg.turns}
     for sid, sc in scenarios.items():
         content = digest(sc.get("scene") or sc.get("task") or [sid, sc.get("scene_id"), sc.get("content")])

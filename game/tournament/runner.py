@@ -32,7 +32,7 @@ from game.core.errors import InputError
 from game.core.files import MAX_FILE_BYTES, read_text, stat_of
 from game.tournament import DEFAULT_MAX_MATCHES, max_workers
 from game.tournament.kinds import kind_for
-from game.tournament.matches import count_resolved, counted, iter_matches, resolve_scenarios
+from game.tournament.matches import competitor_specs, count_resolved, counted, iter_matches, resolve_scenarios
 from game.tournament.model import Match, TournamentConfig, digest, endpoint
 from game.tournament.results import (
     CONFIG,
@@ -54,12 +54,13 @@ class Matches:
 
     def __init__(self, cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]], total: int):
         self._cfg, self._scenarios, self._total = cfg, scenarios, total
+        self._specs = competitor_specs(cfg)  # a competitor whose settings do not resolve stops the plan here
 
     def __len__(self) -> int:
         return self._total
 
     def __iter__(self) -> Iterator[Match]:
-        return iter_matches(self._cfg, self._scenarios)
+        return iter_matches(self._cfg, self._scenarios, self._specs)
 
 
 @dataclass
