@@ -10,6 +10,7 @@ from game import __version__
 from game.cli.flags import model_value, text_value
 from game.cli.model import add_model_parser, port_number
 from game.cli.options import llm_flags, memory_flags
+from game.cli.tournament_args import add_tournament_parsers
 
 EPILOG = """examples:
   parley play                          play the default world (harbor)
@@ -193,75 +194,6 @@ def _workers(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return n
-
-
-TOURNAMENT_EPILOG = """examples:
-  parley tournament examples/tournaments/negotiation.toml                 run, with progress and a report
-  parley tournament examples/tournaments/negotiation.toml --dry-run       count the matches, estimate the time
-  parley tournament CONFIG.toml --backend processes --workers 2           a process pool
-  parley tournament CONFIG.toml --backend ray --ray-address auto          an existing Ray cluster
-  parley tournament CONFIG.toml --out DIR --resume                        continue a stopped run
-  parley tournament report DIR                                            rebuild report.html and summary.md
-  parley tournament schema > tournament.schema.json                       the config's JSON Schema
-"""
-
-
-def _tournament_parsers(sub: Any) -> None:
-    t = sub.add_parser(
-        "tournament",
-        help="run a headless agent-vs-agent tournament from a TOML config; 'tournament report DIR' rebuilds its report",
-        description="Run every competitor against every other in every role, on every scenario, "
-        "seed and repetition; results go to DIR/results.jsonl one line per finished "
-        "match, then ratings and a report (report.html, summary.md).",
-        epilog=TOURNAMENT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    t.add_argument(
-        "target",
-        metavar="CONFIG|report|schema",
-        help="a tournament file (.toml or .json), or 'report' (then DIR), or 'schema'",
-    )
-    t.add_argument("dir", metavar="DIR", nargs="?", help="with report: the tournament's folder")
-    t.add_argument("--out", metavar="DIR", help="where results and the report go (default tournaments/<name>)")
-    t.add_argument("--workers", type=_workers, default=1, metavar="N", help="parallel workers (default 1)")
-    t.add_argument(
-        "--backend",
-        choices=("local", "processes", "ray"),
-        default=None,
-        help="local: this process (the default with one worker); processes: a process pool (the "
-        "default with more); ray: a Ray cluster (needs the scale extra: pip install 'parley-engine[scale]')",
-    )
-    t.add_argument(
-        "--ray-address",
-        metavar="ADDR",
-        default=None,
-        help="join this Ray cluster (e.g. auto, or ray://host:10001); default: start a local one",
-    )
-    t.add_argument("--resume", action="store_true", help="continue the run in --out: finished matches are skipped")
-    t.add_argument("--dry-run", action="store_true", help="print the match count and a time estimate; play nothing")
-    t.add_argument("--quiet", action="store_true", help="log lines instead of the progress bar")
-    t.add_argument("--no-report", action="store_true", help="write results only (build the report later)")
-
-    im = sub.add_parser(
-        "import",
-        help="turn a negotiation dataset into a scenario set for tournaments",
-        description="Read a public negotiation dataset (not shipped: fetch it yourself) into a "
-        "scenario set (JSON) that a tournament lists as  [[scenarios]] imported = FILE. "
-        "The humans' outcomes come along, so reports can compare agents with people.",
-    )
-    im.add_argument(
-        "format",
-        choices=("dond", "casino", "genius"),
-        help="dond: Deal or No Deal (src/data/negotiate/*.txt); casino: CaSiNo (casino.json); "
-        "genius: a folder of GENIUS XML domain and profile files",
-    )
-    im.add_argument("source", metavar="FILE|DIR", help="the dataset file (or GENIUS folder)")
-    im.add_argument("--out", metavar="FILE", help="the scenario set to write (default: ./<format>-<name>.json)")
-    im.add_argument(
-        "--skip-bad",
-        action="store_true",
-        help="list malformed records in the set's 'skipped' instead of stopping at the first",
-    )
 
 
 DEBATE_EPILOG = """examples:
@@ -500,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     _world_parsers(sub)
     _saves_parsers(sub)
     _map_parser(sub)
-    _tournament_parsers(sub)
+    add_tournament_parsers(sub)
     _debate_parser(sub)
     _trust_parser(sub)
     add_model_parser(sub)

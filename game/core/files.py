@@ -103,6 +103,35 @@ def _mb(n: int) -> str:
     return f"{n // (1024 * 1024)} MB"
 
 
+def open_regular(path: Path, write: bool = False) -> tuple[int | None, tuple[str, str | None] | None]:
+    """A descriptor of the regular file at ``path`` (for reading, or with ``write`` for appending,
+    created when missing), or (None, (message, hint)). Opened non-blocking, so a named pipe or a
+    device never stalls the open, and checked with ``fstat`` before anything is read or written;
+    the descriptor is blocking again when returned."""
+    flags = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    flags |= getattr(os, "O_NOCTTY", 0)
+    flags |= os.O_WRONLY | os.O_APPEND | os.O_CREAT if write else os.O_RDONLY
+    st, _ = stat_of(path)
+    if st is not None and not stat.S_ISREG(st.st_mode):  # never opened: a device is not even touched
+        return None, (
+            "is a folder, not a file" if stat.S_ISDIR(st.st_mode) else f"is {kind_of(st.st_mode)}, not a regular file",
+            "give an ordinary file",
+        )
+    try:
+        fd = os.open(os.path.realpath(path), flags, 0o666)
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a named pipe nobody reads, opened for writing
+            return None, ("is a named pipe (FIFO), not a regular file", None)
+        return None, (f"cannot {'write' if write else 'read'}: {e.strerror}", None)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):  # not a file, or swapped after a check
+        os.close(fd)
+        return None, (f"is {kind_of(st.st_mode)}, not a regular file", "give an ordinary file")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return fd, None
+
+
 def read_limited(
     path: Path, root: Path | None = None, limit: int = MAX_FILE_BYTES
 ) -> tuple[bytes | None, tuple[str, str | None] | None]:
@@ -112,15 +141,10 @@ def read_limited(
     why = path_problem(path, root, limit=limit)
     if why is not None:
         return None, why
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd, why = open_regular(path)
+    if fd is None:
+        return None, why
     try:
-        fd = os.open(os.path.realpath(path), flags)
-    except OSError as e:
-        return None, (f"cannot read: {e.strerror}", None)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # swapped after the check
-            return None, (f"is {kind_of(st.st_mode)}, not a regular file", None)
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))

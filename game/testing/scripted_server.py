@@ -431,7 +431,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 def load_replies(path: str | Path) -> list[Spec]:
     """A JSON list of specs, or JSONL (one spec per line; blank lines skipped)."""
-    text = Path(path).read_text(encoding="utf-8")
+    from game.core.files import read_text
+
+    text = read_text(path)
     stripped = text.strip()
     if stripped.startswith("["):
         data = json.loads(stripped)
