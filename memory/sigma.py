@@ -402,12 +402,28 @@ class SigmaMem(PeerMemory):
                 self._M *= idle
             if mine.any() and phi is not None:
                 self._M[judged] = self._decay_topic(self._M[judged], phi)
+        elif idle == 1.0 and mine.any():  # only the judged peers change (x * 1.0 is x)
+            self._M[mine] *= self._gamma
         elif idle != 1.0 or mine.any():
             self._M *= np.where(mine, self._gamma, idle)[:, None, None]
-        if idle != 1.0 or mine.any():
+        if idle == 1.0 and mine.any():
+            self._scale_judged(np.flatnonzero(mine))
+        elif idle != 1.0 or mine.any():
             d = np.sqrt(np.where(mine, self._gamma_g, idle))
             self._S *= d[:, None] * d[None, :]  # D S D, D = diag(d); the factor matrix is exactly symmetric
         self._t += 1
+
+    def _scale_judged(self, rows: np.ndarray) -> None:
+        """``S ← D S D`` when only the peers ``rows`` decay (``D`` is 1 elsewhere): their rows and
+        columns, in O(judged × peers) rather than O(peers²). Each entry gets the same product
+        ``S_ij (d_i d_j)`` as the dense form, so the result is bit-identical."""
+        d = np.ones(self._S.shape[0])
+        d[rows] = math.sqrt(self._gamma_g)
+        mine = d[rows]
+        across = self._S[rows, :] * (mine[:, None] * d[None, :])
+        down = self._S[:, rows] * (d[:, None] * mine[None, :])
+        self._S[:, rows] = down
+        self._S[rows, :] = across
 
     def _decay_topic(self, M: np.ndarray, phi: np.ndarray) -> np.ndarray:
         """``decay="topic"`` for the judged peers' stack ``M``: along ``φ``; with ``shared = ρ > 0``
