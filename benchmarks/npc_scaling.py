@@ -1,10 +1,11 @@
-"""How a turn's cost grows with the number of NPCs: harbor copies with N extra NPCs.
+"""How a turn's cost grows with the number of NPCs: harbor copies grown to N NPCs.
 
 Usage:  python -m benchmarks.npc_scaling [--sizes 100 1000 10000] [--turns 10] [--reps 5]
             [--over-turns 3] [--over-reps 2] [--per-room 10] [--baseline DIR] [--game-baseline DIR]
             [--baseline-max 1000] [--refuse 10000] [--json FILE] [--page FILE]
 
-The world (``write_world``): a copy of worlds/harbor plus N extra NPCs in a street of extra
+``--sizes`` counts all the world's NPCs (the harbor's own 7 and the extra ones). The world
+(``write_world``): a copy of worlds/harbor plus N − 7 extra NPCs in a street of extra
 rooms (``lane_0000`` … , ``--per-room`` NPCs each, so a room's crowd stays the same size as N
 grows): a third stand idle, a third wander (p = 0.3), a third patrol between their room and the
 next. Each rep loads and validates the world (``game.play.worlds.load_world``), builds the
@@ -22,8 +23,8 @@ Sizes above the world limit (``game.world.limits.MAX_NPCS``) are refused to user
 loads them inside ``game.world.limits.lifted()`` and plays ``--over-turns`` rounds in
 ``--over-reps`` reps there. ``--baseline DIR``: the engine measurement run by the code checked out
 in DIR (an older commit, in a subprocess with DIR first on the import path); ``--game-baseline
-DIR``: the same for the game path; both only up to ``--baseline-max`` extra NPCs. ``--refuse N``:
-the time ``parley validate`` takes to refuse a world above the NPC limit. Timings drift with the
+DIR``: the same for the game path; both only up to ``--baseline-max`` NPCs. ``--refuse N``: the
+time ``parley validate`` takes to refuse a world of N NPCs (above the limit). Timings drift with the
 machine's load: compare ratios and slopes.
 """
 
@@ -46,6 +47,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 HARBOR = ROOT / "worlds" / "harbor"
+OWN = 7
+"""The harbor's own NPCs (``--sizes`` count them; a test checks the number)."""
 
 
 def write_world(folder: Path, extra: int, per_room: int = 10, source: Path = HARBOR) -> Path:
@@ -204,11 +207,9 @@ def slope_ci(sizes: list[int], times: list[list[float]], seed: int = 12345) -> t
     return b, float(lo), float(hi)
 
 
-def refusal_time(n: int, folder: Path) -> tuple[float, int, str]:
-    """Seconds ``parley validate`` takes on a harbor copy with ``n`` extra NPCs, its exit code and
-    the first problem line (``folder`` is reused when it already holds that world)."""
-    if not (folder / "npcs" / f"extra_{n - 1:05d}.toml").exists() or (folder / "npcs" / f"extra_{n:05d}.toml").exists():
-        write_world(folder, n)
+def refusal_time(folder: Path) -> tuple[float, int, str]:
+    """Seconds ``parley validate`` takes on the world in ``folder``, its exit code and the first
+    problem line."""
     cmd = [sys.executable, "-c", "import sys; from game.cli.main import main; sys.exit(main(sys.argv[1:]))"]
     t0 = time.perf_counter()
     out = subprocess.run([*cmd, "validate", str(folder)], cwd=ROOT, capture_output=True, text=True, check=False)
@@ -226,7 +227,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         nargs="+",
         default=[100, 1_000, 10_000],
-        help="extra NPCs (default 100 1000 10000: the harbor has 7; above 1,000 NPCs the limits are lifted)",
+        help="NPCs in the world, the harbor's 7 included (default 100 1000 10000; above 1,000 the limits are lifted)",
     )
     ap.add_argument("--turns", type=int, default=10, help="rounds per rep (default 10)")
     ap.add_argument("--reps", type=int, default=5, help="reps per size, each in a fresh process (default 5)")
@@ -243,8 +244,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--mode", choices=["engine", "game"], default="engine", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     counts = (args.turns, args.reps, args.per_room, args.over_turns, args.over_reps)
-    if not args.worker and (min(args.sizes) < 1 or min(counts) < 1 or len(args.sizes) < 2):
-        ap.error("--sizes needs two or more sizes; sizes, turns, reps and --per-room must be at least 1")
+    if not args.worker and (min(args.sizes) <= OWN or min(counts) < 1 or len(args.sizes) < 2):
+        ap.error(f"--sizes needs two or more sizes above {OWN}; turns, reps and --per-room must be at least 1")
     return args
 
 
@@ -265,19 +266,19 @@ def main(argv: list[str] | None = None) -> int:
     base = Path(tempfile.mkdtemp(prefix="parley-npcs-"))
     try:
         for n in args.sizes:
-            folder = write_world(base / f"w{n}", n, args.per_room)
-            over = n + 7 > MAX_NPCS
+            folder = write_world(base / f"w{n}", n - OWN, args.per_room)
+            over = n > MAX_NPCS
             turns, reps = (args.over_turns, args.over_reps) if over else (args.turns, args.reps)
             for _ in range(reps):
                 for (mode, name), code in codes.items():
                     if name == "baseline" and n > args.baseline_max:
                         continue
                     runs[mode, name].setdefault(n, []).append(_run(folder, turns, code, mode))
-            print(f"  measured {n:,} extra NPCs", file=sys.stderr)
+            print(f"  measured {n:,} NPCs", file=sys.stderr)
             if args.refuse == n:
-                refused = refusal_time(n, folder)
+                refused = refusal_time(folder)
         if args.refuse and args.refuse not in args.sizes:
-            refused = refusal_time(args.refuse, base / "refused")
+            refused = refusal_time(write_world(base / "refused", args.refuse - OWN, args.per_room))
     finally:
         shutil.rmtree(base, ignore_errors=True)
     results = summarise(runs, args)
@@ -309,10 +310,10 @@ def summarise(runs: dict, args: argparse.Namespace) -> dict[str, Any]:
                 )
         for n in sizes:
             reps = by_size[n]
-            row = out["rows"].setdefault(mode, {}).setdefault(n, {"extra": n, "npcs": n + 7, "reps": len(reps)})
+            row = out["rows"].setdefault(mode, {}).setdefault(n, {"extra": n - OWN, "npcs": n, "reps": len(reps)})
             keys = [k for k, v in reps[0].items() if isinstance(v, float)]
             figures = {k: mean_ci([r[k] for r in reps]) for k in keys}
-            figures["per_npc_turn"] = mean_ci([r["turn"] / (n + 7) for r in reps])
+            figures["per_npc_turn"] = mean_ci([r["turn"] / n for r in reps])
             if name == "ours":
                 row.update(figures, acting=reps[0]["acting"], states=[r["state"] for r in reps])
             else:
@@ -331,7 +332,7 @@ def _ci(v: tuple[float, float, float], scale: float = 1e3, digits: int = 1) -> s
 
 
 def _size(row: dict, limit: int) -> str:
-    return f"{row['extra']:,}" + (" (lifted)" if row["npcs"] > limit else "")
+    return f"{row['npcs']:,}" + (" (lifted)" if row["npcs"] > limit else "")
 
 
 def _baseline(row: dict, key: str, scale: float = 1e3, digits: int = 1) -> str:
@@ -344,7 +345,7 @@ def report(results: dict, refused: tuple | None, args: argparse.Namespace) -> li
     """The engine and game tables and the fitted exponents, as Markdown lines."""
     engine, game = results["rows"].get("engine", {}), results["rows"].get("game", {})
     out = ["### The engine (memory off, the player waits)", ""]
-    out += ["| extra NPCs | reps × turns | NPCs acting | load + validate, s | ms per turn | µs per NPC-turn |"]
+    out += ["| NPCs | reps × turns | NPCs acting | load + validate, s | ms per turn | µs per NPC-turn |"]
     out[-1] += " baseline ms per turn (baseline / ours) | same final state |"
     out += ["|---|---|---|---|---|---|---|---|"]
     for n, r in sorted(engine.items()):
@@ -355,7 +356,7 @@ def report(results: dict, refused: tuple | None, args: argparse.Namespace) -> li
             f" {_ci(r['turn'])} | {_ci(r['per_npc_turn'], 1e6, 0)} | {_baseline(r, 'turn')} | {same} |"
         )
     out += ["", "### The game path (`parley run W --autopilot --no-memory`: gate, Σ-Mem, witness, autopilot)", ""]
-    out += ["| extra NPCs | setup, s | agents, s | lexicon, s | Σ-Mem, s | witness, s | ms per turn |"]
+    out += ["| NPCs | setup, s | agents, s | lexicon, s | Σ-Mem, s | witness, s | ms per turn |"]
     out[-1] += " µs per NPC-turn | Σ-Mem write, ms | baseline setup, s | baseline ms per turn | baseline write, ms |"
     out[-1] += " same final state |"
     out += ["|" + "---|" * 14]
@@ -372,7 +373,7 @@ def report(results: dict, refused: tuple | None, args: argparse.Namespace) -> li
         out.append(f"- exponent of {name} time against N: {b:.2f} [{lo:.2f}, {hi:.2f}]")
     if refused is not None:
         took, code, msg = refused
-        out.append(f"- `parley validate` on {args.refuse:,} extra NPCs: exit {code} in {took:.2f} s: `{msg}`")
+        out.append(f"- `parley validate` on {args.refuse:,} NPCs: exit {code} in {took:.2f} s: `{msg}`")
     return out
 
 
@@ -393,8 +394,8 @@ def page(lines: list[str], args: argparse.Namespace) -> str:
 
 PAGE = """# NPC scaling
 
-How a turn's cost grows with the number of NPCs. The world is a copy of the harbor with N extra
-NPCs, {per_room} to a room in a street of extra rooms (a third idle, a third wandering, a third
+How a turn's cost grows with the number of NPCs. The world is a copy of the harbor (7 NPCs) grown
+to N NPCs, the extra ones {per_room} to a room in a street of extra rooms (a third idle, a third wandering, a third
 patrolling). Each rep runs in a fresh process, loads and validates the world and then either
 plays rounds in which the player waits and every NPC with an agent acts (the engine, memory off),
 or builds the game as `parley run W --autopilot --no-memory` does (agent memory off, world-fact
@@ -409,7 +410,7 @@ with the limits lifted (`game.world.limits.lifted()`, a context manager for benc
 that no world file or command-line flag reaches), marked "(lifted)", with fewer reps and turns
 (the command says how many). The engine baseline is the code before who-is-where was indexed; the
 game baseline is the code before the agents shared one map of exits and a Σ-Mem write rescaled
-only the judged NPCs. Both run on the same worlds in the same run, up to {max:,} extra NPCs only
+only the judged NPCs. Both run on the same worlds in the same run, up to {max:,} NPCs only
 (the engine baseline's turn grows as N^1.5: at 10,000 it would take most of the run).
 
 Command: `{cmd}`

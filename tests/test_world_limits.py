@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.npc_scaling import OWN
 from benchmarks.npc_scaling import write_world as crowd_world
 from game.core.types import PLAYER, Action, Verb
 from game.play.worlds import collect_problems, load_world
@@ -298,6 +299,7 @@ def test_lifted_limits_load_a_world_past_them_and_no_world_file_or_flag_reaches_
         assert limits.are_lifted()
         world = load_world(folder)
     assert len(world.spec.npcs) == limits.MAX_NPCS + 1
+    assert len(load_world(HARBOR).spec.npcs) == OWN  # what the benchmark's sizes count
     assert not limits.are_lifted()
     assert any(f"at most {limits.MAX_NPCS:,} NPCs" in m for m in messages(folder))  # only inside the block
     users = [ROOT / "game", ROOT / "agents", ROOT / "memory"]
