@@ -364,9 +364,10 @@ def test_a_sigma_write_rescales_only_the_judged_peers_rows(tmp_path):
     peers = [f"p{i}" for i in range(2_000)]
     mem = SigmaMem.for_world(peers, ["harbour", "prices"])
     rng = np.random.default_rng(0)
-    for _ in range(20):
-        judged = rng.choice(50, size=3, replace=False)
+    for _ in range(20):  # p7 judged with others: its row and column of S hold evidence
+        judged = [7, *rng.choice(np.arange(8, 50), size=2, replace=False)]
         mem.write("harbour", {peers[i]: int(rng.choice([-1, 1])) for i in judged})
+    assert np.count_nonzero(mem.S()[7]) > 3
     before = mem.S()
     mem.write("prices", {"p7": 1})  # one judged peer: S only decays
     d = np.ones(len(peers))
