@@ -421,12 +421,18 @@ Where it loses: a turn is linear in the NPCs that act only while rooms stay the 
 Everyone in a room sees every event there, so a crowd costs its size for each event in it, and a
 save keeps each entity's recent events with their witnesses; the limits on NPCs and on NPCs per
 starting location (docs/guide/limits.md, World sizes) bound both. Wanderers may still gather in
-one room during play. Σ-Mem keeps a dense NPCs × NPCs matrix: created lazily (untouched zeros cost
-no memory) and a write now touches only the judged NPCs' rows and columns, but reading trust
-across all NPCs (`SigmaMem.G`) and saving a game still cost NPCs² (100 million numbers, 800 MB, at
-10,000 NPCs): an inherent cost, bounded by the limit of {limit:,} NPCs (8 MB). An exponent below 1
-comes from a turn's fixed cost (the player, the round's bookkeeping), which small worlds feel
-most; timings on this shared machine drift with its load, so compare ratios and slopes.
+one room during play. Σ-Mem keeps a dense NPCs × NPCs matrix S. It is allocated as untouched
+zeros (no memory until written), and a write rescales only the nonzero entries of the judged NPCs'
+rows and columns (before, every write multiplied the whole matrix through an NPCs² temporary:
+the baseline's write time grows with N^1); but reading trust across all NPCs (`SigmaMem.G`),
+saving a game (S is saved whole) and loading one (S is projected back onto the PSD cone, an
+eigendecomposition, NPCs³) still cost at least NPCs²: 100 million numbers (800 MB) at 10,000 NPCs.
+That cost is inherent to the dense matrix and bounded by the limit of {limit:,} NPCs (8 MB). The
+game's turn at 100 NPCs reads slower than the baseline's while its setup reads faster: both run
+the same calls (the same counts under cProfile), and a garbage collection that the baseline's
+setup triggers falls into our turns instead. An exponent below 1 comes from fixed costs (the
+player, the round's bookkeeping, the game's set-up), which small worlds feel most; timings on this
+shared machine drift with its load, so compare ratios and slopes.
 """
 
 
