@@ -411,7 +411,8 @@ that no world file or command-line flag reaches), marked "(lifted)", with fewer 
 (the command says how many). The engine baseline is the code before who-is-where was indexed; the
 game baseline is the code before the agents shared one map of exits and a Σ-Mem write rescaled
 only the judged NPCs. Both run on the same worlds in the same run, up to {max:,} NPCs only
-(the engine baseline's turn grows as N^1.5: at 10,000 it would take most of the run).
+(the engine baseline's turn grows as N^1.5: at 10,000 it would take most of the run; the game
+baseline has no way to lift the limits, so it refuses the 10,000-NPC world).
 
 Command: `{cmd}`
 
