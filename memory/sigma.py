@@ -402,12 +402,31 @@ class SigmaMem(PeerMemory):
                 self._M *= idle
             if mine.any() and phi is not None:
                 self._M[judged] = self._decay_topic(self._M[judged], phi)
+        elif idle == 1.0 and mine.any():  # only the judged peers change (x * 1.0 is x)
+            self._M[mine] *= self._gamma
         elif idle != 1.0 or mine.any():
             self._M *= np.where(mine, self._gamma, idle)[:, None, None]
-        if idle != 1.0 or mine.any():
+        if idle == 1.0 and mine.any():
+            self._scale_judged(np.flatnonzero(mine))
+        elif idle != 1.0 or mine.any():
             d = np.sqrt(np.where(mine, self._gamma_g, idle))
             self._S *= d[:, None] * d[None, :]  # D S D, D = diag(d); the factor matrix is exactly symmetric
         self._t += 1
+
+    def _scale_judged(self, rows: np.ndarray) -> None:
+        """``S ← D S D`` when only the peers ``rows`` decay (``D`` is 1 elsewhere): the nonzero
+        entries of their rows and columns, in O(judged × peers) rather than O(peers²), and never
+        writing to the zeros of NPCs no relation evidence links (a large S stays mostly unwritten
+        memory). Each entry gets the same product ``S_ij (d_i d_j)`` as the dense form (a zero stays
+        the same zero), so the result is bit-identical."""
+        d = np.ones(self._S.shape[0])
+        d[rows] = math.sqrt(self._gamma_g)
+        mine = d[rows]
+        across, down = self._S[rows, :], self._S[:, rows]
+        cols = np.flatnonzero(np.any(across != 0.0, axis=0))
+        live = np.flatnonzero(np.any(down != 0.0, axis=1))
+        self._S[np.ix_(live, rows)] = down[live] * (d[live, None] * mine[None, :])
+        self._S[np.ix_(rows, cols)] = across[:, cols] * (mine[:, None] * d[None, cols])
 
     def _decay_topic(self, M: np.ndarray, phi: np.ndarray) -> np.ndarray:
         """``decay="topic"`` for the judged peers' stack ``M``: along ``φ``; with ``shared = ρ > 0``

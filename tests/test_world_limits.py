@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.npc_scaling import OWN
 from benchmarks.npc_scaling import write_world as crowd_world
 from game.core.types import PLAYER, Action, Verb
 from game.play.worlds import collect_problems, load_world
@@ -170,6 +171,16 @@ def lines_per_turn(tmp_path, extra: int, turns: int = 2) -> int:
     engine = standard_engine(world, seed=0, actors=npc_agents(world, 0))
     for _ in range(2):
         engine.run_round(Action(PLAYER, Verb.WAIT))
+
+    def play():
+        for _ in range(turns):
+            engine.run_round(Action(PLAYER, Verb.WAIT))
+
+    return lines_run(play)
+
+
+def lines_run(fn) -> int:
+    """Python lines executed by calling ``fn()``."""
     count = 0
 
     def line(frame, event, arg):
@@ -180,8 +191,7 @@ def lines_per_turn(tmp_path, extra: int, turns: int = 2) -> int:
 
     sys.settrace(lambda frame, event, arg: line)
     try:
-        for _ in range(turns):
-            engine.run_round(Action(PLAYER, Verb.WAIT))
+        fn()
     finally:
         sys.settrace(None)
     return count
@@ -271,3 +281,102 @@ def test_the_placement_index_lists_what_a_scan_finds_in_key_order(ops):
             assert copied.members(holder) == [k for k, v in plain.items() if v == holder]
     state.where = dict(plain)  # a plain dict assigned is indexed too
     assert state.entities_at("x") == [k for k, v in plain.items() if v == "x"]
+
+
+# --- lifting the limits: a library switch for benchmarks and tests only -------------------------
+
+
+def test_lifted_limits_load_a_world_past_them_and_no_world_file_or_flag_reaches_it(tmp_path):
+    folder = crowd_world(tmp_path / "big", limits.MAX_NPCS - 6)  # 1,001 NPCs with the harbor's 7
+    (folder / "world.toml").write_text(
+        (folder / "world.toml").read_text() + "\n[limits]\nlifted = true\nnpcs = 100000\n"
+    )
+    out = refused(folder)  # the keys are refused, and so are the NPCs
+    assert f"at most {limits.MAX_NPCS:,} NPCs" in out, out
+    (folder / "world.toml").write_text((folder / "world.toml").read_text().split("\n[limits]")[0])
+    assert f"at most {limits.MAX_NPCS:,} NPCs" in refused(folder)
+    with limits.lifted():
+        assert limits.are_lifted()
+        world = load_world(folder)
+    assert len(world.spec.npcs) == limits.MAX_NPCS + 1
+    assert len(load_world(HARBOR).spec.npcs) == OWN  # what the benchmark's sizes count
+    assert not limits.are_lifted()
+    assert any(f"at most {limits.MAX_NPCS:,} NPCs" in m for m in messages(folder))  # only inside the block
+    users = [ROOT / "game", ROOT / "agents", ROOT / "memory"]
+    reached = sorted(
+        str(p.relative_to(ROOT))
+        for top in users
+        for p in top.rglob("*.py")
+        if "lifted(" in p.read_text(encoding="utf-8") or "_LIFTED" in p.read_text(encoding="utf-8")
+    )
+    assert reached == ["game/world/limits.py", "game/world/loader.py"], reached
+    assert "lift" not in parley("validate", "--help").stdout + parley("run", "--help").stdout
+
+
+# --- the full game path (world-fact memory, autopilot) is linear in the NPCs too --------------
+
+
+def game_lines(tmp_path, extra: int, turns: int = 2) -> int:
+    """Python lines executed building a ``Game`` as ``parley run W --autopilot --no-memory`` does
+    (world-fact memory on: the consistency gate and Σ-Mem) and playing ``turns`` autopilot turns."""
+    from game.play.config import GameConfig
+    from game.play.session import Game
+
+    world = load_world(crowd_world(tmp_path / f"g{extra}", extra))
+    config = GameConfig(world=str(world.folder), seed=0, player="autopilot", memory=None)
+
+    def play():
+        game = Game(world, config=config)
+        seat = game.seat
+        for _ in range(turns):
+            game.play_turn(seat)
+
+    return lines_run(play)
+
+
+def test_building_and_playing_a_game_grows_linearly_with_the_npcs(tmp_path):
+    small, large = 60, 240
+    a, b = game_lines(tmp_path, small), game_lines(tmp_path, large)
+    npcs = (large + 7) / (small + 7)
+    assert b / a <= 1.1 * npcs, (a, b, b / a, npcs)
+
+
+def test_moving_npcs_share_one_map_of_exits(tmp_path):
+    """A wanderer or patrol reads the world's exits; one map is built per world, not one per NPC
+    (NPCs × locations work and memory when a world's agents are built)."""
+    from agents.registry import npc_agents
+
+    world = load_world(crowd_world(tmp_path / "m", 30))
+    agents = npc_agents(world, 0)
+    maps = {id(a.body.exits) for a in agents.values() if getattr(a.body, "exits", None)}
+    assert len(maps) == 1, len(maps)
+    [exits] = {id(a.body.exits): a.body.exits for a in agents.values() if getattr(a.body, "exits", None)}.values()
+    assert exits == {lid: dict(loc.exits) for lid, loc in world.spec.locations.items()}
+
+
+def test_a_sigma_write_rescales_only_the_judged_peers_rows(tmp_path):
+    import tracemalloc
+
+    import numpy as np
+
+    from memory.sigma import SigmaMem
+
+    peers = [f"p{i}" for i in range(2_000)]
+    mem = SigmaMem.for_world(peers, ["harbour", "prices"])
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # p7 judged with others: its row and column of S hold evidence
+        judged = [7, *rng.choice(np.arange(8, 50), size=2, replace=False)]
+        mem.write("harbour", {peers[i]: int(rng.choice([-1, 1])) for i in judged})
+    assert np.count_nonzero(mem.S()[7]) > 3
+    before = mem.S()
+    mem.write("prices", {"p7": 1})  # one judged peer: S only decays
+    d = np.ones(len(peers))
+    d[7] = np.sqrt(mem._gamma_g)
+    assert np.array_equal(mem.S(), before * (d[:, None] * d[None, :]))  # the dense D S D, bit for bit
+    tracemalloc.start()
+    try:
+        mem.write("harbour", {"p1": 1, "p2": -1, "p3": 1})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < len(peers) ** 2 * 8 / 50, peak  # never a peers × peers temporary (32 MB here)

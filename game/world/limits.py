@@ -11,12 +11,20 @@ witnesses, so it grows with NPCs times the people in a room; Σ-Mem keeps a peer
 location. The lists inside an entry carry their own ``max_length`` in ``game.world.spec``.
 ``MAX_ENTRIES``: any table or array in a world file, whatever it is (a catch-all for agent
 parameters and negotiation issues), checked on the raw file before the schema.
+
+``lifted()``: a context manager for benchmarks and tests that measure the engine past the limits
+(benchmarks/npc_scaling.py loads a 10,000-NPC world with it). Python code only: no world key,
+environment variable or command-line flag reaches it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from copy import copy
+from functools import cache
 from typing import Any
 
 from game.core.errors import Problem
@@ -67,6 +75,53 @@ SECTIONS: dict[str, tuple[int, str]] = {
 }
 DOC = "docs/guide/limits.md, World sizes"
 
+_LIFTED: ContextVar[bool] = ContextVar("world_size_limits_lifted", default=False)
+
+
+@contextmanager
+def lifted() -> Iterator[None]:
+    """Inside this block, world loads skip the size limits that count whole things: the entries
+    of a top-level table (``SECTIONS``, also the files of a folder such as ``npcs/``), NPCs per
+    starting location, ``MAX_PAIRS`` and ``MAX_ENTRIES``. The limits inside one entry (aliases,
+    inventories, ...) and the nesting depth still hold. For benchmarks and tests that measure
+    what the limits protect against; users' loads (``parley validate``, every game) never run
+    inside it. Per thread and task (a context variable); restored on leaving."""
+    token = _LIFTED.set(True)
+    try:
+        yield
+    finally:
+        _LIFTED.reset(token)
+
+
+def are_lifted() -> bool:
+    """Whether the code runs inside ``lifted()``."""
+    return _LIFTED.get()
+
+
+def world_model() -> type:
+    """The schema a world validates against: ``WorldSpec``, or inside ``lifted()`` a subclass
+    whose top-level tables have no ``max_length``."""
+    from game.world.spec import WorldSpec
+
+    return _unbounded_world() if are_lifted() else WorldSpec
+
+
+@cache
+def _unbounded_world() -> type:
+    from annotated_types import MaxLen
+    from pydantic import create_model
+
+    from game.world.spec import WorldSpec
+
+    fields: dict[str, Any] = {}
+    for name in SECTIONS:
+        info = WorldSpec.model_fields[name]
+        if any(isinstance(m, MaxLen) for m in info.metadata):
+            free = copy(info)
+            free.metadata = [m for m in info.metadata if not isinstance(m, MaxLen)]
+            fields[name] = (info.annotation, free)
+    return create_model("WorldSpec", __base__=WorldSpec, __module__=__name__, **fields)
+
 
 def too_many(count: int, limit: int, what: str) -> str:
     """The message for ``count`` things where at most ``limit`` may be."""
@@ -76,7 +131,9 @@ def too_many(count: int, limit: int, what: str) -> str:
 def section_problems(data: dict[str, Any], main: str) -> list[Problem]:
     """Top-level tables with more entries than their limit (checked before the schema, so a huge
     world is refused without validating every entry)."""
-    out = []
+    out: list[Problem] = []
+    if are_lifted():
+        return out
     for section, (limit, what) in SECTIONS.items():
         table = data.get(section)
         if isinstance(table, dict) and len(table) > limit:
@@ -86,6 +143,8 @@ def section_problems(data: dict[str, Any], main: str) -> list[Problem]:
 
 def crowd_problems(npcs: dict[str, Any]) -> list[Problem]:
     """Locations where more than ``MAX_NPCS_PER_LOCATION`` NPCs start (``npcs``: id -> NpcSpec)."""
+    if are_lifted():
+        return []
     count = Counter(n.location for n in npcs.values())
     out = []
     for loc, n in count.items():
@@ -106,7 +165,7 @@ def pair_problems(spec: Any) -> list[Problem]:
     npcs, items = len(spec.npcs), len(spec.items)
     topics = len({f.topic for f in spec.facts.values()})
     pairs = npcs * (items + topics)
-    if pairs <= MAX_PAIRS:
+    if pairs <= MAX_PAIRS or are_lifted():
         return []
     return [
         Problem(
@@ -129,7 +188,7 @@ def shape_problem(data: Any, max_depth: int) -> tuple[list[str | int], str] | No
             continue
         if len(path) >= max_depth:
             return path, f"nested more than {max_depth} levels deep (tables or arrays nested too deeply)"
-        if len(obj) > MAX_ENTRIES:
+        if len(obj) > MAX_ENTRIES and not are_lifted():
             return path, f"{len(obj):,} entries; a table or array holds at most {MAX_ENTRIES:,} ({DOC})"
         pairs = list(obj.items()) if isinstance(obj, dict) else list(enumerate(obj))
         stack.extend((v, [*path, k]) for k, v in reversed(pairs))
