@@ -22,7 +22,9 @@ entry. A state already PSD loads unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,8 +54,24 @@ _UPGRADE_FREE = {
 }
 
 
+_NATIVE: ContextVar[bool] = ContextVar("sigma_native_arrays", default=False)
+
+
+@contextmanager
+def native_arrays() -> Iterator[None]:
+    """Inside this block a state holds copies of the arrays, not lists: a snapshot kept in the
+    process (a turn's undo or roll-back point) then costs a copy of P × P numbers, where lists
+    would cost a Python float each. Such a state restores as a JSON one does, but is no JSON."""
+    token = _NATIVE.set(True)
+    try:
+        yield
+    finally:
+        _NATIVE.reset(token)
+
+
 def state_of(mem: SigmaMem) -> dict[str, Any]:
-    """JSON-serialisable state (plain lists and floats)."""
+    """JSON-serialisable state (plain lists and floats; copied arrays inside ``native_arrays``)."""
+    out = np.ndarray.copy if _NATIVE.get() else np.ndarray.tolist
     return {
         "version": STATE_VERSION,
         "config": mem._cfg.model_dump(),
@@ -62,10 +80,10 @@ def state_of(mem: SigmaMem) -> dict[str, Any]:
         "topics": list(mem._topics),
         "declared": list(mem._space.declared) if mem._space is not None else [],
         "t": mem._t,
-        "M": mem._M.tolist(),
-        "S": mem._S.tolist(),
-        "c_num": mem._c_num.tolist(),
-        "c_den": mem._c_den.tolist(),
+        "M": out(mem._M),
+        "S": out(mem._S),
+        "c_num": out(mem._c_num),
+        "c_den": out(mem._c_den),
     }
 
 

@@ -49,13 +49,18 @@ def faulty_world(tmp_path) -> Path:
     return folder
 
 
+def saved(game) -> dict:
+    """What a save and a turn's snapshot hold: the engine state, every component, reward totals."""
+    return {"engine": game.engine.get_state(), "components": game.components(), "totals": dict(game.engine.totals)}
+
+
 def whole(game) -> str:
     """A digest of everything a turn can change: engine state with its RNG, every component,
     reward totals, the record, the undo stack and the parser."""
     meta = game.meta
     return state_hash(
         {
-            "state": pickle.loads(meta.capture()),
+            "state": saved(game),
             "records": list(game.transcript.records),
             "undo": [(s.said, s.turn, s.mark) for s in meta.snapshots],
             "parser": repr(vars(game.parser)),
@@ -226,7 +231,7 @@ def test_a_turn_that_fails_while_memory_warms_drops_its_queued_memory_calls(faul
     plain = Game(faulty_world, seed=0, memory={"embedder": "minilm"})  # fails no more: tripped once
     for line in ("look", *["wait"] * (error.turn - 1), "wait"):
         plain.submit(line)
-    assert state_hash(pickle.loads(game.meta.capture())) == state_hash(pickle.loads(plain.meta.capture()))
+    assert state_hash(saved(game)) == state_hash(saved(plain))
     assert game.transcript.records == plain.transcript.records
 
 
@@ -263,7 +268,7 @@ def test_memory_that_warms_during_the_failed_turn_is_put_back_to_before_it(harbo
     assert not game.warmup.warming and game.warmup.pending == 0
     plain = Game(harbor, seed=0, memory={"embedder": "minilm"})
     plain.submit("look")
-    assert state_hash(pickle.loads(game.meta.capture())) == state_hash(pickle.loads(plain.meta.capture()))
+    assert state_hash(saved(game)) == state_hash(saved(plain))
     game.submit("north")
     plain.submit("north")
     assert game.engine.state_hash() == plain.engine.state_hash()
@@ -389,3 +394,22 @@ async def test_watching_a_seat_stops_at_the_bug_with_the_message_and_a_save_that
         assert "bug in Parley" in text and f"turn {FAULT}" in text and "watch-harbor-v1" in text, text[-800:]
         assert app.game.engine.state.turn == FAULT and app.screen.state == "stopped by an error"
         assert replays("watch-harbor-v1", saves)
+
+
+def test_a_turns_snapshot_copies_trust_arrays_and_a_save_still_lists_them(tmp_path):
+    """A snapshot before each turn must not cost P² Python floats (Σ-Mem's P × P matrix as
+    lists made a 1,000-NPC turn three times slower): it holds array copies, while a save and
+    ``get_state`` keep plain lists; putting a snapshot back restores the same trust."""
+    import numpy as np
+
+    from game.play.session import Game
+
+    game = Game(WORLDS / "harbor", seed=0, memory=None)
+    game.act(game.parser.parse("wait", game.engine.scope()).action)
+    snap = pickle.loads(game.meta.capture())
+    sigma = snap["components"]["facts"]["sigma"]
+    assert isinstance(sigma["S"], np.ndarray) and isinstance(sigma["M"], np.ndarray)
+    assert isinstance(game.facts.get_state()["sigma"]["S"], list)
+    before = state_hash(saved(game))
+    game.restore(snap["engine"], snap["components"])
+    assert state_hash(saved(game)) == before

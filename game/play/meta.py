@@ -163,8 +163,11 @@ class MetaCommands:
         process; pickling the states costs a fifth of writing them as JSON). ``memory=False``:
         the NPC agents' states only, agent memory and world facts left out (read them and the
         game would wait for the model: see ``before_turn``)."""
+        from memory.sigma_state import native_arrays
+
         game = self.game
-        comps = game.components() if memory else {"agents": {k: a.get_state() for k, a in game.agents.items()}}
+        with native_arrays():  # Σ-Mem's P × P matrix copied, not turned into P² floats
+            comps = game.components() if memory else {"agents": {k: a.get_state() for k, a in game.agents.items()}}
         state = {"engine": game.engine.get_state(), "components": comps, "totals": dict(game.engine.totals)}
         return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
