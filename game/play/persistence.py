@@ -97,10 +97,8 @@ def load_game(
 ) -> Any:
     """Load a save into a new ``cls`` game (see ``Game.load``)."""
     folder = resolve(ref, base, inside=inside)
-    data, transcript = open_save(folder)
+    data, transcript, world = checked_save(folder, world_path)
     where = folder / "save.json"
-    check_hash(data, where)
-    world = world_for(data, where, world_path)
     game = cls(
         world,
         seed=data["seed"],
@@ -130,6 +128,26 @@ def load_game(
         finally:
             gate.jury, gate._extractor = jury, reader
     return game
+
+
+def checked_save(folder: Path, world_path: str | Path | None = None) -> tuple[dict[str, Any], str, World]:
+    """Open a save as every command does: (data, transcript, world). All of it is checked before
+    anything runs on it, and before an interrupted write is finished on disk: the schema of the
+    whole file (``game.play.save_schema``), the transcript's digest, the state hash, the world
+    (found and unchanged) and the ids that must name something of it (``game.play.save_world``).
+    A save that fails is a ``SaveError`` naming the file and the field, and is left as it is."""
+    from game.play.save_world import check_save_world
+
+    where = Path(folder) / "save.json"
+    found: list[World] = []
+
+    def check(data: dict[str, Any]) -> None:
+        check_hash(data, where)
+        found.append(world_for(data, where, world_path))
+        check_save_world(data, found[0], where)
+
+    data, text = open_save(Path(folder), check)
+    return data, text, found[0]
 
 
 def save_header(data: dict[str, Any]) -> dict[str, Any]:
@@ -249,10 +267,8 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
     replayed events; a match proves the saved state is the outcome of its transcript.
     """
     folder = resolve(ref, base)
-    data, text = open_save(folder)
+    data, text, world = checked_save(folder)
     where, tpath = folder / "save.json", folder / TRANSCRIPT_FILE
-    check_hash(data, where)
-    world = world_for(data, where, None)
     records = transcript_records(text, tpath)
     eng = Engine(world, seed=data["seed"], transcript=Transcript(), **engine_defaults())
     eng.replay_decisions = deque(rec for _, rec in records if rec.get("type") == "decision")
