@@ -1,0 +1,95 @@
+"""The save schema of Σ-Mem (``components.facts.sigma``, ``memory.sigma_state.state_of``).
+
+Version 2 states and the version 1 states ``memory.sigma_state`` still loads (no ``declared``, a
+config without the fields added since: they take their defaults). The arrays must fit the peers
+and the config's ``r``: ``M`` is peers x r x r, ``S`` peers x peers, ``c_num`` and ``c_den`` one
+number per peer; peers, topics and declared topics are each distinct, and every number finite.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import ConfigDict, model_validator
+from pydantic_core import InitErrorDetails
+
+from memory.sigma_config import SigmaConfig
+from memory.state_schema_types import (
+    MAX_DIM,
+    MAX_KEYS,
+    MAX_SIGMA_CELLS,
+    Count,
+    Label,
+    Name,
+    Real,
+    Strict,
+    many,
+    problem,
+    raise_all,
+)
+
+STATE_VERSIONS = (1, 2)  # memory.sigma_state.SUPPORTED_VERSIONS
+Row = many(Real, MAX_DIM)
+Matrix = many(Row, MAX_KEYS)
+
+
+class StrictSigmaConfig(SigmaConfig):
+    """Σ-Mem's parameters as saved: the same fields and bounds, strict types."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class SigmaState(Strict):
+    """Σ-Mem's state: per-peer matrices ``M``, the peer Gram matrix ``S``, the running
+    calibration sums, the event clock."""
+
+    version: Literal[STATE_VERSIONS]  # type: ignore[valid-type]
+    config: StrictSigmaConfig
+    embedder: Name | None = None
+    peers: many(Name, MAX_KEYS)
+    topics: many(Label, MAX_KEYS)
+    declared: many(Label, MAX_KEYS) = []
+    t: Count
+    M: many(Matrix, MAX_KEYS)
+    S: Matrix
+    c_num: many(Real, MAX_KEYS)
+    c_den: many(Real, MAX_KEYS)
+
+    @model_validator(mode="after")
+    def _shapes(self) -> SigmaState:
+        errors: list[InitErrorDetails] = []
+        n, r = len(self.peers), self.config.r
+        for name in ("peers", "topics", "declared"):
+            seen: set[str] = set()
+            for i, v in enumerate(getattr(self, name)):
+                if v in seen:
+                    errors.append(problem((name, i), f"{v!r} repeats"))
+                seen.add(v)
+        if n * r * r > MAX_SIGMA_CELLS:
+            errors.append(problem(("M",), f"{n} x {r} x {r} numbers (at most {MAX_SIGMA_CELLS:,})"))
+        if len(self.M) != n:
+            errors.append(problem(("M",), f"{len(self.M)} matrices for {n} peers"))
+        for p, mat in enumerate(self.M):
+            errors += _square(("M", p), mat, r, "r (config.r)")
+        errors += _square(("S",), self.S, n, "the peers")
+        for name in ("c_num", "c_den"):
+            if len(getattr(self, name)) != n:
+                errors.append(problem((name,), f"{len(getattr(self, name))} numbers for {n} peers"))
+        errors += [problem(("c_den", i), f"negative calibration weight {d}") for i, d in enumerate(self.c_den) if d < 0]
+        topics = set(self.topics)
+        errors += [
+            problem(("declared", i), f"declared topic {tp!r} is not among the topics")
+            for i, tp in enumerate(self.declared)
+            if tp not in topics
+        ]
+        raise_all(errors, "SigmaState")
+        return self
+
+
+def _square(loc: tuple, mat: list[list[float]], size: int, what: str) -> list[InitErrorDetails]:
+    """Problems of ``mat`` (at ``loc``) as a ``size`` x ``size`` matrix, ``size`` being ``what``."""
+    if len(mat) != size:
+        return [problem(loc, f"{len(mat)} rows; {what} make {size}")]
+    return [
+        problem((*loc, i), f"{len(row)} columns; {what} make {size}") for i, row in enumerate(mat) if len(row) != size
+    ]
