@@ -398,11 +398,16 @@ def replay_facts_listener(eng: Engine, facts: Any) -> Any:
     return witnessed_by(eng, PLAYER, facts, hear)
 
 
+CLAIM_KEYS = ("claims", "judged", "records", "witness", "settled")  # the "claims" part of world-fact memory
+
+
 def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    """(replayed, saved) digests of the gate, Σ-Mem and the claim log of world-fact memory."""
+    """(replayed, saved) digests of the gate, Σ-Mem and the rest of world-fact memory (the claim
+    log, the claims judged, the facts mirrored into agent memory, what the player witnessed and
+    the claims settled): all of world-fact memory, which the transcript wholly determines."""
 
     def claims(st: dict[str, Any]) -> dict[str, Any]:
-        return {k: st.get(k) for k in ("claims", "judged", "records")}
+        return {k: st.get(k) for k in CLAIM_KEYS}
 
     return {
         "gate": (state_hash(got["gate"]), state_hash(want.get("gate"))),
@@ -412,15 +417,22 @@ def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[
 
 
 def memory_body(st: dict[str, Any]) -> dict[str, Any]:
-    """What a replay compares of a memory state: what the game wrote into agent memory (records:
-    text, kind, scope, status, importance...), reflection pressure and finished quests. Reading
-    memory (a context) is not in the transcript, so when memories were last read is left out."""
+    """What a replay compares of a memory state: everything the transcript determines. Left out:
+    when each memory was last read (``last_access`` of a record, the bank's ``access``), since
+    reading memory (building a context) is not in the transcript; ``priors``, lessons from the
+    cross-game insight bank, which the replay starts from as saved; and the settings the replay's
+    memory is built with (``embedder``, ``store``, ``store_options``: a replay always rebuilds
+    memory in a flat in-memory store). ``config`` is compared, so a setting that does not read
+    back as saved is found."""
     bank, refl = st["bank"], st.get("reflector") or {}
     return {
+        "seq": bank.get("seq"),
         "records": [{k: v for k, v in r.items() if k != "last_access"} for r in bank["records"]],
         "corrections": list(bank.get("corrections", ())),
         "reflector": {"pressure": dict(refl.get("pressure", {})), "tried": dict(refl.get("tried", {}))},
         "quests_done": sorted(st.get("quests_done", ())),
+        "witnesses": st.get("witnesses", {}),
+        "config": st.get("config"),
     }
 
 

@@ -5,7 +5,8 @@ A save is checked in two steps before anything runs on it:
 1. ``check_save(data, path)``: the shape, with no world at hand (this module). Strict types (a
    string is never read as a number, ``true`` never as 1), bounded strings and lists, unknown keys
    refused, closed vocabularies (event kinds, negotiation moves, council statuses...) as enums.
-   Agent memory and world-fact memory are checked by ``memory.state_schema`` when it is present.
+   Agent memory and world-fact memory are checked by ``memory.state_schema`` (``MemoryState``,
+   ``FactsState`` and the links between them).
 2. ``game.play.save_world.check_save_world(data, world, path)``: the ids that must name
    something of the save's world.
 
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, Str
 from game.core.errors import SaveError
 from game.core.text import shown
 from game.core.types import EventKind
+from memory.state_schema import FactsState, MemoryState, check_links
 
 MAX_ID = 200  # an id: a place, item, NPC, scene, quest, fact...
 MAX_TEXT = 100_000  # a line of prose
@@ -41,7 +43,7 @@ U128 = Annotated[int, Field(ge=0, lt=2**128)]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
 
 
 # --- header ------------------------------------------------------------------------------------
@@ -254,22 +256,10 @@ class AgentState(Strict):
     i: Annotated[int, Field(ge=0, le=MAX_LIST)] | None = None
 
 
-def _memory_models() -> tuple[Any, Any]:
-    """``memory.state_schema``'s MemoryState and FactsState, or plain objects until it exists."""
-    try:
-        from memory.state_schema import FactsState, MemoryState  # type: ignore[import-not-found]
-    except ImportError:
-        return dict[str, Any], dict[str, Any]
-    return MemoryState, FactsState
-
-
-_MemoryState, _FactsState = _memory_models()
-
-
 class Components(Strict):
     agents: Annotated[dict[Id, AgentState], Field(max_length=MAX_MAP)] = {}
-    memory: _MemoryState | None = None  # type: ignore[valid-type]
-    facts: _FactsState | None = None  # type: ignore[valid-type]
+    memory: MemoryState | None = None
+    facts: FactsState | None = None
 
 
 class Save(Strict):
@@ -333,6 +323,10 @@ def describe(err: dict[str, Any]) -> str:
         return f"expected {_EXPECTED[kind]}, got {_value(got)}"
     if kind in ("enum", "literal_error"):
         return f"expected {err.get('ctx', {}).get('expected', 'a known value')}, got {_value(got)}"
+    if kind == "link":
+        return err["msg"]
+    if kind == "debate_op" and not isinstance(got, dict):
+        return f"expected an object, got {_value(got)}"
     if kind == "debate_op":
         return f"unknown debate step {_value(got.get('op') if isinstance(got, dict) else got)}"
     if kind in ("too_long", "string_too_long"):
@@ -352,7 +346,8 @@ def save_error(path: Path | str, e: ValidationError) -> SaveError:
 def check_save(data: Any, path: Path | str) -> None:
     """Refuse a ``save.json`` whose shape is not a save's (see the module docstring). Reads only."""
     try:
-        Save.model_validate(data)
+        save = Save.model_validate(data)
+        check_links(save.components.memory, save.components.facts)
     except ValidationError as e:
         raise save_error(path, e) from None
     except RecursionError:

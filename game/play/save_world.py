@@ -2,8 +2,8 @@
 found, every id in the save must name something of that world. Places, items, NPCs, scenes, quests
 and facts of the engine state; the parties, moves and terms of a trade (its history is replayed);
 the members of a council; the NPCs whose agents are saved, and the state each one's kind keeps;
-and, through ``memory.state_schema.check_links`` when present, the scopes and speakers of agent
-memory and world-fact memory. The first problem is one ``SaveError`` naming file and field path.
+and the scopes, speakers, witnesses and readers of agent
+memory. The first problem is one ``SaveError`` naming file and field path.
 Reads only."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from game.core.errors import ParleyError, SaveError
+from game.core.errors import ParleyError
 from game.core.types import PLAYER
 from game.engine.state import NOWHERE
 from game.play.save_schema import problem
@@ -22,20 +22,6 @@ def check_save_world(data: dict[str, Any], world: Any, path: Path | str) -> None
     """Refuse a save (already through ``save_schema.check_save``) with an id its world lacks."""
     for where, what in world_problems(data, world):
         raise problem(path, where, what)
-    links = _links()
-    if links is not None:
-        try:
-            links(data["components"], world.spec)
-        except SaveError as e:  # the memory schema names its field; the file is ours to name
-            raise SaveError(f"{path}: {e.message}", hint=e.hint) from None
-
-
-def _links() -> Any:
-    try:
-        from memory.state_schema import check_links  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return check_links
 
 
 def world_problems(data: dict[str, Any], world: Any):
@@ -90,6 +76,27 @@ def world_problems(data: dict[str, Any], world: Any):
             if ev.get("location") is not None and ev["location"] not in spec.locations:
                 yield f"engine.recent.{e}[{n}].location", f"{ev['location']!r} is not a known place"
     yield from agent_problems(data, world)
+    yield from memory_problems(data["components"].get("memory"), entities)
+
+
+def memory_problems(mem: dict[str, Any] | None, entities: set[str]):
+    """Agent memory belongs to the world's agents: private scopes, speakers, witnesses, readers."""
+    if mem is None:
+        return
+    for n, rec in enumerate(mem["bank"]["records"]):
+        scope = rec["scope"]
+        if scope.startswith("private:") and scope.split(":", 1)[1] not in entities:
+            yield f"components.memory.bank.records[{n}].scope", f"{scope!r} is not an agent of this world"
+        if rec.get("speaker") is not None and rec["speaker"] not in entities:
+            yield f"components.memory.bank.records[{n}].speaker", f"{rec['speaker']!r} is not an agent of this world"
+    for name, keys in (
+        ("witnesses", mem.get("witnesses", {})),
+        ("bank.access", mem["bank"].get("access", {})),
+        ("reflector.pressure", (mem.get("reflector") or {}).get("pressure", {})),
+    ):
+        for a in keys:
+            if a not in entities:
+                yield f"components.memory.{name}.{a}", "not an agent of this world"
 
 
 def scene_problems(where: str, saved: dict[str, Any], scene: Any, entities: set[str]):
