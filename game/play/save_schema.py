@@ -17,13 +17,14 @@ Validation only reads: the data (and so the state hash over it) is never changed
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, StringConstraints, Tag, ValidationError
 
 from game.core.errors import SaveError
-from game.core.text import shown
+from game.core.text import escape_surrogates, shown
 from game.core.types import EventKind
 from memory.state_schema import FactsState, MemoryState, check_links
 
@@ -31,6 +32,7 @@ MAX_ID = 200  # an id: a place, item, NPC, scene, quest, fact...
 MAX_TEXT = 100_000  # a line of prose
 MAX_LIST = 100_000  # events, debate steps, history moves
 MAX_MAP = 10_000  # entries of a map keyed by ids
+_LONE = re.compile("[\ud800-\udfff]")  # a lone surrogate: text a game may hold, unreadable as UTF-8
 HINT = "the save is damaged or was edited; it was left as it is"
 
 Id = Annotated[str, StringConstraints(max_length=MAX_ID)]
@@ -346,12 +348,24 @@ def save_error(path: Path | str, e: ValidationError) -> SaveError:
 def check_save(data: Any, path: Path | str) -> None:
     """Refuse a ``save.json`` whose shape is not a save's (see the module docstring). Reads only."""
     try:
-        save = Save.model_validate(data)
+        save = Save.model_validate(_encodable(data))
         check_links(save.components.memory, save.components.facts)
     except ValidationError as e:
         raise save_error(path, e) from None
     except RecursionError:
         raise SaveError(f"{path}: nested too deeply", hint=HINT) from None
+
+
+def _encodable(value: Any) -> Any:
+    """``value`` with lone surrogates in its strings escaped (text a game may hold, which the
+    validator cannot read): a copy where one is needed, the input itself left as it is."""
+    if isinstance(value, str):
+        return escape_surrogates(value) if _LONE.search(value) else value
+    if isinstance(value, dict):
+        return {_encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encodable(v) for v in value]
+    return value
 
 
 def problem(path: Path | str, where: str, what: str) -> SaveError:
