@@ -281,16 +281,23 @@ class Save(Strict):
 # --- messages ----------------------------------------------------------------------------------
 
 
-def field_path(loc: tuple[Any, ...]) -> str:
+def field_path(loc: tuple[Any, ...], data: Any = None) -> str:
     """``('components', 'memory', 'bank', 'records', 3, 'importance')`` as
-    ``components.memory.bank.records[3].importance`` (union tags left out)."""
-    out = ""
-    for part in loc:
+    ``components.memory.bank.records[3].importance``. With ``data``, the parts of ``loc`` that do
+    not lead into it (the tags of a union's members) are left out."""
+    out, node = "", data
+    for n, part in enumerate(loc):
+        if data is not None:
+            last = n == len(loc) - 1
+            if isinstance(node, dict) and isinstance(part, str) and (part in node or last):
+                node = node.get(part)
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                continue
         if isinstance(part, int):
             out += f"[{part}]"
-        elif isinstance(part, str) and part.startswith("~"):
-            continue
-        elif isinstance(part, str) and "[" not in part and not part.startswith("function-"):
+        elif not part.startswith("~"):
             out += f".{part}" if out else part
     return out
 
@@ -336,22 +343,23 @@ def describe(err: dict[str, Any]) -> str:
     return f"{err['msg'][:1].lower()}{err['msg'][1:]}, got {_value(got)}"
 
 
-def save_error(path: Path | str, e: ValidationError) -> SaveError:
+def save_error(path: Path | str, e: ValidationError, data: Any = None) -> SaveError:
     """The first problem of a failed validation as a SaveError naming file and field path."""
     errors = e.errors(include_url=False)
     first = errors[0]
-    where = field_path(tuple(first["loc"]))
+    where = field_path(tuple(first["loc"]), data)
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     return SaveError(f"{path}: {where}: {describe(first)}{more}", hint=HINT)
 
 
 def check_save(data: Any, path: Path | str) -> None:
     """Refuse a ``save.json`` whose shape is not a save's (see the module docstring). Reads only."""
+    plain = _encodable(data)
     try:
-        save = Save.model_validate(_encodable(data))
+        save = Save.model_validate(plain)
         check_links(save.components.memory, save.components.facts)
     except ValidationError as e:
-        raise save_error(path, e) from None
+        raise save_error(path, e, plain) from None
     except RecursionError:
         raise SaveError(f"{path}: nested too deeply", hint=HINT) from None
 
