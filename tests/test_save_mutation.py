@@ -109,7 +109,10 @@ def wrong(value):
 
 
 def shown_path(path) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    """A field path as a message shows it (control characters in keys escaped)."""
+    from game.core.text import shown
+
+    return shown("".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip("."))
 
 
 def check_refused(made: Path, tmp_path: Path, name: str, edit, named: str) -> None:

@@ -13,7 +13,6 @@ import pytest
 from game.core.errors import SaveError
 from game.play.persistence import replay_report
 from game.play.save_files import pending_name, read_save
-from game.play.save_schema import check_save, field_path
 from game.play.session import Game
 from tests.conftest import ROOT, forge_save, parley
 
@@ -42,6 +41,8 @@ def saved(saves) -> dict:
 
 
 def test_a_real_save_passes_and_checking_changes_nothing(saves):
+    from game.play.save_schema import check_save
+
     data = saved(saves)
     before = copy.deepcopy(data)
     check_save(data, "save.json")
@@ -69,6 +70,8 @@ def test_a_real_save_passes_and_checking_changes_nothing(saves):
     ],
 )
 def test_the_schema_names_the_file_and_field_path(saves, edit, says):
+    from game.play.save_schema import check_save
+
     data = saved(saves)
     edit(data)
     with pytest.raises(SaveError) as err:
@@ -78,6 +81,8 @@ def test_the_schema_names_the_file_and_field_path(saves, edit, says):
 
 
 def test_field_paths_leave_union_tags_out():
+    from game.play.save_schema import field_path
+
     data = {"a": [{"b": [["x", "y"]]}]}
     assert field_path(("a", 0, "b", 0, "8", 1), data) == "a[0].b[0][1]"
     assert field_path(("a", 0, "c"), data) == "a[0].c"  # a missing key is named
