@@ -223,7 +223,10 @@ def _damage(tmp_path, edit) -> str:
     [
         (lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}), "debate[3]: unknown debate step 'shout'"),
         (lambda sc: sc["debate"][0]["reply"].pop("text"), "debate[0].reply.text: missing"),
-        (lambda sc: sc["debate"][1]["reply"].__setitem__("stance", "high"), "debate[1].reply.stance: expected a number, got 'high'"),
+        (
+            lambda sc: sc["debate"][1]["reply"].__setitem__("stance", "high"),
+            "debate[1].reply.stance: expected a number, got 'high'",
+        ),
         (lambda sc: sc["debate"][2]["reply"].__setitem__("stance", 5.0), "debate[2]: 5.0 is not a number from 0 to 1"),
         (
             lambda sc: sc["debate"].__setitem__(0, {**sc["debate"][0], "member": "nobody"}),

@@ -417,9 +417,18 @@ def test_folder_flags_that_are_not_folders_are_exit_2(tmp_path):
     "edit, says",
     [
         (lambda e: e.__setitem__("seq", "x"), "engine.seq: expected a whole number"),
-        (lambda e: e["state"]["scenes"].__setitem__("ghost_deal", 7), "engine.state.scenes.ghost_deal: expected an object, got 7"),
-        (lambda e: e["state"].__setitem__("active_scene", "ghost"), "engine.state.active_scene: 'ghost' is not a scene"),
-        (lambda e: e["state"]["where"].__setitem__("player", "atlantis"), "engine.state.where.player: 'atlantis' is not a known place"),
+        (
+            lambda e: e["state"]["scenes"].__setitem__("ghost_deal", 7),
+            "engine.state.scenes.ghost_deal: expected an object, got 7",
+        ),
+        (
+            lambda e: e["state"].__setitem__("active_scene", "ghost"),
+            "engine.state.active_scene: 'ghost' is not a scene",
+        ),
+        (
+            lambda e: e["state"]["where"].__setitem__("player", "atlantis"),
+            "engine.state.where.player: 'atlantis' is not a known place",
+        ),
     ],
 )
 def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_path, edit, says):

@@ -165,7 +165,10 @@ def test_a_deeply_nested_insight_bank_is_a_corrupt_file(tmp_path):
             lambda d: d["engine"]["state"]["invalid"].__setitem__("player", "many"),
             "engine.state.invalid.player: expected a whole number",
         ),
-        (lambda d: d["components"]["memory"].__setitem__("embedder", 123), "components.memory.embedder: expected 'minilm' or 'hash', got 123"),
+        (
+            lambda d: d["components"]["memory"].__setitem__("embedder", 123),
+            "components.memory.embedder: expected 'minilm' or 'hash', got 123",
+        ),
     ],
 )
 def test_more_forged_fields_are_refused_at_load(tmp_path, edit, says):

@@ -14,6 +14,7 @@ from typing import Any
 from game.core.errors import ParleyError
 from game.core.types import PLAYER
 from game.engine.state import NOWHERE
+from game.negotiation.session import Negotiation
 from game.play.save_schema import problem
 from game.world.spec import CouncilScene
 
@@ -121,8 +122,6 @@ def scene_problems(where: str, saved: dict[str, Any], scene: Any, entities: set[
     session = saved.get("session")
     if session is None:
         return
-    from game.negotiation.session import Negotiation
-
     if list(session["parties"]) != [p.id for p in scene.parties]:
         yield f"{where}.session.parties", f"{session['parties']!r} are not the scene's parties"
         return
