@@ -211,6 +211,14 @@ def _flip_first_known(states: dict) -> None:
             "claims",
         ),
         (lambda d: d["components"]["memory"]["reflector"]["pressure"].__setitem__("player", 0.0), "memory"),
+        (
+            lambda d: d["components"]["agents"]["dray"].__setitem__(
+                "i", (d["components"]["agents"]["dray"]["i"] + 1) % 2
+            ),
+            "agents",
+        ),
+        (lambda d: d["components"]["agents"]["jory"]["rng"].__setitem__("uinteger", 7), "agents"),
+        (lambda d: d["components"]["facts"]["settled"].append(["lantern", "located_in", "quay", True]), "claims"),
     ],
 )
 def test_replay_finds_a_forged_memory_or_fact_part_and_names_it(saves, edit, part):
@@ -223,4 +231,4 @@ def test_replay_finds_a_forged_memory_or_fact_part_and_names_it(saves, edit, par
 
 def test_an_untouched_save_replays_with_every_part_matching(saves):
     r = parley("replay", "h", "--saves-dir", str(saves))
-    assert r.returncode == 0 and "engine, gate, sigma, claims, memory checked" in r.stdout, r.stderr
+    assert r.returncode == 0 and "engine, agents, gate, sigma, claims, memory checked" in r.stdout, r.stderr

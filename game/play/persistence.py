@@ -15,6 +15,7 @@ from game.core.text import shown
 from game.core.types import PLAYER, Action
 from game.engine.loop import Engine, ReplayDivergence
 from game.engine.state import state_hash
+from game.play.replay_agents import AgentReplay
 from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve, save_folder, write_save
 from game.play.transcript import Transcript
 from game.play.wiring import engine_defaults
@@ -39,6 +40,9 @@ def save_game(game: Game, name: str, base: str | Path | None = None) -> Path:
         # where the LLM NPCs were served from (never the key), so a resumed game can say so
         "llm": game.llm.config.public_dict() if game.llm is not None else None,
     }
+    rebuilt = getattr(game, "facts_rebuilt", None)
+    if rebuilt is not None:  # world-fact memory was rebuilt from the transcript at that turn
+        payload["facts_rebuilt"] = rebuilt
     payload["state_hash"] = save_hash(engine, components, save_header(payload))
     return write_save(folder, payload, game.transcript.text())
 
@@ -109,6 +113,7 @@ def load_game(
         memo_llm=memo_llm,
     )
     game.saved_llm = data.get("llm")
+    game.facts_rebuilt = data.get("facts_rebuilt")
     game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
     try:
         game.restore(data["engine"], data["components"])
@@ -127,6 +132,7 @@ def load_game(
             game.rebuild_facts()
         finally:
             gate.jury, gate._extractor = jury, reader
+        game.facts_rebuilt = data["turn"]
     return game
 
 
@@ -156,11 +162,14 @@ def save_header(data: dict[str, Any]) -> dict[str, Any]:
     is left out on purpose: it only says where to look, and the world found is checked
     against the hash; ``llm`` only records where the NPCs spoke from; the transcript is bound
     by its own digest and checked by replay."""
-    return {
+    header = {
         "seed": data["seed"],
         "turn": data["turn"],
         "world": {"id": data["world"]["id"], "hash": data["world"]["hash"]},
     }
+    if "facts_rebuilt" in data:  # it decides what a replay compares
+        header["facts_rebuilt"] = data["facts_rebuilt"]
+    return header
 
 
 def save_hash(engine: dict[str, Any], components: dict[str, Any], header: dict[str, Any] | None = None) -> str:
@@ -221,7 +230,7 @@ def world_for(data: dict[str, Any], where: Path, world_path: str | Path | None) 
 
 # --- replay ---------------------------------------------------------------------------------
 
-PARTS = ("engine", "gate", "sigma", "claims", "memory")  # what a replay compares, in this order
+PARTS = ("engine", "agents", "gate", "sigma", "claims", "memory")  # what a replay compares, in this order
 
 
 @dataclass
@@ -274,14 +283,17 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
     eng.replay_decisions = deque(rec for _, rec in records if rec.get("type") == "decision")
     report = ReplayReport()
     mem, facts = replay_listeners(eng, data, where, report.notes)
+    agents = AgentReplay(eng, world, data["seed"])
     want = state_hash(data["engine"])
     for n, rec in records:
         try:
+            agents.before(rec)
             if rec["type"] == "action":
                 eng.apply(Action.from_dict(rec))
             elif rec["type"] == "penalty":
                 eng.penalise(rec["who"], rec["reason"])
             elif rec["type"] == "round":
+                agents.end_round()
                 eng.end_round()
         except ReplayDivergence as e:  # the recorded story no longer fits: the states differ
             report.parts["engine"] = ("", want)
@@ -290,6 +302,8 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
         except Exception as e:  # a damaged record is reported with its line, never a crash
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
     report.parts["engine"] = (state_hash(eng.get_state()), want)
+    agents.finish()
+    report.parts["agents"] = agents_digests(agents.states(), data["components"].get("agents", {}))
     if eng.replay_decisions:
         left = eng.replay_decisions[0]
         report.diverged_at = (
@@ -299,10 +313,23 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
         return report
     comps = data["components"]
     if facts is not None:
-        report.parts.update(facts_digests(facts.get_state(), comps["facts"]))
+        rebuilt = data.get("facts_rebuilt")
+        if rebuilt is not None:
+            report.notes.append(
+                f"world-fact memory was rebuilt from the transcript at turn {rebuilt} (an older save): what "
+                "the player witnessed and the evidence settled before then are not in it, so not compared"
+            )
+        report.parts.update(facts_digests(facts.get_state(), comps["facts"], rebuilt is None))
     if mem is not None:
         report.parts["memory"] = (memory_digest(mem), saved_memory_digest(comps["memory"], mem))
     return report
+
+
+def agents_digests(got: dict[str, Any], saved: dict[str, Any]) -> tuple[str, str]:
+    """(replayed, saved) digests of the NPC agents' states, over the agents the save holds that a
+    replay can rebuild (a game played with no NPC agents saves none)."""
+    ids = sorted(k for k in saved if k in got)
+    return state_hash({k: got[k] for k in ids}), state_hash({k: saved[k] for k in ids})
 
 
 def transcript_records(text: str, tpath: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -401,13 +428,16 @@ def replay_facts_listener(eng: Engine, facts: Any) -> Any:
 CLAIM_KEYS = ("claims", "judged", "records", "witness", "settled")  # the "claims" part of world-fact memory
 
 
-def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[str, str]]:
+def facts_digests(got: dict[str, Any], want: dict[str, Any], witnessed: bool = True) -> dict[str, tuple[str, str]]:
     """(replayed, saved) digests of the gate, Σ-Mem and the rest of world-fact memory (the claim
     log, the claims judged, the facts mirrored into agent memory, what the player witnessed and
-    the claims settled): all of world-fact memory, which the transcript wholly determines."""
+    the evidence settled): all of world-fact memory, which the transcript determines. Without
+    ``witnessed`` (memory rebuilt from an older save's transcript, which holds no sightings),
+    what the player witnessed and the evidence settled are left out."""
+    keys = CLAIM_KEYS if witnessed else CLAIM_KEYS[:3]
 
     def claims(st: dict[str, Any]) -> dict[str, Any]:
-        return {k: st.get(k) for k in CLAIM_KEYS}
+        return {k: st.get(k) for k in keys}
 
     return {
         "gate": (state_hash(got["gate"]), state_hash(want.get("gate"))),

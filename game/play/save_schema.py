@@ -274,6 +274,7 @@ class Save(Strict):
     transcript: Hex16
     state_hash: Hex16
     llm: Annotated[dict[Id, LLMValue], Field(max_length=64)] | None = None
+    facts_rebuilt: Count | None = None  # the turn world-fact memory was rebuilt from the transcript
     engine: EngineState
     components: Components
 
