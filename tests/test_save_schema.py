@@ -98,6 +98,10 @@ def test_field_paths_leave_union_tags_out():
         (lambda d: d["components"]["agents"]["jory"].pop("rng"), "components.agents.jory.rng: missing"),
         (lambda d: d["components"]["agents"]["hobb"].__setitem__("i", 3), "components.agents.hobb.i: unknown key"),
         (
+            lambda d: d["components"]["agents"]["dray"].__setitem__("i", 9),
+            "dray.i: 9 is past the end of its route of 6",
+        ),
+        (
             lambda d: d["components"]["memory"]["bank"]["records"][0].__setitem__("scope", "private:ghost"),
             "components.memory.bank.records[0].scope: 'private:ghost' is not an agent",
         ),

@@ -15,6 +15,7 @@ from game.core.errors import ParleyError
 from game.core.types import PLAYER
 from game.engine.state import NOWHERE
 from game.negotiation.session import Negotiation
+from game.play.replay_agents import fresh_agents
 from game.play.save_schema import problem
 from game.world.spec import CouncilScene
 
@@ -139,7 +140,7 @@ def agent_problems(data: dict[str, Any], world: Any):
     for nid, st in saved.items():
         if nid not in spec.npcs:
             yield f"components.agents.{nid}", "not an NPC of this world"
-    fresh = _fresh_agents(world, data["seed"])
+    fresh = fresh_agents(world, data["seed"])
     for nid, st in saved.items():
         agent = fresh.get(nid)
         if agent is None:
@@ -150,16 +151,6 @@ def agent_problems(data: dict[str, Any], world: Any):
             yield f"components.agents.{nid}.{k}", f"missing (an NPC of kind {spec.npcs[nid].agent.kind} keeps it)"
         for k in sorted(got - want):
             yield f"components.agents.{nid}.{k}", f"unknown key (an NPC of kind {spec.npcs[nid].agent.kind} keeps none)"
-        route = getattr(getattr(agent, "body", None), "route", None)
+        route = getattr(agent, "route", None)
         if route is not None and isinstance(st.get("i"), int) and st["i"] >= max(1, len(route)):
             yield f"components.agents.{nid}.i", f"{st['i']} is past the end of its route of {len(route)}"
-
-
-def _fresh_agents(world: Any, seed: int) -> dict[str, Any]:
-    """The world's NPC agents as a new game makes them (their kinds, before any LLM): what each saves."""
-    from agents.registry import npc_agents
-
-    try:
-        return npc_agents(world, seed)
-    except Exception:  # an agent kind that cannot be built here: its state is checked by its set_state
-        return {}
