@@ -21,9 +21,9 @@ __all__ = ["AgentReplay", "fresh_agents"]
 
 
 def fresh_agents(world: Any, seed: int) -> dict[str, Any]:
-    """The body of each NPC's agent as a new game of ``seed`` makes it (an LLM kind: the body
-    kind it keeps), drawing from the same seed stream; an NPC whose agent cannot be built here is
-    left out."""
+    """Each NPC's agent as a new game of ``seed`` makes it (an LLM kind: as the kind of its body,
+    which is all of its state), drawing from the same seed stream; an NPC whose agent cannot be
+    built here is left out."""
     tree = seeds.seed_tree(seed)
     out = {}
     for nid, npc in world.spec.npcs.items():

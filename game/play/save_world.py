@@ -151,6 +151,6 @@ def agent_problems(data: dict[str, Any], world: Any):
             yield f"components.agents.{nid}.{k}", f"missing (an NPC of kind {spec.npcs[nid].agent.kind} keeps it)"
         for k in sorted(got - want):
             yield f"components.agents.{nid}.{k}", f"unknown key (an NPC of kind {spec.npcs[nid].agent.kind} keeps none)"
-        route = getattr(agent, "route", None)
+        route = getattr(getattr(agent, "body", agent), "route", None)
         if route is not None and isinstance(st.get("i"), int) and st["i"] >= max(1, len(route)):
             yield f"components.agents.{nid}.i", f"{st['i']} is past the end of its route of {len(route)}"
