@@ -9,6 +9,7 @@ value of the wrong type, or deletes a required key, or adds an unknown key. The 
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import shutil
@@ -17,7 +18,7 @@ import traceback
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT, forge_save
@@ -136,7 +137,11 @@ def mutations(draw, made: Path):
     data = json.loads((made / name / "save.json").read_text())
     found = [(p, v) for p, v in leaves(data) if p]
     path, value = draw(st.sampled_from(found))
-    how = draw(st.sampled_from(["wrong", "extra"] if isinstance(value, dict) else ["wrong"]))
+    how = draw(st.sampled_from(["wrong", "extra", "delete"] if isinstance(value, dict) else ["wrong", "delete"]))
+    if how == "delete":  # only a key the schema requires (older saves lack some keys)
+        damaged = copy.deepcopy(data)
+        edit_at(path, how)(damaged)
+        assume(refusal(damaged) is not None)
     return name, path, value, how
 
 
@@ -148,15 +153,31 @@ def edit_at(path, how):
             node = node[p]
         if how == "extra":
             node[last]["zz_unknown"] = 1
+        elif how == "delete":
+            del node[last]
         else:
             node[last] = wrong(node[last])
 
     return edit
 
 
+def refusal(data) -> str | None:
+    """What the schema says of ``data`` (None: nothing)."""
+    from game.core.errors import SaveError
+    from game.play.save_schema import check_save
+
+    try:
+        check_save(data, "save.json")
+    except SaveError as e:
+        return e.message
+    return None
+
+
 def run_mutation(made, tmp_path, case) -> None:
     name, path, value, how = case
     named = shown_path(path) + (".zz_unknown" if how == "extra" else "")
+    if how == "delete":  # a union's member may be told by the key deleted: its parent is named
+        named = shown_path(path[:-1])
     check_refused(made, tmp_path, name, edit_at(path, how), named)
 
 
