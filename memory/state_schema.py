@@ -11,15 +11,16 @@ version lacks take the defaults ``set_state`` gives them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, model_validator
-from pydantic_core import InitErrorDetails
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from memory.config import MaskConfig, MemoConfig, ReflectionConfig
-from memory.records import KINDS, STATUSES
+from memory.records import FACTS, KINDS, STATUSES
 from memory.state_schema_facts import FactsState, WitnessState
 from memory.state_schema_types import (
+    MAX_ITEMS,
     MAX_KEYS,
     MAX_REFS,
     Count,
@@ -73,7 +74,7 @@ class RecordState(Strict):
     kind: Kind
     text: Text
     turn: Turn
-    speaker: Name | None = None
+    speaker: Label | None = None
     importance: Unit = 0.0
     topic: Label | None = None
     triple: Triple | None = None
@@ -91,7 +92,7 @@ class RecordState(Strict):
     @model_validator(mode="after")
     def _triple(self) -> RecordState:
         if self.kind == "claim" and self.triple is None:
-            raise ValueError("a claim record carries its triple (subject, relation, object)")
+            raise PydanticCustomError("link", "a claim record carries its triple (subject, relation, object)")
         return self
 
 
@@ -102,47 +103,68 @@ class BankState(Strict):
     seq: Count
     records: many(RecordState)
     corrections: many(Name) = []
-    access: table(Name, table(Name, Turn, 10**6)) = {}
+    access: table(Name, table(Name, Turn, MAX_ITEMS)) = {}
 
     @model_validator(mode="after")
     def _links(self) -> BankState:
         ids: dict[str, int] = {}
         errors: list[InitErrorDetails] = []
+        last = 0
         for i, r in enumerate(self.records):
             if r.id in ids:
-                errors.append(problem(("records", i, "id"), f"record id {r.id!r} repeats record {ids[r.id]}"))
+                errors.append(problem(("records", i, "id"), f"record id {r.id!r} repeats records[{ids[r.id]}]"))
             ids.setdefault(r.id, i)
             n = numbered(r.id, "m")
             if r.seq > self.seq or (n is not None and n > self.seq):
                 errors.append(
                     problem(
                         ("records", i, "seq"),
-                        f"record {r.id!r} (seq {r.seq}) is newer than the bank's seq {self.seq}: "
-                        "the next record would overwrite it",
+                        f"record {r.id!r} (seq {max(r.seq, n or 0)}) is past the bank's seq {self.seq}: "
+                        "a new record would overwrite it",
                     )
                 )
+            if r.seq and r.seq <= last:  # written in order: seq breaks ties deterministically
+                errors.append(problem(("records", i, "seq"), f"seq {r.seq} does not follow {last} (write order)"))
+            last = max(last, r.seq)
         for i, r in enumerate(self.records):
-            if r.superseded_by is not None and r.superseded_by not in ids:
-                errors.append(problem(("records", i, "superseded_by"), f"no record {r.superseded_by!r}"))
-            for j, ref in enumerate(r.references):
-                if ref not in ids:
-                    errors.append(problem(("records", i, "references", j), f"no record {ref!r}"))
-        for j, ref in enumerate(self.corrections):
-            if ref not in ids:
-                errors.append(problem(("corrections", j), f"no record {ref!r}"))
+            errors += _superseded(i, r, ids, self.records)
+            errors += [
+                problem(("records", i, "references", j), f"no record {ref!r}")
+                for j, ref in enumerate(r.references)
+                if ref not in ids
+            ]
+        errors += [
+            problem(("corrections", j), f"no record {ref!r}")
+            for j, ref in enumerate(self.corrections)
+            if ref not in ids
+        ]
         for agent, seen in self.access.items():
-            for ref in seen:
-                if ref not in ids:
-                    errors.append(problem(("access", agent, ref), f"no record {ref!r}"))
+            errors += [problem(("access", agent, ref), f"no record {ref!r}") for ref in seen if ref not in ids]
         raise_all(errors, "BankState")
         return self
+
+
+def _superseded(i: int, r: RecordState, ids: dict[str, int], records: list[RecordState]) -> list[InitErrorDetails]:
+    """Problems of record ``i``'s ``superseded_by``: a superseded memory names the newer one that
+    states the current value (contexts show its turn)."""
+    at = ("records", i, "superseded_by")
+    if r.superseded_by is None:
+        return (
+            [problem(at, "a superseded record names the record that superseded it")] if r.status == "superseded" else []
+        )
+    j = ids.get(r.superseded_by)
+    if j is None:
+        return [problem(at, f"no record {r.superseded_by!r}")]
+    if j <= i:
+        return [problem(at, f"record {r.superseded_by!r} is not newer than {r.id!r}")]
+    return []
 
 
 class ReflectorState(Strict):
     """The reflector's state: the importance each agent has gathered since its last reflection and
     the turn of its last try (``memory.reflection.Reflector.get_state``)."""
 
-    pressure: table(Name, Real) = {}
+    pressure: table(Name, Annotated[Real, Field(ge=0.0)]) = {}
     tried: table(Name, Turn) = {}
 
 
@@ -173,18 +195,23 @@ class MemoryState(Strict):
 
 def check_links(memory: MemoryState | None, facts: FactsState | None) -> None:
     """Check what links the two sections: each world fact mirrored into agent memory
-    (``facts.records``: gate fact id -> memory record id) names a record of ``memory``'s bank
-    (a save without agent memory mirrors nothing). A ``ValidationError`` whose paths start at
-    ``components``."""
+    (``facts.records``: gate fact id -> memory record id) names a distinct fact record of the
+    ``facts`` scope in ``memory``'s bank (a save without agent memory mirrors nothing). Raises a
+    ``ValidationError`` whose paths start at ``components``."""
     if facts is None:
         return
-    ids = memory.record_ids() if memory is not None else set()
-    errors = [
-        problem(
-            ("components", "facts", "records", fid),
-            f"no memory record {rid!r}" + ("" if memory is not None else " (the save has no agent memory)"),
-        )
-        for fid, rid in facts.records.items()
-        if rid not in ids
-    ]
+    recs = {r.id: r for r in memory.bank.records} if memory is not None else {}
+    errors: list[InitErrorDetails] = []
+    taken: dict[str, str] = {}
+    for fid, rid in facts.records.items():
+        at = ("components", "facts", "records", fid)
+        rec = recs.get(rid)
+        if rec is None:
+            why = "" if memory is not None else " (the save has no agent memory)"
+            errors.append(problem(at, f"no memory record {rid!r}{why}"))
+        elif rec.scope != FACTS or rec.kind != "fact":
+            errors.append(problem(at, f"memory record {rid!r} is a {rec.kind} in {rec.scope!r}, not a world fact"))
+        elif rid in taken:
+            errors.append(problem(at, f"memory record {rid!r} already mirrors fact {taken[rid]!r}"))
+        taken.setdefault(rid, fid)
     raise_all(errors, "Save")

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Tag, model_validator
+from pydantic import Discriminator, Field, StrictStr, Tag, model_validator
 from pydantic_core import InitErrorDetails
 
 from memory.state_schema_sigma import SigmaState
 from memory.state_schema_types import (
+    MAX_ITEMS,
     MAX_KEYS,
+    MAX_NAME,
     MAX_REFS,
     Count,
     Flag,
@@ -45,15 +47,16 @@ OUTCOMES = ("admit", "quarantine", "reject")
 CLAIM_KINDS = ("claim", "statement", "summary", "observation")
 MATCHES = ("structured", "semantic", "keyword")
 JUDGES = ("rule", "jury")
+HEARD_SEP = "\x1f"  # memory.gate_evidence.Bursts.key joins a triple and its truth with it
 
 
 class FactState(Strict):
     """An entry of world-fact memory (``memory.rule_judge.Fact``)."""
 
     id: Name
-    subject: Name
-    relation: Name
-    object: Name
+    subject: Label
+    relation: Label
+    object: Label
     topic: Label
     source: Name
     turn: Turn
@@ -61,16 +64,16 @@ class FactState(Strict):
     status: Literal[FACT_STATUSES] = "admitted"  # type: ignore[valid-type]
     truth: Flag = True
     sources: many(Name, MAX_REFS) = []
-    jury: Unit | None = None
+    jury: Real | None = None  # a jury's score (the LLM jury's lie in [0, 1]; a custom one's may not)
     awaiting_jury: Flag = False
 
 
 class CandidateState(Strict):
     """The claim a decision was about (``memory.rule_judge.ClaimCandidate``)."""
 
-    subject: Name
-    relation: Name
-    object: Name
+    subject: Label
+    relation: Label
+    object: Label
     topic: Label
     source: Name
     turn: Turn = 0
@@ -130,12 +133,17 @@ class DecisionState(Strict):
 
 _KEY = (Triple, Name, Label, Unit, Count, Count)  # triple, source, topic, credibility, version, decision
 CacheRow = Annotated[
-    Annotated[tuple[_KEY], Tag("6")]  # type: ignore[valid-type]
-    | Annotated[tuple[(*_KEY, Flag)], Tag("7")]  # type: ignore[misc]
-    | Annotated[tuple[(*_KEY, Flag, Turn | None)], Tag("8")],  # type: ignore[misc]
-    Discriminator(lambda row: str(len(row)) if isinstance(row, list | tuple) and 6 <= len(row) <= 8 else None),
+    Annotated[tuple[_KEY], Tag("~6")]  # type: ignore[valid-type]
+    | Annotated[tuple[(*_KEY, Flag)], Tag("~7")]  # type: ignore[misc]
+    | Annotated[tuple[(*_KEY, Flag, Turn | None)], Tag("~8")],  # type: ignore[misc]
+    Discriminator(
+        lambda row: f"~{len(row)}" if isinstance(row, list | tuple) and 6 <= len(row) <= 8 else None,
+        custom_error_type="link",
+        custom_error_message="a cache row is a list of 6 to 8 values (key, decision, truth, turn)",
+    ),
 ]
 Heard = many(tuple[Name, Turn], MAX_KEYS)  # (source, turn) of each who asserted a triple
+HeardKey = Annotated[StrictStr, Field(max_length=4 * MAX_NAME)]
 
 
 class GateState(Strict):
@@ -147,7 +155,7 @@ class GateState(Strict):
     cache: many(CacheRow) = []
     decisions: many(DecisionState) = []
     judge_calls: Count = 0
-    heard: table(Annotated[str, Name], Heard, MAX_KEYS * 10) = {}
+    heard: table(HeardKey, Heard, MAX_ITEMS) = {}
 
     @model_validator(mode="after")
     def _links(self) -> GateState:
@@ -170,6 +178,16 @@ class GateState(Strict):
                 for j, a in enumerate(abouts)
                 if a is not None and a not in ids
             ]
+        errors += [
+            problem(("decisions", i, "seq"), f"seq {d.seq} where the audit trail is at {i + 1}")
+            for i, d in enumerate(self.decisions)
+            if d.seq != i + 1
+        ]
+        errors += [
+            problem(("heard", key), "not a heard triple's key (subject, relation, object, 1 or 0)")
+            for key in self.heard
+            if key.count(HEARD_SEP) != 3 or key[-2:] not in (HEARD_SEP + "1", HEARD_SEP + "0")
+        ]
         n = len(self.decisions)
         errors += [
             problem(("cache", i, 5), f"decision {row[5]} is past the {n} decisions")
@@ -194,9 +212,9 @@ class ClaimState(Strict):
     """A claim heard (``WorldFacts.claims``; ``truth`` only for a negation)."""
 
     speaker: Name
-    subject: Name
-    relation: Name
-    object: Name
+    subject: Label
+    relation: Label
+    object: Label
     topic: Label
     turn: Turn
     truth: Flag = True
@@ -205,9 +223,9 @@ class ClaimState(Strict):
 class EvidenceState(Strict):
     """One thing the player saw for itself (``memory.witness.Evidence``)."""
 
-    subject: Name
-    relation: Name
-    object: Name
+    subject: Label
+    relation: Label
+    object: Label
     truth: Flag
     turn: Turn
     text: Text = ""
@@ -229,7 +247,7 @@ class FactsState(Strict):
     judged: many(Count) = []
     records: table(Name, Name, 10**6) = {}
     witness: WitnessState = WitnessState()
-    settled: many(tuple[Name, Name, Name, Flag]) = []
+    settled: many(tuple[Label, Label, Label, Flag]) = []
 
     @model_validator(mode="after")
     def _links(self) -> FactsState:

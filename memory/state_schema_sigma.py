@@ -29,8 +29,8 @@ from memory.state_schema_types import (
 )
 
 STATE_VERSIONS = (1, 2)  # memory.sigma_state.SUPPORTED_VERSIONS
-Row = many(Real, MAX_DIM)
-Matrix = many(Row, MAX_KEYS)
+Matrix = many(many(Real, MAX_DIM), MAX_DIM)  # r x r
+PeerMatrix = many(many(Real, MAX_KEYS), MAX_KEYS)  # peers x peers
 
 
 class StrictSigmaConfig(SigmaConfig):
@@ -51,7 +51,7 @@ class SigmaState(Strict):
     declared: many(Label, MAX_KEYS) = []
     t: Count
     M: many(Matrix, MAX_KEYS)
-    S: Matrix
+    S: PeerMatrix
     c_num: many(Real, MAX_KEYS)
     c_den: many(Real, MAX_KEYS)
 

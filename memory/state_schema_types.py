@@ -41,7 +41,7 @@ Real = StrictFloat  # finite by the models' config (allow_inf_nan=False)
 Unit = Annotated[StrictFloat, Field(ge=0.0, le=1.0)]
 Signed = Annotated[StrictFloat, Field(ge=-1.0, le=1.0)]
 Flag = StrictBool
-Triple = tuple[Name, Name, Name]
+Triple = tuple[Label, Label, Label]  # subject, relation, object
 
 
 def many(item: Any, limit: int = MAX_ITEMS) -> Any:
