@@ -423,7 +423,7 @@ def test_folder_flags_that_are_not_folders_are_exit_2(tmp_path):
         ),
         (
             lambda e: e["state"].__setitem__("active_scene", "ghost"),
-            "engine.state.active_scene: 'ghost' is not a scene",
+            "engine.state.active_scene: 'ghost' is not a trade scene",
         ),
         (
             lambda e: e["state"]["where"].__setitem__("player", "atlantis"),

@@ -95,6 +95,16 @@ def test_field_paths_leave_union_tags_out():
         (lambda d: d["engine"]["state"]["opened"].append("ghost_box"), "engine.state.opened[0]: 'ghost_box'"),
         (lambda d: d["engine"]["state"]["quests_done"].append("ghost"), "engine.state.quests_done[0]: 'ghost'"),
         (lambda d: d["components"]["agents"].__setitem__("ghost", {}), "components.agents.ghost: not an NPC"),
+        (lambda d: d["engine"]["state"]["where"].pop("jory"), "engine.state.where.jory: missing"),
+        (lambda d: d["engine"]["state"]["gold"].pop("player"), "engine.state.gold.player: missing"),
+        (
+            lambda d: d["engine"]["state"]["item_at"].__setitem__("strongbox", "strongbox"),
+            "engine.state.item_at.strongbox: it is inside itself",
+        ),
+        (
+            lambda d: d["engine"]["state"].__setitem__("active_scene", "ghost"),
+            "engine.state.active_scene: 'ghost' is not a trade scene",
+        ),
         (lambda d: d["components"]["agents"]["jory"].pop("rng"), "components.agents.jory.rng: missing"),
         (lambda d: d["components"]["agents"]["hobb"].__setitem__("i", 3), "components.agents.hobb.i: unknown key"),
         (

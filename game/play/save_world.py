@@ -43,8 +43,14 @@ def world_problems(data: dict[str, Any], world: Any):
             yield f"engine.state.where.{e}", "not the player or an NPC of this world"
         elif loc not in spec.locations:
             yield f"engine.state.where.{e}", f"{loc!r} is not a known place"
-    if PLAYER not in st["where"]:
-        yield "engine.state.where.player", "missing"
+    for name, table, want in (("where", st["where"], entities), ("item_at", st["item_at"], spec.items)):
+        for e in want:  # a new game places everyone and everything; nothing leaves these tables
+            if e not in table:
+                yield f"engine.state.{name}.{e}", "missing"
+    for e in entities:
+        if e not in st["gold"]:
+            yield f"engine.state.gold.{e}", "missing"
+    yield from containment_problems(st["item_at"], spec.items)
     for i, h in st["item_at"].items():
         if i not in spec.items:
             yield f"engine.state.item_at.{i}", "not an item of this world"
@@ -64,8 +70,9 @@ def world_problems(data: dict[str, Any], world: Any):
     for f in st["verified"]:
         if f not in spec.facts:
             yield f"engine.state.verified.{f}", "not a fact of this world"
-    if st["active_scene"] is not None and st["active_scene"] not in spec.scenes:
-        yield "engine.state.active_scene", f"{st['active_scene']!r} is not a scene of this world"
+    active = st["active_scene"]
+    if active is not None and (active not in spec.scenes or isinstance(spec.scenes[active], CouncilScene)):
+        yield "engine.state.active_scene", f"{active!r} is not a trade scene of this world"
     for sid, sc in st["scenes"].items():
         if sid not in spec.scenes:
             yield f"engine.state.scenes.{sid}", "not a scene of this world"
@@ -101,6 +108,19 @@ def memory_problems(mem: dict[str, Any] | None, entities: set[str]):
                 yield f"components.memory.{name}.{a}", "not an agent of this world"
 
 
+def containment_problems(item_at: dict[str, str], items: Any):
+    """An item inside itself, or in a ring of containers, has no place: each chain of holders
+    must leave the items within as many steps as there are items."""
+    for i in item_at:
+        seen, h = {i}, item_at[i]
+        while h in items and h not in seen:
+            seen.add(h)
+            h = item_at.get(h, "")
+        if h in seen:
+            yield f"engine.state.item_at.{h}", "it is inside itself (a ring of containers)"
+            return
+
+
 def scene_problems(where: str, saved: dict[str, Any], scene: Any, entities: set[str]):
     """A scene's saved state against the scene: its kind, parties and members, and a trade's history."""
     council = isinstance(scene, CouncilScene)
@@ -109,6 +129,8 @@ def scene_problems(where: str, saved: dict[str, Any], scene: Any, entities: set[
         return
     if council:
         members = {p.id for p in scene.participants}
+        for m in sorted(members - set(saved["stances"])):
+            yield f"{where}.stances.{m}", "missing (every member of the council has a stance)"
         for key in ("stances", "votes"):
             for m in saved.get(key) or ():
                 if m not in members:
