@@ -246,3 +246,16 @@ def test_replay_finds_a_forged_memory_or_fact_part_and_names_it(saves, edit, par
 def test_an_untouched_save_replays_with_every_part_matching(saves):
     r = parley("replay", "h", "--saves-dir", str(saves))
     assert r.returncode == 0 and "engine, agents, gate, sigma, claims, memory checked" in r.stdout, r.stderr
+
+
+def test_the_in_game_load_of_a_forged_save_says_what_is_wrong_and_plays_on(saves):
+    from game.cli.console import run_console
+    from tests.conftest import typed
+
+    forge_save(saves / "h", lambda d: d["engine"]["state"]["gold"].__setitem__("player", "lots"))
+    before = (saves / "h" / "save.json").read_bytes()
+    game, out = Game(ROOT / "worlds" / "harbor", seed=0, memory={"embedder": "hash"}), []
+    run_console(game, saves_base=str(saves), read=typed(["load h", "wait"]), write=out.append)
+    text = "\n".join(out)
+    assert "Could not load: " in text and "h/save.json: engine.state.gold.player: expected a whole number" in text
+    assert game.engine.state.turn == 1 and (saves / "h" / "save.json").read_bytes() == before
