@@ -56,7 +56,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from game.core.errors import InputError, SaveError, did_you_mean
+from game.core.errors import InputError, ParleyError, SaveError, did_you_mean
 from game.core.files import fsync_dir, open_dir, read_text, write_atomic
 from game.core.text import clean, escape_surrogates, shown
 
@@ -348,11 +348,18 @@ def open_save(folder: Path, check: Callable[[dict[str, Any]], Any] | None = None
     interrupted write (the pending transcript renamed into place, leftovers deleted). A save
     that does not pass is left exactly as it is."""
     folder = Path(folder)
+    made_lock = not (folder / LOCK_FILE).exists()
     with _folder(folder) as dfd:
-        data = read_save(folder)
-        text, found = _transcript_text(folder, data)
-        if check is not None:
-            check(data)
+        try:
+            data = read_save(folder)
+            text, found = _transcript_text(folder, data)
+            if check is not None:
+                check(data)
+        except ParleyError:
+            if made_lock:  # a save refused leaves its folder as it found it: no lock file either
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / LOCK_FILE)
+            raise
         with contextlib.suppress(OSError):  # clean-up is a courtesy: a read-only folder still loads
             if found.name != TRANSCRIPT_FILE:
                 os.replace(found, folder / TRANSCRIPT_FILE)
