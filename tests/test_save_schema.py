@@ -86,6 +86,7 @@ def test_field_paths_leave_union_tags_out():
     data = {"a": [{"b": [["x", "y"]]}]}
     assert field_path(("a", 0, "b", 0, "8", 1), data) == "a[0].b[0][1]"
     assert field_path(("a", 0, "c"), data) == "a[0].c"  # a missing key is named
+    assert field_path(("~x", "y" * 200), {"~x": {"y" * 200: 1}}) == "~x." + "y" * 77 + "..."
 
 
 @pytest.mark.parametrize(

@@ -298,7 +298,8 @@ def field_path(loc: tuple[Any, ...], data: Any = None) -> str:
                 continue
         if isinstance(part, int):
             out += f"[{part}]"
-        elif not part.startswith("~"):
+        elif data is not None or not part.startswith("~"):
+            part = part if len(part) <= 80 else part[:77] + "..."  # a key of any length is named briefly
             out += f".{part}" if out else part
     return out
 
