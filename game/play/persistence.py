@@ -15,7 +15,6 @@ from game.core.text import shown
 from game.core.types import PLAYER, Action
 from game.engine.loop import Engine, ReplayDivergence
 from game.engine.state import state_hash
-from game.play.replay_agents import AgentReplay
 from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve, save_folder, write_save
 from game.play.transcript import Transcript
 from game.play.wiring import engine_defaults
@@ -236,8 +235,8 @@ PARTS = ("engine", "agents", "gate", "sigma", "claims", "memory")  # what a repl
 @dataclass
 class ReplayReport:
     """What a replay found. ``parts``: per part checked, (replayed digest, saved digest): the
-    engine state, the consistency gate, Σ-Mem, the world-fact claim log and the agent memory
-    bank. ``diverged_at``: the part and reason when the recorded story stopped fitting before
+    engine state, the NPC agents' own state, the consistency gate, Σ-Mem, the rest of world-fact
+    memory and agent memory. ``diverged_at``: the part and reason when the recorded story stopped fitting before
     the end (the other parts were then not compared). ``notes``: what could not be checked."""
 
     parts: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -275,6 +274,8 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
     memory (gate and Σ-Mem) and agent memory are rebuilt as the game wired them and hear the
     replayed events; a match proves the saved state is the outcome of its transcript.
     """
+    from game.play.replay_agents import AgentReplay  # builds agents: loaded when a replay runs
+
     folder = resolve(ref, base)
     data, text, world = checked_save(folder)
     where, tpath = folder / "save.json", folder / TRANSCRIPT_FILE
