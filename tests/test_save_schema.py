@@ -60,6 +60,9 @@ def test_a_real_save_passes_and_checking_changes_nothing(saves):
         (lambda d: d["engine"]["state"].__setitem__("won", "no"), "engine.state.won: expected true or false"),
         (lambda d: d["engine"]["rng"].__setitem__("bit_generator", "MT19937"), "engine.rng.bit_generator: expected"),
         (lambda d: d["engine"].__setitem__("extra", 1), "engine.extra: unknown key"),
+        (lambda d: d.__setitem__("format_version", 2.0), "format_version: expected a whole number, got 2.0"),
+        (lambda d: d["engine"]["rng"].__setitem__("has_uint32", True), "engine.rng.has_uint32: expected a whole"),
+        (lambda d: d["engine"]["state"].__setitem__("score", 1.0), "engine.state.score: expected a whole number"),
         (lambda d: d["world"].pop("path"), "world.path: missing"),
         (lambda d: d.__setitem__("llm", {"model": ["x"]}), "llm.model: "),
         (

@@ -73,7 +73,7 @@ class Rng(Strict):
 
     bit_generator: Literal["PCG64"]
     state: RngInner
-    has_uint32: Literal[0, 1]
+    has_uint32: Annotated[int, Field(ge=0, le=1)]  # a Literal would take true for 1
     uinteger: Annotated[int, Field(ge=0, lt=2**32)]
 
 
@@ -112,7 +112,7 @@ class Standing(Strict):
 class NegotiationState(Strict):
     """``game.negotiation.session.Negotiation.get_state`` (fields past ``history`` may be absent)."""
 
-    version: Literal[1]
+    version: Annotated[int, Field(ge=1, le=1)]
     parties: Annotated[list[Id], Field(min_length=2, max_length=2)]
     history: Annotated[list[HistoryMove], Field(max_length=MAX_LIST)] = []
     first: Id | None = None
@@ -162,7 +162,7 @@ class HearStep(Strict):
 class DebateEvidence(Strict):
     id: Id
     aspect: Text
-    direction: Literal[-1, 1]
+    direction: Annotated[int, Field(ge=-1, le=1)]  # 0 is refused when the debate is rebuilt
     weight: float
     text: Text
     gist: Text = ""
@@ -267,7 +267,7 @@ class Components(Strict):
 class Save(Strict):
     """A whole ``save.json`` (format 2)."""
 
-    format_version: Literal[2]
+    format_version: Annotated[int, Field(ge=2, le=2)]
     seed: Count
     turn: Count
     world: WorldRef
