@@ -29,6 +29,10 @@ GAMES = {
     "trade": ("bazaar", ["go north", "go east", "trade with ozra", "offer price=16 grade=fair extras=none"]),
 }
 SKIP_KEYS = {"state_hash"}  # recomputed by the forgery itself
+HASHED_BY_FORGE = {(k,) for k in ("engine", "components", "seed", "turn", "world")} | {
+    ("world", "id"),
+    ("world", "hash"),
+}
 FREE_FORM = {"data", "metrics"}  # any JSON is a value there: an event's data, a deal's metrics
 
 
@@ -146,6 +150,7 @@ def mutations(draw, made: Path):
         ways.append("near")  # (memory's own schema is tested by its own suite)
     how = draw(st.sampled_from(ways))
     if how == "delete":  # only a key the schema requires (older saves lack some keys)
+        assume(isinstance(path[-1], str) and path not in HASHED_BY_FORGE)  # a key, not a list's item
         damaged = copy.deepcopy(data)
         edit_at(path, how)(damaged)
         assume(refusal(damaged) is not None)
@@ -188,14 +193,14 @@ def run_mutation(made, tmp_path, case) -> None:
     check_refused(made, tmp_path, name, edit_at(path, how), named)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_save_with_a_wrong_typed_or_unknown_field_anywhere_is_refused_by_every_command(made, tmp_path, data):
     run_mutation(made, tmp_path, data.draw(mutations(made)))
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_many_damaged_saves_are_refused_by_every_command(made, tmp_path, data):
     run_mutation(made, tmp_path, data.draw(mutations(made)))
