@@ -221,7 +221,7 @@ def _damage(tmp_path, edit) -> str:
 @pytest.mark.parametrize(
     "edit, says",
     [
-        (lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}), "debate[3]: unknown debate step 'shout'"),
+        (lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}), "debate[3].op: unknown debate step 'shout'"),
         (lambda sc: sc["debate"][0]["reply"].pop("text"), "debate[0].reply.text: missing"),
         (
             lambda sc: sc["debate"][1]["reply"].__setitem__("stance", "high"),

@@ -350,6 +350,8 @@ def save_error(path: Path | str, e: ValidationError, data: Any = None) -> SaveEr
     errors = e.errors(include_url=False)
     first = errors[0]
     where = field_path(tuple(first["loc"]), data)
+    if first["type"] == "debate_op" and isinstance(first.get("input"), dict):
+        where += ".op"  # the step is told by its op
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     return SaveError(f"{path}: {where}: {describe(first)}{more}", hint=HINT)
 
