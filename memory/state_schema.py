@@ -5,15 +5,16 @@ them (:func:`check_links`).
 :class:`MemoryState` checks the section as saved, field by field, and what the code that reads
 it assumes across fields: every id a record, an access entry or a correction names is a record
 of the bank; the bank's counter is at least every record's number (a new record is ``m<seq+1>``
-and must not overwrite one); a claim or fact record carries its triple. Keys a save of an older
-version lacks take the defaults ``set_state`` gives them.
+and must not overwrite one) and records are in write order; a superseded record names a newer
+one; a claim carries its triple. Keys a save of an older version lacks take the defaults
+``set_state`` gives them. Nothing is converted: validating reads the section, never changes it.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, StrictStr, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from memory.config import MaskConfig, MemoConfig, ReflectionConfig
@@ -22,6 +23,7 @@ from memory.state_schema_facts import FactsState, WitnessState
 from memory.state_schema_types import (
     MAX_ITEMS,
     MAX_KEYS,
+    MAX_NAME,
     MAX_REFS,
     Count,
     Flag,
@@ -45,8 +47,8 @@ __all__ = ["FactsState", "MemoryState", "check_links"]
 EMBEDDERS = ("minilm", "hash")  # memory.embedder.KINDS: what a save's memory can be rebuilt with
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Status = Literal[STATUSES]  # type: ignore[valid-type]
-SCOPE_PATTERN = r"^(shared|facts|private:[^\s:][^\n]*)$"
-Scope = Field(pattern=SCOPE_PATTERN, max_length=600)
+SCOPE_PATTERN = r"^(shared|facts|private:[^\s:][^\n]*)$"  # memory.records: who may read a memory
+Scope = Annotated[StrictStr, Field(pattern=SCOPE_PATTERN, max_length=MAX_NAME + 8)]
 _STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
 
 
@@ -70,7 +72,7 @@ class RecordState(Strict):
     """One memory (``memory.records.MemoryRecord.to_dict``)."""
 
     id: Name
-    scope: str = Scope
+    scope: Scope
     kind: Kind
     text: Text
     turn: Turn

@@ -161,13 +161,14 @@ class GateState(Strict):
     def _links(self) -> GateState:
         errors: list[InitErrorDetails] = []
         ids: set[str] = set()
+        nxt = self.next if "next" in self.model_fields_set else len(self.facts)  # set_state's default
         for i, f in enumerate(self.facts):
             if f.id in ids:
                 errors.append(problem(("facts", i, "id"), f"fact id {f.id!r} repeats"))
             ids.add(f.id)
             n = numbered(f.id, "f")
-            if n is not None and n > self.next:
-                errors.append(problem(("facts", i, "id"), f"fact {f.id!r} is past the gate's next ({self.next})"))
+            if n is not None and n > nxt:
+                errors.append(problem(("facts", i, "id"), f"fact {f.id!r} is past the gate's next ({nxt})"))
         for i, d in enumerate(self.decisions):
             errors += _named(("decisions", i, "fact"), [d.fact] if d.fact is not None else [], ids, flat=True)
             errors += _named(("decisions", i, "superseded"), d.superseded, ids)

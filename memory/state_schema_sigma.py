@@ -8,15 +8,16 @@ number per peer; peers, topics and declared topics are each distinct, and every 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated
 
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, Field, StrictInt, model_validator
 from pydantic_core import InitErrorDetails
 
 from memory.sigma_config import SigmaConfig
 from memory.state_schema_types import (
     MAX_DIM,
     MAX_KEYS,
+    MAX_SIGMA_ABS,
     MAX_SIGMA_CELLS,
     Count,
     Label,
@@ -29,8 +30,9 @@ from memory.state_schema_types import (
 )
 
 STATE_VERSIONS = (1, 2)  # memory.sigma_state.SUPPORTED_VERSIONS
-Matrix = many(many(Real, MAX_DIM), MAX_DIM)  # r x r
-PeerMatrix = many(many(Real, MAX_KEYS), MAX_KEYS)  # peers x peers
+Num = Annotated[Real, Field(ge=-MAX_SIGMA_ABS, le=MAX_SIGMA_ABS)]  # larger ones overflow S's eigendecomposition
+Matrix = many(many(Num, MAX_DIM), MAX_DIM)  # r x r
+PeerMatrix = many(many(Num, MAX_KEYS), MAX_KEYS)  # peers x peers
 
 
 class StrictSigmaConfig(SigmaConfig):
@@ -43,7 +45,7 @@ class SigmaState(Strict):
     """Σ-Mem's state: per-peer matrices ``M``, the peer Gram matrix ``S``, the running
     calibration sums, the event clock."""
 
-    version: Literal[STATE_VERSIONS]  # type: ignore[valid-type]
+    version: Annotated[StrictInt, Field(ge=min(STATE_VERSIONS), le=max(STATE_VERSIONS))]  # true is not 1
     config: StrictSigmaConfig
     embedder: Name | None = None
     peers: many(Name, MAX_KEYS)
@@ -52,8 +54,8 @@ class SigmaState(Strict):
     t: Count
     M: many(Matrix, MAX_KEYS)
     S: PeerMatrix
-    c_num: many(Real, MAX_KEYS)
-    c_den: many(Real, MAX_KEYS)
+    c_num: many(Num, MAX_KEYS)
+    c_den: many(Num, MAX_KEYS)
 
     @model_validator(mode="after")
     def _shapes(self) -> SigmaState:

@@ -21,6 +21,7 @@ MAX_KEYS = 100_000  # agents, peers, topics, heard triples: the keys of one mapp
 MAX_REFS = 100_000  # the records one reflection points to, the sources of one fact
 MAX_DIM = 4_097  # Σ-Mem's r: 4,096 dimensions plus the shared one
 MAX_SIGMA_CELLS = 16_000_000  # peers x r x r numbers in Σ-Mem's M (128 MB of float64)
+MAX_SIGMA_ABS = 1e12  # |a number| in Σ-Mem's arrays (they grow by about 1 per verified event)
 MAX_INT = 2**53  # the largest integer a JSON reader keeps exactly
 MAX_REPORTED = 20  # problems named in one error
 
