@@ -268,8 +268,15 @@ def create(
         raise InputError(f"bad parameters for agent kind {kind!r} of {entity!r}: {e}") from None
 
 
+_EXITS: list[Any] = [None, {}]  # [spec, its exits]: the last world's map, shared read-only by its agents
+
+
 def _exits(world: Any) -> dict[str, dict[str, str]]:
-    return {lid: dict(loc.exits) for lid, loc in world.spec.locations.items()}
+    """Each location's exits (direction -> location), built once per world spec rather than once
+    per moving NPC (which made building a world's agents quadratic)."""
+    if _EXITS[0] is not world.spec:
+        _EXITS[:] = [world.spec, {lid: dict(loc.exits) for lid, loc in world.spec.locations.items()}]
+    return _EXITS[1]
 
 
 def _npc(b: Build, body: Any, negotiator: str = "linear", negotiator_params: dict[str, Any] | None = None) -> Any:

@@ -316,7 +316,7 @@ def _hour(toks: list[str], i: int) -> tuple[int, int] | None:
     """An hour of the clock (1-12 or 0-23 in digits) at ``toks[i]``."""
     if i >= len(toks):
         return None
-    if toks[i].isdigit():
+    if toks[i].isdigit() and len(toks[i]) <= 2:  # a longer run of digits is no hour (nor an int() to make)
         h = int(toks[i])
         return (h, i + 1) if 0 <= h <= 23 else None
     if toks[i] in ONES and 1 <= ONES[toks[i]] <= 12:

@@ -7,7 +7,7 @@ claim, a reflection. Its ``scope`` says who may read it: ``shared`` (everyone),
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 SHARED = "shared"
@@ -66,7 +66,10 @@ class MemoryRecord:
     disputed: bool = False  # a claim the consistency gate holds until evidence: shown marked
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        """The record as plain data (a fresh dict; its lists are copies). Built field by field, not
+        by ``dataclasses.asdict``'s deep copy: a game reads every record each time its state is taken."""
+        d = {name: getattr(self, name) for name in _FIELDS}
+        d["references"] = list(self.references)
         d["triple"] = list(self.triple) if self.triple else None
         return d
 
@@ -80,3 +83,6 @@ class MemoryRecord:
     def metadata(self) -> dict[str, Any]:
         """Flat metadata for a vector store filter."""
         return {"scope": self.scope, "kind": self.kind, "turn": self.turn, "status": self.status}
+
+
+_FIELDS = tuple(f.name for f in fields(MemoryRecord))

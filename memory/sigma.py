@@ -195,8 +195,23 @@ class SigmaMem(PeerMemory):
             self._onehot_index = {tp: k for k, tp in enumerate(topics)}
         for tp in topics:
             self._know_topic(tp)
-        for p in peers:
-            self.add_peer(p)
+        self._add_peers(peers)
+
+    def _add_peers(self, peers: Iterable[str]) -> None:
+        """Register the initial peers with one allocation (one ``add_peer`` each copies S: cubic)."""
+        fresh = list(dict.fromkeys(p for p in map(check_peer_id, peers) if p not in self._index))
+        if not fresh:
+            return
+        n, k, r = len(self._peers), len(fresh), self._cfg.r
+        self._M = np.concatenate([self._M, np.zeros((k, r, r))], axis=0)
+        S = np.zeros((n + k, n + k))
+        S[:n, :n] = self._S
+        self._S = S
+        self._c_num = np.concatenate([self._c_num, np.zeros(k)])
+        self._c_den = np.concatenate([self._c_den, np.zeros(k)])
+        for i, peer in enumerate(fresh, n):
+            self._peers.append(peer)
+            self._index[peer] = i
 
     # ------------------------------------------------------------------ basics
 
@@ -387,12 +402,31 @@ class SigmaMem(PeerMemory):
                 self._M *= idle
             if mine.any() and phi is not None:
                 self._M[judged] = self._decay_topic(self._M[judged], phi)
+        elif idle == 1.0 and mine.any():  # only the judged peers change (x * 1.0 is x)
+            self._M[mine] *= self._gamma
         elif idle != 1.0 or mine.any():
             self._M *= np.where(mine, self._gamma, idle)[:, None, None]
-        if idle != 1.0 or mine.any():
+        if idle == 1.0 and mine.any():
+            self._scale_judged(np.flatnonzero(mine))
+        elif idle != 1.0 or mine.any():
             d = np.sqrt(np.where(mine, self._gamma_g, idle))
             self._S *= d[:, None] * d[None, :]  # D S D, D = diag(d); the factor matrix is exactly symmetric
         self._t += 1
+
+    def _scale_judged(self, rows: np.ndarray) -> None:
+        """``S ← D S D`` when only the peers ``rows`` decay (``D`` is 1 elsewhere): the nonzero
+        entries of their rows and columns, in O(judged × peers) rather than O(peers²), and never
+        writing to the zeros of NPCs no relation evidence links (a large S stays mostly unwritten
+        memory). Each entry gets the same product ``S_ij (d_i d_j)`` as the dense form (a zero stays
+        the same zero), so the result is bit-identical."""
+        d = np.ones(self._S.shape[0])
+        d[rows] = math.sqrt(self._gamma_g)
+        mine = d[rows]
+        across, down = self._S[rows, :], self._S[:, rows]
+        cols = np.flatnonzero(np.any(across != 0.0, axis=0))
+        live = np.flatnonzero(np.any(down != 0.0, axis=1))
+        self._S[np.ix_(live, rows)] = down[live] * (d[live, None] * mine[None, :])
+        self._S[np.ix_(rows, cols)] = across[:, cols] * (mine[:, None] * d[None, cols])
 
     def _decay_topic(self, M: np.ndarray, phi: np.ndarray) -> np.ndarray:
         """``decay="topic"`` for the judged peers' stack ``M``: along ``φ``; with ``shared = ρ > 0``

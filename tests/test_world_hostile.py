@@ -66,7 +66,9 @@ def test_deep_nesting_in_world_toml_is_a_located_problem(tmp_path, nest):
     folder = world(tmp_path)
     (folder / "world.toml").write_text(GOOD + f"\n[relations.deep]\ndescription = {nest}\n")
     [msg] = messages(folder)
-    assert msg.startswith(f"{folder / 'world.toml'}: nested too deeply")
+    line = (GOOD + "\n[relations.deep]\n").count("\n") + 1
+    assert msg.startswith(f"{folder / 'world.toml'}:{line}: relations.deep.description")
+    assert "nested more than 32 levels deep" in msg and "nested too deeply" in msg
 
 
 @pytest.mark.parametrize("depth", [400, 60])  # past the parser's recursion, and just past the limit

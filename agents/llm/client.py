@@ -319,18 +319,27 @@ class LLMClient:
                 before_sleep=before_sleep,
             )(attempt)
         except tenacity.RetryError as gave_up:
-            last = self._failure(gave_up.last_attempt.exception())
+            exc = gave_up.last_attempt.exception()
+            last = self._failure(exc)
+        hint = "is the server running? check --llm URL / OPENAI_BASE_URL" + (
+            "" if "HTTP" not in last else " and the server's log"
+        )
+        if isinstance(exc, oa.APITimeoutError) or "larger than" in last or "decompresses" in last:
+            hint = "the server answered too slowly or too much; check it, or raise --llm-timeout if it is just slow"
         raise LLMUnavailable(
-            f"{self._where} failed after {cfg.max_retries + 1} attempt(s); last error: {last}",
-            hint="is the server running? check --llm URL / OPENAI_BASE_URL"
-            + ("" if "HTTP" not in last else " and the server's log"),
+            f"{self._where} failed after {cfg.max_retries + 1} attempt(s); last error: {last}", hint=hint
         )
 
     def _failure(self, exc: BaseException | None) -> str:
         """What went wrong in one attempt, for the log and the final error."""
+        from agents.llm.transport import breach_text
+
         oa = _openai()
         if isinstance(exc, oa.APIStatusError):
             return f"HTTP {exc.status_code}: {self._scrub(_status_message(exc))}"
+        breach = breach_text(exc)  # a bound of the transport: the whole-request deadline, a size cap
+        if breach is not None:
+            return breach
         if isinstance(exc, oa.APITimeoutError):
             return f"no reply within {self.config.timeout:g}s (timeout)"
         if isinstance(exc, oa.APIConnectionError):

@@ -27,9 +27,11 @@ import tempfile
 import threading
 import time
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+
+from pydantic import Field, model_validator
+from pydantic.dataclasses import dataclass
 
 from game.core.errors import InputError
 from game.core.extras import missing, require
@@ -114,15 +116,31 @@ def answers(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-@dataclass
+MAX_CTX = 32768
+"""The most context tokens a local server is given (llama.cpp allocates its key-value cache for all
+of them at start: about 23 kB a token for the bundled model)."""
+MIN_SLOT_CTX = 256
+"""The fewest context tokens each slot (``parallel``) gets."""
+
+
+@dataclass(frozen=True)
 class ServerSettings:
     """How the local server runs: one generation thread and passive waiting (busy-wait threads
-    stall on a small machine), a context of ``ctx`` tokens shared by ``parallel`` slots."""
+    stall on a small machine), a context of ``ctx`` tokens shared by ``parallel`` slots. A pydantic
+    dataclass: bad values are a ``ValidationError`` naming the field."""
 
-    threads: int = 1
-    batch_threads: int = 2
-    ctx: int = 8192
-    parallel: int = 1
+    threads: int = Field(1, ge=1, le=256)
+    batch_threads: int = Field(2, ge=1, le=256)
+    ctx: int = Field(8192, ge=MIN_SLOT_CTX, le=MAX_CTX)
+    parallel: int = Field(1, ge=1, le=64)
+
+    @model_validator(mode="after")
+    def _slots_fit(self) -> ServerSettings:
+        if self.ctx // self.parallel < MIN_SLOT_CTX:
+            raise ValueError(
+                f"{self.parallel} slots share {self.ctx} context tokens: each needs at least {MIN_SLOT_CTX}"
+            )
+        return self
 
     def args(self) -> list[str]:
         return [

@@ -7,7 +7,10 @@ import argparse
 from typing import Any
 
 from game import __version__
+from game.cli.flags import model_value, text_value
 from game.cli.model import add_model_parser, port_number
+from game.cli.options import llm_flags, memory_flags
+from game.cli.tournament_args import add_tournament_parsers
 
 EPILOG = """examples:
   parley play                          play the default world (harbor)
@@ -51,107 +54,8 @@ def _count(text: str) -> int:
     return n
 
 
-def _budget(text: str) -> int:
-    n = _count(text)
-    if n < 16:
-        raise argparse.ArgumentTypeError(f"must be at least 16 tokens, got {n}")
-    return n
-
-
-def _memo_llm(text: str) -> list[str]:
-    """argparse type: MEMO paths an LLM drives (``game.play.config.memo_llm_paths``)."""
-    from game.play.config import memo_llm_paths
-
-    try:
-        return memo_llm_paths(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _memory_flags(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("memory (MEMO context optimizer)")
-    g.add_argument("--no-memory", action="store_true", help="turn agent memory off (faster, no embedder)")
-    g.add_argument(
-        "--embedder",
-        choices=("minilm", "hash"),
-        default=None,
-        help="minilm (default; bundled all-MiniLM-L6-v2) or hash (deterministic, no model)",
-    )
-    g.add_argument(
-        "--store",
-        choices=("flat", "chroma"),
-        default=None,
-        help="vector store: flat numpy index (default) or a Chroma collection (in memory, or on "
-        "the server --chroma-host names)",
-    )
-    g.add_argument(
-        "--chroma-host",
-        metavar="H",
-        default=None,
-        help="a Chroma server (chroma run ...); each game gets its own collection there (implies --store chroma)",
-    )
-    g.add_argument("--chroma-port", metavar="P", type=int, default=None, help="the Chroma server's port (default 8000)")
-    g.add_argument(
-        "--budget", type=_budget, default=None, help="context token budget per agent turn (default 400, at least 16)"
-    )
-    g.add_argument(
-        "--insights",
-        metavar="FILE",
-        default=None,
-        help="insight bank carried across games (default: <saves>/insights.json)",
-    )
-    g.add_argument("--no-insights", action="store_true", help="neither read nor update the insight bank")
-    g.add_argument(
-        "--memo-llm",
-        metavar="PATHS",
-        type=_memo_llm,
-        default=[],
-        help="let the LLM (--llm) summarise old memories, write reflections, rate importance and/or "
-        "distil insights: a comma list of summarise,reflect,importance,insights, or all "
-        "(default: none; rule-based). Each is extra LLM calls; a bad reply falls back to the rules",
-    )
-
-
-def _llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
-    g = p.add_argument_group("LLM agents (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, llama.cpp, LM Studio)")
-    g.add_argument(
-        "--llm",
-        metavar="URL",
-        default=None,
-        help="'local': the bundled model (no key, no network; 'local:PATH.gguf' for another GGUF file); "
-        "or an endpoint base URL, e.g. http://localhost:11434/v1 (Ollama) or https://api.openai.com/v1; "
-        "'env' takes $OPENAI_BASE_URL. The key comes from $OPENAI_API_KEY and is never saved",
-    )
-    g.add_argument("--model", default=None, help="model name (default $PARLEY_MODEL, else gpt-4o-mini)")
-    if not scene:
-        g.add_argument(
-            "--llm-npcs",
-            metavar="IDS",
-            default="all",
-            help="comma-separated NPC ids the LLM drives (default: all; 'none' for none); the rest keep "
-            "their configured kinds",
-        )
-    g.add_argument("--llm-timeout", type=float, default=None, metavar="S", help="seconds per request (default 30)")
-    g.add_argument(
-        "--llm-retries",
-        type=_count,
-        default=None,
-        metavar="N",
-        help="retries on 429, 5xx, timeouts and dropped connections (default 4, with backoff)",
-    )
-    if not scene:
-        g.add_argument(
-            "--llm-jury",
-            action="store_true",
-            help="the consistency gate also asks the LLM whether each NPC claim fits what is known "
-            "(3 samples per batch of claims)",
-        )
-    g.add_argument(
-        "--llm-cache",
-        metavar="DIR",
-        default=None,
-        help="cache replies on disk here; a re-run with the same prompts makes no requests",
-    )
+# the models the flags' values go into (imported only when a flag is given): each flag's value is
+# judged by the field it sets (game.cli.flags.model_value)
 
 
 def _speed(text: str) -> float:
@@ -175,9 +79,12 @@ def _watch_parser(sub: Any) -> None:
         "--player",
         metavar="SEAT",
         default="autopilot",
+        type=text_value,
         help="who plays: autopilot (default), llm (needs --llm URL), script:FILE, or module:function",
     )
-    w.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
+    w.add_argument(
+        "--seed", type=model_value("game.play.config:GameConfig", "seed"), default=0, help="random seed (default 0)"
+    )
     w.add_argument(
         "--speed",
         type=_speed,
@@ -185,9 +92,11 @@ def _watch_parser(sub: Any) -> None:
         metavar="N",
         help="turns per second (default 2), or max; + and - change it while watching",
     )
-    w.add_argument("--saves-dir", metavar="DIR", help="where the autosave goes (default ./saves or $PARLEY_SAVES)")
-    _memory_flags(w)
-    _llm_flags(w)
+    w.add_argument(
+        "--saves-dir", metavar="DIR", type=text_value, help="where the autosave goes (default ./saves or $PARLEY_SAVES)"
+    )
+    memory_flags(w)
+    llm_flags(w)
 
 
 def _serve_parser(sub: Any) -> None:
@@ -200,11 +109,23 @@ def _serve_parser(sub: Any) -> None:
         "given here. Ctrl-C stops the server.",
     )
     s.add_argument("world", nargs="?", default=None, metavar="WORLD", help=f"{WORLD_HELP} (default: harbor)")
-    s.add_argument("--host", default="localhost", help="the address to listen on (default localhost; 0.0.0.0: all)")
+    s.add_argument(
+        "--host",
+        type=text_value,
+        default="localhost",
+        help="the address to listen on (default localhost; 0.0.0.0: all)",
+    )
     s.add_argument("--port", type=port_number, default=8000, help="the port to listen on (default 8000)")
-    s.add_argument("--seed", type=_count, default=None, help="random seed of each game (default 0)")
-    s.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
-    _memory_flags(s)
+    s.add_argument(
+        "--seed",
+        type=model_value("game.play.config:GameConfig", "seed"),
+        default=None,
+        help="random seed of each game (default 0)",
+    )
+    s.add_argument(
+        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+    )
+    memory_flags(s)
 
 
 def _run_parser(sub: Any) -> None:
@@ -212,8 +133,8 @@ def _run_parser(sub: Any) -> None:
     run = sub.add_parser("run", help="run a world headless from a script, or a standalone negotiation scene")
     run.add_argument("world", metavar="WORLD", help=WORLD_HELP)
     src = run.add_mutually_exclusive_group()
-    src.add_argument("--script", metavar="FILE", help="commands, one per line (# comments)")
-    src.add_argument("--scene", metavar="ID", help="run a negotiation scene between its NPC parties")
+    src.add_argument("--script", metavar="FILE", type=text_value, help="commands, one per line (# comments)")
+    src.add_argument("--scene", metavar="ID", type=text_value, help="run a negotiation scene between its NPC parties")
     src.add_argument(
         "--llm-player",
         action="store_true",
@@ -227,6 +148,7 @@ def _run_parser(sub: Any) -> None:
     src.add_argument(
         "--player",
         metavar="SEAT",
+        type=text_value,
         help="who plays the player's seat: autopilot, llm, script:FILE, or module:function "
         "(an importable str -> str callable that reads what a player is shown and answers "
         "with a command)",
@@ -234,11 +156,16 @@ def _run_parser(sub: Any) -> None:
     run.add_argument(
         "--council",
         metavar="ID",
+        type=text_value,
         help="play until the council scene ID has voted (with --autopilot, --player or --script; "
         "alone: the autopilot plays)",
     )
-    run.add_argument("--seed", type=_count, default=0, help="random seed (default 0)")
-    run.add_argument("--turns", type=_count, default=None, help="stop after N turns")
+    run.add_argument(
+        "--seed", type=model_value("game.play.config:GameConfig", "seed"), default=0, help="random seed (default 0)"
+    )
+    run.add_argument(
+        "--turns", type=model_value("game.play.config:EpisodeConfig", "turns"), default=None, help="stop after N turns"
+    )
     run.add_argument("--out", metavar="FILE", help="write the JSONL transcript here")
     run.add_argument("--quiet", action="store_true", help="print only the summary")
     run.add_argument(
@@ -247,6 +174,7 @@ def _run_parser(sub: Any) -> None:
     run.add_argument(
         "--negotiators",
         metavar="KINDS",
+        type=text_value,
         default=None,
         help="with --scene: negotiator kinds for the two parties, e.g. boulware,llm "
         "(default: each NPC's configured kind)",
@@ -257,8 +185,8 @@ def _run_parser(sub: Any) -> None:
         help="with --chroma-host: keep the run's collection on the server (by default it is dropped "
         "when the run ends; its name is printed)",
     )
-    _memory_flags(run)
-    _llm_flags(run)
+    memory_flags(run)
+    llm_flags(run)
 
 
 def _workers(text: str) -> int:
@@ -266,75 +194,6 @@ def _workers(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return n
-
-
-TOURNAMENT_EPILOG = """examples:
-  parley tournament examples/tournaments/negotiation.toml                 run, with progress and a report
-  parley tournament examples/tournaments/negotiation.toml --dry-run       count the matches, estimate the time
-  parley tournament CONFIG.toml --backend processes --workers 2           a process pool
-  parley tournament CONFIG.toml --backend ray --ray-address auto          an existing Ray cluster
-  parley tournament CONFIG.toml --out DIR --resume                        continue a stopped run
-  parley tournament report DIR                                            rebuild report.html and summary.md
-  parley tournament schema > tournament.schema.json                       the config's JSON Schema
-"""
-
-
-def _tournament_parsers(sub: Any) -> None:
-    t = sub.add_parser(
-        "tournament",
-        help="run a headless agent-vs-agent tournament from a TOML config; 'tournament report DIR' rebuilds its report",
-        description="Run every competitor against every other in every role, on every scenario, "
-        "seed and repetition; results go to DIR/results.jsonl one line per finished "
-        "match, then ratings and a report (report.html, summary.md).",
-        epilog=TOURNAMENT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    t.add_argument(
-        "target",
-        metavar="CONFIG|report|schema",
-        help="a tournament file (.toml or .json), or 'report' (then DIR), or 'schema'",
-    )
-    t.add_argument("dir", metavar="DIR", nargs="?", help="with report: the tournament's folder")
-    t.add_argument("--out", metavar="DIR", help="where results and the report go (default tournaments/<name>)")
-    t.add_argument("--workers", type=_workers, default=1, metavar="N", help="parallel workers (default 1)")
-    t.add_argument(
-        "--backend",
-        choices=("local", "processes", "ray"),
-        default=None,
-        help="local: this process (the default with one worker); processes: a process pool (the "
-        "default with more); ray: a Ray cluster (needs the scale extra: pip install 'parley-engine[scale]')",
-    )
-    t.add_argument(
-        "--ray-address",
-        metavar="ADDR",
-        default=None,
-        help="join this Ray cluster (e.g. auto, or ray://host:10001); default: start a local one",
-    )
-    t.add_argument("--resume", action="store_true", help="continue the run in --out: finished matches are skipped")
-    t.add_argument("--dry-run", action="store_true", help="print the match count and a time estimate; play nothing")
-    t.add_argument("--quiet", action="store_true", help="log lines instead of the progress bar")
-    t.add_argument("--no-report", action="store_true", help="write results only (build the report later)")
-
-    im = sub.add_parser(
-        "import",
-        help="turn a negotiation dataset into a scenario set for tournaments",
-        description="Read a public negotiation dataset (not shipped: fetch it yourself) into a "
-        "scenario set (JSON) that a tournament lists as  [[scenarios]] imported = FILE. "
-        "The humans' outcomes come along, so reports can compare agents with people.",
-    )
-    im.add_argument(
-        "format",
-        choices=("dond", "casino", "genius"),
-        help="dond: Deal or No Deal (src/data/negotiate/*.txt); casino: CaSiNo (casino.json); "
-        "genius: a folder of GENIUS XML domain and profile files",
-    )
-    im.add_argument("source", metavar="FILE|DIR", help="the dataset file (or GENIUS folder)")
-    im.add_argument("--out", metavar="FILE", help="the scenario set to write (default: ./<format>-<name>.json)")
-    im.add_argument(
-        "--skip-bad",
-        action="store_true",
-        help="list malformed records in the set's 'skipped' instead of stopping at the first",
-    )
 
 
 DEBATE_EPILOG = """examples:
@@ -364,7 +223,9 @@ def _debate_parser(sub: Any) -> None:
         metavar="WORLD",
         help="a world with a council scene (default: a generated hidden-profile task)",
     )
-    d.add_argument("--scene", metavar="ID", help="the council scene (needed when the world has several)")
+    d.add_argument(
+        "--scene", metavar="ID", type=text_value, help="the council scene (needed when the world has several)"
+    )
     d.add_argument(
         "--task-seed",
         type=_count,
@@ -381,7 +242,13 @@ def _debate_parser(sub: Any) -> None:
         "novelty, anchors; the default), objective (the most confident speakers), "
         "subjective (each LLM member labels its peers' statements; needs --llm)",
     )
-    d.add_argument("--rounds", type=_workers, default=10, metavar="N", help="most rounds (default 10)")
+    d.add_argument(
+        "--rounds",
+        type=model_value("game.council.session:CouncilConfig", "max_rounds"),
+        default=10,
+        metavar="N",
+        help="most rounds (default 10)",
+    )
     d.add_argument(
         "--chair",
         choices=("transcript", "declared", "oracle"),
@@ -391,7 +258,7 @@ def _debate_parser(sub: Any) -> None:
     )
     d.add_argument(
         "--budget",
-        type=_budget,
+        type=model_value("game.council.context:MaskingConfig", "budget", "tokens"),
         default=200,
         metavar="TOKENS",
         help="context tokens per member per turn, the same for every mode (default 200)",
@@ -402,11 +269,21 @@ def _debate_parser(sub: Any) -> None:
         default="fixed",
         help="who the coordinator gives the floor to, in what order",
     )
-    d.add_argument("--seed", type=_count, default=0, help="the debate's seed (default 0)")
-    d.add_argument("--plot", metavar="FILE", help="write the viewpoint flow (stance per member per round) as a PNG")
+    d.add_argument(
+        "--seed",
+        type=model_value("game.council.session:CouncilConfig", "seed"),
+        default=0,
+        help="the debate's seed (default 0)",
+    )
+    d.add_argument(
+        "--plot",
+        metavar="FILE",
+        type=text_value,
+        help="write the viewpoint flow (stance per member per round) as a PNG",
+    )
     d.add_argument("--json", action="store_true", help="print the metrics as JSON")
     d.add_argument("--quiet", action="store_true", help="do not print the transcript")
-    _llm_flags(d, scene=True)
+    llm_flags(d, scene=True)
 
 
 def _play_parser(sub: Any) -> None:
@@ -419,9 +296,16 @@ def _play_parser(sub: Any) -> None:
         metavar="WORLD",
         help=f"{WORLD_HELP} (default: harbor; with --load, where the save's world now lives)",
     )
-    play.add_argument("--load", metavar="SAVE", help="continue a saved game (slug or folder)")
-    play.add_argument("--seed", type=_count, default=None, help="random seed (default 0; a loaded game keeps its own)")
-    play.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    play.add_argument("--load", metavar="SAVE", type=text_value, help="continue a saved game (slug or folder)")
+    play.add_argument(
+        "--seed",
+        type=model_value("game.play.config:GameConfig", "seed"),
+        default=None,
+        help="random seed (default 0; a loaded game keeps its own)",
+    )
+    play.add_argument(
+        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+    )
     play.add_argument(
         "--plain",
         action="store_true",
@@ -430,8 +314,8 @@ def _play_parser(sub: Any) -> None:
     play.add_argument(
         "--map", action="store_true", help="also show a live map in a window (needs the map extra and a display)"
     )
-    _memory_flags(play)
-    _llm_flags(play)
+    memory_flags(play)
+    llm_flags(play)
 
 
 def _world_parsers(sub: Any) -> None:
@@ -442,8 +326,10 @@ def _world_parsers(sub: Any) -> None:
     )
 
     sch = sub.add_parser("schema", help="print or write the JSON Schema for world.toml")
-    sch.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
-    sch.add_argument("--check", metavar="FILE", help="exit 2 if FILE differs from the generated schema")
+    sch.add_argument("--out", metavar="FILE", type=text_value, help="write to FILE instead of stdout")
+    sch.add_argument(
+        "--check", metavar="FILE", type=text_value, help="exit 2 if FILE differs from the generated schema"
+    )
 
     lex = sub.add_parser(
         "lexicon", help="what the consistency gate's lexicon holds for a world; --read shows what a sentence gives"
@@ -459,7 +345,7 @@ def _world_parsers(sub: Any) -> None:
 
     new = sub.add_parser("new-world", help="scaffold a new world folder that validates")
     new.add_argument("name", help="world name, e.g. my-keep (becomes id my-keep-v1)")
-    new.add_argument("--dir", default="worlds", help="parent folder (default: worlds)")
+    new.add_argument("--dir", type=text_value, default="worlds", help="parent folder (default: worlds)")
     new.add_argument(
         "--template",
         choices=("adventure", "trade", "council"),
@@ -472,7 +358,9 @@ def _world_parsers(sub: Any) -> None:
 def _saves_parsers(sub: Any) -> None:
     """``parley saves``, ``inspect`` and ``replay``: what a save holds, and re-running it."""
     saves = sub.add_parser("saves", help="list, show or remove saves")
-    saves.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    saves.add_argument(
+        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+    )
     ssub = saves.add_subparsers(dest="saves_cmd", metavar="ACTION", required=True)
     ssub.add_parser("list", help="list saves")
     show = ssub.add_parser("show", help="show one save")
@@ -483,7 +371,9 @@ def _saves_parsers(sub: Any) -> None:
     ins = sub.add_parser("inspect", help="explain an agent's memory context in a save (MEMO)")
     ins.add_argument("save", help="save slug or folder")
     ins.add_argument("--agent", default="player", help="player or an NPC id (default: player)")
-    ins.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    ins.add_argument(
+        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+    )
     ins.add_argument("--json", action="store_true", help="print the explanation as JSON")
     ins.add_argument("--all", action="store_true", help="list every candidate, not just the top 40")
     ins.add_argument(
@@ -492,7 +382,9 @@ def _saves_parsers(sub: Any) -> None:
 
     rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
     rep.add_argument("save", help="save slug or folder")
-    rep.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    rep.add_argument(
+        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+    )
     rep.add_argument("--tui", action="store_true", help="step through the transcript in the terminal app")
     rep.add_argument(
         "--speed", type=_speed, default=2.0, metavar="N", help="with --tui: rounds per second (default 2), or max"
@@ -506,14 +398,18 @@ def _map_parser(sub: Any) -> None:
     mp.add_argument(
         "--png", "--out", dest="png", metavar="FILE", required=True, help="the picture to write (a .png file)"
     )
-    mp.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    mp.add_argument(
+        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+    )
 
 
 def _trust_parser(sub: Any) -> None:
     """``parley trust``: a save's per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail."""
     tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
     tr.add_argument("save", help="save slug or folder")
-    tr.add_argument("--saves-dir", metavar="DIR", help="where saves live (default ./saves or $PARLEY_SAVES)")
+    tr.add_argument(
+        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+    )
     tr.add_argument("--audit", action="store_true", help="also list every gate decision")
     tr.add_argument("--source", metavar="NPC", help="with --audit: only claims from this source")
     tr.add_argument("--outcome", choices=("admit", "quarantine", "reject"), help="with --audit: only this outcome")
@@ -536,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     _world_parsers(sub)
     _saves_parsers(sub)
     _map_parser(sub)
-    _tournament_parsers(sub)
+    add_tournament_parsers(sub)
     _debate_parser(sub)
     _trust_parser(sub)
     add_model_parser(sub)

@@ -9,9 +9,23 @@ from argparse import Namespace
 from pathlib import Path
 
 from game.core.errors import InputError
-from game.core.files import write_output
+from game.core.files import check_output, write_output
 
 SCHEMA_PATH = Path("worlds/schema/world.schema.json")
+
+GAME_FLAGS = {
+    "seed": "--seed",
+    "player": "--player",
+    "memory.embedder": "--embedder",
+    "memory.store": "--store",
+    "memory.chroma_host": "--chroma-host",
+    "memory.chroma_port": "--chroma-port",
+    "memory.memo": "--budget",
+    "llm_npcs": "--llm-npcs",
+    "memo_llm": "--memo-llm",
+}
+"""GameConfig's fields and the ``parley run`` flags that set them (``game.cli.flags.from_flags``)."""
+EPISODE_FLAGS = {"turns": "--turns", "scene": "--council", **{f"game.{k}": v for k, v in GAME_FLAGS.items()}}
 
 
 def memory_options(args: Namespace) -> dict | None:
@@ -318,6 +332,7 @@ def print_turn(reply) -> None:
 
 def episode_config(args: Namespace, world) -> object:
     """The EpisodeConfig that ``parley run``'s flags describe."""
+    from game.cli.flags import from_flags
     from game.play.config import EpisodeConfig, GameConfig, MemorySettings
 
     if args.llm_player:
@@ -335,7 +350,9 @@ def episode_config(args: Namespace, world) -> object:
     memory = None
     if not args.no_memory:
         store, server = chroma_server(args)
-        memory = MemorySettings(
+        memory = from_flags(
+            MemorySettings,
+            {k.removeprefix("memory."): v for k, v in GAME_FLAGS.items()},
             embedder=args.embedder or "minilm",
             store=store,
             chroma_host=server.get("host"),
@@ -343,7 +360,9 @@ def episode_config(args: Namespace, world) -> object:
             memo=None if args.budget is None else {"budget": args.budget},
         )
     npcs = llm_npc_ids(args, world)
-    game = GameConfig(
+    game = from_flags(
+        GameConfig,
+        GAME_FLAGS,
         world=str(world.folder),
         seed=args.seed,
         player=player,
@@ -355,16 +374,27 @@ def episode_config(args: Namespace, world) -> object:
     )
     keep = bool(getattr(args, "keep_memory", False))
     if args.council:
-        return EpisodeConfig(
-            game=game, kind="council", scene=args.council, turns=args.turns, transcript=bool(args.out), keep_memory=keep
+        return from_flags(
+            EpisodeConfig,
+            EPISODE_FLAGS,
+            game=game,
+            kind="council",
+            scene=args.council,
+            turns=args.turns,
+            transcript=bool(args.out),
+            keep_memory=keep,
         )
-    return EpisodeConfig(game=game, turns=args.turns, transcript=bool(args.out), keep_memory=keep)
+    return from_flags(
+        EpisodeConfig, EPISODE_FLAGS, game=game, turns=args.turns, transcript=bool(args.out), keep_memory=keep
+    )
 
 
 def cmd_run(args: Namespace) -> int:
     """``parley run``: one headless episode (``game.play.episode.play_episode``), printed."""
-    if args.out is not None and not args.out.strip():
-        raise InputError("--out is empty", hint="give a file name, or leave --out out")
+    if args.out is not None:  # refused before the run, not after it
+        if not args.out.strip():
+            raise InputError("--out is empty", hint="give a file name, or leave --out out")
+        check_output(args.out)
     if not (args.script or args.scene or args.llm_player or args.autopilot or args.player or args.council):
         raise InputError(
             "nothing to run: say who plays",
@@ -391,13 +421,21 @@ def cmd_run(args: Namespace) -> int:
     world = load_world(args.world)
     config = episode_config(args, world)
     bank = insight_bank(args)
-    result = play_episode(
-        config,
-        llm=llm,
-        insights=bank,
-        on_turn=None if args.quiet else print_turn,
-        on_note=lambda note: print(f"parley: {note}", file=sys.stderr),
-    )
+    from game.play.session import TurnError
+
+    try:
+        result = play_episode(
+            config,
+            llm=llm,
+            insights=bank,
+            on_turn=None if args.quiet else print_turn,
+            on_note=lambda note: print(f"parley: {note}", file=sys.stderr),
+        )
+    except TurnError as e:  # a bug: the turn was taken back; saved in its own slot, said by main (exit 1)
+        from game.play.autosave import report_failed_turn
+
+        report_failed_turn(e, None, name=f"run-{world.spec.id}")
+        raise
     if args.out:  # written only after a clean run, atomically: an old file is never half-replaced
         write_output(Path(args.out), result.transcript or "")
     print(

@@ -16,14 +16,19 @@ def run_console(
     on_reply: Callable[..., None] | None = None,
 ) -> int:
     """Read commands until quit or the end of the game, showing each ``Reply``; save, load and
-    quit are carried out here (undo, again, oops and transcript by the game: ``game.play.meta``). ``on_reply(reply)`` is called with each reply as it comes (and
-    ``on_reply(reply, game)`` after a load, with the loaded game). Returns the exit code."""
+    quit are carried out here (undo, again, oops and transcript by the game: ``game.play.meta``). A
+    turn that fails through a bug is taken back, saved and said (``report_failed_turn``), and the
+    game goes on. ``on_reply(reply)`` is called with each reply as it comes (and
+    ``on_reply(reply, game)`` after a load, with the loaded game). Returns the exit code: 2 when
+    the game's autosave could not be written (``farewell`` said where and why)."""
     from game.core.errors import ParleyError
-    from game.play.session import Game
+    from game.play.autosave import report_failed_turn
+    from game.play.session import Game, TurnError
 
     game.saves_base = saves_base if saves_base is not None else game.saves_base
     write(game.intro())
     ours: dict[str, tuple[str, str]] = {}  # save slug -> what this session last wrote there
+    saved = True
     try:
         while not game.engine.done:
             try:
@@ -31,7 +36,11 @@ def run_console(
             except EOFError:
                 write("")
                 break
-            reply = game.submit(line)
+            try:
+                reply = game.submit(line)
+            except TurnError as e:  # a bug: the turn was taken back; say so, save, and play on
+                write(report_failed_turn(e, saves_base))
+                continue
             if on_reply is not None and reply.meta != "load":
                 on_reply(reply)
             if reply.kind != "meta" or reply.meta not in ("quit", "save", "load"):  # help, journal, undo...
@@ -62,5 +71,5 @@ def run_console(
                     write(f"Could not load: {e}")
     finally:
         game.meta.end()
-        farewell(game, saves_base, write)
-    return 0
+        saved = farewell(game, saves_base, write)
+    return 0 if saved else 2

@@ -7,7 +7,11 @@ import json
 from argparse import Namespace
 from typing import Any
 
+from game.cli.flags import from_flags
 from game.core.errors import InputError
+
+COUNCIL_FLAGS = {"max_rounds": "--rounds", "seed": "--seed", "speaker_policy": "--speakers", "chair": "--chair"}
+MASKING_FLAGS = {"budget": "--budget", "mode": "--masking"}
 
 
 def _task(args: Namespace) -> Any:
@@ -35,9 +39,9 @@ def _members(args: Namespace, task: Any) -> tuple[Any, Any]:
     if args.masking == "subjective":
         if client is None:
             raise InputError("--masking subjective needs LLM members", hint="add --llm URL (and --model NAME)")
-        masking: Any = SubjectiveMaskingConfig(budget=args.budget)
+        masking: Any = from_flags(SubjectiveMaskingConfig, MASKING_FLAGS, budget=args.budget)
     else:
-        masking = MaskingConfig(mode=args.masking, budget=args.budget)
+        masking = from_flags(MaskingConfig, MASKING_FLAGS, mode=args.masking, budget=args.budget)
     if client is None:
         return None, masking
     from game.council.llm import llm_council
@@ -53,8 +57,18 @@ def cmd_debate(args: Namespace) -> int:
         from game.core.extras import require
 
         require("tournament", "parley debate --plot", ("matplotlib",))
+        from game.cli.plots import plot_format
+
+        plot_format(args.plot)  # a plot that could not be written is refused before the debate
+    cfg = from_flags(
+        CouncilConfig,
+        COUNCIL_FLAGS,
+        max_rounds=args.rounds,
+        seed=args.seed,
+        speaker_policy=args.speakers,
+        chair=args.chair,
+    )
     task = _task(args)
-    cfg = CouncilConfig(max_rounds=args.rounds, seed=args.seed, speaker_policy=args.speakers, chair=args.chair)
     debaters, masking = _members(args, task)
 
     def said(st: Any, view: Any) -> None:

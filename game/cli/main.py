@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         import importlib
 
         module = importlib.import_module(COMMAND_MODULES.get(args.cmd, "game.cli.commands"))
-        return getattr(module, f"cmd_{args.cmd.replace('-', '_')}")(args)
+        code = getattr(module, f"cmd_{args.cmd.replace('-', '_')}")(args)
+        sys.stdout.flush()  # output that cannot be written is an error here, not at exit
+        return code
     except ParleyError as e:
         print(f"parley: error: {e.render()}", file=sys.stderr)
         return e.exit_code
@@ -80,19 +82,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"parley: error: {e.filename} is a folder, not a file", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and the like
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 1
     except OSError as e:  # disk full, permissions, missing folders: say which file
+        import errno
+
         from game.core.text import shown
 
-        where = f"{shown(e.filename)}: " if e.filename else ""
+        if e.filename is None and e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # stdout on a full disk
+            print(f"parley: error: cannot write the standard output: {e.strerror}", file=sys.stderr)
+            _drop_stdout()
+            return 2
+        where = f"{shown(e.filename)[:200]}: " if e.filename else ""
         print(f"parley: error: {where}{e.strerror or e}", file=sys.stderr)
-        return 1
+        return 2 if e.errno == errno.ENAMETOOLONG else 1  # a name too long is what the user gave
+
+
+def _drop_stdout() -> None:
+    """Send what is left in stdout's buffer nowhere, so the exit does not fail to flush it again."""
+    import os
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":  # pragma: no cover

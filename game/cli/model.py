@@ -7,6 +7,8 @@ import json
 from argparse import Namespace
 from typing import Any
 
+from game.cli.flags import from_flags, model_value, text_value
+
 
 def add_model_parser(sub: Any) -> None:
     """``parley model``: what is installed for ``--llm local``, and a server for other tools."""
@@ -25,10 +27,30 @@ def add_model_parser(sub: Any) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     serve.add_argument("--port", type=port_number, default=8080, help="the loopback port")
-    serve.add_argument("--model-file", metavar="PATH", default=None, help="a GGUF file (default: the bundled model)")
-    serve.add_argument("--threads", type=int, default=1, help="generation threads (busy threads stall small machines)")
-    serve.add_argument("--ctx", type=int, default=8192, help="context tokens, shared by the slots")
-    serve.add_argument("--parallel", type=int, default=1, help="requests served at once (slots)")
+    serve.add_argument(
+        "--model-file", metavar="PATH", type=text_value, default=None, help="a GGUF file (default: the bundled model)"
+    )
+    serve.add_argument(
+        "--threads",
+        type=model_value("agents.llm.local:ServerSettings", "threads"),
+        default=1,
+        help="generation threads (busy threads stall small machines)",
+    )
+    serve.add_argument(
+        "--ctx",
+        type=model_value("agents.llm.local:ServerSettings", "ctx"),
+        default=8192,
+        help="context tokens, shared by the slots",
+    )
+    serve.add_argument(
+        "--parallel",
+        type=model_value("agents.llm.local:ServerSettings", "parallel"),
+        default=1,
+        help="requests served at once (slots)",
+    )
+
+
+SERVER_FLAGS = {"threads": "--threads", "ctx": "--ctx", "parallel": "--parallel", "": "--ctx/--parallel"}
 
 
 def port_number(text: str) -> int:
@@ -57,6 +79,9 @@ def cmd_model(args: Namespace) -> int:
         return 0 if facts["ready"] else 2
     from agents.llm.local_serve import serve
 
+    settings = from_flags(
+        local.ServerSettings, SERVER_FLAGS, threads=args.threads, ctx=args.ctx, parallel=args.parallel
+    )
     spec = f"local:{args.model_file}" if args.model_file else "local"
     path = local.model_path(spec)
     local.require_server()
@@ -68,9 +93,9 @@ def cmd_model(args: Namespace) -> int:
     serve(
         str(path),
         args.port,
-        threads=args.threads,
-        ctx=args.ctx,
-        parallel=args.parallel,
+        threads=settings.threads,
+        ctx=settings.ctx,
+        parallel=settings.parallel,
         announce=lambda url: print(f"serving {local.model_name(spec)} on {url} (Ctrl-C stops)", flush=True),
     )
     return 0

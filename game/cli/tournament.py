@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -33,8 +34,8 @@ def cmd_tournament(args: Namespace) -> int:
                 "parley tournament report needs the tournament's folder",
                 hint="parley tournament report tournaments/NAME",
             )
-        _report(Path(args.dir))
-        _llm_usage(Path(args.dir))
+        _report(Path(args.dir), args.max_matches)
+        _llm_usage(Path(args.dir), args.max_matches)
         return 0
     if args.dir:
         raise InputError(f"unexpected argument {args.dir!r}", hint="parley tournament CONFIG.toml [--out DIR]")
@@ -42,27 +43,29 @@ def cmd_tournament(args: Namespace) -> int:
     from game.tournament.runner import estimate, plan, run
 
     cfg, base = load_config(target)
-    p = plan(cfg, base)
+    p = plan(cfg, base, args.max_matches)
     out = Path(args.out) if args.out else Path("tournaments") / _slug(cfg.name)
+    workers = args.workers or os.cpu_count() or 1
     if args.dry_run:
-        from game.tournament.results import RESULTS, finished_ids
+        from game.tournament.results import RESULTS, finished_ids, results_limit
 
-        rows, _ = finished_ids(out / RESULTS, repair=False) if args.resume else ([], None)
-        p.done = {r["id"] for r in rows} & {m.id for m in p.matches}
-        secs, llm = estimate(p, args.workers)
+        if args.resume:  # which finished rows are this tournament's: one pass over its matches
+            rows, _ = finished_ids(out / RESULTS, False, results_limit(args.max_matches))
+            p.done = p.scan(mid for _, mid in rows)[1] if rows else set()
+        secs, llm = estimate(p, workers)
         print(
             f"{cfg.name}: {len(p.matches):,} matches ({cfg.kind}; {len(cfg.competitors)} competitors, "
             f"{len(p.scenarios):,} scenarios, {len(cfg.seeds)} seed(s) x {cfg.repetitions} repetition(s))"
         )
         if p.done:
-            print(f"  {len(p.done):,} finished in {out}, {len(p.todo):,} to play")
+            print(f"  {len(p.done):,} finished in {out}, {p.remaining:,} to play")
         if secs is not None:
             what = "the matches without an LLM" if llm else "estimate"
-            print(f"  {what}: {_duration(secs)} on {args.workers} worker(s) (from timing a sample here)")
+            print(f"  {what}: {_duration(secs)} on {workers} worker(s) (from timing a sample here)")
         if llm:
             print(f"  {llm:,} matches involve an LLM: their time and cost depend on the endpoint (not estimated)")
         return 0
-    backend = args.backend or ("processes" if args.workers > 1 else "local")
+    backend = args.backend or ("processes" if workers > 1 else "local")
     live = _Live(p, quiet=args.quiet)
     try:
         with live:
@@ -70,9 +73,10 @@ def cmd_tournament(args: Namespace) -> int:
                 p,
                 out,
                 backend=backend,
-                workers=args.workers,
+                workers=workers,
                 resume=args.resume,
                 ray_address=args.ray_address,
+                on_start=live.start,
                 on_rows=live.update,
             )
     except KeyboardInterrupt:
@@ -89,27 +93,30 @@ def cmd_tournament(args: Namespace) -> int:
     if summary.stopped:
         print(f"stopped early: {summary.stopped}; continue with --resume after raising the limit")
     if (summary.played or summary.skipped) and any(c.agent == "llm" for c in cfg.competitors):
-        _llm_usage(out)
+        _llm_usage(out, args.max_matches)
     if not args.no_report and (summary.played or summary.skipped):
-        _report(out)
+        _report(out, args.max_matches)
     return 0
 
 
-def _report(folder: Path) -> int:
+def _report(folder: Path, max_matches: int) -> int:
     from game.tournament.report import write_report
 
-    html, md = write_report(folder)
+    html, md = write_report(folder, max_matches=max_matches)
     print(f"report: {html}\nsummary: {md}")
     return 0
 
 
-def _llm_usage(folder: Path) -> None:
+def _llm_usage(folder: Path, max_matches: int) -> None:
     """Print what the LLM competitors used (calls, tokens, seconds, repairs), when any did."""
+    from game.core.files import stat_of
     from game.tournament.llm_usage import render_text, usage_table
+    from game.tournament.results import results_limit
     from game.tournament.stats import read_results
 
     results = folder / "results.jsonl"
-    table = usage_table(read_results(results)) if results.is_file() else None
+    present = stat_of(results)[1] != "missing"  # anything else there is read, and refused unless a file
+    table = usage_table(read_results(results, results_limit(max_matches))) if present else None
     if table is not None:
         print(render_text(table))
 
@@ -124,13 +131,14 @@ def _duration(s: float) -> str:
 
 class _Live:
     """A progress bar with ETA and matches/s, and the live top 5 (openskill); log lines with --quiet
-    or when the output is not a terminal."""
+    or when the output is not a terminal. It shows from ``start`` (once the results folder is
+    checked and what is finished is known) to the end of the ``with`` block."""
 
     def __init__(self, p: Any, quiet: bool):
         from game.tournament.kinds import kind_for
         from game.tournament.stats import LiveRatings
 
-        self.total, self.done = len(p.todo), 0
+        self.plan, self.total, self.done, self.started = p, 0, 0, False
         self.quiet = quiet or not sys.stderr.isatty()
         # a game of several matches (every competitor's on one scenario instance) is rated once all are in
         games_of_one = kind_for(p.config.kind).one_match_games
@@ -141,9 +149,14 @@ class _Live:
         self._last_log = 0.0
 
     def __enter__(self) -> _Live:
+        return self
+
+    def start(self) -> None:
+        self.total, self.started = self.plan.remaining, True
+        self._t0 = time.perf_counter()
         if self.quiet:
             print(f"{self.name}: {self.total:,} matches to play", file=sys.stderr)
-            return self
+            return
         from rich.console import Console, Group
         from rich.live import Live
         from rich.progress import (
@@ -170,12 +183,11 @@ class _Live:
         self._group = Group
         self._live = Live(Group(self.progress), console=Console(stderr=True), refresh_per_second=4)
         self._live.__enter__()
-        return self
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             self._live.__exit__(*exc)
-        elif self.quiet:
+        elif self.quiet and self.started:
             self._log(force=True)
 
     def update(self, rows: list[dict[str, Any]]) -> None:

@@ -8,7 +8,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from game.core.errors import InputError
-from game.core.files import write_output
+from game.core.files import write_atomic, write_output
 
 
 def cmd_validate(args: Namespace) -> int:
@@ -105,7 +105,11 @@ def cmd_new_world(args: Namespace) -> int:
         raise InputError(
             f"cannot create {folder}: {e.strerror}", hint="--dir must be a folder you can write to"
         ) from None
-    (folder / "world.toml").write_text(text, encoding="utf-8")
+    try:
+        write_atomic(folder / "world.toml", text)
+    except OSError:
+        os.rmdir(folder)  # nothing half-made is left behind
+        raise
     world, problems = collect_problems(folder)
     if world is None:  # pragma: no cover - every template is tested to validate
         for p in problems:

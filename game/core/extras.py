@@ -29,8 +29,8 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     ),
     "tui": (("textual", "rich"), "the terminal app (parley play/watch/replay --tui/inspect --tui)"),
     "map": (("pygame",), "the map: parley map, parley play --map"),
-    "llm": (("openai", "tenacity"), "LLM agents and players (--llm URL)"),
-    "local": (("xllamacpp", "openai", "tenacity"), "the bundled local model (--llm local)"),
+    "llm": (("openai", "tenacity", "httpx"), "LLM agents and players (--llm URL)"),
+    "local": (("xllamacpp", "openai", "tenacity", "httpx"), "the bundled local model (--llm local)"),
     "serve": (("textual_serve", "textual", "rich"), "parley serve: the terminal app in a web browser"),
     "scale": (("ray",), "parley tournament --backend ray"),
     "tournament": (

@@ -23,6 +23,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from game.core.errors import InputError
 from game.core.text import shown
@@ -102,6 +103,35 @@ def _mb(n: int) -> str:
     return f"{n // (1024 * 1024)} MB"
 
 
+def open_regular(path: Path, write: bool = False) -> tuple[int | None, tuple[str, str | None] | None]:
+    """A descriptor of the regular file at ``path`` (for reading, or with ``write`` for appending,
+    created when missing), or (None, (message, hint)). Opened non-blocking, so a named pipe or a
+    device never stalls the open, and checked with ``fstat`` before anything is read or written;
+    the descriptor is blocking again when returned."""
+    flags = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    flags |= getattr(os, "O_NOCTTY", 0)
+    flags |= os.O_WRONLY | os.O_APPEND | os.O_CREAT if write else os.O_RDONLY
+    st, _ = stat_of(path)
+    if st is not None and not stat.S_ISREG(st.st_mode):  # never opened: a device is not even touched
+        return None, (
+            "is a folder, not a file" if stat.S_ISDIR(st.st_mode) else f"is {kind_of(st.st_mode)}, not a regular file",
+            "give an ordinary file",
+        )
+    try:
+        fd = os.open(os.path.realpath(path), flags, 0o666)
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a named pipe nobody reads, opened for writing
+            return None, ("is a named pipe (FIFO), not a regular file", None)
+        return None, (f"cannot {'write' if write else 'read'}: {e.strerror}", None)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):  # not a file, or swapped after a check
+        os.close(fd)
+        return None, (f"is {kind_of(st.st_mode)}, not a regular file", "give an ordinary file")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return fd, None
+
+
 def read_limited(
     path: Path, root: Path | None = None, limit: int = MAX_FILE_BYTES
 ) -> tuple[bytes | None, tuple[str, str | None] | None]:
@@ -111,15 +141,10 @@ def read_limited(
     why = path_problem(path, root, limit=limit)
     if why is not None:
         return None, why
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd, why = open_regular(path)
+    if fd is None:
+        return None, why
     try:
-        fd = os.open(os.path.realpath(path), flags)
-    except OSError as e:
-        return None, (f"cannot read: {e.strerror}", None)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # swapped after the check
-            return None, (f"is {kind_of(st.st_mode)}, not a regular file", None)
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))
@@ -219,6 +244,28 @@ def _temp_beside(path: Path, mode: int) -> tuple[int, Path]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(tmp))  # pragma: no cover
 
 
+class WriteError(OSError, InputError):
+    """A file could not be written (disk full, no permission, a folder in the way, a parent that
+    is a file): an ``OSError`` naming the path (``filename``, never a temp file) for the code that
+    catches those, and an ``InputError`` for the command line (exit code 2, one line)."""
+
+    def __init__(self, err: int | None, strerror: str, path: str | os.PathLike[str], what: str = ""):
+        OSError.__init__(self, err, strerror, str(path))
+        where = f"{what} {shown(str(path))}" if what else shown(str(path))
+        self.message = f"cannot write {where}: {strerror}"
+        self.hint = None
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> Any:  # across process boundaries (a tournament's workers) as itself
+        return (type(self), (self.errno, self.strerror, self.filename))
+
+
+def _failed(e: OSError, path: str | os.PathLike[str], what: str = "") -> WriteError:
+    return e if isinstance(e, WriteError) else WriteError(e.errno, e.strerror or str(e), path, what)
+
+
 def write_atomic(
     path: str | os.PathLike[str],
     data: str | bytes,
@@ -234,10 +281,19 @@ def write_atomic(
     ``mode``, less the umask, as ``open`` does), is flushed and fsynced, then ``os.replace``-d
     over ``path``, and the folder is fsynced so the rename survives a power cut. ``dir_fd``: an
     open descriptor of the folder to fsync (a caller that holds one, as a save does); else the
-    folder is opened for it. Missing parent folders are created. On any failure the temp file
-    is removed and an ``OSError`` names ``path`` (never the temp file). Returns ``path``."""
+    folder is opened for it. Missing parent folders are created. Only a regular file (or
+    nothing) is replaced: a folder, a device, a pipe or a socket at ``path`` is refused, never
+    swapped for a file. On any failure the temp file is removed and a ``WriteError`` (an
+    ``OSError``) names ``path``. Returns ``path``."""
     path = Path(path)
     raw = data.encode(encoding) if isinstance(data, str) else bytes(data)
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        code = errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL
+        raise WriteError(code, f"it is {kind_of(st.st_mode)}, not a regular file", path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _temp_beside(path, mode)
@@ -257,32 +313,66 @@ def write_atomic(
             with open_dir(path.parent) as dfd:
                 fsync_dir(dfd)
     except OSError as e:
-        raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+        raise _failed(e, path) from e
     return path
 
 
-def write_output(path: Path, text: str) -> None:
-    """Write a command's output (``--out FILE``): a file is replaced atomically (an old file is never half-replaced); a
-    stream that already exists (``/dev/stdout``, a named pipe, a terminal) is written straight
-    through, never replaced by a file."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        try:
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise OSError(e.errno, e.strerror, str(path)) from None
-        return
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InputError(f"--out {path}: is a folder", hint="give a file name")
+def _stream(mode: int) -> bool:
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def check_output(path: str | os.PathLike[str], what: str = "--out") -> Path:
+    """Refuse, before any work, an output file ``what`` (a flag) cannot be written to: an empty
+    name, a folder, a block device, a parent that is missing or is not a folder. A stream that
+    exists (``/dev/stdout``, a named pipe, a terminal) is accepted: it is written straight through."""
+    text = os.fspath(path)
+    if not text.strip():
+        raise InputError(f"{what} is empty", hint="give a file name")
+    path = Path(text)
+    st, why = stat_of(path)
+    if st is None and why not in ("missing", "a broken symlink"):  # a name too long, a loop, no access
+        said = why.removeprefix("unreadable (").removesuffix(")") if why else "cannot be reached"
+        raise InputError(f"{what} {shown(text)[:200]}: {said}", hint="give a file name you can write")
+    if st is not None and _stream(st.st_mode):
+        return path
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{what} {shown(text)}: is a folder", hint="give a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{what} {shown(text)}: is {kind_of(st.st_mode)}", hint="write the output to a file")
     parent = path.parent
-    while not parent.exists() and parent != parent.parent:
+    while not os.path.lexists(parent) and parent != parent.parent:
         parent = parent.parent
-    if parent.exists() and not parent.is_dir():
-        raise InputError(f"--out {path}: {parent} is not a folder", hint="give a path inside a folder")
-    if mode is not None and stat.S_ISBLK(mode):
-        raise InputError(f"--out {path}: is a block device", hint="write the output to a file")
-    write_atomic(path, text)
+    if not parent.is_dir():
+        raise InputError(
+            f"{what} {shown(text)}: {shown(str(parent))} is not a folder", hint="give a path inside a folder"
+        )
+    if parent != path.parent:
+        raise InputError(f"{what} {shown(text)}: no folder {shown(str(path.parent))}", hint="create it first")
+    return path
+
+
+def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "--out") -> Path:
+    """Write a command's output file (``--out FILE``, ``--plot FILE``): checked as
+    ``check_output`` says; a file is replaced atomically (an old file is never half-replaced); a
+    stream that already exists (``/dev/stdout``, a named pipe, a terminal) is written straight
+    through, never replaced by a file, and every step of that write (open, write, flush, close)
+    is checked. Any failure is a ``WriteError`` naming the path (exit code 2)."""
+    path = check_output(path, what)
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    st, _ = stat_of(path)
+    if st is None or not _stream(st.st_mode):
+        try:
+            return write_atomic(path, raw)
+        except WriteError as e:
+            raise WriteError(e.errno, e.strerror or str(e), path, what) from e
+    try:
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+        try:
+            view = memoryview(raw)
+            while view:  # a short write is not the end: a pipe takes what it can
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise WriteError(e.errno, e.strerror or str(e), path, what) from None
+    return path

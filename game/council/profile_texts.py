@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from game.core.files import read_text
+
 PATH = Path(__file__).with_suffix(".toml")
 
 
@@ -43,7 +45,7 @@ def _setting(name: str, table: dict[str, Any]) -> Setting:
 
 def load(path: Path = PATH) -> tuple[tuple[str, ...], dict[str, Setting]]:
     """(the frames, the settings by name) from ``path``."""
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = tomllib.loads(read_text(path))
     frames = tuple(data.pop("frames"))
     return frames, {name: _setting(name, table) for name, table in data.items()}
 

@@ -81,7 +81,7 @@ class CouncilConfig(BaseModel):
     stalemate_delta: float = Field(0.03, ge=0.0, le=1.0)
     majority: float = Field(0.5, gt=0.0, lt=1.0, description="share of yes votes needed (strictly more)")
     vote: Literal["threshold", "sample"] = "threshold"
-    seed: int = 0
+    seed: int = Field(0, ge=0)
 
 
 @dataclass(frozen=True, slots=True)

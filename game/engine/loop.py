@@ -66,7 +66,9 @@ def _turn_result(method: Callable[..., Any]) -> Callable[..., TurnResult]:
             method(self, *args, **kwargs)
         finally:
             self._depth -= 1
-        gained = dict.fromkeys(self.order, 0.0)
+        # the outermost call lists every entity; a call nested in it (an NPC's move in npc_phase)
+        # only those it rewarded, so a turn's cost does not grow with every NPC per action
+        gained = dict.fromkeys(self.order, 0.0) if self._depth == 0 else {}
         for who, amount in self._credits[credited:]:
             gained[who] = gained.get(who, 0.0) + amount
         rewards = tuple(gained.items())
@@ -109,6 +111,7 @@ class Engine:
         self.rng = seeds.rng(self.seed, "engine")
         self.state = GameState.from_spec(self.spec)
         self.order: tuple[str, ...] = (PLAYER, *self.spec.npcs)
+        self._rank = {e: i for i, e in enumerate(self.order)}  # each entity's place in ``order``
         self.actors: dict[str, Agent] = dict(actors or {})
         self.voice_factory = voice_factory
         self.debate_factory = debate_factory
@@ -191,7 +194,11 @@ class Engine:
         """Record an event and hand it to those who perceive it (``witnesses_only``: not to the actor,
         as an arrival is seen by the room arrived at, while the mover sees the room)."""
         loc = location if location is not None else self.state.where.get(actor)
-        who = (actor,) if private else perceivers(self.state, self.order, loc, actor, listener, public, also_at)
+        who = (
+            (actor,)
+            if private
+            else perceivers(self.state, self.order, loc, actor, listener, public, also_at, self._rank)
+        )
         if witnesses_only:
             who = tuple(e for e in who if e != actor)
         payload = dict(data or {})
@@ -242,7 +249,8 @@ class Engine:
 
     @property
     def rewards(self) -> dict[str, float]:
-        """Each entity's reward from the last engine call (``last.rewards`` as a dict)."""
+        """Each entity's reward from the last engine call (``last.rewards`` as a dict; a call made inside
+        another, such as an NPC's move in ``npc_phase``, lists only the entities it rewarded)."""
         return dict(self.last.rewards)
 
     def next_ask(self) -> int:

@@ -43,8 +43,11 @@ def reachable(spec: Any, state: Any, actor: str, iid: str) -> bool:
 
 def items_in_reach(spec: Any, state: Any, actor: str) -> list[tuple[str, str]]:
     """``(item, place)`` for every item ``actor`` can reach, in the state's item order."""
+    here = state.where[actor]
+    near = state.items_in(actor) + state.items_in(here)
+    inside = [i for c in near if c in spec.items and c in state.opened for i in state.items_in(c)]
     out = []
-    for iid in state.item_at:
+    for iid in sorted(dict.fromkeys(near + inside), key=state.item_at.rank):
         place = item_place(spec, state, actor, iid)
         if place is not None:
             out.append((iid, place))

@@ -16,6 +16,103 @@ from game.core.text import escape_surrogates, has_surrogates
 from game.core.types import PLAYER
 
 NOWHERE = ""  # item location for things that left play (not yet created rewards)
+_NONE = object()
+
+
+class Placement(dict):
+    """A dict ``thing -> holder`` (who is where, where each item is) that also indexes its values:
+    ``members(holder)`` lists the things held there in the dict's own key order without scanning
+    every key, so a turn's cost grows with what is in the rooms it touches, not with the world.
+    Keys keep their order when reassigned, as in a plain dict; ranks order keys as the dict does."""
+
+    def __init__(self, data: Any = ()) -> None:
+        super().__init__()
+        self._rank: dict[Any, int] = {}
+        self._next = 0  # the rank the next new key gets (ranks only grow: a key put back goes last)
+        self._by: dict[Any, dict[Any, None]] = {}
+        self._sorted: dict[Any, list[Any]] = {}
+        for k, v in dict(data).items():
+            self[k] = v
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle as the plain mapping it holds
+        return (Placement, (dict(self),))
+
+    def _leave(self, key: Any, holder: Any) -> None:
+        try:
+            group = self._by.get(holder)
+        except TypeError:  # an unhashable holder (a damaged save) is never indexed
+            return
+        if group is not None:
+            group.pop(key, None)
+            self._sorted.pop(holder, None)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        old = dict.get(self, key, _NONE)
+        if old is not _NONE:
+            if old is value or (type(old) is type(value) and old == value):
+                dict.__setitem__(self, key, value)
+                return
+            self._leave(key, old)
+        else:
+            self._rank[key] = self._next
+            self._next += 1
+        dict.__setitem__(self, key, value)
+        try:
+            self._by.setdefault(value, {})[key] = None
+        except TypeError:
+            return
+        self._sorted.pop(value, None)
+
+    def __delitem__(self, key: Any) -> None:
+        self._leave(key, dict.__getitem__(self, key))
+        dict.__delitem__(self, key)
+        del self._rank[key]  # a key put back goes last, as in a plain dict
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if key in self:
+            value = self[key]
+            del self[key]
+            return value
+        return dict.pop(self, key, *default)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for k, v in dict(*args, **kwargs).items():
+            self[k] = v
+
+    def __ior__(self, other: Any) -> Placement:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self._rank.clear()
+        self._by.clear()
+        self._sorted.clear()
+
+    def popitem(self) -> tuple[Any, Any]:
+        key = next(reversed(self))
+        return key, self.pop(key)
+
+    def rank(self, key: Any) -> int:
+        """A number that orders ``key`` among the keys as the dict does (one put back after a delete goes last)."""
+        return self._rank[key]
+
+    def members(self, holder: Any) -> list[Any]:
+        """The keys whose value is ``holder``, in the dict's key order (a new list)."""
+        out = self._sorted.get(holder)
+        if out is None:
+            try:
+                group = self._by.get(holder)
+            except TypeError:  # an unhashable holder holds nothing
+                group = None
+            out = sorted(group, key=self._rank.__getitem__) if group else []
+            self._sorted[holder] = out
+        return list(out)
 
 
 def canonical_json(obj: Any) -> str:
@@ -66,6 +163,11 @@ class GameState:
     done: bool = False
     won: bool = False
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("where", "item_at") and not isinstance(value, Placement):
+            value = Placement(value)  # indexed by holder, whatever mapping is assigned
+        object.__setattr__(self, name, value)
+
     @classmethod
     def from_spec(cls, spec: Any) -> GameState:
         s = cls()
@@ -90,11 +192,12 @@ class GameState:
 
     # --- queries -----------------------------------------------------------------
     def items_in(self, holder: str) -> list[str]:
-        """Items directly in a location, carried by an entity, or inside a container."""
-        return [i for i, h in self.item_at.items() if h == holder]
+        """Items directly in a location, carried by an entity, or inside a container (in item order)."""
+        return self.item_at.members(holder)
 
     def entities_at(self, location: str) -> list[str]:
-        return [e for e, loc in self.where.items() if loc == location]
+        """The entities in ``location``, in the state's entity order."""
+        return self.where.members(location)
 
     # --- persistence -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -53,6 +53,7 @@ MARGIN, TITLE_H, LEGEND_LINE = 24, 40, 20
 NAME_SIZES, LEGEND_SIZE = (22, 20, 18, 16), 18  # font sizes: a room's name (largest that fits), the legend
 MIN_WIDTH = 620
 MAX_SPAN = 60  # cells across or down, after long empty stretches are shortened
+MAX_PIXELS = 40_000_000  # the largest picture ``save_png`` draws (4 bytes a pixel in memory)
 
 # colours (RGB)
 BACKGROUND = (30, 34, 46)
@@ -559,13 +560,21 @@ def draw(state: dict[str, Any]) -> Any:
 
 def save_png(state: dict[str, Any], path: str | Path) -> Path:
     """Draw a map state into a PNG file without a window (``game.core.files.write_atomic``: an
-    old file is never half-replaced)."""
+    old file is never half-replaced; a failed write is a ``WriteError`` naming ``path``). A
+    picture over ``MAX_PIXELS`` is an ``InputError``, refused before it is drawn."""
     import io
 
     from game.core.files import write_atomic
 
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     pg = require_pygame()
+    width, height = geometry(state).size
+    if width * height > MAX_PIXELS:
+        raise InputError(
+            f"the map of {state.get('world', 'the world')} would be {width} x {height} pixels; "
+            f"the limit is {MAX_PIXELS:,}",
+            hint="a world this large has no map picture",
+        )
     png = io.BytesIO()
     pg.image.save(draw(state), png, "png")
     return write_atomic(path, png.getvalue())

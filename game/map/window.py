@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from game.play.session import Game
 
-from game.core.files import write_atomic
+from game.core.files import read_limited, write_atomic
 
 STATE_FILE = "map.json"
 ERROR_FILE = "map-error.txt"
@@ -45,10 +45,10 @@ def write_state(path: str | Path, state: dict[str, Any]) -> None:
 
 def read_state(path: str | Path) -> dict[str, Any] | None:
     """The map state in ``path``, or None when it is missing or not a map state."""
+    raw, _ = read_limited(Path(path))  # a pipe, a device or a huge file is no map state
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+        data = json.loads(raw.decode("utf-8")) if raw is not None else None
+    except (ValueError, RecursionError):
         return None
     if (
         not isinstance(data, dict)
@@ -115,11 +115,8 @@ class MapFollower:
             self.game = game
         self.update()
         if self.process is not None and not self.reported and self.process.poll() not in (None, 0):
-            why = ""
-            try:
-                why = (self.folder / ERROR_FILE).read_text(encoding="utf-8").strip()
-            except OSError:
-                pass
+            raw, _ = read_limited(self.folder / ERROR_FILE, limit=64 * 1024)
+            why = raw.decode("utf-8", errors="replace").strip() if raw is not None else ""
             self._report(f"the map window could not open{': ' + why if why else ''}")
 
     def _report(self, text: str) -> None:

@@ -1,7 +1,9 @@
 """What a front end does with a player's game besides playing it: the one autosave per world
 (kept apart from another game's; a watched game has its own slot), ``save NAME`` typed in the game (asking before overwriting a
 save this session did not write), the farewell (summary, lessons, autosave) and the journal as
-terminal-safe text. The console and the TUI share these."""
+terminal-safe text; and what a front end does when a turn fails through a bug
+(``report_failed_turn``: the traceback to a log file, the game as it was before the turn saved).
+The console, the TUI and ``parley run`` share these."""
 
 from __future__ import annotations
 
@@ -55,15 +57,57 @@ def keep_other_autosave(game, saves_base) -> str | None:
     return None
 
 
-def write_autosave(game, saves_base) -> tuple[Path, str | None]:
+def write_autosave(game, saves_base, name: str | None = None) -> tuple[Path, str | None]:
     """Autosave ``game`` (``autosave_name``): for a person's game, another game's autosave in the
     slot is kept first (``keep_other_autosave``); a watched game's slot holds the last watched game
     only. The check, the keeping and the write happen under the saves folder's lock
     (``saves_locked``), so two games that stop together keep both. Returns (the save's folder,
-    the name another game was kept under or None)."""
+    the name another game was kept under or None). ``name``: another slot, written as it is."""
     with saves_locked(saves_base):
-        kept = keep_other_autosave(game, saves_base) if is_persons(game) else None
-        return game.save(autosave_name(game), saves_base), kept
+        kept = keep_other_autosave(game, saves_base) if is_persons(game) and name is None else None
+        return game.save(name or autosave_name(game), saves_base), kept
+
+
+def report_failed_turn(error, saves_base, name: str | None = None) -> str:
+    """A turn failed through a bug and was put back (``game.play.session.TurnError``): write its
+    traceback to a log file under ``<saves>/logs/``, autosave the game as it was before the turn
+    (``write_autosave``; ``name``: another slot) and return what to tell the person, in one
+    message: that it is a bug in Parley, the turn and transcript line, the save and the log."""
+    import time
+    import traceback
+
+    from game.play.save_files import saves_dir
+
+    game, cause = error.game, error.error
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    lines = [f"{error.message}."]
+    try:
+        logs = saves_dir(saves_base) / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        log = logs / f"{slugify(game.spec.id)}-turn{error.turn}-{stamp}-{os.getpid()}.log"
+        head = f"world {game.spec.id}, seed {game.seed}, turn {error.turn}, transcript line {error.line}\n"
+        log.write_text(head + "".join(traceback.format_exception(cause)), encoding="utf-8")
+        told = f"The traceback is in {log}" + ("; please report it." if error.bug else ".")
+    except OSError as e:
+        told = f"The traceback could not be written ({e.strerror or e}):\n" + "".join(traceback.format_exception(cause))
+    if not error.restored:
+        lines.append("Nothing was saved: the game is not as it was before the turn.")
+    else:
+        slot = name or autosave_name(game)
+        try:
+            folder, kept = write_autosave(game, saves_base, name)
+            if is_persons(game) and name is None:
+                game.loaded_from = folder.resolve()  # this game continues that save from now on
+            if kept:
+                lines.append(f"The autosave of another game was kept as {kept}.")
+            where = f" --saves-dir {saves_base}" if saves_base is not None else ""
+            lines.append(
+                f"The game before that turn is saved in {folder}; continue with: parley play --load {slot}{where}"
+            )
+        except (ParleyError, OSError) as e:
+            lines.append(f"Could not autosave: {getattr(e, 'message', None) or e}")
+    error.told = shown("\n".join([*lines, told]))
+    return error.told
 
 
 def retire_autosave(game, saves_base) -> str | None:
@@ -131,13 +175,14 @@ def save_as(game, name: str, saves_base, read, ours: dict) -> str:
         return f"Could not save: {shown(e.filename) + ': ' if e.filename else ''}{e.strerror or e}"
 
 
-def farewell(game, saves_base, write) -> None:
+def farewell(game, saves_base, write) -> bool:
     """Summary line, and an autosave if the game is unfinished (also after a crash, Ctrl-C, or
     SIGTERM/SIGHUP: a closed terminal cannot be written to, and the save is made all the same).
     A SIGTERM or SIGHUP that comes while it runs (a terminal closed as input ended) waits until
-    the autosave is written instead of cutting it short."""
+    the autosave is written instead of cutting it short. False when the autosave could not be
+    written (said with the path), True otherwise."""
     with _signals_held():
-        _farewell(game, saves_base, write)
+        return _farewell(game, saves_base, write)
 
 
 @contextlib.contextmanager
@@ -157,7 +202,7 @@ def _signals_held() -> Iterator[None]:
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
-def _farewell(game, saves_base, write) -> None:
+def _farewell(game, saves_base, write) -> bool:
     to_terminal = write
 
     def write(text: str) -> None:
@@ -203,3 +248,5 @@ def _farewell(game, saves_base, write) -> None:
                 )
         except (ParleyError, OSError) as e:
             write(shown(f"Could not autosave: {getattr(e, 'message', e)}"))
+            return False
+    return True

@@ -11,14 +11,21 @@ the move that ends a trade, are refused: what was offered was heard.
 
 Capturing the state costs milliseconds that grow with the game (the memory bank's records), so
 once a person has typed a move the state after each move is captured in a thread of its own while
-the player reads and types; the next typed move finds it ready. A game only agents play captures
-nothing.
+the player reads and types; the next typed move finds it ready.
+
+The same snapshot makes every turn whole (``before_turn``, ``roll_back``): a turn that raises
+anywhere (the engine, an NPC, a scene, memory, a listener, the transcript, the LLM seam) is put
+back the way ``undo`` puts a move back, so the game, its record and this undo stack are as they
+were before it. A typed move uses the snapshot ``undo`` keeps; a move an agent makes is
+captured just before it (``capture``: the states, pickled, a copy no later change can reach).
+While the embedding model still loads, memory and world facts are not read: their calls wait in
+the game's queue (``game.play.warmup``), and a failed turn drops the calls it queued.
 """
 
 from __future__ import annotations
 
 import copy
-import json
+import pickle
 import re
 import threading
 from collections import deque
@@ -29,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 from game.core.errors import InputError
 from game.core.text import clean, shown
 from game.core.types import PLAYER
-from game.engine.state import canonical_json
 from game.play.reply import Reply
 from game.play.transcript import ReadableTranscript
 
@@ -77,12 +83,13 @@ def read_meta(text: str) -> tuple[str, str] | None:
 class Snapshot:
     """The game as it stood before a move (see the module docstring)."""
 
-    state: str  # canonical JSON: engine state, components, reward totals
+    state: bytes  # pickled (``capture``): engine state, components, reward totals
     mark: tuple[int, int | None]  # ``Transcript.mark``
     parser: Any  # a copy of the parser (its pending question, what "it" is)
     said: str  # the line that played the move
     turn: int
     trade: str | None  # the player's open negotiation then
+    queue: Any = None  # memory still warmed: ``MemoryQueue.mark`` (the state holds no memory then)
 
 
 class Capture(threading.Thread):
@@ -100,7 +107,7 @@ class Capture(threading.Thread):
         except Exception:  # noqa: BLE001 - read while the game changed: taken again when needed
             self.state = None
 
-    def result(self) -> str | None:
+    def result(self) -> bytes | None:
         self.join()
         return self.state
 
@@ -117,8 +124,9 @@ class MetaCommands:
         self.script: ReadableTranscript | None = None
         self.asked = False  # the last reply was a question (the next line may answer it)
         self.typing = False  # a person has typed a move: keep snapshots ready (``moved``)
-        self.ahead: Capture | str | None = None  # the state now, captured after the last move
+        self.ahead: Capture | bytes | None = None  # the state now, captured after the last move
         self.cold = False  # a move was made while memory warmed up (none kept: see ``keep``)
+        self.kept: Snapshot | None = None  # the snapshot ``keep`` took for the move about to be played
 
     # --- around every line ----------------------------------------------------------------
     def keep(self, said: str, parser: Any) -> None:
@@ -132,11 +140,12 @@ class MetaCommands:
             self.ahead, self.cold = None, True
             return
         ahead, self.ahead = self.ahead, None
-        state = ahead if isinstance(ahead, str) else ahead.result() if ahead is not None else None
+        state = ahead if isinstance(ahead, bytes) else ahead.result() if ahead is not None else None
         if isinstance(ahead, Capture) and ahead.seen != self.stir():
             state = None  # memory was read (and indexed) since: capture what stands now
         mark = game.transcript.mark()
-        self.snapshots.append(Snapshot(state or self.capture(), mark, parser, said, st.turn, st.active_scene))
+        self.kept = Snapshot(state or self.capture(), mark, parser, said, st.turn, st.active_scene)
+        self.snapshots.append(self.kept)
         self.typing = True
 
     def warming(self) -> bool:
@@ -149,12 +158,68 @@ class MetaCommands:
         """The first agent that cannot give its state (no ``get_state``), if any."""
         return next((k for k, a in self.game.agents.items() if not callable(getattr(a, "get_state", None))), None)
 
-    def capture(self) -> str:
-        """Everything a save holds, and the reward totals, as canonical JSON."""
+    def capture(self, memory: bool = True) -> bytes:
+        """Everything a save holds, and the reward totals, pickled (a copy that stays in this
+        process; pickling the states costs a fifth of writing them as JSON). ``memory=False``:
+        the NPC agents' states only, agent memory and world facts left out (read them and the
+        game would wait for the model: see ``before_turn``)."""
         game = self.game
-        return canonical_json(
-            {"engine": game.engine.get_state(), "components": game.components(), "totals": game.engine.totals}
-        )
+        comps = game.components() if memory else {"agents": {k: a.get_state() for k, a in game.agents.items()}}
+        state = {"engine": game.engine.get_state(), "components": comps, "totals": dict(game.engine.totals)}
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    # --- a turn is whole or not played at all ------------------------------------------------
+    def before_turn(self, typed: bool) -> Snapshot | None:
+        """The game as it stands before a turn (see the module docstring): a typed move's undo
+        snapshot (``keep``), else one taken now. None when an NPC agent keeps no state (such a
+        game cannot be put back, nor saved)."""
+        kept, self.kept = self.kept, None
+        if typed and kept is not None:
+            return kept
+        if self.stateless():
+            return None
+        game, st = self.game, self.game.engine.state
+        queue = None
+        if self.warming():  # memory and facts are not touched until the model is in: keep the queue's place
+            memory, facts = game.memory, game.facts
+            queue = game.warmup.mark(
+                lambda: {
+                    **({"memory": memory.get_state()} if memory is not None else {}),
+                    **({"facts": facts.get_state()} if facts is not None else {}),
+                }
+            )
+        state = self.capture(memory=queue is None)
+        return Snapshot(state, game.transcript.mark(), copy.copy(game.parser), "", st.turn, st.active_scene, queue)
+
+    def after_turn(self) -> None:
+        """The turn was played to its end: its snapshot is no longer needed to put it back."""
+        warmup = getattr(self.game, "warmup", None)
+        if warmup is not None:
+            warmup.unmark()
+
+    def roll_back(self, snap: Snapshot | None) -> bool:
+        """A turn failed: put the game back as ``snap`` holds it (``before_turn``), and take its
+        move off the undo stack. False when there was nothing to put it back to."""
+        if snap is None:
+            return False
+        if self.snapshots and self.snapshots[-1] is snap:
+            self.snapshots.pop()
+        self.put_back(snap)
+        return True
+
+    def put_back(self, snap: Snapshot) -> None:
+        """Put the game back as ``snap`` holds it, the way a load restores a save, and cut the
+        record back to where it stood (``undo`` and a failed turn)."""
+        game = self.game
+        self.settle()
+        data = pickle.loads(snap.state)
+        if snap.queue is not None:  # memory and world facts: as they were, and the turn's calls dropped
+            data["components"].update(game.warmup.cut(snap.queue) or {})
+        game.restore(data["engine"], data["components"])
+        game.engine.totals = dict(data["totals"])
+        game.transcript.cut(snap.mark)
+        game.parser = copy.copy(snap.parser)
+        self.ahead = snap.state if snap.queue is None else None  # the state now
 
     def settle(self) -> None:
         """Before the game changes: let a capture still reading it finish."""
@@ -230,13 +295,7 @@ class MetaCommands:
                 else "That move ended a trade, and a trade's end can't be taken back.",
             )
         self.snapshots.pop()
-        self.settle()
-        data = json.loads(snap.state)
-        game.restore(data["engine"], data["components"])
-        game.engine.totals = dict(data["totals"])
-        game.transcript.cut(snap.mark)
-        game.parser = copy.copy(snap.parser)
-        self.ahead = snap.state  # the state now
+        self.put_back(snap)
         self.failed, self.asked = None, False  # ``again`` may play the undone command once more
         more = len(self.snapshots)
         left = f"{more} more move{'s' if more != 1 else ''} can be undone" if more else "nothing more to undo"

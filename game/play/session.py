@@ -106,7 +106,8 @@ class Game:
     def submit(self, text: str) -> Reply:
         """Play one line typed by a person: a command is a turn; a question, an unknown command or
         a meta command (help, journal, save, load, quit; undo, again, oops, transcript: see
-        ``game.play.meta``) is answered without one (``undo`` takes the last turn back)."""
+        ``game.play.meta``) is answered without one (``undo`` takes the last turn back). A turn
+        that fails through a bug is put back and raised as a ``TurnError`` (see ``failed_turn``)."""
         meta = read_meta(text)
         reply = self.meta.answer(*meta, text) if meta is not None else self.play_line(text)
         self.meta.written(text, reply)
@@ -204,7 +205,9 @@ class Game:
         """Play the player's move (an action, or a seat's ``Decision``) and return the turn's
         result. If the LLM endpoint failed during the turn, the LLM agents finished it with their
         scripted fallbacks (the game stays whole and replayable), then ``LLMUnavailable`` is
-        raised, carrying the turn's ``events``."""
+        raised, carrying the turn's ``events``. If the turn raises part way (a bug in Parley or
+        in code it runs: an agent, a listener), the game is put back as it was before it and a
+        ``TurnError`` is raised, naming the turn and the transcript line (see ``failed_turn``)."""
         reply = self._turn(move if isinstance(move, Decision) else Decision(move), "")
         if reply.outage is not None:
             raise reply.outage
@@ -243,7 +246,12 @@ class Game:
         score, done_before, turn = st.score, list(st.quests_done), st.turn
         command = self.command_text(decision.action)
         self.meta.settle()
-        result = self.engine.run_round(decision)
+        before = self.meta.before_turn(typed)
+        try:
+            result = self.engine.run_round(decision)
+        except BaseException as e:
+            raise self.failed_turn(before, e) from e
+        self.meta.after_turn()
         self.meta.moved()
         events = seen_events(result)
         outage = self.take_outage(result)
@@ -266,6 +274,22 @@ class Game:
             llm=self.llm_usage(turn),
             outage=outage,
         )
+
+    def failed_turn(self, before: Any, error: BaseException) -> BaseException:
+        """A turn raised ``error`` part way: the game is put back as it was before it
+        (``MetaCommands.roll_back``). Returns what to raise: ``error`` itself for a ParleyError
+        (bad input, an outage) or an interruption (Ctrl-C, a signal), else a ``TurnError``."""
+        turn, line = self.engine.state.turn, None
+        if before is not None:
+            turn, line = before.turn, before.mark[0] + 1
+        try:
+            restored = self.meta.roll_back(before)
+        except Exception as e:  # noqa: BLE001 - said in the TurnError, with the first failure
+            error.add_note(f"putting the game back failed too: {type(e).__name__}: {e}")
+            restored = False
+        if isinstance(error, ParleyError | KeyboardInterrupt | SystemExit) and restored:
+            return error
+        return TurnError(self, error, turn, line, restored)
 
     def take_outage(self, result: TurnResult | None = None) -> Exception | None:
         """The LLM outage that happened during the last turn, as an error that says so (and clears
@@ -411,7 +435,7 @@ class Game:
         for k, st in components.get("agents", {}).items():
             if k in self.agents:
                 self.agents[k].set_state(st)
-        if self.memory is not None:  # through the queue: a loading model never holds up the load
+        if self.memory is not None and "memory" in components:  # through the queue: never waits for the model
             self.warmup.call(self.memory.set_state, components["memory"])
         if self.facts is not None and "facts" in components:
             self.warmup.call(self.facts.set_state, components["facts"])
@@ -451,6 +475,42 @@ def meta_arg(line: str, parsed: Any) -> str | None:
     m = re.match(r"\s*(?:(?:the|an?)\s+)*\S+\s*(.*)", clean(line, newlines=False), re.I | re.S)
     rest = m.group(1).strip() if m else ""
     return rest or None
+
+
+class TurnError(ParleyError):
+    """A turn failed part way through a bug (an exception that is not bad input), and the game
+    was put back as it was before the turn: engine, NPC agents, memory, world facts, the record
+    and the undo stack (``restored``; False only when an NPC agent keeps no state). ``turn``: the
+    engine's turn counter then; ``line``: the line of the transcript (``transcript.jsonl``) the
+    failed turn's first record would have had; ``game``: the game, as it is now; ``error``: the
+    exception the turn raised (also chained as ``__cause__``, with its traceback). A file that
+    could not be written (an ``OSError``: a full disk) is said as such, not as a bug (``bug``).
+    Front ends save the game and write the traceback to a log
+    (``game.play.autosave.report_failed_turn``, which sets ``told``: what ``render`` says then)."""
+
+    exit_code = 1
+
+    def __init__(self, game: Game, error: BaseException, turn: int, line: int | None, restored: bool = True):
+        self.game, self.error, self.turn, self.line, self.restored = game, error, turn, line, restored
+        self.bug = not isinstance(error, OSError)
+        self.told: str | None = None
+        where = f" (transcript line {line})" if line is not None else ""
+        back = (
+            "the turn was taken back: the game is as it was before it"
+            if restored
+            else "the game could not be put back as it was before the turn (an NPC agent keeps no state)"
+        )
+        if self.bug:
+            what = f"a bug in Parley (not your input) stopped turn {turn}{where}: {type(error).__name__}: {error}"
+        else:
+            what = f"turn {turn}{where} could not be played: {error}"
+        super().__init__(
+            f"{what}; {back}",
+            hint="please report it with the log file" if self.bug else "free disk space or fix the permissions",
+        )
+
+    def render(self) -> str:
+        return self.told if self.told is not None else super().render()
 
 
 class SeatError(InputError):

@@ -82,6 +82,7 @@ class MemoryQueue:
         self._load: Callable[[], Any] | None = None  # the warm-up, until ``start`` runs it
         self.deferred = 0  # calls that waited in the queue (for the benchmarks and the status)
         self.background = False  # whether this game's memory warms in the background at all
+        self._turn: list[Any] | None = None  # ``mark``: [calls queued before the turn, capture, captured]
 
     # --- warming ------------------------------------------------------------------------
     def warm_in_background(self, load: Callable[[], Any]) -> None:
@@ -161,12 +162,45 @@ class MemoryQueue:
             raise error
         n = 0
         while self._calls:
+            self._reached(n)
             fn, args, box = self._calls.popleft()
             value = fn(*args)
             if box is not None:
                 box.value, box.done = value, True
             n += 1
+        self._reached(n)
         return n
+
+    # --- a turn that may fail (``game.play.meta``) ---------------------------------------------
+    def mark(self, capture: Callable[[], Any]) -> list[Any]:
+        """Before a turn played while the model loads: where the queue stands. Memory is then what
+        the calls applied so far made it, plus the calls queued; if those are applied during the
+        turn (the model came), ``capture()`` takes memory's state right after the last of them."""
+        with self._lock:
+            self._turn = [len(self._calls), capture, None]
+            return self._turn
+
+    def unmark(self) -> None:
+        """The turn ended well: no capture is wanted any more."""
+        self._turn = None
+
+    def cut(self, mark: list[Any]) -> Any:
+        """A turn marked by ``mark`` failed: drop the calls it queued. Returns what ``capture``
+        took when the calls before it were applied during the turn (memory's state to put back),
+        else None (memory was not touched)."""
+        with self._lock:
+            self._turn = None
+            if mark[2] is not None:
+                self._calls.clear()  # once applied, nothing from before the turn waits here any more
+                return mark[2]
+            while len(self._calls) > mark[0]:
+                self._calls.pop()
+            return None
+
+    def _reached(self, applied: int) -> None:
+        turn = self._turn
+        if turn is not None and applied == turn[0]:
+            turn[2], self._turn = turn[1](), None
 
     def settle(self) -> None:
         """Wait for the model, then apply every queued call: memory is as if no turn had waited."""

@@ -12,6 +12,21 @@ dict:
     {"die": True}                             shut the server down; later connections are refused
     {"content": "...", "usage": False}        omit the ``usage`` block
     {"content": "...", "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+    {"content": "...", "encoding": "gzip"}    the body compressed ("gzip", "deflate", or a list
+                                              of them applied in order: ["gzip", "gzip"])
+    {"bomb": 2**31, "encoding": "gzip"}       a body of that many spaces, compressed
+
+Faults of the connection itself, for the transport's bounds (each stops when the client
+hangs up, the server closes, or after ``hold`` seconds, 120 by default):
+
+    {"fault": "silent"}                       read the request, send nothing
+    {"fault": "drip_headers", "every": 0.4}   the status line, then one header byte at a time
+    {"fault": "stall_after_headers"}          the headers of a reply, then nothing
+    {"fault": "stall_mid_body"}               the headers and half the body, then nothing
+    {"fault": "drip_body", "every": 0.05}     the headers, then one body byte at a time
+    {"fault": "huge_headers", "lines": 5000, "line_bytes": 40}   that many header lines first
+    {"fault": "endless_chunks", "every": 0}   a chunked body of one-byte chunks, never ending
+    {"fault": "redirect_loop"}                307 back to the same path
 
 When the script runs out: start over if ``loop``, else answer 500 saying so.
 
@@ -21,11 +36,13 @@ When the script runs out: start over if ``loop``, else answer 500 saying so.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import socket
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -47,6 +64,45 @@ class Received:
     authorized: bool = False  # an Authorization header was present
 
 
+_FAULTS = frozenset(
+    ("silent", "drip_headers", "stall_after_headers", "stall_mid_body", "drip_body")
+    + ("huge_headers", "endless_chunks", "redirect_loop")
+)
+_bombs: dict[tuple[int, tuple[str, ...]], bytes] = {}
+
+
+def _codings(spec: dict[str, Any]) -> tuple[str, ...]:
+    value = spec.get("encoding") or ()
+    return (value,) if isinstance(value, str) else tuple(str(v) for v in value)
+
+
+def encode(data: bytes, codings: tuple[str, ...]) -> bytes:
+    """``data`` with each content coding applied in turn (``gzip``, ``deflate``; ``identity``
+    leaves it; any other name is only sent as a header)."""
+    for coding in codings:
+        if coding == "gzip":
+            data = gzip.compress(data, mtime=0)
+        elif coding == "deflate":
+            data = zlib.compress(data)
+    return data
+
+
+def bomb(size: int, codings: tuple[str, ...] = ("gzip",)) -> bytes:
+    """``size`` spaces, compressed with ``codings`` (the first in a stream, so 2 GB take seconds,
+    not memory); kept for the next call with the same arguments."""
+    key = (size, codings)
+    if key not in _bombs:
+        first = codings[0] if codings else "gzip"
+        z = zlib.compressobj(9, zlib.DEFLATED, 31 if first == "gzip" else zlib.MAX_WBITS)
+        block, parts, left = b" " * (1 << 20), [], size
+        while left > 0:
+            parts.append(z.compress(block[: min(left, len(block))]))
+            left -= len(block)
+        parts.append(z.flush())
+        _bombs[key] = encode(b"".join(parts), codings[1:])
+    return _bombs[key]
+
+
 def _rough_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
@@ -60,6 +116,12 @@ def _error_body(status: int, message: str) -> dict[str, Any]:
         429: "rate_limit_error",
     }.get(status, "server_error")
     return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], OSError):  # a client that hung up is no error here
+            super().handle_error(request, client_address)
 
 
 class ScriptedServer:
@@ -86,7 +148,7 @@ class ScriptedServer:
         self._stop = threading.Event()
         self._conns: set[socket.socket] = set()
         self._closed = False
-        self._httpd = ThreadingHTTPServer((host, port), _Handler)
+        self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.owner = self  # type: ignore[attr-defined]
         h, p = self._httpd.server_address[:2]
@@ -200,6 +262,12 @@ class _Handler(BaseHTTPRequestHandler):
         self, status: int, payload: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None
     ) -> None:
         data = raw if raw is not None else json.dumps(payload).encode()
+        try:  # one write for head and body: no small-packet stalls
+            self.wfile.write(self._head(status, headers, len(data)) + data)
+        except OSError:  # the client gave up (timeout) or the server is closing
+            self.close_connection = True
+
+    def _head(self, status: int, headers: dict[str, str] | None, length: int | None) -> bytes:
         try:
             phrase = HTTPStatus(status).phrase
         except ValueError:
@@ -209,13 +277,59 @@ class _Handler(BaseHTTPRequestHandler):
             f"Server: {self.server_version}",
             f"Date: {self.date_time_string()}",
             "Content-Type: application/json",
-            f"Content-Length: {len(data)}",
         ]
+        lines += [f"Content-Length: {length}"] if length is not None else []
         lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
-        try:  # one write for head and body: no small-packet stalls
-            self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
-        except OSError:  # the client gave up (timeout) or the server is closing
-            self.close_connection = True
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    def _fault(self, spec: dict[str, Any], reply: bytes) -> None:
+        """Misbehave as ``spec["fault"]`` says (see the module's docstring), with ``reply`` as the
+        body where one is sent."""
+        kind, every = spec["fault"], float(spec.get("every", 0.4 if spec["fault"] == "drip_headers" else 0.05))
+        end = time.monotonic() + float(spec.get("hold", 120))
+        self.close_connection = kind != "redirect_loop"
+        stop = self.owner._stop
+
+        def write(data: bytes) -> bool:
+            try:
+                self.wfile.write(data)
+                self.wfile.flush()
+                return True
+            except OSError:
+                return False
+
+        def trickle(data: bytes, forever: bool = False) -> None:
+            i = 0
+            while (forever or i < len(data)) and time.monotonic() < end and not stop.is_set():
+                if not write(data[i % len(data) : i % len(data) + 1]) or (every and stop.wait(every)):
+                    return
+                i += 1
+
+        if kind == "drip_headers":
+            if write(b"HTTP/1.1 200 OK\r\n"):
+                trickle(b"X-Drip: " + b"a" * 60 + b"\r\n", forever=True)
+        elif kind == "huge_headers":
+            size = max(8, int(spec.get("line_bytes", 40)))
+            lines = b"".join(b"X-H%d: %s\r\n" % (i, b"h" * size) for i in range(int(spec.get("lines", 5000))))
+            head = self._head(200, None, len(reply))
+            write(head[:-2] + lines + b"\r\n" + reply)
+        elif kind == "endless_chunks":
+            if write(self._head(200, {"Transfer-Encoding": "chunked"}, None)):
+                while time.monotonic() < end and not stop.is_set():
+                    if not write(b"1\r\n \r\n" * (1 if every else 4096)) or (every and stop.wait(every)):
+                        return
+        elif kind == "redirect_loop":
+            write(self._head(307, {"Location": self.path}, 0))
+        else:
+            body = b"" if kind == "silent" else self._head(200, None, len(reply))
+            if kind == "stall_mid_body":
+                body += reply[: len(reply) // 2]
+            if kind == "drip_body":
+                if write(body):
+                    trickle(reply)
+                return
+            if not body or write(body):
+                stop.wait(max(0.0, end - time.monotonic()))
 
     def _hang_up(self) -> None:
         self.close_connection = True
@@ -273,8 +387,14 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {str(k): str(v) for k, v in (spec.get("headers") or {}).items()}
         if spec.get("retry_after") is not None:
             headers["Retry-After"] = str(spec["retry_after"])
+        codings = _codings(spec)
+        if codings:
+            headers["Content-Encoding"] = ", ".join(codings)
         if "raw" in spec:
-            return self._send(int(spec.get("status", 200)), raw=str(spec["raw"]).encode(), headers=headers)
+            raw = encode(str(spec["raw"]).encode(), codings)
+            return self._send(int(spec.get("status", 200)), raw=raw, headers=headers)
+        if "bomb" in spec:
+            return self._send(int(spec.get("status", 200)), raw=bomb(int(spec["bomb"]), codings), headers=headers)
         status = int(spec.get("status", 200))
         if status >= 400:
             message = spec.get("error") or f"scripted error {status}"
@@ -303,12 +423,17 @@ class _Handler(BaseHTTPRequestHandler):
             pt = int(usage.get("prompt_tokens", _rough_tokens(prompt)))
             ct = int(usage.get("completion_tokens", _rough_tokens(content or "")))
             reply["usage"] = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
-        self._send(status, reply, headers=headers)
+        data = json.dumps(reply).encode()
+        if spec.get("fault") in _FAULTS:
+            return self._fault(spec, data)
+        self._send(status, raw=encode(data, codings), headers=headers)
 
 
 def load_replies(path: str | Path) -> list[Spec]:
     """A JSON list of specs, or JSONL (one spec per line; blank lines skipped)."""
-    text = Path(path).read_text(encoding="utf-8")
+    from game.core.files import read_text
+
+    text = read_text(path)
     stripped = text.strip()
     if stripped.startswith("["):
         data = json.loads(stripped)

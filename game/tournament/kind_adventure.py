@@ -64,6 +64,10 @@ class AdventureKind:
         """An LLM seat's (or its endpoint's) endpoint and model."""
         return endpoint(c) if c.agent == "llm" or c.llm is not None else None
 
+    def game_factors(self, cfg: TournamentConfig) -> list[tuple[int, str, str]]:
+        """Games per scenario, as ``seatings`` makes them: one per competitor."""
+        return [(len(cfg.competitors), "competitor", "competitors")]
+
     def seatings(
         self, cfg: TournamentConfig, sid: str, scenario: dict[str, Any]
     ) -> Iterator[tuple[dict[str, str], str | None]]:

@@ -332,6 +332,10 @@ class DebateKind:
         out = effective(c)
         return {**out, **endpoint(c)} if c.agent == "llm" or c.llm is not None else out
 
+    def game_factors(self, cfg: TournamentConfig) -> list[tuple[int, str, str]]:
+        """Games per scenario, as ``seatings`` makes them: one per competitor."""
+        return [(len(cfg.competitors), "competitor", "competitors")]
+
     def seatings(
         self, cfg: TournamentConfig, sid: str, scenario: dict[str, Any]
     ) -> Iterator[tuple[dict[str, str], str | None]]:

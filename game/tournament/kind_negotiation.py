@@ -106,6 +106,12 @@ class NegotiationKind:
         neg = from_kind(c.agent, probe_utility(), **c.params)
         return {p: getattr(neg, p, None) for p in kind_params(c.agent)}
 
+    def game_factors(self, cfg: TournamentConfig) -> list[tuple[int, str, str]]:
+        """Games per scenario, as ``seatings`` makes them: ordered pairings, and openers."""
+        n = len(cfg.competitors)
+        pairings = n * n if cfg.self_play else n * (n - 1)
+        return [(pairings, "pairing", "pairings"), (2 if cfg.openers == "both" else 1, "opener", "openers")]
+
     def seatings(
         self, cfg: TournamentConfig, sid: str, scenario: dict[str, Any]
     ) -> Iterator[tuple[dict[str, str], str | None]]:

@@ -9,6 +9,11 @@ it adds to the report. The config reader, the planner (``game.tournament.matches
 (``game.tournament.play``), the runner, the statistics and the report ask the kind and never name
 one.
 
+A kind may also have ``game_factors(cfg)``: its games per scenario as (count, singular, plural)
+factors whose product is what ``seatings`` yields for any scenario (negotiation: ordered pairings
+and openers). With it a tournament's match count is known from the config before any scenario is
+made; without it the planner counts each scenario's seatings.
+
 The built-in kinds are in ``kind_negotiation``, ``kind_adventure``, ``kind_council`` and
 ``kind_debate``. ``register(kind)`` adds another; backends that run matches in other processes
 (``processes``, ``ray``) find it only when the module that registers it is imported there too.

@@ -12,6 +12,7 @@ from typing import Any
 
 from game.core.errors import InputError
 from game.core.files import write_atomic
+from game.tournament import DEFAULT_MAX_MATCHES
 from game.tournament.kinds import KINDS
 from game.tournament.llm_usage import usage_table
 from game.tournament.report_items import Figure, Report, ReportInput, Table, fmt_estimate, fmt_number, fmt_p
@@ -27,10 +28,15 @@ REPORT_HTML, SUMMARY_MD = "report.html", "summary.md"
 
 
 def _load_json(path: Path, what: str) -> Any:
-    if not path.exists():
+    """The JSON in ``path`` (None when it is missing), read through the safe loader: anything but a
+    regular file of bounded size is an ``InputError`` naming it."""
+    from game.core.files import MAX_FILE_BYTES, read_text, stat_of
+
+    if stat_of(path)[1] == "missing":
         return None
+    text = read_text(path, limit=4 * MAX_FILE_BYTES, hint=f"the tournament writes {path.name}; rerun it")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(
             f"{path}:{e.lineno}:{e.colno}: {what} is not valid JSON: {e.msg}",
@@ -351,9 +357,14 @@ def render_markdown(rep: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_report(dir: Path | str, *, seed: int = 0, n_boot: int = 1000, plots: bool = True) -> tuple[Path, Path]:
-    """Read ``dir``'s results and write ``report.html`` and ``summary.md`` there; returns their
-    paths. Missing directory, missing or empty results -> :class:`InputError` with a hint."""
+def write_report(
+    dir: Path | str, *, seed: int = 0, n_boot: int = 1000, plots: bool = True, max_matches: int = DEFAULT_MAX_MATCHES
+) -> tuple[Path, Path]:
+    """Read ``dir``'s results (a file of at most ``results_limit(max_matches)`` bytes) and write
+    ``report.html`` and ``summary.md`` there; returns their paths. Missing directory, missing or
+    empty results -> :class:`InputError` with a hint."""
+    from game.core.files import stat_of
+    from game.tournament.results import results_limit
     from game.tournament.stats import read_results
 
     d = Path(dir)
@@ -362,12 +373,12 @@ def write_report(dir: Path | str, *, seed: int = 0, n_boot: int = 1000, plots: b
             f"{d}: no such tournament directory", hint="pass the folder the tournament wrote (it holds results.jsonl)"
         )
     results = d / RESULTS
-    if not results.is_file():
+    if stat_of(results)[1] == "missing":
         raise InputError(
             f"{results}: no results yet",
             hint="run the tournament first (`parley tournament run`); it appends one line per finished match",
         )
-    rows = read_results(results)
+    rows = read_results(results, results_limit(max_matches))
     if not rows:
         raise InputError(
             f"{results}: no finished matches yet",

@@ -1,7 +1,7 @@
 """The schema of a tournament's result rows, and reading ``results.jsonl`` with located errors.
 
 ``validate_row`` checks one row (the fields ``game.tournament.play`` writes); ``read_results``
-reads a results file through ``game.tournament.results.parse_results`` (the one reader the runner's
+reads a results file through ``game.tournament.results.ResultLines`` (the one reader the runner's
 ``--resume`` uses too) and validates every row, naming ``file:line`` and the field when one is bad.
 """
 
@@ -188,28 +188,26 @@ class ResultRows(list):
         self.notes: list[str] = list(notes)
 
 
-def read_results(path: str | Path) -> ResultRows:
-    """Read and validate ``results.jsonl``. Blank lines are skipped. A torn last line (a crash
-    mid-write: the file's final bytes, not valid JSON and with no newline after them) is skipped
-    and described in ``.notes``; a corrupt line anywhere else, or valid JSON that is not a valid
-    row, raises :class:`InputError` with ``file:line``. A whole last row missing its newline is kept."""
-    from game.tournament.results import parse_results
+def read_results(path: str | Path, limit: int | None = None) -> ResultRows:
+    """Read and validate ``results.jsonl`` (``game.tournament.results.ResultLines``: a regular
+    file of at most ``limit`` bytes, by default ``results_limit()``). Blank lines are skipped. A
+    torn last line (a crash mid-write: not valid JSON, with or without a newline after it) is
+    skipped and described in ``.notes``; a corrupt line anywhere else, or valid JSON that is not
+    a valid row, raises :class:`InputError` with ``file:line``. A whole last row missing its
+    newline is kept."""
+    from game.tournament.results import ResultLines, results_limit
 
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(
-            f"{path}: no such results file", hint="run the tournament first; it writes results.jsonl"
-        ) from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read results: {e.strerror or e}") from None
-    rows, numbers, torn = parse_results(data, path)
+    lines = ResultLines(path, results_limit() if limit is None else limit)
+    numbers, rows = [], []
+    for n, row in lines:
+        numbers.append(n)
+        rows.append(row)
     notes = []
-    if torn:
-        last = data.count(b"\n") + 1
+    if lines.torn:
+        n, _, torn = lines.torn
         notes.append(
-            f"{path.name}:{last}: skipped a torn last line ({len(torn)} bytes; "
+            f"{path.name}:{n}: skipped a torn last line ({len(torn)} bytes; "
             "an interrupted write) - that match is not counted"
         )
     validate_rows(rows, [f"{path}:{n}" for n in numbers])

@@ -19,39 +19,85 @@ resumed ends with the same rows as one that ran through, and never plays a finis
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from game.core.errors import InputError
+from game.core.files import MAX_FILE_BYTES, read_text, stat_of
+from game.tournament import DEFAULT_MAX_MATCHES, max_workers
 from game.tournament.kinds import kind_for
-from game.tournament.matches import expand, resolve_scenarios
+from game.tournament.matches import competitor_specs, count_resolved, counted, iter_matches, resolve_scenarios
 from game.tournament.model import Match, TournamentConfig, digest, endpoint
-from game.tournament.results import CONFIG, RESULTS, SCENARIOS, ResultsWriter, finished_ids, write_json
+from game.tournament.results import (
+    CONFIG,
+    RESULTS,
+    SCENARIOS,
+    ResultLines,
+    ResultsWriter,
+    finished_ids,
+    results_limit,
+    write_json,
+)
 
 BACKENDS = ("local", "processes", "ray")
 
 
+class Matches:
+    """Every match of a plan, made on demand (``iter_matches``), never all held at once:
+    ``len`` is the count from the config, iterating makes them in their fixed order."""
+
+    def __init__(self, cfg: TournamentConfig, scenarios: dict[str, dict[str, Any]], total: int):
+        self._cfg, self._scenarios, self._total = cfg, scenarios, total
+        self._specs = competitor_specs(cfg)  # a competitor whose settings do not resolve stops the plan here
+
+    def __len__(self) -> int:
+        return self._total
+
+    def __iter__(self) -> Iterator[Match]:
+        return iter_matches(self._cfg, self._scenarios, self._specs)
+
+
 @dataclass
 class Plan:
-    """What a run would do: the matches, which are finished, and the scenarios they need."""
+    """What a run would do: the matches (made on demand), which are finished, and the scenarios they need."""
 
     config: TournamentConfig
     scenarios: dict[str, dict[str, Any]]
-    matches: list[Match]
+    matches: Matches
     done: set[str] = field(default_factory=set)
+    max_matches: int = DEFAULT_MAX_MATCHES
 
     @property
-    def todo(self) -> list[Match]:
-        return [m for m in self.matches if m.id not in self.done]
+    def todo(self) -> Iterator[Match]:
+        """The unfinished matches, one at a time."""
+        return (m for m in self.matches if m.id not in self.done)
+
+    @property
+    def remaining(self) -> int:
+        """How many matches are unfinished (``done`` holds only this plan's match ids)."""
+        return len(self.matches) - len(self.done)
 
     @property
     def fingerprint(self) -> str:
-        return digest(sorted(m.id for m in self.matches))
+        return self.scan()[0]
+
+    def scan(self, ids: Iterable[str] = ()) -> tuple[str, set[str]]:
+        """One pass over the matches: their fingerprint (a digest of the set of match ids,
+        whatever their order) and which of ``ids`` are matches of this plan."""
+        wanted, found = set(ids), set()
+        total, h = 0, 0
+        for m in self.matches:
+            total += 1
+            h = (h + int(m.id, 16)) % (1 << 64)
+            if m.id in wanted:
+                found.add(m.id)
+        return digest({"matches": total, "sum": h}), found
 
 
 @dataclass
@@ -65,9 +111,14 @@ class RunSummary:
     out: Path
 
 
-def plan(cfg: TournamentConfig, base: Path) -> Plan:
+def plan(cfg: TournamentConfig, base: Path, max_matches: int = DEFAULT_MAX_MATCHES) -> Plan:
+    """The tournament's plan: its match count is checked against ``max_matches`` from the config
+    before any scenario is made (an ``InputError`` naming the factors), and the matches are made
+    only when iterated."""
+    counted(cfg, base, max_matches)
     scenarios = resolve_scenarios(cfg, base)
-    return Plan(cfg, scenarios, expand(cfg, scenarios))
+    total = count_resolved(cfg, scenarios, max_matches)
+    return Plan(cfg, scenarios, Matches(cfg, scenarios, total), max_matches=max_matches)
 
 
 def _uses_llm(cfg: TournamentConfig) -> bool:
@@ -79,9 +130,17 @@ def local_models(p: Plan) -> list[str]:
     matches use, as their match ids record them."""
     from agents.llm.local import is_local_spec
 
-    seated = {name for m in p.todo for name in m.seats.values()}
-    specs = {endpoint(c)["base_url"] for c in p.config.competitors if c.agent == "llm" and c.name in seated}
-    return sorted(s for s in specs if is_local_spec(s))
+    local = {
+        c.name: s for c in p.config.competitors if c.agent == "llm" and is_local_spec(s := endpoint(c)["base_url"])
+    }
+    if not local:
+        return []
+    seated: set[str] = set()
+    for m in p.todo:  # stops as soon as every local competitor is seen
+        seated |= local.keys() & set(m.seats.values())
+        if seated == local.keys():
+            break
+    return sorted({local[name] for name in seated})
 
 
 def share_local_models(p: Plan) -> dict[str, str]:
@@ -97,34 +156,38 @@ def share_local_models(p: Plan) -> dict[str, str]:
     return {ENV: os.environ[ENV]}
 
 
-def batches(p: Plan, workers: int, size: int | None = None) -> list[dict[str, Any]]:
-    """Payloads for ``run_batch``: many matches each when the kind's are quick (``quick_matches``:
-    rule-based negotiations, scripted debates) and no competitor is an LLM, else one each."""
-    todo = p.todo
-    if not todo:
-        return []
-    if size is None:
-        if not kind_for(p.config.kind).quick_matches or _uses_llm(p.config):
-            size = 1
-        else:
-            size = max(1, min(200, math.ceil(len(todo) / (max(1, workers) * 8))))
+def batch_size(p: Plan, workers: int) -> int:
+    """Matches per payload: many when the kind's are quick (``quick_matches``: rule-based
+    negotiations, scripted debates) and no competitor is an LLM, else one."""
+    if not kind_for(p.config.kind).quick_matches or _uses_llm(p.config):
+        return 1
+    return max(1, min(200, math.ceil(p.remaining / (max(1, workers) * 8))))
+
+
+def iter_batches(p: Plan, workers: int, size: int | None = None) -> Iterator[dict[str, Any]]:
+    """Payloads for ``run_batch``, made one at a time as a backend asks for them (``batch_size``
+    matches each unless ``size`` says)."""
+    size = size or batch_size(p, workers)
     cfg = p.config.model_dump(mode="json")
-    out = []
-    for i in range(0, len(todo), size):
-        chunk = todo[i : i + size]
+    todo = p.todo
+    while chunk := list(itertools.islice(todo, size)):
         sids = dict.fromkeys(m.scenario for m in chunk)
-        out.append(
-            {
-                "config": cfg,
-                "scenarios": {s: p.scenarios[s] for s in sids},
-                "matches": [m.model_dump(mode="json") for m in chunk],
-            }
-        )
-    return out
+        yield {
+            "config": cfg,
+            "scenarios": {s: p.scenarios[s] for s in sids},
+            "matches": [m.model_dump(mode="json") for m in chunk],
+        }
+
+
+def batches(p: Plan, workers: int, size: int | None = None) -> list[dict[str, Any]]:
+    """Every payload of ``iter_batches`` at once (for a small plan)."""
+    return list(iter_batches(p, workers, size))
 
 
 # --- backends ------------------------------------------------------------------------------
-def _local(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], **_: Any) -> Iterator[list[dict]]:
+def _local(
+    payloads: Iterable[dict[str, Any]], workers: int, stop: Callable[[], bool], **_: Any
+) -> Iterator[list[dict]]:
     from game.tournament.play import run_batch
 
     for p in payloads:
@@ -134,7 +197,11 @@ def _local(payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool
 
 
 def _processes(
-    payloads: list[dict[str, Any]], workers: int, stop: Callable[[], bool], env: dict[str, str] | None = None, **_: Any
+    payloads: Iterable[dict[str, Any]],
+    workers: int,
+    stop: Callable[[], bool],
+    env: dict[str, str] | None = None,
+    **_: Any,
 ) -> Iterator[list[dict]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -148,15 +215,15 @@ def _processes(
     ctx.set_forkserver_preload(
         ["game.tournament.play", "agents.negotiators", "game.negotiation.metrics", "game.negotiation.runner"]
     )
-    queue = list(reversed(payloads))
+    queue = iter(payloads)
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=_start_worker, initargs=(os.getpid(), env or {})
     ) as pool:
         running: set = set()
         try:
-            while queue or running:
-                while queue and len(running) < 2 * workers and not stop():
-                    running.add(pool.submit(run_batch, queue.pop()))
+            while True:
+                while len(running) < 2 * workers and not stop() and (batch := next(queue, None)) is not None:
+                    running.add(pool.submit(run_batch, batch))
                 if not running:
                     return
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
@@ -193,7 +260,7 @@ def _watch_parent(pid: int) -> None:
 
 
 def _ray(
-    payloads: list[dict[str, Any]],
+    payloads: Iterable[dict[str, Any]],
     workers: int,
     stop: Callable[[], bool],
     address: str | None = None,
@@ -214,12 +281,12 @@ def _ray(
             kw["runtime_env"] = {"env_vars": env}
         ray.init(ignore_reinit_error=True, log_to_driver=False, logging_level="error", **kw)
     remote = ray.remote(run_batch)
-    queue = list(reversed(payloads))
+    queue = iter(payloads)
     running: list = []
     try:
-        while queue or running:
-            while queue and len(running) < 2 * workers and not stop():
-                running.append(remote.remote(queue.pop()))
+        while True:
+            while len(running) < 2 * workers and not stop() and (batch := next(queue, None)) is not None:
+                running.append(remote.remote(batch))
             if not running:
                 return
             ready, running = ray.wait(running, num_returns=1)
@@ -236,54 +303,71 @@ _BACKENDS = {"local": _local, "processes": _processes, "ray": _ray}
 
 
 # --- the run -------------------------------------------------------------------------------
+def _stored_fingerprint(meta: Path) -> str | None:
+    """The fingerprint ``meta`` (tournament.json) records, or None when it has none; a meta that is
+    not a regular file of bounded size is an ``InputError`` naming it."""
+    import json
+
+    try:
+        old = json.loads(read_text(meta, limit=4 * MAX_FILE_BYTES)).get("fingerprint")
+    except (ValueError, AttributeError, RecursionError):  # damaged: it is written again
+        return None
+    return old if isinstance(old, str) else None
+
+
+def _same_tournament(p: Plan, old: str | None, new: str) -> bool:
+    if old is None or old == new:
+        return True
+    # a folder written before fingerprints were sums: the digest of the sorted ids
+    return len(p.matches) <= DEFAULT_MAX_MATCHES and old == digest(sorted(m.id for m in p.matches))
+
+
 def prepare(p: Plan, out: Path, resume: bool) -> list[str]:
-    """Check and set up ``out``: refuse to mix runs, cut a torn last line, note what is finished."""
+    """Check and set up ``out``: refuse to mix runs, cut a torn last line, note what is finished.
+    One pass over the matches finds which finished rows are this plan's."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} is not a folder", hint="give a folder for the results and report")
     out.mkdir(parents=True, exist_ok=True)
     results, meta = out / RESULTS, out / CONFIG
+    lines = ResultLines(results, results_limit(p.max_matches))
+    lines.check()
     notes: list[str] = []
-    if results.exists() and results.stat().st_size and not resume:
+    if stat_of(results)[0] is not None and results.stat().st_size and not resume:
         raise InputError(
             f"{out} already holds results ({results.name})",
             hint="add --resume to continue that tournament, or give another --out",
         )
-    if resume and meta.exists():
-        import json
-
-        try:
-            old = json.loads(meta.read_text(encoding="utf-8")).get("fingerprint")
-        except (ValueError, OSError, AttributeError):
-            old = None
-        if old is not None and old != p.fingerprint:
-            raise InputError(
-                f"{out} holds another tournament (its matches differ from this config's)",
-                hint="resume with the config that started it, or give another --out",
-            )
-    rows, note = finished_ids(results)
+    old = _stored_fingerprint(meta) if stat_of(meta)[1] != "missing" else None
+    rows, note = finished_ids(results, limit=lines.limit)
     if note:
         notes.append(note)
-    ids = {m.id for m in p.matches}
     seen: set[str] = set()
-    for n, r in enumerate(rows, 1):
-        if r["id"] in seen:
+    for n, mid in rows:
+        if mid in seen:
             raise InputError(
-                f"{results}: match {r['id']} appears twice (row {n})",
+                f"{results}:{n}: match {mid} appears twice",
                 hint="a results file holds each match once; remove the copy, or start another --out",
             )
-        if r["id"] not in ids:
+        seen.add(mid)
+    fingerprint, found = p.scan(seen)
+    if resume and not _same_tournament(p, old, fingerprint):
+        raise InputError(
+            f"{out} holds another tournament (its matches differ from this config's)",
+            hint="resume with the config that started it, or give another --out",
+        )
+    for n, mid in rows:
+        if mid not in found:
             raise InputError(
-                f"{results}: row {n} ({r['id']}) is not a match of this tournament",
+                f"{results}:{n}: row {mid} is not a match of this tournament",
                 hint="the file was edited or comes from another config; start another --out",
             )
-        seen.add(r["id"])
     p.done = seen
     write_json(
         meta,
         {
             "name": p.config.name,
             "kind": p.config.kind,
-            "fingerprint": p.fingerprint,
+            "fingerprint": fingerprint,
             "matches": len(p.matches),
             "config": p.config.model_dump(mode="json"),
         },
@@ -301,15 +385,21 @@ def run(
     resume: bool = False,
     ray_address: str | None = None,
     batch_size: int | None = None,
+    on_start: Callable[[], None] | None = None,
     on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> RunSummary:
-    """Play every unfinished match of ``p`` into ``out``; ``on_rows`` sees each finished batch."""
+    """Play every unfinished match of ``p`` into ``out``; ``on_start`` is called once ``out`` is
+    checked and ``p.done`` known, ``on_rows`` sees each finished batch."""
     if backend not in _BACKENDS:
         raise InputError(f"unknown backend {backend!r}", hint="choose local, processes or ray")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= max_workers():
+        raise InputError(f"workers: must be a whole number from 1 to {max_workers()}, got {workers!r}")
     start = time.perf_counter()
     notes = prepare(p, out, resume)
     skipped = len(p.done)
-    payloads = batches(p, workers, batch_size)
+    if on_start is not None:
+        on_start()
+    payloads = iter_batches(p, workers, batch_size)
     limits = p.config.limits
     spent = {"tokens": 0, "cost": 0.0}
     stopped: list[str] = []
@@ -322,7 +412,7 @@ def run(
         return bool(stopped)
 
     played = 0
-    env = share_local_models(p) if payloads else {}
+    env = share_local_models(p) if p.remaining else {}
     try:
         with ResultsWriter(out / RESULTS) as writer:
             for rows in _BACKENDS[backend](payloads, workers, stop, address=ray_address, env=env):
@@ -353,20 +443,33 @@ def run(
 def estimate(p: Plan, workers: int, sample: int = 5) -> tuple[float | None, int]:
     """Seconds the unfinished matches would take on ``workers`` workers, from timing up to
     ``sample`` of them here (LLM matches are not sampled: their time is the endpoint's), and how
-    many matches involve an LLM."""
+    many matches involve an LLM. Counted per scenario (its seatings), not match by match, unless
+    some are finished (``done``): then one pass over the matches tells which are left."""
     from game.tournament.kind_base import MatchContext
     from game.tournament.play import play_match
 
-    todo = p.todo
+    kind = kind_for(p.config.kind)
     llm = {c.name for c in p.config.competitors if c.agent == "llm"}
-    plain = [m for m in todo if not llm & set(m.seats.values())]
-    if not plain:
-        return None, len(todo)
-    step = max(1, len(plain) // sample)
-    picks = plain[::step][:sample]
+    runs = len(p.config.seeds) * p.config.repetitions
+    with_llm = 0
+    plain_sids = []
+    for sid, sc in p.scenarios.items():
+        seated = [llm & set(seats.values()) for seats, _ in kind.seatings(p.config, sid, sc)]
+        with_llm += sum(map(bool, seated)) * runs
+        if not all(seated):
+            plain_sids.append(sid)
+    if p.done and llm:  # which of the unfinished involve an LLM: one pass over the matches
+        with_llm = sum(1 for m in p.todo if llm & set(m.seats.values()))
+    plain = p.remaining - with_llm
+    if plain <= 0 or not plain_sids:
+        return None, with_llm
+    picks = []
+    for sid in plain_sids[:: max(1, len(plain_sids) // sample)][:sample]:
+        one = {sid: p.scenarios[sid]}
+        picks += itertools.islice((m for m in iter_matches(p.config, one) if not llm & set(m.seats.values())), 1)
     ctx = MatchContext(p.config, p.scenarios)
     t = time.perf_counter()
     for m in picks:
         play_match(m, ctx)
     per = (time.perf_counter() - t) / len(picks)
-    return per * len(plain) / max(1, workers), len(todo) - len(plain)
+    return per * plain / max(1, workers), with_llm

@@ -406,9 +406,28 @@ class ParleyApp(App):
 
     @work(thread=True, exclusive=True, group="game")
     def _submit(self, text: str) -> None:
+        from game.core.errors import ParleyError
+
         with self.turn_lock:
-            reply = self.game.submit(text)
+            try:
+                reply = self.game.submit(text)
+            except ParleyError as e:  # the turn was taken back (a bug, a model that failed to load)
+                reply = Reply("meta", said=text, lines=(self.turn_failed(e),), meta="failed")
         self.later(self._answered, reply)
+
+    def turn_failed(self, error: Exception) -> str:
+        """A turn raised and was taken back (``game.play.session.TurnError``): from the worker,
+        under the turn lock, save the game as it was before the turn and write the traceback to
+        a log (``report_failed_turn``); the message is shown in the story and as a notice, and the
+        app plays on with the game as it was (the player may go on, or quit: it is saved)."""
+        from game.core.errors import ParleyError
+        from game.play.autosave import report_failed_turn
+        from game.play.session import TurnError
+
+        text = report_failed_turn(error, self.saves_base) if isinstance(error, TurnError) else ""
+        text = text or (error.render() if isinstance(error, ParleyError) else str(error))
+        self.later(partial(self.notify, text, title="The turn failed", severity="error", timeout=30, markup=False))
+        return text
 
     def run_turn(self, step: Callable[[], Reply], origin: Any = None) -> bool:
         """Play one turn with ``step`` (a watched seat's ``game.play_turn``, a replay's next round)
@@ -423,10 +442,16 @@ class ParleyApp(App):
     @work(thread=True, exclusive=True, group="game")
     def _run_turn(self, step: Callable[[], Reply], origin: Any) -> None:
         from game.core.errors import ParleyError
+        from game.play.autosave import report_failed_turn
+        from game.play.session import TurnError
 
         try:
             with self.turn_lock:
-                reply = step()
+                try:
+                    reply = step()
+                except TurnError as e:  # saved and logged while the game is still held
+                    report_failed_turn(e, self.saves_base)
+                    raise
         except ParleyError as e:
             self.later(self._failed, e, origin)
             return

@@ -20,6 +20,7 @@ from game.core.protocols import AgentKinds
 from game.core.types import PLAYER
 from game.council.session import MAX_ROUNDS as DEBATE_ROUNDS
 from game.negotiation.utility import MAX_OUTCOMES
+from game.world.limits import crowd_problems, pair_problems
 from game.world.measures import unit_problems
 from game.world.spec import CouncilScene, NegotiationScene, WorldSpec
 
@@ -54,6 +55,8 @@ def _check(w: WorldSpec, agent_kinds: AgentKinds) -> Iterator[Problem]:
     yield from _relation_problems(w)
     yield from unit_problems(w)
     yield from _npc_problems(w, placed)
+    yield from crowd_problems(w.npcs)
+    yield from pair_problems(w)
     yield from _topic_problems(w)
     yield from _quest_problems(w, placed.at)
     for sid, sc in w.scenes.items():

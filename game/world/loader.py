@@ -35,6 +35,7 @@ from game.core.errors import InputError, Problem, WorldError, did_you_mean
 from game.core.files import MAX_FILE_BYTES, kind_of, path_problem, read_limited, stat_of  # noqa: F401 (re-exported)
 from game.core.protocols import AgentKinds
 from game.core.text import clean, shown
+from game.world import limits
 
 EXTRA_SECTIONS = ("locations", "items", "npcs", "quests", "scenes", "facts")
 MAX_NUMBER = 10**12
@@ -94,18 +95,6 @@ def resolve_world_path(path: str | Path) -> Path:
 # --- parsing --------------------------------------------------------------------------
 
 
-def _depth_over(data: Any, limit: int) -> bool:
-    """Whether tables/arrays in ``data`` nest more than ``limit`` deep (iterative)."""
-    stack = [(data, 1)]
-    while stack:
-        obj, d = stack.pop()
-        if isinstance(obj, dict | list):
-            if d > limit:
-                return True
-            stack.extend((v, d + 1) for v in (obj.values() if isinstance(obj, dict) else obj))
-    return False
-
-
 def _clean_tree(obj: Any, where: list[str], clashes: list[tuple[str, str]]) -> Any:
     """``obj`` with every string (keys included) passed through ``game.core.text.clean``. Keys that
     become equal once cleaned (the later one is dropped) and numbers beyond ``MAX_NUMBER`` are
@@ -163,11 +152,14 @@ def _parse_toml(raw: bytes, path: Path, problems: list[Problem]) -> dict[str, An
             )
         )
         return None
-    except RecursionError:
+    except RecursionError:  # brackets nested far beyond MAX_DEPTH: say on which line, under which key
+        line = limits.bracket_line(text, MAX_DEPTH)
         problems.append(
             Problem(
-                f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
+                f"nested more than {MAX_DEPTH} levels deep (tables or arrays nested too deeply)",
                 file=str(path),
+                path=limits.path_text(limits.keys_at(text, line), deeper=True) or None,
+                line=line,
                 hint="a world needs only a few levels of nesting",
             )
         )
@@ -175,12 +167,16 @@ def _parse_toml(raw: bytes, path: Path, problems: list[Problem]) -> dict[str, An
     except (ValueError, OverflowError) as e:  # e.g. an integer with more digits than Python converts
         problems.append(Problem(f"TOML value error: {e}", file=str(path), hint="check the numbers in this file"))
         return None
-    if _depth_over(data, MAX_DEPTH):
+    shape = limits.shape_problem(data, MAX_DEPTH)
+    if shape is not None:  # too deep, or a table or array too long: where, by line and key path
+        where, message = shape
         problems.append(
             Problem(
-                f"nested too deeply (tables or arrays more than {MAX_DEPTH} levels deep)",
+                message,
                 file=str(path),
-                hint="a world needs only a few levels of nesting",
+                path=limits.path_text(where) or None,
+                line=limits.line_of(text, where),
+                hint="a world needs only a few levels of nesting" if "nested" in message else None,
             )
         )
         return None
@@ -225,6 +221,7 @@ def _gather(
         )
         return None, origins, []
     files = [main]
+    refused = False  # a section folder over its size limit: the world is not validated further
     data = _read_toml(main, problems, folder, raws)
     for section in EXTRA_SECTIONS:
         sub = folder / section
@@ -236,7 +233,16 @@ def _gather(
                 Problem(bad[0], file=str(sub), hint=bad[1] or f"{section}/ should be a folder of .toml files")
             )
             continue
-        for f in sorted(sub.glob("*.toml")):
+        entries = sorted(sub.glob("*.toml"))
+        limit, what = limits.SECTIONS.get(section, (None, section))
+        if (
+            limit is not None and len(entries) > limit and not limits.are_lifted()
+        ):  # refused before reading a single one
+            message = f"{len(entries):,} files in {section}/; a world holds at most {limit:,} {what} ({limits.DOC})"
+            problems.append(Problem(message, file=str(sub)))
+            refused = True
+            continue
+        for f in entries:
             files.append(f)
             entry = _read_toml(f, problems, folder, raws)
             if entry is None or data is None:
@@ -254,7 +260,7 @@ def _gather(
                 continue
             table[stem] = entry
             origins[(section, stem)] = str(f)
-    return data, origins, files
+    return (None if refused else data), origins, files
 
 
 def _loc_str(loc: tuple[Any, ...]) -> str:
@@ -315,6 +321,11 @@ def _pydantic_problems(err: Any, data: dict[str, Any], main: str, origins: dict[
             hint = did_you_mean(loc[-1], parent) if parent else None
         elif e["type"] == "missing":
             msg = f"missing required key {loc[-1]!r}"
+        elif e["type"] == "too_long" and "max_length" in ctx:
+            count, most = ctx.get("actual_length"), ctx["max_length"]
+            msg = (
+                f"{f'{count:,} entries' if count is not None else 'too many entries'}; at most {most:,} ({limits.DOC})"
+            )
         elif e["type"] == "union_tag_not_found" and key in unions:
             what, tags = unions[key]
             msg = f"missing key {key!r} ({_choices(tags)})"
@@ -414,7 +425,6 @@ def collect_problems(path: str | Path, agent_kinds: AgentKinds) -> tuple[World |
     from pydantic import ValidationError
 
     from game.world.checks import cross_reference
-    from game.world.spec import WorldSpec
 
     folder = Path(path)
     st, why = stat_of(folder)
@@ -456,8 +466,11 @@ def collect_problems(path: str | Path, agent_kinds: AgentKinds) -> tuple[World |
         return None, [Problem("not a TOML table", file=str(folder / "world.toml"))]
     data.pop("$schema", None)
     main = str(folder / "world.toml")
+    oversize = limits.section_problems(data, main)
+    if oversize:  # a world over its size limits is not validated entry by entry
+        return None, problems + oversize
     try:
-        spec = WorldSpec.model_validate(data)
+        spec = limits.world_model().model_validate(data)
     except ValidationError as e:
         problems.extend(_pydantic_problems(e, data, main, origins))
         return None, problems

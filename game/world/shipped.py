@@ -18,14 +18,14 @@ import importlib.util
 import tomllib
 from pathlib import Path, PurePath
 
+from game.core.files import read_limited
+
 MARKER = "PARLEY_WORLDS"
 
 
 def _ours(folder: Path) -> bool:
-    try:
-        return MARKER in (folder / "__init__.py").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+    raw, _ = read_limited(folder / "__init__.py")  # never a pipe or a device
+    return raw is not None and MARKER.encode() in raw
 
 
 def shipped_root() -> Path | None:
@@ -47,11 +47,11 @@ def shipped_root() -> Path | None:
 def _index(root: Path) -> tuple[tuple[str, Path], ...]:
     out = []
     for main in sorted(root.glob("*/world.toml")):
+        raw, _ = read_limited(main)
         try:
-            with open(main, "rb") as fh:
-                wid = tomllib.load(fh).get("id")
-        except (OSError, tomllib.TOMLDecodeError, ValueError):
-            continue  # a shipped world that does not parse is not offered by id
+            wid = tomllib.loads(raw.decode("utf-8")).get("id") if raw is not None else None
+        except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+            continue  # a shipped world that does not parse (or nests too deeply to) is not offered by id
         if isinstance(wid, str) and wid:
             out.append((wid, main.parent))
     return tuple(out)

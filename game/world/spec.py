@@ -27,6 +27,7 @@ from game.core.protocols import AgentKinds
 from game.core.specs import Id, Name, Spec, Unit, WorldId, _as_name  # noqa: F401  (the shared field types)
 from game.core.types import DIRECTIONS
 from game.negotiation.spec import NegotiationScene, PartySpec, TradeSpec, trade_party_default  # noqa: F401  (re-exported)
+from game.world import limits as L
 
 Direction = Literal[DIRECTIONS]  # type: ignore[valid-type]
 
@@ -51,7 +52,7 @@ class ScenerySpec(Spec):
     """Something named in a room's text that can be examined but never taken (beams, a bell, a barometer)."""
 
     name: Name = Field(description="what the player calls it")
-    aliases: list[Name] = Field(default_factory=list, description="other words for it")
+    aliases: list[Name] = Field(default_factory=list, max_length=L.MAX_ALIASES, description="other words for it")
     description: str = Field(description="what examining it shows")
 
 
@@ -67,26 +68,31 @@ class LocationSpec(Spec):
     description: str
     exits: dict[Direction, Id] = Field(default_factory=dict)
     locked: dict[Direction, LockSpec] = Field(default_factory=dict, description="exits that need a key")
-    items: list[Id] = Field(default_factory=list)
+    items: list[Id] = Field(default_factory=list, max_length=L.MAX_HELD)
     scenery: dict[Id, ScenerySpec] = Field(
-        default_factory=dict, description="things named in the description: examinable, fixed in place"
+        default_factory=dict,
+        max_length=L.MAX_SCENERY,
+        description="things named in the description: examinable, fixed in place",
     )
     map: MapSpec | None = Field(None, description="grid cell on the map; left out, it is placed from the exits")
 
 
 class ItemSpec(Spec):
     name: Name
-    aliases: list[Name] = Field(default_factory=list)
+    aliases: list[Name] = Field(default_factory=list, max_length=L.MAX_ALIASES)
     description: str = ""
     value: int = Field(0, ge=0, description="worth in gold")
     portable: bool = True
     light: bool = Field(False, description="a light source: 'light X' lights it")
     container: bool = False
-    contents: list[Id] = Field(default_factory=list, description="items inside a container")
+    contents: list[Id] = Field(default_factory=list, max_length=L.MAX_HELD, description="items inside a container")
     locked_with: Id | None = Field(None, description="key item id for a locked container")
-    reveals: list[Id] = Field(default_factory=list, description="facts verified when the container is opened")
+    reveals: list[Id] = Field(
+        default_factory=list, max_length=L.MAX_HELD, description="facts verified when the container is opened"
+    )
     shows: list[Id] = Field(
         default_factory=list,
+        max_length=L.MAX_HELD,
         description="facts its description settles: examining it verifies them (as true or false, as the world holds them)",
     )
 
@@ -104,7 +110,7 @@ class AgentSpec(Spec):
 
 class HonestySpec(Spec):
     default: Unit = Field(1.0, description="probability of telling the truth on any topic")
-    topics: dict[str, Unit] = Field(default_factory=dict, description="per-topic override")
+    topics: dict[str, Unit] = Field(default_factory=dict, max_length=L.MAX_HELD, description="per-topic override")
 
     def for_topic(self, topic: str) -> float:
         return self.topics.get(topic, self.default)
@@ -112,22 +118,27 @@ class HonestySpec(Spec):
 
 class NpcSpec(Spec):
     name: Name
-    aliases: list[Name] = Field(default_factory=list)
+    aliases: list[Name] = Field(default_factory=list, max_length=L.MAX_ALIASES)
     persona: str = ""
     location: Id
-    inventory: list[Id] = Field(default_factory=list)
+    inventory: list[Id] = Field(default_factory=list, max_length=L.MAX_HELD)
     gold: int = Field(0, ge=0)
-    knowledge: list[Id] = Field(default_factory=list, description="fact ids the NPC can tell")
+    knowledge: list[Id] = Field(default_factory=list, max_length=L.MAX_HELD, description="fact ids the NPC can tell")
     honesty: HonestySpec = Field(default_factory=HonestySpec)
     agent: AgentSpec = Field(default_factory=AgentSpec)
     greeting: str = ""
     trade: Id | None = Field(None, description="negotiation scene opened by `trade with`")
-    wants: dict[Id, int] = Field(default_factory=dict, description="items this NPC rewards when given: item -> points")
+    wants: dict[Id, int] = Field(
+        default_factory=dict, max_length=L.MAX_HELD, description="items this NPC rewards when given: item -> points"
+    )
     thanks: dict[Id, str] = Field(
         default_factory=dict,
+        max_length=L.MAX_HELD,
         description="what this NPC says when given an item it wants: item -> their words (left out: a plain thank-you)",
     )
-    lines: dict[Literal["greet", "answer", "refuse", "rumour", "haggle"], list[str]] = Field(
+    lines: dict[
+        Literal["greet", "answer", "refuse", "rumour", "haggle"], Annotated[list[str], Field(max_length=L.MAX_LINES)]
+    ] = Field(
         default_factory=dict,
         description="dialogue templates by intent, one picked at random; placeholders: {name} "
         "(the NPC), {player}, {topic}, {text} (the fact told), {terms} (an offer; haggle "
@@ -139,7 +150,7 @@ class NpcSpec(Spec):
 class PlayerSpec(Spec):
     name: Name = "Traveller"
     location: Id | None = Field(None, description="defaults to the world's start")
-    inventory: list[Id] = Field(default_factory=list)
+    inventory: list[Id] = Field(default_factory=list, max_length=L.MAX_HELD)
     gold: int = Field(0, ge=0)
 
 
@@ -166,7 +177,9 @@ class RelationSpec(Spec):
         None, description="consistency gate (reject below, admit from) for claims with this relation"
     )
     aliases: list[Name] = Field(
-        default_factory=list, description='other words for it, in claims and in what NPCs say ("costs", "is hidden in")'
+        default_factory=list,
+        max_length=L.MAX_ALIASES,
+        description='other words for it, in claims and in what NPCs say ("costs", "is hidden in")',
     )
     unit: Name | None = Field(
         None,
@@ -204,7 +217,9 @@ class UnitSpec(Spec):
     """A unit numbers may be given in ("12 pennies"). One with a ``base`` converts to it:
     1 of this unit is ``factor`` of the base ("penny": base "mark", factor 1/12)."""
 
-    aliases: list[Name] = Field(default_factory=list, description='other words for it ("marks", "pence")')
+    aliases: list[Name] = Field(
+        default_factory=list, max_length=L.MAX_ALIASES, description='other words for it ("marks", "pence")'
+    )
     base: Id | None = Field(None, description="the declared unit it converts to")
     factor: float = Field(1.0, gt=0, allow_inf_nan=False, description="how many of the base one of this unit is worth")
 
@@ -267,13 +282,13 @@ Condition = Annotated[HasItem | AtLocation | ItemAt | GaveTo | Opened | SceneOut
 class RewardSpec(Spec):
     score: int = 0
     gold: int = Field(0, ge=0)
-    items: list[Id] = Field(default_factory=list)
+    items: list[Id] = Field(default_factory=list, max_length=L.MAX_GOALS)
 
 
 class QuestSpec(Spec):
     title: Name
     description: str = ""
-    goal: list[Condition] = Field(min_length=1, description="all must hold")
+    goal: list[Condition] = Field(min_length=1, max_length=L.MAX_GOALS, description="all must hold")
     reward: RewardSpec = Field(default_factory=RewardSpec)
 
 
@@ -284,9 +299,17 @@ class ParticipantSpec(Spec):
     id: str = Field(description="'player' or an NPC id")
     role: str = "member"
     stance: Literal["for", "against", "undecided"] = "undecided"
-    arguments: list[str] = Field(default_factory=list, description="argument bank for the starting stance")
-    converted: list[str] = Field(default_factory=list, description="argument bank once persuaded to support the motion")
-    persuaded_by: list[Id] = Field(default_factory=list, description="items that, shown to them, win their vote")
+    arguments: list[str] = Field(
+        default_factory=list, max_length=L.MAX_ARGUMENTS, description="argument bank for the starting stance"
+    )
+    converted: list[str] = Field(
+        default_factory=list,
+        max_length=L.MAX_ARGUMENTS,
+        description="argument bank once persuaded to support the motion",
+    )
+    persuaded_by: list[Id] = Field(
+        default_factory=list, max_length=L.MAX_ARGUMENTS, description="items that, shown to them, win their vote"
+    )
 
 
 class CouncilDebateSpec(Spec):
@@ -308,7 +331,7 @@ class CouncilScene(Spec):
     title: Name
     motion: str
     description: str = ""
-    participants: list[ParticipantSpec] = Field(min_length=2)
+    participants: list[ParticipantSpec] = Field(min_length=2, max_length=L.MAX_PARTICIPANTS)
     max_rounds: int = Field(3, ge=1)
     location: Id | None = Field(None, description="where the council sits")
     majority: float = Field(0.5, gt=0.0, lt=1.0, description="share of yes votes needed (strictly more)")
@@ -334,18 +357,20 @@ class WorldSpec(Spec):
     start: Id = Field(description="starting location id")
     max_turns: int = Field(500, ge=1)
     player: PlayerSpec = Field(default_factory=PlayerSpec)
-    locations: dict[Id, LocationSpec] = Field(min_length=1)
-    items: dict[Id, ItemSpec] = Field(default_factory=dict)
-    npcs: dict[Id, NpcSpec] = Field(default_factory=dict)
-    relations: dict[Id, RelationSpec] = Field(default_factory=dict)
-    facts: dict[Id, FactSpec] = Field(default_factory=dict)
-    quests: dict[Id, QuestSpec] = Field(default_factory=dict)
-    scenes: dict[Id, Scene] = Field(default_factory=dict)
+    locations: dict[Id, LocationSpec] = Field(min_length=1, max_length=L.MAX_LOCATIONS)
+    items: dict[Id, ItemSpec] = Field(default_factory=dict, max_length=L.MAX_ITEMS)
+    npcs: dict[Id, NpcSpec] = Field(default_factory=dict, max_length=L.MAX_NPCS)
+    relations: dict[Id, RelationSpec] = Field(default_factory=dict, max_length=L.MAX_RELATIONS)
+    facts: dict[Id, FactSpec] = Field(default_factory=dict, max_length=L.MAX_FACTS)
+    quests: dict[Id, QuestSpec] = Field(default_factory=dict, max_length=L.MAX_QUESTS)
+    scenes: dict[Id, Scene] = Field(default_factory=dict, max_length=L.MAX_SCENES)
     units: dict[Id, UnitSpec] = Field(
-        default_factory=dict, description="units numbers may be given in, and how they convert"
+        default_factory=dict, max_length=L.MAX_UNITS, description="units numbers may be given in, and how they convert"
     )
     clock: dict[str, ClockTime] = Field(
-        default_factory=dict, description='named times of day: dusk = "19:00" ("opens at dusk" is 19:00)'
+        default_factory=dict,
+        max_length=L.MAX_CLOCK,
+        description='named times of day: dusk = "19:00" ("opens at dusk" is 19:00)',
     )
 
     @model_validator(mode="after")
