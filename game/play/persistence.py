@@ -305,6 +305,7 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
     report.parts["engine"] = (state_hash(eng.get_state()), want)
     agents.finish()
     report.parts["agents"] = agents_digests(agents.states(), data["components"].get("agents", {}))
+    report.notes += agents.notes
     if eng.replay_decisions:
         left = eng.replay_decisions[0]
         report.diverged_at = (

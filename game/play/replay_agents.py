@@ -49,6 +49,7 @@ class AgentReplay:
         self.agents = fresh_agents(world, seed)
         self.active = [n for n in eng.order[1:] if n in self.agents and not getattr(self.agents[n], "passive", False)]
         self.stood: dict[str, str] = {}  # where each NPC stood when it decided this round
+        self.notes: list[str] = []
 
     def before(self, rec: dict[str, Any]) -> None:
         who = rec.get("actor")
@@ -57,8 +58,18 @@ class AgentReplay:
 
     def _ask(self, npcs: list[str]) -> None:
         for npc in npcs:
+            agent = self.agents.get(npc)
+            if agent is None:
+                continue
             where = self.stood.get(npc, self.eng.state.where.get(npc, ""))
-            self.agents[npc].act(Observation(actor=npc, turn=self.eng.state.turn, location=where, text=""))
+            seen = Observation(actor=npc, turn=self.eng.state.turn, location=where, text="")
+            try:  # the body decides (and keeps the state); a plugin's own code around it is not run again
+                (agent.body if getattr(agent, "body", None) is not None else agent).act(seen)
+            except Exception as e:  # noqa: BLE001 - an agent that fails here is left out, and said so
+                del self.agents[npc]
+                self.notes.append(
+                    f"NPC {npc}'s agent could not decide again ({type(e).__name__}): its state not compared"
+                )
         self.stood = {}
 
     def end_round(self) -> None:
