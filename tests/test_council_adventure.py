@@ -221,16 +221,19 @@ def _damage(tmp_path, edit) -> str:
 @pytest.mark.parametrize(
     "edit, says",
     [
-        (lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}), "debate[3]: unknown debate op 'shout'"),
-        (lambda sc: sc["debate"][0]["reply"].pop("text"), "debate[0]: missing 'text'"),
-        (lambda sc: sc["debate"][1]["reply"].__setitem__("stance", "high"), "debate[1]: 'high' is not a number"),
+        (lambda sc: sc["debate"].__setitem__(3, {"op": "shout"}), "debate[3].op: unknown debate step 'shout'"),
+        (lambda sc: sc["debate"][0]["reply"].pop("text"), "debate[0].reply.text: missing"),
+        (
+            lambda sc: sc["debate"][1]["reply"].__setitem__("stance", "high"),
+            "debate[1].reply.stance: expected a number, got 'high'",
+        ),
         (lambda sc: sc["debate"][2]["reply"].__setitem__("stance", 5.0), "debate[2]: 5.0 is not a number from 0 to 1"),
         (
             lambda sc: sc["debate"].__setitem__(0, {**sc["debate"][0], "member": "nobody"}),
-            "debate[0]: it is not 'nobody'",
+            "debate[0].member: 'nobody' is not a member of this council",
         ),
-        (lambda sc: sc.__setitem__("debate", "oops"), "a list of steps, not str"),
-        (lambda sc: sc["debate"].__setitem__(4, 7), "debate[4]: a step is a table, not int"),
+        (lambda sc: sc.__setitem__("debate", "oops"), "debate: expected a list, got 'oops'"),
+        (lambda sc: sc["debate"].__setitem__(4, 7), "debate[4]: expected an object, got 7"),
     ],
 )
 def test_a_damaged_debate_in_a_save_is_refused_on_load(tmp_path, edit, says):

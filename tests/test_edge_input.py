@@ -416,10 +416,19 @@ def test_folder_flags_that_are_not_folders_are_exit_2(tmp_path):
 @pytest.mark.parametrize(
     "edit, says",
     [
-        (lambda e: e.__setitem__("seq", "x"), "seq is not a whole number"),
-        (lambda e: e["state"]["scenes"].__setitem__("ghost_deal", 7), "unknown or damaged scene"),
-        (lambda e: e["state"].__setitem__("active_scene", "ghost"), "active_scene is not a scene"),
-        (lambda e: e["state"]["where"].__setitem__("player", "atlantis"), "not a known place"),
+        (lambda e: e.__setitem__("seq", "x"), "engine.seq: expected a whole number"),
+        (
+            lambda e: e["state"]["scenes"].__setitem__("ghost_deal", 7),
+            "engine.state.scenes.ghost_deal: expected an object, got 7",
+        ),
+        (
+            lambda e: e["state"].__setitem__("active_scene", "ghost"),
+            "engine.state.active_scene: 'ghost' is not a trade scene",
+        ),
+        (
+            lambda e: e["state"]["where"].__setitem__("player", "atlantis"),
+            "engine.state.where.player: 'atlantis' is not a known place",
+        ),
     ],
 )
 def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_path, edit, says):
@@ -439,7 +448,7 @@ def test_a_save_forged_with_a_recomputed_hash_is_refused_not_a_crash_later(tmp_p
     path.write_text(json.dumps(data))
     with pytest.raises(SaveError, match=says) as info:
         Game.load("x", base=tmp_path)
-    assert "engine state is damaged" in info.value.message
+    assert "x/save.json: engine." in info.value.message and info.value.exit_code == 2
 
 
 def test_save_names_in_any_script_and_seed_with_load(tmp_path):

@@ -159,13 +159,16 @@ def test_a_deeply_nested_insight_bank_is_a_corrupt_file(tmp_path):
     [
         (
             lambda d: d["engine"]["state"].__setitem__("unlocked", ["x:y", 5]),
-            "unlocked holds something that is not text",
+            "engine.state.unlocked\\[1\\]: expected text, got 5",
         ),
         (
             lambda d: d["engine"]["state"]["invalid"].__setitem__("player", "many"),
-            "invalid.player is not a whole number",
+            "engine.state.invalid.player: expected a whole number",
         ),
-        (lambda d: d["components"]["memory"].__setitem__("embedder", 123), "embedder 123 is not minilm or hash"),
+        (
+            lambda d: d["components"]["memory"].__setitem__("embedder", 123),
+            "components.memory.embedder: expected 'minilm' or 'hash', got 123",
+        ),
     ],
 )
 def test_more_forged_fields_are_refused_at_load(tmp_path, edit, says):

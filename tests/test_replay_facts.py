@@ -78,7 +78,7 @@ def test_a_jury_game_records_its_verdicts_and_replays_every_part_without_the_ser
     s.close()
     report = replay_report("jury", tmp_path)
     assert report.ok, report
-    assert tuple(report.parts) == ("engine", "gate", "sigma", "claims") and report.notes == []
+    assert tuple(report.parts) == ("engine", "agents", "gate", "sigma", "claims") and report.notes == []
     assert len(s.requests) == asked  # nothing was asked of the jury again
     ok, got, want = replay("jury", tmp_path)
     assert ok and got == want == game.engine.state_hash()
@@ -150,7 +150,7 @@ def test_a_memory_game_without_jury_replays_with_every_part_matching(tmp_path):
     assert report.ok, report
     assert tuple(report.parts) == PARTS
     r = parley("replay", "mem", "--saves-dir", str(tmp_path))
-    assert r.returncode == 0 and "engine, gate, sigma, claims, memory checked" in r.stdout, r.stderr
+    assert r.returncode == 0 and "engine, agents, gate, sigma, claims, memory checked" in r.stdout, r.stderr
 
 
 def test_an_edited_memory_bank_is_a_replay_mismatch(tmp_path):
@@ -169,7 +169,7 @@ def test_a_save_without_world_fact_state_replays_the_engine_with_a_note(tmp_path
     game = play(Game(MINI, seed=0, facts=False))
     game.save("nofacts", tmp_path)
     report = replay_report("nofacts", tmp_path)
-    assert report.ok and tuple(report.parts) == ("engine",)
+    assert report.ok and tuple(report.parts) == ("engine", "agents")
     assert any("no world-fact state" in n for n in report.notes)
     r = parley("replay", "nofacts", "--saves-dir", str(tmp_path))
     assert r.returncode == 0 and "replay ok" in r.stdout and "note: the save holds no world-fact state" in r.stderr

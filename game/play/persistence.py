@@ -39,6 +39,9 @@ def save_game(game: Game, name: str, base: str | Path | None = None) -> Path:
         # where the LLM NPCs were served from (never the key), so a resumed game can say so
         "llm": game.llm.config.public_dict() if game.llm is not None else None,
     }
+    rebuilt = getattr(game, "facts_rebuilt", None)
+    if rebuilt is not None:  # world-fact memory was rebuilt from the transcript at that turn
+        payload["facts_rebuilt"] = rebuilt
     payload["state_hash"] = save_hash(engine, components, save_header(payload))
     return write_save(folder, payload, game.transcript.text())
 
@@ -97,10 +100,8 @@ def load_game(
 ) -> Any:
     """Load a save into a new ``cls`` game (see ``Game.load``)."""
     folder = resolve(ref, base, inside=inside)
-    data, transcript = open_save(folder)
+    data, transcript, world = checked_save(folder, world_path)
     where = folder / "save.json"
-    check_hash(data, where)
-    world = world_for(data, where, world_path)
     game = cls(
         world,
         seed=data["seed"],
@@ -111,6 +112,7 @@ def load_game(
         memo_llm=memo_llm,
     )
     game.saved_llm = data.get("llm")
+    game.facts_rebuilt = data.get("facts_rebuilt")
     game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
     try:
         game.restore(data["engine"], data["components"])
@@ -129,7 +131,28 @@ def load_game(
             game.rebuild_facts()
         finally:
             gate.jury, gate._extractor = jury, reader
+        game.facts_rebuilt = data["turn"]
     return game
+
+
+def checked_save(folder: Path, world_path: str | Path | None = None) -> tuple[dict[str, Any], str, World]:
+    """Open a save as every command does: (data, transcript, world). All of it is checked before
+    anything runs on it, and before an interrupted write is finished on disk: the schema of the
+    whole file (``game.play.save_schema``), the transcript's digest, the state hash, the world
+    (found and unchanged) and the ids that must name something of it (``game.play.save_world``).
+    A save that fails is a ``SaveError`` naming the file and the field, and is left as it is."""
+    from game.play.save_world import check_save_world
+
+    where = Path(folder) / "save.json"
+    found: list[World] = []
+
+    def check(data: dict[str, Any]) -> None:
+        check_hash(data, where)
+        found.append(world_for(data, where, world_path))
+        check_save_world(data, found[0], where)
+
+    data, text = open_save(Path(folder), check)
+    return data, text, found[0]
 
 
 def save_header(data: dict[str, Any]) -> dict[str, Any]:
@@ -138,11 +161,14 @@ def save_header(data: dict[str, Any]) -> dict[str, Any]:
     is left out on purpose: it only says where to look, and the world found is checked
     against the hash; ``llm`` only records where the NPCs spoke from; the transcript is bound
     by its own digest and checked by replay."""
-    return {
+    header = {
         "seed": data["seed"],
         "turn": data["turn"],
         "world": {"id": data["world"]["id"], "hash": data["world"]["hash"]},
     }
+    if "facts_rebuilt" in data:  # it decides what a replay compares
+        header["facts_rebuilt"] = data["facts_rebuilt"]
+    return header
 
 
 def save_hash(engine: dict[str, Any], components: dict[str, Any], header: dict[str, Any] | None = None) -> str:
@@ -203,14 +229,14 @@ def world_for(data: dict[str, Any], where: Path, world_path: str | Path | None) 
 
 # --- replay ---------------------------------------------------------------------------------
 
-PARTS = ("engine", "gate", "sigma", "claims", "memory")  # what a replay compares, in this order
+PARTS = ("engine", "agents", "gate", "sigma", "claims", "memory")  # what a replay compares, in this order
 
 
 @dataclass
 class ReplayReport:
     """What a replay found. ``parts``: per part checked, (replayed digest, saved digest): the
-    engine state, the consistency gate, Σ-Mem, the world-fact claim log and the agent memory
-    bank. ``diverged_at``: the part and reason when the recorded story stopped fitting before
+    engine state, the NPC agents' own state, the consistency gate, Σ-Mem, the rest of world-fact
+    memory and agent memory. ``diverged_at``: the part and reason when the recorded story stopped fitting before
     the end (the other parts were then not compared). ``notes``: what could not be checked."""
 
     parts: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -248,24 +274,27 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
     memory (gate and Σ-Mem) and agent memory are rebuilt as the game wired them and hear the
     replayed events; a match proves the saved state is the outcome of its transcript.
     """
+    from game.play.replay_agents import AgentReplay  # builds agents: loaded when a replay runs
+
     folder = resolve(ref, base)
-    data, text = open_save(folder)
+    data, text, world = checked_save(folder)
     where, tpath = folder / "save.json", folder / TRANSCRIPT_FILE
-    check_hash(data, where)
-    world = world_for(data, where, None)
     records = transcript_records(text, tpath)
     eng = Engine(world, seed=data["seed"], transcript=Transcript(), **engine_defaults())
     eng.replay_decisions = deque(rec for _, rec in records if rec.get("type") == "decision")
     report = ReplayReport()
     mem, facts = replay_listeners(eng, data, where, report.notes)
+    agents = AgentReplay(eng, world, data["seed"])
     want = state_hash(data["engine"])
     for n, rec in records:
         try:
+            agents.before(rec)
             if rec["type"] == "action":
                 eng.apply(Action.from_dict(rec))
             elif rec["type"] == "penalty":
                 eng.penalise(rec["who"], rec["reason"])
             elif rec["type"] == "round":
+                agents.end_round()
                 eng.end_round()
         except ReplayDivergence as e:  # the recorded story no longer fits: the states differ
             report.parts["engine"] = ("", want)
@@ -274,6 +303,9 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
         except Exception as e:  # a damaged record is reported with its line, never a crash
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
     report.parts["engine"] = (state_hash(eng.get_state()), want)
+    agents.finish()
+    report.parts["agents"] = agents_digests(agents.states(), data["components"].get("agents", {}))
+    report.notes += agents.notes
     if eng.replay_decisions:
         left = eng.replay_decisions[0]
         report.diverged_at = (
@@ -283,10 +315,23 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
         return report
     comps = data["components"]
     if facts is not None:
-        report.parts.update(facts_digests(facts.get_state(), comps["facts"]))
+        rebuilt = data.get("facts_rebuilt")
+        if rebuilt is not None:
+            report.notes.append(
+                f"world-fact memory was rebuilt from the transcript at turn {rebuilt} (an older save): what "
+                "the player witnessed and the evidence settled before then are not in it, so not compared"
+            )
+        report.parts.update(facts_digests(facts.get_state(), comps["facts"], rebuilt is None))
     if mem is not None:
         report.parts["memory"] = (memory_digest(mem), saved_memory_digest(comps["memory"], mem))
     return report
+
+
+def agents_digests(got: dict[str, Any], saved: dict[str, Any]) -> tuple[str, str]:
+    """(replayed, saved) digests of the NPC agents' states, over the agents the save holds that a
+    replay can rebuild (a game played with no NPC agents saves none)."""
+    ids = sorted(k for k in saved if k in got)
+    return state_hash({k: got[k] for k in ids}), state_hash({k: saved[k] for k in ids})
 
 
 def transcript_records(text: str, tpath: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -382,11 +427,19 @@ def replay_facts_listener(eng: Engine, facts: Any) -> Any:
     return witnessed_by(eng, PLAYER, facts, hear)
 
 
-def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    """(replayed, saved) digests of the gate, Σ-Mem and the claim log of world-fact memory."""
+CLAIM_KEYS = ("claims", "judged", "records", "witness", "settled")  # the "claims" part of world-fact memory
+
+
+def facts_digests(got: dict[str, Any], want: dict[str, Any], witnessed: bool = True) -> dict[str, tuple[str, str]]:
+    """(replayed, saved) digests of the gate, Σ-Mem and the rest of world-fact memory (the claim
+    log, the claims judged, the facts mirrored into agent memory, what the player witnessed and
+    the evidence settled): all of world-fact memory, which the transcript determines. Without
+    ``witnessed`` (memory rebuilt from an older save's transcript, which holds no sightings),
+    what the player witnessed and the evidence settled are left out."""
+    keys = CLAIM_KEYS if witnessed else CLAIM_KEYS[:3]
 
     def claims(st: dict[str, Any]) -> dict[str, Any]:
-        return {k: st.get(k) for k in ("claims", "judged", "records")}
+        return {k: st.get(k) for k in keys}
 
     return {
         "gate": (state_hash(got["gate"]), state_hash(want.get("gate"))),
@@ -396,15 +449,22 @@ def facts_digests(got: dict[str, Any], want: dict[str, Any]) -> dict[str, tuple[
 
 
 def memory_body(st: dict[str, Any]) -> dict[str, Any]:
-    """What a replay compares of a memory state: what the game wrote into agent memory (records:
-    text, kind, scope, status, importance...), reflection pressure and finished quests. Reading
-    memory (a context) is not in the transcript, so when memories were last read is left out."""
+    """What a replay compares of a memory state: everything the transcript determines. Left out:
+    when each memory was last read (``last_access`` of a record, the bank's ``access``), since
+    reading memory (building a context) is not in the transcript; ``priors``, lessons from the
+    cross-game insight bank, which the replay starts from as saved; and the settings the replay's
+    memory is built with (``embedder``, ``store``, ``store_options``: a replay always rebuilds
+    memory in a flat in-memory store). ``config`` is compared, so a setting that does not read
+    back as saved is found."""
     bank, refl = st["bank"], st.get("reflector") or {}
     return {
+        "seq": bank.get("seq"),
         "records": [{k: v for k, v in r.items() if k != "last_access"} for r in bank["records"]],
         "corrections": list(bank.get("corrections", ())),
         "reflector": {"pressure": dict(refl.get("pressure", {})), "tried": dict(refl.get("tried", {}))},
         "quests_done": sorted(st.get("quests_done", ())),
+        "witnesses": st.get("witnesses", {}),
+        "config": st.get("config"),
     }
 
 

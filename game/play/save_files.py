@@ -49,14 +49,14 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from filelock import FileLock, Timeout
 
-from game.core.errors import InputError, SaveError, did_you_mean
+from game.core.errors import InputError, ParleyError, SaveError, did_you_mean
 from game.core.files import fsync_dir, open_dir, read_text, write_atomic
 from game.core.text import clean, escape_surrogates, shown
 
@@ -67,16 +67,6 @@ TRANSCRIPT_FILE = "transcript.jsonl"
 LOCK_FILE = ".lock"  # the folder's lock (empty; kept between saves, deleted with the save)
 _PENDING = re.compile(r"transcript-[0-9a-f]{16}\.jsonl")  # a transcript written before its commit
 _TEMP = re.compile(r"\.(?:save\.json|transcript(?:-[0-9a-f]{16})?\.jsonl)\..+\.tmp")  # our temp files
-_REQUIRED = {
-    "format_version": int,
-    "world": dict,
-    "seed": int,
-    "turn": int,
-    "engine": dict,
-    "components": dict,
-    "state_hash": str,
-    "transcript": str,
-}
 NAME_RULE = "a save name needs a letter or digit; use letters, digits, spaces, - or _"
 
 
@@ -309,33 +299,15 @@ def read_save(folder: Path) -> dict[str, Any]:
         raise SaveError(f"{path}: corrupt save ({e})", hint="the save is damaged; it was left as it is") from None
     if not isinstance(data, dict):
         raise SaveError(f"{path}: not a save (expected a JSON object)")
-    for key, typ in _REQUIRED.items():
-        if key not in data:
-            raise SaveError(f"{path}: missing key {key!r}", hint="the save is damaged; it was left as it is")
-        if not isinstance(data[key], typ) or (typ is int and isinstance(data[key], bool)):
-            raise SaveError(f"{path}: {key} should be {typ.__name__}, got {type(data[key]).__name__}")
-    if data["format_version"] != FORMAT_VERSION:
+    version = data.get("format_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version != FORMAT_VERSION:
         raise SaveError(
-            f"{path}: save format {data['format_version']} is not supported "
-            f"(this Parley reads format {FORMAT_VERSION})",
+            f"{path}: save format {version} is not supported (this Parley reads format {FORMAT_VERSION})",
             hint="the save was made by another version of Parley; it was left as it is",
         )
-    for key in ("id", "hash", "path"):
-        if not isinstance(data["world"].get(key), str):
-            raise SaveError(f"{path}: world.{key} missing or not a string")
-    if data["seed"] < 0:
-        raise SaveError(f"{path}: seed {data['seed']} is negative")
-    if not isinstance(data["engine"].get("state"), dict):
-        raise SaveError(
-            f"{path}: engine.state missing or not an object", hint="the save is damaged; it was left as it is"
-        )
-    if not isinstance(data["components"].get("agents", {}), dict):
-        raise SaveError(f"{path}: components.agents should be an object")
-    if not re.fullmatch(r"[0-9a-f]{16}", data["transcript"]):
-        raise SaveError(
-            f"{path}: transcript digest {_shown(data['transcript'])!r} is not 16 hex digits",
-            hint="the save is damaged; it was left as it is",
-        )
+    from game.play.save_schema import check_save
+
+    check_save(data, path)  # the whole file's shape, before any of it is used
     return data
 
 
@@ -370,14 +342,24 @@ def read_transcript(folder: Path, data: dict[str, Any]) -> str:
     return _transcript_text(folder, data)[0]
 
 
-def open_save(folder: Path) -> tuple[dict[str, Any], str]:
-    """Read and check ``save.json`` and its transcript under the folder's lock, then finish an
+def open_save(folder: Path, check: Callable[[dict[str, Any]], Any] | None = None) -> tuple[dict[str, Any], str]:
+    """Read and check ``save.json`` (``read_save``: its schema) and its transcript under the
+    folder's lock, run ``check(data)`` (the checks that need the world), and only then finish an
     interrupted write (the pending transcript renamed into place, leftovers deleted). A save
-    that does not read is left exactly as it is."""
+    that does not pass is left exactly as it is."""
     folder = Path(folder)
+    made_lock = not (folder / LOCK_FILE).exists()
     with _folder(folder) as dfd:
-        data = read_save(folder)
-        text, found = _transcript_text(folder, data)
+        try:
+            data = read_save(folder)
+            text, found = _transcript_text(folder, data)
+            if check is not None:
+                check(data)
+        except ParleyError:
+            if made_lock:  # a save refused leaves its folder as it found it: no lock file either
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / LOCK_FILE)
+            raise
         with contextlib.suppress(OSError):  # clean-up is a courtesy: a read-only folder still loads
             if found.name != TRANSCRIPT_FILE:
                 os.replace(found, folder / TRANSCRIPT_FILE)

@@ -90,15 +90,13 @@ class ReplayRun:
 
     def __init__(self, ref: str | Path, base: str | Path | None = None) -> None:
         from game.engine.loop import Engine
-        from game.play.persistence import check_hash, world_for
-        from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve
+        from game.play.persistence import checked_save
+        from game.play.save_files import TRANSCRIPT_FILE, resolve
         from game.play.transcript import Transcript
         from game.play.wiring import engine_defaults
 
         folder = resolve(ref, base)
-        data, text = open_save(folder)
-        check_hash(data, folder / "save.json")
-        world = world_for(data, folder / "save.json", None)
+        data, text, world = checked_save(folder)
         self.name, self.data, self.spec, self.tpath = folder.name, data, world.spec, folder / TRANSCRIPT_FILE
         self.engine = Engine(world, seed=data["seed"], transcript=Transcript(), **engine_defaults())
         self.records: list[tuple[int, dict[str, Any]]] = []
