@@ -226,6 +226,12 @@ def register(kind: str, params: type[BaseModel] = IdleParams) -> Callable[[Facto
     return deco
 
 
+def unregister(kind: str) -> None:
+    """Forget a kind ``register`` added (a plugin unloaded); an unknown kind is ignored."""
+    _KINDS.pop(kind, None)
+    _PARAMS.pop(kind, None)
+
+
 def kinds() -> list[str]:
     return sorted(_KINDS)
 

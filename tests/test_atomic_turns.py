@@ -28,14 +28,20 @@ FIXTURES = ROOT / "tests" / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 import faulty_npc  # noqa: E402  (registers the faulty_patrol agent kind)
 
+from agents.registry import PatrolParams, register, unregister  # noqa: E402
+
+unregister("faulty_patrol")  # known only while a test here runs: other tests see the shipped kinds
+
 FAULT = 2  # the turn the faulty NPC fails on (``$PARLEY_FAULT_TURN``)
 
 
 @pytest.fixture(autouse=True)
 def armed():
-    """The faulty NPC fails once per process; each test arms it again."""
+    """The faulty NPC kind is registered for each test and fails once per process; each test arms it again."""
     faulty_npc.TRIPPED.clear()
+    register("faulty_patrol", PatrolParams)(faulty_npc.faulty_patrol)
     yield
+    unregister("faulty_patrol")
     faulty_npc.TRIPPED.clear()
 
 

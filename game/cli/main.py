@@ -70,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
 
         module = importlib.import_module(COMMAND_MODULES.get(args.cmd, "game.cli.commands"))
         code = getattr(module, f"cmd_{args.cmd.replace('-', '_')}")(args)
-        sys.stdout.flush()  # output that cannot be written is an error here, not at exit
+        flush = getattr(sys.stdout, "flush", None)  # None: no stdout at all, or a stand-in without one
+        if flush is not None:
+            flush()  # output that cannot be written is an error here, not at exit
         return code
     except ParleyError as e:
         print(f"parley: error: {e.render()}", file=sys.stderr)

@@ -321,7 +321,7 @@ def _stream(mode: int) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-def check_output(path: str | os.PathLike[str], what: str = "--out") -> Path:
+def check_output(path: str | os.PathLike[str], what: str = "--out", folders: bool = False) -> Path:
     """Refuse, before any work, an output file ``what`` (a flag) cannot be written to: an empty
     name, a folder, a block device, a parent that is missing or is not a folder. A stream that
     exists (``/dev/stdout``, a named pipe, a terminal) is accepted: it is written straight through."""
@@ -346,18 +346,18 @@ def check_output(path: str | os.PathLike[str], what: str = "--out") -> Path:
         raise InputError(
             f"{what} {shown(text)}: {shown(str(parent))} is not a folder", hint="give a path inside a folder"
         )
-    if parent != path.parent:
+    if parent != path.parent and not folders:  # ``folders``: the write creates the missing ones
         raise InputError(f"{what} {shown(text)}: no folder {shown(str(path.parent))}", hint="create it first")
     return path
 
 
-def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "--out") -> Path:
+def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "--out", folders: bool = False) -> Path:
     """Write a command's output file (``--out FILE``, ``--plot FILE``): checked as
     ``check_output`` says; a file is replaced atomically (an old file is never half-replaced); a
     stream that already exists (``/dev/stdout``, a named pipe, a terminal) is written straight
     through, never replaced by a file, and every step of that write (open, write, flush, close)
     is checked. Any failure is a ``WriteError`` naming the path (exit code 2)."""
-    path = check_output(path, what)
+    path = check_output(path, what, folders)
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     st, _ = stat_of(path)
     if st is None or not _stream(st.st_mode):

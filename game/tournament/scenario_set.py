@@ -265,7 +265,7 @@ def save_set(path: str | Path, scenario_set: ScenarioSet) -> Path:
     from game.core.files import write_output
 
     path = Path(path)
-    write_output(path, dumps_set(scenario_set))
+    write_output(path, dumps_set(scenario_set), folders=True)  # --out may name a folder still to make
     return path
 
 
