@@ -99,6 +99,31 @@ def path_problem(
     return None
 
 
+def _what_is(mode: int) -> str:
+    return "a file" if stat.S_ISREG(mode) else kind_of(mode)
+
+
+def folder_problem(text: str) -> str | None:
+    """Why the folder ``text`` cannot be used or made, or None: it exists and is not a folder
+    (following symlinks), it is a broken symlink or cannot be reached (a name too long, a loop), or
+    its nearest existing parent is not a folder. Only stats; never blocks."""
+    path = Path(text)
+    st, why = stat_of(path)
+    if st is not None:
+        return None if stat.S_ISDIR(st.st_mode) else f"{shown(text)[:200]} is {_what_is(st.st_mode)}, not a folder"
+    if why != "missing" or os.path.islink(path):
+        said = f": {why[12:-1]}" if why and why.startswith("unreadable (") else f" is {why}, not a folder"
+        return f"{shown(text)[:200]}{said}"
+    parent = path.absolute().parent
+    while not os.path.lexists(parent) and parent != parent.parent:
+        parent = parent.parent
+    st, why = stat_of(parent)
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        what = why if st is None else _what_is(st.st_mode)
+        return f"{shown(text)[:200]}: {shown(str(parent))[:200]} is {what}, not a folder"
+    return None
+
+
 def _mb(n: int) -> str:
     return f"{n // (1024 * 1024)} MB"
 

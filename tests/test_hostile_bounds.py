@@ -1,0 +1,147 @@
+"""Hostile input across the command line: folders that are not folders, addresses that cannot be
+used, world names that match everything, LLM replies that are small on the wire but huge to parse.
+
+Each case runs the real CLI (or the real client over a real socket) and expects what every bad
+input gets: exit code 2, one message naming the flag or the file and what is wrong, no
+traceback, nothing written, and bounded time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, parley, write_world
+
+MINI = str(ROOT / "tests" / "fixtures" / "mini")
+HARBOR = str(ROOT / "worlds" / "harbor")
+
+
+def refused(r, *words: str) -> str:
+    """The error line of a refused command, checked: exit 2, no traceback, every word in it."""
+    assert r.returncode == 2, (r.returncode, r.stdout[-500:], r.stderr[-1000:])
+    assert "Traceback" not in r.stderr + r.stdout
+    line = next(x for x in r.stderr.splitlines() if "error:" in x)
+    for w in words:
+        assert w in line, (w, line)
+    return line
+
+
+@pytest.fixture
+def not_folders(tmp_path: Path) -> dict[str, str]:
+    """Paths that exist but are not folders, and a path below a file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero"
+    zero.symlink_to("/dev/zero")
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    return {"fifo": str(fifo), "zero": str(zero), "file": str(plain), "below a file": str(plain / "sub")}
+
+
+def _nothing_written(tmp_path: Path) -> None:
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe", "plain", "zero"]
+    assert (tmp_path / "plain").read_text() == "x"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "file", "below a file"])
+def test_saves_dir_that_is_not_a_folder_is_refused_by_every_command(tmp_path, not_folders, kind):
+    bad = not_folders[kind]
+    for args in (["saves", "--saves-dir", bad, "list"], ["replay", "x", "--saves-dir", bad]):
+        refused(parley(*args), "--saves-dir", "not a folder")
+    # play refuses it before the game starts, not after the player has played it
+    r = parley("play", MINI, "--plain", "--no-memory", "--saves-dir", bad, input="look\nquit\n")
+    refused(r, "--saves-dir", "not a folder")
+    assert "Score" not in r.stdout
+    _nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "file", "below a file"])
+def test_llm_cache_that_is_not_a_folder_is_refused_before_any_request(tmp_path, not_folders, serve, kind):
+    server = serve(["look"], loop=True)
+    r = parley(
+        "run", MINI, "--no-memory", "--quiet", "--player", "llm", "--turns", "1",
+        "--llm", server.base_url, "--llm-cache", not_folders[kind],
+    )  # fmt: skip
+    refused(r, "--llm-cache", "not a folder")
+    assert not server.received
+    _nothing_written(tmp_path)
+
+
+def test_tournament_out_below_a_file_is_refused(tmp_path, not_folders):
+    config = ROOT / "examples" / "tournaments" / "debate_masking.toml"
+    refused(parley("tournament", str(config), "--out", not_folders["below a file"]), "--out", "not a folder")
+    _nothing_written(tmp_path)
+
+
+def test_new_world_dir_below_a_file_is_refused(tmp_path, not_folders):
+    refused(parley("new-world", "keep", "--dir", not_folders["below a file"]), "--dir", "not a folder")
+    _nothing_written(tmp_path)
+
+
+def test_serve_host_that_cannot_be_a_host_name_is_refused():
+    """A label longer than 63 characters cannot be encoded as a host name at all."""
+    t0 = time.monotonic()
+    r = parley("serve", MINI, "--no-memory", "--port", "1", "--host", "h" * 300)
+    refused(r, "--host")
+    assert time.monotonic() - t0 < 60
+
+
+def test_ray_address_that_is_not_an_address_is_refused(tmp_path):
+    pytest.importorskip("ray")
+    config = ROOT / "examples" / "tournaments" / "debate_masking.toml"
+    r = parley("tournament", str(config), "--out", str(tmp_path / "t"), "--backend", "ray", "--ray-address", "x" * 300)
+    refused(r, "--ray-address")
+    assert not (tmp_path / "t" / "results.jsonl").exists()
+
+
+def test_an_empty_alias_is_refused(tmp_path):
+    text = (Path(MINI) / "world.toml").read_text()
+    assert 'aliases = ["' in text
+    world = write_world(tmp_path / "w", text.replace('aliases = ["', 'aliases = ["", "', 1))
+    r = parley("validate", str(world))
+    assert r.returncode == 2 and "Traceback" not in r.stdout + r.stderr
+    assert "aliases[0]: a name must not be empty" in r.stdout + r.stderr, r.stdout
+
+
+def test_lexicon_read_of_nothing_is_refused():
+    refused(parley("lexicon", HARBOR, "--read", "  "), "--read")
+
+
+def _many_choices(n: int) -> str:
+    one = {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
+    return json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [one] * n})
+
+
+def test_a_reply_of_a_hundred_thousand_objects_is_refused_within_the_timeout(serve):
+    """A 10 MB reply is under the size cap, but 100,000 choices take the SDK many seconds to
+    build: the transport refuses a reply with more JSON objects and arrays than any LLM reply has."""
+    from agents.llm.client import LLMClient, LLMUnavailable
+    from agents.llm.config import LLMConfig
+
+    server = serve([{"raw": _many_choices(100_000)}])
+    llm = LLMClient(LLMConfig(base_url=server.base_url, model="m", max_retries=0, timeout=3))
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(LLMUnavailable) as info:
+            llm.chat([{"role": "user", "content": "hi"}])
+    finally:
+        llm.close()
+    assert time.monotonic() - t0 < 3 + 2.0
+    assert "JSON objects and arrays" in info.value.message
+
+
+def test_a_reply_with_a_few_hundred_objects_is_read(serve):
+    from agents.llm.client import LLMClient
+    from agents.llm.config import LLMConfig
+
+    server = serve([{"raw": _many_choices(300)}])
+    llm = LLMClient(LLMConfig(base_url=server.base_url, model="m", max_retries=0, timeout=10))
+    try:
+        assert llm.chat([{"role": "user", "content": "hi"}]).text == "hi"
+    finally:
+        llm.close()
