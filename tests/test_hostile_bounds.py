@@ -145,3 +145,33 @@ def test_a_reply_with_a_few_hundred_objects_is_read(serve):
         assert llm.chat([{"role": "user", "content": "hi"}]).text == "hi"
     finally:
         llm.close()
+
+
+def test_a_failed_move_on_a_full_undo_stack_keeps_its_oldest_step(harbor, tmp_path):
+    """After more moves than ``undo`` keeps, a move that fails is put back with the undo stack
+    whole: the step its snapshot pushed off the stack comes back too."""
+    from game.play.autosave import write_autosave
+    from game.play.meta import UNDO_DEPTH
+    from game.play.persistence import replay_report
+    from game.play.session import Game, TurnError
+
+    game = Game(harbor, seed=0)
+    for _ in range(UNDO_DEPTH + 3):
+        game.submit("wait")
+    steps = [(s.said, s.turn) for s in game.meta.snapshots]
+    assert len(steps) == UNDO_DEPTH
+
+    def bug(event):
+        raise RuntimeError("a listener's bug")
+
+    game.engine.listeners.append(bug)
+    with pytest.raises(TurnError):
+        game.submit("look")
+    game.engine.listeners.remove(bug)
+    assert [(s.said, s.turn) for s in game.meta.snapshots] == steps
+    turn = game.engine.state.turn
+    for _ in range(UNDO_DEPTH):
+        game.submit("undo")
+    assert game.engine.state.turn == turn - UNDO_DEPTH
+    write_autosave(game, tmp_path)
+    assert replay_report("autosave-harbor-v1", tmp_path).ok
