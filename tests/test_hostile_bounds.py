@@ -175,3 +175,36 @@ def test_a_failed_move_on_a_full_undo_stack_keeps_its_oldest_step(harbor, tmp_pa
     assert game.engine.state.turn == turn - UNDO_DEPTH
     write_autosave(game, tmp_path)
     assert replay_report("autosave-harbor-v1", tmp_path).ok
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["schema", "--out"],
+        ["run", MINI, "--no-memory", "--autopilot", "--quiet", "--turns", "2", "--out"],
+        ["debate", "--quiet", "--rounds", "2", "--plot"],
+    ],
+    ids=["schema", "run", "debate"],
+)
+def test_an_output_named_pipe_nobody_reads_is_an_error_not_a_hang(tmp_path, args):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    refused(parley(*args, str(fifo)), str(fifo), "no program is reading")
+    assert time.monotonic() - t0 < 60
+
+
+def test_an_output_named_pipe_with_a_reader_gets_the_whole_output(tmp_path):
+    import subprocess
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    try:
+        time.sleep(0.2)  # the reader opens the pipe first
+        r = parley("schema", "--out", str(fifo))
+        got = reader.communicate(timeout=60)[0]
+    finally:
+        reader.kill()
+    assert r.returncode == 0, r.stderr
+    assert json.loads(got)["type"] == "object"

@@ -376,6 +376,23 @@ def check_output(path: str | os.PathLike[str], what: str = "--out") -> Path:
     return path
 
 
+def _open_stream(path: Path, mode: int) -> int:
+    """Open a stream for writing. A named pipe is opened without waiting: with no program reading
+    it, opening would wait for ever, so that is an error (``ENXIO``) said as such; once a reader is
+    there, writes wait for it as usual."""
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if not stat.S_ISFIFO(mode):
+        return os.open(path, flags)
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise OSError(e.errno, "no program is reading from this named pipe") from None
+        raise
+    os.set_blocking(fd, True)
+    return fd
+
+
 def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "--out") -> Path:
     """Write a command's output file (``--out FILE``, ``--plot FILE``): checked as
     ``check_output`` says; a file is replaced atomically (an old file is never half-replaced); a
@@ -391,7 +408,7 @@ def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "-
         except WriteError as e:
             raise WriteError(e.errno, e.strerror or str(e), path, what) from e
     try:
-        fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = _open_stream(path, st.st_mode)
         try:
             view = memoryview(raw)
             while view:  # a short write is not the end: a pipe takes what it can
