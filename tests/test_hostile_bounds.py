@@ -208,3 +208,20 @@ def test_an_output_named_pipe_with_a_reader_gets_the_whole_output(tmp_path):
         reader.kill()
     assert r.returncode == 0, r.stderr
     assert json.loads(got)["type"] == "object"
+
+
+def test_an_imported_set_too_large_to_hold_is_refused_before_it_is_read(tmp_path):
+    """A scenario set is decoded whole (about 16 bytes of memory per byte of file): one of 200 MB,
+    even with ``limit = 10``, is refused by its size, before any byte is read."""
+    big = tmp_path / "set.json"
+    with open(big, "wb") as f:
+        f.truncate(200 * 1024 * 1024)  # sparse: nothing is written
+    config = tmp_path / "t.toml"
+    config.write_text(
+        'name = "x"\nkind = "negotiation"\n'
+        '[[competitors]]\nname = "a"\nagent = "boulware"\n[[competitors]]\nname = "b"\nagent = "linear"\n'
+        f'[[scenarios]]\nimported = "{big}"\nlimit = 10\n'
+    )
+    t0 = time.monotonic()
+    refused(parley("tournament", "--dry-run", str(config)), str(big), "the limit is 32 MB")
+    assert time.monotonic() - t0 < 30
