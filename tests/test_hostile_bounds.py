@@ -225,3 +225,20 @@ def test_an_imported_set_too_large_to_hold_is_refused_before_it_is_read(tmp_path
     t0 = time.monotonic()
     refused(parley("tournament", "--dry-run", str(config)), str(big), "the limit is 32 MB")
     assert time.monotonic() - t0 < 30
+
+
+def test_a_world_whose_files_together_are_too_large_is_refused_unread(tmp_path):
+    """Each file is under the limit of one file (10 MB), but the world's files hold 60 MB: refused
+    by their sizes (stat only), before one is parsed."""
+    text = (Path(MINI) / "world.toml").read_text()
+    world = write_world(tmp_path / "w", text)
+    (world / "npcs").mkdir()
+    for i in range(6):
+        with open(world / "npcs" / f"n{i}.toml", "wb") as f:
+            f.truncate(10 * 1000 * 1000)  # sparse
+    t0 = time.monotonic()
+    r = parley("validate", str(world))
+    assert r.returncode == 2 and "Traceback" not in r.stdout + r.stderr
+    assert "the world's files hold 60,00" in r.stdout and "a world is at most 32 MB" in r.stdout, r.stdout
+    assert time.monotonic() - t0 < 30
+    refused(parley("run", str(world), "--no-memory", "--autopilot", "--turns", "1"), "1 problem")
