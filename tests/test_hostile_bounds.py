@@ -242,3 +242,15 @@ def test_a_world_whose_files_together_are_too_large_is_refused_unread(tmp_path):
     assert "the world's files hold 60,00" in r.stdout and "a world is at most 32 MB" in r.stdout, r.stdout
     assert time.monotonic() - t0 < 30
     refused(parley("run", str(world), "--no-memory", "--autopilot", "--turns", "1"), "1 problem")
+
+
+def test_a_debate_whose_llm_endpoint_is_down_exits_1_saying_so():
+    """As a game does: the members finish with their scripted fallbacks, and the command says the
+    endpoint failed (exit 1) instead of printing an outcome as if the LLM had debated."""
+    from tests.conftest import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    r = parley("debate", "--quiet", "--rounds", "2", "--llm", url, "--llm-retries", "0", "--llm-timeout", "5")
+    assert r.returncode == 1, (r.returncode, r.stdout[-300:], r.stderr[-500:])
+    assert "Traceback" not in r.stderr and "The motion" not in r.stdout
+    assert "scripted fallbacks" in r.stderr and url in r.stderr
