@@ -254,3 +254,13 @@ def test_a_debate_whose_llm_endpoint_is_down_exits_1_saying_so():
     assert r.returncode == 1, (r.returncode, r.stdout[-300:], r.stderr[-500:])
     assert "Traceback" not in r.stderr and "The motion" not in r.stdout
     assert "scripted fallbacks" in r.stderr and url in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "file"])
+def test_parley_saves_that_is_not_a_folder_is_refused_like_the_flag(tmp_path, not_folders, kind):
+    env = {"PARLEY_SAVES": not_folders[kind]}
+    refused(parley("saves", "list", env=env), "PARLEY_SAVES", "not a folder")
+    r = parley("play", MINI, "--plain", "--no-memory", input="look\nquit\n", env=env)
+    refused(r, "PARLEY_SAVES", "not a folder")
+    assert "Score" not in r.stdout
+    _nothing_written(tmp_path)
