@@ -264,3 +264,18 @@ def test_parley_saves_that_is_not_a_folder_is_refused_like_the_flag(tmp_path, no
     refused(r, "PARLEY_SAVES", "not a folder")
     assert "Score" not in r.stdout
     _nothing_written(tmp_path)
+
+
+def test_a_reply_far_longer_than_max_tokens_is_cut_to_it(serve):
+    """A server that ignores ``max_tokens`` and answers with one 8 MB string (under the transport's
+    16 MB cap): the reply is cut to what the token limit allows before anything else reads it."""
+    from agents.llm.client import CHARS_PER_TOKEN, LLMClient
+    from agents.llm.config import LLMConfig
+
+    server = serve(["yes " * 2_000_000])
+    llm = LLMClient(LLMConfig(base_url=server.base_url, model="m", max_retries=0, timeout=20, max_tokens=100))
+    try:
+        text = llm.chat([{"role": "user", "content": "hi"}]).text
+    finally:
+        llm.close()
+    assert text.startswith("yes yes") and len(text) <= max(16_384, 100 * CHARS_PER_TOKEN)

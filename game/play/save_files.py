@@ -57,7 +57,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from game.core.errors import InputError, SaveError, did_you_mean
-from game.core.files import fsync_dir, open_dir, read_text, write_atomic
+from game.core.files import folder_problem, fsync_dir, open_dir, read_text, write_atomic
 from game.core.text import clean, escape_surrogates, shown
 
 FORMAT_VERSION = 2  # 2: agents' decisions are recorded in the transcript
@@ -87,8 +87,6 @@ def saves_dir(base: str | Path | None = None) -> Path:
         return Path(base)
     env = os.environ.get("PARLEY_SAVES", "")
     if env.strip():
-        from game.core.files import folder_problem
-
         why = folder_problem(env)
         if why:
             raise InputError(f"PARLEY_SAVES: {why}", hint="point PARLEY_SAVES at a folder, or unset it")
