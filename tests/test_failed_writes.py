@@ -132,10 +132,14 @@ def test_new_world_that_cannot_be_written_leaves_nothing(tmp_path):
 
 
 def test_a_game_whose_autosave_cannot_be_written_ends_with_exit_2(tmp_path):
-    plain = tmp_path / "plain.txt"
+    """The saves folder is fine (a --saves-dir that is a file is refused before the game: see
+    tests/test_hostile_bounds.py), but a file sits where the autosave's folder goes."""
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    plain = saves / "autosave-mini-v1"
     plain.write_text("x")
     r = subprocess.run(
-        [sys.executable, "-m", "game.cli.main", "play", MINI, "--plain", "--no-memory", "--saves-dir", str(plain)],
+        [sys.executable, "-m", "game.cli.main", "play", MINI, "--plain", "--no-memory", "--saves-dir", str(saves)],
         cwd=ROOT,
         input="look\n",
         capture_output=True,

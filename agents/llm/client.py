@@ -76,6 +76,10 @@ def _require_sdk() -> None:
     require("llm", "LLM agents (--llm)")
 
 
+CHARS_PER_TOKEN = 32  # far more than any tokenizer's longest token in practice
+MIN_REPLY_CHARS = 16_384
+
+
 def _estimate_tokens(text: str) -> int:
     """A rough count (4 characters a token) for servers that report no usage."""
     return (len(text) + 3) // 4
@@ -204,6 +208,13 @@ class LLMClient:
                     )
                 client = self._sdk_client
         return client
+
+    def _within_tokens(self, text: str) -> str:
+        """``text`` cut to what ``max_tokens`` allows (``CHARS_PER_TOKEN`` characters a token, at
+        least ``MIN_REPLY_CHARS``): a server that ignores the limit cannot hand every later step
+        (cleaning, parsing, memory, the transcript) megabytes of one string."""
+        most = max(MIN_REPLY_CHARS, (self.config.max_tokens or 0) * CHARS_PER_TOKEN)
+        return text if len(text) <= most else text[:most]
 
     def _scrub(self, text: str) -> str:
         secret = self._secret
@@ -385,7 +396,7 @@ class LLMClient:
                 ms = (time.perf_counter() - t0) * 1000.0
                 self._record(agent, turn, Usage(calls=1, cache_hits=1, latency_ms=ms))
                 return Reply(
-                    clean(hit["text"]),
+                    clean(self._within_tokens(hit["text"])),
                     _count(hit.get("prompt_tokens")),
                     _count(hit.get("completion_tokens")),
                     ms,
@@ -400,7 +411,7 @@ class LLMClient:
             if not isinstance(exc, _FormatUnsupported):  # the endpoint failed for good (down, 401, 404, ...)
                 self.outage = exc
             raise
-        text = clean(_reply_text(resp))
+        text = clean(self._within_tokens(_reply_text(resp)))
         usage = getattr(resp, "usage", None)
         if usage is not None and _count(getattr(usage, "prompt_tokens", None), None) is not None:
             pt, ct = _count(usage.prompt_tokens), _count(getattr(usage, "completion_tokens", None))

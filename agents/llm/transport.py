@@ -15,7 +15,11 @@ gzip reply could grow to gigabytes in memory. Here:
 - the transport asks for ``gzip, deflate`` only and decodes the body itself,
   piece by piece (``zlib`` with ``max_length``), nested codings too, stopping at
   ``MAX_REPLY_BYTES`` of output: memory stays bounded by the cap, never by the
-  ratio of a compression bomb. Any other coding is refused.
+  ratio of a compression bomb. Any other coding is refused;
+- the decoded body may hold ``MAX_REPLY_NODES`` JSON objects and arrays (``{``
+  and ``[`` bytes, counted as they arrive): the SDK builds a Python object for
+  each after the deadline, so a few megabytes of ``{}`` would take it far longer
+  than the timeout.
 
 A breach raises an httpx error that also is a ``Breach`` (its text says which
 bound); the OpenAI SDK wraps it, and the client retries and then reports it like
@@ -41,6 +45,7 @@ MAX_REPLY_BYTES = 16 * 1024 * 1024  # an LLM reply is kilobytes; 16 MB is genero
 MAX_HEAD_BYTES = 64 * 1024  # the status line and all header lines of one response
 MAX_CODINGS = 4  # content codings applied on top of each other ("gzip, gzip")
 MAX_REDIRECTS = 5
+MAX_REPLY_NODES = 20_000  # JSON objects and arrays in one reply ('{' and '[' bytes): a reply has tens
 ACCEPT_ENCODING = "gzip, deflate"  # what _Inflate decodes
 _PIECE = 64 * 1024  # the largest piece one decompression step may produce
 
@@ -74,6 +79,10 @@ class _BodyTooLarge(Breach, httpx.ReadError):
 
 
 class _BadCoding(Breach, httpx.DecodingError):
+    pass
+
+
+class _TooManyNodes(Breach, httpx.DecodingError):
     pass
 
 
@@ -300,7 +309,7 @@ class _BoundedStream(httpx.SyncByteStream):
     def __iter__(self) -> Iterator[bytes]:
         budget = self.budget
         decoder = ContentDecoder(self.coding, budget.limit)
-        raw, seen, done = iter(self.inner), 0, object()
+        raw, seen, nodes, done = iter(self.inner), 0, 0, object()
         while True:
             with _spending(budget):  # the socket reads of a streamed body keep the request's deadline
                 chunk = next(raw, done)
@@ -312,7 +321,13 @@ class _BoundedStream(httpx.SyncByteStream):
             seen += len(chunk)
             if seen > budget.limit:
                 raise _BodyTooLarge(f"the reply is larger than {_mb(budget.limit)}")
-            yield from decoder.feed(chunk)
+            for piece in decoder.feed(chunk):
+                nodes += piece.count(b"{") + piece.count(b"[")
+                if nodes > MAX_REPLY_NODES:
+                    raise _TooManyNodes(
+                        f"the reply has more than {MAX_REPLY_NODES:,} JSON objects and arrays (an LLM reply has a few)"
+                    )
+                yield piece
 
     def close(self) -> None:
         close = getattr(self.inner, "close", None)

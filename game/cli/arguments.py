@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from game import __version__
-from game.cli.flags import model_value, text_value
+from game.cli.flags import folder_value, model_value, text_value
 from game.cli.model import add_model_parser, port_number
 from game.cli.options import llm_flags, memory_flags
 from game.cli.tournament_args import add_tournament_parsers
@@ -93,7 +93,10 @@ def _watch_parser(sub: Any) -> None:
         help="turns per second (default 2), or max; + and - change it while watching",
     )
     w.add_argument(
-        "--saves-dir", metavar="DIR", type=text_value, help="where the autosave goes (default ./saves or $PARLEY_SAVES)"
+        "--saves-dir",
+        metavar="DIR",
+        type=folder_value,
+        help="where the autosave goes (default ./saves or $PARLEY_SAVES)",
     )
     memory_flags(w)
     llm_flags(w)
@@ -123,7 +126,7 @@ def _serve_parser(sub: Any) -> None:
         help="random seed of each game (default 0)",
     )
     s.add_argument(
-        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+        "--saves-dir", metavar="DIR", type=folder_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
     )
     memory_flags(s)
 
@@ -304,7 +307,7 @@ def _play_parser(sub: Any) -> None:
         help="random seed (default 0; a loaded game keeps its own)",
     )
     play.add_argument(
-        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+        "--saves-dir", metavar="DIR", type=folder_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
     )
     play.add_argument(
         "--plain",
@@ -340,12 +343,13 @@ def _world_parsers(sub: Any) -> None:
         "--read",
         metavar="TEXT",
         action="append",
+        type=text_value,
         help="show the claims the extractor reads from TEXT (subject, relation, object, negated); repeatable",
     )
 
     new = sub.add_parser("new-world", help="scaffold a new world folder that validates")
     new.add_argument("name", help="world name, e.g. my-keep (becomes id my-keep-v1)")
-    new.add_argument("--dir", type=text_value, default="worlds", help="parent folder (default: worlds)")
+    new.add_argument("--dir", type=folder_value, default="worlds", help="parent folder (default: worlds)")
     new.add_argument(
         "--template",
         choices=("adventure", "trade", "council"),
@@ -359,7 +363,7 @@ def _saves_parsers(sub: Any) -> None:
     """``parley saves``, ``inspect`` and ``replay``: what a save holds, and re-running it."""
     saves = sub.add_parser("saves", help="list, show or remove saves")
     saves.add_argument(
-        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+        "--saves-dir", metavar="DIR", type=folder_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
     )
     ssub = saves.add_subparsers(dest="saves_cmd", metavar="ACTION", required=True)
     ssub.add_parser("list", help="list saves")
@@ -372,7 +376,7 @@ def _saves_parsers(sub: Any) -> None:
     ins.add_argument("save", help="save slug or folder")
     ins.add_argument("--agent", default="player", help="player or an NPC id (default: player)")
     ins.add_argument(
-        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+        "--saves-dir", metavar="DIR", type=folder_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
     )
     ins.add_argument("--json", action="store_true", help="print the explanation as JSON")
     ins.add_argument("--all", action="store_true", help="list every candidate, not just the top 40")
@@ -383,7 +387,7 @@ def _saves_parsers(sub: Any) -> None:
     rep = sub.add_parser("replay", help="re-run a save's transcript and check the state hash")
     rep.add_argument("save", help="save slug or folder")
     rep.add_argument(
-        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+        "--saves-dir", metavar="DIR", type=folder_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
     )
     rep.add_argument("--tui", action="store_true", help="step through the transcript in the terminal app")
     rep.add_argument(
@@ -399,7 +403,7 @@ def _map_parser(sub: Any) -> None:
         "--png", "--out", dest="png", metavar="FILE", required=True, help="the picture to write (a .png file)"
     )
     mp.add_argument(
-        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+        "--saves-dir", metavar="DIR", type=folder_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
     )
 
 
@@ -408,7 +412,7 @@ def _trust_parser(sub: Any) -> None:
     tr = sub.add_parser("trust", help="per-NPC, per-topic trust (Σ-Mem) and the consistency gate's audit trail")
     tr.add_argument("save", help="save slug or folder")
     tr.add_argument(
-        "--saves-dir", metavar="DIR", type=text_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
+        "--saves-dir", metavar="DIR", type=folder_value, help="where saves live (default ./saves or $PARLEY_SAVES)"
     )
     tr.add_argument("--audit", action="store_true", help="also list every gate decision")
     tr.add_argument("--source", metavar="NPC", help="with --audit: only claims from this source")

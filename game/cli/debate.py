@@ -49,6 +49,21 @@ def _members(args: Namespace, task: Any) -> tuple[Any, Any]:
     return llm_council(task, client), masking
 
 
+def _stop_on_outage(debaters: Any, rounds: int) -> None:
+    """An LLM endpoint that failed for good during the debate is an error (exit 1), as in a game:
+    the members went on with their scripted fallbacks, so the outcome is not the LLM's."""
+    clients = {id(d.client): d.client for d in (debaters or {}).values() if getattr(d, "client", None) is not None}
+    client = next(iter(clients.values()), None)
+    outage = getattr(client, "outage", None)
+    if outage is None:
+        return
+    client.outage = None
+    raise type(outage)(
+        f"{outage.message} (round {rounds}; the LLM members finished the debate with their scripted fallbacks)",
+        hint=outage.hint,
+    )
+
+
 def cmd_debate(args: Namespace) -> int:
     from game.council.session import CouncilConfig
     from game.play.debates import run_debate
@@ -77,6 +92,7 @@ def cmd_debate(args: Namespace) -> int:
 
     session, m = run_debate(task, cfg, masking, debaters, on_statement=said)
     assert m is not None
+    _stop_on_outage(debaters, m.rounds)
     if args.plot:
         from game.cli.plots import plot_flow
 

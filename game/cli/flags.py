@@ -143,6 +143,19 @@ def text_value(text: str) -> str:
     return text
 
 
+def folder_value(text: str) -> str:
+    """An argparse ``type`` for a folder a command reads or makes (``--saves-dir``, ``--llm-cache``,
+    ``--out DIR``): not empty; a folder or nothing yet, whose nearest existing parent is a folder.
+    A file, a named pipe, a device, a broken link or a name too long is refused before any work
+    (only ``stat`` is called: nothing is opened or made)."""
+    from game.core.files import folder_problem
+
+    why = folder_problem(text_value(text))
+    if why:
+        raise argparse.ArgumentTypeError(why)
+    return text
+
+
 def flag_error(error: Exception, flags: Mapping[str, str], what: str = "") -> Exception:
     """A pydantic ``ValidationError`` from a model built from flags, as an ``InputError`` naming
     the flag of each field it refuses (``flags``: field path -> flag; a nested field as

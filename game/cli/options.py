@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from game.cli.flags import model_value, text_value
+from game.cli.flags import folder_value, model_value, text_value
 
 
 def _memo_llm(text: str) -> list[str]:
@@ -124,7 +124,7 @@ def llm_flags(p: argparse.ArgumentParser, scene: bool = False) -> None:
     g.add_argument(
         "--llm-cache",
         metavar="DIR",
-        type=text_value,
+        type=folder_value,
         default=None,
         help="cache replies on disk here; a re-run with the same prompts makes no requests",
     )

@@ -147,8 +147,9 @@ def autosave_found(game_or_world, saves_base) -> tuple[str, int] | None:
     """The autosave of this world (its name and turn), or None when there is none that reads."""
     from game.core.errors import ParleyError
     from game.play.autosave import autosave_name
-    from game.play.save_files import read_save, save_folder
+    from game.play.save_files import read_save, save_folder, saves_dir
 
+    saves_dir(saves_base)  # a $PARLEY_SAVES that is no folder is refused now, before the game
     name = autosave_name(game_or_world)
     try:
         return name, int(read_save(save_folder(name, saves_base))["turn"])

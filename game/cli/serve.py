@@ -40,12 +40,34 @@ def play_command(args: Namespace) -> list[str]:
     return cmd
 
 
+def check_listen(host: str, port: int) -> None:
+    """Refuse (exit 2) an address this machine cannot listen on before the server starts: a host
+    name that cannot be encoded or resolved, an address not on this machine, a port in use or not
+    allowed. The test socket is closed at once; the server binds its own."""
+    import socket
+
+    from game.core.errors import InputError
+    from game.core.text import shown
+
+    where = f"--host {shown(host)[:80]} --port {port}"
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _name, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except (OSError, UnicodeError, IndexError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e) or type(e).__name__
+        raise InputError(f"{where}: cannot listen there: {why}", hint="give this machine's name or address") from None
+
+
 def cmd_serve(args: Namespace) -> int:
     from game.core.extras import require
     from game.play.worlds import load_world
 
     require("serve", "parley serve")
     world = load_world(args.world or "harbor")  # a bad world is an error now, not in every page
+    check_listen(args.host, args.port)
     from textual_serve.server import Server
 
     command = shlex.join(play_command(args))

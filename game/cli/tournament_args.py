@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from game.cli.flags import folder_value
 from game.tournament import DEFAULT_MAX_MATCHES, MAX_MATCHES_CEILING, max_workers
 
 
@@ -54,7 +55,9 @@ def add_tournament_parsers(sub: Any) -> None:
         help="a tournament file (.toml or .json), or 'report' (then DIR), or 'schema'",
     )
     t.add_argument("dir", metavar="DIR", nargs="?", help="with report: the tournament's folder")
-    t.add_argument("--out", metavar="DIR", help="where results and the report go (default tournaments/<name>)")
+    t.add_argument(
+        "--out", metavar="DIR", type=folder_value, help="where results and the report go (default tournaments/<name>)"
+    )
     most = max_workers()
     t.add_argument(
         "--workers",

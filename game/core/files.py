@@ -99,6 +99,31 @@ def path_problem(
     return None
 
 
+def _what_is(mode: int) -> str:
+    return "a file" if stat.S_ISREG(mode) else kind_of(mode)
+
+
+def folder_problem(text: str) -> str | None:
+    """Why the folder ``text`` cannot be used or made, or None: it exists and is not a folder
+    (following symlinks), it is a broken symlink or cannot be reached (a name too long, a loop), or
+    its nearest existing parent is not a folder. Only stats; never blocks."""
+    path = Path(text)
+    st, why = stat_of(path)
+    if st is not None:
+        return None if stat.S_ISDIR(st.st_mode) else f"{shown(text)[:200]} is {_what_is(st.st_mode)}, not a folder"
+    if why != "missing" or os.path.islink(path):
+        said = f": {why[12:-1]}" if why and why.startswith("unreadable (") else f" is {why}, not a folder"
+        return f"{shown(text)[:200]}{said}"
+    parent = path.absolute().parent
+    while not os.path.lexists(parent) and parent != parent.parent:
+        parent = parent.parent
+    st, why = stat_of(parent)
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        what = why if st is None else _what_is(st.st_mode)
+        return f"{shown(text)[:200]}: {shown(str(parent))[:200]} is {what}, not a folder"
+    return None
+
+
 def _mb(n: int) -> str:
     return f"{n // (1024 * 1024)} MB"
 
@@ -351,6 +376,23 @@ def check_output(path: str | os.PathLike[str], what: str = "--out", folders: boo
     return path
 
 
+def _open_stream(path: Path, mode: int) -> int:
+    """Open a stream for writing. A named pipe is opened without waiting: with no program reading
+    it, opening would wait for ever, so that is an error (``ENXIO``) said as such; once a reader is
+    there, writes wait for it as usual."""
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if not stat.S_ISFIFO(mode):
+        return os.open(path, flags)
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise OSError(e.errno, "no program is reading from this named pipe") from None
+        raise
+    os.set_blocking(fd, True)
+    return fd
+
+
 def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "--out", folders: bool = False) -> Path:
     """Write a command's output file (``--out FILE``, ``--plot FILE``): checked as
     ``check_output`` says; a file is replaced atomically (an old file is never half-replaced); a
@@ -366,7 +408,7 @@ def write_output(path: str | os.PathLike[str], data: str | bytes, what: str = "-
         except WriteError as e:
             raise WriteError(e.errno, e.strerror or str(e), path, what) from e
     try:
-        fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = _open_stream(path, st.st_mode)
         try:
             view = memoryview(raw)
             while view:  # a short write is not the end: a pipe takes what it can

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 Id = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", description="lower_snake identifier")]
 WorldId = Annotated[
@@ -26,9 +26,17 @@ def _as_name(v: Any) -> Any:
     return v
 
 
+def _not_blank(v: str) -> str:
+    """A name is something to type or read: not empty, not only spaces."""
+    if not v.strip():
+        raise ValueError("a name must not be empty or blank")
+    return v
+
+
 Name = Annotated[
     str,
     BeforeValidator(_as_name),
+    AfterValidator(_not_blank),
     WithJsonSchema(
         {"type": ["string", "number"], "description": 'text; a number is read as its written form (5 -> "5")'}
     ),

@@ -127,6 +127,7 @@ class MetaCommands:
         self.ahead: Capture | bytes | None = None  # the state now, captured after the last move
         self.cold = False  # a move was made while memory warmed up (none kept: see ``keep``)
         self.kept: Snapshot | None = None  # the snapshot ``keep`` took for the move about to be played
+        self.dropped: Snapshot | None = None  # the oldest snapshot ``kept`` pushed off a full stack
 
     # --- around every line ----------------------------------------------------------------
     def keep(self, said: str, parser: Any) -> None:
@@ -145,6 +146,8 @@ class MetaCommands:
             state = None  # memory was read (and indexed) since: capture what stands now
         mark = game.transcript.mark()
         self.kept = Snapshot(state or self.capture(), mark, parser, said, st.turn, st.active_scene)
+        full = len(self.snapshots) == self.snapshots.maxlen
+        self.dropped = self.snapshots[0] if full else None  # a failed move gives it back (``roll_back``)
         self.snapshots.append(self.kept)
         self.typing = True
 
@@ -207,6 +210,9 @@ class MetaCommands:
             return False
         if self.snapshots and self.snapshots[-1] is snap:
             self.snapshots.pop()
+            if self.dropped is not None:  # the stack is as it was before the move, its oldest step too
+                self.snapshots.appendleft(self.dropped)
+        self.dropped = None
         self.put_back(snap)
         return True
 

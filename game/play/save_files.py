@@ -57,7 +57,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from game.core.errors import InputError, ParleyError, SaveError, did_you_mean
-from game.core.files import fsync_dir, open_dir, read_text, write_atomic
+from game.core.files import folder_problem, fsync_dir, open_dir, read_text, write_atomic
 from game.core.text import clean, escape_surrogates, shown
 
 FORMAT_VERSION = 2  # 2: agents' decisions are recorded in the transcript
@@ -71,7 +71,17 @@ NAME_RULE = "a save name needs a letter or digit; use letters, digits, spaces, -
 
 
 def saves_dir(base: str | Path | None = None) -> Path:
-    return Path(base or os.environ.get("PARLEY_SAVES", "saves"))
+    """``base``, else ``$PARLEY_SAVES``, else ``./saves``. A ``$PARLEY_SAVES`` that is not a folder
+    (a file, a named pipe, a path below a file) is an ``InputError``, as ``--saves-dir`` is."""
+    if base:
+        return Path(base)
+    env = os.environ.get("PARLEY_SAVES", "")
+    if env.strip():
+        why = folder_problem(env)
+        if why:
+            raise InputError(f"PARLEY_SAVES: {why}", hint="point PARLEY_SAVES at a folder, or unset it")
+        return Path(env)
+    return Path("saves")
 
 
 def _shown(name: object) -> str:

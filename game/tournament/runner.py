@@ -279,7 +279,19 @@ def _ray(
         kw: dict[str, Any] = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
         if env:  # the local model's server (a worker on another machine starts its own)
             kw["runtime_env"] = {"env_vars": env}
-        ray.init(ignore_reinit_error=True, log_to_driver=False, logging_level="error", **kw)
+        try:
+            ray.init(ignore_reinit_error=True, log_to_driver=False, logging_level="error", **kw)
+        except (ValueError, ConnectionError) as e:  # a malformed address, or no cluster there
+            if not address:
+                raise
+            from game.core.errors import InputError
+            from game.core.text import shown
+
+            said = shown(str(e).splitlines()[0] if str(e) else type(e).__name__)[:200]
+            raise InputError(
+                f"--ray-address {shown(address)[:80]}: cannot join a Ray cluster there: {said}",
+                hint="give a running cluster's address (host:port, or auto for this machine's)",
+            ) from None
     remote = ray.remote(run_batch)
     queue = iter(payloads)
     running: list = []
@@ -376,6 +388,29 @@ def prepare(p: Plan, out: Path, resume: bool) -> list[str]:
     return notes
 
 
+def check_ray_address(address: str) -> None:
+    """Refuse (exit 2), before ``out`` is touched, a ``--ray-address`` that is not ``auto``,
+    ``local`` or ``[ray://]host:port`` with a host name that can be encoded and a port 1-65535."""
+    import re
+
+    from game.core.text import shown
+
+    if address in ("auto", "local"):
+        return
+    m = re.fullmatch(r"(?:ray://)?(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):(\d{1,5})", address)
+    ok = m is not None and 1 <= int(m.group(2)) <= 65535
+    if ok and m is not None:
+        try:
+            m.group(1).strip("[]").encode("idna")
+        except UnicodeError:
+            ok = False
+    if not ok:
+        raise InputError(
+            f"--ray-address {shown(address)[:80]}: not an address of a Ray cluster",
+            hint="give host:port (or ray://host:port), or auto for the cluster on this machine",
+        )
+
+
 def run(
     p: Plan,
     out: Path,
@@ -394,6 +429,8 @@ def run(
         raise InputError(f"unknown backend {backend!r}", hint="choose local, processes or ray")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= max_workers():
         raise InputError(f"workers: must be a whole number from 1 to {max_workers()}, got {workers!r}")
+    if backend == "ray" and ray_address:
+        check_ray_address(ray_address)
     start = time.perf_counter()
     notes = prepare(p, out, resume)
     skipped = len(p.done)

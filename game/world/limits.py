@@ -58,6 +58,9 @@ MAX_ARGUMENTS = 100
 """Arguments in one member's bank, and items that persuade it."""
 MAX_ENTRIES = 10_000
 """Entries in any one table or array of a world file."""
+MAX_WORLD_BYTES = 32 * 1024 * 1024
+"""All the files of a world together (each may be up to ``game.core.files.MAX_FILE_BYTES``): a world
+is read and parsed whole, at several times its size in memory."""
 MAX_PAIRS = 250_000
 """Actions that multiply: give each item to each NPC, ask each NPC about each fact topic (the
 action catalogue of an agent that is shown the commands open to it, ``game.engine.catalogue``)."""
@@ -121,6 +124,11 @@ def _unbounded_world() -> type:
             free.metadata = [m for m in info.metadata if not isinstance(m, MaxLen)]
             fields[name] = (info.annotation, free)
     return create_model("WorldSpec", __base__=WorldSpec, __module__=__name__, **fields)
+
+
+def too_large(total: int) -> str:
+    """The message for a world whose files hold ``total`` bytes, more than ``MAX_WORLD_BYTES``."""
+    return f"the world's files hold {total:,} bytes; a world is at most {MAX_WORLD_BYTES // 2**20} MB ({DOC})"
 
 
 def too_many(count: int, limit: int, what: str) -> str:

@@ -204,6 +204,13 @@ def _read_toml(
     return _parse_toml(raw, path, problems)
 
 
+def _size(path: Path) -> int:
+    """The bytes of ``path`` that would be read: 0 for what is not a regular file or is over the
+    limit of one file (each is reported, unread, as such)."""
+    st, _ = stat_of(path)
+    return st.st_size if st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= MAX_FILE_BYTES else 0
+
+
 def _gather(
     folder: Path, problems: list[Problem], raws: dict[Path, bytes] | None = None
 ) -> tuple[dict[str, Any] | None, dict[tuple[str, str], str], list[Path]]:
@@ -222,7 +229,7 @@ def _gather(
         return None, origins, []
     files = [main]
     refused = False  # a section folder over its size limit: the world is not validated further
-    data = _read_toml(main, problems, folder, raws)
+    listed: list[tuple[str, list[Path]]] = []
     for section in EXTRA_SECTIONS:
         sub = folder / section
         if not os.path.lexists(sub):
@@ -242,6 +249,13 @@ def _gather(
             problems.append(Problem(message, file=str(sub)))
             refused = True
             continue
+        listed.append((section, entries))
+    total = sum(_size(f) for f in [main, *(f for _, entries in listed for f in entries)])
+    if total > limits.MAX_WORLD_BYTES:  # each file may be large, but not all of them: none is read
+        problems.append(Problem(limits.too_large(total), file=str(folder)))
+        return None, origins, files
+    data = _read_toml(main, problems, folder, raws)
+    for section, entries in listed:
         for f in entries:
             files.append(f)
             entry = _read_toml(f, problems, folder, raws)
