@@ -348,6 +348,14 @@ class SigmaMem(PeerMemory):
 
     # ------------------------------------------------------------------ writes
 
+    def _own_arrays(self) -> None:
+        """Copy the arrays a snapshot shares (``memory.sigma_state.native_arrays`` made them
+        read-only) before they change: a snapshot costs nothing until the next write."""
+        for name in ("_M", "_S", "_c_num", "_c_den"):
+            a = getattr(self, name)
+            if not a.flags.writeable:
+                setattr(self, name, a.copy())
+
     def write(self, topic: str, outcomes: Mapping[str, Any]) -> None:
         """One verified event on ``topic``: ``outcomes`` maps each judged peer to +1 (right) / -1 (wrong).
 
@@ -388,6 +396,7 @@ class SigmaMem(PeerMemory):
         every M by ``gamma_idle``, then the judged peers' M along ``phi`` by γ. In both, S becomes
         ``D S D`` with ``D = diag(√f)``, ``f_p = γ_G`` for a judged peer and ``gamma_idle`` for the
         others: ``S_ij`` shrinks by ``√(f_i f_j)``."""
+        self._own_arrays()  # every change of the arrays starts here (``write`` and ``tick``)
         if self._cfg.decay == "event":
             self._M *= self._gamma
             self._S *= self._gamma_g

@@ -59,9 +59,11 @@ _NATIVE: ContextVar[bool] = ContextVar("sigma_native_arrays", default=False)
 
 @contextmanager
 def native_arrays() -> Iterator[None]:
-    """Inside this block a state holds copies of the arrays, not lists: a snapshot kept in the
-    process (a turn's undo or roll-back point) then costs a copy of P × P numbers, where lists
-    would cost a Python float each. Such a state restores as a JSON one does, but is no JSON."""
+    """Inside this block a state holds the arrays themselves, made read-only, not lists: a
+    snapshot kept in the process (a turn's undo or roll-back point) then costs nothing per
+    number, where lists would cost a Python float each. The memory copies an array before it
+    next changes it (``SigmaMem._own_arrays``), so the snapshot keeps what it saw. Such a state
+    restores as a JSON one does, but is no JSON."""
     token = _NATIVE.set(True)
     try:
         yield
@@ -69,9 +71,15 @@ def native_arrays() -> Iterator[None]:
         _NATIVE.reset(token)
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` itself, made read-only: shared with a snapshot until the memory copies it."""
+    a.setflags(write=False)
+    return a
+
+
 def state_of(mem: SigmaMem) -> dict[str, Any]:
-    """JSON-serialisable state (plain lists and floats; copied arrays inside ``native_arrays``)."""
-    out = np.ndarray.copy if _NATIVE.get() else np.ndarray.tolist
+    """JSON-serialisable state (plain lists and floats; read-only arrays inside ``native_arrays``)."""
+    out = _frozen if _NATIVE.get() else np.ndarray.tolist
     return {
         "version": STATE_VERSION,
         "config": mem._cfg.model_dump(),

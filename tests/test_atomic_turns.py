@@ -10,7 +10,6 @@ and event listeners added to the engine that raise."""
 from __future__ import annotations
 
 import os
-import pickle
 import re
 import shutil
 import subprocess
@@ -402,20 +401,27 @@ async def test_watching_a_seat_stops_at_the_bug_with_the_message_and_a_save_that
         assert replays("watch-harbor-v1", saves)
 
 
-def test_a_turns_snapshot_copies_trust_arrays_and_a_save_still_lists_them(tmp_path):
-    """A snapshot before each turn must not cost P² Python floats (Σ-Mem's P × P matrix as
-    lists made a 1,000-NPC turn three times slower): it holds array copies, while a save and
-    ``get_state`` keep plain lists; putting a snapshot back restores the same trust."""
+def test_a_turns_snapshot_shares_trust_arrays_until_they_change_and_a_save_still_lists_them(tmp_path):
+    """A snapshot before each turn must not cost P² numbers (Σ-Mem's P × P matrix as lists made
+    a 1,000-NPC turn three times slower, a copy made 10,000 NPCs quadratic): it shares the
+    arrays read-only and the memory copies one before it changes it, so the snapshot keeps what
+    it saw; a save and ``get_state`` keep plain lists; putting it back restores the same trust."""
     import numpy as np
 
     from game.play.session import Game
 
     game = Game(WORLDS / "harbor", seed=0, memory=None)
     game.act(game.parser.parse("wait", game.engine.scope()).action)
-    snap = pickle.loads(game.meta.capture())
-    sigma = snap["components"]["facts"]["sigma"]
-    assert isinstance(sigma["S"], np.ndarray) and isinstance(sigma["M"], np.ndarray)
-    assert isinstance(game.facts.get_state()["sigma"]["S"], list)
+    sigma = game.facts.sigma
+    captured = game.meta.capture()
+    assert captured.shared and not sigma._S.flags.writeable  # shared, not copied
     before = state_hash(saved(game))
+    frozen = np.array(sigma._S)
+    peers = sorted(sigma.peers)[:2]
+    sigma.write(sorted(sigma.topics)[0], {peers[0]: 1, peers[1]: -1})
+    assert state_hash(saved(game)) != before and sigma._S.flags.writeable
+    snap = captured.load()
+    assert np.array_equal(snap["components"]["facts"]["sigma"]["S"], frozen)  # the write did not reach it
+    assert isinstance(game.facts.get_state()["sigma"]["S"], list)
     game.restore(snap["engine"], snap["components"])
     assert state_hash(saved(game)) == before

@@ -80,10 +80,35 @@ def read_meta(text: str) -> tuple[str, str] | None:
 
 
 @dataclass(frozen=True)
+class Captured:
+    """States pickled (``MetaCommands.capture``), with read-only arrays kept out of band: shared
+    with the live game, not copied (Σ-Mem's P × P matrix; the memory copies an array before it
+    changes it, so what is shared never changes)."""
+
+    data: bytes
+    shared: tuple[Any, ...] = ()  # the out-of-band buffers (``pickle.PickleBuffer``)
+
+    @classmethod
+    def of(cls, state: Any) -> Captured:
+        shared: list[Any] = []
+
+        def share(buf: pickle.PickleBuffer) -> bool:  # False: out of band; True: copied in
+            if memoryview(buf).readonly:
+                shared.append(buf)
+                return False
+            return True
+
+        return cls(pickle.dumps(state, protocol=5, buffer_callback=share), tuple(shared))
+
+    def load(self) -> Any:
+        return pickle.loads(self.data, buffers=self.shared)
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """The game as it stood before a move (see the module docstring)."""
 
-    state: bytes  # pickled (``capture``): engine state, components, reward totals
+    state: Captured  # engine state, components, reward totals
     mark: tuple[int, int | None]  # ``Transcript.mark``
     parser: Any  # a copy of the parser (its pending question, what "it" is)
     said: str  # the line that played the move
@@ -107,7 +132,7 @@ class Capture(threading.Thread):
         except Exception:  # noqa: BLE001 - read while the game changed: taken again when needed
             self.state = None
 
-    def result(self) -> bytes | None:
+    def result(self) -> Captured | None:
         self.join()
         return self.state
 
@@ -124,7 +149,7 @@ class MetaCommands:
         self.script: ReadableTranscript | None = None
         self.asked = False  # the last reply was a question (the next line may answer it)
         self.typing = False  # a person has typed a move: keep snapshots ready (``moved``)
-        self.ahead: Capture | bytes | None = None  # the state now, captured after the last move
+        self.ahead: Capture | Captured | None = None  # the state now, captured after the last move
         self.cold = False  # a move was made while memory warmed up (none kept: see ``keep``)
         self.kept: Snapshot | None = None  # the snapshot ``keep`` took for the move about to be played
         self.dropped: Snapshot | None = None  # the oldest snapshot ``kept`` pushed off a full stack
@@ -141,7 +166,7 @@ class MetaCommands:
             self.ahead, self.cold = None, True
             return
         ahead, self.ahead = self.ahead, None
-        state = ahead if isinstance(ahead, bytes) else ahead.result() if ahead is not None else None
+        state = ahead if isinstance(ahead, Captured) else ahead.result() if ahead is not None else None
         if isinstance(ahead, Capture) and ahead.seen != self.stir():
             state = None  # memory was read (and indexed) since: capture what stands now
         mark = game.transcript.mark()
@@ -161,7 +186,7 @@ class MetaCommands:
         """The first agent that cannot give its state (no ``get_state``), if any."""
         return next((k for k, a in self.game.agents.items() if not callable(getattr(a, "get_state", None))), None)
 
-    def capture(self, memory: bool = True) -> bytes:
+    def capture(self, memory: bool = True) -> Captured:
         """Everything a save holds, and the reward totals, pickled (a copy that stays in this
         process; pickling the states costs a fifth of writing them as JSON). ``memory=False``:
         the NPC agents' states only, agent memory and world facts left out (read them and the
@@ -169,10 +194,10 @@ class MetaCommands:
         from memory.sigma_state import native_arrays
 
         game = self.game
-        with native_arrays():  # Σ-Mem's P × P matrix copied, not turned into P² floats
+        with native_arrays():  # Σ-Mem's P × P matrix shared read-only, not turned into P² floats
             comps = game.components() if memory else {"agents": {k: a.get_state() for k, a in game.agents.items()}}
         state = {"engine": game.engine.get_state(), "components": comps, "totals": dict(game.engine.totals)}
-        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        return Captured.of(state)
 
     # --- a turn is whole or not played at all ------------------------------------------------
     def before_turn(self, typed: bool) -> Snapshot | None:
@@ -221,7 +246,7 @@ class MetaCommands:
         record back to where it stood (``undo`` and a failed turn)."""
         game = self.game
         self.settle()
-        data = pickle.loads(snap.state)
+        data = snap.state.load()
         if snap.queue is not None:  # memory and world facts: as they were, and the turn's calls dropped
             data["components"].update(game.warmup.cut(snap.queue) or {})
         game.restore(data["engine"], data["components"])
