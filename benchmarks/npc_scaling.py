@@ -428,10 +428,15 @@ rows and columns (before, every write multiplied the whole matrix through an NPC
 the baseline's write time grows with N^1); but reading trust across all NPCs (`SigmaMem.G`),
 saving a game (S is saved whole) and loading one (S is projected back onto the PSD cone, an
 eigendecomposition, NPCs³) still cost at least NPCs²: 100 million numbers (800 MB) at 10,000 NPCs.
-That cost is inherent to the dense matrix and bounded by the limit of {limit:,} NPCs (8 MB). The
-game's turn at 100 NPCs reads slower than the baseline's while its setup reads faster: both run
-the same calls (the same counts under cProfile), and a garbage collection that the baseline's
-setup triggers falls into our turns instead. An exponent below 1 comes from fixed costs (the
+That cost is inherent to the dense matrix and bounded by the limit of {limit:,} NPCs (8 MB).
+The game's turn is slower than the game baseline's (about 0.6x): before each turn the game now
+keeps a snapshot of itself, so a turn that fails through a bug is put back whole
+(docs/guide/limits.md, Turns that fail). The snapshot is linear in the NPCs (their places and
+recent events); it shares Σ-Mem's arrays read-only instead of copying them, and Σ-Mem copies an
+array only when it next changes it, so the first write after a snapshot copies S: NPCs² numbers,
+8 MB at the limit, 800 MB with limits lifted at 10,000. The write column times 20 writes in a
+row after the turns, one of them with that copy, which is why it grows faster than N. An
+exponent below 1 comes from fixed costs (the
 player, the round's bookkeeping, the game's set-up), which small worlds feel most; timings on this
 shared machine drift with its load, so compare ratios and slopes.
 """
