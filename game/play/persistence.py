@@ -146,13 +146,36 @@ def checked_save(folder: Path, world_path: str | Path | None = None) -> tuple[di
     where = Path(folder) / "save.json"
     found: list[World] = []
 
-    def check(data: dict[str, Any]) -> None:
+    def check(data: dict[str, Any], text: str) -> None:
         check_hash(data, where)
         found.append(world_for(data, where, world_path))
         check_save_world(data, found[0], where)
+        check_transcript_start(data, text, where.with_name(TRANSCRIPT_FILE))
 
     data, text = open_save(Path(folder), check)
     return data, text, found[0]
+
+
+TRANSCRIPT_HINT = "the transcript belongs to another game or was edited; it was left as it is"
+
+
+def check_transcript_start(data: dict[str, Any], text: str, tpath: Path) -> None:
+    """The transcript's first record starts this save's game: its seed, world id and world hash
+    are the save's (a transcript of another game, resealed, would replay that game instead)."""
+    first = text.split("\n", 1)[0]
+    try:
+        start = json.loads(first) if first.strip() else None
+    except ValueError:
+        start = None
+    if not isinstance(start, dict) or start.get("type") != "start":
+        raise SaveError(f"{tpath}:1: the first record is not the game's start", hint=TRANSCRIPT_HINT)
+    want = {"seed": data["seed"], "world": data["world"]["id"], "hash": data["world"]["hash"]}
+    for key, value in want.items():
+        if key in start and start[key] != value:
+            raise SaveError(
+                f"{tpath}:1: {key}: {shown(repr(start[key]))} is not the save's {shown(repr(value))}",
+                hint=TRANSCRIPT_HINT,
+            )
 
 
 def save_header(data: dict[str, Any]) -> dict[str, Any]:

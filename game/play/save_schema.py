@@ -21,7 +21,19 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, StringConstraints, Tag, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    JsonValue,
+    StringConstraints,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from game.core.errors import SaveError
 from game.core.text import escape_surrogates, shown
@@ -60,6 +72,28 @@ class WorldRef(Strict):
 LLMValue = Annotated[str, StringConstraints(max_length=4096)] | int | float | bool | None
 
 
+def invalid(message: str) -> PydanticCustomError:
+    """A problem with a value, told as ``message`` (``describe`` shows it as it is)."""
+    return PydanticCustomError("link", "{message}", {"message": message})
+
+
+def public_llm(table: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ``llm`` header holds only what ``LLMConfig.public_dict`` writes: its public settings
+    (never ``api_key``, nor a key it does not have) and a base URL with nothing to hide (no
+    ``user:password@``, query or fragment), so no secret is kept in, or shown from, a save."""
+    if table is None:
+        return None
+    from agents.llm.config import LLMConfig, redact_url  # the LLM's settings: loaded when a save has them
+
+    public = set(LLMConfig.model_fields) - {"api_key"}
+    for key, value in table.items():
+        if key not in public:
+            raise invalid(f"{key!r} is not a public LLM setting")
+        if key == "base_url" and isinstance(value, str) and redact_url(value) != value:
+            raise invalid(f"base_url {redact_url(value)!r} holds credentials, a query or a fragment")
+    return table
+
+
 # --- engine ------------------------------------------------------------------------------------
 
 
@@ -75,6 +109,13 @@ class Rng(Strict):
     state: RngInner
     has_uint32: Annotated[int, Field(ge=0, le=1)]  # a Literal would take true for 1
     uinteger: Annotated[int, Field(ge=0, lt=2**32)]
+
+    @field_validator("state")
+    @classmethod
+    def _odd_increment(cls, inner: RngInner) -> RngInner:
+        if inner.inc % 2 == 0:  # PCG64 makes its increment odd; an even one is no stream it seeds
+            raise invalid(f"inc {inner.inc} is even (a PCG64 increment is odd)")
+        return inner
 
 
 class SavedEvent(Strict):
@@ -221,7 +262,7 @@ class EngineGameState(Strict):
     turn: Count
     where: Annotated[dict[Id, Id], Field(max_length=MAX_MAP)]
     item_at: Annotated[dict[Id, Id], Field(max_length=MAX_MAP)]
-    gold: Annotated[dict[Id, Gold], Field(max_length=MAX_MAP)]
+    gold: Annotated[dict[Id, Count], Field(max_length=MAX_MAP)]  # a price is never more than the buyer has
     unlocked: IdList
     opened: IdList
     gave: IdList
@@ -234,6 +275,13 @@ class EngineGameState(Strict):
     invalid: Annotated[dict[Id, Count], Field(max_length=MAX_MAP)]
     done: bool
     won: bool
+
+    @field_validator("won")
+    @classmethod
+    def _won_ends(cls, won: bool, info: ValidationInfo) -> bool:
+        if won and info.data.get("done") is False:
+            raise invalid("a won game is done (done is false)")
+        return won
 
 
 class EngineState(Strict):
@@ -277,6 +325,11 @@ class Save(Strict):
     facts_rebuilt: Count | None = None  # the turn world-fact memory was rebuilt from the transcript
     engine: EngineState
     components: Components
+
+    @field_validator("llm")
+    @classmethod
+    def _public_llm(cls, table: dict[str, Any] | None) -> dict[str, Any] | None:
+        return public_llm(table)
 
 
 # --- messages ----------------------------------------------------------------------------------
