@@ -55,8 +55,12 @@ def records(d):
     return d["components"]["memory"]["bank"]["records"]
 
 
+def facts(d):
+    return d["components"]["facts"]
+
+
 def sigma(d):
-    return d["components"]["facts"]["sigma"]
+    return facts(d)["sigma"]
 
 
 def events(d):
@@ -101,6 +105,10 @@ FORGERIES = [
     ("council", lambda d: council(d).__setitem__("outcome", "passed"), "weir_council.outcome"),
     ("voted", lambda d: recount(d, "passed"), "weir_council.status: the votes make the motion failed"),
     ("voted", lambda d: council(d)["votes"].pop("wick"), "weir_council.votes: a council that voted"),
+    ("council", lambda d: sigma(d)["peers"].__setitem__(0, "ghost"), "sigma.peers[0]: 'ghost' is not an agent"),
+    ("council", lambda d: facts(d)["claims"][0].__setitem__("speaker", "Fenn"), "claims[0].speaker: 'Fenn' is not"),
+    ("council", lambda d: facts(d)["claims"][1].__setitem__("turn", 13), "claims[1].turn: turn 13 is after"),
+    ("council", lambda d: facts(d)["gate"]["facts"][0].__setitem__("turn", 99), "gate.facts[0].turn: turn 99"),
     ("council", lambda d: sigma(d)["S"][0].__setitem__(1, 5.0), "components.facts.sigma.S[0][1]"),
     ("council", lambda d: sigma(d)["S"][2].__setitem__(2, -1.0), "components.facts.sigma.S[2][2]"),
     ("council", lambda d: [sigma(d)["S"][i].__setitem__(j, 1e12) for i, j in ((0, 1), (1, 0))], "sigma.S[0][1]"),

@@ -88,7 +88,21 @@ def world_problems(data: dict[str, Any], world: Any):
                 yield f"engine.recent.{e}[{n}].location", f"{ev['location']!r} is not a known place"
     yield from agent_problems(data, world)
     yield from memory_problems(data["components"].get("memory"), entities)
+    yield from facts_problems(data["components"].get("facts"), entities)
     yield from time_problems(data)
+
+
+def facts_problems(facts: dict[str, Any] | None, entities: set[str]):
+    """World-fact memory speaks of the world's agents: Σ-Mem's peers and the speakers of the
+    claims heard."""
+    if facts is None:
+        return
+    for n, peer in enumerate(facts["sigma"]["peers"]):
+        if peer not in entities:
+            yield f"components.facts.sigma.peers[{n}]", f"{peer!r} is not an agent of this world"
+    for n, claim in enumerate(facts.get("claims", ())):
+        if claim["speaker"] not in entities:
+            yield f"components.facts.claims[{n}].speaker", f"{claim['speaker']!r} is not an agent of this world"
 
 
 def time_problems(data: dict[str, Any]):
@@ -117,8 +131,17 @@ def time_problems(data: dict[str, Any]):
         for ref, at in seen.items():
             if at > turn:
                 yield f"components.memory.bank.access.{agent}.{ref}", f"turn {at} is after the save's turn {turn}"
-    facts = data["components"].get("facts")
-    for n, dec in enumerate(facts["gate"].get("decisions", ()) if facts else ()):
+    facts = data["components"].get("facts") or {"gate": {}}
+    turns = [(f"claims[{n}].turn", c["turn"]) for n, c in enumerate(facts.get("claims", ()))]
+    turns += [(f"gate.facts[{n}].turn", f["turn"]) for n, f in enumerate(facts["gate"].get("facts", ()))]
+    turns += [(f"witness.known[{n}].turn", k["turn"]) for n, k in enumerate(facts.get("witness", {}).get("known", ()))]
+    turns += [
+        (f"gate.heard.{key}[{n}]", h[1]) for key, hs in facts["gate"].get("heard", {}).items() for n, h in enumerate(hs)
+    ]
+    for where, at in turns:
+        if isinstance(at, int) and at > turn:
+            yield f"components.facts.{where}", f"turn {at} is after the save's turn {turn}"
+    for n, dec in enumerate(facts["gate"].get("decisions", ())):
         for where, at in ((f"[{n}].turn", dec.get("turn")), (f"[{n}].candidate.turn", dec["candidate"].get("turn"))):
             if isinstance(at, int) and at > turn:
                 yield f"components.facts.gate.decisions{where}", f"turn {at} is after the save's turn {turn}"
