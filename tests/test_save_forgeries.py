@@ -213,3 +213,23 @@ def test_every_state_sigma_mem_reaches_passes_its_checks(writes, gamma):
     for topic, outcomes in writes:
         mem.write(topic, outcomes)
     SigmaState.model_validate(mem.get_state())
+
+
+@pytest.mark.parametrize(
+    "change, line",
+    [
+        (lambda text: text + '{"text":"x","type":"note"}\n' * 1000, "transcript.jsonl:"),
+        (lambda text: text.replace("Wet granite", "Dry granite", 1), "transcript.jsonl:3"),
+    ],
+    ids=["lines-added", "an-event-edited"],
+)
+def test_a_transcript_record_the_game_would_not_write_is_a_replay_mismatch(made, tmp_path, change, line):
+    """A resealed transcript with records added or an event's text edited still replays its actions;
+    the records the replay writes must be the saved ones (exit 1, the engine named)."""
+
+    def edit(folder: Path) -> None:
+        forge_transcript(folder, change((folder / "transcript.jsonl").read_text()))
+
+    saves = _raw(made, tmp_path, "harbor", edit)
+    code, out, err = cli("replay", "harbor", "--saves-dir", str(saves))
+    assert code == 1 and "MISMATCH in engine" in out + err and line in out + err, (out, err)

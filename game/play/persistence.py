@@ -14,7 +14,7 @@ from game.core.errors import InputError, SaveError
 from game.core.text import shown
 from game.core.types import PLAYER, Action
 from game.engine.loop import Engine, ReplayDivergence
-from game.engine.state import state_hash
+from game.engine.state import canonical_json, state_hash
 from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve, save_folder, write_save
 from game.play.transcript import Transcript
 from game.play.wiring import engine_defaults
@@ -326,6 +326,10 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
         except Exception as e:  # a damaged record is reported with its line, never a crash
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
     report.parts["engine"] = (state_hash(eng.get_state()), want)
+    odd = first_unwritten(records, eng.transcript.records)
+    if odd is not None:  # a record the game would not have written (an event edited, a line added)
+        report.diverged_at = ("engine", f"diverged at {TRANSCRIPT_FILE}:{odd}: the replay does not write this record")
+        return report
     agents.finish()
     report.parts["agents"] = agents_digests(agents.states(), data["components"].get("agents", {}))
     report.notes += agents.notes
@@ -371,6 +375,18 @@ def transcript_records(text: str, tpath: Path) -> list[tuple[int, dict[str, Any]
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
         out.append((n, rec))
     return out
+
+
+def first_unwritten(records: list[tuple[int, dict[str, Any]]], replayed: list[str]) -> int | None:
+    """The line of the first saved record that the replay, writing its own transcript, does not
+    write at that place (decisions are read back, not written again); None when all agree."""
+    saved = [(n, rec) for n, rec in records if rec.get("type") != "decision"]
+    for (n, rec), line in zip(saved, replayed, strict=False):
+        if canonical_json(rec) != line:
+            return n
+    if len(saved) != len(replayed):
+        return saved[len(replayed)][0] if len(saved) > len(replayed) else (records[-1][0] if records else 1)
+    return None
 
 
 def blamed(what: str) -> str:
