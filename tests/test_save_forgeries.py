@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ROOT, forge_transcript
+from tests.conftest import ROOT, forge_save, forge_transcript
 from tests.test_save_mutation import check_refused, cli, commands
 
 GAMES = {
@@ -233,3 +233,58 @@ def test_a_transcript_record_the_game_would_not_write_is_a_replay_mismatch(made,
     saves = _raw(made, tmp_path, "harbor", edit)
     code, out, err = cli("replay", "harbor", "--saves-dir", str(saves))
     assert code == 1 and "MISMATCH in engine" in out + err and line in out + err, (out, err)
+
+
+def numbers(value, path=()):
+    """(path, value) of every whole number in a save (not a bool), outside free-form data."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k not in ("state_hash", "data", "metrics", "format_version"):
+                yield from numbers(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from numbers(v, (*path, i))
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield path, value
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_whole_number_set_to_any_value_in_bounds_never_crashes_a_command(made, tmp_path, data):
+    """Any counter, turn or index of a real save set to a well-typed value in its bounds: every
+    command that opens the save refuses it (exit 2, the folder untouched), finds it not the
+    outcome of its transcript (replay, exit 1), or runs on it; none crashes."""
+    name = data.draw(st.sampled_from(sorted(GAMES)))
+    found = list(numbers(json.loads((made / name / "save.json").read_text())))
+    path, _ = data.draw(st.sampled_from(found))
+    value = data.draw(st.one_of(st.integers(0, 20), st.sampled_from([2**31, 2**63, 10**12])))
+
+    def edit(d):
+        node = d
+        for p in path[:-1]:
+            node = node[p]
+        node[path[-1]] = value
+
+    saves = tmp_path / "saves"
+    if saves.exists():
+        shutil.rmtree(saves)
+    shutil.copytree(made / name, saves / name)
+    (saves / name / ".lock").unlink()
+    forge_save(saves / name, edit)
+    for args in commands(name, saves, tmp_path / "m.png"):
+        before = {p.name: p.read_bytes() for p in (saves / name).iterdir()}
+        code, _, err = cli(*args)
+        assert code in (0, 1, 2) and "Traceback" not in err, (path, value, args, err[-3000:])
+        if code == 2:
+            assert "save.json: " in err or "transcript" in err, (path, value, args, err)
+            assert {p.name: p.read_bytes() for p in (saves / name).iterdir()} == before, args
+
+
+def test_a_state_the_game_refuses_as_it_loads_names_its_part_and_leaves_the_folder(made, tmp_path):
+    """Σ-Mem saved with another configuration passes the schema but not the game's own restore:
+    that refusal is a check too (the part named, no lock file left, nothing renamed)."""
+    saves = _raw(made, tmp_path, "closed", lambda f: forge_save(f, lambda d: sigma(d)["config"].__setitem__("seed", 1)))
+    before = {p.name: p.read_bytes() for p in (saves / "closed").iterdir()}
+    code, _, err = cli("play", "--plain", "--load", "closed", "--saves-dir", str(saves))
+    assert code == 2 and "closed/save.json: components.facts: the game cannot take this state" in err, err
+    assert {p.name: p.read_bytes() for p in (saves / "closed").iterdir()} == before

@@ -100,26 +100,35 @@ def load_game(
 ) -> Any:
     """Load a save into a new ``cls`` game (see ``Game.load``)."""
     folder = resolve(ref, base, inside=inside)
-    data, transcript, world = checked_save(folder, world_path)
     where = folder / "save.json"
-    game = cls(
-        world,
-        seed=data["seed"],
-        memory=memory_settings(data, where),
-        llm=llm,
-        llm_npcs=llm_npcs if llm_npcs == "all" else sorted(llm_npcs),
-        jury=jury,
-        memo_llm=memo_llm,
-    )
+    built: list[Any] = []
+
+    def build(data: dict[str, Any], world: World) -> None:
+        """The game, its state restored: part of the checks, so a state the game refuses leaves
+        the save folder as it was, like any other check."""
+        game = cls(
+            world,
+            seed=data["seed"],
+            memory=memory_settings(data, where),
+            llm=llm,
+            llm_npcs=llm_npcs if llm_npcs == "all" else sorted(llm_npcs),
+            jury=jury,
+            memo_llm=memo_llm,
+        )
+        try:
+            game.restore(data["engine"], data["components"])
+        except Exception as e:  # any damage inside the state is the save's fault, never a crash
+            part = getattr(e, "save_part", "engine")
+            raise SaveError(
+                f"{where}: {part}: the game cannot take this state ({type(e).__name__}: {e})", hint=HINT
+            ) from None
+        built.append(game)
+
+    data, transcript, world = checked_save(folder, world_path, build)
+    game = built[0]
     game.saved_llm = data.get("llm")
     game.facts_rebuilt = data.get("facts_rebuilt")
     game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
-    try:
-        game.restore(data["engine"], data["components"])
-    except Exception as e:  # any damage inside the state is the save's fault, never a crash
-        raise SaveError(
-            f"{where}: engine state is damaged ({type(e).__name__}: {e})", hint="the file was left as it is"
-        ) from None
     game.transcript.records = [line for line in transcript.split("\n") if line]  # not splitlines: \x85, \u2028 are text
     if game.facts is not None and "facts" not in data["components"]:
         # a save from before world-fact memory: hear the game again, without a jury (a replay
@@ -135,12 +144,15 @@ def load_game(
     return game
 
 
-def checked_save(folder: Path, world_path: str | Path | None = None) -> tuple[dict[str, Any], str, World]:
+def checked_save(
+    folder: Path, world_path: str | Path | None = None, then: Any = None
+) -> tuple[dict[str, Any], str, World]:
     """Open a save as every command does: (data, transcript, world). All of it is checked before
     anything runs on it, and before an interrupted write is finished on disk: the schema of the
     whole file (``game.play.save_schema``), the transcript's digest, the state hash, the world
     (found and unchanged) and the ids that must name something of it (``game.play.save_world``).
-    A save that fails is a ``SaveError`` naming the file and the field, and is left as it is."""
+    ``then(data, world)``, when given, is one more check (a game built on the state). A save that
+    fails is a ``SaveError`` naming the file and the field, and is left as it is."""
     from game.play.save_world import check_save_world
 
     where = Path(folder) / "save.json"
@@ -151,11 +163,14 @@ def checked_save(folder: Path, world_path: str | Path | None = None) -> tuple[di
         found.append(world_for(data, where, world_path))
         check_save_world(data, found[0], where)
         check_transcript_start(data, text, where.with_name(TRANSCRIPT_FILE))
+        if then is not None:
+            then(data, found[0])
 
     data, text = open_save(Path(folder), check)
     return data, text, found[0]
 
 
+HINT = "the save is damaged or was edited; it was left as it is"
 TRANSCRIPT_HINT = "the transcript belongs to another game or was edited; it was left as it is"
 
 
