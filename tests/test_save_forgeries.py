@@ -89,6 +89,9 @@ FORGERIES = [
     ("harbor", lambda d: state(d)["where"].__setitem__("Dray", "quay"), "engine.state.where.Dray"),
     ("harbor", lambda d: records(d)[0].__setitem__("last_access", 10**9), "records[0].last_access: turn 1000000000"),
     ("harbor", lambda d: state(d).__setitem__("won", True), "engine.state.won: a won game is done"),
+    ("harbor", lambda d: state(d).__setitem__("opened", ["strongbox"] * 2), "opened: 'strongbox' is listed twice"),
+    ("harbor", lambda d: state(d).__setitem__("unlocked", ["strongbox", "quay:north"]), "unlocked: 'quay:north' comes"),
+    ("council", lambda d: council(d).__setitem__("persuaded", ["wick", "wick"]), "persuaded: 'wick' is listed twice"),
     (
         "trade",
         lambda d: deal(d).__setitem__("outcome", "agreement"),

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -138,6 +139,30 @@ NegotiationStatus = Literal["open", "agreement", "no_agreement", "walked_away"]
 Terms = Annotated[dict[Id, Id], Field(max_length=1000)]
 
 
+IdList = Annotated[list[Id], Field(max_length=MAX_MAP)]
+
+
+def _distinct(ids: list[str]) -> list[str]:
+    seen: set[str] = set()
+    for v in ids:
+        if v in seen:
+            raise invalid(f"{v!r} is listed twice")
+        seen.add(v)
+    return ids
+
+
+def _sorted_set(ids: list[str]) -> list[str]:
+    _distinct(ids)
+    for a, b in zip(ids, ids[1:], strict=False):
+        if b < a:
+            raise invalid(f"{b!r} comes after {a!r} (a set is saved sorted)")
+    return ids
+
+
+Distinct = Annotated[IdList, AfterValidator(_distinct)]  # a list in the order things happened
+IdSet = Annotated[IdList, AfterValidator(_sorted_set)]  # a set, as GameState.to_dict writes it
+
+
 class HistoryMove(Strict):
     round: Count
     party: Id
@@ -240,7 +265,7 @@ class CouncilScene(Strict):
     round: Count
     announced: bool = False
     stances: Annotated[dict[Id, Stance], Field(max_length=MAX_MAP)]
-    persuaded: Annotated[list[Id], Field(max_length=MAX_MAP)] = []
+    persuaded: Distinct = []
     votes: Annotated[dict[Id, Literal["yes", "no"]], Field(max_length=MAX_MAP)] | None = None
     outcome: CouncilStatus | None = None
     debate: Annotated[list[DebateStep], Field(max_length=MAX_LIST)] | None = None
@@ -253,7 +278,6 @@ def _scene_kind(scene: Any) -> str:
 SceneState = Annotated[
     Annotated[TradeScene, Tag("~trade")] | Annotated[CouncilScene, Tag("~council")], Discriminator(_scene_kind)
 ]
-IdList = Annotated[list[Id], Field(max_length=MAX_MAP)]
 
 
 class EngineGameState(Strict):
@@ -263,14 +287,14 @@ class EngineGameState(Strict):
     where: Annotated[dict[Id, Id], Field(max_length=MAX_MAP)]
     item_at: Annotated[dict[Id, Id], Field(max_length=MAX_MAP)]
     gold: Annotated[dict[Id, Count], Field(max_length=MAX_MAP)]  # a price is never more than the buyer has
-    unlocked: IdList
-    opened: IdList
-    gave: IdList
-    lit: IdList = []
+    unlocked: IdSet
+    opened: IdSet
+    gave: IdSet
+    lit: IdSet = []
     verified: Annotated[dict[Id, bool], Field(max_length=MAX_MAP)]
     scenes: Annotated[dict[Id, SceneState], Field(max_length=MAX_MAP)]
     active_scene: Id | None
-    quests_done: IdList
+    quests_done: Distinct
     score: Gold
     invalid: Annotated[dict[Id, Count], Field(max_length=MAX_MAP)]
     done: bool
