@@ -29,6 +29,7 @@ from memory.state_schema_types import (
     raise_all,
 )
 
+SYMMETRY_TOL = 1e-9  # relative to the matrix's largest entry
 STATE_VERSIONS = (1, 2)  # memory.sigma_state.SUPPORTED_VERSIONS
 Num = Annotated[Real, Field(ge=-MAX_SIGMA_ABS, le=MAX_SIGMA_ABS)]  # larger ones overflow S's eigendecomposition
 Matrix = many(many(Num, MAX_DIM), MAX_DIM)  # r x r
@@ -78,6 +79,15 @@ class SigmaState(Strict):
             if len(getattr(self, name)) != n:
                 errors.append(problem((name,), f"{len(getattr(self, name))} numbers for {n} peers"))
         errors += [problem(("c_den", i), f"negative calibration weight {d}") for i, d in enumerate(self.c_den) if d < 0]
+        errors += [
+            problem(("c_num", i), f"a running sum {c} with no weight (c_den {d})")
+            for i, (c, d) in enumerate(zip(self.c_num, self.c_den, strict=False))
+            if d == 0 and c != 0
+        ]
+        if not errors:
+            errors += _symmetric(("S",), self.S) or _gram(("S",), self.S)
+            for p, mat in enumerate(self.M):
+                errors += _symmetric(("M", p), mat)
         topics = set(self.topics)
         errors += [
             problem(("declared", i), f"declared topic {tp!r} is not among the topics")
@@ -86,6 +96,42 @@ class SigmaState(Strict):
         ]
         raise_all(errors, "SigmaState")
         return self
+
+
+def _symmetric(loc: tuple, mat: list[list[float]]) -> list[InitErrorDetails]:
+    """``mat`` (already square) is symmetric, as every update of Σ-Mem keeps it (outer products
+    and a scaling D A D), up to rounding."""
+    import numpy as np  # only once a save holds Σ-Mem: checking a save stays light
+
+    a = np.asarray(mat, dtype=np.float64)
+    if a.size == 0:
+        return []
+    gap = np.abs(a - a.T)
+    i, j = np.unravel_index(int(np.argmax(gap)), gap.shape)
+    if gap[i, j] > SYMMETRY_TOL * (1.0 + float(np.abs(a).max())):
+        return [problem((*loc, int(i), int(j)), f"{a[i, j]} but [{j}][{i}] is {a[j, i]} (the matrix is symmetric)")]
+    return []
+
+
+def _gram(loc: tuple, mat: list[list[float]]) -> list[InitErrorDetails]:
+    """``mat`` (symmetric) passes the checks a Gram matrix passes in O(n²): a diagonal of no
+    negative number and no entry larger than the geometric mean of its two diagonal ones
+    (every 2 x 2 principal minor is nonnegative)."""
+    import numpy as np
+
+    a = np.asarray(mat, dtype=np.float64)
+    if a.size == 0:
+        return []
+    d = np.diag(a)
+    if (d < 0).any():
+        i = int(np.argmin(d))
+        return [problem((*loc, i, i), f"{d[i]} on the diagonal (a Gram matrix has none below 0)")]
+    bound = np.sqrt(np.outer(d, d)) * (1.0 + SYMMETRY_TOL) + SYMMETRY_TOL * (1.0 + float(d.max()))
+    over = np.abs(a) - bound
+    i, j = np.unravel_index(int(np.argmax(over)), over.shape)
+    if over[i, j] > 0:
+        return [problem((*loc, int(i), int(j)), f"{a[i, j]} is more than √([{i}][{i}] x [{j}][{j}]) allows")]
+    return []
 
 
 def _square(loc: tuple, mat: list[list[float]], size: int, what: str) -> list[InitErrorDetails]:

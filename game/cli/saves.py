@@ -13,7 +13,7 @@ def cmd_saves(args: Namespace) -> int:
     import time
 
     from game.core.text import shown
-    from game.play.save_files import list_saves, read_save, remove, resolve
+    from game.play.save_files import list_saves, remove, resolve
 
     base = args.saves_dir
     if args.saves_cmd == "list":
@@ -36,9 +36,11 @@ def cmd_saves(args: Namespace) -> int:
         )
         return 0
     if args.saves_cmd == "show":
+        from game.play.persistence import checked_save
+
         folder = resolve(args.name, base)
-        data = read_save(folder)
-        st = data["engine"]["state"]  # read_save checked the whole file against the save schema
+        data = checked_save(folder)[0]
+        st = data["engine"]["state"]  # checked as every command that opens a save checks it
         w = data["world"]
         print(shown(f"save     {folder}\nworld    {w['id']} ({w['path']}, hash {w['hash']})"))
         print(f"seed     {data['seed']}\nturn     {data['turn']}\nscore    {shown(st['score'])}")

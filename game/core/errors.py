@@ -7,8 +7,9 @@ at the CLI edge (``ParleyError.render``).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 
@@ -110,3 +111,16 @@ class NotInjected(RuntimeError):
             f"{why}, but no {factory} was injected into the Engine: build games through "
             f"game.play (Game, compose) or game.testing.standard_engine, which inject the standard ones"
         )
+
+
+@contextlib.contextmanager
+def blamed_on(part: str) -> Iterator[None]:
+    """Tag an exception raised inside with the part of a saved state being restored
+    (``save_part``, e.g. ``components.facts``), so a refused save names where it is damaged."""
+    try:
+        yield
+    except Exception as e:
+        if not hasattr(e, "save_part"):
+            with contextlib.suppress(AttributeError, TypeError):
+                e.save_part = part  # type: ignore[attr-defined]
+        raise

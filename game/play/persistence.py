@@ -14,7 +14,7 @@ from game.core.errors import InputError, SaveError
 from game.core.text import shown
 from game.core.types import PLAYER, Action
 from game.engine.loop import Engine, ReplayDivergence
-from game.engine.state import state_hash
+from game.engine.state import canonical_json, state_hash
 from game.play.save_files import TRANSCRIPT_FILE, open_save, resolve, save_folder, write_save
 from game.play.transcript import Transcript
 from game.play.wiring import engine_defaults
@@ -100,26 +100,35 @@ def load_game(
 ) -> Any:
     """Load a save into a new ``cls`` game (see ``Game.load``)."""
     folder = resolve(ref, base, inside=inside)
-    data, transcript, world = checked_save(folder, world_path)
     where = folder / "save.json"
-    game = cls(
-        world,
-        seed=data["seed"],
-        memory=memory_settings(data, where),
-        llm=llm,
-        llm_npcs=llm_npcs if llm_npcs == "all" else sorted(llm_npcs),
-        jury=jury,
-        memo_llm=memo_llm,
-    )
+    built: list[Any] = []
+
+    def build(data: dict[str, Any], world: World) -> None:
+        """The game, its state restored: part of the checks, so a state the game refuses leaves
+        the save folder as it was, like any other check."""
+        game = cls(
+            world,
+            seed=data["seed"],
+            memory=memory_settings(data, where),
+            llm=llm,
+            llm_npcs=llm_npcs if llm_npcs == "all" else sorted(llm_npcs),
+            jury=jury,
+            memo_llm=memo_llm,
+        )
+        try:
+            game.restore(data["engine"], data["components"])
+        except Exception as e:  # any damage inside the state is the save's fault, never a crash
+            part = getattr(e, "save_part", "engine")
+            raise SaveError(
+                f"{where}: {part}: the game cannot take this state ({type(e).__name__}: {e})", hint=HINT
+            ) from None
+        built.append(game)
+
+    data, transcript, world = checked_save(folder, world_path, build)
+    game = built[0]
     game.saved_llm = data.get("llm")
     game.facts_rebuilt = data.get("facts_rebuilt")
     game.loaded_from = folder.resolve()  # the save this game continues (its autosave may replace it)
-    try:
-        game.restore(data["engine"], data["components"])
-    except Exception as e:  # any damage inside the state is the save's fault, never a crash
-        raise SaveError(
-            f"{where}: engine state is damaged ({type(e).__name__}: {e})", hint="the file was left as it is"
-        ) from None
     game.transcript.records = [line for line in transcript.split("\n") if line]  # not splitlines: \x85, \u2028 are text
     if game.facts is not None and "facts" not in data["components"]:
         # a save from before world-fact memory: hear the game again, without a jury (a replay
@@ -135,24 +144,53 @@ def load_game(
     return game
 
 
-def checked_save(folder: Path, world_path: str | Path | None = None) -> tuple[dict[str, Any], str, World]:
+def checked_save(
+    folder: Path, world_path: str | Path | None = None, then: Any = None
+) -> tuple[dict[str, Any], str, World]:
     """Open a save as every command does: (data, transcript, world). All of it is checked before
     anything runs on it, and before an interrupted write is finished on disk: the schema of the
     whole file (``game.play.save_schema``), the transcript's digest, the state hash, the world
     (found and unchanged) and the ids that must name something of it (``game.play.save_world``).
-    A save that fails is a ``SaveError`` naming the file and the field, and is left as it is."""
+    ``then(data, world)``, when given, is one more check (a game built on the state). A save that
+    fails is a ``SaveError`` naming the file and the field, and is left as it is."""
     from game.play.save_world import check_save_world
 
     where = Path(folder) / "save.json"
     found: list[World] = []
 
-    def check(data: dict[str, Any]) -> None:
+    def check(data: dict[str, Any], text: str) -> None:
         check_hash(data, where)
         found.append(world_for(data, where, world_path))
         check_save_world(data, found[0], where)
+        check_transcript_start(data, text, where.with_name(TRANSCRIPT_FILE))
+        if then is not None:
+            then(data, found[0])
 
     data, text = open_save(Path(folder), check)
     return data, text, found[0]
+
+
+HINT = "the save is damaged or was edited; it was left as it is"
+TRANSCRIPT_HINT = "the transcript belongs to another game or was edited; it was left as it is"
+
+
+def check_transcript_start(data: dict[str, Any], text: str, tpath: Path) -> None:
+    """The transcript's first record starts this save's game: its seed, world id and world hash
+    are the save's (a transcript of another game, resealed, would replay that game instead)."""
+    first = text.split("\n", 1)[0]
+    try:
+        start = json.loads(first) if first.strip() else None
+    except ValueError:
+        start = None
+    if not isinstance(start, dict) or start.get("type") != "start":
+        raise SaveError(f"{tpath}:1: the first record is not the game's start", hint=TRANSCRIPT_HINT)
+    want = {"seed": data["seed"], "world": data["world"]["id"], "hash": data["world"]["hash"]}
+    for key, value in want.items():
+        if key in start and start[key] != value:
+            raise SaveError(
+                f"{tpath}:1: {key}: {shown(repr(start[key]))} is not the save's {shown(repr(value))}",
+                hint=TRANSCRIPT_HINT,
+            )
 
 
 def save_header(data: dict[str, Any]) -> dict[str, Any]:
@@ -303,6 +341,10 @@ def replay_report(ref: str | Path, base: str | Path | None = None) -> ReplayRepo
         except Exception as e:  # a damaged record is reported with its line, never a crash
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
     report.parts["engine"] = (state_hash(eng.get_state()), want)
+    odd = first_unwritten(records, eng.transcript.records)
+    if odd is not None:  # a record the game would not have written (an event edited, a line added)
+        report.diverged_at = ("engine", f"diverged at {TRANSCRIPT_FILE}:{odd}: the replay does not write this record")
+        return report
     agents.finish()
     report.parts["agents"] = agents_digests(agents.states(), data["components"].get("agents", {}))
     report.notes += agents.notes
@@ -348,6 +390,18 @@ def transcript_records(text: str, tpath: Path) -> list[tuple[int, dict[str, Any]
             raise SaveError(f"{tpath}:{n}: bad record ({type(e).__name__}: {e})") from None
         out.append((n, rec))
     return out
+
+
+def first_unwritten(records: list[tuple[int, dict[str, Any]]], replayed: list[str]) -> int | None:
+    """The line of the first saved record that the replay, writing its own transcript, does not
+    write at that place (decisions are read back, not written again); None when all agree."""
+    saved = [(n, rec) for n, rec in records if rec.get("type") != "decision"]
+    for (n, rec), line in zip(saved, replayed, strict=False):
+        if canonical_json(rec) != line:
+            return n
+    if len(saved) != len(replayed):
+        return saved[len(replayed)][0] if len(saved) > len(replayed) else (records[-1][0] if records else 1)
+    return None
 
 
 def blamed(what: str) -> str:

@@ -291,13 +291,34 @@ def _read_text(path: Path, missing_hint: str) -> str:
     )
 
 
+class DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _distinct_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are distinct: a repeated key would silently keep its last value,
+    so the save read would not be the save checked by anyone reading the first."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
 def read_save(folder: Path) -> dict[str, Any]:
     path = folder / SAVE_FILE
     raw = _read_text(path, "a save folder holds save.json")
     if not raw.strip():
         raise SaveError(f"{path}: empty file", hint="the save is truncated; it was left as it is")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, object_pairs_hook=_distinct_keys)
+    except DuplicateKey as e:
+        raise SaveError(f"{path}: corrupt save (key {shown(repr(e.key))} appears twice in one object)") from None
     except json.JSONDecodeError as e:
         raise SaveError(
             f"{path}:{e.lineno}:{e.colno}: corrupt save ({e.msg})",
@@ -352,9 +373,9 @@ def read_transcript(folder: Path, data: dict[str, Any]) -> str:
     return _transcript_text(folder, data)[0]
 
 
-def open_save(folder: Path, check: Callable[[dict[str, Any]], Any] | None = None) -> tuple[dict[str, Any], str]:
+def open_save(folder: Path, check: Callable[[dict[str, Any], str], Any] | None = None) -> tuple[dict[str, Any], str]:
     """Read and check ``save.json`` (``read_save``: its schema) and its transcript under the
-    folder's lock, run ``check(data)`` (the checks that need the world), and only then finish an
+    folder's lock, run ``check(data, transcript)`` (the checks that need the world), and only then finish an
     interrupted write (the pending transcript renamed into place, leftovers deleted). A save
     that does not pass is left exactly as it is."""
     folder = Path(folder)
@@ -364,7 +385,7 @@ def open_save(folder: Path, check: Callable[[dict[str, Any]], Any] | None = None
             data = read_save(folder)
             text, found = _transcript_text(folder, data)
             if check is not None:
-                check(data)
+                check(data, text)
         except ParleyError:
             if made_lock:  # a save refused leaves its folder as it found it: no lock file either
                 with contextlib.suppress(OSError):

@@ -21,7 +21,20 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, StringConstraints, Tag, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    JsonValue,
+    StringConstraints,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from game.core.errors import SaveError
 from game.core.text import escape_surrogates, shown
@@ -60,6 +73,28 @@ class WorldRef(Strict):
 LLMValue = Annotated[str, StringConstraints(max_length=4096)] | int | float | bool | None
 
 
+def invalid(message: str) -> PydanticCustomError:
+    """A problem with a value, told as ``message`` (``describe`` shows it as it is)."""
+    return PydanticCustomError("link", "{message}", {"message": message})
+
+
+def public_llm(table: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ``llm`` header holds only what ``LLMConfig.public_dict`` writes: its public settings
+    (never ``api_key``, nor a key it does not have) and a base URL with nothing to hide (no
+    ``user:password@``, query or fragment), so no secret is kept in, or shown from, a save."""
+    if table is None:
+        return None
+    from agents.llm.config import LLMConfig, redact_url  # the LLM's settings: loaded when a save has them
+
+    public = set(LLMConfig.model_fields) - {"api_key"}
+    for key, value in table.items():
+        if key not in public:
+            raise invalid(f"{key!r} is not a public LLM setting")
+        if key == "base_url" and isinstance(value, str) and redact_url(value) != value:
+            raise invalid(f"base_url {redact_url(value)!r} holds credentials, a query or a fragment")
+    return table
+
+
 # --- engine ------------------------------------------------------------------------------------
 
 
@@ -75,6 +110,13 @@ class Rng(Strict):
     state: RngInner
     has_uint32: Annotated[int, Field(ge=0, le=1)]  # a Literal would take true for 1
     uinteger: Annotated[int, Field(ge=0, lt=2**32)]
+
+    @field_validator("state")
+    @classmethod
+    def _odd_increment(cls, inner: RngInner) -> RngInner:
+        if inner.inc % 2 == 0:  # PCG64 makes its increment odd; an even one is no stream it seeds
+            raise invalid(f"inc {inner.inc} is even (a PCG64 increment is odd)")
+        return inner
 
 
 class SavedEvent(Strict):
@@ -95,6 +137,30 @@ NegotiationStatus = Literal["open", "agreement", "no_agreement", "walked_away"]
 
 
 Terms = Annotated[dict[Id, Id], Field(max_length=1000)]
+
+
+IdList = Annotated[list[Id], Field(max_length=MAX_MAP)]
+
+
+def _distinct(ids: list[str]) -> list[str]:
+    seen: set[str] = set()
+    for v in ids:
+        if v in seen:
+            raise invalid(f"{v!r} is listed twice")
+        seen.add(v)
+    return ids
+
+
+def _sorted_set(ids: list[str]) -> list[str]:
+    _distinct(ids)
+    for a, b in zip(ids, ids[1:], strict=False):
+        if b < a:
+            raise invalid(f"{b!r} comes after {a!r} (a set is saved sorted)")
+    return ids
+
+
+Distinct = Annotated[IdList, AfterValidator(_distinct)]  # a list in the order things happened
+IdSet = Annotated[IdList, AfterValidator(_sorted_set)]  # a set, as GameState.to_dict writes it
 
 
 class HistoryMove(Strict):
@@ -199,7 +265,7 @@ class CouncilScene(Strict):
     round: Count
     announced: bool = False
     stances: Annotated[dict[Id, Stance], Field(max_length=MAX_MAP)]
-    persuaded: Annotated[list[Id], Field(max_length=MAX_MAP)] = []
+    persuaded: Distinct = []
     votes: Annotated[dict[Id, Literal["yes", "no"]], Field(max_length=MAX_MAP)] | None = None
     outcome: CouncilStatus | None = None
     debate: Annotated[list[DebateStep], Field(max_length=MAX_LIST)] | None = None
@@ -212,7 +278,6 @@ def _scene_kind(scene: Any) -> str:
 SceneState = Annotated[
     Annotated[TradeScene, Tag("~trade")] | Annotated[CouncilScene, Tag("~council")], Discriminator(_scene_kind)
 ]
-IdList = Annotated[list[Id], Field(max_length=MAX_MAP)]
 
 
 class EngineGameState(Strict):
@@ -221,19 +286,26 @@ class EngineGameState(Strict):
     turn: Count
     where: Annotated[dict[Id, Id], Field(max_length=MAX_MAP)]
     item_at: Annotated[dict[Id, Id], Field(max_length=MAX_MAP)]
-    gold: Annotated[dict[Id, Gold], Field(max_length=MAX_MAP)]
-    unlocked: IdList
-    opened: IdList
-    gave: IdList
-    lit: IdList = []
+    gold: Annotated[dict[Id, Count], Field(max_length=MAX_MAP)]  # a price is never more than the buyer has
+    unlocked: IdSet
+    opened: IdSet
+    gave: IdSet
+    lit: IdSet = []
     verified: Annotated[dict[Id, bool], Field(max_length=MAX_MAP)]
     scenes: Annotated[dict[Id, SceneState], Field(max_length=MAX_MAP)]
     active_scene: Id | None
-    quests_done: IdList
+    quests_done: Distinct
     score: Gold
     invalid: Annotated[dict[Id, Count], Field(max_length=MAX_MAP)]
     done: bool
     won: bool
+
+    @field_validator("won")
+    @classmethod
+    def _won_ends(cls, won: bool, info: ValidationInfo) -> bool:
+        if won and info.data.get("done") is False:
+            raise invalid("a won game is done (done is false)")
+        return won
 
 
 class EngineState(Strict):
@@ -277,6 +349,11 @@ class Save(Strict):
     facts_rebuilt: Count | None = None  # the turn world-fact memory was rebuilt from the transcript
     engine: EngineState
     components: Components
+
+    @field_validator("llm")
+    @classmethod
+    def _public_llm(cls, table: dict[str, Any] | None) -> dict[str, Any] | None:
+        return public_llm(table)
 
 
 # --- messages ----------------------------------------------------------------------------------

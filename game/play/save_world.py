@@ -73,6 +73,8 @@ def world_problems(data: dict[str, Any], world: Any):
     active = st["active_scene"]
     if active is not None and (active not in spec.scenes or isinstance(spec.scenes[active], CouncilScene)):
         yield "engine.state.active_scene", f"{active!r} is not a trade scene of this world"
+    elif active is not None and st["scenes"].get(active, {}).get("outcome") is not None:
+        yield "engine.state.active_scene", f"{active!r} is a trade that has closed"
     for sid, sc in st["scenes"].items():
         if sid not in spec.scenes:
             yield f"engine.state.scenes.{sid}", "not a scene of this world"
@@ -86,6 +88,63 @@ def world_problems(data: dict[str, Any], world: Any):
                 yield f"engine.recent.{e}[{n}].location", f"{ev['location']!r} is not a known place"
     yield from agent_problems(data, world)
     yield from memory_problems(data["components"].get("memory"), entities)
+    yield from facts_problems(data["components"].get("facts"), entities)
+    yield from time_problems(data)
+
+
+def facts_problems(facts: dict[str, Any] | None, entities: set[str]):
+    """World-fact memory speaks of the world's agents: Σ-Mem's peers and the speakers of the
+    claims heard."""
+    if facts is None:
+        return
+    for n, peer in enumerate(facts["sigma"]["peers"]):
+        if peer not in entities:
+            yield f"components.facts.sigma.peers[{n}]", f"{peer!r} is not an agent of this world"
+    for n, claim in enumerate(facts.get("claims", ())):
+        if claim["speaker"] not in entities:
+            yield f"components.facts.claims[{n}].speaker", f"{claim['speaker']!r} is not an agent of this world"
+
+
+def time_problems(data: dict[str, Any]):
+    """Nothing saved happened after the save: every turn a record, event or decision names is at
+    most the save's turn, every event's number at most the engine's count of events, and a
+    record refers to other records, never to itself."""
+    turn, seq = data["turn"], data["engine"]["seq"]
+    for e, events in data["engine"].get("recent", {}).items():
+        for n, ev in enumerate(events):
+            if ev["turn"] > turn:
+                yield f"engine.recent.{e}[{n}].turn", f"turn {ev['turn']} is after the save's turn {turn}"
+            if ev["seq"] > seq:
+                yield f"engine.recent.{e}[{n}].seq", f"event {ev['seq']} is past the engine's count of {seq} events"
+    mem = data["components"].get("memory")
+    for n, rec in enumerate(mem["bank"]["records"] if mem else ()):
+        if rec["turn"] > turn:
+            yield f"components.memory.bank.records[{n}].turn", f"turn {rec['turn']} is after the save's turn {turn}"
+        if rec.get("last_access", 0) > turn:
+            yield (
+                f"components.memory.bank.records[{n}].last_access",
+                f"turn {rec['last_access']} is after the save's turn {turn}",
+            )
+        if rec["id"] in rec.get("references", ()):
+            yield f"components.memory.bank.records[{n}].references", f"{rec['id']!r} refers to itself"
+    for agent, seen in (mem["bank"].get("access", {}) if mem else {}).items():
+        for ref, at in seen.items():
+            if at > turn:
+                yield f"components.memory.bank.access.{agent}.{ref}", f"turn {at} is after the save's turn {turn}"
+    facts = data["components"].get("facts") or {"gate": {}}
+    turns = [(f"claims[{n}].turn", c["turn"]) for n, c in enumerate(facts.get("claims", ()))]
+    turns += [(f"gate.facts[{n}].turn", f["turn"]) for n, f in enumerate(facts["gate"].get("facts", ()))]
+    turns += [(f"witness.known[{n}].turn", k["turn"]) for n, k in enumerate(facts.get("witness", {}).get("known", ()))]
+    turns += [
+        (f"gate.heard.{key}[{n}]", h[1]) for key, hs in facts["gate"].get("heard", {}).items() for n, h in enumerate(hs)
+    ]
+    for where, at in turns:
+        if isinstance(at, int) and at > turn:
+            yield f"components.facts.{where}", f"turn {at} is after the save's turn {turn}"
+    for n, dec in enumerate(facts["gate"].get("decisions", ())):
+        for where, at in ((f"[{n}].turn", dec.get("turn")), (f"[{n}].candidate.turn", dec["candidate"].get("turn"))):
+            if isinstance(at, int) and at > turn:
+                yield f"components.facts.gate.decisions{where}", f"turn {at} is after the save's turn {turn}"
 
 
 def memory_problems(mem: dict[str, Any] | None, entities: set[str]):
@@ -129,6 +188,7 @@ def scene_problems(where: str, saved: dict[str, Any], scene: Any, entities: set[
         return
     if council:
         members = {p.id for p in scene.participants}
+        yield from council_problems(where, saved, scene)
         for m in sorted(members - set(saved["stances"])):
             yield f"{where}.stances.{m}", "missing (every member of the council has a stance)"
         for key in ("stances", "votes"):
@@ -148,10 +208,37 @@ def scene_problems(where: str, saved: dict[str, Any], scene: Any, entities: set[
     if list(session["parties"]) != [p.id for p in scene.parties]:
         yield f"{where}.session.parties", f"{session['parties']!r} are not the scene's parties"
         return
+    talk = Negotiation(scene)
     try:
-        Negotiation(scene).set_state(session)  # replays the history: every move and term checked
+        talk.set_state(session)  # replays the history: every move and term checked
     except ParleyError as e:
         yield f"{where}.session", e.message
+        return
+    closed = None if talk.status == "open" else ("agreement" if talk.status == "agreement" else "no_agreement")
+    if saved.get("outcome") != closed:
+        yield f"{where}.outcome", f"{saved.get('outcome')!r}, but the negotiation it holds is {talk.status}"
+
+
+def council_problems(where: str, saved: dict[str, Any], scene: Any):
+    """A council's rounds and vote as its play leaves them: at most ``max_rounds`` rounds; while
+    it debates, no vote; once it voted, every member's vote, and the outcome the votes give."""
+    if saved["round"] > scene.max_rounds:
+        yield f"{where}.round", f"round {saved['round']} is past the council's {scene.max_rounds} rounds"
+    votes, status = saved.get("votes"), saved["status"]
+    if status == "debating":
+        if votes is not None:
+            yield f"{where}.votes", "a council still debating has no votes"
+        if saved.get("outcome") is not None:
+            yield f"{where}.outcome", "a council still debating has no outcome"
+        return
+    members = [p.id for p in scene.participants]
+    if votes is None or sorted(votes) != sorted(members):
+        yield f"{where}.votes", f"a council that voted has a vote of each member ({', '.join(members)})"
+        return
+    share = sum(v == "yes" for v in votes.values()) / len(votes)
+    result = "passed" if share > scene.majority else "failed"
+    if status != result or saved.get("outcome", status) != status:
+        yield f"{where}.status", f"the votes make the motion {result}, not {saved.get('outcome', status)}"
 
 
 def agent_problems(data: dict[str, Any], world: Any):

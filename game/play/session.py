@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, cast
 
-from game.core.errors import InputError, ParleyError
+from game.core.errors import InputError, ParleyError, blamed_on
 from game.core.protocols import Agent, TextSeat, TypedSeat
 from game.core.text import clean, shown
 from game.core.types import PLAYER, Action, Decision, Event, TurnResult, Verb
@@ -431,14 +431,18 @@ class Game:
         """Put the game in a saved state: the engine's (``Engine.set_state``) and each component's
         (``components``); a council's debate is rebuilt from its log. Loading a save and ``undo``
         both come here."""
-        self.engine.set_state(engine)
+        with blamed_on("engine"):
+            self.engine.set_state(engine)
         for k, st in components.get("agents", {}).items():
             if k in self.agents:
-                self.agents[k].set_state(st)
+                with blamed_on(f"components.agents.{k}"):
+                    self.agents[k].set_state(st)
         if self.memory is not None and "memory" in components:  # through the queue: never waits for the model
-            self.warmup.call(self.memory.set_state, components["memory"])
+            with blamed_on("components.memory"):
+                self.warmup.call(self.memory.set_state, components["memory"])
         if self.facts is not None and "facts" in components:
-            self.warmup.call(self.facts.set_state, components["facts"])
+            with blamed_on("components.facts"):
+                self.warmup.call(self.facts.set_state, components["facts"])
         for sid, st in self.engine.state.scenes.items():  # a council's debate replays from its log
             if "debate" in st and getattr(self.spec.scenes[sid], "debate", None) is not None:
                 self.engine.council_debate(sid)
