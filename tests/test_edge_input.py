@@ -398,7 +398,7 @@ def test_hand_edited_save_is_shown_escaped_and_huge_numbers_are_corrupt_not_a_cr
 
 def test_folder_flags_that_are_not_folders_are_exit_2(tmp_path):
     code, out, err = run_cli("new-world", "q", "--dir", str(ROOT / "README.md"), saves=tmp_path)
-    assert code == 2 and "cannot create" in err and "Not a directory" in err, err
+    assert code == 2 and "--dir" in err and "is a file, not a folder" in err, err
     code, out, err = run_cli(
         "run",
         MINI,

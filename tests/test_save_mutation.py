@@ -200,7 +200,7 @@ def test_a_save_with_a_wrong_typed_or_unknown_field_anywhere_is_refused_by_every
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_many_damaged_saves_are_refused_by_every_command(made, tmp_path, data):
     run_mutation(made, tmp_path, data.draw(mutations(made)))
