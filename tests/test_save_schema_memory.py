@@ -493,7 +493,11 @@ CLI_FINDINGS = [
         "].importance",
     ),
     (("replay", "victim"), lambda d: _pending(d)["records"][3].update(surprise=1), "bank.records[3].surprise"),
-    (("replay", "victim"), lambda d: _pending(d) and _claim(d).update(triple=_claim(d)["triple"][:1]), ".triple"),
+    (
+        ("replay", "victim"),
+        lambda d: _pending(d) and _claim(d).update(triple=_claim(d)["triple"][:1]),
+        ".triple[1]: missing (the list has 1 item)",
+    ),
     (("replay", "victim"), lambda d: _pending(d).update(seq="lots"), "components.memory.bank.seq"),
     (
         ("trust", "victim", "--audit"),

@@ -369,8 +369,8 @@ def field_path(loc: tuple[Any, ...], data: Any = None) -> str:
             last = n == len(loc) - 1
             if isinstance(node, dict) and isinstance(part, str) and (part in node or last):
                 node = node.get(part)
-            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int):  # past the end: a missing item
+                node = node[part] if 0 <= part < len(node) else None
             else:
                 continue
         if isinstance(part, int):
@@ -403,6 +403,8 @@ def _value(v: Any) -> str:
 def describe(err: dict[str, Any]) -> str:
     """One pydantic error as a short sentence: what was expected, what was found."""
     kind, got = err["type"], err.get("input")
+    if kind == "missing" and isinstance(got, list):  # a fixed-length list too short
+        return f"missing (the list has {len(got)} item{'' if len(got) == 1 else 's'})"
     if kind == "missing":
         return "missing"
     if kind == "extra_forbidden":
