@@ -389,8 +389,9 @@ def test_hand_edited_save_is_shown_escaped_and_huge_numbers_are_corrupt_not_a_cr
     assert code == 0, err
     assert "\x1b" not in out and "\u202e" not in out and "\\x1b]0;pwned" in out
     assert re.search(r"^y\s+\(corrupt\)", out, re.M)
-    code, out, err = run_cli("saves", "show", "x", saves=tmp_path)
-    assert code == 0 and "\x1b" not in out and "\\u202emini" in out
+    code, out, err = run_cli("saves", "show", "x", saves=tmp_path)  # refused as every command refuses it
+    assert code == 2 and "x/save.json" in err, err
+    assert "\x1b" not in out + err and "\u202e" not in out + err
     for args in (["saves", "show", "y"], ["replay", "y"], ["play", "--load", "y"], ["trust", "y"]):
         code, out, err = run_cli(*args, saves=tmp_path)
         assert code == 2 and "y/save.json: corrupt save" in err and "Traceback" not in err, (args, err)

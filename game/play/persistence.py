@@ -394,8 +394,9 @@ def transcript_records(text: str, tpath: Path) -> list[tuple[int, dict[str, Any]
 
 def first_unwritten(records: list[tuple[int, dict[str, Any]]], replayed: list[str]) -> int | None:
     """The line of the first saved record that the replay, writing its own transcript, does not
-    write at that place (decisions are read back, not written again); None when all agree."""
-    saved = [(n, rec) for n, rec in records if rec.get("type") != "decision"]
+    write at that place; None when all agree. Decisions and penalties are read back and applied,
+    not written again (a forged one changes the state, which the state hash then shows)."""
+    saved = [(n, rec) for n, rec in records if rec.get("type") not in ("decision", "penalty")]
     for (n, rec), line in zip(saved, replayed, strict=False):
         if canonical_json(rec) != line:
             return n
