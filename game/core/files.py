@@ -103,6 +103,18 @@ def _what_is(mode: int) -> str:
     return "a file" if stat.S_ISREG(mode) else kind_of(mode)
 
 
+def _unreadable(why: str | None) -> str:
+    """The reason inside ``stat_of``'s "unreadable (reason)" (a name too long, no access)."""
+    return why.removeprefix("unreadable (").removesuffix(")") if why else "cannot be reached"
+
+
+def _nearest(parent: Path) -> Path:
+    """``parent``, or its nearest ancestor that exists (where missing folders would be made)."""
+    while not os.path.lexists(parent) and parent != parent.parent:
+        parent = parent.parent
+    return parent
+
+
 def folder_problem(text: str) -> str | None:
     """Why the folder ``text`` cannot be used or made, or None: it exists and is not a folder
     (following symlinks), it is a broken symlink or cannot be reached (a name too long, a loop), or
@@ -112,11 +124,9 @@ def folder_problem(text: str) -> str | None:
     if st is not None:
         return None if stat.S_ISDIR(st.st_mode) else f"{shown(text)[:200]} is {_what_is(st.st_mode)}, not a folder"
     if why != "missing" or os.path.islink(path):
-        said = f": {why[12:-1]}" if why and why.startswith("unreadable (") else f" is {why}, not a folder"
+        said = f": {_unreadable(why)}" if why and why.startswith("unreadable (") else f" is {why}, not a folder"
         return f"{shown(text)[:200]}{said}"
-    parent = path.absolute().parent
-    while not os.path.lexists(parent) and parent != parent.parent:
-        parent = parent.parent
+    parent = _nearest(path.absolute().parent)
     st, why = stat_of(parent)
     if st is None or not stat.S_ISDIR(st.st_mode):
         what = why if st is None else _what_is(st.st_mode)
@@ -356,17 +366,14 @@ def check_output(path: str | os.PathLike[str], what: str = "--out", folders: boo
     path = Path(text)
     st, why = stat_of(path)
     if st is None and why not in ("missing", "a broken symlink"):  # a name too long, a loop, no access
-        said = why.removeprefix("unreadable (").removesuffix(")") if why else "cannot be reached"
-        raise InputError(f"{what} {shown(text)[:200]}: {said}", hint="give a file name you can write")
+        raise InputError(f"{what} {shown(text)[:200]}: {_unreadable(why)}", hint="give a file name you can write")
     if st is not None and _stream(st.st_mode):
         return path
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise InputError(f"{what} {shown(text)}: is a folder", hint="give a file name")
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise InputError(f"{what} {shown(text)}: is {kind_of(st.st_mode)}", hint="write the output to a file")
-    parent = path.parent
-    while not os.path.lexists(parent) and parent != parent.parent:
-        parent = parent.parent
+    parent = _nearest(path.parent)
     if not parent.is_dir():
         raise InputError(
             f"{what} {shown(text)}: {shown(str(parent))} is not a folder", hint="give a path inside a folder"

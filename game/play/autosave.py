@@ -68,6 +68,17 @@ def write_autosave(game, saves_base, name: str | None = None) -> tuple[Path, str
         return game.save(name or autosave_name(game), saves_base), kept
 
 
+def load_command(game, name: str, saves_base) -> str:
+    """The command that plays the save ``name`` on as ``game`` was played: its LLM (the URL
+    itself unless it holds a secret) and the saves folder it went to, so the line works as it stands."""
+    llm = getattr(game, "llm", None)
+    url = llm.config.public_dict()["base_url"] if llm else ""
+    again = f" --llm {'URL' if '***' in url else url} --model {llm.config.model}" if llm else ""
+    if saves_base is not None:
+        again += f" --saves-dir {saves_base}"
+    return f"parley play --load {name}{again}"
+
+
 def report_failed_turn(error, saves_base, name: str | None = None) -> str:
     """A turn failed through a bug and was put back (``game.play.session.TurnError``): write its
     traceback to a log file under ``<saves>/logs/``, autosave the game as it was before the turn
@@ -100,9 +111,8 @@ def report_failed_turn(error, saves_base, name: str | None = None) -> str:
                 game.loaded_from = folder.resolve()  # this game continues that save from now on
             if kept:
                 lines.append(f"The autosave of another game was kept as {kept}.")
-            where = f" --saves-dir {saves_base}" if saves_base is not None else ""
             lines.append(
-                f"The game before that turn is saved in {folder}; continue with: parley play --load {slot}{where}"
+                f"The game before that turn is saved in {folder}; continue with: {load_command(game, slot, saves_base)}"
             )
         except (ParleyError, OSError) as e:
             lines.append(f"Could not autosave: {getattr(e, 'message', None) or e}")
@@ -232,18 +242,14 @@ def _farewell(game, saves_base, write) -> bool:
             folder, kept = write_autosave(game, saves_base)
             if kept:
                 write(shown(f"The autosave of another game was kept as {kept}."))
-            llm = getattr(game, "llm", None)
-            url = llm.config.public_dict()["base_url"] if llm else ""
-            again = f" --llm {'URL' if '***' in url else url} --model {llm.config.model}" if llm else ""
-            if saves_base is not None:  # the folder it went to, so the line works as it stands
-                again += f" --saves-dir {saves_base}"
+            again = load_command(game, name, saves_base)
             if is_persons(game):
-                write(shown(f"Progress saved to {folder}; continue with: parley play --load {name}{again}"))
+                write(shown(f"Progress saved to {folder}; continue with: {again}"))
             else:
                 write(
                     shown(
                         f"The watched game was saved to {folder} (your own autosave is untouched); "
-                        f"play it on with: parley play --load {name}{again}"
+                        f"play it on with: {again}"
                     )
                 )
         except (ParleyError, OSError) as e:
