@@ -274,17 +274,6 @@ def create(
         raise InputError(f"bad parameters for agent kind {kind!r} of {entity!r}: {e}") from None
 
 
-_EXITS: list[Any] = [None, {}]  # [spec, its exits]: the last world's map, shared read-only by its agents
-
-
-def _exits(world: Any) -> dict[str, dict[str, str]]:
-    """Each location's exits (direction -> location), built once per world spec rather than once
-    per moving NPC (which made building a world's agents quadratic)."""
-    if _EXITS[0] is not world.spec:
-        _EXITS[:] = [world.spec, {lid: dict(loc.exits) for lid, loc in world.spec.locations.items()}]
-    return _EXITS[1]
-
-
 def _npc(b: Build, body: Any, negotiator: str = "linear", negotiator_params: dict[str, Any] | None = None) -> Any:
     from agents.npc import ScriptedNPC
 
@@ -309,14 +298,14 @@ def _debater(b: Build, **params: Any) -> Any:
 def _wanderer(b: Build, moves: list[str] | None = None, p: float = 0.3, **params: Any) -> Any:
     from agents.basic import Wanderer
 
-    return _npc(b, Wanderer(b.entity, b.rng, moves=moves, p=p, exits=_exits(b.world)), **params)
+    return _npc(b, Wanderer(b.entity, b.rng, moves=moves, p=p, exits=b.world.exits), **params)
 
 
 @register("patrol", PatrolParams)
 def _patrol(b: Build, route: list[str], **params: Any) -> Any:
     from agents.basic import Patrol
 
-    return _npc(b, Patrol(b.entity, route, _exits(b.world)), **params)
+    return _npc(b, Patrol(b.entity, route, b.world.exits), **params)
 
 
 @register("llm", LLMParams)

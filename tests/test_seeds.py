@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 import subprocess
 import sys
@@ -252,7 +253,7 @@ def test_npc_streams_do_not_depend_on_world_order(bazaar):
     from game.core.types import Request
 
     reordered = dict(reversed(list(bazaar.spec.npcs.items())))
-    world = type("World", (), {"spec": bazaar.spec.model_copy(update={"npcs": reordered})})()
+    world = dataclasses.replace(bazaar, spec=bazaar.spec.model_copy(update={"npcs": reordered}))
     a, b = npc_agents(bazaar, 9), npc_agents(world, 9)
     assert list(a) == list(reversed(list(b)))
     assert {n: draws(g) for n, g in bodies(a).items()} == {n: draws(g) for n, g in bodies(b).items()}

@@ -28,6 +28,7 @@ import re
 import stat
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,12 @@ class World:
     @property
     def id(self) -> str:
         return self.spec.id
+
+    @cached_property
+    def exits(self) -> dict[str, dict[str, str]]:
+        """Each location's exits (direction -> location), made once per world and shared,
+        read-only, by its moving agents (one copy per NPC made building them NPCs × locations)."""
+        return {lid: dict(loc.exits) for lid, loc in self.spec.locations.items()}
 
 
 def resolve_world_path(path: str | Path) -> Path:
